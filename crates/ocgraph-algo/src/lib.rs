@@ -1,0 +1,1 @@
+//! ocgraph-algo: analytics kernels generic over [`ocgraph_core::Adjacency`].

@@ -1,0 +1,122 @@
+//! Deep verification of a graph directory (`ocgraph check`): every checksum, and the CSR
+//! invariants (offsets non-decreasing from 0 to the arc count, neighbour ids in range and
+//! sorted within each list).
+
+use std::fs::File;
+use std::io::{BufReader, Read};
+use std::path::Path;
+
+use super::layout::FileRole;
+use super::manifest::{IdMapKind, Manifest};
+use crate::error::{Error, Result};
+
+/// What [`check_graph`] verified.
+#[derive(Debug, Clone, Default)]
+pub struct CheckReport {
+    /// Files whose checksum matched.
+    pub files: usize,
+    /// Bytes read.
+    pub bytes: u64,
+}
+
+/// Verifies every file checksum and the CSR invariants of the graph at `dir`.
+pub fn check_graph(dir: &Path) -> Result<CheckReport> {
+    let m = Manifest::read(dir)?;
+    m.verify_file_sizes(dir)?;
+    let mut report = CheckReport::default();
+    for (name, entry) in &m.files {
+        let path = dir.join(name);
+        let mut r = open(&path)?;
+        let mut crc = 0u32;
+        let mut buf = vec![0u8; 1 << 20];
+        loop {
+            let k = r.read(&mut buf).map_err(|e| Error::io(&path, "read", e))?;
+            if k == 0 {
+                break;
+            }
+            crc = crc32c::crc32c_append(crc, &buf[..k]);
+            report.bytes += k as u64;
+        }
+        if crc != entry.crc32c {
+            return Err(Error::format(
+                &path,
+                format!(
+                    "checksum mismatch (manifest {:#010x}, file {crc:#010x}): the file is corrupted",
+                    entry.crc32c
+                ),
+            ));
+        }
+        report.files += 1;
+    }
+    check_csr(dir, &m, FileRole::OutOffsets, FileRole::OutNeighbors)?;
+    if m.directed {
+        check_csr(dir, &m, FileRole::InOffsets, FileRole::InNeighbors)?;
+    }
+    if m.id_map == IdMapKind::Strings {
+        let strings_len = m.file(FileRole::IdsStrings).map_or(0, |e| e.len);
+        check_monotone(dir, FileRole::IdsOffsets, m.num_vertices + 1, strings_len, |_, _| Ok(()))?;
+    }
+    Ok(report)
+}
+
+fn open(path: &Path) -> Result<BufReader<File>> {
+    let f = File::open(path).map_err(|e| Error::io(path, "open", e))?;
+    Ok(BufReader::with_capacity(1 << 20, f))
+}
+
+/// Reads `count` u64 values of `role`, checks they are non-decreasing from 0 to `last`, and calls
+/// `each(index, value)` for each.
+fn check_monotone(
+    dir: &Path,
+    role: FileRole,
+    count: u64,
+    last: u64,
+    mut each: impl FnMut(u64, u64) -> Result<()>,
+) -> Result<()> {
+    let path = dir.join(role.file_name());
+    let mut r = open(&path)?;
+    let mut prev = 0u64;
+    let mut b = [0u8; 8];
+    for i in 0..count {
+        r.read_exact(&mut b).map_err(|e| Error::io(&path, "read", e))?;
+        let v = u64::from_le_bytes(b);
+        if (i == 0 && v != 0) || v < prev || v > last || (i + 1 == count && v != last) {
+            return Err(Error::Format {
+                path,
+                offset: Some(i * 8),
+                msg: format!("offset {i} is {v}: offsets must rise from 0 to {last}"),
+            });
+        }
+        each(i, v)?;
+        prev = v;
+    }
+    Ok(())
+}
+
+fn check_csr(dir: &Path, m: &Manifest, offsets: FileRole, neighbors: FileRole) -> Result<()> {
+    let npath = dir.join(neighbors.file_name());
+    let mut nr = open(&npath)?;
+    let n = m.num_vertices;
+    let mut pos = 0u64;
+    let mut b = [0u8; 4];
+    check_monotone(dir, offsets, n + 1, m.num_arcs, |i, end| {
+        if i == 0 {
+            return Ok(());
+        }
+        let mut prev: Option<u32> = None;
+        while pos < end {
+            nr.read_exact(&mut b).map_err(|e| Error::io(&npath, "read", e))?;
+            let u = u32::from_le_bytes(b);
+            if u as u64 >= n || prev.is_some_and(|p| p > u) {
+                return Err(Error::Format {
+                    path: npath.clone(),
+                    offset: Some(pos * 4),
+                    msg: format!("neighbour {u} of vertex {} is out of range or out of order", i - 1),
+                });
+            }
+            prev = Some(u);
+            pos += 1;
+        }
+        Ok(())
+    })
+}

@@ -1,0 +1,90 @@
+//! The files of a graph directory and their alignment.
+
+/// Every data file is padded with zero bytes to a multiple of this many bytes.
+pub const ALIGN: u64 = 4096;
+
+/// Length of a file holding `len` bytes of data once padded to [`ALIGN`].
+pub fn pad_len(len: u64) -> u64 {
+    len.div_ceil(ALIGN) * ALIGN
+}
+
+/// The role of each file in a graph directory.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum FileRole {
+    /// `out.offsets`: `n + 1` u64 offsets into `out.neighbors`.
+    OutOffsets = 0,
+    /// `out.neighbors`: `num_arcs` u32 neighbour ids, sorted within each vertex.
+    OutNeighbors = 1,
+    /// `out.weights`: `num_arcs` f32 weights aligned with `out.neighbors`.
+    OutWeights = 2,
+    /// `in.offsets`: directed graphs only.
+    InOffsets = 3,
+    /// `in.neighbors`: directed graphs only.
+    InNeighbors = 4,
+    /// `in.weights`: directed weighted graphs only.
+    InWeights = 5,
+    /// `ids.u64`: original integer id of each vertex (relabelled graphs).
+    IdsU64 = 6,
+    /// `ids.offsets`: `n + 1` u64 byte offsets into `ids.strings` (string ids).
+    IdsOffsets = 7,
+    /// `ids.strings`: concatenated UTF-8 original ids.
+    IdsStrings = 8,
+}
+
+impl FileRole {
+    /// Number of roles.
+    pub const COUNT: usize = 9;
+
+    /// All roles, in id order.
+    pub const ALL: [FileRole; Self::COUNT] = [
+        FileRole::OutOffsets,
+        FileRole::OutNeighbors,
+        FileRole::OutWeights,
+        FileRole::InOffsets,
+        FileRole::InNeighbors,
+        FileRole::InWeights,
+        FileRole::IdsU64,
+        FileRole::IdsOffsets,
+        FileRole::IdsStrings,
+    ];
+
+    /// Roles served through the page layer (graph data read by algorithms).
+    pub const PAGED: [FileRole; 6] = [
+        FileRole::OutOffsets,
+        FileRole::OutNeighbors,
+        FileRole::OutWeights,
+        FileRole::InOffsets,
+        FileRole::InNeighbors,
+        FileRole::InWeights,
+    ];
+
+    /// The file name inside the graph directory.
+    pub fn file_name(self) -> &'static str {
+        match self {
+            FileRole::OutOffsets => "out.offsets",
+            FileRole::OutNeighbors => "out.neighbors",
+            FileRole::OutWeights => "out.weights",
+            FileRole::InOffsets => "in.offsets",
+            FileRole::InNeighbors => "in.neighbors",
+            FileRole::InWeights => "in.weights",
+            FileRole::IdsU64 => "ids.u64",
+            FileRole::IdsOffsets => "ids.offsets",
+            FileRole::IdsStrings => "ids.strings",
+        }
+    }
+
+    /// The role of a file name, if it is one.
+    pub fn from_file_name(name: &str) -> Option<FileRole> {
+        Self::ALL.into_iter().find(|r| r.file_name() == name)
+    }
+
+    /// Size in bytes of one element of this file (1 for `ids.strings`).
+    pub fn element_size(self) -> u64 {
+        match self {
+            FileRole::OutOffsets | FileRole::InOffsets | FileRole::IdsU64 | FileRole::IdsOffsets => 8,
+            FileRole::OutNeighbors | FileRole::InNeighbors => 4,
+            FileRole::OutWeights | FileRole::InWeights => 4,
+            FileRole::IdsStrings => 1,
+        }
+    }
+}

@@ -1,0 +1,228 @@
+//! The manifest: a small binary header followed by a JSON body, checksummed.
+//!
+//! ```text
+//! offset size field
+//! 0      8    magic "OCGRAPH\0"
+//! 8      4    format version (u32 LE)
+//! 12     4    body length in bytes (u32 LE)
+//! 16     4    CRC-32C of the body (u32 LE)
+//! 20     4    reserved, zero
+//! 24     ..   body: UTF-8 JSON object (see docs/design.md)
+//! ```
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+use super::layout::{pad_len, FileRole};
+use crate::error::{Error, Result};
+
+/// Name of the manifest file in a graph directory.
+pub const MANIFEST_FILE: &str = "manifest";
+/// The manifest's magic bytes.
+pub const MANIFEST_MAGIC: &[u8; 8] = b"OCGRAPH\0";
+/// The format version this build writes and the highest it reads.
+pub const FORMAT_VERSION: u32 = 1;
+const HEADER_LEN: usize = 24;
+const MAX_BODY: u32 = 16 << 20;
+
+/// How original vertex ids are stored.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum IdMapKind {
+    /// Vertex ids are the input ids.
+    Identity,
+    /// `ids.u64` maps each vertex to its original integer id.
+    U64,
+    /// `ids.offsets` + `ids.strings` map each vertex to its original string id.
+    Strings,
+}
+
+/// One data file of the graph: its data length (before padding) and CRC-32C of the padded file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FileEntry {
+    /// Bytes of data; the file on disk is this padded with zeros to a multiple of 4096.
+    pub len: u64,
+    /// CRC-32C of the whole file as stored (data + padding).
+    pub crc32c: u32,
+}
+
+impl FileEntry {
+    /// Size of the file on disk.
+    pub fn padded_len(&self) -> u64 {
+        pad_len(self.len)
+    }
+}
+
+/// The manifest body.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Manifest {
+    /// Number of vertices `n`; ids are `0..n`.
+    pub num_vertices: u64,
+    /// Number of edges as the user sees them (an undirected edge counts once).
+    pub num_edges: u64,
+    /// Number of arcs stored in the out-CSR.
+    pub num_arcs: u64,
+    /// Directed graphs also store the in-CSR.
+    pub directed: bool,
+    /// Whether arcs carry f32 weights.
+    pub weighted: bool,
+    /// Bytes per vertex id in neighbour files (4 in this version).
+    pub id_width: u8,
+    /// How original ids are stored.
+    pub id_map: IdMapKind,
+    /// Data files by name.
+    pub files: BTreeMap<String, FileEntry>,
+    /// The program that wrote the graph.
+    pub created_by: String,
+    /// Free text: what the graph was made from.
+    #[serde(default)]
+    pub source: String,
+}
+
+impl Manifest {
+    /// The entry of a file role, if present.
+    pub fn file(&self, role: FileRole) -> Option<&FileEntry> {
+        self.files.get(role.file_name())
+    }
+
+    /// Serialises the manifest with its header.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let body = serde_json::to_vec_pretty(self).expect("manifest serialises");
+        let mut out = Vec::with_capacity(HEADER_LEN + body.len());
+        out.extend_from_slice(MANIFEST_MAGIC);
+        out.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
+        out.extend_from_slice(&(body.len() as u32).to_le_bytes());
+        out.extend_from_slice(&crc32c::crc32c(&body).to_le_bytes());
+        out.extend_from_slice(&0u32.to_le_bytes());
+        out.extend_from_slice(&body);
+        out
+    }
+
+    /// Reads and verifies `dir/manifest`.
+    pub fn read(dir: &Path) -> Result<Manifest> {
+        let path = dir.join(MANIFEST_FILE);
+        if !dir.is_dir() {
+            return Err(Error::io(
+                dir,
+                "open graph directory",
+                std::io::Error::new(std::io::ErrorKind::NotFound, "not a directory"),
+            ));
+        }
+        let bytes = std::fs::read(&path).map_err(|e| Error::io(&path, "read", e))?;
+        Self::from_bytes(&bytes, &path)
+    }
+
+    /// Parses and verifies manifest bytes; `path` is used in errors.
+    pub fn from_bytes(bytes: &[u8], path: &Path) -> Result<Manifest> {
+        let bad = |offset: u64, msg: String| Error::Format { path: path.into(), offset: Some(offset), msg };
+        if bytes.len() < HEADER_LEN {
+            return Err(bad(
+                0,
+                format!("manifest is {} bytes, shorter than its 24-byte header", bytes.len()),
+            ));
+        }
+        if &bytes[0..8] != MANIFEST_MAGIC {
+            return Err(bad(0, "bad magic: not an ocgraph manifest".into()));
+        }
+        let u32_at = |o: usize| u32::from_le_bytes(bytes[o..o + 4].try_into().unwrap());
+        let version = u32_at(8);
+        if version > FORMAT_VERSION {
+            return Err(Error::Version { path: path.into(), found: version, supported: FORMAT_VERSION });
+        }
+        if version == 0 {
+            return Err(bad(8, "format version 0 is invalid".into()));
+        }
+        let body_len = u32_at(12);
+        if body_len > MAX_BODY || HEADER_LEN + body_len as usize != bytes.len() {
+            return Err(bad(
+                12,
+                format!("body length {body_len} does not match file length {}", bytes.len()),
+            ));
+        }
+        let body = &bytes[HEADER_LEN..];
+        let crc = crc32c::crc32c(body);
+        if crc != u32_at(16) {
+            return Err(bad(
+                16,
+                format!("checksum mismatch (stored {:#010x}, computed {crc:#010x})", u32_at(16)),
+            ));
+        }
+        let m: Manifest = serde_json::from_slice(body)
+            .map_err(|e| bad(HEADER_LEN as u64, format!("bad manifest JSON: {e}")))?;
+        m.validate(path)?;
+        Ok(m)
+    }
+
+    /// Checks internal consistency: id width, required files, and sizes implied by the counts.
+    fn validate(&self, path: &Path) -> Result<()> {
+        let bad = |msg: String| Error::format(path, msg);
+        if self.id_width != 4 {
+            return Err(bad(format!("id width {} is not supported (only 4)", self.id_width)));
+        }
+        if self.num_vertices > u32::MAX as u64 {
+            return Err(bad(format!("{} vertices exceed the 32-bit id space", self.num_vertices)));
+        }
+        for name in self.files.keys() {
+            if FileRole::from_file_name(name).is_none() {
+                return Err(bad(format!("unknown file '{name}' listed")));
+            }
+        }
+        let n = self.num_vertices;
+        let mut expect =
+            vec![(FileRole::OutOffsets, (n + 1) * 8), (FileRole::OutNeighbors, self.num_arcs * 4)];
+        if self.directed {
+            expect.push((FileRole::InOffsets, (n + 1) * 8));
+            expect.push((FileRole::InNeighbors, self.num_arcs * 4));
+        }
+        if self.weighted {
+            expect.push((FileRole::OutWeights, self.num_arcs * 4));
+            if self.directed {
+                expect.push((FileRole::InWeights, self.num_arcs * 4));
+            }
+        }
+        match self.id_map {
+            IdMapKind::Identity => {}
+            IdMapKind::U64 => expect.push((FileRole::IdsU64, n * 8)),
+            IdMapKind::Strings => expect.push((FileRole::IdsOffsets, (n + 1) * 8)),
+        }
+        for (role, len) in &expect {
+            match self.file(*role) {
+                None => return Err(bad(format!("required file '{}' is not listed", role.file_name()))),
+                Some(e) if e.len != *len => {
+                    return Err(bad(format!(
+                        "'{}' should hold {len} bytes for these counts, manifest says {}",
+                        role.file_name(),
+                        e.len
+                    )))
+                }
+                Some(_) => {}
+            }
+        }
+        if self.id_map == IdMapKind::Strings && self.file(FileRole::IdsStrings).is_none() {
+            return Err(bad("required file 'ids.strings' is not listed".into()));
+        }
+        Ok(())
+    }
+
+    /// Checks that every listed file exists with its padded size.
+    pub fn verify_file_sizes(&self, dir: &Path) -> Result<()> {
+        for (name, entry) in &self.files {
+            let path = dir.join(name);
+            let meta = std::fs::metadata(&path).map_err(|e| Error::io(&path, "stat", e))?;
+            if meta.len() != entry.padded_len() {
+                return Err(Error::Format {
+                    path,
+                    offset: Some(meta.len().min(entry.padded_len())),
+                    msg: format!(
+                        "file is {} bytes, manifest expects {} (truncated or overwritten)",
+                        meta.len(),
+                        entry.padded_len()
+                    ),
+                });
+            }
+        }
+        Ok(())
+    }
+}

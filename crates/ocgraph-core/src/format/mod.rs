@@ -1,0 +1,12 @@
+//! Graph format v1: a directory with a checksummed manifest and page-aligned little-endian
+//! files. The byte-by-byte layout is in `docs/design.md`.
+
+mod check;
+mod layout;
+mod manifest;
+mod writer;
+
+pub use check::check_graph;
+pub use layout::{pad_len, FileRole, ALIGN};
+pub use manifest::{FileEntry, IdMapKind, Manifest, FORMAT_VERSION, MANIFEST_FILE, MANIFEST_MAGIC};
+pub use writer::{FileWriter, GraphWriter};

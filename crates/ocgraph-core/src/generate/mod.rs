@@ -1,0 +1,1 @@
+//! Deterministic graph generators (TODO(ingest helper)).

@@ -1,0 +1,286 @@
+//! [`Graph`]: an opened on-disk graph, and [`Adjacency`]: the neighbour-access trait that the
+//! algorithm crate is generic over.
+
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use crate::error::{Error, Result};
+use crate::format::{FileRole, Manifest};
+use crate::page::{self, BackendKind, FileId, IoStats, PageSource, PagedFile};
+
+pub use crate::page::Slice;
+
+/// A vertex id: `0..num_vertices`.
+pub type Vertex = u32;
+
+/// Read access to one direction of a CSR adjacency (out-edges or in-edges).
+///
+/// Implemented by [`Direction`] (any page backend) and by anything else that can hand out
+/// neighbour lists; the algorithm crate is generic over it.
+pub trait Adjacency: Sync {
+    /// Number of vertices.
+    fn num_vertices(&self) -> usize;
+
+    /// Number of stored arcs (neighbour-list entries) in this direction.
+    fn num_arcs(&self) -> u64;
+
+    /// Number of neighbours of `v`.
+    fn degree(&self, v: Vertex) -> usize;
+
+    /// The sorted neighbour list of `v`.
+    fn neighbors(&self, v: Vertex) -> Slice<'_, Vertex>;
+
+    /// The weights of `v`'s arcs, aligned with [`Adjacency::neighbors`]; `None` when unweighted.
+    fn weights(&self, v: Vertex) -> Option<Slice<'_, f32>>;
+
+    /// Whether arcs carry weights.
+    fn is_weighted(&self) -> bool;
+
+    /// Calls `f(v, neighbours(v))` for every `v` in `vertices`, in order.
+    ///
+    /// Backends override this for scans: one pin per page instead of one lookup per vertex.
+    fn for_each_in_range<F: FnMut(Vertex, &[Vertex])>(&self, vertices: Range<Vertex>, mut f: F) {
+        for v in vertices {
+            f(v, &self.neighbors(v));
+        }
+    }
+
+    /// Like [`Adjacency::for_each_in_range`] with the arc weights (all 1.0 when unweighted).
+    fn for_each_weighted_in_range<F: FnMut(Vertex, &[Vertex], &[f32])>(
+        &self,
+        vertices: Range<Vertex>,
+        mut f: F,
+    ) {
+        let mut ones = Vec::new();
+        for v in vertices {
+            let n = self.neighbors(v);
+            match self.weights(v) {
+                Some(w) => f(v, &n, &w),
+                None => {
+                    ones.resize(n.len(), 1.0);
+                    f(v, &n, &ones)
+                }
+            }
+        }
+    }
+}
+
+/// How to open a graph.
+#[derive(Debug, Clone, Default)]
+pub struct OpenOptions {
+    /// The page backend and its parameters.
+    pub backend: BackendKind,
+}
+
+/// An opened graph: its manifest and a page backend serving its files.
+pub struct Graph {
+    dir: PathBuf,
+    manifest: Manifest,
+    source: Arc<dyn PageSource>,
+    /// `FileId` of each role present (index = `FileRole as usize`).
+    files: [Option<FileId>; FileRole::COUNT],
+}
+
+impl std::fmt::Debug for Graph {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Graph").field("dir", &self.dir).field("manifest", &self.manifest).finish()
+    }
+}
+
+impl Graph {
+    /// Opens the graph directory `dir`: reads and verifies the manifest (magic, version,
+    /// checksum), checks every file's size against it, and starts the chosen backend.
+    /// Use [`format::check_graph`] to verify every data checksum.
+    pub fn open(dir: impl AsRef<Path>, options: &OpenOptions) -> Result<Graph> {
+        let dir = dir.as_ref().to_path_buf();
+        let manifest = Manifest::read(&dir)?;
+        manifest.verify_file_sizes(&dir)?;
+        let mut files = [None; FileRole::COUNT];
+        let mut paged = Vec::new();
+        for role in FileRole::PAGED {
+            if let Some(entry) = manifest.file(role) {
+                files[role as usize] = Some(paged.len() as FileId);
+                paged.push(PagedFile { path: dir.join(role.file_name()), len: entry.padded_len() });
+            }
+        }
+        let source: Arc<dyn PageSource> = match &options.backend {
+            BackendKind::Mmap { advice } => {
+                let src = page::MmapSource::open(&paged)?;
+                for role in [FileRole::OutNeighbors, FileRole::InNeighbors] {
+                    if let Some(id) = files[role as usize] {
+                        src.advise(id, 0, paged[id as usize].len, *advice);
+                    }
+                }
+                Arc::new(src)
+            }
+            BackendKind::Pool { capacity, page_size, policy } => {
+                Arc::new(page::pool::BufferPool::open(&paged, *capacity, *page_size, policy)?)
+            }
+        };
+        let g = Graph { dir, manifest, source, files };
+        g.verify_offsets_ends()?;
+        Ok(g)
+    }
+
+    /// Cheap structural check on open: every offsets array starts at 0 and ends at the arc count.
+    fn verify_offsets_ends(&self) -> Result<()> {
+        for dir in [self.out(), self.in_()] {
+            let n = self.num_vertices() as u64;
+            let first = dir.offset_at(0);
+            let last = dir.offset_at(n);
+            if first != 0 || last != self.manifest.num_arcs {
+                return Err(Error::Format {
+                    path: self.dir.join(dir.offsets_role.file_name()),
+                    offset: Some(n * 8),
+                    msg: format!(
+                        "offsets run from {first} to {last}, expected 0 to {} arcs",
+                        self.manifest.num_arcs
+                    ),
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// The graph directory.
+    pub fn path(&self) -> &Path {
+        &self.dir
+    }
+
+    /// The verified manifest.
+    pub fn manifest(&self) -> &Manifest {
+        &self.manifest
+    }
+
+    /// Number of vertices.
+    pub fn num_vertices(&self) -> usize {
+        self.manifest.num_vertices as usize
+    }
+
+    /// Number of edges as the user sees them (an undirected edge counts once).
+    pub fn num_edges(&self) -> u64 {
+        self.manifest.num_edges
+    }
+
+    /// Number of stored arcs in the out-CSR (an undirected edge `u != v` is stored twice).
+    pub fn num_arcs(&self) -> u64 {
+        self.manifest.num_arcs
+    }
+
+    /// Whether the graph is directed.
+    pub fn is_directed(&self) -> bool {
+        self.manifest.directed
+    }
+
+    /// Whether arcs carry `f32` weights.
+    pub fn is_weighted(&self) -> bool {
+        self.manifest.weighted
+    }
+
+    /// Out-edges (for undirected graphs: all incident edges).
+    pub fn out(&self) -> Direction<'_> {
+        self.direction(FileRole::OutOffsets, FileRole::OutNeighbors, FileRole::OutWeights)
+    }
+
+    /// In-edges (for undirected graphs: the same as [`Graph::out`]).
+    pub fn in_(&self) -> Direction<'_> {
+        if self.manifest.directed {
+            self.direction(FileRole::InOffsets, FileRole::InNeighbors, FileRole::InWeights)
+        } else {
+            self.out()
+        }
+    }
+
+    fn direction(&self, offsets: FileRole, neighbors: FileRole, weights: FileRole) -> Direction<'_> {
+        Direction {
+            graph: self,
+            offsets_role: offsets,
+            offsets: self.files[offsets as usize].expect("offsets file present (checked on open)"),
+            neighbors: self.files[neighbors as usize].expect("neighbours file present"),
+            weights: self.files[weights as usize],
+        }
+    }
+
+    /// I/O statistics of the page backend since open or the last reset.
+    pub fn io_stats(&self) -> IoStats {
+        self.source.stats()
+    }
+
+    /// Resets the I/O statistics.
+    pub fn reset_io_stats(&self) {
+        self.source.reset_stats()
+    }
+}
+
+/// One direction (out or in) of an opened [`Graph`]; implements [`Adjacency`].
+#[derive(Clone, Copy)]
+pub struct Direction<'g> {
+    graph: &'g Graph,
+    offsets_role: FileRole,
+    offsets: FileId,
+    neighbors: FileId,
+    weights: Option<FileId>,
+}
+
+impl<'g> Direction<'g> {
+    fn src(&self) -> &'g dyn PageSource {
+        &*self.graph.source
+    }
+
+    /// The CSR offset of vertex `v` (`v == num_vertices` gives the arc count).
+    pub fn offset_at(&self, v: u64) -> u64 {
+        self.src().read(self.offsets, v * 8, 8).typed::<u64>()[0]
+    }
+
+    /// Offsets `lo..=hi` (so `hi - lo + 1` values).
+    pub fn offsets(&self, lo: Vertex, hi: Vertex) -> Slice<'g, u64> {
+        let n = (hi - lo) as usize + 1;
+        self.src().read(self.offsets, lo as u64 * 8, n * 8).typed()
+    }
+
+    /// Arcs `[start, end)` of the neighbours file.
+    pub fn arcs(&self, start: u64, end: u64) -> Slice<'g, Vertex> {
+        self.src().read(self.neighbors, start * 4, ((end - start) * 4) as usize).typed()
+    }
+
+    /// Weights of arcs `[start, end)`, when the graph is weighted.
+    pub fn arc_weights(&self, start: u64, end: u64) -> Option<Slice<'g, f32>> {
+        self.weights.map(|w| self.src().read(w, start * 4, ((end - start) * 4) as usize).typed())
+    }
+
+    fn bounds(&self, v: Vertex) -> (u64, u64) {
+        assert!((v as usize) < self.graph.num_vertices(), "vertex {v} out of range");
+        let o = self.offsets(v, v + 1);
+        (o[0], o[1])
+    }
+}
+
+impl Adjacency for Direction<'_> {
+    fn num_vertices(&self) -> usize {
+        self.graph.num_vertices()
+    }
+
+    fn num_arcs(&self) -> u64 {
+        self.graph.num_arcs()
+    }
+
+    fn degree(&self, v: Vertex) -> usize {
+        let (a, b) = self.bounds(v);
+        (b - a) as usize
+    }
+
+    fn neighbors(&self, v: Vertex) -> Slice<'_, Vertex> {
+        let (a, b) = self.bounds(v);
+        self.arcs(a, b)
+    }
+
+    fn weights(&self, v: Vertex) -> Option<Slice<'_, f32>> {
+        let (a, b) = self.bounds(v);
+        self.arc_weights(a, b)
+    }
+
+    fn is_weighted(&self) -> bool {
+        self.weights.is_some()
+    }
+}

@@ -1,0 +1,1 @@
+//! Edge-list parsers and the budgeted CSR builder (TODO(ingest helper)).

@@ -1,0 +1,21 @@
+//! ocgraph-core: the storage engine of ocgraph.
+//!
+//! - [`format`]: the on-disk graph format v1 (manifest + page-aligned CSR files).
+//! - [`page`]: the page access layer: every read of graph data goes through a
+//!   [`page::PageSource`] backend (`mmap` or the user-space buffer pool).
+//! - [`graph`]: [`Graph`], an opened graph, and the [`Adjacency`] neighbour-access trait
+//!   the algorithm crate is generic over.
+//! - [`ingest`]: parsers for edge-list formats and the budgeted CSR builder.
+//! - [`generate`]: deterministic graph generators (Kronecker, Erdős–Rényi, road grid).
+//! - [`error`]: the error type shared by all layers.
+
+pub mod error;
+pub mod format;
+pub mod generate;
+pub mod graph;
+pub mod ingest;
+pub mod page;
+pub mod size;
+
+pub use error::{Error, Result};
+pub use graph::{Adjacency, Direction, Graph, OpenOptions, Slice, Vertex};

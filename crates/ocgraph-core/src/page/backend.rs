@@ -1,0 +1,79 @@
+//! The narrow trait every page backend implements, and the choice of backend.
+
+use std::path::PathBuf;
+
+use super::slice::Bytes;
+use super::stats::IoStats;
+
+/// Index of a file within one opened graph (position in the list given to the backend).
+pub type FileId = u8;
+
+/// A file a backend serves: its path and its size in bytes on disk (a multiple of 4096).
+#[derive(Debug, Clone)]
+pub struct PagedFile {
+    /// Path of the file.
+    pub path: PathBuf,
+    /// Size in bytes, as verified against the manifest.
+    pub len: u64,
+}
+
+/// Access-pattern advice for a file, as `madvise` understands it (the pool uses it to
+/// decide read-ahead; `WillNeed` prefetches).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Advice {
+    /// Default kernel behaviour.
+    Normal,
+    /// Random access: no read-ahead.
+    Random,
+    /// Sequential access: aggressive read-ahead.
+    Sequential,
+    /// The range will be needed soon: start reading it now.
+    WillNeed,
+}
+
+/// Which backend to open a graph with, and its parameters.
+#[derive(Debug, Clone, PartialEq)]
+pub enum BackendKind {
+    /// Memory-map every file; `advice` is applied to the neighbour files.
+    Mmap {
+        /// Advice applied to the neighbour (edge) files.
+        advice: Advice,
+    },
+    /// The user-space buffer pool.
+    Pool {
+        /// Capacity in bytes (never exceeded; rounded down to whole frames, at least 2 frames).
+        capacity: u64,
+        /// Frame size in bytes: a power of two from 4 KiB to 64 KiB.
+        page_size: usize,
+        /// Replacement policy name: `clock`, `lru`, `fifo`, `lifo`, `random`.
+        policy: String,
+    },
+}
+
+impl Default for BackendKind {
+    fn default() -> Self {
+        BackendKind::Mmap { advice: Advice::Normal }
+    }
+}
+
+/// A page backend: serves byte ranges of a fixed set of read-only files.
+///
+/// Implementations must be safe for many concurrent readers. Offsets and lengths passed to
+/// [`PageSource::read`] are multiples of the element size being read (4 or 8), and lie within
+/// the file (callers check against the manifest).
+pub(crate) trait PageSource: Send + Sync {
+    /// Bytes `[offset, offset + len)` of `file`. The returned value pins what it covers.
+    ///
+    /// An I/O error at this point (the file was verified on open) is unrecoverable for the
+    /// running operation and panics with a message naming the file and offset; bindings catch it.
+    fn read(&self, file: FileId, offset: u64, len: usize) -> Bytes<'_>;
+
+    /// Gives an access-pattern hint for a byte range (may be a no-op).
+    fn advise(&self, file: FileId, offset: u64, len: u64, advice: Advice);
+
+    /// Statistics since the backend was created or last reset.
+    fn stats(&self) -> IoStats;
+
+    /// Resets the statistics counters.
+    fn reset_stats(&self);
+}

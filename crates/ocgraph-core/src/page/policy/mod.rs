@@ -1,0 +1,1 @@
+//! Replacement policies for the buffer pool (TODO(page-layer helper)).

@@ -1,0 +1,107 @@
+//! [`Slice`]: a typed, pinned view of graph data returned by the page layer.
+
+use std::marker::PhantomData;
+use std::ops::Deref;
+
+/// Releases a pin taken by a backend (implemented by the buffer pool).
+pub(crate) trait PinRelease: Sync {
+    /// Unpins the page identified by `key` (backend-specific).
+    fn release(&self, key: u64);
+}
+
+/// What keeps the bytes of a [`Bytes`] alive.
+enum Keep<'a> {
+    /// Nothing to do: the bytes live as long as `'a` (mmap).
+    Nothing,
+    /// A pinned frame: released on drop.
+    Pin(&'a dyn PinRelease, u64),
+    /// A private copy (8-byte aligned).
+    Owned(#[allow(dead_code)] Vec<u64>),
+}
+
+/// Raw bytes from a backend, with whatever keeps them valid.
+pub(crate) struct Bytes<'a> {
+    ptr: *const u8,
+    len: usize,
+    keep: Keep<'a>,
+}
+
+impl<'a> Bytes<'a> {
+    /// Bytes borrowed for `'a` with nothing to release.
+    pub(crate) fn borrowed(data: &'a [u8]) -> Self {
+        Bytes { ptr: data.as_ptr(), len: data.len(), keep: Keep::Nothing }
+    }
+
+    /// Bytes inside a pinned frame; `release.release(key)` is called on drop.
+    pub(crate) fn pinned(data: &'a [u8], release: &'a dyn PinRelease, key: u64) -> Self {
+        Bytes { ptr: data.as_ptr(), len: data.len(), keep: Keep::Pin(release, key) }
+    }
+
+    /// A private copy: the first `len` bytes of `buf`.
+    pub(crate) fn owned(buf: Vec<u64>, len: usize) -> Self {
+        assert!(len <= buf.len() * 8);
+        Bytes { ptr: buf.as_ptr() as *const u8, len, keep: Keep::Owned(buf) }
+    }
+
+    /// Converts to a typed slice. The byte length must be a multiple of `size_of::<T>()` and the
+    /// start aligned for `T`; callers guarantee both (file offsets are multiples of the element size,
+    /// frames and copies are 8-byte aligned).
+    pub(crate) fn typed<T: bytemuck::Pod>(self) -> Slice<'a, T> {
+        let size = std::mem::size_of::<T>();
+        assert!(self.len % size == 0 && (self.ptr as usize) % std::mem::align_of::<T>() == 0);
+        Slice { ptr: self.ptr as *const T, len: self.len / size, _bytes: self, _t: PhantomData }
+    }
+}
+
+impl Drop for Bytes<'_> {
+    fn drop(&mut self) {
+        if let Keep::Pin(release, key) = self.keep {
+            release.release(key);
+        }
+    }
+}
+
+/// A typed view of graph data (`u32` neighbours, `u64` offsets, `f32` weights).
+///
+/// Dereferences to `&[T]`. While it lives, the pages it covers stay pinned in the buffer pool
+/// (or it owns a private copy when the range spanned several frames). Drop it promptly: pinned
+/// frames cannot be evicted.
+pub struct Slice<'a, T> {
+    ptr: *const T,
+    len: usize,
+    _bytes: Bytes<'a>,
+    _t: PhantomData<&'a [T]>,
+}
+
+// SAFETY: a Slice is a read-only view; the pinned frame or owned copy it points to is not
+// mutated while the pin is held, and PinRelease is Sync, so sharing or sending it is sound.
+unsafe impl<T: Sync> Send for Slice<'_, T> {}
+// SAFETY: see above.
+unsafe impl<T: Sync> Sync for Slice<'_, T> {}
+
+impl<'a, T: bytemuck::Pod> Slice<'a, T> {
+    /// A slice over plain memory (for in-memory adjacency implementations and tests).
+    pub fn from_slice(data: &'a [T]) -> Slice<'a, T> {
+        Bytes::borrowed(bytemuck::cast_slice(data)).typed()
+    }
+}
+
+impl<T> Deref for Slice<'_, T> {
+    type Target = [T];
+
+    fn deref(&self) -> &[T] {
+        if self.len == 0 {
+            return &[];
+        }
+        // SAFETY: `ptr` points to `len` initialised, aligned `T`s (checked in `Bytes::typed`)
+        // that stay valid and unmodified while `_bytes` (borrowed mmap, pinned frame or owned
+        // Vec whose heap buffer does not move) is alive, which is as long as `self`.
+        unsafe { std::slice::from_raw_parts(self.ptr, self.len) }
+    }
+}
+
+impl<T: std::fmt::Debug> std::fmt::Debug for Slice<'_, T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list().entries(self.iter()).finish()
+    }
+}
