@@ -1,1 +1,20 @@
-//! Python bindings (TODO).
+//! Python bindings of ocgraph: the extension module `ocgraph._ocgraph`.
+//!
+//! The public API is the pure-Python package `ocgraph` (python/ocgraph), which re-exports and
+//! extends what is defined here. Every call into the engine runs with the GIL released and
+//! with panics caught ([`errors::run`]), so an I/O failure inside a page read raises
+//! `ocgraph.OcgraphIOError` instead of aborting the interpreter.
+
+mod errors;
+mod graph;
+mod options;
+
+use pyo3::prelude::*;
+
+/// The native part of ocgraph; use the `ocgraph` package instead of importing this directly.
+#[pymodule]
+fn _ocgraph(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<graph::PyGraph>()?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    Ok(())
+}

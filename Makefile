@@ -1,0 +1,87 @@
+# Single entry point for building, testing and demoing ocgraph.
+#
+#   make setup   .venv with the Python dev dependencies + the extension built into it (release)
+#   make test    setup, Rust tests (dev profile), Python tests      (OCGRAPH_SLOW=1: slow tests too)
+#   make demo    setup + CLI: generate, import, info, run; then the same from Python
+#   make lint    rustfmt --check, clippy -D warnings, ruff check + ruff format --check
+#   make fmt     rustfmt + ruff format
+#   make bench   every bench/*/run.py at small scale
+#
+# Variables: PYTHON (interpreter that creates the venv), VENV, CARGO_TARGET_DIR,
+# MATURIN_FLAGS (default --release; `make test MATURIN_FLAGS=` builds the extension in dev profile).
+
+SHELL := /bin/bash
+.SHELLFLAGS := -eu -o pipefail -c
+.DEFAULT_GOAL := help
+
+PYTHON ?= python3
+VENV ?= .venv
+VPY := $(abspath $(VENV))/bin/python
+CARGO ?= cargo
+MATURIN_FLAGS ?= --release
+export CARGO_TARGET_DIR ?= $(CURDIR)/target
+OCGRAPH_BIN := $(CARGO_TARGET_DIR)/release/ocgraph
+DEMO_DIR ?= $(CARGO_TARGET_DIR)/demo
+PY_SOURCES := python tests/python $(wildcard bench)
+
+.PHONY: help setup deps ext cli demo test test-rust test-python fmt lint bench clean
+
+help:
+	@sed -n '2,12p' Makefile | sed 's/^# \{0,1\}//'
+
+# The venv and its dependencies; redone only when requirements-dev.txt changes.
+$(VENV)/.deps-stamp: requirements-dev.txt
+	@test -x $(VPY) || $(PYTHON) -m venv $(VENV)
+	$(VPY) -m pip install --quiet --disable-pip-version-check --upgrade pip
+	$(VPY) -m pip install --quiet --disable-pip-version-check -r requirements-dev.txt
+	@touch $@
+
+deps: $(VENV)/.deps-stamp
+
+# The extension is always rebuilt (cargo makes it a no-op when nothing changed).
+ext: deps
+	VIRTUAL_ENV=$(abspath $(VENV)) PATH=$(abspath $(VENV))/bin:$$PATH \
+		maturin develop $(MATURIN_FLAGS) --quiet
+
+setup: ext
+
+cli:
+	$(CARGO) build --release -p ocgraph-cli
+
+test: setup test-rust test-python
+
+test-rust:
+	$(CARGO) test --workspace --exclude ocgraph-py
+
+test-python: setup
+	$(VPY) -m pytest tests/python -q
+
+demo: setup cli
+	@mkdir -p $(DEMO_DIR)
+	$(OCGRAPH_BIN) generate kronecker --scale 16 --edge-factor 16 --seed 1 --force $(DEMO_DIR)/kron16
+	$(OCGRAPH_BIN) import data/ca-AstroPh.txt.gz $(DEMO_DIR)/astro --undirected --dedup --relabel first-seen --force
+	$(OCGRAPH_BIN) info $(DEMO_DIR)/kron16
+	$(OCGRAPH_BIN) info $(DEMO_DIR)/astro
+	$(OCGRAPH_BIN) run bfs $(DEMO_DIR)/astro --source 0
+	$(OCGRAPH_BIN) run pagerank $(DEMO_DIR)/kron16 --backend pool --memory 16MiB
+	$(VPY) python/ocgraph/_demo.py $(DEMO_DIR)
+
+fmt:
+	$(CARGO) fmt --all
+	$(VPY) -m ruff format $(PY_SOURCES)
+	$(VPY) -m ruff check --fix $(PY_SOURCES)
+
+lint: deps
+	$(CARGO) fmt --all --check
+	$(CARGO) clippy --workspace --all-targets -- -D warnings
+	$(VPY) -m ruff check $(PY_SOURCES)
+	$(VPY) -m ruff format --check $(PY_SOURCES)
+
+bench: setup cli
+	@for f in bench/*/run.py; do \
+		[ -e "$$f" ] || { echo "no benchmarks under bench/"; break; }; \
+		echo "== $$f"; OCGRAPH_BIN=$(OCGRAPH_BIN) $(VPY) "$$f" --small; \
+	done
+
+clean:
+	rm -rf $(VENV) $(DEMO_DIR)

@@ -1,0 +1,133 @@
+//! Mapping of Rust errors and panics to the Python exception hierarchy defined in
+//! `ocgraph/_errors.py`, and [`run`], the wrapper every call into the engine goes through.
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+use ocgraph_core::error::{Error, ErrorKind};
+use pyo3::exceptions::PyRuntimeError;
+use pyo3::prelude::*;
+use pyo3::sync::GILOnceCell;
+use pyo3::types::PyType;
+
+/// The exception classes of `ocgraph._errors`, looked up once.
+struct Classes {
+    base: Py<PyType>,
+    format: Py<PyType>,
+    input: Py<PyType>,
+    io: Py<PyType>,
+    invalid: Py<PyType>,
+    vertex: Py<PyType>,
+}
+
+static CLASSES: GILOnceCell<Classes> = GILOnceCell::new();
+
+fn classes(py: Python<'_>) -> PyResult<&Classes> {
+    CLASSES.get_or_try_init(py, || {
+        let m = py.import("ocgraph._errors")?;
+        let get = |name: &str| -> PyResult<Py<PyType>> {
+            Ok(m.getattr(name)?.downcast_into::<PyType>()?.unbind())
+        };
+        Ok(Classes {
+            base: get("Error")?,
+            format: get("FormatError")?,
+            input: get("InputError")?,
+            io: get("OcgraphIOError")?,
+            invalid: get("InvalidArgumentError")?,
+            vertex: get("VertexError")?,
+        })
+    })
+}
+
+/// Instantiates `class(msg)`, falling back to `RuntimeError` if the class cannot be loaded.
+fn make(py: Python<'_>, pick: impl FnOnce(&Classes) -> &Py<PyType>, msg: String) -> PyErr {
+    match classes(py) {
+        Ok(c) => match pick(c).bind(py).call1((msg,)) {
+            Ok(obj) => PyErr::from_value(obj),
+            Err(e) => e,
+        },
+        Err(e) => {
+            let err = PyRuntimeError::new_err(msg);
+            err.set_cause(py, Some(e));
+            err
+        }
+    }
+}
+
+/// Converts an engine error to the matching `ocgraph` exception. `OcgraphIOError` gets the
+/// `errno` and `filename` attributes of `OSError` filled in.
+pub(crate) fn to_pyerr(err: Error) -> PyErr {
+    Python::with_gil(|py| {
+        let msg = err.to_string();
+        let exc = match err.kind() {
+            ErrorKind::Io => make(py, |c| &c.io, msg),
+            ErrorKind::Input => make(py, |c| &c.input, msg),
+            ErrorKind::Format => make(py, |c| &c.format, msg),
+            ErrorKind::InvalidArgument => make(py, |c| &c.invalid, msg),
+        };
+        if let Error::Io { path, source, .. } = &err {
+            let value = exc.value(py);
+            if let Some(code) = source.raw_os_error() {
+                let _ = value.setattr("errno", code);
+            }
+            let _ = value.setattr("filename", path.to_string_lossy().into_owned());
+        }
+        exc
+    })
+}
+
+/// An `InvalidArgumentError` with `msg`.
+pub(crate) fn invalid(msg: impl Into<String>) -> PyErr {
+    Python::with_gil(|py| make(py, |c| &c.invalid, msg.into()))
+}
+
+/// A `VertexError` (subclass of `InvalidArgumentError` and `IndexError`) for vertex `v`.
+pub(crate) fn vertex_out_of_range(v: impl std::fmt::Display, n: usize) -> PyErr {
+    Python::with_gil(|py| {
+        make(py, |c| &c.vertex, format!("vertex {v} out of range (the graph has {n} vertices)"))
+    })
+}
+
+/// Turns a panic payload into an `ocgraph.OcgraphIOError` (panics inside the engine come from
+/// unrecoverable page reads) or `ocgraph.Error` (anything else).
+fn panic_to_pyerr(payload: Box<dyn std::any::Any + Send>) -> PyErr {
+    let msg = if let Some(s) = payload.downcast_ref::<&str>() {
+        (*s).to_string()
+    } else if let Some(s) = payload.downcast_ref::<String>() {
+        s.clone()
+    } else {
+        "unknown panic".to_string()
+    };
+    let is_io = msg.contains("read") || msg.contains("I/O") || msg.contains("io error");
+    Python::with_gil(|py| {
+        if is_io {
+            make(py, |c| &c.io, format!("I/O error while reading the graph: {msg}"))
+        } else {
+            make(py, |c| &c.base, format!("internal error in ocgraph: {msg}"))
+        }
+    })
+}
+
+/// Runs `f` with the GIL released, catching panics: an `Err` becomes the matching `ocgraph`
+/// exception and a panic becomes `ocgraph.Error` instead of unwinding into the interpreter.
+pub(crate) fn run<T, F>(py: Python<'_>, f: F) -> PyResult<T>
+where
+    T: Send,
+    F: FnOnce() -> PyResult<T> + Send,
+{
+    match py.allow_threads(|| catch_unwind(AssertUnwindSafe(f))) {
+        Ok(r) => r,
+        Err(payload) => Err(panic_to_pyerr(payload)),
+    }
+}
+
+/// Extension trait: `.py()` converts an engine `Result` into a `PyResult`.
+pub(crate) trait IntoPy<T> {
+    /// Maps the error with [`to_pyerr`].
+    fn py(self) -> PyResult<T>;
+}
+
+impl<T> IntoPy<T> for ocgraph_core::Result<T> {
+    fn py(self) -> PyResult<T> {
+        self.map_err(to_pyerr)
+    }
+}

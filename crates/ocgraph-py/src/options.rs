@@ -1,0 +1,57 @@
+//! Parsing of Python arguments shared by several functions: byte sizes and backends.
+
+use ocgraph_core::page::{Advice, BackendKind};
+use ocgraph_core::size::parse_size;
+use ocgraph_core::OpenOptions;
+use pyo3::prelude::*;
+
+use crate::errors::{invalid, IntoPy};
+
+/// A byte size given as an `int` or a string such as `"256MB"` / `"4KiB"`.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Size(pub u64);
+
+impl<'py> FromPyObject<'py> for Size {
+    fn extract_bound(ob: &Bound<'py, PyAny>) -> PyResult<Self> {
+        if let Ok(s) = ob.extract::<String>() {
+            return parse_size(&s).py().map(Size);
+        }
+        match ob.extract::<i64>() {
+            Ok(v) if v >= 0 => Ok(Size(v as u64)),
+            Ok(v) => Err(invalid(format!("size must be non-negative, got {v}"))),
+            Err(_) => Err(invalid(format!("a size must be an int or a string like '256MB', got {ob}"))),
+        }
+    }
+}
+
+fn parse_advice(s: &str) -> PyResult<Advice> {
+    match s.to_ascii_lowercase().as_str() {
+        "normal" => Ok(Advice::Normal),
+        "random" => Ok(Advice::Random),
+        "sequential" => Ok(Advice::Sequential),
+        "willneed" | "will_need" | "will-need" => Ok(Advice::WillNeed),
+        _ => Err(invalid(format!(
+            "unknown advice '{s}' (expected normal, random, sequential or willneed)"
+        ))),
+    }
+}
+
+/// Builds [`OpenOptions`] from the keyword arguments of `ocgraph.open`.
+pub(crate) fn open_options(
+    backend: &str,
+    memory: Size,
+    policy: &str,
+    page_size: Size,
+    advice: &str,
+) -> PyResult<OpenOptions> {
+    let backend = match backend.to_ascii_lowercase().as_str() {
+        "mmap" => BackendKind::Mmap { advice: parse_advice(advice)? },
+        "pool" => {
+            let page_size = usize::try_from(page_size.0)
+                .map_err(|_| invalid(format!("page_size {} is too large", page_size.0)))?;
+            BackendKind::Pool { capacity: memory.0, page_size, policy: policy.to_string() }
+        }
+        other => return Err(invalid(format!("unknown backend '{other}' (expected 'mmap' or 'pool')"))),
+    };
+    Ok(OpenOptions { backend })
+}

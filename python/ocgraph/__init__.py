@@ -1,0 +1,39 @@
+"""ocgraph: graphs larger than memory on one machine, from Python.
+
+Open a graph built with the ``ocgraph`` CLI or with :func:`import_edges` / :func:`from_edges`
+/ :func:`generate`::
+
+    import ocgraph
+    with ocgraph.open("graphs/twitter", backend="pool", memory="2GiB") as g:
+        print(g.num_vertices, g.num_edges)
+        print(g.neighbors(0))
+
+Vertex ids are ``0 .. num_vertices - 1``; arrays come back as numpy arrays. Every error is an
+:class:`ocgraph.Error` (see :mod:`ocgraph._errors` for the hierarchy). Long-running calls
+release the GIL.
+"""
+
+from __future__ import annotations
+
+from ._errors import (
+    Error,
+    FormatError,
+    InputError,
+    InvalidArgumentError,
+    OcgraphIOError,
+    VertexError,
+)
+from ._graph import Graph, open
+from ._ocgraph import __version__
+
+__all__ = [
+    "Error",
+    "FormatError",
+    "Graph",
+    "InputError",
+    "InvalidArgumentError",
+    "OcgraphIOError",
+    "VertexError",
+    "__version__",
+    "open",
+]

@@ -1,0 +1,58 @@
+"""The exception hierarchy of ocgraph.
+
+Every error raised by the engine is an :class:`Error`; the subclasses say what kind:
+
+- :class:`FormatError`: a graph directory that is not a valid ocgraph graph (truncated,
+  corrupted, bad checksum, written by a newer format version).
+- :class:`InputError`: malformed input (an edge list line that does not parse, a vertex id out
+  of range in ``from_edges``...); the message names the file and line or byte offset.
+- :class:`OcgraphIOError`: an operating-system I/O error; also an :class:`OSError`, with
+  ``errno`` and ``filename`` set when known.
+- :class:`InvalidArgumentError`: a bad argument (unknown backend, bad size string, operation on
+  a closed graph...); also a :class:`ValueError`.
+- :class:`VertexError`: a vertex id outside ``0 .. num_vertices - 1``; both an
+  :class:`InvalidArgumentError` and an :class:`IndexError`.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "Error",
+    "FormatError",
+    "InputError",
+    "InvalidArgumentError",
+    "OcgraphIOError",
+    "VertexError",
+]
+
+
+class Error(Exception):
+    """Base class of every error raised by ocgraph."""
+
+
+class FormatError(Error):
+    """The graph directory is not a valid ocgraph graph (or its format version is too new)."""
+
+
+class InputError(Error):
+    """Malformed input data: an edge list that does not parse, bad arrays for ``from_edges``."""
+
+
+class OcgraphIOError(Error, OSError):
+    """An operating-system I/O error (file missing, permission denied, disk full, read failure).
+
+    ``errno`` and ``filename`` are set when known; the message already names the file.
+    """
+
+    def __str__(self) -> str:
+        if len(self.args) == 1:
+            return str(self.args[0])
+        return OSError.__str__(self)
+
+
+class InvalidArgumentError(Error, ValueError):
+    """A bad argument: unknown option value, bad size string, operation on a closed graph."""
+
+
+class VertexError(InvalidArgumentError, IndexError):
+    """A vertex id outside ``0 .. num_vertices - 1``."""
