@@ -23,6 +23,7 @@ from ._errors import (
     OcgraphIOError,
     VertexError,
 )
+from ._build import from_edges, generate, import_edges
 from ._graph import Graph, open
 from ._ocgraph import __version__
 
@@ -35,5 +36,8 @@ __all__ = [
     "OcgraphIOError",
     "VertexError",
     "__version__",
+    "from_edges",
+    "generate",
+    "import_edges",
     "open",
 ]

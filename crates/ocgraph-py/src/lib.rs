@@ -5,6 +5,7 @@
 //! with panics caught ([`errors::run`]), so an I/O failure inside a page read raises
 //! `ocgraph.OcgraphIOError` instead of aborting the interpreter.
 
+mod build;
 mod errors;
 mod graph;
 mod options;
@@ -15,6 +16,7 @@ use pyo3::prelude::*;
 #[pymodule]
 fn _ocgraph(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<graph::PyGraph>()?;
+    m.add_function(wrap_pyfunction!(build::_from_edges, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

@@ -1,0 +1,75 @@
+//! `_import_edges`: an edge-list file into a graph directory.
+
+use std::path::PathBuf;
+
+use ocgraph_core::ingest::{self, BuildOptions, ImportOptions, InputFormat, NoProgress, Relabel};
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+
+use crate::build::report;
+use crate::errors::{invalid, run, IntoPy};
+use crate::options::Size;
+
+fn parse_format(s: &str) -> PyResult<InputFormat> {
+    Ok(match s.to_ascii_lowercase().as_str() {
+        "auto" => InputFormat::Auto,
+        "text" | "snap" | "edgelist" | "el" | "txt" => InputFormat::Text,
+        "csv" => InputFormat::Csv,
+        "mtx" | "matrixmarket" | "matrix-market" => InputFormat::MatrixMarket,
+        "bin32" | "binary32" => InputFormat::Binary32,
+        "bin64" | "binary64" => InputFormat::Binary64,
+        _ => {
+            return Err(invalid(format!(
+                "unknown format '{s}' (expected auto, text, csv, mtx, bin32 or bin64)"
+            )))
+        }
+    })
+}
+
+fn parse_relabel(s: Option<&str>) -> PyResult<Relabel> {
+    Ok(match s.map(|s| s.to_ascii_lowercase()).as_deref() {
+        None | Some("none") => Relabel::None,
+        Some("first-seen") | Some("first_seen") => Relabel::FirstSeen,
+        Some("sorted") => Relabel::Sorted,
+        Some(other) => {
+            return Err(invalid(format!(
+                "unknown relabel '{other}' (expected None, 'first-seen' or 'sorted')"
+            )))
+        }
+    })
+}
+
+/// Imports the edge-list file `input` into a graph directory `out`.
+#[pyfunction]
+#[pyo3(signature = (input, out, format, relabel, directed, weighted, dedup, drop_self_loops, memory, overwrite))]
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn _import_edges<'py>(
+    py: Python<'py>,
+    input: PathBuf,
+    out: PathBuf,
+    format: &str,
+    relabel: Option<&str>,
+    directed: bool,
+    weighted: bool,
+    dedup: bool,
+    drop_self_loops: bool,
+    memory: Size,
+    overwrite: bool,
+) -> PyResult<Bound<'py, PyDict>> {
+    let opts = ImportOptions {
+        format: parse_format(format)?,
+        relabel: parse_relabel(relabel)?,
+        build: BuildOptions {
+            directed,
+            weighted,
+            dedup,
+            drop_self_loops,
+            memory: memory.0,
+            overwrite,
+            source: input.to_string_lossy().into_owned(),
+        },
+    };
+    let r = run(py, || ingest::import(&input, &out, &opts, &NoProgress).py())?;
+    report(py, &r)
+}
+

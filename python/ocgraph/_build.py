@@ -1,0 +1,199 @@
+"""Building graphs: :func:`from_edges` (numpy arrays), :func:`import_edges` (edge-list files)
+and :func:`generate` (synthetic graphs). Each writes a graph directory atomically and returns
+the opened :class:`Graph`."""
+
+from __future__ import annotations
+
+import os
+from typing import Any, Optional
+
+import numpy as np
+
+from . import _ocgraph
+from ._errors import InputError, InvalidArgumentError
+from ._graph import Graph, PathLike, Size
+
+__all__ = ["from_edges", "generate", "import_edges"]
+
+_MAX_VERTICES = 2**32 - 1
+
+
+def _ids(name: str, a: Any) -> np.ndarray:
+    arr = np.asarray(a)
+    if arr.ndim != 1:
+        raise InputError(f"{name} must be a 1-D array, got shape {arr.shape}")
+    if arr.size and not np.issubdtype(arr.dtype, np.integer):
+        raise InputError(f"{name} must hold integers, got dtype {arr.dtype}")
+    if arr.size and arr.min() < 0:
+        i = int(np.argmax(arr < 0))
+        raise InputError(f"{name}[{i}] = {arr[i]} is negative")
+    return arr
+
+
+def from_edges(
+    src: Any,
+    dst: Any,
+    path: PathLike,
+    num_vertices: Optional[int] = None,
+    weights: Any = None,
+    directed: bool = True,
+    dedup: bool = False,
+    drop_self_loops: bool = False,
+    memory: Size = "1GiB",
+    overwrite: bool = False,
+) -> Graph:
+    """Builds a graph at ``path`` from edge arrays and opens it.
+
+    Args:
+        src, dst: integer arrays of equal length; edge ``i`` goes ``src[i] -> dst[i]``.
+        path: the graph directory to create.
+        num_vertices: number of vertices (ids ``0 .. num_vertices - 1``); default
+            ``max(src, dst) + 1``. Larger values add isolated vertices.
+        weights: optional float array of the same length (stored as float32).
+        directed: store a directed graph; otherwise every edge is stored in both directions.
+        dedup: remove duplicate edges (undirected: in either direction), keeping the smallest
+            weight.
+        drop_self_loops: remove edges ``u -> u``.
+        memory: buffer budget of the builder (beyond it, sorted runs are spilled to disk).
+        overwrite: replace an existing graph at ``path``.
+
+    Raises:
+        InputError: arrays of different lengths, not 1-D, not integers, negative ids, ids
+            ``>= num_vertices``.
+        OcgraphIOError: ``path`` exists (without ``overwrite``) or cannot be written.
+    """
+    s = _ids("src", src)
+    d = _ids("dst", dst)
+    if len(s) != len(d):
+        raise InputError(f"src and dst have different lengths ({len(s)} and {len(d)})")
+    w = None
+    if weights is not None:
+        w = np.asarray(weights)
+        if w.ndim != 1 or len(w) != len(s):
+            raise InputError(f"weights must be a 1-D array of length {len(s)}, got shape {w.shape}")
+        if w.size and not (np.issubdtype(w.dtype, np.number) and not np.issubdtype(w.dtype, np.complexfloating)):
+            raise InputError(f"weights must be real numbers, got dtype {w.dtype}")
+        w = np.ascontiguousarray(w, dtype=np.float32)
+    top = int(max(s.max(), d.max())) if len(s) else -1
+    if num_vertices is None:
+        num_vertices = top + 1
+    elif num_vertices < 0:
+        raise InvalidArgumentError(f"num_vertices must be non-negative, got {num_vertices}")
+    if num_vertices > _MAX_VERTICES:
+        raise InvalidArgumentError(f"{num_vertices} vertices do not fit 32-bit vertex ids")
+    if top >= num_vertices:
+        arr, name = (s, "src") if len(s) and s.max() == top else (d, "dst")
+        i = int(np.argmax(arr == top))
+        raise InputError(f"{name}[{i}] = {top} is out of range for {num_vertices} vertices")
+    _ocgraph._from_edges(
+        os.fspath(path),
+        np.ascontiguousarray(s, dtype=np.uint32),
+        np.ascontiguousarray(d, dtype=np.uint32),
+        w,
+        int(num_vertices),
+        bool(directed),
+        bool(dedup),
+        bool(drop_self_loops),
+        memory,
+        bool(overwrite),
+    )
+    return Graph(os.fspath(path))
+
+
+def import_edges(
+    input: PathLike,
+    out: PathLike,
+    undirected: bool = False,
+    weighted: bool = False,
+    dedup: bool = False,
+    drop_self_loops: bool = False,
+    relabel: Optional[str] = None,
+    format: str = "auto",
+    memory: Size = "1GiB",
+    overwrite: bool = False,
+) -> Graph:
+    """Imports an edge-list file into a graph directory ``out`` and opens it.
+
+    Formats (``format="auto"`` picks by extension and content; ``.gz`` is decompressed):
+    ``"text"`` (SNAP: whitespace-separated pairs, ``#``/``%`` comments), ``"csv"``
+    (comma-separated, optional header), ``"mtx"`` (MatrixMarket coordinate, 1-based),
+    ``"bin32"`` / ``"bin64"`` (little-endian pairs of u32 / u64).
+
+    Args:
+        undirected: store each edge in both directions.
+        weighted: read a third column as a float weight.
+        dedup: remove duplicate edges, keeping the smallest weight.
+        drop_self_loops: remove edges ``u -> u``.
+        relabel: ``None`` (ids are vertex ids), ``"first-seen"`` (dense ids in order of first
+            appearance) or ``"sorted"`` (dense ids in sorted order of the original ids);
+            relabelled graphs keep the original ids (see :meth:`Graph.original_id`).
+        memory: buffer budget; larger inputs are sorted in runs on disk.
+        overwrite: replace an existing graph at ``out``.
+
+    Raises:
+        InputError: a malformed line (the message names the file and line).
+        OcgraphIOError: the input cannot be read, or ``out`` exists without ``overwrite``.
+    """
+    _ocgraph._import_edges(
+        os.fspath(input),
+        os.fspath(out),
+        format,
+        relabel,
+        not undirected,
+        bool(weighted),
+        bool(dedup),
+        bool(drop_self_loops),
+        memory,
+        bool(overwrite),
+    )
+    return Graph(os.fspath(out))
+
+
+def generate(
+    kind: str,
+    path: PathLike,
+    scale: Optional[int] = None,
+    edge_factor: int = 16,
+    n: Optional[int] = None,
+    m: Optional[int] = None,
+    p: Optional[float] = None,
+    rows: Optional[int] = None,
+    cols: Optional[int] = None,
+    seed: int = 1,
+    directed: bool = False,
+    weighted: bool = False,
+    dedup: bool = False,
+    memory: Size = "1GiB",
+    overwrite: bool = False,
+) -> Graph:
+    """Generates a synthetic graph at ``path`` (deterministic for a given seed) and opens it.
+
+    Kinds:
+        ``"kronecker"``: Graph500 R-MAT with ``2**scale`` vertices and ``edge_factor * 2**scale``
+        edges (needs ``scale``).
+        ``"erdos-renyi"``: ``n`` vertices and ``m`` random edges (``G(n, m)``) or each pair
+        with probability ``p`` (``G(n, p)``).
+        ``"road"``: a ``rows x cols`` grid with some edges removed and integer weights, like a
+        road network (always undirected and weighted).
+
+    ``directed`` stores a directed graph (kronecker, erdos-renyi); ``weighted`` adds random
+    weights; ``dedup`` removes duplicate edges.
+    """
+    _ocgraph._generate(
+        kind,
+        os.fspath(path),
+        scale,
+        int(edge_factor),
+        n,
+        m,
+        p,
+        rows,
+        cols,
+        int(seed),
+        bool(directed),
+        bool(weighted),
+        bool(dedup),
+        memory,
+        bool(overwrite),
+    )
+    return Graph(os.fspath(path))
