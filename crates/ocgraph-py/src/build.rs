@@ -72,4 +72,3 @@ pub(crate) fn _from_edges<'py>(
     })?;
     report(py, &r)
 }
-

@@ -24,9 +24,8 @@ static CLASSES: GILOnceCell<Classes> = GILOnceCell::new();
 fn classes(py: Python<'_>) -> PyResult<&Classes> {
     CLASSES.get_or_try_init(py, || {
         let m = py.import("ocgraph._errors")?;
-        let get = |name: &str| -> PyResult<Py<PyType>> {
-            Ok(m.getattr(name)?.downcast_into::<PyType>()?.unbind())
-        };
+        let get =
+            |name: &str| -> PyResult<Py<PyType>> { Ok(m.getattr(name)?.downcast_into::<PyType>()?.unbind()) };
         Ok(Classes {
             base: get("Error")?,
             format: get("FormatError")?,

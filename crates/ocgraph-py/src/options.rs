@@ -30,9 +30,7 @@ fn parse_advice(s: &str) -> PyResult<Advice> {
         "random" => Ok(Advice::Random),
         "sequential" => Ok(Advice::Sequential),
         "willneed" | "will_need" | "will-need" => Ok(Advice::WillNeed),
-        _ => Err(invalid(format!(
-            "unknown advice '{s}' (expected normal, random, sequential or willneed)"
-        ))),
+        _ => Err(invalid(format!("unknown advice '{s}' (expected normal, random, sequential or willneed)"))),
     }
 }
 

@@ -1,0 +1,111 @@
+"""from_edges against an independent numpy/scipy reference on many random small graphs."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from conftest import graph_arcs, open_with, random_edges, reference_arcs
+
+import ocgraph
+
+CASES = list(itertools.product([True, False], [False, True], [False, True], [False, True]))
+
+
+@pytest.mark.parametrize(("directed", "dedup", "weighted", "drop_loops"), CASES)
+def test_from_edges_matches_reference(tmp_path, directed, dedup, weighted, drop_loops):
+    rng = np.random.default_rng(1234)
+    for trial in range(6):
+        n = int(rng.integers(1, 40))
+        m = int(rng.integers(0, 3 * n))
+        src, dst, w = random_edges(rng, n, m, weighted)
+        extra = int(rng.integers(0, 3))  # isolated vertices past the largest id
+        path = tmp_path / f"g{trial}"
+        g = ocgraph.from_edges(
+            src,
+            dst,
+            path,
+            num_vertices=n + extra,
+            weights=w,
+            directed=directed,
+            dedup=dedup,
+            drop_self_loops=drop_loops,
+        )
+        ru, rv, rw = reference_arcs(src, dst, w, directed, dedup, drop_loops)
+        assert g.num_vertices == n + extra
+        assert g.directed == directed and g.weighted == weighted
+        assert g.num_arcs == len(ru)
+        gu, gv, gw = graph_arcs(g)
+        np.testing.assert_array_equal(gu, ru)
+        np.testing.assert_array_equal(gv, rv)
+        np.testing.assert_array_equal(gw, rw)
+        # scipy: duplicates summed on both sides.
+        ref = sp.csr_matrix((rw, (ru, rv)), shape=(n + extra, n + extra))
+        assert abs(g.to_scipy() - ref).max() == 0 if len(ru) else g.to_scipy().nnz == 0
+        np.testing.assert_array_equal(g.out_degrees(), np.bincount(ru, minlength=n + extra))
+        np.testing.assert_array_equal(g.in_degrees(), np.bincount(rv, minlength=n + extra))
+        for v in range(n + extra):
+            assert g.out_degree(v) == int(np.sum(ru == v))
+            np.testing.assert_array_equal(np.sort(g.in_neighbors(v)), np.sort(ru[rv == v]))
+        g.close()
+
+
+def test_num_edges_counts_undirected_edges_once(tmp_path):
+    g = ocgraph.from_edges([0, 1, 2, 2], [1, 2, 0, 2], tmp_path / "g", directed=False)
+    assert g.num_edges == 4
+    assert g.num_arcs == 7  # three edges twice, the self-loop once
+
+
+def test_default_num_vertices_and_empty_graph(tmp_path):
+    g = ocgraph.from_edges(np.array([3]), np.array([5]), tmp_path / "a")
+    assert g.num_vertices == 6
+    e = ocgraph.from_edges([], [], tmp_path / "b", num_vertices=4)
+    assert (e.num_vertices, e.num_edges) == (4, 0)
+    np.testing.assert_array_equal(e.out_degrees(), [0, 0, 0, 0])
+    assert e.neighbors(3).dtype == np.uint32 and len(e.neighbors(3)) == 0
+
+
+def test_to_networkx_matches_edges(tmp_path):
+    import networkx as nx
+
+    rng = np.random.default_rng(7)
+    src, dst, w = random_edges(rng, 30, 80, weighted=True)
+    for directed in (True, False):
+        g = ocgraph.from_edges(
+            src, dst, tmp_path / f"g{directed}", num_vertices=32, weights=w, directed=directed, dedup=True
+        )
+        h = g.to_networkx()
+        ref = nx.DiGraph() if directed else nx.Graph()
+        ref.add_nodes_from(range(32))
+        for u, v, x in sorted(zip(src.tolist(), dst.tolist(), w.tolist()), key=lambda t: -t[2]):
+            ref.add_edge(u, v, weight=x)  # the smallest weight is added last and kept
+        assert set(h.nodes) == set(ref.nodes)
+        assert nx.utils.edges_equal(h.edges(data="weight"), ref.edges(data="weight"))
+
+
+def test_backends_give_identical_neighbours(tmp_path, backend):
+    rng = np.random.default_rng(99)
+    src, dst, w = random_edges(rng, 3000, 30000, weighted=True)
+    ocgraph.from_edges(src, dst, tmp_path / "g", weights=w, num_vertices=3000)
+    ref = ocgraph.open(tmp_path / "g")
+    g = open_with(tmp_path / "g", backend)
+    for v in range(0, 3000, 7):
+        np.testing.assert_array_equal(g.neighbors(v), ref.neighbors(v))
+        np.testing.assert_array_equal(g.in_neighbors(v), ref.in_neighbors(v))
+        np.testing.assert_array_equal(g.edge_weights(v), ref.edge_weights(v))
+    np.testing.assert_array_equal(g.out_degrees(), ref.out_degrees())
+    assert abs(g.to_scipy() - ref.to_scipy()).max() == 0
+    stats = g.io_stats()
+    assert stats["backend"] == backend
+    g.reset_io_stats()
+    assert g.io_stats()["page_requests"] == 0
+
+
+def test_overwrite(tmp_path):
+    ocgraph.from_edges([0], [1], tmp_path / "g")
+    with pytest.raises(ocgraph.OcgraphIOError):
+        ocgraph.from_edges([0], [2], tmp_path / "g")
+    g = ocgraph.from_edges([0], [2], tmp_path / "g", overwrite=True)
+    assert g.num_vertices == 3
