@@ -309,11 +309,13 @@ fn build<R: Record>(
     }
     // In-direction: re-sort the written out-arcs by destination.
     progress.phase("transpose", Some(out.arcs), Unit::Edges);
-    let mut buf = Buffer::<R> { recs: Vec::new(), cap: b.cap, runs: RunSet::new(w.temp_dir().join("scratch-in")) };
+    let mut buf =
+        Buffer::<R> { recs: Vec::new(), cap: b.cap, runs: RunSet::new(w.temp_dir().join("scratch-in")) };
     let dir = w.temp_dir().to_path_buf();
     let block = 1 << 16;
     let mut offs = RunReader::<u64>::open(&dir.join(FileRole::OutOffsets.file_name()), Some(n + 1), block)?;
-    let mut nbrs = RunReader::<u32>::open(&dir.join(FileRole::OutNeighbors.file_name()), Some(out.arcs), block)?;
+    let mut nbrs =
+        RunReader::<u32>::open(&dir.join(FileRole::OutNeighbors.file_name()), Some(out.arcs), block)?;
     let mut wts = if R::WEIGHTED {
         Some(RunReader::<f32>::open(&dir.join(FileRole::OutWeights.file_name()), Some(out.arcs), block)?)
     } else {

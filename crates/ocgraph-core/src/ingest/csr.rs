@@ -17,8 +17,11 @@ pub(crate) struct CsrRoles {
 }
 
 /// Out-direction files.
-pub(crate) const OUT: CsrRoles =
-    CsrRoles { offsets: FileRole::OutOffsets, neighbors: FileRole::OutNeighbors, weights: FileRole::OutWeights };
+pub(crate) const OUT: CsrRoles = CsrRoles {
+    offsets: FileRole::OutOffsets,
+    neighbors: FileRole::OutNeighbors,
+    weights: FileRole::OutWeights,
+};
 /// In-direction files.
 pub(crate) const IN: CsrRoles =
     CsrRoles { offsets: FileRole::InOffsets, neighbors: FileRole::InNeighbors, weights: FileRole::InWeights };

@@ -7,11 +7,15 @@
 
 mod builder;
 mod csr;
+mod import;
 mod memory;
 mod merge;
+mod parse;
 mod progress;
 mod record;
+mod relabel;
 mod runs;
 
 pub use builder::{BuildOptions, BuildReport, GraphBuilder, IdMap};
+pub use import::{import, ImportOptions, InputFormat, Relabel};
 pub use progress::{NoProgress, Progress, Unit};

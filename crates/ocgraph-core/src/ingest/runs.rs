@@ -117,7 +117,10 @@ impl<R: bytemuck::Pod> RunReader<R> {
         let file = File::open(path).map_err(|e| Error::io(path, "open", e))?;
         let remaining = match count {
             Some(c) => c,
-            None => file.metadata().map_err(|e| Error::io(path, "stat", e))?.len() / std::mem::size_of::<R>() as u64,
+            None => {
+                file.metadata().map_err(|e| Error::io(path, "stat", e))?.len()
+                    / std::mem::size_of::<R>() as u64
+            }
         };
         Ok(RunReader {
             path: path.to_path_buf(),
