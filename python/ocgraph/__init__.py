@@ -15,6 +15,7 @@ release the GIL.
 
 from __future__ import annotations
 
+from ._build import from_edges, generate, import_edges
 from ._errors import (
     Error,
     FormatError,
@@ -23,7 +24,6 @@ from ._errors import (
     OcgraphIOError,
     VertexError,
 )
-from ._build import from_edges, generate, import_edges
 from ._graph import Graph, open
 from ._ocgraph import __version__
 

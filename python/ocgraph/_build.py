@@ -5,7 +5,7 @@ the opened :class:`Graph`."""
 from __future__ import annotations
 
 import os
-from typing import Any, Optional
+from typing import Any
 
 import numpy as np
 
@@ -34,7 +34,7 @@ def from_edges(
     src: Any,
     dst: Any,
     path: PathLike,
-    num_vertices: Optional[int] = None,
+    num_vertices: int | None = None,
     weights: Any = None,
     directed: bool = True,
     dedup: bool = False,
@@ -71,7 +71,9 @@ def from_edges(
         w = np.asarray(weights)
         if w.ndim != 1 or len(w) != len(s):
             raise InputError(f"weights must be a 1-D array of length {len(s)}, got shape {w.shape}")
-        if w.size and not (np.issubdtype(w.dtype, np.number) and not np.issubdtype(w.dtype, np.complexfloating)):
+        if w.size and not (
+            np.issubdtype(w.dtype, np.number) and not np.issubdtype(w.dtype, np.complexfloating)
+        ):
             raise InputError(f"weights must be real numbers, got dtype {w.dtype}")
         w = np.ascontiguousarray(w, dtype=np.float32)
     top = int(max(s.max(), d.max())) if len(s) else -1
@@ -107,7 +109,7 @@ def import_edges(
     weighted: bool = False,
     dedup: bool = False,
     drop_self_loops: bool = False,
-    relabel: Optional[str] = None,
+    relabel: str | None = None,
     format: str = "auto",
     memory: Size = "1GiB",
     overwrite: bool = False,
@@ -152,13 +154,13 @@ def import_edges(
 def generate(
     kind: str,
     path: PathLike,
-    scale: Optional[int] = None,
+    scale: int | None = None,
     edge_factor: int = 16,
-    n: Optional[int] = None,
-    m: Optional[int] = None,
-    p: Optional[float] = None,
-    rows: Optional[int] = None,
-    cols: Optional[int] = None,
+    n: int | None = None,
+    m: int | None = None,
+    p: float | None = None,
+    rows: int | None = None,
+    cols: int | None = None,
     seed: int = 1,
     directed: bool = False,
     weighted: bool = False,

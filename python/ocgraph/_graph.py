@@ -7,6 +7,8 @@ from typing import Any, Union
 
 import numpy as np
 
+from . import _ocgraph
+from ._errors import InvalidArgumentError
 from ._ocgraph import Graph as _NativeGraph
 
 Size = Union[int, str]
@@ -55,7 +57,8 @@ class Graph(_NativeGraph):
         """The out-adjacency as a ``scipy.sparse.csr_matrix`` of shape ``(n, n)``.
 
         Entry ``[u, v]`` is the weight of arc ``u -> v`` (1.0 when unweighted); undirected graphs
-        give a symmetric matrix. Loads the whole graph into memory: for graphs that fit.
+        give a symmetric matrix; duplicate arcs are summed (scipy's rule). Loads the whole graph
+        into memory: for graphs that fit.
         Needs scipy.
         """
         import scipy.sparse as sp
@@ -69,7 +72,9 @@ class Graph(_NativeGraph):
         """The graph as a ``networkx.DiGraph`` (directed) or ``networkx.Graph`` (undirected).
 
         Every vertex ``0 .. n-1`` is a node (isolated ones too); weighted graphs put the weight
-        in the ``'weight'`` edge attribute. Loads the whole graph into memory. Needs networkx.
+        in the ``'weight'`` edge attribute. networkx graphs are simple: duplicate arcs collapse
+        into one edge (the last one's weight is kept). Loads the whole graph into memory.
+        Needs networkx.
         """
         import networkx as nx
 
@@ -84,6 +89,95 @@ class Graph(_NativeGraph):
         else:
             h.add_weighted_edges_from(zip(src, dst, weights.astype(np.float64).tolist()))
         return h
+
+    # ----- algorithms -------------------------------------------------------------------
+    # Each runs in Rust with the GIL released. ``threads``: run on a pool of that many
+    # threads (default: all cores, shared pool).
+
+    def bfs(self, source: int, parents: bool = False, threads: int | None = None) -> Any:
+        """Breadth-first search from ``source`` along out-edges.
+
+        Returns the int64 array of hop depths (``-1`` for unreachable vertices), or with
+        ``parents=True`` the tuple ``(depths, parents)`` where ``parents`` holds each vertex's
+        BFS-tree parent (``-1`` unreachable; the source is its own parent).
+        """
+        depth, parent = _ocgraph._bfs(self, source, threads)
+        return (depth, parent) if parents else depth
+
+    def sssp(self, source: int, threads: int | None = None) -> np.ndarray:
+        """Single-source shortest-path distances from ``source`` along out-edges (float64;
+        ``inf`` for unreachable vertices). Uses the edge weights (which must be >= 0), or 1 per
+        edge on unweighted graphs. Parallel delta-stepping."""
+        return _ocgraph._sssp(self, source, threads)
+
+    def wcc(self, threads: int | None = None) -> np.ndarray:
+        """Weakly connected components: a uint32 label per vertex, the smallest vertex id of its
+        component (edge directions ignored)."""
+        return _ocgraph._wcc(self, threads)
+
+    def pagerank(
+        self,
+        damping: float = 0.85,
+        max_iter: int = 100,
+        tol: float = 1e-6,
+        personalization: Any = None,
+        weight: bool = True,
+        threads: int | None = None,
+    ) -> np.ndarray:
+        """PageRank scores (float64, summing to 1) with networkx's semantics
+        (``networkx.pagerank(G, alpha=damping, max_iter=..., tol=..., personalization=...)``):
+        dangling vertices redistribute by the personalization vector; iteration stops when the
+        L1 change is below ``num_vertices * tol``.
+
+        ``personalization``: ``None`` (uniform), a dict ``{vertex: weight}`` (missing vertices
+        get 0) or an array of ``num_vertices`` non-negative values; normalised internally.
+        ``weight``: use edge weights on weighted graphs. Unlike networkx, reaching ``max_iter``
+        without converging does not raise; the scores of the last iteration are returned.
+        """
+        p = None
+        if personalization is not None:
+            n = self.num_vertices
+            if isinstance(personalization, dict):
+                p = np.zeros(n, dtype=np.float64)
+                for v, x in personalization.items():
+                    if not 0 <= int(v) < n:
+                        raise InvalidArgumentError(f"personalization vertex {v} out of range")
+                    p[int(v)] = float(x)
+            else:
+                p = np.ascontiguousarray(personalization, dtype=np.float64)
+                if p.shape != (n,):
+                    raise InvalidArgumentError(
+                        f"personalization must have one value per vertex ({n}), got shape {p.shape}"
+                    )
+        scores, _iterations, _converged = _ocgraph._pagerank(
+            self, float(damping), int(max_iter), float(tol), p, bool(weight), threads
+        )
+        return scores
+
+    def triangle_count(self, threads: int | None = None) -> int:
+        """Exact number of triangles of the underlying undirected simple graph (directions,
+        duplicate edges and self-loops ignored); equals ``sum(nx.triangles(G).values()) // 3``."""
+        return _ocgraph._triangle_count(self, threads)
+
+    def diameter_estimate(self, start: int = 0, sweeps: int = 4, threads: int | None = None) -> int:
+        """A lower bound on the diameter (longest shortest hop distance along out-edges) from
+        ``sweeps`` BFS sweeps, starting at ``start``, each from the farthest vertex of the last."""
+        bound, _u, _v = _ocgraph._diameter_estimate(self, start, sweeps, threads)
+        return bound
+
+    def k_hop(self, v: int, k: int, threads: int | None = None) -> np.ndarray:
+        """Vertices within ``k`` hops of ``v`` along out-edges, excluding ``v`` (sorted uint32)."""
+        return _ocgraph._k_hop(self, v, k, threads)
+
+    def friends_of_friends(self, v: int, threads: int | None = None) -> np.ndarray:
+        """Vertices exactly two hops from ``v`` along out-edges: not ``v`` and not one of its
+        out-neighbours (sorted uint32)."""
+        return _ocgraph._friends_of_friends(self, v, threads)
+
+    def shortest_path(self, source: int, target: int, threads: int | None = None) -> list | None:
+        """A path with the fewest hops from ``source`` to ``target`` along out-edges, as a list
+        of vertices ``[source, ..., target]``, or ``None`` when ``target`` is unreachable."""
+        return _ocgraph._shortest_path(self, source, target, threads)
 
 
 def open(

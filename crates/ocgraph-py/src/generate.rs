@@ -18,8 +18,7 @@ fn build_generated(
     opts: BuildOptions,
 ) -> ocgraph_core::Result<BuildReport> {
     let mut b = GraphBuilder::new(out, opts)?;
-    b.reserve_vertices(generator.num_vertices());
-    generator.for_each_batch(&mut |batch| b.push(&batch.src, &batch.dst, batch.weights.as_deref()))?;
+    generate::generate_into(&mut b, generator, &NoProgress)?;
     b.finish(IdMap::Identity, &NoProgress)
 }
 

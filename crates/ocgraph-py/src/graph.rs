@@ -1,9 +1,10 @@
 //! `_ocgraph.Graph`: an opened graph. The public `ocgraph.Graph` subclasses it in Python and
 //! adds conversions (scipy, networkx) and the context-manager protocol.
 
-use std::sync::{Arc, RwLock};
+use std::sync::{Arc, OnceLock, RwLock};
 
 use numpy::{IntoPyArray, PyArray1};
+use ocgraph_core::ids::{IdLookup, OriginalId};
 use ocgraph_core::{Adjacency, Graph, Vertex};
 use pyo3::prelude::*;
 
@@ -14,12 +15,14 @@ use crate::options::{open_options, Size};
 #[pyclass(subclass, module = "ocgraph._ocgraph", name = "Graph")]
 pub(crate) struct PyGraph {
     inner: RwLock<Option<Arc<Graph>>>,
+    /// Original ids, loaded on first use.
+    ids: OnceLock<Arc<IdLookup>>,
 }
 
 impl PyGraph {
     /// Wraps an opened graph.
     pub(crate) fn from_graph(g: Graph) -> PyGraph {
-        PyGraph { inner: RwLock::new(Some(Arc::new(g))) }
+        PyGraph { inner: RwLock::new(Some(Arc::new(g))), ids: OnceLock::new() }
     }
 
     /// The graph, or `InvalidArgumentError` when it was closed.
@@ -29,6 +32,16 @@ impl PyGraph {
             .unwrap_or_else(|e| e.into_inner())
             .clone()
             .ok_or_else(|| invalid("operation on a closed graph"))
+    }
+
+    /// The original-id lookup, loaded on first use.
+    fn ids(&self, py: Python<'_>) -> PyResult<Arc<IdLookup>> {
+        if let Some(ids) = self.ids.get() {
+            return Ok(ids.clone());
+        }
+        let g = self.graph()?;
+        let ids = Arc::new(run(py, || g.ids().py())?);
+        Ok(self.ids.get_or_init(|| ids).clone())
     }
 
     /// Checks `0 <= v < num_vertices` and converts to a vertex id.
@@ -219,6 +232,35 @@ impl PyGraph {
             Ok(w)
         })?;
         Ok(w.into_pyarray(py))
+    }
+
+    /// The id vertex `v` had in the input: an int (integer ids, or identity graphs where it is
+    /// `v` itself) or a str (string ids). Raises `VertexError` when `v` is out of range.
+    fn original_id(&self, py: Python<'_>, v: i64) -> PyResult<PyObject> {
+        let g = self.graph()?;
+        let v = Self::check_vertex(&g, v)?;
+        let ids = self.ids(py)?;
+        Ok(match run(py, || Ok(ids.original(v)))? {
+            OriginalId::Int(i) => i.into_pyobject(py)?.into_any().unbind(),
+            OriginalId::Str(s) => s.into_pyobject(py)?.into_any().unbind(),
+        })
+    }
+
+    /// The vertex whose input id was `original_id` (an int or a str), or None when no vertex
+    /// had that id. The reverse map is built on the first call (O(n log n)).
+    fn vertex(&self, py: Python<'_>, original_id: &Bound<'_, PyAny>) -> PyResult<Option<Vertex>> {
+        let id = if let Ok(s) = original_id.extract::<String>() {
+            OriginalId::Str(s)
+        } else if let Ok(i) = original_id.extract::<i128>() {
+            match u64::try_from(i) {
+                Ok(i) => OriginalId::Int(i),
+                Err(_) => return Ok(None),
+            }
+        } else {
+            return Err(invalid(format!("an original id is an int or a str, got {original_id}")));
+        };
+        let ids = self.ids(py)?;
+        run(py, || Ok(ids.vertex(&id)))
     }
 
     /// I/O statistics of the page backend since open or the last `reset_io_stats()`, as a dict

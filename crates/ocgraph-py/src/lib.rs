@@ -5,9 +5,12 @@
 //! with panics caught ([`errors::run`]), so an I/O failure inside a page read raises
 //! `ocgraph.OcgraphIOError` instead of aborting the interpreter.
 
+mod algo;
 mod build;
 mod errors;
+mod generate;
 mod graph;
+mod import;
 mod options;
 
 use pyo3::prelude::*;
@@ -17,6 +20,17 @@ use pyo3::prelude::*;
 fn _ocgraph(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<graph::PyGraph>()?;
     m.add_function(wrap_pyfunction!(build::_from_edges, m)?)?;
+    m.add_function(wrap_pyfunction!(import::_import_edges, m)?)?;
+    m.add_function(wrap_pyfunction!(generate::_generate, m)?)?;
+    m.add_function(wrap_pyfunction!(algo::_bfs, m)?)?;
+    m.add_function(wrap_pyfunction!(algo::_sssp, m)?)?;
+    m.add_function(wrap_pyfunction!(algo::_wcc, m)?)?;
+    m.add_function(wrap_pyfunction!(algo::_pagerank, m)?)?;
+    m.add_function(wrap_pyfunction!(algo::_triangle_count, m)?)?;
+    m.add_function(wrap_pyfunction!(algo::_diameter_estimate, m)?)?;
+    m.add_function(wrap_pyfunction!(algo::_k_hop, m)?)?;
+    m.add_function(wrap_pyfunction!(algo::_friends_of_friends, m)?)?;
+    m.add_function(wrap_pyfunction!(algo::_shortest_path, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

@@ -1,0 +1,178 @@
+//! Analytics kernels on an opened graph (`_ocgraph._bfs`, ...). The Python `Graph` methods
+//! wrap these; each runs with the GIL released, on a rayon pool of `threads` threads when given.
+
+use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1};
+use ocgraph_algo as algo;
+use ocgraph_core::Graph;
+use pyo3::prelude::*;
+
+use crate::errors::{invalid, run, IntoPy};
+use crate::graph::PyGraph;
+
+/// Runs `f` on a dedicated rayon pool of `threads` threads (`None`: the global pool).
+fn with_threads<T: Send>(threads: Option<usize>, f: impl FnOnce() -> PyResult<T> + Send) -> PyResult<T> {
+    match threads {
+        None => f(),
+        Some(0) => Err(invalid("threads must be at least 1")),
+        Some(t) => {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(t)
+                .build()
+                .map_err(|e| invalid(format!("cannot start {t} threads: {e}")))?;
+            pool.install(f)
+        }
+    }
+}
+
+/// Runs `f(graph)` with the GIL released, panics caught, on `threads` threads.
+fn kernel<T: Send>(
+    py: Python<'_>,
+    g: &PyGraph,
+    threads: Option<usize>,
+    f: impl FnOnce(&Graph) -> PyResult<T> + Send,
+) -> PyResult<T> {
+    let graph = g.graph()?;
+    run(py, || with_threads(threads, || f(&graph)))
+}
+
+/// BFS depths (int64, -1 unreachable) and parents (int64, -1 unreachable; source's is itself).
+#[pyfunction]
+#[pyo3(signature = (g, source, threads=None))]
+#[allow(clippy::type_complexity)]
+pub(crate) fn _bfs<'py>(
+    py: Python<'py>,
+    g: &PyGraph,
+    source: i64,
+    threads: Option<usize>,
+) -> PyResult<(Bound<'py, PyArray1<i64>>, Bound<'py, PyArray1<i64>>)> {
+    let r = kernel(py, g, threads, |gr| {
+        let s = PyGraph::check_vertex(gr, source)?;
+        algo::bfs(&gr.out(), &gr.in_(), s).py()
+    })?;
+    Ok((r.depth.into_pyarray(py), r.parent.into_pyarray(py)))
+}
+
+/// Shortest-path distances from `source` over out-edges (float64, inf unreachable; weights, or
+/// 1 per edge when unweighted).
+#[pyfunction]
+#[pyo3(signature = (g, source, threads=None))]
+pub(crate) fn _sssp<'py>(
+    py: Python<'py>,
+    g: &PyGraph,
+    source: i64,
+    threads: Option<usize>,
+) -> PyResult<Bound<'py, PyArray1<f64>>> {
+    let d = kernel(py, g, threads, |gr| {
+        let s = PyGraph::check_vertex(gr, source)?;
+        algo::sssp(&gr.out(), s, None).py()
+    })?;
+    Ok(d.into_pyarray(py))
+}
+
+/// Weakly connected component labels (uint32): the smallest vertex id of each component.
+#[pyfunction]
+#[pyo3(signature = (g, threads=None))]
+pub(crate) fn _wcc<'py>(
+    py: Python<'py>,
+    g: &PyGraph,
+    threads: Option<usize>,
+) -> PyResult<Bound<'py, PyArray1<u32>>> {
+    let l = kernel(py, g, threads, |gr| algo::wcc(&gr.out(), &gr.in_()).py())?;
+    Ok(l.into_pyarray(py))
+}
+
+/// PageRank scores (float64, sum 1), iterations, converged.
+#[pyfunction]
+#[pyo3(signature = (g, damping, max_iter, tol, personalization, weight, threads=None))]
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn _pagerank<'py>(
+    py: Python<'py>,
+    g: &PyGraph,
+    damping: f64,
+    max_iter: usize,
+    tol: f64,
+    personalization: Option<PyReadonlyArray1<'py, f64>>,
+    weight: bool,
+    threads: Option<usize>,
+) -> PyResult<(Bound<'py, PyArray1<f64>>, usize, bool)> {
+    let personalization = match &personalization {
+        Some(p) => Some(p.as_slice()?.to_vec()),
+        None => None,
+    };
+    let opts = algo::PageRankOptions { damping, max_iter, tol, personalization, use_weights: weight };
+    let r = kernel(py, g, threads, |gr| algo::pagerank(&gr.out(), &gr.in_(), &opts).py())?;
+    Ok((r.scores.into_pyarray(py), r.iterations, r.converged))
+}
+
+/// Exact number of triangles of the underlying undirected simple graph.
+#[pyfunction]
+#[pyo3(signature = (g, threads=None))]
+pub(crate) fn _triangle_count(py: Python<'_>, g: &PyGraph, threads: Option<usize>) -> PyResult<u64> {
+    kernel(py, g, threads, |gr| algo::triangle_count(&gr.out(), &gr.in_()).py())
+}
+
+/// Diameter lower bound by repeated BFS sweeps: (bound, endpoint u, endpoint v).
+#[pyfunction]
+#[pyo3(signature = (g, start, sweeps, threads=None))]
+pub(crate) fn _diameter_estimate(
+    py: Python<'_>,
+    g: &PyGraph,
+    start: i64,
+    sweeps: usize,
+    threads: Option<usize>,
+) -> PyResult<(u64, u32, u32)> {
+    kernel(py, g, threads, |gr| {
+        let s = PyGraph::check_vertex(gr, start)?;
+        let e = algo::diameter_estimate(&gr.out(), &gr.in_(), s, sweeps).py()?;
+        Ok((e.lower_bound, e.endpoints.0, e.endpoints.1))
+    })
+}
+
+/// Vertices within `k` hops of `v` (excluding `v`), sorted (uint32).
+#[pyfunction]
+#[pyo3(signature = (g, v, k, threads=None))]
+pub(crate) fn _k_hop<'py>(
+    py: Python<'py>,
+    g: &PyGraph,
+    v: i64,
+    k: u32,
+    threads: Option<usize>,
+) -> PyResult<Bound<'py, PyArray1<u32>>> {
+    let r = kernel(py, g, threads, |gr| {
+        let v = PyGraph::check_vertex(gr, v)?;
+        algo::k_hop(&gr.out(), v, k).py()
+    })?;
+    Ok(r.into_pyarray(py))
+}
+
+/// Vertices exactly two hops from `v` (not `v`, not its out-neighbours), sorted (uint32).
+#[pyfunction]
+#[pyo3(signature = (g, v, threads=None))]
+pub(crate) fn _friends_of_friends<'py>(
+    py: Python<'py>,
+    g: &PyGraph,
+    v: i64,
+    threads: Option<usize>,
+) -> PyResult<Bound<'py, PyArray1<u32>>> {
+    let r = kernel(py, g, threads, |gr| {
+        let v = PyGraph::check_vertex(gr, v)?;
+        algo::friends_of_friends(&gr.out(), v).py()
+    })?;
+    Ok(r.into_pyarray(py))
+}
+
+/// A shortest (fewest hops) path `s .. t` as a list of vertices, or None.
+#[pyfunction]
+#[pyo3(signature = (g, s, t, threads=None))]
+pub(crate) fn _shortest_path(
+    py: Python<'_>,
+    g: &PyGraph,
+    s: i64,
+    t: i64,
+    threads: Option<usize>,
+) -> PyResult<Option<Vec<u32>>> {
+    kernel(py, g, threads, |gr| {
+        let (s, t) = (PyGraph::check_vertex(gr, s)?, PyGraph::check_vertex(gr, t)?);
+        algo::shortest_path(&gr.out(), &gr.in_(), s, t).py()
+    })
+}
