@@ -7,9 +7,9 @@ import itertools
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from conftest import graph_arcs, open_with, random_edges, reference_arcs
 
 import ocgraph
+from conftest import graph_arcs, open_with, random_edges, reference_arcs
 
 CASES = list(itertools.product([True, False], [False, True], [False, True], [False, True]))
 

@@ -1,0 +1,142 @@
+"""Every algorithm against networkx on random graphs (directed and undirected, both backends)."""
+
+from __future__ import annotations
+
+import math
+
+import networkx as nx
+import numpy as np
+import pytest
+
+import ocgraph
+from conftest import open_with, random_edges
+
+
+@pytest.fixture(scope="module")
+def graphs(tmp_path_factory):
+    """Random simple graphs (dedup, no self-loops): (path, networkx graph) for each case."""
+    out = []
+    rng = np.random.default_rng(2024)
+    base = tmp_path_factory.mktemp("algo")
+    for i in range(8):
+        directed = i % 2 == 0
+        weighted = i % 4 < 2
+        n = int(rng.integers(5, 80))
+        src, dst, w = random_edges(rng, n, int(rng.integers(n, 4 * n)), weighted)
+        path = base / f"g{i}"
+        g = ocgraph.from_edges(
+            src, dst, path, num_vertices=n, weights=w, directed=directed, dedup=True, drop_self_loops=True
+        )
+        out.append((path, g.to_networkx()))
+        g.close()
+    return out
+
+
+def each(graphs, backend):
+    for path, h in graphs:
+        yield open_with(path, backend), h
+
+
+def test_bfs(graphs, backend):
+    for g, h in each(graphs, backend):
+        for s in range(0, g.num_vertices, 7):
+            depth, parent = g.bfs(s, parents=True)
+            ref = nx.single_source_shortest_path_length(h, s)
+            expect = np.array([ref.get(v, -1) for v in range(g.num_vertices)])
+            np.testing.assert_array_equal(depth, expect)
+            assert depth.dtype == np.int64
+            assert parent[s] == s
+            for v in range(g.num_vertices):
+                if v != s and depth[v] > 0:
+                    assert h.has_edge(parent[v], v) and depth[parent[v]] == depth[v] - 1
+                elif depth[v] < 0:
+                    assert parent[v] == -1
+
+
+def test_sssp(graphs, backend):
+    for g, h in each(graphs, backend):
+        for s in range(0, g.num_vertices, 11):
+            dist = g.sssp(s, threads=2)
+            ref = nx.single_source_dijkstra_path_length(h, s, weight="weight")
+            expect = np.array([ref.get(v, math.inf) for v in range(g.num_vertices)])
+            np.testing.assert_allclose(dist, expect, rtol=1e-9)
+
+
+def test_wcc(graphs, backend):
+    for g, h in each(graphs, backend):
+        labels = g.wcc()
+        comps = nx.weakly_connected_components(h) if h.is_directed() else nx.connected_components(h)
+        for comp in comps:
+            assert {int(labels[v]) for v in comp} == {min(comp)}
+
+
+@pytest.mark.parametrize("threads", [None, 1])
+def test_pagerank(graphs, backend, threads):
+    for g, h in each(graphs, backend):
+        pr = g.pagerank(threads=threads)
+        ref = nx.pagerank(h, alpha=0.85, max_iter=100, tol=1e-6)
+        expect = np.array([ref[v] for v in range(g.num_vertices)])
+        assert abs(pr.sum() - 1) < 1e-9
+        assert np.abs(pr - expect).sum() < 1e-6
+
+
+def test_pagerank_personalization(graphs):
+    path, h = graphs[0]
+    g = ocgraph.open(path)
+    pers = {0: 1.0, 3: 2.0}
+    ref = nx.pagerank(h, alpha=0.7, personalization=pers, tol=1e-8, max_iter=200)
+    expect = np.array([ref[v] for v in range(g.num_vertices)])
+    got = g.pagerank(damping=0.7, personalization=pers, tol=1e-8, max_iter=200)
+    assert np.abs(got - expect).sum() < 1e-6
+    arr = np.zeros(g.num_vertices)
+    arr[0], arr[3] = 1.0, 2.0
+    np.testing.assert_allclose(g.pagerank(damping=0.7, personalization=arr, tol=1e-8, max_iter=200), got)
+    with pytest.raises(ocgraph.InvalidArgumentError):
+        g.pagerank(personalization=np.ones(3))
+
+
+def test_triangles_diameter_paths(graphs, backend):
+    for g, h in each(graphs, backend):
+        u = h.to_undirected() if h.is_directed() else h
+        assert g.triangle_count() == sum(nx.triangles(u).values()) // 3
+        # Diameter estimate: a true eccentricity, so at most the largest finite distance.
+        lengths = dict(nx.all_pairs_shortest_path_length(h))
+        true_max = max(d for row in lengths.values() for d in row.values())
+        est = g.diameter_estimate()
+        assert 0 <= est <= true_max
+        for s in range(0, g.num_vertices, 9):
+            for t in range(0, g.num_vertices, 5):
+                p = g.shortest_path(s, t)
+                if t in lengths[s]:
+                    assert p is not None and p[0] == s and p[-1] == t
+                    assert len(p) - 1 == lengths[s][t]
+                    assert all(h.has_edge(a, b) for a, b in zip(p, p[1:]))
+                else:
+                    assert p is None
+
+
+def test_k_hop_and_friends_of_friends(graphs, backend):
+    for g, h in each(graphs, backend):
+        for v in range(0, g.num_vertices, 6):
+            lengths = nx.single_source_shortest_path_length(h, v, cutoff=3)
+            for k in (0, 1, 2, 3):
+                expect = sorted(x for x, d in lengths.items() if 0 < d <= k)
+                assert g.k_hop(v, k).tolist() == expect
+            fof = sorted(x for x, d in lengths.items() if d == 2)
+            assert g.friends_of_friends(v).tolist() == fof
+
+
+def test_algorithms_check_vertices(graphs):
+    g = ocgraph.open(graphs[0][0])
+    n = g.num_vertices
+    for call in (
+        lambda: g.bfs(n),
+        lambda: g.sssp(-1),
+        lambda: g.k_hop(n, 1),
+        lambda: g.shortest_path(0, n),
+        lambda: g.friends_of_friends(n + 5),
+    ):
+        with pytest.raises(ocgraph.VertexError):
+            call()
+    with pytest.raises(ocgraph.InvalidArgumentError):
+        g.wcc(threads=0)

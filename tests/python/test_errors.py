@@ -1,0 +1,103 @@
+"""Error classes for bad input, bad arguments and broken graph directories."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import ocgraph
+
+
+def test_hierarchy():
+    assert issubclass(ocgraph.OcgraphIOError, OSError)
+    assert issubclass(ocgraph.InvalidArgumentError, ValueError)
+    assert issubclass(ocgraph.VertexError, IndexError)
+    for cls in (ocgraph.FormatError, ocgraph.InputError, ocgraph.OcgraphIOError, ocgraph.VertexError):
+        assert issubclass(cls, ocgraph.Error)
+
+
+def test_open_missing_directory(tmp_path):
+    with pytest.raises(ocgraph.OcgraphIOError) as e:
+        ocgraph.open(tmp_path / "nope")
+    assert "nope" in str(e.value)
+    assert e.value.filename.endswith("nope")
+
+
+def test_open_corrupt_graph(tmp_path):
+    ocgraph.from_edges([0, 1], [1, 2], tmp_path / "g")
+    manifest = tmp_path / "g" / "manifest"
+    data = bytearray(manifest.read_bytes())
+    data[-2] ^= 0xFF  # flip a byte of the JSON body: checksum mismatch
+    manifest.write_bytes(bytes(data))
+    with pytest.raises(ocgraph.FormatError):
+        ocgraph.open(tmp_path / "g")
+    manifest.write_bytes(b"not a graph")
+    with pytest.raises(ocgraph.FormatError):
+        ocgraph.open(tmp_path / "g")
+
+
+def test_truncated_data_file(tmp_path):
+    ocgraph.from_edges(np.arange(2000), np.arange(1, 2001), tmp_path / "g")
+    victim = next(p for p in (tmp_path / "g").iterdir() if p.name != "manifest")
+    victim.write_bytes(victim.read_bytes()[:100])
+    with pytest.raises(ocgraph.FormatError):
+        ocgraph.open(tmp_path / "g")
+
+
+def test_bad_options(tmp_path):
+    ocgraph.from_edges([0], [1], tmp_path / "g")
+    with pytest.raises(ocgraph.InvalidArgumentError):
+        ocgraph.open(tmp_path / "g", backend="tape")
+    with pytest.raises(ValueError):
+        ocgraph.open(tmp_path / "g", backend="pool", memory="12 parsecs")
+    with pytest.raises(ocgraph.InvalidArgumentError):
+        ocgraph.open(tmp_path / "g", advice="sometimes")
+    with pytest.raises(ocgraph.InvalidArgumentError):
+        ocgraph.import_edges(tmp_path / "x", tmp_path / "y", format="xml")
+    with pytest.raises(ocgraph.InvalidArgumentError):
+        ocgraph.import_edges(tmp_path / "x", tmp_path / "y", relabel="random")
+    with pytest.raises(ocgraph.InvalidArgumentError):
+        ocgraph.generate("kronecker", tmp_path / "k")  # no scale
+    with pytest.raises(ocgraph.InvalidArgumentError):
+        ocgraph.generate("smallworld", tmp_path / "k", scale=3)
+
+
+def test_from_edges_validation(tmp_path):
+    with pytest.raises(ocgraph.InputError, match="different lengths"):
+        ocgraph.from_edges([0, 1], [1], tmp_path / "a")
+    with pytest.raises(ocgraph.InputError, match="negative"):
+        ocgraph.from_edges([0, -1], [1, 2], tmp_path / "b")
+    with pytest.raises(ocgraph.InputError, match="out of range"):
+        ocgraph.from_edges([0, 1], [1, 5], tmp_path / "c", num_vertices=5)
+    with pytest.raises(ocgraph.InputError, match="integers"):
+        ocgraph.from_edges([0.5], [1.0], tmp_path / "d")
+    with pytest.raises(ocgraph.InputError, match="weights"):
+        ocgraph.from_edges([0, 1], [1, 2], tmp_path / "e", weights=[1.0])
+    with pytest.raises(ocgraph.InvalidArgumentError):
+        ocgraph.from_edges([0], [1], tmp_path / "f", num_vertices=2**33)
+    assert not any(tmp_path.iterdir())  # nothing half-written
+
+
+def test_malformed_edge_list_names_the_line(tmp_path):
+    (tmp_path / "bad.txt").write_text("0 1\n1 2\n2 x3\n")
+    with pytest.raises(ocgraph.InputError, match=r"bad\.txt:3"):
+        ocgraph.import_edges(tmp_path / "bad.txt", tmp_path / "g", format="text")
+    with pytest.raises(ocgraph.OcgraphIOError):
+        ocgraph.import_edges(tmp_path / "missing.txt", tmp_path / "g")
+    assert not (tmp_path / "g").exists()
+
+
+def test_vertex_out_of_range_and_closed_graph(tmp_path):
+    g = ocgraph.from_edges([0, 1], [1, 2], tmp_path / "g")
+    for call in (lambda: g.neighbors(3), lambda: g.in_neighbors(-1), lambda: g.out_degree(99)):
+        with pytest.raises(IndexError):
+            call()
+    with pytest.raises(ocgraph.InvalidArgumentError):
+        g.edge_weights(3)
+    assert "3 vertices" in repr(g)
+    with g:
+        assert g.num_vertices == 3
+    assert g.closed and "closed" in repr(g)
+    with pytest.raises(ocgraph.InvalidArgumentError, match="closed"):
+        g.neighbors(0)
+    g.close()  # closing twice is fine
