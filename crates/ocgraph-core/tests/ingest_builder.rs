@@ -6,7 +6,13 @@ use ingest_common::{open_lists, reference};
 use ocgraph_core::ingest::{BuildOptions, GraphBuilder, IdMap, NoProgress};
 use proptest::prelude::*;
 
-fn build(dir: &std::path::Path, n: usize, edges: &[(u32, u32, f32)], o: &BuildOptions, batch: usize) -> ocgraph_core::ingest::BuildReport {
+fn build(
+    dir: &std::path::Path,
+    n: usize,
+    edges: &[(u32, u32, f32)],
+    o: &BuildOptions,
+    batch: usize,
+) -> ocgraph_core::ingest::BuildReport {
     let mut b = GraphBuilder::new(dir, o.clone()).unwrap();
     b.reserve_vertices(n as u64);
     for chunk in edges.chunks(batch.max(1)) {

@@ -43,9 +43,19 @@ fn malformed_lines() {
     assert!(m.contains("c.txt:3:"), "{m}");
     let m = fails("d.csv", b"s,t\n1,2\n3\n", &opts(), ErrorKind::Input);
     assert!(m.contains("d.csv:3:"), "{m}");
-    let m = fails("e.mtx", b"%%MatrixMarket matrix coordinate pattern general\n% c\n3 3 2\n1 2\n0 1\n", &opts(), ErrorKind::Input);
+    let m = fails(
+        "e.mtx",
+        b"%%MatrixMarket matrix coordinate pattern general\n% c\n3 3 2\n1 2\n0 1\n",
+        &opts(),
+        ErrorKind::Input,
+    );
     assert!(m.contains("e.mtx:5:"), "{m}");
-    let m = fails("f.mtx", b"%%MatrixMarket matrix coordinate pattern general\n3 3 3\n1 2\n", &opts(), ErrorKind::Input);
+    let m = fails(
+        "f.mtx",
+        b"%%MatrixMarket matrix coordinate pattern general\n3 3 3\n1 2\n",
+        &opts(),
+        ErrorKind::Input,
+    );
     assert!(m.contains("declares 3 entries"), "{m}");
     fails("g.mtx", b"%%MatrixMarket matrix array real general\n3 3\n", &opts(), ErrorKind::Input);
 }

@@ -29,7 +29,8 @@ fn encodings(n: usize, edges: &[(u32, u32, f32)]) -> Vec<(&'static str, Vec<u8>,
     for (u, v, w) in edges {
         csv += &format!("{u}, {v},{w}\n");
     }
-    let mut mtx = format!("%%MatrixMarket matrix coordinate real general\n% made by a test\n{n} {n} {}\n", edges.len());
+    let mut mtx =
+        format!("%%MatrixMarket matrix coordinate real general\n% made by a test\n{n} {n} {}\n", edges.len());
     for (u, v, w) in edges {
         mtx += &format!("{} {} {w}\n", u + 1, v + 1);
     }
@@ -119,10 +120,9 @@ fn relabel_first_seen_and_sorted_with_id_lookup() {
     let tmp = scratch();
     let big = 10_000_000_000u64;
     let input = write(tmp.path(), "e.txt", format!("{big} 7\n7 3\n3 {big}\n42 7\n").as_bytes());
-    for (relabel, order) in [
-        (Relabel::FirstSeen, vec![big, 7, 3, 42]),
-        (Relabel::Sorted, vec![3, 7, 42, big]),
-    ] {
+    for (relabel, order) in
+        [(Relabel::FirstSeen, vec![big, 7, 3, 42]), (Relabel::Sorted, vec![3, 7, 42, big])]
+    {
         let out = tmp.path().join(format!("{relabel:?}"));
         let opts = ImportOptions { relabel, ..ImportOptions::default() };
         let r = import(&input, &out, &opts, &NoProgress).unwrap();
@@ -166,14 +166,20 @@ fn string_ids_relabel_and_lookup() {
             assert_eq!(ids.original(v as u32), OriginalId::Str(name.to_string()));
             assert_eq!(ids.vertex(&OriginalId::Str(name.to_string())), Some(v as u32));
         }
-        assert_eq!(ids.vertex(&OriginalId::Int(12)), Some(order.iter().position(|&s| s == "12").unwrap() as u32));
+        assert_eq!(
+            ids.vertex(&OriginalId::Int(12)),
+            Some(order.iter().position(|&s| s == "12").unwrap() as u32)
+        );
         assert_eq!(ids.vertex(&OriginalId::Str("erin".into())), None);
         let v = |s: &str| order.iter().position(|&o| o == s).unwrap() as u32;
-        assert_eq!(&*g.out().neighbors(v("bob")), &{
-            let mut l = vec![v("alice"), v("carol")];
-            l.sort();
-            l
-        }[..]);
+        assert_eq!(
+            &*g.out().neighbors(v("bob")),
+            &{
+                let mut l = vec![v("alice"), v("carol")];
+                l.sort();
+                l
+            }[..]
+        );
         ocgraph_core::format::check_graph(&out).unwrap();
     }
 }

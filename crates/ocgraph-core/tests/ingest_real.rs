@@ -52,7 +52,8 @@ fn cnr_2000_directed() {
     let tmp = scratch();
     for (k, memory) in [1u64 << 30, 8 << 20].into_iter().enumerate() {
         let out = tmp.path().join(format!("cnr{k}"));
-        let opts = ImportOptions { build: BuildOptions { memory, ..BuildOptions::default() }, ..Default::default() };
+        let opts =
+            ImportOptions { build: BuildOptions { memory, ..BuildOptions::default() }, ..Default::default() };
         let r = import(&data("cnr-2000.el.gz"), &out, &opts, &NoProgress).unwrap();
         assert_eq!((r.num_vertices, r.num_edges, r.num_arcs), (325_557, 3_216_152, 3_216_152));
         assert_eq!(r.spilled_runs > 0, k == 1);
