@@ -298,7 +298,7 @@ fn build<R: Record>(
     let mut count = 0u64;
     merge_all::<R>(&mut b.runs, o.memory, o.dedup, |r| {
         count += 1;
-        if count % (1 << 20) == 0 {
+        if count.is_multiple_of(1 << 20) {
             progress.advance(1 << 20);
         }
         sink.push(r)

@@ -180,7 +180,7 @@ fn scan(
     if let InputFormat::Binary32 | InputFormat::Binary64 = format {
         let wide = format == InputFormat::Binary64;
         let record = if wide { 16 } else { 8 };
-        if !input.gzip && input.file_len % record != 0 {
+        if !input.gzip && !input.file_len.is_multiple_of(record) {
             return Err(Error::input_offset(
                 path,
                 input.file_len / record * record,

@@ -88,13 +88,11 @@ impl<R: Record> MemCsr<R> {
             .collect();
         if dedup {
             let mut write = 0u64;
-            let mut v = 0usize;
-            for len in lens.into_iter().flatten() {
+            for (v, len) in lens.into_iter().flatten().enumerate() {
                 let old = self.offsets[v];
                 self.offsets[v] = write;
                 self.entries.copy_within(old as usize..(old + len) as usize, write as usize);
                 write += len;
-                v += 1;
             }
             self.offsets[n] = write;
             self.entries.truncate(write as usize);
