@@ -63,17 +63,11 @@ impl Kronecker {
             }
             let r = bits as u32;
             bits >>= 32;
-            u <<= 1;
-            v <<= 1;
-            if r < T_A {
-            } else if r < T_AB {
-                v |= 1;
-            } else if r < T_ABC {
-                u |= 1;
-            } else {
-                u |= 1;
-                v |= 1;
-            }
+            // Branch-free quadrant choice: [0,a) -> (0,0), [a,a+b) -> (0,1), [a+b,a+b+c) -> (1,0),
+            // [a+b+c,1) -> (1,1).
+            let (ge_a, ge_ab, ge_abc) = ((r >= T_A) as u64, (r >= T_AB) as u64, (r >= T_ABC) as u64);
+            u = (u << 1) | ge_ab;
+            v = (v << 1) | (ge_a ^ ge_ab ^ ge_abc);
         }
         (u, v)
     }
@@ -207,6 +201,22 @@ mod tests {
         assert_ne!(argmax, 0);
         let isolated = deg.iter().filter(|&&d| d == 0).count();
         assert!(isolated > n / 10, "R-MAT leaves many vertices isolated, got {isolated}");
+    }
+
+    #[test]
+    fn quadrant_frequencies_match_graph500_parameters() {
+        let g = kronecker(1, 1, 0).unwrap();
+        let mut rng = block_rng(9, 0);
+        let mut counts = [0u32; 4];
+        let draws = 400_000;
+        for _ in 0..draws {
+            let (u, v) = g.rmat_edge(&mut rng);
+            counts[(u * 2 + v) as usize] += 1;
+        }
+        for (c, want) in counts.iter().zip([A, B, C, 1.0 - A - B - C]) {
+            let f = *c as f64 / draws as f64;
+            assert!((f - want).abs() < 0.005, "{counts:?}");
+        }
     }
 
     #[test]
