@@ -65,7 +65,7 @@ fn teleport_vector(n: usize, opts: &PageRankOptions) -> Result<Vec<f64>> {
     if !(0.0..=1.0).contains(&opts.damping) {
         return Err(Error::invalid(format!("damping must be in [0, 1], got {}", opts.damping)));
     }
-    if !(opts.tol >= 0.0) {
+    if opts.tol.is_nan() || opts.tol < 0.0 {
         return Err(Error::invalid(format!("tol must be non-negative, got {}", opts.tol)));
     }
     match &opts.personalization {
@@ -107,7 +107,7 @@ fn out_weights<O: Adjacency>(out: &O, weighted: bool) -> Result<Vec<f64>> {
             out.for_each_weighted_in_range(block, |u, nbrs, ws| {
                 let mut s = 0.0;
                 for (&v, &x) in nbrs.iter().zip(ws) {
-                    if !(x >= 0.0) {
+                    if x.is_nan() || x < 0.0 {
                         bad.get_or_insert((u, v, x));
                     }
                     s += x as f64;

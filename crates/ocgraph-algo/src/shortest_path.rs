@@ -22,7 +22,7 @@ use crate::bfs::{check_directions, check_vertex};
 /// frontier, or `Err(meeting vertex)` when a vertex already in `other` is reached.
 fn expand<A: Adjacency>(
     g: &A,
-    frontier: &mut Vec<Vertex>,
+    frontier: &mut [Vertex],
     mine: &mut HashMap<Vertex, Vertex>,
     other: &HashMap<Vertex, Vertex>,
 ) -> std::result::Result<Vec<Vertex>, Vertex> {
