@@ -14,12 +14,14 @@ DATA = Path(__file__).resolve().parents[2] / "data"
 
 # A pool far smaller than the test graphs, so that pages are evicted and re-read.
 POOL_OPTS = {"backend": "pool", "memory": "64KiB", "page_size": "4KiB", "policy": "clock"}
+# For the real graphs in data/: still far below their size, but fewer re-reads.
+REAL_POOL_MEMORY = "1MiB"
 BACKENDS = ["mmap", "pool"]
 
 
-def open_with(path, backend: str) -> ocgraph.Graph:
-    """Opens ``path`` with ``backend`` ("mmap" or a tiny "pool")."""
-    opts = POOL_OPTS if backend == "pool" else {"backend": "mmap"}
+def open_with(path, backend: str, memory: str | None = None) -> ocgraph.Graph:
+    """Opens ``path`` with ``backend`` ("mmap" or a tiny "pool" of ``memory`` bytes)."""
+    opts = dict(POOL_OPTS, memory=memory or POOL_OPTS["memory"]) if backend == "pool" else {"backend": "mmap"}
     try:
         return ocgraph.open(path, **opts)
     except ocgraph.InvalidArgumentError as e:

@@ -101,3 +101,21 @@ def test_vertex_out_of_range_and_closed_graph(tmp_path):
     with pytest.raises(ocgraph.InvalidArgumentError, match="closed"):
         g.neighbors(0)
     g.close()  # closing twice is fine
+
+
+@pytest.mark.parametrize("backend", ["mmap", "pool"])
+def test_engine_panic_becomes_ocgraph_error(tmp_path, backend):
+    """A corrupted offsets file (not checked on open) makes the engine fail mid-read: the
+    failure must surface as ocgraph.Error, not kill the interpreter."""
+    from conftest import open_with
+
+    ocgraph.from_edges([0, 1, 2], [1, 2, 0], tmp_path / "g")
+    offsets = np.fromfile(tmp_path / "g" / "out.offsets", dtype=np.uint64)
+    offsets[1] = 2**40
+    offsets.tofile(tmp_path / "g" / "out.offsets")
+    g = open_with(tmp_path / "g", backend)
+    with pytest.raises(ocgraph.Error):
+        g.neighbors(0)
+    with pytest.raises(ocgraph.FormatError, match="decrease"):
+        g.out_degrees()
+    assert g.neighbors(2).tolist() == [0]  # the graph object is still usable

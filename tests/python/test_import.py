@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import ocgraph
-from conftest import DATA, open_with, random_edges
+from conftest import DATA, REAL_POOL_MEMORY, open_with, random_edges
 
 
 def write(path, fmt: str, src, dst, w, n: int, symmetric: bool = False):
@@ -170,7 +170,7 @@ def real_refs(real_graphs):
 @pytest.mark.parametrize("name", ["ca-AstroPh.txt.gz", "road-usroads.mtx.gz"])
 def test_real_graph_algorithms(real_graphs, real_refs, backend, name):
     """AstroPh (undirected) and road (undirected, high diameter) against networkx."""
-    g = open_with(real_graphs[name], backend)
+    g = open_with(real_graphs[name], backend, memory=REAL_POOL_MEMORY)
     ref = real_refs[name]
     assert len(np.unique(g.wcc())) == ref["ncomp"]
     depth = g.bfs(ref["source"])

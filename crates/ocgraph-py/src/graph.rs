@@ -8,7 +8,7 @@ use ocgraph_core::ids::{IdLookup, OriginalId};
 use ocgraph_core::{Adjacency, Graph, Vertex};
 use pyo3::prelude::*;
 
-use crate::errors::{invalid, run, vertex_out_of_range, IntoPy};
+use crate::errors::{invalid, run, to_pyerr, vertex_out_of_range, IntoPy};
 use crate::options::{open_options, Size};
 
 /// An opened on-disk graph (engine side). Use `ocgraph.open` to get one.
@@ -60,11 +60,13 @@ enum Dir {
     In,
 }
 
-fn degrees(g: &Graph, dir: Dir) -> Vec<i64> {
+/// All degrees of one direction, read in chunks of offsets. Decreasing offsets (a corrupted
+/// file) give a `FormatError`.
+fn degrees(g: &Graph, dir: Dir) -> PyResult<Vec<i64>> {
     let n = g.num_vertices();
     let mut out = Vec::with_capacity(n);
     if n == 0 {
-        return out;
+        return Ok(out);
     }
     let d = match dir {
         Dir::Out => g.out(),
@@ -75,10 +77,18 @@ fn degrees(g: &Graph, dir: Dir) -> Vec<i64> {
     while (lo as usize) < n {
         let hi = (lo as u64 + CHUNK as u64).min(n as u64) as u32;
         let offs = d.offsets(lo, hi);
-        out.extend(offs.windows(2).map(|w| (w[1] - w[0]) as i64));
+        for (i, w) in offs.windows(2).enumerate() {
+            let deg = w[1].checked_sub(w[0]).ok_or_else(|| {
+                to_pyerr(ocgraph_core::Error::format(
+                    g.path(),
+                    format!("CSR offsets decrease at vertex {}", lo as usize + i),
+                ))
+            })?;
+            out.push(deg as i64);
+        }
         lo = hi;
     }
-    out
+    Ok(out)
 }
 
 /// The out-CSR: (indptr, indices, weights) with weights `None` when unweighted.
@@ -195,13 +205,13 @@ impl PyGraph {
     /// Out-degrees of all vertices as an int64 numpy array.
     fn out_degrees<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyArray1<i64>>> {
         let g = self.graph()?;
-        Ok(run(py, || Ok(degrees(&g, Dir::Out)))?.into_pyarray(py))
+        Ok(run(py, || degrees(&g, Dir::Out))?.into_pyarray(py))
     }
 
     /// In-degrees of all vertices as an int64 numpy array.
     fn in_degrees<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyArray1<i64>>> {
         let g = self.graph()?;
-        Ok(run(py, || Ok(degrees(&g, Dir::In)))?.into_pyarray(py))
+        Ok(run(py, || degrees(&g, Dir::In))?.into_pyarray(py))
     }
 
     /// Sorted out-neighbours of `v` as a uint32 numpy array (a copy).
