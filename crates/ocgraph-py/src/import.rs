@@ -72,4 +72,3 @@ pub(crate) fn _import_edges<'py>(
     let r = run(py, || ingest::import(&input, &out, &opts, &NoProgress).py())?;
     report(py, &r)
 }
-

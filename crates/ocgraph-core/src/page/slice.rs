@@ -50,7 +50,8 @@ impl<'a> Bytes<'a> {
         let size = std::mem::size_of::<T>();
         // An empty range may come from an empty mapping whose pointer is not aligned for T.
         assert!(
-            self.len % size == 0 && (self.len == 0 || (self.ptr as usize) % std::mem::align_of::<T>() == 0)
+            self.len.is_multiple_of(size)
+                && (self.len == 0 || (self.ptr as usize).is_multiple_of(std::mem::align_of::<T>()))
         );
         Slice { ptr: self.ptr as *const T, len: self.len / size, _bytes: self, _t: PhantomData }
     }
