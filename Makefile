@@ -58,13 +58,13 @@ test-python: setup
 
 demo: setup cli
 	@mkdir -p $(DEMO_DIR)
-	$(OCGRAPH_BIN) generate kronecker --scale 16 --edge-factor 16 --seed 1 --force $(DEMO_DIR)/kron16
-	$(OCGRAPH_BIN) import data/ca-AstroPh.txt.gz $(DEMO_DIR)/astro --undirected --dedup --relabel first-seen --force
+	$(OCGRAPH_BIN) generate kronecker --scale 16 --edge-factor 16 --seed 1 --force --quiet $(DEMO_DIR)/kron16
+	$(OCGRAPH_BIN) import data/ca-AstroPh.txt.gz $(DEMO_DIR)/astro --undirected --dedup --relabel --force --quiet
 	$(OCGRAPH_BIN) info $(DEMO_DIR)/kron16
 	$(OCGRAPH_BIN) info $(DEMO_DIR)/astro
-	$(OCGRAPH_BIN) run bfs $(DEMO_DIR)/astro --source 0
-	$(OCGRAPH_BIN) run pagerank $(DEMO_DIR)/kron16 --backend pool --memory 16MiB
-	$(VPY) python/ocgraph/_demo.py $(DEMO_DIR)
+	$(OCGRAPH_BIN) run bfs $(DEMO_DIR)/astro --source 0 --verify
+	$(OCGRAPH_BIN) run pagerank $(DEMO_DIR)/kron16 --backend pool --memory 16MiB --stats
+	$(VPY) -m ocgraph._demo $(DEMO_DIR)
 
 fmt:
 	$(CARGO) fmt --all
