@@ -1,0 +1,113 @@
+"""Type stub of the native extension module (see the ``ocgraph`` package for documentation)."""
+
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+Size = int | str
+
+__version__: str
+
+class Graph:
+    def __new__(
+        cls,
+        path: str,
+        backend: str = "mmap",
+        memory: Size = ...,
+        policy: str = "clock",
+        page_size: Size = ...,
+        advice: str = "normal",
+    ) -> Graph: ...
+    @property
+    def num_vertices(self) -> int: ...
+    @property
+    def num_edges(self) -> int: ...
+    @property
+    def num_arcs(self) -> int: ...
+    @property
+    def directed(self) -> bool: ...
+    @property
+    def weighted(self) -> bool: ...
+    @property
+    def path(self) -> str: ...
+    @property
+    def closed(self) -> bool: ...
+    def close(self) -> None: ...
+    def out_degree(self, v: int) -> int: ...
+    def in_degree(self, v: int) -> int: ...
+    def out_degrees(self) -> npt.NDArray[np.int64]: ...
+    def in_degrees(self) -> npt.NDArray[np.int64]: ...
+    def neighbors(self, v: int) -> npt.NDArray[np.uint32]: ...
+    def in_neighbors(self, v: int) -> npt.NDArray[np.uint32]: ...
+    def edge_weights(self, v: int) -> npt.NDArray[np.float32]: ...
+    def original_id(self, v: int) -> int | str: ...
+    def vertex(self, original_id: int | str) -> int | None: ...
+    def io_stats(self) -> dict[str, Any]: ...
+    def reset_io_stats(self) -> None: ...
+    def _csr(
+        self,
+    ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.uint32], npt.NDArray[np.float32] | None]: ...
+
+def _from_edges(
+    path: str,
+    src: npt.NDArray[np.uint32],
+    dst: npt.NDArray[np.uint32],
+    weights: npt.NDArray[np.float32] | None,
+    num_vertices: int,
+    directed: bool,
+    dedup: bool,
+    drop_self_loops: bool,
+    memory: Size,
+    overwrite: bool,
+) -> dict[str, int]: ...
+def _import_edges(
+    input: str,
+    out: str,
+    format: str,
+    relabel: str | None,
+    directed: bool,
+    weighted: bool,
+    dedup: bool,
+    drop_self_loops: bool,
+    memory: Size,
+    overwrite: bool,
+) -> dict[str, int]: ...
+def _generate(
+    kind: str,
+    out: str,
+    scale: int | None,
+    edge_factor: int,
+    n: int | None,
+    m: int | None,
+    p: float | None,
+    rows: int | None,
+    cols: int | None,
+    seed: int,
+    directed: bool,
+    weighted: bool,
+    dedup: bool,
+    memory: Size,
+    overwrite: bool,
+) -> dict[str, int]: ...
+def _bfs(
+    g: Graph, source: int, threads: int | None = None
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]: ...
+def _sssp(g: Graph, source: int, threads: int | None = None) -> npt.NDArray[np.float64]: ...
+def _wcc(g: Graph, threads: int | None = None) -> npt.NDArray[np.uint32]: ...
+def _pagerank(
+    g: Graph,
+    damping: float,
+    max_iter: int,
+    tol: float,
+    personalization: npt.NDArray[np.float64] | None,
+    weight: bool,
+    threads: int | None = None,
+) -> tuple[npt.NDArray[np.float64], int, bool]: ...
+def _triangle_count(g: Graph, threads: int | None = None) -> int: ...
+def _diameter_estimate(
+    g: Graph, start: int, sweeps: int, threads: int | None = None
+) -> tuple[int, int, int]: ...
+def _k_hop(g: Graph, v: int, k: int, threads: int | None = None) -> npt.NDArray[np.uint32]: ...
+def _friends_of_friends(g: Graph, v: int, threads: int | None = None) -> npt.NDArray[np.uint32]: ...
+def _shortest_path(g: Graph, s: int, t: int, threads: int | None = None) -> list[int] | None: ...
