@@ -288,7 +288,8 @@ impl PinRelease for BufferPool {
 impl PageSource for BufferPool {
     fn read(&self, file: FileId, offset: u64, len: usize) -> Bytes<'_> {
         if len == 0 {
-            return Bytes::borrowed(&[]);
+            // An empty Vec's dangling pointer is aligned for any element type.
+            return Bytes::owned(Vec::new(), 0);
         }
         let fs = &self.files[file as usize];
         let end = offset + len as u64;
