@@ -115,7 +115,8 @@ fn check_direction(adj: &impl Adjacency, lists: &Lists, weighted: bool, seed: u6
         }
     }
     // Whole range and random sub-ranges.
-    let mut ranges = vec![0..n];
+    let mut ranges = Vec::new();
+    ranges.push(0..n);
     for _ in 0..5 {
         let a = rng.gen_range(0..n);
         ranges.push(a..rng.gen_range(a..=n));

@@ -73,7 +73,7 @@ impl PoolFile {
             }
             done += n;
             // A short direct read ends at end of file; the next one would be misaligned.
-            if self.direct && done % 4096 != 0 {
+            if self.direct && !done.is_multiple_of(4096) {
                 break;
             }
         }
