@@ -80,7 +80,8 @@ fn scan(g: &Graph, threads: u32) -> u64 {
                 let range = (n * t / threads as u64) as Vertex..(n * (t + 1) / threads as u64) as Vertex;
                 s.spawn(move || {
                     let mut sum = 0u64;
-                    g.out().for_each_in_range(range, |_, nb| sum += nb.iter().map(|&x| x as u64).sum::<u64>());
+                    g.out()
+                        .for_each_in_range(range, |_, nb| sum += nb.iter().map(|&x| x as u64).sum::<u64>());
                     sum
                 })
             })
