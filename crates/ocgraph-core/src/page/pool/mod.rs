@@ -66,7 +66,7 @@ pub(crate) struct BufferPool {
 }
 
 /// How far a sequential miss reads ahead.
-const READ_AHEAD_BYTES: usize = 256 << 10;
+const READ_AHEAD_BYTES: usize = 1 << 20;
 
 impl BufferPool {
     /// Opens a pool over `files` holding at most `capacity` bytes of pages (`capacity /
