@@ -202,6 +202,11 @@ impl Graph {
         }
     }
 
+    /// The original ids of the vertices (identity graphs: `original(v) = Int(v)`).
+    pub fn ids(&self) -> Result<crate::ids::IdLookup> {
+        crate::ids::IdLookup::load(&self.dir, &self.manifest)
+    }
+
     /// I/O statistics of the page backend since open or the last reset.
     pub fn io_stats(&self) -> IoStats {
         self.source.stats()

@@ -13,6 +13,7 @@ pub mod error;
 pub mod format;
 pub mod generate;
 pub mod graph;
+pub mod ids;
 pub mod ingest;
 pub mod page;
 pub mod size;

@@ -1,1 +1,21 @@
-//! Edge-list parsers and the budgeted CSR builder (TODO(ingest helper)).
+//! Edge-list parsers and the budgeted CSR builder.
+//!
+//! - [`GraphBuilder`]: batches of edges in, a graph directory out, within a memory budget
+//!   (in-memory counting sort when everything fits, else sorted runs and a k-way merge).
+//! - [`import`]: reads an edge-list file (SNAP text, CSV, MatrixMarket, gzip'd versions of these,
+//!   binary u32/u64 pairs), optionally relabels ids, and builds the graph.
+
+mod builder;
+mod csr;
+mod import;
+mod memory;
+mod merge;
+mod parse;
+mod progress;
+mod record;
+mod relabel;
+mod runs;
+
+pub use builder::{BuildOptions, BuildReport, GraphBuilder, IdMap};
+pub use import::{import, ImportOptions, InputFormat, Relabel};
+pub use progress::{NoProgress, Progress, Unit};

@@ -1,0 +1,150 @@
+//! Original vertex ids of a graph: [`IdLookup`] maps vertex ids to the ids of the input
+//! (integers or strings) and back.
+
+use std::path::Path;
+use std::sync::OnceLock;
+
+use crate::error::{Error, Result};
+use crate::format::{FileRole, IdMapKind, Manifest};
+
+/// An original vertex id.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum OriginalId {
+    /// An integer id.
+    Int(u64),
+    /// A string id.
+    Str(String),
+}
+
+impl std::fmt::Display for OriginalId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            OriginalId::Int(i) => write!(f, "{i}"),
+            OriginalId::Str(s) => f.write_str(s),
+        }
+    }
+}
+
+enum Ids {
+    Identity,
+    U64(Vec<u64>),
+    Strings { offsets: Vec<u64>, bytes: String },
+}
+
+/// Original ids of a graph's vertices, loaded into memory.
+///
+/// Memory: nothing for identity graphs; 8 B per vertex for integer ids; 8 B per vertex plus the
+/// string bytes for string ids. The reverse map used by [`IdLookup::vertex`] is built on first
+/// use (O(n log n)) and takes another 4 B per vertex: a permutation sorted by original id,
+/// searched by bisection.
+pub struct IdLookup {
+    n: u64,
+    ids: Ids,
+    reverse: OnceLock<Vec<u32>>,
+}
+
+impl IdLookup {
+    /// Loads the id map of the graph at `dir` described by `manifest`.
+    pub fn load(dir: &Path, manifest: &Manifest) -> Result<IdLookup> {
+        let n = manifest.num_vertices;
+        let read = |role: FileRole| -> Result<Vec<u8>> {
+            let path = dir.join(role.file_name());
+            let len = manifest.file(role).map_or(0, |e| e.len) as usize;
+            let mut bytes = std::fs::read(&path).map_err(|e| Error::io(&path, "read", e))?;
+            if bytes.len() < len {
+                return Err(Error::format(&path, format!("file is {} bytes, expected {len}", bytes.len())));
+            }
+            bytes.truncate(len);
+            Ok(bytes)
+        };
+        let u64s = |b: Vec<u8>| -> Vec<u64> {
+            b.chunks_exact(8).map(|c| u64::from_le_bytes(c.try_into().unwrap_or_default())).collect()
+        };
+        let ids = match manifest.id_map {
+            IdMapKind::Identity => Ids::Identity,
+            IdMapKind::U64 => Ids::U64(u64s(read(FileRole::IdsU64)?)),
+            IdMapKind::Strings => {
+                let offsets = u64s(read(FileRole::IdsOffsets)?);
+                let spath = dir.join(FileRole::IdsStrings.file_name());
+                let bytes = String::from_utf8(read(FileRole::IdsStrings)?)
+                    .map_err(|e| Error::format(&spath, format!("string ids are not UTF-8: {e}")))?;
+                let ok = offsets.len() as u64 == n + 1
+                    && offsets.first() == Some(&0)
+                    && offsets.last() == Some(&(bytes.len() as u64))
+                    && offsets.windows(2).all(|w| w[0] <= w[1] && bytes.is_char_boundary(w[1] as usize));
+                if !ok {
+                    let opath = dir.join(FileRole::IdsOffsets.file_name());
+                    return Err(Error::format(
+                        &opath,
+                        "string id offsets are not consistent with ids.strings",
+                    ));
+                }
+                Ids::Strings { offsets, bytes }
+            }
+        };
+        if let Ids::U64(v) = &ids {
+            if v.len() as u64 != n {
+                return Err(Error::format(dir.join(FileRole::IdsU64.file_name()), "wrong number of ids"));
+            }
+        }
+        Ok(IdLookup { n, ids, reverse: OnceLock::new() })
+    }
+
+    /// Number of vertices.
+    pub fn len(&self) -> u64 {
+        self.n
+    }
+
+    /// Whether the graph has no vertices.
+    pub fn is_empty(&self) -> bool {
+        self.n == 0
+    }
+
+    /// The original id of vertex `v`. Panics if `v >= len()`.
+    pub fn original(&self, v: u32) -> OriginalId {
+        assert!((v as u64) < self.n, "vertex {v} out of range (n = {})", self.n);
+        match &self.ids {
+            Ids::Identity => OriginalId::Int(v as u64),
+            Ids::U64(ids) => OriginalId::Int(ids[v as usize]),
+            Ids::Strings { .. } => OriginalId::Str(self.str_of(v).to_string()),
+        }
+    }
+
+    fn str_of(&self, v: u32) -> &str {
+        match &self.ids {
+            Ids::Strings { offsets, bytes } => {
+                &bytes[offsets[v as usize] as usize..offsets[v as usize + 1] as usize]
+            }
+            _ => "",
+        }
+    }
+
+    /// The vertex whose original id is `id`, if any. For string ids, `Int(i)` looks up the
+    /// string of `i`'s digits. Builds the reverse map on first use (see the type docs).
+    pub fn vertex(&self, id: &OriginalId) -> Option<u32> {
+        match (&self.ids, id) {
+            (Ids::Identity, OriginalId::Int(i)) => (*i < self.n).then_some(*i as u32),
+            (Ids::Identity, OriginalId::Str(_)) => None,
+            (Ids::U64(ids), OriginalId::Int(i)) => {
+                let rev = self.reverse(|a, b| ids[a as usize].cmp(&ids[b as usize]));
+                let k = rev.partition_point(|&v| ids[v as usize] < *i);
+                rev.get(k).copied().filter(|&v| ids[v as usize] == *i)
+            }
+            (Ids::U64(_), OriginalId::Str(_)) => None,
+            (Ids::Strings { .. }, id) => {
+                let key = id.to_string();
+                let rev = self.reverse(|a, b| self.str_of(a).cmp(self.str_of(b)));
+                let k = rev.partition_point(|&v| self.str_of(v) < key.as_str());
+                rev.get(k).copied().filter(|&v| self.str_of(v) == key)
+            }
+        }
+    }
+
+    fn reverse(&self, cmp: impl Fn(u32, u32) -> std::cmp::Ordering) -> &[u32] {
+        self.reverse.get_or_init(|| {
+            let mut perm: Vec<u32> = (0..self.n as u32).collect();
+            perm.sort_unstable_by(|&a, &b| cmp(a, b));
+            perm
+        })
+    }
+}

@@ -1,0 +1,158 @@
+//! Edge-list parsers. Input is read as a stream (a plain file or a gzip decoder, detected by
+//! magic bytes) in large blocks ending at line boundaries; each block is split into pieces at
+//! line boundaries that are parsed in parallel with rayon. Every piece counts its lines, so
+//! errors name the exact 1-based line.
+
+pub(crate) mod binary;
+pub(crate) mod csv;
+pub(crate) mod mtx;
+pub(crate) mod source;
+pub(crate) mod text;
+
+use std::path::Path;
+
+use rayon::prelude::*;
+
+use crate::error::{Error, Result};
+
+/// Edges parsed from one piece of a block.
+#[derive(Default)]
+pub(crate) struct Piece {
+    /// Integer mode: `src, dst` pairs, interleaved.
+    pub ints: Vec<u64>,
+    /// String mode: `(start, end)` byte ranges of `src, dst` in the block, interleaved.
+    pub strs: Vec<(usize, usize)>,
+    /// One weight per edge (weighted parsing only).
+    pub weights: Vec<f32>,
+    /// Newlines in the piece.
+    pub lines: u64,
+}
+
+impl Piece {
+    /// Number of edges in the piece.
+    pub(crate) fn edges(&self) -> usize {
+        (self.ints.len() + self.strs.len()) / 2
+    }
+}
+
+/// How data lines are split and read.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct LineCfg {
+    /// CSV: fields separated by commas only (and trimmed); otherwise tabs, spaces or commas.
+    pub csv: bool,
+    /// Ids are strings (kept as byte ranges) rather than integers.
+    pub strings: bool,
+    /// Read a weight from column `weight_col`.
+    pub weighted: bool,
+    /// Column of the weight (0-based).
+    pub weight_col: usize,
+    /// Ids are 1-based (MatrixMarket): subtract one.
+    pub one_based: bool,
+    /// Largest allowed id (after the 1-based shift); larger ids are an error suggesting relabel.
+    pub max_id: u64,
+}
+
+/// An error inside a piece: the 0-based line within the piece, and the message.
+pub(crate) type PieceError = (u64, String);
+
+/// Parses the data lines of `block` (whose first line is line `first_line`, 1-based) in
+/// parallel pieces.
+pub(crate) fn parse_block(path: &Path, block: &[u8], first_line: u64, cfg: &LineCfg) -> Result<Vec<Piece>> {
+    let bounds = split_lines(block, rayon::current_num_threads() * 4);
+    let results: Vec<std::result::Result<Piece, PieceError>> =
+        bounds.par_windows(2).map(|w| text::parse_lines(block, w[0], w[1], cfg)).collect();
+    let mut line = first_line;
+    let mut pieces = Vec::with_capacity(results.len());
+    for r in results {
+        match r {
+            Ok(p) => {
+                line += p.lines;
+                pieces.push(p);
+            }
+            Err((local, msg)) => return Err(Error::input_line(path, line + local, msg)),
+        }
+    }
+    Ok(pieces)
+}
+
+/// Splits `block` into about `parts` ranges ending just after a newline (or at the end).
+fn split_lines(block: &[u8], parts: usize) -> Vec<usize> {
+    let mut bounds = vec![0];
+    let step = (block.len() / parts.max(1)).max(1 << 16);
+    let mut pos = 0;
+    while pos < block.len() {
+        let target = pos + step;
+        if target >= block.len() {
+            break;
+        }
+        match memchr::memchr(b'\n', &block[target..]) {
+            Some(i) => pos = target + i + 1,
+            None => break,
+        }
+        if pos < block.len() {
+            bounds.push(pos);
+        }
+    }
+    bounds.push(block.len());
+    bounds
+}
+
+/// Parses an unsigned decimal id; the error says what is wrong.
+#[inline]
+pub(crate) fn parse_id(tok: &[u8]) -> std::result::Result<u64, String> {
+    let digits = match tok.first() {
+        Some(b'+') => &tok[1..],
+        Some(b'-') if tok.len() > 1 && tok[1..].iter().all(u8::is_ascii_digit) => {
+            return Err(format!("negative vertex id '{}'", show(tok)))
+        }
+        _ => tok,
+    };
+    if digits.is_empty() {
+        return Err(format!("expected an integer vertex id, found '{}'", show(tok)));
+    }
+    let mut v: u64 = 0;
+    for &c in digits {
+        let d = c.wrapping_sub(b'0');
+        if d > 9 {
+            return Err(format!("expected an integer vertex id, found '{}'", show(tok)));
+        }
+        v = match v.checked_mul(10).and_then(|x| x.checked_add(d as u64)) {
+            Some(x) => x,
+            None => return Err(format!("vertex id '{}' overflows 64 bits", show(tok))),
+        };
+    }
+    Ok(v)
+}
+
+/// Whether `tok` looks like an integer (optional sign, digits): decides integer vs string ids.
+pub(crate) fn is_integer(tok: &[u8]) -> bool {
+    let d = match tok.first() {
+        Some(b'+' | b'-') => &tok[1..],
+        _ => tok,
+    };
+    !d.is_empty() && d.iter().all(u8::is_ascii_digit)
+}
+
+/// Parses a finite weight.
+pub(crate) fn parse_weight(tok: &[u8]) -> std::result::Result<f32, String> {
+    std::str::from_utf8(tok)
+        .ok()
+        .and_then(|s| s.parse::<f32>().ok())
+        .filter(|w| w.is_finite())
+        .ok_or_else(|| format!("bad weight '{}' (expected a finite number)", show(tok)))
+}
+
+/// A token for an error message (lossy, shortened).
+pub(crate) fn show(tok: &[u8]) -> String {
+    let s = String::from_utf8_lossy(&tok[..tok.len().min(64)]).into_owned();
+    if tok.len() > 64 {
+        s + "..."
+    } else {
+        s
+    }
+}
+
+/// The error for an id above the limit of a graph without relabelling.
+pub(crate) fn too_large(id: u64, max: u64) -> String {
+    format!("vertex id {id} exceeds the largest id {max} of a 32-bit graph; use --relabel to compact the ids")
+}

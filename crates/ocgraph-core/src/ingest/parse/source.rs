@@ -1,0 +1,152 @@
+//! Opening an input (plain or gzip, detected by the magic bytes `1f 8b`) and reading it in large
+//! blocks that end at line boundaries (text) or record boundaries (binary).
+
+use std::fs::File;
+use std::io::{BufReader, Read};
+use std::path::{Path, PathBuf};
+
+use flate2::read::MultiGzDecoder;
+
+use crate::error::{Error, Result};
+
+/// Bytes per block.
+pub(crate) const BLOCK: usize = 16 << 20;
+
+/// An opened input stream.
+pub(crate) struct Input {
+    path: PathBuf,
+    reader: Box<dyn Read + Send>,
+    /// Whether the file is gzip-compressed.
+    pub gzip: bool,
+    /// Size of the file on disk.
+    pub file_len: u64,
+}
+
+/// Whether the file at `path` starts with the gzip magic bytes.
+pub(crate) fn is_gzip(path: &Path) -> Result<bool> {
+    let mut f = File::open(path).map_err(|e| Error::io(path, "open", e))?;
+    let mut magic = [0u8; 2];
+    let mut got = 0;
+    while got < 2 {
+        match f.read(&mut magic[got..]) {
+            Ok(0) => break,
+            Ok(k) => got += k,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(Error::io(path, "read", e)),
+        }
+    }
+    Ok(got == 2 && magic == [0x1f, 0x8b])
+}
+
+impl Input {
+    /// Opens `path`, decompressing gzip transparently.
+    pub(crate) fn open(path: &Path) -> Result<Input> {
+        let gzip = is_gzip(path)?;
+        let f = File::open(path).map_err(|e| Error::io(path, "open", e))?;
+        let file_len = f.metadata().map_err(|e| Error::io(path, "stat", e))?.len();
+        let reader: Box<dyn Read + Send> = if gzip {
+            Box::new(MultiGzDecoder::new(BufReader::with_capacity(1 << 20, f)))
+        } else {
+            Box::new(f)
+        };
+        Ok(Input { path: path.to_path_buf(), reader, gzip, file_len })
+    }
+
+    /// Reads until `buf` is full or the input ends; returns the bytes read.
+    pub(crate) fn fill(&mut self, buf: &mut [u8]) -> Result<usize> {
+        let mut got = 0;
+        while got < buf.len() {
+            match self.reader.read(&mut buf[got..]) {
+                Ok(0) => break,
+                Ok(k) => got += k,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => {
+                    let op = if self.gzip { "decompress" } else { "read" };
+                    return Err(Error::io(&self.path, op, e));
+                }
+            }
+        }
+        Ok(got)
+    }
+}
+
+/// Reads an [`Input`] in blocks of whole lines.
+pub(crate) struct LineBlocks {
+    input: Input,
+    buf: Vec<u8>,
+    filled: usize,
+    consumed: usize,
+    eof: bool,
+}
+
+impl LineBlocks {
+    /// Starts reading `input`.
+    pub(crate) fn new(input: Input) -> LineBlocks {
+        LineBlocks { input, buf: vec![0; BLOCK], filled: 0, consumed: 0, eof: false }
+    }
+
+    /// The next block of whole lines (the last may lack its newline), or `None` at the end.
+    pub(crate) fn next_block(&mut self) -> Result<Option<&[u8]>> {
+        self.buf.copy_within(self.consumed..self.filled, 0);
+        self.filled -= self.consumed;
+        self.consumed = 0;
+        loop {
+            if !self.eof && self.filled < self.buf.len() {
+                let k = self.input.fill(&mut self.buf[self.filled..])?;
+                self.filled += k;
+                self.eof = k == 0 || self.filled < self.buf.len();
+            }
+            if self.eof {
+                self.consumed = self.filled;
+                return Ok(if self.filled == 0 { None } else { Some(&self.buf[..self.filled]) });
+            }
+            if let Some(i) = memchr::memrchr(b'\n', &self.buf[..self.filled]) {
+                self.consumed = i + 1;
+                return Ok(Some(&self.buf[..i + 1]));
+            }
+            // One line longer than the buffer: grow it.
+            let len = self.buf.len() * 2;
+            self.buf.resize(len, 0);
+        }
+    }
+}
+
+/// Reads an [`Input`] in blocks of whole fixed-size records.
+pub(crate) struct RecordBlocks {
+    input: Input,
+    buf: Vec<u8>,
+    record: usize,
+    offset: u64,
+}
+
+impl RecordBlocks {
+    /// Starts reading records of `record` bytes.
+    pub(crate) fn new(input: Input, record: usize) -> RecordBlocks {
+        RecordBlocks { input, buf: vec![0; BLOCK / record * record], record, offset: 0 }
+    }
+
+    /// The next block and the byte offset of its start, or `None` at the end. A trailing
+    /// partial record is an error naming its offset.
+    pub(crate) fn next_block(&mut self) -> Result<Option<(u64, &[u8])>> {
+        let k = {
+            let mut b = std::mem::take(&mut self.buf);
+            let k = self.input.fill(&mut b);
+            self.buf = b;
+            k?
+        };
+        if k == 0 {
+            return Ok(None);
+        }
+        let whole = k / self.record * self.record;
+        if whole != k {
+            return Err(Error::input_offset(
+                &self.input.path,
+                self.offset + whole as u64,
+                format!("truncated record: {} trailing bytes, records are {} bytes", k - whole, self.record),
+            ));
+        }
+        let start = self.offset;
+        self.offset += k as u64;
+        Ok(Some((start, &self.buf[..k])))
+    }
+}

@@ -1,0 +1,183 @@
+//! Bad inputs give the right error kind naming the file and line/offset, and leave nothing at
+//! the output path; corrupted graphs are detected.
+
+mod ingest_common;
+
+use std::path::Path;
+
+use ingest_common::scratch;
+use ocgraph_core::error::ErrorKind;
+use ocgraph_core::ingest::{import, BuildOptions, ImportOptions, InputFormat, NoProgress, Relabel};
+use ocgraph_core::{Graph, OpenOptions};
+
+/// Imports `bytes` (as file `name`) and returns the error message after checking its kind and
+/// that neither the graph nor a temporary directory was left behind.
+fn fails(name: &str, bytes: &[u8], opts: &ImportOptions, kind: ErrorKind) -> String {
+    let tmp = scratch();
+    let input = tmp.path().join(name);
+    std::fs::write(&input, bytes).unwrap();
+    let outdir = tmp.path().join("out");
+    std::fs::create_dir(&outdir).unwrap();
+    let out = outdir.join("g");
+    let err = import(&input, &out, opts, &NoProgress).expect_err("import must fail");
+    assert_eq!(err.kind(), kind, "{err}");
+    assert!(!out.exists());
+    assert_eq!(std::fs::read_dir(&outdir).unwrap().count(), 0, "temporary directory left behind");
+    let msg = err.to_string();
+    assert!(msg.contains(name), "message names the file: {msg}");
+    msg
+}
+
+fn opts() -> ImportOptions {
+    ImportOptions::default()
+}
+
+#[test]
+fn malformed_lines() {
+    let m = fails("a.txt", b"# c\n1 2\n3\n4 5\n", &opts(), ErrorKind::Input);
+    assert!(m.contains("a.txt:3:") && m.contains("2 columns"), "{m}");
+    let m = fails("b.txt", b"1 2\n3 x\n", &opts(), ErrorKind::Input);
+    assert!(m.contains("b.txt:2:") && m.contains("'x'"), "{m}");
+    // String ids (first token non-numeric): a one-column line later is still malformed.
+    let m = fails("c.txt", b"a b\nc d\ne\n", &opts(), ErrorKind::Input);
+    assert!(m.contains("c.txt:3:"), "{m}");
+    let m = fails("d.csv", b"s,t\n1,2\n3\n", &opts(), ErrorKind::Input);
+    assert!(m.contains("d.csv:3:"), "{m}");
+    let m = fails(
+        "e.mtx",
+        b"%%MatrixMarket matrix coordinate pattern general\n% c\n3 3 2\n1 2\n0 1\n",
+        &opts(),
+        ErrorKind::Input,
+    );
+    assert!(m.contains("e.mtx:5:"), "{m}");
+    let m = fails(
+        "f.mtx",
+        b"%%MatrixMarket matrix coordinate pattern general\n3 3 3\n1 2\n",
+        &opts(),
+        ErrorKind::Input,
+    );
+    assert!(m.contains("declares 3 entries"), "{m}");
+    fails("g.mtx", b"%%MatrixMarket matrix array real general\n3 3\n", &opts(), ErrorKind::Input);
+}
+
+#[test]
+fn line_numbers_are_exact_across_parallel_pieces() {
+    // Enough lines for several parallel pieces; the bad line is deep inside.
+    let mut text = String::new();
+    for i in 0..300_000u32 {
+        text += &format!("{} {}\n", i % 1000, (i * 7) % 1000);
+    }
+    text += "5 -6\n";
+    let m = fails("big.txt", text.as_bytes(), &opts(), ErrorKind::Input);
+    assert!(m.contains("big.txt:300001:") && m.contains("negative"), "{m}");
+}
+
+#[test]
+fn bad_ids() {
+    let m = fails("neg.txt", b"1 2\n-3 4\n", &opts(), ErrorKind::Input);
+    assert!(m.contains("neg.txt:2:") && m.contains("negative"), "{m}");
+    let m = fails("big.txt", b"1 2\n4294967295 1\n", &opts(), ErrorKind::Input);
+    assert!(m.contains("big.txt:2:") && m.contains("--relabel"), "{m}");
+    let m = fails("huge.txt", b"1 2\n3 99999999999999999999999\n", &opts(), ErrorKind::Input);
+    assert!(m.contains("huge.txt:2:") && m.contains("overflows"), "{m}");
+    let relabel = ImportOptions { relabel: Relabel::FirstSeen, ..opts() };
+    fails("huge2.txt", b"1 2\n3 99999999999999999999999\n", &relabel, ErrorKind::Input);
+    let mut b = Vec::new();
+    for x in [1u32, 2, 3, u32::MAX] {
+        b.extend_from_slice(&x.to_le_bytes());
+    }
+    let m = fails("ids.bin", &b, &opts(), ErrorKind::Input);
+    assert!(m.contains("at byte 8") && m.contains("--relabel"), "{m}");
+}
+
+#[test]
+fn truncated_binary() {
+    let m = fails("t.bin", &[0u8; 8 * 5 + 3], &opts(), ErrorKind::Input);
+    assert!(m.contains("at byte 40") && m.contains("truncated"), "{m}");
+    let b64 = ImportOptions { format: InputFormat::Binary64, ..opts() };
+    let m = fails("t.dat", &[0u8; 16 * 2 + 9], &b64, ErrorKind::Input);
+    assert!(m.contains("at byte 32"), "{m}");
+}
+
+#[test]
+fn empty_and_missing_files() {
+    let m = fails("empty.txt", b"", &opts(), ErrorKind::Input);
+    assert!(m.contains("no edges"), "{m}");
+    let m = fails("comments.txt", b"# only\n% comments\n\n", &opts(), ErrorKind::Input);
+    assert!(m.contains("no edges"), "{m}");
+    fails("empty.bin", b"", &opts(), ErrorKind::Input);
+    let tmp = scratch();
+    let out = tmp.path().join("g");
+    let err = import(&tmp.path().join("nope.txt"), &out, &opts(), &NoProgress).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::Io);
+    assert!(err.to_string().contains("nope.txt"));
+    assert!(!out.exists());
+}
+
+#[test]
+fn bad_and_missing_weights() {
+    let w = ImportOptions { build: BuildOptions { weighted: true, ..BuildOptions::default() }, ..opts() };
+    let m = fails("w.txt", b"1 2 0.5\n2 3 abc\n", &w, ErrorKind::Input);
+    assert!(m.contains("w.txt:2:") && m.contains("bad weight"), "{m}");
+    let m = fails("w2.txt", b"1 2 0.5\n2 3 NaN\n", &w, ErrorKind::Input);
+    assert!(m.contains("w2.txt:2:"), "{m}");
+    let m = fails("w3.txt", b"1 2 0.5\n2 3\n", &w, ErrorKind::Input);
+    assert!(m.contains("w3.txt:2:") && m.contains("missing weight"), "{m}");
+    let m = fails("w4.csv", b"a,b,weight\n1,2,\n", &w, ErrorKind::Input);
+    assert!(m.contains("w4.csv:2:"), "{m}");
+}
+
+#[test]
+fn gzip_detected_by_magic_and_corrupt_gzip_fails() {
+    let tmp = scratch();
+    let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    std::io::Write::write_all(&mut e, b"0 1\n1 2\n").unwrap();
+    let bytes = e.finish().unwrap();
+    let input = tmp.path().join("no-extension");
+    std::fs::write(&input, &bytes).unwrap();
+    let r = import(&input, &tmp.path().join("g"), &opts(), &NoProgress).unwrap();
+    assert_eq!((r.num_vertices, r.num_edges), (3, 2));
+    let mut cut = bytes.clone();
+    cut.truncate(bytes.len() - 6);
+    let m = fails("cut.gz", &cut, &opts(), ErrorKind::Io);
+    assert!(m.contains("cut.gz"), "{m}");
+}
+
+fn build_small(dir: &Path) {
+    let tmp_in = dir.with_extension("txt");
+    std::fs::write(&tmp_in, b"0 1\n1 2\n2 0\n2 3\n").unwrap();
+    import(&tmp_in, dir, &opts(), &NoProgress).unwrap();
+}
+
+#[test]
+fn corrupted_graphs_are_detected() {
+    let tmp = scratch();
+    let dir = tmp.path().join("g");
+    build_small(&dir);
+    ocgraph_core::format::check_graph(&dir).unwrap();
+    // Bit flip in a neighbour file: check_graph fails on the checksum.
+    let nb = dir.join("out.neighbors");
+    let mut bytes = std::fs::read(&nb).unwrap();
+    bytes[4] ^= 0x01;
+    std::fs::write(&nb, &bytes).unwrap();
+    let err = ocgraph_core::format::check_graph(&dir).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::Format);
+    assert!(err.to_string().contains("out.neighbors"), "{err}");
+    // Truncated file: open fails.
+    let dir2 = tmp.path().join("g2");
+    build_small(&dir2);
+    let f = std::fs::OpenOptions::new().write(true).open(dir2.join("in.neighbors")).unwrap();
+    f.set_len(100).unwrap();
+    let err = Graph::open(&dir2, &OpenOptions::default()).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::Format);
+    assert!(err.to_string().contains("in.neighbors"), "{err}");
+    // Manifest version 2: open fails with a version error.
+    let dir3 = tmp.path().join("g3");
+    build_small(&dir3);
+    let mpath = dir3.join("manifest");
+    let mut m = std::fs::read(&mpath).unwrap();
+    m[8..12].copy_from_slice(&2u32.to_le_bytes());
+    std::fs::write(&mpath, &m).unwrap();
+    let err = Graph::open(&dir3, &OpenOptions::default()).unwrap_err();
+    assert!(matches!(err, ocgraph_core::Error::Version { found: 2, .. }), "{err}");
+}

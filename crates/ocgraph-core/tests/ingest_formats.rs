@@ -1,0 +1,205 @@
+//! Every input format round-trips the same edges; relabelling and string ids with IdLookup.
+
+mod ingest_common;
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use ingest_common::{open_lists, reference, scratch};
+use ocgraph_core::ids::OriginalId;
+use ocgraph_core::ingest::{import, BuildOptions, ImportOptions, InputFormat, NoProgress, Relabel};
+use ocgraph_core::{Adjacency, Graph, OpenOptions};
+use proptest::prelude::*;
+
+fn gz(bytes: &[u8]) -> Vec<u8> {
+    let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    e.write_all(bytes).unwrap();
+    e.finish().unwrap()
+}
+
+/// The same edges in every format: (file name, bytes, explicit format, weighted-capable).
+fn encodings(n: usize, edges: &[(u32, u32, f32)]) -> Vec<(&'static str, Vec<u8>, InputFormat, bool)> {
+    let mut text = String::from("# comment line\n% another comment\n\n");
+    let seps = ["\t", " ", ",", "  \t "];
+    for (i, (u, v, w)) in edges.iter().enumerate() {
+        let s = seps[i % seps.len()];
+        text += &format!("{u}{s}{v}{s}{w}{}\n", if i % 3 == 0 { "\r" } else { "" });
+    }
+    let mut csv = String::from("source,target,weight\n");
+    for (u, v, w) in edges {
+        csv += &format!("{u}, {v},{w}\n");
+    }
+    let mut mtx =
+        format!("%%MatrixMarket matrix coordinate real general\n% made by a test\n{n} {n} {}\n", edges.len());
+    for (u, v, w) in edges {
+        mtx += &format!("{} {} {w}\n", u + 1, v + 1);
+    }
+    let mut b32 = Vec::new();
+    let mut b64 = Vec::new();
+    for (u, v, _) in edges {
+        b32.extend_from_slice(&u.to_le_bytes());
+        b32.extend_from_slice(&v.to_le_bytes());
+        b64.extend_from_slice(&(*u as u64).to_le_bytes());
+        b64.extend_from_slice(&(*v as u64).to_le_bytes());
+    }
+    vec![
+        ("edges.txt", text.clone().into_bytes(), InputFormat::Text, true),
+        ("edges.csv", csv.clone().into_bytes(), InputFormat::Csv, true),
+        ("edges.mtx", mtx.clone().into_bytes(), InputFormat::MatrixMarket, true),
+        ("edges.txt.gz", gz(text.as_bytes()), InputFormat::Text, true),
+        ("edges.csv.gz", gz(csv.as_bytes()), InputFormat::Csv, true),
+        ("edges.mtx.gz", gz(mtx.as_bytes()), InputFormat::MatrixMarket, true),
+        ("edges.bin", b32, InputFormat::Binary32, false),
+        ("edges.u64", b64, InputFormat::Binary64, false),
+    ]
+}
+
+fn write(dir: &Path, name: &str, bytes: &[u8]) -> PathBuf {
+    let p = dir.join(name);
+    std::fs::write(&p, bytes).unwrap();
+    p
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(24))]
+    #[test]
+    fn every_format_round_trips(
+        n in 1usize..25,
+        raw in prop::collection::vec((0u32..25, 0u32..25, -2i32..5), 1..60),
+        directed: bool,
+        weighted: bool,
+        dedup: bool,
+    ) {
+        let edges: Vec<(u32, u32, f32)> =
+            raw.iter().map(|&(u, v, w)| (u % n as u32, v % n as u32, w as f32 * 0.25)).collect();
+        let tmp = scratch();
+        for (k, (name, bytes, fmt, can_weight)) in encodings(n, &edges).into_iter().enumerate() {
+            if weighted && !can_weight {
+                continue;
+            }
+            let input = write(tmp.path(), name, &bytes);
+            for (j, format) in [fmt, InputFormat::Auto].into_iter().enumerate() {
+                let out = tmp.path().join(format!("g{k}-{j}"));
+                let build = BuildOptions { directed, weighted, dedup, memory: 256, ..BuildOptions::default() };
+                let opts = ImportOptions { format, relabel: Relabel::None, build: build.clone() };
+                let report = import(&input, &out, &opts, &NoProgress).unwrap();
+                // MatrixMarket declares n; other formats end at the largest id seen.
+                let max = edges.iter().map(|e| e.0.max(e.1) as usize + 1).max().unwrap_or(0);
+                let nn = if fmt == InputFormat::MatrixMarket { n } else { max };
+                let (want_out, want_in) = reference(nn, &edges, &build);
+                let (g, got_out, got_in) = open_lists(&out);
+                prop_assert_eq!(report.num_vertices, nn as u64, "{}", name);
+                prop_assert_eq!(g.num_vertices(), nn);
+                prop_assert_eq!(&got_out, &want_out, "{} {:?}", name, format);
+                prop_assert_eq!(&got_in, &want_in, "{}", name);
+            }
+        }
+    }
+}
+
+#[test]
+fn mtx_symmetric_is_undirected() {
+    let tmp = scratch();
+    let input = write(
+        tmp.path(),
+        "s.mtx",
+        b"%%MatrixMarket matrix coordinate pattern symmetric\n5 5 3\n2 1\n3 3\n5 2\n",
+    );
+    let out = tmp.path().join("g");
+    let r = import(&input, &out, &ImportOptions::default(), &NoProgress).unwrap();
+    assert_eq!((r.num_vertices, r.num_edges, r.num_arcs), (5, 3, 5));
+    let (g, lists, _) = open_lists(&out);
+    assert!(!g.is_directed());
+    let ids = |l: &Vec<(u32, u32)>| l.iter().map(|e| e.0).collect::<Vec<_>>();
+    let got: Vec<Vec<u32>> = lists.iter().map(ids).collect();
+    assert_eq!(got, vec![vec![1], vec![0, 4], vec![2], vec![], vec![1]]);
+}
+
+#[test]
+fn relabel_first_seen_and_sorted_with_id_lookup() {
+    let tmp = scratch();
+    let big = 10_000_000_000u64;
+    let input = write(tmp.path(), "e.txt", format!("{big} 7\n7 3\n3 {big}\n42 7\n").as_bytes());
+    for (relabel, order) in
+        [(Relabel::FirstSeen, vec![big, 7, 3, 42]), (Relabel::Sorted, vec![3, 7, 42, big])]
+    {
+        let out = tmp.path().join(format!("{relabel:?}"));
+        let opts = ImportOptions { relabel, ..ImportOptions::default() };
+        let r = import(&input, &out, &opts, &NoProgress).unwrap();
+        assert_eq!((r.num_vertices, r.num_edges), (4, 4));
+        let g = Graph::open(&out, &OpenOptions::default()).unwrap();
+        let ids = g.ids().unwrap();
+        for (v, &orig) in order.iter().enumerate() {
+            assert_eq!(ids.original(v as u32), OriginalId::Int(orig));
+            assert_eq!(ids.vertex(&OriginalId::Int(orig)), Some(v as u32));
+        }
+        assert_eq!(ids.vertex(&OriginalId::Int(5)), None);
+        // Each original edge is present under the new ids.
+        let v = |x: u64| order.iter().position(|&o| o == x).unwrap() as u32;
+        for (a, b) in [(big, 7), (7, 3), (3, big), (42, 7)] {
+            assert!(g.out().neighbors(v(a)).contains(&v(b)), "{a}->{b}");
+        }
+        ocgraph_core::format::check_graph(&out).unwrap();
+    }
+}
+
+#[test]
+fn string_ids_relabel_and_lookup() {
+    let tmp = scratch();
+    let text = "# people\nbob\talice\nalice carol\n carol,bob\ndave 12\n";
+    let input = write(tmp.path(), "p.txt", text.as_bytes());
+    for (relabel, order) in [
+        (Relabel::None, vec!["bob", "alice", "carol", "dave", "12"]),
+        (Relabel::Sorted, vec!["12", "alice", "bob", "carol", "dave"]),
+    ] {
+        let out = tmp.path().join(format!("{relabel:?}"));
+        let opts = ImportOptions {
+            relabel,
+            build: BuildOptions { directed: false, ..BuildOptions::default() },
+            ..ImportOptions::default()
+        };
+        let r = import(&input, &out, &opts, &NoProgress).unwrap();
+        assert_eq!((r.num_vertices, r.num_edges, r.num_arcs), (5, 4, 8));
+        let g = Graph::open(&out, &OpenOptions::default()).unwrap();
+        let ids = g.ids().unwrap();
+        for (v, name) in order.iter().enumerate() {
+            assert_eq!(ids.original(v as u32), OriginalId::Str(name.to_string()));
+            assert_eq!(ids.vertex(&OriginalId::Str(name.to_string())), Some(v as u32));
+        }
+        assert_eq!(
+            ids.vertex(&OriginalId::Int(12)),
+            Some(order.iter().position(|&s| s == "12").unwrap() as u32)
+        );
+        assert_eq!(ids.vertex(&OriginalId::Str("erin".into())), None);
+        let v = |s: &str| order.iter().position(|&o| o == s).unwrap() as u32;
+        assert_eq!(
+            &*g.out().neighbors(v("bob")),
+            &{
+                let mut l = vec![v("alice"), v("carol")];
+                l.sort();
+                l
+            }[..]
+        );
+        ocgraph_core::format::check_graph(&out).unwrap();
+    }
+}
+
+#[test]
+fn identity_ids_and_csv_string_ids() {
+    let tmp = scratch();
+    let input = write(tmp.path(), "e.csv", b"from,to\n\"x y\",z\nz,w\n");
+    let out = tmp.path().join("g");
+    let r = import(&input, &out, &ImportOptions::default(), &NoProgress).unwrap();
+    assert_eq!(r.num_vertices, 3);
+    let g = Graph::open(&out, &OpenOptions::default()).unwrap();
+    assert_eq!(g.ids().unwrap().original(0), OriginalId::Str("x y".into()));
+    let input = write(tmp.path(), "e.txt", b"0 4\n");
+    let out = tmp.path().join("g2");
+    import(&input, &out, &ImportOptions::default(), &NoProgress).unwrap();
+    let g = Graph::open(&out, &OpenOptions::default()).unwrap();
+    let ids = g.ids().unwrap();
+    assert_eq!(ids.len(), 5);
+    assert_eq!(ids.original(3), OriginalId::Int(3));
+    assert_eq!(ids.vertex(&OriginalId::Int(4)), Some(4));
+    assert_eq!(ids.vertex(&OriginalId::Int(5)), None);
+}
