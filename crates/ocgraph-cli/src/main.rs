@@ -1,1 +1,44 @@
-fn main() {}
+//! `ocgraph`: import, generate, inspect, verify and export out-of-core graphs.
+//!
+//! This file only parses the command line and dispatches; each subcommand lives in `cmd/`.
+
+mod backend_args;
+mod cmd;
+mod progress;
+
+use std::process::ExitCode;
+
+use clap::Parser;
+use ocgraph_core::error::ErrorKind;
+
+/// ocgraph: graphs larger than memory on one machine.
+#[derive(Parser)]
+#[command(name = "ocgraph", version, about)]
+struct Cli {
+    #[command(subcommand)]
+    command: cmd::Command,
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    std::panic::set_hook(Box::new(|info| {
+        let msg = info
+            .payload()
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| info.payload().downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "unknown failure".into());
+        eprintln!("error: internal error: {msg}");
+    }));
+    match std::panic::catch_unwind(|| cmd::run(cli.command)) {
+        Ok(Ok(())) => ExitCode::SUCCESS,
+        Ok(Err(e)) => {
+            eprintln!("error: {e}");
+            match e.kind() {
+                ErrorKind::InvalidArgument => ExitCode::from(2),
+                _ => ExitCode::from(1),
+            }
+        }
+        Err(_) => ExitCode::from(1),
+    }
+}

@@ -1,0 +1,105 @@
+//! Command-line options choosing how a graph is opened (page backend and its parameters),
+//! shared by every subcommand that reads a graph.
+
+use std::path::Path;
+
+use clap::{Args, ValueEnum};
+use ocgraph_core::page::{Advice, BackendKind};
+use ocgraph_core::{Error, Graph, OpenOptions, Result};
+
+use crate::cmd::size_arg;
+
+/// The page backend.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Backend {
+    /// Memory-map the files; the OS page cache does the I/O.
+    Mmap,
+    /// The user-space buffer pool with a hard memory budget.
+    Pool,
+}
+
+/// Replacement policy of the buffer pool.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum PolicyArg {
+    /// CLOCK (second chance).
+    Clock,
+    /// Least recently used.
+    Lru,
+    /// First in, first out.
+    Fifo,
+    /// Last in, first out.
+    Lifo,
+    /// Uniformly random victim.
+    Random,
+}
+
+/// Access-pattern advice for the neighbour files.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum AdviceArg {
+    /// Default kernel behaviour.
+    Normal,
+    /// No read-ahead.
+    Random,
+    /// Aggressive read-ahead.
+    Sequential,
+    /// Prefetch now.
+    Willneed,
+}
+
+/// How to open a graph: `--backend`, `--memory`, `--policy`, `--page-size`, `--advice`, `--stats`.
+#[derive(Debug, Clone, Args)]
+pub struct BackendArgs {
+    /// Page backend.
+    #[arg(long, value_enum, default_value_t = Backend::Mmap)]
+    pub backend: Backend,
+    /// Buffer pool capacity (pool backend), e.g. 256MB, 1GiB.
+    #[arg(long, value_parser = size_arg, default_value = "1GiB")]
+    pub memory: u64,
+    /// Buffer pool replacement policy.
+    #[arg(long, value_enum, default_value_t = PolicyArg::Clock)]
+    pub policy: PolicyArg,
+    /// Buffer pool frame size (power of two, 4KiB..64KiB).
+    #[arg(long, value_parser = size_arg, default_value = "4KiB")]
+    pub page_size: u64,
+    /// Access-pattern advice for the neighbour files (mmap backend).
+    #[arg(long, value_enum, default_value_t = AdviceArg::Normal)]
+    pub advice: AdviceArg,
+    /// Print the backend's I/O statistics as JSON to stderr at the end.
+    #[arg(long)]
+    pub stats: bool,
+}
+
+impl BackendArgs {
+    /// The [`OpenOptions`] these arguments describe.
+    pub fn options(&self) -> Result<OpenOptions> {
+        let backend = match self.backend {
+            Backend::Mmap => BackendKind::Mmap {
+                advice: match self.advice {
+                    AdviceArg::Normal => Advice::Normal,
+                    AdviceArg::Random => Advice::Random,
+                    AdviceArg::Sequential => Advice::Sequential,
+                    AdviceArg::Willneed => Advice::WillNeed,
+                },
+            },
+            Backend::Pool => BackendKind::Pool {
+                capacity: self.memory,
+                page_size: usize::try_from(self.page_size)
+                    .map_err(|_| Error::invalid(format!("page size {} is too large", self.page_size)))?,
+                policy: self.policy.to_possible_value().expect("no skipped variants").get_name().to_string(),
+            },
+        };
+        Ok(OpenOptions { backend })
+    }
+
+    /// Opens the graph at `path` with these options.
+    pub fn open(&self, path: &Path) -> Result<Graph> {
+        Graph::open(path, &self.options()?)
+    }
+
+    /// With `--stats`, prints `g`'s I/O statistics as JSON to stderr.
+    pub fn report_stats(&self, g: &Graph) {
+        if self.stats {
+            eprintln!("{}", g.io_stats().to_json());
+        }
+    }
+}

@@ -1,0 +1,206 @@
+//! `ocgraph export`: write a graph as an edge list (text `src dst [weight]`, or binary pairs).
+
+use std::fs::File;
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
+
+use clap::{Args, ValueEnum};
+use ocgraph_core::ids::{IdLookup, OriginalId};
+use ocgraph_core::{Adjacency, Error, Graph, Result, Vertex};
+
+use crate::backend_args::BackendArgs;
+
+/// Output formats.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ExportFormat {
+    /// One `src dst [weight]` line per edge.
+    Text,
+    /// Little-endian u32 `(src, dst)` pairs (weights are not written).
+    Bin32,
+    /// Little-endian u64 `(src, dst)` pairs (weights are not written).
+    Bin64,
+}
+
+/// Arguments of `ocgraph export`.
+#[derive(Args)]
+pub struct ExportArgs {
+    /// Graph directory.
+    graph: PathBuf,
+    /// Output file.
+    out: PathBuf,
+    /// Output format (default: from OUT's extension: .bin/.u32 = bin32, .u64 = bin64, else text).
+    #[arg(long, value_enum)]
+    format: Option<ExportFormat>,
+    /// Write the original ids of the input (relabelled graphs) instead of vertex ids.
+    #[arg(long)]
+    original_ids: bool,
+    #[command(flatten)]
+    backend: BackendArgs,
+}
+
+impl ExportFormat {
+    fn from_extension(path: &Path) -> ExportFormat {
+        match path.extension().and_then(|e| e.to_str()) {
+            Some("bin" | "u32") => ExportFormat::Bin32,
+            Some("u64") => ExportFormat::Bin64,
+            _ => ExportFormat::Text,
+        }
+    }
+}
+
+/// Writes a u32 in decimal followed by `end` (faster than `write!`).
+#[inline]
+fn put_u32(buf: &mut Vec<u8>, mut x: u32, end: u8) {
+    let mut tmp = [0u8; 10];
+    let mut i = tmp.len();
+    loop {
+        i -= 1;
+        tmp[i] = b'0' + (x % 10) as u8;
+        x /= 10;
+        if x == 0 {
+            break;
+        }
+    }
+    buf.extend_from_slice(&tmp[i..]);
+    buf.push(end);
+}
+
+/// Calls `f(u, v, w)` for every exported edge: every arc of a directed graph, each undirected
+/// edge once (`u <= v`).
+fn for_each_edge(g: &Graph, mut f: impl FnMut(Vertex, Vertex, Option<f32>) -> Result<()>) -> Result<()> {
+    let n = g.num_vertices() as Vertex;
+    let directed = g.is_directed();
+    let mut result = Ok(());
+    g.out().for_each_weighted_in_range(0..n, |u, nbrs, ws| {
+        if result.is_err() {
+            return;
+        }
+        let start = if directed { 0 } else { nbrs.partition_point(|&v| v < u) };
+        for (&v, &w) in nbrs[start..].iter().zip(&ws[start..]) {
+            if let Err(e) = f(u, v, g.is_weighted().then_some(w)) {
+                result = Err(e);
+                return;
+            }
+        }
+    });
+    result
+}
+
+/// Runs `ocgraph export`.
+pub fn run(args: &ExportArgs) -> Result<()> {
+    let g = args.backend.open(&args.graph)?;
+    let format = args.format.unwrap_or_else(|| ExportFormat::from_extension(&args.out));
+    if g.is_weighted() && format != ExportFormat::Text {
+        eprintln!("note: binary pair formats carry no weights; weights are not exported");
+    }
+    let name = args.out.file_name().ok_or_else(|| Error::invalid("OUT must name a file"))?;
+    let tmp = args.out.with_file_name(format!(".{}.tmp-{}", name.to_string_lossy(), std::process::id()));
+    let ids = if args.original_ids { Some(g.ids()?) } else { None };
+    let written = write_edges(&g, &tmp, format, ids.as_ref()).and_then(|count| {
+        std::fs::rename(&tmp, &args.out).map_err(|e| Error::io(&args.out, "rename", e))?;
+        Ok(count)
+    });
+    if written.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    let count = written?;
+    eprintln!("exported {count} edges to {}", args.out.display());
+    args.backend.report_stats(&g);
+    Ok(())
+}
+
+/// The original integer id of `v` for a binary format holding ids up to `max`.
+fn binary_id(ids: &IdLookup, v: Vertex, max: u64, path: &Path) -> Result<u64> {
+    match ids.original(v) {
+        OriginalId::Int(i) if i <= max => Ok(i),
+        id => Err(Error::invalid(format!(
+            "{}: original id '{id}' of vertex {v} does not fit this binary format; export as text",
+            path.display()
+        ))),
+    }
+}
+
+fn write_edges(g: &Graph, path: &Path, format: ExportFormat, ids: Option<&IdLookup>) -> Result<u64> {
+    let file = File::create(path).map_err(|e| Error::io(path, "create", e))?;
+    let mut out = BufWriter::with_capacity(1 << 20, file);
+    let mut buf: Vec<u8> = Vec::with_capacity(1 << 16);
+    let mut count = 0u64;
+    let io = |e| Error::io(path, "write", e);
+    for_each_edge(g, |u, v, w| {
+        if let Some(ids) = ids {
+            match format {
+                ExportFormat::Text => {
+                    write!(buf, "{} {}", ids.original(u), ids.original(v)).expect("write to Vec");
+                    match w {
+                        Some(w) => writeln!(buf, " {w}").expect("write to Vec"),
+                        None => buf.push(b'\n'),
+                    }
+                }
+                ExportFormat::Bin32 => {
+                    for x in [u, v] {
+                        buf.extend_from_slice(
+                            &(binary_id(ids, x, u32::MAX as u64, path)? as u32).to_le_bytes(),
+                        );
+                    }
+                }
+                ExportFormat::Bin64 => {
+                    for x in [u, v] {
+                        buf.extend_from_slice(&binary_id(ids, x, u64::MAX, path)?.to_le_bytes());
+                    }
+                }
+            }
+        } else {
+            match format {
+                ExportFormat::Text => {
+                    put_u32(&mut buf, u, b' ');
+                    match w {
+                        Some(w) => {
+                            put_u32(&mut buf, v, b' ');
+                            writeln!(buf, "{w}").expect("write to Vec");
+                        }
+                        None => put_u32(&mut buf, v, b'\n'),
+                    }
+                }
+                ExportFormat::Bin32 => {
+                    buf.extend_from_slice(&u.to_le_bytes());
+                    buf.extend_from_slice(&v.to_le_bytes());
+                }
+                ExportFormat::Bin64 => {
+                    buf.extend_from_slice(&(u as u64).to_le_bytes());
+                    buf.extend_from_slice(&(v as u64).to_le_bytes());
+                }
+            }
+        }
+        count += 1;
+        if buf.len() >= 1 << 16 {
+            out.write_all(&buf).map_err(io)?;
+            buf.clear();
+        }
+        Ok(())
+    })?;
+    out.write_all(&buf).map_err(io)?;
+    let file = out.into_inner().map_err(|e| Error::io(path, "write", e.into_error()))?;
+    file.sync_all().map_err(|e| Error::io(path, "fsync", e))?;
+    Ok(count)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn decimal_formatting() {
+        let mut b = Vec::new();
+        for x in [0u32, 7, 10, 4_294_967_295, 123_456] {
+            put_u32(&mut b, x, b',');
+        }
+        assert_eq!(String::from_utf8(b).unwrap(), "0,7,10,4294967295,123456,");
+    }
+
+    #[test]
+    fn format_from_extension() {
+        assert_eq!(ExportFormat::from_extension(Path::new("a.bin")), ExportFormat::Bin32);
+        assert_eq!(ExportFormat::from_extension(Path::new("a.u64")), ExportFormat::Bin64);
+        assert_eq!(ExportFormat::from_extension(Path::new("a.txt")), ExportFormat::Text);
+    }
+}

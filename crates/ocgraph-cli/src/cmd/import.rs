@@ -1,0 +1,121 @@
+//! `ocgraph import`: build a graph from an edge-list file.
+
+use std::path::PathBuf;
+
+use clap::{Args, ValueEnum};
+use ocgraph_core::ingest::{self, BuildOptions, ImportOptions, InputFormat, Progress, Relabel};
+use ocgraph_core::Result;
+
+use super::{set_threads, size_arg};
+use crate::progress::CliProgress;
+
+/// Input formats (`auto` detects gzip, MatrixMarket headers and extensions).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum FormatArg {
+    /// Detect from the content and extension.
+    Auto,
+    /// `src dst [weight]` lines; `#`/`%` comments.
+    Text,
+    /// CSV with a header line.
+    Csv,
+    /// MatrixMarket coordinate.
+    Mtx,
+    /// Little-endian u32 pairs.
+    Bin32,
+    /// Little-endian u64 pairs.
+    Bin64,
+}
+
+/// How to relabel ids.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum RelabelArg {
+    /// Compact ids in order of first appearance.
+    FirstSeen,
+    /// Compact ids in ascending original order (reads the input twice).
+    Sorted,
+}
+
+/// Arguments of `ocgraph import`.
+#[derive(Args)]
+pub struct ImportArgs {
+    /// Input edge list (may be gzip'd).
+    input: PathBuf,
+    /// Output graph directory.
+    out: PathBuf,
+    /// Store each edge in both directions (an undirected graph).
+    #[arg(long)]
+    undirected: bool,
+    /// Read a third column as f32 weights.
+    #[arg(long)]
+    weighted: bool,
+    /// Remove duplicate edges.
+    #[arg(long)]
+    dedup: bool,
+    /// Remove self-loops.
+    #[arg(long)]
+    drop_self_loops: bool,
+    /// Compact ids to 0..n (default order: first-seen); the original ids are kept.
+    #[arg(long, value_enum, num_args = 0..=1, require_equals = true, default_missing_value = "first-seen")]
+    relabel: Option<RelabelArg>,
+    /// Input format.
+    #[arg(long, value_enum, default_value_t = FormatArg::Auto)]
+    format: FormatArg,
+    /// Memory budget of the builder, e.g. 256MB, 1GiB.
+    #[arg(long, value_parser = size_arg, default_value = "1GiB")]
+    memory: u64,
+    /// Worker threads (default: one per core).
+    #[arg(long, default_value_t = 0)]
+    threads: usize,
+    /// Replace OUT if it exists.
+    #[arg(long)]
+    force: bool,
+    /// No progress bar (a summary line is still printed).
+    #[arg(long)]
+    quiet: bool,
+}
+
+/// Runs `ocgraph import`.
+pub fn run(args: &ImportArgs) -> Result<()> {
+    set_threads(args.threads)?;
+    let opts = ImportOptions {
+        format: match args.format {
+            FormatArg::Auto => InputFormat::Auto,
+            FormatArg::Text => InputFormat::Text,
+            FormatArg::Csv => InputFormat::Csv,
+            FormatArg::Mtx => InputFormat::MatrixMarket,
+            FormatArg::Bin32 => InputFormat::Binary32,
+            FormatArg::Bin64 => InputFormat::Binary64,
+        },
+        relabel: match args.relabel {
+            None => Relabel::None,
+            Some(RelabelArg::FirstSeen) => Relabel::FirstSeen,
+            Some(RelabelArg::Sorted) => Relabel::Sorted,
+        },
+        build: BuildOptions {
+            directed: !args.undirected,
+            weighted: args.weighted,
+            dedup: args.dedup,
+            drop_self_loops: args.drop_self_loops,
+            memory: args.memory,
+            overwrite: args.force,
+            source: String::new(),
+        },
+    };
+    let progress = CliProgress::new(args.quiet);
+    let result = ingest::import(&args.input, &args.out, &opts, &progress);
+    progress.finish();
+    let report = result?;
+    progress.summary(
+        "imported",
+        report.num_edges,
+        &format!(
+            " ({} vertices, {} arcs, {} spilled runs, peak buffers {}) into {}",
+            report.num_vertices,
+            report.num_arcs,
+            report.spilled_runs,
+            ocgraph_core::size::format_size(report.peak_buffer_bytes),
+            args.out.display()
+        ),
+    );
+    Ok(())
+}

@@ -1,0 +1,52 @@
+//! The subcommands, one module each.
+
+mod check;
+mod export;
+mod generate;
+mod import;
+mod info;
+
+use clap::Subcommand;
+use ocgraph_core::Result;
+
+/// Every `ocgraph` subcommand.
+#[derive(Subcommand)]
+pub enum Command {
+    /// Build a graph from an edge-list file (text, CSV, MatrixMarket, gzip'd, binary pairs).
+    Import(import::ImportArgs),
+    /// Generate a synthetic graph (Kronecker, Erdős–Rényi, road grid).
+    Generate(generate::GenerateArgs),
+    /// Print a graph's size, layout and degree statistics.
+    Info(info::InfoArgs),
+    /// Verify every checksum and the CSR invariants of a graph.
+    Check(check::CheckArgs),
+    /// Write a graph as an edge list (text or binary pairs).
+    Export(export::ExportArgs),
+}
+
+/// Runs a parsed subcommand.
+pub fn run(cmd: Command) -> Result<()> {
+    match cmd {
+        Command::Import(a) => import::run(&a),
+        Command::Generate(a) => generate::run(&a),
+        Command::Info(a) => info::run(&a),
+        Command::Check(a) => check::run(&a),
+        Command::Export(a) => export::run(&a),
+    }
+}
+
+/// clap value parser for byte sizes (`256MB`, `1GiB`, `4096`).
+pub(crate) fn size_arg(s: &str) -> std::result::Result<u64, String> {
+    ocgraph_core::size::parse_size(s).map_err(|e| e.to_string())
+}
+
+/// Sets the size of rayon's global pool (0 = one thread per core).
+pub(crate) fn set_threads(threads: usize) -> Result<()> {
+    if threads > 0 {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build_global()
+            .map_err(|e| ocgraph_core::Error::invalid(format!("--threads {threads}: {e}")))?;
+    }
+    Ok(())
+}

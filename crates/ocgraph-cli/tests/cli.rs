@@ -1,0 +1,257 @@
+//! End-to-end tests of the `ocgraph` binary: round trips through generate/export/import, and
+//! every kind of bad input failing cleanly.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use ocgraph_core::{Adjacency, Graph, OpenOptions};
+
+fn ocgraph(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_ocgraph")).args(args).output().expect("run ocgraph")
+}
+
+fn p(path: &Path) -> &str {
+    path.to_str().unwrap()
+}
+
+/// Runs `ocgraph args` and asserts success.
+fn ok(args: &[&str]) -> Output {
+    let out = ocgraph(args);
+    assert!(out.status.success(), "ocgraph {args:?} failed: {}", String::from_utf8_lossy(&out.stderr));
+    out
+}
+
+/// Runs `ocgraph args`, asserts a clean failure with `code` whose message contains every `needle`.
+fn fails(args: &[&str], code: i32, needles: &[&str]) -> String {
+    let out = ocgraph(args);
+    let err = String::from_utf8_lossy(&out.stderr).to_string();
+    assert_eq!(out.status.code(), Some(code), "ocgraph {args:?}: stderr {err}");
+    assert!(err.starts_with("error: ") || err.contains("\nerror: "), "no 'error:' line: {err}");
+    assert!(!err.contains("panicked") && !err.contains("internal error"), "panic: {err}");
+    for n in needles {
+        assert!(err.contains(n), "stderr of {args:?} lacks '{n}': {err}");
+    }
+    err
+}
+
+fn open(dir: &Path) -> Graph {
+    Graph::open(dir, &OpenOptions::default()).unwrap()
+}
+
+/// Asserts two graphs have the same CSR (neighbours and weights, both directions). The second may
+/// have fewer vertices when the first's highest ids are isolated (an edge list cannot say).
+fn assert_same_csr(a: &Graph, b: &Graph) {
+    assert_eq!((a.is_directed(), a.is_weighted()), (b.is_directed(), b.is_weighted()));
+    assert_eq!((a.num_edges(), a.num_arcs()), (b.num_edges(), b.num_arcs()));
+    assert!(b.num_vertices() <= a.num_vertices());
+    for (da, db) in [(a.out(), b.out()), (a.in_(), b.in_())] {
+        for v in 0..a.num_vertices() as u32 {
+            if (v as usize) < b.num_vertices() {
+                assert_eq!(&*da.neighbors(v), &*db.neighbors(v), "vertex {v}");
+                let (wa, wb) = (da.weights(v), db.weights(v));
+                assert_eq!(wa.as_deref(), wb.as_deref(), "weights of {v}");
+            } else {
+                assert_eq!(da.degree(v), 0);
+            }
+        }
+    }
+}
+
+#[test]
+fn kronecker_generate_info_check_export_import_round_trip() {
+    let t = tempfile::tempdir().unwrap();
+    let g = t.path().join("k");
+    ok(&["generate", "kronecker", "--scale", "9", "--edge-factor", "8", "--seed", "3", p(&g)]);
+    let info: serde_json::Value =
+        serde_json::from_slice(&ok(&["info", p(&g), "--json"]).stdout).expect("info --json is JSON");
+    let graph = open(&g);
+    assert_eq!(info["vertices"], 512);
+    assert_eq!(info["edges"], graph.num_edges());
+    assert_eq!(info["directed"], false);
+    assert_eq!(info["self_loops"], 0);
+    let degs: Vec<usize> = (0..512).map(|v| graph.out().degree(v)).collect();
+    assert_eq!(info["out_degree"]["max"], *degs.iter().max().unwrap());
+    assert_eq!(info["isolated_vertices"], degs.iter().filter(|&&d| d == 0).count());
+    let mut sorted = degs.clone();
+    sorted.sort();
+    assert_eq!(info["out_degree"]["median"], sorted[255]);
+    let check = String::from_utf8(ok(&["check", p(&g)]).stdout).unwrap();
+    assert!(check.starts_with("OK"), "{check}");
+
+    // Text: each undirected edge once, u <= v.
+    let txt = t.path().join("k.txt");
+    ok(&["export", p(&g), p(&txt)]);
+    let text = std::fs::read_to_string(&txt).unwrap();
+    assert_eq!(text.lines().count() as u64, graph.num_edges());
+    assert!(text.lines().all(|l| {
+        let f: Vec<u32> = l.split(' ').map(|x| x.parse().unwrap()).collect();
+        f.len() == 2 && f[0] <= f[1]
+    }));
+    let g2 = t.path().join("k2");
+    ok(&["import", p(&txt), p(&g2), "--undirected", "--quiet"]);
+    assert_same_csr(&graph, &open(&g2));
+
+    // Binary u32 pairs, with sequential advice and I/O statistics on stderr.
+    let bin = t.path().join("k.bin");
+    let out = ok(&["export", p(&g), p(&bin), "--advice", "sequential", "--stats"]);
+    let stats = String::from_utf8(out.stderr).unwrap();
+    assert!(stats.contains("\"backend\""), "{stats}");
+    assert_eq!(std::fs::metadata(&bin).unwrap().len(), graph.num_edges() * 8);
+    let g3 = t.path().join("k3");
+    ok(&["import", p(&bin), p(&g3), "--undirected", "--memory", "4KiB"]);
+    assert_same_csr(&graph, &open(&g3));
+}
+
+#[test]
+fn weighted_road_and_directed_erdos_renyi_round_trip() {
+    let t = tempfile::tempdir().unwrap();
+    let road = t.path().join("road");
+    ok(&["generate", "road", "--rows", "20", "--cols", "30", "--seed", "2", p(&road)]);
+    let rg = open(&road);
+    assert!(rg.is_weighted() && !rg.is_directed() && rg.num_vertices() == 600);
+    let txt = t.path().join("road.txt");
+    ok(&["export", p(&road), p(&txt), "--format", "text"]);
+    let back = t.path().join("road2");
+    ok(&["import", p(&txt), p(&back), "--undirected", "--weighted"]);
+    assert_same_csr(&rg, &open(&back));
+
+    let er = t.path().join("er");
+    ok(&[
+        "generate",
+        "erdos-renyi",
+        "--vertices",
+        "300",
+        "--edges",
+        "3000",
+        "--directed",
+        "--weighted",
+        p(&er),
+    ]);
+    let eg = open(&er);
+    assert!(eg.is_directed() && eg.is_weighted());
+    let etxt = t.path().join("er.edges");
+    ok(&["export", p(&er), p(&etxt)]);
+    assert_eq!(std::fs::read_to_string(&etxt).unwrap().lines().count() as u64, eg.num_arcs());
+    let eback = t.path().join("er2");
+    ok(&["import", p(&etxt), p(&eback), "--weighted"]);
+    assert_same_csr(&eg, &open(&eback));
+    // Generation is deterministic per seed.
+    let er_again = t.path().join("er_again");
+    ok(&[
+        "generate",
+        "erdos-renyi",
+        "--vertices",
+        "300",
+        "--edges",
+        "3000",
+        "--directed",
+        "--weighted",
+        p(&er_again),
+    ]);
+    assert_same_csr(&eg, &open(&er_again));
+}
+
+#[test]
+fn relabel_then_export_original_ids() {
+    let t = tempfile::tempdir().unwrap();
+    let input = t.path().join("in.txt");
+    std::fs::write(&input, "# comment\n1000 20\n20 7\n7 1000\n5000000000 20\n").unwrap();
+    let g = t.path().join("g");
+    ok(&["import", p(&input), p(&g), "--relabel"]);
+    assert_eq!(open(&g).num_vertices(), 4);
+    let out = t.path().join("out.txt");
+    ok(&["export", p(&g), p(&out), "--original-ids"]);
+    let mut got: Vec<String> = std::fs::read_to_string(&out).unwrap().lines().map(String::from).collect();
+    got.sort();
+    assert_eq!(got, ["1000 20", "20 7", "5000000000 20", "7 1000"]);
+    // u64 ids do not fit u32 pairs.
+    fails(&["export", p(&g), p(&t.path().join("o.bin")), "--original-ids"], 2, &["5000000000"]);
+    assert!(!t.path().join("o.bin").exists());
+}
+
+/// A fresh directory with an input file holding `bytes`.
+fn input_file(name: &str, bytes: &[u8]) -> (tempfile::TempDir, PathBuf, PathBuf) {
+    let t = tempfile::tempdir().unwrap();
+    let input = t.path().join(name);
+    std::fs::write(&input, bytes).unwrap();
+    let out = t.path().join("out");
+    (t, input, out)
+}
+
+fn assert_no_graph(out: &Path) {
+    assert!(Graph::open(out, &OpenOptions::default()).is_err(), "{} opens", out.display());
+}
+
+#[test]
+fn bad_edge_lists_fail_naming_file_and_line() {
+    let cases: [(&str, &[u8], &[&str]); 5] = [
+        ("malformed.txt", b"1 2\n3 x\n", &[":2"]),
+        ("negative.txt", b"1 2\n4 5\n-3 4\n", &[":3"]),
+        ("overflow.txt", b"1 99999999999999999999\n", &[":1"]),
+        ("truncated.bin", &[1, 0, 0, 0, 2, 0, 0, 0, 3, 0, 0, 0], &["byte"]),
+        ("empty.txt", b"", &[]),
+    ];
+    for (name, bytes, needles) in cases {
+        let (_t, input, out) = input_file(name, bytes);
+        let mut all = vec![name];
+        all.extend_from_slice(needles);
+        fails(&["import", p(&input), p(&out), "--quiet"], 1, &all);
+        assert_no_graph(&out);
+        assert!(!out.exists(), "{name}: OUT was created");
+    }
+    let t = tempfile::tempdir().unwrap();
+    let missing = t.path().join("missing.txt");
+    fails(&["import", p(&missing), p(&t.path().join("o"))], 1, &["missing.txt"]);
+    assert!(std::fs::read_dir(t.path()).unwrap().next().is_none(), "temporary files left behind");
+}
+
+#[test]
+fn damaged_graphs_are_rejected() {
+    let t = tempfile::tempdir().unwrap();
+    let g = t.path().join("g");
+    ok(&["generate", "kronecker", "--scale", "8", p(&g)]);
+    let nb = g.join("out.neighbors");
+
+    // Bit flip: still opens (sizes are right) but check fails on the checksum.
+    let orig = std::fs::read(&nb).unwrap();
+    let mut flipped = orig.clone();
+    flipped[100] ^= 0x10;
+    std::fs::write(&nb, &flipped).unwrap();
+    fails(&["check", p(&g)], 1, &["out.neighbors", "checksum"]);
+    std::fs::write(&nb, &orig).unwrap();
+    ok(&["check", p(&g)]);
+
+    // Truncation: neither opens nor checks.
+    std::fs::write(&nb, &orig[..orig.len() - 4096]).unwrap();
+    fails(&["check", p(&g)], 1, &["out.neighbors"]);
+    fails(&["info", p(&g)], 1, &["out.neighbors", "truncated"]);
+    fails(&["export", p(&g), p(&t.path().join("x.txt"))], 1, &["out.neighbors"]);
+    assert!(!t.path().join("x.txt").exists());
+    std::fs::write(&nb, &orig).unwrap();
+
+    // A manifest from a future format version.
+    let mpath = g.join("manifest");
+    let mut m = std::fs::read(&mpath).unwrap();
+    m[8..12].copy_from_slice(&2u32.to_le_bytes());
+    std::fs::write(&mpath, &m).unwrap();
+    fails(&["info", p(&g)], 1, &["manifest", "version 2"]);
+    fails(&["check", p(&g)], 1, &["manifest", "version 2"]);
+
+    // Not a graph at all.
+    fails(&["info", p(&t.path().join("nope"))], 1, &["nope"]);
+}
+
+#[test]
+fn usage_errors_exit_2_and_existing_output_is_kept() {
+    let t = tempfile::tempdir().unwrap();
+    let g = t.path().join("g");
+    let out = ocgraph(&["generate", "kronecker", "--scale", "6", "--memory", "12XB", p(&g)]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(!g.exists());
+    fails(&["generate", "kronecker", "--scale", "40", p(&g)], 2, &["scale"]);
+    ok(&["generate", "kronecker", "--scale", "6", p(&g)]);
+    fails(&["generate", "kronecker", "--scale", "7", p(&g)], 1, &["already exists"]);
+    assert_eq!(open(&g).num_vertices(), 64);
+    ok(&["generate", "kronecker", "--scale", "7", "--force", p(&g)]);
+    assert_eq!(open(&g).num_vertices(), 128);
+}
