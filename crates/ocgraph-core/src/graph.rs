@@ -288,4 +288,109 @@ impl Adjacency for Direction<'_> {
     fn is_weighted(&self) -> bool {
         self.weights.is_some()
     }
+
+    /// Scans block by block: the offsets of a block of vertices (one backend chunk of them) are
+    /// copied once, and neighbour lists are handed out as sub-slices of the neighbours chunk
+    /// pinned once per chunk; only lists spanning two chunks are copied.
+    fn for_each_in_range<F: FnMut(Vertex, &[Vertex])>(&self, vertices: Range<Vertex>, mut f: F) {
+        let mut nbrs = ChunkCursor::new(self.src(), self.neighbors, self.graph.num_arcs());
+        self.for_each_block(vertices, |v, s, e| f(v, nbrs.get(s, e)));
+    }
+
+    /// Like the unweighted scan, with a second cursor over the weights file.
+    fn for_each_weighted_in_range<F: FnMut(Vertex, &[Vertex], &[f32])>(
+        &self,
+        vertices: Range<Vertex>,
+        mut f: F,
+    ) {
+        let mut nbrs = ChunkCursor::new(self.src(), self.neighbors, self.graph.num_arcs());
+        match self.weights {
+            Some(w) => {
+                let mut wts = ChunkCursor::new(self.src(), w, self.graph.num_arcs());
+                self.for_each_block(vertices, |v, s, e| f(v, nbrs.get(s, e), wts.get(s, e)));
+            }
+            None => {
+                let mut ones = Vec::new();
+                self.for_each_block(vertices, |v, s, e| {
+                    let n = nbrs.get(s, e);
+                    if ones.len() < n.len() {
+                        ones.resize(n.len(), 1.0);
+                    }
+                    f(v, n, &ones[..n.len()])
+                });
+            }
+        }
+    }
+}
+
+impl Direction<'_> {
+    /// Calls `f(v, start, end)` with the arc range of every `v` in `vertices`, reading the
+    /// offsets in blocks aligned to the backend's scan chunk (copied, so no pin is held on
+    /// the offsets file while `f` runs).
+    fn for_each_block(&self, vertices: Range<Vertex>, mut f: impl FnMut(Vertex, u64, u64)) {
+        assert!(
+            vertices.end as usize <= self.graph.num_vertices() || vertices.is_empty(),
+            "vertex range {vertices:?} out of range"
+        );
+        let per_block = (self.src().scan_chunk() / 8) as u64;
+        let mut offs: Vec<u64> = Vec::new();
+        let mut a = vertices.start as u64;
+        let end = vertices.end as u64;
+        while a < end {
+            let b = ((a / per_block + 1) * per_block).min(end);
+            offs.clear();
+            offs.extend_from_slice(&self.offsets(a as Vertex, b as Vertex));
+            for (i, v) in (a..b).enumerate() {
+                f(v as Vertex, offs[i], offs[i + 1]);
+            }
+            a = b;
+        }
+    }
+}
+
+/// Walks one file of elements `T` chunk by chunk (the backend's scan chunk): ranges inside a
+/// chunk are sub-slices of that chunk, pinned once; ranges spanning two chunks are read (and so
+/// copied by the pool) on their own. Holds at most one pin.
+struct ChunkCursor<'g, T> {
+    src: &'g dyn PageSource,
+    file: FileId,
+    per_chunk: u64,
+    total: u64,
+    base: u64,
+    chunk: Option<Slice<'g, T>>,
+    spill: Option<Slice<'g, T>>,
+}
+
+impl<'g, T: bytemuck::Pod> ChunkCursor<'g, T> {
+    fn new(src: &'g dyn PageSource, file: FileId, total: u64) -> Self {
+        let per_chunk = (src.scan_chunk() / std::mem::size_of::<T>()) as u64;
+        ChunkCursor { src, file, per_chunk, total, base: 0, chunk: None, spill: None }
+    }
+
+    fn read(&self, start: u64, end: u64) -> Slice<'g, T> {
+        let size = std::mem::size_of::<T>() as u64;
+        self.src.read(self.file, start * size, ((end - start) * size) as usize).typed()
+    }
+
+    /// Elements `[start, end)`.
+    fn get(&mut self, start: u64, end: u64) -> &[T] {
+        if start >= end {
+            return &[];
+        }
+        let c = start / self.per_chunk;
+        if (end - 1) / self.per_chunk != c {
+            // Release our pin first so this read needs only one more frame.
+            self.chunk = None;
+            self.spill = Some(self.read(start, end));
+            return self.spill.as_deref().unwrap_or(&[]);
+        }
+        let base = c * self.per_chunk;
+        if self.chunk.is_none() || self.base != base {
+            self.chunk = None;
+            self.base = base;
+            self.chunk = Some(self.read(base, (base + self.per_chunk).min(self.total)));
+        }
+        let chunk = self.chunk.as_deref().unwrap_or(&[]);
+        &chunk[(start - base) as usize..(end - base) as usize]
+    }
 }

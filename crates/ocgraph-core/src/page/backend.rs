@@ -71,6 +71,11 @@ pub(crate) trait PageSource: Send + Sync {
     /// Gives an access-pattern hint for a byte range (may be a no-op).
     fn advise(&self, file: FileId, offset: u64, len: u64, advice: Advice);
 
+    /// The size in bytes of the aligned chunks in which reads are zero-copy: a read that lies
+    /// within one chunk (`offset / chunk == (offset + len - 1) / chunk`) pins it without copying.
+    /// Scans walk the files chunk by chunk (the pool's page size; larger for mmap).
+    fn scan_chunk(&self) -> usize;
+
     /// Statistics since the backend was created or last reset.
     fn stats(&self) -> IoStats;
 

@@ -21,5 +21,4 @@ pub(crate) use backend::PageSource;
 pub use backend::{Advice, BackendKind, FileId, PagedFile};
 pub(crate) use mmap::MmapSource;
 pub use slice::Slice;
-pub(crate) use slice::{Bytes, PinRelease};
 pub use stats::IoStats;

@@ -1,5 +1,7 @@
 //! I/O statistics reported by every backend.
 
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+
 use serde::Serialize;
 
 /// What a page backend did since it was created or last reset.
@@ -63,5 +65,78 @@ impl IoStats {
         v["hit_ratio"] = self.hit_ratio().into();
         v["sequential_ratio"] = self.sequential_ratio().into();
         v
+    }
+}
+
+/// The counters a backend bumps on its hot paths.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Counter {
+    PageRequests,
+    Hits,
+    Misses,
+    ColdMisses,
+    CapacityMisses,
+    BytesRead,
+    ReadCalls,
+    SequentialReads,
+    Evictions,
+}
+
+const COUNTERS: usize = 9;
+const STRIPES: usize = 16;
+
+/// One stripe of counters, alone on its cache lines.
+#[repr(align(128))]
+#[derive(Default)]
+struct Stripe([AtomicU64; COUNTERS]);
+
+/// Counters split into 16 cache-padded stripes; each thread adds to the stripe picked by a
+/// thread-local index, so concurrent hits do not bounce one cache line between cores.
+/// Reading sums the stripes.
+#[derive(Default)]
+pub(crate) struct StripedCounters {
+    stripes: [Stripe; STRIPES],
+}
+
+thread_local! {
+    static STRIPE: usize = {
+        static NEXT: AtomicUsize = AtomicUsize::new(0);
+        NEXT.fetch_add(1, Ordering::Relaxed) % STRIPES
+    };
+}
+
+impl StripedCounters {
+    /// Adds `n` to counter `c`.
+    #[inline]
+    pub(crate) fn add(&self, c: Counter, n: u64) {
+        let s = STRIPE.with(|s| *s);
+        self.stripes[s].0[c as usize].fetch_add(n, Ordering::Relaxed);
+    }
+
+    /// The current total of counter `c`.
+    pub(crate) fn get(&self, c: Counter) -> u64 {
+        self.stripes.iter().map(|s| s.0[c as usize].load(Ordering::Relaxed)).sum()
+    }
+
+    /// Sets every counter to zero.
+    pub(crate) fn reset(&self) {
+        for s in &self.stripes {
+            for a in &s.0 {
+                a.store(0, Ordering::Relaxed);
+            }
+        }
+    }
+
+    /// Fills the pool counters of `stats`.
+    pub(crate) fn fill(&self, stats: &mut IoStats) {
+        stats.page_requests = self.get(Counter::PageRequests);
+        stats.hits = self.get(Counter::Hits);
+        stats.misses = self.get(Counter::Misses);
+        stats.cold_misses = self.get(Counter::ColdMisses);
+        stats.capacity_misses = self.get(Counter::CapacityMisses);
+        stats.bytes_read = self.get(Counter::BytesRead);
+        stats.read_calls = self.get(Counter::ReadCalls);
+        stats.sequential_reads = self.get(Counter::SequentialReads);
+        stats.evictions = self.get(Counter::Evictions);
     }
 }

@@ -1,1 +1,96 @@
-//! Replacement policies for the buffer pool (TODO(page-layer helper)).
+//! Replacement policies for the buffer pool.
+//!
+//! A policy only sees frame indices (`0..frames`) and [`PageKey`]s; it knows nothing of the
+//! pool's page tables or memory, so the same code can be driven by a trace-replaying cache
+//! simulator. Every method takes `&self`: policies synchronise internally (CLOCK's reference bits
+//! are atomics, so hits take no lock; LRU/FIFO/LIFO keep a list under a mutex).
+//!
+//! Protocol, as the pool drives it:
+//! 1. a page is loaded into a frame → [`ReplacementPolicy::on_load`];
+//! 2. a request finds the page resident → [`ReplacementPolicy::on_hit`];
+//! 3. a miss needs a frame and none is free → [`ReplacementPolicy::victim`]: the policy offers
+//!    candidate frames in its preference order to the `evictable` callback, which tries to claim
+//!    the frame (it fails, returning `false`, when the frame is pinned or busy) — the first frame
+//!    claimed is returned;
+//! 4. the claimed frame's page is dropped → [`ReplacementPolicy::on_evict`], and the frame is
+//!    reused for the requested page (step 1 again).
+//!
+//! Room for the adaptive GAC policy (a later issue): `victim` receives the key of the page being
+//! loaded, so a grouped policy can hash it into a group of frames and search only that group; a
+//! policy remembers each frame's key from `on_load`, so at `on_evict` it can keep a ghost entry
+//! for the evicted key (and a later `on_load` of that key can count a ghost hit to adapt its
+//! per-group parameters).
+
+mod clock;
+mod fifo;
+mod lifo;
+mod list;
+mod lru;
+mod random;
+
+pub use clock::Clock;
+pub use fifo::Fifo;
+pub use lifo::Lifo;
+pub use lru::Lru;
+pub use random::RandomPolicy;
+
+use crate::error::{Error, Result};
+use crate::page::FileId;
+
+/// Identifies a page of a file: the file id in the top 16 bits, the page number below.
+pub type PageKey = u64;
+
+/// The [`PageKey`] of page `page` of `file`.
+pub fn page_key(file: FileId, page: u64) -> PageKey {
+    debug_assert!(page < 1 << 48);
+    (file as u64) << 48 | page
+}
+
+/// The file and page number of a [`PageKey`].
+pub fn split_page_key(key: PageKey) -> (FileId, u64) {
+    ((key >> 48) as FileId, key & ((1 << 48) - 1))
+}
+
+/// Chooses which frame to evict. See the module documentation for the calling protocol.
+pub trait ReplacementPolicy: Send + Sync {
+    /// The policy's name (as accepted by [`policy_by_name`]).
+    fn name(&self) -> &'static str;
+
+    /// The page in `frame` was requested and found resident.
+    fn on_hit(&self, frame: usize);
+
+    /// Page `key` was just loaded into `frame`.
+    fn on_load(&self, frame: usize, key: PageKey);
+
+    /// The page in `frame` was evicted (after a successful [`ReplacementPolicy::victim`]).
+    fn on_evict(&self, frame: usize);
+
+    /// Picks a frame to evict to make room for page `key`: offers candidates to `evictable` in
+    /// preference order and returns the first one it accepts, or `None` when no loaded frame
+    /// could be claimed (all pinned); the caller then waits and retries.
+    fn victim(&self, key: PageKey, evictable: &mut dyn FnMut(usize) -> bool) -> Option<usize>;
+}
+
+/// The policy names [`policy_by_name`] accepts.
+pub const POLICY_NAMES: [&str; 5] = ["clock", "lru", "fifo", "lifo", "random"];
+
+/// A policy for `frames` frames by name: `clock`, `lru`, `fifo`, `lifo` or `random`
+/// (random is seeded with a fixed seed, so runs are reproducible).
+pub fn policy_by_name(name: &str, frames: usize) -> Result<Box<dyn ReplacementPolicy>> {
+    Ok(match name {
+        "clock" => Box::new(Clock::new(frames)),
+        "lru" => Box::new(Lru::new(frames)),
+        "fifo" => Box::new(Fifo::new(frames)),
+        "lifo" => Box::new(Lifo::new(frames)),
+        "random" => Box::new(RandomPolicy::new(frames, 0x5eed)),
+        other => {
+            return Err(Error::invalid(format!(
+                "unknown replacement policy '{other}' (valid: {})",
+                POLICY_NAMES.join(", ")
+            )))
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,32 +1,339 @@
-//! The user-space buffer pool (TODO(page-layer helper): implement).
+//! The user-space buffer pool: fixed-size frames in one allocation made at open, a hard
+//! capacity, direct I/O and a pluggable [`ReplacementPolicy`].
+//!
+//! Design (after vmcache): every page of every file has one atomic word in a direct-mapped page
+//! table (see [`table`]) holding its state (evicted / locked / pin count) and frame; every frame
+//! has one atomic word naming the page it holds. A hit is a load and a CAS that increments the
+//! pin count, with no global lock. A miss locks the page's word (evicted → locked), takes a free
+//! frame or evicts one, reads the page, and publishes it with one pin.
+//!
+//! Reads within one page are zero-copy (the returned bytes pin the page); reads spanning pages
+//! are copied into a private buffer, pinning each page only while copying it. So a read pins at
+//! most one frame at a time, and a miss can always make progress unless callers *hold* more
+//! live [`Slice`](crate::page::Slice)s than the pool has frames: then every frame is pinned, the
+//! miss waits for a pin to be released, and a thread waiting on its own pins deadlocks. Keep
+//! few slices alive at once (algorithms hold one or two per thread).
+
+mod frames;
+mod io;
+mod table;
+
+#[cfg(test)]
+mod tests;
+
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+
+use parking_lot::Mutex;
 
 use super::backend::{Advice, FileId, PageSource, PagedFile};
-use super::slice::Bytes;
-use super::stats::IoStats;
+use super::policy::{page_key, policy_by_name, split_page_key, PageKey, ReplacementPolicy};
+use super::slice::{Bytes, PinRelease};
+use super::stats::{Counter, IoStats, StripedCounters};
 use crate::error::{Error, Result};
+use frames::FrameMemory;
+use io::PoolFile;
+use table::{EVICTED, LOADED_ONCE, LOCKED, MAX_FRAMES, MAX_PINS};
 
-/// A buffer pool of fixed-size frames.
-pub(crate) struct BufferPool {}
+/// Owner word of a frame that holds no page.
+const NO_PAGE: u64 = u64::MAX;
+
+/// One file served by the pool.
+struct FileState {
+    io: PoolFile,
+    len: u64,
+    /// One word per page (see [`table`]).
+    table: Box<[AtomicU64]>,
+    /// Where the previous read of this file ended (for the sequential-read statistic).
+    last_end: AtomicU64,
+}
+
+/// A buffer pool of fixed-size frames. Safe for many concurrent readers.
+pub(crate) struct BufferPool {
+    files: Vec<FileState>,
+    page_size: usize,
+    page_shift: u32,
+    mem: FrameMemory,
+    /// Per frame: the [`PageKey`] it holds, or [`NO_PAGE`].
+    owner: Box<[AtomicU64]>,
+    /// Frames never used (or given back after a failed read).
+    free: Mutex<Vec<usize>>,
+    free_len: AtomicUsize,
+    policy: Box<dyn ReplacementPolicy>,
+    counters: StripedCounters,
+}
 
 impl BufferPool {
-    /// Opens a pool over `files`.
+    /// Opens a pool over `files` holding at most `capacity` bytes of pages (`capacity /
+    /// page_size` frames, at least 2; fewer when the files have fewer pages). `page_size` is a
+    /// power of two from 4 KiB to 64 KiB; `policy` a name accepted by [`policy_by_name`].
     pub(crate) fn open(
-        _files: &[PagedFile],
-        _capacity: u64,
-        _page_size: usize,
-        _policy: &str,
+        files: &[PagedFile],
+        capacity: u64,
+        page_size: usize,
+        policy: &str,
     ) -> Result<BufferPool> {
-        Err(Error::invalid("the pool backend is not built yet"))
+        if !page_size.is_power_of_two() || !(4096..=65536).contains(&page_size) {
+            return Err(Error::invalid(format!(
+                "page size {page_size} must be a power of two from 4096 to 65536 bytes"
+            )));
+        }
+        let frames = capacity / page_size as u64;
+        if frames < 2 {
+            return Err(Error::invalid(format!(
+                "pool capacity {capacity} bytes is less than 2 pages of {page_size} bytes"
+            )));
+        }
+        if files.len() > FileId::MAX as usize + 1 {
+            return Err(Error::invalid("too many files for one pool"));
+        }
+        let total_pages: u64 = files.iter().map(|f| f.len.div_ceil(page_size as u64)).sum();
+        let frames = frames.min(total_pages.max(2)).min(MAX_FRAMES as u64) as usize;
+        let mem = FrameMemory::new(frames, page_size).ok_or_else(|| {
+            Error::invalid(format!("cannot allocate a pool of {frames} frames of {page_size} bytes"))
+        })?;
+        let mut states = Vec::with_capacity(files.len());
+        for f in files {
+            // SAFETY: no frame is in use yet; frame 0 serves as the probe buffer.
+            let probe = unsafe { mem.frame_mut(0) };
+            let io = PoolFile::open(&f.path, f.len, probe)?;
+            let pages = f.len.div_ceil(page_size as u64) as usize;
+            states.push(FileState {
+                io,
+                len: f.len,
+                table: (0..pages).map(|_| AtomicU64::new(EVICTED)).collect(),
+                last_end: AtomicU64::new(0),
+            });
+        }
+        Ok(BufferPool {
+            files: states,
+            page_size,
+            page_shift: page_size.trailing_zeros(),
+            owner: (0..frames).map(|_| AtomicU64::new(NO_PAGE)).collect(),
+            free: Mutex::new((0..frames).rev().collect()),
+            free_len: AtomicUsize::new(frames),
+            mem,
+            policy: policy_by_name(policy, frames)?,
+            counters: StripedCounters::default(),
+        })
+    }
+
+    /// Pins page `page` of `file`, loading it on a miss; returns its frame.
+    fn pin(&self, file: FileId, page: u64) -> usize {
+        let entry = &self.files[file as usize].table[page as usize];
+        self.counters.add(Counter::PageRequests, 1);
+        let mut spins = 0u32;
+        loop {
+            let w = entry.load(Ordering::Acquire);
+            let s = table::state(w);
+            if s < MAX_PINS {
+                // Resident: take a pin.
+                if entry.compare_exchange_weak(w, w + 1, Ordering::Acquire, Ordering::Relaxed).is_ok() {
+                    let f = table::frame(w);
+                    self.counters.add(Counter::Hits, 1);
+                    self.policy.on_hit(f);
+                    return f;
+                }
+            } else if s == EVICTED {
+                if entry
+                    .compare_exchange(w, table::with_state(w, LOCKED), Ordering::Acquire, Ordering::Relaxed)
+                    .is_ok()
+                {
+                    return self.load(file, page, w & LOADED_ONCE != 0);
+                }
+            } else {
+                // Locked by a loader or evictor (or the pin count is saturated): wait.
+                backoff(&mut spins);
+            }
+        }
+    }
+
+    /// Miss path; the caller holds the page's word locked. Returns the frame, pinned once.
+    fn load(&self, file: FileId, page: u64, loaded_before: bool) -> usize {
+        let key = page_key(file, page);
+        let f = self.take_frame(key);
+        self.owner[f].store(key, Ordering::Release);
+        let fs = &self.files[file as usize];
+        let offset = page << self.page_shift;
+        // SAFETY: frame `f` was claimed by `take_frame`: no page maps to it, so nobody else
+        // reads or writes it until we publish the page below.
+        let buf = unsafe { self.mem.frame_mut(f) };
+        let read = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| fs.io.read_page(buf, offset)));
+        let (bytes, calls) = match read {
+            Ok(r) => r,
+            Err(panic) => {
+                // Give the frame back and unlock the page so other threads are not stuck.
+                self.owner[f].store(NO_PAGE, Ordering::Release);
+                self.free.lock().push(f);
+                self.free_len.fetch_add(1, Ordering::Release);
+                let entry = &fs.table[page as usize];
+                entry.store(if loaded_before { LOADED_ONCE | EVICTED } else { EVICTED }, Ordering::Release);
+                std::panic::resume_unwind(panic);
+            }
+        };
+        let c = &self.counters;
+        c.add(Counter::Misses, 1);
+        c.add(if loaded_before { Counter::CapacityMisses } else { Counter::ColdMisses }, 1);
+        c.add(Counter::BytesRead, bytes as u64);
+        c.add(Counter::ReadCalls, calls);
+        let prev_end = fs.last_end.swap(offset + bytes as u64, Ordering::Relaxed);
+        if prev_end == offset {
+            c.add(Counter::SequentialReads, 1);
+        }
+        self.policy.on_load(f, key);
+        fs.table[page as usize].store(table::resident(f, 1), Ordering::Release);
+        f
+    }
+
+    /// A frame for page `key`: a free one, or one evicted for it. Waits while every frame is
+    /// pinned.
+    fn take_frame(&self, key: PageKey) -> usize {
+        if self.free_len.load(Ordering::Acquire) > 0 {
+            if let Some(f) = self.free.lock().pop() {
+                self.free_len.fetch_sub(1, Ordering::Release);
+                return f;
+            }
+        }
+        let mut spins = 0u32;
+        loop {
+            // 1. Ask the policy for a candidate; 2. `try_claim` locks its page's word, skipping
+            // it when pinned or busy.
+            if let Some(f) = self.policy.victim(key, &mut |f| self.try_claim(f)) {
+                debug_assert!(f < self.mem.count());
+                // 3. Mark the old page evicted (its word is locked by us, its frame unused).
+                let (old_file, old_page) = split_page_key(self.owner[f].load(Ordering::Acquire));
+                let entry = &self.files[old_file as usize].table[old_page as usize];
+                debug_assert_eq!(table::state(entry.load(Ordering::Relaxed)), LOCKED);
+                entry.store(LOADED_ONCE | EVICTED, Ordering::Release);
+                self.policy.on_evict(f);
+                self.counters.add(Counter::Evictions, 1);
+                // 4. Reuse the frame.
+                return f;
+            }
+            backoff(&mut spins);
+        }
+    }
+
+    /// Tries to lock the page held by frame `f` for eviction: succeeds only when that page is
+    /// resident in `f` with no pins.
+    fn try_claim(&self, f: usize) -> bool {
+        let key = self.owner[f].load(Ordering::Acquire);
+        if key == NO_PAGE {
+            return false;
+        }
+        let (file, page) = split_page_key(key);
+        let entry = &self.files[file as usize].table[page as usize];
+        let w = entry.load(Ordering::Acquire);
+        table::state(w) == 0
+            && table::frame(w) == f
+            && entry
+                .compare_exchange(w, table::with_state(w, LOCKED), Ordering::Acquire, Ordering::Relaxed)
+                .is_ok()
+    }
+
+    fn unpin(&self, file: FileId, page: u64) {
+        let old = self.files[file as usize].table[page as usize].fetch_sub(1, Ordering::Release);
+        debug_assert!(table::state(old) >= 1 && table::state(old) <= MAX_PINS);
+    }
+
+    /// Test hook: checks the residency invariants (every resident page's frame is distinct,
+    /// in range and owned by that page) and returns the number of resident pages, which is at
+    /// most the frame count. Call it while no other thread uses the pool.
+    #[cfg(test)]
+    pub(crate) fn resident_pages(&self) -> usize {
+        let mut seen = vec![false; self.mem.count()];
+        let mut n = 0;
+        for (i, fs) in self.files.iter().enumerate() {
+            for (p, w) in fs.table.iter().enumerate() {
+                let w = w.load(Ordering::Acquire);
+                let s = table::state(w);
+                assert_ne!(s, LOCKED, "page {p} of file {i} left locked");
+                if s == EVICTED {
+                    continue;
+                }
+                let f = table::frame(w);
+                assert!(f < seen.len() && !seen[f], "frame {f} mapped twice or out of range");
+                seen[f] = true;
+                assert_eq!(self.owner[f].load(Ordering::Acquire), page_key(i as FileId, p as u64));
+                n += 1;
+            }
+        }
+        assert!(n <= self.mem.count());
+        n
+    }
+
+    /// Test hook: the number of frames (the capacity in pages).
+    #[cfg(test)]
+    pub(crate) fn frame_count(&self) -> usize {
+        self.mem.count()
+    }
+}
+
+/// Spins briefly, then yields the CPU.
+fn backoff(spins: &mut u32) {
+    *spins += 1;
+    if *spins < 64 {
+        std::hint::spin_loop();
+    } else {
+        std::thread::yield_now();
+    }
+}
+
+impl PinRelease for BufferPool {
+    fn release(&self, key: u64) {
+        let (file, page) = split_page_key(key);
+        self.unpin(file, page);
     }
 }
 
 impl PageSource for BufferPool {
-    fn read(&self, _file: FileId, _offset: u64, _len: usize) -> Bytes<'_> {
-        unreachable!()
+    fn read(&self, file: FileId, offset: u64, len: usize) -> Bytes<'_> {
+        if len == 0 {
+            return Bytes::borrowed(&[]);
+        }
+        let fs = &self.files[file as usize];
+        let end = offset + len as u64;
+        assert!(end <= fs.len, "read of {} past its end ({end} > {})", fs.io.path.display(), fs.len);
+        let ps = self.page_size as u64;
+        let first = offset >> self.page_shift;
+        let last = (end - 1) >> self.page_shift;
+        if first == last {
+            let f = self.pin(file, first);
+            let start = (offset - first * ps) as usize;
+            // SAFETY: the page is pinned until the returned Bytes releases it.
+            let data = unsafe { &self.mem.frame(f)[start..start + len] };
+            return Bytes::pinned(data, self, page_key(file, first));
+        }
+        let mut buf = vec![0u64; len.div_ceil(8)];
+        let dst: &mut [u8] = bytemuck::cast_slice_mut(&mut buf);
+        let mut out = 0;
+        for p in first..=last {
+            let lo = offset.max(p * ps);
+            let hi = end.min((p + 1) * ps);
+            let n = (hi - lo) as usize;
+            let f = self.pin(file, p);
+            let start = (lo - p * ps) as usize;
+            // SAFETY: the page is pinned while we copy from it.
+            dst[out..out + n].copy_from_slice(unsafe { &self.mem.frame(f)[start..start + n] });
+            self.unpin(file, p);
+            out += n;
+        }
+        Bytes::owned(buf, len)
     }
+
+    /// Advice is accepted and ignored: the pool does no read-ahead yet.
     fn advise(&self, _file: FileId, _offset: u64, _len: u64, _advice: Advice) {}
-    fn stats(&self) -> IoStats {
-        IoStats::default()
+
+    fn scan_chunk(&self) -> usize {
+        self.page_size
     }
-    fn reset_stats(&self) {}
+
+    fn stats(&self) -> IoStats {
+        let mut s = IoStats { backend: "pool".into(), ..IoStats::default() };
+        self.counters.fill(&mut s);
+        s
+    }
+
+    fn reset_stats(&self) {
+        self.counters.reset();
+    }
 }

@@ -1,0 +1,94 @@
+//! Reading pages from the graph files: O_DIRECT when the file system allows it, otherwise
+//! buffered `pread` followed by `posix_fadvise(DONTNEED)` so the OS page cache does not keep a
+//! second copy of what the pool holds.
+
+use std::fs::File;
+use std::os::unix::fs::OpenOptionsExt;
+use std::os::unix::io::AsRawFd;
+use std::path::{Path, PathBuf};
+
+use crate::error::{Error, Result};
+
+/// One open graph file.
+pub(super) struct PoolFile {
+    pub(super) path: PathBuf,
+    file: File,
+    /// Opened with O_DIRECT.
+    pub(super) direct: bool,
+}
+
+impl PoolFile {
+    /// Opens `path`, with O_DIRECT when possible. `probe` is a 4096-aligned scratch buffer of at
+    /// least 4096 bytes used to check that direct reads really work (some file systems accept
+    /// the flag at open and reject the reads).
+    pub(super) fn open(path: &Path, len: u64, probe: &mut [u8]) -> Result<PoolFile> {
+        let direct = std::fs::OpenOptions::new().read(true).custom_flags(libc::O_DIRECT).open(path);
+        if let Ok(file) = direct {
+            let mut f = PoolFile { path: path.to_path_buf(), file, direct: true };
+            if len == 0 || f.pread(&mut probe[..4096], 0).is_ok() {
+                return Ok(f);
+            }
+            f.direct = false;
+        }
+        let file = File::open(path).map_err(|e| Error::io(path, "open", e))?;
+        Ok(PoolFile { path: path.to_path_buf(), file, direct: false })
+    }
+
+    /// One `pread` (retrying on EINTR).
+    fn pread(&self, buf: &mut [u8], offset: u64) -> std::io::Result<usize> {
+        loop {
+            // SAFETY: `buf` is valid for writes of `buf.len()` bytes for the duration of the call.
+            let n = unsafe {
+                libc::pread(
+                    self.file.as_raw_fd(),
+                    buf.as_mut_ptr() as *mut libc::c_void,
+                    buf.len(),
+                    offset as libc::off_t,
+                )
+            };
+            if n >= 0 {
+                return Ok(n as usize);
+            }
+            let err = std::io::Error::last_os_error();
+            if err.kind() != std::io::ErrorKind::Interrupted {
+                return Err(err);
+            }
+        }
+    }
+
+    /// Fills `buf` (a whole frame, 4096-aligned) from `offset`; bytes past the end of the file
+    /// are zeroed. Returns the number of bytes read and the number of `pread` calls.
+    ///
+    /// Panics on an I/O error, naming the file and offset (see `PageSource::read`).
+    pub(super) fn read_page(&self, buf: &mut [u8], offset: u64) -> (usize, u64) {
+        let mut done = 0;
+        let mut calls = 0;
+        while done < buf.len() {
+            let n = self.pread(&mut buf[done..], offset + done as u64).unwrap_or_else(|e| {
+                panic!("ocgraph: I/O error reading {} at offset {}: {e}", self.path.display(), offset)
+            });
+            calls += 1;
+            if n == 0 {
+                break;
+            }
+            done += n;
+            // A short direct read ends at end of file; the next one would be misaligned.
+            if self.direct && done % 4096 != 0 {
+                break;
+            }
+        }
+        buf[done..].fill(0);
+        if !self.direct && done > 0 {
+            // SAFETY: plain advisory syscall on an open descriptor; failures are harmless.
+            unsafe {
+                libc::posix_fadvise(
+                    self.file.as_raw_fd(),
+                    offset as libc::off_t,
+                    done as libc::off_t,
+                    libc::POSIX_FADV_DONTNEED,
+                );
+            }
+        }
+        (done, calls)
+    }
+}

@@ -1,0 +1,208 @@
+//! Buffer pool tests against the bytes of random files.
+
+use std::path::Path;
+
+use rand::{Rng, SeedableRng};
+use rand_xoshiro::Xoshiro256PlusPlus;
+
+use super::BufferPool;
+use crate::error::ErrorKind;
+use crate::page::backend::{PageSource, PagedFile};
+use crate::page::mmap::MmapSource;
+use crate::page::policy::POLICY_NAMES;
+
+/// Writes files of random bytes with the given sizes; returns their specs and contents.
+fn random_files(dir: &Path, sizes: &[u64], seed: u64) -> (Vec<PagedFile>, Vec<Vec<u8>>) {
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+    let mut specs = Vec::new();
+    let mut data = Vec::new();
+    for (i, &len) in sizes.iter().enumerate() {
+        let bytes: Vec<u8> = (0..len).map(|_| rng.gen()).collect();
+        let path = dir.join(format!("f{i}"));
+        std::fs::write(&path, &bytes).unwrap();
+        specs.push(PagedFile { path, len });
+        data.push(bytes);
+    }
+    (specs, data)
+}
+
+/// A random read (file, offset, len): 4-byte aligned, sometimes spanning pages, sometimes at
+/// the end of the file.
+fn random_read(rng: &mut impl Rng, data: &[Vec<u8>], page: u64) -> (u8, u64, usize) {
+    let file = rng.gen_range(0..data.len());
+    let len = data[file].len() as u64;
+    if len == 0 {
+        return (file as u8, 0, 0);
+    }
+    let offset = match rng.gen_range(0..4) {
+        0 => len - rng.gen_range(1..=len.min(3 * page) / 4) * 4, // near the end
+        1 => (rng.gen_range(1..=len / page.min(len)) * page).min(len) - 4, // just before a boundary
+        _ => rng.gen_range(0..len / 4) * 4,
+    };
+    let max = (len - offset).min(3 * page) / 4;
+    let n = if rng.gen_bool(0.5) { rng.gen_range(0..=max.min(16)) } else { rng.gen_range(0..=max) };
+    (file as u8, offset, (n * 4) as usize)
+}
+
+fn check_source(src: &dyn PageSource, data: &[Vec<u8>], page: u64, seed: u64, pool: Option<&BufferPool>) {
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+    let mut held = None;
+    for i in 0..400 {
+        let (file, offset, len) = random_read(&mut rng, data, page);
+        let got = src.read(file, offset, len).typed::<u8>();
+        let want = &data[file as usize][offset as usize..offset as usize + len];
+        assert_eq!(&*got, want, "read {i}: file {file} offset {offset} len {len}");
+        // Sometimes keep one slice alive across the next read (2 pins at most).
+        held = if rng.gen_bool(0.3) { Some(got) } else { None };
+        if let Some(p) = pool {
+            p.resident_pages();
+        }
+    }
+    drop(held);
+}
+
+#[test]
+fn every_policy_and_capacity_returns_the_file_bytes() {
+    let dir = tempfile::tempdir().unwrap();
+    // Sizes are multiples of 4096 (graph files are padded) but not of 16 KiB.
+    let (files, data) = random_files(dir.path(), &[4096 * 13, 4096, 0, 4096 * 6], 7);
+    let total: u64 = files.iter().map(|f| f.len).sum();
+    for page in [4096u64, 16384] {
+        let pages: u64 = files.iter().map(|f| f.len.div_ceil(page)).sum();
+        for policy in POLICY_NAMES {
+            for frames in [2, 3, pages / 2, pages] {
+                let pool = BufferPool::open(&files, frames * page, page as usize, policy).unwrap();
+                assert_eq!(pool.frame_count() as u64, frames);
+                check_source(&pool, &data, page, frames * 31 + page, Some(&pool));
+                let s = pool.stats();
+                assert_eq!(s.hits + s.misses, s.page_requests);
+                assert_eq!(s.cold_misses + s.capacity_misses, s.misses);
+                if frames == pages {
+                    assert_eq!(s.capacity_misses, 0, "{policy}");
+                    assert_eq!(s.evictions, 0);
+                }
+            }
+        }
+    }
+    // A capacity larger than the files allocates only what they need.
+    let pool = BufferPool::open(&files, total * 10, 4096, "clock").unwrap();
+    assert_eq!(pool.frame_count() as u64, total / 4096);
+    let mmap = MmapSource::open(&files).unwrap();
+    check_source(&mmap, &data, 4096, 5, None);
+}
+
+#[test]
+fn buffered_fallback_on_shm_returns_the_file_bytes() {
+    // tmpfs may refuse O_DIRECT; either way the bytes must be right.
+    let Ok(dir) = tempfile::tempdir_in("/dev/shm") else { return };
+    let (files, data) = random_files(dir.path(), &[4096 * 9, 4096 * 2], 11);
+    let pool = BufferPool::open(&files, 3 * 4096, 4096, "lru").unwrap();
+    check_source(&pool, &data, 4096, 3, Some(&pool));
+}
+
+#[test]
+fn eight_threads_read_the_same_bytes() {
+    let dir = tempfile::tempdir().unwrap();
+    let (files, data) = random_files(dir.path(), &[4096 * 40, 4096 * 25], 13);
+    for policy in POLICY_NAMES {
+        // Fewer frames than threads: misses must wait for pins to be released.
+        for frames in [4u64, 16] {
+            let pool = BufferPool::open(&files, frames * 4096, 4096, policy).unwrap();
+            std::thread::scope(|s| {
+                for t in 0..8u64 {
+                    let (pool, data) = (&pool, &data);
+                    s.spawn(move || {
+                        let mut rng = Xoshiro256PlusPlus::seed_from_u64(t);
+                        for _ in 0..1500 {
+                            let (file, offset, len) = random_read(&mut rng, data, 4096);
+                            let got = pool.read(file, offset, len).typed::<u8>();
+                            assert_eq!(&*got, &data[file as usize][offset as usize..offset as usize + len]);
+                        }
+                    });
+                }
+            });
+            assert!(pool.resident_pages() <= frames as usize);
+            let s = pool.stats();
+            assert_eq!(s.hits + s.misses, s.page_requests, "{policy}");
+            assert_eq!(s.cold_misses + s.capacity_misses, s.misses);
+        }
+    }
+}
+
+#[test]
+fn stats_of_a_scan() {
+    let dir = tempfile::tempdir().unwrap();
+    let n = 20u64;
+    let (files, _) = random_files(dir.path(), &[4096 * n], 17);
+    let scan = |pool: &BufferPool| {
+        for p in 0..n {
+            for k in 0..4 {
+                drop(pool.read(0, p * 4096 + k * 1024, 8));
+            }
+        }
+    };
+    let pool = BufferPool::open(&files, n * 4096, 4096, "clock").unwrap();
+    scan(&pool);
+    let s = pool.stats();
+    assert_eq!((s.page_requests, s.hits, s.misses), (4 * n, 3 * n, n));
+    assert_eq!((s.cold_misses, s.capacity_misses, s.evictions), (n, 0, 0));
+    assert_eq!((s.bytes_read, s.read_calls, s.sequential_reads), (n * 4096, n, n));
+    assert_eq!(pool.resident_pages(), n as usize);
+    pool.reset_stats();
+    scan(&pool);
+    let s = pool.stats();
+    assert_eq!((s.hits, s.misses, s.bytes_read), (4 * n, 0, 0));
+
+    // Half the capacity under FIFO: the second scan misses on every page, all capacity misses.
+    let pool = BufferPool::open(&files, n / 2 * 4096, 4096, "fifo").unwrap();
+    scan(&pool);
+    scan(&pool);
+    let s = pool.stats();
+    assert_eq!((s.cold_misses, s.capacity_misses), (n, n));
+    assert_eq!(s.evictions, 2 * n - n / 2);
+    assert_eq!(s.sequential_reads, 2 * n - 1, "the restart at offset 0 is not sequential");
+    assert_eq!(pool.resident_pages(), n as usize / 2);
+}
+
+#[test]
+fn a_read_spanning_pages_pins_nothing_after_the_copy() {
+    let dir = tempfile::tempdir().unwrap();
+    let (files, data) = random_files(dir.path(), &[4096 * 4], 19);
+    let pool = BufferPool::open(&files, 2 * 4096, 4096, "lru").unwrap();
+    // Spans 3 pages with 2 frames: only possible if each page is unpinned after its copy.
+    let got = pool.read(0, 100, 4096 * 2 + 8).typed::<u8>();
+    assert_eq!(&*got, &data[0][100..100 + 4096 * 2 + 8]);
+    let again = pool.read(0, 4096 * 3, 64).typed::<u8>();
+    assert_eq!(&*again, &data[0][4096 * 3..4096 * 3 + 64]);
+}
+
+#[test]
+fn bad_parameters_are_rejected() {
+    let dir = tempfile::tempdir().unwrap();
+    let (files, _) = random_files(dir.path(), &[4096 * 4], 23);
+    for ps in [2048usize, 4097, 12288, 131072] {
+        let e = BufferPool::open(&files, 1 << 20, ps, "clock").err().unwrap();
+        assert_eq!(e.kind(), ErrorKind::InvalidArgument, "{ps}");
+    }
+    let e = BufferPool::open(&files, 2 * 16384 - 1, 16384, "clock").err().unwrap();
+    assert!(e.to_string().contains("less than 2 pages"), "{e}");
+    let e = BufferPool::open(&files, 1 << 20, 4096, "mru").err().unwrap();
+    assert_eq!(e.kind(), ErrorKind::InvalidArgument);
+    let missing = vec![PagedFile { path: dir.path().join("nope"), len: 4096 }];
+    let e = BufferPool::open(&missing, 1 << 20, 4096, "clock").err().unwrap();
+    assert!(e.to_string().contains("nope"), "{e}");
+}
+
+#[test]
+fn io_error_after_open_panics_naming_the_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut files = random_files(dir.path(), &[4096 * 2], 29).0;
+    // A directory opens like a file on Linux, but reading it fails (EISDIR).
+    files[0] = PagedFile { path: dir.path().to_path_buf(), len: 4096 };
+    let pool = BufferPool::open(&files, 4 * 4096, 4096, "clock").unwrap();
+    let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| drop(pool.read(0, 0, 8))));
+    let msg = r.err().and_then(|p| p.downcast::<String>().ok()).map(|s| *s).unwrap_or_default();
+    assert!(msg.contains(&dir.path().display().to_string()) && msg.contains("offset 0"), "{msg}");
+    // The page was unlocked and the frame given back.
+    assert_eq!(pool.resident_pages(), 0);
+}
