@@ -69,13 +69,15 @@ def find_binary(explicit):
 
 
 def timed(cmd):
-    """Runs cmd under /usr/bin/time; returns (seconds, peak RSS in MB, stdout)."""
+    """Runs cmd under /usr/bin/time; returns (seconds, peak RSS in MB, stdout) and records the
+    CPU seconds (user + sys) in timed.cpu."""
     with tempfile.NamedTemporaryFile("r", suffix=".time") as tf:
-        proc = subprocess.run(["/usr/bin/time", "-o", tf.name, "-f", "%e %M"] + cmd,
+        proc = subprocess.run(["/usr/bin/time", "-o", tf.name, "-f", "%e %M %U %S"] + cmd,
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         if proc.returncode != 0:
             raise RuntimeError(f"{' '.join(cmd)} failed ({proc.returncode}): {proc.stderr.strip()}")
-        secs, kb = tf.read().split()[-2:]
+        secs, kb, user, sys_ = tf.read().split()[-4:]
+    timed.cpu = float(user) + float(sys_)
     return float(secs), int(kb) / 1024.0, proc.stdout
 
 
@@ -99,14 +101,15 @@ def main():
     os.makedirs(OUT_DIR, exist_ok=True)
     work = args.workdir or tempfile.mkdtemp(prefix="ingest-", dir=OUT_DIR)
     os.makedirs(work, exist_ok=True)
-    rows = []  # tool, input, budget, seconds, M edges/s, peak RSS MB, note
+    rows = []  # tool, input, budget, seconds, cpu seconds, M edges/s, peak RSS MB, note
     notes = []
 
     def add(tool, inp, budget, secs, edges, rss, note=""):
         rate = edges / secs / 1e6 if secs > 0 else float("inf")
-        rows.append([tool, inp, budget, f"{secs:.2f}", f"{rate:.2f}", f"{rss:.0f}", note])
-        print(f"  {tool:<24} {inp:<6} {budget:<6} {secs:8.2f} s {rate:8.2f} M/s {rss:8.0f} MB {note}",
-              flush=True)
+        cpu = timed.cpu
+        rows.append([tool, inp, budget, f"{secs:.2f}", f"{cpu:.2f}", f"{rate:.2f}", f"{rss:.0f}", note])
+        print(f"  {tool:<24} {inp:<6} {budget:<6} {secs:8.2f} s {cpu:8.2f} cpu-s {rate:8.2f} M/s "
+              f"{rss:8.0f} MB {note}", flush=True)
 
     try:
         kron = os.path.join(work, "kron")
@@ -153,18 +156,21 @@ def main():
         path = os.path.join(OUT_DIR, "ingest.csv")
         with open(path, "w", newline="") as f:
             w = csv.writer(f)
-            w.writerow(["tool", "input", "budget", "seconds", "M_input_edges_per_s", "peak_rss_mb", "note"])
+            w.writerow(["tool", "input", "budget", "seconds", "cpu_seconds", "M_input_edges_per_s", "peak_rss_mb",
+                        "note"])
             w.writerows(rows)
 
         print()
         print(f"scale {args.scale}, edge factor {args.edge_factor}: {edges} input edges "
               f"(undirected, each once), binary {exe}")
-        header = ["tool", "input", "budget", "seconds", "M edges/s", "peak RSS MB", "note"]
+        header = ["tool", "input", "budget", "seconds", "cpu s", "M edges/s", "peak RSS MB", "note"]
         widths = [max(len(str(r[i])) for r in rows + [header]) for i in range(len(header))]
         for r in [header] + rows:
             print("  ".join(str(x).ljust(wd) for x, wd in zip(r, widths)))
         for n in notes:
             print("note:", n)
+        print(f"note: load average at the end {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores "
+              "(wall-clock rates drop under contention; cpu s is the process's user + sys time)")
         print()
         targets = [
             ("binary import, 4G budget >= 20 M edges/s", results[("bin32", "4G")][0] >= 20),

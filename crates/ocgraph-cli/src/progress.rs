@@ -3,7 +3,7 @@
 use std::io::IsTerminal;
 use std::time::Instant;
 
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressState, ProgressStyle};
 use ocgraph_core::ingest::{Progress, Unit};
 
 /// Shows the current phase, its rate and ETA on stderr when it is a terminal (and not `--quiet`).
@@ -16,7 +16,11 @@ impl CliProgress {
     /// A progress display; hidden when `quiet` or when stderr is not a terminal.
     pub fn new(quiet: bool) -> CliProgress {
         let visible = !quiet && std::io::stderr().is_terminal();
-        let bar = visible.then(|| ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr()));
+        let bar = visible.then(|| {
+            let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
+            bar.set_style(style(None, Unit::Edges));
+            bar
+        });
         CliProgress { bar, start: Instant::now() }
     }
 
@@ -35,11 +39,16 @@ fn style(total: Option<u64>, unit: Unit) -> ProgressStyle {
         (true, Unit::Bytes) => {
             "{msg:>9} [{bar:30}] {bytes}/{total_bytes} {binary_bytes_per_sec} ETA {eta} ({elapsed})"
         }
-        (true, Unit::Edges) => "{msg:>9} [{bar:30}] {human_pos}/{human_len} {per_sec} ETA {eta} ({elapsed})",
+        (true, Unit::Edges) => "{msg:>9} [{bar:30}] {human_pos}/{human_len} {medges} ETA {eta} ({elapsed})",
         (false, Unit::Bytes) => "{spinner} {msg:>9} {bytes} {binary_bytes_per_sec} ({elapsed})",
-        (false, Unit::Edges) => "{spinner} {msg:>9} {human_pos} {per_sec} ({elapsed})",
+        (false, Unit::Edges) => "{spinner} {msg:>9} {human_pos} {medges} ({elapsed})",
     };
-    ProgressStyle::with_template(template).expect("valid template").progress_chars("=> ")
+    ProgressStyle::with_template(template)
+        .expect("valid template")
+        .with_key("medges", |s: &ProgressState, w: &mut dyn std::fmt::Write| {
+            let _ = write!(w, "{:.2} M/s", s.per_sec() / 1e6);
+        })
+        .progress_chars("=> ")
 }
 
 impl Progress for CliProgress {
