@@ -4,7 +4,8 @@
 //! leaves every in-list already sorted.
 //!
 //! Memory: records (`size_of::<R>()` per arc) plus entries (`size_of::<R::Entry>()` per arc)
-//! plus offsets (8 B per vertex) during the scatter; the records are freed before the sort.
+//! plus offsets and two per-thread cursor arrays (3 x 8 B per vertex) during the scatter; the
+//! records are freed before the sort.
 //! The transpose holds both directions' entries and offsets.
 
 use rayon::prelude::*;
@@ -14,11 +15,14 @@ use super::record::Record;
 use crate::error::Result;
 use crate::format::GraphWriter;
 
+/// Chunks of the parallel scatter (each holds 8 B per vertex of cursors).
+const SCATTER_THREADS: usize = 2;
+
 /// Peak bytes of an in-memory build of `m` arcs over `n` vertices.
 pub(crate) fn in_memory_bytes<R: Record>(m: u64, n: u64, directed: bool) -> u64 {
     let r = std::mem::size_of::<R>() as u64;
     let e = std::mem::size_of::<R::Entry>() as u64;
-    let scatter = m * (r + e) + 8 * (n + 1);
+    let scatter = m * (r + e) + 8 * (n + 1) * (1 + SCATTER_THREADS as u64);
     let transpose = if directed { 2 * m * e + 16 * (n + 1) } else { 0 };
     scatter.max(transpose)
 }
@@ -32,19 +36,41 @@ pub(crate) struct MemCsr<R: Record> {
 impl<R: Record> MemCsr<R> {
     /// Builds the out-direction from unsorted records over `n` vertices (consumes the records).
     pub(crate) fn from_records(recs: Vec<R>, n: usize, dedup: bool) -> MemCsr<R> {
+        // Parallel counting sort: each thread counts its chunk of records, the counts become
+        // per-thread cursors, and each thread scatters its chunk into disjoint slots.
+        let chunk = recs.len().div_ceil(SCATTER_THREADS).max(1);
+        let mut cursors: Vec<Vec<u64>> = recs
+            .par_chunks(chunk)
+            .map(|c| {
+                let mut counts = vec![0u64; n];
+                for r in c {
+                    counts[r.src() as usize] += 1;
+                }
+                counts
+            })
+            .collect();
         let mut offsets = vec![0u64; n + 1];
-        for r in &recs {
-            offsets[r.src() as usize + 1] += 1;
+        let mut acc = 0u64;
+        for v in 0..n {
+            offsets[v] = acc;
+            for cur in cursors.iter_mut() {
+                let count = cur[v];
+                cur[v] = acc;
+                acc += count;
+            }
         }
-        prefix_sum(&mut offsets);
-        let mut entries = vec![R::Entry::default(); recs.len()];
-        for r in &recs {
-            let slot = &mut offsets[r.src() as usize];
-            entries[*slot as usize] = r.entry();
-            *slot += 1;
-        }
+        offsets[n] = acc;
+        let cells: Vec<R::Cell> = (0..recs.len()).map(|_| R::Cell::default()).collect();
+        recs.par_chunks(chunk).zip(cursors.par_iter_mut()).for_each(|(c, cur)| {
+            for r in c {
+                let slot = &mut cur[r.src() as usize];
+                R::store(&cells[*slot as usize], r.entry());
+                *slot += 1;
+            }
+        });
+        drop(cursors);
         drop(recs);
-        shift_right(&mut offsets);
+        let entries: Vec<R::Entry> = cells.into_iter().map(R::into_entry).collect();
         let mut csr = MemCsr { offsets, entries };
         csr.sort_lists(dedup);
         csr
