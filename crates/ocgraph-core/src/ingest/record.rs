@@ -2,8 +2,6 @@
 //! `u128` (`src << 64 | dst << 32 | ordered weight bits`) for weighted ones, so that the natural
 //! integer order is (source, destination, weight ascending).
 
-use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed};
-
 /// Maps an `f32` to a `u32` whose unsigned order is the float order (for finite values).
 pub(crate) fn weight_key(w: f32) -> u32 {
     let b = w.to_bits();
@@ -27,12 +25,6 @@ pub(crate) fn key_weight(k: u32) -> f32 {
 pub(crate) trait Record: Copy + Ord + Send + Sync + bytemuck::Pod + 'static {
     /// One entry of a neighbour list: the destination (and weight), ordered the same way.
     type Entry: Copy + Ord + Send + Sync + bytemuck::Pod + Default;
-    /// An atomic cell holding an entry, for parallel scatters into disjoint slots.
-    type Cell: Send + Sync + Default;
-    /// Stores `e` into `cell` (relaxed: slots are disjoint, joined by the rayon scope).
-    fn store(cell: &Self::Cell, e: Self::Entry);
-    /// The entry held by `cell`.
-    fn into_entry(cell: Self::Cell) -> Self::Entry;
     /// Whether records carry weights.
     const WEIGHTED: bool;
     /// Packs an arc.
@@ -53,13 +45,6 @@ pub(crate) trait Record: Copy + Ord + Send + Sync + bytemuck::Pod + 'static {
 
 impl Record for u64 {
     type Entry = u32;
-    type Cell = AtomicU32;
-    fn store(cell: &AtomicU32, e: u32) {
-        cell.store(e, Relaxed)
-    }
-    fn into_entry(cell: AtomicU32) -> u32 {
-        cell.into_inner()
-    }
     const WEIGHTED: bool = false;
     fn new(src: u32, dst: u32, _w: f32) -> Self {
         (src as u64) << 32 | dst as u64
@@ -86,13 +71,6 @@ impl Record for u64 {
 
 impl Record for u128 {
     type Entry = u64;
-    type Cell = AtomicU64;
-    fn store(cell: &AtomicU64, e: u64) {
-        cell.store(e, Relaxed)
-    }
-    fn into_entry(cell: AtomicU64) -> u64 {
-        cell.into_inner()
-    }
     const WEIGHTED: bool = true;
     fn new(src: u32, dst: u32, w: f32) -> Self {
         (src as u128) << 64 | (dst as u128) << 32 | weight_key(w) as u128
