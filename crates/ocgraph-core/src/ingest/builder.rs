@@ -10,7 +10,7 @@
 //! Per vertex, the builder allocates nothing in the external path (offsets are streamed); the
 //! in-memory path holds 8 B per vertex per direction of offsets (plus 8 B per vertex of one
 //! range's cursors per thread while scattering). Both are counted against the budget. Relabelling
-//! (in [`super::import`]) adds its own per-vertex maps, see `relabel.rs`.
+//! (in `import`) adds its own per-vertex maps, see `relabel.rs`.
 
 use std::path::{Path, PathBuf};
 
