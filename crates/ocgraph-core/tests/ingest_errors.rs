@@ -181,3 +181,19 @@ fn corrupted_graphs_are_detected() {
     let err = Graph::open(&dir3, &OpenOptions::default()).unwrap_err();
     assert!(matches!(err, ocgraph_core::Error::Version { found: 2, .. }), "{err}");
 }
+
+#[test]
+fn line_numbers_are_exact_across_blocks_and_long_lines() {
+    // More than one 16 MiB read block, including one line longer than a block.
+    let mut text = String::with_capacity(40 << 20);
+    text.push_str("# ");
+    text.push_str(&"x".repeat(17 << 20));
+    text.push('\n');
+    let filler = format!("% {}\n", "y".repeat(60));
+    for _ in 0..300_000 {
+        text.push_str(&filler);
+    }
+    text.push_str("1 2\n3 4\n5\n");
+    let m = fails("blocks.txt", text.as_bytes(), &opts(), ErrorKind::Input);
+    assert!(m.contains("blocks.txt:300004:"), "{m}");
+}

@@ -8,7 +8,9 @@
 //! a directed graph is sorted the same way from the written out-files.
 //!
 //! Per vertex, the builder allocates nothing in the external path (offsets are streamed); the
-//! in-memory path holds 8 B per vertex per direction of offsets.
+//! in-memory path holds 8 B per vertex per direction of offsets (plus 8 B per vertex of one
+//! range's cursors per thread while scattering). Both are counted against the budget. Relabelling
+//! (in `import`) adds its own per-vertex maps, see `relabel.rs`.
 
 use std::path::{Path, PathBuf};
 

@@ -6,7 +6,7 @@ use super::builder::{BuildOptions, BuildReport, GraphBuilder};
 use super::parse::binary::parse_records;
 use super::parse::mtx::{self, MtxHeader};
 use super::parse::source::{Input, LineBlocks, RecordBlocks};
-use super::parse::{csv, parse_block, text, LineCfg, Piece};
+use super::parse::{csv, is_integer, parse_block, text, LineCfg, Piece};
 use super::progress::{Progress, Unit};
 use super::relabel::Mapper;
 use crate::error::{Error, Result};
@@ -126,6 +126,13 @@ pub fn import(
             ));
         }
         if opts.relabel == Relabel::None {
+            if h.n > MAX_ID + 1 {
+                return Err(Error::input_line(
+                    input,
+                    h.header_lines,
+                    format!("{} vertices exceed the 32-bit id space", h.n),
+                ));
+            }
             reserved = h.n;
             builder.reserve_vertices(h.n);
         }
@@ -201,35 +208,44 @@ fn scan(
     }
     let mut blocks = LineBlocks::new(input);
     let mut line = 1u64;
-    let mut cfg: Option<LineCfg> = None;
+    let mut header_done = false;
+    let (mut weight_col, mut one_based) = (2, false);
+    let csv = format == InputFormat::Csv;
+    let mut strings: Option<bool> = None;
     while let Some(block) = blocks.next_block()? {
         progress.advance(block.len() as u64);
         let mut data = block;
-        let c = match cfg {
-            Some(c) => c,
-            None => {
-                let (skip, lines, weight_col, one_based) = match format {
-                    InputFormat::Csv => {
-                        let h = csv::parse_header(block);
-                        (h.header_bytes, h.header_lines, h.weight_col, false)
-                    }
-                    InputFormat::MatrixMarket => {
-                        let h = mtx::parse_header(path, block)?;
-                        (h.header_bytes, h.header_lines, 2, true)
-                    }
-                    _ => (0, 0, 2, false),
-                };
-                data = &block[skip..];
-                line += lines;
-                let csv = format == InputFormat::Csv;
-                let strings = format != InputFormat::MatrixMarket && !text::integer_ids(data, csv);
-                found.strings = strings;
-                let c = LineCfg { csv, strings, weighted, weight_col, one_based, max_id };
-                cfg = Some(c);
-                c
-            }
+        if !header_done {
+            header_done = true;
+            let skip = match format {
+                InputFormat::Csv => {
+                    let h = csv::parse_header(block);
+                    weight_col = h.weight_col;
+                    line += h.header_lines;
+                    h.header_bytes
+                }
+                InputFormat::MatrixMarket => {
+                    let h = mtx::parse_header(path, block)?;
+                    one_based = true;
+                    line += h.header_lines;
+                    h.header_bytes
+                }
+                _ => 0,
+            };
+            data = &block[skip..];
+        }
+        // The first data token decides between integer and string ids.
+        let is_strings = match strings {
+            Some(s) => s,
+            None if format == InputFormat::MatrixMarket => *strings.insert(false),
+            None => match text::first_token(data, csv) {
+                Some(tok) => *strings.insert(!is_integer(tok)),
+                None => false,
+            },
         };
-        for piece in parse_block(path, data, line, &c)? {
+        found.strings = is_strings;
+        let cfg = LineCfg { csv, strings: is_strings, weighted, weight_col, one_based, max_id };
+        for piece in parse_block(path, data, line, &cfg)? {
             line += piece.lines;
             found.edges += piece.edges() as u64;
             each(data, &piece)?;

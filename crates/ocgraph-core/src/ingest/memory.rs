@@ -3,9 +3,10 @@
 //! parallel with rayon; the in-direction is a stable transpose of the final out-lists, which
 //! leaves every in-list already sorted.
 //!
-//! Memory: records (`size_of::<R>()` per arc) plus entries (`size_of::<R::Entry>()` per arc)
-//! plus offsets (8 B per vertex) during the scatter; the records are freed before the sort.
-//! The transpose holds both directions' entries and offsets.
+//! Memory: records (`size_of::<R>()` per arc) twice during the partition pass, then the
+//! partitioned records plus entries (`size_of::<R::Entry>()` per arc) plus offsets (8 B per
+//! vertex); the records are freed before the lists are sorted. The transpose holds both
+//! directions' entries and offsets.
 
 use rayon::prelude::*;
 
@@ -14,11 +15,14 @@ use super::record::Record;
 use crate::error::Result;
 use crate::format::GraphWriter;
 
+/// Log2 of the number of vertex ranges of the partition pass (1024).
+const RANGE_BITS: u32 = 10;
+
 /// Peak bytes of an in-memory build of `m` arcs over `n` vertices.
 pub(crate) fn in_memory_bytes<R: Record>(m: u64, n: u64, directed: bool) -> u64 {
     let r = std::mem::size_of::<R>() as u64;
     let e = std::mem::size_of::<R::Entry>() as u64;
-    let scatter = m * (r + e) + 8 * (n + 1);
+    let scatter = m * (2 * r).max(r + e) + 8 * (n + 1);
     let transpose = if directed { 2 * m * e + 16 * (n + 1) } else { 0 };
     scatter.max(transpose)
 }
@@ -32,19 +36,63 @@ pub(crate) struct MemCsr<R: Record> {
 impl<R: Record> MemCsr<R> {
     /// Builds the out-direction from unsorted records over `n` vertices (consumes the records).
     pub(crate) fn from_records(recs: Vec<R>, n: usize, dedup: bool) -> MemCsr<R> {
-        let mut offsets = vec![0u64; n + 1];
+        // Pass 1 partitions the records by source into at most 1024 ranges of consecutive
+        // vertices (sequential writes to few streams); pass 2 counting-sorts every range in
+        // parallel, each with cursors and output small enough to stay in cache.
+        let bits = usize::BITS - n.saturating_sub(1).leading_zeros();
+        let shift = bits.saturating_sub(RANGE_BITS);
+        let ranges = (n.saturating_sub(1) >> shift) + 1;
+        let mut starts = vec![0usize; ranges + 1];
         for r in &recs {
-            offsets[r.src() as usize + 1] += 1;
+            starts[(r.src() >> shift) as usize + 1] += 1;
         }
-        prefix_sum(&mut offsets);
-        let mut entries = vec![R::Entry::default(); recs.len()];
-        for r in &recs {
-            let slot = &mut offsets[r.src() as usize];
-            entries[*slot as usize] = r.entry();
-            *slot += 1;
+        for i in 1..starts.len() {
+            starts[i] += starts[i - 1];
+        }
+        let mut cursor = starts.clone();
+        let mut parted = vec![R::zeroed(); recs.len()];
+        for &r in &recs {
+            let c = &mut cursor[(r.src() >> shift) as usize];
+            parted[*c] = r;
+            *c += 1;
         }
         drop(recs);
-        shift_right(&mut offsets);
+        let mut offsets = vec![0u64; n + 1];
+        let mut entries = vec![R::Entry::default(); parted.len()];
+        let mut jobs = Vec::with_capacity(ranges);
+        let (mut recs_rest, mut ent_rest, mut off_rest) = (&parted[..], &mut entries[..], &mut offsets[..n]);
+        for i in 0..ranges {
+            let lo = i << shift;
+            let hi = ((i + 1) << shift).min(n);
+            let len = starts[i + 1] - starts[i];
+            let (r, rr) = recs_rest.split_at(len);
+            let (e, er) = std::mem::take(&mut ent_rest).split_at_mut(len);
+            let (o, or) = std::mem::take(&mut off_rest).split_at_mut(hi - lo);
+            jobs.push((lo, starts[i] as u64, r, e, o));
+            (recs_rest, ent_rest, off_rest) = (rr, er, or);
+        }
+        jobs.into_par_iter().for_each(|(lo, base, recs, out, offs)| {
+            for r in recs {
+                offs[r.src() as usize - lo] += 1;
+            }
+            let mut acc = 0u64;
+            for o in offs.iter_mut() {
+                let c = *o;
+                *o = acc;
+                acc += c;
+            }
+            let mut cur: Vec<u64> = offs.to_vec();
+            for r in recs {
+                let c = &mut cur[r.src() as usize - lo];
+                out[*c as usize] = r.entry();
+                *c += 1;
+            }
+            for o in offs.iter_mut() {
+                *o += base;
+            }
+        });
+        drop(parted);
+        offsets[n] = entries.len() as u64;
         let mut csr = MemCsr { offsets, entries };
         csr.sort_lists(dedup);
         csr

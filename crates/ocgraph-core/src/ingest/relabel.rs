@@ -122,7 +122,7 @@ impl Mapper {
                         v
                     }
                 };
-                if i % 2 == 0 {
+                if i & 1 == 0 {
                     src.push(v)
                 } else {
                     dst.push(v)
@@ -144,7 +144,7 @@ impl Mapper {
                         .ints
                         .get(id)
                         .ok_or_else(|| Error::invalid(format!("id {id} not seen in the first pass")))?;
-                    if i % 2 == 0 {
+                    if i & 1 == 0 {
                         src.push(v)
                     } else {
                         dst.push(v)
@@ -161,7 +161,7 @@ impl Mapper {
                         }
                         self.int_ids.push(id);
                     }
-                    if i % 2 == 0 {
+                    if i & 1 == 0 {
                         src.push(v)
                     } else {
                         dst.push(v)

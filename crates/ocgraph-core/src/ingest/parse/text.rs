@@ -73,11 +73,6 @@ pub(crate) fn first_token(data: &[u8], csv: bool) -> Option<&[u8]> {
     None
 }
 
-/// Whether the first data token of `data` is an integer (or there is none).
-pub(crate) fn integer_ids(data: &[u8], csv: bool) -> bool {
-    first_token(data, csv).is_none_or(is_integer)
-}
-
 /// Parses the lines of `block[start..end]`.
 pub(crate) fn parse_lines(
     block: &[u8],
