@@ -1,1 +1,32 @@
 //! ocgraph-algo: analytics kernels generic over [`ocgraph_core::Adjacency`].
+//!
+//! Every kernel reads neighbour lists only through the `Adjacency` trait, so it runs unchanged on
+//! an mmap-backed graph, the buffer pool, or an in-memory adjacency. Kernels that need in-edges
+//! take a second adjacency for the in-direction (for an undirected graph pass the same one
+//! twice). Each kernel has a serial `verify_*` function that checks its result's invariants.
+//!
+//! Threads: parallel kernels run on the caller's current rayon pool. To choose the thread count,
+//! run them inside `rayon::ThreadPoolBuilder::new().num_threads(t).build()?.install(|| ...)`.
+
+mod bitmap;
+mod chunks;
+
+pub mod bfs;
+pub mod diameter;
+pub mod harness;
+pub mod khop;
+pub mod pagerank;
+pub mod shortest_path;
+pub mod sssp;
+pub mod triangles;
+pub mod wcc;
+
+pub use bfs::{bfs, verify_bfs, BfsResult};
+pub use diameter::{diameter_estimate, verify_diameter_estimate, DiameterEstimate};
+pub use harness::{run_trials, KernelReport};
+pub use khop::{friends_of_friends, k_hop, verify_friends_of_friends, verify_k_hop};
+pub use pagerank::{pagerank, verify_pagerank, PageRankOptions, PageRankResult};
+pub use shortest_path::{shortest_path, verify_shortest_path};
+pub use sssp::{default_delta, dijkstra, sssp, verify_sssp};
+pub use triangles::{triangle_count, verify_triangle_count};
+pub use wcc::{count_components_serial, verify_wcc, wcc};

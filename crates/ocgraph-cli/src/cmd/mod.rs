@@ -5,6 +5,7 @@ mod export;
 mod generate;
 mod import;
 mod info;
+mod run;
 
 use clap::Subcommand;
 use ocgraph_core::Result;
@@ -22,6 +23,8 @@ pub enum Command {
     Check(check::CheckArgs),
     /// Write a graph as an edge list (text or binary pairs).
     Export(export::ExportArgs),
+    /// Run an analytics kernel (bfs, sssp, wcc, pagerank, ...) with timing and verification.
+    Run(run::RunArgs),
 }
 
 /// Runs a parsed subcommand.
@@ -32,6 +35,7 @@ pub fn run(cmd: Command) -> Result<()> {
         Command::Info(a) => info::run(&a),
         Command::Check(a) => check::run(&a),
         Command::Export(a) => export::run(&a),
+        Command::Run(a) => run::run(&a),
     }
 }
 

@@ -1,0 +1,258 @@
+//! Breadth-first search from one source.
+//!
+//! Returns, for every vertex, its depth (hops from the source; `-1` when unreachable) and its
+//! BFS parent (`-1` when unreachable; the source is its own parent).
+//!
+//! Algorithm: direction-optimising BFS (S. Beamer, K. Asanović, D. Patterson, "Direction-Optimizing
+//! Breadth-First Search", SC 2012), with the switching heuristic of the GAP Benchmark Suite
+//! (`alpha = 15`, `beta = 18`). Top-down steps expand a frontier held as a vertex list; the list
+//! is sorted by id before expansion so neighbour lists are fetched in file order (page-friendly
+//! access, as in Optimus-style out-of-core traversal). Bottom-up steps scan the unvisited
+//! vertices' in-neighbour lists in contiguous vertex ranges (through
+//! [`Adjacency::for_each_in_range`]) against a bitmap frontier. Both steps run on the caller's
+//! rayon pool; parents are claimed with a compare-and-swap, so with several threads the parent
+//! chosen among equally deep candidates may differ between runs (depths never do).
+
+use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
+
+use ocgraph_core::{Adjacency, Error, Result, Vertex};
+use rayon::prelude::*;
+
+use crate::bitmap::Bitmap;
+use crate::chunks::vertex_blocks;
+
+/// GAPBS top-down → bottom-up switch: go bottom-up when the frontier's edges exceed
+/// `unexplored edges / ALPHA`.
+const ALPHA: u64 = 15;
+/// GAPBS bottom-up → top-down switch: go back when the frontier shrinks below `n / BETA`.
+const BETA: u64 = 18;
+/// Marks "no parent yet" in the working arrays.
+const NONE: u32 = u32::MAX;
+/// Frontier sizes above which sorting runs in parallel.
+const PAR_SORT_MIN: usize = 1 << 14;
+
+/// Depth and parent of every vertex after a BFS.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BfsResult {
+    /// Hops from the source; `-1` for unreachable vertices.
+    pub depth: Vec<i64>,
+    /// BFS-tree parent; `-1` for unreachable vertices; the source's parent is the source.
+    pub parent: Vec<i64>,
+}
+
+/// Checks that `v` is a vertex of `g`; `what` names it in the error ("source", "target").
+pub(crate) fn check_vertex<A: Adjacency>(g: &A, v: Vertex, what: &str) -> Result<()> {
+    if (v as usize) < g.num_vertices() {
+        Ok(())
+    } else {
+        Err(Error::invalid(format!(
+            "{what} vertex {v} out of range (graph has {} vertices)",
+            g.num_vertices()
+        )))
+    }
+}
+
+/// Checks that the two directions describe the same vertex set.
+pub(crate) fn check_directions<O: Adjacency, I: Adjacency>(out: &O, in_: &I) -> Result<()> {
+    if out.num_vertices() == in_.num_vertices() {
+        Ok(())
+    } else {
+        Err(Error::invalid(format!(
+            "out- and in-direction disagree on the vertex count ({} vs {})",
+            out.num_vertices(),
+            in_.num_vertices()
+        )))
+    }
+}
+
+/// Direction-optimising BFS from `source` following out-edges; `in_` gives the in-edges (pass
+/// the same adjacency twice for an undirected graph). Runs on the current rayon pool.
+///
+/// Errors: `source` out of range, or `out` and `in_` with different vertex counts.
+pub fn bfs<O: Adjacency, I: Adjacency>(out: &O, in_: &I, source: Vertex) -> Result<BfsResult> {
+    check_vertex(out, source, "source")?;
+    check_directions(out, in_)?;
+    let n = out.num_vertices();
+    let parent: Vec<AtomicU32> = (0..n).map(|_| AtomicU32::new(NONE)).collect();
+    let depth: Vec<AtomicU32> = (0..n).map(|_| AtomicU32::new(NONE)).collect();
+    parent[source as usize].store(source, Relaxed);
+    depth[source as usize].store(0, Relaxed);
+
+    let mut queue = vec![source];
+    let mut edges_to_check = out.num_arcs();
+    let mut scout = out.degree(source) as u64;
+    let mut level = 0u32;
+    let mut bitmaps: Option<(Bitmap, Bitmap)> = None;
+    let blocks = vertex_blocks(n);
+    while !queue.is_empty() {
+        if scout > edges_to_check / ALPHA {
+            let (front, next) = bitmaps.get_or_insert_with(|| (Bitmap::new(n), Bitmap::new(n)));
+            front.clear();
+            queue.par_iter().for_each(|&v| front.set(v));
+            let mut awake = queue.len() as u64;
+            loop {
+                let old_awake = awake;
+                next.clear();
+                awake = bottom_up_step(in_, &blocks, &parent, &depth, front, next, level);
+                level += 1;
+                std::mem::swap(front, next);
+                if awake < old_awake && awake <= n as u64 / BETA {
+                    break;
+                }
+            }
+            queue = front.to_sorted_vec();
+            scout = 1;
+        } else {
+            edges_to_check = edges_to_check.saturating_sub(scout);
+            if queue.len() >= PAR_SORT_MIN {
+                queue.par_sort_unstable();
+            } else {
+                queue.sort_unstable();
+            }
+            let (next, found_edges) = top_down_step(out, &queue, &parent, &depth, level);
+            queue = next;
+            scout = found_edges;
+            level += 1;
+        }
+    }
+    let to_i64 = |a: Vec<AtomicU32>| -> Vec<i64> {
+        a.into_par_iter().map(|x| x.into_inner()).map(|x| if x == NONE { -1 } else { x as i64 }).collect()
+    };
+    Ok(BfsResult { depth: to_i64(depth), parent: to_i64(parent) })
+}
+
+/// Expands the sorted `frontier` at depth `level`; returns the next frontier and the sum of its
+/// out-degrees.
+fn top_down_step<O: Adjacency>(
+    out: &O,
+    frontier: &[Vertex],
+    parent: &[AtomicU32],
+    depth: &[AtomicU32],
+    level: u32,
+) -> (Vec<Vertex>, u64) {
+    let chunk = (frontier.len() / (rayon::current_num_threads() * 8)).clamp(16, 1024);
+    let parts: Vec<(Vec<Vertex>, u64)> = frontier
+        .par_chunks(chunk)
+        .map(|vs| {
+            let mut found = Vec::new();
+            let mut edges = 0u64;
+            for &u in vs {
+                for &v in out.neighbors(u).iter() {
+                    let p = &parent[v as usize];
+                    if p.load(Relaxed) == NONE && p.compare_exchange(NONE, u, Relaxed, Relaxed).is_ok() {
+                        depth[v as usize].store(level + 1, Relaxed);
+                        edges += out.degree(v) as u64;
+                        found.push(v);
+                    }
+                }
+            }
+            (found, edges)
+        })
+        .collect();
+    let edges = parts.iter().map(|p| p.1).sum();
+    let mut next = Vec::with_capacity(parts.iter().map(|p| p.0.len()).sum());
+    for (found, _) in parts {
+        next.extend_from_slice(&found);
+    }
+    (next, edges)
+}
+
+/// One bottom-up step: every unvisited vertex looks for an in-neighbour in `front`.
+/// Returns the number of vertices found (they are set in `next`).
+fn bottom_up_step<I: Adjacency>(
+    in_: &I,
+    blocks: &[std::ops::Range<Vertex>],
+    parent: &[AtomicU32],
+    depth: &[AtomicU32],
+    front: &Bitmap,
+    next: &Bitmap,
+    level: u32,
+) -> u64 {
+    let unvisited = |v: Vertex| parent[v as usize].load(Relaxed) == NONE;
+    blocks
+        .par_iter()
+        .map(|block| {
+            let mut awake = 0u64;
+            let mut v = block.start;
+            // Scan only runs of unvisited vertices, so visited vertices' lists are not fetched.
+            while v < block.end {
+                if !unvisited(v) {
+                    v += 1;
+                    continue;
+                }
+                let run_start = v;
+                while v < block.end && unvisited(v) {
+                    v += 1;
+                }
+                in_.for_each_in_range(run_start..v, |w, nbrs| {
+                    if let Some(&u) = nbrs.iter().find(|&&u| front.get(u)) {
+                        parent[w as usize].store(u, Relaxed);
+                        depth[w as usize].store(level + 1, Relaxed);
+                        next.set(w);
+                        awake += 1;
+                    }
+                });
+            }
+            awake
+        })
+        .sum()
+}
+
+/// Serial check of a BFS result: lengths; the source has depth 0 and is its own parent;
+/// unreachable vertices have depth and parent `-1`; every other vertex's parent is an
+/// in-neighbour one level up; and every out-edge `(u, v)` from a reached `u` reaches `v` with
+/// `depth[v] <= depth[u] + 1`. Together these force every depth to be the true hop distance.
+pub fn verify_bfs<O: Adjacency>(out: &O, source: Vertex, result: &BfsResult) -> Result<(), String> {
+    let n = out.num_vertices();
+    let (depth, parent) = (&result.depth, &result.parent);
+    if depth.len() != n || parent.len() != n {
+        return Err(format!(
+            "result has {} depths and {} parents for {n} vertices",
+            depth.len(),
+            parent.len()
+        ));
+    }
+    if (source as usize) >= n {
+        return Err(format!("source {source} out of range"));
+    }
+    if depth[source as usize] != 0 || parent[source as usize] != source as i64 {
+        return Err(format!(
+            "source {source} has depth {} and parent {} (want 0 and itself)",
+            depth[source as usize], parent[source as usize]
+        ));
+    }
+    for v in 0..n {
+        let (d, p) = (depth[v], parent[v]);
+        if d < 0 || p < 0 {
+            if d != -1 || p != -1 {
+                return Err(format!("vertex {v}: depth {d}, parent {p} (unreachable needs both -1)"));
+            }
+            continue;
+        }
+        if v == source as usize {
+            continue;
+        }
+        if p as usize >= n {
+            return Err(format!("vertex {v}: parent {p} out of range"));
+        }
+        if depth[p as usize] != d - 1 {
+            return Err(format!("vertex {v} at depth {d} has parent {p} at depth {}", depth[p as usize]));
+        }
+        if out.neighbors(p as Vertex).binary_search(&(v as Vertex)).is_err() {
+            return Err(format!("vertex {v}: parent {p} is not an in-neighbour"));
+        }
+    }
+    for u in 0..n as Vertex {
+        let du = depth[u as usize];
+        if du < 0 {
+            continue;
+        }
+        for &v in out.neighbors(u).iter() {
+            let dv = depth[v as usize];
+            if dv < 0 || dv > du + 1 {
+                return Err(format!("edge ({u}, {v}): depths {du} and {dv}"));
+            }
+        }
+    }
+    Ok(())
+}

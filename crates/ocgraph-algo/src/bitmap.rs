@@ -1,0 +1,58 @@
+//! A fixed-size concurrent bitmap over vertex ids (one bit per vertex), used for dense
+//! frontiers. Setting is an atomic `fetch_or`; reading is a relaxed load.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use rayon::prelude::*;
+
+/// One bit per vertex; safe to set from many threads.
+pub(crate) struct Bitmap {
+    words: Vec<AtomicU64>,
+}
+
+impl Bitmap {
+    /// An all-zero bitmap for `n` vertices.
+    pub(crate) fn new(n: usize) -> Bitmap {
+        Bitmap { words: (0..n.div_ceil(64)).map(|_| AtomicU64::new(0)).collect() }
+    }
+
+    /// Sets bit `v`.
+    #[inline]
+    pub(crate) fn set(&self, v: u32) {
+        self.words[(v / 64) as usize].fetch_or(1 << (v % 64), Ordering::Relaxed);
+    }
+
+    /// Whether bit `v` is set.
+    #[inline]
+    pub(crate) fn get(&self, v: u32) -> bool {
+        self.words[(v / 64) as usize].load(Ordering::Relaxed) & (1 << (v % 64)) != 0
+    }
+
+    /// Clears every bit (in parallel).
+    pub(crate) fn clear(&self) {
+        self.words.par_iter().for_each(|w| w.store(0, Ordering::Relaxed));
+    }
+
+    /// The set bits as a vertex list sorted by id.
+    pub(crate) fn to_sorted_vec(&self) -> Vec<u32> {
+        const WORDS_PER_TASK: usize = 1024;
+        let parts: Vec<Vec<u32>> = self
+            .words
+            .par_chunks(WORDS_PER_TASK)
+            .enumerate()
+            .map(|(c, chunk)| {
+                let mut out = Vec::new();
+                for (i, w) in chunk.iter().enumerate() {
+                    let mut bits = w.load(Ordering::Relaxed);
+                    let base = ((c * WORDS_PER_TASK + i) * 64) as u32;
+                    while bits != 0 {
+                        out.push(base + bits.trailing_zeros());
+                        bits &= bits - 1;
+                    }
+                }
+                out
+            })
+            .collect();
+        parts.concat()
+    }
+}

@@ -1,0 +1,63 @@
+//! Splitting vertex ranges into parallel work items.
+//!
+//! Kernels scan vertices in contiguous ranges (so the page layer reads files in order through
+//! [`ocgraph_core::Adjacency::for_each_in_range`]) and hand the ranges to rayon, whose work
+//! stealing evens out the load. When per-vertex degrees are known, ranges are cut so each holds
+//! about the same number of edges ([`edge_balanced_ranges`]); otherwise fixed-size vertex blocks
+//! are used ([`vertex_blocks`]).
+
+use std::ops::Range;
+
+use ocgraph_core::Adjacency;
+use rayon::prelude::*;
+
+/// Vertices per block when nothing better is known.
+pub(crate) const VERTEX_BLOCK: u32 = 4096;
+
+/// `0..n` cut into blocks of [`VERTEX_BLOCK`] vertices.
+pub(crate) fn vertex_blocks(n: usize) -> Vec<Range<u32>> {
+    let n = n as u64;
+    (0..n.div_ceil(VERTEX_BLOCK as u64))
+        .map(|b| {
+            let lo = b * VERTEX_BLOCK as u64;
+            lo as u32..(lo + VERTEX_BLOCK as u64).min(n) as u32
+        })
+        .collect()
+}
+
+/// Degrees of every vertex of `g`, read with one parallel range scan.
+pub(crate) fn degrees<A: Adjacency>(g: &A) -> Vec<u32> {
+    let mut deg = vec![0u32; g.num_vertices()];
+    deg.par_chunks_mut(VERTEX_BLOCK as usize).enumerate().for_each(|(b, out)| {
+        let lo = b as u32 * VERTEX_BLOCK;
+        g.for_each_in_range(lo..lo + out.len() as u32, |v, nbrs| out[(v - lo) as usize] = nbrs.len() as u32);
+    });
+    deg
+}
+
+/// `0..degrees.len()` cut into ranges of about equal `degree + 1` sums (the `+ 1` accounts for
+/// per-vertex work), aiming at `pieces` ranges; every range is non-empty.
+pub(crate) fn edge_balanced_ranges(degrees: &[u32], pieces: usize) -> Vec<Range<u32>> {
+    let total: u64 = degrees.iter().map(|&d| d as u64 + 1).sum();
+    let target = total.div_ceil(pieces.max(1) as u64).max(1);
+    let mut ranges = Vec::with_capacity(pieces + 1);
+    let mut start = 0u32;
+    let mut acc = 0u64;
+    for (v, &d) in degrees.iter().enumerate() {
+        acc += d as u64 + 1;
+        if acc >= target {
+            ranges.push(start..v as u32 + 1);
+            start = v as u32 + 1;
+            acc = 0;
+        }
+    }
+    if (start as usize) < degrees.len() {
+        ranges.push(start..degrees.len() as u32);
+    }
+    ranges
+}
+
+/// How many pieces to cut a scan into: several per rayon thread, for work stealing.
+pub(crate) fn pieces_for(n: usize) -> usize {
+    (rayon::current_num_threads() * 16).min(n.max(1))
+}

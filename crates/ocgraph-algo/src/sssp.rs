@@ -1,0 +1,216 @@
+//! Single-source shortest paths on non-negative `f32` arc weights (weight 1 when unweighted).
+//!
+//! Returns the `f64` distance of every vertex from the source (`f64::INFINITY` when
+//! unreachable); each distance is the left-to-right `f64` sum of the `f32` weights on a shortest
+//! path.
+//!
+//! Algorithm: delta-stepping (U. Meyer, P. Sanders, "Δ-stepping: a parallelizable shortest path
+//! algorithm", J. Algorithms 49(1), 2003) with the bucket handling of the GAP Benchmark Suite:
+//! the current bucket is relaxed in parallel, each rayon task collects the vertices it improved
+//! into task-local buckets, and these are merged before the next round; stale entries (whose
+//! distance dropped below the current bucket) are skipped. Distances are `f64` bit patterns in
+//! `AtomicU64`s: for non-negative floats the bit order is the value order, so `fetch_min`
+//! relaxes atomically. [`dijkstra`] is the serial reference used by [`verify_sssp`].
+
+use std::cmp::Reverse;
+use std::collections::{BTreeMap, BinaryHeap};
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+
+use ocgraph_core::{Adjacency, Error, Result, Vertex};
+use rayon::prelude::*;
+
+use crate::bfs::check_vertex;
+use crate::chunks::vertex_blocks;
+
+/// Relative bucket indices a task keeps in a dense vector; farther ones go to a side list.
+const LOCAL_BUCKETS: usize = 1024;
+
+/// Summary of the arc weights, from one parallel scan.
+#[derive(Clone, Copy)]
+struct WeightScan {
+    min_positive: f64,
+    max: f64,
+}
+
+/// Scans all weights: rejects negative or NaN weights, returns min positive and max weight.
+fn scan_weights<A: Adjacency>(g: &A) -> Result<WeightScan> {
+    let blocks = vertex_blocks(g.num_vertices());
+    let per_block: Vec<std::result::Result<WeightScan, (Vertex, Vertex, f32)>> = blocks
+        .into_par_iter()
+        .map(|block| {
+            let mut s = WeightScan { min_positive: f64::INFINITY, max: 0.0 };
+            let mut bad = None;
+            g.for_each_weighted_in_range(block, |u, nbrs, ws| {
+                for (&v, &w) in nbrs.iter().zip(ws) {
+                    if w.is_nan() || w < 0.0 {
+                        bad.get_or_insert((u, v, w));
+                    } else if w > 0.0 {
+                        s.min_positive = s.min_positive.min(w as f64);
+                        s.max = s.max.max(w as f64);
+                    }
+                }
+            });
+            bad.map_or(Ok(s), Err)
+        })
+        .collect();
+    let mut all = WeightScan { min_positive: f64::INFINITY, max: 0.0 };
+    for r in per_block {
+        let s = r.map_err(|(u, v, w)| {
+            Error::invalid(format!("arc {u} -> {v} has weight {w}; shortest paths need non-negative weights"))
+        })?;
+        all.min_positive = all.min_positive.min(s.min_positive);
+        all.max = all.max.max(s.max);
+    }
+    Ok(all)
+}
+
+/// The default bucket width: `max weight / average out-degree` (Meyer & Sanders' Θ(1/d) for
+/// weights in [0, 1]), but at least the smallest positive weight; `1` for unweighted graphs.
+pub fn default_delta<A: Adjacency>(g: &A) -> Result<f64> {
+    if !g.is_weighted() {
+        return Ok(1.0);
+    }
+    let s = scan_weights(g)?;
+    if !s.min_positive.is_finite() {
+        return Ok(1.0);
+    }
+    let avg_degree = (g.num_arcs() as f64 / g.num_vertices().max(1) as f64).max(1.0);
+    Ok((s.max / avg_degree).max(s.min_positive))
+}
+
+/// Delta-stepping SSSP from `source` over the out-edges of `g`, on the current rayon pool.
+/// `delta` is the bucket width (`None`: [`default_delta`]).
+///
+/// Errors: `source` out of range; a negative or NaN weight (the whole graph is scanned first);
+/// a `delta` that is not finite and positive.
+pub fn sssp<A: Adjacency>(g: &A, source: Vertex, delta: Option<f64>) -> Result<Vec<f64>> {
+    check_vertex(g, source, "source")?;
+    let delta = match delta {
+        Some(d) if d.is_finite() && d > 0.0 => {
+            if g.is_weighted() {
+                scan_weights(g)?;
+            }
+            d
+        }
+        Some(d) => return Err(Error::invalid(format!("delta must be finite and positive, got {d}"))),
+        None => default_delta(g)?,
+    };
+    let n = g.num_vertices();
+    let dist: Vec<AtomicU64> = (0..n).map(|_| AtomicU64::new(f64::INFINITY.to_bits())).collect();
+    dist[source as usize].store(0f64.to_bits(), Relaxed);
+
+    let mut buckets: BTreeMap<usize, Vec<Vertex>> = BTreeMap::new();
+    buckets.insert(0, vec![source]);
+    while let Some((curr, frontier)) = buckets.pop_first() {
+        let lower = delta * curr as f64;
+        let chunk = (frontier.len() / (rayon::current_num_threads() * 8)).clamp(16, 1024);
+        let parts: Vec<(Vec<Vec<Vertex>>, Vec<Vertex>)> =
+            frontier.par_chunks(chunk).map(|us| relax_chunk(g, us, &dist, delta, curr, lower)).collect();
+        for (local, far) in parts {
+            for (i, mut vs) in local.into_iter().enumerate() {
+                if !vs.is_empty() {
+                    buckets.entry(curr + i).or_default().append(&mut vs);
+                }
+            }
+            for v in far {
+                let d = f64::from_bits(dist[v as usize].load(Relaxed));
+                buckets.entry(bucket_of(d, delta, curr)).or_default().push(v);
+            }
+        }
+    }
+    Ok(dist.into_par_iter().map(|d| f64::from_bits(d.into_inner())).collect())
+}
+
+/// The bucket of distance `d`, never below `curr` (guards against rounding in the division).
+fn bucket_of(d: f64, delta: f64, curr: usize) -> usize {
+    ((d / delta) as usize).max(curr)
+}
+
+/// Relaxes the out-arcs of `us` (members of bucket `curr`); returns the improved vertices in
+/// task-local buckets (index relative to `curr`) and a list of those beyond [`LOCAL_BUCKETS`].
+fn relax_chunk<A: Adjacency>(
+    g: &A,
+    us: &[Vertex],
+    dist: &[AtomicU64],
+    delta: f64,
+    curr: usize,
+    lower: f64,
+) -> (Vec<Vec<Vertex>>, Vec<Vertex>) {
+    let mut local: Vec<Vec<Vertex>> = Vec::new();
+    let mut far = Vec::new();
+    for &u in us {
+        let du = f64::from_bits(dist[u as usize].load(Relaxed));
+        if du < lower {
+            continue; // stale: settled in an earlier bucket
+        }
+        let nbrs = g.neighbors(u);
+        let ws = g.weights(u);
+        for (i, &v) in nbrs.iter().enumerate() {
+            let w = ws.as_ref().map_or(1.0, |ws| ws[i] as f64);
+            let nd = du + w;
+            let bits = nd.to_bits();
+            let slot = &dist[v as usize];
+            if bits < slot.load(Relaxed) && bits < slot.fetch_min(bits, Relaxed) {
+                let b = bucket_of(nd, delta, curr) - curr;
+                if b < LOCAL_BUCKETS {
+                    if local.len() <= b {
+                        local.resize_with(b + 1, Vec::new);
+                    }
+                    local[b].push(v);
+                } else {
+                    far.push(v);
+                }
+            }
+        }
+    }
+    (local, far)
+}
+
+/// Serial Dijkstra from `source` over the out-edges of `g` (binary heap, lazy deletion): the
+/// reference for [`sssp`]. Errors: `source` out of range or a negative/NaN weight met.
+pub fn dijkstra<A: Adjacency>(g: &A, source: Vertex) -> Result<Vec<f64>> {
+    check_vertex(g, source, "source")?;
+    let mut dist = vec![f64::INFINITY; g.num_vertices()];
+    dist[source as usize] = 0.0;
+    // Non-negative f64 bit patterns order like the values.
+    let mut heap = BinaryHeap::from([Reverse((0f64.to_bits(), source))]);
+    while let Some(Reverse((bits, u))) = heap.pop() {
+        let du = f64::from_bits(bits);
+        if du > dist[u as usize] {
+            continue;
+        }
+        let nbrs = g.neighbors(u);
+        let ws = g.weights(u);
+        for (i, &v) in nbrs.iter().enumerate() {
+            let w = ws.as_ref().map_or(1.0, |ws| ws[i]);
+            if w.is_nan() || w < 0.0 {
+                return Err(Error::invalid(format!(
+                    "arc {u} -> {v} has weight {w}; shortest paths need non-negative weights"
+                )));
+            }
+            let nd = du + w as f64;
+            if nd < dist[v as usize] {
+                dist[v as usize] = nd;
+                heap.push(Reverse((nd.to_bits(), v)));
+            }
+        }
+    }
+    Ok(dist)
+}
+
+/// Checks `dist` against a serial [`dijkstra`] run: same reachability, and finite distances
+/// equal within a relative `1e-9`.
+pub fn verify_sssp<A: Adjacency>(g: &A, source: Vertex, dist: &[f64]) -> Result<(), String> {
+    let reference = dijkstra(g, source).map_err(|e| e.to_string())?;
+    if dist.len() != reference.len() {
+        return Err(format!("{} distances for {} vertices", dist.len(), reference.len()));
+    }
+    for (v, (&d, &r)) in dist.iter().zip(&reference).enumerate() {
+        let ok =
+            if r.is_infinite() { d.is_infinite() && d > 0.0 } else { (d - r).abs() <= 1e-9 * r.max(1.0) };
+        if !ok {
+            return Err(format!("vertex {v}: distance {d}, Dijkstra gives {r}"));
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,171 @@
+//! Weakly connected components.
+//!
+//! Returns one label per vertex: the smallest vertex id of its component (so results from
+//! different algorithms and runs compare directly). Arc direction is ignored.
+//!
+//! Algorithm: Afforest (M. Sutton, T. Ben-Nun, A. Barak, "Optimizing Parallel Graph Connectivity
+//! Computation via Subgraph Sampling", IPDPS 2018), as in the GAP Benchmark Suite: a concurrent
+//! union-find forest in which a root is only ever linked below a *smaller* root with a
+//! compare-and-swap (so the final root of a component is its smallest vertex). First the first
+//! two out-neighbours of every vertex are linked (two passes, each followed by path
+//! compression); then the most frequent component among 1024 sampled vertices (usually the giant
+//! one) is skipped while the remaining arcs are linked: the rest of each out-list plus, so that
+//! arcs from skipped vertices are not lost, the whole in-list. All passes scan contiguous vertex
+//! ranges with [`Adjacency::for_each_in_range`] on the caller's rayon pool.
+
+use std::cmp::Reverse;
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
+
+use ocgraph_core::{Adjacency, Result, Vertex};
+use rayon::prelude::*;
+
+use crate::bfs::check_directions;
+use crate::chunks::vertex_blocks;
+
+/// Out-neighbours per vertex linked in the sampling phase.
+const NEIGHBOR_ROUNDS: usize = 2;
+/// Vertices sampled to find the most frequent component.
+const SAMPLES: usize = 1024;
+
+/// Links the trees of `u` and `v` (GAPBS Afforest `Link`): the larger root goes under the
+/// smaller one.
+fn link(u: Vertex, v: Vertex, comp: &[AtomicU32]) {
+    let get = |x: Vertex| comp[x as usize].load(Relaxed);
+    let (mut p1, mut p2) = (get(u), get(v));
+    while p1 != p2 {
+        let (high, low) = if p1 > p2 { (p1, p2) } else { (p2, p1) };
+        let p_high = get(high);
+        if p_high == low {
+            break;
+        }
+        if p_high == high && comp[high as usize].compare_exchange(high, low, Relaxed, Relaxed).is_ok() {
+            break;
+        }
+        p1 = get(get(high));
+        p2 = get(low);
+    }
+}
+
+/// Points every vertex directly at its root.
+fn compress(comp: &[AtomicU32]) {
+    comp.par_iter().for_each(|c| loop {
+        let p = c.load(Relaxed);
+        let pp = comp[p as usize].load(Relaxed);
+        if p == pp {
+            break;
+        }
+        c.store(pp, Relaxed);
+    });
+}
+
+/// The most frequent label among [`SAMPLES`] pseudo-random vertices (fixed seed).
+fn most_frequent(comp: &[AtomicU32]) -> Vertex {
+    let mut counts: HashMap<Vertex, usize> = HashMap::new();
+    let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
+    for _ in 0..SAMPLES {
+        // xorshift64
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        let v = (x % comp.len() as u64) as usize;
+        *counts.entry(comp[v].load(Relaxed)).or_default() += 1;
+    }
+    counts.into_iter().max_by_key(|&(label, c)| (c, Reverse(label))).map(|(label, _)| label).unwrap_or(0)
+}
+
+/// Afforest weakly connected components of the graph with out-edges `out` and in-edges `in_`
+/// (pass the same adjacency twice for an undirected graph). Label = smallest vertex id of the
+/// component. Runs on the current rayon pool.
+///
+/// Errors: `out` and `in_` with different vertex counts.
+pub fn wcc<O: Adjacency, I: Adjacency>(out: &O, in_: &I) -> Result<Vec<Vertex>> {
+    check_directions(out, in_)?;
+    let n = out.num_vertices();
+    if n == 0 {
+        return Ok(Vec::new());
+    }
+    let comp: Vec<AtomicU32> = (0..n as Vertex).map(AtomicU32::new).collect();
+    let blocks = vertex_blocks(n);
+    for r in 0..NEIGHBOR_ROUNDS {
+        blocks.par_iter().for_each(|b| {
+            out.for_each_in_range(b.clone(), |v, nbrs| {
+                if let Some(&u) = nbrs.get(r) {
+                    link(v, u, &comp);
+                }
+            })
+        });
+        compress(&comp);
+    }
+    let giant = most_frequent(&comp);
+    let skip = |v: Vertex| comp[v as usize].load(Relaxed) == giant;
+    blocks.par_iter().for_each(|b| {
+        out.for_each_in_range(b.clone(), |v, nbrs| {
+            if !skip(v) {
+                nbrs.iter().skip(NEIGHBOR_ROUNDS).for_each(|&u| link(v, u, &comp));
+            }
+        });
+        in_.for_each_in_range(b.clone(), |v, nbrs| {
+            if !skip(v) {
+                nbrs.iter().for_each(|&u| link(v, u, &comp));
+            }
+        });
+    });
+    compress(&comp);
+    Ok(comp.into_par_iter().map(AtomicU32::into_inner).collect())
+}
+
+/// Serial union-find over the out-arcs of `g`: the number of weakly connected components.
+pub fn count_components_serial<A: Adjacency>(g: &A) -> usize {
+    let n = g.num_vertices();
+    let mut parent: Vec<Vertex> = (0..n as Vertex).collect();
+    fn find(parent: &mut [Vertex], mut x: Vertex) -> Vertex {
+        while parent[x as usize] != x {
+            let up = parent[parent[x as usize] as usize];
+            parent[x as usize] = up;
+            x = up;
+        }
+        x
+    }
+    let mut count = n;
+    for u in 0..n as Vertex {
+        for &v in g.neighbors(u).iter() {
+            let (a, b) = (find(&mut parent, u), find(&mut parent, v));
+            if a != b {
+                parent[a.max(b) as usize] = a.min(b);
+                count -= 1;
+            }
+        }
+    }
+    count
+}
+
+/// Checks WCC labels: one per vertex; every arc joins equal labels; each label is a vertex
+/// labelled with itself and no larger than the vertices it labels; and the number of labels
+/// equals [`count_components_serial`]. Together: labels are exactly the components, each named
+/// by its smallest vertex.
+pub fn verify_wcc<A: Adjacency>(out: &A, labels: &[Vertex]) -> Result<(), String> {
+    let n = out.num_vertices();
+    if labels.len() != n {
+        return Err(format!("{} labels for {n} vertices", labels.len()));
+    }
+    let mut distinct = 0usize;
+    for (v, &l) in labels.iter().enumerate() {
+        if l as usize > v || labels[l as usize] != l {
+            return Err(format!("vertex {v} has label {l}, which is not its component's smallest vertex"));
+        }
+        if l as usize == v {
+            distinct += 1;
+        }
+        for &u in out.neighbors(v as Vertex).iter() {
+            if labels[u as usize] != l {
+                return Err(format!("arc {v} -> {u} joins labels {l} and {}", labels[u as usize]));
+            }
+        }
+    }
+    let expected = count_components_serial(out);
+    if distinct != expected {
+        return Err(format!("{distinct} labels, but union-find finds {expected} components"));
+    }
+    Ok(())
+}

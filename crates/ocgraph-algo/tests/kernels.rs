@@ -1,0 +1,365 @@
+//! Every kernel against a brute-force reference on many random small graphs (directed and
+//! undirected, isolated vertices, self-loops, duplicate edges), and every verifier against a
+//! deliberately corrupted result.
+
+mod common;
+
+use common::{arb_graph, bfs_distances, TestGraph};
+use ocgraph_algo::*;
+use ocgraph_core::Vertex;
+use proptest::prelude::*;
+
+/// Runs `f` on a rayon pool with `threads` threads.
+fn on_pool<T: Send>(threads: usize, f: impl FnOnce() -> T + Send) -> T {
+    rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap().install(f)
+}
+
+/// Plain O(n²) Dijkstra (select the closest unsettled vertex each step).
+fn ref_dijkstra(g: &TestGraph, s: Vertex) -> Vec<f64> {
+    let adj = g.adj();
+    let mut dist = vec![f64::INFINITY; g.n];
+    let mut done = vec![false; g.n];
+    dist[s as usize] = 0.0;
+    loop {
+        let next = (0..g.n)
+            .filter(|&v| !done[v] && dist[v].is_finite())
+            .min_by(|&a, &b| dist[a].total_cmp(&dist[b]));
+        let Some(u) = next else { break };
+        done[u] = true;
+        for &(v, w) in &adj[u] {
+            dist[v as usize] = dist[v as usize].min(dist[u] + w);
+        }
+    }
+    dist
+}
+
+/// Component label (smallest id) of every vertex by a plain union-find over the edge list.
+fn ref_components(g: &TestGraph) -> Vec<Vertex> {
+    let mut parent: Vec<usize> = (0..g.n).collect();
+    fn find(p: &mut [usize], x: usize) -> usize {
+        if p[x] != x {
+            let r = find(p, p[x]);
+            p[x] = r;
+        }
+        p[x]
+    }
+    for &(u, v, _) in &g.edges {
+        let (a, b) = (find(&mut parent, u as usize), find(&mut parent, v as usize));
+        parent[a.max(b)] = a.min(b);
+    }
+    (0..g.n).map(|v| find(&mut parent, v) as Vertex).collect()
+}
+
+/// networkx.pagerank written plainly (dangling mass and teleport by the personalization).
+fn ref_pagerank(g: &TestGraph, opts: &PageRankOptions) -> (Vec<f64>, bool) {
+    let n = g.n;
+    let adj: Vec<Vec<(Vertex, f64)>> = g
+        .adj()
+        .into_iter()
+        .map(|l| l.into_iter().map(|(v, w)| (v, if opts.use_weights { w } else { 1.0 })).collect())
+        .collect();
+    let total: Vec<f64> = adj.iter().map(|l| l.iter().map(|e| e.1).sum()).collect();
+    let p: Vec<f64> = match &opts.personalization {
+        Some(p) => p.iter().map(|x| x / p.iter().sum::<f64>()).collect(),
+        None => vec![1.0 / n as f64; n],
+    };
+    let d = opts.damping;
+    let mut x = vec![1.0 / n as f64; n];
+    for _ in 0..opts.max_iter {
+        let last = x.clone();
+        x = vec![0.0; n];
+        let dangle: f64 = d * (0..n).filter(|&u| total[u] == 0.0).map(|u| last[u]).sum::<f64>();
+        for u in 0..n {
+            for &(v, w) in &adj[u] {
+                if total[u] > 0.0 {
+                    x[v as usize] += d * last[u] * w / total[u];
+                }
+            }
+        }
+        for v in 0..n {
+            x[v] += dangle * p[v] + (1.0 - d) * p[v];
+        }
+        let err: f64 = (0..n).map(|v| (x[v] - last[v]).abs()).sum();
+        if err < n as f64 * opts.tol {
+            return (x, true);
+        }
+    }
+    (x, false)
+}
+
+/// Triangles of the simple undirected graph by a triple loop over an adjacency matrix.
+fn ref_triangles(g: &TestGraph) -> u64 {
+    let n = g.n;
+    let mut m = vec![vec![false; n]; n];
+    for &(u, v, _) in &g.edges {
+        if u != v {
+            m[u as usize][v as usize] = true;
+            m[v as usize][u as usize] = true;
+        }
+    }
+    let mut c = 0;
+    for a in 0..n {
+        for b in a + 1..n {
+            for z in b + 1..n {
+                c += (m[a][b] && m[b][z] && m[a][z]) as u64;
+            }
+        }
+    }
+    c
+}
+
+fn cfg() -> ProptestConfig {
+    ProptestConfig { cases: 200, ..ProptestConfig::default() }
+}
+
+proptest! {
+    #![proptest_config(cfg())]
+
+    #[test]
+    fn bfs_matches_queue_bfs(g in arb_graph(), s in any::<prop::sample::Index>(), threads in 1usize..4) {
+        let s = s.index(g.n) as Vertex;
+        let r = on_pool(threads, || bfs(&g.out, &g.in_, s)).unwrap();
+        let want: Vec<i64> = bfs_distances(&g, s).iter().map(|d| d.map_or(-1, |d| d as i64)).collect();
+        prop_assert_eq!(&r.depth, &want);
+        prop_assert_eq!(verify_bfs(&g.out, s, &r), Ok(()));
+        // Corruptions: a wrong depth, and a parent that is not an in-neighbour one level up.
+        if let Some(v) = (0..g.n).find(|&v| v != s as usize && r.depth[v] > 0) {
+            let mut bad = r.clone();
+            bad.depth[v] += 1;
+            prop_assert!(verify_bfs(&g.out, s, &bad).is_err());
+            let mut bad = r.clone();
+            bad.parent[v] = v as i64;
+            prop_assert!(verify_bfs(&g.out, s, &bad).is_err());
+        }
+        let mut bad = r.clone();
+        bad.depth[s as usize] = 1;
+        prop_assert!(verify_bfs(&g.out, s, &bad).is_err());
+    }
+
+    #[test]
+    fn sssp_matches_dijkstra(g in arb_graph(), s in any::<prop::sample::Index>(), threads in 1usize..4,
+                             delta in prop_oneof![Just(None), (0.1f64..5.0).prop_map(Some)]) {
+        let s = s.index(g.n) as Vertex;
+        let want = ref_dijkstra(&g, s);
+        let got = on_pool(threads, || sssp(&g.out, s, delta)).unwrap();
+        prop_assert_eq!(got.len(), g.n);
+        for v in 0..g.n {
+            prop_assert!(got[v] == want[v] || (got[v] - want[v]).abs() <= 1e-9 * want[v].max(1.0),
+                "vertex {}: {} vs {}", v, got[v], want[v]);
+        }
+        prop_assert_eq!(dijkstra(&g.out, s).unwrap(), want);
+        prop_assert_eq!(verify_sssp(&g.out, s, &got), Ok(()));
+        if let Some(v) = (0..g.n).find(|&v| got[v].is_finite() && got[v] > 0.0) {
+            let mut bad = got.clone();
+            bad[v] *= 0.5;
+            prop_assert!(verify_sssp(&g.out, s, &bad).is_err());
+        }
+        if let Some(v) = (0..g.n).find(|&v| got[v].is_infinite()) {
+            let mut bad = got.clone();
+            bad[v] = 3.0;
+            prop_assert!(verify_sssp(&g.out, s, &bad).is_err());
+        }
+    }
+
+    #[test]
+    fn wcc_matches_union_find(g in arb_graph(), threads in 1usize..4) {
+        let got = on_pool(threads, || wcc(&g.out, &g.in_)).unwrap();
+        let want = ref_components(&g);
+        prop_assert_eq!(&got, &want);
+        prop_assert_eq!(verify_wcc(&g.out, &got), Ok(()));
+        prop_assert_eq!(count_components_serial(&g.out), {
+            let mut l = want.clone(); l.sort(); l.dedup(); l.len()
+        });
+        // Split a vertex off its component, and merge two components.
+        if let Some(v) = (0..g.n).find(|&v| got[v] != v as Vertex) {
+            let mut bad = got.clone();
+            bad[v] = v as Vertex;
+            prop_assert!(verify_wcc(&g.out, &bad).is_err());
+        }
+        if let Some(v) = (1..g.n).find(|&v| got[v] == v as Vertex) {
+            let mut bad = got.clone();
+            for l in bad.iter_mut() { if *l == v as Vertex { *l = 0; } }
+            prop_assert!(verify_wcc(&g.out, &bad).is_err());
+        }
+    }
+
+    #[test]
+    fn pagerank_matches_power_iteration(g in arb_graph(), threads in 1usize..4, damping in 0.5f64..0.95,
+                                        personalize in any::<bool>(), use_weights in any::<bool>(), seed in any::<u64>()) {
+        let personalization = personalize.then(|| {
+            (0..g.n as u64).map(|v| ((v.wrapping_mul(seed | 1) >> 7) % 5) as f64 + if v == 0 { 1.0 } else { 0.0 }).collect()
+        });
+        let opts = PageRankOptions { damping, max_iter: 1000, tol: 1e-10, personalization, use_weights };
+        let got = on_pool(threads, || pagerank(&g.out, &g.in_, &opts)).unwrap();
+        let (want, conv) = ref_pagerank(&g, &opts);
+        prop_assert!(got.converged && conv);
+        let l1: f64 = got.scores.iter().zip(&want).map(|(a, b)| (a - b).abs()).sum();
+        prop_assert!(l1 < 1e-6, "L1 distance {}", l1);
+        prop_assert_eq!(verify_pagerank(&g.out, &opts, &got), Ok(()));
+        // Fixed-iteration mode: exactly max_iter iterations, same values as the reference.
+        let fixed = PageRankOptions { tol: 0.0, max_iter: 20, ..opts.clone() };
+        let got20 = pagerank(&g.out, &g.in_, &fixed).unwrap();
+        let (want20, _) = ref_pagerank(&g, &fixed);
+        prop_assert_eq!((got20.iterations, got20.converged), (20, false));
+        let l1: f64 = got20.scores.iter().zip(&want20).map(|(a, b)| (a - b).abs()).sum();
+        prop_assert!(l1 < 1e-9, "L1 distance {}", l1);
+        prop_assert_eq!(verify_pagerank(&g.out, &fixed, &got20), Ok(()));
+        // Moving 0.1 of mass between vertices keeps the sum but breaks the fixed point.
+        if g.n >= 2 {
+            let mut bad = got.clone();
+            let (hi, lo) = if bad.scores[0] >= bad.scores[1] { (0, 1) } else { (1, 0) };
+            let m = bad.scores[hi].min(0.1);
+            bad.scores[hi] -= m;
+            bad.scores[lo] += m;
+            if m > 1e-3 {
+                prop_assert!(verify_pagerank(&g.out, &opts, &bad).is_err());
+            }
+        }
+        let mut bad = got.clone();
+        bad.scores[0] += 0.01;
+        prop_assert!(verify_pagerank(&g.out, &opts, &bad).is_err());
+    }
+
+    #[test]
+    fn triangles_match_triple_loop(g in arb_graph(), threads in 1usize..4) {
+        let got = on_pool(threads, || triangle_count(&g.out, &g.in_)).unwrap();
+        prop_assert_eq!(got, ref_triangles(&g));
+        prop_assert_eq!(verify_triangle_count(&g.out, &g.in_, got), Ok(()));
+        prop_assert!(verify_triangle_count(&g.out, &g.in_, got + 1).is_err());
+    }
+
+    #[test]
+    fn diameter_is_a_realised_lower_bound(g in arb_graph(), s in any::<prop::sample::Index>(), sweeps in 1usize..5) {
+        let s = s.index(g.n) as Vertex;
+        let est = diameter_estimate(&g.out, &g.in_, s, sweeps).unwrap();
+        let diameter = (0..g.n as Vertex).flat_map(|u| bfs_distances(&g, u)).flatten().max().unwrap_or(0);
+        let ecc_s = bfs_distances(&g, s).into_iter().flatten().max().unwrap_or(0);
+        prop_assert!(est.lower_bound <= diameter && est.lower_bound >= ecc_s);
+        prop_assert_eq!(verify_diameter_estimate(&g.out, &est), Ok(()));
+        let bad = DiameterEstimate { lower_bound: est.lower_bound + 1, ..est };
+        prop_assert!(verify_diameter_estimate(&g.out, &bad).is_err());
+    }
+
+    #[test]
+    fn k_hop_and_friends_of_friends_match_bfs(g in arb_graph(), s in any::<prop::sample::Index>(), k in 0u32..5) {
+        let s = s.index(g.n) as Vertex;
+        let dist = bfs_distances(&g, s);
+        let band = |lo: u64, hi: u64| -> Vec<Vertex> {
+            (0..g.n).filter(|&v| dist[v].is_some_and(|d| d >= lo && d <= hi)).map(|v| v as Vertex).collect()
+        };
+        let got = k_hop(&g.out, s, k).unwrap();
+        let want = if k == 0 { Vec::new() } else { band(1, k as u64) };
+        prop_assert_eq!(&got, &want);
+        prop_assert_eq!(verify_k_hop(&g.out, s, k, &got), Ok(()));
+        let fof = friends_of_friends(&g.out, s).unwrap();
+        prop_assert_eq!(&fof, &band(2, 2));
+        prop_assert_eq!(verify_friends_of_friends(&g.out, s, &fof), Ok(()));
+        let mut bad = got.clone();
+        bad.push(s);
+        prop_assert!(verify_k_hop(&g.out, s, k, &bad).is_err());
+        if let Some(v) = (0..g.n).find(|&v| dist[v] == Some(1)) {
+            let mut bad = fof.clone();
+            bad.push(v as Vertex);
+            bad.sort();
+            prop_assert!(verify_friends_of_friends(&g.out, s, &bad).is_err());
+        }
+    }
+
+    #[test]
+    fn shortest_path_is_shortest(g in arb_graph(), s in any::<prop::sample::Index>(), t in any::<prop::sample::Index>()) {
+        let (s, t) = (s.index(g.n) as Vertex, t.index(g.n) as Vertex);
+        let got = shortest_path(&g.out, &g.in_, s, t).unwrap();
+        let dist = bfs_distances(&g, s)[t as usize];
+        let adj = g.adj();
+        match (&got, dist) {
+            (None, None) => {}
+            (Some(p), Some(d)) => {
+                prop_assert_eq!(p.len() as u64, d + 1);
+                prop_assert_eq!((p[0], *p.last().unwrap()), (s, t));
+                for w in p.windows(2) {
+                    prop_assert!(adj[w[0] as usize].iter().any(|e| e.0 == w[1]));
+                }
+            }
+            _ => prop_assert!(false, "path {:?} but distance {:?}", got, dist),
+        }
+        prop_assert_eq!(verify_shortest_path(&g.out, s, t, got.as_deref()), Ok(()));
+        match &got {
+            Some(p) => {
+                prop_assert!(verify_shortest_path(&g.out, s, t, None).is_err());
+                let mut longer = p.clone();
+                longer.insert(1, s);
+                prop_assert!(verify_shortest_path(&g.out, s, t, Some(&longer)).is_err());
+            }
+            None => prop_assert!(verify_shortest_path(&g.out, s, t, Some(&[s, t])).is_err()),
+        }
+    }
+}
+
+#[test]
+fn bad_arguments_are_errors_not_panics() {
+    let g = TestGraph::new(3, true, true, vec![(0, 1, 1.0), (1, 2, -2.0)]);
+    assert!(bfs(&g.out, &g.in_, 3).is_err());
+    assert!(sssp(&g.out, 0, None).is_err(), "negative weight");
+    assert!(dijkstra(&g.out, 0).is_err(), "negative weight");
+    assert!(sssp(&g.out, 0, Some(0.0)).is_err(), "delta 0");
+    assert!(k_hop(&g.out, 7, 1).is_err());
+    assert!(shortest_path(&g.out, &g.in_, 0, 9).is_err());
+    assert!(diameter_estimate(&g.out, &g.in_, 0, 0).is_err());
+    let ok = TestGraph::new(3, true, false, vec![(0, 1, 1.0)]);
+    let bad_p = PageRankOptions { personalization: Some(vec![0.0; 3]), ..Default::default() };
+    assert!(pagerank(&ok.out, &ok.in_, &bad_p).is_err());
+    let short_p = PageRankOptions { personalization: Some(vec![1.0; 2]), ..Default::default() };
+    assert!(pagerank(&ok.out, &ok.in_, &short_p).is_err());
+    let bad_d = PageRankOptions { damping: 1.5, ..Default::default() };
+    assert!(pagerank(&ok.out, &ok.in_, &bad_d).is_err());
+    let other = TestGraph::new(4, true, false, vec![]);
+    assert!(wcc(&ok.out, &other.in_).is_err());
+}
+
+#[test]
+fn hand_checked_small_cases() {
+    // 0 -> 1 -> 2 -> 3, 0 -> 2; 4 isolated. Undirected triangle 0-1-2 plus pendant 3.
+    let d = TestGraph::new(5, true, false, vec![(0, 1, 1.0), (1, 2, 1.0), (2, 3, 1.0), (0, 2, 1.0)]);
+    let r = bfs(&d.out, &d.in_, 0).unwrap();
+    assert_eq!(r.depth, vec![0, 1, 1, 2, -1]);
+    assert_eq!(r.parent, vec![0, 0, 0, 2, -1]);
+    assert_eq!(shortest_path(&d.out, &d.in_, 0, 3).unwrap(), Some(vec![0, 2, 3]));
+    assert_eq!(shortest_path(&d.out, &d.in_, 3, 0).unwrap(), None);
+    assert_eq!(k_hop(&d.out, 0, 1).unwrap(), vec![1, 2]);
+    assert_eq!(friends_of_friends(&d.out, 0).unwrap(), vec![3]);
+    assert_eq!(wcc(&d.out, &d.in_).unwrap(), vec![0, 0, 0, 0, 4]);
+    assert_eq!(triangle_count(&d.out, &d.in_).unwrap(), 1);
+    let est = diameter_estimate(&d.out, &d.in_, 0, 3).unwrap();
+    assert_eq!((est.lower_bound, est.endpoints), (2, (0, 3)));
+    // Two vertices pointing at each other: PageRank 1/2 each.
+    let c = TestGraph::new(2, true, false, vec![(0, 1, 1.0), (1, 0, 1.0)]);
+    let pr = pagerank(&c.out, &c.in_, &PageRankOptions::default()).unwrap();
+    assert_eq!(pr.scores, vec![0.5, 0.5]);
+}
+
+#[test]
+fn harness_times_trials_and_reports_verification() {
+    let mut calls = 0;
+    let (rep, last) = run_trials(
+        "count",
+        3,
+        true,
+        || {
+            calls += 1;
+            Ok::<_, String>(calls)
+        },
+        |&x| {
+            if x == 2 {
+                Err("two".into())
+            } else {
+                Ok(())
+            }
+        },
+    )
+    .unwrap();
+    assert_eq!((rep.trial_secs.len(), last, rep.verified, rep.verdict()), (3, 3, Some(false), "FAIL"));
+    assert_eq!(rep.verify_error.as_deref(), Some("two"));
+    let (rep, _) = run_trials("ok", 0, false, || Ok::<_, String>(()), |_| Err("never".into())).unwrap();
+    assert_eq!((rep.trial_secs.len(), rep.verified, rep.verdict()), (1, None, "-"));
+    assert!(run_trials("err", 2, true, || Err::<(), _>("boom"), |_| Ok(())).is_err());
+}

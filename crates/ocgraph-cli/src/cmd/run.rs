@@ -1,0 +1,279 @@
+//! `ocgraph run`: run an analytics kernel on a graph, GAPBS-style: time each trial, optionally
+//! verify each result (PASS/FAIL), and write the result as `.npy` or `.txt`.
+//!
+//! Vertex arguments (`--source`, `--target`) are internal vertex ids `0..n`. The kernels run on
+//! a rayon pool of `--threads` threads (0 = one per core).
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use clap::{Args, ValueEnum};
+use ocgraph_algo::*;
+use ocgraph_core::{Error, Graph, Result, Vertex};
+
+use crate::backend_args::BackendArgs;
+
+/// The kernels `ocgraph run` can run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Algo {
+    /// Hop depths from --source (direction-optimising BFS); output: depth per vertex (-1 unreachable).
+    Bfs,
+    /// Weighted distances from --source (delta-stepping); output: distance per vertex (inf unreachable).
+    Sssp,
+    /// Weakly connected components (Afforest); output: smallest vertex id of each vertex's component.
+    Wcc,
+    /// PageRank as networkx (--damping, --max-iter, --tol; --tol 0 = fixed iterations); output: scores.
+    Pagerank,
+    /// Triangles of the undirected simple graph; output: the count.
+    TriangleCount,
+    /// Diameter lower bound by BFS sweeps from --source; output: [bound, from, to].
+    Diameter,
+    /// Vertices within --k hops of --source (sorted); output: the vertex ids.
+    KHop,
+    /// A fewest-hops path from --source to --target; output: the path (empty if none).
+    ShortestPath,
+}
+
+/// Arguments of `ocgraph run`.
+#[derive(Args)]
+pub struct RunArgs {
+    /// The kernel to run.
+    #[arg(value_enum)]
+    algo: Algo,
+    /// Graph directory.
+    graph: PathBuf,
+    /// Threads for the kernel (0 = one per core).
+    #[arg(long, default_value_t = 0)]
+    threads: usize,
+    /// Number of timed trials.
+    #[arg(long, default_value_t = 1)]
+    trials: usize,
+    /// Verify every trial's result with the kernel's serial checker.
+    #[arg(long)]
+    verify: bool,
+    /// Source / start vertex (bfs, sssp, diameter, k-hop, shortest-path).
+    #[arg(long, default_value_t = 0)]
+    source: Vertex,
+    /// Target vertex (shortest-path).
+    #[arg(long)]
+    target: Option<Vertex>,
+    /// Hops (k-hop).
+    #[arg(long, default_value_t = 2)]
+    k: u32,
+    /// Damping factor (pagerank).
+    #[arg(long, default_value_t = 0.85)]
+    damping: f64,
+    /// Maximum iterations (pagerank).
+    #[arg(long, default_value_t = 100)]
+    max_iter: usize,
+    /// Convergence tolerance, networkx's rule; 0 runs exactly --max-iter iterations (pagerank).
+    #[arg(long, default_value_t = 1e-6)]
+    tol: f64,
+    /// Bucket width (sssp; default: max weight / average degree, at least the min weight).
+    #[arg(long)]
+    delta: Option<f64>,
+    /// BFS sweeps (diameter).
+    #[arg(long, default_value_t = 4)]
+    sweeps: usize,
+    /// Write the result to this file: `.npy` (NumPy array) or anything else (text, one value a line).
+    #[arg(long)]
+    out: Option<PathBuf>,
+    #[command(flatten)]
+    backend: BackendArgs,
+}
+
+/// A kernel's result as written to `--out`.
+enum Values {
+    I64(Vec<i64>),
+    F64(Vec<f64>),
+}
+
+/// Runs `ocgraph run`.
+pub fn run(args: &RunArgs) -> Result<()> {
+    let g = args.backend.open(&args.graph)?;
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(args.threads)
+        .build()
+        .map_err(|e| Error::invalid(format!("--threads {}: {e}", args.threads)))?;
+    let (report, values, summary) = pool.install(|| execute(args, &g))?;
+    for (i, t) in report.trial_secs.iter().enumerate() {
+        println!("trial {i}: {t:.6} s");
+    }
+    println!(
+        "{}: {summary}; mean {:.6} s, min {:.6} s over {} trial(s), {} thread(s)",
+        report.name,
+        report.mean_secs(),
+        report.min_secs(),
+        report.trial_secs.len(),
+        pool.current_num_threads()
+    );
+    if report.verified.is_some() {
+        match &report.verify_error {
+            Some(msg) => println!("verification: {} ({msg})", report.verdict()),
+            None => println!("verification: {}", report.verdict()),
+        }
+    }
+    if let Some(path) = &args.out {
+        write_values(path, &values)?;
+    }
+    args.backend.report_stats(&g);
+    Ok(())
+}
+
+/// Runs the chosen kernel for the requested trials; returns the report, the output values and a
+/// one-line summary.
+fn execute(args: &RunArgs, g: &Graph) -> Result<(KernelReport, Values, String)> {
+    let (out, inn) = (g.out(), g.in_());
+    let (trials, verify, s) = (args.trials, args.verify, args.source);
+    let name = args.algo.to_possible_value().expect("no skipped variants").get_name().to_string();
+    let to_i64 = |vs: Vec<Vertex>| vs.into_iter().map(i64::from).collect::<Vec<_>>();
+    Ok(match args.algo {
+        Algo::Bfs => {
+            let (rep, r) =
+                run_trials(&name, trials, verify, || bfs(&out, &inn, s), |r| verify_bfs(&out, s, r))?;
+            let reached = r.depth.iter().filter(|&&d| d >= 0).count();
+            let max = r.depth.iter().max().copied().unwrap_or(0);
+            (rep, Values::I64(r.depth), format!("reached {reached} vertices, max depth {max}"))
+        }
+        Algo::Sssp => {
+            let (rep, d) =
+                run_trials(&name, trials, verify, || sssp(&out, s, args.delta), |d| verify_sssp(&out, s, d))?;
+            let reached = d.iter().filter(|x| x.is_finite()).count();
+            let max = d.iter().copied().filter(|x| x.is_finite()).fold(0.0, f64::max);
+            (rep, Values::F64(d), format!("reached {reached} vertices, max distance {max}"))
+        }
+        Algo::Wcc => {
+            let (rep, labels) =
+                run_trials(&name, trials, verify, || wcc(&out, &inn), |l| verify_wcc(&out, l))?;
+            let count = labels.iter().enumerate().filter(|&(v, &l)| v == l as usize).count();
+            (rep, Values::I64(to_i64(labels)), format!("{count} components"))
+        }
+        Algo::Pagerank => {
+            let opts = PageRankOptions {
+                damping: args.damping,
+                max_iter: args.max_iter,
+                tol: args.tol,
+                ..PageRankOptions::default()
+            };
+            let (rep, r) = run_trials(
+                &name,
+                trials,
+                verify,
+                || pagerank(&out, &inn, &opts),
+                |r| verify_pagerank(&out, &opts, r),
+            )?;
+            let summary = format!(
+                "{} iterations, {}",
+                r.iterations,
+                if r.converged { "converged" } else { "not converged (iteration limit)" }
+            );
+            (rep, Values::F64(r.scores), summary)
+        }
+        Algo::TriangleCount => {
+            let (rep, c) = run_trials(
+                &name,
+                trials,
+                verify,
+                || triangle_count(&out, &inn),
+                |&c| verify_triangle_count(&out, &inn, c),
+            )?;
+            (rep, Values::I64(vec![c as i64]), format!("{c} triangles"))
+        }
+        Algo::Diameter => {
+            let (rep, e) = run_trials(
+                &name,
+                trials,
+                verify,
+                || diameter_estimate(&out, &inn, s, args.sweeps),
+                |e| verify_diameter_estimate(&out, e),
+            )?;
+            let (a, b) = e.endpoints;
+            let summary = format!("diameter >= {} (from {a} to {b})", e.lower_bound);
+            (rep, Values::I64(vec![e.lower_bound as i64, a.into(), b.into()]), summary)
+        }
+        Algo::KHop => {
+            let (rep, vs) = run_trials(
+                &name,
+                trials,
+                verify,
+                || k_hop(&out, s, args.k),
+                |r| verify_k_hop(&out, s, args.k, r),
+            )?;
+            let summary = format!("{} vertices within {} hops of {s}", vs.len(), args.k);
+            (rep, Values::I64(to_i64(vs)), summary)
+        }
+        Algo::ShortestPath => {
+            let t = args.target.ok_or_else(|| Error::invalid("shortest-path needs --target"))?;
+            let (rep, p) = run_trials(
+                &name,
+                trials,
+                verify,
+                || shortest_path(&out, &inn, s, t),
+                |p| verify_shortest_path(&out, s, t, p.as_deref()),
+            )?;
+            let summary = match &p {
+                Some(p) => format!("path of {} hops from {s} to {t}", p.len() - 1),
+                None => format!("no path from {s} to {t}"),
+            };
+            (rep, Values::I64(to_i64(p.unwrap_or_default())), summary)
+        }
+    })
+}
+
+/// Writes `values` to `path`: NPY v1.0 when it ends in `.npy`, else text (one value a line).
+fn write_values(path: &Path, values: &Values) -> Result<()> {
+    let npy = path.extension().is_some_and(|e| e.eq_ignore_ascii_case("npy"));
+    let mut buf = Vec::new();
+    match (values, npy) {
+        (Values::I64(v), true) => {
+            buf.extend(npy_header("<i8", v.len()));
+            v.iter().for_each(|x| buf.extend(x.to_le_bytes()));
+        }
+        (Values::F64(v), true) => {
+            buf.extend(npy_header("<f8", v.len()));
+            v.iter().for_each(|x| buf.extend(x.to_le_bytes()));
+        }
+        (Values::I64(v), false) => v.iter().for_each(|x| {
+            let _ = writeln!(buf, "{x}");
+        }),
+        (Values::F64(v), false) => v.iter().for_each(|x| {
+            let _ = writeln!(buf, "{x}");
+        }),
+    }
+    std::fs::write(path, buf).map_err(|e| Error::io(path, "write", e))
+}
+
+/// The header of a 1-D little-endian NPY v1.0 file: magic, version 1.0, header length, and the
+/// header dict padded with spaces and a newline so the data starts at a multiple of 64 bytes.
+fn npy_header(descr: &str, len: usize) -> Vec<u8> {
+    let dict = format!("{{'descr': '{descr}', 'fortran_order': False, 'shape': ({len},), }}");
+    let unpadded = 10 + dict.len() + 1;
+    let total = unpadded.div_ceil(64) * 64;
+    let mut h = Vec::with_capacity(total);
+    h.extend(b"\x93NUMPY\x01\x00");
+    h.extend(((total - 10) as u16).to_le_bytes());
+    h.extend(dict.as_bytes());
+    h.resize(total - 1, b' ');
+    h.push(b'\n');
+    h
+}
+
+#[cfg(test)]
+mod tests {
+    use super::npy_header;
+
+    #[test]
+    fn npy_header_is_aligned_and_well_formed() {
+        for len in [0usize, 7, 123_456_789] {
+            let h = npy_header("<f8", len);
+            assert_eq!(h.len() % 64, 0);
+            assert_eq!(&h[..8], b"\x93NUMPY\x01\x00");
+            assert_eq!(u16::from_le_bytes([h[8], h[9]]) as usize, h.len() - 10);
+            let dict = std::str::from_utf8(&h[10..]).unwrap();
+            assert!(
+                dict.starts_with(&format!("{{'descr': '<f8', 'fortran_order': False, 'shape': ({len},), }}"))
+            );
+            assert!(dict.ends_with('\n'));
+        }
+    }
+}
