@@ -294,7 +294,10 @@ impl Adjacency for Direction<'_> {
     /// pinned once per chunk; only lists spanning two chunks are copied.
     fn for_each_in_range<F: FnMut(Vertex, &[Vertex])>(&self, vertices: Range<Vertex>, mut f: F) {
         let mut nbrs = ChunkCursor::new(self.src(), self.neighbors, self.graph.num_arcs());
-        self.for_each_block(vertices, |v, s, e| f(v, nbrs.get(s, e)));
+        self.for_each_block(vertices, |step| match step {
+            Some((v, s, e)) => f(v, nbrs.get(s, e)),
+            None => nbrs.release(),
+        });
     }
 
     /// Like the unweighted scan, with a second cursor over the weights file.
@@ -307,11 +310,18 @@ impl Adjacency for Direction<'_> {
         match self.weights {
             Some(w) => {
                 let mut wts = ChunkCursor::new(self.src(), w, self.graph.num_arcs());
-                self.for_each_block(vertices, |v, s, e| f(v, nbrs.get(s, e), wts.get(s, e)));
+                self.for_each_block(vertices, |step| match step {
+                    Some((v, s, e)) => f(v, nbrs.get(s, e), wts.get(s, e)),
+                    None => {
+                        nbrs.release();
+                        wts.release();
+                    }
+                });
             }
             None => {
                 let mut ones = Vec::new();
-                self.for_each_block(vertices, |v, s, e| {
+                self.for_each_block(vertices, |step| {
+                    let Some((v, s, e)) = step else { return nbrs.release() };
                     let n = nbrs.get(s, e);
                     if ones.len() < n.len() {
                         ones.resize(n.len(), 1.0);
@@ -324,10 +334,12 @@ impl Adjacency for Direction<'_> {
 }
 
 impl Direction<'_> {
-    /// Calls `f(v, start, end)` with the arc range of every `v` in `vertices`, reading the
-    /// offsets in blocks aligned to the backend's scan chunk (copied, so no pin is held on
-    /// the offsets file while `f` runs).
-    fn for_each_block(&self, vertices: Range<Vertex>, mut f: impl FnMut(Vertex, u64, u64)) {
+    /// Calls `f(Some((v, start, end)))` with the arc range of every `v` in `vertices`, reading
+    /// the offsets in blocks aligned to the backend's scan chunk (copied, so no pin is held on
+    /// the offsets file while `f` runs). Before reading each block it calls `f(None)`: the
+    /// caller drops its pins then, so a scan never holds more than two pins (neighbours and
+    /// weights chunks) and works with a pool of two frames.
+    fn for_each_block(&self, vertices: Range<Vertex>, mut f: impl FnMut(Option<(Vertex, u64, u64)>)) {
         assert!(
             vertices.end as usize <= self.graph.num_vertices() || vertices.is_empty(),
             "vertex range {vertices:?} out of range"
@@ -338,10 +350,11 @@ impl Direction<'_> {
         let end = vertices.end as u64;
         while a < end {
             let b = ((a / per_block + 1) * per_block).min(end);
+            f(None);
             offs.clear();
             offs.extend_from_slice(&self.offsets(a as Vertex, b as Vertex));
             for (i, v) in (a..b).enumerate() {
-                f(v as Vertex, offs[i], offs[i + 1]);
+                f(Some((v as Vertex, offs[i], offs[i + 1])));
             }
             a = b;
         }
@@ -370,6 +383,12 @@ impl<'g, T: bytemuck::Pod> ChunkCursor<'g, T> {
     fn read(&self, start: u64, end: u64) -> Slice<'g, T> {
         let size = std::mem::size_of::<T>() as u64;
         self.src.read(self.file, start * size, ((end - start) * size) as usize).typed()
+    }
+
+    /// Drops the pinned chunk (and any copy).
+    fn release(&mut self) {
+        self.chunk = None;
+        self.spill = None;
     }
 
     /// Elements `[start, end)`.

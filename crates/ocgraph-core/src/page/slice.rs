@@ -48,7 +48,9 @@ impl<'a> Bytes<'a> {
     /// frames and copies are 8-byte aligned).
     pub(crate) fn typed<T: bytemuck::Pod>(self) -> Slice<'a, T> {
         let size = std::mem::size_of::<T>();
-        assert!(self.len % size == 0 && (self.ptr as usize) % std::mem::align_of::<T>() == 0);
+        assert!(
+            self.len.is_multiple_of(size) && (self.ptr as usize).is_multiple_of(std::mem::align_of::<T>())
+        );
         Slice { ptr: self.ptr as *const T, len: self.len / size, _bytes: self, _t: PhantomData }
     }
 }

@@ -80,9 +80,11 @@ pub(crate) enum Counter {
     ReadCalls,
     SequentialReads,
     Evictions,
+    PrefetchesIssued,
+    PrefetchesUsed,
 }
 
-const COUNTERS: usize = 9;
+const COUNTERS: usize = 11;
 const STRIPES: usize = 16;
 
 /// One stripe of counters, alone on its cache lines.
@@ -127,11 +129,14 @@ impl StripedCounters {
         }
     }
 
-    /// Fills the pool counters of `stats`.
+    /// Fills the pool counters of `stats` (`page_requests` is `hits + misses`: the pool does
+    /// not count requests separately, to keep one atomic add off the hit path).
     pub(crate) fn fill(&self, stats: &mut IoStats) {
-        stats.page_requests = self.get(Counter::PageRequests);
         stats.hits = self.get(Counter::Hits);
         stats.misses = self.get(Counter::Misses);
+        stats.page_requests = stats.hits + stats.misses;
+        stats.prefetches_issued = self.get(Counter::PrefetchesIssued);
+        stats.prefetches_used = self.get(Counter::PrefetchesUsed);
         stats.cold_misses = self.get(Counter::ColdMisses);
         stats.capacity_misses = self.get(Counter::CapacityMisses);
         stats.bytes_read = self.get(Counter::BytesRead);

@@ -56,6 +56,50 @@ impl PoolFile {
         }
     }
 
+    /// Reads consecutive pages starting at `offset` into `bufs` (whole frames, 4096-aligned) with
+    /// one `preadv`. Pages it did not fill completely (end of file, short read, error) are read
+    /// again one by one with [`PoolFile::read_page`]. Returns bytes read and read calls.
+    pub(super) fn read_pages(&self, bufs: &mut [&mut [u8]], offset: u64) -> (usize, u64) {
+        if bufs.len() == 1 {
+            return self.read_page(bufs[0], offset);
+        }
+        let iov: Vec<libc::iovec> = bufs
+            .iter_mut()
+            .map(|b| libc::iovec { iov_base: b.as_mut_ptr() as *mut libc::c_void, iov_len: b.len() })
+            .collect();
+        // SAFETY: every iovec points to a distinct frame valid for writes of its length, owned
+        // exclusively by the caller for the duration of the call.
+        let n = unsafe {
+            libc::preadv(self.file.as_raw_fd(), iov.as_ptr(), iov.len() as libc::c_int, offset as libc::off_t)
+        };
+        let n = n.max(0) as usize;
+        let (mut total, mut calls) = (0, 1);
+        let mut page_off = 0;
+        for b in bufs.iter_mut() {
+            let len = b.len();
+            if page_off + len <= n {
+                total += len;
+            } else {
+                let (t, c) = self.read_page(b, offset + page_off as u64);
+                total += t;
+                calls += c;
+            }
+            page_off += len;
+        }
+        if !self.direct && n > 0 {
+            // SAFETY: advisory syscall on an open descriptor; failures are harmless.
+            unsafe {
+                libc::posix_fadvise(
+                    self.file.as_raw_fd(),
+                    offset as libc::off_t,
+                    n as libc::off_t,
+                    libc::POSIX_FADV_DONTNEED,
+                );
+            }
+        }
+        (total, calls)
+    }
+
     /// Fills `buf` (a whole frame, 4096-aligned) from `offset`; bytes past the end of the file
     /// are zeroed. Returns the number of bytes read and the number of `pread` calls.
     ///
@@ -73,7 +117,7 @@ impl PoolFile {
             }
             done += n;
             // A short direct read ends at end of file; the next one would be misaligned.
-            if self.direct && done % 4096 != 0 {
+            if self.direct && !done.is_multiple_of(4096) {
                 break;
             }
         }

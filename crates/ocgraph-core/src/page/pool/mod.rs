@@ -32,7 +32,7 @@ use super::stats::{Counter, IoStats, StripedCounters};
 use crate::error::{Error, Result};
 use frames::FrameMemory;
 use io::PoolFile;
-use table::{EVICTED, LOADED_ONCE, LOCKED, MAX_FRAMES, MAX_PINS};
+use table::{EVICTED, LOADED_ONCE, LOCKED, MAX_FRAMES, MAX_PINS, PREFETCHED};
 
 /// Owner word of a frame that holds no page.
 const NO_PAGE: u64 = u64::MAX;
@@ -60,7 +60,13 @@ pub(crate) struct BufferPool {
     free_len: AtomicUsize,
     policy: Box<dyn ReplacementPolicy>,
     counters: StripedCounters,
+    /// Pages read ahead on a sequential miss: [`READ_AHEAD_BYTES`] worth, at most a quarter
+    /// of the frames.
+    read_ahead: usize,
 }
+
+/// How far a sequential miss reads ahead.
+const READ_AHEAD_BYTES: usize = 256 << 10;
 
 impl BufferPool {
     /// Opens a pool over `files` holding at most `capacity` bytes of pages (`capacity /
@@ -114,22 +120,26 @@ impl BufferPool {
             mem,
             policy: policy_by_name(policy, frames)?,
             counters: StripedCounters::default(),
+            read_ahead: (READ_AHEAD_BYTES / page_size).min(frames / 4).saturating_sub(1),
         })
     }
 
     /// Pins page `page` of `file`, loading it on a miss; returns its frame.
     fn pin(&self, file: FileId, page: u64) -> usize {
         let entry = &self.files[file as usize].table[page as usize];
-        self.counters.add(Counter::PageRequests, 1);
         let mut spins = 0u32;
         loop {
             let w = entry.load(Ordering::Acquire);
             let s = table::state(w);
             if s < MAX_PINS {
-                // Resident: take a pin.
-                if entry.compare_exchange_weak(w, w + 1, Ordering::Acquire, Ordering::Relaxed).is_ok() {
+                // Resident: take a pin (and clear the read-ahead mark on first use).
+                let new = (w + 1) & !PREFETCHED;
+                if entry.compare_exchange_weak(w, new, Ordering::Acquire, Ordering::Relaxed).is_ok() {
                     let f = table::frame(w);
                     self.counters.add(Counter::Hits, 1);
+                    if w & PREFETCHED != 0 {
+                        self.counters.add(Counter::PrefetchesUsed, 1);
+                    }
                     self.policy.on_hit(f);
                     return f;
                 }
@@ -148,25 +158,60 @@ impl BufferPool {
     }
 
     /// Miss path; the caller holds the page's word locked. Returns the frame, pinned once.
+    ///
+    /// Read-ahead: when the miss starts where the previous read of the file ended, the
+    /// following pages that are evicted (up to `read_ahead` of them) are locked too and read
+    /// with the same `preadv`, as long as frames can be had without waiting.
     fn load(&self, file: FileId, page: u64, loaded_before: bool) -> usize {
-        let key = page_key(file, page);
-        let f = self.take_frame(key);
-        self.owner[f].store(key, Ordering::Release);
         let fs = &self.files[file as usize];
         let offset = page << self.page_shift;
-        // SAFETY: frame `f` was claimed by `take_frame`: no page maps to it, so nobody else
-        // reads or writes it until we publish the page below.
-        let buf = unsafe { self.mem.frame_mut(f) };
-        let read = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| fs.io.read_page(buf, offset)));
+        // (page, loaded before, frame) of every page read by this call; the first is requested.
+        let first = self.take_frame(page_key(file, page), true).expect("take_frame waits for a frame");
+        let mut batch = vec![(page, loaded_before, first)];
+        if fs.last_end.load(Ordering::Relaxed) == offset {
+            let last = (fs.table.len() as u64).min(page + 1 + self.read_ahead as u64);
+            for q in page + 1..last {
+                let entry = &fs.table[q as usize];
+                let w = entry.load(Ordering::Acquire);
+                if table::state(w) != EVICTED
+                    || entry
+                        .compare_exchange(
+                            w,
+                            table::with_state(w, LOCKED),
+                            Ordering::Acquire,
+                            Ordering::Relaxed,
+                        )
+                        .is_err()
+                {
+                    break;
+                }
+                let Some(f) = self.take_frame(page_key(file, q), false) else {
+                    entry.store(w, Ordering::Release);
+                    break;
+                };
+                batch.push((q, w & LOADED_ONCE != 0, f));
+            }
+        }
+        for &(q, _, f) in &batch {
+            self.owner[f].store(page_key(file, q), Ordering::Release);
+        }
+        // SAFETY: every frame in the batch was claimed by `take_frame`: no page maps to it, so
+        // nobody else reads or writes it until we publish the pages below; frames are distinct.
+        let mut bufs: Vec<&mut [u8]> =
+            batch.iter().map(|&(_, _, f)| unsafe { self.mem.frame_mut(f) }).collect();
+        let read =
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| fs.io.read_pages(&mut bufs, offset)));
         let (bytes, calls) = match read {
             Ok(r) => r,
             Err(panic) => {
-                // Give the frame back and unlock the page so other threads are not stuck.
-                self.owner[f].store(NO_PAGE, Ordering::Release);
-                self.free.lock().push(f);
-                self.free_len.fetch_add(1, Ordering::Release);
-                let entry = &fs.table[page as usize];
-                entry.store(if loaded_before { LOADED_ONCE | EVICTED } else { EVICTED }, Ordering::Release);
+                // Give the frames back and unlock the pages so other threads are not stuck.
+                for &(q, before, f) in &batch {
+                    self.owner[f].store(NO_PAGE, Ordering::Release);
+                    self.free.lock().push(f);
+                    self.free_len.fetch_add(1, Ordering::Release);
+                    let w = if before { LOADED_ONCE | EVICTED } else { EVICTED };
+                    fs.table[q as usize].store(w, Ordering::Release);
+                }
                 std::panic::resume_unwind(panic);
             }
         };
@@ -175,22 +220,26 @@ impl BufferPool {
         c.add(if loaded_before { Counter::CapacityMisses } else { Counter::ColdMisses }, 1);
         c.add(Counter::BytesRead, bytes as u64);
         c.add(Counter::ReadCalls, calls);
+        c.add(Counter::PrefetchesIssued, batch.len() as u64 - 1);
         let prev_end = fs.last_end.swap(offset + bytes as u64, Ordering::Relaxed);
         if prev_end == offset {
             c.add(Counter::SequentialReads, 1);
         }
-        self.policy.on_load(f, key);
-        fs.table[page as usize].store(table::resident(f, 1), Ordering::Release);
-        f
+        for (i, &(q, _, f)) in batch.iter().enumerate() {
+            self.policy.on_load(f, page_key(file, q));
+            let w = if i == 0 { table::resident(f, 1) } else { table::resident(f, 0) | PREFETCHED };
+            fs.table[q as usize].store(w, Ordering::Release);
+        }
+        batch[0].2
     }
 
-    /// A frame for page `key`: a free one, or one evicted for it. Waits while every frame is
-    /// pinned.
-    fn take_frame(&self, key: PageKey) -> usize {
+    /// A frame for page `key`: a free one, or one evicted for it. When every frame is pinned,
+    /// waits if `wait`, else gives up.
+    fn take_frame(&self, key: PageKey, wait: bool) -> Option<usize> {
         if self.free_len.load(Ordering::Acquire) > 0 {
             if let Some(f) = self.free.lock().pop() {
                 self.free_len.fetch_sub(1, Ordering::Release);
-                return f;
+                return Some(f);
             }
         }
         let mut spins = 0u32;
@@ -207,7 +256,10 @@ impl BufferPool {
                 self.policy.on_evict(f);
                 self.counters.add(Counter::Evictions, 1);
                 // 4. Reuse the frame.
-                return f;
+                return Some(f);
+            }
+            if !wait {
+                return None;
             }
             backoff(&mut spins);
         }
@@ -261,6 +313,12 @@ impl BufferPool {
         n
     }
 
+    /// Test hook: sets how many pages a sequential miss reads ahead.
+    #[cfg(test)]
+    pub(crate) fn set_read_ahead(&mut self, pages: usize) {
+        self.read_ahead = pages;
+    }
+
     /// Test hook: the number of frames (the capacity in pages).
     #[cfg(test)]
     pub(crate) fn frame_count(&self) -> usize {
@@ -288,7 +346,8 @@ impl PinRelease for BufferPool {
 impl PageSource for BufferPool {
     fn read(&self, file: FileId, offset: u64, len: usize) -> Bytes<'_> {
         if len == 0 {
-            return Bytes::borrowed(&[]);
+            // An empty Vec's dangling pointer is aligned for any element type.
+            return Bytes::owned(Vec::new(), 0);
         }
         let fs = &self.files[file as usize];
         let end = offset + len as u64;

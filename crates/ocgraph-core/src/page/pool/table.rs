@@ -4,14 +4,17 @@
 //!
 //! Word layout:
 //! - bit 63: the page was loaded at least once (tells cold misses from capacity misses);
-//! - bits 32..63: the frame index (meaningful only while resident);
+//! - bit 62: the page was read ahead and not requested since (for `prefetches_used`);
+//! - bits 32..62: the frame index (meaningful only while resident);
 //! - bits 0..32: the state: [`EVICTED`], [`LOCKED`] (being loaded or evicted by one thread), or
 //!   otherwise the pin count of the resident page (0 = resident and evictable).
 
 /// Set once the page has been loaded.
 pub(super) const LOADED_ONCE: u64 = 1 << 63;
+/// Set on a page loaded by read-ahead until its first request.
+pub(super) const PREFETCHED: u64 = 1 << 62;
 const FRAME_SHIFT: u32 = 32;
-const FRAME_MASK: u64 = 0x7FFF_FFFF;
+const FRAME_MASK: u64 = 0x3FFF_FFFF;
 const STATE_MASK: u64 = 0xFFFF_FFFF;
 /// State: not in memory.
 pub(super) const EVICTED: u64 = 0xFFFF_FFFF;
@@ -41,7 +44,8 @@ pub(super) fn resident(frame: usize, pins: u64) -> u64 {
     LOADED_ONCE | (frame as u64) << FRAME_SHIFT | pins
 }
 
-/// `w` with its state replaced by `s` (keeping the loaded-once bit, clearing the frame).
+/// `w` with its state replaced by `s` (keeping the loaded-once bit, clearing the frame and
+/// the prefetched bit).
 #[inline]
 pub(super) fn with_state(w: u64, s: u64) -> u64 {
     (w & LOADED_ONCE) | s

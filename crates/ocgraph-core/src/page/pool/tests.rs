@@ -141,7 +141,8 @@ fn stats_of_a_scan() {
             }
         }
     };
-    let pool = BufferPool::open(&files, n * 4096, 4096, "clock").unwrap();
+    let mut pool = BufferPool::open(&files, n * 4096, 4096, "clock").unwrap();
+    pool.set_read_ahead(0);
     scan(&pool);
     let s = pool.stats();
     assert_eq!((s.page_requests, s.hits, s.misses), (4 * n, 3 * n, n));
@@ -154,7 +155,8 @@ fn stats_of_a_scan() {
     assert_eq!((s.hits, s.misses, s.bytes_read), (4 * n, 0, 0));
 
     // Half the capacity under FIFO: the second scan misses on every page, all capacity misses.
-    let pool = BufferPool::open(&files, n / 2 * 4096, 4096, "fifo").unwrap();
+    let mut pool = BufferPool::open(&files, n / 2 * 4096, 4096, "fifo").unwrap();
+    pool.set_read_ahead(0);
     scan(&pool);
     scan(&pool);
     let s = pool.stats();
@@ -162,6 +164,23 @@ fn stats_of_a_scan() {
     assert_eq!(s.evictions, 2 * n - n / 2);
     assert_eq!(s.sequential_reads, 2 * n - 1, "the restart at offset 0 is not sequential");
     assert_eq!(pool.resident_pages(), n as usize / 2);
+}
+
+#[test]
+fn sequential_misses_read_ahead() {
+    let dir = tempfile::tempdir().unwrap();
+    let n = 40u64;
+    let (files, data) = random_files(dir.path(), &[4096 * n], 31);
+    let pool = BufferPool::open(&files, n * 4096, 4096, "clock").unwrap();
+    for p in 0..n {
+        let got = pool.read(0, p * 4096 + 16, 8).typed::<u8>();
+        assert_eq!(&*got, &data[0][(p * 4096 + 16) as usize..(p * 4096 + 24) as usize]);
+    }
+    let s = pool.stats();
+    // 40 frames: read-ahead of min(64, 10) - 1 = 9 pages, so one read per 10 pages.
+    assert_eq!((s.misses, s.prefetches_issued, s.prefetches_used), (4, 36, 36));
+    assert_eq!((s.hits, s.read_calls, s.sequential_reads, s.bytes_read), (36, 4, 4, n * 4096));
+    assert_eq!(pool.resident_pages(), n as usize);
 }
 
 #[test]

@@ -1,0 +1,130 @@
+#!/usr/bin/env python3
+"""Page-layer benchmark: buffer pool vs mmap at 10%/25%/100% of the graph size.
+
+Usage: bench/pages/run.py [--graph DIR | --scale S] [--reads K] [--threads T] [--policy NAME]
+
+Without --graph, generates a Kronecker graph (edge factor 16, seed 1) of the given scale
+(default 22) with the `ocgraph` CLI. Measures the disk's sequential read bandwidth with
+`dd iflag=direct` on a file of the graph's size, then runs examples/pagebench.rs:
+  scan   cold for_each_in_range over all vertices (MB/s of offsets + neighbours),
+  random K random neighbour lists, cold and (at 100%) warm (reads/s),
+for the pool (capacity = the memory size) and for mmap under
+`/work/shared/tools/memcap --drop-caches SIZE` (uncapped, flagged, if memcap fails).
+Prints a table and writes bench/out/pages.csv.
+"""
+import argparse
+import csv
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+TARGET = os.environ.get("CARGO_TARGET_DIR", os.path.join(ROOT, "target"))
+MEMCAP = "/work/shared/tools/memcap"
+
+
+def sh(cmd, **kw):
+    return subprocess.run(cmd, check=True, text=True, capture_output=True, **kw)
+
+
+def build():
+    sh(["cargo", "build", "--release", "-q", "-p", "ocgraph-cli"], cwd=ROOT)
+    sh(["cargo", "build", "--release", "-q", "-p", "ocgraph-core", "--example", "pagebench"], cwd=ROOT)
+
+
+def graph_bytes(graph):
+    return sum(os.path.getsize(os.path.join(graph, f)) for f in ("out.offsets", "out.neighbors"))
+
+
+def disk_seq_mbps(size, where):
+    """Sequential O_DIRECT read bandwidth of a fresh file of `size` bytes in `where`."""
+    mb = max(1, size >> 20)
+    with tempfile.TemporaryDirectory(dir=where) as d:
+        path = os.path.join(d, "ddfile")
+        sh(["dd", "if=/dev/zero", f"of={path}", "bs=1M", f"count={mb}", "conv=fsync"])
+        out = sh(["dd", f"if={path}", "of=/dev/null", "bs=1M", "iflag=direct"]).stderr
+    m = re.search(r"(\d+) bytes .* copied, ([\d.]+) s", out)
+    return int(m.group(1)) / 1e6 / float(m.group(2))
+
+
+def pagebench(graph, backend, memory, mode, args, warm=False):
+    cmd = [os.path.join(TARGET, "release", "examples", "pagebench"), graph, "--backend", backend,
+           "--memory", str(memory), "--mode", mode, "--policy", args.policy,
+           "--reads", str(args.reads), "--threads", str(args.threads)]
+    if warm:
+        cmd.append("--warm")
+    note = ""
+    if backend == "mmap":
+        capped = [MEMCAP, "--drop-caches", str(memory), "--"] + cmd
+        r = subprocess.run(capped, text=True, capture_output=True)
+        if r.returncode == 0 and r.stdout.strip():
+            return json.loads(r.stdout.strip().splitlines()[-1]), note
+        note = "memcap failed, uncapped"
+        print(f"  ({note}: {r.stderr.strip()[:200]})", file=sys.stderr)
+    r = sh(cmd)
+    return json.loads(r.stdout.strip().splitlines()[-1]), note
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--graph", help="existing graph directory")
+    ap.add_argument("--scale", type=int, default=22, help="Kronecker scale when generating")
+    ap.add_argument("--reads", type=int, default=200000, help="random neighbour-list reads")
+    ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--policy", default="clock")
+    args = ap.parse_args()
+
+    build()
+    out_dir = os.path.join(ROOT, "bench", "out")
+    os.makedirs(out_dir, exist_ok=True)
+    graph = args.graph
+    if not graph:
+        graph = os.path.join(out_dir, f"kron{args.scale}")
+        if not os.path.exists(os.path.join(graph, "manifest")):
+            print(f"generating {graph} ...", file=sys.stderr)
+            sh([os.path.join(TARGET, "release", "ocgraph"), "generate", "kronecker", "--scale",
+                str(args.scale), "--edge-factor", "16", "--seed", "1", graph])
+    size = graph_bytes(graph)
+    disk = disk_seq_mbps(size, os.path.dirname(os.path.abspath(graph)))
+    print(f"graph {graph}: {size / 1e6:.1f} MB (out.offsets + out.neighbors); "
+          f"disk sequential O_DIRECT read {disk:.0f} MB/s", file=sys.stderr)
+
+    rows = []
+    for frac in (0.10, 0.25, 1.00):
+        memory = max(1 << 20, int(size * frac))
+        for backend in ("pool", "mmap"):
+            runs = [("scan", False), ("random", False)] + ([("random", True)] if frac == 1.0 else [])
+            for mode, warm in runs:
+                res, note = pagebench(graph, backend, memory, mode, args, warm)
+                s = res["stats"]
+                rows.append({
+                    "mode": mode + (" warm" if warm else ""), "backend": backend,
+                    "memory": f"{int(frac * 100)}%", "memory_bytes": memory,
+                    "seconds": round(res["seconds"], 4), "throughput": round(res["throughput"], 1),
+                    "unit": res["unit"], "hit_ratio": round(s["hit_ratio"], 4),
+                    "bytes_read": s["bytes_read"], "sequential_ratio": round(s["sequential_ratio"], 4),
+                    "pct_of_disk": round(100 * res["throughput"] / disk, 1) if mode == "scan" else "",
+                    "major_faults": s["major_faults"], "note": note,
+                })
+                print(f"  {rows[-1]}", file=sys.stderr)
+
+    cols = ["mode", "backend", "memory", "seconds", "throughput", "unit", "pct_of_disk",
+            "hit_ratio", "bytes_read", "sequential_ratio", "major_faults", "note"]
+    print(f"disk sequential read (dd iflag=direct): {disk:.0f} MB/s; graph {size / 1e6:.1f} MB")
+    print("  ".join(f"{c:>14}" for c in cols))
+    for r in rows:
+        print("  ".join(f"{str(r[c]):>14}" for c in cols))
+    path = os.path.join(out_dir, "pages.csv")
+    with open(path, "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=["memory_bytes", "disk_mbps"] + cols)
+        w.writeheader()
+        for r in rows:
+            w.writerow({**{c: r[c] for c in cols}, "memory_bytes": r["memory_bytes"], "disk_mbps": round(disk, 1)})
+    print(f"wrote {path}")
+
+
+if __name__ == "__main__":
+    main()

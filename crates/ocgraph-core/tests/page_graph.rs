@@ -1,0 +1,224 @@
+//! The page backends through `Graph`: neighbour lists, weights and the chunked scans of every
+//! backend and policy agree with the adjacency lists the graph was written from.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use ocgraph_core::format::{FileRole, GraphWriter, IdMapKind, Manifest};
+use ocgraph_core::page::policy::POLICY_NAMES;
+use ocgraph_core::page::BackendKind;
+use ocgraph_core::{Adjacency, Graph, OpenOptions, Vertex};
+use rand::{Rng, SeedableRng};
+use rand_xoshiro::Xoshiro256PlusPlus;
+
+/// Reference adjacency: sorted neighbour lists with weights.
+type Lists = Vec<Vec<(Vertex, f32)>>;
+
+/// A random directed graph with `n` vertices: most degrees small, a few lists long enough to
+/// span several pages, some vertices without arcs.
+fn random_lists(n: usize, seed: u64) -> Lists {
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+    (0..n)
+        .map(|_| {
+            let d = match rng.gen_range(0..100) {
+                0 => rng.gen_range(1000..5000),
+                1..=10 => 0,
+                _ => rng.gen_range(1..40),
+            };
+            let mut l: Vec<Vertex> = (0..d).map(|_| rng.gen_range(0..n as Vertex)).collect();
+            l.sort_unstable();
+            l.dedup();
+            l.into_iter().map(|v| (v, rng.gen_range(0.0..10.0f32))).collect()
+        })
+        .collect()
+}
+
+/// The transposed lists (in-edges), sorted.
+fn transpose(lists: &Lists) -> Lists {
+    let mut t: Lists = vec![Vec::new(); lists.len()];
+    for (u, l) in lists.iter().enumerate() {
+        for &(v, w) in l {
+            t[v as usize].push((u as Vertex, w));
+        }
+    }
+    t
+}
+
+fn write_csr(w: &mut GraphWriter, lists: &Lists, roles: [FileRole; 3], weighted: bool) {
+    let mut offsets = vec![0u64];
+    let (mut nbrs, mut wts) = (Vec::new(), Vec::new());
+    for l in lists {
+        nbrs.extend(l.iter().map(|p| p.0));
+        wts.extend(l.iter().map(|p| p.1));
+        offsets.push(nbrs.len() as u64);
+    }
+    w.write_slice(roles[0], &offsets).unwrap();
+    w.write_slice(roles[1], &nbrs).unwrap();
+    if weighted {
+        w.write_slice(roles[2], &wts).unwrap();
+    }
+}
+
+/// Writes `lists` as a directed graph at `dir` with the format's `GraphWriter`.
+fn write_graph(dir: &Path, lists: &Lists, weighted: bool) {
+    let mut w = GraphWriter::create(dir, false).unwrap();
+    write_csr(&mut w, lists, [FileRole::OutOffsets, FileRole::OutNeighbors, FileRole::OutWeights], weighted);
+    write_csr(
+        &mut w,
+        &transpose(lists),
+        [FileRole::InOffsets, FileRole::InNeighbors, FileRole::InWeights],
+        weighted,
+    );
+    let arcs: u64 = lists.iter().map(|l| l.len() as u64).sum();
+    let manifest = Manifest {
+        num_vertices: lists.len() as u64,
+        num_edges: arcs,
+        num_arcs: arcs,
+        directed: true,
+        weighted,
+        id_width: 4,
+        id_map: IdMapKind::Identity,
+        files: BTreeMap::new(),
+        created_by: "page_graph test".into(),
+        source: String::new(),
+    };
+    w.commit(manifest).unwrap();
+}
+
+fn backends() -> Vec<BackendKind> {
+    let mut b = vec![BackendKind::Mmap { advice: ocgraph_core::page::Advice::Normal }];
+    for policy in POLICY_NAMES {
+        for page_size in [4096usize, 16384] {
+            for frames in [2u64, 5, 1000] {
+                b.push(BackendKind::Pool {
+                    capacity: frames * page_size as u64,
+                    page_size,
+                    policy: policy.into(),
+                });
+            }
+        }
+    }
+    b
+}
+
+fn check_direction(adj: &impl Adjacency, lists: &Lists, weighted: bool, seed: u64) {
+    let n = lists.len() as Vertex;
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+    for _ in 0..200 {
+        let v = rng.gen_range(0..n);
+        let want: Vec<Vertex> = lists[v as usize].iter().map(|p| p.0).collect();
+        assert_eq!(&*adj.neighbors(v), &want[..], "neighbours of {v}");
+        assert_eq!(adj.degree(v), want.len());
+        match adj.weights(v) {
+            Some(w) => assert!(weighted && w.iter().zip(&lists[v as usize]).all(|(a, b)| *a == b.1)),
+            None => assert!(!weighted),
+        }
+    }
+    // Whole range and random sub-ranges.
+    let mut ranges = Vec::new();
+    ranges.push(0..n);
+    for _ in 0..5 {
+        let a = rng.gen_range(0..n);
+        ranges.push(a..rng.gen_range(a..=n));
+    }
+    for r in ranges {
+        let mut next = r.start;
+        adj.for_each_in_range(r.clone(), |v, nb| {
+            assert_eq!(v, next);
+            next += 1;
+            assert!(nb.iter().eq(lists[v as usize].iter().map(|p| &p.0)), "scan neighbours of {v}");
+        });
+        assert_eq!(next, r.end);
+        let mut count = 0;
+        adj.for_each_weighted_in_range(r.clone(), |v, nb, w| {
+            count += 1;
+            let l = &lists[v as usize];
+            assert!(nb.iter().eq(l.iter().map(|p| &p.0)));
+            assert_eq!(w.len(), l.len());
+            assert!(w.iter().zip(l).all(|(a, b)| *a == if weighted { b.1 } else { 1.0 }));
+        });
+        assert_eq!(count, r.len());
+    }
+}
+
+#[test]
+fn every_backend_reads_the_graph_it_was_written_from() {
+    let tmp = tempfile::tempdir().unwrap();
+    let lists = random_lists(3000, 1);
+    let rev = transpose(&lists);
+    for weighted in [true, false] {
+        let dir = tmp.path().join(format!("g{weighted}"));
+        write_graph(&dir, &lists, weighted);
+        for backend in backends() {
+            let g = Graph::open(&dir, &OpenOptions { backend: backend.clone() }).unwrap();
+            check_direction(&g.out(), &lists, weighted, 3);
+            check_direction(&g.in_(), &rev, weighted, 4);
+            let s = g.io_stats();
+            assert!(s.page_requests > 0, "{backend:?}");
+            if let BackendKind::Pool { .. } = backend {
+                assert_eq!(s.hits + s.misses, s.page_requests);
+                assert!(s.bytes_read > 0);
+            }
+        }
+    }
+}
+
+#[test]
+fn concurrent_scans_agree() {
+    let tmp = tempfile::tempdir().unwrap();
+    let lists = random_lists(4000, 2);
+    let dir = tmp.path().join("g");
+    write_graph(&dir, &lists, true);
+    for policy in POLICY_NAMES {
+        // Two pins per scanning thread (neighbours + weights) fit in 16 frames.
+        let backend = BackendKind::Pool { capacity: 16 * 4096, page_size: 4096, policy: policy.into() };
+        let g = Graph::open(&dir, &OpenOptions { backend }).unwrap();
+        let sums: Vec<(u64, f64)> = std::thread::scope(|s| {
+            let handles: Vec<_> = (0..8u32)
+                .map(|t| {
+                    let g = &g;
+                    s.spawn(move || {
+                        let (mut a, mut b) = (0u64, 0f64);
+                        g.out().for_each_weighted_in_range(t * 500..(t + 1) * 500, |v, nb, w| {
+                            a += nb.iter().map(|&x| x as u64 ^ v as u64).sum::<u64>();
+                            b += w.iter().map(|&x| x as f64).sum::<f64>();
+                        });
+                        (a, b)
+                    })
+                })
+                .collect();
+            handles.into_iter().map(|h| h.join().unwrap()).collect()
+        });
+        for (t, (a, b)) in sums.into_iter().enumerate() {
+            let r = t * 500..(t + 1) * 500;
+            let wa: u64 = r.clone().flat_map(|v| lists[v].iter().map(move |p| p.0 as u64 ^ v as u64)).sum();
+            let wb: f64 = r.flat_map(|v| lists[v].iter().map(|p| p.1 as f64)).sum();
+            assert_eq!(a, wa, "{policy} thread {t}");
+            assert!((b - wb).abs() < 1e-6 * wb.max(1.0), "{policy} thread {t}");
+        }
+    }
+}
+
+#[test]
+fn a_scan_reads_each_page_once() {
+    let tmp = tempfile::tempdir().unwrap();
+    let lists = random_lists(20_000, 5);
+    let dir = tmp.path().join("g");
+    write_graph(&dir, &lists, false);
+    let backend = BackendKind::Pool { capacity: 64 << 20, page_size: 4096, policy: "clock".into() };
+    let g = Graph::open(&dir, &OpenOptions { backend }).unwrap();
+    g.reset_io_stats();
+    let mut total = 0u64;
+    g.out().for_each_in_range(0..20_000, |_, nb| total += nb.len() as u64);
+    assert_eq!(total, g.num_arcs());
+    let s = g.io_stats();
+    let m = g.manifest();
+    let pages = |r: FileRole| m.file(r).unwrap().padded_len().div_ceil(4096);
+    // open() already read the first and last offsets pages.
+    let want = pages(FileRole::OutOffsets) + pages(FileRole::OutNeighbors) - 2;
+    assert_eq!(s.misses + s.prefetches_issued, want);
+    assert!(s.misses < want / 4, "read-ahead: {s:?}");
+    assert_eq!(s.capacity_misses, 0);
+    // Far fewer requests than two per vertex.
+    assert!(s.page_requests < 20_000 / 4, "{s:?}");
+}
