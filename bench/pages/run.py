@@ -72,7 +72,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--graph", help="existing graph directory")
     ap.add_argument("--scale", type=int, default=22, help="Kronecker scale when generating")
-    ap.add_argument("--reads", type=int, default=100000, help="random neighbour-list reads")
+    ap.add_argument("--reads", type=int, default=20000, help="random neighbour-list reads")
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--policy", default="clock")
     args = ap.parse_args()

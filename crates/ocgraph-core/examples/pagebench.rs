@@ -9,6 +9,7 @@
 //!   neighbour ids; throughput in MB/s of offsets + neighbours bytes.
 //! - `random`: `K` vertices drawn with a seeded RNG (split over `T` threads), summing their
 //!   neighbour ids; throughput in reads/s.
+//! - mmap is opened with `MADV_RANDOM` for `random` and `MADV_SEQUENTIAL` for `scan`.
 //! - `--warm`: run one untimed scan first and reset the statistics (measures cached speed).
 
 use std::time::Instant;
@@ -118,7 +119,9 @@ fn main() {
         std::process::exit(2)
     });
     let backend = match a.backend.as_str() {
-        "mmap" => BackendKind::Mmap { advice: Advice::Normal },
+        // mmap gets the advice matching the pattern (no read-ahead for random reads).
+        "mmap" if a.mode == "random" => BackendKind::Mmap { advice: Advice::Random },
+        "mmap" => BackendKind::Mmap { advice: Advice::Sequential },
         "pool" => BackendKind::Pool { capacity: a.memory, page_size: a.page_size, policy: a.policy.clone() },
         other => {
             eprintln!("pagebench: unknown backend '{other}' (mmap or pool)");
