@@ -225,3 +225,39 @@ fn io_error_after_open_panics_naming_the_file() {
     // The page was unlocked and the frame given back.
     assert_eq!(pool.resident_pages(), 0);
 }
+
+#[test]
+fn a_file_truncated_after_open_panics_instead_of_reading_zeros() {
+    let dir = tempfile::tempdir().unwrap();
+    let (files, data) = random_files(dir.path(), &[4096 * 8], 37);
+    let mut pool = BufferPool::open(&files, 8 * 4096, 4096, "clock").unwrap();
+    let path = files[0].path.display().to_string();
+    // Truncate to the middle of page 5.
+    std::fs::OpenOptions::new().write(true).open(&files[0].path).unwrap().set_len(4096 * 5 + 100).unwrap();
+    let panic_message = |pool: &BufferPool, offset: u64| {
+        let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| drop(pool.read(0, offset, 8))));
+        r.err().and_then(|p| p.downcast::<String>().ok()).map(|s| *s)
+    };
+    let check = |pool: &BufferPool, offset: u64, at: u64, resident: usize| {
+        let msg = panic_message(pool, offset).unwrap_or_else(|| panic!("no panic reading at {offset}"));
+        assert!(
+            msg.contains(&path)
+                && msg.contains(&format!("offset {at}:"))
+                && msg.contains("file is shorter than the manifest says: truncated after open?"),
+            "{msg}"
+        );
+        // The failed load left no page locked and gave its frames back.
+        assert_eq!(pool.resident_pages(), resident);
+    };
+    pool.set_read_ahead(0);
+    check(&pool, 6 * 4096 + 8, 6 * 4096, 0);
+    check(&pool, 5 * 4096, 5 * 4096 + 100, 0);
+    // Pages wholly inside the file still read fine.
+    for p in 0..4 {
+        let got = pool.read(0, p * 4096 + 40, 16).typed::<u8>();
+        assert_eq!(&*got, &data[0][(p * 4096 + 40) as usize..(p * 4096 + 56) as usize]);
+    }
+    // A sequential miss at page 4 reads ahead pages 4..8 with one preadv: page 5 is short.
+    pool.set_read_ahead(3);
+    check(&pool, 4 * 4096, 5 * 4096 + 100, 4);
+}
