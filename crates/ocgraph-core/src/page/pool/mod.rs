@@ -26,7 +26,7 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use parking_lot::Mutex;
 
 use super::backend::{Advice, FileId, PageSource, PagedFile};
-use super::policy::{page_key, policy_by_name, split_page_key, PageKey, ReplacementPolicy};
+use super::policy::{page_key, policy_by_name, split_page_key, Clock, PageKey, ReplacementPolicy};
 use super::slice::{Bytes, PinRelease};
 use super::stats::{Counter, IoStats, StripedCounters};
 use crate::error::{Error, Result};
@@ -58,11 +58,43 @@ pub(crate) struct BufferPool {
     /// Frames never used (or given back after a failed read).
     free: Mutex<Vec<usize>>,
     free_len: AtomicUsize,
-    policy: Box<dyn ReplacementPolicy>,
+    policy: Policy,
     counters: StripedCounters,
     /// Pages read ahead on a sequential miss: [`READ_AHEAD_BYTES`] worth, at most a quarter
     /// of the frames.
     read_ahead: usize,
+}
+
+/// The replacement policy. CLOCK, the default, is held by value so that the hit path calls its
+/// `on_hit` directly (inlined, no virtual call); other policies are boxed.
+enum Policy {
+    Clock(Clock),
+    Dyn(Box<dyn ReplacementPolicy>),
+}
+
+impl Policy {
+    fn by_name(name: &str, frames: usize) -> Result<Policy> {
+        Ok(match name {
+            "clock" => Policy::Clock(Clock::new(frames)),
+            _ => Policy::Dyn(policy_by_name(name, frames)?),
+        })
+    }
+
+    /// The policy as a trait object (for the miss path).
+    fn get(&self) -> &dyn ReplacementPolicy {
+        match self {
+            Policy::Clock(c) => c,
+            Policy::Dyn(p) => &**p,
+        }
+    }
+
+    #[inline]
+    fn on_hit(&self, frame: usize) {
+        match self {
+            Policy::Clock(c) => c.on_hit(frame),
+            Policy::Dyn(p) => p.on_hit(frame),
+        }
+    }
 }
 
 /// How far a sequential miss reads ahead.
@@ -118,13 +150,14 @@ impl BufferPool {
             free: Mutex::new((0..frames).rev().collect()),
             free_len: AtomicUsize::new(frames),
             mem,
-            policy: policy_by_name(policy, frames)?,
+            policy: Policy::by_name(policy, frames)?,
             counters: StripedCounters::default(),
             read_ahead: (READ_AHEAD_BYTES / page_size).min(frames / 4).saturating_sub(1),
         })
     }
 
     /// Pins page `page` of `file`, loading it on a miss; returns its frame.
+    #[inline]
     fn pin(&self, file: FileId, page: u64) -> usize {
         let entry = &self.files[file as usize].table[page as usize];
         let mut spins = 0u32;
@@ -148,7 +181,7 @@ impl BufferPool {
                     .compare_exchange(w, table::with_state(w, LOCKED), Ordering::Acquire, Ordering::Relaxed)
                     .is_ok()
                 {
-                    return self.load(file, page, w & LOADED_ONCE != 0);
+                    return self.load_cold(file, page, w & LOADED_ONCE != 0);
                 }
             } else {
                 // Locked by a loader or evictor (or the pin count is saturated): wait.
@@ -162,7 +195,9 @@ impl BufferPool {
     /// Read-ahead: when the miss starts where the previous read of the file ended, the
     /// following pages that are evicted (up to `read_ahead` of them) are locked too and read
     /// with the same `preadv`, as long as frames can be had without waiting.
-    fn load(&self, file: FileId, page: u64, loaded_before: bool) -> usize {
+    #[cold]
+    #[inline(never)]
+    fn load_cold(&self, file: FileId, page: u64, loaded_before: bool) -> usize {
         let fs = &self.files[file as usize];
         let offset = page << self.page_shift;
         // (page, loaded before, frame) of every page read by this call; the first is requested.
@@ -226,7 +261,7 @@ impl BufferPool {
             c.add(Counter::SequentialReads, 1);
         }
         for (i, &(q, _, f)) in batch.iter().enumerate() {
-            self.policy.on_load(f, page_key(file, q));
+            self.policy.get().on_load(f, page_key(file, q));
             let w = if i == 0 { table::resident(f, 1) } else { table::resident(f, 0) | PREFETCHED };
             fs.table[q as usize].store(w, Ordering::Release);
         }
@@ -246,14 +281,14 @@ impl BufferPool {
         loop {
             // 1. Ask the policy for a candidate; 2. `try_claim` locks its page's word, skipping
             // it when pinned or busy.
-            if let Some(f) = self.policy.victim(key, &mut |f| self.try_claim(f)) {
+            if let Some(f) = self.policy.get().victim(key, &mut |f| self.try_claim(f)) {
                 debug_assert!(f < self.mem.count());
                 // 3. Mark the old page evicted (its word is locked by us, its frame unused).
                 let (old_file, old_page) = split_page_key(self.owner[f].load(Ordering::Acquire));
                 let entry = &self.files[old_file as usize].table[old_page as usize];
                 debug_assert_eq!(table::state(entry.load(Ordering::Relaxed)), LOCKED);
                 entry.store(LOADED_ONCE | EVICTED, Ordering::Release);
-                self.policy.on_evict(f);
+                self.policy.get().on_evict(f);
                 self.counters.add(Counter::Evictions, 1);
                 // 4. Reuse the frame.
                 return Some(f);
@@ -282,9 +317,39 @@ impl BufferPool {
                 .is_ok()
     }
 
+    #[inline]
     fn unpin(&self, file: FileId, page: u64) {
         let old = self.files[file as usize].table[page as usize].fetch_sub(1, Ordering::Release);
         debug_assert!(table::state(old) >= 1 && table::state(old) <= MAX_PINS);
+    }
+
+    /// Copies bytes `[offset, offset + len)` of `file` (within the file) to `dst`, pinning each
+    /// page only while copying from it.
+    ///
+    /// # Safety
+    /// `dst` is valid for writes of `len` bytes and does not overlap the frames.
+    #[inline]
+    unsafe fn copy_pages(&self, file: FileId, offset: u64, len: usize, dst: *mut u8) {
+        let ps = self.page_size as u64;
+        let end = offset + len as u64;
+        let mut lo = offset;
+        let mut out = 0;
+        while lo < end {
+            let p = lo >> self.page_shift;
+            let hi = end.min((p + 1) * ps);
+            let n = (hi - lo) as usize;
+            let f = self.pin(file, p);
+            let start = (lo - p * ps) as usize;
+            // SAFETY: the page is pinned while we copy `n` bytes from inside its frame; `dst` has
+            // room for `len` bytes by the caller's guarantee and `out + n <= len`.
+            unsafe {
+                let src = self.mem.frame(f).as_ptr().add(start);
+                std::ptr::copy_nonoverlapping(src, dst.add(out), n);
+            }
+            self.unpin(file, p);
+            out += n;
+            lo = hi;
+        }
     }
 
     /// Test hook: checks the residency invariants (every resident page's frame is distinct,
@@ -337,6 +402,7 @@ fn backoff(spins: &mut u32) {
 }
 
 impl PinRelease for BufferPool {
+    #[inline]
     fn release(&self, key: u64) {
         let (file, page) = split_page_key(key);
         self.unpin(file, page);
@@ -362,21 +428,26 @@ impl PageSource for BufferPool {
             let data = unsafe { &self.mem.frame(f)[start..start + len] };
             return Bytes::pinned(data, self, page_key(file, first));
         }
-        let mut buf = vec![0u64; len.div_ceil(8)];
-        let dst: &mut [u8] = bytemuck::cast_slice_mut(&mut buf);
-        let mut out = 0;
-        for p in first..=last {
-            let lo = offset.max(p * ps);
-            let hi = end.min((p + 1) * ps);
-            let n = (hi - lo) as usize;
-            let f = self.pin(file, p);
-            let start = (lo - p * ps) as usize;
-            // SAFETY: the page is pinned while we copy from it.
-            dst[out..out + n].copy_from_slice(unsafe { &self.mem.frame(f)[start..start + n] });
-            self.unpin(file, p);
-            out += n;
+        let words = len.div_ceil(8);
+        let mut buf: Vec<u64> = Vec::with_capacity(words);
+        // SAFETY: the buffer has room for `words * 8 >= len` bytes; `copy_pages` writes the first
+        // `len`, the tail of the last word is zeroed, so all `words` words are initialised.
+        unsafe {
+            let dst = buf.as_mut_ptr() as *mut u8;
+            self.copy_pages(file, offset, len, dst);
+            std::ptr::write_bytes(dst.add(len), 0, words * 8 - len);
+            buf.set_len(words);
         }
         Bytes::owned(buf, len)
+    }
+
+    fn read_into(&self, file: FileId, offset: u64, dst: &mut [u8]) {
+        let len = dst.len();
+        let fs = &self.files[file as usize];
+        let end = offset + len as u64;
+        assert!(end <= fs.len, "read of {} past its end ({end} > {})", fs.io.path.display(), fs.len);
+        // SAFETY: `dst` is valid for writes of `len` bytes.
+        unsafe { self.copy_pages(file, offset, len, dst.as_mut_ptr()) };
     }
 
     /// Advice is accepted and ignored: the pool does no read-ahead yet.

@@ -52,6 +52,9 @@ fn check_source(src: &dyn PageSource, data: &[Vec<u8>], page: u64, seed: u64, po
         let got = src.read(file, offset, len).typed::<u8>();
         let want = &data[file as usize][offset as usize..offset as usize + len];
         assert_eq!(&*got, want, "read {i}: file {file} offset {offset} len {len}");
+        let mut copy = vec![0xAAu8; len];
+        src.read_into(file, offset, &mut copy);
+        assert_eq!(copy, want, "read_into {i}: file {file} offset {offset} len {len}");
         // Sometimes keep one slice alive across the next read (2 pins at most).
         held = if rng.gen_bool(0.3) { Some(got) } else { None };
         if let Some(p) = pool {
