@@ -9,6 +9,9 @@ use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Result};
 
+/// The most buffers one `preadv` takes (Linux's `IOV_MAX`).
+const MAX_IOV: usize = 1024;
+
 /// One open graph file.
 pub(super) struct PoolFile {
     pub(super) path: PathBuf,
@@ -59,9 +62,24 @@ impl PoolFile {
     }
 
     /// Reads consecutive pages starting at `offset` into `bufs` (whole frames, 4096-aligned) with
-    /// one `preadv`. Pages it did not fill completely (end of file, short read, error) are read
-    /// again one by one with [`PoolFile::read_page`]. Returns bytes read and read calls.
+    /// one `preadv` per [`MAX_IOV`] pages. Pages it did not fill completely (end of file, short
+    /// read, error) are read again one by one with [`PoolFile::read_page`]. Returns bytes read
+    /// and read calls.
     pub(super) fn read_pages(&self, bufs: &mut [&mut [u8]], offset: u64) -> (usize, u64) {
+        let (mut total, mut calls) = (0, 0);
+        let mut off = offset;
+        for chunk in bufs.chunks_mut(MAX_IOV) {
+            let len: usize = chunk.iter().map(|b| b.len()).sum();
+            let (t, c) = self.read_run(chunk, off);
+            total += t;
+            calls += c;
+            off += len as u64;
+        }
+        (total, calls)
+    }
+
+    /// [`PoolFile::read_pages`] for at most [`MAX_IOV`] pages.
+    fn read_run(&self, bufs: &mut [&mut [u8]], offset: u64) -> (usize, u64) {
         if bufs.len() == 1 {
             return self.read_page(bufs[0], offset);
         }

@@ -332,3 +332,20 @@ fn a_small_pool_scanned_by_threads_with_read_ahead_returns_the_file_bytes() {
         assert!(pool.resident_pages() <= frames as usize);
     }
 }
+
+#[test]
+fn a_window_longer_than_iov_max_is_read_in_few_calls() {
+    let dir = tempfile::tempdir().unwrap();
+    let n = 1100u64;
+    let (files, data) = random_files(dir.path(), &[4096 * n], 47);
+    let pool = BufferPool::open(&files, n * 4096, 4096, "clock").unwrap();
+    pool.set_read_ahead(n as usize - 1, 0);
+    drop(pool.read(0, 0, 8));
+    let s = pool.stats();
+    // 1024 pages per preadv (IOV_MAX): two calls, not one per page.
+    assert_eq!((s.misses, s.read_calls, s.bytes_read), (1, 2, n * 4096));
+    for p in [0, 1023, 1024, n - 1] {
+        let got = pool.read(0, p * 4096, 4096).typed::<u8>();
+        assert_eq!(&*got, &data[0][(p * 4096) as usize..((p + 1) * 4096) as usize], "page {p}");
+    }
+}
