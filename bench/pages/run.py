@@ -2,14 +2,16 @@
 """Page-layer benchmark: buffer pool vs mmap at 10%/25%/100% of the graph size.
 
 Usage: bench/pages/run.py [--graph DIR | --scale S] [--reads K] [--threads T] [--policy NAME]
+                          [--page-sizes 4096,16384]
 
 Without --graph, generates a Kronecker graph (edge factor 16, seed 1) of the given scale
 (default 22) with the `ocgraph` CLI. Measures the disk's sequential read bandwidth with
 `dd iflag=direct` on a file of the graph's size, then runs examples/pagebench.rs:
   scan   cold for_each_in_range over all vertices (MB/s of offsets + neighbours),
   random K random neighbour lists, cold and (at 100%) warm (reads/s),
-for the pool (capacity = the memory size) and for mmap under
-`/work/shared/tools/memcap --drop-caches SIZE` (uncapped, flagged, if memcap fails).
+for the pool (capacity = the memory size; once per page size) and for mmap under
+`/work/shared/tools/memcap --drop-caches SIZE` (uncapped, flagged, if memcap fails; the
+cgroup's peak usage it reports is recorded as max_usage_bytes, to show the cap held).
 Prints a table and writes bench/out/pages.csv.
 """
 import argparse
@@ -50,9 +52,20 @@ def disk_seq_mbps(size, where):
     return int(m.group(1)) / 1e6 / float(m.group(2))
 
 
-def pagebench(graph, backend, memory, mode, args, warm=False):
+def memcap_usage(stderr):
+    """The peak cgroup usage memcap prints as a JSON line on stderr ("" if absent)."""
+    for line in reversed(stderr.strip().splitlines()):
+        try:
+            return json.loads(line).get("max_usage_bytes", "")
+        except (ValueError, AttributeError):
+            continue
+    return ""
+
+
+def pagebench(graph, backend, memory, mode, args, warm=False, page_size=4096):
+    """Runs pagebench; returns (result JSON, note, memcap peak usage or "")."""
     cmd = [os.path.join(TARGET, "release", "examples", "pagebench"), graph, "--backend", backend,
-           "--memory", str(memory), "--mode", mode, "--policy", args.policy,
+           "--memory", str(memory), "--mode", mode, "--policy", args.policy, "--page-size", str(page_size),
            "--reads", str(args.reads), "--threads", str(args.threads)]
     if warm:
         cmd.append("--warm")
@@ -61,11 +74,11 @@ def pagebench(graph, backend, memory, mode, args, warm=False):
         capped = [MEMCAP, "--drop-caches", str(memory), "--"] + cmd
         r = subprocess.run(capped, text=True, capture_output=True)
         if r.returncode == 0 and r.stdout.strip():
-            return json.loads(r.stdout.strip().splitlines()[-1]), note
+            return json.loads(r.stdout.strip().splitlines()[-1]), note, memcap_usage(r.stderr)
         note = "memcap failed, uncapped"
         print(f"  ({note}: {r.stderr.strip()[:200]})", file=sys.stderr)
     r = sh(cmd)
-    return json.loads(r.stdout.strip().splitlines()[-1]), note
+    return json.loads(r.stdout.strip().splitlines()[-1]), note, ""
 
 
 def main():
@@ -75,6 +88,7 @@ def main():
     ap.add_argument("--reads", type=int, default=20000, help="random neighbour-list reads")
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--policy", default="clock")
+    ap.add_argument("--page-sizes", default="4096,16384", help="pool page sizes, comma-separated")
     args = ap.parse_args()
 
     build()
@@ -95,13 +109,15 @@ def main():
     rows = []
     for frac in (0.10, 0.25, 1.00):
         memory = max(1 << 20, int(size * frac))
-        for backend in ("pool", "mmap"):
+        configs = [("pool", int(p)) for p in args.page_sizes.split(",")] + [("mmap", 4096)]
+        for backend, page_size in configs:
             runs = [("scan", False), ("random", False)] + ([("random", True)] if frac == 1.0 else [])
             for mode, warm in runs:
-                res, note = pagebench(graph, backend, memory, mode, args, warm)
+                res, note, usage = pagebench(graph, backend, memory, mode, args, warm, page_size)
                 s = res["stats"]
                 rows.append({
                     "mode": mode + (" warm" if warm else ""), "backend": backend,
+                    "page_size": page_size if backend == "pool" else "", "max_usage_bytes": usage,
                     "memory": f"{int(frac * 100)}%", "memory_bytes": memory,
                     "seconds": round(res["seconds"], 4), "throughput": round(res["throughput"], 1),
                     "unit": res["unit"], "hit_ratio": round(s["hit_ratio"], 4),
@@ -111,8 +127,8 @@ def main():
                 })
                 print(f"  {rows[-1]}", file=sys.stderr)
 
-    cols = ["mode", "backend", "memory", "seconds", "throughput", "unit", "pct_of_disk",
-            "hit_ratio", "bytes_read", "sequential_ratio", "major_faults", "note"]
+    cols = ["mode", "backend", "page_size", "memory", "seconds", "throughput", "unit", "pct_of_disk",
+            "hit_ratio", "bytes_read", "sequential_ratio", "major_faults", "max_usage_bytes", "note"]
     print(f"disk sequential read (dd iflag=direct): {disk:.0f} MB/s; graph {size / 1e6:.1f} MB")
     print("  ".join(f"{c:>14}" for c in cols))
     for r in rows:

@@ -235,7 +235,9 @@ impl<'g> Direction<'g> {
 
     /// The CSR offset of vertex `v` (`v == num_vertices` gives the arc count).
     pub fn offset_at(&self, v: u64) -> u64 {
-        self.src().read(self.offsets, v * 8, 8).typed::<u64>()[0]
+        let mut o = [0u64; 1];
+        self.src().read_into(self.offsets, v * 8, bytemuck::cast_slice_mut(&mut o));
+        o[0]
     }
 
     /// Offsets `lo..=hi` (so `hi - lo + 1` values).
@@ -254,9 +256,13 @@ impl<'g> Direction<'g> {
         self.weights.map(|w| self.src().read(w, start * 4, ((end - start) * 4) as usize).typed())
     }
 
+    /// The arc range of `v`: its two offsets, copied out (no pin is held afterwards, so the
+    /// neighbour read that follows needs one pin at a time).
+    #[inline]
     fn bounds(&self, v: Vertex) -> (u64, u64) {
         assert!((v as usize) < self.graph.num_vertices(), "vertex {v} out of range");
-        let o = self.offsets(v, v + 1);
+        let mut o = [0u64; 2];
+        self.src().read_into(self.offsets, v as u64 * 8, bytemuck::cast_slice_mut(&mut o));
         (o[0], o[1])
     }
 }

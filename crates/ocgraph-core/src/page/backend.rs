@@ -68,6 +68,11 @@ pub(crate) trait PageSource: Send + Sync {
     /// running operation and panics with a message naming the file and offset; bindings catch it.
     fn read(&self, file: FileId, offset: u64, len: usize) -> Bytes<'_>;
 
+    /// Copies bytes `[offset, offset + dst.len())` of `file` into `dst`, holding no pin after
+    /// it returns: cheaper than [`PageSource::read`] for a few bytes (a vertex's two offsets).
+    /// Same preconditions and panics as `read`.
+    fn read_into(&self, file: FileId, offset: u64, dst: &mut [u8]);
+
     /// Gives an access-pattern hint for a byte range (may be a no-op).
     fn advise(&self, file: FileId, offset: u64, len: u64, advice: Advice);
 

@@ -85,6 +85,12 @@ impl PageSource for MmapSource {
         Bytes::borrowed(&self.bytes(file)[start..start + len])
     }
 
+    fn read_into(&self, file: FileId, offset: u64, dst: &mut [u8]) {
+        self.counters.add(Counter::PageRequests, 1);
+        let start = offset as usize;
+        dst.copy_from_slice(&self.bytes(file)[start..start + dst.len()]);
+    }
+
     fn advise(&self, file: FileId, offset: u64, len: u64, advice: Advice) {
         let Some(map) = &self.maps[file as usize] else { return };
         let adv = match advice {

@@ -1,5 +1,6 @@
 //! I/O statistics reported by every backend.
 
+use std::cell::Cell;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 
 use serde::Serialize;
@@ -101,18 +102,31 @@ pub(crate) struct StripedCounters {
 }
 
 thread_local! {
-    static STRIPE: usize = {
+    /// This thread's stripe, assigned round-robin on first use (`usize::MAX` until then). A
+    /// const-initialised `Cell`, so reading it is one thread-local load: no lazy-init check.
+    static STRIPE: Cell<usize> = const { Cell::new(usize::MAX) };
+}
+
+/// The calling thread's stripe index.
+#[inline]
+fn stripe() -> usize {
+    STRIPE.with(|s| {
+        let i = s.get();
+        if i < STRIPES {
+            return i;
+        }
         static NEXT: AtomicUsize = AtomicUsize::new(0);
-        NEXT.fetch_add(1, Ordering::Relaxed) % STRIPES
-    };
+        let i = NEXT.fetch_add(1, Ordering::Relaxed) % STRIPES;
+        s.set(i);
+        i
+    })
 }
 
 impl StripedCounters {
     /// Adds `n` to counter `c`.
     #[inline]
     pub(crate) fn add(&self, c: Counter, n: u64) {
-        let s = STRIPE.with(|s| *s);
-        self.stripes[s].0[c as usize].fetch_add(n, Ordering::Relaxed);
+        self.stripes[stripe()].0[c as usize].fetch_add(n, Ordering::Relaxed);
     }
 
     /// The current total of counter `c`.

@@ -1,11 +1,14 @@
-//! The frame memory: one 4096-aligned allocation made at open and never grown.
-
-use std::alloc::{alloc_zeroed, dealloc, Layout};
+//! The frame memory: one anonymous mapping made at open and never grown.
+//!
+//! An anonymous `mmap` (not the allocator) so that memory is committed lazily, page by page,
+//! as frames are first filled (an aligned `alloc_zeroed` writes zeros over the whole capacity at
+//! open), and so that it can be backed by transparent huge pages (`MADV_HUGEPAGE`): random reads
+//! over a large pool then miss the TLB far less often.
 
 /// `count` frames of `size` bytes each, contiguous and 4096-aligned (as O_DIRECT requires).
 pub(super) struct FrameMemory {
     ptr: *mut u8,
-    layout: Layout,
+    bytes: usize,
     size: usize,
     count: usize,
 }
@@ -17,19 +20,29 @@ unsafe impl Send for FrameMemory {}
 unsafe impl Sync for FrameMemory {}
 
 impl FrameMemory {
-    /// Allocates `count` zeroed frames of `size` bytes (pages are committed lazily by the OS).
+    /// Maps `count` zeroed frames of `size` bytes (pages are committed lazily by the OS).
     pub(super) fn new(count: usize, size: usize) -> Option<FrameMemory> {
         let bytes = count.checked_mul(size)?;
-        let layout = Layout::from_size_align(bytes, 4096).ok()?;
         if bytes == 0 {
             return None;
         }
-        // SAFETY: the layout has a non-zero size.
-        let ptr = unsafe { alloc_zeroed(layout) };
-        if ptr.is_null() {
+        // SAFETY: a fresh private anonymous mapping; no existing memory is affected.
+        let ptr = unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                bytes,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
+                -1,
+                0,
+            )
+        };
+        if ptr == libc::MAP_FAILED {
             return None;
         }
-        Some(FrameMemory { ptr, layout, size, count })
+        // SAFETY: advisory call on the mapping just made; failure (no THP support) is harmless.
+        unsafe { libc::madvise(ptr, bytes, libc::MADV_HUGEPAGE) };
+        Some(FrameMemory { ptr: ptr as *mut u8, bytes, size, count })
     }
 
     /// Number of frames.
@@ -64,7 +77,8 @@ impl FrameMemory {
 
 impl Drop for FrameMemory {
     fn drop(&mut self) {
-        // SAFETY: `ptr` was returned by `alloc_zeroed` with this layout and is freed once.
-        unsafe { dealloc(self.ptr, self.layout) }
+        // SAFETY: `ptr` and `bytes` describe the mapping made in `new`, unmapped once; no frame
+        // reference outlives the pool that owns this value.
+        unsafe { libc::munmap(self.ptr as *mut libc::c_void, self.bytes) };
     }
 }

@@ -9,10 +9,15 @@ use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Result};
 
+/// The most buffers one `preadv` takes (Linux's `IOV_MAX`).
+const MAX_IOV: usize = 1024;
+
 /// One open graph file.
 pub(super) struct PoolFile {
     pub(super) path: PathBuf,
     file: File,
+    /// The size the manifest gives (verified at open): reads must get every byte below it.
+    len: u64,
     /// Opened with O_DIRECT.
     pub(super) direct: bool,
 }
@@ -24,14 +29,14 @@ impl PoolFile {
     pub(super) fn open(path: &Path, len: u64, probe: &mut [u8]) -> Result<PoolFile> {
         let direct = std::fs::OpenOptions::new().read(true).custom_flags(libc::O_DIRECT).open(path);
         if let Ok(file) = direct {
-            let mut f = PoolFile { path: path.to_path_buf(), file, direct: true };
+            let mut f = PoolFile { path: path.to_path_buf(), file, len, direct: true };
             if len == 0 || f.pread(&mut probe[..4096], 0).is_ok() {
                 return Ok(f);
             }
             f.direct = false;
         }
         let file = File::open(path).map_err(|e| Error::io(path, "open", e))?;
-        Ok(PoolFile { path: path.to_path_buf(), file, direct: false })
+        Ok(PoolFile { path: path.to_path_buf(), file, len, direct: false })
     }
 
     /// One `pread` (retrying on EINTR).
@@ -57,9 +62,24 @@ impl PoolFile {
     }
 
     /// Reads consecutive pages starting at `offset` into `bufs` (whole frames, 4096-aligned) with
-    /// one `preadv`. Pages it did not fill completely (end of file, short read, error) are read
-    /// again one by one with [`PoolFile::read_page`]. Returns bytes read and read calls.
+    /// one `preadv` per [`MAX_IOV`] pages. Pages it did not fill completely (end of file, short
+    /// read, error) are read again one by one with [`PoolFile::read_page`]. Returns bytes read
+    /// and read calls.
     pub(super) fn read_pages(&self, bufs: &mut [&mut [u8]], offset: u64) -> (usize, u64) {
+        let (mut total, mut calls) = (0, 0);
+        let mut off = offset;
+        for chunk in bufs.chunks_mut(MAX_IOV) {
+            let len: usize = chunk.iter().map(|b| b.len()).sum();
+            let (t, c) = self.read_run(chunk, off);
+            total += t;
+            calls += c;
+            off += len as u64;
+        }
+        (total, calls)
+    }
+
+    /// [`PoolFile::read_pages`] for at most [`MAX_IOV`] pages.
+    fn read_run(&self, bufs: &mut [&mut [u8]], offset: u64) -> (usize, u64) {
         if bufs.len() == 1 {
             return self.read_page(bufs[0], offset);
         }
@@ -100,10 +120,12 @@ impl PoolFile {
         (total, calls)
     }
 
-    /// Fills `buf` (a whole frame, 4096-aligned) from `offset`; bytes past the end of the file
-    /// are zeroed. Returns the number of bytes read and the number of `pread` calls.
+    /// Fills `buf` (a whole frame, 4096-aligned) from `offset`; bytes past the file's expected
+    /// length (the last frame of a file whose size is not a multiple of the page size) are
+    /// zeroed. Returns the number of bytes read and the number of `pread` calls.
     ///
-    /// Panics on an I/O error, naming the file and offset (see `PageSource::read`).
+    /// Panics on an I/O error, or when the file ends before its expected length (it was
+    /// truncated after open), naming the file and offset (see `PageSource::read`).
     pub(super) fn read_page(&self, buf: &mut [u8], offset: u64) -> (usize, u64) {
         let mut done = 0;
         let mut calls = 0;
@@ -120,6 +142,15 @@ impl PoolFile {
             if self.direct && !done.is_multiple_of(4096) {
                 break;
             }
+        }
+        let expected = self.len.saturating_sub(offset).min(buf.len() as u64) as usize;
+        if done < expected {
+            panic!(
+                "ocgraph: reading {} at offset {}: file is shorter than the manifest says: \
+                 truncated after open? (got {done} of {expected} bytes)",
+                self.path.display(),
+                offset + done as u64,
+            );
         }
         buf[done..].fill(0);
         if !self.direct && done > 0 {

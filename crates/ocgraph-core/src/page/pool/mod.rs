@@ -16,23 +16,26 @@
 
 mod frames;
 mod io;
+mod readahead;
 mod table;
 
 #[cfg(test)]
 mod tests;
 
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::Arc;
 
 use parking_lot::Mutex;
 
 use super::backend::{Advice, FileId, PageSource, PagedFile};
-use super::policy::{page_key, policy_by_name, split_page_key, PageKey, ReplacementPolicy};
+use super::policy::{page_key, policy_by_name, split_page_key, Clock, PageKey, ReplacementPolicy};
 use super::slice::{Bytes, PinRelease};
 use super::stats::{Counter, IoStats, StripedCounters};
 use crate::error::{Error, Result};
 use frames::FrameMemory;
 use io::PoolFile;
-use table::{EVICTED, LOADED_ONCE, LOCKED, MAX_FRAMES, MAX_PINS, PREFETCHED};
+use readahead::{Streams, Worker};
+use table::{EVICTED, LOADED_ONCE, LOCKED, MAX_FRAMES, MAX_PINS, PREFETCHED, TRIGGER};
 
 /// Owner word of a frame that holds no page.
 const NO_PAGE: u64 = u64::MAX;
@@ -45,10 +48,27 @@ struct FileState {
     table: Box<[AtomicU64]>,
     /// Where the previous read of this file ended (for the sequential-read statistic).
     last_end: AtomicU64,
+    /// Asynchronous read-ahead streams over this file (see [`readahead`]).
+    streams: Mutex<Streams>,
 }
 
 /// A buffer pool of fixed-size frames. Safe for many concurrent readers.
-pub(crate) struct BufferPool {
+///
+/// The state lives in an [`Arc`] shared with the background read-ahead thread (started on the
+/// first sequential miss); the thread holds only a weak reference while idle and exits once
+/// the pool is dropped.
+pub(crate) struct BufferPool(Arc<Core>);
+
+impl std::ops::Deref for BufferPool {
+    type Target = Core;
+
+    fn deref(&self) -> &Core {
+        &self.0
+    }
+}
+
+/// The pool proper (see [`BufferPool`]).
+pub(crate) struct Core {
     files: Vec<FileState>,
     page_size: usize,
     page_shift: u32,
@@ -58,15 +78,54 @@ pub(crate) struct BufferPool {
     /// Frames never used (or given back after a failed read).
     free: Mutex<Vec<usize>>,
     free_len: AtomicUsize,
-    policy: Box<dyn ReplacementPolicy>,
+    policy: Policy,
     counters: StripedCounters,
-    /// Pages read ahead on a sequential miss: [`READ_AHEAD_BYTES`] worth, at most a quarter
-    /// of the frames.
-    read_ahead: usize,
+    /// Pages read ahead synchronously on a sequential miss: [`READ_AHEAD_BYTES`] worth, at most
+    /// a quarter of the frames.
+    read_ahead: AtomicUsize,
+    /// Largest asynchronous read-ahead window in pages: [`ASYNC_READ_AHEAD_BYTES`] worth, at
+    /// most an eighth of the frames (0: no asynchronous read-ahead).
+    async_max: AtomicUsize,
+    /// The background reader, started on first use.
+    worker: Worker,
 }
 
-/// How far a sequential miss reads ahead.
+/// The replacement policy. CLOCK, the default, is held by value so that the hit path calls its
+/// `on_hit` directly (inlined, no virtual call); other policies are boxed.
+enum Policy {
+    Clock(Clock),
+    Dyn(Box<dyn ReplacementPolicy>),
+}
+
+impl Policy {
+    fn by_name(name: &str, frames: usize) -> Result<Policy> {
+        Ok(match name {
+            "clock" => Policy::Clock(Clock::new(frames)),
+            _ => Policy::Dyn(policy_by_name(name, frames)?),
+        })
+    }
+
+    /// The policy as a trait object (for the miss path).
+    fn get(&self) -> &dyn ReplacementPolicy {
+        match self {
+            Policy::Clock(c) => c,
+            Policy::Dyn(p) => &**p,
+        }
+    }
+
+    #[inline]
+    fn on_hit(&self, frame: usize) {
+        match self {
+            Policy::Clock(c) => c.on_hit(frame),
+            Policy::Dyn(p) => p.on_hit(frame),
+        }
+    }
+}
+
+/// How far a sequential miss reads ahead synchronously.
 const READ_AHEAD_BYTES: usize = 1 << 20;
+/// The largest window the background thread reads ahead of a sequential scan.
+const ASYNC_READ_AHEAD_BYTES: usize = 8 << 20;
 
 impl BufferPool {
     /// Opens a pool over `files` holding at most `capacity` bytes of pages (`capacity /
@@ -108,9 +167,11 @@ impl BufferPool {
                 len: f.len,
                 table: (0..pages).map(|_| AtomicU64::new(EVICTED)).collect(),
                 last_end: AtomicU64::new(0),
+                streams: Mutex::new(Streams::default()),
             });
         }
-        Ok(BufferPool {
+        let policy = Policy::by_name(policy, frames)?;
+        Ok(BufferPool(Arc::new_cyclic(|me| Core {
             files: states,
             page_size,
             page_shift: page_size.trailing_zeros(),
@@ -118,13 +179,18 @@ impl BufferPool {
             free: Mutex::new((0..frames).rev().collect()),
             free_len: AtomicUsize::new(frames),
             mem,
-            policy: policy_by_name(policy, frames)?,
+            policy,
             counters: StripedCounters::default(),
-            read_ahead: (READ_AHEAD_BYTES / page_size).min(frames / 4).saturating_sub(1),
-        })
+            read_ahead: AtomicUsize::new((READ_AHEAD_BYTES / page_size).min(frames / 4).saturating_sub(1)),
+            async_max: AtomicUsize::new((ASYNC_READ_AHEAD_BYTES / page_size).min(frames / 8)),
+            worker: Worker::new(me.clone()),
+        })))
     }
+}
 
+impl Core {
     /// Pins page `page` of `file`, loading it on a miss; returns its frame.
+    #[inline]
     fn pin(&self, file: FileId, page: u64) -> usize {
         let entry = &self.files[file as usize].table[page as usize];
         let mut spins = 0u32;
@@ -133,12 +199,12 @@ impl BufferPool {
             let s = table::state(w);
             if s < MAX_PINS {
                 // Resident: take a pin (and clear the read-ahead mark on first use).
-                let new = (w + 1) & !PREFETCHED;
+                let new = (w + 1) & !(PREFETCHED | TRIGGER);
                 if entry.compare_exchange_weak(w, new, Ordering::Acquire, Ordering::Relaxed).is_ok() {
                     let f = table::frame(w);
                     self.counters.add(Counter::Hits, 1);
                     if w & PREFETCHED != 0 {
-                        self.counters.add(Counter::PrefetchesUsed, 1);
+                        self.first_use_of_prefetched(file, page, w & TRIGGER != 0);
                     }
                     self.policy.on_hit(f);
                     return f;
@@ -148,7 +214,7 @@ impl BufferPool {
                     .compare_exchange(w, table::with_state(w, LOCKED), Ordering::Acquire, Ordering::Relaxed)
                     .is_ok()
                 {
-                    return self.load(file, page, w & LOADED_ONCE != 0);
+                    return self.load_cold(file, page, w & LOADED_ONCE != 0);
                 }
             } else {
                 // Locked by a loader or evictor (or the pin count is saturated): wait.
@@ -162,59 +228,20 @@ impl BufferPool {
     /// Read-ahead: when the miss starts where the previous read of the file ended, the
     /// following pages that are evicted (up to `read_ahead` of them) are locked too and read
     /// with the same `preadv`, as long as frames can be had without waiting.
-    fn load(&self, file: FileId, page: u64, loaded_before: bool) -> usize {
+    #[cold]
+    #[inline(never)]
+    fn load_cold(&self, file: FileId, page: u64, loaded_before: bool) -> usize {
         let fs = &self.files[file as usize];
         let offset = page << self.page_shift;
         // (page, loaded before, frame) of every page read by this call; the first is requested.
         let first = self.take_frame(page_key(file, page), true).expect("take_frame waits for a frame");
         let mut batch = vec![(page, loaded_before, first)];
-        if fs.last_end.load(Ordering::Relaxed) == offset {
-            let last = (fs.table.len() as u64).min(page + 1 + self.read_ahead as u64);
-            for q in page + 1..last {
-                let entry = &fs.table[q as usize];
-                let w = entry.load(Ordering::Acquire);
-                if table::state(w) != EVICTED
-                    || entry
-                        .compare_exchange(
-                            w,
-                            table::with_state(w, LOCKED),
-                            Ordering::Acquire,
-                            Ordering::Relaxed,
-                        )
-                        .is_err()
-                {
-                    break;
-                }
-                let Some(f) = self.take_frame(page_key(file, q), false) else {
-                    entry.store(w, Ordering::Release);
-                    break;
-                };
-                batch.push((q, w & LOADED_ONCE != 0, f));
-            }
+        let sequential = fs.last_end.load(Ordering::Relaxed) == offset;
+        if sequential {
+            let read_ahead = self.read_ahead.load(Ordering::Relaxed) as u64;
+            self.lock_evicted_run(file, page + 1, read_ahead, &mut batch);
         }
-        for &(q, _, f) in &batch {
-            self.owner[f].store(page_key(file, q), Ordering::Release);
-        }
-        // SAFETY: every frame in the batch was claimed by `take_frame`: no page maps to it, so
-        // nobody else reads or writes it until we publish the pages below; frames are distinct.
-        let mut bufs: Vec<&mut [u8]> =
-            batch.iter().map(|&(_, _, f)| unsafe { self.mem.frame_mut(f) }).collect();
-        let read =
-            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| fs.io.read_pages(&mut bufs, offset)));
-        let (bytes, calls) = match read {
-            Ok(r) => r,
-            Err(panic) => {
-                // Give the frames back and unlock the pages so other threads are not stuck.
-                for &(q, before, f) in &batch {
-                    self.owner[f].store(NO_PAGE, Ordering::Release);
-                    self.free.lock().push(f);
-                    self.free_len.fetch_add(1, Ordering::Release);
-                    let w = if before { LOADED_ONCE | EVICTED } else { EVICTED };
-                    fs.table[q as usize].store(w, Ordering::Release);
-                }
-                std::panic::resume_unwind(panic);
-            }
-        };
+        let (bytes, calls) = self.read_batch(file, &batch);
         let c = &self.counters;
         c.add(Counter::Misses, 1);
         c.add(if loaded_before { Counter::CapacityMisses } else { Counter::ColdMisses }, 1);
@@ -226,11 +253,69 @@ impl BufferPool {
             c.add(Counter::SequentialReads, 1);
         }
         for (i, &(q, _, f)) in batch.iter().enumerate() {
-            self.policy.on_load(f, page_key(file, q));
+            self.policy.get().on_load(f, page_key(file, q));
             let w = if i == 0 { table::resident(f, 1) } else { table::resident(f, 0) | PREFETCHED };
             fs.table[q as usize].store(w, Ordering::Release);
         }
+        if sequential {
+            self.start_stream(file, page + batch.len() as u64, batch.len() as u64);
+        }
         batch[0].2
+    }
+
+    /// Locks up to `max` pages of `file` from `start` on that are evicted and takes a frame for
+    /// each without waiting, appending `(page, loaded before, frame)` to `batch`; stops at the
+    /// first page resident or busy, or when no frame can be had at once.
+    fn lock_evicted_run(&self, file: FileId, start: u64, max: u64, batch: &mut Vec<(u64, bool, usize)>) {
+        let fs = &self.files[file as usize];
+        let last = (fs.table.len() as u64).min(start + max);
+        for q in start..last {
+            let entry = &fs.table[q as usize];
+            let w = entry.load(Ordering::Acquire);
+            if table::state(w) != EVICTED
+                || entry
+                    .compare_exchange(w, table::with_state(w, LOCKED), Ordering::Acquire, Ordering::Relaxed)
+                    .is_err()
+            {
+                break;
+            }
+            let Some(f) = self.take_frame(page_key(file, q), false) else {
+                entry.store(w, Ordering::Release);
+                break;
+            };
+            batch.push((q, w & LOADED_ONCE != 0, f));
+        }
+    }
+
+    /// Reads the consecutive locked pages of `batch` into their frames with one `preadv`; the
+    /// caller publishes them. On a panic (I/O error) gives the frames back, unlocks the pages
+    /// and resumes the panic. Returns bytes read and read calls.
+    fn read_batch(&self, file: FileId, batch: &[(u64, bool, usize)]) -> (usize, u64) {
+        let fs = &self.files[file as usize];
+        for &(q, _, f) in batch {
+            self.owner[f].store(page_key(file, q), Ordering::Release);
+        }
+        // SAFETY: every frame in the batch was claimed by `take_frame`: no page maps to it, so
+        // nobody else reads or writes it until the caller publishes the pages; frames are distinct.
+        let mut bufs: Vec<&mut [u8]> =
+            batch.iter().map(|&(_, _, f)| unsafe { self.mem.frame_mut(f) }).collect();
+        let offset = batch[0].0 << self.page_shift;
+        let read =
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| fs.io.read_pages(&mut bufs, offset)));
+        match read {
+            Ok(r) => r,
+            Err(panic) => {
+                // Give the frames back and unlock the pages so other threads are not stuck.
+                for &(q, before, f) in batch {
+                    self.owner[f].store(NO_PAGE, Ordering::Release);
+                    self.free.lock().push(f);
+                    self.free_len.fetch_add(1, Ordering::Release);
+                    let w = if before { LOADED_ONCE | EVICTED } else { EVICTED };
+                    fs.table[q as usize].store(w, Ordering::Release);
+                }
+                std::panic::resume_unwind(panic);
+            }
+        }
     }
 
     /// A frame for page `key`: a free one, or one evicted for it. When every frame is pinned,
@@ -246,14 +331,14 @@ impl BufferPool {
         loop {
             // 1. Ask the policy for a candidate; 2. `try_claim` locks its page's word, skipping
             // it when pinned or busy.
-            if let Some(f) = self.policy.victim(key, &mut |f| self.try_claim(f)) {
+            if let Some(f) = self.policy.get().victim(key, &mut |f| self.try_claim(f)) {
                 debug_assert!(f < self.mem.count());
                 // 3. Mark the old page evicted (its word is locked by us, its frame unused).
                 let (old_file, old_page) = split_page_key(self.owner[f].load(Ordering::Acquire));
                 let entry = &self.files[old_file as usize].table[old_page as usize];
                 debug_assert_eq!(table::state(entry.load(Ordering::Relaxed)), LOCKED);
                 entry.store(LOADED_ONCE | EVICTED, Ordering::Release);
-                self.policy.on_evict(f);
+                self.policy.get().on_evict(f);
                 self.counters.add(Counter::Evictions, 1);
                 // 4. Reuse the frame.
                 return Some(f);
@@ -282,9 +367,39 @@ impl BufferPool {
                 .is_ok()
     }
 
+    #[inline]
     fn unpin(&self, file: FileId, page: u64) {
         let old = self.files[file as usize].table[page as usize].fetch_sub(1, Ordering::Release);
         debug_assert!(table::state(old) >= 1 && table::state(old) <= MAX_PINS);
+    }
+
+    /// Copies bytes `[offset, offset + len)` of `file` (within the file) to `dst`, pinning each
+    /// page only while copying from it.
+    ///
+    /// # Safety
+    /// `dst` is valid for writes of `len` bytes and does not overlap the frames.
+    #[inline]
+    unsafe fn copy_pages(&self, file: FileId, offset: u64, len: usize, dst: *mut u8) {
+        let ps = self.page_size as u64;
+        let end = offset + len as u64;
+        let mut lo = offset;
+        let mut out = 0;
+        while lo < end {
+            let p = lo >> self.page_shift;
+            let hi = end.min((p + 1) * ps);
+            let n = (hi - lo) as usize;
+            let f = self.pin(file, p);
+            let start = (lo - p * ps) as usize;
+            // SAFETY: the page is pinned while we copy `n` bytes from inside its frame; `dst` has
+            // room for `len` bytes by the caller's guarantee and `out + n <= len`.
+            unsafe {
+                let src = self.mem.frame(f).as_ptr().add(start);
+                std::ptr::copy_nonoverlapping(src, dst.add(out), n);
+            }
+            self.unpin(file, p);
+            out += n;
+            lo = hi;
+        }
     }
 
     /// Test hook: checks the residency invariants (every resident page's frame is distinct,
@@ -292,6 +407,7 @@ impl BufferPool {
     /// most the frame count. Call it while no other thread uses the pool.
     #[cfg(test)]
     pub(crate) fn resident_pages(&self) -> usize {
+        self.worker.wait_idle();
         let mut seen = vec![false; self.mem.count()];
         let mut n = 0;
         for (i, fs) in self.files.iter().enumerate() {
@@ -313,10 +429,12 @@ impl BufferPool {
         n
     }
 
-    /// Test hook: sets how many pages a sequential miss reads ahead.
+    /// Test hook: sets how many pages a sequential miss reads ahead synchronously, and the
+    /// largest asynchronous window (0 turns either off).
     #[cfg(test)]
-    pub(crate) fn set_read_ahead(&mut self, pages: usize) {
-        self.read_ahead = pages;
+    pub(crate) fn set_read_ahead(&self, pages: usize, async_pages: usize) {
+        self.read_ahead.store(pages, Ordering::Relaxed);
+        self.async_max.store(async_pages, Ordering::Relaxed);
     }
 
     /// Test hook: the number of frames (the capacity in pages).
@@ -336,7 +454,8 @@ fn backoff(spins: &mut u32) {
     }
 }
 
-impl PinRelease for BufferPool {
+impl PinRelease for Core {
+    #[inline]
     fn release(&self, key: u64) {
         let (file, page) = split_page_key(key);
         self.unpin(file, page);
@@ -360,26 +479,31 @@ impl PageSource for BufferPool {
             let start = (offset - first * ps) as usize;
             // SAFETY: the page is pinned until the returned Bytes releases it.
             let data = unsafe { &self.mem.frame(f)[start..start + len] };
-            return Bytes::pinned(data, self, page_key(file, first));
+            return Bytes::pinned(data, &*self.0, page_key(file, first));
         }
-        let mut buf = vec![0u64; len.div_ceil(8)];
-        let dst: &mut [u8] = bytemuck::cast_slice_mut(&mut buf);
-        let mut out = 0;
-        for p in first..=last {
-            let lo = offset.max(p * ps);
-            let hi = end.min((p + 1) * ps);
-            let n = (hi - lo) as usize;
-            let f = self.pin(file, p);
-            let start = (lo - p * ps) as usize;
-            // SAFETY: the page is pinned while we copy from it.
-            dst[out..out + n].copy_from_slice(unsafe { &self.mem.frame(f)[start..start + n] });
-            self.unpin(file, p);
-            out += n;
+        let words = len.div_ceil(8);
+        let mut buf: Vec<u64> = Vec::with_capacity(words);
+        // SAFETY: the buffer has room for `words * 8 >= len` bytes; `copy_pages` writes the first
+        // `len`, the tail of the last word is zeroed, so all `words` words are initialised.
+        unsafe {
+            let dst = buf.as_mut_ptr() as *mut u8;
+            self.copy_pages(file, offset, len, dst);
+            std::ptr::write_bytes(dst.add(len), 0, words * 8 - len);
+            buf.set_len(words);
         }
         Bytes::owned(buf, len)
     }
 
-    /// Advice is accepted and ignored: the pool does no read-ahead yet.
+    fn read_into(&self, file: FileId, offset: u64, dst: &mut [u8]) {
+        let len = dst.len();
+        let fs = &self.files[file as usize];
+        let end = offset + len as u64;
+        assert!(end <= fs.len, "read of {} past its end ({end} > {})", fs.io.path.display(), fs.len);
+        // SAFETY: `dst` is valid for writes of `len` bytes.
+        unsafe { self.copy_pages(file, offset, len, dst.as_mut_ptr()) };
+    }
+
+    /// Advice is accepted and ignored: read-ahead follows the sequential misses it detects.
     fn advise(&self, _file: FileId, _offset: u64, _len: u64, _advice: Advice) {}
 
     fn scan_chunk(&self) -> usize {

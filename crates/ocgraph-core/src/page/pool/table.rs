@@ -5,7 +5,9 @@
 //! Word layout:
 //! - bit 63: the page was loaded at least once (tells cold misses from capacity misses);
 //! - bit 62: the page was read ahead and not requested since (for `prefetches_used`);
-//! - bits 32..62: the frame index (meaningful only while resident);
+//! - bit 61: the page starts an asynchronous read-ahead window and was not requested since
+//!   (its first use asks for the next window);
+//! - bits 32..61: the frame index (meaningful only while resident);
 //! - bits 0..32: the state: [`EVICTED`], [`LOCKED`] (being loaded or evicted by one thread), or
 //!   otherwise the pin count of the resident page (0 = resident and evictable).
 
@@ -13,8 +15,10 @@
 pub(super) const LOADED_ONCE: u64 = 1 << 63;
 /// Set on a page loaded by read-ahead until its first request.
 pub(super) const PREFETCHED: u64 = 1 << 62;
+/// Set on the first page of an asynchronous read-ahead window until its first request.
+pub(super) const TRIGGER: u64 = 1 << 61;
 const FRAME_SHIFT: u32 = 32;
-const FRAME_MASK: u64 = 0x3FFF_FFFF;
+const FRAME_MASK: u64 = 0x1FFF_FFFF;
 const STATE_MASK: u64 = 0xFFFF_FFFF;
 /// State: not in memory.
 pub(super) const EVICTED: u64 = 0xFFFF_FFFF;

@@ -52,6 +52,9 @@ fn check_source(src: &dyn PageSource, data: &[Vec<u8>], page: u64, seed: u64, po
         let got = src.read(file, offset, len).typed::<u8>();
         let want = &data[file as usize][offset as usize..offset as usize + len];
         assert_eq!(&*got, want, "read {i}: file {file} offset {offset} len {len}");
+        let mut copy = vec![0xAAu8; len];
+        src.read_into(file, offset, &mut copy);
+        assert_eq!(copy, want, "read_into {i}: file {file} offset {offset} len {len}");
         // Sometimes keep one slice alive across the next read (2 pins at most).
         held = if rng.gen_bool(0.3) { Some(got) } else { None };
         if let Some(p) = pool {
@@ -141,8 +144,8 @@ fn stats_of_a_scan() {
             }
         }
     };
-    let mut pool = BufferPool::open(&files, n * 4096, 4096, "clock").unwrap();
-    pool.set_read_ahead(0);
+    let pool = BufferPool::open(&files, n * 4096, 4096, "clock").unwrap();
+    pool.set_read_ahead(0, 0);
     scan(&pool);
     let s = pool.stats();
     assert_eq!((s.page_requests, s.hits, s.misses), (4 * n, 3 * n, n));
@@ -155,8 +158,8 @@ fn stats_of_a_scan() {
     assert_eq!((s.hits, s.misses, s.bytes_read), (4 * n, 0, 0));
 
     // Half the capacity under FIFO: the second scan misses on every page, all capacity misses.
-    let mut pool = BufferPool::open(&files, n / 2 * 4096, 4096, "fifo").unwrap();
-    pool.set_read_ahead(0);
+    let pool = BufferPool::open(&files, n / 2 * 4096, 4096, "fifo").unwrap();
+    pool.set_read_ahead(0, 0);
     scan(&pool);
     scan(&pool);
     let s = pool.stats();
@@ -172,6 +175,7 @@ fn sequential_misses_read_ahead() {
     let n = 40u64;
     let (files, data) = random_files(dir.path(), &[4096 * n], 31);
     let pool = BufferPool::open(&files, n * 4096, 4096, "clock").unwrap();
+    pool.set_read_ahead(9, 0);
     for p in 0..n {
         let got = pool.read(0, p * 4096 + 16, 8).typed::<u8>();
         assert_eq!(&*got, &data[0][(p * 4096 + 16) as usize..(p * 4096 + 24) as usize]);
@@ -224,4 +228,124 @@ fn io_error_after_open_panics_naming_the_file() {
     assert!(msg.contains(&dir.path().display().to_string()) && msg.contains("offset 0"), "{msg}");
     // The page was unlocked and the frame given back.
     assert_eq!(pool.resident_pages(), 0);
+}
+
+#[test]
+fn a_file_truncated_after_open_panics_instead_of_reading_zeros() {
+    let dir = tempfile::tempdir().unwrap();
+    let (files, data) = random_files(dir.path(), &[4096 * 8], 37);
+    let pool = BufferPool::open(&files, 8 * 4096, 4096, "clock").unwrap();
+    let path = files[0].path.display().to_string();
+    // Truncate to the middle of page 5.
+    std::fs::OpenOptions::new().write(true).open(&files[0].path).unwrap().set_len(4096 * 5 + 100).unwrap();
+    let panic_message = |pool: &BufferPool, offset: u64| {
+        let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| drop(pool.read(0, offset, 8))));
+        r.err().and_then(|p| p.downcast::<String>().ok()).map(|s| *s)
+    };
+    let check = |pool: &BufferPool, offset: u64, at: u64, resident: usize| {
+        let msg = panic_message(pool, offset).unwrap_or_else(|| panic!("no panic reading at {offset}"));
+        assert!(
+            msg.contains(&path)
+                && msg.contains(&format!("offset {at}:"))
+                && msg.contains("file is shorter than the manifest says: truncated after open?"),
+            "{msg}"
+        );
+        // The failed load left no page locked and gave its frames back.
+        assert_eq!(pool.resident_pages(), resident);
+    };
+    pool.set_read_ahead(0, 0);
+    check(&pool, 6 * 4096 + 8, 6 * 4096, 0);
+    check(&pool, 5 * 4096, 5 * 4096 + 100, 0);
+    // Pages wholly inside the file still read fine.
+    for p in 0..4 {
+        let got = pool.read(0, p * 4096 + 40, 16).typed::<u8>();
+        assert_eq!(&*got, &data[0][(p * 4096 + 40) as usize..(p * 4096 + 56) as usize]);
+    }
+    // A sequential miss at page 4 reads ahead pages 4..8 with one preadv: page 5 is short.
+    pool.set_read_ahead(3, 0);
+    check(&pool, 4 * 4096, 5 * 4096 + 100, 4);
+}
+
+#[test]
+fn the_background_thread_reads_ahead_of_a_sequential_scan() {
+    let dir = tempfile::tempdir().unwrap();
+    let n = 64u64;
+    let (files, data) = random_files(dir.path(), &[4096 * n], 41);
+    let pool = BufferPool::open(&files, n * 4096, 4096, "clock").unwrap();
+    // Synchronous windows of 1 + 3 pages; asynchronous ones of 8, then 16 (at most) pages.
+    pool.set_read_ahead(3, 16);
+    let check = |p: u64| {
+        let got = pool.read(0, p * 4096 + 16, 8).typed::<u8>();
+        assert_eq!(&*got, &data[0][(p * 4096 + 16) as usize..(p * 4096 + 24) as usize], "page {p}");
+    };
+    // One sequential miss (last_end starts at 0) reads pages 0..4 and queues 4..12 and 12..28.
+    check(0);
+    let wait_resident = |want: usize| {
+        let t0 = std::time::Instant::now();
+        while pool.resident_pages() < want {
+            assert!(t0.elapsed().as_secs() < 20, "read-ahead never completed");
+            std::thread::sleep(std::time::Duration::from_millis(1));
+        }
+    };
+    wait_resident(28);
+    let s = pool.stats();
+    assert_eq!((s.misses, s.prefetches_issued, s.read_calls), (1, 3 + 8 + 16, 3));
+    // Using page 4 (the first of the first asynchronous window) queues 28..44.
+    for p in 1..=4 {
+        check(p);
+    }
+    wait_resident(44);
+    // The whole scan returns the file's bytes, with few misses (none if the thread keeps up).
+    for p in 5..n {
+        check(p);
+    }
+    let s = pool.stats();
+    assert_eq!(s.cold_misses + s.capacity_misses, s.misses);
+    assert_eq!(s.bytes_read, n * 4096, "every page read once");
+    assert_eq!(s.prefetches_used, s.prefetches_issued);
+    assert_eq!(pool.resident_pages(), n as usize);
+}
+
+#[test]
+fn a_small_pool_scanned_by_threads_with_read_ahead_returns_the_file_bytes() {
+    let dir = tempfile::tempdir().unwrap();
+    let (files, data) = random_files(dir.path(), &[4096 * 300, 4096 * 100], 43);
+    for frames in [16u64, 64] {
+        let pool = BufferPool::open(&files, frames * 4096, 4096, "clock").unwrap();
+        pool.set_read_ahead(3, 4);
+        std::thread::scope(|s| {
+            for t in 0..4u64 {
+                let (pool, data) = (&pool, &data);
+                s.spawn(move || {
+                    for round in 0..3 {
+                        let file = ((t + round) % 2) as usize;
+                        let pages = data[file].len() as u64 / 4096;
+                        for p in (t * pages / 4..pages).chain(0..t * pages / 4) {
+                            let off = p * 4096 + 8 * t;
+                            let got = pool.read(file as u8, off, 64).typed::<u8>();
+                            assert_eq!(&*got, &data[file][off as usize..off as usize + 64]);
+                        }
+                    }
+                });
+            }
+        });
+        assert!(pool.resident_pages() <= frames as usize);
+    }
+}
+
+#[test]
+fn a_window_longer_than_iov_max_is_read_in_few_calls() {
+    let dir = tempfile::tempdir().unwrap();
+    let n = 1100u64;
+    let (files, data) = random_files(dir.path(), &[4096 * n], 47);
+    let pool = BufferPool::open(&files, n * 4096, 4096, "clock").unwrap();
+    pool.set_read_ahead(n as usize - 1, 0);
+    drop(pool.read(0, 0, 8));
+    let s = pool.stats();
+    // 1024 pages per preadv (IOV_MAX): two calls, not one per page.
+    assert_eq!((s.misses, s.read_calls, s.bytes_read), (1, 2, n * 4096));
+    for p in [0, 1023, 1024, n - 1] {
+        let got = pool.read(0, p * 4096, 4096).typed::<u8>();
+        assert_eq!(&*got, &data[0][(p * 4096) as usize..((p + 1) * 4096) as usize], "page {p}");
+    }
 }

@@ -1,0 +1,171 @@
+//! Asynchronous read-ahead for sequential scans.
+//!
+//! A sequential miss reads a synchronous window (the requested page and the evicted pages
+//! after it, up to 1 MiB) and starts a *stream*: a background thread then reads the next two
+//! windows. The first page of every asynchronous window carries the `TRIGGER` bit; when a
+//! reader first uses it, the stream submits one more window after the last one submitted, so
+//! the disk keeps two windows of work ahead of the scan while the scan computes. Windows double
+//! from the synchronous size up to `async_max` pages (8 MiB, at most an eighth of the frames),
+//! so short sequential runs read little ahead.
+//!
+//! The background thread locks evicted pages exactly like a miss does, takes frames without
+//! waiting (stopping early when none is free or a page is already resident or busy), reads
+//! them with one `preadv` and publishes them read-ahead-marked and unpinned. A reader that
+//! reaches a page still being read waits for it as for any locked page. Read-ahead is only a
+//! hint: jobs are dropped when the queue is full, and a failed read (I/O error, truncated file)
+//! leaves its pages evicted so that the reader's own miss reports the error.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
+use std::sync::{OnceLock, Weak};
+
+use super::{table, Core, FileId, PREFETCHED, TRIGGER};
+use crate::page::policy::page_key;
+use crate::page::stats::Counter;
+
+/// Streams tracked per file (concurrent sequential scans of distinct ranges).
+const STREAMS: usize = 4;
+/// Jobs queued for the background thread before new ones are dropped.
+const QUEUE: usize = 16;
+
+/// One window to read: pages `[start, start + pages)` of `file`.
+pub(super) struct Job {
+    file: FileId,
+    start: u64,
+    pages: u64,
+}
+
+/// The sequential streams of one file: `(end, pages)` = the page after the last window
+/// submitted and that window's size; `pages == 0` marks an unused slot.
+#[derive(Default)]
+pub(super) struct Streams {
+    slots: [(u64, u64); STREAMS],
+    next: usize,
+}
+
+/// The background reader: a job queue, with the thread started on first use.
+pub(super) struct Worker {
+    pool: Weak<Core>,
+    queue: OnceLock<Option<SyncSender<Job>>>,
+    /// Jobs queued or running.
+    pending: AtomicUsize,
+}
+
+impl Worker {
+    /// A worker for the pool behind `pool` (not started yet).
+    pub(super) fn new(pool: Weak<Core>) -> Worker {
+        Worker { pool, queue: OnceLock::new(), pending: AtomicUsize::new(0) }
+    }
+
+    /// Waits until no job is queued or running (test hook for invariant checks).
+    #[cfg(test)]
+    pub(super) fn wait_idle(&self) {
+        while self.pending.load(Ordering::Acquire) > 0 {
+            std::thread::yield_now();
+        }
+    }
+
+    /// Queues `job`, starting the thread if needed; drops the job when the queue is full or
+    /// the thread could not be started.
+    fn submit(&self, job: Job) {
+        let queue = self.queue.get_or_init(|| {
+            let (tx, rx) = sync_channel(QUEUE);
+            let pool = self.pool.clone();
+            std::thread::Builder::new()
+                .name("ocgraph-readahead".into())
+                .spawn(move || run(pool, rx))
+                .ok()
+                .map(|_| tx)
+        });
+        if let Some(tx) = queue {
+            self.pending.fetch_add(1, Ordering::AcqRel);
+            if tx.try_send(job).is_err() {
+                self.pending.fetch_sub(1, Ordering::AcqRel);
+            }
+        }
+    }
+}
+
+/// The thread's loop: runs jobs until the pool (and with it the queue's sender) is gone.
+fn run(pool: Weak<Core>, rx: Receiver<Job>) {
+    while let Ok(job) = rx.recv() {
+        let Some(pool) = pool.upgrade() else { return };
+        // A failed read has already unlocked its pages; the reader's own miss will report it.
+        let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| pool.read_window(&job)));
+        pool.worker.pending.fetch_sub(1, Ordering::AcqRel);
+    }
+}
+
+impl Core {
+    /// A sequential miss read `pages` pages ending before page `end` of `file`: start a stream
+    /// there and submit its first two windows.
+    pub(super) fn start_stream(&self, file: FileId, end: u64, pages: u64) {
+        if self.async_max.load(Ordering::Relaxed) == 0 || pages == 0 {
+            return;
+        }
+        let mut streams = self.files[file as usize].streams.lock();
+        let slot = streams.next;
+        streams.next = (slot + 1) % STREAMS;
+        streams.slots[slot] = (end, pages);
+        for _ in 0..2 {
+            self.advance(file, &mut streams.slots[slot]);
+        }
+    }
+
+    /// Submits the window after `stream`'s last one, twice as large (up to `async_max`).
+    fn advance(&self, file: FileId, stream: &mut (u64, u64)) {
+        let max = self.async_max.load(Ordering::Relaxed) as u64;
+        let total = self.files[file as usize].table.len() as u64;
+        let (end, pages) = *stream;
+        let pages = (pages * 2).min(max);
+        if pages == 0 || end >= total {
+            *stream = (0, 0);
+            return;
+        }
+        *stream = ((end + pages).min(total), pages);
+        self.worker.submit(Job { file, start: end, pages });
+    }
+
+    /// Page `page` of `file` was read ahead and is now requested for the first time; if it
+    /// starts an asynchronous window, the stream it belongs to submits its next window.
+    #[cold]
+    #[inline(never)]
+    pub(super) fn first_use_of_prefetched(&self, file: FileId, page: u64, trigger: bool) {
+        self.counters.add(Counter::PrefetchesUsed, 1);
+        if !trigger {
+            return;
+        }
+        let max = self.async_max.load(Ordering::Relaxed) as u64;
+        let mut streams = self.files[file as usize].streams.lock();
+        // The stream whose last two windows (at most `max` pages each) contain `page`.
+        if let Some(slot) =
+            streams.slots.iter().position(|&(end, pages)| pages > 0 && page < end && end - page <= 2 * max)
+        {
+            self.advance(file, &mut streams.slots[slot]);
+        }
+    }
+
+    /// Runs a read-ahead job in the background thread.
+    fn read_window(&self, job: &Job) {
+        let mut batch = Vec::with_capacity(job.pages as usize);
+        self.lock_evicted_run(job.file, job.start, job.pages, &mut batch);
+        if batch.is_empty() {
+            return;
+        }
+        let (bytes, calls) = self.read_batch(job.file, &batch);
+        let fs = &self.files[job.file as usize];
+        let offset = job.start << self.page_shift;
+        let c = &self.counters;
+        c.add(Counter::BytesRead, bytes as u64);
+        c.add(Counter::ReadCalls, calls);
+        c.add(Counter::PrefetchesIssued, batch.len() as u64);
+        if fs.last_end.swap(offset + bytes as u64, Ordering::Relaxed) == offset {
+            c.add(Counter::SequentialReads, 1);
+        }
+        for (i, &(q, _, f)) in batch.iter().enumerate() {
+            self.policy.get().on_load(f, page_key(job.file, q));
+            let mark = if i == 0 { PREFETCHED | TRIGGER } else { PREFETCHED };
+            fs.table[q as usize].store(table::resident(f, 0) | mark, Ordering::Release);
+        }
+    }
+}
