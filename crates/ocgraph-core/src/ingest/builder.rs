@@ -83,35 +83,68 @@ pub struct BuildReport {
     pub peak_buffer_bytes: u64,
 }
 
-/// The arc buffer of one record type, with its spilled runs.
+/// The record buffer of one record type, with its spilled runs. For an undirected graph
+/// (`sym`) every record is an edge standing for both of its arcs: the buffer holds at most
+/// `cap / 2` edges and expands them to arcs in place when it spills.
 struct Buffer<R: Record> {
     recs: Vec<R>,
+    /// Most arcs held at once.
     cap: usize,
+    sym: bool,
     runs: RunSet,
 }
 
 impl<R: Record> Buffer<R> {
-    fn new(memory: u64, scratch: PathBuf) -> Buffer<R> {
-        let cap = (memory / std::mem::size_of::<R>() as u64).clamp(1, usize::MAX as u64) as usize;
-        Buffer { recs: Vec::new(), cap, runs: RunSet::new(scratch) }
+    fn new(memory: u64, sym: bool, scratch: PathBuf) -> Buffer<R> {
+        let cap = (memory / std::mem::size_of::<R>() as u64).clamp(2, usize::MAX as u64) as usize;
+        Buffer { recs: Vec::new(), cap, sym, runs: RunSet::new(scratch) }
     }
 
-    #[inline]
-    fn add(&mut self, r: R, dedup: bool) -> Result<()> {
-        if self.recs.len() == self.recs.capacity() {
-            if self.recs.len() >= self.cap {
-                self.runs.spill(&mut self.recs, dedup)?;
-            } else {
-                let grow = (self.cap - self.recs.len()).min(self.recs.len().max(1 << 16));
-                self.recs.reserve_exact(grow);
-            }
+    /// Most records held before a spill.
+    fn limit(&self) -> usize {
+        if self.sym {
+            self.cap / 2
+        } else {
+            self.cap
         }
-        self.recs.push(r);
-        Ok(())
+    }
+
+    /// Sorts the buffer (as arcs) into a new run.
+    fn spill(&mut self, dedup: bool) -> Result<()> {
+        if self.sym {
+            expand_edges(&mut self.recs);
+        }
+        self.runs.spill(&mut self.recs, dedup)
+    }
+
+    /// Makes room (spilling or growing) and returns how many records can be appended without
+    /// reallocating or passing the limit (at least one).
+    fn room(&mut self, dedup: bool) -> Result<usize> {
+        let limit = self.limit();
+        if self.recs.len() >= limit {
+            self.spill(dedup)?;
+        }
+        if self.recs.len() == self.recs.capacity() {
+            let grow = (limit - self.recs.len()).min(self.recs.len().max(1 << 16));
+            self.recs.reserve_exact(grow);
+        }
+        Ok(self.recs.capacity().min(limit) - self.recs.len())
     }
 
     fn peak_bytes(&self) -> u64 {
         (self.recs.capacity() * std::mem::size_of::<R>()) as u64
+    }
+}
+
+/// Appends the reversed arc of every edge of `recs` that is not a self-loop.
+fn expand_edges<R: Record>(recs: &mut Vec<R>) {
+    let k = recs.len();
+    recs.reserve_exact(k);
+    for i in 0..k {
+        let r = recs[i];
+        if r.src() != r.dst() {
+            recs.push(r.reversed());
+        }
     }
 }
 
@@ -141,9 +174,9 @@ impl GraphBuilder {
         let writer = GraphWriter::create(out, opts.overwrite)?;
         let scratch = writer.temp_dir().join("scratch");
         let inner = if opts.weighted {
-            Inner::Weighted(Buffer::new(opts.memory, scratch))
+            Inner::Weighted(Buffer::new(opts.memory, !opts.directed, scratch))
         } else {
-            Inner::Plain(Buffer::new(opts.memory, scratch))
+            Inner::Plain(Buffer::new(opts.memory, !opts.directed, scratch))
         };
         Ok(GraphBuilder { writer, opts, reserved: 0, seen: 0, inner })
     }
@@ -241,7 +274,6 @@ impl GraphBuilder {
     }
 }
 
-#[inline]
 fn push_into<R: Record>(
     b: &mut Buffer<R>,
     o: &BuildOptions,
@@ -249,16 +281,17 @@ fn push_into<R: Record>(
     dst: &[u32],
     w: Option<&[f32]>,
 ) -> Result<()> {
-    for i in 0..src.len() {
-        let (s, d) = (src[i], dst[i]);
-        if s == d && o.drop_self_loops {
-            continue;
+    let mut i = 0;
+    while i < src.len() {
+        let end = (i + b.room(o.dedup)?).min(src.len());
+        for j in i..end {
+            let (s, d) = (src[j], dst[j]);
+            if s == d && o.drop_self_loops {
+                continue;
+            }
+            b.recs.push(R::new(s, d, w.map_or(1.0, |w| w[j])));
         }
-        let wt = w.map_or(1.0, |w| w[i]);
-        b.add(R::new(s, d, wt), o.dedup)?;
-        if !o.directed && s != d {
-            b.add(R::new(d, s, wt), o.dedup)?;
-        }
+        i = end;
     }
     Ok(())
 }
@@ -273,17 +306,19 @@ fn build<R: Record>(
 ) -> Result<(CsrCounts, CsrCounts, usize, u64)> {
     let mut peak = b.peak_bytes();
     let m = b.recs.len() as u64;
-    if b.runs.created() == 0 && in_memory_bytes::<R>(m, n, o.directed) <= o.memory {
+    let arcs = if b.sym { 2 * m } else { m };
+    let need = in_memory_bytes::<R>(b.recs.capacity() as u64, arcs, n, o.directed);
+    if b.runs.created() == 0 && need <= o.memory {
         progress.phase("sort", Some(m), Unit::Edges);
-        let csr = MemCsr::from_records(std::mem::take(&mut b.recs), n as usize, o.dedup);
+        let csr = MemCsr::from_records(std::mem::take(&mut b.recs), n as usize, o.dedup, b.sym);
         progress.advance(m);
-        peak = peak.max(in_memory_bytes::<R>(m, n, o.directed));
+        peak = peak.max(need);
         progress.phase("write", Some(m), Unit::Edges);
-        let out = csr.write(CsrSink::new(w, OUT, n, false)?, w)?;
+        let out = csr.write(w, OUT)?;
         let inn = if o.directed {
             let t = csr.transpose();
             drop(csr);
-            t.write(CsrSink::new(w, IN, n, false)?, w)?
+            t.write(w, IN)?
         } else {
             out
         };
@@ -291,7 +326,7 @@ fn build<R: Record>(
         return Ok((out, inn, 0, peak));
     }
     if !b.recs.is_empty() {
-        b.runs.spill(&mut b.recs, o.dedup)?;
+        b.spill(o.dedup)?;
     }
     let spilled = b.runs.created();
     progress.phase("merge", None, Unit::Edges);
@@ -311,8 +346,12 @@ fn build<R: Record>(
     }
     // In-direction: re-sort the written out-arcs by destination.
     progress.phase("transpose", Some(out.arcs), Unit::Edges);
-    let mut buf =
-        Buffer::<R> { recs: Vec::new(), cap: b.cap, runs: RunSet::new(w.temp_dir().join("scratch-in")) };
+    let mut buf = Buffer::<R> {
+        recs: Vec::new(),
+        cap: b.cap,
+        sym: false,
+        runs: RunSet::new(w.temp_dir().join("scratch-in")),
+    };
     let dir = w.temp_dir().to_path_buf();
     let block = 1 << 16;
     let mut offs = RunReader::<u64>::open(&dir.join(FileRole::OutOffsets.file_name()), Some(n + 1), block)?;
@@ -332,7 +371,8 @@ fn build<R: Record>(
                 Some(r) => r.next_record()?.unwrap_or(1.0),
                 None => 1.0,
             };
-            buf.add(R::new(d, v, wt), false)?;
+            buf.room(false)?;
+            buf.recs.push(R::new(d, v, wt));
         }
         start = end;
     }

@@ -31,6 +31,10 @@ pub(crate) trait Record: Copy + Ord + Send + Sync + bytemuck::Pod + 'static {
     fn new(src: u32, dst: u32, w: f32) -> Self;
     /// The source vertex.
     fn src(self) -> u32;
+    /// The destination vertex.
+    fn dst(self) -> u32;
+    /// The arc in the other direction (same weight).
+    fn reversed(self) -> Self;
     /// The arc without its weight: `src << 32 | dst` (equal for duplicate arcs).
     fn arc(self) -> u64;
     /// The neighbour-list entry (destination, weight).
@@ -51,6 +55,12 @@ impl Record for u64 {
     }
     fn src(self) -> u32 {
         (self >> 32) as u32
+    }
+    fn dst(self) -> u32 {
+        self as u32
+    }
+    fn reversed(self) -> Self {
+        self.rotate_left(32)
     }
     fn arc(self) -> u64 {
         self
@@ -77,6 +87,12 @@ impl Record for u128 {
     }
     fn src(self) -> u32 {
         (self >> 64) as u32
+    }
+    fn dst(self) -> u32 {
+        (self >> 32) as u32
+    }
+    fn reversed(self) -> Self {
+        (self.dst() as u128) << 64 | (self.src() as u128) << 32 | self as u32 as u128
     }
     fn arc(self) -> u64 {
         (self >> 32) as u64

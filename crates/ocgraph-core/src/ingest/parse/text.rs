@@ -1,6 +1,6 @@
 //! Line tokenizer shared by the text (SNAP), CSV and MatrixMarket data lines.
 
-use super::{is_integer, parse_id, parse_weight, too_large, LineCfg, Piece, PieceError};
+use super::{parse_id, parse_weight, too_large, LineCfg, Piece, PieceError};
 
 /// Most columns looked at in a line.
 const MAX_COLS: usize = 16;
