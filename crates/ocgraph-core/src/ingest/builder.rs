@@ -14,6 +14,8 @@
 
 use std::path::{Path, PathBuf};
 
+use rayon::prelude::*;
+
 use super::csr::{CsrCounts, CsrSink, IN, OUT};
 use super::memory::{in_memory_bytes, MemCsr};
 use super::merge::merge_all;
@@ -218,6 +220,27 @@ impl GraphBuilder {
         }
     }
 
+    /// Adds `count` unweighted edges `edge(i)` (weight 1 in a weighted graph), converted in
+    /// parallel straight into the record buffer. Ids must be at most `u32::MAX - 1`.
+    pub(crate) fn push_with(
+        &mut self,
+        count: usize,
+        edge: impl Fn(usize) -> (u32, u32) + Sync,
+    ) -> Result<()> {
+        let o = &self.opts;
+        let max = match &mut self.inner {
+            Inner::Plain(b) => fill_with(b, o, count, &edge)?,
+            Inner::Weighted(b) => fill_with(b, o, count, &edge)?,
+        };
+        if let Some(m) = max {
+            if m > MAX_ID {
+                return Err(Error::invalid(format!("vertex id {m} is too large (ids are at most {MAX_ID})")));
+            }
+            self.seen = self.seen.max(m as u64 + 1);
+        }
+        Ok(())
+    }
+
     /// Sorts, writes and publishes the graph with the original ids `id_map`.
     pub fn finish(mut self, id_map: IdMap, progress: &dyn Progress) -> Result<BuildReport> {
         let map_len = match &id_map {
@@ -294,6 +317,41 @@ fn push_into<R: Record>(
         i = end;
     }
     Ok(())
+}
+
+/// Appends `count` edges `edge(i)` to `b` in parallel chunks; returns the largest id.
+fn fill_with<R: Record>(
+    b: &mut Buffer<R>,
+    o: &BuildOptions,
+    count: usize,
+    edge: &(impl Fn(usize) -> (u32, u32) + Sync),
+) -> Result<Option<u32>> {
+    const CHUNK: usize = 1 << 16;
+    let (mut i, mut max) = (0, None);
+    while i < count {
+        let k = b.room(o.dedup)?.min(count - i);
+        let base = b.recs.len();
+        // Writes into the reserved capacity in parallel (first touch of fresh pages included).
+        b.recs.par_extend((i..i + k).into_par_iter().with_min_len(CHUNK).map(|j| {
+            let (s, d) = edge(j);
+            R::new(s, d, 1.0)
+        }));
+        let m = b.recs[base..].par_iter().with_min_len(CHUNK).map(|r| r.src().max(r.dst())).max();
+        max = max.max(m);
+        if o.drop_self_loops {
+            let mut w = base;
+            for j in base..b.recs.len() {
+                let r = b.recs[j];
+                if r.src() != r.dst() {
+                    b.recs[w] = r;
+                    w += 1;
+                }
+            }
+            b.recs.truncate(w);
+        }
+        i += k;
+    }
+    Ok(max)
 }
 
 /// Writes both directions; returns (out counts, in counts, runs spilled, peak bytes).
