@@ -27,6 +27,12 @@ pub(crate) trait Record: Copy + Ord + Send + Sync + bytemuck::Pod + 'static {
     type Entry: Copy + Ord + Send + Sync + bytemuck::Pod + Default;
     /// Whether records carry weights.
     const WEIGHTED: bool;
+    /// Bits in a record.
+    const BITS: u32;
+    /// Leading zero bits of the record as an integer.
+    fn leading_zeros(self) -> u32;
+    /// The record shifted right by `shift` bits, truncated to 64 bits.
+    fn key_bits(self, shift: u32) -> u64;
     /// Packs an arc.
     fn new(src: u32, dst: u32, w: f32) -> Self;
     /// The source vertex.
@@ -50,6 +56,13 @@ pub(crate) trait Record: Copy + Ord + Send + Sync + bytemuck::Pod + 'static {
 impl Record for u64 {
     type Entry = u32;
     const WEIGHTED: bool = false;
+    const BITS: u32 = 64;
+    fn leading_zeros(self) -> u32 {
+        u64::leading_zeros(self)
+    }
+    fn key_bits(self, shift: u32) -> u64 {
+        self >> shift
+    }
     fn new(src: u32, dst: u32, _w: f32) -> Self {
         (src as u64) << 32 | dst as u64
     }
@@ -82,6 +95,13 @@ impl Record for u64 {
 impl Record for u128 {
     type Entry = u64;
     const WEIGHTED: bool = true;
+    const BITS: u32 = 128;
+    fn leading_zeros(self) -> u32 {
+        u128::leading_zeros(self)
+    }
+    fn key_bits(self, shift: u32) -> u64 {
+        (self >> shift) as u64
+    }
     fn new(src: u32, dst: u32, w: f32) -> Self {
         (src as u128) << 64 | (dst as u128) << 32 | weight_key(w) as u128
     }
