@@ -390,13 +390,9 @@ fn build<R: Record>(
     progress.phase("merge", None, Unit::Edges);
     b.recs = Vec::new();
     let mut sink = CsrSink::<R>::new(w, OUT, n, o.dedup)?;
-    let mut count = 0u64;
-    merge_all::<R>(&mut b.runs, o.memory, o.dedup, |r| {
-        count += 1;
-        if count.is_multiple_of(1 << 20) {
-            progress.advance(1 << 20);
-        }
-        sink.push(r)
+    merge_all::<R>(&mut b.runs, o.memory, o.dedup, |batch| {
+        progress.advance(batch.len() as u64);
+        batch.iter().try_for_each(|&r| sink.push(r))
     })?;
     let out = sink.finish(w)?;
     if !o.directed {
@@ -448,7 +444,7 @@ fn build<R: Record>(
             buf.runs.spill(&mut buf.recs, false)?;
         }
         buf.recs = Vec::new();
-        merge_all::<R>(&mut buf.runs, o.memory, false, |r| sink.push(r))?;
+        merge_all::<R>(&mut buf.runs, o.memory, false, |batch| batch.iter().try_for_each(|&r| sink.push(r)))?;
     }
     let inn = sink.finish(w)?;
     let scratch = w.temp_dir().join("scratch-in");

@@ -189,9 +189,19 @@ impl<R: bytemuck::Pod> RunReader<R> {
 
     /// The next value, or `None` at the end.
     pub(crate) fn next_record(&mut self) -> Result<Option<R>> {
+        if !self.refill()? {
+            return Ok(None);
+        }
+        let r = self.block[self.pos];
+        self.pos += 1;
+        Ok(Some(r))
+    }
+
+    /// Reads the next block if the current one is used up; false at the end of the run.
+    pub(crate) fn refill(&mut self) -> Result<bool> {
         if self.pos == self.block.len() {
             if self.remaining == 0 {
-                return Ok(None);
+                return Ok(false);
             }
             let k = (self.block.capacity() as u64).min(self.remaining) as usize;
             self.block.clear();
@@ -202,9 +212,17 @@ impl<R: bytemuck::Pod> RunReader<R> {
             self.remaining -= k as u64;
             self.pos = 0;
         }
-        let r = self.block[self.pos];
-        self.pos += 1;
-        Ok(Some(r))
+        Ok(true)
+    }
+
+    /// The unread values of the current block.
+    pub(crate) fn rest(&self) -> &[R] {
+        &self.block[self.pos..]
+    }
+
+    /// Marks `k` values of [`RunReader::rest`] as read.
+    pub(crate) fn consume(&mut self, k: usize) {
+        self.pos += k;
     }
 
     /// The run file.
