@@ -1,10 +1,12 @@
 //! [`GraphBuilder`]: turns batches of edges into a graph directory within a memory budget.
 //!
-//! Edges are packed into arc records (8 B unweighted, 16 B weighted; undirected edges become two
-//! arcs, a self-loop one) in a buffer of at most `memory` bytes. If at the end all arcs fit (with
-//! the CSR arrays, see `memory.rs`), the CSR is built in memory. Otherwise every full buffer was
-//! sorted in parallel and spilled as a run into a scratch directory inside the graph's temporary
-//! directory, and the runs are k-way merged straight into the output files. The in-direction of
+//! Edges are packed into records (8 B unweighted, 16 B weighted) in a buffer of at most `memory`
+//! bytes; an undirected edge is stored once and stands for two arcs (a self-loop for one). If at
+//! the end all arcs fit (with the CSR arrays, see `memory.rs`), the CSR is built in memory, both
+//! arcs of an undirected edge being emitted by the partition pass. Otherwise every full buffer
+//! was expanded to arcs, sorted (radix partition, then parallel bucket sorts) and spilled as a
+//! run into a scratch directory inside the graph's temporary directory, and the runs are merged
+//! in parallel batches straight into the output files. The in-direction of
 //! a directed graph is sorted the same way from the written out-files.
 //!
 //! Per vertex, the builder allocates nothing in the external path (offsets are streamed); the
