@@ -1,10 +1,12 @@
 //! [`GraphBuilder`]: turns batches of edges into a graph directory within a memory budget.
 //!
-//! Edges are packed into arc records (8 B unweighted, 16 B weighted; undirected edges become two
-//! arcs, a self-loop one) in a buffer of at most `memory` bytes. If at the end all arcs fit (with
-//! the CSR arrays, see `memory.rs`), the CSR is built in memory. Otherwise every full buffer was
-//! sorted in parallel and spilled as a run into a scratch directory inside the graph's temporary
-//! directory, and the runs are k-way merged straight into the output files. The in-direction of
+//! Edges are packed into records (8 B unweighted, 16 B weighted) in a buffer of at most `memory`
+//! bytes; an undirected edge is stored once and stands for two arcs (a self-loop for one). If at
+//! the end all arcs fit (with the CSR arrays, see `memory.rs`), the CSR is built in memory, both
+//! arcs of an undirected edge being emitted by the partition pass. Otherwise every full buffer
+//! was expanded to arcs, sorted (radix partition, then parallel bucket sorts) and spilled as a
+//! run into a scratch directory inside the graph's temporary directory, and the runs are merged
+//! in parallel batches straight into the output files. The in-direction of
 //! a directed graph is sorted the same way from the written out-files.
 //!
 //! Per vertex, the builder allocates nothing in the external path (offsets are streamed); the
@@ -13,6 +15,8 @@
 //! (in `import`) adds its own per-vertex maps, see `relabel.rs`.
 
 use std::path::{Path, PathBuf};
+
+use rayon::prelude::*;
 
 use super::csr::{CsrCounts, CsrSink, IN, OUT};
 use super::memory::{in_memory_bytes, MemCsr};
@@ -83,35 +87,68 @@ pub struct BuildReport {
     pub peak_buffer_bytes: u64,
 }
 
-/// The arc buffer of one record type, with its spilled runs.
+/// The record buffer of one record type, with its spilled runs. For an undirected graph
+/// (`sym`) every record is an edge standing for both of its arcs: the buffer holds at most
+/// `cap / 2` edges and expands them to arcs in place when it spills.
 struct Buffer<R: Record> {
     recs: Vec<R>,
+    /// Most arcs held at once.
     cap: usize,
+    sym: bool,
     runs: RunSet,
 }
 
 impl<R: Record> Buffer<R> {
-    fn new(memory: u64, scratch: PathBuf) -> Buffer<R> {
-        let cap = (memory / std::mem::size_of::<R>() as u64).clamp(1, usize::MAX as u64) as usize;
-        Buffer { recs: Vec::new(), cap, runs: RunSet::new(scratch) }
+    fn new(memory: u64, sym: bool, scratch: PathBuf) -> Buffer<R> {
+        let cap = (memory / std::mem::size_of::<R>() as u64).clamp(2, usize::MAX as u64) as usize;
+        Buffer { recs: Vec::new(), cap, sym, runs: RunSet::new(scratch) }
     }
 
-    #[inline]
-    fn add(&mut self, r: R, dedup: bool) -> Result<()> {
-        if self.recs.len() == self.recs.capacity() {
-            if self.recs.len() >= self.cap {
-                self.runs.spill(&mut self.recs, dedup)?;
-            } else {
-                let grow = (self.cap - self.recs.len()).min(self.recs.len().max(1 << 16));
-                self.recs.reserve_exact(grow);
-            }
+    /// Most records held before a spill.
+    fn limit(&self) -> usize {
+        if self.sym {
+            self.cap / 2
+        } else {
+            self.cap
         }
-        self.recs.push(r);
-        Ok(())
+    }
+
+    /// Sorts the buffer (as arcs) into a new run.
+    fn spill(&mut self, dedup: bool) -> Result<()> {
+        if self.sym {
+            expand_edges(&mut self.recs);
+        }
+        self.runs.spill(&mut self.recs, dedup)
+    }
+
+    /// Makes room (spilling or growing) and returns how many records can be appended without
+    /// reallocating or passing the limit (at least one).
+    fn room(&mut self, dedup: bool) -> Result<usize> {
+        let limit = self.limit();
+        if self.recs.len() >= limit {
+            self.spill(dedup)?;
+        }
+        if self.recs.len() == self.recs.capacity() {
+            let grow = (limit - self.recs.len()).min(self.recs.len().max(1 << 16));
+            self.recs.reserve_exact(grow);
+        }
+        Ok(self.recs.capacity().min(limit) - self.recs.len())
     }
 
     fn peak_bytes(&self) -> u64 {
         (self.recs.capacity() * std::mem::size_of::<R>()) as u64
+    }
+}
+
+/// Appends the reversed arc of every edge of `recs` that is not a self-loop.
+fn expand_edges<R: Record>(recs: &mut Vec<R>) {
+    let k = recs.len();
+    recs.reserve_exact(k);
+    for i in 0..k {
+        let r = recs[i];
+        if r.src() != r.dst() {
+            recs.push(r.reversed());
+        }
     }
 }
 
@@ -141,9 +178,9 @@ impl GraphBuilder {
         let writer = GraphWriter::create(out, opts.overwrite)?;
         let scratch = writer.temp_dir().join("scratch");
         let inner = if opts.weighted {
-            Inner::Weighted(Buffer::new(opts.memory, scratch))
+            Inner::Weighted(Buffer::new(opts.memory, !opts.directed, scratch))
         } else {
-            Inner::Plain(Buffer::new(opts.memory, scratch))
+            Inner::Plain(Buffer::new(opts.memory, !opts.directed, scratch))
         };
         Ok(GraphBuilder { writer, opts, reserved: 0, seen: 0, inner })
     }
@@ -183,6 +220,27 @@ impl GraphBuilder {
             Inner::Plain(b) => push_into(b, o, src, dst, None),
             Inner::Weighted(b) => push_into(b, o, src, dst, w),
         }
+    }
+
+    /// Adds `count` unweighted edges `edge(i)` (weight 1 in a weighted graph), converted in
+    /// parallel straight into the record buffer. Ids must be at most `u32::MAX - 1`.
+    pub(crate) fn push_with(
+        &mut self,
+        count: usize,
+        edge: impl Fn(usize) -> (u32, u32) + Sync,
+    ) -> Result<()> {
+        let o = &self.opts;
+        let max = match &mut self.inner {
+            Inner::Plain(b) => fill_with(b, o, count, &edge)?,
+            Inner::Weighted(b) => fill_with(b, o, count, &edge)?,
+        };
+        if let Some(m) = max {
+            if m > MAX_ID {
+                return Err(Error::invalid(format!("vertex id {m} is too large (ids are at most {MAX_ID})")));
+            }
+            self.seen = self.seen.max(m as u64 + 1);
+        }
+        Ok(())
     }
 
     /// Sorts, writes and publishes the graph with the original ids `id_map`.
@@ -241,7 +299,6 @@ impl GraphBuilder {
     }
 }
 
-#[inline]
 fn push_into<R: Record>(
     b: &mut Buffer<R>,
     o: &BuildOptions,
@@ -249,18 +306,54 @@ fn push_into<R: Record>(
     dst: &[u32],
     w: Option<&[f32]>,
 ) -> Result<()> {
-    for i in 0..src.len() {
-        let (s, d) = (src[i], dst[i]);
-        if s == d && o.drop_self_loops {
-            continue;
+    let mut i = 0;
+    while i < src.len() {
+        let end = (i + b.room(o.dedup)?).min(src.len());
+        for j in i..end {
+            let (s, d) = (src[j], dst[j]);
+            if s == d && o.drop_self_loops {
+                continue;
+            }
+            b.recs.push(R::new(s, d, w.map_or(1.0, |w| w[j])));
         }
-        let wt = w.map_or(1.0, |w| w[i]);
-        b.add(R::new(s, d, wt), o.dedup)?;
-        if !o.directed && s != d {
-            b.add(R::new(d, s, wt), o.dedup)?;
-        }
+        i = end;
     }
     Ok(())
+}
+
+/// Appends `count` edges `edge(i)` to `b` in parallel chunks; returns the largest id.
+fn fill_with<R: Record>(
+    b: &mut Buffer<R>,
+    o: &BuildOptions,
+    count: usize,
+    edge: &(impl Fn(usize) -> (u32, u32) + Sync),
+) -> Result<Option<u32>> {
+    const CHUNK: usize = 1 << 16;
+    let (mut i, mut max) = (0, None);
+    while i < count {
+        let k = b.room(o.dedup)?.min(count - i);
+        let base = b.recs.len();
+        // Writes into the reserved capacity in parallel (first touch of fresh pages included).
+        b.recs.par_extend((i..i + k).into_par_iter().with_min_len(CHUNK).map(|j| {
+            let (s, d) = edge(j);
+            R::new(s, d, 1.0)
+        }));
+        let m = b.recs[base..].par_iter().with_min_len(CHUNK).map(|r| r.src().max(r.dst())).max();
+        max = max.max(m);
+        if o.drop_self_loops {
+            let mut w = base;
+            for j in base..b.recs.len() {
+                let r = b.recs[j];
+                if r.src() != r.dst() {
+                    b.recs[w] = r;
+                    w += 1;
+                }
+            }
+            b.recs.truncate(w);
+        }
+        i += k;
+    }
+    Ok(max)
 }
 
 /// Writes both directions; returns (out counts, in counts, runs spilled, peak bytes).
@@ -273,17 +366,19 @@ fn build<R: Record>(
 ) -> Result<(CsrCounts, CsrCounts, usize, u64)> {
     let mut peak = b.peak_bytes();
     let m = b.recs.len() as u64;
-    if b.runs.created() == 0 && in_memory_bytes::<R>(m, n, o.directed) <= o.memory {
+    let arcs = if b.sym { 2 * m } else { m };
+    let need = in_memory_bytes::<R>(b.recs.capacity() as u64, arcs, n, o.directed);
+    if b.runs.created() == 0 && need <= o.memory {
         progress.phase("sort", Some(m), Unit::Edges);
-        let csr = MemCsr::from_records(std::mem::take(&mut b.recs), n as usize, o.dedup);
+        let csr = MemCsr::from_records(std::mem::take(&mut b.recs), n as usize, o.dedup, b.sym);
         progress.advance(m);
-        peak = peak.max(in_memory_bytes::<R>(m, n, o.directed));
+        peak = peak.max(need);
         progress.phase("write", Some(m), Unit::Edges);
-        let out = csr.write(CsrSink::new(w, OUT, n, false)?, w)?;
+        let out = csr.write(w, OUT)?;
         let inn = if o.directed {
             let t = csr.transpose();
             drop(csr);
-            t.write(CsrSink::new(w, IN, n, false)?, w)?
+            t.write(w, IN)?
         } else {
             out
         };
@@ -291,19 +386,15 @@ fn build<R: Record>(
         return Ok((out, inn, 0, peak));
     }
     if !b.recs.is_empty() {
-        b.runs.spill(&mut b.recs, o.dedup)?;
+        b.spill(o.dedup)?;
     }
     let spilled = b.runs.created();
     progress.phase("merge", None, Unit::Edges);
     b.recs = Vec::new();
     let mut sink = CsrSink::<R>::new(w, OUT, n, o.dedup)?;
-    let mut count = 0u64;
-    merge_all::<R>(&mut b.runs, o.memory, o.dedup, |r| {
-        count += 1;
-        if count.is_multiple_of(1 << 20) {
-            progress.advance(1 << 20);
-        }
-        sink.push(r)
+    merge_all::<R>(&mut b.runs, o.memory, o.dedup, |batch| {
+        progress.advance(batch.len() as u64);
+        batch.iter().try_for_each(|&r| sink.push(r))
     })?;
     let out = sink.finish(w)?;
     if !o.directed {
@@ -311,8 +402,12 @@ fn build<R: Record>(
     }
     // In-direction: re-sort the written out-arcs by destination.
     progress.phase("transpose", Some(out.arcs), Unit::Edges);
-    let mut buf =
-        Buffer::<R> { recs: Vec::new(), cap: b.cap, runs: RunSet::new(w.temp_dir().join("scratch-in")) };
+    let mut buf = Buffer::<R> {
+        recs: Vec::new(),
+        cap: b.cap,
+        sym: false,
+        runs: RunSet::new(w.temp_dir().join("scratch-in")),
+    };
     let dir = w.temp_dir().to_path_buf();
     let block = 1 << 16;
     let mut offs = RunReader::<u64>::open(&dir.join(FileRole::OutOffsets.file_name()), Some(n + 1), block)?;
@@ -332,7 +427,8 @@ fn build<R: Record>(
                 Some(r) => r.next_record()?.unwrap_or(1.0),
                 None => 1.0,
             };
-            buf.add(R::new(d, v, wt), false)?;
+            buf.room(false)?;
+            buf.recs.push(R::new(d, v, wt));
         }
         start = end;
     }
@@ -350,7 +446,7 @@ fn build<R: Record>(
             buf.runs.spill(&mut buf.recs, false)?;
         }
         buf.recs = Vec::new();
-        merge_all::<R>(&mut buf.runs, o.memory, false, |r| sink.push(r))?;
+        merge_all::<R>(&mut buf.runs, o.memory, false, |batch| batch.iter().try_for_each(|&r| sink.push(r)))?;
     }
     let inn = sink.finish(w)?;
     let scratch = w.temp_dir().join("scratch-in");

@@ -1,5 +1,4 @@
-//! Streaming CSR writer: takes arcs in (source, destination, weight) order, or whole sorted
-//! neighbour lists, and streams `offsets`, `neighbors` and `weights` into the graph's files.
+//! Streaming CSR writer: takes arcs in (source, destination, weight) order and streams `offsets`, `neighbors` and `weights` into the graph's files.
 //! Offsets are streamed as well, so nothing per vertex is held in memory.
 
 use super::record::Record;
@@ -118,22 +117,6 @@ impl<R: Record> CsrSink<R> {
         self.last = Some(r.arc());
         self.start_vertex(r.src() as u64)?;
         self.push_entry(r.src(), r.entry())
-    }
-
-    /// Appends the whole (sorted, final) neighbour list of `v`; vertices must arrive in order.
-    pub(crate) fn push_list(&mut self, v: u32, list: &[R::Entry]) -> Result<()> {
-        self.start_vertex(v as u64)?;
-        if !R::WEIGHTED && list.len() >= FLUSH {
-            self.flush_arcs()?;
-            self.neighbors.write_slice(list)?;
-            self.counts.arcs += list.len() as u64;
-            self.counts.loops += list.iter().filter(|&&e| R::entry_dst(e) == v).count() as u64;
-            return Ok(());
-        }
-        for &e in list {
-            self.push_entry(v, e)?;
-        }
-        Ok(())
     }
 
     /// Writes the remaining offsets, finishes the files and adds them to `w`.

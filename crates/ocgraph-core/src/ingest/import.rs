@@ -112,7 +112,13 @@ pub fn import(
         mapper.seal_sorted()?;
     }
     let (mut src, mut dst) = (Vec::new(), Vec::new());
+    // Unweighted integer ids without relabelling go straight into the builder, in parallel.
+    let direct = opts.relabel == Relabel::None && !weighted;
     let found = scan(input, format, weighted, max_id, progress, "parse", |block, piece| {
+        if direct && piece.strs.is_empty() {
+            let id = |k| piece.id(block, k) as u32;
+            return builder.push_with(piece.edges(), |i| (id(2 * i), id(2 * i + 1)));
+        }
         mapper.map(block, piece, &mut src, &mut dst)?;
         builder.push(&src, &dst, weighted.then_some(&piece.weights[..]))
     })?;
@@ -201,7 +207,7 @@ fn scan(
         while let Some((offset, block)) = blocks.next_block()? {
             let piece = parse_records(path, offset, block, wide, max_id)?;
             found.edges += piece.edges() as u64;
-            each(&[], &piece)?;
+            each(block, &piece)?;
             progress.advance(block.len() as u64);
         }
         return Ok(found);

@@ -27,10 +27,20 @@ pub(crate) trait Record: Copy + Ord + Send + Sync + bytemuck::Pod + 'static {
     type Entry: Copy + Ord + Send + Sync + bytemuck::Pod + Default;
     /// Whether records carry weights.
     const WEIGHTED: bool;
+    /// Bits in a record.
+    const BITS: u32;
+    /// Leading zero bits of the record as an integer.
+    fn leading_zeros(self) -> u32;
+    /// The record shifted right by `shift` bits, truncated to 64 bits.
+    fn key_bits(self, shift: u32) -> u64;
     /// Packs an arc.
     fn new(src: u32, dst: u32, w: f32) -> Self;
     /// The source vertex.
     fn src(self) -> u32;
+    /// The destination vertex.
+    fn dst(self) -> u32;
+    /// The arc in the other direction (same weight).
+    fn reversed(self) -> Self;
     /// The arc without its weight: `src << 32 | dst` (equal for duplicate arcs).
     fn arc(self) -> u64;
     /// The neighbour-list entry (destination, weight).
@@ -46,11 +56,24 @@ pub(crate) trait Record: Copy + Ord + Send + Sync + bytemuck::Pod + 'static {
 impl Record for u64 {
     type Entry = u32;
     const WEIGHTED: bool = false;
+    const BITS: u32 = 64;
+    fn leading_zeros(self) -> u32 {
+        u64::leading_zeros(self)
+    }
+    fn key_bits(self, shift: u32) -> u64 {
+        self >> shift
+    }
     fn new(src: u32, dst: u32, _w: f32) -> Self {
         (src as u64) << 32 | dst as u64
     }
     fn src(self) -> u32 {
         (self >> 32) as u32
+    }
+    fn dst(self) -> u32 {
+        self as u32
+    }
+    fn reversed(self) -> Self {
+        self.rotate_left(32)
     }
     fn arc(self) -> u64 {
         self
@@ -72,11 +95,24 @@ impl Record for u64 {
 impl Record for u128 {
     type Entry = u64;
     const WEIGHTED: bool = true;
+    const BITS: u32 = 128;
+    fn leading_zeros(self) -> u32 {
+        u128::leading_zeros(self)
+    }
+    fn key_bits(self, shift: u32) -> u64 {
+        (self >> shift) as u64
+    }
     fn new(src: u32, dst: u32, w: f32) -> Self {
         (src as u128) << 64 | (dst as u128) << 32 | weight_key(w) as u128
     }
     fn src(self) -> u32 {
         (self >> 64) as u32
+    }
+    fn dst(self) -> u32 {
+        (self >> 32) as u32
+    }
+    fn reversed(self) -> Self {
+        (self.dst() as u128) << 64 | (self.src() as u128) << 32 | self as u32 as u128
     }
     fn arc(self) -> u64 {
         (self >> 32) as u64

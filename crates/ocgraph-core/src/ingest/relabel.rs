@@ -34,6 +34,15 @@ impl Hasher for IdHasher {
 
 type Map<K> = HashMap<K, u32, BuildHasherDefault<IdHasher>>;
 
+/// The integer ids of a piece (read out of the block for a binary piece).
+fn int_ids<'a>(block: &[u8], piece: &'a Piece) -> std::borrow::Cow<'a, [u64]> {
+    if piece.raw_width == 0 {
+        std::borrow::Cow::Borrowed(&piece.ints)
+    } else {
+        std::borrow::Cow::Owned((0..2 * piece.raw_edges).map(|k| piece.id(block, k)).collect())
+    }
+}
+
 /// Largest number of vertices.
 const MAX_VERTICES: usize = u32::MAX as usize;
 
@@ -60,7 +69,7 @@ impl Mapper {
 
     /// First pass of a sorted relabel: records the distinct ids of `piece`.
     pub(crate) fn collect(&mut self, block: &[u8], piece: &Piece) {
-        for &id in &piece.ints {
+        for &id in &*int_ids(block, piece) {
             self.ints.entry(id).or_insert(0);
         }
         for &(a, b) in &piece.strs {
@@ -130,16 +139,17 @@ impl Mapper {
             }
             return Ok(());
         }
+        let ints = int_ids(block, piece);
         match self.relabel {
             Relabel::None => {
                 // Ids were checked against the 32-bit limit by the parser.
-                for p in piece.ints.chunks_exact(2) {
+                for p in ints.chunks_exact(2) {
                     src.push(p[0] as u32);
                     dst.push(p[1] as u32);
                 }
             }
             Relabel::Sorted => {
-                for (i, id) in piece.ints.iter().enumerate() {
+                for (i, id) in ints.iter().enumerate() {
                     let v = *self
                         .ints
                         .get(id)
@@ -152,7 +162,7 @@ impl Mapper {
                 }
             }
             Relabel::FirstSeen => {
-                for (i, &id) in piece.ints.iter().enumerate() {
+                for (i, &id) in ints.iter().enumerate() {
                     let next = self.int_ids.len();
                     let v = *self.ints.entry(id).or_insert(next as u32);
                     if v as usize == next {

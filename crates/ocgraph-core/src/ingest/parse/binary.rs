@@ -7,8 +7,8 @@ use rayon::prelude::*;
 use super::{too_large, Piece};
 use crate::error::{Error, Result};
 
-/// Converts a block of records starting at byte `offset` into a piece; ids above `max_id` are
-/// an error naming the offset of their record.
+/// Checks a block of records starting at byte `offset` and returns a piece reading its ids in
+/// place; ids above `max_id` are an error naming the offset of their record.
 pub(crate) fn parse_records(
     path: &Path,
     offset: u64,
@@ -17,26 +17,14 @@ pub(crate) fn parse_records(
     max_id: u64,
 ) -> Result<Piece> {
     let width = if wide { 8 } else { 4 };
-    let mut ints = vec![0u64; block.len() / width];
+    let piece = Piece { raw_width: width, raw_edges: block.len() / (2 * width), ..Piece::default() };
     const CHUNK: usize = 1 << 16;
-    let bad = ints.par_chunks_mut(CHUNK).enumerate().find_map_first(|(c, out)| {
-        let base = c * CHUNK * width;
-        for (i, slot) in out.iter_mut().enumerate() {
-            let p = base + i * width;
-            let id = if wide {
-                u64::from_le_bytes(block[p..p + 8].try_into().unwrap_or_default())
-            } else {
-                u32::from_le_bytes(block[p..p + 4].try_into().unwrap_or_default()) as u64
-            };
-            if id > max_id {
-                return Some((p / (2 * width) * 2 * width, id));
-            }
-            *slot = id;
-        }
-        None
+    let ids = block.len() / width;
+    let bad = (0..ids.div_ceil(CHUNK)).into_par_iter().find_map_first(|c| {
+        (c * CHUNK..((c + 1) * CHUNK).min(ids)).map(|k| (k, piece.id(block, k))).find(|&(_, id)| id > max_id)
     });
-    if let Some((p, id)) = bad {
-        return Err(Error::input_offset(path, offset + p as u64, too_large(id, max_id)));
+    if let Some((k, id)) = bad {
+        return Err(Error::input_offset(path, offset + (k / 2 * 2 * width) as u64, too_large(id, max_id)));
     }
-    Ok(Piece { ints, ..Piece::default() })
+    Ok(piece)
 }

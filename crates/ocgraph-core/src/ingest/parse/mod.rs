@@ -26,12 +26,28 @@ pub(crate) struct Piece {
     pub weights: Vec<f32>,
     /// Newlines in the piece.
     pub lines: u64,
+    /// Binary mode: the ids are read in place from the block, little-endian, of this many bytes
+    /// (4 or 8; 0 when not binary).
+    pub raw_width: usize,
+    /// Binary mode: number of edges in the block.
+    pub raw_edges: usize,
 }
 
 impl Piece {
     /// Number of edges in the piece.
     pub(crate) fn edges(&self) -> usize {
-        (self.ints.len() + self.strs.len()) / 2
+        (self.ints.len() + self.strs.len()) / 2 + self.raw_edges
+    }
+
+    /// The `k`-th integer id (`2i` is the source, `2i + 1` the target of edge `i`) of a piece
+    /// parsed from `block`.
+    #[inline]
+    pub(crate) fn id(&self, block: &[u8], k: usize) -> u64 {
+        match self.raw_width {
+            8 => u64::from_le_bytes(block[8 * k..8 * k + 8].try_into().unwrap_or_default()),
+            4 => u32::from_le_bytes(block[4 * k..4 * k + 4].try_into().unwrap_or_default()) as u64,
+            _ => self.ints[k],
+        }
     }
 }
 

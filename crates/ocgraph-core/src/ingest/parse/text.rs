@@ -82,6 +82,9 @@ pub(crate) fn parse_lines(
 ) -> std::result::Result<Piece, PieceError> {
     let mut p = Piece::default();
     let want = if cfg.weighted { (cfg.weight_col + 1).max(2) } else { 2 };
+    // Plain `src dst` integer lines are read by a single scan; anything else takes the
+    // general path (which also produces the errors).
+    let fast = !cfg.strings && !cfg.weighted && !cfg.csv;
     let mut f = [(0, 0); MAX_COLS];
     let mut pos = start;
     let mut line_no = 0u64;
@@ -89,7 +92,22 @@ pub(crate) fn parse_lines(
         let nl = memchr::memchr(b'\n', &block[pos..end]).map_or(end, |i| pos + i);
         let line = &block[pos..nl];
         let err = |msg: String| (line_no, msg);
-        if !is_blank_or_comment(line) {
+        let id_of = |mut id: u64| {
+            if cfg.one_based {
+                if id == 0 {
+                    return Err(err("vertex id 0 in a 1-based MatrixMarket file".into()));
+                }
+                id -= 1;
+            }
+            if id > cfg.max_id {
+                return Err(err(too_large(id, cfg.max_id)));
+            }
+            Ok(id)
+        };
+        if let Some((a, b)) = fast.then(|| two_ids(line)).flatten() {
+            p.ints.push(id_of(a)?);
+            p.ints.push(id_of(b)?);
+        } else if !is_blank_or_comment(line) {
             let k = fields(line, cfg.csv, want, &mut f);
             if k < 2 {
                 return Err(err(format!("expected at least 2 columns (source, target), found {k}")));
@@ -111,17 +129,7 @@ pub(crate) fn parse_lines(
                     }
                     p.strs.push((pos + a, pos + b));
                 } else {
-                    let mut id = parse_id(&line[a..b]).map_err(err)?;
-                    if cfg.one_based {
-                        if id == 0 {
-                            return Err(err("vertex id 0 in a 1-based MatrixMarket file".into()));
-                        }
-                        id -= 1;
-                    }
-                    if id > cfg.max_id {
-                        return Err(err(too_large(id, cfg.max_id)));
-                    }
-                    p.ints.push(id);
+                    p.ints.push(id_of(parse_id(&line[a..b]).map_err(err)?)?);
                 }
             }
         }
@@ -132,4 +140,81 @@ pub(crate) fn parse_lines(
     }
     p.lines = line_no;
     Ok(p)
+}
+
+/// A line that is exactly `digits sep digits` optionally followed by a separator and anything
+/// (separators: spaces, tabs, commas; at most 19 digits, so no overflow): the two ids.
+#[inline]
+fn two_ids(line: &[u8]) -> Option<(u64, u64)> {
+    let (a, i) = digits(line, 0)?;
+    let mut j = i;
+    while j < line.len() && matches!(line[j], b' ' | b'\t' | b',') {
+        j += 1;
+    }
+    if j == i {
+        return None;
+    }
+    let (b, k) = digits(line, j)?;
+    if k < line.len() && !matches!(line[k], b' ' | b'\t' | b',' | b'\r') {
+        return None;
+    }
+    Some((a, b))
+}
+
+/// The decimal number of 1 to 19 digits at `line[start..]` and the index after it.
+#[inline]
+fn digits(line: &[u8], start: usize) -> Option<(u64, usize)> {
+    let mut v = 0u64;
+    let mut i = start;
+    while i < line.len() && i - start < 19 {
+        let d = line[i].wrapping_sub(b'0');
+        if d > 9 {
+            break;
+        }
+        v = v * 10 + d as u64;
+        i += 1;
+    }
+    if i == start || line.get(i).is_some_and(u8::is_ascii_digit) {
+        return None;
+    }
+    Some((v, i))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cfg() -> LineCfg {
+        LineCfg {
+            csv: false,
+            strings: false,
+            weighted: false,
+            weight_col: 2,
+            one_based: false,
+            max_id: u32::MAX as u64 - 1,
+        }
+    }
+
+    /// Lines on and off the single-scan path give the ids (or errors) of the general tokenizer.
+    #[test]
+    fn fast_and_general_lines_agree() {
+        let text = b"1 2\n3\t4\t9.5\n5,6\r\n  7 8\n# c 1 2\n\n9 10 x\n+11 12\n0013 14\n";
+        let p = parse_lines(text, 0, text.len(), &cfg()).unwrap();
+        assert_eq!(p.ints, [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14]);
+        assert_eq!(p.lines, 9);
+        assert_eq!(two_ids(b"1 2"), Some((1, 2)));
+        assert_eq!(two_ids(b"1 2x"), None);
+        assert_eq!(two_ids(b"12"), None);
+        assert_eq!(two_ids(b" 1 2"), None);
+        for (line, msg) in [
+            (&b"1 x\n"[..], "expected an integer vertex id, found 'x'"),
+            (b"1\n", "expected at least 2 columns (source, target), found 1"),
+            (b"1 99999999999999999999\n", "overflows 64 bits"),
+            (b"1 4294967295\n", "exceeds the largest id"),
+            (b"1 -2\n", "negative vertex id"),
+        ] {
+            let e = parse_lines(line, 0, line.len(), &cfg()).err().unwrap();
+            assert!(e.1.contains(msg), "{:?}: {}", String::from_utf8_lossy(line), e.1);
+        }
+    }
 }
