@@ -214,6 +214,9 @@ def main():
     ap.add_argument("--no-baselines", action="store_true")
     ap.add_argument("--no-real", action="store_true")
     ap.add_argument("--timeout", type=int, default=900)
+    ap.add_argument("--kernels", default=",".join(KERNELS), help="subset of " + ",".join(KERNELS))
+    ap.add_argument("--configs", default="pool100,pool25,pool10,mmap25")
+    ap.add_argument("--name", help="output file stem in bench/out (default algos, algos_quick)")
     args = ap.parse_args()
     if args.quick:
         args.trials = min(args.trials, 2)
@@ -233,15 +236,16 @@ def main():
             notes.append(f"{s} not importable by {py}: skipped")
 
     rows = []
+    stem = args.name or ("algos_quick" if args.quick else "algos")
     for name, gdir, wdir, is_kron in graphs:
         info = manifest_info(gdir, exe)
         winfo = manifest_info(wdir, exe)
         source = max_degree_vertex(gdir, info["n"])
         wsource = max_degree_vertex(wdir, winfo["n"])
         big = info["edges"] > 30_000_000
-        for kernel in KERNELS:
+        for kernel in [k for k in KERNELS if k in args.kernels.split(",")]:
             g, inf, src = (wdir, winfo, wsource) if kernel == "sssp" else (gdir, info, source)
-            configs = ["pool100"] if kernel == "tc" else ["pool100", "pool25", "pool10", "mmap25"]
+            configs = ["pool100"] if kernel == "tc" else args.configs.split(",")
             if kernel == "tc" and big:
                 notes.append(f"{name}: triangle counting skipped (too long for this run)")
                 continue
@@ -249,11 +253,14 @@ def main():
                 r = run_ocgraph(exe, g, kernel, inf, src, config, args, capped)
                 rows.append({"graph": name, "kernel": kernel, "system": "ocgraph", "config": config, **r})
                 print_row(rows[-1], flush=True)
+                write_csv(rows, stem)
         for system in systems:
             if system == "networkx" and (info["edges"] > (1_200_000 if args.quick else 20_000_000)):
                 notes.append(f"{name}: networkx skipped (too large)")
                 continue
-            per_file = [(gdir, info, source, [k for k in KERNELS if k != "sssp"]), (wdir, winfo, wsource, ["sssp"])]
+            chosen = [k for k in KERNELS if k in args.kernels.split(",")]
+            per_file = [(gdir, info, source, [k for k in chosen if k != "sssp"]),
+                        (wdir, winfo, wsource, [k for k in chosen if k == "sssp"])]
             for fdir, finfo, fsrc, kernels in per_file:
                 trials = args.trials
                 if system == "networkx" and args.quick:
@@ -275,7 +282,8 @@ def main():
                            "bytes_read": None, "hit_ratio": None, "note": b.get("note") or b.get("skip", "")}
                     rows.append(row)
                     print_row(row, flush=True)
-    write_outputs(rows, notes, "algos_quick" if args.quick else "algos")
+                    write_csv(rows, stem)
+    write_outputs(rows, notes, stem)
 
 
 HEADER = f"{'graph':<13} {'kernel':<5} {'system':<9} {'config':<10} {'secs':>9} {'e2e_s':>8} {'xGAPBS':>7} " \
@@ -305,7 +313,8 @@ def print_row(row, flush=False):
           f"{fmt(mb, '9.1f')} {fmt(row.get('hit_ratio'), '6.3f')}  {row.get('note', '')}", flush=flush)
 
 
-def write_outputs(rows, notes, stem):
+def write_csv(rows, stem):
+    """(Re)writes bench/out/STEM.csv with every row so far (a long run keeps partial results)."""
     out = os.path.join(ROOT, "bench", "out")
     os.makedirs(out, exist_ok=True)
     fields = ["graph", "kernel", "system", "config", "secs", "mean", "e2e", "load_secs", "gapbs_ratio",
@@ -315,6 +324,11 @@ def write_outputs(rows, notes, stem):
         w.writeheader()
         for r in rows:
             w.writerow({**r, "gapbs_ratio": gapbs_ratio(r)})
+
+
+def write_outputs(rows, notes, stem):
+    out = os.path.join(ROOT, "bench", "out")
+    write_csv(rows, stem)
     print("\nnotes:")
     for n in dict.fromkeys(notes):
         print("  " + n)
