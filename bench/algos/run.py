@@ -212,6 +212,7 @@ def main():
     ap.add_argument("--bin", help="ocgraph binary (default: build it)")
     ap.add_argument("--python", help="interpreter with igraph/networkx/scipy")
     ap.add_argument("--no-baselines", action="store_true")
+    ap.add_argument("--systems", default="igraph,networkx,scipy", help="baselines to run")
     ap.add_argument("--no-real", action="store_true")
     ap.add_argument("--timeout", type=int, default=900)
     ap.add_argument("--kernels", default=",".join(KERNELS), help="subset of " + ",".join(KERNELS))
@@ -225,7 +226,7 @@ def main():
     graphs = prepare(args, exe)
     capped = memcap_works()
     py = find_python(args)
-    systems = [] if args.no_baselines else [s for s in ("igraph", "networkx", "scipy")
+    systems = [] if args.no_baselines else [s for s in args.systems.split(",")
                                              if has_module(py, {"igraph": "igraph", "networkx": "networkx",
                                                                 "scipy": "scipy.sparse"}[s])]
     notes = [OTHER_REFS]
