@@ -232,7 +232,7 @@ def main():
     notes = [OTHER_REFS]
     if not capped:
         notes.append("memcap failed: mmap rows ran without a memory cap")
-    for s in ("igraph", "networkx", "scipy"):
+    for s in args.systems.split(","):
         if not args.no_baselines and s not in systems:
             notes.append(f"{s} not importable by {py}: skipped")
 
