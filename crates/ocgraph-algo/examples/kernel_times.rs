@@ -1,9 +1,12 @@
 //! Times each kernel on an on-disk graph, read through the page layer (mmap backend) and, for
 //! comparison, from an in-memory copy of the CSR: the difference is the page layer's cost.
 //!
-//! Usage: `cargo run --release -p ocgraph-algo --example kernel_times -- GRAPH_DIR [TRIALS]`
-//! (uses the global rayon pool; set `RAYON_NUM_THREADS` to choose the thread count).
-//! Prints a table: kernel, access (paged/memory), best and mean seconds.
+//! Usage: `cargo run --release -p ocgraph-algo --example kernel_times -- GRAPH_DIR [TRIALS]
+//! [KERNELS] [ACCESS]` with KERNELS a comma-separated subset of `bfs,sssp,wcc,pagerank20,tc`
+//! (default: all but tc) and ACCESS `paged`, `memory` or `both` (default). Uses the global
+//! rayon pool; set `RAYON_NUM_THREADS` to choose the thread count. Prints a table: kernel,
+//! access (paged/memory), best and mean wall seconds, and the mean process CPU seconds per
+//! trial (user + system, from `/proc/self/stat`; steadier than wall time on a shared machine).
 
 use std::ops::Range;
 
@@ -55,16 +58,46 @@ impl Adjacency for MemCsr {
     }
 }
 
-fn time_all<O: Adjacency, I: Adjacency>(access: &str, out: &O, inn: &I, source: Vertex, trials: usize) {
+/// User + system CPU seconds of this process so far (Linux; 0 elsewhere).
+fn cpu_secs() -> f64 {
+    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
+    // Fields after the parenthesised command name; utime and stime are fields 14 and 15.
+    let rest = stat.rsplit_once(')').map_or("", |(_, r)| r);
+    let f: Vec<f64> = rest.split_whitespace().skip(11).take(2).filter_map(|x| x.parse().ok()).collect();
+    f.iter().sum::<f64>() / 100.0
+}
+
+fn time_all<O: Adjacency, I: Adjacency>(
+    access: &str,
+    kernels: &[&str],
+    out: &O,
+    inn: &I,
+    source: Vertex,
+    trials: usize,
+) {
     let pr = PageRankOptions { tol: 0.0, max_iter: 20, ..PageRankOptions::default() };
-    let reports = [
-        run_trials("bfs", trials, false, || bfs(out, inn, source), |_| Ok(())).unwrap().0,
-        run_trials("sssp", trials, false, || sssp(out, source, None), |_| Ok(())).unwrap().0,
-        run_trials("wcc", trials, false, || wcc(out, inn), |_| Ok(())).unwrap().0,
-        run_trials("pagerank20", trials, false, || pagerank(out, inn, &pr), |_| Ok(())).unwrap().0,
-    ];
-    for r in reports {
-        println!("{:<12} {:<8} {:>10.4} {:>10.4}", r.name, access, r.min_secs(), r.mean_secs());
+    for &k in kernels {
+        let cpu = cpu_secs();
+        let report = match k {
+            "bfs" => run_trials(k, trials, false, || bfs(out, inn, source), |_| Ok(())).unwrap().0,
+            "sssp" => run_trials(k, trials, false, || sssp(out, source, None), |_| Ok(())).unwrap().0,
+            "wcc" => run_trials(k, trials, false, || wcc(out, inn), |_| Ok(())).unwrap().0,
+            "pagerank20" => run_trials(k, trials, false, || pagerank(out, inn, &pr), |_| Ok(())).unwrap().0,
+            "tc" => run_trials(k, trials, false, || triangle_count(out, inn), |_| Ok(())).unwrap().0,
+            other => {
+                eprintln!("unknown kernel {other}");
+                continue;
+            }
+        };
+        let cpu = (cpu_secs() - cpu) / trials.max(1) as f64;
+        println!(
+            "{:<12} {:<8} {:>10.4} {:>10.4} {:>10.3}",
+            report.name,
+            access,
+            report.min_secs(),
+            report.mean_secs(),
+            cpu
+        );
     }
 }
 
@@ -72,6 +105,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().collect();
     let dir = args.get(1).ok_or("usage: kernel_times GRAPH_DIR [TRIALS]")?;
     let trials: usize = args.get(2).map(|t| t.parse()).transpose()?.unwrap_or(3);
+    let kernels: Vec<&str> =
+        args.get(3).map_or("bfs,sssp,wcc,pagerank20", |k| k.as_str()).split(',').collect();
+    let access = args.get(4).map_or("both", |a| a.as_str());
     let g = Graph::open(dir, &OpenOptions::default())?;
     let n = g.num_vertices();
     let (out, inn) = (g.out(), g.in_());
@@ -82,10 +118,15 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         g.num_arcs(),
         rayon::current_num_threads()
     );
-    println!("{:<12} {:<8} {:>10} {:>10}", "kernel", "access", "best_s", "mean_s");
-    time_all("paged", &out, &inn, source, trials);
+    println!("{:<12} {:<8} {:>10} {:>10} {:>10}", "kernel", "access", "best_s", "mean_s", "cpu_s");
+    if access != "memory" {
+        time_all("paged", &kernels, &out, &inn, source, trials);
+    }
+    if access == "paged" {
+        return Ok(());
+    }
     let mem_out = MemCsr::copy(&out, n);
     let mem_in = if g.is_directed() { Some(MemCsr::copy(&inn, n)) } else { None };
-    time_all("memory", &mem_out, mem_in.as_ref().unwrap_or(&mem_out), source, trials);
+    time_all("memory", &kernels, &mem_out, mem_in.as_ref().unwrap_or(&mem_out), source, trials);
     Ok(())
 }

@@ -28,6 +28,9 @@ const ALPHA: u64 = 15;
 const BETA: u64 = 18;
 /// Marks "no parent yet" in the working arrays.
 const NONE: u32 = u32::MAX;
+/// Bottom-up steps scan runs of unvisited vertices as one range across gaps of up to this many
+/// visited vertices (fewer, longer range scans; a few unneeded lists fetched).
+const RUN_GAP: u32 = 32;
 /// Frontier sizes above which sorting runs in parallel.
 const PAR_SORT_MIN: usize = 1 << 14;
 
@@ -73,8 +76,8 @@ pub fn bfs<O: Adjacency, I: Adjacency>(out: &O, in_: &I, source: Vertex) -> Resu
     check_vertex(out, source, "source")?;
     check_directions(out, in_)?;
     let n = out.num_vertices();
-    let parent: Vec<AtomicU32> = (0..n).map(|_| AtomicU32::new(NONE)).collect();
-    let depth: Vec<AtomicU32> = (0..n).map(|_| AtomicU32::new(NONE)).collect();
+    let parent: Vec<AtomicU32> = (0..n).into_par_iter().map(|_| AtomicU32::new(NONE)).collect();
+    let depth: Vec<AtomicU32> = (0..n).into_par_iter().map(|_| AtomicU32::new(NONE)).collect();
     parent[source as usize].store(source, Relaxed);
     depth[source as usize].store(0, Relaxed);
 
@@ -174,17 +177,26 @@ fn bottom_up_step<I: Adjacency>(
         .map(|block| {
             let mut awake = 0u64;
             let mut v = block.start;
-            // Scan only runs of unvisited vertices, so visited vertices' lists are not fetched.
+            // Scan runs of unvisited vertices, so that (long stretches of) visited vertices'
+            // lists are not fetched; runs separated by fewer than RUN_GAP visited vertices are
+            // scanned as one range, and visited vertices inside it are skipped.
             while v < block.end {
                 if !unvisited(v) {
                     v += 1;
                     continue;
                 }
                 let run_start = v;
-                while v < block.end && unvisited(v) {
+                let mut last = v;
+                while v < block.end && v - last <= RUN_GAP {
+                    if unvisited(v) {
+                        last = v;
+                    }
                     v += 1;
                 }
-                in_.for_each_in_range(run_start..v, |w, nbrs| {
+                in_.for_each_in_range(run_start..last + 1, |w, nbrs| {
+                    if !unvisited(w) {
+                        return;
+                    }
                     if let Some(&u) = nbrs.iter().find(|&&u| front.get(u)) {
                         parent[w as usize].store(u, Relaxed);
                         depth[w as usize].store(level + 1, Relaxed);
@@ -192,6 +204,7 @@ fn bottom_up_step<I: Adjacency>(
                         awake += 1;
                     }
                 });
+                v = last + 1;
             }
             awake
         })

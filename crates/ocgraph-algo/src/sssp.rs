@@ -7,8 +7,9 @@
 //! Algorithm: delta-stepping (U. Meyer, P. Sanders, "Δ-stepping: a parallelizable shortest path
 //! algorithm", J. Algorithms 49(1), 2003) with the bucket handling of the GAP Benchmark Suite:
 //! the current bucket is relaxed in parallel, each rayon task collects the vertices it improved
-//! into task-local buckets, and these are merged before the next round; stale entries (whose
-//! distance dropped below the current bucket) are skipped. Distances are `f64` bit patterns in
+//! into task-local buckets, and these are merged before the next round; each round's bucket is
+//! sorted and deduplicated (a vertex improved twice is relaxed once, lists are read in file
+//! order), and stale entries (whose distance dropped below the current bucket) are skipped. Distances are `f64` bit patterns in
 //! `AtomicU64`s: for non-negative floats the bit order is the value order, so `fetch_min`
 //! relaxes atomically. [`dijkstra`] is the serial reference used by [`verify_sssp`].
 
@@ -24,6 +25,9 @@ use crate::chunks::vertex_blocks;
 
 /// Relative bucket indices a task keeps in a dense vector; farther ones go to a side list.
 const LOCAL_BUCKETS: usize = 1024;
+
+/// Bucket sizes above which sorting runs in parallel.
+const PAR_SORT_MIN: usize = 1 << 14;
 
 /// Summary of the arc weights, from one parallel scan.
 #[derive(Clone, Copy)]
@@ -101,8 +105,16 @@ pub fn sssp<A: Adjacency>(g: &A, source: Vertex, delta: Option<f64>) -> Result<V
 
     let mut buckets: BTreeMap<usize, Vec<Vertex>> = BTreeMap::new();
     buckets.insert(0, vec![source]);
-    while let Some((curr, frontier)) = buckets.pop_first() {
+    while let Some((curr, mut frontier)) = buckets.pop_first() {
         let lower = delta * curr as f64;
+        // A vertex improved several times is queued several times: relax it once, and in id
+        // order so neighbour lists are fetched in file order.
+        if frontier.len() >= PAR_SORT_MIN {
+            frontier.par_sort_unstable();
+        } else {
+            frontier.sort_unstable();
+        }
+        frontier.dedup();
         let chunk = (frontier.len() / (rayon::current_num_threads() * 8)).clamp(16, 1024);
         let parts: Vec<(Vec<Vec<Vertex>>, Vec<Vertex>)> =
             frontier.par_chunks(chunk).map(|us| relax_chunk(g, us, &dist, delta, curr, lower)).collect();

@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{arb_graph, bfs_distances, TestGraph};
+use common::{arb_graph, bfs_distances, random_graph, TestGraph};
 use ocgraph_algo::*;
 use ocgraph_core::Vertex;
 use proptest::prelude::*;
@@ -362,4 +362,20 @@ fn harness_times_trials_and_reports_verification() {
     let (rep, _) = run_trials("ok", 0, false, || Ok::<_, String>(()), |_| Err("never".into())).unwrap();
     assert_eq!((rep.trial_secs.len(), rep.verified, rep.verdict()), (1, None, "-"));
     assert!(run_trials("err", 2, true, || Err::<(), _>("boom"), |_| Ok(())).is_err());
+}
+
+#[test]
+fn pagerank_with_f32_contributions_matches_reference() {
+    // Above F32_CONTRIB_MIN_VERTICES, contributions are rounded to f32: scores stay within the
+    // f32 rounding of the f64 reference.
+    let n = ocgraph_algo::pagerank::F32_CONTRIB_MIN_VERTICES + 1000;
+    for (directed, use_weights) in [(true, true), (false, false)] {
+        let g = random_graph(n, 4 * n, directed, true, 5);
+        let opts = PageRankOptions { tol: 0.0, max_iter: 20, use_weights, ..Default::default() };
+        let got = on_pool(2, || pagerank(&g.out, &g.in_, &opts)).unwrap();
+        let (want, _) = ref_pagerank(&g, &opts);
+        let l1: f64 = got.scores.iter().zip(&want).map(|(a, b)| (a - b).abs()).sum();
+        assert!(l1 < 1e-6, "L1 distance {l1}");
+        assert_eq!(verify_pagerank(&g.out, &opts, &got), Ok(()));
+    }
 }

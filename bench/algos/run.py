@@ -1,0 +1,376 @@
+#!/usr/bin/env python3
+"""Analytics-kernel benchmark: ocgraph (buffer pool at 100%/25%/10% of the graph, mmap capped at
+25%) against python-igraph, networkx and scipy, with GAPBS reference times for the ratios.
+
+Usage: bench/algos/run.py [--scales 20,22 | --quick] [--trials 3] [--threads 2] [--work DIR]
+                          [--python PY] [--no-baselines] [--no-real]
+
+Graphs: Kronecker (Graph500 parameters: edge factor 16, seed 1, symmetrised) of each scale,
+generated with `ocgraph generate kronecker` (a weighted copy, weights 1..255, for SSSP), and the
+real graphs in data/ (ca-AstroPh --undirected --dedup --relabel, road-usroads.mtx, cnr-2000
+directed), all under --work (default /work/tmp/algo/bench; reused when present). --quick: scale
+16 only, at most 2 trials, cnr-2000 left out, networkx one trial; meant to finish in under
+two minutes on an idle machine.
+
+ocgraph: every kernel runs end to end as `ocgraph run ALGO G --trials T --source S --stats`
+(S = a vertex of maximal out-degree): `secs` is the best trial, `e2e_secs` the wall time of the
+whole command (open + all trials + verification-free output), bytes read and hit ratio from
+--stats. Configurations: pool with memory = graph size (cached after the first trial), pool at
+25% and 10% of the graph size, and mmap inside a memory cgroup capped at 25%
+(/work/shared/tools/memcap --drop-caches; the cap is 25% of the graph plus the kernel's own
+arrays, ~48 B per vertex, and 32 MB; when memcap fails the run is uncapped and says so).
+PageRank "pr" stops at GAPBS's rule, L1 change < 1e-4 (networkx-style --tol 1e-4/n); "pr20" runs
+20 iterations. Triangle counting runs only cached and only up to scale 20 (GAPBS: 76 s at 22).
+
+Baselines (bench/algos/baselines.py, run by --python, default the project venv
+/work/main/.venv or /work/tmp/algo/venv when present): python-igraph and networkx on the same
+graph loaded from the same `ocgraph export` text file (load time reported separately), scipy
+PageRank as a power iteration on the CSR matrix. networkx runs at most up to scale 20, and on
+Kronecker graphs of scale >= 16 only BFS, CC and PageRank with one trial (it needs minutes).
+Run this script with the venv's Python to get the chart (matplotlib).
+
+Output: a table (graph, kernel, system, config, seconds, ratio to GAPBS where known, bytes read,
+hit ratio), bench/out/algos.csv and, when matplotlib is importable, bench/out/algos.png
+(--quick: algos_quick.csv/.png).
+"""
+import argparse
+import array
+import csv
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+TARGET = os.environ.get("CARGO_TARGET_DIR", os.path.join(ROOT, "target"))
+MEMCAP = "/work/shared/tools/memcap"
+BASELINES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "baselines.py")
+
+# GAPBS on this machine kind, 2 threads (seconds, low-high).
+GAPBS = {
+    ("kron20", "bfs"): (0.013, 0.017), ("kron22", "bfs"): (0.074, 0.081),
+    ("kron20", "pr"): (0.11, 0.11), ("kron22", "pr"): (0.55, 0.67),
+    ("kron20", "pr20"): (0.26, 0.32), ("kron22", "pr20"): (1.71, 1.78),
+    ("kron20", "cc"): (0.031, 0.031), ("kron22", "cc"): (0.133, 0.145),
+    ("kron20", "sssp"): (0.12, 0.18), ("kron22", "sssp"): (0.69, 0.84),
+    ("kron20", "tc"): (5.5, 5.5), ("kron22", "tc"): (75.6, 75.6),
+}
+# Other published references on this machine kind (printed in the notes).
+OTHER_REFS = "GridGraph kron22: BFS 0.67-0.73 s, PR20 11.7 s, CC 0.75-0.80 s"
+
+KERNELS = ["bfs", "pr", "pr20", "cc", "sssp", "tc"]
+
+
+def sh(cmd, **kw):
+    return subprocess.run(cmd, check=True, text=True, capture_output=True, **kw)
+
+
+def ocgraph_bin(args):
+    if args.bin:
+        return args.bin
+    sh(["cargo", "build", "--release", "-q", "-p", "ocgraph-cli"], cwd=ROOT)
+    return os.path.join(TARGET, "release", "ocgraph")
+
+
+def manifest_info(graph, exe):
+    info = sh([exe, "info", graph]).stdout
+    get = lambda k: re.search(rf"^{k}\s+(\S+)", info, re.M).group(1)
+    return {"n": int(get("vertices")), "edges": int(get("edges")), "directed": get("directed") == "true",
+            "weighted": get("weighted") == "true"}
+
+
+def graph_bytes(graph):
+    paged = ("out.offsets", "out.neighbors", "out.weights", "in.offsets", "in.neighbors", "in.weights")
+    return sum(os.path.getsize(os.path.join(graph, f)) for f in paged if os.path.exists(os.path.join(graph, f)))
+
+
+def max_degree_vertex(graph, n):
+    offs = array.array("Q")
+    with open(os.path.join(graph, "out.offsets"), "rb") as f:
+        offs.fromfile(f, n + 1)
+    best, best_d = 0, -1
+    prev = offs[0]
+    for v in range(n):
+        cur = offs[v + 1]
+        if cur - prev > best_d:
+            best, best_d = v, cur - prev
+        prev = cur
+    return best
+
+
+def prepare(args, exe):
+    """Builds or reuses the graphs; returns [(name, dir, weighted_dir_for_sssp, is_kron)]."""
+    os.makedirs(args.work, exist_ok=True)
+    graphs = []
+    scales = [16] if args.quick else [int(s) for s in args.scales.split(",") if s]
+    for s in scales:
+        for weighted in (False, True):
+            d = os.path.join(args.work, f"kron{s}{'w' if weighted else ''}")
+            if not os.path.exists(os.path.join(d, "manifest")):
+                cmd = [exe, "generate", "kronecker", "--scale", str(s), "--edge-factor", "16", "--seed", "1",
+                       "--quiet", "--force", "--memory", "4GiB", d]
+                sh(cmd + (["--weighted"] if weighted else []))
+        graphs.append((f"kron{s}", os.path.join(args.work, f"kron{s}"), os.path.join(args.work, f"kron{s}w"), True))
+    if not args.no_real:
+        data = os.path.join(ROOT, "data")
+        real = [("ca-AstroPh", "ca-AstroPh.txt.gz", ["--undirected", "--dedup", "--relabel"]),
+                ("road-usroads", "road-usroads.mtx.gz", []),
+                ("cnr-2000", "cnr-2000.el.gz", [])]
+        if args.quick:
+            real = real[:2]
+        for name, f, flags in real:
+            d = os.path.join(args.work, name)
+            if not os.path.exists(os.path.join(d, "manifest")):
+                sh([exe, "import", os.path.join(data, f), d, "--quiet", "--force"] + flags)
+            graphs.append((name, d, d, False))
+    return graphs
+
+
+def memcap_works():
+    try:
+        sh([MEMCAP, "64M", "--", "true"])
+        return True
+    except (subprocess.CalledProcessError, FileNotFoundError, PermissionError):
+        return False
+
+
+def run_ocgraph(exe, graph, kernel, info, source, config, args, capped):
+    size = graph_bytes(graph)
+    cmd = [exe, "run", {"bfs": "bfs", "pr": "pagerank", "pr20": "pagerank", "cc": "wcc", "sssp": "sssp",
+                        "tc": "triangle-count"}[kernel], graph, "--threads", str(args.threads),
+           "--trials", str(args.trials), "--source", str(source), "--stats"]
+    if kernel == "pr":
+        cmd += ["--tol", repr(1e-4 / info["n"]), "--max-iter", "1000"]
+    if kernel == "pr20":
+        cmd += ["--tol", "0", "--max-iter", "20"]
+    note = ""
+    if config.startswith("pool"):
+        frac = {"pool100": 1.0, "pool25": 0.25, "pool10": 0.10}[config]
+        mem = int(size * frac) if frac < 1 else size + (8 << 20)
+        cmd += ["--backend", "pool", "--memory", str(max(mem, 1 << 20))]
+    else:
+        cmd += ["--backend", "mmap"]
+        if capped:
+            # The cgroup also holds the process's own memory: add the kernel's working arrays
+            # (about 48 bytes per vertex) and 32 MB for the binary to 25% of the graph.
+            cap = size // 4 + 48 * info["n"] + (32 << 20)
+            cmd = [MEMCAP, "--drop-caches", str(cap), "--"] + cmd
+        else:
+            note = "memcap unavailable: uncapped"
+    t = time.perf_counter()
+    try:
+        p = subprocess.run(cmd, text=True, capture_output=True, timeout=args.timeout)
+    except subprocess.TimeoutExpired:
+        return {"secs": None, "note": f"timeout after {args.timeout} s"}
+    e2e = time.perf_counter() - t
+    if p.returncode != 0:
+        return {"secs": None, "note": "failed: " + (p.stderr.strip().splitlines() or ["?"])[-1][:80]}
+    m = re.search(r"mean ([\d.]+) s, min ([\d.]+) s", p.stdout)
+    lines = (p.stdout + "\n" + p.stderr).splitlines()
+    stats = next((json.loads(ln) for ln in lines if ln.startswith('{"backend"')), {})
+    return {"secs": float(m.group(2)), "mean": float(m.group(1)), "e2e": e2e,
+            "bytes_read": stats.get("bytes_read"), "hit_ratio": stats.get("hit_ratio"), "note": note}
+
+
+def find_python(args):
+    for p in [args.python, sys.executable if has_module(sys.executable, "igraph") else None,
+              "/work/main/.venv/bin/python", "/work/tmp/algo/venv/bin/python", sys.executable]:
+        if p and os.path.exists(p):
+            return p
+    return sys.executable
+
+
+def has_module(py, mod):
+    return subprocess.run([py, "-c", f"import {mod}"], capture_output=True).returncode == 0
+
+
+def run_baseline(py, system, edge_file, info, source, kernels, trials, timeout):
+    cmd = [py, BASELINES, system, edge_file, str(info["n"]), "1" if info["directed"] else "0",
+           "1" if info["weighted"] else "0", str(source), ",".join(kernels), str(trials)]
+    try:
+        p = subprocess.run(cmd, text=True, capture_output=True, timeout=timeout)
+        out = p.stdout
+        err = "" if p.returncode == 0 else (p.stderr.strip().splitlines() or ["?"])[-1][:80]
+    except subprocess.TimeoutExpired as e:
+        out = e.stdout.decode() if isinstance(e.stdout, bytes) else (e.stdout or "")
+        err = f"timeout after {timeout} s"
+    rows = [json.loads(ln) for ln in out.splitlines() if ln.startswith("{")]
+    done = {r["kernel"] for r in rows}
+    rows += [{"kernel": k, "skip": err or "no result"} for k in kernels if k not in done]
+    return rows
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--scales", default="20,22")
+    ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--trials", type=int, default=3)
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--work", default="/work/tmp/algo/bench")
+    ap.add_argument("--bin", help="ocgraph binary (default: build it)")
+    ap.add_argument("--python", help="interpreter with igraph/networkx/scipy")
+    ap.add_argument("--no-baselines", action="store_true")
+    ap.add_argument("--systems", default="igraph,networkx,scipy", help="baselines to run")
+    ap.add_argument("--no-real", action="store_true")
+    ap.add_argument("--timeout", type=int, default=900)
+    ap.add_argument("--kernels", default=",".join(KERNELS), help="subset of " + ",".join(KERNELS))
+    ap.add_argument("--configs", default="pool100,pool25,pool10,mmap25")
+    ap.add_argument("--name", help="output file stem in bench/out (default algos, algos_quick)")
+    args = ap.parse_args()
+    if args.quick:
+        args.trials = min(args.trials, 2)
+
+    exe = ocgraph_bin(args)
+    graphs = prepare(args, exe)
+    capped = memcap_works()
+    py = find_python(args)
+    systems = [] if args.no_baselines else [s for s in args.systems.split(",")
+                                             if has_module(py, {"igraph": "igraph", "networkx": "networkx",
+                                                                "scipy": "scipy.sparse"}[s])]
+    notes = [OTHER_REFS]
+    if not capped:
+        notes.append("memcap failed: mmap rows ran without a memory cap")
+    for s in args.systems.split(","):
+        if not args.no_baselines and s not in systems:
+            notes.append(f"{s} not importable by {py}: skipped")
+
+    rows = []
+    stem = args.name or ("algos_quick" if args.quick else "algos")
+    for name, gdir, wdir, is_kron in graphs:
+        info = manifest_info(gdir, exe)
+        winfo = manifest_info(wdir, exe)
+        source = max_degree_vertex(gdir, info["n"])
+        wsource = max_degree_vertex(wdir, winfo["n"])
+        big = info["edges"] > 30_000_000
+        for kernel in [k for k in KERNELS if k in args.kernels.split(",")]:
+            g, inf, src = (wdir, winfo, wsource) if kernel == "sssp" else (gdir, info, source)
+            configs = ["pool100"] if kernel == "tc" else args.configs.split(",")
+            if kernel == "tc" and big:
+                notes.append(f"{name}: triangle counting skipped (too long for this run)")
+                continue
+            for config in configs:
+                r = run_ocgraph(exe, g, kernel, inf, src, config, args, capped)
+                rows.append({"graph": name, "kernel": kernel, "system": "ocgraph", "config": config, **r})
+                print_row(rows[-1], flush=True)
+                write_csv(rows, stem)
+        for system in systems:
+            if system == "networkx" and (info["edges"] > (1_200_000 if args.quick else 20_000_000)):
+                notes.append(f"{name}: networkx skipped (too large)")
+                continue
+            chosen = [k for k in KERNELS if k in args.kernels.split(",")]
+            per_file = [(gdir, info, source, [k for k in chosen if k != "sssp"]),
+                        (wdir, winfo, wsource, [k for k in chosen if k == "sssp"])]
+            for fdir, finfo, fsrc, kernels in per_file:
+                trials = args.trials
+                if system == "networkx" and args.quick:
+                    trials = 1
+                if system == "networkx" and is_kron and finfo["n"] >= 1 << 16:
+                    kernels = [k for k in kernels if k in ("bfs", "cc", "pr")]
+                    trials = 1
+                    notes.append(f"{name}: networkx runs only bfs/cc/pr, one trial")
+                if system == "igraph" and finfo["edges"] > 2_000_000:
+                    # list_triangles materialises every triangle: too much memory at this size.
+                    kernels = [k for k in kernels if k != "tc"]
+                if system == "scipy":
+                    kernels = [k for k in kernels if k in ("pr", "pr20")]
+                if not kernels:
+                    continue
+                edge_file = os.path.join(args.work, os.path.basename(fdir) + ".txt")
+                if not os.path.exists(edge_file):
+                    sh([exe, "export", fdir, edge_file])
+                for b in run_baseline(py, system, edge_file, finfo, fsrc, kernels, trials, args.timeout * 2):
+                    row = {"graph": name, "kernel": b["kernel"], "system": system, "config": "in-memory",
+                           "secs": b.get("secs"), "mean": b.get("mean"), "e2e": None, "load_secs": b.get("load_secs"),
+                           "bytes_read": None, "hit_ratio": None, "note": b.get("note") or b.get("skip", "")}
+                    rows.append(row)
+                    print_row(row, flush=True)
+                    write_csv(rows, stem)
+    write_outputs(rows, notes, stem)
+
+
+HEADER = f"{'graph':<13} {'kernel':<5} {'system':<9} {'config':<10} {'secs':>9} {'e2e_s':>8} {'xGAPBS':>7} " \
+         f"{'MB_read':>9} {'hit':>6}  note"
+printed_header = False
+
+
+def gapbs_ratio(row):
+    ref = GAPBS.get((row["graph"], row["kernel"]))
+    if ref is None or row.get("secs") is None:
+        return None
+    return row["secs"] / ((ref[0] + ref[1]) / 2)
+
+
+def fmt(x, spec):
+    return format("-", ">" + spec.split(".")[0]) if x is None else format(x, spec)
+
+
+def print_row(row, flush=False):
+    global printed_header
+    if not printed_header:
+        print(HEADER)
+        printed_header = True
+    mb = None if row.get("bytes_read") is None else row["bytes_read"] / 1e6
+    print(f"{row['graph']:<13} {row['kernel']:<5} {row['system']:<9} {row['config']:<10} "
+          f"{fmt(row.get('secs'), '9.4f')} {fmt(row.get('e2e'), '8.2f')} {fmt(gapbs_ratio(row), '7.2f')} "
+          f"{fmt(mb, '9.1f')} {fmt(row.get('hit_ratio'), '6.3f')}  {row.get('note', '')}", flush=flush)
+
+
+def write_csv(rows, stem):
+    """(Re)writes bench/out/STEM.csv with every row so far (a long run keeps partial results)."""
+    out = os.path.join(ROOT, "bench", "out")
+    os.makedirs(out, exist_ok=True)
+    fields = ["graph", "kernel", "system", "config", "secs", "mean", "e2e", "load_secs", "gapbs_ratio",
+              "bytes_read", "hit_ratio", "note"]
+    with open(os.path.join(out, stem + ".csv"), "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=fields, extrasaction="ignore")
+        w.writeheader()
+        for r in rows:
+            w.writerow({**r, "gapbs_ratio": gapbs_ratio(r)})
+
+
+def write_outputs(rows, notes, stem):
+    out = os.path.join(ROOT, "bench", "out")
+    write_csv(rows, stem)
+    print("\nnotes:")
+    for n in dict.fromkeys(notes):
+        print("  " + n)
+    print(f"wrote {os.path.join(out, stem + '.csv')}")
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        print("matplotlib not importable: no chart")
+        return
+    graphs = list(dict.fromkeys(r["graph"] for r in rows))
+    series = list(dict.fromkeys((r["system"], r["config"]) for r in rows))
+    fig, axes = plt.subplots(len(graphs), 1, figsize=(11, 3.2 * len(graphs)), squeeze=False)
+    for ax, g in zip(axes[:, 0], graphs):
+        width = 0.8 / len(series)
+        for i, (s, c) in enumerate(series):
+            xs, ys = [], []
+            for k, kernel in enumerate(KERNELS):
+                v = next((r["secs"] for r in rows if (r["graph"], r["kernel"], r["system"], r["config"]) ==
+                          (g, kernel, s, c) and r.get("secs")), None)
+                if v:
+                    xs.append(k + i * width)
+                    ys.append(v)
+            ax.bar(xs, ys, width, label=f"{s} {c}")
+        gx = [k + 0.4 for k, kern in enumerate(KERNELS) if (g, kern) in GAPBS]
+        gy = [sum(GAPBS[(g, kern)]) / 2 for kern in KERNELS if (g, kern) in GAPBS]
+        if gx:
+            ax.scatter(gx, gy, marker="_", s=400, color="black", label="GAPBS", zorder=3)
+        ax.set_yscale("log")
+        ax.set_xticks([k + 0.4 for k in range(len(KERNELS))], KERNELS)
+        ax.set_title(g)
+        ax.set_ylabel("seconds (best trial)")
+    axes[0, 0].legend(fontsize=7, ncol=3)
+    fig.tight_layout()
+    fig.savefig(os.path.join(out, stem + ".png"), dpi=110)
+    print(f"wrote {os.path.join(out, stem + '.png')}")
+
+
+if __name__ == "__main__":
+    main()
