@@ -8,7 +8,7 @@ Usage: bench/algos/run.py [--scales 20,22 | --quick] [--trials 3] [--threads 2] 
 Graphs: Kronecker (Graph500 parameters: edge factor 16, seed 1, symmetrised) of each scale,
 generated with `ocgraph generate kronecker` (a weighted copy, weights 1..255, for SSSP), and the
 real graphs in data/ (ca-AstroPh --undirected --dedup --relabel, road-usroads.mtx, cnr-2000
-directed), all under --work (default /work/tmp/algo/bench; reused when present). --quick: scale
+directed), all under --work (default bench/out/algos-work; reused when present). --quick: scale
 16 only, at most 2 trials, cnr-2000 left out, networkx one trial; meant to finish in under
 two minutes on an idle machine.
 
@@ -17,13 +17,13 @@ ocgraph: every kernel runs end to end as `ocgraph run ALGO G --trials T --source
 whole command (open + all trials + verification-free output), bytes read and hit ratio from
 --stats. Configurations: pool with memory = graph size (cached after the first trial), pool at
 25% and 10% of the graph size, and mmap inside a memory cgroup capped at 25%
-(/work/shared/tools/memcap --drop-caches; the cap is 25% of the graph plus the kernel's own
+(../shared/tools/memcap beside the clone, or $OCGRAPH_MEMCAP, with --drop-caches; the cap is 25% of the graph plus the kernel's own
 arrays, ~48 B per vertex, and 32 MB; when memcap fails the run is uncapped and says so).
 PageRank "pr" stops at GAPBS's rule, L1 change < 1e-4 (networkx-style --tol 1e-4/n); "pr20" runs
 20 iterations. Triangle counting runs only cached and only up to scale 20 (GAPBS: 76 s at 22).
 
 Baselines (bench/algos/baselines.py, run by --python, default the project venv
-/work/main/.venv or /work/tmp/algo/venv when present): python-igraph and networkx on the same
+the project venv .venv when present): python-igraph and networkx on the same
 graph loaded from the same `ocgraph export` text file (load time reported separately), scipy
 PageRank as a power iteration on the CSR matrix. networkx runs at most up to scale 20, and on
 Kronecker graphs of scale >= 16 only BFS, CC and PageRank with one trial (it needs minutes).
@@ -45,7 +45,7 @@ import time
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 TARGET = os.environ.get("CARGO_TARGET_DIR", os.path.join(ROOT, "target"))
-MEMCAP = "/work/shared/tools/memcap"
+MEMCAP = os.environ.get("OCGRAPH_MEMCAP", os.path.join(ROOT, "..", "shared", "tools", "memcap"))
 BASELINES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "baselines.py")
 
 # GAPBS on this machine kind, 2 threads (seconds, low-high).
@@ -176,7 +176,7 @@ def run_ocgraph(exe, graph, kernel, info, source, config, args, capped):
 
 def find_python(args):
     for p in [args.python, sys.executable if has_module(sys.executable, "igraph") else None,
-              "/work/main/.venv/bin/python", "/work/tmp/algo/venv/bin/python", sys.executable]:
+              os.path.join(ROOT, ".venv", "bin", "python"), sys.executable]:
         if p and os.path.exists(p):
             return p
     return sys.executable
@@ -208,7 +208,7 @@ def main():
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--trials", type=int, default=3)
     ap.add_argument("--threads", type=int, default=2)
-    ap.add_argument("--work", default="/work/tmp/algo/bench")
+    ap.add_argument("--work", default=os.path.join(ROOT, "bench", "out", "algos-work"))
     ap.add_argument("--bin", help="ocgraph binary (default: build it)")
     ap.add_argument("--python", help="interpreter with igraph/networkx/scipy")
     ap.add_argument("--no-baselines", action="store_true")

@@ -30,26 +30,36 @@ OUT_DIR = os.path.join(ROOT, "bench", "out")
 
 # Baselines: (name, module needed, python code; argv[1] = text edge list).
 BASELINES = [
-    ("numpy.loadtxt", ["numpy"],
-     "import sys, numpy as np\n"
-     "a = np.loadtxt(sys.argv[1], dtype=np.uint32, comments='#')\n"
-     "print(a.shape[0])"),
-    ("pandas+scipy csr", ["pandas", "scipy", "numpy"],
-     "import sys, numpy as np, pandas as pd, scipy.sparse as sp\n"
-     "d = pd.read_csv(sys.argv[1], sep=' ', header=None, comment='#', dtype=np.uint32, engine='c')\n"
-     "u, v = d[0].to_numpy(), d[1].to_numpy()\n"
-     "n = int(max(u.max(), v.max())) + 1\n"
-     "r, c = np.concatenate([u, v]), np.concatenate([v, u])\n"
-     "m = sp.csr_matrix((np.ones(len(r), dtype=np.float32), (r, c)), shape=(n, n))\n"
-     "print(len(u))"),
-    ("igraph.Read_Edgelist", ["igraph"],
-     "import sys, igraph\n"
-     "g = igraph.Graph.Read_Edgelist(sys.argv[1], directed=False)\n"
-     "print(g.ecount())"),
-    ("networkx.read_edgelist", ["networkx"],
-     "import sys, networkx as nx\n"
-     "g = nx.read_edgelist(sys.argv[1], nodetype=int)\n"
-     "print(g.number_of_edges())"),
+    (
+        "numpy.loadtxt",
+        ["numpy"],
+        "import sys, numpy as np\n"
+        "a = np.loadtxt(sys.argv[1], dtype=np.uint32, comments='#')\n"
+        "print(a.shape[0])",
+    ),
+    (
+        "pandas+scipy csr",
+        ["pandas", "scipy", "numpy"],
+        "import sys, numpy as np, pandas as pd, scipy.sparse as sp\n"
+        "d = pd.read_csv(sys.argv[1], sep=' ', header=None, comment='#', dtype=np.uint32, engine='c')\n"
+        "u, v = d[0].to_numpy(), d[1].to_numpy()\n"
+        "n = int(max(u.max(), v.max())) + 1\n"
+        "r, c = np.concatenate([u, v]), np.concatenate([v, u])\n"
+        "m = sp.csr_matrix((np.ones(len(r), dtype=np.float32), (r, c)), shape=(n, n))\n"
+        "print(len(u))",
+    ),
+    (
+        "igraph.Read_Edgelist",
+        ["igraph"],
+        "import sys, igraph\ng = igraph.Graph.Read_Edgelist(sys.argv[1], directed=False)\nprint(g.ecount())",
+    ),
+    (
+        "networkx.read_edgelist",
+        ["networkx"],
+        "import sys, networkx as nx\n"
+        "g = nx.read_edgelist(sys.argv[1], nodetype=int)\n"
+        "print(g.number_of_edges())",
+    ),
 ]
 NETWORKX_MAX_EDGES = 20_000_000
 
@@ -64,16 +74,18 @@ def find_binary(explicit):
     for c in candidates:
         if os.access(c, os.X_OK):
             return c
-    sys.exit("ocgraph release binary not found; build it with `cargo build --release -p ocgraph-cli` "
-             "or pass --bin")
+    sys.exit(
+        "ocgraph release binary not found; build it with `cargo build --release -p ocgraph-cli` or pass --bin"
+    )
 
 
 def timed(cmd):
     """Runs cmd under /usr/bin/time; returns (seconds, peak RSS in MB, stdout) and records the
     CPU seconds (user + sys) in timed.cpu."""
     with tempfile.NamedTemporaryFile("r", suffix=".time") as tf:
-        proc = subprocess.run(["/usr/bin/time", "-o", tf.name, "-f", "%e %M %U %S"] + cmd,
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        proc = subprocess.run(
+            ["/usr/bin/time", "-o", tf.name, "-f", "%e %M %U %S", *cmd], capture_output=True, text=True
+        )
         if proc.returncode != 0:
             raise RuntimeError(f"{' '.join(cmd)} failed ({proc.returncode}): {proc.stderr.strip()}")
         secs, kb, user, sys_ = tf.read().split()[-4:]
@@ -108,17 +120,36 @@ def main():
         rate = edges / secs / 1e6 if secs > 0 else float("inf")
         cpu = timed.cpu
         rows.append([tool, inp, budget, f"{secs:.2f}", f"{cpu:.2f}", f"{rate:.2f}", f"{rss:.0f}", note])
-        print(f"  {tool:<24} {inp:<6} {budget:<6} {secs:8.2f} s {cpu:8.2f} cpu-s {rate:8.2f} M/s "
-              f"{rss:8.0f} MB {note}", flush=True)
+        print(
+            f"  {tool:<24} {inp:<6} {budget:<6} {secs:8.2f} s {cpu:8.2f} cpu-s {rate:8.2f} M/s "
+            f"{rss:8.0f} MB {note}",
+            flush=True,
+        )
 
     try:
         kron = os.path.join(work, "kron")
         print(f"generating kronecker scale {args.scale} edge factor {args.edge_factor} in {work}", flush=True)
-        secs, rss, _ = timed([exe, "generate", "kronecker", "--scale", str(args.scale),
-                              "--edge-factor", str(args.edge_factor), "--seed", str(args.seed),
-                              "--memory", "4G", "--force", "--quiet", kron])
+        secs, rss, _ = timed(
+            [
+                exe,
+                "generate",
+                "kronecker",
+                "--scale",
+                str(args.scale),
+                "--edge-factor",
+                str(args.edge_factor),
+                "--seed",
+                str(args.seed),
+                "--memory",
+                "4G",
+                "--force",
+                "--quiet",
+                kron,
+            ]
+        )
         info = subprocess.run([exe, "info", kron, "--json"], capture_output=True, text=True, check=True)
         import json
+
         edges = json.loads(info.stdout)["edges"]
         drawn = args.edge_factor << args.scale
         add("ocgraph generate", "-", "4G", secs, drawn, rss, f"{drawn} drawn -> {edges} edges")
@@ -133,8 +164,9 @@ def main():
         for label, path in (("text", txt), ("bin32", binf)):
             for budget in ("256M", "4G"):
                 out = os.path.join(work, f"imp-{label}-{budget}")
-                secs, rss, _ = timed([exe, "import", path, out, "--undirected", "--memory", budget,
-                                      "--force", "--quiet"])
+                secs, rss, _ = timed(
+                    [exe, "import", path, out, "--undirected", "--memory", budget, "--force", "--quiet"]
+                )
                 add("ocgraph import", label, budget, secs, edges, rss)
                 results[(label, budget)] = (edges / secs / 1e6, rss)
                 shutil.rmtree(out, ignore_errors=True)
@@ -156,28 +188,44 @@ def main():
         path = os.path.join(OUT_DIR, "ingest.csv")
         with open(path, "w", newline="") as f:
             w = csv.writer(f)
-            w.writerow(["tool", "input", "budget", "seconds", "cpu_seconds", "M_input_edges_per_s", "peak_rss_mb",
-                        "note"])
+            w.writerow(
+                [
+                    "tool",
+                    "input",
+                    "budget",
+                    "seconds",
+                    "cpu_seconds",
+                    "M_input_edges_per_s",
+                    "peak_rss_mb",
+                    "note",
+                ]
+            )
             w.writerows(rows)
 
         print()
-        print(f"scale {args.scale}, edge factor {args.edge_factor}: {edges} input edges "
-              f"(undirected, each once), binary {exe}")
+        print(
+            f"scale {args.scale}, edge factor {args.edge_factor}: {edges} input edges "
+            f"(undirected, each once), binary {exe}"
+        )
         header = ["tool", "input", "budget", "seconds", "cpu s", "M edges/s", "peak RSS MB", "note"]
-        widths = [max(len(str(r[i])) for r in rows + [header]) for i in range(len(header))]
-        for r in [header] + rows:
+        widths = [max(len(str(r[i])) for r in [*rows, header]) for i in range(len(header))]
+        for r in [header, *rows]:
             print("  ".join(str(x).ljust(wd) for x, wd in zip(r, widths)))
         for n in notes:
             print("note:", n)
-        print(f"note: load average at the end {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores "
-              "(wall-clock rates drop under contention; cpu s is the process's user + sys time)")
+        print(
+            f"note: load average at the end {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores "
+            "(wall-clock rates drop under contention; cpu s is the process's user + sys time)"
+        )
         print()
         targets = [
             ("binary import, 4G budget >= 20 M edges/s", results[("bin32", "4G")][0] >= 20),
             ("binary import, 256M budget >= 5 M edges/s", results[("bin32", "256M")][0] >= 5),
             ("text import >= 8 M lines/s (4G)", results[("text", "4G")][0] >= 8),
-            ("peak RSS < 400 MB with --memory 256M",
-             max(results[("text", "256M")][1], results[("bin32", "256M")][1]) < 400),
+            (
+                "peak RSS < 400 MB with --memory 256M",
+                max(results[("text", "256M")][1], results[("bin32", "256M")][1]) < 400,
+            ),
         ]
         for what, met in targets:
             print(f"target {'MET ' if met else 'MISSED'}: {what}")

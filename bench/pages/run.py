@@ -10,10 +10,11 @@ Without --graph, generates a Kronecker graph (edge factor 16, seed 1) of the giv
   scan   cold for_each_in_range over all vertices (MB/s of offsets + neighbours),
   random K random neighbour lists, cold and (at 100%) warm (reads/s),
 for the pool (capacity = the memory size; once per page size) and for mmap under
-`/work/shared/tools/memcap --drop-caches SIZE` (uncapped, flagged, if memcap fails; the
+`../shared/tools/memcap --drop-caches SIZE` (or $OCGRAPH_MEMCAP) (uncapped, flagged, if memcap fails; the
 cgroup's peak usage it reports is recorded as max_usage_bytes, to show the cap held).
 Prints a table and writes bench/out/pages.csv.
 """
+
 import argparse
 import csv
 import json
@@ -25,7 +26,7 @@ import tempfile
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 TARGET = os.environ.get("CARGO_TARGET_DIR", os.path.join(ROOT, "target"))
-MEMCAP = "/work/shared/tools/memcap"
+MEMCAP = os.environ.get("OCGRAPH_MEMCAP", os.path.join(ROOT, "..", "shared", "tools", "memcap"))
 
 
 def sh(cmd, **kw):
@@ -64,14 +65,29 @@ def memcap_usage(stderr):
 
 def pagebench(graph, backend, memory, mode, args, warm=False, page_size=4096):
     """Runs pagebench; returns (result JSON, note, memcap peak usage or "")."""
-    cmd = [os.path.join(TARGET, "release", "examples", "pagebench"), graph, "--backend", backend,
-           "--memory", str(memory), "--mode", mode, "--policy", args.policy, "--page-size", str(page_size),
-           "--reads", str(args.warm_reads if warm else args.reads), "--threads", str(args.threads)]
+    cmd = [
+        os.path.join(TARGET, "release", "examples", "pagebench"),
+        graph,
+        "--backend",
+        backend,
+        "--memory",
+        str(memory),
+        "--mode",
+        mode,
+        "--policy",
+        args.policy,
+        "--page-size",
+        str(page_size),
+        "--reads",
+        str(args.warm_reads if warm else args.reads),
+        "--threads",
+        str(args.threads),
+    ]
     if warm:
         cmd.append("--warm")
     note = ""
     if backend == "mmap" and not warm:  # the warm comparison is "whole graph cached": no cap
-        capped = [MEMCAP, "--drop-caches", str(memory), "--"] + cmd
+        capped = [MEMCAP, "--drop-caches", str(memory), "--", *cmd]
         r = subprocess.run(capped, text=True, capture_output=True)
         if r.returncode == 0 and r.stdout.strip():
             return json.loads(r.stdout.strip().splitlines()[-1]), note, memcap_usage(r.stderr)
@@ -86,8 +102,12 @@ def main():
     ap.add_argument("--graph", help="existing graph directory")
     ap.add_argument("--scale", type=int, default=22, help="Kronecker scale when generating")
     ap.add_argument("--reads", type=int, default=20000, help="random neighbour-list reads")
-    ap.add_argument("--warm-reads", type=int, default=2_000_000,
-                    help="random reads in the cached (warm) comparison; long enough to time reliably")
+    ap.add_argument(
+        "--warm-reads",
+        type=int,
+        default=2_000_000,
+        help="random reads in the cached (warm) comparison; long enough to time reliably",
+    )
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--policy", default="clock")
     ap.add_argument("--page-sizes", default="4096,16384", help="pool page sizes, comma-separated")
@@ -101,12 +121,27 @@ def main():
         graph = os.path.join(out_dir, f"kron{args.scale}")
         if not os.path.exists(os.path.join(graph, "manifest")):
             print(f"generating {graph} ...", file=sys.stderr)
-            sh([os.path.join(TARGET, "release", "ocgraph"), "generate", "kronecker", "--scale",
-                str(args.scale), "--edge-factor", "16", "--seed", "1", graph])
+            sh(
+                [
+                    os.path.join(TARGET, "release", "ocgraph"),
+                    "generate",
+                    "kronecker",
+                    "--scale",
+                    str(args.scale),
+                    "--edge-factor",
+                    "16",
+                    "--seed",
+                    "1",
+                    graph,
+                ]
+            )
     size = graph_bytes(graph)
     disk = disk_seq_mbps(size, os.path.dirname(os.path.abspath(graph)))
-    print(f"graph {graph}: {size / 1e6:.1f} MB (out.offsets + out.neighbors); "
-          f"disk sequential O_DIRECT read {disk:.0f} MB/s", file=sys.stderr)
+    print(
+        f"graph {graph}: {size / 1e6:.1f} MB (out.offsets + out.neighbors); "
+        f"disk sequential O_DIRECT read {disk:.0f} MB/s",
+        file=sys.stderr,
+    )
 
     rows = []
     for frac in (0.10, 0.25, 1.00):
@@ -117,30 +152,55 @@ def main():
             for mode, warm in runs:
                 res, note, usage = pagebench(graph, backend, memory, mode, args, warm, page_size)
                 s = res["stats"]
-                rows.append({
-                    "mode": mode + (" warm" if warm else ""), "backend": backend,
-                    "page_size": page_size if backend == "pool" else "", "max_usage_bytes": usage,
-                    "memory": f"{int(frac * 100)}%", "memory_bytes": memory,
-                    "seconds": round(res["seconds"], 4), "throughput": round(res["throughput"], 1),
-                    "unit": res["unit"], "hit_ratio": round(s["hit_ratio"], 4),
-                    "bytes_read": s["bytes_read"], "sequential_ratio": round(s["sequential_ratio"], 4),
-                    "pct_of_disk": round(100 * res["throughput"] / disk, 1) if mode == "scan" else "",
-                    "major_faults": s["major_faults"], "note": note,
-                })
+                rows.append(
+                    {
+                        "mode": mode + (" warm" if warm else ""),
+                        "backend": backend,
+                        "page_size": page_size if backend == "pool" else "",
+                        "max_usage_bytes": usage,
+                        "memory": f"{int(frac * 100)}%",
+                        "memory_bytes": memory,
+                        "seconds": round(res["seconds"], 4),
+                        "throughput": round(res["throughput"], 1),
+                        "unit": res["unit"],
+                        "hit_ratio": round(s["hit_ratio"], 4),
+                        "bytes_read": s["bytes_read"],
+                        "sequential_ratio": round(s["sequential_ratio"], 4),
+                        "pct_of_disk": round(100 * res["throughput"] / disk, 1) if mode == "scan" else "",
+                        "major_faults": s["major_faults"],
+                        "note": note,
+                    }
+                )
                 print(f"  {rows[-1]}", file=sys.stderr)
 
-    cols = ["mode", "backend", "page_size", "memory", "seconds", "throughput", "unit", "pct_of_disk",
-            "hit_ratio", "bytes_read", "sequential_ratio", "major_faults", "max_usage_bytes", "note"]
+    cols = [
+        "mode",
+        "backend",
+        "page_size",
+        "memory",
+        "seconds",
+        "throughput",
+        "unit",
+        "pct_of_disk",
+        "hit_ratio",
+        "bytes_read",
+        "sequential_ratio",
+        "major_faults",
+        "max_usage_bytes",
+        "note",
+    ]
     print(f"disk sequential read (dd iflag=direct): {disk:.0f} MB/s; graph {size / 1e6:.1f} MB")
     print("  ".join(f"{c:>14}" for c in cols))
     for r in rows:
-        print("  ".join(f"{str(r[c]):>14}" for c in cols))
+        print("  ".join(f"{r[c]!s:>14}" for c in cols))
     path = os.path.join(out_dir, "pages.csv")
     with open(path, "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=["memory_bytes", "disk_mbps"] + cols)
+        w = csv.DictWriter(f, fieldnames=["memory_bytes", "disk_mbps", *cols])
         w.writeheader()
         for r in rows:
-            w.writerow({**{c: r[c] for c in cols}, "memory_bytes": r["memory_bytes"], "disk_mbps": round(disk, 1)})
+            w.writerow(
+                {**{c: r[c] for c in cols}, "memory_bytes": r["memory_bytes"], "disk_mbps": round(disk, 1)}
+            )
     print(f"wrote {path}")
     warm = {(r["backend"], r["page_size"]): r["seconds"] for r in rows if r["mode"] == "random warm"}
     if ("mmap", "") in warm:
@@ -148,12 +208,16 @@ def main():
             if backend == "pool":
                 ratio = secs / warm[("mmap", "")]
                 verdict = "MET" if ratio <= 1.5 else "MISSED"
-                print(f"target {verdict}: cached random reads, pool {page_size} B pages = {ratio:.2f}x mmap (<= 1.5x)")
+                print(
+                    f"target {verdict}: cached random reads, pool {page_size} B pages = {ratio:.2f}x mmap (<= 1.5x)"
+                )
     for r in rows:
         if r["mode"] == "scan" and r["backend"] == "pool":
             verdict = "MET" if r["pct_of_disk"] >= 80 else "MISSED"
-            print(f"target {verdict}: pool scan at {r['memory']}, {r['page_size']} B pages = "
-                  f"{r['pct_of_disk']}% of disk bandwidth (>= 80%)")
+            print(
+                f"target {verdict}: pool scan at {r['memory']}, {r['page_size']} B pages = "
+                f"{r['pct_of_disk']}% of disk bandwidth (>= 80%)"
+            )
 
 
 if __name__ == "__main__":
