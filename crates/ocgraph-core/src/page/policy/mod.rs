@@ -111,4 +111,6 @@ pub fn policy_by_name(name: &str, frames: usize) -> Result<Box<dyn ReplacementPo
 }
 
 #[cfg(test)]
+mod test_driver;
+#[cfg(test)]
 mod tests;

@@ -144,3 +144,27 @@ impl ReplacementPolicy for S3Fifo {
         None
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::test_driver::evictions;
+    use super::*;
+
+    #[test]
+    fn hand_checked_victim_order() {
+        // 4 frames, small queue target 1 frame. 1..4 fill S; 5 evicts 1 (to G); 1 comes back
+        // from G into M, evicting 2; likewise 2 (evicting 3), 3 (evicting 4) and 4 (evicting
+        // 5, emptying S). The hit on 1 spares it once in M: 6 evicts 2.
+        let refs = [1, 2, 3, 4, 5, 1, 2, 1, 3, 4, 6];
+        assert_eq!(evictions(&S3Fifo::new(4), 4, &refs), vec![1, 2, 3, 4, 5, 2]);
+    }
+
+    #[test]
+    fn a_page_hit_in_the_small_queue_moves_to_main() {
+        // 10 frames (S target 1): 11 evicts 1; the hit on 2 moves it to M, so 12 evicts 3;
+        // then 13 and 14 evict 4 and 5, never 2.
+        let mut refs: Vec<u64> = (1..=10).collect();
+        refs.extend([11, 2, 12, 13, 14]);
+        assert_eq!(evictions(&S3Fifo::new(10), 10, &refs), vec![1, 3, 4, 5]);
+    }
+}

@@ -9,15 +9,16 @@
 //! - **Voters.** Randomly chosen voter groups run both policies on every miss; follower groups
 //!   just run the active policy.
 //! - **Competition** in a voter group, on a miss: the active policy's victim is evicted and
-//!   remembered as a ghost (page, policy, epoch; [`GacConfig::ghosts_per_group`] per group); the
-//!   fallback policy's victim (simulated among the untagged frames) is only tagged. Rules:
+//!   remembered as a ghost (page, policy, time; [`GacConfig::ghosts_per_group`] per group); the
+//!   fallback policy's victim (simulated) is only tagged. Rules:
 //!   - a miss on a ghost: the evicting policy was wrong — the other one wins (rule 2);
-//!   - a ghost dropped as the oldest without a miss on it: the evicting policy wins (rule 1);
 //!   - a hit on a tagged page: the fallback was wrong — the other policy wins (rule 2);
 //!   - the active policy evicts a tagged page: the fallback chose it first — it wins (rule 1).
-//! - **Time decay.** Time is counted in epochs of [`GacConfig::epoch_misses`] misses; a win
-//!   decided at epoch `Tc` for a choice made at `Ts` counts `d^(Tc-Ts)`, and the global score is
-//!   multiplied by `d` at every new epoch.
+//! - **Time decay.** Each voter group counts its misses (its clock `T`); a win decided at `Tc`
+//!   for a choice made at `Ts` counts `d^(Tc-Ts)`, so a quickly disclosed choice (a short
+//!   re-fault distance) weighs most. The global score is multiplied by `d` every
+//!   [`GacConfig::epoch_misses`] misses.
+//! - **CLOCK** sets a frame's reference bit on load and on every hit.
 //! - **Soft LIFO.** LIFO evicts the second most recently loaded page of the group.
 //! - **Boundary adjustment.** [`GacConfig::boundary_pages`] (pages shared by two partitions) are
 //!   passed over by LIFO until requested again after their load.
@@ -71,7 +72,7 @@ impl Contender {
 const NO_KEY: u64 = u64::MAX;
 /// Meta word bit: a boundary page not yet requested again since its load.
 const FRESH_BOUNDARY: u64 = 1 << 63;
-/// Meta word: low 2 bits the tagging policy, then the epoch of the tag.
+/// Meta word: low 2 bits the tagging policy, then the group time of the tag.
 const TAG_MASK: u64 = !FRESH_BOUNDARY;
 
 /// A page evicted by the active policy of a voter group.
@@ -79,7 +80,7 @@ const TAG_MASK: u64 = !FRESH_BOUNDARY;
 struct Ghost {
     key: PageKey,
     by: Contender,
-    epoch: u64,
+    time: u64,
 }
 
 /// Per-group state touched only on misses.
@@ -105,9 +106,11 @@ pub struct Gac {
     referenced: Box<[AtomicBool]>,
     /// Per frame: load order (LIFO), from `loads`.
     load_seq: Box<[AtomicU64]>,
-    /// Per frame: tag (fallback policy and epoch) and [`FRESH_BOUNDARY`].
+    /// Per frame: tag (fallback policy and group time) and [`FRESH_BOUNDARY`].
     meta: Box<[AtomicU64]>,
     loads: AtomicU64,
+    /// Per group: misses so far (voter groups only).
+    time: Box<[AtomicU64]>,
     misses: AtomicU64,
     /// The global score, `f64` bits.
     score: AtomicU64,
@@ -143,6 +146,7 @@ impl Gac {
             load_seq: (0..frames).map(|_| AtomicU64::new(0)).collect(),
             meta: (0..frames).map(|_| AtomicU64::new(0)).collect(),
             loads: AtomicU64::new(0),
+            time: (0..n).map(|_| AtomicU64::new(0)).collect(),
             misses: AtomicU64::new(0),
             score: AtomicU64::new(0f64.to_bits()),
         })
@@ -167,9 +171,6 @@ impl Gac {
         self.voter.iter().filter(|&&v| v).count()
     }
 
-    fn epoch(&self) -> u64 {
-        self.misses.load(Ordering::Relaxed) / self.epoch_misses
-    }
 
     /// Applies `f` to the global score with compare-and-swap.
     fn update_score(&self, f: impl Fn(f64) -> f64) {
@@ -178,9 +179,10 @@ impl Gac {
         });
     }
 
-    /// `winner` was right about a choice made at epoch `since`.
-    fn win(&self, winner: Contender, since: u64) {
-        let w = self.decay.powi(self.epoch().saturating_sub(since).min(i32::MAX as u64) as i32);
+    /// `winner` was right about a choice made at time `since` of group `g`.
+    fn win(&self, winner: Contender, g: usize, since: u64) {
+        let dt = self.time[g].load(Ordering::Relaxed).saturating_sub(since);
+        let w = self.decay.powi(dt.min(i32::MAX as u64) as i32);
         let w = if winner == Contender::Lifo { w } else { -w };
         self.update_score(|s| s + w);
     }
@@ -272,33 +274,33 @@ impl Gac {
         if !self.voter[g] {
             return self.pick(active, g, &mut grp, evictable);
         }
-        let now = self.epoch();
+        let now = self.time[g].fetch_add(1, Ordering::Relaxed) + 1;
         if let Some(i) = grp.ghosts.iter().position(|gh| gh.key == key) {
             let gh = grp.ghosts.remove(i).expect("position is in range");
-            self.win(gh.by.other(), gh.epoch);
+            self.win(gh.by.other(), g, gh.time);
         }
         let va = self.pick(active, g, &mut grp, evictable)?;
         let fallback = active.other();
-        let vf = self.pick(fallback, g, &mut grp, &mut |f| f != va && !self.tagged(f));
-        if let Some(vf) = vf {
-            self.meta[vf].fetch_or(now << 2 | fallback.bits(), Ordering::Relaxed);
+        // The fallback may choose a frame it tagged before (its tag keeps the older time).
+        if let Some(vf) = self.pick(fallback, g, &mut grp, &mut |f| f != va) {
+            if !self.tagged(vf) {
+                self.meta[vf].fetch_or(now << 2 | fallback.bits(), Ordering::Relaxed);
+            }
         }
         let m = self.meta[va].swap(0, Ordering::Relaxed) & TAG_MASK;
         if m != 0 {
             // The fallback tagged it earlier and nobody asked for it since (rule 1).
             let by = if m & 3 == Contender::Clock.bits() { Contender::Clock } else { Contender::Lifo };
-            self.win(by, m >> 2);
+            self.win(by, g, m >> 2);
         } else {
             let old = self.key[va].load(Ordering::Relaxed);
             // Ghosts live in the group their page hashes to; a page loaded into another
             // group's frame while frames were free is not remembered.
             if self.group_of(old) == g && self.ghosts_per_group > 0 {
                 if grp.ghosts.len() == self.ghosts_per_group {
-                    let gh = grp.ghosts.pop_front().expect("full");
-                    // Never asked for again while remembered: the eviction was right (rule 1).
-                    self.win(gh.by, gh.epoch);
+                    grp.ghosts.pop_front();
                 }
-                grp.ghosts.push_back(Ghost { key: old, by: active, epoch: now });
+                grp.ghosts.push_back(Ghost { key: old, by: active, time: now });
             }
         }
         Some(va)
@@ -319,14 +321,16 @@ impl ReplacementPolicy for Gac {
             if m != 0 {
                 // The fallback's choice was asked for again before the active policy chose it.
                 let by = if m & 3 == Contender::Clock.bits() { Contender::Clock } else { Contender::Lifo };
-                self.win(by.other(), m >> 2);
+                self.win(by.other(), frame / self.group_size, m >> 2);
             }
         }
     }
 
     fn on_load(&self, frame: usize, key: PageKey) {
         self.key[frame].store(key, Ordering::Relaxed);
-        self.referenced[frame].store(false, Ordering::Relaxed);
+        // Classic CLOCK: a load is a reference. (Otherwise simulated CLOCK would tag the page
+        // just loaded — the very page LIFO evicts next — and win rule 1 on every miss.)
+        self.referenced[frame].store(true, Ordering::Relaxed);
         self.load_seq[frame].store(self.loads.fetch_add(1, Ordering::Relaxed) + 1, Ordering::Relaxed);
         let fresh = if self.boundary.contains(&key) { FRESH_BOUNDARY } else { 0 };
         self.meta[frame].store(fresh, Ordering::Relaxed);
