@@ -46,7 +46,7 @@ fn frames_for(spec: &str, distinct: usize, page_size: u32) -> Result<usize> {
     let bad = |why: &str| Error::invalid(format!("cache size '{spec}': {why}"));
     let frames = if let Some(p) = spec.strip_suffix('%') {
         let p: f64 = p.trim().parse().map_err(|_| bad("expected a percentage like 10%"))?;
-        if !(p > 0.0) {
+        if p.is_nan() || p <= 0.0 {
             return Err(bad("must be positive"));
         }
         (p / 100.0 * distinct as f64).ceil() as usize
@@ -130,7 +130,11 @@ pub fn run(args: &CacheSimArgs) -> Result<()> {
             );
         }
         std::fs::write(csv, text).map_err(|e| Error::io(csv, "write", e))?;
-        println!("wrote {}; chart: python3 bench/caching/plot.py {} --out chart.png", csv.display(), csv.display());
+        println!(
+            "wrote {}; chart: python3 bench/caching/plot.py {} --out chart.png",
+            csv.display(),
+            csv.display()
+        );
     }
     if let Some(path) = &args.score_trace {
         let spec = policies.iter().find(|p| p.starts_with("gac")).copied().unwrap_or("gac");
@@ -158,7 +162,13 @@ fn short(p: &str) -> &str {
 
 /// Replays `dense` through GAC with `frames` frames, writing `miss,score,active` every `every`
 /// misses.
-fn write_score_trace(path: &Path, dense: &DenseTrace, frames: usize, config: &GacConfig, every: u64) -> Result<()> {
+fn write_score_trace(
+    path: &Path,
+    dense: &DenseTrace,
+    frames: usize,
+    config: &GacConfig,
+    every: u64,
+) -> Result<()> {
     let mut sim = CacheSim::new(Box::new(Gac::new(frames, config)?), frames, dense.distinct);
     let mut text = String::from("miss,score,active\n");
     let mut misses = 0u64;

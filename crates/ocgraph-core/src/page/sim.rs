@@ -111,7 +111,8 @@ impl CacheSim {
         let f = match self.free.pop() {
             Some(f) => f,
             None => {
-                let v = self.policy.victim(key, &mut |_| true).expect("an unpinned cache always has a victim");
+                let v =
+                    self.policy.victim(key, &mut |_| true).expect("an unpinned cache always has a victim");
                 let old = self.owner[v];
                 debug_assert_ne!(old, NONE);
                 self.frame_of[old as usize] = NONE;

@@ -57,7 +57,11 @@ impl TraceRecord {
 
     /// Unpacks the on-disk form.
     pub fn unpack(word: u64) -> TraceRecord {
-        TraceRecord { file: (word >> 40) as u8, page: word & (MAX_TRACE_PAGE - 1), thread: (word >> 48) as u16 }
+        TraceRecord {
+            file: (word >> 40) as u8,
+            page: word & (MAX_TRACE_PAGE - 1),
+            thread: (word >> 48) as u16,
+        }
     }
 
     /// The page's [`PageKey`] (as the pool and the policies name it).

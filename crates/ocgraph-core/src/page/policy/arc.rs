@@ -69,7 +69,12 @@ impl State {
 
     /// Evicts the first evictable LRU frame of `T1` (`from_t1`) or `T2`, recording its key in
     /// `B1` or `B2` when `ghost`.
-    fn take(&mut self, from_t1: bool, ghost: bool, evictable: &mut dyn FnMut(usize) -> bool) -> Option<usize> {
+    fn take(
+        &mut self,
+        from_t1: bool,
+        ghost: bool,
+        evictable: &mut dyn FnMut(usize) -> bool,
+    ) -> Option<usize> {
         let list = if from_t1 { &self.t1 } else { &self.t2 };
         let f = list.find_from_front(evictable)?;
         if ghost {
@@ -256,14 +261,18 @@ mod tests {
                     s = s.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
                     // Skewed: half the requests go to the first quarter of the pages.
                     let r = s >> 33;
-                    if r % 2 == 0 {
+                    if r.is_multiple_of(2) {
                         r / 2 % (pages / 4 + 1)
                     } else {
                         r / 2 % pages
                     }
                 })
                 .collect();
-            assert_eq!(evictions(&ArcPolicy::new(c), c, &refs), reference_arc(&refs, c), "c {c} refs {refs:?}");
+            assert_eq!(
+                evictions(&ArcPolicy::new(c), c, &refs),
+                reference_arc(&refs, c),
+                "c {c} refs {refs:?}"
+            );
         }
     }
 }

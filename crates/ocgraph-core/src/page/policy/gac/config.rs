@@ -111,7 +111,8 @@ mod tests {
     #[test]
     fn parses_specs() {
         assert_eq!(GacConfig::parse("gac").unwrap(), GacConfig::default());
-        let c = GacConfig::parse("gac:group=8:ghosts=4:voters=0.25:decay=0.5:epoch=100:soft=0:seed=3").unwrap();
+        let c =
+            GacConfig::parse("gac:group=8:ghosts=4:voters=0.25:decay=0.5:epoch=100:soft=0:seed=3").unwrap();
         assert_eq!(c.group_size, 8);
         assert_eq!(c.ghosts_per_group, 4);
         assert_eq!(c.voters, Voters::Fraction(0.25));

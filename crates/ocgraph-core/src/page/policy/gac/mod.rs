@@ -171,12 +171,11 @@ impl Gac {
         self.voter.iter().filter(|&&v| v).count()
     }
 
-
     /// Applies `f` to the global score with compare-and-swap.
     fn update_score(&self, f: impl Fn(f64) -> f64) {
-        let _ = self.score.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |b| {
-            Some(f(f64::from_bits(b)).to_bits())
-        });
+        let _ = self
+            .score
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |b| Some(f(f64::from_bits(b)).to_bits()));
     }
 
     /// `winner` was right about a choice made at time `since` of group `g`.
@@ -263,12 +262,7 @@ impl Gac {
 
     /// The miss path of group `g`: the competition in a voter group, the active policy in a
     /// follower.
-    fn victim_in(
-        &self,
-        g: usize,
-        key: PageKey,
-        evictable: &mut dyn FnMut(usize) -> bool,
-    ) -> Option<usize> {
+    fn victim_in(&self, g: usize, key: PageKey, evictable: &mut dyn FnMut(usize) -> bool) -> Option<usize> {
         let mut grp = self.groups[g].lock();
         let active = self.active();
         if !self.voter[g] {

@@ -88,7 +88,8 @@ fn phase_change_switches_the_active_policy_within_bounded_misses() {
     // policy is the right one for the phase, stably until the phase ends (ignoring its first
     // tenth, the warm-up).
     let t = DenseTrace::new(refs.clone());
-    let mut sim = CacheSim::new(Box::new(Gac::new(frames, &GacConfig::default()).unwrap()), frames, t.distinct);
+    let mut sim =
+        CacheSim::new(Box::new(Gac::new(frames, &GacConfig::default()).unwrap()), frames, t.distinct);
     let mut misses_at = Vec::with_capacity(refs.len());
     for (&id, &key) in t.ids.iter().zip(&t.keys) {
         sim.access(id, key);
@@ -162,4 +163,3 @@ fn boundary_pages_stay_until_reused_and_pins_are_respected() {
     // Nothing evictable: None.
     assert_eq!(g.victim(8, &mut |_| false), None);
 }
-
