@@ -8,7 +8,8 @@
 //!   frame of `S` moves to `M` if it was hit since its load, else it is evicted and its key goes
 //!   to `G`. Otherwise from `M`: the oldest frame is reinserted at the back with its frequency
 //!   decremented if it is nonzero, else evicted.
-//! - A pinned candidate is moved to the back of its queue and the search goes on.
+//! - A pinned candidate is moved to the back of its queue and the search goes on (in the
+//!   other queue once every frame of this one was found pinned).
 
 use std::sync::atomic::{AtomicU8, Ordering};
 
@@ -106,9 +107,13 @@ impl ReplacementPolicy for S3Fifo {
         let mut st = self.state.lock();
         let st = &mut *st;
         let frames = st.in_main.len();
+        // Pinned frames skipped in each queue: once a whole queue was skipped, use the other.
+        let (mut s_pinned, mut m_pinned) = (0, 0);
         // Every frame is looked at a bounded number of times (frequencies are at most 3).
         for _ in 0..8 * frames + 8 {
-            if st.small_len > 0 && (st.small_len >= self.small_target || st.main_len == 0) {
+            let s_ok = st.small_len > s_pinned;
+            let m_ok = st.main_len > m_pinned;
+            if s_ok && (st.small_len >= self.small_target || !m_ok) {
                 let f = front(&st.small).expect("small is not empty");
                 if self.freq[f].load(Ordering::Relaxed) > 0 {
                     self.freq[f].store(0, Ordering::Relaxed);
@@ -125,8 +130,9 @@ impl ReplacementPolicy for S3Fifo {
                     return Some(f);
                 } else {
                     st.small.push_back(f);
+                    s_pinned += 1;
                 }
-            } else if st.main_len > 0 {
+            } else if m_ok {
                 let f = front(&st.main).expect("main is not empty");
                 let v = self.freq[f].load(Ordering::Relaxed);
                 if v > 0 {
@@ -136,6 +142,7 @@ impl ReplacementPolicy for S3Fifo {
                     return Some(f);
                 } else {
                     st.main.push_back(f);
+                    m_pinned += 1;
                 }
             } else {
                 return None;
@@ -157,6 +164,18 @@ mod tests {
         // 5, emptying S). The hit on 1 spares it once in M: 6 evicts 2.
         let refs = [1, 2, 3, 4, 5, 1, 2, 1, 3, 4, 6];
         assert_eq!(evictions(&S3Fifo::new(4), 4, &refs), vec![1, 2, 3, 4, 5, 2]);
+    }
+
+    #[test]
+    fn pinned_small_queue_falls_back_to_main() {
+        // 2 frames: 1 (pinned, in S) and 2 (hit, so moved to M on the first pass): 3 must
+        // evict 2 rather than give up.
+        let p = S3Fifo::new(2);
+        p.on_load(0, 1);
+        p.on_load(1, 2);
+        p.on_hit(1);
+        assert_eq!(p.victim(3, &mut |f| f != 0), Some(1));
+        assert_eq!(p.victim(3, &mut |_| false), None);
     }
 
     #[test]

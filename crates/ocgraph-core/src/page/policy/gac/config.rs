@@ -22,11 +22,16 @@ pub struct GacConfig {
     pub ghosts_per_group: usize,
     /// Voter groups. Default `Count(1000)`.
     pub voters: Voters,
-    /// Decay factor `d`: a win started at epoch `Ts` and decided at `Tc` counts `d^(Tc-Ts)`,
-    /// and the global score is multiplied by `d` at every epoch. Default 0.7.
+    /// Decay factor `d`: a win for a choice made at group time `Ts` and disclosed at `Tc`
+    /// counts `d^(Tc-Ts)`, and the global score is multiplied by `d` every epoch. Default 0.7.
     pub decay: f64,
-    /// Misses per epoch (the time unit of the decay); `None` = one per frame (a cache turnover).
+    /// Misses (all groups) between two decays of the global score; `None` = the frame count
+    /// (a cache turnover).
     pub epoch_misses: Option<u64>,
+    /// Misses of a voter group per step of its clock (the time unit of a win's decay);
+    /// `None` = 1. (Slower clocks, such as one step per group turnover, keep long-range evidence
+    /// but failed the looping-scan and skew tests.)
+    pub time_unit: Option<u64>,
     /// Soft LIFO: evict the second most recently loaded page rather than the most recent, so two
     /// threads sharing a group do not evict each other's current page. Default true.
     pub soft_lifo: bool,
@@ -45,6 +50,7 @@ impl Default for GacConfig {
             voters: Voters::Count(1000),
             decay: 0.7,
             epoch_misses: None,
+            time_unit: None,
             soft_lifo: true,
             boundary_pages: Vec::new(),
             seed: 0x9ac,
@@ -54,7 +60,8 @@ impl Default for GacConfig {
 
 impl GacConfig {
     /// Parses `gac` or `gac:key=value:...` with keys `group`, `ghosts`, `voters` (a count, a
-    /// fraction with a `.` such as `0.1`, or `all`), `decay`, `epoch`, `soft` (0/1), `seed`.
+    /// fraction with a `.` such as `0.1`, or `all`), `decay`, `epoch`, `unit`, `soft` (0/1),
+    /// `seed`.
     pub fn parse(spec: &str) -> Result<GacConfig> {
         let mut parts = spec.split(':');
         if parts.next() != Some("gac") {
@@ -75,9 +82,10 @@ impl GacConfig {
                 "voters" => c.voters = Voters::Count(num(v)? as usize),
                 "decay" => c.decay = v.parse().map_err(|_| bad("expected a number"))?,
                 "epoch" => c.epoch_misses = Some(num(v)?),
+                "unit" => c.time_unit = Some(num(v)?),
                 "soft" => c.soft_lifo = num(v)? != 0,
                 "seed" => c.seed = num(v)?,
-                _ => return Err(bad("unknown key (group, ghosts, voters, decay, epoch, soft, seed)")),
+                _ => return Err(bad("unknown key (group, ghosts, voters, decay, epoch, unit, soft, seed)")),
             }
         }
         c.validate()?;
@@ -96,6 +104,9 @@ impl GacConfig {
             if !(f > 0.0 && f <= 1.0) {
                 return Err(Error::invalid(format!("GAC voter fraction {f} must be in (0, 1]")));
             }
+        }
+        if self.time_unit == Some(0) {
+            return Err(Error::invalid("GAC time unit must be at least 1 miss"));
         }
         if self.epoch_misses == Some(0) {
             return Err(Error::invalid("GAC epoch must be at least 1 miss"));
@@ -122,7 +133,9 @@ mod tests {
         assert_eq!(c.seed, 3);
         assert_eq!(GacConfig::parse("gac:voters=12").unwrap().voters, Voters::Count(12));
         assert_eq!(GacConfig::parse("gac:voters=all").unwrap().voters, Voters::Fraction(1.0));
-        for bad in ["gac:decay=2", "gac:group=0", "gac:what=1", "gac:voters=x", "gacx", "gac:epoch=0"] {
+        for bad in
+            ["gac:decay=2", "gac:group=0", "gac:what=1", "gac:voters=x", "gacx", "gac:epoch=0", "gac:unit=0"]
+        {
             assert!(GacConfig::parse(bad).is_err(), "{bad}");
         }
     }

@@ -14,9 +14,10 @@
 //!   - a miss on a ghost: the evicting policy was wrong — the other one wins (rule 2);
 //!   - a hit on a tagged page: the fallback was wrong — the other policy wins (rule 2);
 //!   - the active policy evicts a tagged page: the fallback chose it first — it wins (rule 1).
-//! - **Time decay.** Each voter group counts its misses (its clock `T`); a win decided at `Tc`
-//!   for a choice made at `Ts` counts `d^(Tc-Ts)`, so a quickly disclosed choice (a short
-//!   re-fault distance) weighs most. The global score is multiplied by `d` every
+//! - **Time decay.** Each voter group counts its misses; its clock `T` advances by one every
+//!   [`GacConfig::time_unit`] of them (default 1: every miss of the group). A win
+//!   decided at `Tc` for a choice made at `Ts` counts `d^(Tc-Ts)`, so a quickly disclosed
+//!   choice (a short re-fault distance) weighs most. The global score is multiplied by `d` every
 //!   [`GacConfig::epoch_misses`] misses.
 //! - **CLOCK** sets a frame's reference bit on load and on every hit.
 //! - **Soft LIFO.** LIFO evicts the second most recently loaded page of the group.
@@ -95,6 +96,8 @@ pub struct Gac {
     group_size: usize,
     ghosts_per_group: usize,
     decay: f64,
+    /// Group misses per decay step.
+    time_unit: f64,
     epoch_misses: u64,
     soft_lifo: bool,
     boundary: HashSet<PageKey>,
@@ -136,6 +139,7 @@ impl Gac {
             group_size: gs,
             ghosts_per_group: config.ghosts_per_group,
             decay: config.decay,
+            time_unit: config.time_unit.unwrap_or(1) as f64,
             epoch_misses: config.epoch_misses.unwrap_or(frames.max(1) as u64),
             soft_lifo: config.soft_lifo,
             boundary: config.boundary_pages.iter().copied().collect(),
@@ -180,8 +184,8 @@ impl Gac {
 
     /// `winner` was right about a choice made at time `since` of group `g`.
     fn win(&self, winner: Contender, g: usize, since: u64) {
-        let dt = self.time[g].load(Ordering::Relaxed).saturating_sub(since);
-        let w = self.decay.powi(dt.min(i32::MAX as u64) as i32);
+        let dt = self.time[g].load(Ordering::Relaxed).saturating_sub(since) as f64;
+        let w = self.decay.powf(dt / self.time_unit);
         let w = if winner == Contender::Lifo { w } else { -w };
         self.update_score(|s| s + w);
     }
