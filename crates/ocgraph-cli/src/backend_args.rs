@@ -1,7 +1,7 @@
 //! Command-line options choosing how a graph is opened (page backend and its parameters),
 //! shared by every subcommand that reads a graph.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use clap::{Args, ValueEnum};
 use ocgraph_core::page::{Advice, BackendKind};
@@ -31,6 +31,12 @@ pub enum PolicyArg {
     Lifo,
     /// Uniformly random victim.
     Random,
+    /// S3-FIFO (small + main FIFO queues with a ghost queue).
+    S3fifo,
+    /// ARC (adaptive replacement cache).
+    Arc,
+    /// GAC: CLOCK and LIFO compete, the better one evicts (seed 001; default parameters).
+    Gac,
 }
 
 /// Access-pattern advice for the neighbour files.
@@ -46,7 +52,8 @@ pub enum AdviceArg {
     Willneed,
 }
 
-/// How to open a graph: `--backend`, `--memory`, `--policy`, `--page-size`, `--advice`, `--stats`.
+/// How to open a graph: `--backend`, `--memory`, `--policy`, `--page-size`, `--advice`, `--stats`,
+/// `--trace`.
 #[derive(Debug, Clone, Args)]
 pub struct BackendArgs {
     /// Page backend.
@@ -67,6 +74,9 @@ pub struct BackendArgs {
     /// Print the backend's I/O statistics as JSON to stderr at the end.
     #[arg(long)]
     pub stats: bool,
+    /// Record every page request into this trace file (replay it with `ocgraph cache-sim`).
+    #[arg(long, value_name = "FILE")]
+    pub trace: Option<PathBuf>,
 }
 
 impl BackendArgs {
@@ -91,15 +101,24 @@ impl BackendArgs {
         Ok(OpenOptions { backend })
     }
 
-    /// Opens the graph at `path` with these options.
+    /// Opens the graph at `path` with these options (starting the `--trace` recording).
     pub fn open(&self, path: &Path) -> Result<Graph> {
-        Graph::open(path, &self.options()?)
+        let mut g = Graph::open(path, &self.options()?)?;
+        if let Some(t) = &self.trace {
+            g.start_trace(t)?;
+        }
+        Ok(g)
     }
 
-    /// With `--stats`, prints `g`'s I/O statistics as JSON to stderr.
-    pub fn report_stats(&self, g: &Graph) {
+    /// With `--stats`, prints `g`'s I/O statistics as JSON to stderr; with `--trace`, writes out
+    /// the trace and prints its size to stderr.
+    pub fn report_stats(&self, g: &Graph) -> Result<()> {
         if self.stats {
             eprintln!("{}", g.io_stats().to_json());
         }
+        if let Some((path, n)) = g.finish_trace()? {
+            eprintln!("trace: {n} page requests written to {}", path.display());
+        }
+        Ok(())
     }
 }

@@ -80,6 +80,10 @@ pub struct Graph {
     source: Arc<dyn PageSource>,
     /// `FileId` of each role present (index = `FileRole as usize`).
     files: [Option<FileId>; FileRole::COUNT],
+    /// Page size used for trace records (the pool's frame size; 4 KiB for mmap).
+    trace_page_size: usize,
+    /// The recorder when [`Graph::start_trace`] was called.
+    trace: Option<Arc<page::trace::TraceRecorder>>,
 }
 
 impl std::fmt::Debug for Graph {
@@ -118,7 +122,11 @@ impl Graph {
                 Arc::new(page::pool::BufferPool::open(&paged, *capacity, *page_size, policy)?)
             }
         };
-        let g = Graph { dir, manifest, source, files };
+        let trace_page_size = match &options.backend {
+            BackendKind::Pool { page_size, .. } => *page_size,
+            BackendKind::Mmap { .. } => 4096,
+        };
+        let g = Graph { dir, manifest, source, files, trace_page_size, trace: None };
         g.verify_offsets_ends()?;
         Ok(g)
     }
@@ -215,6 +223,28 @@ impl Graph {
     /// Resets the I/O statistics.
     pub fn reset_io_stats(&self) {
         self.source.reset_stats()
+    }
+
+    /// Starts recording every page request into the trace file `path` (see [`page::trace`]
+    /// for the format; pages are the pool's frames, 4 KiB for mmap). One trace per graph.
+    pub fn start_trace(&mut self, path: impl AsRef<Path>) -> Result<()> {
+        if let Some(rec) = &self.trace {
+            return Err(Error::invalid(format!("already tracing to {}", rec.path().display())));
+        }
+        let rec = Arc::new(page::trace::TraceRecorder::create(path.as_ref(), self.trace_page_size as u32)?);
+        let inner = self.source.clone();
+        self.source = Arc::new(page::trace::TracingSource::new(inner, rec.clone(), self.trace_page_size));
+        self.trace = Some(rec);
+        Ok(())
+    }
+
+    /// Writes out the trace's buffered records; returns the trace path and the number of
+    /// records so far, or `None` when not tracing. Recording continues.
+    pub fn finish_trace(&self) -> Result<Option<(PathBuf, u64)>> {
+        match &self.trace {
+            Some(rec) => Ok(Some((rec.path().to_path_buf(), rec.finish()?))),
+            None => Ok(None),
+        }
     }
 }
 

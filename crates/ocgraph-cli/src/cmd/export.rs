@@ -105,7 +105,7 @@ pub fn run(args: &ExportArgs) -> Result<()> {
     }
     let count = written?;
     eprintln!("exported {count} edges to {}", args.out.display());
-    args.backend.report_stats(&g);
+    args.backend.report_stats(&g)?;
     Ok(())
 }
 

@@ -147,7 +147,7 @@ pub fn run(args: &InfoArgs) -> Result<()> {
             println!("  {name:<14} {}", format_size(*len));
         }
     }
-    args.backend.report_stats(&g);
+    args.backend.report_stats(&g)?;
     Ok(())
 }
 

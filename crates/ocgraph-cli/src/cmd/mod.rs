@@ -1,5 +1,6 @@
 //! The subcommands, one module each.
 
+mod cache_sim;
 mod check;
 mod export;
 mod generate;
@@ -25,6 +26,8 @@ pub enum Command {
     Export(export::ExportArgs),
     /// Run an analytics kernel (bfs, sssp, wcc, pagerank, ...) with timing and verification.
     Run(run::RunArgs),
+    /// Replay a page-access trace (`run --trace`) through replacement policies and OPT.
+    CacheSim(cache_sim::CacheSimArgs),
 }
 
 /// Runs a parsed subcommand.
@@ -36,6 +39,7 @@ pub fn run(cmd: Command) -> Result<()> {
         Command::Check(a) => check::run(&a),
         Command::Export(a) => export::run(&a),
         Command::Run(a) => run::run(&a),
+        Command::CacheSim(a) => cache_sim::run(&a),
     }
 }
 

@@ -116,7 +116,7 @@ pub fn run(args: &RunArgs) -> Result<()> {
     if let Some(path) = &args.out {
         write_values(path, &values)?;
     }
-    args.backend.report_stats(&g);
+    args.backend.report_stats(&g)?;
     Ok(())
 }
 

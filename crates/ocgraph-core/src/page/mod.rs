@@ -16,6 +16,8 @@ mod stats;
 
 pub mod policy;
 pub mod pool;
+pub mod sim;
+pub mod trace;
 
 pub(crate) use backend::PageSource;
 pub use backend::{Advice, BackendKind, FileId, PagedFile};

@@ -15,24 +15,29 @@
 //! 4. the claimed frame's page is dropped → [`ReplacementPolicy::on_evict`], and the frame is
 //!    reused for the requested page (step 1 again).
 //!
-//! Room for the adaptive GAC policy (a later issue): `victim` receives the key of the page being
-//! loaded, so a grouped policy can hash it into a group of frames and search only that group; a
-//! policy remembers each frame's key from `on_load`, so at `on_evict` it can keep a ghost entry
-//! for the evicted key (and a later `on_load` of that key can count a ghost hit to adapt its
-//! per-group parameters).
+//! Grouped and ghost-keeping policies use the key `victim` receives: [`Gac`] hashes it into a
+//! group of frames and searches only that group; a policy remembers each frame's key from
+//! `on_load` to keep ghost entries of evicted keys ([`Gac`], [`S3Fifo`], [`ArcPolicy`]).
 
+mod arc;
 mod clock;
 mod fifo;
+pub mod gac;
+mod ghosts;
 mod lifo;
 mod list;
 mod lru;
 mod random;
+mod s3fifo;
 
+pub use arc::ArcPolicy;
 pub use clock::Clock;
 pub use fifo::Fifo;
+pub use gac::{Gac, GacConfig};
 pub use lifo::Lifo;
 pub use lru::Lru;
 pub use random::RandomPolicy;
+pub use s3fifo::S3Fifo;
 
 use crate::error::{Error, Result};
 use crate::page::FileId;
@@ -69,20 +74,33 @@ pub trait ReplacementPolicy: Send + Sync {
     /// preference order and returns the first one it accepts, or `None` when no loaded frame
     /// could be claimed (all pinned); the caller then waits and retries.
     fn victim(&self, key: PageKey, evictable: &mut dyn FnMut(usize) -> bool) -> Option<usize>;
+
+    /// An adaptive policy's current score (GAC: `>= 0` means LIFO is active, `< 0` CLOCK);
+    /// `None` for static policies.
+    fn score(&self) -> Option<f64> {
+        None
+    }
 }
 
 /// The policy names [`policy_by_name`] accepts.
-pub const POLICY_NAMES: [&str; 5] = ["clock", "lru", "fifo", "lifo", "random"];
+pub const POLICY_NAMES: [&str; 8] = ["clock", "lru", "fifo", "lifo", "random", "s3fifo", "arc", "gac"];
 
-/// A policy for `frames` frames by name: `clock`, `lru`, `fifo`, `lifo` or `random`
-/// (random is seeded with a fixed seed, so runs are reproducible).
+/// A policy for `frames` frames by name: `clock`, `lru`, `fifo`, `lifo`, `random` (seeded with
+/// a fixed seed, so runs are reproducible), `s3fifo`, `arc`, or `gac` with default parameters;
+/// `gac:key=value:...` sets GAC's parameters (see [`GacConfig::parse`]).
 pub fn policy_by_name(name: &str, frames: usize) -> Result<Box<dyn ReplacementPolicy>> {
+    if name.starts_with("gac:") {
+        return Ok(Box::new(Gac::new(frames, &GacConfig::parse(name)?)?));
+    }
     Ok(match name {
         "clock" => Box::new(Clock::new(frames)),
         "lru" => Box::new(Lru::new(frames)),
         "fifo" => Box::new(Fifo::new(frames)),
         "lifo" => Box::new(Lifo::new(frames)),
         "random" => Box::new(RandomPolicy::new(frames, 0x5eed)),
+        "s3fifo" => Box::new(S3Fifo::new(frames)),
+        "arc" => Box::new(ArcPolicy::new(frames)),
+        "gac" => Box::new(Gac::new(frames, &GacConfig::default())?),
         other => {
             return Err(Error::invalid(format!(
                 "unknown replacement policy '{other}' (valid: {})",
@@ -92,5 +110,7 @@ pub fn policy_by_name(name: &str, frames: usize) -> Result<Box<dyn ReplacementPo
     })
 }
 
+#[cfg(test)]
+mod test_driver;
 #[cfg(test)]
 mod tests;

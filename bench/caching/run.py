@@ -1,0 +1,169 @@
+#!/usr/bin/env python3
+"""Caching study (issue 5, seed 001): GAC vs static policies vs Belady's OPT on graph kernels.
+
+Usage: bench/caching/run.py [--scale 22] [--quick] [--bin PATH] [--threads T] [--out DIR]
+
+1. Graphs: a Kronecker graph of 2^scale vertices (`ocgraph generate`) and the real graphs of
+   data/ (`ocgraph import`); --quick: scale 16 and ca-AstroPh only.
+2. Traces: `ocgraph run ALGO G --backend pool --memory 25% --trace` for pagerank, wcc,
+   triangle-count, bfs and diameter.
+3. Hit ratios: `ocgraph cache-sim` of every trace at 5%..100% of its distinct pages for clock,
+   lru, fifo, lifo, random, s3fifo, arc, gac, opt; the table per (workload, size) gives GAC
+   minus the better of CLOCK and LIFO (target: >= -2 points), where GAC beats both, and its
+   distance to OPT. Writes OUT/hits.csv (workload,policy,size,hit_ratio,...) and OUT/hits.png.
+4. Real pool runs at 10%, 30%, 60% of the graph's bytes with CLOCK, LIFO and GAC: kernel time,
+   bytes read, misses, and CPU seconds per miss (process user+sys over misses; GAC's extra CPU
+   per miss vs CLOCK's, target <= 10%). Writes OUT/pool.csv.
+"""
+import argparse
+import csv
+import io
+import json
+import os
+import re
+import resource
+import subprocess
+import sys
+import time
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+TARGET = os.environ.get("CARGO_TARGET_DIR", os.path.join(ROOT, "target"))
+ALGOS = ["pagerank", "wcc", "triangle-count", "bfs", "diameter"]
+POLICIES = "clock,lru,fifo,lifo,random,s3fifo,arc,gac,opt"
+SIZES = "5%,10%,20%,30%,40%,50%,60%,70%,80%,90%,100%"
+REAL = [
+    ("ca-AstroPh", "ca-AstroPh.txt.gz", ["--undirected", "--dedup", "--relabel"]),
+    ("road-usroads", "road-usroads.mtx.gz", ["--undirected", "--dedup", "--relabel"]),
+    ("cnr-2000", "cnr-2000.el.gz", ["--dedup", "--relabel"]),
+]
+
+
+def sh(cmd):
+    r = subprocess.run(cmd, text=True, capture_output=True)
+    if r.returncode != 0:
+        sys.exit(f"failed: {' '.join(cmd)}\n{r.stdout}\n{r.stderr}")
+    return r
+
+
+def graph_bytes(g):
+    return sum(os.path.getsize(os.path.join(g, f)) for f in os.listdir(g))
+
+
+def run_timed(cmd):
+    """Runs cmd; returns (stdout, stderr, child CPU seconds)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    r = sh(cmd)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return r.stdout, r.stderr, cpu
+
+
+def stats_of(stderr):
+    for line in stderr.splitlines():
+        if line.startswith("{"):
+            return json.loads(line)
+    return {}
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--scale", type=int, default=22)
+    ap.add_argument("--quick", action="store_true", help="scale 16, one real graph")
+    ap.add_argument("--bin", default=os.path.join(TARGET, "release", "ocgraph"))
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--out", default=os.path.join(ROOT, "bench", "caching", "out"))
+    a = ap.parse_args()
+    scale = 16 if a.quick else a.scale
+    if not os.path.exists(a.bin):
+        sh(["cargo", "build", "--release", "-q", "-p", "ocgraph-cli"])
+    os.makedirs(a.out, exist_ok=True)
+    gdir = os.path.join(a.out, "graphs")
+    os.makedirs(gdir, exist_ok=True)
+
+    graphs = []
+    k = os.path.join(gdir, f"kron{scale}")
+    if not os.path.exists(k):
+        sh([a.bin, "generate", "kronecker", k, "--scale", str(scale), "--quiet"])
+    graphs.append((f"kron{scale}", k))
+    for name, f, flags in REAL[:1] if a.quick else REAL:
+        g = os.path.join(gdir, name)
+        if not os.path.exists(g):
+            sh([a.bin, "import", os.path.join(ROOT, "data", f), g, "--quiet", *flags])
+        graphs.append((name, g))
+
+    # Traces and simulations.
+    rows = []
+    for gname, g in graphs:
+        mem = max(graph_bytes(g) // 4, 64 << 10)
+        for algo in ALGOS:
+            wl = f"{algo}/{gname}"
+            t = os.path.join(a.out, f"{algo}-{gname}.trace")
+            sh([a.bin, "run", algo, g, "--backend", "pool", "--memory", str(mem), "--threads",
+                str(a.threads), "--trace", t])
+            c = os.path.join(a.out, f"{algo}-{gname}.csv")
+            sh([a.bin, "cache-sim", t, "--policies", POLICIES, "--sizes", SIZES, "--csv", c,
+                "--score-trace", os.path.join(a.out, f"{algo}-{gname}.score.csv")])
+            os.remove(t)
+            for r in csv.DictReader(open(c)):
+                r["workload"] = wl
+                rows.append(r)
+            print(f"simulated {wl}", file=sys.stderr)
+    hits_csv = os.path.join(a.out, "hits.csv")
+    with open(hits_csv, "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=["workload"] + [k for k in rows[0] if k != "workload"])
+        w.writeheader()
+        w.writerows(rows)
+
+    # Table: GAC vs the better of CLOCK and LIFO, and vs OPT.
+    hr = {(r["workload"], r["policy"], r["size"]): float(r["hit_ratio"]) for r in rows}
+    points = sorted({(r["workload"], r["size"]) for r in rows}, key=lambda p: (p[0], float(p[1].rstrip("%"))))
+    print(f"\n{'workload':<28} {'size':>5} {'clock':>6} {'lifo':>6} {'s3fifo':>6} {'arc':>6} {'gac':>6} {'opt':>6} {'gac-best':>8}")
+    worst, wins, within = 0.0, [], 0
+    for wl, s in points:
+        v = {p: hr[(wl, p, s)] for p in ("clock", "lifo", "s3fifo", "arc", "gac", "opt")}
+        d = v["gac"] - max(v["clock"], v["lifo"])
+        worst = min(worst, d)
+        within += d >= -0.02
+        if d > 0.005:
+            wins.append((wl, s, d, v["opt"] - v["gac"]))
+        print(f"{wl:<28} {s:>5} {v['clock']:6.3f} {v['lifo']:6.3f} {v['s3fifo']:6.3f} {v['arc']:6.3f} "
+              f"{v['gac']:6.3f} {v['opt']:6.3f} {100 * d:+7.1f}p")
+    print(f"\nGAC within 2 points of max(CLOCK, LIFO) at {within}/{len(points)} points; worst {100 * worst:+.1f} points")
+    for wl, s, d, o in wins:
+        print(f"GAC beats both at {wl} {s}: +{100 * d:.1f} points, {100 * o:.1f} points below OPT")
+    try:
+        sh([sys.executable, os.path.join(ROOT, "bench", "caching", "plot.py"), hits_csv, "--out",
+            os.path.join(a.out, "hits.png")])
+    except SystemExit as e:
+        print(f"(no chart: {e})", file=sys.stderr)
+
+    # Real pool runs.
+    pool_rows = []
+    for gname, g in graphs[:1] if a.quick else graphs:
+        gb = graph_bytes(g)
+        for algo in ("pagerank", "triangle-count"):
+            for frac in (0.1, 0.3, 0.6):
+                mem = max(int(gb * frac), 64 << 10)
+                for pol in ("clock", "lifo", "gac"):
+                    out, err, cpu = run_timed([a.bin, "run", algo, g, "--backend", "pool", "--memory", str(mem),
+                                               "--policy", pol, "--threads", str(a.threads), "--stats"])
+                    m = re.search(r"mean ([0-9.]+) s", out)
+                    st = stats_of(err)
+                    misses = max(st.get("misses", 0), 1)
+                    pool_rows.append({"graph": gname, "algo": algo, "memory": f"{int(frac * 100)}%", "policy": pol,
+                                      "secs": float(m.group(1)) if m else float("nan"),
+                                      "bytes_read": st.get("bytes_read", 0), "misses": st.get("misses", 0),
+                                      "hit_ratio": st.get("hit_ratio", 0.0), "cpu_per_miss_us": 1e6 * cpu / misses})
+    with open(os.path.join(a.out, "pool.csv"), "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=list(pool_rows[0]))
+        w.writeheader()
+        w.writerows(pool_rows)
+    print(f"\n{'graph':<14} {'algo':<15} {'mem':>4} {'policy':<6} {'secs':>8} {'MB read':>9} {'misses':>9} {'hit':>6} {'cpu/miss us':>11}")
+    for r in pool_rows:
+        print(f"{r['graph']:<14} {r['algo']:<15} {r['memory']:>4} {r['policy']:<6} {r['secs']:8.3f} "
+              f"{r['bytes_read'] / 1e6:9.1f} {r['misses']:9} {r['hit_ratio']:6.3f} {r['cpu_per_miss_us']:11.2f}")
+    print(f"\nwrote {hits_csv}, {os.path.join(a.out, 'pool.csv')}, {os.path.join(a.out, 'hits.png')}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,201 @@
+//! `ocgraph cache-sim`: replays a page-access trace (recorded with `--trace`) through
+//! replacement policies at several cache sizes, with Belady's OPT as the bound, and prints hit
+//! ratios (cold misses excluded). The policies are the buffer pool's own code, driven by
+//! `ocgraph_core::page::sim`.
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use clap::Args;
+use ocgraph_core::page::policy::{policy_by_name, Gac, GacConfig};
+use ocgraph_core::page::sim::{simulate, simulate_opt, CacheSim, DenseTrace, SimStats};
+use ocgraph_core::page::trace::Trace;
+use ocgraph_core::{Error, Result};
+use rayon::prelude::*;
+
+/// Arguments of `ocgraph cache-sim`.
+#[derive(Args)]
+pub struct CacheSimArgs {
+    /// Trace file written by `ocgraph run ... --trace FILE`.
+    trace: PathBuf,
+    /// Comma-separated policies: clock, lru, fifo, lifo, random, s3fifo, arc, gac (or
+    /// gac:key=value:..., e.g. gac:decay=0.5:voters=all), opt (Belady's offline optimum).
+    #[arg(long, default_value = "clock,lru,fifo,lifo,random,s3fifo,arc,gac,opt")]
+    policies: String,
+    /// Comma-separated cache sizes: N% of the trace's distinct pages, Nf frames, or bytes
+    /// (64MiB; divided by the trace's page size).
+    #[arg(long, default_value = "5%,10%,20%,30%,40%,50%,60%,70%,80%,90%,100%")]
+    sizes: String,
+    /// Write `policy,size,hit_ratio,frames,hits,capacity_misses,cold_misses` rows to this CSV.
+    #[arg(long)]
+    csv: Option<PathBuf>,
+    /// Write GAC's score over time (`miss,score,active`) to this CSV, for one run at
+    /// --score-size with the first gac policy given (default parameters if none).
+    #[arg(long)]
+    score_trace: Option<PathBuf>,
+    /// Cache size of the --score-trace run.
+    #[arg(long, default_value = "50%")]
+    score_size: String,
+    /// One --score-trace row every this many misses.
+    #[arg(long, default_value_t = 100)]
+    score_every: u64,
+}
+
+/// Frames for a size spec over a trace with `distinct` pages of `page_size` bytes.
+fn frames_for(spec: &str, distinct: usize, page_size: u32) -> Result<usize> {
+    let bad = |why: &str| Error::invalid(format!("cache size '{spec}': {why}"));
+    let frames = if let Some(p) = spec.strip_suffix('%') {
+        let p: f64 = p.trim().parse().map_err(|_| bad("expected a percentage like 10%"))?;
+        if p.is_nan() || p <= 0.0 {
+            return Err(bad("must be positive"));
+        }
+        (p / 100.0 * distinct as f64).ceil() as usize
+    } else if let Some(n) = spec.strip_suffix('f') {
+        n.trim().parse().map_err(|_| bad("expected a frame count like 512f"))?
+    } else {
+        (ocgraph_core::size::parse_size(spec)? / page_size as u64) as usize
+    };
+    if frames == 0 {
+        return Err(bad("is less than one frame"));
+    }
+    Ok(frames)
+}
+
+/// Runs `ocgraph cache-sim`.
+pub fn run(args: &CacheSimArgs) -> Result<()> {
+    let trace = Trace::read(&args.trace)?;
+    let page_size = trace.page_size;
+    let dense = DenseTrace::new(trace.keys());
+    drop(trace);
+    eprintln!(
+        "{}: {} requests, {} distinct pages of {page_size} bytes",
+        args.trace.display(),
+        dense.ids.len(),
+        dense.distinct
+    );
+    let policies: Vec<&str> = args.policies.split(',').map(str::trim).filter(|s| !s.is_empty()).collect();
+    for p in &policies {
+        if *p != "opt" {
+            policy_by_name(p, 2)?; // validate names and GAC specs up front
+        }
+    }
+    let sizes: Vec<(&str, usize)> = args
+        .sizes
+        .split(',')
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(|s| Ok((s, frames_for(s, dense.distinct, page_size)?)))
+        .collect::<Result<_>>()?;
+    let jobs: Vec<(usize, usize)> =
+        (0..sizes.len()).flat_map(|s| (0..policies.len()).map(move |p| (s, p))).collect();
+    let results: Vec<SimStats> = jobs
+        .par_iter()
+        .map(|&(s, p)| {
+            let frames = sizes[s].1;
+            if policies[p] == "opt" {
+                Ok(simulate_opt(&dense, frames))
+            } else {
+                simulate(policies[p], &dense, frames)
+            }
+        })
+        .collect::<Result<_>>()?;
+
+    // Table: one row per size, one column per policy.
+    let mut out = format!("{:>10} {:>9}", "size", "frames");
+    for p in &policies {
+        let _ = write!(out, " {:>9}", short(p));
+    }
+    println!("{out}");
+    for (s, (spec, frames)) in sizes.iter().enumerate() {
+        let mut line = format!("{spec:>10} {frames:>9}");
+        for p in 0..policies.len() {
+            let _ = write!(line, " {:>9.4}", results[s * policies.len() + p].hit_ratio());
+        }
+        println!("{line}");
+    }
+    if let Some(csv) = &args.csv {
+        let mut text = String::from("policy,size,hit_ratio,frames,hits,capacity_misses,cold_misses\n");
+        for (i, &(s, p)) in jobs.iter().enumerate() {
+            let r = results[i];
+            let _ = writeln!(
+                text,
+                "{},{},{:.6},{},{},{},{}",
+                policies[p],
+                sizes[s].0,
+                r.hit_ratio(),
+                sizes[s].1,
+                r.hits,
+                r.capacity_misses,
+                r.cold_misses
+            );
+        }
+        std::fs::write(csv, text).map_err(|e| Error::io(csv, "write", e))?;
+        println!(
+            "wrote {}; chart: python3 bench/caching/plot.py {} --out chart.png",
+            csv.display(),
+            csv.display()
+        );
+    }
+    if let Some(path) = &args.score_trace {
+        let spec = policies.iter().find(|p| p.starts_with("gac")).copied().unwrap_or("gac");
+        let config = if spec == "gac" { GacConfig::default() } else { GacConfig::parse(spec)? };
+        let frames = frames_for(&args.score_size, dense.distinct, page_size)?;
+        write_score_trace(path, &dense, frames, &config, args.score_every.max(1))?;
+        println!(
+            "wrote {} ({spec} at {} = {frames} frames); plot: python3 bench/caching/plot.py --score {} --out score.png",
+            path.display(),
+            args.score_size,
+            path.display()
+        );
+    }
+    Ok(())
+}
+
+/// Column header for a policy spec (GAC specs can be long).
+fn short(p: &str) -> &str {
+    if p.len() > 9 {
+        &p[..9]
+    } else {
+        p
+    }
+}
+
+/// Replays `dense` through GAC with `frames` frames, writing `miss,score,active` every `every`
+/// misses.
+fn write_score_trace(
+    path: &Path,
+    dense: &DenseTrace,
+    frames: usize,
+    config: &GacConfig,
+    every: u64,
+) -> Result<()> {
+    let mut sim = CacheSim::new(Box::new(Gac::new(frames, config)?), frames, dense.distinct);
+    let mut text = String::from("miss,score,active\n");
+    let mut misses = 0u64;
+    for (&id, &key) in dense.ids.iter().zip(&dense.keys) {
+        if !sim.access(id, key) {
+            misses += 1;
+            if misses.is_multiple_of(every) {
+                let s = sim.policy().score().unwrap_or(0.0);
+                let _ = writeln!(text, "{misses},{s:.6},{}", if s >= 0.0 { "lifo" } else { "clock" });
+            }
+        }
+    }
+    std::fs::write(path, text).map_err(|e| Error::io(path, "write", e))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn size_specs() {
+        assert_eq!(frames_for("10%", 1000, 4096).unwrap(), 100);
+        assert_eq!(frames_for("0.5%", 1000, 4096).unwrap(), 5);
+        assert_eq!(frames_for("512f", 1000, 4096).unwrap(), 512);
+        assert_eq!(frames_for("1MiB", 1000, 4096).unwrap(), 256);
+        assert!(frames_for("0%", 1000, 4096).is_err());
+        assert!(frames_for("100", 1000, 4096).is_err()); // 100 bytes: less than a frame
+        assert!(frames_for("x%", 1000, 4096).is_err());
+    }
+}

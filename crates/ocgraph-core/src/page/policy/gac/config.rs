@@ -1,0 +1,142 @@
+//! GAC's parameters, with the defaults of seed 001, and their textual form
+//! (`gac:decay=0.5:voters=0.1`, as accepted by [`policy_by_name`](super::super::policy_by_name)).
+
+use crate::error::{Error, Result};
+use crate::page::policy::PageKey;
+
+/// Which page groups vote (run both policies and update the global score).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Voters {
+    /// This many randomly chosen groups (all groups when there are fewer).
+    Count(usize),
+    /// This fraction (0..=1) of the groups, randomly chosen (at least one).
+    Fraction(f64),
+}
+
+/// Parameters of [`Gac`](super::Gac).
+#[derive(Debug, Clone, PartialEq)]
+pub struct GacConfig {
+    /// Frames per group (victim search stays inside the group). Default 16.
+    pub group_size: usize,
+    /// Ghost entries (pages evicted by the active policy) remembered per group. Default 16.
+    pub ghosts_per_group: usize,
+    /// Voter groups. Default `Count(1000)`.
+    pub voters: Voters,
+    /// Decay factor `d`: a win for a choice made at group time `Ts` and disclosed at `Tc`
+    /// counts `d^(Tc-Ts)`, and the global score is multiplied by `d` every epoch. Default 0.7.
+    pub decay: f64,
+    /// Misses (all groups) between two decays of the global score; `None` = the frame count
+    /// (a cache turnover).
+    pub epoch_misses: Option<u64>,
+    /// Misses of a voter group per step of its clock (the time unit of a win's decay);
+    /// `None` = 1. (Slower clocks, such as one step per group turnover, keep long-range evidence
+    /// but failed the looping-scan and skew tests.)
+    pub time_unit: Option<u64>,
+    /// Soft LIFO: evict the second most recently loaded page rather than the most recent, so two
+    /// threads sharing a group do not evict each other's current page. Default true.
+    pub soft_lifo: bool,
+    /// Pages shared by two worker partitions: LIFO keeps such a page until it has been
+    /// requested again after its load (both partitions used it). Default empty.
+    pub boundary_pages: Vec<PageKey>,
+    /// Seed of the voter choice. Default 0x9ac.
+    pub seed: u64,
+}
+
+impl Default for GacConfig {
+    fn default() -> Self {
+        GacConfig {
+            group_size: 16,
+            ghosts_per_group: 16,
+            voters: Voters::Count(1000),
+            decay: 0.7,
+            epoch_misses: None,
+            time_unit: None,
+            soft_lifo: true,
+            boundary_pages: Vec::new(),
+            seed: 0x9ac,
+        }
+    }
+}
+
+impl GacConfig {
+    /// Parses `gac` or `gac:key=value:...` with keys `group`, `ghosts`, `voters` (a count, a
+    /// fraction with a `.` such as `0.1`, or `all`), `decay`, `epoch`, `unit`, `soft` (0/1),
+    /// `seed`.
+    pub fn parse(spec: &str) -> Result<GacConfig> {
+        let mut parts = spec.split(':');
+        if parts.next() != Some("gac") {
+            return Err(Error::invalid(format!("'{spec}' is not a GAC policy spec (gac:key=value:...)")));
+        }
+        let mut c = GacConfig::default();
+        for kv in parts {
+            let bad = |what: &str| Error::invalid(format!("GAC option '{kv}' in '{spec}': {what}"));
+            let (k, v) = kv.split_once('=').ok_or_else(|| bad("expected key=value"))?;
+            let num = |v: &str| v.parse::<u64>().map_err(|_| bad("expected a whole number"));
+            match k {
+                "group" => c.group_size = num(v)? as usize,
+                "ghosts" => c.ghosts_per_group = num(v)? as usize,
+                "voters" if v == "all" => c.voters = Voters::Fraction(1.0),
+                "voters" if v.contains('.') => {
+                    c.voters = Voters::Fraction(v.parse().map_err(|_| bad("expected a fraction"))?)
+                }
+                "voters" => c.voters = Voters::Count(num(v)? as usize),
+                "decay" => c.decay = v.parse().map_err(|_| bad("expected a number"))?,
+                "epoch" => c.epoch_misses = Some(num(v)?),
+                "unit" => c.time_unit = Some(num(v)?),
+                "soft" => c.soft_lifo = num(v)? != 0,
+                "seed" => c.seed = num(v)?,
+                _ => return Err(bad("unknown key (group, ghosts, voters, decay, epoch, unit, soft, seed)")),
+            }
+        }
+        c.validate()?;
+        Ok(c)
+    }
+
+    /// Checks the ranges: group size 1..=64, decay in (0, 1], fraction in (0, 1], epoch >= 1.
+    pub fn validate(&self) -> Result<()> {
+        if !(1..=64).contains(&self.group_size) {
+            return Err(Error::invalid(format!("GAC group size {} must be 1..=64", self.group_size)));
+        }
+        if !(self.decay > 0.0 && self.decay <= 1.0) {
+            return Err(Error::invalid(format!("GAC decay {} must be in (0, 1]", self.decay)));
+        }
+        if let Voters::Fraction(f) = self.voters {
+            if !(f > 0.0 && f <= 1.0) {
+                return Err(Error::invalid(format!("GAC voter fraction {f} must be in (0, 1]")));
+            }
+        }
+        if self.time_unit == Some(0) {
+            return Err(Error::invalid("GAC time unit must be at least 1 miss"));
+        }
+        if self.epoch_misses == Some(0) {
+            return Err(Error::invalid("GAC epoch must be at least 1 miss"));
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_specs() {
+        assert_eq!(GacConfig::parse("gac").unwrap(), GacConfig::default());
+        let c =
+            GacConfig::parse("gac:group=8:ghosts=4:voters=0.25:decay=0.5:epoch=100:soft=0:seed=3").unwrap();
+        assert_eq!(c.group_size, 8);
+        assert_eq!(c.ghosts_per_group, 4);
+        assert_eq!(c.voters, Voters::Fraction(0.25));
+        assert_eq!(c.decay, 0.5);
+        assert_eq!(c.epoch_misses, Some(100));
+        assert!(!c.soft_lifo);
+        assert_eq!(c.seed, 3);
+        assert_eq!(GacConfig::parse("gac:voters=12").unwrap().voters, Voters::Count(12));
+        assert_eq!(GacConfig::parse("gac:voters=all").unwrap().voters, Voters::Fraction(1.0));
+        for bad in
+            ["gac:decay=2", "gac:group=0", "gac:what=1", "gac:voters=x", "gacx", "gac:epoch=0", "gac:unit=0"]
+        {
+            assert!(GacConfig::parse(bad).is_err(), "{bad}");
+        }
+    }
+}

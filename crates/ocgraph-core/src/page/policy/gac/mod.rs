@@ -1,0 +1,362 @@
+//! GAC, graph-adaptive caching (seed 001): CLOCK and LIFO compete, and the one with the better
+//! record evicts.
+//!
+//! - **Groups.** Frames form groups of [`GacConfig::group_size`] by index (`frame / size`); the
+//!   page being loaded hashes to a group and the victim is searched inside it (other groups are
+//!   tried only when every frame of the group is pinned).
+//! - **Score.** A global score (an `f64` updated by compare-and-swap) says which policy is
+//!   active: `> 0` or `0` (the start) LIFO, `< 0` CLOCK. A LIFO win adds, a CLOCK win subtracts.
+//! - **Voters.** Randomly chosen voter groups run both policies on every miss; follower groups
+//!   just run the active policy.
+//! - **Competition** in a voter group, on a miss: the active policy's victim is evicted and
+//!   remembered as a ghost (page, policy, time; [`GacConfig::ghosts_per_group`] per group); the
+//!   fallback policy's victim (simulated) is only tagged. Rules:
+//!   - a miss on a ghost: the evicting policy was wrong — the other one wins (rule 2);
+//!   - a hit on a tagged page: the fallback was wrong — the other policy wins (rule 2);
+//!   - the active policy evicts a tagged page: the fallback chose it first — it wins (rule 1).
+//! - **Time decay.** Each voter group counts its misses; its clock `T` advances by one every
+//!   [`GacConfig::time_unit`] of them (default 1: every miss of the group). A win
+//!   decided at `Tc` for a choice made at `Ts` counts `d^(Tc-Ts)`, so a quickly disclosed
+//!   choice (a short re-fault distance) weighs most. The global score is multiplied by `d` every
+//!   [`GacConfig::epoch_misses`] misses.
+//! - **CLOCK** sets a frame's reference bit on load and on every hit.
+//! - **Soft LIFO.** LIFO evicts the second most recently loaded page of the group.
+//! - **Boundary adjustment.** [`GacConfig::boundary_pages`] (pages shared by two partitions) are
+//!   passed over by LIFO until requested again after their load.
+//!
+//! Hits cost CLOCK's reference-bit store plus one load of the frame's tag word.
+
+mod config;
+#[cfg(test)]
+mod tests;
+
+pub use config::{GacConfig, Voters};
+
+use std::collections::{HashSet, VecDeque};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+
+use parking_lot::Mutex;
+use rand::seq::SliceRandom;
+use rand::SeedableRng;
+use rand_xoshiro::Xoshiro256PlusPlus;
+
+use super::{PageKey, ReplacementPolicy};
+use crate::error::Result;
+
+/// The two competing policies.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Contender {
+    /// CLOCK (locality).
+    Clock,
+    /// LIFO (looping scans).
+    Lifo,
+}
+
+impl Contender {
+    fn other(self) -> Contender {
+        match self {
+            Contender::Clock => Contender::Lifo,
+            Contender::Lifo => Contender::Clock,
+        }
+    }
+
+    /// Tag bits (never 0).
+    fn bits(self) -> u64 {
+        match self {
+            Contender::Clock => 1,
+            Contender::Lifo => 2,
+        }
+    }
+}
+
+/// Frame holds no page.
+const NO_KEY: u64 = u64::MAX;
+/// Meta word bit: a boundary page not yet requested again since its load.
+const FRESH_BOUNDARY: u64 = 1 << 63;
+/// Meta word: low 2 bits the tagging policy, then the group time of the tag.
+const TAG_MASK: u64 = !FRESH_BOUNDARY;
+
+/// A page evicted by the active policy of a voter group.
+#[derive(Debug, Clone, Copy)]
+struct Ghost {
+    key: PageKey,
+    by: Contender,
+    time: u64,
+}
+
+/// Per-group state touched only on misses.
+struct Group {
+    /// CLOCK hand, an offset within the group.
+    hand: usize,
+    ghosts: VecDeque<Ghost>,
+}
+
+/// The GAC policy. See the module documentation.
+pub struct Gac {
+    group_size: usize,
+    ghosts_per_group: usize,
+    decay: f64,
+    /// Group misses per decay step.
+    time_unit: f64,
+    epoch_misses: u64,
+    soft_lifo: bool,
+    boundary: HashSet<PageKey>,
+    groups: Box<[Mutex<Group>]>,
+    voter: Box<[bool]>,
+    /// Per frame: the key loaded, or [`NO_KEY`].
+    key: Box<[AtomicU64]>,
+    /// Per frame: CLOCK reference bit.
+    referenced: Box<[AtomicBool]>,
+    /// Per frame: load order (LIFO), from `loads`.
+    load_seq: Box<[AtomicU64]>,
+    /// Per frame: tag (fallback policy and group time) and [`FRESH_BOUNDARY`].
+    meta: Box<[AtomicU64]>,
+    loads: AtomicU64,
+    /// Per group: misses so far (voter groups only).
+    time: Box<[AtomicU64]>,
+    misses: AtomicU64,
+    /// The global score, `f64` bits.
+    score: AtomicU64,
+}
+
+impl Gac {
+    /// GAC over `frames` frames with `config` (checked with [`GacConfig::validate`]).
+    pub fn new(frames: usize, config: &GacConfig) -> Result<Gac> {
+        config.validate()?;
+        let gs = config.group_size;
+        let n = frames.div_ceil(gs).max(1);
+        let voters = match config.voters {
+            Voters::Count(c) => c.min(n),
+            Voters::Fraction(f) => ((f * n as f64).ceil() as usize).clamp(1, n),
+        };
+        let mut order: Vec<usize> = (0..n).collect();
+        order.shuffle(&mut Xoshiro256PlusPlus::seed_from_u64(config.seed));
+        let mut voter = vec![false; n];
+        for &g in &order[..voters] {
+            voter[g] = true;
+        }
+        Ok(Gac {
+            group_size: gs,
+            ghosts_per_group: config.ghosts_per_group,
+            decay: config.decay,
+            time_unit: config.time_unit.unwrap_or(1) as f64,
+            epoch_misses: config.epoch_misses.unwrap_or(frames.max(1) as u64),
+            soft_lifo: config.soft_lifo,
+            boundary: config.boundary_pages.iter().copied().collect(),
+            groups: (0..n).map(|_| Mutex::new(Group { hand: 0, ghosts: VecDeque::new() })).collect(),
+            voter: voter.into(),
+            key: (0..frames).map(|_| AtomicU64::new(NO_KEY)).collect(),
+            referenced: (0..frames).map(|_| AtomicBool::new(false)).collect(),
+            load_seq: (0..frames).map(|_| AtomicU64::new(0)).collect(),
+            meta: (0..frames).map(|_| AtomicU64::new(0)).collect(),
+            loads: AtomicU64::new(0),
+            time: (0..n).map(|_| AtomicU64::new(0)).collect(),
+            misses: AtomicU64::new(0),
+            score: AtomicU64::new(0f64.to_bits()),
+        })
+    }
+
+    /// The global score: `>= 0` LIFO is active, `< 0` CLOCK.
+    pub fn score(&self) -> f64 {
+        f64::from_bits(self.score.load(Ordering::Relaxed))
+    }
+
+    /// The active policy.
+    pub fn active(&self) -> Contender {
+        if self.score() >= 0.0 {
+            Contender::Lifo
+        } else {
+            Contender::Clock
+        }
+    }
+
+    /// Number of voter groups.
+    pub fn voter_groups(&self) -> usize {
+        self.voter.iter().filter(|&&v| v).count()
+    }
+
+    /// Applies `f` to the global score with compare-and-swap.
+    fn update_score(&self, f: impl Fn(f64) -> f64) {
+        let _ = self
+            .score
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |b| Some(f(f64::from_bits(b)).to_bits()));
+    }
+
+    /// `winner` was right about a choice made at time `since` of group `g`.
+    fn win(&self, winner: Contender, g: usize, since: u64) {
+        let dt = self.time[g].load(Ordering::Relaxed).saturating_sub(since) as f64;
+        let w = self.decay.powf(dt / self.time_unit);
+        let w = if winner == Contender::Lifo { w } else { -w };
+        self.update_score(|s| s + w);
+    }
+
+    /// The group page `key` hashes to.
+    fn group_of(&self, key: PageKey) -> usize {
+        // splitmix64 finaliser: neighbouring pages land in unrelated groups.
+        let mut z = key.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^= z >> 31;
+        (z % self.groups.len() as u64) as usize
+    }
+
+    fn frames_of(&self, g: usize) -> std::ops::Range<usize> {
+        let lo = g * self.group_size;
+        lo.min(self.key.len())..((g + 1) * self.group_size).min(self.key.len())
+    }
+
+    fn loaded(&self, f: usize) -> bool {
+        self.key[f].load(Ordering::Relaxed) != NO_KEY
+    }
+
+    fn tagged(&self, f: usize) -> bool {
+        self.meta[f].load(Ordering::Relaxed) & TAG_MASK != 0
+    }
+
+    /// CLOCK over the group from its hand: frames accepted by `pick` with a clear reference
+    /// bit (set bits are cleared on the way); at most two turns.
+    fn clock_pick(&self, g: usize, grp: &mut Group, pick: &mut dyn FnMut(usize) -> bool) -> Option<usize> {
+        let r = self.frames_of(g);
+        let n = r.len();
+        for _ in 0..2 * n {
+            let f = r.start + grp.hand;
+            grp.hand = (grp.hand + 1) % n;
+            if !self.loaded(f) || self.referenced[f].swap(false, Ordering::Relaxed) {
+                continue;
+            }
+            if pick(f) {
+                return Some(f);
+            }
+        }
+        None
+    }
+
+    /// LIFO over the group: loaded frames newest first (soft LIFO: the newest goes last; fresh
+    /// boundary pages go after the others); the first accepted by `pick`.
+    fn lifo_pick(&self, g: usize, pick: &mut dyn FnMut(usize) -> bool) -> Option<usize> {
+        let mut cands: Vec<(bool, u64, usize)> = self
+            .frames_of(g)
+            .filter(|&f| self.loaded(f))
+            .map(|f| {
+                let fresh = self.meta[f].load(Ordering::Relaxed) & FRESH_BOUNDARY != 0;
+                (fresh, u64::MAX - self.load_seq[f].load(Ordering::Relaxed), f)
+            })
+            .collect();
+        cands.sort_unstable();
+        if self.soft_lifo && cands.len() > 1 && !cands[0].0 {
+            // The newest non-boundary page goes after the other non-boundary pages.
+            let k = cands.iter().take_while(|c| !c.0).count();
+            cands[..k].rotate_left(1);
+        }
+        cands.into_iter().map(|c| c.2).find(|&f| pick(f))
+    }
+
+    fn pick(
+        &self,
+        p: Contender,
+        g: usize,
+        grp: &mut Group,
+        pick: &mut dyn FnMut(usize) -> bool,
+    ) -> Option<usize> {
+        match p {
+            Contender::Clock => self.clock_pick(g, grp, pick),
+            Contender::Lifo => self.lifo_pick(g, pick),
+        }
+    }
+
+    /// The miss path of group `g`: the competition in a voter group, the active policy in a
+    /// follower.
+    fn victim_in(&self, g: usize, key: PageKey, evictable: &mut dyn FnMut(usize) -> bool) -> Option<usize> {
+        let mut grp = self.groups[g].lock();
+        let active = self.active();
+        if !self.voter[g] {
+            return self.pick(active, g, &mut grp, evictable);
+        }
+        let now = self.time[g].fetch_add(1, Ordering::Relaxed) + 1;
+        if let Some(i) = grp.ghosts.iter().position(|gh| gh.key == key) {
+            let gh = grp.ghosts.remove(i).expect("position is in range");
+            self.win(gh.by.other(), g, gh.time);
+        }
+        let va = self.pick(active, g, &mut grp, evictable)?;
+        let fallback = active.other();
+        // The fallback may choose a frame it tagged before (its tag keeps the older time).
+        if let Some(vf) = self.pick(fallback, g, &mut grp, &mut |f| f != va) {
+            if !self.tagged(vf) {
+                self.meta[vf].fetch_or(now << 2 | fallback.bits(), Ordering::Relaxed);
+            }
+        }
+        let m = self.meta[va].swap(0, Ordering::Relaxed) & TAG_MASK;
+        if m != 0 {
+            // The fallback tagged it earlier and nobody asked for it since (rule 1).
+            let by = if m & 3 == Contender::Clock.bits() { Contender::Clock } else { Contender::Lifo };
+            self.win(by, g, m >> 2);
+        } else {
+            let old = self.key[va].load(Ordering::Relaxed);
+            // Ghosts live in the group their page hashes to; a page loaded into another
+            // group's frame while frames were free is not remembered.
+            if self.group_of(old) == g && self.ghosts_per_group > 0 {
+                if grp.ghosts.len() == self.ghosts_per_group {
+                    grp.ghosts.pop_front();
+                }
+                grp.ghosts.push_back(Ghost { key: old, by: active, time: now });
+            }
+        }
+        Some(va)
+    }
+}
+
+impl ReplacementPolicy for Gac {
+    fn name(&self) -> &'static str {
+        "gac"
+    }
+
+    fn on_hit(&self, frame: usize) {
+        if !self.referenced[frame].load(Ordering::Relaxed) {
+            self.referenced[frame].store(true, Ordering::Relaxed);
+        }
+        if self.meta[frame].load(Ordering::Relaxed) != 0 {
+            let m = self.meta[frame].swap(0, Ordering::Relaxed) & TAG_MASK;
+            if m != 0 {
+                // The fallback's choice was asked for again before the active policy chose it.
+                let by = if m & 3 == Contender::Clock.bits() { Contender::Clock } else { Contender::Lifo };
+                self.win(by.other(), frame / self.group_size, m >> 2);
+            }
+        }
+    }
+
+    fn on_load(&self, frame: usize, key: PageKey) {
+        self.key[frame].store(key, Ordering::Relaxed);
+        // Classic CLOCK: a load is a reference. (Otherwise simulated CLOCK would tag the page
+        // just loaded — the very page LIFO evicts next — and win rule 1 on every miss.)
+        self.referenced[frame].store(true, Ordering::Relaxed);
+        self.load_seq[frame].store(self.loads.fetch_add(1, Ordering::Relaxed) + 1, Ordering::Relaxed);
+        let fresh = if self.boundary.contains(&key) { FRESH_BOUNDARY } else { 0 };
+        self.meta[frame].store(fresh, Ordering::Relaxed);
+    }
+
+    fn on_evict(&self, frame: usize) {
+        self.key[frame].store(NO_KEY, Ordering::Relaxed);
+        self.referenced[frame].store(false, Ordering::Relaxed);
+        self.meta[frame].store(0, Ordering::Relaxed);
+    }
+
+    fn victim(&self, key: PageKey, evictable: &mut dyn FnMut(usize) -> bool) -> Option<usize> {
+        let m = self.misses.fetch_add(1, Ordering::Relaxed) + 1;
+        if m.is_multiple_of(self.epoch_misses) {
+            let d = self.decay;
+            self.update_score(|s| s * d);
+        }
+        let g = self.group_of(key);
+        if let Some(f) = self.victim_in(g, key, evictable) {
+            return Some(f);
+        }
+        // Every frame of the group is pinned: take the active policy's choice elsewhere.
+        let n = self.groups.len();
+        let active = self.active();
+        (1..n).map(|i| (g + i) % n).find_map(|h| self.pick(active, h, &mut self.groups[h].lock(), evictable))
+    }
+
+    fn score(&self) -> Option<f64> {
+        Some(Gac::score(self))
+    }
+}
