@@ -271,8 +271,9 @@ impl TracingSource {
     }
 }
 
-impl PageSource for TracingSource {
-    fn read(&self, file: FileId, offset: u64, len: usize) -> Bytes<'_> {
+impl TracingSource {
+    /// Records every page that `[offset, offset + len)` of `file` touches.
+    fn record_range(&self, file: FileId, offset: u64, len: usize) {
         if len > 0 {
             let first = offset >> self.page_shift;
             let last = (offset + len as u64 - 1) >> self.page_shift;
@@ -280,7 +281,18 @@ impl PageSource for TracingSource {
                 self.recorder.record(file, p);
             }
         }
+    }
+}
+
+impl PageSource for TracingSource {
+    fn read(&self, file: FileId, offset: u64, len: usize) -> Bytes<'_> {
+        self.record_range(file, offset, len);
         self.inner.read(file, offset, len)
+    }
+
+    fn read_into(&self, file: FileId, offset: u64, dst: &mut [u8]) {
+        self.record_range(file, offset, dst.len());
+        self.inner.read_into(file, offset, dst)
     }
 
     fn advise(&self, file: FileId, offset: u64, len: u64, advice: Advice) {
