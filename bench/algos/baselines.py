@@ -10,6 +10,7 @@ prints one JSON object per line: {"kernel", "secs" (best trial), "mean", "load_s
 A kernel the system does not offer prints {"kernel", "skip": reason}.
 Runs inside whatever Python has the libraries (run.py picks a venv).
 """
+
 import json
 import sys
 import time
@@ -55,10 +56,10 @@ def run_igraph(path, n, directed, weighted, source, kernels, trials):
             r = timed(lambda: g.connected_components(mode="weak"), trials)
         elif k == "sssp":
             w = "weight" if weighted else None
-            r = timed(lambda: g.distances(source=source, weights=w, mode=mode), trials)
+            r = timed(lambda w=w: g.distances(source=source, weights=w, mode=mode), trials)
         elif k == "tc":
             u = g if not directed else g.as_undirected()
-            r = timed(lambda: len(u.list_triangles()), trials)
+            r = timed(lambda u=u: len(u.list_triangles()), trials)
         else:
             emit(kernel=k, skip="not offered by igraph (PRPACK solves PageRank exactly)")
             continue
@@ -83,20 +84,22 @@ def run_networkx(path, n, directed, weighted, source, kernels, trials):
         elif k == "pr":
             r = timed(lambda: nx.pagerank(g, alpha=0.85, tol=1e-4 / n, max_iter=1000), trials)
         elif k == "pr20":
+
             def pr20():
                 try:
                     return nx.pagerank(g, alpha=0.85, tol=0.0, max_iter=20)
                 except nx.PowerIterationFailedConvergence:
                     return None
+
             r = timed(pr20, trials)
         elif k == "cc":
             cc = nx.weakly_connected_components if directed else nx.connected_components
-            r = timed(lambda: sum(1 for _ in cc(g)), trials)
+            r = timed(lambda cc=cc: sum(1 for _ in cc(g)), trials)
         elif k == "sssp":
             r = timed(lambda: nx.single_source_dijkstra_path_length(g, source), trials)
         elif k == "tc":
             u = g.to_undirected() if directed else g
-            r = timed(lambda: sum(nx.triangles(u).values()) // 3, trials)
+            r = timed(lambda u=u: sum(nx.triangles(u).values()) // 3, trials)
         else:
             emit(kernel=k, skip="unknown kernel")
             continue

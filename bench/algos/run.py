@@ -17,8 +17,8 @@ ocgraph: every kernel runs end to end as `ocgraph run ALGO G --trials T --source
 whole command (open + all trials + verification-free output), bytes read and hit ratio from
 --stats. Configurations: pool with memory = graph size (cached after the first trial), pool at
 25% and 10% of the graph size, and mmap inside a memory cgroup capped at 25%
-(../shared/tools/memcap beside the clone, or $OCGRAPH_MEMCAP, with --drop-caches; the cap is 25% of the graph plus the kernel's own
-arrays, ~48 B per vertex, and 32 MB; when memcap fails the run is uncapped and says so).
+(../shared/tools/memcap beside the clone, or $OCGRAPH_MEMCAP, with --drop-caches; the cap is 25%
+of the graph plus the kernel's own arrays, ~48 B per vertex, and 32 MB; when memcap fails the run is uncapped and says so).
 PageRank "pr" stops at GAPBS's rule, L1 change < 1e-4 (networkx-style --tol 1e-4/n); "pr20" runs
 20 iterations. Triangle counting runs only cached and only up to scale 20 (GAPBS: 76 s at 22).
 
@@ -33,6 +33,7 @@ Output: a table (graph, kernel, system, config, seconds, ratio to GAPBS where kn
 hit ratio), bench/out/algos.csv and, when matplotlib is importable, bench/out/algos.png
 (--quick: algos_quick.csv/.png).
 """
+
 import argparse
 import array
 import csv
@@ -50,12 +51,18 @@ BASELINES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "baselines.
 
 # GAPBS on this machine kind, 2 threads (seconds, low-high).
 GAPBS = {
-    ("kron20", "bfs"): (0.013, 0.017), ("kron22", "bfs"): (0.074, 0.081),
-    ("kron20", "pr"): (0.11, 0.11), ("kron22", "pr"): (0.55, 0.67),
-    ("kron20", "pr20"): (0.26, 0.32), ("kron22", "pr20"): (1.71, 1.78),
-    ("kron20", "cc"): (0.031, 0.031), ("kron22", "cc"): (0.133, 0.145),
-    ("kron20", "sssp"): (0.12, 0.18), ("kron22", "sssp"): (0.69, 0.84),
-    ("kron20", "tc"): (5.5, 5.5), ("kron22", "tc"): (75.6, 75.6),
+    ("kron20", "bfs"): (0.013, 0.017),
+    ("kron22", "bfs"): (0.074, 0.081),
+    ("kron20", "pr"): (0.11, 0.11),
+    ("kron22", "pr"): (0.55, 0.67),
+    ("kron20", "pr20"): (0.26, 0.32),
+    ("kron22", "pr20"): (1.71, 1.78),
+    ("kron20", "cc"): (0.031, 0.031),
+    ("kron22", "cc"): (0.133, 0.145),
+    ("kron20", "sssp"): (0.12, 0.18),
+    ("kron22", "sssp"): (0.69, 0.84),
+    ("kron20", "tc"): (5.5, 5.5),
+    ("kron22", "tc"): (75.6, 75.6),
 }
 # Other published references on this machine kind (printed in the notes).
 OTHER_REFS = "GridGraph kron22: BFS 0.67-0.73 s, PR20 11.7 s, CC 0.75-0.80 s"
@@ -76,14 +83,23 @@ def ocgraph_bin(args):
 
 def manifest_info(graph, exe):
     info = sh([exe, "info", graph]).stdout
-    get = lambda k: re.search(rf"^{k}\s+(\S+)", info, re.M).group(1)
-    return {"n": int(get("vertices")), "edges": int(get("edges")), "directed": get("directed") == "true",
-            "weighted": get("weighted") == "true"}
+
+    def get(k):
+        return re.search(rf"^{k}\s+(\S+)", info, re.M).group(1)
+
+    return {
+        "n": int(get("vertices")),
+        "edges": int(get("edges")),
+        "directed": get("directed") == "true",
+        "weighted": get("weighted") == "true",
+    }
 
 
 def graph_bytes(graph):
     paged = ("out.offsets", "out.neighbors", "out.weights", "in.offsets", "in.neighbors", "in.weights")
-    return sum(os.path.getsize(os.path.join(graph, f)) for f in paged if os.path.exists(os.path.join(graph, f)))
+    return sum(
+        os.path.getsize(os.path.join(graph, f)) for f in paged if os.path.exists(os.path.join(graph, f))
+    )
 
 
 def max_degree_vertex(graph, n):
@@ -109,21 +125,39 @@ def prepare(args, exe):
         for weighted in (False, True):
             d = os.path.join(args.work, f"kron{s}{'w' if weighted else ''}")
             if not os.path.exists(os.path.join(d, "manifest")):
-                cmd = [exe, "generate", "kronecker", "--scale", str(s), "--edge-factor", "16", "--seed", "1",
-                       "--quiet", "--force", "--memory", "4GiB", d]
+                cmd = [
+                    exe,
+                    "generate",
+                    "kronecker",
+                    "--scale",
+                    str(s),
+                    "--edge-factor",
+                    "16",
+                    "--seed",
+                    "1",
+                    "--quiet",
+                    "--force",
+                    "--memory",
+                    "4GiB",
+                    d,
+                ]
                 sh(cmd + (["--weighted"] if weighted else []))
-        graphs.append((f"kron{s}", os.path.join(args.work, f"kron{s}"), os.path.join(args.work, f"kron{s}w"), True))
+        graphs.append(
+            (f"kron{s}", os.path.join(args.work, f"kron{s}"), os.path.join(args.work, f"kron{s}w"), True)
+        )
     if not args.no_real:
         data = os.path.join(ROOT, "data")
-        real = [("ca-AstroPh", "ca-AstroPh.txt.gz", ["--undirected", "--dedup", "--relabel"]),
-                ("road-usroads", "road-usroads.mtx.gz", []),
-                ("cnr-2000", "cnr-2000.el.gz", [])]
+        real = [
+            ("ca-AstroPh", "ca-AstroPh.txt.gz", ["--undirected", "--dedup", "--relabel"]),
+            ("road-usroads", "road-usroads.mtx.gz", []),
+            ("cnr-2000", "cnr-2000.el.gz", []),
+        ]
         if args.quick:
             real = real[:2]
         for name, f, flags in real:
             d = os.path.join(args.work, name)
             if not os.path.exists(os.path.join(d, "manifest")):
-                sh([exe, "import", os.path.join(data, f), d, "--quiet", "--force"] + flags)
+                sh([exe, "import", os.path.join(data, f), d, "--quiet", "--force", *flags])
             graphs.append((name, d, d, False))
     return graphs
 
@@ -138,9 +172,26 @@ def memcap_works():
 
 def run_ocgraph(exe, graph, kernel, info, source, config, args, capped):
     size = graph_bytes(graph)
-    cmd = [exe, "run", {"bfs": "bfs", "pr": "pagerank", "pr20": "pagerank", "cc": "wcc", "sssp": "sssp",
-                        "tc": "triangle-count"}[kernel], graph, "--threads", str(args.threads),
-           "--trials", str(args.trials), "--source", str(source), "--stats"]
+    cmd = [
+        exe,
+        "run",
+        {
+            "bfs": "bfs",
+            "pr": "pagerank",
+            "pr20": "pagerank",
+            "cc": "wcc",
+            "sssp": "sssp",
+            "tc": "triangle-count",
+        }[kernel],
+        graph,
+        "--threads",
+        str(args.threads),
+        "--trials",
+        str(args.trials),
+        "--source",
+        str(source),
+        "--stats",
+    ]
     if kernel == "pr":
         cmd += ["--tol", repr(1e-4 / info["n"]), "--max-iter", "1000"]
     if kernel == "pr20":
@@ -156,7 +207,7 @@ def run_ocgraph(exe, graph, kernel, info, source, config, args, capped):
             # The cgroup also holds the process's own memory: add the kernel's working arrays
             # (about 48 bytes per vertex) and 32 MB for the binary to 25% of the graph.
             cap = size // 4 + 48 * info["n"] + (32 << 20)
-            cmd = [MEMCAP, "--drop-caches", str(cap), "--"] + cmd
+            cmd = [MEMCAP, "--drop-caches", str(cap), "--", *cmd]
         else:
             note = "memcap unavailable: uncapped"
     t = time.perf_counter()
@@ -170,13 +221,23 @@ def run_ocgraph(exe, graph, kernel, info, source, config, args, capped):
     m = re.search(r"mean ([\d.]+) s, min ([\d.]+) s", p.stdout)
     lines = (p.stdout + "\n" + p.stderr).splitlines()
     stats = next((json.loads(ln) for ln in lines if ln.startswith('{"backend"')), {})
-    return {"secs": float(m.group(2)), "mean": float(m.group(1)), "e2e": e2e,
-            "bytes_read": stats.get("bytes_read"), "hit_ratio": stats.get("hit_ratio"), "note": note}
+    return {
+        "secs": float(m.group(2)),
+        "mean": float(m.group(1)),
+        "e2e": e2e,
+        "bytes_read": stats.get("bytes_read"),
+        "hit_ratio": stats.get("hit_ratio"),
+        "note": note,
+    }
 
 
 def find_python(args):
-    for p in [args.python, sys.executable if has_module(sys.executable, "igraph") else None,
-              os.path.join(ROOT, ".venv", "bin", "python"), sys.executable]:
+    for p in [
+        args.python,
+        sys.executable if has_module(sys.executable, "igraph") else None,
+        os.path.join(ROOT, ".venv", "bin", "python"),
+        sys.executable,
+    ]:
         if p and os.path.exists(p):
             return p
     return sys.executable
@@ -187,8 +248,18 @@ def has_module(py, mod):
 
 
 def run_baseline(py, system, edge_file, info, source, kernels, trials, timeout):
-    cmd = [py, BASELINES, system, edge_file, str(info["n"]), "1" if info["directed"] else "0",
-           "1" if info["weighted"] else "0", str(source), ",".join(kernels), str(trials)]
+    cmd = [
+        py,
+        BASELINES,
+        system,
+        edge_file,
+        str(info["n"]),
+        "1" if info["directed"] else "0",
+        "1" if info["weighted"] else "0",
+        str(source),
+        ",".join(kernels),
+        str(trials),
+    ]
     try:
         p = subprocess.run(cmd, text=True, capture_output=True, timeout=timeout)
         out = p.stdout
@@ -226,9 +297,15 @@ def main():
     graphs = prepare(args, exe)
     capped = memcap_works()
     py = find_python(args)
-    systems = [] if args.no_baselines else [s for s in args.systems.split(",")
-                                             if has_module(py, {"igraph": "igraph", "networkx": "networkx",
-                                                                "scipy": "scipy.sparse"}[s])]
+    systems = (
+        []
+        if args.no_baselines
+        else [
+            s
+            for s in args.systems.split(",")
+            if has_module(py, {"igraph": "igraph", "networkx": "networkx", "scipy": "scipy.sparse"}[s])
+        ]
+    )
     notes = [OTHER_REFS]
     if not capped:
         notes.append("memcap failed: mmap rows ran without a memory cap")
@@ -260,8 +337,10 @@ def main():
                 notes.append(f"{name}: networkx skipped (too large)")
                 continue
             chosen = [k for k in KERNELS if k in args.kernels.split(",")]
-            per_file = [(gdir, info, source, [k for k in chosen if k != "sssp"]),
-                        (wdir, winfo, wsource, [k for k in chosen if k == "sssp"])]
+            per_file = [
+                (gdir, info, source, [k for k in chosen if k != "sssp"]),
+                (wdir, winfo, wsource, [k for k in chosen if k == "sssp"]),
+            ]
             for fdir, finfo, fsrc, kernels in per_file:
                 trials = args.trials
                 if system == "networkx" and args.quick:
@@ -281,17 +360,29 @@ def main():
                 if not os.path.exists(edge_file):
                     sh([exe, "export", fdir, edge_file])
                 for b in run_baseline(py, system, edge_file, finfo, fsrc, kernels, trials, args.timeout * 2):
-                    row = {"graph": name, "kernel": b["kernel"], "system": system, "config": "in-memory",
-                           "secs": b.get("secs"), "mean": b.get("mean"), "e2e": None, "load_secs": b.get("load_secs"),
-                           "bytes_read": None, "hit_ratio": None, "note": b.get("note") or b.get("skip", "")}
+                    row = {
+                        "graph": name,
+                        "kernel": b["kernel"],
+                        "system": system,
+                        "config": "in-memory",
+                        "secs": b.get("secs"),
+                        "mean": b.get("mean"),
+                        "e2e": None,
+                        "load_secs": b.get("load_secs"),
+                        "bytes_read": None,
+                        "hit_ratio": None,
+                        "note": b.get("note") or b.get("skip", ""),
+                    }
                     rows.append(row)
                     print_row(row, flush=True)
                     write_csv(rows, stem)
     write_outputs(rows, notes, stem)
 
 
-HEADER = f"{'graph':<13} {'kernel':<5} {'system':<9} {'config':<10} {'secs':>9} {'e2e_s':>8} {'xGAPBS':>7} " \
-         f"{'MB_read':>9} {'hit':>6}  note"
+HEADER = (
+    f"{'graph':<13} {'kernel':<5} {'system':<9} {'config':<10} {'secs':>9} {'e2e_s':>8} {'xGAPBS':>7} "
+    f"{'MB_read':>9} {'hit':>6}  note"
+)
 printed_header = False
 
 
@@ -312,17 +403,32 @@ def print_row(row, flush=False):
         print(HEADER)
         printed_header = True
     mb = None if row.get("bytes_read") is None else row["bytes_read"] / 1e6
-    print(f"{row['graph']:<13} {row['kernel']:<5} {row['system']:<9} {row['config']:<10} "
-          f"{fmt(row.get('secs'), '9.4f')} {fmt(row.get('e2e'), '8.2f')} {fmt(gapbs_ratio(row), '7.2f')} "
-          f"{fmt(mb, '9.1f')} {fmt(row.get('hit_ratio'), '6.3f')}  {row.get('note', '')}", flush=flush)
+    print(
+        f"{row['graph']:<13} {row['kernel']:<5} {row['system']:<9} {row['config']:<10} "
+        f"{fmt(row.get('secs'), '9.4f')} {fmt(row.get('e2e'), '8.2f')} {fmt(gapbs_ratio(row), '7.2f')} "
+        f"{fmt(mb, '9.1f')} {fmt(row.get('hit_ratio'), '6.3f')}  {row.get('note', '')}",
+        flush=flush,
+    )
 
 
 def write_csv(rows, stem):
     """(Re)writes bench/out/STEM.csv with every row so far (a long run keeps partial results)."""
     out = os.path.join(ROOT, "bench", "out")
     os.makedirs(out, exist_ok=True)
-    fields = ["graph", "kernel", "system", "config", "secs", "mean", "e2e", "load_secs", "gapbs_ratio",
-              "bytes_read", "hit_ratio", "note"]
+    fields = [
+        "graph",
+        "kernel",
+        "system",
+        "config",
+        "secs",
+        "mean",
+        "e2e",
+        "load_secs",
+        "gapbs_ratio",
+        "bytes_read",
+        "hit_ratio",
+        "note",
+    ]
     with open(os.path.join(out, stem + ".csv"), "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=fields, extrasaction="ignore")
         w.writeheader()
@@ -339,6 +445,7 @@ def write_outputs(rows, notes, stem):
     print(f"wrote {os.path.join(out, stem + '.csv')}")
     try:
         import matplotlib
+
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
     except ImportError:
@@ -352,8 +459,15 @@ def write_outputs(rows, notes, stem):
         for i, (s, c) in enumerate(series):
             xs, ys = [], []
             for k, kernel in enumerate(KERNELS):
-                v = next((r["secs"] for r in rows if (r["graph"], r["kernel"], r["system"], r["config"]) ==
-                          (g, kernel, s, c) and r.get("secs")), None)
+                v = next(
+                    (
+                        r["secs"]
+                        for r in rows
+                        if (r["graph"], r["kernel"], r["system"], r["config"]) == (g, kernel, s, c)
+                        and r.get("secs")
+                    ),
+                    None,
+                )
                 if v:
                     xs.append(k + i * width)
                     ys.append(v)

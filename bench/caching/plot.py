@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
 """Charts for `ocgraph cache-sim` output (matplotlib).
 
-    plot.py RESULTS.csv --out chart.png        hit ratio vs cache size, one line per policy
-                                               (one panel per workload when the CSV has a
-                                               `workload` column, as bench/caching/run.py writes)
-    plot.py --score SCORE.csv --out score.png  GAC's score over misses (>= 0: LIFO active)
+plot.py RESULTS.csv --out chart.png        hit ratio vs cache size, one line per policy
+                                           (one panel per workload when the CSV has a
+                                           `workload` column, as bench/caching/run.py writes)
+plot.py --score SCORE.csv --out score.png  GAC's score over misses (>= 0: LIFO active)
 """
+
 import argparse
 import csv
 import sys
@@ -22,6 +23,7 @@ def size_key(s):
 
 def plot_hits(path, out):
     import matplotlib
+
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
@@ -39,8 +41,14 @@ def plot_hits(path, out):
         for pol, pts in pols.items():
             sizes = sorted(pts, key=size_key)
             style = "--" if pol == "opt" else ("-o" if pol.startswith("gac") else "-")
-            ax.plot(range(len(sizes)), [pts[s] for s in sizes], style, label=pol, markersize=3,
-                    linewidth=2 if pol.startswith("gac") else 1)
+            ax.plot(
+                range(len(sizes)),
+                [pts[s] for s in sizes],
+                style,
+                label=pol,
+                markersize=3,
+                linewidth=2 if pol.startswith("gac") else 1,
+            )
             ax.set_xticks(range(len(sizes)))
             ax.set_xticklabels(sizes, rotation=45, fontsize=7)
         ax.set_title(wl or path, fontsize=9)
@@ -58,6 +66,7 @@ def plot_hits(path, out):
 
 def plot_score(path, out):
     import matplotlib
+
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 

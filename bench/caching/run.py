@@ -15,16 +15,15 @@ Usage: bench/caching/run.py [--scale 22] [--quick] [--bin PATH] [--threads T] [-
    bytes read, misses, and CPU seconds per miss (process user+sys over misses; GAC's extra CPU
    per miss vs CLOCK's, target <= 10%). Writes OUT/pool.csv.
 """
+
 import argparse
 import csv
-import io
 import json
 import os
 import re
 import resource
 import subprocess
 import sys
-import time
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 TARGET = os.environ.get("CARGO_TARGET_DIR", os.path.join(ROOT, "target"))
@@ -98,11 +97,38 @@ def main():
         for algo in ALGOS:
             wl = f"{algo}/{gname}"
             t = os.path.join(a.out, f"{algo}-{gname}.trace")
-            sh([a.bin, "run", algo, g, "--backend", "pool", "--memory", str(mem), "--threads",
-                str(a.threads), "--trace", t])
+            sh(
+                [
+                    a.bin,
+                    "run",
+                    algo,
+                    g,
+                    "--backend",
+                    "pool",
+                    "--memory",
+                    str(mem),
+                    "--threads",
+                    str(a.threads),
+                    "--trace",
+                    t,
+                ]
+            )
             c = os.path.join(a.out, f"{algo}-{gname}.csv")
-            sh([a.bin, "cache-sim", t, "--policies", POLICIES, "--sizes", SIZES, "--csv", c,
-                "--score-trace", os.path.join(a.out, f"{algo}-{gname}.score.csv")])
+            sh(
+                [
+                    a.bin,
+                    "cache-sim",
+                    t,
+                    "--policies",
+                    POLICIES,
+                    "--sizes",
+                    SIZES,
+                    "--csv",
+                    c,
+                    "--score-trace",
+                    os.path.join(a.out, f"{algo}-{gname}.score.csv"),
+                ]
+            )
             os.remove(t)
             for r in csv.DictReader(open(c)):
                 r["workload"] = wl
@@ -117,7 +143,9 @@ def main():
     # Table: GAC vs the better of CLOCK and LIFO, and vs OPT.
     hr = {(r["workload"], r["policy"], r["size"]): float(r["hit_ratio"]) for r in rows}
     points = sorted({(r["workload"], r["size"]) for r in rows}, key=lambda p: (p[0], float(p[1].rstrip("%"))))
-    print(f"\n{'workload':<28} {'size':>5} {'clock':>6} {'lifo':>6} {'s3fifo':>6} {'arc':>6} {'gac':>6} {'opt':>6} {'gac-best':>8}")
+    print(
+        f"\n{'workload':<28} {'size':>5} {'clock':>6} {'lifo':>6} {'s3fifo':>6} {'arc':>6} {'gac':>6} {'opt':>6} {'gac-best':>8}"
+    )
     worst, wins, within = 0.0, [], 0
     for wl, s in points:
         v = {p: hr[(wl, p, s)] for p in ("clock", "lifo", "s3fifo", "arc", "gac", "opt")}
@@ -126,14 +154,25 @@ def main():
         within += d >= -0.02
         if d > 0.005:
             wins.append((wl, s, d, v["opt"] - v["gac"]))
-        print(f"{wl:<28} {s:>5} {v['clock']:6.3f} {v['lifo']:6.3f} {v['s3fifo']:6.3f} {v['arc']:6.3f} "
-              f"{v['gac']:6.3f} {v['opt']:6.3f} {100 * d:+7.1f}p")
-    print(f"\nGAC within 2 points of max(CLOCK, LIFO) at {within}/{len(points)} points; worst {100 * worst:+.1f} points")
+        print(
+            f"{wl:<28} {s:>5} {v['clock']:6.3f} {v['lifo']:6.3f} {v['s3fifo']:6.3f} {v['arc']:6.3f} "
+            f"{v['gac']:6.3f} {v['opt']:6.3f} {100 * d:+7.1f}p"
+        )
+    print(
+        f"\nGAC within 2 points of max(CLOCK, LIFO) at {within}/{len(points)} points; worst {100 * worst:+.1f} points"
+    )
     for wl, s, d, o in wins:
         print(f"GAC beats both at {wl} {s}: +{100 * d:.1f} points, {100 * o:.1f} points below OPT")
     try:
-        sh([sys.executable, os.path.join(ROOT, "bench", "caching", "plot.py"), hits_csv, "--out",
-            os.path.join(a.out, "hits.png")])
+        sh(
+            [
+                sys.executable,
+                os.path.join(ROOT, "bench", "caching", "plot.py"),
+                hits_csv,
+                "--out",
+                os.path.join(a.out, "hits.png"),
+            ]
+        )
     except SystemExit as e:
         print(f"(no chart: {e})", file=sys.stderr)
 
@@ -145,23 +184,51 @@ def main():
             for frac in (0.1, 0.3, 0.6):
                 mem = max(int(gb * frac), 64 << 10)
                 for pol in ("clock", "lifo", "gac"):
-                    out, err, cpu = run_timed([a.bin, "run", algo, g, "--backend", "pool", "--memory", str(mem),
-                                               "--policy", pol, "--threads", str(a.threads), "--stats"])
+                    out, err, cpu = run_timed(
+                        [
+                            a.bin,
+                            "run",
+                            algo,
+                            g,
+                            "--backend",
+                            "pool",
+                            "--memory",
+                            str(mem),
+                            "--policy",
+                            pol,
+                            "--threads",
+                            str(a.threads),
+                            "--stats",
+                        ]
+                    )
                     m = re.search(r"mean ([0-9.]+) s", out)
                     st = stats_of(err)
                     misses = max(st.get("misses", 0), 1)
-                    pool_rows.append({"graph": gname, "algo": algo, "memory": f"{int(frac * 100)}%", "policy": pol,
-                                      "secs": float(m.group(1)) if m else float("nan"),
-                                      "bytes_read": st.get("bytes_read", 0), "misses": st.get("misses", 0),
-                                      "hit_ratio": st.get("hit_ratio", 0.0), "cpu_per_miss_us": 1e6 * cpu / misses})
+                    pool_rows.append(
+                        {
+                            "graph": gname,
+                            "algo": algo,
+                            "memory": f"{int(frac * 100)}%",
+                            "policy": pol,
+                            "secs": float(m.group(1)) if m else float("nan"),
+                            "bytes_read": st.get("bytes_read", 0),
+                            "misses": st.get("misses", 0),
+                            "hit_ratio": st.get("hit_ratio", 0.0),
+                            "cpu_per_miss_us": 1e6 * cpu / misses,
+                        }
+                    )
     with open(os.path.join(a.out, "pool.csv"), "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=list(pool_rows[0]))
         w.writeheader()
         w.writerows(pool_rows)
-    print(f"\n{'graph':<14} {'algo':<15} {'mem':>4} {'policy':<6} {'secs':>8} {'MB read':>9} {'misses':>9} {'hit':>6} {'cpu/miss us':>11}")
+    print(
+        f"\n{'graph':<14} {'algo':<15} {'mem':>4} {'policy':<6} {'secs':>8} {'MB read':>9} {'misses':>9} {'hit':>6} {'cpu/miss us':>11}"
+    )
     for r in pool_rows:
-        print(f"{r['graph']:<14} {r['algo']:<15} {r['memory']:>4} {r['policy']:<6} {r['secs']:8.3f} "
-              f"{r['bytes_read'] / 1e6:9.1f} {r['misses']:9} {r['hit_ratio']:6.3f} {r['cpu_per_miss_us']:11.2f}")
+        print(
+            f"{r['graph']:<14} {r['algo']:<15} {r['memory']:>4} {r['policy']:<6} {r['secs']:8.3f} "
+            f"{r['bytes_read'] / 1e6:9.1f} {r['misses']:9} {r['hit_ratio']:6.3f} {r['cpu_per_miss_us']:11.2f}"
+        )
     print(f"\nwrote {hits_csv}, {os.path.join(a.out, 'pool.csv')}, {os.path.join(a.out, 'hits.png')}")
 
 
