@@ -7,6 +7,7 @@
 //!   the algorithm crate is generic over.
 //! - [`ingest`]: parsers for edge-list formats and the budgeted CSR builder.
 //! - [`generate`]: deterministic graph generators (Kronecker, Erdős–Rényi, road grid).
+//! - [`update`]: durable updates: the delta log (WAL, levels and compaction build on it).
 //! - [`error`]: the error type shared by all layers.
 
 pub mod error;
@@ -17,6 +18,7 @@ pub mod ids;
 pub mod ingest;
 pub mod page;
 pub mod size;
+pub mod update;
 
 pub use error::{Error, Result};
 pub use graph::{Adjacency, Direction, Graph, OpenOptions, Slice, Vertex};

@@ -1,0 +1,8 @@
+//! Durable updates (issue 7): the mutable newest level of a writable graph.
+//!
+//! - [`delta`]: the [`DeltaLog`] trait: an append-only, multiversioned record of arc operations
+//!   per source vertex, read as of a sequence number (so snapshots see no later update).
+
+mod delta;
+
+pub use delta::{fold_ops, ArcOp, DeltaLog};
