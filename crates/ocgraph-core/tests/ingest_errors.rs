@@ -58,6 +58,14 @@ fn malformed_lines() {
     );
     assert!(m.contains("declares 3 entries"), "{m}");
     fails("g.mtx", b"%%MatrixMarket matrix array real general\n3 3\n", &opts(), ErrorKind::Input);
+    // An id beyond the declared size is an error naming its line, not a larger graph.
+    let m = fails(
+        "h.mtx",
+        b"%%MatrixMarket matrix coordinate pattern general\n3 3 2\n1 2\n4 1\n",
+        &opts(),
+        ErrorKind::Input,
+    );
+    assert!(m.contains("h.mtx:4:") && m.contains("beyond the 3 rows/columns"), "{m}");
 }
 
 #[test]

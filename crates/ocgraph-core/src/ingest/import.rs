@@ -215,7 +215,7 @@ fn scan(
     let mut blocks = LineBlocks::new(input);
     let mut line = 1u64;
     let mut header_done = false;
-    let (mut weight_col, mut one_based) = (2, false);
+    let (mut weight_col, mut mtx_size) = (2, None);
     let csv = format == InputFormat::Csv;
     let mut strings: Option<bool> = None;
     while let Some(block) = blocks.next_block()? {
@@ -232,7 +232,7 @@ fn scan(
                 }
                 InputFormat::MatrixMarket => {
                     let h = mtx::parse_header(path, block)?;
-                    one_based = true;
+                    mtx_size = Some(h.n);
                     line += h.header_lines;
                     h.header_bytes
                 }
@@ -250,7 +250,7 @@ fn scan(
             },
         };
         found.strings = is_strings;
-        let cfg = LineCfg { csv, strings: is_strings, weighted, weight_col, one_based, max_id };
+        let cfg = LineCfg { csv, strings: is_strings, weighted, weight_col, mtx_size, max_id };
         for piece in parse_block(path, data, line, &cfg)? {
             line += piece.lines;
             found.edges += piece.edges() as u64;

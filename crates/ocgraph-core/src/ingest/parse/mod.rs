@@ -62,8 +62,8 @@ pub(crate) struct LineCfg {
     pub weighted: bool,
     /// Column of the weight (0-based).
     pub weight_col: usize,
-    /// Ids are 1-based (MatrixMarket): subtract one.
-    pub one_based: bool,
+    /// MatrixMarket: ids are 1-based (one is subtracted) and at most this size-line dimension.
+    pub mtx_size: Option<u64>,
     /// Largest allowed id (after the 1-based shift); larger ids are an error suggesting relabel.
     pub max_id: u64,
 }

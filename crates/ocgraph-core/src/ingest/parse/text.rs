@@ -93,9 +93,14 @@ pub(crate) fn parse_lines(
         let line = &block[pos..nl];
         let err = |msg: String| (line_no, msg);
         let id_of = |mut id: u64| {
-            if cfg.one_based {
+            if let Some(n) = cfg.mtx_size {
                 if id == 0 {
                     return Err(err("vertex id 0 in a 1-based MatrixMarket file".into()));
+                }
+                if id > n {
+                    return Err(err(format!(
+                        "vertex id {id} is beyond the {n} rows/columns declared by the size line"
+                    )));
                 }
                 id -= 1;
             }
@@ -190,7 +195,7 @@ mod tests {
             strings: false,
             weighted: false,
             weight_col: 2,
-            one_based: false,
+            mtx_size: None,
             max_id: u32::MAX as u64 - 1,
         }
     }
