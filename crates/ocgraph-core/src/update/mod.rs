@@ -6,15 +6,25 @@
 //! - [`wal`] / [`wal_frame`] / [`log_file`]: the framed, checksummed write-ahead log with group
 //!   commit, written through the [`LogFile`] trait (fault injection in tests).
 //! - [`memory_delta`]: [`MemoryDelta`], the in-memory [`DeltaLog`].
+//! - `level`: immutable on-disk levels (CSR over touched vertices, with tombstones).
+//! - [`snapshot`]: [`Snapshot`], a consistent view (base + levels + delta as of a batch).
+//! - [`writable`]: [`WritableGraph`], the update API (WAL -> delta -> levels -> compaction).
 
+mod apply;
+mod compact;
 mod delta;
+mod level;
 pub mod log_file;
 pub mod memory_delta;
+pub mod snapshot;
 pub mod wal;
 pub mod wal_frame;
+pub mod writable;
 
 pub use delta::{fold_ops, ArcOp, DeltaLog};
 pub use log_file::{LogFile, LogFs, StdLogFs};
 pub use memory_delta::MemoryDelta;
 pub use wal::{Durability, RecoveryReport, Wal, WalOptions};
+pub use snapshot::{Snapshot, SnapshotDirection};
 pub use wal_frame::WalItem;
+pub use writable::{WritableGraph, WriteOptions};

@@ -203,6 +203,8 @@ impl Wal {
             }
         }
         report.last_seq = prev;
+        // Batches up to the checkpoint are durable in the levels even when their segments are gone.
+        let prev = prev.max(checkpoint);
         let number = segs.last().map_or(0, |s| s.0 + 1);
         let path = dir.join(segment_name(number));
         let file = fs.open(&path).map_err(|e| Error::io(&path, "create WAL segment", e))?;
