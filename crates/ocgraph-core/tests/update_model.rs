@@ -144,7 +144,14 @@ fn check(snap: &Snapshot, m: &Model) -> Result<(), TestCaseError> {
     Ok(())
 }
 
-fn run(directed: bool, weighted: bool, base: Vec<(u8, u8, u8)>, n: u8, ops: Vec<Op>, auto: bool) -> Result<(), TestCaseError> {
+fn run(
+    directed: bool,
+    weighted: bool,
+    base: Vec<(u8, u8, u8)>,
+    n: u8,
+    ops: Vec<Op>,
+    auto: bool,
+) -> Result<(), TestCaseError> {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("g");
     let mut m = Model { n: n as u32, directed, weighted, edges: BTreeMap::new() };

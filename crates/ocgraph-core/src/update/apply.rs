@@ -39,7 +39,9 @@ pub(crate) fn validate(items: &[WalItem], mut n: u64, weighted: bool, what: &str
         if (v as u64) < n {
             Ok(())
         } else {
-            Err(Error::invalid(format!("{what}: item {i}: vertex {v} out of range (the graph has {n} vertices)")))
+            Err(Error::invalid(format!(
+                "{what}: item {i}: vertex {v} out of range (the graph has {n} vertices)"
+            )))
         }
     };
     for (i, it) in items.iter().enumerate() {
@@ -51,7 +53,9 @@ pub(crate) fn validate(items: &[WalItem], mut n: u64, weighted: bool, what: &str
                     return Err(Error::invalid(format!("{what}: item {i}: weight is NaN")));
                 }
                 if !weighted && weight != 1.0 {
-                    return Err(Error::invalid(format!("{what}: the graph is unweighted; weights are not accepted")));
+                    return Err(Error::invalid(format!(
+                        "{what}: the graph is unweighted; weights are not accepted"
+                    )));
                 }
             }
             WalItem::RemoveEdge { src, dst } => {

@@ -162,11 +162,7 @@ impl Level {
         Ok(Level { src, weighted, sides })
     }
 
-    fn parse(
-        b: &[u8],
-        entry: &LevelEntry,
-        bad: &dyn Fn(u64, String) -> Error,
-    ) -> Result<(bool, Vec<Side>)> {
+    fn parse(b: &[u8], entry: &LevelEntry, bad: &dyn Fn(u64, String) -> Error) -> Result<(bool, Vec<Side>)> {
         let len = b.len() as u64;
         let u32_at = |o: usize| u32::from_le_bytes(b[o..o + 4].try_into().unwrap());
         let u64_at = |o: usize| u64::from_le_bytes(b[o..o + 8].try_into().unwrap());
@@ -179,7 +175,10 @@ impl Level {
         }
         let crc = crc32c::crc32c_append(crc32c::crc32c(&b[..32]), &b[36..data_end as usize]);
         if crc != u32_at(32) || crc != entry.crc32c {
-            return Err(bad(32, format!("checksum mismatch (stored {:#010x}, computed {crc:#010x})", u32_at(32))));
+            return Err(bad(
+                32,
+                format!("checksum mismatch (stored {:#010x}, computed {crc:#010x})", u32_at(32)),
+            ));
         }
         let flags = u32_at(12);
         let weighted = flags & 1 != 0;
@@ -234,11 +233,7 @@ impl Level {
         let ops = self.src.read(0, s.ops + a, n).typed::<u8>();
         let wts = s.weights.map(|w| self.src.read(0, w + a * 4, n * 4).typed::<f32>());
         for j in 0..n {
-            let op = if ops[j] == 0 {
-                ArcOp::Remove
-            } else {
-                ArcOp::Add(wts.as_ref().map_or(1.0, |w| w[j]))
-            };
+            let op = if ops[j] == 0 { ArcOp::Remove } else { ArcOp::Add(wts.as_ref().map_or(1.0, |w| w[j])) };
             out.push((dsts[j], op));
         }
         debug_assert!(self.weighted == s.weights.is_some());

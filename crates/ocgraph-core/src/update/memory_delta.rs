@@ -35,7 +35,10 @@ pub struct MemoryDelta {
 
 impl Default for MemoryDelta {
     fn default() -> Self {
-        MemoryDelta { shards: (0..SHARDS).map(|_| RwLock::new(HashMap::new())).collect(), bytes: AtomicU64::new(0) }
+        MemoryDelta {
+            shards: (0..SHARDS).map(|_| RwLock::new(HashMap::new())).collect(),
+            bytes: AtomicU64::new(0),
+        }
     }
 }
 
@@ -74,7 +77,8 @@ impl DeltaLog for MemoryDelta {
             // Entries are in record order with non-decreasing seq: stop at the first later one.
             let end = list.partition_point(|e| e.seq <= upto);
             out.extend(list[..end].iter().map(|e| {
-                let op = if e.bits == REMOVE_BITS { ArcOp::Remove } else { ArcOp::Add(f32::from_bits(e.bits)) };
+                let op =
+                    if e.bits == REMOVE_BITS { ArcOp::Remove } else { ArcOp::Add(f32::from_bits(e.bits)) };
                 (e.dst, op)
             }));
         }
@@ -85,7 +89,9 @@ impl DeltaLog for MemoryDelta {
         let mut out: Vec<Vertex> = Vec::new();
         for shard in &self.shards {
             let shard = shard.read();
-            out.extend(shard.iter().filter(|(_, l)| l.first().is_some_and(|e| e.seq <= upto)).map(|(&v, _)| v));
+            out.extend(
+                shard.iter().filter(|(_, l)| l.first().is_some_and(|e| e.seq <= upto)).map(|(&v, _)| v),
+            );
         }
         out.sort_unstable();
         out

@@ -24,7 +24,7 @@ pub mod writable;
 pub use delta::{fold_ops, ArcOp, DeltaLog};
 pub use log_file::{LogFile, LogFs, StdLogFs};
 pub use memory_delta::MemoryDelta;
-pub use wal::{Durability, RecoveryReport, Wal, WalOptions};
 pub use snapshot::{Snapshot, SnapshotDirection};
+pub use wal::{Durability, RecoveryReport, Wal, WalOptions};
 pub use wal_frame::WalItem;
 pub use writable::{WritableGraph, WriteOptions};

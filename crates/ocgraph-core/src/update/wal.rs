@@ -186,12 +186,15 @@ impl Wal {
                     Decoded::Truncated => "frame cut short".to_string(),
                     Decoded::Invalid(msg) => msg,
                 };
-                let later_data = segs[i + 1..].iter().any(|(_, p)| std::fs::metadata(p).is_ok_and(|m| m.len() > 0));
+                let later_data =
+                    segs[i + 1..].iter().any(|(_, p)| std::fs::metadata(p).is_ok_and(|m| m.len() > 0));
                 if later_data || valid_frame_after(&bytes[pos + 1..]) {
                     return Err(Error::Format {
                         path: path.clone(),
                         offset: Some(pos as u64),
-                        msg: format!("corrupt WAL frame followed by valid data ({problem}); refusing to skip it"),
+                        msg: format!(
+                            "corrupt WAL frame followed by valid data ({problem}); refusing to skip it"
+                        ),
                     });
                 }
                 report.dropped_bytes = (bytes.len() - pos) as u64;

@@ -159,7 +159,8 @@ impl WritableGraph {
             next_file_id: 1,
         });
         let levels_dir = dir.join(LEVELS_DIR);
-        let levels = up.levels.iter().map(|e| Level::open(&levels_dir, e).map(Arc::new)).collect::<Result<_>>()?;
+        let levels =
+            up.levels.iter().map(|e| Level::open(&levels_dir, e).map(Arc::new)).collect::<Result<_>>()?;
         let directed = base.is_directed();
         let weighted = base.is_weighted();
         let mut view = View {
@@ -173,9 +174,8 @@ impl WritableGraph {
         let wal_dir = dir.join(WAL_DIR);
         let wal_opts = WalOptions { durability: opts.durability, segment_bytes: opts.wal_segment_bytes };
         let (wal, recovery) = Wal::open(&wal_dir, wal_opts, fs, up.checkpoint_seq, |seq, items| {
-            validate(items, view.num_vertices, weighted, "WAL replay").map_err(|e| {
-                Error::format(&wal_dir, format!("batch {seq} cannot be replayed: {e}"))
-            })?;
+            validate(items, view.num_vertices, weighted, "WAL replay")
+                .map_err(|e| Error::format(&wal_dir, format!("batch {seq} cannot be replayed: {e}")))?;
             let n = view.num_vertices;
             apply(&mut view, seq, items)?;
             if view.num_vertices != n {
@@ -238,7 +238,11 @@ impl WritableGraph {
     pub fn add_edges(&self, edges: &[(Vertex, Vertex)], weights: Option<&[f32]>) -> Result<u64> {
         if let Some(w) = weights {
             if w.len() != edges.len() {
-                return Err(Error::invalid(format!("add_edges: {} edges but {} weights", edges.len(), w.len())));
+                return Err(Error::invalid(format!(
+                    "add_edges: {} edges but {} weights",
+                    edges.len(),
+                    w.len()
+                )));
             }
             if !self.is_weighted() {
                 return Err(Error::invalid("add_edges: the graph is unweighted; weights are not accepted"));
@@ -451,7 +455,8 @@ impl Shared {
         }
         let name = format!("{:08}.level", up.next_file_id);
         let levels_dir = self.dir.join(LEVELS_DIR);
-        let entry = write_level(&levels_dir, &name, seq, st.view.num_vertices, st.view.base.is_weighted(), &sides)?;
+        let entry =
+            write_level(&levels_dir, &name, seq, st.view.num_vertices, st.view.base.is_weighted(), &sides)?;
         let level = Arc::new(Level::open(&levels_dir, &entry)?);
         up.next_file_id += 1;
         up.levels.push(entry);
