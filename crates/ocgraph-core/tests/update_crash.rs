@@ -193,11 +193,14 @@ fn acknowledged_batches_survive_sigkill() {
         reader.join().unwrap();
         let lines = lines.lock();
         compactions_hit += lines.iter().any(|l| l == "COMPACT") as usize;
-        let acked = lines.iter().filter_map(|l| l.strip_prefix("ACK ")).map(|s| s.parse::<u64>().unwrap()).max();
+        let acked =
+            lines.iter().filter_map(|l| l.strip_prefix("ACK ")).map(|s| s.parse::<u64>().unwrap()).max();
         let acked = acked.unwrap_or(0).max(acked_total);
         acked_total = check_state(&dir, acked);
     }
-    eprintln!("{trials} trials: {acked_total} batches recovered, {compactions_hit} trials reached a compaction");
+    eprintln!(
+        "{trials} trials: {acked_total} batches recovered, {compactions_hit} trials reached a compaction"
+    );
     assert!(acked_total > 0, "the child never acknowledged a batch");
     assert!(compactions_hit > 0, "no trial reached a compaction");
 }

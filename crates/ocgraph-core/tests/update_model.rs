@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use ocgraph_core::ingest::{BuildOptions, GraphBuilder, IdMap, NoProgress};
+use ocgraph_core::page::BackendKind;
 use ocgraph_core::update::{Durability, Snapshot, WritableGraph, WriteOptions};
 use ocgraph_core::{Adjacency, Vertex};
 use proptest::prelude::*;
@@ -151,6 +152,7 @@ fn run(
     n: u8,
     ops: Vec<Op>,
     auto: bool,
+    pool: bool,
 ) -> Result<(), TestCaseError> {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("g");
@@ -161,6 +163,11 @@ fn run(
         durability: Durability::None,
         freeze_threshold: 3000,
         auto_compact_levels: auto.then_some(2),
+        backend: if pool {
+            BackendKind::Pool { capacity: 16 * 4096, page_size: 4096, policy: "clock".into() }
+        } else {
+            BackendKind::default()
+        },
         ..WriteOptions::default()
     };
     let mut g = WritableGraph::open(&dir, &opts).unwrap();
@@ -231,8 +238,9 @@ proptest! {
         base in prop::collection::vec((any::<u8>(), any::<u8>(), 1u8..9), 0..40),
         ops in prop::collection::vec(op(), 1..40),
         auto in any::<bool>(),
+        pool in any::<bool>(),
     ) {
-        run(directed, weighted, base, n, ops, auto)?;
+        run(directed, weighted, base, n, ops, auto, pool)?;
     }
 }
 

@@ -253,13 +253,13 @@ impl WritableGraph {
             .enumerate()
             .map(|(i, &(src, dst))| WalItem::AddEdge { src, dst, weight: weights.map_or(1.0, |w| w[i]) })
             .collect();
-        self.shared.commit(&items, "add_edges").map(|(s, _)| s)
+        self.commit(&items, "add_edges").map(|(s, _)| s)
     }
 
     /// Removes the edges (missing ones are ignored). Returns the batch's sequence number.
     pub fn remove_edges(&self, edges: &[(Vertex, Vertex)]) -> Result<u64> {
         let items: Vec<WalItem> = edges.iter().map(|&(src, dst)| WalItem::RemoveEdge { src, dst }).collect();
-        self.shared.commit(&items, "remove_edges").map(|(s, _)| s)
+        self.commit(&items, "remove_edges").map(|(s, _)| s)
     }
 
     /// Sets the weights of existing edges (missing edges are ignored; weighted graphs only).
@@ -279,19 +279,19 @@ impl WritableGraph {
             .zip(weights)
             .map(|(&(src, dst), &weight)| WalItem::SetWeight { src, dst, weight })
             .collect();
-        self.shared.commit(&items, "set_edge_weights").map(|(s, _)| s)
+        self.commit(&items, "set_edge_weights").map(|(s, _)| s)
     }
 
     /// Adds `count` isolated vertices; returns their ids.
     pub fn add_vertices(&self, count: u32) -> Result<Range<Vertex>> {
-        let (_, before) = self.shared.commit(&[WalItem::AddVertices { count }], "add_vertices")?;
+        let (_, before) = self.commit(&[WalItem::AddVertices { count }], "add_vertices")?;
         Ok(before as Vertex..(before + count as u64) as Vertex)
     }
 
     /// Removes every edge incident to each vertex of `ids` (the ids stay valid, with degree 0).
     pub fn remove_vertices(&self, ids: &[Vertex]) -> Result<u64> {
         let items: Vec<WalItem> = ids.iter().map(|&v| WalItem::RemoveVertex { v }).collect();
-        self.shared.commit(&items, "remove_vertices").map(|(s, _)| s)
+        self.commit(&items, "remove_vertices").map(|(s, _)| s)
     }
 
     /// A consistent snapshot of the graph now (see the module docs for which batches it sees).
@@ -327,6 +327,16 @@ impl WritableGraph {
         let last = st.next_seq - 1;
         drop(st);
         self.shared.wal.sync_to(last)
+    }
+
+    /// Commits one batch; starts background compaction when due. Returns the batch's sequence
+    /// number and the vertex count before it.
+    fn commit(&self, items: &[WalItem], what: &str) -> Result<(u64, u64)> {
+        let (seq, before, compact_due) = self.shared.commit(items, what)?;
+        if compact_due {
+            self.start_background_compaction();
+        }
+        Ok((seq, before))
     }
 
     fn wait_background(&self) -> Result<()> {
@@ -372,16 +382,17 @@ impl Shared {
         Ok(())
     }
 
-    /// Logs, applies and commits one batch; returns its sequence number and the vertex count
-    /// before it. Triggers a freeze when the delta passes its threshold.
-    fn commit(&self, items: &[WalItem], what: &str) -> Result<(u64, u64)> {
+    /// Logs, applies and commits one batch; returns its sequence number, the vertex count
+    /// before it, and whether automatic compaction is due (after a freeze it triggered when the
+    /// delta passed its threshold).
+    fn commit(&self, items: &[WalItem], what: &str) -> Result<(u64, u64, bool)> {
         let (seq, before, freeze) = {
             let mut st = self.state.lock();
             self.check_open(&st)?;
             let before = st.view.num_vertices;
             validate(items, before, st.view.base.is_weighted(), what)?;
             if items.is_empty() {
-                return Ok((st.next_seq - 1, before));
+                return Ok((st.next_seq - 1, before, false));
             }
             let seq = st.next_seq;
             self.wal.append(seq, items)?;
@@ -400,14 +411,20 @@ impl Shared {
             (seq, before, freeze)
         };
         self.wal.commit(seq)?;
+        let mut compact_due = false;
         if freeze {
             let mut st = self.state.lock();
             // Another caller may have frozen meanwhile.
             if st.view.delta[0].bytes() + st.view.delta[1].bytes() > self.opts.freeze_threshold {
-                self.freeze_locked(&mut st)?;
+                // The batch is committed whatever happens here: a failed freeze is retried by the
+                // next batch and reported by the next `compact`/`close`.
+                match self.freeze_locked(&mut st) {
+                    Ok(due) => compact_due = due,
+                    Err(e) => *self.background_error.lock() = Some(e),
+                }
             }
         }
-        Ok((seq, before))
+        Ok((seq, before, compact_due))
     }
 
     fn snapshot(&self) -> Snapshot {
