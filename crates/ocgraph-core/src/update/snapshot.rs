@@ -4,6 +4,7 @@
 //! (it holds its own `Arc`s to the base, the levels and the delta; files replaced by a
 //! compaction stay readable while open).
 
+use std::ops::Range;
 use std::sync::{Arc, OnceLock};
 
 use super::delta::{fold_ops, ArcOp, DeltaLog};
@@ -65,28 +66,7 @@ impl View {
     pub(crate) fn merged(&self, side: usize, v: Vertex) -> Option<(Vec<Vertex>, Vec<f32>)> {
         let changes = self.changes(side, v)?;
         let (nb, wb) = self.base_list(self.side(side), v);
-        let weight = |i: usize| wb.as_ref().map_or(1.0, |w| w[i]);
-        let (mut ns, mut ws) = (Vec::with_capacity(nb.len()), Vec::with_capacity(nb.len()));
-        let (mut i, mut j) = (0, 0);
-        while i < nb.len() || j < changes.len() {
-            let take_base = j == changes.len() || (i < nb.len() && nb[i] < changes[j].0);
-            if take_base {
-                ns.push(nb[i]);
-                ws.push(weight(i));
-                i += 1;
-                continue;
-            }
-            let (d, op) = changes[j];
-            if i < nb.len() && nb[i] == d {
-                i += 1;
-            }
-            if let ArcOp::Add(w) = op {
-                ns.push(d);
-                ws.push(w);
-            }
-            j += 1;
-        }
-        Some((ns, ws))
+        Some(merge(&nb, wb.as_deref(), &changes))
     }
 
     /// Every vertex touched by a level or the visible delta on `side`, ascending.
@@ -100,6 +80,33 @@ impl View {
         t.dedup();
         t
     }
+}
+
+/// Applies `changes` (sorted by dst, one per dst) to the base list `nb` (weights `wb`, all 1.0
+/// when `None`).
+fn merge(nb: &[Vertex], wb: Option<&[f32]>, changes: &[(Vertex, ArcOp)]) -> (Vec<Vertex>, Vec<f32>) {
+    let weight = |i: usize| wb.map_or(1.0, |w| w[i]);
+    let (mut ns, mut ws) = (Vec::with_capacity(nb.len()), Vec::with_capacity(nb.len()));
+    let (mut i, mut j) = (0, 0);
+    while i < nb.len() || j < changes.len() {
+        let take_base = j == changes.len() || (i < nb.len() && nb[i] < changes[j].0);
+        if take_base {
+            ns.push(nb[i]);
+            ws.push(weight(i));
+            i += 1;
+            continue;
+        }
+        let (d, op) = changes[j];
+        if i < nb.len() && nb[i] == d {
+            i += 1;
+        }
+        if let ArcOp::Add(w) = op {
+            ns.push(d);
+            ws.push(w);
+        }
+        j += 1;
+    }
+    (ns, ws)
 }
 
 /// Arc and self-loop counts of one side.
@@ -249,5 +256,39 @@ impl Adjacency for SnapshotDirection<'_> {
 
     fn is_weighted(&self) -> bool {
         self.snap.view.base.is_weighted()
+    }
+
+    /// Scans the base block by block (see [`Direction`]) and merges the touched vertices'
+    /// changes into the scanned lists; vertices added after the base come last.
+    fn for_each_in_range<F: FnMut(Vertex, &[Vertex])>(&self, vertices: Range<Vertex>, mut f: F) {
+        self.for_each_weighted_in_range(vertices, |v, ns, _| f(v, ns))
+    }
+
+    fn for_each_weighted_in_range<F: FnMut(Vertex, &[Vertex], &[f32])>(
+        &self,
+        vertices: Range<Vertex>,
+        mut f: F,
+    ) {
+        let view = &self.snap.view;
+        assert!(
+            vertices.end as u64 <= view.num_vertices || vertices.is_empty(),
+            "vertex range {vertices:?} out of range"
+        );
+        let base_end = vertices.end.min(view.base.num_vertices() as Vertex).max(vertices.start);
+        let weighted = self.is_weighted();
+        view.base_dir(self.side).for_each_weighted_in_range(vertices.start..base_end, |v, ns, ws| match view
+            .changes(self.side, v)
+        {
+            Some(c) => {
+                let (mn, mw) = merge(ns, weighted.then_some(ws), &c);
+                f(v, &mn, &mw)
+            }
+            None => f(v, ns, ws),
+        });
+        for v in base_end..vertices.end {
+            let c = view.changes(self.side, v).unwrap_or_default();
+            let (mn, mw) = merge(&[], None, &c);
+            f(v, &mn, &mw)
+        }
     }
 }
