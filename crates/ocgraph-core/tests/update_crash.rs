@@ -75,7 +75,7 @@ fn child(dir: &Path) {
         };
         assert_eq!(got, seq);
         println!("ACK {seq}");
-        if seq % 97 == 0 {
+        if seq.is_multiple_of(97) {
             println!("COMPACT");
             g.compact().unwrap();
         }
