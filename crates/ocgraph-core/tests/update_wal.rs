@@ -331,3 +331,27 @@ fn a_failed_update_is_not_visible_and_not_replayed() {
     assert_eq!((s.out().degree(1), s.out().degree(3), s.out().degree(5), s.out().degree(7)), (1, 0, 0, 1));
     assert_eq!(s.seq(), 2);
 }
+
+#[test]
+fn durability_modes_decide_when_commit_fsyncs() {
+    for (durability, expect_syncs) in [
+        (Durability::PerBatch, true),
+        (Durability::Interval(Duration::ZERO), true),
+        (Durability::Interval(Duration::from_secs(3600)), false),
+        (Durability::None, false),
+    ] {
+        let tmp = tempfile::tempdir().unwrap();
+        let faults = Faults::new();
+        let o = WalOptions { durability, segment_bytes: 64 << 20 };
+        let wal = open_wal(tmp.path(), Arc::new(FaultFs(faults.clone())), o);
+        for s in 1..=5 {
+            wal.append(s, &batch(s)).unwrap();
+            wal.commit(s).unwrap();
+        }
+        let syncs = faults.syncs.load(Ordering::SeqCst);
+        assert_eq!(syncs > 0, expect_syncs, "{durability:?}: {syncs} fsyncs");
+        assert_eq!(wal.durable_seq() == 5, expect_syncs, "{durability:?}");
+        wal.sync_to(5).unwrap();
+        assert_eq!(wal.durable_seq(), 5);
+    }
+}

@@ -8,6 +8,7 @@
 //! one vertex do not block the writer on another.
 
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use parking_lot::RwLock;
@@ -17,6 +18,31 @@ use crate::error::Result;
 use crate::graph::Vertex;
 
 const SHARDS: usize = 64;
+
+/// Hashes a vertex id with one multiplication (ids are not attacker-chosen keys; SipHash
+/// dominated the cost of recording an operation).
+#[derive(Default, Clone, Copy)]
+struct IdHasher(u64);
+
+impl Hasher for IdHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0.rotate_left(8) ^ b as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        }
+    }
+
+    fn write_u32(&mut self, v: u32) {
+        // The shard is chosen by the low bits (v % 64): hash the rest, spread over the top bits
+        // that hashbrown uses.
+        self.0 = ((v as u64) >> 6).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    }
+}
+
+type Map = HashMap<Vertex, Vec<Entry>, BuildHasherDefault<IdHasher>>;
 const REMOVE_BITS: u32 = u32::MAX;
 const PER_VERTEX_BYTES: u64 = 64;
 
@@ -29,14 +55,14 @@ struct Entry {
 
 /// An in-memory, multiversioned delta (see the module docs for its memory use).
 pub struct MemoryDelta {
-    shards: Vec<RwLock<HashMap<Vertex, Vec<Entry>>>>,
+    shards: Vec<RwLock<Map>>,
     bytes: AtomicU64,
 }
 
 impl Default for MemoryDelta {
     fn default() -> Self {
         MemoryDelta {
-            shards: (0..SHARDS).map(|_| RwLock::new(HashMap::new())).collect(),
+            shards: (0..SHARDS).map(|_| RwLock::new(Map::default())).collect(),
             bytes: AtomicU64::new(0),
         }
     }
@@ -48,7 +74,7 @@ impl MemoryDelta {
         MemoryDelta::default()
     }
 
-    fn shard(&self, v: Vertex) -> &RwLock<HashMap<Vertex, Vec<Entry>>> {
+    fn shard(&self, v: Vertex) -> &RwLock<Map> {
         &self.shards[v as usize % SHARDS]
     }
 }
