@@ -1,7 +1,7 @@
 //! Durable updates (issue 7): write-ahead log, in-memory delta, immutable levels, snapshots
 //! and compaction over the CSR base (after LLAMA's multiversioned CSR).
 //!
-//! - [`delta`]: the [`DeltaLog`] trait: an append-only, multiversioned record of arc operations
+//! - `delta`: the [`DeltaLog`] trait: an append-only, multiversioned record of arc operations
 //!   per source vertex, read as of a sequence number (so snapshots see no later update).
 //! - [`wal`] / [`wal_frame`] / [`log_file`]: the framed, checksummed write-ahead log with group
 //!   commit, written through the [`LogFile`] trait (fault injection in tests).
