@@ -17,6 +17,8 @@ pub(crate) struct View {
     pub base: Arc<Graph>,
     /// Levels, oldest first.
     pub levels: Arc<Vec<Arc<Level>>>,
+    /// Deltas being frozen into a level (oldest first), read between the levels and `delta`.
+    pub frozen: Vec<[Arc<dyn DeltaLog>; 2]>,
     /// The out-side delta and (directed graphs) the in-side delta.
     pub delta: [Arc<dyn DeltaLog>; 2],
     /// Batches `<= upto` are visible.
@@ -58,6 +60,9 @@ impl View {
         for level in self.levels.iter() {
             level.ops(side, v, &mut ops);
         }
+        for f in &self.frozen {
+            f[side].ops(v, self.upto, &mut ops).expect("delta read failed");
+        }
         self.delta[side].ops(v, self.upto, &mut ops).expect("delta read failed");
         (!ops.is_empty()).then(|| fold_ops(&ops))
     }
@@ -73,6 +78,9 @@ impl View {
     pub(crate) fn touched(&self, side: usize) -> Vec<Vertex> {
         let side = self.side(side);
         let mut t = self.delta[side].touched(self.upto);
+        for f in &self.frozen {
+            t.extend(f[side].touched(self.upto));
+        }
         for level in self.levels.iter() {
             t.extend(level.touched(side));
         }

@@ -83,6 +83,8 @@ struct Shared {
     state: Mutex<State>,
     /// Held for the whole of a compaction (one at a time).
     compacting: Mutex<()>,
+    /// Held for the whole of a freeze (one at a time; writers are blocked only at its start and end).
+    freezing: Mutex<()>,
     /// The error of a failed background compaction, reported by the next call to `compact`/`close`.
     background_error: Mutex<Option<Error>>,
 }
@@ -166,6 +168,7 @@ impl WritableGraph {
         let mut view = View {
             base,
             levels: Arc::new(levels),
+            frozen: Vec::new(),
             delta: fresh_delta(directed),
             upto: up.checkpoint_seq,
             num_vertices: up.num_vertices,
@@ -192,6 +195,7 @@ impl WritableGraph {
             wal,
             state: Mutex::new(state),
             compacting: Mutex::new(()),
+            freezing: Mutex::new(()),
             background_error: Mutex::new(None),
         });
         Ok(WritableGraph { shared, compactor: Mutex::new(None), recovery })
@@ -302,9 +306,8 @@ impl WritableGraph {
     /// Freezes the delta into a new level (no-op when nothing changed since the checkpoint).
     pub fn freeze(&self) -> Result<()> {
         let auto = {
-            let mut st = self.shared.state.lock();
-            self.shared.check_open(&st)?;
-            self.shared.freeze_locked(&mut st)?
+            let _one = self.shared.freezing.lock();
+            self.shared.freeze_held(false)?
         };
         if auto {
             self.start_background_compaction();
@@ -413,12 +416,11 @@ impl Shared {
         self.wal.commit(seq)?;
         let mut compact_due = false;
         if freeze {
-            let mut st = self.state.lock();
-            // Another caller may have frozen meanwhile.
-            if st.view.delta[0].bytes() + st.view.delta[1].bytes() > self.opts.freeze_threshold {
+            // One freeze at a time: when one is running, its successor picks up what is left.
+            if let Some(_one) = self.freezing.try_lock() {
                 // The batch is committed whatever happens here: a failed freeze is retried by the
                 // next batch and reported by the next `compact`/`close`.
-                match self.freeze_locked(&mut st) {
+                match self.freeze_held(true) {
                     Ok(due) => compact_due = due,
                     Err(e) => *self.background_error.lock() = Some(e),
                 }
@@ -441,63 +443,97 @@ impl Shared {
         Snapshot::new(view)
     }
 
-    /// Freezes the delta as of the last applied batch into a level; returns whether automatic
-    /// compaction is due.
-    fn freeze_locked(&self, st: &mut State) -> Result<bool> {
-        let seq = st.next_seq - 1;
-        let mut up = st.manifest.updates.clone().unwrap_or(UpdateState {
-            checkpoint_seq: 0,
-            num_vertices: st.manifest.num_vertices,
-            levels: Vec::new(),
-            next_file_id: 1,
-        });
-        if seq == up.checkpoint_seq {
-            return Ok(false);
-        }
-        // Everything applied becomes durable in the WAL first, so no snapshot taken from now on
-        // can miss a batch that the level contains.
-        let segment = self.wal.rotate()?;
-        let directed = st.view.base.is_directed();
+    /// Freezes the delta as of the last applied batch into a level (with `only_if_over`, only
+    /// when it still passes the threshold); returns whether automatic compaction is due. The
+    /// caller holds `freezing`.
+    ///
+    /// 1. Under the state lock: rotate the WAL (every applied batch durable), move the delta to
+    ///    the frozen list (still read by snapshots), start a fresh delta, reserve a file id.
+    /// 2. Without the lock (writers continue): write the level from every frozen delta.
+    /// 3. Under the state lock: record the level and the checkpoint in the manifest (atomic
+    ///    rewrite), swap the frozen deltas for the level; then delete covered WAL segments.
+    ///
+    /// A failure leaves the frozen deltas in place (and the WAL segments): the next freeze
+    /// includes them.
+    fn freeze_held(&self, only_if_over: bool) -> Result<bool> {
+        let (frozen, seq, n, segment, id, directed, weighted) = {
+            let mut st = self.state.lock();
+            self.check_open(&st)?;
+            let seq = st.next_seq - 1;
+            let bytes = st.view.delta[0].bytes() + st.view.delta[1].bytes();
+            if only_if_over && bytes <= self.opts.freeze_threshold {
+                return Ok(false);
+            }
+            let n0 = st.manifest.num_vertices;
+            let up = st.manifest.updates.get_or_insert_with(|| UpdateState {
+                checkpoint_seq: 0,
+                num_vertices: n0,
+                levels: Vec::new(),
+                next_file_id: 1,
+            });
+            if seq == up.checkpoint_seq {
+                return Ok(false);
+            }
+            let id = up.next_file_id;
+            up.next_file_id += 1;
+            // Everything applied becomes durable in the WAL first, so no snapshot taken from now
+            // on can miss a batch that the level contains.
+            let segment = self.wal.rotate()?;
+            let directed = st.view.base.is_directed();
+            let old = std::mem::replace(&mut st.view.delta, fresh_delta(directed));
+            st.view.frozen.push(old);
+            let weighted = st.view.base.is_weighted();
+            (st.view.frozen.clone(), seq, st.view.num_vertices, segment, id, directed, weighted)
+        };
         let mut sides: Vec<SideOps> = Vec::new();
         for side in 0..if directed { 2 } else { 1 } {
-            let delta = &st.view.delta[side];
+            let mut touched: Vec<Vertex> = frozen.iter().flat_map(|f| f[side].touched(seq)).collect();
+            touched.sort_unstable();
+            touched.dedup();
             let mut ops = Vec::new();
-            let mut out = SideOps::new();
-            for v in delta.touched(seq) {
+            let mut out = SideOps::with_capacity(touched.len());
+            for v in touched {
                 ops.clear();
-                delta.ops(v, seq, &mut ops)?;
+                for f in &frozen {
+                    f[side].ops(v, seq, &mut ops)?;
+                }
                 out.push((v, fold_ops(&ops)));
             }
             sides.push(out);
         }
-        let name = format!("{:08}.level", up.next_file_id);
+        let name = format!("{id:08}.level");
         let levels_dir = self.dir.join(LEVELS_DIR);
-        let entry =
-            write_level(&levels_dir, &name, seq, st.view.num_vertices, st.view.base.is_weighted(), &sides)?;
+        let entry = write_level(&levels_dir, &name, seq, n, weighted, &sides)?;
         let level = Arc::new(Level::open(&levels_dir, &entry)?);
-        up.next_file_id += 1;
+        let mut st = self.state.lock();
+        let mut manifest = st.manifest.clone();
+        let up = manifest.updates.as_mut().expect("reserved in step 1");
         up.levels.push(entry);
         up.checkpoint_seq = seq;
-        up.num_vertices = st.view.num_vertices;
-        let mut manifest = st.manifest.clone();
-        manifest.updates = Some(up);
+        up.num_vertices = n;
         manifest.write_atomic(&self.dir)?;
         st.manifest = manifest;
         let mut levels = (*st.view.levels).clone();
         levels.push(level);
         st.view.levels = Arc::new(levels);
-        st.view.delta = fresh_delta(directed);
-        st.vertex_history = vec![(seq, st.view.num_vertices)];
+        st.view.frozen.drain(..frozen.len());
+        let mut history = vec![(seq, n)];
+        history.extend(st.vertex_history.iter().copied().filter(|&(s, _)| s > seq));
+        st.vertex_history = history;
+        let due = self.opts.auto_compact_levels.is_some_and(|k| st.view.levels.len() > k);
+        drop(st);
         self.wal.remove_segments_before(segment)?;
-        Ok(self.opts.auto_compact_levels.is_some_and(|k| st.view.levels.len() > k))
+        Ok(due)
     }
 
     fn compact(&self) -> Result<()> {
         let _one = self.compacting.lock();
         let (view, covered, gen) = {
+            let _freeze = self.freezing.lock();
+            self.freeze_held(false)?;
             let mut st = self.state.lock();
             self.check_open(&st)?;
-            self.freeze_locked(&mut st)?;
+            debug_assert!(st.view.frozen.is_empty());
             let up = st.manifest.updates.as_mut().map(|u| {
                 u.next_file_id += 1;
                 u.next_file_id - 1
@@ -509,6 +545,7 @@ impl Shared {
             let mut view = st.view.clone();
             view.upto = st.manifest.updates.as_ref().map_or(0, |u| u.checkpoint_seq);
             view.delta = fresh_delta(view.base.is_directed());
+            view.frozen = Vec::new();
             (view, st.view.levels.len(), gen)
         };
         let name = format!("base.{gen:08}");
