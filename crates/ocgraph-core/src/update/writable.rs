@@ -7,10 +7,11 @@
 //!
 //! When the delta passes `freeze_threshold` bytes it is frozen into an immutable level
 //! (`levels/NNNNNNNN.level`), the manifest records the level and the WAL checkpoint, and WAL
-//! segments wholly covered are deleted. [`WritableGraph::compact`] merges base + levels into a new
-//! base generation; writers are blocked only while the delta is frozen at its start and while the
-//! manifest is switched at its end. Automatic compaction (when the level count passes
-//! `auto_compact_levels`) runs on a background thread.
+//! segments wholly covered are deleted; the level is written without holding the writer lock
+//! (the frozen delta stays readable meanwhile). [`WritableGraph::compact`] merges base + levels
+//! into a new base generation; writers are blocked only while the delta is frozen at its start
+//! and while the manifest is switched at its end. Automatic compaction (when the level count
+//! passes `auto_compact_levels`) runs on a background thread.
 
 use std::ops::Range;
 use std::path::{Path, PathBuf};
