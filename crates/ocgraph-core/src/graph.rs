@@ -100,12 +100,13 @@ impl Graph {
         let dir = dir.as_ref().to_path_buf();
         let manifest = Manifest::read(&dir)?;
         manifest.verify_file_sizes(&dir)?;
+        let data = manifest.data_path(&dir);
         let mut files = [None; FileRole::COUNT];
         let mut paged = Vec::new();
         for role in FileRole::PAGED {
             if let Some(entry) = manifest.file(role) {
                 files[role as usize] = Some(paged.len() as FileId);
-                paged.push(PagedFile { path: dir.join(role.file_name()), len: entry.padded_len() });
+                paged.push(PagedFile { path: data.join(role.file_name()), len: entry.padded_len() });
             }
         }
         let source: Arc<dyn PageSource> = match &options.backend {
@@ -139,7 +140,7 @@ impl Graph {
             let last = dir.offset_at(n);
             if first != 0 || last != self.manifest.num_arcs {
                 return Err(Error::Format {
-                    path: self.dir.join(dir.offsets_role.file_name()),
+                    path: self.manifest.data_path(&self.dir).join(dir.offsets_role.file_name()),
                     offset: Some(n * 8),
                     msg: format!(
                         "offsets run from {first} to {last}, expected 0 to {} arcs",
@@ -212,7 +213,7 @@ impl Graph {
 
     /// The original ids of the vertices (identity graphs: `original(v) = Int(v)`).
     pub fn ids(&self) -> Result<crate::ids::IdLookup> {
-        crate::ids::IdLookup::load(&self.dir, &self.manifest)
+        crate::ids::IdLookup::load(&self.manifest.data_path(&self.dir), &self.manifest)
     }
 
     /// I/O statistics of the page backend since open or the last reset.

@@ -81,6 +81,8 @@ fn write_graph(dir: &Path, lists: &Lists, weighted: bool) {
         files: BTreeMap::new(),
         created_by: "page_graph test".into(),
         source: String::new(),
+        data_dir: None,
+        updates: None,
     };
     w.commit(manifest).unwrap();
 }

@@ -23,6 +23,8 @@ pub struct CheckReport {
 pub fn check_graph(dir: &Path) -> Result<CheckReport> {
     let m = Manifest::read(dir)?;
     m.verify_file_sizes(dir)?;
+    let data = m.data_path(dir);
+    let dir = data.as_path();
     let mut report = CheckReport::default();
     for (name, entry) in &m.files {
         let path = dir.join(name);

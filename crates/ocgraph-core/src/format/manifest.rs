@@ -79,6 +79,40 @@ pub struct Manifest {
     /// Free text: what the graph was made from.
     #[serde(default)]
     pub source: String,
+    /// Subdirectory holding the data files (a base written by compaction, `base.<gen>`);
+    /// `None`: the graph directory itself (every graph written by ingest).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub data_dir: Option<String>,
+    /// State of a graph opened for updates: its delta levels and WAL checkpoint. `None` for a
+    /// graph never updated (all v1 graphs written by ingest).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub updates: Option<UpdateState>,
+}
+
+/// The durable update state recorded in the manifest (see `update/` and docs/design.md).
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct UpdateState {
+    /// Every WAL batch with a sequence number `<=` this is contained in the base and `levels`.
+    pub checkpoint_seq: u64,
+    /// Vertex count as of `checkpoint_seq` (at least the base's `num_vertices`).
+    pub num_vertices: u64,
+    /// Immutable delta levels over the base, oldest first.
+    pub levels: Vec<LevelEntry>,
+    /// Generation counter used to name compacted bases (`base.<gen>`) and level files.
+    pub next_file_id: u64,
+}
+
+/// One immutable delta level file under `levels/`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LevelEntry {
+    /// File name inside `levels/`.
+    pub name: String,
+    /// File length in bytes (padded).
+    pub len: u64,
+    /// CRC-32C of the level's data (as stored in its header).
+    pub crc32c: u32,
+    /// The last WAL batch the level contains.
+    pub upto_seq: u64,
 }
 
 impl Manifest {
@@ -155,9 +189,37 @@ impl Manifest {
         Ok(m)
     }
 
+    /// The directory holding the data files of the graph at `dir`.
+    pub fn data_path(&self, dir: &Path) -> std::path::PathBuf {
+        match &self.data_dir {
+            Some(d) => dir.join(d),
+            None => dir.to_path_buf(),
+        }
+    }
+
+    /// Replaces `dir/manifest` atomically: writes `manifest.tmp`, fsyncs it, renames it over the
+    /// manifest and fsyncs `dir`. A crash leaves either the old or the new manifest.
+    pub fn write_atomic(&self, dir: &Path) -> Result<()> {
+        use std::io::Write;
+        let tmp = dir.join("manifest.tmp");
+        {
+            let mut f = std::fs::File::create(&tmp).map_err(|e| Error::io(&tmp, "create", e))?;
+            f.write_all(&self.to_bytes()).map_err(|e| Error::io(&tmp, "write", e))?;
+            f.sync_all().map_err(|e| Error::io(&tmp, "fsync", e))?;
+        }
+        let path = dir.join(MANIFEST_FILE);
+        std::fs::rename(&tmp, &path).map_err(|e| Error::io(&path, "rename", e))?;
+        super::writer::fsync_dir(dir)
+    }
+
     /// Checks internal consistency: id width, required files, and sizes implied by the counts.
     fn validate(&self, path: &Path) -> Result<()> {
         let bad = |msg: String| Error::format(path, msg);
+        if let Some(d) = &self.data_dir {
+            if d.is_empty() || d.contains('/') || d.starts_with('.') {
+                return Err(bad(format!("data directory '{d}' must be a plain subdirectory name")));
+            }
+        }
         if self.id_width != 4 {
             return Err(bad(format!("id width {} is not supported (only 4)", self.id_width)));
         }
@@ -208,6 +270,7 @@ impl Manifest {
 
     /// Checks that every listed file exists with its padded size.
     pub fn verify_file_sizes(&self, dir: &Path) -> Result<()> {
+        let dir = self.data_path(dir);
         for (name, entry) in &self.files {
             let path = dir.join(name);
             let meta = std::fs::metadata(&path).map_err(|e| Error::io(&path, "stat", e))?;

@@ -8,5 +8,8 @@ mod writer;
 
 pub use check::check_graph;
 pub use layout::{pad_len, FileRole, ALIGN};
-pub use manifest::{FileEntry, IdMapKind, Manifest, FORMAT_VERSION, MANIFEST_FILE, MANIFEST_MAGIC};
+pub use manifest::{
+    FileEntry, IdMapKind, LevelEntry, Manifest, UpdateState, FORMAT_VERSION, MANIFEST_FILE, MANIFEST_MAGIC,
+};
+pub(crate) use writer::fsync_dir;
 pub use writer::{FileWriter, GraphWriter};

@@ -286,6 +286,8 @@ impl GraphBuilder {
             files: Default::default(),
             created_by: format!("ocgraph {}", env!("CARGO_PKG_VERSION")),
             source: opts.source.clone(),
+            data_dir: None,
+            updates: None,
         };
         self.writer.commit(manifest)?;
         progress.finish();

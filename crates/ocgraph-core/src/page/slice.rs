@@ -88,6 +88,14 @@ impl<'a, T: bytemuck::Pod> Slice<'a, T> {
     pub fn from_slice(data: &'a [T]) -> Slice<'a, T> {
         Bytes::borrowed(bytemuck::cast_slice(data)).typed()
     }
+
+    /// A slice owning a copy of `values` (merged neighbour lists of updated vertices).
+    pub(crate) fn owned(values: Vec<T>) -> Slice<'a, T> {
+        let bytes: &[u8] = bytemuck::cast_slice(&values);
+        let mut buf = vec![0u64; bytes.len().div_ceil(8)];
+        bytemuck::cast_slice_mut::<u64, u8>(&mut buf)[..bytes.len()].copy_from_slice(bytes);
+        Bytes::owned(buf, bytes.len()).typed()
+    }
 }
 
 impl<T> Deref for Slice<'_, T> {

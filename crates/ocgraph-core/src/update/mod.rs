@@ -1,8 +1,30 @@
-//! Durable updates (issue 7): the mutable newest level of a writable graph.
+//! Durable updates (issue 7): write-ahead log, in-memory delta, immutable levels, snapshots
+//! and compaction over the CSR base (after LLAMA's multiversioned CSR).
 //!
-//! - [`delta`]: the [`DeltaLog`] trait: an append-only, multiversioned record of arc operations
+//! - `delta`: the [`DeltaLog`] trait: an append-only, multiversioned record of arc operations
 //!   per source vertex, read as of a sequence number (so snapshots see no later update).
+//! - [`wal`] / [`wal_frame`] / [`log_file`]: the framed, checksummed write-ahead log with group
+//!   commit, written through the [`LogFile`] trait (fault injection in tests).
+//! - [`memory_delta`]: [`MemoryDelta`], the in-memory [`DeltaLog`].
+//! - `level`: immutable on-disk levels (CSR over touched vertices, with tombstones).
+//! - [`snapshot`]: [`Snapshot`], a consistent view (base + levels + delta as of a batch).
+//! - [`writable`]: [`WritableGraph`], the update API (WAL -> delta -> levels -> compaction).
 
+mod apply;
+mod compact;
 mod delta;
+mod level;
+pub mod log_file;
+pub mod memory_delta;
+pub mod snapshot;
+pub mod wal;
+pub mod wal_frame;
+pub mod writable;
 
 pub use delta::{fold_ops, ArcOp, DeltaLog};
+pub use log_file::{LogFile, LogFs, StdLogFs};
+pub use memory_delta::MemoryDelta;
+pub use snapshot::{Snapshot, SnapshotDirection};
+pub use wal::{Durability, RecoveryReport, Wal, WalOptions};
+pub use wal_frame::WalItem;
+pub use writable::{WritableGraph, WriteOptions};

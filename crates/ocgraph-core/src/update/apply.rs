@@ -1,0 +1,113 @@
+//! Turning logged items into arc operations on the delta (the same code path at update time and
+//! during WAL replay, so replay reproduces exactly the acknowledged state).
+//!
+//! Semantics (a simple graph): adding an existing edge replaces its weight; removing a missing
+//! edge and setting the weight of a missing edge are no-ops; removing a vertex removes every
+//! incident edge and keeps its id valid (degree 0). Undirected graphs record each operation on
+//! both endpoints (a self-loop once); directed graphs record it on the out side of the source and
+//! the in side of the destination.
+
+use super::delta::ArcOp;
+use super::snapshot::View;
+use super::wal_frame::WalItem;
+use crate::error::{Error, Result};
+use crate::graph::Vertex;
+
+fn record(view: &View, seq: u64, src: Vertex, dst: Vertex, op: ArcOp) -> Result<()> {
+    view.delta[0].record(seq, src, dst, op)?;
+    if view.base.is_directed() {
+        view.delta[1].record(seq, dst, src, op)
+    } else if src != dst {
+        view.delta[0].record(seq, dst, src, op)
+    } else {
+        Ok(())
+    }
+}
+
+/// The current neighbours of `v` on `side` (including the batch being applied).
+fn current_list(latest: &View, side: usize, v: Vertex) -> Vec<Vertex> {
+    match latest.merged(side, v) {
+        Some((ns, _)) => ns,
+        None => latest.base_list(side, v).0.to_vec(),
+    }
+}
+
+/// Checks that `items` are valid for a graph of `n` vertices (weighted or not); `what` names
+/// the caller in errors.
+pub(crate) fn validate(items: &[WalItem], mut n: u64, weighted: bool, what: &str) -> Result<()> {
+    let check = |i: usize, v: Vertex, n: u64| {
+        if (v as u64) < n {
+            Ok(())
+        } else {
+            Err(Error::invalid(format!(
+                "{what}: item {i}: vertex {v} out of range (the graph has {n} vertices)"
+            )))
+        }
+    };
+    for (i, it) in items.iter().enumerate() {
+        match *it {
+            WalItem::AddEdge { src, dst, weight } | WalItem::SetWeight { src, dst, weight } => {
+                check(i, src, n)?;
+                check(i, dst, n)?;
+                if weight.is_nan() {
+                    return Err(Error::invalid(format!("{what}: item {i}: weight is NaN")));
+                }
+                if !weighted && weight != 1.0 {
+                    return Err(Error::invalid(format!(
+                        "{what}: the graph is unweighted; weights are not accepted"
+                    )));
+                }
+            }
+            WalItem::RemoveEdge { src, dst } => {
+                check(i, src, n)?;
+                check(i, dst, n)?;
+            }
+            WalItem::AddVertices { count } => {
+                n += count as u64;
+                if n > u32::MAX as u64 {
+                    return Err(Error::invalid(format!("{what}: more than {} vertices", u32::MAX)));
+                }
+            }
+            WalItem::RemoveVertex { v } => check(i, v, n)?,
+        }
+    }
+    Ok(())
+}
+
+/// Applies the (validated) batch `seq` to `view`'s delta and vertex count, and makes it visible
+/// in `view` (`upto = seq`).
+pub(crate) fn apply(view: &mut View, seq: u64, items: &[WalItem]) -> Result<()> {
+    // Reads inside the batch see its own earlier items.
+    let mut latest = view.clone();
+    latest.upto = u64::MAX;
+    for it in items {
+        match *it {
+            WalItem::AddEdge { src, dst, weight } => record(view, seq, src, dst, ArcOp::Add(weight))?,
+            WalItem::RemoveEdge { src, dst } => record(view, seq, src, dst, ArcOp::Remove)?,
+            WalItem::SetWeight { src, dst, weight } => {
+                let ns = current_list(&latest, 0, src);
+                if ns.binary_search(&dst).is_ok() {
+                    record(view, seq, src, dst, ArcOp::Add(weight))?;
+                }
+            }
+            WalItem::AddVertices { count } => {
+                view.num_vertices += count as u64;
+                latest.num_vertices = view.num_vertices;
+            }
+            WalItem::RemoveVertex { v } => {
+                let outs = current_list(&latest, 0, v);
+                for x in outs {
+                    record(view, seq, v, x, ArcOp::Remove)?;
+                }
+                if view.base.is_directed() {
+                    let ins = current_list(&latest, 1, v);
+                    for y in ins {
+                        record(view, seq, y, v, ArcOp::Remove)?;
+                    }
+                }
+            }
+        }
+    }
+    view.upto = seq;
+    Ok(())
+}

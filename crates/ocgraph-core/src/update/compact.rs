@@ -1,0 +1,68 @@
+//! Compaction: writes the merged adjacency of a view (base + levels) as a new base CSR in a
+//! fresh generation directory `<graph>/base.<gen>/`, with the same atomic writer as ingest
+//! ([`GraphWriter`]: files fsynced, manifest last, directory renamed into place). The switch to
+//! the new base is the atomic rewrite of the root manifest done by the caller.
+
+use std::path::Path;
+
+use super::snapshot::{Snapshot, View};
+use crate::error::Result;
+use crate::format::{FileRole, GraphWriter, IdMapKind, Manifest};
+use crate::graph::{Adjacency, Vertex};
+
+/// Writes the merged graph of `view` (as of `view.upto`) to `out`; returns its manifest.
+pub(crate) fn write_base(view: &View, out: &Path) -> Result<Manifest> {
+    let snap = Snapshot::new(view.clone());
+    let directed = snap.is_directed();
+    let weighted = snap.is_weighted();
+    let n = snap.num_vertices();
+    let mut w = GraphWriter::create(out, false)?;
+    let mut sides = vec![(snap.out(), [FileRole::OutOffsets, FileRole::OutNeighbors, FileRole::OutWeights])];
+    if directed {
+        sides.push((snap.in_(), [FileRole::InOffsets, FileRole::InNeighbors, FileRole::InWeights]));
+    }
+    let (mut arcs, mut loops) = (0u64, 0u64);
+    for (dir, [offs_role, nbr_role, wt_role]) in sides {
+        let mut offsets = Vec::with_capacity(n + 1);
+        offsets.push(0u64);
+        let mut nf = w.file(nbr_role)?;
+        let mut wf = if weighted { Some(w.file(wt_role)?) } else { None };
+        let (mut total, mut self_loops) = (0u64, 0u64);
+        for v in 0..n as Vertex {
+            let ns = dir.neighbors(v);
+            nf.write_slice(&ns)?;
+            if let Some(wf) = &mut wf {
+                let ws = dir.weights(v).expect("weighted graph has weights");
+                wf.write_slice(&ws)?;
+            }
+            self_loops += ns.binary_search(&v).is_ok() as u64;
+            total += ns.len() as u64;
+            offsets.push(total);
+        }
+        w.add(nbr_role, nf)?;
+        if let Some(wf) = wf {
+            w.add(wt_role, wf)?;
+        }
+        w.write_slice(offs_role, &offsets)?;
+        if offs_role == FileRole::OutOffsets {
+            (arcs, loops) = (total, self_loops);
+        }
+    }
+    let base = view.base.manifest();
+    let manifest = Manifest {
+        num_vertices: n as u64,
+        num_edges: if directed { arcs } else { (arcs - loops) / 2 + loops },
+        num_arcs: arcs,
+        directed,
+        weighted,
+        id_width: 4,
+        id_map: IdMapKind::Identity,
+        files: Default::default(),
+        created_by: format!("ocgraph {} (compaction)", env!("CARGO_PKG_VERSION")),
+        source: base.source.clone(),
+        data_dir: None,
+        updates: None,
+    };
+    w.commit(manifest)?;
+    Manifest::read(out)
+}

@@ -1,0 +1,372 @@
+//! The write-ahead log: batches of [`WalItem`]s framed and checksummed (see [`super::wal_frame`]),
+//! appended to segment files `<graph>/wal/NNNNNNNN.log`, with group commit.
+//!
+//! - **Appending** ([`Wal::append`]) writes a whole frame at the end of the current segment. A
+//!   write that fails (short write that cannot be completed, full disk) truncates the segment back
+//!   to where the frame started and returns the error: the batch is never acknowledged and never
+//!   replayed half. If even the truncation fails the log refuses every later append.
+//! - **Group commit** ([`Wal::sync_to`]): the first caller that needs durability becomes the
+//!   leader and fsyncs the segment for every frame written so far; callers arriving meanwhile
+//!   wait on a condition variable and are released by that fsync (or lead the next one).
+//! - **Rotation**: when a segment passes `segment_bytes` (and at every checkpoint) it is fsynced
+//!   and a new one created; the directory is fsynced on creation and on every rotation.
+//! - **Recovery** ([`Wal::open`]): replays complete frames in order. A frame cut short at the end
+//!   of the last segment (a torn tail), or unreadable bytes with no valid frame after them, are
+//!   truncated away and reported; an invalid frame followed by a valid one (mid-log corruption) is
+//!   an error naming the segment and byte offset.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use parking_lot::{Condvar, Mutex};
+
+use super::log_file::{LogFile, LogFs};
+use super::wal_frame::{decode_frame, encode_frame, Decoded, WalItem, FRAME_MAGIC};
+use crate::error::{Error, Result};
+use crate::format::fsync_dir;
+
+/// When an acknowledged batch is durable.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Durability {
+    /// Every batch is fsynced before its call returns (concurrent batches share one fsync).
+    #[default]
+    PerBatch,
+    /// Calls return once the frame is written; the log is fsynced by the first append after this
+    /// much time has passed since the last fsync, and at every freeze, compaction and close. A
+    /// crash loses at most the batches of the last interval (more if appends stop meanwhile).
+    Interval(Duration),
+    /// Never fsync except at freeze, compaction, rotation and close (tests, bulk loads).
+    None,
+}
+
+/// WAL parameters.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct WalOptions {
+    /// When batches are durable.
+    pub durability: Durability,
+    /// A segment is rotated once it holds at least this many bytes.
+    pub segment_bytes: u64,
+}
+
+impl Default for WalOptions {
+    fn default() -> Self {
+        WalOptions { durability: Durability::PerBatch, segment_bytes: 64 << 20 }
+    }
+}
+
+/// What [`Wal::open`] found.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RecoveryReport {
+    /// Batches replayed (those after the checkpoint).
+    pub replayed: u64,
+    /// The last sequence number found in the log (0 when empty).
+    pub last_seq: u64,
+    /// Bytes of a torn tail that were truncated away.
+    pub dropped_bytes: u64,
+    /// The segment that was truncated, if any.
+    pub dropped_file: Option<PathBuf>,
+}
+
+struct Segment {
+    file: Arc<dyn LogFile>,
+    path: PathBuf,
+    number: u64,
+    len: u64,
+    /// Sequence number of the last frame written.
+    written_seq: u64,
+    buf: Vec<u8>,
+    /// Set when a failed frame could not be truncated away: the log accepts no more appends.
+    failed: Option<String>,
+}
+
+struct SyncState {
+    durable_seq: u64,
+    syncing: bool,
+    last_sync: Instant,
+    failed: Option<String>,
+}
+
+/// An open write-ahead log.
+pub struct Wal {
+    dir: PathBuf,
+    fs: Arc<dyn LogFs>,
+    opts: WalOptions,
+    seg: Mutex<Segment>,
+    sync: Mutex<SyncState>,
+    synced: Condvar,
+}
+
+/// Name of segment `n`.
+pub fn segment_name(n: u64) -> String {
+    format!("{n:08}.log")
+}
+
+fn segment_number(name: &str) -> Option<u64> {
+    let stem = name.strip_suffix(".log")?;
+    (stem.len() >= 8 && stem.bytes().all(|b| b.is_ascii_digit())).then(|| stem.parse().ok())?
+}
+
+/// The segments in `dir`, ascending.
+fn list_segments(dir: &Path) -> Result<Vec<(u64, PathBuf)>> {
+    let mut segs = Vec::new();
+    for e in std::fs::read_dir(dir).map_err(|e| Error::io(dir, "list WAL directory", e))? {
+        let e = e.map_err(|e| Error::io(dir, "list WAL directory", e))?;
+        if let Some(n) = e.file_name().to_str().and_then(segment_number) {
+            segs.push((n, e.path()));
+        }
+    }
+    segs.sort();
+    Ok(segs)
+}
+
+/// Whether a valid frame starts anywhere in `bytes` (used to tell a torn tail from corruption).
+fn valid_frame_after(bytes: &[u8]) -> bool {
+    memchr::memmem::find_iter(bytes, FRAME_MAGIC)
+        .any(|o| matches!(decode_frame(&bytes[o..]), Decoded::Frame { .. }))
+}
+
+fn write_all(file: &dyn LogFile, mut buf: &[u8], mut offset: u64) -> std::io::Result<()> {
+    while !buf.is_empty() {
+        match file.write_at(buf, offset) {
+            Ok(0) => return Err(std::io::Error::new(std::io::ErrorKind::WriteZero, "wrote 0 bytes")),
+            Ok(k) => {
+                buf = &buf[k..];
+                offset += k as u64;
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(())
+}
+
+impl Wal {
+    /// Opens (creating if needed) the log in `dir`, replays every complete batch with a sequence
+    /// number above `checkpoint` through `apply` (in order), truncates a torn tail, and starts a
+    /// new segment for appends.
+    pub fn open(
+        dir: &Path,
+        opts: WalOptions,
+        fs: Arc<dyn LogFs>,
+        checkpoint: u64,
+        mut apply: impl FnMut(u64, &[WalItem]) -> Result<()>,
+    ) -> Result<(Wal, RecoveryReport)> {
+        if !dir.is_dir() {
+            std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, "create WAL directory", e))?;
+            fsync_dir(dir)?;
+            if let Some(parent) = dir.parent() {
+                fsync_dir(parent)?;
+            }
+        }
+        let segs = list_segments(dir)?;
+        let mut report = RecoveryReport::default();
+        let mut prev = 0u64;
+        for (i, (_, path)) in segs.iter().enumerate() {
+            let bytes = std::fs::read(path).map_err(|e| Error::io(path, "read", e))?;
+            let mut pos = 0usize;
+            while pos < bytes.len() {
+                let problem = match decode_frame(&bytes[pos..]) {
+                    Decoded::Frame { seq, items, len } => {
+                        if seq <= prev {
+                            return Err(Error::Format {
+                                path: path.clone(),
+                                offset: Some(pos as u64),
+                                msg: format!("WAL batch {seq} follows batch {prev}: sequence goes backwards"),
+                            });
+                        }
+                        if seq > checkpoint {
+                            apply(seq, &items)?;
+                            report.replayed += 1;
+                        }
+                        prev = seq;
+                        pos += len;
+                        continue;
+                    }
+                    Decoded::Truncated => "frame cut short".to_string(),
+                    Decoded::Invalid(msg) => msg,
+                };
+                let later_data =
+                    segs[i + 1..].iter().any(|(_, p)| std::fs::metadata(p).is_ok_and(|m| m.len() > 0));
+                if later_data || valid_frame_after(&bytes[pos + 1..]) {
+                    return Err(Error::Format {
+                        path: path.clone(),
+                        offset: Some(pos as u64),
+                        msg: format!(
+                            "corrupt WAL frame followed by valid data ({problem}); refusing to skip it"
+                        ),
+                    });
+                }
+                report.dropped_bytes = (bytes.len() - pos) as u64;
+                report.dropped_file = Some(path.clone());
+                let f = fs.open(path).map_err(|e| Error::io(path, "open", e))?;
+                f.set_len(pos as u64).map_err(|e| Error::io(path, "truncate torn WAL tail", e))?;
+                f.sync().map_err(|e| Error::io(path, "fsync", e))?;
+                break;
+            }
+        }
+        report.last_seq = prev;
+        // Batches up to the checkpoint are durable in the levels even when their segments are gone.
+        let prev = prev.max(checkpoint);
+        let number = segs.last().map_or(0, |s| s.0 + 1);
+        let path = dir.join(segment_name(number));
+        let file = fs.open(&path).map_err(|e| Error::io(&path, "create WAL segment", e))?;
+        fsync_dir(dir)?;
+        let seg = Segment { file, path, number, len: 0, written_seq: prev, buf: Vec::new(), failed: None };
+        let sync = SyncState { durable_seq: prev, syncing: false, last_sync: Instant::now(), failed: None };
+        let wal = Wal {
+            dir: dir.to_path_buf(),
+            fs,
+            opts,
+            seg: Mutex::new(seg),
+            sync: Mutex::new(sync),
+            synced: Condvar::new(),
+        };
+        Ok((wal, report))
+    }
+
+    /// The WAL directory.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// The durability mode.
+    pub fn durability(&self) -> Durability {
+        self.opts.durability
+    }
+
+    /// Writes the frame of batch `seq` (which must exceed every earlier one). Not durable yet:
+    /// see [`Wal::commit`]. On error nothing of the frame remains in the log.
+    pub fn append(&self, seq: u64, items: &[WalItem]) -> Result<()> {
+        if let Some(f) = &self.sync.lock().failed {
+            return Err(Error::io(&self.dir, "append to WAL", std::io::Error::other(f.clone())));
+        }
+        let mut seg = self.seg.lock();
+        if let Some(f) = &seg.failed {
+            return Err(Error::io(&seg.path, "append to WAL", std::io::Error::other(f.clone())));
+        }
+        if seq <= seg.written_seq {
+            return Err(Error::invalid(format!("WAL batch {seq} does not follow batch {}", seg.written_seq)));
+        }
+        if seg.len >= self.opts.segment_bytes {
+            self.rotate_locked(&mut seg)?;
+        }
+        let mut buf = std::mem::take(&mut seg.buf);
+        encode_frame(seq, items, &mut buf);
+        let start = seg.len;
+        let res = write_all(&*seg.file, &buf, start);
+        seg.buf = buf;
+        match res {
+            Ok(()) => {
+                seg.len += seg.buf.len() as u64;
+                seg.written_seq = seq;
+                Ok(())
+            }
+            Err(e) => {
+                if let Err(e2) = seg.file.set_len(start) {
+                    seg.failed = Some(format!(
+                        "a failed frame at byte {start} could not be truncated ({e2}); reopen to recover"
+                    ));
+                }
+                Err(Error::Io { path: seg.path.clone(), op: "write WAL frame", source: e })
+            }
+        }
+    }
+
+    /// Makes batch `seq` durable as the durability mode asks before acknowledging it.
+    pub fn commit(&self, seq: u64) -> Result<()> {
+        match self.opts.durability {
+            Durability::PerBatch => self.sync_to(seq),
+            Durability::Interval(d) => {
+                if self.sync.lock().last_sync.elapsed() >= d {
+                    self.sync_to(seq)
+                } else {
+                    Ok(())
+                }
+            }
+            Durability::None => Ok(()),
+        }
+    }
+
+    /// Waits until every batch `<= seq` is fsynced (group commit: one caller fsyncs for all).
+    pub fn sync_to(&self, seq: u64) -> Result<()> {
+        let mut s = self.sync.lock();
+        loop {
+            if let Some(f) = &s.failed {
+                return Err(Error::io(&self.dir, "fsync WAL", std::io::Error::other(f.clone())));
+            }
+            if s.durable_seq >= seq {
+                return Ok(());
+            }
+            if s.syncing {
+                self.synced.wait(&mut s);
+                continue;
+            }
+            s.syncing = true;
+            drop(s);
+            let (file, target, path) = {
+                let seg = self.seg.lock();
+                (seg.file.clone(), seg.written_seq, seg.path.clone())
+            };
+            let res = file.sync();
+            s = self.sync.lock();
+            s.syncing = false;
+            match res {
+                Ok(()) => {
+                    s.durable_seq = s.durable_seq.max(target);
+                    s.last_sync = Instant::now();
+                }
+                // After a failed fsync the kernel may have dropped the dirty pages: nothing
+                // written since the last good fsync can be trusted, so the log stops here.
+                Err(e) => s.failed = Some(format!("{}: fsync failed: {e}", path.display())),
+            }
+            self.synced.notify_all();
+        }
+    }
+
+    /// The highest sequence number known durable.
+    pub fn durable_seq(&self) -> u64 {
+        self.sync.lock().durable_seq
+    }
+
+    /// The highest sequence number written (durable or not).
+    pub fn written_seq(&self) -> u64 {
+        self.seg.lock().written_seq
+    }
+
+    /// fsyncs the current segment and starts a new one; returns the new segment's number. Every
+    /// batch written so far is durable afterwards and lies in segments numbered below it.
+    pub fn rotate(&self) -> Result<u64> {
+        let mut seg = self.seg.lock();
+        self.rotate_locked(&mut seg)?;
+        Ok(seg.number)
+    }
+
+    fn rotate_locked(&self, seg: &mut Segment) -> Result<()> {
+        seg.file.sync().map_err(|e| Error::io(&seg.path, "fsync", e))?;
+        {
+            let mut s = self.sync.lock();
+            s.durable_seq = s.durable_seq.max(seg.written_seq);
+            s.last_sync = Instant::now();
+        }
+        let number = seg.number + 1;
+        let path = self.dir.join(segment_name(number));
+        let file = self.fs.open(&path).map_err(|e| Error::io(&path, "create WAL segment", e))?;
+        fsync_dir(&self.dir)?;
+        seg.file = file;
+        seg.path = path;
+        seg.number = number;
+        seg.len = 0;
+        Ok(())
+    }
+
+    /// Deletes the segments numbered below `number` (after a checkpoint made them redundant).
+    pub fn remove_segments_before(&self, number: u64) -> Result<()> {
+        for (n, path) in list_segments(&self.dir)? {
+            if n < number {
+                std::fs::remove_file(&path).map_err(|e| Error::io(&path, "remove WAL segment", e))?;
+            }
+        }
+        fsync_dir(&self.dir)
+    }
+}

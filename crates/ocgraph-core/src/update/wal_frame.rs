@@ -1,0 +1,191 @@
+//! The WAL frame: one batch of update items, checksummed (byte layout in docs/design.md).
+//!
+//! ```text
+//! offset  size  field
+//! 0       4     magic "OCWB"
+//! 4       4     item count (u32 LE)
+//! 8       8     batch sequence number (u64 LE)
+//! 16      4     payload length in bytes (u32 LE) = 13 * item count
+//! 20      4     reserved, zero
+//! 24      ..    items, 13 bytes each: op (u8), a (u32 LE), b (u32 LE), weight (f32 LE)
+//! 24+len  4     CRC-32C of bytes [0, 24 + len) (u32 LE)
+//! ```
+
+use crate::graph::Vertex;
+
+/// Magic bytes opening every frame.
+pub const FRAME_MAGIC: &[u8; 4] = b"OCWB";
+/// Bytes of the frame header.
+pub const HEADER_LEN: usize = 24;
+/// Bytes of one encoded item.
+pub const ITEM_LEN: usize = 13;
+/// Bytes of the trailer (the checksum).
+pub const TRAILER_LEN: usize = 4;
+/// Largest payload accepted when decoding (guards against a corrupt length field).
+pub const MAX_PAYLOAD: usize = 1 << 30;
+
+/// One logged update.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum WalItem {
+    /// Add (or re-weight) the edge `src -> dst` (op code 1).
+    AddEdge {
+        /// Source vertex.
+        src: Vertex,
+        /// Destination vertex.
+        dst: Vertex,
+        /// Weight (1.0 on unweighted graphs).
+        weight: f32,
+    },
+    /// Remove the edge `src -> dst` if present (op code 2).
+    RemoveEdge {
+        /// Source vertex.
+        src: Vertex,
+        /// Destination vertex.
+        dst: Vertex,
+    },
+    /// Set the weight of the edge `src -> dst` if present (op code 3).
+    SetWeight {
+        /// Source vertex.
+        src: Vertex,
+        /// Destination vertex.
+        dst: Vertex,
+        /// New weight.
+        weight: f32,
+    },
+    /// Append `count` new isolated vertices (op code 4; `a` = count).
+    AddVertices {
+        /// Number of vertices added.
+        count: u32,
+    },
+    /// Remove every edge incident to `v` (op code 5; `a` = v).
+    RemoveVertex {
+        /// The vertex.
+        v: Vertex,
+    },
+}
+
+impl WalItem {
+    fn encode(&self, out: &mut Vec<u8>) {
+        let (op, a, b, w) = match *self {
+            WalItem::AddEdge { src, dst, weight } => (1u8, src, dst, weight),
+            WalItem::RemoveEdge { src, dst } => (2, src, dst, 0.0),
+            WalItem::SetWeight { src, dst, weight } => (3, src, dst, weight),
+            WalItem::AddVertices { count } => (4, count, 0, 0.0),
+            WalItem::RemoveVertex { v } => (5, v, 0, 0.0),
+        };
+        out.push(op);
+        out.extend_from_slice(&a.to_le_bytes());
+        out.extend_from_slice(&b.to_le_bytes());
+        out.extend_from_slice(&w.to_le_bytes());
+    }
+
+    fn decode(b: &[u8]) -> Option<WalItem> {
+        let u = |o: usize| u32::from_le_bytes(b[o..o + 4].try_into().unwrap());
+        let (a, d, w) = (u(1), u(5), f32::from_bits(u(9)));
+        Some(match b[0] {
+            1 => WalItem::AddEdge { src: a, dst: d, weight: w },
+            2 => WalItem::RemoveEdge { src: a, dst: d },
+            3 => WalItem::SetWeight { src: a, dst: d, weight: w },
+            4 => WalItem::AddVertices { count: a },
+            5 => WalItem::RemoveVertex { v: a },
+            _ => return None,
+        })
+    }
+}
+
+/// Encodes the frame of batch `seq` into `out` (cleared first).
+pub fn encode_frame(seq: u64, items: &[WalItem], out: &mut Vec<u8>) {
+    out.clear();
+    out.reserve(HEADER_LEN + items.len() * ITEM_LEN + TRAILER_LEN);
+    out.extend_from_slice(FRAME_MAGIC);
+    out.extend_from_slice(&(items.len() as u32).to_le_bytes());
+    out.extend_from_slice(&seq.to_le_bytes());
+    out.extend_from_slice(&((items.len() * ITEM_LEN) as u32).to_le_bytes());
+    out.extend_from_slice(&0u32.to_le_bytes());
+    for it in items {
+        it.encode(out);
+    }
+    let crc = crc32c::crc32c(out);
+    out.extend_from_slice(&crc.to_le_bytes());
+}
+
+/// The result of decoding bytes at some offset of a segment.
+#[derive(Debug, PartialEq)]
+pub enum Decoded {
+    /// A valid frame of `len` bytes.
+    Frame {
+        /// Batch sequence number.
+        seq: u64,
+        /// The items.
+        items: Vec<WalItem>,
+        /// Encoded length of the frame.
+        len: usize,
+    },
+    /// The bytes end before the frame does (a torn write at the tail).
+    Truncated,
+    /// The bytes are not a valid frame (bad magic, length, checksum or op code).
+    Invalid(String),
+}
+
+/// Decodes the frame starting at `buf[0]`.
+pub fn decode_frame(buf: &[u8]) -> Decoded {
+    if buf.len() < HEADER_LEN {
+        return if buf.iter().all(|&b| b == 0) || FRAME_MAGIC.starts_with(&buf[..buf.len().min(4)]) {
+            Decoded::Truncated
+        } else {
+            Decoded::Invalid("bad frame magic".into())
+        };
+    }
+    if &buf[0..4] != FRAME_MAGIC {
+        return Decoded::Invalid("bad frame magic".into());
+    }
+    let count = u32::from_le_bytes(buf[4..8].try_into().unwrap()) as usize;
+    let seq = u64::from_le_bytes(buf[8..16].try_into().unwrap());
+    let payload = u32::from_le_bytes(buf[16..20].try_into().unwrap()) as usize;
+    if payload != count * ITEM_LEN || payload > MAX_PAYLOAD {
+        return Decoded::Invalid(format!("payload length {payload} does not match {count} items"));
+    }
+    let len = HEADER_LEN + payload + TRAILER_LEN;
+    if buf.len() < len {
+        return Decoded::Truncated;
+    }
+    let stored = u32::from_le_bytes(buf[len - 4..len].try_into().unwrap());
+    let crc = crc32c::crc32c(&buf[..len - 4]);
+    if crc != stored {
+        return Decoded::Invalid(format!("checksum mismatch (stored {stored:#010x}, computed {crc:#010x})"));
+    }
+    let mut items = Vec::with_capacity(count);
+    for chunk in buf[HEADER_LEN..HEADER_LEN + payload].chunks_exact(ITEM_LEN) {
+        match WalItem::decode(chunk) {
+            Some(it) => items.push(it),
+            None => return Decoded::Invalid(format!("unknown op code {}", chunk[0])),
+        }
+    }
+    Decoded::Frame { seq, items, len }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn round_trip_and_corruption() {
+        let items = vec![
+            WalItem::AddEdge { src: 1, dst: 2, weight: 0.5 },
+            WalItem::RemoveEdge { src: 3, dst: 4 },
+            WalItem::SetWeight { src: 5, dst: 6, weight: 2.0 },
+            WalItem::AddVertices { count: 7 },
+            WalItem::RemoveVertex { v: 8 },
+        ];
+        let mut buf = Vec::new();
+        encode_frame(42, &items, &mut buf);
+        assert_eq!(buf.len(), HEADER_LEN + 5 * ITEM_LEN + TRAILER_LEN);
+        assert_eq!(decode_frame(&buf), Decoded::Frame { seq: 42, items: items.clone(), len: buf.len() });
+        for cut in 0..buf.len() {
+            assert_eq!(decode_frame(&buf[..cut]), Decoded::Truncated, "cut at {cut}");
+        }
+        let mut bad = buf.clone();
+        bad[30] ^= 1;
+        assert!(matches!(decode_frame(&bad), Decoded::Invalid(_)));
+    }
+}

@@ -1,0 +1,589 @@
+//! [`WritableGraph`]: a graph opened for durable updates.
+//!
+//! Every update call is one batch: validated, appended to the WAL with the next sequence number,
+//! applied to the in-memory delta, then made durable per the [`Durability`] mode before the call
+//! returns its sequence number. Snapshots see batches up to the last durable one (with
+//! [`Durability::PerBatch`]) or the last applied one (other modes).
+//!
+//! When the delta passes `freeze_threshold` bytes it is frozen into an immutable level
+//! (`levels/NNNNNNNN.level`), the manifest records the level and the WAL checkpoint, and WAL
+//! segments wholly covered are deleted; the level is written without holding the writer lock
+//! (the frozen delta stays readable meanwhile). [`WritableGraph::compact`] merges base + levels
+//! into a new base generation; writers are blocked only while the delta is frozen at its start
+//! and while the manifest is switched at its end. Automatic compaction (when the level count
+//! passes `auto_compact_levels`) runs on a background thread.
+
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::thread::JoinHandle;
+
+use parking_lot::Mutex;
+
+use super::apply::{apply, validate};
+use super::compact::write_base;
+use super::delta::{fold_ops, DeltaLog};
+use super::level::{write_level, Level, SideOps};
+use super::log_file::{LogFs, StdLogFs};
+use super::memory_delta::MemoryDelta;
+use super::snapshot::{Snapshot, View};
+use super::wal::{Durability, RecoveryReport, Wal, WalOptions};
+use super::wal_frame::WalItem;
+use crate::error::{Error, Result};
+use crate::format::{FileRole, IdMapKind, Manifest, UpdateState, MANIFEST_FILE};
+use crate::graph::{Graph, OpenOptions, Vertex};
+use crate::page::BackendKind;
+
+/// Subdirectory holding the WAL segments.
+pub const WAL_DIR: &str = "wal";
+/// Subdirectory holding the level files.
+pub const LEVELS_DIR: &str = "levels";
+
+/// How to open a graph for updates.
+#[derive(Debug, Clone)]
+pub struct WriteOptions {
+    /// Page backend for the base CSR (levels are always memory-mapped).
+    pub backend: BackendKind,
+    /// When an update call's batch is durable.
+    pub durability: Durability,
+    /// Freeze the delta into a level once it holds this many bytes.
+    pub freeze_threshold: u64,
+    /// Compact (in a background thread) once there are more than this many levels.
+    pub auto_compact_levels: Option<usize>,
+    /// WAL segment size before rotation.
+    pub wal_segment_bytes: u64,
+}
+
+impl Default for WriteOptions {
+    fn default() -> Self {
+        WriteOptions {
+            backend: BackendKind::default(),
+            durability: Durability::PerBatch,
+            freeze_threshold: 64 << 20,
+            auto_compact_levels: Some(8),
+            wal_segment_bytes: 64 << 20,
+        }
+    }
+}
+
+struct State {
+    /// The newest state: `upto` is the last applied batch.
+    view: View,
+    /// The manifest on disk.
+    manifest: Manifest,
+    next_seq: u64,
+    /// `(seq, vertex count from that batch on)`, for snapshots older than the last applied batch.
+    vertex_history: Vec<(u64, u64)>,
+    closed: bool,
+}
+
+struct Shared {
+    dir: PathBuf,
+    opts: WriteOptions,
+    wal: Wal,
+    state: Mutex<State>,
+    /// Held for the whole of a compaction (one at a time).
+    compacting: Mutex<()>,
+    /// Held for the whole of a freeze (one at a time; writers are blocked only at its start and end).
+    freezing: Mutex<()>,
+    /// The error of a failed background compaction, reported by the next call to `compact`/`close`.
+    background_error: Mutex<Option<Error>>,
+}
+
+/// A graph opened for durable updates (see the module docs).
+pub struct WritableGraph {
+    shared: Arc<Shared>,
+    compactor: Mutex<Option<JoinHandle<()>>>,
+    recovery: RecoveryReport,
+}
+
+fn fresh_delta(directed: bool) -> [Arc<dyn DeltaLog>; 2] {
+    let out: Arc<dyn DeltaLog> = Arc::new(MemoryDelta::new());
+    let inn: Arc<dyn DeltaLog> = if directed { Arc::new(MemoryDelta::new()) } else { out.clone() };
+    [out, inn]
+}
+
+/// Removes what an interrupted freeze or compaction may have left: temporary files, level files
+/// and base generations the manifest does not reference, and root data files replaced by a base
+/// generation.
+fn remove_strays(dir: &Path, m: &Manifest) -> Result<()> {
+    let _ = std::fs::remove_file(dir.join("manifest.tmp"));
+    let up = m.updates.clone().unwrap_or_default();
+    let levels_dir = dir.join(LEVELS_DIR);
+    if let Ok(rd) = std::fs::read_dir(&levels_dir) {
+        for e in rd.flatten() {
+            let name = e.file_name().to_string_lossy().into_owned();
+            if !up.levels.iter().any(|l| l.name == name) {
+                let _ = std::fs::remove_file(e.path());
+            }
+        }
+    }
+    for e in std::fs::read_dir(dir).map_err(|e| Error::io(dir, "list graph directory", e))?.flatten() {
+        let name = e.file_name().to_string_lossy().into_owned();
+        let gen_dir = name.starts_with("base.") || name.starts_with(".base.");
+        if gen_dir && m.data_dir.as_deref() != Some(name.as_str()) {
+            let _ = std::fs::remove_dir_all(e.path());
+        } else if m.data_dir.is_some() && FileRole::from_file_name(&name).is_some() {
+            let _ = std::fs::remove_file(e.path());
+        }
+    }
+    Ok(())
+}
+
+impl WritableGraph {
+    /// Opens the graph at `dir` for updates: loads the base and the levels listed in the
+    /// manifest, replays the WAL batches after the checkpoint into a fresh delta (truncating a
+    /// torn tail) and cleans up what an interrupted freeze or compaction left behind.
+    pub fn open(dir: impl AsRef<Path>, opts: &WriteOptions) -> Result<WritableGraph> {
+        Self::open_with_log_fs(dir, opts, Arc::new(StdLogFs))
+    }
+
+    /// Like [`WritableGraph::open`], writing the WAL through `fs` (fault injection in tests).
+    pub fn open_with_log_fs(
+        dir: impl AsRef<Path>,
+        opts: &WriteOptions,
+        fs: Arc<dyn LogFs>,
+    ) -> Result<WritableGraph> {
+        let dir = dir.as_ref().to_path_buf();
+        let manifest = Manifest::read(&dir)?;
+        if manifest.id_map != IdMapKind::Identity {
+            return Err(Error::invalid(format!(
+                "{}: graphs with relabelled ids ({:?}) cannot be opened for updates yet",
+                dir.display(),
+                manifest.id_map
+            )));
+        }
+        remove_strays(&dir, &manifest)?;
+        let base = Arc::new(Graph::open(&dir, &OpenOptions { backend: opts.backend.clone() })?);
+        let up = manifest.updates.clone().unwrap_or(UpdateState {
+            checkpoint_seq: 0,
+            num_vertices: manifest.num_vertices,
+            levels: Vec::new(),
+            next_file_id: 1,
+        });
+        let levels_dir = dir.join(LEVELS_DIR);
+        let levels =
+            up.levels.iter().map(|e| Level::open(&levels_dir, e).map(Arc::new)).collect::<Result<_>>()?;
+        let directed = base.is_directed();
+        let weighted = base.is_weighted();
+        let mut view = View {
+            base,
+            levels: Arc::new(levels),
+            frozen: Vec::new(),
+            delta: fresh_delta(directed),
+            upto: up.checkpoint_seq,
+            num_vertices: up.num_vertices,
+        };
+        let mut vertex_history = vec![(up.checkpoint_seq, up.num_vertices)];
+        let wal_dir = dir.join(WAL_DIR);
+        let wal_opts = WalOptions { durability: opts.durability, segment_bytes: opts.wal_segment_bytes };
+        let (wal, recovery) = Wal::open(&wal_dir, wal_opts, fs, up.checkpoint_seq, |seq, items| {
+            validate(items, view.num_vertices, weighted, "WAL replay")
+                .map_err(|e| Error::format(&wal_dir, format!("batch {seq} cannot be replayed: {e}")))?;
+            let n = view.num_vertices;
+            apply(&mut view, seq, items)?;
+            if view.num_vertices != n {
+                vertex_history.push((seq, view.num_vertices));
+            }
+            Ok(())
+        })?;
+        let next_seq = recovery.last_seq.max(up.checkpoint_seq) + 1;
+        view.upto = next_seq - 1;
+        let state = State { view, manifest, next_seq, vertex_history, closed: false };
+        let shared = Arc::new(Shared {
+            dir,
+            opts: opts.clone(),
+            wal,
+            state: Mutex::new(state),
+            compacting: Mutex::new(()),
+            freezing: Mutex::new(()),
+            background_error: Mutex::new(None),
+        });
+        Ok(WritableGraph { shared, compactor: Mutex::new(None), recovery })
+    }
+
+    /// What WAL recovery found when the graph was opened.
+    pub fn recovery(&self) -> &RecoveryReport {
+        &self.recovery
+    }
+
+    /// The graph directory.
+    pub fn path(&self) -> &Path {
+        &self.shared.dir
+    }
+
+    /// Number of vertices now (including vertices added by batches not yet durable).
+    pub fn num_vertices(&self) -> usize {
+        self.shared.state.lock().view.num_vertices as usize
+    }
+
+    /// Whether the graph is directed.
+    pub fn is_directed(&self) -> bool {
+        self.shared.state.lock().view.base.is_directed()
+    }
+
+    /// Whether arcs carry weights.
+    pub fn is_weighted(&self) -> bool {
+        self.shared.state.lock().view.base.is_weighted()
+    }
+
+    /// The sequence number of the last batch applied.
+    pub fn last_seq(&self) -> u64 {
+        self.shared.state.lock().next_seq - 1
+    }
+
+    /// Number of levels over the base.
+    pub fn num_levels(&self) -> usize {
+        self.shared.state.lock().view.levels.len()
+    }
+
+    /// Adds the edges `edges[i]` with `weights[i]` (required to be `None` on unweighted graphs;
+    /// 1.0 when `None` on weighted ones). Adding an existing edge replaces its weight. Returns the
+    /// batch's sequence number once it is durable.
+    pub fn add_edges(&self, edges: &[(Vertex, Vertex)], weights: Option<&[f32]>) -> Result<u64> {
+        if let Some(w) = weights {
+            if w.len() != edges.len() {
+                return Err(Error::invalid(format!(
+                    "add_edges: {} edges but {} weights",
+                    edges.len(),
+                    w.len()
+                )));
+            }
+            if !self.is_weighted() {
+                return Err(Error::invalid("add_edges: the graph is unweighted; weights are not accepted"));
+            }
+        }
+        let items: Vec<WalItem> = edges
+            .iter()
+            .enumerate()
+            .map(|(i, &(src, dst))| WalItem::AddEdge { src, dst, weight: weights.map_or(1.0, |w| w[i]) })
+            .collect();
+        self.commit(&items, "add_edges").map(|(s, _)| s)
+    }
+
+    /// Removes the edges (missing ones are ignored). Returns the batch's sequence number.
+    pub fn remove_edges(&self, edges: &[(Vertex, Vertex)]) -> Result<u64> {
+        let items: Vec<WalItem> = edges.iter().map(|&(src, dst)| WalItem::RemoveEdge { src, dst }).collect();
+        self.commit(&items, "remove_edges").map(|(s, _)| s)
+    }
+
+    /// Sets the weights of existing edges (missing edges are ignored; weighted graphs only).
+    pub fn set_edge_weights(&self, edges: &[(Vertex, Vertex)], weights: &[f32]) -> Result<u64> {
+        if weights.len() != edges.len() {
+            return Err(Error::invalid(format!(
+                "set_edge_weights: {} edges but {} weights",
+                edges.len(),
+                weights.len()
+            )));
+        }
+        if !self.is_weighted() {
+            return Err(Error::invalid("set_edge_weights: the graph is unweighted"));
+        }
+        let items: Vec<WalItem> = edges
+            .iter()
+            .zip(weights)
+            .map(|(&(src, dst), &weight)| WalItem::SetWeight { src, dst, weight })
+            .collect();
+        self.commit(&items, "set_edge_weights").map(|(s, _)| s)
+    }
+
+    /// Adds `count` isolated vertices; returns their ids.
+    pub fn add_vertices(&self, count: u32) -> Result<Range<Vertex>> {
+        let (_, before) = self.commit(&[WalItem::AddVertices { count }], "add_vertices")?;
+        Ok(before as Vertex..(before + count as u64) as Vertex)
+    }
+
+    /// Removes every edge incident to each vertex of `ids` (the ids stay valid, with degree 0).
+    pub fn remove_vertices(&self, ids: &[Vertex]) -> Result<u64> {
+        let items: Vec<WalItem> = ids.iter().map(|&v| WalItem::RemoveVertex { v }).collect();
+        self.commit(&items, "remove_vertices").map(|(s, _)| s)
+    }
+
+    /// A consistent snapshot of the graph now (see the module docs for which batches it sees).
+    pub fn snapshot(&self) -> Snapshot {
+        self.shared.snapshot()
+    }
+
+    /// Freezes the delta into a new level (no-op when nothing changed since the checkpoint).
+    pub fn freeze(&self) -> Result<()> {
+        let auto = {
+            let _one = self.shared.freezing.lock();
+            self.shared.freeze_held(false)?
+        };
+        if auto {
+            self.start_background_compaction();
+        }
+        Ok(())
+    }
+
+    /// Merges the base and every level (after freezing the delta) into a new base and switches
+    /// to it atomically. Updates may continue meanwhile (they land in later levels).
+    pub fn compact(&self) -> Result<()> {
+        self.wait_background()?;
+        self.shared.compact()
+    }
+
+    /// Waits for background compaction, makes every batch durable and closes the graph.
+    pub fn close(self) -> Result<()> {
+        self.wait_background()?;
+        let mut st = self.shared.state.lock();
+        st.closed = true;
+        let last = st.next_seq - 1;
+        drop(st);
+        self.shared.wal.sync_to(last)
+    }
+
+    /// Commits one batch; starts background compaction when due. Returns the batch's sequence
+    /// number and the vertex count before it.
+    fn commit(&self, items: &[WalItem], what: &str) -> Result<(u64, u64)> {
+        let (seq, before, compact_due) = self.shared.commit(items, what)?;
+        if compact_due {
+            self.start_background_compaction();
+        }
+        Ok((seq, before))
+    }
+
+    fn wait_background(&self) -> Result<()> {
+        if let Some(h) = self.compactor.lock().take() {
+            let _ = h.join();
+        }
+        match self.shared.background_error.lock().take() {
+            Some(e) => Err(e),
+            None => Ok(()),
+        }
+    }
+
+    fn start_background_compaction(&self) {
+        let mut slot = self.compactor.lock();
+        if slot.as_ref().is_some_and(|h| !h.is_finished()) {
+            return;
+        }
+        if let Some(h) = slot.take() {
+            let _ = h.join();
+        }
+        let shared = self.shared.clone();
+        *slot = Some(std::thread::spawn(move || {
+            if let Err(e) = shared.compact() {
+                *shared.background_error.lock() = Some(e);
+            }
+        }));
+    }
+}
+
+impl Drop for WritableGraph {
+    fn drop(&mut self) {
+        if let Some(h) = self.compactor.get_mut().take() {
+            let _ = h.join();
+        }
+    }
+}
+
+impl Shared {
+    fn check_open(&self, st: &State) -> Result<()> {
+        if st.closed {
+            return Err(Error::invalid(format!("{}: the graph is closed", self.dir.display())));
+        }
+        Ok(())
+    }
+
+    /// Logs, applies and commits one batch; returns its sequence number, the vertex count
+    /// before it, and whether automatic compaction is due (after a freeze it triggered when the
+    /// delta passed its threshold).
+    fn commit(&self, items: &[WalItem], what: &str) -> Result<(u64, u64, bool)> {
+        let (seq, before, freeze) = {
+            let mut st = self.state.lock();
+            self.check_open(&st)?;
+            let before = st.view.num_vertices;
+            validate(items, before, st.view.base.is_weighted(), what)?;
+            if items.is_empty() {
+                return Ok((st.next_seq - 1, before, false));
+            }
+            let seq = st.next_seq;
+            self.wal.append(seq, items)?;
+            st.next_seq += 1;
+            if let Err(e) = apply(&mut st.view, seq, items) {
+                // The batch is logged but only partly applied: refuse further use (reopening
+                // replays it whole).
+                st.closed = true;
+                return Err(e);
+            }
+            if st.view.num_vertices != before {
+                let n = st.view.num_vertices;
+                st.vertex_history.push((seq, n));
+            }
+            let freeze = st.view.delta[0].bytes() + st.view.delta[1].bytes() > self.opts.freeze_threshold;
+            (seq, before, freeze)
+        };
+        self.wal.commit(seq)?;
+        let mut compact_due = false;
+        if freeze {
+            // One freeze at a time: when one is running, its successor picks up what is left.
+            if let Some(_one) = self.freezing.try_lock() {
+                // The batch is committed whatever happens here: a failed freeze is retried by the
+                // next batch and reported by the next `compact`/`close`.
+                match self.freeze_held(true) {
+                    Ok(due) => compact_due = due,
+                    Err(e) => *self.background_error.lock() = Some(e),
+                }
+            }
+        }
+        Ok((seq, before, compact_due))
+    }
+
+    fn snapshot(&self) -> Snapshot {
+        let st = self.state.lock();
+        let applied = st.next_seq - 1;
+        let upto = match self.opts.durability {
+            Durability::PerBatch => applied.min(self.wal.durable_seq()),
+            _ => applied,
+        };
+        let mut view = st.view.clone();
+        view.upto = upto;
+        let i = st.vertex_history.partition_point(|&(s, _)| s <= upto);
+        view.num_vertices = st.vertex_history[i.saturating_sub(1)].1;
+        Snapshot::new(view)
+    }
+
+    /// Freezes the delta as of the last applied batch into a level (with `only_if_over`, only
+    /// when it still passes the threshold); returns whether automatic compaction is due. The
+    /// caller holds `freezing`.
+    ///
+    /// 1. Under the state lock: rotate the WAL (every applied batch durable), move the delta to
+    ///    the frozen list (still read by snapshots), start a fresh delta, reserve a file id.
+    /// 2. Without the lock (writers continue): write the level from every frozen delta.
+    /// 3. Under the state lock: record the level and the checkpoint in the manifest (atomic
+    ///    rewrite), swap the frozen deltas for the level; then delete covered WAL segments.
+    ///
+    /// A failure leaves the frozen deltas in place (and the WAL segments): the next freeze
+    /// includes them.
+    fn freeze_held(&self, only_if_over: bool) -> Result<bool> {
+        let (frozen, seq, n, segment, id, directed, weighted) = {
+            let mut st = self.state.lock();
+            self.check_open(&st)?;
+            let seq = st.next_seq - 1;
+            let bytes = st.view.delta[0].bytes() + st.view.delta[1].bytes();
+            if only_if_over && bytes <= self.opts.freeze_threshold {
+                return Ok(false);
+            }
+            let n0 = st.manifest.num_vertices;
+            let up = st.manifest.updates.get_or_insert_with(|| UpdateState {
+                checkpoint_seq: 0,
+                num_vertices: n0,
+                levels: Vec::new(),
+                next_file_id: 1,
+            });
+            if seq == up.checkpoint_seq {
+                return Ok(false);
+            }
+            let id = up.next_file_id;
+            up.next_file_id += 1;
+            // Everything applied becomes durable in the WAL first, so no snapshot taken from now
+            // on can miss a batch that the level contains.
+            let segment = self.wal.rotate()?;
+            let directed = st.view.base.is_directed();
+            let old = std::mem::replace(&mut st.view.delta, fresh_delta(directed));
+            st.view.frozen.push(old);
+            let weighted = st.view.base.is_weighted();
+            (st.view.frozen.clone(), seq, st.view.num_vertices, segment, id, directed, weighted)
+        };
+        let mut sides: Vec<SideOps> = Vec::new();
+        for side in 0..if directed { 2 } else { 1 } {
+            let mut touched: Vec<Vertex> = frozen.iter().flat_map(|f| f[side].touched(seq)).collect();
+            touched.sort_unstable();
+            touched.dedup();
+            let mut ops = Vec::new();
+            let mut out = SideOps::with_capacity(touched.len());
+            for v in touched {
+                ops.clear();
+                for f in &frozen {
+                    f[side].ops(v, seq, &mut ops)?;
+                }
+                out.push((v, fold_ops(&ops)));
+            }
+            sides.push(out);
+        }
+        let name = format!("{id:08}.level");
+        let levels_dir = self.dir.join(LEVELS_DIR);
+        let entry = write_level(&levels_dir, &name, seq, n, weighted, &sides)?;
+        let level = Arc::new(Level::open(&levels_dir, &entry)?);
+        let mut st = self.state.lock();
+        let mut manifest = st.manifest.clone();
+        let up = manifest.updates.as_mut().expect("reserved in step 1");
+        up.levels.push(entry);
+        up.checkpoint_seq = seq;
+        up.num_vertices = n;
+        manifest.write_atomic(&self.dir)?;
+        st.manifest = manifest;
+        let mut levels = (*st.view.levels).clone();
+        levels.push(level);
+        st.view.levels = Arc::new(levels);
+        st.view.frozen.drain(..frozen.len());
+        let mut history = vec![(seq, n)];
+        history.extend(st.vertex_history.iter().copied().filter(|&(s, _)| s > seq));
+        st.vertex_history = history;
+        let due = self.opts.auto_compact_levels.is_some_and(|k| st.view.levels.len() > k);
+        drop(st);
+        self.wal.remove_segments_before(segment)?;
+        Ok(due)
+    }
+
+    fn compact(&self) -> Result<()> {
+        let _one = self.compacting.lock();
+        let (view, covered, gen) = {
+            let _freeze = self.freezing.lock();
+            self.freeze_held(false)?;
+            let mut st = self.state.lock();
+            self.check_open(&st)?;
+            debug_assert!(st.view.frozen.is_empty());
+            let up = st.manifest.updates.as_mut().map(|u| {
+                u.next_file_id += 1;
+                u.next_file_id - 1
+            });
+            let Some(gen) = up else { return Ok(()) }; // never updated: nothing to merge
+            if st.view.levels.is_empty() {
+                return Ok(());
+            }
+            let mut view = st.view.clone();
+            view.upto = st.manifest.updates.as_ref().map_or(0, |u| u.checkpoint_seq);
+            view.delta = fresh_delta(view.base.is_directed());
+            view.frozen = Vec::new();
+            (view, st.view.levels.len(), gen)
+        };
+        let name = format!("base.{gen:08}");
+        let base_manifest = write_base(&view, &self.dir.join(&name))?;
+        let mut st = self.state.lock();
+        let old = st.manifest.clone();
+        let mut up = old.updates.clone().unwrap_or_default();
+        let dropped: Vec<_> = up.levels.drain(..covered).collect();
+        let manifest = Manifest {
+            data_dir: Some(name),
+            updates: Some(up),
+            created_by: old.created_by.clone(),
+            source: old.source.clone(),
+            ..base_manifest
+        };
+        manifest.write_atomic(&self.dir)?;
+        st.manifest = manifest;
+        let base = Arc::new(Graph::open(&self.dir, &OpenOptions { backend: self.opts.backend.clone() })?);
+        st.view.base = base;
+        st.view.levels = Arc::new(st.view.levels[covered..].to_vec());
+        drop(st);
+        // Old files: open snapshots keep reading them (unlinked files stay readable on Linux).
+        for l in dropped {
+            let _ = std::fs::remove_file(self.dir.join(LEVELS_DIR).join(&l.name));
+        }
+        match &old.data_dir {
+            Some(d) => {
+                let _ = std::fs::remove_dir_all(self.dir.join(d));
+            }
+            None => {
+                for name in old.files.keys() {
+                    let _ = std::fs::remove_file(self.dir.join(name));
+                }
+            }
+        }
+        crate::format::fsync_dir(&self.dir)?;
+        debug_assert!(self.dir.join(MANIFEST_FILE).exists());
+        Ok(())
+    }
+}

@@ -1,0 +1,357 @@
+//! The write-ahead log: fault injection (short writes, a full disk, failing truncation and
+//! fsync), torn tails cut at every byte of the last frame, corruption, and group commit.
+
+use std::io;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use ocgraph_core::update::{
+    Durability, LogFile, LogFs, StdLogFs, Wal, WalItem, WalOptions, WritableGraph, WriteOptions,
+};
+use ocgraph_core::{Adjacency, Error};
+
+/// Faults shared by every file of a [`FaultFs`].
+#[derive(Default)]
+struct Faults {
+    /// Most bytes one write call writes (a short write beyond).
+    max_write: AtomicU64,
+    /// Bytes the "disk" still has room for (ENOSPC after).
+    room: AtomicU64,
+    fail_truncate: AtomicBool,
+    fail_sync: AtomicBool,
+    sync_delay_ms: AtomicU64,
+    syncs: AtomicU64,
+}
+
+struct FaultFs(Arc<Faults>);
+struct FaultFile(Arc<dyn LogFile>, Arc<Faults>);
+
+impl Faults {
+    fn new() -> Arc<Faults> {
+        let f = Faults::default();
+        f.max_write.store(u64::MAX, Ordering::SeqCst);
+        f.room.store(u64::MAX, Ordering::SeqCst);
+        Arc::new(f)
+    }
+}
+
+impl LogFs for FaultFs {
+    fn open(&self, path: &Path) -> io::Result<Arc<dyn LogFile>> {
+        Ok(Arc::new(FaultFile(StdLogFs.open(path)?, self.0.clone())))
+    }
+}
+
+impl LogFile for FaultFile {
+    fn write_at(&self, buf: &[u8], offset: u64) -> io::Result<usize> {
+        let room = self.1.room.load(Ordering::SeqCst);
+        if room == 0 {
+            return Err(io::Error::from_raw_os_error(libc_enospc()));
+        }
+        let k = (buf.len() as u64).min(self.1.max_write.load(Ordering::SeqCst)).min(room) as usize;
+        let k = self.0.write_at(&buf[..k], offset)?;
+        if room != u64::MAX {
+            self.1.room.fetch_sub(k as u64, Ordering::SeqCst);
+        }
+        Ok(k)
+    }
+
+    fn sync(&self) -> io::Result<()> {
+        std::thread::sleep(Duration::from_millis(self.1.sync_delay_ms.load(Ordering::SeqCst)));
+        self.1.syncs.fetch_add(1, Ordering::SeqCst);
+        if self.1.fail_sync.load(Ordering::SeqCst) {
+            return Err(io::Error::other("injected fsync failure"));
+        }
+        self.0.sync()
+    }
+
+    fn set_len(&self, len: u64) -> io::Result<()> {
+        if self.1.fail_truncate.load(Ordering::SeqCst) {
+            return Err(io::Error::other("injected truncate failure"));
+        }
+        self.0.set_len(len)
+    }
+}
+
+fn libc_enospc() -> i32 {
+    28 // ENOSPC on Linux
+}
+
+fn batch(seq: u64) -> Vec<WalItem> {
+    (0..(seq % 5 + 1) as u32)
+        .map(|i| WalItem::AddEdge { src: seq as u32, dst: i, weight: seq as f32 + i as f32 })
+        .collect()
+}
+
+fn opts() -> WalOptions {
+    WalOptions { durability: Durability::PerBatch, segment_bytes: 64 << 20 }
+}
+
+type Batches = Vec<(u64, Vec<WalItem>)>;
+
+/// Opens the log with the real file system and returns the batches replayed.
+fn replay(dir: &Path) -> ocgraph_core::Result<(Batches, ocgraph_core::update::RecoveryReport)> {
+    let mut got = Vec::new();
+    let (_wal, rep) = Wal::open(dir, opts(), Arc::new(StdLogFs), 0, |s, items| {
+        got.push((s, items.to_vec()));
+        Ok(())
+    })?;
+    Ok((got, rep))
+}
+
+fn expect(seqs: &[u64]) -> Batches {
+    seqs.iter().map(|&s| (s, batch(s))).collect()
+}
+
+fn open_wal(dir: &Path, fs: Arc<dyn LogFs>, o: WalOptions) -> Wal {
+    Wal::open(dir, o, fs, 0, |_, _| panic!("no batches expected")).unwrap().0
+}
+
+#[test]
+fn short_writes_are_completed() {
+    let tmp = tempfile::tempdir().unwrap();
+    let faults = Faults::new();
+    faults.max_write.store(7, Ordering::SeqCst);
+    let wal = open_wal(tmp.path(), Arc::new(FaultFs(faults)), opts());
+    for s in 1..=20 {
+        wal.append(s, &batch(s)).unwrap();
+        wal.commit(s).unwrap();
+    }
+    drop(wal);
+    let (got, rep) = replay(tmp.path()).unwrap();
+    assert_eq!(got, expect(&(1..=20).collect::<Vec<_>>()));
+    assert_eq!(rep.dropped_bytes, 0);
+}
+
+#[test]
+fn a_full_disk_fails_the_batch_without_leaving_half_of_it() {
+    let tmp = tempfile::tempdir().unwrap();
+    let faults = Faults::new();
+    let wal = open_wal(tmp.path(), Arc::new(FaultFs(faults.clone())), opts());
+    for s in 1..=3 {
+        wal.append(s, &batch(s)).unwrap();
+        wal.commit(s).unwrap();
+    }
+    // Room for part of the next frame only: the write fails with ENOSPC.
+    faults.room.store(20, Ordering::SeqCst);
+    let err = wal.append(4, &batch(4)).unwrap_err();
+    assert!(matches!(&err, Error::Io { source, .. } if source.raw_os_error() == Some(28)), "{err}");
+    assert!(err.to_string().contains("write WAL frame"), "{err}");
+    // Space freed: the log continues with the same sequence number.
+    faults.room.store(u64::MAX, Ordering::SeqCst);
+    wal.append(4, &batch(4)).unwrap();
+    wal.commit(4).unwrap();
+    drop(wal);
+    let (got, rep) = replay(tmp.path()).unwrap();
+    assert_eq!(got, expect(&[1, 2, 3, 4]));
+    assert_eq!(rep.dropped_bytes, 0);
+}
+
+#[test]
+fn a_failed_frame_that_cannot_be_truncated_stops_the_log_and_is_dropped_on_recovery() {
+    let tmp = tempfile::tempdir().unwrap();
+    let faults = Faults::new();
+    let wal = open_wal(tmp.path(), Arc::new(FaultFs(faults.clone())), opts());
+    wal.append(1, &batch(1)).unwrap();
+    wal.commit(1).unwrap();
+    faults.room.store(30, Ordering::SeqCst);
+    faults.fail_truncate.store(true, Ordering::SeqCst);
+    assert!(wal.append(2, &batch(2)).is_err());
+    faults.room.store(u64::MAX, Ordering::SeqCst);
+    let err = wal.append(2, &batch(2)).unwrap_err().to_string();
+    assert!(err.contains("could not be truncated"), "{err}");
+    drop(wal);
+    let (got, rep) = replay(tmp.path()).unwrap();
+    assert_eq!(got, expect(&[1]));
+    assert_eq!(rep.dropped_bytes, 30, "the 30 bytes of the failed frame are a torn tail");
+}
+
+#[test]
+fn a_failed_fsync_is_reported_and_stops_the_log() {
+    let tmp = tempfile::tempdir().unwrap();
+    let faults = Faults::new();
+    let wal = open_wal(tmp.path(), Arc::new(FaultFs(faults.clone())), opts());
+    wal.append(1, &batch(1)).unwrap();
+    faults.fail_sync.store(true, Ordering::SeqCst);
+    let err = wal.commit(1).unwrap_err().to_string();
+    assert!(err.contains("injected fsync failure"), "{err}");
+    faults.fail_sync.store(false, Ordering::SeqCst);
+    assert!(wal.append(2, &batch(2)).is_err());
+    assert!(wal.commit(1).is_err());
+}
+
+fn last_segment(dir: &Path) -> PathBuf {
+    let mut segs: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| std::fs::metadata(p).unwrap().len() > 0)
+        .collect();
+    segs.sort();
+    segs.pop().unwrap()
+}
+
+#[test]
+fn a_torn_tail_is_dropped_at_every_byte_offset_of_the_last_frame() {
+    let tmp = tempfile::tempdir().unwrap();
+    let wal = open_wal(tmp.path(), Arc::new(StdLogFs), opts());
+    for s in 1..=3 {
+        wal.append(s, &batch(s)).unwrap();
+    }
+    let before_last = {
+        wal.commit(3).unwrap();
+        std::fs::metadata(last_segment(tmp.path())).unwrap().len()
+    };
+    wal.append(4, &batch(4)).unwrap();
+    wal.commit(4).unwrap();
+    drop(wal);
+    let seg = last_segment(tmp.path());
+    let full = std::fs::read(&seg).unwrap();
+    for cut in before_last..=full.len() as u64 {
+        let case = tempfile::tempdir().unwrap();
+        std::fs::write(case.path().join(seg.file_name().unwrap()), &full[..cut as usize]).unwrap();
+        let (got, rep) = replay(case.path()).unwrap();
+        let complete = cut == full.len() as u64;
+        assert_eq!(got, expect(if complete { &[1, 2, 3, 4] } else { &[1, 2, 3] }), "cut at {cut}");
+        assert_eq!(rep.dropped_bytes, if complete { 0 } else { cut - before_last }, "cut at {cut}");
+        // Recovery truncated the tail: a second open finds a clean log.
+        let (again, rep2) = replay(case.path()).unwrap();
+        assert_eq!(again.len(), got.len());
+        assert_eq!(rep2.dropped_bytes, 0);
+    }
+}
+
+#[test]
+fn a_corrupted_tail_is_dropped_and_mid_log_corruption_is_an_error() {
+    let tmp = tempfile::tempdir().unwrap();
+    let wal = open_wal(tmp.path(), Arc::new(StdLogFs), opts());
+    let mut ends = Vec::new();
+    for s in 1..=4 {
+        wal.append(s, &batch(s)).unwrap();
+        wal.commit(s).unwrap();
+        ends.push(std::fs::metadata(last_segment(tmp.path())).unwrap().len());
+    }
+    drop(wal);
+    let seg = last_segment(tmp.path());
+    let full = std::fs::read(&seg).unwrap();
+
+    // A flipped byte inside the last frame: a torn tail.
+    let mut bad = full.clone();
+    bad[ends[2] as usize + 26] ^= 0x40;
+    std::fs::write(&seg, &bad).unwrap();
+    let (got, rep) = replay(tmp.path()).unwrap();
+    assert_eq!(got, expect(&[1, 2, 3]));
+    assert_eq!(rep.dropped_bytes, ends[3] - ends[2]);
+
+    // A flipped byte in the second frame, valid frames after it: an error naming file + offset.
+    let mut bad = full.clone();
+    bad[ends[0] as usize + 30] ^= 0x01;
+    std::fs::write(&seg, &bad).unwrap();
+    let err = replay(tmp.path()).unwrap_err();
+    match &err {
+        Error::Format { path, offset, msg } => {
+            assert_eq!(path, &seg);
+            assert_eq!(*offset, Some(ends[0]));
+            assert!(msg.contains("checksum mismatch"), "{msg}");
+        }
+        e => panic!("unexpected error {e}"),
+    }
+}
+
+#[test]
+fn segments_rotate_and_replay_in_order() {
+    let tmp = tempfile::tempdir().unwrap();
+    let o = WalOptions { durability: Durability::None, segment_bytes: 100 };
+    let wal = open_wal(tmp.path(), Arc::new(StdLogFs), o);
+    for s in 1..=30 {
+        wal.append(s, &batch(s)).unwrap();
+    }
+    wal.sync_to(30).unwrap();
+    drop(wal);
+    let segs = std::fs::read_dir(tmp.path()).unwrap().count();
+    assert!(segs > 5, "{segs} segments");
+    let (got, _) = replay(tmp.path()).unwrap();
+    assert_eq!(got, expect(&(1..=30).collect::<Vec<_>>()));
+}
+
+#[test]
+fn concurrent_appends_share_fsyncs() {
+    let tmp = tempfile::tempdir().unwrap();
+    let faults = Faults::new();
+    faults.sync_delay_ms.store(3, Ordering::SeqCst);
+    let wal = Arc::new(open_wal(tmp.path(), Arc::new(FaultFs(faults.clone())), opts()));
+    let seq = Arc::new(parking_lot::Mutex::new(0u64));
+    let threads: Vec<_> = (0..8)
+        .map(|_| {
+            let (wal, seq) = (wal.clone(), seq.clone());
+            std::thread::spawn(move || {
+                for _ in 0..25 {
+                    let s = {
+                        let mut g = seq.lock();
+                        *g += 1;
+                        wal.append(*g, &batch(*g)).unwrap();
+                        *g
+                    };
+                    wal.commit(s).unwrap();
+                    assert!(wal.durable_seq() >= s);
+                }
+            })
+        })
+        .collect();
+    for t in threads {
+        t.join().unwrap();
+    }
+    let syncs = faults.syncs.load(Ordering::SeqCst);
+    assert!(syncs < 100, "200 durable batches took {syncs} fsyncs: no group commit");
+    drop(wal);
+    let (got, _) = replay(tmp.path()).unwrap();
+    assert_eq!(got, expect(&(1..=200).collect::<Vec<_>>()));
+}
+
+#[test]
+fn a_failed_update_is_not_visible_and_not_replayed() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("g");
+    let mut b = ocgraph_core::ingest::GraphBuilder::new(&dir, Default::default()).unwrap();
+    b.reserve_vertices(10);
+    b.finish(ocgraph_core::ingest::IdMap::Identity, &ocgraph_core::ingest::NoProgress).unwrap();
+    let faults = Faults::new();
+    let g =
+        WritableGraph::open_with_log_fs(&dir, &WriteOptions::default(), Arc::new(FaultFs(faults.clone())))
+            .unwrap();
+    assert_eq!(g.add_edges(&[(1, 2)], None).unwrap(), 1);
+    faults.room.store(10, Ordering::SeqCst);
+    assert!(g.add_edges(&[(3, 4), (5, 6)], None).is_err());
+    assert_eq!(g.snapshot().out().degree(3), 0);
+    faults.room.store(u64::MAX, Ordering::SeqCst);
+    assert_eq!(g.add_edges(&[(7, 8)], None).unwrap(), 2);
+    drop(g);
+    let g = WritableGraph::open(&dir, &WriteOptions::default()).unwrap();
+    let s = g.snapshot();
+    assert_eq!((s.out().degree(1), s.out().degree(3), s.out().degree(5), s.out().degree(7)), (1, 0, 0, 1));
+    assert_eq!(s.seq(), 2);
+}
+
+#[test]
+fn durability_modes_decide_when_commit_fsyncs() {
+    for (durability, expect_syncs) in [
+        (Durability::PerBatch, true),
+        (Durability::Interval(Duration::ZERO), true),
+        (Durability::Interval(Duration::from_secs(3600)), false),
+        (Durability::None, false),
+    ] {
+        let tmp = tempfile::tempdir().unwrap();
+        let faults = Faults::new();
+        let o = WalOptions { durability, segment_bytes: 64 << 20 };
+        let wal = open_wal(tmp.path(), Arc::new(FaultFs(faults.clone())), o);
+        for s in 1..=5 {
+            wal.append(s, &batch(s)).unwrap();
+            wal.commit(s).unwrap();
+        }
+        let syncs = faults.syncs.load(Ordering::SeqCst);
+        assert_eq!(syncs > 0, expect_syncs, "{durability:?}: {syncs} fsyncs");
+        assert_eq!(wal.durable_seq() == 5, expect_syncs, "{durability:?}");
+        wal.sync_to(5).unwrap();
+        assert_eq!(wal.durable_seq(), 5);
+    }
+}
