@@ -68,6 +68,19 @@ impl GraphView {
         }
     }
 
+    /// Number of stored arcs in the out-direction (an undirected edge `u != v` counts twice).
+    pub fn num_arcs(&self) -> u64 {
+        match self {
+            GraphView::Stored(g) => g.num_arcs(),
+            GraphView::Updated(s) => crate::Adjacency::num_arcs(&s.out()),
+        }
+    }
+
+    /// The graph directory.
+    pub fn path(&self) -> &Path {
+        self.base().path()
+    }
+
     /// Whether the graph is directed.
     pub fn is_directed(&self) -> bool {
         self.base().is_directed()
@@ -81,6 +94,11 @@ impl GraphView {
     /// I/O statistics of the base graph's page backend (levels are memory-mapped).
     pub fn io_stats(&self) -> IoStats {
         self.base().io_stats()
+    }
+
+    /// Resets the I/O statistics.
+    pub fn reset_io_stats(&self) {
+        self.base().reset_io_stats()
     }
 }
 
@@ -103,11 +121,15 @@ macro_rules! with_adjacency {
         match $view {
             $crate::GraphView::Stored(g) => {
                 let ($out, $inn) = (g.out(), g.in_());
-                $body
+                #[allow(clippy::let_and_return)]
+                let result = $body;
+                result
             }
             $crate::GraphView::Updated(s) => {
                 let ($out, $inn) = (s.out(), s.in_());
-                $body
+                #[allow(clippy::let_and_return)]
+                let result = $body;
+                result
             }
         }
     };
