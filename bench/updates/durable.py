@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Durable-update benchmark: sustained edge insertions per second and PageRank over levels.
 
-Usage: bench/updates/durable.py [--graph DIR | --scale S] [--edges M] [--batch B] [--out CSV]
+Usage: bench/updates/durable.py [--graph DIR | --scale S] [--edges M] [--batch B] [--clients 1,4]
+                                [--out CSV]
 
 Without --graph, generates a Kronecker graph (edge factor 16, seed 1) of the given scale
 (default 22) with the `ocgraph` CLI. Every measurement works on a fresh copy of the graph
@@ -9,7 +10,9 @@ Without --graph, generates a Kronecker graph (edge factor 16, seed 1) of the giv
 
 1. Inserts: M random edges (seeded) added with `Graph.add_edges` in batches of B, for each
    durability mode: `batch` (each call returns once its batch is fsynced: the durable rate),
-   `interval` (fsync every 100 ms) and `none`. Reports edges/s; freezes of the delta into levels
+   `interval` (fsync every 100 ms) and `none`, with 1 and with several concurrent writer threads
+   (group commit lets concurrent batches share one fsync). Reports edges/s and per-batch latency;
+   freezes of the delta into levels
    (64 MiB threshold) happen inside the timed loop, as they would for a user.
 2. PageRank (20 iterations, mmap) on the graph with 3 levels (3 freezes of M/3 random edges)
    and on the same graph after `compact()`, side by side; plus the compaction time.
@@ -27,6 +30,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 import numpy as np
@@ -59,24 +63,40 @@ def random_edges(n: int, m: int, seed: int):
     return rng.integers(0, n, m, dtype=np.int64), rng.integers(0, n, m, dtype=np.int64)
 
 
-def insert_rate(path: str, durability: str, src, dst, batch: int) -> dict:
+def insert_rate(path: str, durability: str, src, dst, batch: int, clients: int) -> dict:
+    """Inserts with `clients` threads, each adding its share batch by batch (the GIL is
+    released inside add_edges, so concurrent batches share fsyncs: group commit)."""
     g = ocgraph.open(path, writable=True, durability=durability, auto_compact_levels=None)
+    starts = list(range(0, len(src), batch))
+    latencies: list[float] = []
+
+    def client(k: int) -> None:
+        for i in starts[k::clients]:
+            t = time.perf_counter()
+            g.add_edges(src[i : i + batch], dst[i : i + batch], durable=(durability == "batch"))
+            latencies.append(time.perf_counter() - t)
+
     t0 = time.perf_counter()
-    for i in range(0, len(src), batch):
-        g.add_edges(src[i : i + batch], dst[i : i + batch], durable=(durability == "batch"))
-    t_apply = time.perf_counter() - t0
+    threads = [threading.Thread(target=client, args=(k,)) for k in range(clients)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
     g.sync()
     t_all = time.perf_counter() - t0
     levels = g.num_levels
     g.close()
+    lat = np.array(latencies) * 1e3
     return {
         "phase": "insert",
         "durability": durability,
+        "clients": clients,
         "edges": len(src),
         "batch": batch,
         "seconds": round(t_all, 4),
         "edges_per_s": round(len(src) / t_all),
-        "apply_seconds": round(t_apply, 4),
+        "batch_ms_p50": round(float(np.percentile(lat, 50)), 3),
+        "batch_ms_p99": round(float(np.percentile(lat, 99)), 3),
         "levels_frozen": levels,
     }
 
@@ -94,6 +114,7 @@ def main() -> None:
     ap.add_argument("--scale", type=int, default=22)
     ap.add_argument("--edges", type=int, default=2_000_000)
     ap.add_argument("--batch", type=int, default=10_000)
+    ap.add_argument("--clients", default="1,4", help="comma-separated numbers of concurrent writers")
     ap.add_argument("--out", default=os.path.join(ROOT, "bench", "updates", "results", "durable.csv"))
     args = ap.parse_args()
 
@@ -104,10 +125,12 @@ def main() -> None:
             n = g0.num_vertices
         src, dst = random_edges(n, args.edges, seed=1)
         rows = []
-        for durability in ["batch", "interval", "none"]:
-            path = fresh_copy(graph, work, "g")
-            rows.append(insert_rate(path, durability, src, dst, args.batch))
-            print(f"inserts {durability}: {rows[-1]['edges_per_s']:,} edges/s", flush=True)
+        for clients in [int(c) for c in args.clients.split(",")]:
+            for durability in ["batch", "interval", "none"]:
+                path = fresh_copy(graph, work, "g")
+                rows.append(insert_rate(path, durability, src, dst, args.batch, clients))
+                r = rows[-1]
+                print(f"inserts {durability}, {clients} client(s): {r['edges_per_s']:,} edges/s", flush=True)
 
         path = fresh_copy(graph, work, "g")
         with ocgraph.open(path, writable=True, auto_compact_levels=None) as g:
@@ -140,12 +163,15 @@ def main() -> None:
         shutil.rmtree(work, ignore_errors=True)
 
     print()
-    print(f"{'durability':<10} {'edges':>10} {'batch':>7} {'seconds':>9} {'edges/s':>12} {'levels':>6}")
+    print(
+        f"{'durability':<10} {'clients':>7} {'edges':>10} {'batch':>7} {'seconds':>9} {'edges/s':>12} "
+        f"{'p50 ms':>8} {'p99 ms':>8} {'levels':>6}"
+    )
     for r in rows:
         if r["phase"] == "insert":
             print(
-                f"{r['durability']:<10} {r['edges']:>10,} {r['batch']:>7,} {r['seconds']:>9.3f} "
-                f"{r['edges_per_s']:>12,} {r['levels_frozen']:>6}"
+                f"{r['durability']:<10} {r['clients']:>7} {r['edges']:>10,} {r['batch']:>7,} {r['seconds']:>9.3f} "
+                f"{r['edges_per_s']:>12,} {r['batch_ms_p50']:>8.2f} {r['batch_ms_p99']:>8.2f} {r['levels_frozen']:>6}"
             )
     p = rows[-1]
     print(
