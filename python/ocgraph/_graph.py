@@ -179,6 +179,62 @@ class Graph(_NativeGraph):
         of vertices ``[source, ..., target]``, or ``None`` when ``target`` is unreachable."""
         return _ocgraph._shortest_path(self, source, target, threads)
 
+    # ----- updates (graphs opened with writable=True) ------------------------------------
+    # Each call is one batch in the write-ahead log. With durable=True (the default) it
+    # returns once the batch is on disk; the return value is the batch's sequence number.
+    # Graph semantics: simple graph (adding an existing edge replaces its weight; removing a
+    # missing edge does nothing); undirected graphs update both directions.
+
+    def add_edges(self, src: Any, dst: Any, weights: Any = None, durable: bool = True) -> int:
+        """Adds the edges ``src[i] -> dst[i]`` (array-likes of vertex ids), with ``weights``
+        (weighted graphs; 1.0 when omitted)."""
+        w = None if weights is None else np.ascontiguousarray(weights, dtype=np.float32)
+        return _ocgraph._add_edges(self, _ids(src), _ids(dst), w, durable)
+
+    def remove_edges(self, src: Any, dst: Any, durable: bool = True) -> int:
+        """Removes the edges ``src[i] -> dst[i]`` (missing edges are ignored)."""
+        return _ocgraph._remove_edges(self, _ids(src), _ids(dst), durable)
+
+    def set_edge_weights(self, src: Any, dst: Any, weights: Any, durable: bool = True) -> int:
+        """Sets the weights of existing edges (weighted graphs; missing edges are ignored)."""
+        w = np.ascontiguousarray(weights, dtype=np.float32)
+        return _ocgraph._set_edge_weights(self, _ids(src), _ids(dst), w, durable)
+
+    def add_vertices(self, count: int, durable: bool = True) -> np.ndarray:
+        """Adds ``count`` isolated vertices; returns their ids (int64 array)."""
+        first, end = _ocgraph._add_vertices(self, count, durable)
+        return np.arange(first, end, dtype=np.int64)
+
+    def remove_vertices(self, ids: Any, durable: bool = True) -> int:
+        """Removes every edge of each vertex in ``ids``; the ids stay valid with degree 0."""
+        return _ocgraph._remove_vertices(self, _ids(ids), durable)
+
+    def freeze(self) -> None:
+        """Writes the in-memory delta to a new immutable level on disk."""
+        _ocgraph._freeze(self)
+
+    def compact(self) -> None:
+        """Merges the base and every level into a new base (atomic switch; readers of older
+        snapshots are unaffected)."""
+        _ocgraph._compact(self)
+
+    def sync(self) -> None:
+        """Makes every update so far durable."""
+        _ocgraph._sync(self)
+
+    @property
+    def num_levels(self) -> int:
+        """Number of on-disk levels over the base (writable graphs)."""
+        return _ocgraph._update_state(self)[0]
+
+
+def _ids(a: Any) -> np.ndarray:
+    """Vertex ids as a contiguous int64 array."""
+    arr = np.ascontiguousarray(a, dtype=np.int64)
+    if arr.ndim != 1:
+        raise InvalidArgumentError(f"vertex ids must be a 1-D array, got shape {arr.shape}")
+    return arr
+
 
 def open(
     path: PathLike,
@@ -187,8 +243,16 @@ def open(
     policy: str = "clock",
     page_size: Size = "4KiB",
     advice: str = "normal",
+    writable: bool = False,
+    durability: str = "batch",
+    freeze_threshold: Size = "64MiB",
+    auto_compact_levels: int | None = 8,
 ) -> Graph:
     """Opens the graph directory ``path``.
+
+    A graph that has updates (levels or a write-ahead log) opens at its latest durable state,
+    also read-only. With ``writable=True`` the graph takes updates (:meth:`Graph.add_edges`
+    and friends); every read sees the updates made before it.
 
     Args:
         path: a graph directory written by ocgraph.
@@ -200,6 +264,14 @@ def open(
         page_size: pool frame size, a power of two from 4 KiB to 64 KiB.
         advice: mmap access hint for the edge files: ``"normal"``, ``"random"``,
             ``"sequential"`` or ``"willneed"``.
+        writable: open for updates (a write-ahead log, an in-memory delta frozen into
+            levels, compaction).
+        durability: (writable) when an update is on disk: ``"batch"`` (fsync per call, shared
+            by concurrent calls), ``"interval"`` (fsync every 100 ms) or ``"none"``. A call
+            with ``durable=True`` is always on disk when it returns.
+        freeze_threshold: (writable) freeze the in-memory delta into a level past this size.
+        auto_compact_levels: (writable) compact in the background past this many levels
+            (``None``: only :meth:`Graph.compact`).
 
     Raises:
         OcgraphIOError: the directory or a file cannot be read.
@@ -213,4 +285,8 @@ def open(
         policy=policy,
         page_size=page_size,
         advice=advice,
+        writable=writable,
+        durability=durability,
+        freeze_threshold=freeze_threshold,
+        auto_compact_levels=auto_compact_levels,
     )

@@ -2,10 +2,11 @@
 //! shared by every subcommand that reads a graph.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use clap::{Args, ValueEnum};
 use ocgraph_core::page::{Advice, BackendKind};
-use ocgraph_core::{Error, Graph, OpenOptions, Result};
+use ocgraph_core::{has_updates, Error, Graph, GraphView, OpenOptions, Result};
 
 use crate::cmd::size_arg;
 
@@ -108,6 +109,22 @@ impl BackendArgs {
             g.start_trace(t)?;
         }
         Ok(g)
+    }
+
+    /// Opens the graph at `path` for reading: as stored, or the latest snapshot when it has
+    /// updates (see [`GraphView`]). `--trace` records the stored graph only, so it refuses a
+    /// graph with updates.
+    pub fn open_view(&self, path: &Path) -> Result<GraphView> {
+        if self.trace.is_none() {
+            return GraphView::open(path, &self.options()?);
+        }
+        if has_updates(path)? {
+            return Err(Error::invalid(format!(
+                "{}: --trace records a stored graph, and this one has updates (levels or a log)",
+                path.display()
+            )));
+        }
+        Ok(GraphView::Stored(Arc::new(self.open(path)?)))
     }
 
     /// With `--stats`, prints `g`'s I/O statistics as JSON to stderr; with `--trace`, writes out

@@ -8,6 +8,7 @@
 //! - [`ingest`]: parsers for edge-list formats and the budgeted CSR builder.
 //! - [`generate`]: deterministic graph generators (Kronecker, Erdős–Rényi, road grid).
 //! - [`update`]: durable updates: the delta log (WAL, levels and compaction build on it).
+//! - [`GraphView`]: what readers open: a graph as stored or the latest snapshot of an updated one.
 //! - [`error`]: the error type shared by all layers.
 
 pub mod error;
@@ -19,6 +20,8 @@ pub mod ingest;
 pub mod page;
 pub mod size;
 pub mod update;
+mod view;
 
 pub use error::{Error, Result};
 pub use graph::{Adjacency, Direction, Graph, OpenOptions, Slice, Vertex};
+pub use view::{has_updates, GraphView};

@@ -3,7 +3,7 @@
 
 use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1};
 use ocgraph_algo as algo;
-use ocgraph_core::Graph;
+use ocgraph_core::{with_adjacency, GraphView};
 use pyo3::prelude::*;
 
 use crate::errors::{invalid, run, IntoPy};
@@ -29,7 +29,7 @@ fn kernel<T: Send>(
     py: Python<'_>,
     g: &PyGraph,
     threads: Option<usize>,
-    f: impl FnOnce(&Graph) -> PyResult<T> + Send,
+    f: impl FnOnce(&GraphView) -> PyResult<T> + Send,
 ) -> PyResult<T> {
     let graph = g.graph()?;
     run(py, || with_threads(threads, || f(&graph)))
@@ -47,7 +47,7 @@ pub(crate) fn _bfs<'py>(
 ) -> PyResult<(Bound<'py, PyArray1<i64>>, Bound<'py, PyArray1<i64>>)> {
     let r = kernel(py, g, threads, |gr| {
         let s = PyGraph::check_vertex(gr, source)?;
-        algo::bfs(&gr.out(), &gr.in_(), s).py()
+        with_adjacency!(gr, |out, inn| algo::bfs(&out, &inn, s)).py()
     })?;
     Ok((r.depth.into_pyarray(py), r.parent.into_pyarray(py)))
 }
@@ -64,7 +64,7 @@ pub(crate) fn _sssp<'py>(
 ) -> PyResult<Bound<'py, PyArray1<f64>>> {
     let d = kernel(py, g, threads, |gr| {
         let s = PyGraph::check_vertex(gr, source)?;
-        algo::sssp(&gr.out(), s, None).py()
+        with_adjacency!(gr, |out, _inn| algo::sssp(&out, s, None)).py()
     })?;
     Ok(d.into_pyarray(py))
 }
@@ -77,7 +77,7 @@ pub(crate) fn _wcc<'py>(
     g: &PyGraph,
     threads: Option<usize>,
 ) -> PyResult<Bound<'py, PyArray1<u32>>> {
-    let l = kernel(py, g, threads, |gr| algo::wcc(&gr.out(), &gr.in_()).py())?;
+    let l = kernel(py, g, threads, |gr| with_adjacency!(gr, |out, inn| algo::wcc(&out, &inn)).py())?;
     Ok(l.into_pyarray(py))
 }
 
@@ -100,7 +100,8 @@ pub(crate) fn _pagerank<'py>(
         None => None,
     };
     let opts = algo::PageRankOptions { damping, max_iter, tol, personalization, use_weights: weight };
-    let r = kernel(py, g, threads, |gr| algo::pagerank(&gr.out(), &gr.in_(), &opts).py())?;
+    let r =
+        kernel(py, g, threads, |gr| with_adjacency!(gr, |out, inn| algo::pagerank(&out, &inn, &opts)).py())?;
     Ok((r.scores.into_pyarray(py), r.iterations, r.converged))
 }
 
@@ -108,7 +109,7 @@ pub(crate) fn _pagerank<'py>(
 #[pyfunction]
 #[pyo3(signature = (g, threads=None))]
 pub(crate) fn _triangle_count(py: Python<'_>, g: &PyGraph, threads: Option<usize>) -> PyResult<u64> {
-    kernel(py, g, threads, |gr| algo::triangle_count(&gr.out(), &gr.in_()).py())
+    kernel(py, g, threads, |gr| with_adjacency!(gr, |out, inn| algo::triangle_count(&out, &inn)).py())
 }
 
 /// Diameter lower bound by repeated BFS sweeps: (bound, endpoint u, endpoint v).
@@ -123,7 +124,7 @@ pub(crate) fn _diameter_estimate(
 ) -> PyResult<(u64, u32, u32)> {
     kernel(py, g, threads, |gr| {
         let s = PyGraph::check_vertex(gr, start)?;
-        let e = algo::diameter_estimate(&gr.out(), &gr.in_(), s, sweeps).py()?;
+        let e = with_adjacency!(gr, |out, inn| algo::diameter_estimate(&out, &inn, s, sweeps)).py()?;
         Ok((e.lower_bound, e.endpoints.0, e.endpoints.1))
     })
 }
@@ -140,7 +141,7 @@ pub(crate) fn _k_hop<'py>(
 ) -> PyResult<Bound<'py, PyArray1<u32>>> {
     let r = kernel(py, g, threads, |gr| {
         let v = PyGraph::check_vertex(gr, v)?;
-        algo::k_hop(&gr.out(), v, k).py()
+        with_adjacency!(gr, |out, _inn| algo::k_hop(&out, v, k)).py()
     })?;
     Ok(r.into_pyarray(py))
 }
@@ -156,7 +157,7 @@ pub(crate) fn _friends_of_friends<'py>(
 ) -> PyResult<Bound<'py, PyArray1<u32>>> {
     let r = kernel(py, g, threads, |gr| {
         let v = PyGraph::check_vertex(gr, v)?;
-        algo::friends_of_friends(&gr.out(), v).py()
+        with_adjacency!(gr, |out, _inn| algo::friends_of_friends(&out, v)).py()
     })?;
     Ok(r.into_pyarray(py))
 }
@@ -173,6 +174,6 @@ pub(crate) fn _shortest_path(
 ) -> PyResult<Option<Vec<u32>>> {
     kernel(py, g, threads, |gr| {
         let (s, t) = (PyGraph::check_vertex(gr, s)?, PyGraph::check_vertex(gr, t)?);
-        algo::shortest_path(&gr.out(), &gr.in_(), s, t).py()
+        with_adjacency!(gr, |out, inn| algo::shortest_path(&out, &inn, s, t)).py()
     })
 }

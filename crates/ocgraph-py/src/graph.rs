@@ -5,33 +5,61 @@ use std::sync::{Arc, OnceLock, RwLock};
 
 use numpy::{IntoPyArray, PyArray1};
 use ocgraph_core::ids::{IdLookup, OriginalId};
-use ocgraph_core::{Adjacency, Graph, Vertex};
+use ocgraph_core::update::WritableGraph;
+use ocgraph_core::{with_adjacency, Adjacency, GraphView, Vertex};
 use pyo3::prelude::*;
 
 use crate::errors::{invalid, run, to_pyerr, vertex_out_of_range, IntoPy};
-use crate::options::{open_options, Size};
+use crate::options::{open_options, parse_durability, Size};
+use ocgraph_core::update::WriteOptions;
+
+/// What a Python graph holds: a read-only view, or a graph opened for updates (whose reads
+/// each take a fresh snapshot, so they see every update made before them).
+#[derive(Clone)]
+pub(crate) enum Handle {
+    Read(GraphView),
+    Write(Arc<WritableGraph>),
+}
 
 /// An opened on-disk graph (engine side). Use `ocgraph.open` to get one.
 #[pyclass(subclass, module = "ocgraph._ocgraph", name = "Graph")]
 pub(crate) struct PyGraph {
-    inner: RwLock<Option<Arc<Graph>>>,
+    inner: RwLock<Option<Handle>>,
     /// Original ids, loaded on first use.
     ids: OnceLock<Arc<IdLookup>>,
 }
 
 impl PyGraph {
     /// Wraps an opened graph.
-    pub(crate) fn from_graph(g: Graph) -> PyGraph {
-        PyGraph { inner: RwLock::new(Some(Arc::new(g))), ids: OnceLock::new() }
+    pub(crate) fn from_view(g: GraphView) -> PyGraph {
+        PyGraph { inner: RwLock::new(Some(Handle::Read(g))), ids: OnceLock::new() }
     }
 
-    /// The graph, or `InvalidArgumentError` when it was closed.
-    pub(crate) fn graph(&self) -> PyResult<Arc<Graph>> {
+    /// The handle, or `InvalidArgumentError` when the graph was closed.
+    fn handle(&self) -> PyResult<Handle> {
         self.inner
             .read()
             .unwrap_or_else(|e| e.into_inner())
             .clone()
             .ok_or_else(|| invalid("operation on a closed graph"))
+    }
+
+    /// What reads see now: the stored graph, or a snapshot of the latest updates.
+    pub(crate) fn graph(&self) -> PyResult<GraphView> {
+        Ok(match self.handle()? {
+            Handle::Read(v) => v,
+            Handle::Write(w) => GraphView::Updated(w.snapshot()),
+        })
+    }
+
+    /// The graph opened for updates, or `InvalidArgumentError` when it was opened read-only.
+    pub(crate) fn writer(&self) -> PyResult<Arc<WritableGraph>> {
+        match self.handle()? {
+            Handle::Write(w) => Ok(w),
+            Handle::Read(_) => {
+                Err(invalid("the graph was opened read-only; use ocgraph.open(path, writable=True)"))
+            }
+        }
     }
 
     /// The original-id lookup, loaded on first use.
@@ -40,12 +68,12 @@ impl PyGraph {
             return Ok(ids.clone());
         }
         let g = self.graph()?;
-        let ids = Arc::new(run(py, || g.ids().py())?);
+        let ids = Arc::new(run(py, || g.base().ids().py())?);
         Ok(self.ids.get_or_init(|| ids).clone())
     }
 
     /// Checks `0 <= v < num_vertices` and converts to a vertex id.
-    pub(crate) fn check_vertex(g: &Graph, v: i64) -> PyResult<Vertex> {
+    pub(crate) fn check_vertex(g: &GraphView, v: i64) -> PyResult<Vertex> {
         if v < 0 || v as u64 >= g.num_vertices() as u64 {
             return Err(vertex_out_of_range(v, g.num_vertices()));
         }
@@ -60,17 +88,28 @@ enum Dir {
     In,
 }
 
-/// All degrees of one direction, read in chunks of offsets. Decreasing offsets (a corrupted
-/// file) give a `FormatError`.
-fn degrees(g: &Graph, dir: Dir) -> PyResult<Vec<i64>> {
+/// All degrees of one direction. Stored graphs read the offsets in chunks (decreasing offsets,
+/// a corrupted file, give a `FormatError`); snapshots ask each vertex.
+fn degrees(g: &GraphView, dir: Dir) -> PyResult<Vec<i64>> {
     let n = g.num_vertices();
     let mut out = Vec::with_capacity(n);
+    let stored = match g {
+        GraphView::Stored(s) => s,
+        GraphView::Updated(s) => {
+            let d = match dir {
+                Dir::Out => s.out(),
+                Dir::In => s.in_(),
+            };
+            out.extend((0..n as Vertex).map(|v| d.degree(v) as i64));
+            return Ok(out);
+        }
+    };
     if n == 0 {
         return Ok(out);
     }
     let d = match dir {
-        Dir::Out => g.out(),
-        Dir::In => g.in_(),
+        Dir::Out => stored.out(),
+        Dir::In => stored.in_(),
     };
     const CHUNK: u32 = 1 << 16;
     let mut lo: u32 = 0;
@@ -80,7 +119,7 @@ fn degrees(g: &Graph, dir: Dir) -> PyResult<Vec<i64>> {
         for (i, w) in offs.windows(2).enumerate() {
             let deg = w[1].checked_sub(w[0]).ok_or_else(|| {
                 to_pyerr(ocgraph_core::Error::format(
-                    g.path(),
+                    stored.path(),
                     format!("CSR offsets decrease at vertex {}", lo as usize + i),
                 ))
             })?;
@@ -94,21 +133,20 @@ fn degrees(g: &Graph, dir: Dir) -> PyResult<Vec<i64>> {
 /// The out-CSR: (indptr, indices, weights) with weights `None` when unweighted.
 type Csr = (Vec<i64>, Vec<u32>, Option<Vec<f32>>);
 
-fn csr(g: &Graph) -> Csr {
+fn csr(g: &GraphView) -> Csr {
     let n = g.num_vertices();
-    let d = g.out();
     let mut indptr = Vec::with_capacity(n + 1);
     indptr.push(0i64);
-    let mut indices = Vec::with_capacity(g.num_arcs() as usize);
-    let mut weights = g.is_weighted().then(|| Vec::with_capacity(g.num_arcs() as usize));
+    let mut indices = Vec::new();
+    let mut weights = g.is_weighted().then(Vec::new);
     if n > 0 {
-        d.for_each_weighted_in_range(0..n as Vertex, |_, nb, w| {
+        with_adjacency!(g, |out, _inn| out.for_each_weighted_in_range(0..n as Vertex, |_, nb, w| {
             indices.extend_from_slice(nb);
             if let Some(ws) = weights.as_mut() {
                 ws.extend_from_slice(w);
             }
             indptr.push(indices.len() as i64);
-        });
+        }));
     }
     (indptr, indices, weights)
 }
@@ -124,8 +162,15 @@ impl PyGraph {
     /// page_size: pool frame size, a power of two from 4 KiB to 64 KiB.
     /// advice: madvise hint for the edge files (mmap only): "normal", "random",
     /// "sequential" or "willneed".
+    /// writable: open for updates (write-ahead log + levels); see `add_edges`.
+    /// durability (writable): when an update is durable: "batch" (fsync per call, group
+    /// commit), "interval" (fsync every 100 ms) or "none".
+    /// freeze_threshold (writable): freeze the in-memory delta into a level past this size.
+    /// auto_compact_levels (writable): compact in the background past this many levels
+    /// (None: never).
     #[new]
-    #[pyo3(signature = (path, backend="mmap", memory=Size(256 << 20), policy="clock", page_size=Size(4096), advice="normal"))]
+    #[pyo3(signature = (path, backend="mmap", memory=Size(256 << 20), policy="clock", page_size=Size(4096), advice="normal", writable=false, durability="batch", freeze_threshold=Size(64 << 20), auto_compact_levels=Some(8)))]
+    #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
         path: std::path::PathBuf,
@@ -134,10 +179,31 @@ impl PyGraph {
         policy: &str,
         page_size: Size,
         advice: &str,
+        writable: bool,
+        durability: &str,
+        freeze_threshold: Size,
+        auto_compact_levels: Option<usize>,
     ) -> PyResult<PyGraph> {
         let opts = open_options(backend, memory, policy, page_size, advice)?;
-        let g = run(py, || Graph::open(&path, &opts).py())?;
-        Ok(PyGraph::from_graph(g))
+        if !writable {
+            let g = run(py, || GraphView::open(&path, &opts).py())?;
+            return Ok(PyGraph::from_view(g));
+        }
+        let wopts = WriteOptions {
+            backend: opts.backend,
+            durability: parse_durability(durability)?,
+            freeze_threshold: freeze_threshold.0,
+            auto_compact_levels,
+            ..WriteOptions::default()
+        };
+        let w = run(py, || WritableGraph::open(&path, &wopts).py())?;
+        Ok(PyGraph { inner: RwLock::new(Some(Handle::Write(Arc::new(w)))), ids: OnceLock::new() })
+    }
+
+    /// Whether the graph was opened for updates.
+    #[getter]
+    fn writable(&self) -> PyResult<bool> {
+        Ok(matches!(self.handle()?, Handle::Write(_)))
     }
 
     /// Number of vertices; vertex ids are `0 .. num_vertices - 1`.
@@ -182,24 +248,33 @@ impl PyGraph {
         self.inner.read().unwrap_or_else(|e| e.into_inner()).is_none()
     }
 
-    /// Releases the graph's files and memory. Further calls raise `InvalidArgumentError`;
-    /// closing twice is allowed.
-    fn close(&self) {
-        self.inner.write().unwrap_or_else(|e| e.into_inner()).take();
+    /// Releases the graph's files and memory (a writable graph first waits for background
+    /// compaction and makes every update durable). Further calls raise
+    /// `InvalidArgumentError`; closing twice is allowed.
+    fn close(&self, py: Python<'_>) -> PyResult<()> {
+        let taken = self.inner.write().unwrap_or_else(|e| e.into_inner()).take();
+        if let Some(Handle::Write(w)) = taken {
+            // Another thread may still hold the handle for a moment: then just sync.
+            run(py, || match Arc::try_unwrap(w) {
+                Ok(w) => w.close().py(),
+                Err(w) => w.sync().py(),
+            })?;
+        }
+        Ok(())
     }
 
     /// Number of out-neighbours of `v` (for undirected graphs: the degree).
     fn out_degree(&self, py: Python<'_>, v: i64) -> PyResult<usize> {
         let g = self.graph()?;
         let v = Self::check_vertex(&g, v)?;
-        run(py, || Ok(g.out().degree(v)))
+        run(py, || Ok(with_adjacency!(&g, |out, _inn| out.degree(v))))
     }
 
     /// Number of in-neighbours of `v` (for undirected graphs: the degree).
     fn in_degree(&self, py: Python<'_>, v: i64) -> PyResult<usize> {
         let g = self.graph()?;
         let v = Self::check_vertex(&g, v)?;
-        run(py, || Ok(g.in_().degree(v)))
+        run(py, || Ok(with_adjacency!(&g, |_out, inn| inn.degree(v))))
     }
 
     /// Out-degrees of all vertices as an int64 numpy array.
@@ -218,14 +293,14 @@ impl PyGraph {
     fn neighbors<'py>(&self, py: Python<'py>, v: i64) -> PyResult<Bound<'py, PyArray1<u32>>> {
         let g = self.graph()?;
         let v = Self::check_vertex(&g, v)?;
-        Ok(run(py, || Ok(g.out().neighbors(v).to_vec()))?.into_pyarray(py))
+        Ok(run(py, || Ok(with_adjacency!(&g, |out, _inn| out.neighbors(v).to_vec())))?.into_pyarray(py))
     }
 
     /// Sorted in-neighbours of `v` as a uint32 numpy array (a copy).
     fn in_neighbors<'py>(&self, py: Python<'py>, v: i64) -> PyResult<Bound<'py, PyArray1<u32>>> {
         let g = self.graph()?;
         let v = Self::check_vertex(&g, v)?;
-        Ok(run(py, || Ok(g.in_().neighbors(v).to_vec()))?.into_pyarray(py))
+        Ok(run(py, || Ok(with_adjacency!(&g, |_out, inn| inn.neighbors(v).to_vec())))?.into_pyarray(py))
     }
 
     /// Weights of `v`'s out-edges as a float32 array aligned with `neighbors(v)`
@@ -234,11 +309,10 @@ impl PyGraph {
         let g = self.graph()?;
         let v = Self::check_vertex(&g, v)?;
         let w = run(py, || {
-            let out = g.out();
-            let w = match out.weights(v) {
+            let w = with_adjacency!(&g, |out, _inn| match out.weights(v) {
                 Some(w) => w.to_vec(),
                 None => vec![1.0; out.degree(v)],
-            };
+            });
             Ok(w)
         })?;
         Ok(w.into_pyarray(py))

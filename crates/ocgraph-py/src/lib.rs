@@ -12,6 +12,7 @@ mod generate;
 mod graph;
 mod import;
 mod options;
+mod update;
 
 use pyo3::prelude::*;
 
@@ -31,6 +32,15 @@ fn _ocgraph(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(algo::_k_hop, m)?)?;
     m.add_function(wrap_pyfunction!(algo::_friends_of_friends, m)?)?;
     m.add_function(wrap_pyfunction!(algo::_shortest_path, m)?)?;
+    m.add_function(wrap_pyfunction!(update::_add_edges, m)?)?;
+    m.add_function(wrap_pyfunction!(update::_remove_edges, m)?)?;
+    m.add_function(wrap_pyfunction!(update::_set_edge_weights, m)?)?;
+    m.add_function(wrap_pyfunction!(update::_add_vertices, m)?)?;
+    m.add_function(wrap_pyfunction!(update::_remove_vertices, m)?)?;
+    m.add_function(wrap_pyfunction!(update::_freeze, m)?)?;
+    m.add_function(wrap_pyfunction!(update::_compact, m)?)?;
+    m.add_function(wrap_pyfunction!(update::_sync, m)?)?;
+    m.add_function(wrap_pyfunction!(update::_update_state, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

@@ -53,3 +53,14 @@ pub(crate) fn open_options(
     };
     Ok(OpenOptions { backend })
 }
+
+/// Parses the `durability` argument of a writable `ocgraph.open`.
+pub(crate) fn parse_durability(s: &str) -> PyResult<ocgraph_core::update::Durability> {
+    use ocgraph_core::update::Durability;
+    match s.to_ascii_lowercase().as_str() {
+        "batch" => Ok(Durability::PerBatch),
+        "interval" => Ok(Durability::Interval(std::time::Duration::from_millis(100))),
+        "none" => Ok(Durability::None),
+        _ => Err(invalid(format!("unknown durability '{s}' (expected batch, interval or none)"))),
+    }
+}

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use clap::{Args, ValueEnum};
 use ocgraph_core::ids::{IdLookup, OriginalId};
-use ocgraph_core::{Adjacency, Error, Graph, Result, Vertex};
+use ocgraph_core::{with_adjacency, Adjacency, Error, GraphView, Result, Vertex};
 
 use crate::backend_args::BackendArgs;
 
@@ -67,11 +67,11 @@ fn put_u32(buf: &mut Vec<u8>, mut x: u32, end: u8) {
 
 /// Calls `f(u, v, w)` for every exported edge: every arc of a directed graph, each undirected
 /// edge once (`u <= v`).
-fn for_each_edge(g: &Graph, mut f: impl FnMut(Vertex, Vertex, Option<f32>) -> Result<()>) -> Result<()> {
+fn for_each_edge(g: &GraphView, mut f: impl FnMut(Vertex, Vertex, Option<f32>) -> Result<()>) -> Result<()> {
     let n = g.num_vertices() as Vertex;
     let directed = g.is_directed();
     let mut result = Ok(());
-    g.out().for_each_weighted_in_range(0..n, |u, nbrs, ws| {
+    with_adjacency!(g, |out, _inn| out.for_each_weighted_in_range(0..n, |u, nbrs, ws| {
         if result.is_err() {
             return;
         }
@@ -82,20 +82,20 @@ fn for_each_edge(g: &Graph, mut f: impl FnMut(Vertex, Vertex, Option<f32>) -> Re
                 return;
             }
         }
-    });
+    }));
     result
 }
 
 /// Runs `ocgraph export`.
 pub fn run(args: &ExportArgs) -> Result<()> {
-    let g = args.backend.open(&args.graph)?;
+    let g = args.backend.open_view(&args.graph)?;
     let format = args.format.unwrap_or_else(|| ExportFormat::from_extension(&args.out));
     if g.is_weighted() && format != ExportFormat::Text {
         eprintln!("note: binary pair formats carry no weights; weights are not exported");
     }
     let name = args.out.file_name().ok_or_else(|| Error::invalid("OUT must name a file"))?;
     let tmp = args.out.with_file_name(format!(".{}.tmp-{}", name.to_string_lossy(), std::process::id()));
-    let ids = if args.original_ids { Some(g.ids()?) } else { None };
+    let ids = if args.original_ids { Some(g.base().ids()?) } else { None };
     let written = write_edges(&g, &tmp, format, ids.as_ref()).and_then(|count| {
         std::fs::rename(&tmp, &args.out).map_err(|e| Error::io(&args.out, "rename", e))?;
         Ok(count)
@@ -105,7 +105,7 @@ pub fn run(args: &ExportArgs) -> Result<()> {
     }
     let count = written?;
     eprintln!("exported {count} edges to {}", args.out.display());
-    args.backend.report_stats(&g)?;
+    args.backend.report_stats(g.base())?;
     Ok(())
 }
 
@@ -120,7 +120,7 @@ fn binary_id(ids: &IdLookup, v: Vertex, max: u64, path: &Path) -> Result<u64> {
     }
 }
 
-fn write_edges(g: &Graph, path: &Path, format: ExportFormat, ids: Option<&IdLookup>) -> Result<u64> {
+fn write_edges(g: &GraphView, path: &Path, format: ExportFormat, ids: Option<&IdLookup>) -> Result<u64> {
     let file = File::create(path).map_err(|e| Error::io(path, "create", e))?;
     let mut out = BufWriter::with_capacity(1 << 20, file);
     let mut buf: Vec<u8> = Vec::with_capacity(1 << 16);

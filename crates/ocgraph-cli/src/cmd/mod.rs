@@ -7,6 +7,7 @@ mod generate;
 mod import;
 mod info;
 mod run;
+mod update;
 
 use clap::Subcommand;
 use ocgraph_core::Result;
@@ -26,6 +27,10 @@ pub enum Command {
     Export(export::ExportArgs),
     /// Run an analytics kernel (bfs, sssp, wcc, pagerank, ...) with timing and verification.
     Run(run::RunArgs),
+    /// Apply durable updates: add/remove edges (from files) and vertices.
+    Update(update::UpdateArgs),
+    /// Merge a graph's update levels into a new base (atomic switch).
+    Compact(update::CompactArgs),
     /// Replay a page-access trace (`run --trace`) through replacement policies and OPT.
     CacheSim(cache_sim::CacheSimArgs),
 }
@@ -40,6 +45,8 @@ pub fn run(cmd: Command) -> Result<()> {
         Command::Export(a) => export::run(&a),
         Command::Run(a) => run::run(&a),
         Command::CacheSim(a) => cache_sim::run(&a),
+        Command::Update(a) => update::run(&a),
+        Command::Compact(a) => update::compact(&a),
     }
 }
 

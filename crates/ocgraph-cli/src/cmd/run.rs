@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 
 use clap::{Args, ValueEnum};
 use ocgraph_algo::*;
-use ocgraph_core::{Error, Graph, Result, Vertex};
+use ocgraph_core::{with_adjacency, Adjacency, Error, Result, Vertex};
 
 use crate::backend_args::BackendArgs;
 
@@ -90,12 +90,13 @@ enum Values {
 
 /// Runs `ocgraph run`.
 pub fn run(args: &RunArgs) -> Result<()> {
-    let g = args.backend.open(&args.graph)?;
+    let view = args.backend.open_view(&args.graph)?;
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(args.threads)
         .build()
         .map_err(|e| Error::invalid(format!("--threads {}: {e}", args.threads)))?;
-    let (report, values, summary) = pool.install(|| execute(args, &g))?;
+    let (report, values, summary) =
+        pool.install(|| with_adjacency!(&view, |out, inn| execute(args, out, inn)))?;
     for (i, t) in report.trial_secs.iter().enumerate() {
         println!("trial {i}: {t:.6} s");
     }
@@ -116,14 +117,13 @@ pub fn run(args: &RunArgs) -> Result<()> {
     if let Some(path) = &args.out {
         write_values(path, &values)?;
     }
-    args.backend.report_stats(&g)?;
+    args.backend.report_stats(view.base())?;
     Ok(())
 }
 
 /// Runs the chosen kernel for the requested trials; returns the report, the output values and a
 /// one-line summary.
-fn execute(args: &RunArgs, g: &Graph) -> Result<(KernelReport, Values, String)> {
-    let (out, inn) = (g.out(), g.in_());
+fn execute<A: Adjacency>(args: &RunArgs, out: A, inn: A) -> Result<(KernelReport, Values, String)> {
     let (trials, verify, s) = (args.trials, args.verify, args.source);
     let name = args.algo.to_possible_value().expect("no skipped variants").get_name().to_string();
     let to_i64 = |vs: Vec<Vertex>| vs.into_iter().map(i64::from).collect::<Vec<_>>();

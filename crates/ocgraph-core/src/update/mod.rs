@@ -27,4 +27,4 @@ pub use memory_delta::MemoryDelta;
 pub use snapshot::{Snapshot, SnapshotDirection};
 pub use wal::{Durability, RecoveryReport, Wal, WalOptions};
 pub use wal_frame::WalItem;
-pub use writable::{WritableGraph, WriteOptions};
+pub use writable::{WritableGraph, WriteOptions, LEVELS_DIR, WAL_DIR};

@@ -164,6 +164,11 @@ impl Snapshot {
         self.inner.view.base.is_weighted()
     }
 
+    /// The base graph under the levels (its page backend serves the base CSR).
+    pub fn base(&self) -> &Graph {
+        &self.inner.view.base
+    }
+
     /// Number of levels under this snapshot.
     pub fn num_levels(&self) -> usize {
         self.inner.view.levels.len()

@@ -299,6 +299,11 @@ impl WritableGraph {
         self.commit(&items, "remove_vertices").map(|(s, _)| s)
     }
 
+    /// Makes every batch applied so far durable (for durability modes other than per batch).
+    pub fn sync(&self) -> Result<()> {
+        self.shared.wal.sync_to(self.last_seq())
+    }
+
     /// A consistent snapshot of the graph now (see the module docs for which batches it sees).
     pub fn snapshot(&self) -> Snapshot {
         self.shared.snapshot()

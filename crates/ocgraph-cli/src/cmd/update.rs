@@ -1,0 +1,191 @@
+//! `ocgraph update`: apply durable updates to a graph (edges from text files, vertices by count
+//! or id list), and `ocgraph compact`: merge a graph's levels into a new base.
+//!
+//! Edge files hold one `src dst [weight]` line per edge (internal vertex ids; `#` or `%` starts
+//! a comment). Each file is applied in batches of `--batch-size` edges; every batch is written to
+//! the write-ahead log and is durable (per `--durability`) when the command moves on.
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use clap::{Args, ValueEnum};
+use ocgraph_core::update::{Durability, WritableGraph, WriteOptions};
+use ocgraph_core::{Error, Result, Vertex};
+
+use crate::backend_args::BackendArgs;
+
+/// When a batch is durable.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum DurabilityArg {
+    /// fsync the log for every batch (group commit shares one fsync between concurrent batches).
+    Batch,
+    /// fsync the log at most every 100 ms (a crash may lose the last interval).
+    Interval,
+    /// Never fsync the log (the OS writes it back; a crash may lose recent batches).
+    None,
+}
+
+impl DurabilityArg {
+    pub(crate) fn durability(self) -> Durability {
+        match self {
+            DurabilityArg::Batch => Durability::PerBatch,
+            DurabilityArg::Interval => Durability::Interval(Duration::from_millis(100)),
+            DurabilityArg::None => Durability::None,
+        }
+    }
+}
+
+/// Arguments of `ocgraph update`.
+#[derive(Args)]
+pub struct UpdateArgs {
+    /// Graph directory.
+    graph: PathBuf,
+    /// Add the edges listed in this file (`src dst [weight]` per line).
+    #[arg(long)]
+    add_edges: Option<PathBuf>,
+    /// Remove the edges listed in this file (`src dst` per line; missing edges are ignored).
+    #[arg(long)]
+    remove_edges: Option<PathBuf>,
+    /// Add this many isolated vertices (applied first; their ids are printed).
+    #[arg(long)]
+    add_vertices: Option<u32>,
+    /// Remove every edge of the vertices listed in this file (one id per line).
+    #[arg(long)]
+    remove_vertices: Option<PathBuf>,
+    /// Edges per batch.
+    #[arg(long, default_value_t = 10_000)]
+    batch_size: usize,
+    /// When a batch is durable.
+    #[arg(long, value_enum, default_value_t = DurabilityArg::Batch)]
+    durability: DurabilityArg,
+    /// Freeze the in-memory delta into a new level at the end.
+    #[arg(long)]
+    freeze: bool,
+    #[command(flatten)]
+    backend: BackendArgs,
+}
+
+/// Arguments of `ocgraph compact`.
+#[derive(Args)]
+pub struct CompactArgs {
+    /// Graph directory.
+    graph: PathBuf,
+    #[command(flatten)]
+    backend: BackendArgs,
+}
+
+/// Reads `path`'s lines as whitespace-separated columns: ids (`ids` of them) and, when
+/// `weighted`, an optional weight; errors name the file and line.
+fn read_lines(path: &Path, ids: usize, weighted: bool) -> Result<(Vec<Vertex>, Vec<f32>)> {
+    let file = std::fs::File::open(path).map_err(|e| Error::io(path, "open", e))?;
+    let (mut out, mut weights) = (Vec::new(), Vec::new());
+    for (i, line) in BufReader::new(file).lines().enumerate() {
+        let line = line.map_err(|e| Error::io(path, "read", e))?;
+        let no = i as u64 + 1;
+        let text = line.trim();
+        if text.is_empty() || text.starts_with('#') || text.starts_with('%') {
+            continue;
+        }
+        let cols: Vec<&str> = text.split_whitespace().collect();
+        let max = ids + usize::from(weighted);
+        if cols.len() < ids || cols.len() > max {
+            return Err(Error::input_line(
+                path,
+                no,
+                format!("expected {ids} to {max} columns, found {}", cols.len()),
+            ));
+        }
+        for c in &cols[..ids] {
+            out.push(
+                c.parse::<Vertex>()
+                    .map_err(|_| Error::input_line(path, no, format!("bad vertex id '{c}'")))?,
+            );
+        }
+        if weighted {
+            let w = match cols.get(ids) {
+                Some(c) => {
+                    c.parse::<f32>().map_err(|_| Error::input_line(path, no, format!("bad weight '{c}'")))?
+                }
+                None => 1.0,
+            };
+            weights.push(w);
+        }
+    }
+    Ok((out, weights))
+}
+
+/// Applies `f` to `items` in batches of `size`; prints the count and rate.
+fn batched<T>(
+    what: &str,
+    items: &[T],
+    size: usize,
+    mut f: impl FnMut(&[T], usize) -> Result<u64>,
+) -> Result<()> {
+    let start = Instant::now();
+    let mut last = 0;
+    for (i, chunk) in items.chunks(size.max(1)).enumerate() {
+        last = f(chunk, i * size.max(1))?;
+    }
+    let secs = start.elapsed().as_secs_f64();
+    println!(
+        "{what}: {} in {secs:.3} s ({:.0}/s), last batch {last}",
+        items.len(),
+        items.len() as f64 / secs.max(1e-9)
+    );
+    Ok(())
+}
+
+fn write_options(backend: &BackendArgs, durability: Durability) -> Result<WriteOptions> {
+    Ok(WriteOptions { backend: backend.options()?.backend, durability, ..WriteOptions::default() })
+}
+
+/// Runs `ocgraph update`.
+pub fn run(args: &UpdateArgs) -> Result<()> {
+    let g = WritableGraph::open(&args.graph, &write_options(&args.backend, args.durability.durability())?)?;
+    let rec = g.recovery();
+    if rec.replayed > 0 {
+        println!("replayed {} batch(es) from the write-ahead log", rec.replayed);
+    }
+    if let Some(file) = &rec.dropped_file {
+        println!("dropped a torn tail of {} bytes from {}", rec.dropped_bytes, file.display());
+    }
+    if let Some(n) = args.add_vertices {
+        let ids = g.add_vertices(n)?;
+        println!("added vertices {}..{}", ids.start, ids.end);
+    }
+    if let Some(path) = &args.add_edges {
+        let (ids, weights) = read_lines(path, 2, g.is_weighted())?;
+        let edges: Vec<(Vertex, Vertex)> = ids.chunks_exact(2).map(|p| (p[0], p[1])).collect();
+        batched("added edges", &edges, args.batch_size, |chunk, at| {
+            let w = g.is_weighted().then(|| &weights[at..at + chunk.len()]);
+            g.add_edges(chunk, w)
+        })?;
+    }
+    if let Some(path) = &args.remove_edges {
+        let (ids, _) = read_lines(path, 2, false)?;
+        let edges: Vec<(Vertex, Vertex)> = ids.chunks_exact(2).map(|p| (p[0], p[1])).collect();
+        batched("removed edges", &edges, args.batch_size, |chunk, _| g.remove_edges(chunk))?;
+    }
+    if let Some(path) = &args.remove_vertices {
+        let (ids, _) = read_lines(path, 1, false)?;
+        batched("removed vertices", &ids, args.batch_size, |chunk, _| g.remove_vertices(chunk))?;
+    }
+    if args.freeze {
+        g.freeze()?;
+    }
+    println!("levels {}, vertices {}, last batch {}", g.num_levels(), g.num_vertices(), g.last_seq());
+    g.close()
+}
+
+/// Runs `ocgraph compact`.
+pub fn compact(args: &CompactArgs) -> Result<()> {
+    let g = WritableGraph::open(&args.graph, &write_options(&args.backend, Durability::PerBatch)?)?;
+    let (levels, start) = (g.num_levels(), Instant::now());
+    g.compact()?;
+    println!(
+        "compacted {levels} level(s) and the delta into a new base in {:.3} s",
+        start.elapsed().as_secs_f64()
+    );
+    g.close()
+}

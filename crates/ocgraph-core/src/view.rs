@@ -1,0 +1,136 @@
+//! [`GraphView`]: what a reader opens. A graph that was never updated is read as stored; a graph
+//! with updates (levels or a write-ahead log) is read as the snapshot of its latest durable
+//! state, so no reader ever sees a stale base by mistake.
+//!
+//! Kernels are generic over [`Adjacency`](crate::Adjacency); the [`with_adjacency!`] macro
+//! hands either variant's out- and in-directions to one generic body.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use crate::error::Result;
+use crate::format::Manifest;
+use crate::graph::{Graph, OpenOptions};
+use crate::page::IoStats;
+use crate::update::{Durability, Snapshot, WritableGraph, WriteOptions, WAL_DIR};
+
+/// An opened graph for reading: as stored, or the latest snapshot of an updated graph.
+#[derive(Clone)]
+pub enum GraphView {
+    /// A graph without updates.
+    Stored(Arc<Graph>),
+    /// A snapshot of a graph with updates (base + levels + replayed log).
+    Updated(Snapshot),
+}
+
+impl GraphView {
+    /// Opens `dir` for reading. When the graph has updates, this recovers its latest durable
+    /// state as [`WritableGraph::open`] does (replaying the log and truncating a torn tail) and
+    /// returns a snapshot of it.
+    pub fn open(dir: impl AsRef<Path>, options: &OpenOptions) -> Result<GraphView> {
+        let dir = dir.as_ref();
+        if !has_updates(dir)? {
+            return Ok(GraphView::Stored(Arc::new(Graph::open(dir, options)?)));
+        }
+        let opts = WriteOptions {
+            backend: options.backend.clone(),
+            durability: Durability::None,
+            auto_compact_levels: None,
+            ..WriteOptions::default()
+        };
+        let w = WritableGraph::open(dir, &opts)?;
+        let snap = w.snapshot();
+        w.close()?;
+        Ok(GraphView::Updated(snap))
+    }
+
+    /// The base graph (the stored CSR under any levels).
+    pub fn base(&self) -> &Graph {
+        match self {
+            GraphView::Stored(g) => g,
+            GraphView::Updated(s) => s.base(),
+        }
+    }
+
+    /// Number of vertices.
+    pub fn num_vertices(&self) -> usize {
+        match self {
+            GraphView::Stored(g) => g.num_vertices(),
+            GraphView::Updated(s) => s.num_vertices(),
+        }
+    }
+
+    /// Number of edges as the user sees them (an undirected edge counts once).
+    pub fn num_edges(&self) -> u64 {
+        match self {
+            GraphView::Stored(g) => g.num_edges(),
+            GraphView::Updated(s) => s.num_edges(),
+        }
+    }
+
+    /// Number of stored arcs in the out-direction (an undirected edge `u != v` counts twice).
+    pub fn num_arcs(&self) -> u64 {
+        match self {
+            GraphView::Stored(g) => g.num_arcs(),
+            GraphView::Updated(s) => crate::Adjacency::num_arcs(&s.out()),
+        }
+    }
+
+    /// The graph directory.
+    pub fn path(&self) -> &Path {
+        self.base().path()
+    }
+
+    /// Whether the graph is directed.
+    pub fn is_directed(&self) -> bool {
+        self.base().is_directed()
+    }
+
+    /// Whether arcs carry weights.
+    pub fn is_weighted(&self) -> bool {
+        self.base().is_weighted()
+    }
+
+    /// I/O statistics of the base graph's page backend (levels are memory-mapped).
+    pub fn io_stats(&self) -> IoStats {
+        self.base().io_stats()
+    }
+
+    /// Resets the I/O statistics.
+    pub fn reset_io_stats(&self) {
+        self.base().reset_io_stats()
+    }
+}
+
+/// Whether the graph at `dir` has updates: levels or a checkpoint in its manifest, or a
+/// write-ahead log directory.
+pub fn has_updates(dir: &Path) -> Result<bool> {
+    let manifest = Manifest::read(dir)?;
+    Ok(manifest.updates.is_some() || dir.join(WAL_DIR).exists())
+}
+
+/// Runs `$body` with `$out` and `$inn` bound to the out- and in-directions of a
+/// [`GraphView`] (each implements [`Adjacency`](crate::Adjacency)).
+///
+/// ```ignore
+/// let n = with_adjacency!(&view, |out, inn| ocgraph_algo::wcc(&out, &inn))?;
+/// ```
+#[macro_export]
+macro_rules! with_adjacency {
+    ($view:expr, |$out:ident, $inn:ident| $body:expr) => {
+        match $view {
+            $crate::GraphView::Stored(g) => {
+                let ($out, $inn) = (g.out(), g.in_());
+                #[allow(clippy::let_and_return)]
+                let result = $body;
+                result
+            }
+            $crate::GraphView::Updated(s) => {
+                let ($out, $inn) = (s.out(), s.in_());
+                #[allow(clippy::let_and_return)]
+                let result = $body;
+                result
+            }
+        }
+    };
+}

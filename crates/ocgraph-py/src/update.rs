@@ -1,0 +1,152 @@
+//! Updates on a graph opened with `writable=True` (`_ocgraph._add_edges`, ...). The Python
+//! `Graph` methods wrap these; each returns the batch's sequence number once the batch is
+//! durable (per the graph's durability, or always with `durable=True`).
+
+use numpy::PyReadonlyArray1;
+use ocgraph_core::update::WritableGraph;
+use ocgraph_core::Vertex;
+use pyo3::prelude::*;
+
+use crate::errors::{invalid, run, vertex_out_of_range, IntoPy};
+use crate::graph::PyGraph;
+
+/// Converts int64 ids to vertex ids (ids outside `0..n` raise `VertexError`).
+fn vertices(ids: &[i64], n: usize) -> PyResult<Vec<Vertex>> {
+    ids.iter()
+        .map(
+            |&v| {
+                if v < 0 || v as u64 >= n as u64 {
+                    Err(vertex_out_of_range(v, n))
+                } else {
+                    Ok(v as Vertex)
+                }
+            },
+        )
+        .collect()
+}
+
+/// Pairs `src[i], dst[i]` (the arrays must have one length).
+fn pairs(
+    src: &PyReadonlyArray1<'_, i64>,
+    dst: &PyReadonlyArray1<'_, i64>,
+    n: usize,
+) -> PyResult<Vec<(Vertex, Vertex)>> {
+    let (s, d) = (src.as_slice()?, dst.as_slice()?);
+    if s.len() != d.len() {
+        return Err(invalid(format!("src has {} entries but dst has {}", s.len(), d.len())));
+    }
+    Ok(vertices(s, n)?.into_iter().zip(vertices(d, n)?).collect())
+}
+
+/// Runs `f` on the writable graph with the GIL released; then, when `durable`, makes it durable.
+fn update<T: Send>(
+    py: Python<'_>,
+    g: &PyGraph,
+    durable: bool,
+    f: impl FnOnce(&WritableGraph) -> ocgraph_core::Result<T> + Send,
+) -> PyResult<T> {
+    let w = g.writer()?;
+    run(py, || {
+        let r = f(&w).py()?;
+        if durable {
+            w.sync().py()?;
+        }
+        Ok(r)
+    })
+}
+
+/// Adds edges `src[i] -> dst[i]` (weights on weighted graphs; existing edges get the new weight).
+#[pyfunction]
+#[pyo3(signature = (g, src, dst, weights=None, durable=true))]
+pub(crate) fn _add_edges(
+    py: Python<'_>,
+    g: &PyGraph,
+    src: PyReadonlyArray1<'_, i64>,
+    dst: PyReadonlyArray1<'_, i64>,
+    weights: Option<PyReadonlyArray1<'_, f32>>,
+    durable: bool,
+) -> PyResult<u64> {
+    let w = g.writer()?;
+    let edges = pairs(&src, &dst, w.num_vertices())?;
+    let weights = match &weights {
+        Some(a) => Some(a.as_slice()?.to_vec()),
+        None => None,
+    };
+    update(py, g, durable, |w| w.add_edges(&edges, weights.as_deref()))
+}
+
+/// Removes edges `src[i] -> dst[i]` (missing ones are ignored).
+#[pyfunction]
+#[pyo3(signature = (g, src, dst, durable=true))]
+pub(crate) fn _remove_edges(
+    py: Python<'_>,
+    g: &PyGraph,
+    src: PyReadonlyArray1<'_, i64>,
+    dst: PyReadonlyArray1<'_, i64>,
+    durable: bool,
+) -> PyResult<u64> {
+    let edges = pairs(&src, &dst, g.writer()?.num_vertices())?;
+    update(py, g, durable, |w| w.remove_edges(&edges))
+}
+
+/// Sets the weights of existing edges (weighted graphs).
+#[pyfunction]
+#[pyo3(signature = (g, src, dst, weights, durable=true))]
+pub(crate) fn _set_edge_weights(
+    py: Python<'_>,
+    g: &PyGraph,
+    src: PyReadonlyArray1<'_, i64>,
+    dst: PyReadonlyArray1<'_, i64>,
+    weights: PyReadonlyArray1<'_, f32>,
+    durable: bool,
+) -> PyResult<u64> {
+    let edges = pairs(&src, &dst, g.writer()?.num_vertices())?;
+    let weights = weights.as_slice()?.to_vec();
+    update(py, g, durable, |w| w.set_edge_weights(&edges, &weights))
+}
+
+/// Adds `count` isolated vertices; returns `(first, end)` of their id range.
+#[pyfunction]
+#[pyo3(signature = (g, count, durable=true))]
+pub(crate) fn _add_vertices(py: Python<'_>, g: &PyGraph, count: u32, durable: bool) -> PyResult<(u32, u32)> {
+    let r = update(py, g, durable, |w| w.add_vertices(count))?;
+    Ok((r.start, r.end))
+}
+
+/// Removes every edge of the given vertices (their ids stay valid, with degree 0).
+#[pyfunction]
+#[pyo3(signature = (g, ids, durable=true))]
+pub(crate) fn _remove_vertices(
+    py: Python<'_>,
+    g: &PyGraph,
+    ids: PyReadonlyArray1<'_, i64>,
+    durable: bool,
+) -> PyResult<u64> {
+    let ids = vertices(ids.as_slice()?, g.writer()?.num_vertices())?;
+    update(py, g, durable, |w| w.remove_vertices(&ids))
+}
+
+/// Freezes the in-memory delta into a new on-disk level.
+#[pyfunction]
+pub(crate) fn _freeze(py: Python<'_>, g: &PyGraph) -> PyResult<()> {
+    update(py, g, false, |w| w.freeze())
+}
+
+/// Merges the base and every level into a new base (atomic switch).
+#[pyfunction]
+pub(crate) fn _compact(py: Python<'_>, g: &PyGraph) -> PyResult<()> {
+    update(py, g, false, |w| w.compact())
+}
+
+/// Makes every update so far durable.
+#[pyfunction]
+pub(crate) fn _sync(py: Python<'_>, g: &PyGraph) -> PyResult<()> {
+    update(py, g, true, |_| Ok(()))
+}
+
+/// `(levels, last batch sequence number)` of a writable graph.
+#[pyfunction]
+pub(crate) fn _update_state(g: &PyGraph) -> PyResult<(usize, u64)> {
+    let w = g.writer()?;
+    Ok((w.num_levels(), w.last_seq()))
+}

@@ -1,0 +1,176 @@
+"""Durable updates from Python: after random update sequences, neighbours and every kernel equal
+networkx on the same mutated graph, before and after freezing levels, compaction and reopening
+(read-only and writable), on both backends."""
+
+from __future__ import annotations
+
+import networkx as nx
+import numpy as np
+import pytest
+
+import ocgraph
+from conftest import BACKENDS, POOL_OPTS
+
+
+def open_writable(path, backend: str, **kw) -> ocgraph.Graph:
+    opts = dict(POOL_OPTS) if backend == "pool" else {"backend": "mmap"}
+    return ocgraph.open(path, writable=True, **opts, **kw)
+
+
+def mutate(g: ocgraph.Graph, h: nx.Graph, rng: np.random.Generator, steps: int) -> None:
+    """Applies ``steps`` random update batches to ``g`` and the same changes to ``h``."""
+    for _ in range(steps):
+        n = g.num_vertices
+        op = rng.integers(0, 10)
+        if op < 5:
+            k = int(rng.integers(1, 20))
+            src, dst = rng.integers(0, n, k), rng.integers(0, n, k)
+            if g.weighted:
+                w = rng.integers(1, 9, k).astype(np.float32)
+                g.add_edges(src, dst, w)
+                h.add_weighted_edges_from(zip(src.tolist(), dst.tolist(), w.astype(float).tolist()))
+            else:
+                g.add_edges(src, dst)
+                h.add_edges_from(zip(src.tolist(), dst.tolist()))
+        elif op < 8:
+            edges = list(h.edges())
+            if not edges:
+                continue
+            pick = rng.choice(len(edges), size=min(len(edges), int(rng.integers(1, 10))), replace=False)
+            chosen = [edges[i] for i in pick]
+            # Also some edges that do not exist: removing them is a no-op.
+            chosen += [(int(rng.integers(0, n)), int(rng.integers(0, n))) for _ in range(2)]
+            src = np.array([u for u, _ in chosen])
+            dst = np.array([v for _, v in chosen])
+            g.remove_edges(src, dst)
+            h.remove_edges_from([(u, v) for u, v in chosen if h.has_edge(u, v)])
+        elif op < 9:
+            ids = g.add_vertices(int(rng.integers(1, 3)))
+            h.add_nodes_from(ids.tolist())
+        else:
+            victims = rng.integers(0, n, 2)
+            g.remove_vertices(victims)
+            for v in victims.tolist():
+                h.remove_edges_from(list(h.edges(v)))
+                if h.is_directed():
+                    h.remove_edges_from(list(h.in_edges(v)))
+
+
+def check_equal(g: ocgraph.Graph, h: nx.Graph) -> None:
+    """Neighbours, edge count and every kernel agree with networkx."""
+    n = g.num_vertices
+    assert n == h.number_of_nodes()
+    assert g.num_edges == h.number_of_edges()
+    for v in range(n):
+        expect = sorted(h.successors(v)) if h.is_directed() else sorted(h.neighbors(v))
+        assert g.neighbors(v).tolist() == expect, v
+        if g.weighted:
+            got = g.edge_weights(v).tolist()
+            assert got == [h[v][u]["weight"] for u in expect], v
+    depth = g.bfs(0)
+    lengths = nx.single_source_shortest_path_length(h, 0)
+    assert depth.tolist() == [lengths.get(v, -1) for v in range(n)]
+    labels = g.wcc()
+    comps = nx.weakly_connected_components(h) if h.is_directed() else nx.connected_components(h)
+    for comp in comps:
+        assert {int(labels[v]) for v in comp} == {min(comp)}
+    pr = g.pagerank(tol=1e-10, max_iter=500)
+    ref = nx.pagerank(h, tol=1e-10, max_iter=500, weight="weight" if g.weighted else None)
+    assert np.abs(pr - np.array([ref[v] for v in range(n)])).sum() < 1e-6
+    if not h.is_directed():
+        simple = nx.Graph(h)
+        simple.remove_edges_from(nx.selfloop_edges(simple))
+        assert g.triangle_count() == sum(nx.triangles(simple).values()) // 3
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("directed", [True, False])
+@pytest.mark.parametrize("seed", [1, 2])
+def test_random_updates_match_networkx(tmp_path, backend, directed, seed):
+    rng = np.random.default_rng(seed)
+    n = 40
+    src, dst = rng.integers(0, n, 80), rng.integers(0, n, 80)
+    path = tmp_path / "g"
+    ocgraph.from_edges(src, dst, path, num_vertices=n, directed=directed, dedup=True).close()
+    h = nx.DiGraph() if directed else nx.Graph()
+    h.add_nodes_from(range(n))
+    h.add_edges_from(zip(src.tolist(), dst.tolist()))
+
+    g = open_writable(path, backend, durability="none", auto_compact_levels=None)
+    mutate(g, h, rng, 30)
+    check_equal(g, h)
+    g.freeze()
+    assert g.num_levels == 1
+    mutate(g, h, rng, 30)
+    g.freeze()
+    mutate(g, h, rng, 10)
+    check_equal(g, h)
+    g.close()
+
+    # Reopened read-only: the levels and the replayed log give the same graph.
+    with ocgraph.open(path, backend=backend) as r:
+        check_equal(r, h)
+
+    g = open_writable(path, backend)
+    assert g.num_levels == 2
+    check_equal(g, h)
+    g.compact()
+    assert g.num_levels == 0
+    check_equal(g, h)
+    mutate(g, h, rng, 10)
+    check_equal(g, h)
+    g.close()
+    with ocgraph.open(path, backend=backend) as r:
+        check_equal(r, h)
+
+
+def test_weighted_updates(tmp_path):
+    rng = np.random.default_rng(7)
+    n = 30
+    src, dst = rng.integers(0, n, 60), rng.integers(0, n, 60)
+    w = rng.integers(1, 9, 60).astype(np.float32)
+    path = tmp_path / "g"
+    ocgraph.from_edges(src, dst, path, num_vertices=n, weights=w, directed=True, dedup=True).close()
+    h = nx.DiGraph()
+    h.add_nodes_from(range(n))
+    with ocgraph.open(path) as g0:
+        for u in range(n):
+            for v, x in zip(g0.neighbors(u).tolist(), g0.edge_weights(u).tolist()):
+                h.add_edge(u, v, weight=x)
+    with open_writable(path, "mmap") as g:
+        mutate(g, h, rng, 40)
+        u, v = next(iter(h.edges()))
+        g.set_edge_weights([u], [v], [42.0])
+        h[u][v]["weight"] = 42.0
+        check_equal(g, h)
+        dist = g.sssp(0)
+        ref = nx.single_source_dijkstra_path_length(h, 0)
+        assert dist.tolist() == [ref.get(v, np.inf) for v in range(g.num_vertices)]
+
+
+def test_snapshot_isolation_and_errors(tmp_path):
+    path = tmp_path / "g"
+    ocgraph.from_edges([0, 1], [1, 2], path, num_vertices=4).close()
+    with ocgraph.open(path) as ro:
+        with pytest.raises(ocgraph.InvalidArgumentError, match="read-only"):
+            ro.add_edges([0], [3])
+    with open_writable(path, "mmap") as g:
+        with pytest.raises(ocgraph.VertexError):
+            g.add_edges([0], [4])
+        with pytest.raises(ocgraph.VertexError):
+            g.remove_vertices([-1])
+        with pytest.raises(ocgraph.InvalidArgumentError, match="unweighted"):
+            g.add_edges([0], [3], weights=[2.0])
+        with pytest.raises(ocgraph.InvalidArgumentError):
+            g.add_edges([0, 1], [3])
+        # A read-only handle opened now sees the durable state as of now, not later updates.
+        g.add_edges([2], [3])
+        with ocgraph.open(path) as before:
+            g.add_edges([3], [0])
+            assert before.neighbors(3).tolist() == []
+            assert g.neighbors(3).tolist() == [0]
+            assert before.neighbors(2).tolist() == [3]
+    with pytest.raises(ocgraph.InvalidArgumentError, match="closed"):
+        g.add_edges([0], [1])
+    with pytest.raises(ocgraph.InvalidArgumentError, match="durability"):
+        ocgraph.open(path, writable=True, durability="sometimes")
