@@ -29,6 +29,8 @@ pub use writeback::WriteBack;
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod write_tests;
 
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
