@@ -22,19 +22,18 @@ pub(super) struct DirtyRuns {
     starts: Vec<BTreeMap<u64, u64>>,
     /// Every run as `(length, file, start)`, ordered so the last is the longest.
     by_len: BTreeSet<(u64, FileId, u64)>,
-    /// Pages in all runs.
-    pages: u64,
 }
 
 impl DirtyRuns {
     /// An empty set for `files` files.
     pub(super) fn new(files: usize) -> DirtyRuns {
-        DirtyRuns { starts: vec![BTreeMap::new(); files], by_len: BTreeSet::new(), pages: 0 }
+        DirtyRuns { starts: vec![BTreeMap::new(); files], by_len: BTreeSet::new() }
     }
 
     /// Number of dirty pages.
+    #[cfg(test)]
     pub(super) fn pages(&self) -> u64 {
-        self.pages
+        self.by_len.iter().map(|r| r.0).sum()
     }
 
     /// Number of runs.
@@ -84,7 +83,6 @@ impl DirtyRuns {
             len += l;
         }
         self.add_run(file, start, len);
-        self.pages += 1;
         true
     }
 
@@ -98,7 +96,6 @@ impl DirtyRuns {
         if page + 1 < s + l {
             self.add_run(file, page + 1, s + l - page - 1);
         }
-        self.pages -= 1;
         true
     }
 
@@ -111,7 +108,6 @@ impl DirtyRuns {
     pub(super) fn take_longest(&mut self) -> Option<Run> {
         let (f, s, l) = self.longest()?;
         self.remove_run(f, s, l);
-        self.pages -= l;
         Some((f, s, l))
     }
 
@@ -122,7 +118,6 @@ impl DirtyRuns {
             out.extend(std::mem::take(m).into_iter().map(|(s, l)| (f as FileId, s, l)));
         }
         self.by_len.clear();
-        self.pages = 0;
         out
     }
 }

@@ -213,7 +213,12 @@ impl PoolFile {
                 // SAFETY: every iovec points to a frame valid for reads of its length; the caller
                 // keeps those frames unmodified (pinned or locked) for the duration of the call.
                 let n = unsafe {
-                    libc::pwritev(self.file.as_raw_fd(), rest.as_ptr(), rest.len() as libc::c_int, off as libc::off_t)
+                    libc::pwritev(
+                        self.file.as_raw_fd(),
+                        rest.as_ptr(),
+                        rest.len() as libc::c_int,
+                        off as libc::off_t,
+                    )
                 };
                 if n < 0 {
                     let err = std::io::Error::last_os_error();

@@ -85,7 +85,11 @@ fn run_against_model(policy: &str, mode: WriteBack, frames: usize, seed: u64) {
     assert!(s.random_writes <= s.write_calls && s.write_calls <= s.pages_written);
     pool.flush().unwrap();
     for (spec, want) in specs.iter().zip(&model) {
-        assert!(std::fs::read(&spec.path).unwrap() == *want, "{policy} {mode:?} {frames}: {}", spec.path.display());
+        assert!(
+            std::fs::read(&spec.path).unwrap() == *want,
+            "{policy} {mode:?} {frames}: {}",
+            spec.path.display()
+        );
     }
     // A fresh read-only pool reads the same bytes back.
     drop(pool);
@@ -218,7 +222,8 @@ fn batch_mode_issues_fewer_write_calls_than_single_page() {
 fn flush_coalesces_contiguous_pages_and_partial_writes_read_only_when_needed() {
     let dir = tempfile::tempdir().unwrap();
     let (specs, mut model) = files(dir.path(), 12, 12, 2);
-    let pool = BufferPool::open_writable(&specs, (16 * PAGE) as u64, PAGE, "clock", WriteBack::Batch).unwrap();
+    let pool =
+        BufferPool::open_writable(&specs, (16 * PAGE) as u64, PAGE, "clock", WriteBack::Batch).unwrap();
     pool.set_read_ahead(0, 0);
     // A partial write to a page past the old end of a file needs no read (it is zeros).
     for p in [5usize, 6, 7, 9] {
@@ -258,7 +263,8 @@ fn bad_writes_are_rejected() {
     assert!(err.to_string().contains("f1"), "{err}");
     assert_eq!(pool.write_at(2, 0, &[1]).unwrap_err().kind(), ErrorKind::InvalidArgument);
     let odd = [PagedFile { path: dir.path().join("odd"), len: 5000 }];
-    let err = BufferPool::open_writable(&odd, 2 * PAGE as u64, PAGE, "clock", WriteBack::Batch).err().unwrap();
+    let err =
+        BufferPool::open_writable(&odd, 2 * PAGE as u64, PAGE, "clock", WriteBack::Batch).err().unwrap();
     assert_eq!(err.kind(), ErrorKind::InvalidArgument);
     assert_eq!(WriteBack::by_name("batch").unwrap(), WriteBack::Batch);
     assert_eq!(WriteBack::by_name("single").unwrap(), WriteBack::SinglePage);

@@ -148,10 +148,9 @@ impl Core {
     /// hold no slice of those pages). Panics on an I/O error, as reads do.
     pub(crate) fn write_at(&self, file: FileId, offset: u64, data: &[u8]) -> Result<()> {
         let Some(ws) = &self.write else { return Err(Error::invalid("write to a read-only buffer pool")) };
-        let fs = self
-            .files
-            .get(file as usize)
-            .ok_or_else(|| Error::invalid(format!("write to file {file} of a pool of {}", self.files.len())))?;
+        let fs = self.files.get(file as usize).ok_or_else(|| {
+            Error::invalid(format!("write to file {file} of a pool of {}", self.files.len()))
+        })?;
         let end = offset.checked_add(data.len() as u64).filter(|&e| e <= fs.len).ok_or_else(|| {
             Error::invalid(format!(
                 "write of {} bytes at offset {offset} past the end of {} ({} bytes)",
@@ -220,7 +219,8 @@ impl Core {
             buf.fill(0);
         } else if !whole {
             let offset = page << self.page_shift;
-            let read = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| fs.io.read_page(buf, offset)));
+            let read =
+                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| fs.io.read_page(buf, offset)));
             match read {
                 Ok((bytes, calls)) => {
                     self.counters.add(Counter::BytesRead, bytes as u64);
@@ -311,7 +311,11 @@ impl Core {
                     fs.table[p as usize].store(table::resident(f, 0), Ordering::Release);
                     ws.runs.lock().insert(file, p);
                 }
-                panic!("ocgraph: I/O error writing {} at offset {}: {e}", fs.io.path.display(), locked[i].0 << self.page_shift);
+                panic!(
+                    "ocgraph: I/O error writing {} at offset {}: {e}",
+                    fs.io.path.display(),
+                    locked[i].0 << self.page_shift
+                );
             }
             i = j;
         }
@@ -378,7 +382,8 @@ impl Core {
         let _one_writer = ws.writeback.lock();
         let runs = ws.runs.lock().take_all();
         for (i, &(file, start, len)) in runs.iter().enumerate() {
-            let pinned: Vec<(u64, usize)> = (start..start + len).map(|p| (p, self.pin_resident(file, p))).collect();
+            let pinned: Vec<(u64, usize)> =
+                (start..start + len).map(|p| (p, self.pin_resident(file, p))).collect();
             let written = self.write_run(ws, file, &pinned);
             for &(p, f) in &pinned {
                 if written.is_ok() {
@@ -413,7 +418,9 @@ impl Core {
             let w = entry.load(Ordering::Acquire);
             let s = table::state(w);
             assert_ne!(s, EVICTED, "dirty page {page} of file {file} is not resident");
-            if s < MAX_PINS && entry.compare_exchange_weak(w, w + 1, Ordering::Acquire, Ordering::Relaxed).is_ok() {
+            if s < MAX_PINS
+                && entry.compare_exchange_weak(w, w + 1, Ordering::Acquire, Ordering::Relaxed).is_ok()
+            {
                 return table::frame(w);
             }
             backoff(&mut spins);
@@ -430,7 +437,10 @@ impl Core {
         for (f, d) in ws.dirty.iter().enumerate() {
             if d.load(Ordering::Acquire) {
                 let (file, page) = split_page_key(self.owner[f].load(Ordering::Acquire));
-                assert!(runs.contains(file, page), "dirty frame {f} (page {page} of file {file}) not in the runs");
+                assert!(
+                    runs.contains(file, page),
+                    "dirty frame {f} (page {page} of file {file}) not in the runs"
+                );
                 n += 1;
             }
         }
