@@ -15,7 +15,8 @@
 //! (its claim callback refuses dirty frames); dirty pages are also kept in [`DirtyRuns`],
 //! disjoint runs of contiguous page numbers per file with the longest found in O(log n). When a
 //! miss finds no clean unpinned frame:
-//! - [`WriteBack::Batch`] takes the longest run, locks its pages (a page pinned meanwhile is
+//! - [`WriteBack::Batch`] takes the longest run (when it has at least two pages; otherwise no
+//!   write can be sequential and it does as `SinglePage` does), locks its pages (a page pinned meanwhile is
 //!   skipped: it splits the run and stays dirty), writes each contiguous locked part with one
 //!   `pwritev` (one iovec per frame: frames are not contiguous in memory), evicts them all and
 //!   frees their frames;
@@ -268,8 +269,11 @@ impl Core {
             }
         }
         match ws.mode {
-            WriteBack::Batch => self.evict_longest_run(ws),
-            WriteBack::SinglePage => self.evict_policy_victim(ws, key),
+            // When every run is one page, no write can be sequential: the policy chooses.
+            WriteBack::Batch if ws.runs.lock().longest().is_some_and(|r| r.2 > 1) => {
+                self.evict_longest_run(ws)
+            }
+            _ => self.evict_policy_victim(ws, key),
         }
     }
 
