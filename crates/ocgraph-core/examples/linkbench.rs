@@ -113,7 +113,7 @@ impl Zipf {
             *c /= sum;
         }
         // An odd multiplier coprime with n permutes 0..n.
-        let mut mult = 0x9E37_79B9_7F4A_7C15u64 % n as u64 | 1;
+        let mut mult = (0x9E37_79B9_7F4A_7C15u64 % n as u64) | 1;
         while gcd(mult, n as u64) != 1 {
             mult += 2;
         }
@@ -259,6 +259,10 @@ fn main() {
         std::process::exit(2)
     });
     let n = Graph::open(&a.graph, &OpenOptions::default()).expect("open graph").num_vertices();
+    if n == 0 {
+        eprintln!("{}: the graph has no vertices", a.graph.display());
+        std::process::exit(2)
+    }
     let ops = generate(n, a.ops, a.seed, a.zipf);
     let open_graph = |capacity: u64| {
         let backend = BackendKind::Pool { capacity, page_size: a.page_size, policy: a.policy.clone() };
