@@ -1,5 +1,6 @@
-//! A LinkBench-like mixed workload over a base graph and a [`PagedDelta`], run once per
-//! write-back mode (batch, then single-page) on the same seeded operation sequence; prints one
+//! A LinkBench-like mixed workload over a base graph and a [`PagedDelta`], run for each
+//! write-back mode (batch and single-page) on the same seeded operation sequence, the two
+//! interleaved operation by operation (each with its own pools and delta file); prints one
 //! JSON line per (mode, operation) with latencies, and one per mode with the delta pool's write
 //! statistics.
 //!
@@ -206,40 +207,47 @@ fn has_arc(g: &Graph, delta: &PagedDelta, src: Vertex, dst: Vertex, buf: &mut Ve
 }
 
 /// Runs `ops`; returns per-kind latencies in nanoseconds and a checksum of what reads saw.
-fn run(g: &Graph, delta: &PagedDelta, ops: &[Op]) -> (Vec<Vec<u64>>, u64) {
-    let mut lat = vec![Vec::new(); KINDS.len()];
-    let mut buf = Vec::new();
-    let mut check = 0u64;
-    for (seq, op) in (1u64..).zip(ops) {
-        let t = Instant::now();
-        let rec = |s, d, o| delta.record(seq, s, d, o).expect("delta write");
-        match KINDS[op.kind] {
-            "neighbors" => check += neighbors(g, delta, op.src, &mut buf).len() as u64,
-            "point_read" => {
-                let nb = neighbors(g, delta, op.src, &mut buf);
-                let dst =
-                    if op.pick % 2 == 0 && !nb.is_empty() { nb[op.pick as usize % nb.len()] } else { op.dst };
-                check += has_arc(g, delta, op.src, dst, &mut buf) as u64;
-            }
-            "edge_insert" | "node_insert" => rec(op.src, op.dst, ArcOp::Add(op.weight)),
-            "edge_update" | "edge_delete" => {
-                let nb = neighbors(g, delta, op.src, &mut buf);
-                if !nb.is_empty() {
-                    let d = nb[op.pick as usize % nb.len()];
-                    let update = KINDS[op.kind] == "edge_update";
-                    rec(op.src, d, if update { ArcOp::Add(op.weight) } else { ArcOp::Remove });
-                }
-            }
-            "node_delete" => {
-                for d in neighbors(g, delta, op.src, &mut buf) {
-                    rec(op.src, d, ArcOp::Remove);
-                }
-            }
-            other => unreachable!("kind {other}"),
+/// Runs operation `op` as batch `seq`; returns what its reads saw (a checksum term).
+fn apply(g: &Graph, delta: &PagedDelta, op: &Op, seq: u64, buf: &mut Vec<(Vertex, ArcOp)>) -> u64 {
+    let rec = |s, d, o| delta.record(seq, s, d, o).expect("delta write");
+    match KINDS[op.kind] {
+        "neighbors" => return neighbors(g, delta, op.src, buf).len() as u64,
+        "point_read" => {
+            let nb = neighbors(g, delta, op.src, buf);
+            let dst = if op.pick.is_multiple_of(2) && !nb.is_empty() {
+                nb[op.pick as usize % nb.len()]
+            } else {
+                op.dst
+            };
+            return has_arc(g, delta, op.src, dst, buf) as u64;
         }
-        lat[op.kind].push(t.elapsed().as_nanos() as u64);
+        "edge_insert" | "node_insert" => rec(op.src, op.dst, ArcOp::Add(op.weight)),
+        "edge_update" | "edge_delete" => {
+            let nb = neighbors(g, delta, op.src, buf);
+            if !nb.is_empty() {
+                let d = nb[op.pick as usize % nb.len()];
+                let update = KINDS[op.kind] == "edge_update";
+                rec(op.src, d, if update { ArcOp::Add(op.weight) } else { ArcOp::Remove });
+            }
+        }
+        "node_delete" => {
+            for d in neighbors(g, delta, op.src, buf) {
+                rec(op.src, d, ArcOp::Remove);
+            }
+        }
+        other => unreachable!("kind {other}"),
     }
-    (lat, check)
+    0
+}
+
+/// One configuration under test: a graph and a delta, with per-kind latencies (ns).
+struct Subject {
+    mode: WriteBack,
+    g: Graph,
+    delta: PagedDelta,
+    lat: Vec<Vec<u64>>,
+    nanos: u64,
+    check: u64,
 }
 
 fn percentile(sorted: &[u64], p: f64) -> f64 {
@@ -281,25 +289,42 @@ fn main() {
     let gbytes = graph_bytes(&g);
     let sizing_opts = delta_opts(1 << 30, 16 << 30, WriteBack::Batch);
     let sizing = PagedDelta::create(&delta_path, &sizing_opts).expect("delta");
-    let (_, want_check) = run(&g, &sizing, &ops);
+    let mut buf = Vec::new();
+    let want_check: u64 = (1u64..).zip(&ops).map(|(seq, op)| apply(&g, &sizing, op, seq, &mut buf)).sum();
     let dbytes = sizing.bytes();
     drop((sizing, g));
     let min = 2 * a.page_size as u64;
     let graph_pool = ((gbytes as f64 * a.fraction) as u64).max(min);
     let delta_pool = ((dbytes as f64 * a.fraction) as u64).max(min);
-    for mode in WriteBack::ALL {
-        let g = open_graph(graph_pool);
-        let delta = PagedDelta::create(&delta_path, &delta_opts(delta_pool, dbytes + (1 << 20), mode))
-            .expect("delta");
-        let start = Instant::now();
-        let (mut lat, check) = run(&g, &delta, &ops);
-        let secs = start.elapsed().as_secs_f64();
-        assert_eq!(check, want_check, "reads saw different data in mode {}", mode.name());
-        let before_flush = delta.io_stats();
+    // Both modes run interleaved, operation by operation, so that the load of a shared machine
+    // falls on both alike.
+    let mut subjects: Vec<Subject> = WriteBack::ALL
+        .iter()
+        .map(|&mode| {
+            let path = delta_path.with_extension(mode.name());
+            let opts = delta_opts(delta_pool, dbytes + (1 << 20), mode);
+            let delta = PagedDelta::create(path, &opts).expect("delta");
+            let g = open_graph(graph_pool);
+            Subject { mode, g, delta, lat: vec![Vec::new(); KINDS.len()], nanos: 0, check: 0 }
+        })
+        .collect();
+    for (seq, op) in (1u64..).zip(&ops) {
+        for s in &mut subjects {
+            let t = Instant::now();
+            s.check += apply(&s.g, &s.delta, op, seq, &mut buf);
+            let ns = t.elapsed().as_nanos() as u64;
+            s.lat[op.kind].push(ns);
+            s.nanos += ns;
+        }
+    }
+    for mut s in subjects {
+        let mode = s.mode;
+        assert_eq!(s.check, want_check, "reads saw different data in mode {}", mode.name());
+        let stats: IoStats = s.delta.io_stats();
         let t = Instant::now();
-        delta.flush().expect("flush");
+        s.delta.flush().expect("flush");
         let flush_secs = t.elapsed().as_secs_f64();
-        for (kind, l) in KINDS.iter().zip(&mut lat) {
+        for (kind, l) in KINDS.iter().zip(&mut s.lat) {
             l.sort_unstable();
             let mean = if l.is_empty() { 0.0 } else { l.iter().sum::<u64>() as f64 / l.len() as f64 / 1e3 };
             let line = serde_json::json!({
@@ -308,18 +333,17 @@ fn main() {
             });
             println!("{line}");
         }
-        let s: IoStats = before_flush;
         let line = serde_json::json!({
-            "record": "mode", "mode": mode.name(), "ops": ops.len(), "seconds": secs,
+            "record": "mode", "mode": mode.name(), "ops": ops.len(), "seconds": s.nanos as f64 / 1e9,
             "flush_seconds": flush_secs, "graph_bytes": gbytes, "delta_bytes": dbytes,
             "graph_pool": graph_pool, "delta_pool": delta_pool,
-            "write_calls": s.write_calls, "random_writes": s.random_writes,
-            "random_write_ratio": s.random_write_ratio(), "pages_written": s.pages_written,
-            "bytes_written": s.bytes_written, "delta_misses": s.misses, "delta_hits": s.hits,
-            "graph_misses": g.io_stats().misses,
+            "write_calls": stats.write_calls, "random_writes": stats.random_writes,
+            "random_write_ratio": stats.random_write_ratio(), "pages_written": stats.pages_written,
+            "bytes_written": stats.bytes_written, "delta_misses": stats.misses, "delta_hits": stats.hits,
+            "graph_misses": s.g.io_stats().misses,
         });
         println!("{line}");
-        drop(delta);
+        let _ = std::fs::remove_file(s.delta.path());
     }
     let _ = std::fs::remove_file(&delta_path);
 }
