@@ -39,6 +39,14 @@ pub struct IoStats {
     pub minor_faults: u64,
     /// Major page faults (mmap; from getrusage).
     pub major_faults: u64,
+    /// Pages written back (writable pools: evictions of dirty pages and flushes).
+    pub pages_written: u64,
+    /// Write system calls.
+    pub write_calls: u64,
+    /// Write calls that did not start where the previous write to the same file ended.
+    pub random_writes: u64,
+    /// Bytes written to storage.
+    pub bytes_written: u64,
 }
 
 impl IoStats {
@@ -60,11 +68,21 @@ impl IoStats {
         }
     }
 
+    /// `random_writes / write_calls` (0 when there were no writes).
+    pub fn random_write_ratio(&self) -> f64 {
+        if self.write_calls == 0 {
+            0.0
+        } else {
+            self.random_writes as f64 / self.write_calls as f64
+        }
+    }
+
     /// The statistics as a JSON object, with the derived ratios.
     pub fn to_json(&self) -> serde_json::Value {
         let mut v = serde_json::to_value(self).expect("stats serialise");
         v["hit_ratio"] = self.hit_ratio().into();
         v["sequential_ratio"] = self.sequential_ratio().into();
+        v["random_write_ratio"] = self.random_write_ratio().into();
         v
     }
 }
@@ -83,9 +101,13 @@ pub(crate) enum Counter {
     Evictions,
     PrefetchesIssued,
     PrefetchesUsed,
+    PagesWritten,
+    WriteCalls,
+    RandomWrites,
+    BytesWritten,
 }
 
-const COUNTERS: usize = 11;
+const COUNTERS: usize = 15;
 const STRIPES: usize = 16;
 
 /// One stripe of counters, alone on its cache lines.
@@ -157,5 +179,9 @@ impl StripedCounters {
         stats.read_calls = self.get(Counter::ReadCalls);
         stats.sequential_reads = self.get(Counter::SequentialReads);
         stats.evictions = self.get(Counter::Evictions);
+        stats.pages_written = self.get(Counter::PagesWritten);
+        stats.write_calls = self.get(Counter::WriteCalls);
+        stats.random_writes = self.get(Counter::RandomWrites);
+        stats.bytes_written = self.get(Counter::BytesWritten);
     }
 }

@@ -9,6 +9,7 @@
 //! - `level`: immutable on-disk levels (CSR over touched vertices, with tombstones).
 //! - [`snapshot`]: [`Snapshot`], a consistent view (base + levels + delta as of a batch).
 //! - [`writable`]: [`WritableGraph`], the update API (WAL -> delta -> levels -> compaction).
+//! - [`paged_delta`]: [`PagedDelta`], a delta log stored in buffer-pool pages of a delta file.
 
 mod apply;
 mod compact;
@@ -16,6 +17,7 @@ mod delta;
 mod level;
 pub mod log_file;
 pub mod memory_delta;
+pub mod paged_delta;
 pub mod snapshot;
 pub mod wal;
 pub mod wal_frame;
@@ -24,6 +26,7 @@ pub mod writable;
 pub use delta::{fold_ops, ArcOp, DeltaLog};
 pub use log_file::{LogFile, LogFs, StdLogFs};
 pub use memory_delta::MemoryDelta;
+pub use paged_delta::{PagedDelta, PagedDeltaOptions};
 pub use snapshot::{Snapshot, SnapshotDirection};
 pub use wal::{Durability, RecoveryReport, Wal, WalOptions};
 pub use wal_frame::WalItem;

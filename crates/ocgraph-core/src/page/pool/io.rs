@@ -1,6 +1,7 @@
 //! Reading pages from the graph files: O_DIRECT when the file system allows it, otherwise
 //! buffered `pread` followed by `posix_fadvise(DONTNEED)` so the OS page cache does not keep a
-//! second copy of what the pool holds.
+//! second copy of what the pool holds. Writable files (see [`PoolFile::open_writable`]) are
+//! written back with `pwritev` from the frames.
 
 use std::fs::File;
 use std::os::unix::fs::OpenOptionsExt;
@@ -165,5 +166,104 @@ impl PoolFile {
             }
         }
         (done, calls)
+    }
+}
+
+impl PoolFile {
+    /// Opens (creating it if missing) the writable file `path` and extends it, sparse, to `len`
+    /// bytes (a multiple of 4096) when shorter; with O_DIRECT when possible (`probe` as in
+    /// [`PoolFile::open`]).
+    pub(super) fn open_writable(path: &Path, len: u64, probe: &mut [u8]) -> Result<PoolFile> {
+        let mut opts = std::fs::OpenOptions::new();
+        opts.read(true).write(true).create(true).truncate(false);
+        let file = opts.open(path).map_err(|e| Error::io(path, "open", e))?;
+        let on_disk = file.metadata().map_err(|e| Error::io(path, "stat", e))?.len();
+        if on_disk < len {
+            file.set_len(len).map_err(|e| Error::io(path, "set_len", e))?;
+        }
+        drop(file);
+        if let Ok(file) = opts.custom_flags(libc::O_DIRECT).open(path) {
+            let f = PoolFile { path: path.to_path_buf(), file, len, direct: true };
+            if len == 0 || f.pread(&mut probe[..4096], 0).is_ok() {
+                return Ok(f);
+            }
+        }
+        let file = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .open(path)
+            .map_err(|e| Error::io(path, "open", e))?;
+        Ok(PoolFile { path: path.to_path_buf(), file, len, direct: false })
+    }
+
+    /// Writes `bufs` (whole frames, 4096-aligned) to consecutive pages from `offset`, with one
+    /// `pwritev` per [`MAX_IOV`] frames (more only after a short write). Returns the write calls
+    /// made, each with its offset, in order.
+    pub(super) fn write_pages(&self, bufs: &[&[u8]], offset: u64) -> std::io::Result<Vec<(u64, usize)>> {
+        let mut calls = Vec::new();
+        let mut off = offset;
+        for chunk in bufs.chunks(MAX_IOV) {
+            let mut iov: Vec<libc::iovec> = chunk
+                .iter()
+                .map(|b| libc::iovec { iov_base: b.as_ptr() as *mut libc::c_void, iov_len: b.len() })
+                .collect();
+            let mut first = 0;
+            while first < iov.len() {
+                let rest = &iov[first..];
+                // SAFETY: every iovec points to a frame valid for reads of its length; the caller
+                // keeps those frames unmodified (pinned or locked) for the duration of the call.
+                let n = unsafe {
+                    libc::pwritev(
+                        self.file.as_raw_fd(),
+                        rest.as_ptr(),
+                        rest.len() as libc::c_int,
+                        off as libc::off_t,
+                    )
+                };
+                if n < 0 {
+                    let err = std::io::Error::last_os_error();
+                    if err.kind() == std::io::ErrorKind::Interrupted {
+                        continue;
+                    }
+                    return Err(err);
+                }
+                if n == 0 {
+                    return Err(std::io::Error::new(std::io::ErrorKind::WriteZero, "pwritev wrote nothing"));
+                }
+                let mut n = n as usize;
+                calls.push((off, n));
+                off += n as u64;
+                // Skip the buffers written completely; resume inside a partly written one.
+                while n > 0 {
+                    let b = &mut iov[first];
+                    if n >= b.iov_len {
+                        n -= b.iov_len;
+                        first += 1;
+                    } else {
+                        // SAFETY: advancing within the same frame by fewer bytes than its length.
+                        b.iov_base = unsafe { (b.iov_base as *mut u8).add(n) } as *mut libc::c_void;
+                        b.iov_len -= n;
+                        n = 0;
+                    }
+                }
+            }
+        }
+        if !self.direct {
+            // SAFETY: advisory syscall on an open descriptor; failures are harmless.
+            unsafe {
+                libc::posix_fadvise(
+                    self.file.as_raw_fd(),
+                    offset as libc::off_t,
+                    (off - offset) as libc::off_t,
+                    libc::POSIX_FADV_DONTNEED,
+                );
+            }
+        }
+        Ok(calls)
+    }
+
+    /// Flushes the file's data to stable storage (`fdatasync`).
+    pub(super) fn sync(&self) -> Result<()> {
+        self.file.sync_data().map_err(|e| Error::io(&self.path, "fdatasync", e))
     }
 }

@@ -13,14 +13,24 @@
 //! live [`Slice`](crate::page::Slice)s than the pool has frames: then every frame is pinned, the
 //! miss waits for a pin to be released, and a thread waiting on its own pins deadlocks. Keep
 //! few slices alive at once (algorithms hold one or two per thread).
+//!
+//! A pool opened with [`BufferPool::open_writable`] also takes writes (see [`writeback`]):
+//! dirty frames, flushes, and write-back of dirty pages when frames run out, one page at a
+//! time or seed 004's batch of the longest run of contiguous dirty pages ([`WriteBack`]).
 
+mod dirty_runs;
 mod frames;
 mod io;
 mod readahead;
 mod table;
+mod writeback;
+
+pub use writeback::WriteBack;
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod write_tests;
 
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
@@ -36,6 +46,7 @@ use frames::FrameMemory;
 use io::PoolFile;
 use readahead::{Streams, Worker};
 use table::{EVICTED, LOADED_ONCE, LOCKED, MAX_FRAMES, MAX_PINS, PREFETCHED, TRIGGER};
+use writeback::WriteState;
 
 /// Owner word of a frame that holds no page.
 const NO_PAGE: u64 = u64::MAX;
@@ -88,6 +99,8 @@ pub(crate) struct Core {
     async_max: AtomicUsize,
     /// The background reader, started on first use.
     worker: Worker,
+    /// The write side; `None` for a read-only pool.
+    write: Option<WriteState>,
 }
 
 /// The replacement policy. CLOCK, the default, is held by value so that the hit path calls its
@@ -137,6 +150,18 @@ impl BufferPool {
         page_size: usize,
         policy: &str,
     ) -> Result<BufferPool> {
+        BufferPool::open_with(files, capacity, page_size, policy, None)
+    }
+
+    /// [`BufferPool::open`], or with `write_back` set a writable pool (see
+    /// [`BufferPool::open_writable`]).
+    fn open_with(
+        files: &[PagedFile],
+        capacity: u64,
+        page_size: usize,
+        policy: &str,
+        write_back: Option<WriteBack>,
+    ) -> Result<BufferPool> {
         if !page_size.is_power_of_two() || !(4096..=65536).contains(&page_size) {
             return Err(Error::invalid(format!(
                 "page size {page_size} must be a power of two from 4096 to 65536 bytes"
@@ -156,11 +181,15 @@ impl BufferPool {
         let mem = FrameMemory::new(frames, page_size).ok_or_else(|| {
             Error::invalid(format!("cannot allocate a pool of {frames} frames of {page_size} bytes"))
         })?;
+        let zero_from = write_back.map(|_| writeback::pages_on_disk(files, page_size));
         let mut states = Vec::with_capacity(files.len());
         for f in files {
             // SAFETY: no frame is in use yet; frame 0 serves as the probe buffer.
             let probe = unsafe { mem.frame_mut(0) };
-            let io = PoolFile::open(&f.path, f.len, probe)?;
+            let io = match write_back {
+                None => PoolFile::open(&f.path, f.len, probe)?,
+                Some(_) => PoolFile::open_writable(&f.path, f.len, probe)?,
+            };
             let pages = f.len.div_ceil(page_size as u64) as usize;
             states.push(FileState {
                 io,
@@ -171,6 +200,7 @@ impl BufferPool {
             });
         }
         let policy = Policy::by_name(policy, frames)?;
+        let write = write_back.zip(zero_from).map(|(mode, z)| WriteState::new(mode, frames, z));
         Ok(BufferPool(Arc::new_cyclic(|me| Core {
             files: states,
             page_size,
@@ -184,6 +214,7 @@ impl BufferPool {
             read_ahead: AtomicUsize::new((READ_AHEAD_BYTES / page_size).min(frames / 4).saturating_sub(1)),
             async_max: AtomicUsize::new((ASYNC_READ_AHEAD_BYTES / page_size).min(frames / 8)),
             worker: Worker::new(me.clone()),
+            write,
         })))
     }
 }
@@ -346,13 +377,31 @@ impl Core {
             if !wait {
                 return None;
             }
+            // Every unpinned frame is dirty: write some back (writable pools only).
+            if let Some(f) = self.write_back_for(key) {
+                return Some(f);
+            }
             backoff(&mut spins);
         }
     }
 
     /// Tries to lock the page held by frame `f` for eviction: succeeds only when that page is
-    /// resident in `f` with no pins.
+    /// resident in `f` with no pins and clean (dirty pages go through [`writeback`]).
     fn try_claim(&self, f: usize) -> bool {
+        if !self.try_lock_frame(f) {
+            return false;
+        }
+        match &self.write {
+            Some(ws) if ws.is_dirty(f) => {
+                self.unlock_frame(f);
+                false
+            }
+            _ => true,
+        }
+    }
+
+    /// Locks the page held by frame `f` when it is resident there with no pins, clean or not.
+    fn try_lock_frame(&self, f: usize) -> bool {
         let key = self.owner[f].load(Ordering::Acquire);
         if key == NO_PAGE {
             return false;

@@ -1,0 +1,158 @@
+#!/usr/bin/env python3
+"""Update benchmark, write-back part: the LinkBench-like mix with batch vs single-page
+write-back of the delta's dirty pages (seed 004).
+
+Usage: bench/updates/run.py [--graph DIR | --scale S] [--ops N] [--seed S] [--zipf THETA]
+                            [--memory-fraction F] [--policy NAME] [--page-size BYTES]
+
+Without --graph, generates a Kronecker graph (edge factor 16, seed 1) of the given scale
+(default 16) with the `ocgraph` CLI under bench/out. Runs examples/linkbench.rs, which opens
+the graph with a buffer pool of F (default 5%) of its bytes and a PagedDelta whose pool holds
+F of the delta's final size, and runs the same seeded mix once per write-back mode. Prints a
+table of per-operation latency (mean, p50, p99 in microseconds) and the delta pool's write
+statistics per mode (random % = random writes per write call; seeks/page = random writes
+per page written), and writes bench/updates/results/linkbench-<graph>.csv (one row per mode
+and operation, with the mode's write statistics repeated on each row).
+"""
+
+import argparse
+import csv
+import json
+import os
+import subprocess
+import sys
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+TARGET = os.environ.get("CARGO_TARGET_DIR", os.path.join(ROOT, "target"))
+MODE_FIELDS = [
+    "seconds",
+    "flush_seconds",
+    "write_calls",
+    "random_writes",
+    "random_write_ratio",
+    "random_page_share",
+    "pages_written",
+    "bytes_written",
+    "delta_misses",
+    "graph_misses",
+    "graph_bytes",
+    "delta_bytes",
+    "graph_pool",
+    "delta_pool",
+]
+
+
+def sh(cmd, **kw):
+    return subprocess.run(cmd, check=True, text=True, capture_output=True, **kw)
+
+
+def build():
+    sh(["cargo", "build", "--release", "-q", "-p", "ocgraph-cli"], cwd=ROOT)
+    sh(["cargo", "build", "--release", "-q", "-p", "ocgraph-core", "--example", "linkbench"], cwd=ROOT)
+
+
+def ensure_graph(scale):
+    out_dir = os.path.join(ROOT, "bench", "out")
+    os.makedirs(out_dir, exist_ok=True)
+    graph = os.path.join(out_dir, f"kron{scale}")
+    if not os.path.exists(os.path.join(graph, "manifest")):
+        print(f"generating {graph} ...", file=sys.stderr)
+        sh(
+            [
+                os.path.join(TARGET, "release", "ocgraph"),
+                "generate",
+                "kronecker",
+                "--scale",
+                str(scale),
+                "--edge-factor",
+                "16",
+                "--seed",
+                "1",
+                graph,
+            ]
+        )
+    return graph
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--graph")
+    ap.add_argument("--scale", type=int, default=16)
+    ap.add_argument("--ops", type=int, default=50000)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--zipf", type=float, default=0.9)
+    ap.add_argument("--memory-fraction", type=float, default=0.05)
+    ap.add_argument("--policy", default="clock")
+    ap.add_argument("--page-size", default="4096")
+    args = ap.parse_args()
+
+    build()
+    graph = args.graph or ensure_graph(args.scale)
+    delta_dir = os.path.dirname(os.path.abspath(graph))
+    cmd = [
+        os.path.join(TARGET, "release", "examples", "linkbench"),
+        graph,
+        "--ops",
+        str(args.ops),
+        "--seed",
+        str(args.seed),
+        "--zipf",
+        str(args.zipf),
+        "--memory-fraction",
+        str(args.memory_fraction),
+        "--policy",
+        args.policy,
+        "--page-size",
+        args.page_size,
+        "--delta-dir",
+        delta_dir,
+    ]
+    lines = [json.loads(l) for l in sh(cmd).stdout.splitlines() if l.startswith("{")]
+    ops = [l for l in lines if l["record"] == "op"]
+    modes = {l["mode"]: l for l in lines if l["record"] == "mode"}
+    for s in modes.values():
+        # Share of the pages written back that needed a seek (random writes per page written).
+        s["random_page_share"] = s["random_writes"] / s["pages_written"] if s["pages_written"] else 0.0
+
+    name = os.path.basename(os.path.normpath(graph))
+    first = next(iter(modes.values()))
+    print(
+        f"graph {name}: {first['graph_bytes'] / 2**20:.1f} MiB, pool {first['graph_pool'] / 2**20:.2f} MiB; "
+        f"delta {first['delta_bytes'] / 2**20:.1f} MiB, pool {first['delta_pool'] / 2**20:.2f} MiB; "
+        f"{first['ops']} ops, zipf {args.zipf}, policy {args.policy}"
+    )
+    print(f"{'op':<12} {'count':>7} " + " ".join(f"{m + ' ' + s:>14}" for m in modes for s in ("mean", "p50", "p99")))
+    by_op = {}
+    for o in ops:
+        by_op.setdefault(o["op"], {})[o["mode"]] = o
+    for op, per in by_op.items():
+        cells = []
+        for m in modes:
+            cells += [f"{per[m]['mean_us']:>14.1f}", f"{per[m]['p50_us']:>14.1f}", f"{per[m]['p99_us']:>14.1f}"]
+        print(f"{op:<12} {next(iter(per.values()))['count']:>7} " + " ".join(cells))
+    print()
+    print(f"{'mode':<8} {'seconds':>8} {'write calls':>12} {'random writes':>14} {'random %':>9} {'seeks/page':>10} {'pages written':>14} {'MiB written':>12}")
+    for m, s in modes.items():
+        print(
+            f"{m:<8} {s['seconds']:>8.2f} {s['write_calls']:>12} {s['random_writes']:>14} "
+            f"{100 * s['random_write_ratio']:>8.1f}% {s['random_page_share']:>10.2f} {s['pages_written']:>14} {s['bytes_written'] / 2**20:>12.1f}"
+        )
+
+    out_dir = os.path.join(ROOT, "bench", "updates", "results")
+    os.makedirs(out_dir, exist_ok=True)
+    path = os.path.join(out_dir, f"linkbench-{name}.csv")
+    with open(path, "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["graph", "ops", "zipf", "memory_fraction", "policy", "mode", "op", "count", "mean_us", "p50_us", "p99_us"] + MODE_FIELDS)
+        for o in ops:
+            s = modes[o["mode"]]
+            w.writerow(
+                [name, s["ops"], args.zipf, args.memory_fraction, args.policy, o["mode"], o["op"], o["count"]]
+                + [round(o[k], 3) for k in ("mean_us", "p50_us", "p99_us")]
+                + [s[k] for k in MODE_FIELDS]
+            )
+    print(f"\nwrote {os.path.relpath(path, ROOT)}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,460 @@
+//! The write side of the pool: dirty frames, flushes and write-back on eviction (seed 004).
+//!
+//! **Writes.** [`Core::write_at`] writes page by page. For each page it takes the page's word
+//! *locked* (the state the miss path uses while loading): from "resident, no pins" directly, or
+//! from "evicted" by loading the page into a fresh frame, skipping the read when the write
+//! covers the whole page or the page lies past the file's size at open and was never loaded
+//! (it is known to be zeros). A locked page is neither readable nor evictable, so the bytes
+//! change under no reader. It then sets the frame's **dirty flag** (one `AtomicBool` per frame
+//! in [`WriteState`]; the page-table word has no spare bit) and publishes the page resident
+//! with no pins. A writer waits while the page is pinned: a thread must not write a page it
+//! holds a [`Slice`](crate::page::Slice) of.
+//!
+//! **Three sets** (seed 004): pinned ("using") pages are never victims; clean pages are
+//! evicted first, by the configured [`ReplacementPolicy`](crate::page::policy::ReplacementPolicy)
+//! (its claim callback refuses dirty frames); dirty pages are also kept in [`DirtyRuns`],
+//! disjoint runs of contiguous page numbers per file with the longest found in O(log n). When a
+//! miss finds no clean unpinned frame:
+//! - [`WriteBack::Batch`] takes the longest run (when it has at least two pages; otherwise no
+//!   write can be sequential and it does as `SinglePage` does), locks its pages (a page pinned meanwhile is
+//!   skipped: it splits the run and stays dirty), writes each contiguous locked part with one
+//!   `pwritev` (one iovec per frame: frames are not contiguous in memory), evicts them all and
+//!   frees their frames;
+//! - [`WriteBack::SinglePage`] asks the policy for a victim among all unpinned pages and writes
+//!   back just that page if it is dirty.
+//!
+//! The run set holds pinned dirty pages too (tracking pins there would put a lock on the read
+//! hit path); the batch skips them when locking. A dirty flag is set or cleared, and a page
+//! enters or leaves the run set, only by a thread holding the page locked or pinned, and at most
+//! one thread writes back at a time (`writeback` mutex), so the flag and the set agree whenever
+//! no write-back is running. [`Core::flush`] writes every dirty page (sorted, one `pwritev` per
+//! run) under pins, then `fdatasync`s every file. Nothing is written on drop: unflushed writes
+//! are lost, which callers that need durability handle with their own log.
+
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+
+use parking_lot::Mutex;
+
+use super::dirty_runs::DirtyRuns;
+use super::{backoff, table, BufferPool, Core, EVICTED, LOADED_ONCE, LOCKED, MAX_PINS, NO_PAGE};
+use crate::error::{Error, Result};
+use crate::page::backend::PagedFile;
+use crate::page::policy::{page_key, split_page_key, PageKey};
+use crate::page::stats::Counter;
+use crate::page::FileId;
+
+/// How a writable pool makes room when every unpinned frame holds a dirty page.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WriteBack {
+    /// Seed 004's batch replacement: write the longest run of dirty pages contiguous on disk in
+    /// one sequential write and free all of its frames.
+    Batch,
+    /// Write back only the replacement policy's victim (one page per eviction).
+    SinglePage,
+}
+
+impl WriteBack {
+    /// Both modes, in the order benchmarks report them.
+    pub const ALL: [WriteBack; 2] = [WriteBack::Batch, WriteBack::SinglePage];
+
+    /// The mode's name: `batch` or `single`.
+    pub fn name(self) -> &'static str {
+        match self {
+            WriteBack::Batch => "batch",
+            WriteBack::SinglePage => "single",
+        }
+    }
+
+    /// The mode named `batch` or `single`.
+    pub fn by_name(name: &str) -> Result<WriteBack> {
+        match name {
+            "batch" => Ok(WriteBack::Batch),
+            "single" => Ok(WriteBack::SinglePage),
+            other => Err(Error::invalid(format!("unknown write-back mode '{other}' (valid: batch, single)"))),
+        }
+    }
+}
+
+/// The write state of a writable pool.
+pub(super) struct WriteState {
+    mode: WriteBack,
+    /// Per frame: the page it holds was written since it was last read or written back.
+    dirty: Box<[AtomicBool]>,
+    /// The dirty pages as runs (see the module documentation).
+    runs: Mutex<DirtyRuns>,
+    /// Held by the one thread writing back (eviction or flush).
+    writeback: Mutex<()>,
+    /// Per file: where the previous write ended (for the random-write statistic).
+    last_end: Box<[AtomicU64]>,
+    /// Per file: the first page past the file's size at open (never-loaded pages from here on
+    /// are zeros and need no read).
+    zero_from: Box<[u64]>,
+}
+
+impl WriteState {
+    /// The write state for `frames` frames over files whose first page past their size at
+    /// open is `zero_from` (see [`pages_on_disk`]).
+    pub(super) fn new(mode: WriteBack, frames: usize, zero_from: Vec<u64>) -> WriteState {
+        WriteState {
+            mode,
+            dirty: (0..frames).map(|_| AtomicBool::new(false)).collect(),
+            runs: Mutex::new(DirtyRuns::new(zero_from.len())),
+            writeback: Mutex::new(()),
+            last_end: (0..zero_from.len()).map(|_| AtomicU64::new(0)).collect(),
+            zero_from: zero_from.into(),
+        }
+    }
+
+    /// Whether frame `f` holds a dirty page.
+    #[inline]
+    pub(super) fn is_dirty(&self, f: usize) -> bool {
+        self.dirty[f].load(Ordering::Acquire)
+    }
+}
+
+impl BufferPool {
+    /// Opens a writable pool over `files`: each file is created if missing and extended
+    /// (sparse) to its `len`, the fixed maximum size of the file, which must be a multiple of
+    /// `page_size`; the page table covers all of it. Other parameters as for
+    /// [`BufferPool::open`]; `write_back` chooses how dirty pages are evicted.
+    pub(crate) fn open_writable(
+        files: &[PagedFile],
+        capacity: u64,
+        page_size: usize,
+        policy: &str,
+        write_back: WriteBack,
+    ) -> Result<BufferPool> {
+        if let Some(f) = files.iter().find(|f| !f.len.is_multiple_of(page_size as u64)) {
+            return Err(Error::invalid(format!(
+                "writable file {} has size {} that is not a multiple of the page size {page_size}",
+                f.path.display(),
+                f.len
+            )));
+        }
+        BufferPool::open_with(files, capacity, page_size, policy, Some(write_back))
+    }
+}
+
+/// The first page of each file past its size on disk now (before `open_writable` extends it).
+pub(super) fn pages_on_disk(files: &[PagedFile], page_size: usize) -> Vec<u64> {
+    files
+        .iter()
+        .map(|f| std::fs::metadata(&f.path).map_or(0, |m| m.len().div_ceil(page_size as u64)))
+        .collect()
+}
+
+impl Core {
+    /// Writes `data` at byte `offset` of `file`; later reads see it. Fails on a read-only pool
+    /// or a range past the file's end. Waits while a page written is pinned (so a thread must
+    /// hold no slice of those pages). Panics on an I/O error, as reads do.
+    pub(crate) fn write_at(&self, file: FileId, offset: u64, data: &[u8]) -> Result<()> {
+        let Some(ws) = &self.write else { return Err(Error::invalid("write to a read-only buffer pool")) };
+        let fs = self.files.get(file as usize).ok_or_else(|| {
+            Error::invalid(format!("write to file {file} of a pool of {}", self.files.len()))
+        })?;
+        let end = offset.checked_add(data.len() as u64).filter(|&e| e <= fs.len).ok_or_else(|| {
+            Error::invalid(format!(
+                "write of {} bytes at offset {offset} past the end of {} ({} bytes)",
+                data.len(),
+                fs.io.path.display(),
+                fs.len
+            ))
+        })?;
+        let ps = self.page_size as u64;
+        let (mut lo, mut done) = (offset, 0);
+        while lo < end {
+            let p = lo >> self.page_shift;
+            let hi = end.min((p + 1) * ps);
+            let n = (hi - lo) as usize;
+            let f = self.lock_for_write(ws, file, p, n == self.page_size);
+            let start = (lo - p * ps) as usize;
+            // SAFETY: the page is locked by this thread: no other thread reads or writes frame `f`.
+            unsafe { self.mem.frame_mut(f)[start..start + n].copy_from_slice(&data[done..done + n]) };
+            if !ws.dirty[f].swap(true, Ordering::AcqRel) {
+                ws.runs.lock().insert(file, p);
+            }
+            fs.table[p as usize].store(table::resident(f, 0), Ordering::Release);
+            lo = hi;
+            done += n;
+        }
+        Ok(())
+    }
+
+    /// Locks page `page` of `file` for writing, loading it if evicted (without reading when
+    /// `whole`: the caller overwrites all of it). Returns its frame.
+    fn lock_for_write(&self, ws: &WriteState, file: FileId, page: u64, whole: bool) -> usize {
+        let entry = &self.files[file as usize].table[page as usize];
+        let mut spins = 0u32;
+        loop {
+            let w = entry.load(Ordering::Acquire);
+            let s = table::state(w);
+            if s == 0 || s == EVICTED {
+                let locked = table::with_state(w, LOCKED);
+                if entry.compare_exchange(w, locked, Ordering::Acquire, Ordering::Relaxed).is_ok() {
+                    if s == EVICTED {
+                        return self.load_for_write(ws, file, page, w, whole);
+                    }
+                    let f = table::frame(w);
+                    self.counters.add(Counter::Hits, 1);
+                    self.policy.on_hit(f);
+                    return f;
+                }
+            } else {
+                // Pinned by readers, or locked by another thread: wait.
+                backoff(&mut spins);
+            }
+        }
+    }
+
+    /// Miss path of a write: the caller holds the evicted page's word `w` locked.
+    #[cold]
+    fn load_for_write(&self, ws: &WriteState, file: FileId, page: u64, w: u64, whole: bool) -> usize {
+        let fs = &self.files[file as usize];
+        let key = page_key(file, page);
+        let f = self.take_frame(key, true).expect("take_frame waits for a frame");
+        self.owner[f].store(key, Ordering::Release);
+        let loaded_before = w & LOADED_ONCE != 0;
+        // SAFETY: frame `f` was claimed by `take_frame`: no page maps to it but ours, locked.
+        let buf = unsafe { self.mem.frame_mut(f) };
+        if !whole && !loaded_before && page >= ws.zero_from[file as usize] {
+            buf.fill(0);
+        } else if !whole {
+            let offset = page << self.page_shift;
+            let read =
+                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| fs.io.read_page(buf, offset)));
+            match read {
+                Ok((bytes, calls)) => {
+                    self.counters.add(Counter::BytesRead, bytes as u64);
+                    self.counters.add(Counter::ReadCalls, calls);
+                }
+                Err(panic) => {
+                    self.release_frame(f);
+                    fs.table[page as usize].store(w, Ordering::Release);
+                    std::panic::resume_unwind(panic);
+                }
+            }
+        }
+        let c = &self.counters;
+        c.add(Counter::Misses, 1);
+        c.add(if loaded_before { Counter::CapacityMisses } else { Counter::ColdMisses }, 1);
+        self.policy.get().on_load(f, key);
+        f
+    }
+
+    /// Puts frame `f` (holding no page) back on the free list.
+    fn release_frame(&self, f: usize) {
+        self.owner[f].store(NO_PAGE, Ordering::Release);
+        self.free.lock().push(f);
+        self.free_len.fetch_add(1, Ordering::Release);
+    }
+
+    /// Unlocks the (dirty, so never read-ahead-marked) page in frame `f` locked by
+    /// [`Core::try_lock_frame`], leaving it resident with no pins.
+    pub(super) fn unlock_frame(&self, f: usize) {
+        let (file, page) = split_page_key(self.owner[f].load(Ordering::Acquire));
+        self.files[file as usize].table[page as usize].store(table::resident(f, 0), Ordering::Release);
+    }
+
+    /// Called by a miss that found no clean unpinned frame: on a writable pool, writes dirty
+    /// pages back as the pool's [`WriteBack`] mode says and returns a frame for page `key`.
+    /// `None` when nothing could be written back (every dirty page pinned): the caller waits.
+    pub(super) fn write_back_for(&self, key: PageKey) -> Option<usize> {
+        let ws = self.write.as_ref()?;
+        let _one_writer = ws.writeback.lock();
+        // Another thread may have freed frames while we waited for the lock.
+        if self.free_len.load(Ordering::Acquire) > 0 {
+            if let Some(f) = self.free.lock().pop() {
+                self.free_len.fetch_sub(1, Ordering::Release);
+                return Some(f);
+            }
+        }
+        match ws.mode {
+            // When every run is one page, no write can be sequential: the policy chooses.
+            WriteBack::Batch if ws.runs.lock().longest().is_some_and(|r| r.2 > 1) => {
+                self.evict_longest_run(ws)
+            }
+            _ => self.evict_policy_victim(ws, key),
+        }
+    }
+
+    /// [`WriteBack::Batch`]: writes back and evicts the longest run of dirty pages; returns
+    /// one of its frames and frees the others.
+    fn evict_longest_run(&self, ws: &WriteState) -> Option<usize> {
+        let (file, start, len) = ws.runs.lock().take_longest()?;
+        let fs = &self.files[file as usize];
+        let mut locked: Vec<(u64, usize)> = Vec::with_capacity(len as usize);
+        let mut skipped = Vec::new();
+        for p in start..start + len {
+            let entry = &fs.table[p as usize];
+            let w = entry.load(Ordering::Acquire);
+            if table::state(w) == 0
+                && entry
+                    .compare_exchange(w, table::with_state(w, LOCKED), Ordering::Acquire, Ordering::Relaxed)
+                    .is_ok()
+            {
+                locked.push((p, table::frame(w)));
+            } else {
+                skipped.push(p);
+            }
+        }
+        if !skipped.is_empty() {
+            let mut runs = ws.runs.lock();
+            for p in skipped {
+                runs.insert(file, p);
+            }
+        }
+        // Write each contiguous part with one call.
+        let mut i = 0;
+        while i < locked.len() {
+            let mut j = i + 1;
+            while j < locked.len() && locked[j].0 == locked[j - 1].0 + 1 {
+                j += 1;
+            }
+            if let Err(e) = self.write_run(ws, file, &locked[i..j]) {
+                for &(p, f) in &locked {
+                    fs.table[p as usize].store(table::resident(f, 0), Ordering::Release);
+                    ws.runs.lock().insert(file, p);
+                }
+                panic!(
+                    "ocgraph: I/O error writing {} at offset {}: {e}",
+                    fs.io.path.display(),
+                    locked[i].0 << self.page_shift
+                );
+            }
+            i = j;
+        }
+        let (&(_, first), rest) = locked.split_first()?;
+        for &(p, f) in &locked {
+            self.drop_written_page(ws, file, p, f);
+        }
+        for &(_, f) in rest {
+            self.release_frame(f);
+        }
+        Some(first)
+    }
+
+    /// [`WriteBack::SinglePage`]: evicts the policy's victim among all unpinned pages, writing
+    /// it back first if dirty.
+    fn evict_policy_victim(&self, ws: &WriteState, key: PageKey) -> Option<usize> {
+        let f = self.policy.get().victim(key, &mut |f| self.try_lock_frame(f))?;
+        let (file, page) = split_page_key(self.owner[f].load(Ordering::Acquire));
+        if ws.is_dirty(f) {
+            ws.runs.lock().remove(file, page);
+            if let Err(e) = self.write_run(ws, file, &[(page, f)]) {
+                ws.runs.lock().insert(file, page);
+                self.unlock_frame(f);
+                let path = self.files[file as usize].io.path.display();
+                panic!("ocgraph: I/O error writing {path} at offset {}: {e}", page << self.page_shift);
+            }
+        }
+        self.drop_written_page(ws, file, page, f);
+        Some(f)
+    }
+
+    /// Marks the locked, clean-on-disk page `page` of `file` in frame `f` evicted.
+    fn drop_written_page(&self, ws: &WriteState, file: FileId, page: u64, f: usize) {
+        ws.dirty[f].store(false, Ordering::Release);
+        self.files[file as usize].table[page as usize].store(LOADED_ONCE | EVICTED, Ordering::Release);
+        self.policy.get().on_evict(f);
+        self.counters.add(Counter::Evictions, 1);
+    }
+
+    /// Writes the consecutive pages `run` (`(page, frame)`, locked or pinned by the caller) of
+    /// `file` with one `pwritev` and counts the calls.
+    fn write_run(&self, ws: &WriteState, file: FileId, run: &[(u64, usize)]) -> std::io::Result<()> {
+        // SAFETY: every page of the run is locked or pinned by the caller, so no thread writes
+        // its frame while we read it.
+        let bufs: Vec<&[u8]> = run.iter().map(|&(_, f)| unsafe { self.mem.frame(f) }).collect();
+        let calls = self.files[file as usize].io.write_pages(&bufs, run[0].0 << self.page_shift)?;
+        let c = &self.counters;
+        for (off, n) in calls {
+            c.add(Counter::WriteCalls, 1);
+            c.add(Counter::BytesWritten, n as u64);
+            if ws.last_end[file as usize].swap(off + n as u64, Ordering::Relaxed) != off {
+                c.add(Counter::RandomWrites, 1);
+            }
+        }
+        c.add(Counter::PagesWritten, run.len() as u64);
+        Ok(())
+    }
+
+    /// Writes every dirty page back (sorted by file and page, one `pwritev` per run of
+    /// contiguous pages) and `fdatasync`s every file. Fails on a read-only pool or an I/O error
+    /// (the pages not written stay dirty).
+    pub(crate) fn flush(&self) -> Result<()> {
+        let Some(ws) = &self.write else { return Err(Error::invalid("flush of a read-only buffer pool")) };
+        let _one_writer = ws.writeback.lock();
+        let runs = ws.runs.lock().take_all();
+        for (i, &(file, start, len)) in runs.iter().enumerate() {
+            let pinned: Vec<(u64, usize)> =
+                (start..start + len).map(|p| (p, self.pin_resident(file, p))).collect();
+            let written = self.write_run(ws, file, &pinned);
+            for &(p, f) in &pinned {
+                if written.is_ok() {
+                    ws.dirty[f].store(false, Ordering::Release);
+                }
+                self.unpin(file, p);
+            }
+            if let Err(e) = written {
+                let mut set = ws.runs.lock();
+                for &(file, start, len) in &runs[i..] {
+                    for p in start..start + len {
+                        set.insert(file, p);
+                    }
+                }
+                let offset = start << self.page_shift;
+                let e = std::io::Error::new(e.kind(), format!("at offset {offset}: {e}"));
+                return Err(Error::io(&self.files[file as usize].io.path, "write", e));
+            }
+        }
+        for fs in &self.files {
+            fs.io.sync()?;
+        }
+        Ok(())
+    }
+
+    /// Pins the resident page `page` of `file` (a dirty page: never evicted while dirty),
+    /// waiting while it is locked; returns its frame.
+    fn pin_resident(&self, file: FileId, page: u64) -> usize {
+        let entry = &self.files[file as usize].table[page as usize];
+        let mut spins = 0u32;
+        loop {
+            let w = entry.load(Ordering::Acquire);
+            let s = table::state(w);
+            assert_ne!(s, EVICTED, "dirty page {page} of file {file} is not resident");
+            if s < MAX_PINS
+                && entry.compare_exchange_weak(w, w + 1, Ordering::Acquire, Ordering::Relaxed).is_ok()
+            {
+                return table::frame(w);
+            }
+            backoff(&mut spins);
+        }
+    }
+
+    /// Test hook: the number of dirty pages (0 for a read-only pool). Call it while no other
+    /// thread uses the pool; checks that the dirty flags and the run set agree.
+    #[cfg(test)]
+    pub(crate) fn dirty_pages(&self) -> u64 {
+        let Some(ws) = &self.write else { return 0 };
+        let runs = ws.runs.lock();
+        let mut n = 0;
+        for (f, d) in ws.dirty.iter().enumerate() {
+            if d.load(Ordering::Acquire) {
+                let (file, page) = split_page_key(self.owner[f].load(Ordering::Acquire));
+                assert!(
+                    runs.contains(file, page),
+                    "dirty frame {f} (page {page} of file {file}) not in the runs"
+                );
+                n += 1;
+            }
+        }
+        assert_eq!(n, runs.pages());
+        n
+    }
+
+    /// Test hook: whether `page` of `file` is resident.
+    #[cfg(test)]
+    pub(crate) fn is_resident(&self, file: FileId, page: u64) -> bool {
+        table::state(self.files[file as usize].table[page as usize].load(Ordering::Acquire)) != EVICTED
+    }
+}
