@@ -12,17 +12,24 @@ Without --graph, generates a Kronecker graph (edge factor 16, seed 1) of the giv
 for the pool (capacity = the memory size; once per page size) and for mmap under
 `../shared/tools/memcap --drop-caches SIZE` (or $OCGRAPH_MEMCAP) (uncapped, flagged, if memcap fails; the
 cgroup's peak usage it reports is recorded as max_usage_bytes, to show the cap held).
+The warm pool runs also open the graph with mmap in the same process and alternate pool and
+mmap rounds (`--against-mmap --repeat R`), so the cached-read ratio compares both under the same
+machine load (wall-clock and CPU-time ratios of the fastest rounds). Scan throughput counts open +
+scan (what a user waits for). The script also times the first touch of fresh anonymous memory
+of the graph's size (as the pool's frames are), which bounds a pool's first scan.
 Prints a table and writes bench/out/pages.csv.
 """
 
 import argparse
 import csv
 import json
+import mmap
 import os
 import re
 import subprocess
 import sys
 import tempfile
+import time
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 TARGET = os.environ.get("CARGO_TARGET_DIR", os.path.join(ROOT, "target"))
@@ -51,6 +58,20 @@ def disk_seq_mbps(size, where):
         out = sh(["dd", f"if={path}", "of=/dev/null", "bs=1M", "iflag=direct"]).stderr
     m = re.search(r"(\d+) bytes .* copied, ([\d.]+) s", out)
     return int(m.group(1)) / 1e6 / float(m.group(2))
+
+
+def touch_mbps(size):
+    """MB/s at which fresh anonymous memory (transparent huge pages, as the pool's frames) is
+    first written: the OS zeroes every page on first touch."""
+    t = time.perf_counter()
+    m = mmap.mmap(-1, size)
+    if hasattr(mmap, "MADV_HUGEPAGE"):
+        m.madvise(mmap.MADV_HUGEPAGE)
+    for i in range(0, size, 4096):
+        m[i] = 1
+    secs = time.perf_counter() - t
+    m.close()
+    return size / 1e6 / secs
 
 
 def memcap_usage(stderr):
@@ -85,6 +106,8 @@ def pagebench(graph, backend, memory, mode, args, warm=False, page_size=4096):
     ]
     if warm:
         cmd.append("--warm")
+        if backend == "pool":
+            cmd += ["--against-mmap", "--repeat", str(args.repeat)]
     note = ""
     if backend == "mmap" and not warm:  # the warm comparison is "whole graph cached": no cap
         capped = [MEMCAP, "--drop-caches", str(memory), "--", *cmd]
@@ -108,6 +131,7 @@ def main():
         default=2_000_000,
         help="random reads in the cached (warm) comparison; long enough to time reliably",
     )
+    ap.add_argument("--repeat", type=int, default=3, help="alternated pool/mmap rounds when warm")
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--policy", default="clock")
     ap.add_argument("--page-sizes", default="4096,16384", help="pool page sizes, comma-separated")
@@ -137,9 +161,10 @@ def main():
             )
     size = graph_bytes(graph)
     disk = disk_seq_mbps(size, os.path.dirname(os.path.abspath(graph)))
+    touch = touch_mbps(size)
     print(
         f"graph {graph}: {size / 1e6:.1f} MB (out.offsets + out.neighbors); "
-        f"disk sequential O_DIRECT read {disk:.0f} MB/s",
+        f"disk sequential O_DIRECT read {disk:.0f} MB/s; fresh memory first touch {touch:.0f} MB/s",
         file=sys.stderr,
     )
 
@@ -152,6 +177,7 @@ def main():
             for mode, warm in runs:
                 res, note, usage = pagebench(graph, backend, memory, mode, args, warm, page_size)
                 s = res["stats"]
+                total = res["open_seconds"] + res["seconds"]
                 rows.append(
                     {
                         "mode": mode + (" warm" if warm else ""),
@@ -160,13 +186,17 @@ def main():
                         "max_usage_bytes": usage,
                         "memory": f"{int(frac * 100)}%",
                         "memory_bytes": memory,
+                        "open_seconds": round(res["open_seconds"], 4),
                         "seconds": round(res["seconds"], 4),
                         "throughput": round(res["throughput"], 1),
                         "unit": res["unit"],
                         "hit_ratio": round(s["hit_ratio"], 4),
                         "bytes_read": s["bytes_read"],
                         "sequential_ratio": round(s["sequential_ratio"], 4),
-                        "pct_of_disk": round(100 * res["throughput"] / disk, 1) if mode == "scan" else "",
+                        # open + scan, against dd
+                        "pct_of_disk": round(100 * size / 1e6 / total / disk, 1) if mode == "scan" else "",
+                        "vs_mmap": round(res["ratio"], 3) if "ratio" in res else "",
+                        "cpu_vs_mmap": round(res["cpu_ratio"], 3) if "cpu_ratio" in res else "",
                         "major_faults": s["major_faults"],
                         "note": note,
                     }
@@ -178,10 +208,13 @@ def main():
         "backend",
         "page_size",
         "memory",
+        "open_seconds",
         "seconds",
         "throughput",
         "unit",
         "pct_of_disk",
+        "vs_mmap",
+        "cpu_vs_mmap",
         "hit_ratio",
         "bytes_read",
         "sequential_ratio",
@@ -189,35 +222,40 @@ def main():
         "max_usage_bytes",
         "note",
     ]
-    print(f"disk sequential read (dd iflag=direct): {disk:.0f} MB/s; graph {size / 1e6:.1f} MB")
+    print(
+        f"disk sequential read (dd iflag=direct): {disk:.0f} MB/s; fresh memory first touch: "
+        f"{touch:.0f} MB/s; graph {size / 1e6:.1f} MB"
+    )
     print("  ".join(f"{c:>14}" for c in cols))
     for r in rows:
         print("  ".join(f"{r[c]!s:>14}" for c in cols))
     path = os.path.join(out_dir, "pages.csv")
     with open(path, "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=["memory_bytes", "disk_mbps", *cols])
+        w = csv.DictWriter(f, fieldnames=["memory_bytes", "disk_mbps", "touch_mbps", *cols])
         w.writeheader()
         for r in rows:
             w.writerow(
-                {**{c: r[c] for c in cols}, "memory_bytes": r["memory_bytes"], "disk_mbps": round(disk, 1)}
+                {
+                    **{c: r[c] for c in cols},
+                    "memory_bytes": r["memory_bytes"],
+                    "disk_mbps": round(disk, 1),
+                    "touch_mbps": round(touch, 1),
+                }
             )
     print(f"wrote {path}")
-    warm = {(r["backend"], r["page_size"]): r["seconds"] for r in rows if r["mode"] == "random warm"}
-    if ("mmap", "") in warm:
-        for (backend, page_size), secs in sorted(warm.items(), key=str):
-            if backend == "pool":
-                ratio = secs / warm[("mmap", "")]
-                verdict = "MET" if ratio <= 1.5 else "MISSED"
-                print(
-                    f"target {verdict}: cached random reads, pool {page_size} B pages = {ratio:.2f}x mmap",
-                    "(<= 1.5x)",
-                )
+    for r in rows:
+        if r["mode"] == "random warm" and r["backend"] == "pool":
+            verdict = "MET" if r["vs_mmap"] <= 1.5 else "MISSED"
+            print(
+                f"target {verdict}: cached random reads, pool {r['page_size']} B pages = {r['vs_mmap']:.2f}x "
+                f"mmap in the same process (<= 1.5x; CPU time {r['cpu_vs_mmap']:.2f}x)"
+            )
     for r in rows:
         if r["mode"] == "scan" and r["backend"] == "pool":
             verdict = "MET" if r["pct_of_disk"] >= 80 else "MISSED"
             print(
                 f"target {verdict}: pool scan at {r['memory']}, {r['page_size']} B pages = "
-                f"{r['pct_of_disk']}% of disk bandwidth (>= 80%)"
+                f"{r['pct_of_disk']}% of disk bandwidth, open + scan (>= 80%)"
             )
 
 
