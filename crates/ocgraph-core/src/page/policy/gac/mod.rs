@@ -6,9 +6,15 @@
 //!   tried only when every frame of the group is pinned).
 //! - **Score.** A global score (an `f64` updated by compare-and-swap) says which policy is
 //!   active: `> 0` or `0` (the start) LIFO, `< 0` CLOCK. A LIFO win adds, a CLOCK win subtracts.
-//! - **Voters.** Randomly chosen voter groups run both policies on every miss; follower groups
-//!   just run the active policy.
-//! - **Competition** in a voter group, on a miss: the active policy's victim is evicted and
+//! - **Voters.** Randomly chosen voter groups gather evidence; follower groups just run the
+//!   active policy.
+//! - **Duel evidence** (default, [`Evidence::Duel`]): a voter group replays every request for
+//!   its pages (loads and hits) through a CLOCK shadow and a LIFO shadow of the group's size
+//!   (keys only); a request only one shadow holds is a point for that policy. Points gather in
+//!   the group and reach the global score 8 at a time. On a hit the shadow is updated only if
+//!   the group's lock is free (a busy group skips that request's evidence).
+//! - **Rule evidence** ([`Evidence::Rules`], seed 001's competition) in a voter group, on a
+//!   miss: the active policy's victim is evicted and
 //!   remembered as a ghost (page, policy, time; [`GacConfig::ghosts_per_group`] per group); the
 //!   fallback policy's victim (simulated) is only tagged. Rules:
 //!   - a miss on a ghost: the evicting policy was wrong — the other one wins (rule 2);
@@ -19,18 +25,22 @@
 //!   decided at `Tc` for a choice made at `Ts` counts `d^(Tc-Ts)`, so a quickly disclosed
 //!   choice (a short re-fault distance) weighs most. The global score is multiplied by `d` every
 //!   [`GacConfig::epoch_misses`] misses.
-//! - **CLOCK** sets a frame's reference bit on load and on every hit.
+//! - **CLOCK** sets a frame's reference bit on every hit (rules: also on load).
 //! - **Soft LIFO.** LIFO evicts the second most recently loaded page of the group.
 //! - **Boundary adjustment.** [`GacConfig::boundary_pages`] (pages shared by two partitions) are
 //!   passed over by LIFO until requested again after their load.
 //!
-//! Hits cost CLOCK's reference-bit store plus one load of the frame's tag word.
+//! Hits cost CLOCK's reference-bit store plus one load of the frame's tag word; in a voter
+//! group (duel evidence) also the shadows' update.
 
 mod config;
+mod duel;
 #[cfg(test)]
 mod tests;
 
-pub use config::{GacConfig, Voters};
+pub use config::{Evidence, GacConfig, Voters};
+
+use duel::Duel;
 
 use std::collections::{HashSet, VecDeque};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -89,12 +99,20 @@ struct Group {
     /// CLOCK hand, an offset within the group.
     hand: usize,
     ghosts: VecDeque<Ghost>,
+    /// Shadows of a voter group with duel evidence.
+    duel: Option<Duel>,
+    /// Duel points not yet added to the global score.
+    pending: i32,
 }
+
+/// Duel points a group gathers before one update of the global score.
+const DUEL_FLUSH: i32 = 8;
 
 /// The GAC policy. See the module documentation.
 pub struct Gac {
     group_size: usize,
     ghosts_per_group: usize,
+    evidence: Evidence,
     decay: f64,
     /// Group misses per decay step.
     time_unit: f64,
@@ -138,12 +156,21 @@ impl Gac {
         Ok(Gac {
             group_size: gs,
             ghosts_per_group: config.ghosts_per_group,
+            evidence: config.evidence,
             decay: config.decay,
             time_unit: config.time_unit.unwrap_or(1) as f64,
             epoch_misses: config.epoch_misses.unwrap_or(frames.max(1) as u64),
             soft_lifo: config.soft_lifo,
             boundary: config.boundary_pages.iter().copied().collect(),
-            groups: (0..n).map(|_| Mutex::new(Group { hand: 0, ghosts: VecDeque::new() })).collect(),
+            groups: (0..n)
+                .map(|g| {
+                    let duel = (voter[g] && config.evidence == Evidence::Duel).then(|| {
+                        let cap = ((g + 1) * gs).min(frames).saturating_sub(g * gs);
+                        Duel::new(cap, config.soft_lifo)
+                    });
+                    Mutex::new(Group { hand: 0, ghosts: VecDeque::new(), duel, pending: 0 })
+                })
+                .collect(),
             voter: voter.into(),
             key: (0..frames).map(|_| AtomicU64::new(NO_KEY)).collect(),
             referenced: (0..frames).map(|_| AtomicBool::new(false)).collect(),
@@ -190,6 +217,27 @@ impl Gac {
         self.update_score(|s| s + w);
     }
 
+    /// Duel evidence: replays a request for `key` in its group's shadows if the group votes.
+    /// `wait`: take the group's lock even when busy (else skip).
+    fn duel(&self, key: PageKey, wait: bool) {
+        let g = self.group_of(key);
+        if !self.voter[g] {
+            return;
+        }
+        let Some(mut grp) = (if wait { Some(self.groups[g].lock()) } else { self.groups[g].try_lock() })
+        else {
+            return;
+        };
+        let grp = &mut *grp;
+        if let Some(d) = grp.duel.as_mut() {
+            grp.pending += d.access(key);
+            if grp.pending.abs() >= DUEL_FLUSH {
+                let p = f64::from(std::mem::take(&mut grp.pending));
+                self.update_score(|s| s + p);
+            }
+        }
+    }
+
     /// The group page `key` hashes to.
     fn group_of(&self, key: PageKey) -> usize {
         // splitmix64 finaliser: neighbouring pages land in unrelated groups.
@@ -234,6 +282,27 @@ impl Gac {
     /// LIFO over the group: loaded frames newest first (soft LIFO: the newest goes last; fresh
     /// boundary pages go after the others); the first accepted by `pick`.
     fn lifo_pick(&self, g: usize, pick: &mut dyn FnMut(usize) -> bool) -> Option<usize> {
+        // Fast path: the newest and second newest non-boundary frames, no allocation.
+        let (mut n1, mut n2) = (None::<(u64, usize)>, None::<(u64, usize)>);
+        for f in self.frames_of(g) {
+            if !self.loaded(f) || self.meta[f].load(Ordering::Relaxed) & FRESH_BOUNDARY != 0 {
+                continue;
+            }
+            let c = (self.load_seq[f].load(Ordering::Relaxed), f);
+            if n1.is_none_or(|n| c.0 > n.0) {
+                n2 = n1;
+                n1 = Some(c);
+            } else if n2.is_none_or(|n| c.0 > n.0) {
+                n2 = Some(c);
+            }
+        }
+        let first = if self.soft_lifo { n2.or(n1) } else { n1 };
+        if let Some((_, f)) = first {
+            if pick(f) {
+                return Some(f);
+            }
+        }
+        // Slow path (the first choice was refused, or only boundary pages): all in order.
         let mut cands: Vec<(bool, u64, usize)> = self
             .frames_of(g)
             .filter(|&f| self.loaded(f))
@@ -269,7 +338,7 @@ impl Gac {
     fn victim_in(&self, g: usize, key: PageKey, evictable: &mut dyn FnMut(usize) -> bool) -> Option<usize> {
         let mut grp = self.groups[g].lock();
         let active = self.active();
-        if !self.voter[g] {
+        if !self.voter[g] || self.evidence == Evidence::Duel {
             return self.pick(active, g, &mut grp, evictable);
         }
         let now = self.time[g].fetch_add(1, Ordering::Relaxed) + 1;
@@ -314,6 +383,9 @@ impl ReplacementPolicy for Gac {
         if !self.referenced[frame].load(Ordering::Relaxed) {
             self.referenced[frame].store(true, Ordering::Relaxed);
         }
+        if self.evidence == Evidence::Duel {
+            self.duel(self.key[frame].load(Ordering::Relaxed), false);
+        }
         if self.meta[frame].load(Ordering::Relaxed) != 0 {
             let m = self.meta[frame].swap(0, Ordering::Relaxed) & TAG_MASK;
             if m != 0 {
@@ -326,9 +398,14 @@ impl ReplacementPolicy for Gac {
 
     fn on_load(&self, frame: usize, key: PageKey) {
         self.key[frame].store(key, Ordering::Relaxed);
-        // Classic CLOCK: a load is a reference. (Otherwise simulated CLOCK would tag the page
-        // just loaded — the very page LIFO evicts next — and win rule 1 on every miss.)
-        self.referenced[frame].store(true, Ordering::Relaxed);
+        // Rules: a load is a reference (otherwise simulated CLOCK would tag the page just
+        // loaded — the very page LIFO evicts next — and win rule 1 on every miss). Duel: a
+        // load leaves the bit clear, as the static CLOCK (a page used once goes first).
+        let rules = self.evidence == Evidence::Rules;
+        self.referenced[frame].store(rules, Ordering::Relaxed);
+        if !rules {
+            self.duel(key, true);
+        }
         self.load_seq[frame].store(self.loads.fetch_add(1, Ordering::Relaxed) + 1, Ordering::Relaxed);
         let fresh = if self.boundary.contains(&key) { FRESH_BOUNDARY } else { 0 };
         self.meta[frame].store(fresh, Ordering::Relaxed);

@@ -120,7 +120,12 @@ fn followers_obey_the_voters() {
     let (s, score, _) = run_gac(&refs, frames, &cfg);
     assert_eq!(Gac::new(frames, &cfg).unwrap().voter_groups(), 1);
     assert!(score > 0.0);
-    assert!(s.hit_ratio() > ratio("lifo", &refs, frames) - 0.1);
+    assert!(
+        s.hit_ratio() > ratio("lifo", &refs, frames) - 0.1,
+        "{} {} {score}",
+        s.hit_ratio(),
+        ratio("lifo", &refs, frames)
+    );
 }
 
 #[test]
