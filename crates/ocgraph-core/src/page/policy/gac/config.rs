@@ -29,7 +29,9 @@ pub enum Evidence {
 /// Parameters of [`Gac`](super::Gac).
 #[derive(Debug, Clone, PartialEq)]
 pub struct GacConfig {
-    /// Frames per group (victim search stays inside the group). Default 16.
+    /// Frames per group (victim search stays inside the group). Default 64 (seed 001: 16;
+    /// each group of a LIFO-active cache churns its newest frame or two, which at 16 frames
+    /// cost 3-6 points of hit ratio against global LIFO in the caching study).
     pub group_size: usize,
     /// Which evidence moves the score. Default [`Evidence::Duel`].
     pub evidence: Evidence,
@@ -63,7 +65,7 @@ pub struct GacConfig {
 impl Default for GacConfig {
     fn default() -> Self {
         GacConfig {
-            group_size: 16,
+            group_size: 64,
             evidence: Evidence::Duel,
             ghosts_per_group: 16,
             voters: Voters::Count(1000),
