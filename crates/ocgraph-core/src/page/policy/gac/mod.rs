@@ -83,8 +83,12 @@ impl Contender {
 const NO_KEY: u64 = u64::MAX;
 /// Meta word bit: a boundary page not yet requested again since its load.
 const FRESH_BOUNDARY: u64 = 1 << 63;
+/// Meta word bit: a page read ahead and not requested yet.
+const AHEAD: u64 = 1 << 62;
+/// Meta word bits LIFO passes over (until the page's next request).
+const DEFERRED: u64 = FRESH_BOUNDARY | AHEAD;
 /// Meta word: low 2 bits the tagging policy, then the group time of the tag.
-const TAG_MASK: u64 = !FRESH_BOUNDARY;
+const TAG_MASK: u64 = !DEFERRED;
 
 /// A page evicted by the active policy of a voter group.
 #[derive(Debug, Clone, Copy)]
@@ -127,7 +131,7 @@ pub struct Gac {
     referenced: Box<[AtomicBool]>,
     /// Per frame: load order (LIFO), from `loads`.
     load_seq: Box<[AtomicU64]>,
-    /// Per frame: tag (fallback policy and group time) and [`FRESH_BOUNDARY`].
+    /// Per frame: tag (fallback policy and group time), [`FRESH_BOUNDARY`] and [`AHEAD`].
     meta: Box<[AtomicU64]>,
     loads: AtomicU64,
     /// Per group: misses so far (voter groups only).
@@ -217,6 +221,22 @@ impl Gac {
         self.update_score(|s| s + w);
     }
 
+    /// Loads `key` into `frame`; `request`: the load serves a request (duel evidence).
+    fn load(&self, frame: usize, key: PageKey, request: bool) {
+        self.key[frame].store(key, Ordering::Relaxed);
+        // Rules: a load is a reference (otherwise simulated CLOCK would tag the page just
+        // loaded — the very page LIFO evicts next — and win rule 1 on every miss). Duel: a
+        // load leaves the bit clear, as the static CLOCK (a page used once goes first).
+        let rules = self.evidence == Evidence::Rules;
+        self.referenced[frame].store(rules, Ordering::Relaxed);
+        if !rules && request {
+            self.duel(key, true);
+        }
+        self.load_seq[frame].store(self.loads.fetch_add(1, Ordering::Relaxed) + 1, Ordering::Relaxed);
+        let fresh = if self.boundary.contains(&key) { FRESH_BOUNDARY } else { 0 };
+        self.meta[frame].store(fresh, Ordering::Relaxed);
+    }
+
     /// Duel evidence: replays a request for `key` in its group's shadows if the group votes.
     /// `wait`: take the group's lock even when busy (else skip).
     fn duel(&self, key: PageKey, wait: bool) {
@@ -285,7 +305,7 @@ impl Gac {
         // Fast path: the newest and second newest non-boundary frames, no allocation.
         let (mut n1, mut n2) = (None::<(u64, usize)>, None::<(u64, usize)>);
         for f in self.frames_of(g) {
-            if !self.loaded(f) || self.meta[f].load(Ordering::Relaxed) & FRESH_BOUNDARY != 0 {
+            if !self.loaded(f) || self.meta[f].load(Ordering::Relaxed) & DEFERRED != 0 {
                 continue;
             }
             let c = (self.load_seq[f].load(Ordering::Relaxed), f);
@@ -307,7 +327,7 @@ impl Gac {
             .frames_of(g)
             .filter(|&f| self.loaded(f))
             .map(|f| {
-                let fresh = self.meta[f].load(Ordering::Relaxed) & FRESH_BOUNDARY != 0;
+                let fresh = self.meta[f].load(Ordering::Relaxed) & DEFERRED != 0;
                 (fresh, u64::MAX - self.load_seq[f].load(Ordering::Relaxed), f)
             })
             .collect();
@@ -387,7 +407,12 @@ impl ReplacementPolicy for Gac {
             self.duel(self.key[frame].load(Ordering::Relaxed), false);
         }
         if self.meta[frame].load(Ordering::Relaxed) != 0 {
-            let m = self.meta[frame].swap(0, Ordering::Relaxed) & TAG_MASK;
+            let m = self.meta[frame].swap(0, Ordering::Relaxed);
+            if m & AHEAD != 0 {
+                // First request of a page read ahead: for LIFO it arrives now.
+                self.load_seq[frame].store(self.loads.fetch_add(1, Ordering::Relaxed) + 1, Ordering::Relaxed);
+            }
+            let m = m & TAG_MASK;
             if m != 0 {
                 // The fallback's choice was asked for again before the active policy chose it.
                 let by = if m & 3 == Contender::Clock.bits() { Contender::Clock } else { Contender::Lifo };
@@ -397,18 +422,14 @@ impl ReplacementPolicy for Gac {
     }
 
     fn on_load(&self, frame: usize, key: PageKey) {
-        self.key[frame].store(key, Ordering::Relaxed);
-        // Rules: a load is a reference (otherwise simulated CLOCK would tag the page just
-        // loaded — the very page LIFO evicts next — and win rule 1 on every miss). Duel: a
-        // load leaves the bit clear, as the static CLOCK (a page used once goes first).
-        let rules = self.evidence == Evidence::Rules;
-        self.referenced[frame].store(rules, Ordering::Relaxed);
-        if !rules {
-            self.duel(key, true);
-        }
-        self.load_seq[frame].store(self.loads.fetch_add(1, Ordering::Relaxed) + 1, Ordering::Relaxed);
-        let fresh = if self.boundary.contains(&key) { FRESH_BOUNDARY } else { 0 };
-        self.meta[frame].store(fresh, Ordering::Relaxed);
+        self.load(frame, key, true);
+    }
+
+    fn on_load_ahead(&self, frame: usize, key: PageKey) {
+        // Not a request: the shadows see the page at its first request (an `on_hit`), and
+        // LIFO passes over it until then (it is the next page needed, not the last one).
+        self.load(frame, key, false);
+        self.meta[frame].fetch_or(AHEAD, Ordering::Relaxed);
     }
 
     fn on_evict(&self, frame: usize) {

@@ -185,3 +185,26 @@ fn loop_twice_the_cache_keeps_lifo_active() {
     assert!(active.iter().all(|&a| a == Contender::Lifo), "CLOCK was active at some point");
     assert!(s.hit_ratio() > lifo - 0.05, "GAC {} vs LIFO {lifo}", s.hit_ratio());
 }
+
+#[test]
+fn pages_read_ahead_wait_for_their_first_request() {
+    // One group of 4, hard LIFO active: pages 1, 2 requested; 3, 4 read ahead. LIFO passes
+    // over the read-ahead pages (the newest loads) and takes page 2; after page 4's first
+    // request it is the newest arrival and goes first.
+    let cfg = GacConfig { group_size: 4, soft_lifo: false, ..GacConfig::default() };
+    let g = Gac::new(4, &cfg).unwrap();
+    g.on_load(0, 1);
+    g.on_load(1, 2);
+    g.on_load_ahead(2, 3);
+    g.on_load_ahead(3, 4);
+    assert_eq!(g.victim(5, &mut |_| true), Some(1));
+    g.on_evict(1);
+    g.on_load(1, 5);
+    g.on_hit(3); // first request of page 4
+    assert_eq!(g.victim(6, &mut |_| true), Some(3));
+    // A policy without read-ahead handling treats it as a load.
+    let lifo = crate::page::policy::Lifo::new(2);
+    lifo.on_load(0, 1);
+    lifo.on_load_ahead(1, 2);
+    assert_eq!(lifo.victim(3, &mut |_| true), Some(1));
+}
