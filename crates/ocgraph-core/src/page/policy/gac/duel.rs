@@ -17,9 +17,10 @@ pub(super) struct Duel {
     clock_keys: Vec<PageKey>,
     clock_ref: Vec<bool>,
     hand: usize,
-    /// (key, load sequence number).
-    lifo: Vec<(PageKey, u64)>,
-    seq: u64,
+    /// Keys of the LIFO shadow.
+    lifo: Vec<PageKey>,
+    /// Indices in `lifo` of the newest and second newest keys (`usize::MAX`: none).
+    newest: [usize; 2],
 }
 
 impl Duel {
@@ -32,7 +33,7 @@ impl Duel {
             clock_ref: Vec::with_capacity(cap),
             hand: 0,
             lifo: Vec::with_capacity(cap),
-            seq: 0,
+            newest: [usize::MAX; 2],
         }
     }
 
@@ -66,25 +67,21 @@ impl Duel {
 
     /// LIFO (soft: the second most recently loaded key goes).
     fn lifo_access(&mut self, key: PageKey) -> bool {
-        if self.lifo.iter().any(|&(k, _)| k == key) {
+        if self.lifo.contains(&key) {
             return true;
         }
-        self.seq += 1;
-        if self.lifo.len() < self.cap {
-            self.lifo.push((key, self.seq));
-            return false;
+        let [n1, n2] = self.newest;
+        let i = if self.lifo.len() < self.cap {
+            self.lifo.push(key);
+            self.lifo.len() - 1
+        } else {
+            let v = if self.soft_lifo && n2 != usize::MAX { n2 } else { n1 };
+            self.lifo[v] = key;
+            v
+        };
+        if i != n1 {
+            self.newest = [i, n1];
         }
-        let (mut n1, mut n2) = (usize::MAX, usize::MAX);
-        for (i, &(_, s)) in self.lifo.iter().enumerate() {
-            if n1 == usize::MAX || s > self.lifo[n1].1 {
-                n2 = n1;
-                n1 = i;
-            } else if n2 == usize::MAX || s > self.lifo[n2].1 {
-                n2 = i;
-            }
-        }
-        let v = if self.soft_lifo && n2 != usize::MAX { n2 } else { n1 };
-        self.lifo[v] = (key, self.seq);
         false
     }
 }

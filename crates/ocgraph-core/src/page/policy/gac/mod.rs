@@ -79,6 +79,9 @@ impl Contender {
     }
 }
 
+/// An empty half of a group's [`Gac::recent`] pair.
+const NO_PAIR: u64 = u32::MAX as u64;
+
 /// Frame holds no page.
 const NO_KEY: u64 = u64::MAX;
 /// Meta word bit: a boundary page not yet requested again since its load.
@@ -134,6 +137,9 @@ pub struct Gac {
     /// Per frame: tag (fallback policy and group time), [`FRESH_BOUNDARY`] and [`AHEAD`].
     meta: Box<[AtomicU64]>,
     loads: AtomicU64,
+    /// Per group: its two most recently arrived frames (newest in the low 32 bits), or
+    /// [`NO_PAIR`] halves; LIFO's O(1) first choice, checked before use.
+    recent: Box<[AtomicU64]>,
     /// Per group: misses so far (voter groups only).
     time: Box<[AtomicU64]>,
     misses: AtomicU64,
@@ -181,6 +187,7 @@ impl Gac {
             load_seq: (0..frames).map(|_| AtomicU64::new(0)).collect(),
             meta: (0..frames).map(|_| AtomicU64::new(0)).collect(),
             loads: AtomicU64::new(0),
+            recent: (0..n).map(|_| AtomicU64::new(u64::MAX)).collect(),
             time: (0..n).map(|_| AtomicU64::new(0)).collect(),
             misses: AtomicU64::new(0),
             score: AtomicU64::new(0f64.to_bits()),
@@ -221,6 +228,18 @@ impl Gac {
         self.update_score(|s| s + w);
     }
 
+    /// A page arrives in `frame` (loaded for a request, or first requested after read-ahead):
+    /// it becomes the newest for LIFO.
+    fn arrive(&self, frame: usize) {
+        self.load_seq[frame].store(self.loads.fetch_add(1, Ordering::Relaxed) + 1, Ordering::Relaxed);
+        let f = frame as u64;
+        let _ =
+            self.recent[frame / self.group_size].fetch_update(Ordering::Relaxed, Ordering::Relaxed, |p| {
+                let n1 = p & NO_PAIR;
+                (n1 != f).then_some(n1 << 32 | f)
+            });
+    }
+
     /// Loads `key` into `frame`; `request`: the load serves a request (duel evidence).
     fn load(&self, frame: usize, key: PageKey, request: bool) {
         self.key[frame].store(key, Ordering::Relaxed);
@@ -232,7 +251,11 @@ impl Gac {
         if !rules && request {
             self.duel(key, true);
         }
-        self.load_seq[frame].store(self.loads.fetch_add(1, Ordering::Relaxed) + 1, Ordering::Relaxed);
+        if request {
+            self.arrive(frame);
+        } else {
+            self.load_seq[frame].store(self.loads.fetch_add(1, Ordering::Relaxed) + 1, Ordering::Relaxed);
+        }
         let fresh = if self.boundary.contains(&key) { FRESH_BOUNDARY } else { 0 };
         self.meta[frame].store(fresh, Ordering::Relaxed);
     }
@@ -302,27 +325,22 @@ impl Gac {
     /// LIFO over the group: loaded frames newest first (soft LIFO: the newest goes last; fresh
     /// boundary pages go after the others); the first accepted by `pick`.
     fn lifo_pick(&self, g: usize, pick: &mut dyn FnMut(usize) -> bool) -> Option<usize> {
-        // Fast path: the newest and second newest non-boundary frames, no allocation.
-        let (mut n1, mut n2) = (None::<(u64, usize)>, None::<(u64, usize)>);
-        for f in self.frames_of(g) {
-            if !self.loaded(f) || self.meta[f].load(Ordering::Relaxed) & DEFERRED != 0 {
-                continue;
-            }
-            let c = (self.load_seq[f].load(Ordering::Relaxed), f);
-            if n1.is_none_or(|n| c.0 > n.0) {
-                n2 = n1;
-                n1 = Some(c);
-            } else if n2.is_none_or(|n| c.0 > n.0) {
-                n2 = Some(c);
-            }
-        }
-        let first = if self.soft_lifo { n2.or(n1) } else { n1 };
-        if let Some((_, f)) = first {
+        // Fast path: the group's two latest arrivals, if both still hold ordinary pages (then
+        // they are the newest and second newest: every arrival updates the pair).
+        let r = self.frames_of(g);
+        let p = self.recent[g].load(Ordering::Relaxed);
+        let ok = |f: u64| {
+            let f = f as usize;
+            r.contains(&f) && self.loaded(f) && self.meta[f].load(Ordering::Relaxed) & DEFERRED == 0
+        };
+        let (n1, n2) = (p & NO_PAIR, p >> 32);
+        if ok(n1) && (ok(n2) || !self.soft_lifo) {
+            let f = if self.soft_lifo { n2 } else { n1 } as usize;
             if pick(f) {
                 return Some(f);
             }
         }
-        // Slow path (the first choice was refused, or only boundary pages): all in order.
+        // Slow path (the pair is stale or its choice refused): all frames in order.
         let mut cands: Vec<(bool, u64, usize)> = self
             .frames_of(g)
             .filter(|&f| self.loaded(f))
@@ -410,7 +428,7 @@ impl ReplacementPolicy for Gac {
             let m = self.meta[frame].swap(0, Ordering::Relaxed);
             if m & AHEAD != 0 {
                 // First request of a page read ahead: for LIFO it arrives now.
-                self.load_seq[frame].store(self.loads.fetch_add(1, Ordering::Relaxed) + 1, Ordering::Relaxed);
+                self.arrive(frame);
             }
             let m = m & TAG_MASK;
             if m != 0 {
