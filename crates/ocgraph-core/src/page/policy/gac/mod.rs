@@ -20,13 +20,18 @@
 //!   - a miss on a ghost: the evicting policy was wrong — the other one wins (rule 2);
 //!   - a hit on a tagged page: the fallback was wrong — the other policy wins (rule 2);
 //!   - the active policy evicts a tagged page: the fallback chose it first — it wins (rule 1).
-//! - **Time decay.** Each voter group counts its misses; its clock `T` advances by one every
-//!   [`GacConfig::time_unit`] of them (default 1: every miss of the group). A win
-//!   decided at `Tc` for a choice made at `Ts` counts `d^(Tc-Ts)`, so a quickly disclosed
-//!   choice (a short re-fault distance) weighs most. The global score is multiplied by `d` every
-//!   [`GacConfig::epoch_misses`] misses.
+//! - **Time decay.** The global score is multiplied by `d` every [`GacConfig::epoch_misses`]
+//!   misses. With rule evidence, each voter group also counts its misses; its clock `T`
+//!   advances by one every [`GacConfig::time_unit`] of them, and a win decided at `Tc` for a
+//!   choice made at `Ts` counts `d^(Tc-Ts)`. (That per-win decay is what made the rules lose
+//!   PageRank/WCC at 30-50% of the pages: LIFO's wins on a loop are disclosed a whole loop after
+//!   the choice and count ~0.7^37, CLOCK's rule-1 wins on the churning newest frames at once.)
 //! - **CLOCK** sets a frame's reference bit on every hit (rules: also on load).
-//! - **Soft LIFO.** LIFO evicts the second most recently loaded page of the group.
+//! - **Soft LIFO.** LIFO evicts the second most recently arrived page of the group. A page
+//!   arrives when loaded for a request; pages read ahead ([`ReplacementPolicy::on_load_ahead`])
+//!   arrive at their first request and are passed over by LIFO (and unseen by the shadows)
+//!   until then. Each group keeps its two latest arrivals, so LIFO's choice is O(1) unless
+//!   they were evicted or refused (then a scan of the group).
 //! - **Boundary adjustment.** [`GacConfig::boundary_pages`] (pages shared by two partitions) are
 //!   passed over by LIFO until requested again after their load.
 //!
