@@ -10,6 +10,35 @@
 
 use super::PageKey;
 
+/// Where a key sits in the two shadows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Slots {
+    /// Index in the CLOCK shadow.
+    pub(super) clock: u32,
+    /// Index in the LIFO shadow.
+    pub(super) lifo: u32,
+}
+
+impl Slots {
+    /// Packed in a `u64` (CLOCK slot low).
+    pub(super) fn pack(self) -> u64 {
+        u64::from(self.lifo) << 32 | u64::from(self.clock)
+    }
+
+    /// From [`Slots::pack`].
+    pub(super) fn unpack(v: u64) -> Slots {
+        Slots { clock: v as u32, lifo: (v >> 32) as u32 }
+    }
+}
+
+/// Finds `key` in `keys`: at `hint` when given (keys do not move), else by a scan.
+fn find(keys: &[PageKey], key: PageKey, hint: Option<u32>) -> Option<usize> {
+    match hint {
+        Some(h) => (keys.get(h as usize) == Some(&key)).then_some(h as usize),
+        None => keys.iter().position(|&k| k == key),
+    }
+}
+
 /// The two shadow directories of one voter group.
 pub(super) struct Duel {
     cap: usize,
@@ -40,35 +69,44 @@ impl Duel {
     /// Replays a request for `key` in both shadows; returns `+1` when only LIFO held it, `-1`
     /// when only CLOCK did, else 0.
     pub(super) fn access(&mut self, key: PageKey) -> i32 {
-        let c = self.clock_access(key);
-        let l = self.lifo_access(key);
-        l as i32 - c as i32
+        self.access_hinted(key, None).0
+    }
+
+    /// [`Duel::access`] with a slot hint: `hint` is the [`Slots`] this function returned for
+    /// `key`'s previous request, if any. Keys never move inside a shadow, so a slot still
+    /// holding `key` finds it without a scan, and a slot holding another key proves `key` was
+    /// evicted. Returns the points and the key's slots now.
+    pub(super) fn access_hinted(&mut self, key: PageKey, hint: Option<Slots>) -> (i32, Slots) {
+        let (c, cs) = self.clock_access(key, hint.map(|h| h.clock));
+        let (l, ls) = self.lifo_access(key, hint.map(|h| h.lifo));
+        (l as i32 - c as i32, Slots { clock: cs, lifo: ls })
     }
 
     /// CLOCK as [`Gac`](super::Gac) runs it in duel mode: a hit sets the reference bit, a
     /// load leaves it clear.
-    fn clock_access(&mut self, key: PageKey) -> bool {
-        if let Some(i) = self.clock_keys.iter().position(|&k| k == key) {
+    fn clock_access(&mut self, key: PageKey, hint: Option<u32>) -> (bool, u32) {
+        if let Some(i) = find(&self.clock_keys, key, hint) {
             self.clock_ref[i] = true;
-            return true;
+            return (true, i as u32);
         }
         if self.clock_keys.len() < self.cap {
             self.clock_keys.push(key);
             self.clock_ref.push(false);
-            return false;
+            return (false, self.clock_keys.len() as u32 - 1);
         }
         while std::mem::take(&mut self.clock_ref[self.hand]) {
             self.hand = (self.hand + 1) % self.cap;
         }
-        self.clock_keys[self.hand] = key;
+        let i = self.hand;
+        self.clock_keys[i] = key;
         self.hand = (self.hand + 1) % self.cap;
-        false
+        (false, i as u32)
     }
 
     /// LIFO (soft: the second most recently loaded key goes).
-    fn lifo_access(&mut self, key: PageKey) -> bool {
-        if self.lifo.contains(&key) {
-            return true;
+    fn lifo_access(&mut self, key: PageKey, hint: Option<u32>) -> (bool, u32) {
+        if let Some(i) = find(&self.lifo, key, hint) {
+            return (true, i as u32);
         }
         let [n1, n2] = self.newest;
         let i = if self.lifo.len() < self.cap {
@@ -82,7 +120,7 @@ impl Duel {
         if i != n1 {
             self.newest = [i, n1];
         }
-        false
+        (false, i as u32)
     }
 }
 
@@ -106,5 +144,28 @@ mod tests {
         assert_eq!(d.access(3), -1); // only CLOCK holds 3
                                      // CLOCK [4,3*]: clears 3, evicts 4 -> [1,3]; LIFO [1,4] holds 1.
         assert_eq!(d.access(1), 1);
+    }
+}
+
+#[cfg(test)]
+mod hint_tests {
+    use super::*;
+
+    #[test]
+    fn hinted_access_matches_scanning_access() {
+        // Two shadows fed the same string, one with the slots of each key's last request as
+        // hints: same points throughout.
+        let (mut plain, mut hinted) = (Duel::new(8, true), Duel::new(8, true));
+        let mut slots = std::collections::HashMap::new();
+        let mut x = 12345u64;
+        for _ in 0..20_000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let key = if x % 3 == 0 { x % 5 } else { x % 40 };
+            let (p, s) = hinted.access_hinted(key, slots.get(&key).copied());
+            slots.insert(key, s);
+            assert_eq!(p, plain.access(key));
+        }
     }
 }

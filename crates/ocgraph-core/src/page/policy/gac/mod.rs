@@ -45,7 +45,7 @@ mod tests;
 
 pub use config::{Evidence, GacConfig, Voters};
 
-use duel::Duel;
+use duel::{Duel, Slots};
 
 use std::collections::{HashSet, VecDeque};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -145,6 +145,8 @@ pub struct Gac {
     /// Per group: its two most recently arrived frames (newest in the low 32 bits), or
     /// [`NO_PAIR`] halves; LIFO's O(1) first choice, checked before use.
     recent: Box<[AtomicU64]>,
+    /// Per frame: its page's [`Slots`] in the shadows (packed), or `u64::MAX` before any.
+    slots: Box<[AtomicU64]>,
     /// Per group: misses so far (voter groups only).
     time: Box<[AtomicU64]>,
     misses: AtomicU64,
@@ -193,6 +195,7 @@ impl Gac {
             meta: (0..frames).map(|_| AtomicU64::new(0)).collect(),
             loads: AtomicU64::new(0),
             recent: (0..n).map(|_| AtomicU64::new(u64::MAX)).collect(),
+            slots: (0..frames).map(|_| AtomicU64::new(u64::MAX)).collect(),
             time: (0..n).map(|_| AtomicU64::new(0)).collect(),
             misses: AtomicU64::new(0),
             score: AtomicU64::new(0f64.to_bits()),
@@ -248,13 +251,15 @@ impl Gac {
     /// Loads `key` into `frame`; `request`: the load serves a request (duel evidence).
     fn load(&self, frame: usize, key: PageKey, request: bool) {
         self.key[frame].store(key, Ordering::Relaxed);
+        // The frame's slot hint belonged to its previous page.
+        self.slots[frame].store(u64::MAX, Ordering::Relaxed);
         // Rules: a load is a reference (otherwise simulated CLOCK would tag the page just
         // loaded — the very page LIFO evicts next — and win rule 1 on every miss). Duel: a
         // load leaves the bit clear, as the static CLOCK (a page used once goes first).
         let rules = self.evidence == Evidence::Rules;
         self.referenced[frame].store(rules, Ordering::Relaxed);
         if !rules && request {
-            self.duel(key, true);
+            self.duel(frame, key, true);
         }
         if request {
             self.arrive(frame);
@@ -265,9 +270,10 @@ impl Gac {
         self.meta[frame].store(fresh, Ordering::Relaxed);
     }
 
-    /// Duel evidence: replays a request for `key` in its group's shadows if the group votes.
-    /// `wait`: take the group's lock even when busy (else skip).
-    fn duel(&self, key: PageKey, wait: bool) {
+    /// Duel evidence: replays a request for `key` (in `frame`) in its group's shadows if the
+    /// group votes. `wait` (a load): take the group's lock even when busy; else (a hit) skip
+    /// when busy, and find the key through the frame's slot hint.
+    fn duel(&self, frame: usize, key: PageKey, wait: bool) {
         let g = self.group_of(key);
         if !self.voter[g] {
             return;
@@ -278,7 +284,12 @@ impl Gac {
         };
         let grp = &mut *grp;
         if let Some(d) = grp.duel.as_mut() {
-            grp.pending += d.access(key);
+            // On a load the hint is stale (another page's): scan.
+            let h = self.slots[frame].load(Ordering::Relaxed);
+            let hint = (!wait && h != u64::MAX).then(|| Slots::unpack(h));
+            let (points, at) = d.access_hinted(key, hint);
+            self.slots[frame].store(at.pack(), Ordering::Relaxed);
+            grp.pending += points;
             if grp.pending.abs() >= DUEL_FLUSH {
                 let p = f64::from(std::mem::take(&mut grp.pending));
                 self.update_score(|s| s + p);
@@ -427,7 +438,7 @@ impl ReplacementPolicy for Gac {
             self.referenced[frame].store(true, Ordering::Relaxed);
         }
         if self.evidence == Evidence::Duel {
-            self.duel(self.key[frame].load(Ordering::Relaxed), false);
+            self.duel(frame, self.key[frame].load(Ordering::Relaxed), false);
         }
         if self.meta[frame].load(Ordering::Relaxed) != 0 {
             let m = self.meta[frame].swap(0, Ordering::Relaxed);
