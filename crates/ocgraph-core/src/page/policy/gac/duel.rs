@@ -67,7 +67,8 @@ impl Duel {
     }
 
     /// Replays a request for `key` in both shadows; returns `+1` when only LIFO held it, `-1`
-    /// when only CLOCK did, else 0.
+    /// when only CLOCK did, else 0. (The policy uses [`Duel::access_hinted`].)
+    #[cfg(test)]
     pub(super) fn access(&mut self, key: PageKey) -> i32 {
         self.access_hinted(key, None).0
     }
@@ -162,7 +163,7 @@ mod hint_tests {
             x ^= x << 13;
             x ^= x >> 7;
             x ^= x << 17;
-            let key = if x % 3 == 0 { x % 5 } else { x % 40 };
+            let key = if x.is_multiple_of(3) { x % 5 } else { x % 40 };
             let (p, s) = hinted.access_hinted(key, slots.get(&key).copied());
             slots.insert(key, s);
             assert_eq!(p, plain.access(key));
