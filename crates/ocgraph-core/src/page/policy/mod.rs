@@ -67,6 +67,12 @@ pub trait ReplacementPolicy: Send + Sync {
     /// Page `key` was just loaded into `frame`.
     fn on_load(&self, frame: usize, key: PageKey);
 
+    /// Page `key` was read ahead into `frame`, before any request for it; its first request
+    /// then calls [`ReplacementPolicy::on_hit`]. Default: [`ReplacementPolicy::on_load`].
+    fn on_load_ahead(&self, frame: usize, key: PageKey) {
+        self.on_load(frame, key)
+    }
+
     /// The page in `frame` was evicted (after a successful [`ReplacementPolicy::victim`]).
     fn on_evict(&self, frame: usize);
 

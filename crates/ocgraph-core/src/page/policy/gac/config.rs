@@ -13,22 +13,42 @@ pub enum Voters {
     Fraction(f64),
 }
 
+/// How voter groups decide which policy was right.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Evidence {
+    /// Each voter group replays its requests through a CLOCK shadow and a LIFO shadow (keys
+    /// only, the group's capacity); a request held by only one shadow is a point for it
+    /// (default). Judges both contenders on the same requests when they happen.
+    Duel,
+    /// Seed 001's rules: ghosts of the active policy's evictions, tags of the fallback's
+    /// choices, a win weighted `d^(Tc-Ts)` when disclosed. Loses loops longer than a few group
+    /// turnovers (the loop's evidence is disclosed late and decays away).
+    Rules,
+}
+
 /// Parameters of [`Gac`](super::Gac).
 #[derive(Debug, Clone, PartialEq)]
 pub struct GacConfig {
-    /// Frames per group (victim search stays inside the group). Default 16.
+    /// Frames per group (victim search stays inside the group). Default 64 (seed 001: 16;
+    /// each group of a LIFO-active cache churns its newest frame or two, which at 16 frames
+    /// cost 3-6 points of hit ratio against global LIFO in the caching study).
     pub group_size: usize,
-    /// Ghost entries (pages evicted by the active policy) remembered per group. Default 16.
+    /// Which evidence moves the score. Default [`Evidence::Duel`].
+    pub evidence: Evidence,
+    /// Ghost entries (pages evicted by the active policy) remembered per group
+    /// ([`Evidence::Rules`]). Default 16.
     pub ghosts_per_group: usize,
     /// Voter groups. Default `Count(1000)`.
     pub voters: Voters,
-    /// Decay factor `d`: a win for a choice made at group time `Ts` and disclosed at `Tc`
-    /// counts `d^(Tc-Ts)`, and the global score is multiplied by `d` every epoch. Default 0.7.
+    /// Decay factor `d`: the global score is multiplied by `d` every epoch; with
+    /// [`Evidence::Rules`] a win for a choice made at group time `Ts` and disclosed at `Tc`
+    /// also counts only `d^(Tc-Ts)`. Default 0.7.
     pub decay: f64,
     /// Misses (all groups) between two decays of the global score; `None` = the frame count
     /// (a cache turnover).
     pub epoch_misses: Option<u64>,
-    /// Misses of a voter group per step of its clock (the time unit of a win's decay);
+    /// Misses of a voter group per step of its clock (the time unit of a win's decay,
+    /// [`Evidence::Rules`]);
     /// `None` = 1. (Slower clocks, such as one step per group turnover, keep long-range evidence
     /// but failed the looping-scan and skew tests.)
     pub time_unit: Option<u64>,
@@ -45,7 +65,8 @@ pub struct GacConfig {
 impl Default for GacConfig {
     fn default() -> Self {
         GacConfig {
-            group_size: 16,
+            group_size: 64,
+            evidence: Evidence::Duel,
             ghosts_per_group: 16,
             voters: Voters::Count(1000),
             decay: 0.7,
@@ -60,8 +81,8 @@ impl Default for GacConfig {
 
 impl GacConfig {
     /// Parses `gac` or `gac:key=value:...` with keys `group`, `ghosts`, `voters` (a count, a
-    /// fraction with a `.` such as `0.1`, or `all`), `decay`, `epoch`, `unit`, `soft` (0/1),
-    /// `seed`.
+    /// fraction with a `.` such as `0.1`, or `all`), `evidence` (`duel` or `rules`), `decay`,
+    /// `epoch`, `unit`, `soft` (0/1), `seed`.
     pub fn parse(spec: &str) -> Result<GacConfig> {
         let mut parts = spec.split(':');
         if parts.next() != Some("gac") {
@@ -75,6 +96,9 @@ impl GacConfig {
             match k {
                 "group" => c.group_size = num(v)? as usize,
                 "ghosts" => c.ghosts_per_group = num(v)? as usize,
+                "evidence" if v == "duel" => c.evidence = Evidence::Duel,
+                "evidence" if v == "rules" => c.evidence = Evidence::Rules,
+                "evidence" => return Err(bad("expected duel or rules")),
                 "voters" if v == "all" => c.voters = Voters::Fraction(1.0),
                 "voters" if v.contains('.') => {
                     c.voters = Voters::Fraction(v.parse().map_err(|_| bad("expected a fraction"))?)
@@ -85,7 +109,11 @@ impl GacConfig {
                 "unit" => c.time_unit = Some(num(v)?),
                 "soft" => c.soft_lifo = num(v)? != 0,
                 "seed" => c.seed = num(v)?,
-                _ => return Err(bad("unknown key (group, ghosts, voters, decay, epoch, unit, soft, seed)")),
+                _ => {
+                    return Err(bad(
+                        "unknown key (group, evidence, ghosts, voters, decay, epoch, unit, soft, seed)",
+                    ))
+                }
             }
         }
         c.validate()?;
@@ -131,11 +159,20 @@ mod tests {
         assert_eq!(c.epoch_misses, Some(100));
         assert!(!c.soft_lifo);
         assert_eq!(c.seed, 3);
+        assert_eq!(c.evidence, Evidence::Duel);
+        assert_eq!(GacConfig::parse("gac:evidence=rules").unwrap().evidence, Evidence::Rules);
         assert_eq!(GacConfig::parse("gac:voters=12").unwrap().voters, Voters::Count(12));
         assert_eq!(GacConfig::parse("gac:voters=all").unwrap().voters, Voters::Fraction(1.0));
-        for bad in
-            ["gac:decay=2", "gac:group=0", "gac:what=1", "gac:voters=x", "gacx", "gac:epoch=0", "gac:unit=0"]
-        {
+        for bad in [
+            "gac:decay=2",
+            "gac:group=0",
+            "gac:what=1",
+            "gac:voters=x",
+            "gacx",
+            "gac:epoch=0",
+            "gac:unit=0",
+            "gac:evidence=x",
+        ] {
             assert!(GacConfig::parse(bad).is_err(), "{bad}");
         }
     }

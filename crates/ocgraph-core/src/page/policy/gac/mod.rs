@@ -6,31 +6,46 @@
 //!   tried only when every frame of the group is pinned).
 //! - **Score.** A global score (an `f64` updated by compare-and-swap) says which policy is
 //!   active: `> 0` or `0` (the start) LIFO, `< 0` CLOCK. A LIFO win adds, a CLOCK win subtracts.
-//! - **Voters.** Randomly chosen voter groups run both policies on every miss; follower groups
-//!   just run the active policy.
-//! - **Competition** in a voter group, on a miss: the active policy's victim is evicted and
+//! - **Voters.** Randomly chosen voter groups gather evidence; follower groups just run the
+//!   active policy.
+//! - **Duel evidence** (default, [`Evidence::Duel`]): a voter group replays every request for
+//!   its pages (loads and hits) through a CLOCK shadow and a LIFO shadow of the group's size
+//!   (keys only); a request only one shadow holds is a point for that policy. Points gather in
+//!   the group and reach the global score 8 at a time. On a hit the shadow is updated only if
+//!   the group's lock is free (a busy group skips that request's evidence).
+//! - **Rule evidence** ([`Evidence::Rules`], seed 001's competition) in a voter group, on a
+//!   miss: the active policy's victim is evicted and
 //!   remembered as a ghost (page, policy, time; [`GacConfig::ghosts_per_group`] per group); the
 //!   fallback policy's victim (simulated) is only tagged. Rules:
 //!   - a miss on a ghost: the evicting policy was wrong — the other one wins (rule 2);
 //!   - a hit on a tagged page: the fallback was wrong — the other policy wins (rule 2);
 //!   - the active policy evicts a tagged page: the fallback chose it first — it wins (rule 1).
-//! - **Time decay.** Each voter group counts its misses; its clock `T` advances by one every
-//!   [`GacConfig::time_unit`] of them (default 1: every miss of the group). A win
-//!   decided at `Tc` for a choice made at `Ts` counts `d^(Tc-Ts)`, so a quickly disclosed
-//!   choice (a short re-fault distance) weighs most. The global score is multiplied by `d` every
-//!   [`GacConfig::epoch_misses`] misses.
-//! - **CLOCK** sets a frame's reference bit on load and on every hit.
-//! - **Soft LIFO.** LIFO evicts the second most recently loaded page of the group.
+//! - **Time decay.** The global score is multiplied by `d` every [`GacConfig::epoch_misses`]
+//!   misses. With rule evidence, each voter group also counts its misses; its clock `T`
+//!   advances by one every [`GacConfig::time_unit`] of them, and a win decided at `Tc` for a
+//!   choice made at `Ts` counts `d^(Tc-Ts)`. (That per-win decay is what made the rules lose
+//!   PageRank/WCC at 30-50% of the pages: LIFO's wins on a loop are disclosed a whole loop after
+//!   the choice and count ~0.7^37, CLOCK's rule-1 wins on the churning newest frames at once.)
+//! - **CLOCK** sets a frame's reference bit on every hit (rules: also on load).
+//! - **Soft LIFO.** LIFO evicts the second most recently arrived page of the group. A page
+//!   arrives when loaded for a request; pages read ahead ([`ReplacementPolicy::on_load_ahead`])
+//!   arrive at their first request and are passed over by LIFO (and unseen by the shadows)
+//!   until then. Each group keeps its two latest arrivals, so LIFO's choice is O(1) unless
+//!   they were evicted or refused (then a scan of the group).
 //! - **Boundary adjustment.** [`GacConfig::boundary_pages`] (pages shared by two partitions) are
 //!   passed over by LIFO until requested again after their load.
 //!
-//! Hits cost CLOCK's reference-bit store plus one load of the frame's tag word.
+//! Hits cost CLOCK's reference-bit store plus one load of the frame's tag word; in a voter
+//! group (duel evidence) also the shadows' update.
 
 mod config;
+mod duel;
 #[cfg(test)]
 mod tests;
 
-pub use config::{GacConfig, Voters};
+pub use config::{Evidence, GacConfig, Voters};
+
+use duel::{Duel, Slots};
 
 use std::collections::{HashSet, VecDeque};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -69,12 +84,19 @@ impl Contender {
     }
 }
 
+/// An empty half of a group's [`Gac::recent`] pair.
+const NO_PAIR: u64 = u32::MAX as u64;
+
 /// Frame holds no page.
 const NO_KEY: u64 = u64::MAX;
 /// Meta word bit: a boundary page not yet requested again since its load.
 const FRESH_BOUNDARY: u64 = 1 << 63;
+/// Meta word bit: a page read ahead and not requested yet.
+const AHEAD: u64 = 1 << 62;
+/// Meta word bits LIFO passes over (until the page's next request).
+const DEFERRED: u64 = FRESH_BOUNDARY | AHEAD;
 /// Meta word: low 2 bits the tagging policy, then the group time of the tag.
-const TAG_MASK: u64 = !FRESH_BOUNDARY;
+const TAG_MASK: u64 = !DEFERRED;
 
 /// A page evicted by the active policy of a voter group.
 #[derive(Debug, Clone, Copy)]
@@ -89,12 +111,20 @@ struct Group {
     /// CLOCK hand, an offset within the group.
     hand: usize,
     ghosts: VecDeque<Ghost>,
+    /// Shadows of a voter group with duel evidence.
+    duel: Option<Duel>,
+    /// Duel points not yet added to the global score.
+    pending: i32,
 }
+
+/// Duel points a group gathers before one update of the global score.
+const DUEL_FLUSH: i32 = 8;
 
 /// The GAC policy. See the module documentation.
 pub struct Gac {
     group_size: usize,
     ghosts_per_group: usize,
+    evidence: Evidence,
     decay: f64,
     /// Group misses per decay step.
     time_unit: f64,
@@ -109,9 +139,14 @@ pub struct Gac {
     referenced: Box<[AtomicBool]>,
     /// Per frame: load order (LIFO), from `loads`.
     load_seq: Box<[AtomicU64]>,
-    /// Per frame: tag (fallback policy and group time) and [`FRESH_BOUNDARY`].
+    /// Per frame: tag (fallback policy and group time), [`FRESH_BOUNDARY`] and [`AHEAD`].
     meta: Box<[AtomicU64]>,
     loads: AtomicU64,
+    /// Per group: its two most recently arrived frames (newest in the low 32 bits), or
+    /// [`NO_PAIR`] halves; LIFO's O(1) first choice, checked before use.
+    recent: Box<[AtomicU64]>,
+    /// Per frame: its page's [`Slots`] in the shadows (packed), or `u64::MAX` before any.
+    slots: Box<[AtomicU64]>,
     /// Per group: misses so far (voter groups only).
     time: Box<[AtomicU64]>,
     misses: AtomicU64,
@@ -138,18 +173,29 @@ impl Gac {
         Ok(Gac {
             group_size: gs,
             ghosts_per_group: config.ghosts_per_group,
+            evidence: config.evidence,
             decay: config.decay,
             time_unit: config.time_unit.unwrap_or(1) as f64,
             epoch_misses: config.epoch_misses.unwrap_or(frames.max(1) as u64),
             soft_lifo: config.soft_lifo,
             boundary: config.boundary_pages.iter().copied().collect(),
-            groups: (0..n).map(|_| Mutex::new(Group { hand: 0, ghosts: VecDeque::new() })).collect(),
+            groups: (0..n)
+                .map(|g| {
+                    let duel = (voter[g] && config.evidence == Evidence::Duel).then(|| {
+                        let cap = ((g + 1) * gs).min(frames).saturating_sub(g * gs);
+                        Duel::new(cap, config.soft_lifo)
+                    });
+                    Mutex::new(Group { hand: 0, ghosts: VecDeque::new(), duel, pending: 0 })
+                })
+                .collect(),
             voter: voter.into(),
             key: (0..frames).map(|_| AtomicU64::new(NO_KEY)).collect(),
             referenced: (0..frames).map(|_| AtomicBool::new(false)).collect(),
             load_seq: (0..frames).map(|_| AtomicU64::new(0)).collect(),
             meta: (0..frames).map(|_| AtomicU64::new(0)).collect(),
             loads: AtomicU64::new(0),
+            recent: (0..n).map(|_| AtomicU64::new(u64::MAX)).collect(),
+            slots: (0..frames).map(|_| AtomicU64::new(u64::MAX)).collect(),
             time: (0..n).map(|_| AtomicU64::new(0)).collect(),
             misses: AtomicU64::new(0),
             score: AtomicU64::new(0f64.to_bits()),
@@ -188,6 +234,67 @@ impl Gac {
         let w = self.decay.powf(dt / self.time_unit);
         let w = if winner == Contender::Lifo { w } else { -w };
         self.update_score(|s| s + w);
+    }
+
+    /// A page arrives in `frame` (loaded for a request, or first requested after read-ahead):
+    /// it becomes the newest for LIFO.
+    fn arrive(&self, frame: usize) {
+        self.load_seq[frame].store(self.loads.fetch_add(1, Ordering::Relaxed) + 1, Ordering::Relaxed);
+        let f = frame as u64;
+        let _ =
+            self.recent[frame / self.group_size].fetch_update(Ordering::Relaxed, Ordering::Relaxed, |p| {
+                let n1 = p & NO_PAIR;
+                (n1 != f).then_some(n1 << 32 | f)
+            });
+    }
+
+    /// Loads `key` into `frame`; `request`: the load serves a request (duel evidence).
+    fn load(&self, frame: usize, key: PageKey, request: bool) {
+        self.key[frame].store(key, Ordering::Relaxed);
+        // The frame's slot hint belonged to its previous page.
+        self.slots[frame].store(u64::MAX, Ordering::Relaxed);
+        // Rules: a load is a reference (otherwise simulated CLOCK would tag the page just
+        // loaded — the very page LIFO evicts next — and win rule 1 on every miss). Duel: a
+        // load leaves the bit clear, as the static CLOCK (a page used once goes first).
+        let rules = self.evidence == Evidence::Rules;
+        self.referenced[frame].store(rules, Ordering::Relaxed);
+        if !rules && request {
+            self.duel(frame, key, true);
+        }
+        if request {
+            self.arrive(frame);
+        } else {
+            self.load_seq[frame].store(self.loads.fetch_add(1, Ordering::Relaxed) + 1, Ordering::Relaxed);
+        }
+        let fresh = if self.boundary.contains(&key) { FRESH_BOUNDARY } else { 0 };
+        self.meta[frame].store(fresh, Ordering::Relaxed);
+    }
+
+    /// Duel evidence: replays a request for `key` (in `frame`) in its group's shadows if the
+    /// group votes. `wait` (a load): take the group's lock even when busy; else (a hit) skip
+    /// when busy, and find the key through the frame's slot hint.
+    fn duel(&self, frame: usize, key: PageKey, wait: bool) {
+        let g = self.group_of(key);
+        if !self.voter[g] {
+            return;
+        }
+        let Some(mut grp) = (if wait { Some(self.groups[g].lock()) } else { self.groups[g].try_lock() })
+        else {
+            return;
+        };
+        let grp = &mut *grp;
+        if let Some(d) = grp.duel.as_mut() {
+            // On a load the hint is stale (another page's): scan.
+            let h = self.slots[frame].load(Ordering::Relaxed);
+            let hint = (!wait && h != u64::MAX).then(|| Slots::unpack(h));
+            let (points, at) = d.access_hinted(key, hint);
+            self.slots[frame].store(at.pack(), Ordering::Relaxed);
+            grp.pending += points;
+            if grp.pending.abs() >= DUEL_FLUSH {
+                let p = f64::from(std::mem::take(&mut grp.pending));
+                self.update_score(|s| s + p);
+            }
+        }
     }
 
     /// The group page `key` hashes to.
@@ -234,11 +341,27 @@ impl Gac {
     /// LIFO over the group: loaded frames newest first (soft LIFO: the newest goes last; fresh
     /// boundary pages go after the others); the first accepted by `pick`.
     fn lifo_pick(&self, g: usize, pick: &mut dyn FnMut(usize) -> bool) -> Option<usize> {
+        // Fast path: the group's two latest arrivals, if both still hold ordinary pages (then
+        // they are the newest and second newest: every arrival updates the pair).
+        let r = self.frames_of(g);
+        let p = self.recent[g].load(Ordering::Relaxed);
+        let ok = |f: u64| {
+            let f = f as usize;
+            r.contains(&f) && self.loaded(f) && self.meta[f].load(Ordering::Relaxed) & DEFERRED == 0
+        };
+        let (n1, n2) = (p & NO_PAIR, p >> 32);
+        if ok(n1) && (ok(n2) || !self.soft_lifo) {
+            let f = if self.soft_lifo { n2 } else { n1 } as usize;
+            if pick(f) {
+                return Some(f);
+            }
+        }
+        // Slow path (the pair is stale or its choice refused): all frames in order.
         let mut cands: Vec<(bool, u64, usize)> = self
             .frames_of(g)
             .filter(|&f| self.loaded(f))
             .map(|f| {
-                let fresh = self.meta[f].load(Ordering::Relaxed) & FRESH_BOUNDARY != 0;
+                let fresh = self.meta[f].load(Ordering::Relaxed) & DEFERRED != 0;
                 (fresh, u64::MAX - self.load_seq[f].load(Ordering::Relaxed), f)
             })
             .collect();
@@ -269,7 +392,7 @@ impl Gac {
     fn victim_in(&self, g: usize, key: PageKey, evictable: &mut dyn FnMut(usize) -> bool) -> Option<usize> {
         let mut grp = self.groups[g].lock();
         let active = self.active();
-        if !self.voter[g] {
+        if !self.voter[g] || self.evidence == Evidence::Duel {
             return self.pick(active, g, &mut grp, evictable);
         }
         let now = self.time[g].fetch_add(1, Ordering::Relaxed) + 1;
@@ -314,8 +437,16 @@ impl ReplacementPolicy for Gac {
         if !self.referenced[frame].load(Ordering::Relaxed) {
             self.referenced[frame].store(true, Ordering::Relaxed);
         }
+        if self.evidence == Evidence::Duel {
+            self.duel(frame, self.key[frame].load(Ordering::Relaxed), false);
+        }
         if self.meta[frame].load(Ordering::Relaxed) != 0 {
-            let m = self.meta[frame].swap(0, Ordering::Relaxed) & TAG_MASK;
+            let m = self.meta[frame].swap(0, Ordering::Relaxed);
+            if m & AHEAD != 0 {
+                // First request of a page read ahead: for LIFO it arrives now.
+                self.arrive(frame);
+            }
+            let m = m & TAG_MASK;
             if m != 0 {
                 // The fallback's choice was asked for again before the active policy chose it.
                 let by = if m & 3 == Contender::Clock.bits() { Contender::Clock } else { Contender::Lifo };
@@ -325,13 +456,14 @@ impl ReplacementPolicy for Gac {
     }
 
     fn on_load(&self, frame: usize, key: PageKey) {
-        self.key[frame].store(key, Ordering::Relaxed);
-        // Classic CLOCK: a load is a reference. (Otherwise simulated CLOCK would tag the page
-        // just loaded — the very page LIFO evicts next — and win rule 1 on every miss.)
-        self.referenced[frame].store(true, Ordering::Relaxed);
-        self.load_seq[frame].store(self.loads.fetch_add(1, Ordering::Relaxed) + 1, Ordering::Relaxed);
-        let fresh = if self.boundary.contains(&key) { FRESH_BOUNDARY } else { 0 };
-        self.meta[frame].store(fresh, Ordering::Relaxed);
+        self.load(frame, key, true);
+    }
+
+    fn on_load_ahead(&self, frame: usize, key: PageKey) {
+        // Not a request: the shadows see the page at its first request (an `on_hit`), and
+        // LIFO passes over it until then (it is the next page needed, not the last one).
+        self.load(frame, key, false);
+        self.meta[frame].fetch_or(AHEAD, Ordering::Relaxed);
     }
 
     fn on_evict(&self, frame: usize) {

@@ -56,7 +56,7 @@ fn looping_scan_makes_lifo_active() {
     let (lifo, clock) = (ratio("lifo", &refs, frames), ratio("clock", &refs, frames));
     assert!(clock < 0.05, "CLOCK thrashes on a loop larger than the cache: {clock}");
     assert!(score > 0.0, "LIFO should be active, score {score}");
-    // Within 0.1: LIFO inside 16-frame groups churns the newest frames of every group, not
+    // Within 0.1: LIFO inside groups churns the newest frames of every group, not
     // just of the whole cache (the price of grouping; see the module documentation).
     assert!(s.hit_ratio() > lifo - 0.1, "GAC {} vs LIFO {lifo}", s.hit_ratio());
 }
@@ -106,7 +106,7 @@ fn phase_change_switches_the_active_policy_within_bounded_misses() {
         assert!(settled < end, "phase {start}..{end} never made {want:?} active");
         let before = if start == 0 { 0 } else { misses_at[start - 1] };
         let took = misses_at[settled.max(start)] - before;
-        // Measured: 1, 635 and 2321 misses (the score built in the skew phase decays first).
+        // Measured: 1, 1207 and 1371 misses (the score built in a phase decays first).
         assert!(took <= 12 * frames as u64, "phase {start}..{end}: {took} misses to settle on {want:?}");
     }
 }
@@ -120,7 +120,12 @@ fn followers_obey_the_voters() {
     let (s, score, _) = run_gac(&refs, frames, &cfg);
     assert_eq!(Gac::new(frames, &cfg).unwrap().voter_groups(), 1);
     assert!(score > 0.0);
-    assert!(s.hit_ratio() > ratio("lifo", &refs, frames) - 0.1);
+    assert!(
+        s.hit_ratio() > ratio("lifo", &refs, frames) - 0.1,
+        "{} {} {score}",
+        s.hit_ratio(),
+        ratio("lifo", &refs, frames)
+    );
 }
 
 #[test]
@@ -162,4 +167,44 @@ fn boundary_pages_stay_until_reused_and_pins_are_respected() {
     assert_eq!(g.victim(7, &mut |f| f == 0 || f == 3), Some(3));
     // Nothing evictable: None.
     assert_eq!(g.victim(8, &mut |_| false), None);
+}
+
+#[test]
+fn loop_twice_the_cache_keeps_lifo_active() {
+    // The issue-5 miss (PageRank/WCC at 30-50% of the pages): a loop twice the cache. LIFO
+    // keeps half of the loop (hit ratio ~0.5), CLOCK none. Seed 001's rules disclose LIFO's
+    // wins a whole loop after the choice, decayed to nothing, while CLOCK's rule-1 wins on the
+    // churning newest frames come at once (on the PageRank traces CLOCK became active). Duel
+    // evidence must keep LIFO active from the first request on.
+    let frames = 256;
+    let refs = looping(512, 30);
+    let (lifo, clock) = (ratio("lifo", &refs, frames), ratio("clock", &refs, frames));
+    assert!(lifo > 0.45 && clock < 0.05, "LIFO {lifo} CLOCK {clock}");
+    let (s, score, active) = run_gac(&refs, frames, &GacConfig::default());
+    assert!(score > 0.0, "LIFO should be active, score {score}");
+    assert!(active.iter().all(|&a| a == Contender::Lifo), "CLOCK was active at some point");
+    assert!(s.hit_ratio() > lifo - 0.05, "GAC {} vs LIFO {lifo}", s.hit_ratio());
+}
+
+#[test]
+fn pages_read_ahead_wait_for_their_first_request() {
+    // One group of 4, hard LIFO active: pages 1, 2 requested; 3, 4 read ahead. LIFO passes
+    // over the read-ahead pages (the newest loads) and takes page 2; after page 4's first
+    // request it is the newest arrival and goes first.
+    let cfg = GacConfig { group_size: 4, soft_lifo: false, ..GacConfig::default() };
+    let g = Gac::new(4, &cfg).unwrap();
+    g.on_load(0, 1);
+    g.on_load(1, 2);
+    g.on_load_ahead(2, 3);
+    g.on_load_ahead(3, 4);
+    assert_eq!(g.victim(5, &mut |_| true), Some(1));
+    g.on_evict(1);
+    g.on_load(1, 5);
+    g.on_hit(3); // first request of page 4
+    assert_eq!(g.victim(6, &mut |_| true), Some(3));
+    // A policy without read-ahead handling treats it as a load.
+    let lifo = crate::page::policy::Lifo::new(2);
+    lifo.on_load(0, 1);
+    lifo.on_load_ahead(1, 2);
+    assert_eq!(lifo.victim(3, &mut |_| true), Some(1));
 }
