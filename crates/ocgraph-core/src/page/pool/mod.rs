@@ -284,7 +284,12 @@ impl Core {
             c.add(Counter::SequentialReads, 1);
         }
         for (i, &(q, _, f)) in batch.iter().enumerate() {
-            self.policy.get().on_load(f, page_key(file, q));
+            // The requested page is a load; the rest of the batch is read ahead.
+            if i == 0 {
+                self.policy.get().on_load(f, page_key(file, q));
+            } else {
+                self.policy.get().on_load_ahead(f, page_key(file, q));
+            }
             let w = if i == 0 { table::resident(f, 1) } else { table::resident(f, 0) | PREFETCHED };
             fs.table[q as usize].store(w, Ordering::Release);
         }

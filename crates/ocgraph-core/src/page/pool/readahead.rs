@@ -163,7 +163,7 @@ impl Core {
             c.add(Counter::SequentialReads, 1);
         }
         for (i, &(q, _, f)) in batch.iter().enumerate() {
-            self.policy.get().on_load(f, page_key(job.file, q));
+            self.policy.get().on_load_ahead(f, page_key(job.file, q));
             let mark = if i == 0 { PREFETCHED | TRIGGER } else { PREFETCHED };
             fs.table[q as usize].store(table::resident(f, 0) | mark, Ordering::Release);
         }
