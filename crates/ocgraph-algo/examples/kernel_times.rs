@@ -2,8 +2,10 @@
 //! comparison, from an in-memory copy of the CSR: the difference is the page layer's cost.
 //!
 //! Usage: `cargo run --release -p ocgraph-algo --example kernel_times -- GRAPH_DIR [TRIALS]
-//! [KERNELS] [ACCESS]` with KERNELS a comma-separated subset of `bfs,sssp,wcc,pagerank20,tc`
-//! (default: all but tc) and ACCESS `paged`, `memory` or `both` (default). Uses the global
+//! [KERNELS] [ACCESS] [POOL]` with KERNELS a comma-separated subset of `bfs,sssp,wcc,pagerank20,tc`
+//! (default: all but tc) and ACCESS `paged`, `memory` or `both` (default). `paged` reads through
+//! mmap, or through a buffer pool of POOL bytes (e.g. `256MB`, 4 KiB frames, CLOCK; the first
+//! trial warms it) when POOL is given. Uses the global
 //! rayon pool; set `RAYON_NUM_THREADS` to choose the thread count. Prints a table: kernel,
 //! access (paged/memory), best and mean wall seconds, and the mean process CPU seconds per
 //! trial (user + system, from `/proc/self/stat`; steadier than wall time on a shared machine).
@@ -11,6 +13,7 @@
 use std::ops::Range;
 
 use ocgraph_algo::*;
+use ocgraph_core::page::BackendKind;
 use ocgraph_core::{Adjacency, Direction, Graph, OpenOptions, Slice, Vertex};
 
 /// An in-memory copy of one CSR direction.
@@ -108,7 +111,15 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let kernels: Vec<&str> =
         args.get(3).map_or("bfs,sssp,wcc,pagerank20", |k| k.as_str()).split(',').collect();
     let access = args.get(4).map_or("both", |a| a.as_str());
-    let g = Graph::open(dir, &OpenOptions::default())?;
+    let backend = match args.get(5) {
+        Some(size) => BackendKind::Pool {
+            capacity: ocgraph_core::size::parse_size(size)?,
+            page_size: 4096,
+            policy: "clock".into(),
+        },
+        None => BackendKind::default(),
+    };
+    let g = Graph::open(dir, &OpenOptions { backend })?;
     let n = g.num_vertices();
     let (out, inn) = (g.out(), g.in_());
     // The first vertex with the largest degree among the first 1000: reaches the big component.

@@ -6,11 +6,15 @@
 //!
 //! Algorithm: degree-ordered counting (as in the GAP Benchmark Suite `tc` and M. Latapy,
 //! "Main-memory triangle computations for very large (sparse (power-law)) graphs", TCS 2008):
-//! rank vertices by (undirected degree, id), orient every edge from lower to higher rank, and for
-//! each oriented edge `u → v` count the common oriented neighbours by merging the two sorted
-//! lists. Each triangle is found once, at its lowest-ranked vertex; orientation bounds every
-//! oriented list by `O(√m)`. The oriented lists are built in memory (4 bytes per undirected
-//! edge), from two range scans of `out` and `in_`; counting runs on the caller's rayon pool.
+//! rank vertices by (undirected degree, id) and relabel them by rank (as GAPBS relabels by
+//! degree), orient every edge from lower to higher rank, and for each oriented edge `u → v` count
+//! the common oriented neighbours by merging the two sorted lists. Each triangle is found once,
+//! at its lowest-ranked vertex; orientation bounds every oriented list by `O(√m)`. Because ids
+//! are ranks, `v`'s list holds only ids above `v`, so the merge starts in `u`'s list just after
+//! `v`; relabelling also packs the heavily shared high-degree lists together in memory. The
+//! merge is branch-free (its comparisons are unpredictable). The oriented lists are built in
+//! memory (4 bytes per undirected edge), from two range scans of `out` and `in_`; counting runs
+//! on the caller's rayon pool.
 
 use ocgraph_core::{Adjacency, Result, Vertex};
 use rayon::prelude::*;
@@ -37,19 +41,14 @@ fn for_each_union(a: &[Vertex], b: &[Vertex], skip: Vertex, mut f: impl FnMut(Ve
     }
 }
 
-/// Size of the intersection of two sorted, duplicate-free lists.
+/// Size of the intersection of two sorted, duplicate-free lists: a branch-free merge.
 fn intersection_size(a: &[Vertex], b: &[Vertex]) -> u64 {
-    let (mut i, mut j, mut c) = (0, 0, 0);
+    let (mut i, mut j, mut c) = (0, 0, 0u64);
     while i < a.len() && j < b.len() {
-        match a[i].cmp(&b[j]) {
-            std::cmp::Ordering::Less => i += 1,
-            std::cmp::Ordering::Greater => j += 1,
-            std::cmp::Ordering::Equal => {
-                c += 1;
-                i += 1;
-                j += 1;
-            }
-        }
+        let (x, y) = (a[i], b[j]);
+        c += (x == y) as u64;
+        i += (x <= y) as usize;
+        j += (y <= x) as usize;
     }
     c
 }
@@ -72,39 +71,90 @@ fn undirected_degrees<O: Adjacency, I: Adjacency>(out: &O, in_: &I) -> Vec<u32> 
     parts.concat()
 }
 
-/// The oriented lists: `(offsets, targets)`, each vertex's higher-ranked neighbours sorted by id.
-fn oriented<O: Adjacency, I: Adjacency>(out: &O, in_: &I, deg: &[u32]) -> (Vec<u64>, Vec<Vertex>) {
-    let rank = |v: Vertex| (deg[v as usize], v);
-    let blocks = vertex_blocks(out.num_vertices());
+/// Where one vertex's oriented list goes: (destination offset, source part, start in that part,
+/// length).
+type ListMove = (u64, usize, usize, usize);
+
+/// Rank of every vertex by (degree, id): `rank[v]` is `v`'s position in that order.
+fn ranks(deg: &[u32]) -> Vec<Vertex> {
+    let mut order: Vec<Vertex> = (0..deg.len() as Vertex).collect();
+    order.par_sort_unstable_by_key(|&v| (deg[v as usize], v));
+    let mut rank = vec![0; deg.len()];
+    for (r, &v) in order.iter().enumerate() {
+        rank[v as usize] = r as Vertex;
+    }
+    rank
+}
+
+/// The oriented lists in rank space: `(offsets, targets)` indexed by rank, each rank's list
+/// holding the ranks of its higher-ranked neighbours, sorted.
+fn oriented<O: Adjacency, I: Adjacency>(out: &O, in_: &I, rank: &[Vertex]) -> (Vec<u64>, Vec<Vertex>) {
+    let n = out.num_vertices();
+    let blocks = vertex_blocks(n);
+    // Per block, in id order: each vertex's list (ranks, sorted), concatenated.
     let parts: Vec<(Vec<u32>, Vec<Vertex>)> = blocks
         .into_par_iter()
         .map(|b| {
             let (mut counts, mut targets) = (Vec::with_capacity(b.len()), Vec::new());
             out.for_each_in_range(b, |v, o| {
                 let before = targets.len();
+                let rv = rank[v as usize];
                 for_each_union(o, &in_.neighbors(v), v, |w| {
-                    if rank(w) > rank(v) {
-                        targets.push(w);
+                    if rank[w as usize] > rv {
+                        targets.push(rank[w as usize]);
                     }
                 });
+                targets[before..].sort_unstable();
                 counts.push((targets.len() - before) as u32);
             });
             (counts, targets)
         })
         .collect();
-    let mut offsets = Vec::with_capacity(out.num_vertices() + 1);
-    offsets.push(0u64);
-    let mut total = 0u64;
+    // Lengths by rank, then offsets by rank.
+    let mut len_by_rank = vec![0u32; n];
+    let mut v = 0usize;
     for (counts, _) in &parts {
         for &c in counts {
-            total += c as u64;
-            offsets.push(total);
+            len_by_rank[rank[v] as usize] = c;
+            v += 1;
         }
     }
-    let mut targets = Vec::with_capacity(total as usize);
-    for (_, t) in parts {
-        targets.extend_from_slice(&t);
+    let mut offsets = Vec::with_capacity(n + 1);
+    offsets.push(0u64);
+    let mut total = 0u64;
+    for &c in &len_by_rank {
+        total += c as u64;
+        offsets.push(total);
     }
+    // Scatter each block's lists to their rank positions: (destination offset, source range).
+    let mut moves: Vec<ListMove> = Vec::with_capacity(n);
+    let mut v = 0usize;
+    for (p, (counts, _)) in parts.iter().enumerate() {
+        let mut src = 0usize;
+        for &c in counts {
+            moves.push((offsets[rank[v] as usize], p, src, c as usize));
+            src += c as usize;
+            v += 1;
+        }
+    }
+    moves.par_sort_unstable_by_key(|m| m.0);
+    let mut targets = vec![0 as Vertex; total as usize];
+    // Cut the destination into pieces of whole lists and fill them in parallel.
+    let mut pieces: Vec<(&[ListMove], &mut [Vertex])> = Vec::new();
+    let mut rest: &mut [Vertex] = &mut targets;
+    for group in moves.chunks(4096) {
+        let len: usize = group.iter().map(|m| m.3).sum();
+        let (head, tail) = rest.split_at_mut(len);
+        pieces.push((group, head));
+        rest = tail;
+    }
+    pieces.into_par_iter().for_each(|(group, dst)| {
+        let mut at = 0;
+        for &(_, p, src, len) in group {
+            dst[at..at + len].copy_from_slice(&parts[p].1[src..src + len]);
+            at += len;
+        }
+    });
     (offsets, targets)
 }
 
@@ -115,7 +165,8 @@ fn oriented<O: Adjacency, I: Adjacency>(out: &O, in_: &I, deg: &[u32]) -> (Vec<u
 pub fn triangle_count<O: Adjacency, I: Adjacency>(out: &O, in_: &I) -> Result<u64> {
     check_directions(out, in_)?;
     let deg = undirected_degrees(out, in_);
-    let (offsets, targets) = oriented(out, in_, &deg);
+    let rank = ranks(&deg);
+    let (offsets, targets) = oriented(out, in_, &rank);
     let list = |v: Vertex| &targets[offsets[v as usize] as usize..offsets[v as usize + 1] as usize];
     // Work at u is Σ over its oriented neighbours v of |F(u)| + |F(v)|: balance by |F(u)|².
     let work: Vec<u32> =
@@ -126,7 +177,8 @@ pub fn triangle_count<O: Adjacency, I: Adjacency>(out: &O, in_: &I) -> Result<u6
         .map(|r| {
             r.map(|u| {
                 let fu = list(u);
-                fu.iter().map(|&v| intersection_size(fu, list(v))).sum::<u64>()
+                // F(v) holds only ranks above v, so only the part of F(u) after v can match.
+                fu.iter().enumerate().map(|(i, &v)| intersection_size(&fu[i + 1..], list(v))).sum::<u64>()
             })
             .sum::<u64>()
         })
