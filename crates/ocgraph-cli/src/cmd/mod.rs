@@ -6,7 +6,9 @@ mod export;
 mod generate;
 mod import;
 mod info;
+mod query;
 mod run;
+mod workload;
 
 use clap::Subcommand;
 use ocgraph_core::Result;
@@ -28,6 +30,10 @@ pub enum Command {
     Run(run::RunArgs),
     /// Replay a page-access trace (`run --trace`) through replacement policies and OPT.
     CacheSim(cache_sim::CacheSimArgs),
+    /// Generate a seeded query workload (edge queries, friends-of-friends, shortest paths).
+    Workload(workload::WorkloadArgs),
+    /// Answer a workload's queries with a prefetcher; report latency, throughput and I/O.
+    Query(query::QueryArgs),
 }
 
 /// Runs a parsed subcommand.
@@ -40,6 +46,8 @@ pub fn run(cmd: Command) -> Result<()> {
         Command::Export(a) => export::run(&a),
         Command::Run(a) => run::run(&a),
         Command::CacheSim(a) => cache_sim::run(&a),
+        Command::Workload(a) => workload::run(&a),
+        Command::Query(a) => query::run(&a),
     }
 }
 
