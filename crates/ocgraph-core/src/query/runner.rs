@@ -134,6 +134,9 @@ pub struct RunReport {
     pub queries_per_second: f64,
     /// Per-query latency.
     pub latency: Latency,
+    /// `(n, seconds)`: when the first `n` queries had all been answered, for `n` = 1, 2, 5, 10,
+    /// 20, 50, ... up to the query count, and the query count itself (time against `n`).
+    pub progress: Vec<(usize, f64)>,
     /// What the advisor did.
     pub advisor: AdvisorStats,
     /// The answers, in query order, when asked for.
@@ -193,12 +196,13 @@ pub fn run_queries<Q: Answerer>(
         lookahead: opts.lookahead.unwrap_or_else(|| omniscient::default_lookahead(w.kind)),
     };
     let t0 = Instant::now();
+    let shared =
+        Shared { g, w, ring: &ring, observe, started: &started, keep: opts.keep_answers, answerer, t0 };
+    let shared = &shared;
     let (results, advisor) = std::thread::scope(|s| {
         let advisor = (opts.prefetch != PrefetchMode::None)
             .then(|| s.spawn(|| advisor::run(g.out(), &ring, w, &started, &stop, cfg)));
-        let clients: Vec<_> = (0..opts.clients)
-            .map(|_| s.spawn(|| client(g, w, &ring, observe, &started, opts.keep_answers, answerer)))
-            .collect();
+        let clients: Vec<_> = (0..opts.clients).map(|_| s.spawn(move || client(shared))).collect();
         let results: Vec<_> = clients.into_iter().map(|h| h.join().expect("query thread panicked")).collect();
         stop.store(true, Ordering::Release);
         let stats = advisor.map(|h| h.join().expect("advisor panicked")).unwrap_or_default();
@@ -206,10 +210,14 @@ pub fn run_queries<Q: Answerer>(
     });
     let seconds = t0.elapsed().as_secs_f64();
     let mut nanos = Vec::with_capacity(w.len());
+    let mut done = vec![0u64; w.len()];
     let mut answers: Vec<Option<Answer>> = if opts.keep_answers { vec![None; w.len()] } else { Vec::new() };
     for r in results {
-        let (lat, ans) = r?;
-        nanos.extend(lat);
+        let (times, ans) = r?;
+        for (i, lat, end) in times {
+            nanos.push(lat);
+            done[i] = end;
+        }
         for (i, a) in ans {
             answers[i] = Some(a);
         }
@@ -224,24 +232,69 @@ pub fn run_queries<Q: Answerer>(
         seconds,
         queries_per_second: if seconds > 0.0 { w.len() as f64 / seconds } else { 0.0 },
         latency: Latency::from_nanos(&mut nanos),
+        progress: progress(&done),
         advisor,
         answers,
     })
 }
 
-/// Per-query latencies (ns) and `(index, answer)` pairs of one client.
-type ClientResult = Result<(Vec<u64>, Vec<(usize, Answer)>)>;
+/// `(n, seconds)` checkpoints from the completion time (ns since start) of every query.
+fn progress(done: &[u64]) -> Vec<(usize, f64)> {
+    let mut marks = Vec::new();
+    let mut base = 1usize;
+    'outer: loop {
+        for m in [1, 2, 5] {
+            if base * m >= done.len() {
+                break 'outer;
+            }
+            marks.push(base * m);
+        }
+        base *= 10;
+    }
+    marks.push(done.len());
+    let mut latest = 0u64;
+    let mut out = Vec::with_capacity(marks.len());
+    let mut k = 0;
+    for (i, &t) in done.iter().enumerate() {
+        latest = latest.max(t);
+        if i + 1 == marks[k] {
+            out.push((i + 1, latest as f64 / 1e9));
+            k += 1;
+        }
+    }
+    out
+}
+
+/// `(index, latency ns, completion ns since start)` per query, and `(index, answer)` pairs,
+/// of one client.
+type ClientResult = Result<(Vec<(usize, u64, u64)>, Vec<(usize, Answer)>)>;
+
+/// What every query thread shares.
+struct Shared<'a, Q> {
+    g: &'a Graph,
+    w: &'a Workload,
+    ring: &'a Ring,
+    /// Push visited vertices into the ring.
+    observe: bool,
+    /// Queries begun so far (the next query index).
+    started: &'a AtomicUsize,
+    /// Keep the answers.
+    keep: bool,
+    answerer: &'a Q,
+    t0: Instant,
+}
+
+impl<Q> Clone for Shared<'_, Q> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<Q> Copy for Shared<'_, Q> {}
 
 /// One query thread: takes the next query until the stream is done.
-fn client<Q: Answerer>(
-    g: &Graph,
-    w: &Workload,
-    ring: &Ring,
-    observe: bool,
-    started: &AtomicUsize,
-    keep: bool,
-    answerer: &Q,
-) -> ClientResult {
+fn client<Q: Answerer>(sh: &Shared<'_, Q>) -> ClientResult {
+    let Shared { g, w, ring, observe, started, keep, answerer, t0 } = *sh;
     let mut lat = Vec::new();
     let mut answers = Vec::new();
     loop {
@@ -284,7 +337,8 @@ fn client<Q: Answerer>(
                 }
             }
         };
-        lat.push(t.elapsed().as_nanos() as u64);
+        let end = Instant::now();
+        lat.push((i, (end - t).as_nanos() as u64, (end - t0).as_nanos() as u64));
         if keep {
             answers.push((i, answer));
         }
@@ -316,4 +370,25 @@ pub fn write_answers(path: &Path, kind: QueryKind, answers: &[Answer]) -> Result
         writeln!(out).map_err(io)?;
     }
     out.flush().map_err(io)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn progress_checkpoints_and_latency_percentiles() {
+        // Completion times out of order (several clients): a checkpoint waits for the slowest.
+        let done: Vec<u64> = vec![5, 1, 9, 2, 3, 4, 20, 6, 7, 8, 10, 11];
+        let p = progress(&done);
+        let ns: Vec<usize> = p.iter().map(|x| x.0).collect();
+        assert_eq!(ns, vec![1, 2, 5, 10, 12]);
+        assert_eq!(p[0].1, 5e-9);
+        assert_eq!(p[2].1, 9e-9);
+        assert_eq!(p[3].1, 20e-9);
+        assert_eq!(progress(&[7]), vec![(1, 7e-9)]);
+        let mut ns: Vec<u64> = (1..=100).rev().map(|x| x * 1000).collect();
+        let l = Latency::from_nanos(&mut ns);
+        assert_eq!((l.p50_us, l.p95_us, l.p99_us, l.max_us, l.mean_us), (50.0, 95.0, 99.0, 100.0, 50.5));
+    }
 }
