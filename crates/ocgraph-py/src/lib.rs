@@ -12,6 +12,7 @@ mod generate;
 mod graph;
 mod import;
 mod options;
+mod query;
 
 use pyo3::prelude::*;
 
@@ -31,6 +32,8 @@ fn _ocgraph(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(algo::_k_hop, m)?)?;
     m.add_function(wrap_pyfunction!(algo::_friends_of_friends, m)?)?;
     m.add_function(wrap_pyfunction!(algo::_shortest_path, m)?)?;
+    m.add_function(wrap_pyfunction!(query::_workload, m)?)?;
+    m.add_function(wrap_pyfunction!(query::_query, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }
