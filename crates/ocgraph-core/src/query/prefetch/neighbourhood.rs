@@ -8,9 +8,9 @@ use super::Sink;
 use crate::graph::{Adjacency, Vertex};
 
 /// Neighbours of the visited vertex considered (the first ones of its list).
-pub const MAX_NEIGHBOURS: usize = 256;
-/// Arcs advised per neighbour list at most (16 KiB of ids).
-pub const PREFIX_ARCS: u64 = 4096;
+pub const MAX_NEIGHBOURS: usize = 32;
+/// Arcs advised per neighbour list at most (one 4 KiB page of ids).
+pub const PREFIX_ARCS: u64 = 1024;
 
 /// Advises for visited vertex `v`; `scratch` is reused between calls.
 pub fn advise(sink: &mut Sink<'_>, v: Vertex, scratch: &mut Vec<(u64, u64)>) {
