@@ -161,6 +161,7 @@ def main():
     ap.add_argument("--alphas", default="0.1,0.5,1")
     ap.add_argument("--fraction", type=float, default=0.10, help="memory as a fraction of the graph")
     ap.add_argument("--no-build", action="store_true")
+    ap.add_argument("--name", default="queries", help="output file prefix in bench/out/")
     args = ap.parse_args()
     args.max_n = args.max_n or (10_000 if args.quick else 1_000_000)
     args.fof_max = args.fof_max or (1_000 if args.quick else 50_000)
@@ -228,17 +229,17 @@ def main():
                         f"{row['bytes_read'] / 1e6:>8.1f}  {row['note']}",
                         flush=True,
                     )
-    path = os.path.join(OUT, "queries.csv")
+    path = os.path.join(OUT, f"{args.name}.csv")
     with open(path, "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=list(rows[0].keys()))
         w.writeheader()
         w.writerows(rows)
-    with open(os.path.join(OUT, "queries-progress.csv"), "w", newline="") as f:
+    with open(os.path.join(OUT, f"{args.name}-progress.csv"), "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=list(progress[0].keys()))
         w.writeheader()
         w.writerows(progress)
     print(f"csv: {path}")
-    chart(rows, progress, os.path.join(OUT, "queries.png"))
+    chart(rows, progress, os.path.join(OUT, f"{args.name}.png"))
 
 
 if __name__ == "__main__":
