@@ -56,7 +56,7 @@ def graphs(args):
     out = []
     for g in args.graph or []:
         out.append((os.path.basename(os.path.normpath(g)), g))
-    if not args.graph:
+    if not args.graph and not args.real_only:
         k22 = "/work/tmp/k22"
         if os.path.isdir(k22) and args.scale == 22:
             out.append(("kron22", k22))
@@ -153,6 +153,7 @@ def main():
     ap.add_argument("--graph", action="append", help="graph directory (repeatable)")
     ap.add_argument("--scale", type=int, default=22, help="Kronecker scale when no --graph is given")
     ap.add_argument("--real", action="store_true", help="also the real graphs of data/")
+    ap.add_argument("--real-only", action="store_true", help="only the real graphs of data/ (implies --real)")
     ap.add_argument("--quick", action="store_true", help="small N: 10K edge queries, 1K FoF, 5 pairs")
     ap.add_argument("--max-n", type=int, help="edge queries per stream (default 1M, quick 10K)")
     ap.add_argument("--fof-max", type=int, help="friends-of-friends queries (default 50K, quick 1K)")
@@ -166,6 +167,7 @@ def main():
     args.max_n = args.max_n or (10_000 if args.quick else 1_000_000)
     args.fof_max = args.fof_max or (1_000 if args.quick else 50_000)
     args.pairs = args.pairs or (5 if args.quick else 20)
+    args.real = args.real or args.real_only
     args.alphas = [float(a) for a in args.alphas.split(",")]
     if not args.no_build:
         sh(["cargo", "build", "--release", "-q", "-p", "ocgraph-cli"], cwd=ROOT)
