@@ -33,7 +33,11 @@ pub(crate) fn _workload(
             "edge-queries" => Workload::edge_queries(&graph.out(), alpha, queue, count, seed).py()?,
             "fof" => Workload::friends_of_friends(n, count, seed).py()?,
             "shortest-path" => Workload::shortest_paths(n, count, seed).py()?,
-            _ => return Err(invalid(format!("unknown workload kind {kind:?} (edge-queries, fof, shortest-path)"))),
+            _ => {
+                return Err(invalid(format!(
+                    "unknown workload kind {kind:?} (edge-queries, fof, shortest-path)"
+                )))
+            }
         };
         w.save(&out).py()?;
         Ok(w.len())
