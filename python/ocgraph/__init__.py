@@ -26,6 +26,7 @@ from ._errors import (
 )
 from ._graph import Graph, open
 from ._ocgraph import __version__
+from ._query import workload
 
 __all__ = [
     "Error",
@@ -40,4 +41,5 @@ __all__ = [
     "generate",
     "import_edges",
     "open",
+    "workload",
 ]

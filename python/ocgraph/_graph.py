@@ -179,6 +179,22 @@ class Graph(_NativeGraph):
         of vertices ``[source, ..., target]``, or ``None`` when ``target`` is unreachable."""
         return _ocgraph._shortest_path(self, source, target, threads)
 
+    def query(self, workload: PathLike, prefetch: str = "none", clients: int = 1) -> dict:
+        """Answers the queries of a workload file (see :func:`ocgraph.workload`) with a
+        prefetcher (``"none"``, ``"neighbourhood"``, ``"sequential"``, ``"omniscient"``) and
+        ``clients`` concurrent query threads.
+
+        Returns the report as a dict (``seconds``, ``queries_per_second``, ``latency`` in
+        microseconds, ``progress``, ``advisor``) with ``"answers"``: per query, the sorted vertex
+        list (edge queries: the neighbours; fof: vertices at distance exactly 2), or for shortest
+        paths the path ``[source, ..., target]`` or ``None`` when unreachable."""
+        import json
+
+        report, answers = _ocgraph._query(self, os.fspath(workload), prefetch, clients)
+        out = json.loads(report)
+        out["answers"] = answers
+        return out
+
     # ----- updates (graphs opened with writable=True) ------------------------------------
     # Each call is one batch in the write-ahead log. With durable=True (the default) it
     # returns once the batch is on disk; the return value is the batch's sequence number.

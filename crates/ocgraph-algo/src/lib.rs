@@ -16,6 +16,7 @@ pub mod diameter;
 pub mod harness;
 pub mod khop;
 pub mod pagerank;
+pub mod queries;
 pub mod shortest_path;
 pub mod sssp;
 pub mod triangles;

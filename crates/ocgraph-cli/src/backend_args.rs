@@ -127,6 +127,13 @@ impl BackendArgs {
         Ok(GraphView::Stored(Arc::new(self.open(path)?)))
     }
 
+    /// Opens the graph at `path` as stored, refusing a graph with unmerged updates (for
+    /// commands that read the base CSR directly; `what` names the command in the error).
+    pub fn open_stored(&self, path: &Path, what: &str) -> Result<Graph> {
+        refuse_updates(path, what)?;
+        self.open(path)
+    }
+
     /// With `--stats`, prints `g`'s I/O statistics as JSON to stderr; with `--trace`, writes out
     /// the trace and prints its size to stderr.
     pub fn report_stats(&self, g: &Graph) -> Result<()> {
@@ -138,4 +145,16 @@ impl BackendArgs {
         }
         Ok(())
     }
+}
+
+/// An error when the graph at `path` has unmerged updates (levels or logged batches): `what`
+/// reads the stored CSR only.
+pub fn refuse_updates(path: &Path, what: &str) -> Result<()> {
+    if has_updates(path)? {
+        return Err(Error::invalid(format!(
+            "{}: {what} reads a stored graph, and this one has unmerged updates; run `ocgraph compact` first",
+            path.display()
+        )));
+    }
+    Ok(())
 }

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use crate::error::{Error, Result};
 use crate::format::{FileRole, Manifest};
-use crate::page::{self, BackendKind, FileId, IoStats, PageSource, PagedFile};
+use crate::page::{self, Advice, BackendKind, FileId, IoStats, PageSource, PagedFile};
 
 pub use crate::page::Slice;
 
@@ -285,6 +285,26 @@ impl<'g> Direction<'g> {
     /// Weights of arcs `[start, end)`, when the graph is weighted.
     pub fn arc_weights(&self, start: u64, end: u64) -> Option<Slice<'g, f32>> {
         self.weights.map(|w| self.src().read(w, start * 4, ((end - start) * 4) as usize).typed())
+    }
+
+    /// The arc range `[start, end)` of `v` in the neighbours file (no pin held afterwards).
+    pub fn arc_range(&self, v: Vertex) -> Range<u64> {
+        let (a, b) = self.bounds(v);
+        a..b
+    }
+
+    /// Hints that arcs `[start, end)` will be read soon: `madvise(MADV_WILLNEED)` on mmap, a
+    /// background load into free or evictable frames on the pool. Never blocks on the I/O.
+    pub fn will_need_arcs(&self, start: u64, end: u64) {
+        let end = end.min(self.graph.num_arcs());
+        if end > start {
+            self.src().advise(self.neighbors, start * 4, (end - start) * 4, Advice::WillNeed);
+        }
+    }
+
+    /// Hints that the offsets of vertex `v` will be read soon (as [`Direction::will_need_arcs`]).
+    pub fn will_need_offsets(&self, v: Vertex) {
+        self.src().advise(self.offsets, v as u64 * 8, 16, Advice::WillNeed);
     }
 
     /// The arc range of `v`: its two offsets, copied out (no pin is held afterwards, so the

@@ -7,6 +7,7 @@
 //!   the algorithm crate is generic over.
 //! - [`ingest`]: parsers for edge-list formats and the budgeted CSR builder.
 //! - [`generate`]: deterministic graph generators (Kronecker, Erdős–Rényi, road grid).
+//! - [`query`]: online query workloads, the query runner and graph-aware prefetchers.
 //! - [`update`]: durable updates: the delta log (WAL, levels and compaction build on it).
 //! - [`GraphView`]: what readers open: a graph as stored or the latest snapshot of an updated one.
 //! - [`error`]: the error type shared by all layers.
@@ -18,6 +19,7 @@ pub mod graph;
 pub mod ids;
 pub mod ingest;
 pub mod page;
+pub mod query;
 pub mod size;
 pub mod update;
 mod view;

@@ -102,11 +102,24 @@ impl GraphView {
     }
 }
 
-/// Whether the graph at `dir` has updates: levels or a checkpoint in its manifest, or a
-/// write-ahead log directory.
+/// Whether the graph at `dir` has updates not merged into its base: levels in its manifest,
+/// or a non-empty write-ahead log segment (batches after the last checkpoint: a freeze starts
+/// a new segment and removes the ones it covers). A compacted graph with an empty log has none.
 pub fn has_updates(dir: &Path) -> Result<bool> {
     let manifest = Manifest::read(dir)?;
-    Ok(manifest.updates.is_some() || dir.join(WAL_DIR).exists())
+    if manifest.updates.as_ref().is_some_and(|u| !u.levels.is_empty()) {
+        return Ok(true);
+    }
+    let wal = dir.join(WAL_DIR);
+    let Ok(entries) = std::fs::read_dir(&wal) else { return Ok(false) };
+    for e in entries {
+        let e = e.map_err(|e| crate::Error::io(&wal, "list the write-ahead log", e))?;
+        let len = e.metadata().map_err(|err| crate::Error::io(e.path(), "stat", err))?.len();
+        if len > 0 {
+            return Ok(true);
+        }
+    }
+    Ok(false)
 }
 
 /// Runs `$body` with `$out` and `$inn` bound to the out- and in-directions of a

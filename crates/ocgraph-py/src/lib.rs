@@ -12,6 +12,7 @@ mod generate;
 mod graph;
 mod import;
 mod options;
+mod query;
 mod update;
 
 use pyo3::prelude::*;
@@ -41,6 +42,8 @@ fn _ocgraph(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(update::_compact, m)?)?;
     m.add_function(wrap_pyfunction!(update::_sync, m)?)?;
     m.add_function(wrap_pyfunction!(update::_update_state, m)?)?;
+    m.add_function(wrap_pyfunction!(query::_workload, m)?)?;
+    m.add_function(wrap_pyfunction!(query::_query, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

@@ -6,8 +6,10 @@ mod export;
 mod generate;
 mod import;
 mod info;
+mod query;
 mod run;
 mod update;
+mod workload;
 
 use clap::Subcommand;
 use ocgraph_core::Result;
@@ -33,6 +35,10 @@ pub enum Command {
     Compact(update::CompactArgs),
     /// Replay a page-access trace (`run --trace`) through replacement policies and OPT.
     CacheSim(cache_sim::CacheSimArgs),
+    /// Generate a seeded query workload (edge queries, friends-of-friends, shortest paths).
+    Workload(workload::WorkloadArgs),
+    /// Answer a workload's queries with a prefetcher; report latency, throughput and I/O.
+    Query(query::QueryArgs),
 }
 
 /// Runs a parsed subcommand.
@@ -47,6 +53,8 @@ pub fn run(cmd: Command) -> Result<()> {
         Command::CacheSim(a) => cache_sim::run(&a),
         Command::Update(a) => update::run(&a),
         Command::Compact(a) => update::compact(&a),
+        Command::Workload(a) => workload::run(&a),
+        Command::Query(a) => query::run(&a),
     }
 }
 

@@ -21,6 +21,7 @@
 mod dirty_runs;
 mod frames;
 mod io;
+mod prefetch;
 mod readahead;
 mod table;
 mod writeback;
@@ -44,6 +45,7 @@ use super::stats::{Counter, IoStats, StripedCounters};
 use crate::error::{Error, Result};
 use frames::FrameMemory;
 use io::PoolFile;
+use prefetch::Prefetcher;
 use readahead::{Streams, Worker};
 use table::{EVICTED, LOADED_ONCE, LOCKED, MAX_FRAMES, MAX_PINS, PREFETCHED, TRIGGER};
 use writeback::WriteState;
@@ -101,6 +103,8 @@ pub(crate) struct Core {
     worker: Worker,
     /// The write side; `None` for a read-only pool.
     write: Option<WriteState>,
+    /// The background loaders serving `WillNeed` advice, started on first use.
+    prefetcher: Prefetcher,
 }
 
 /// The replacement policy. CLOCK, the default, is held by value so that the hit path calls its
@@ -215,6 +219,7 @@ impl BufferPool {
             async_max: AtomicUsize::new((ASYNC_READ_AHEAD_BYTES / page_size).min(frames / 8)),
             worker: Worker::new(me.clone()),
             write,
+            prefetcher: Prefetcher::new(me.clone()),
         })))
     }
 }
@@ -462,6 +467,7 @@ impl Core {
     #[cfg(test)]
     pub(crate) fn resident_pages(&self) -> usize {
         self.worker.wait_idle();
+        self.prefetcher.wait_idle();
         let mut seen = vec![false; self.mem.count()];
         let mut n = 0;
         for (i, fs) in self.files.iter().enumerate() {
@@ -557,8 +563,13 @@ impl PageSource for BufferPool {
         unsafe { self.copy_pages(file, offset, len, dst.as_mut_ptr()) };
     }
 
-    /// Advice is accepted and ignored: read-ahead follows the sequential misses it detects.
-    fn advise(&self, _file: FileId, _offset: u64, _len: u64, _advice: Advice) {}
+    /// `WillNeed` queues a background load of the range (see [`prefetch`]); other advice is
+    /// ignored: read-ahead follows the sequential misses it detects.
+    fn advise(&self, file: FileId, offset: u64, len: u64, advice: Advice) {
+        if advice == Advice::WillNeed {
+            self.prefetch(file, offset, len);
+        }
+    }
 
     fn scan_chunk(&self) -> usize {
         self.page_size

@@ -1,0 +1,248 @@
+#!/usr/bin/env python3
+"""Online-query benchmark (seed 000): edge queries, friends-of-friends and shortest paths with
+the four prefetchers (none, neighbourhood, sequential, omniscient), cold start, memory at 10%
+of the graph.
+
+Usage: bench/queries/run.py [--graph DIR ...] [--real] [--quick] [--max-n N] [--fof-max N]
+                            [--pairs P] [--backends mmap,pool] [--alphas 0.1,0.5,1]
+
+Graphs: --graph DIRs (default /work/tmp/k22, kron22, if it exists; else a Kronecker graph of
+--scale generated with the CLI) and, with --real, the real graphs of data/ imported with the
+CLI into bench/out/graphs/. Workloads (ocgraph workload, seed 1): alpha-recency edge queries
+(--queue 1000) for each alpha with N = --max-n (default 1M; 10K with --quick), friends-of-friends
+with N = --fof-max (default 50K; 1K with --quick), and --pairs random shortest-path pairs
+(default 20; 5 with --quick). Each (graph, backend, workload, prefetcher) is one `ocgraph query`
+process, so the pool starts empty; mmap runs under `../shared/tools/memcap --drop-caches SIZE`
+(or $OCGRAPH_MEMCAP) so the page cache starts cold and holds at most SIZE (flagged "uncapped"
+if memcap fails). A stream of N queries is the prefix of the longer one, so one run gives the time
+for every N (the runner's progress checkpoints 1, 2, 5, 10, ...).
+
+Reports per run: total time, time after the cold-cache period (the last 90% of the queries:
+t(N) - t(N/10)), latency p50/p99, and how much of the omniscient gain each prefetcher reaches
+((t_none - t_mode) / (t_none - t_omniscient), on the post-cold time). Prints a table, writes
+bench/out/queries.csv (one row per run) and bench/out/queries-progress.csv (time against N),
+and bench/out/queries.png (time against N per workload).
+"""
+
+import argparse
+import csv
+import json
+import os
+import subprocess
+import sys
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+TARGET = os.environ.get("CARGO_TARGET_DIR", os.path.join(ROOT, "target"))
+MEMCAP = os.environ.get("OCGRAPH_MEMCAP", os.path.join(ROOT, "..", "shared", "tools", "memcap"))
+OUT = os.path.join(ROOT, "bench", "out")
+BIN = os.path.join(TARGET, "release", "ocgraph")
+MODES = ["none", "neighbourhood", "sequential", "omniscient"]
+REAL = [
+    ("ca-AstroPh", "ca-AstroPh.txt.gz", ["--undirected", "--dedup", "--relabel"]),
+    ("road-usroads", "road-usroads.mtx.gz", ["--undirected", "--dedup"]),
+    ("cnr-2000", "cnr-2000.el.gz", ["--dedup"]),
+]
+
+
+def sh(cmd, **kw):
+    return subprocess.run(cmd, check=True, text=True, capture_output=True, **kw)
+
+
+def graph_bytes(g):
+    return sum(os.path.getsize(os.path.join(g, f)) for f in os.listdir(g) if f != "manifest")
+
+
+def graphs(args):
+    out = []
+    for g in args.graph or []:
+        out.append((os.path.basename(os.path.normpath(g)), g))
+    if not args.graph and not args.real_only:
+        k22 = "/work/tmp/k22"
+        if os.path.isdir(k22) and args.scale == 22:
+            out.append(("kron22", k22))
+        else:
+            g = os.path.join(OUT, "graphs", f"kron{args.scale}")
+            if not os.path.isdir(g):
+                sh([BIN, "generate", "kronecker", g, "--scale", str(args.scale), "--quiet"])
+            out.append((f"kron{args.scale}", g))
+    if args.real:
+        for name, file, flags in REAL:
+            g = os.path.join(OUT, "graphs", name)
+            if not os.path.isdir(g):
+                sh([BIN, "import", os.path.join(ROOT, "data", file), g, *flags])
+            out.append((name, g))
+    return out
+
+
+def workloads(args, g, wdir):
+    """[(label, file)] for graph g, generated once per graph."""
+    os.makedirs(wdir, exist_ok=True)
+    specs = [
+        (f"edge a={a:g}", ["edge-queries", "--alpha", str(a), "--queue", "1000"], args.max_n)
+        for a in args.alphas
+    ]
+    specs.append(("fof", ["fof"], args.fof_max))
+    specs.append(("shortest-path", ["shortest-path"], args.pairs))
+    out = []
+    for label, kind, n in specs:
+        f = os.path.join(wdir, label.replace(" ", "_").replace("=", "") + f"-{n}.bin")
+        if not os.path.exists(f):
+            sh([BIN, "workload", kind[0], g, *kind[1:], "--count", str(n), "--seed", "1", "--out", f])
+        out.append((label, f))
+    return out
+
+
+def query(g, wfile, backend, memory, mode):
+    cmd = [BIN, "query", g, "--workload", wfile, "--backend", backend, "--memory", str(memory)]
+    cmd += ["--prefetch", mode, "--json"]
+    if backend == "mmap":
+        r = subprocess.run([MEMCAP, "--drop-caches", str(memory), "--", *cmd], text=True, capture_output=True)
+        if r.returncode == 0 and r.stdout.strip():
+            return json.loads(r.stdout.strip().splitlines()[-1]), "capped"
+        print(f"  (memcap failed, uncapped: {r.stderr.strip()[:200]})", file=sys.stderr)
+        r = sh(cmd)
+        return json.loads(r.stdout.strip().splitlines()[-1]), "uncapped"
+    r = sh(cmd)
+    return json.loads(r.stdout.strip().splitlines()[-1]), "empty pool"
+
+
+def post_cold(progress):
+    """t(N) - t(N/10) from the progress checkpoints (the whole time when N < 10)."""
+    n, t = progress[-1]
+    before = [tt for nn, tt in progress if nn <= n // 10]
+    return t - (before[-1] if before else 0.0)
+
+
+def chart(rows, progress, path):
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        print("matplotlib not available: no chart", file=sys.stderr)
+        return
+    panels = sorted({(r["graph"], r["backend"], r["workload"]) for r in rows})
+    cols = 4
+    nrows = (len(panels) + cols - 1) // cols
+    fig, axes = plt.subplots(nrows, cols, figsize=(4.2 * cols, 3.2 * nrows), squeeze=False)
+    for ax, (g, b, w) in zip(axes.flat, panels):
+        for mode in MODES:
+            pts = [
+                (p["n"], p["seconds"])
+                for p in progress
+                if (p["graph"], p["backend"], p["workload"], p["prefetch"]) == (g, b, w, mode)
+            ]
+            if pts:
+                ax.plot(*zip(*pts), marker=".", label=mode)
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_title(f"{g} {b}: {w}", fontsize=9)
+        ax.set_xlabel("queries N")
+        ax.set_ylabel("seconds")
+    for ax in list(axes.flat)[len(panels) :]:
+        ax.axis("off")
+    axes.flat[0].legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    print(f"chart: {path}")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--graph", action="append", help="graph directory (repeatable)")
+    ap.add_argument("--scale", type=int, default=22, help="Kronecker scale when no --graph is given")
+    ap.add_argument("--real", action="store_true", help="also the real graphs of data/")
+    ap.add_argument("--real-only", action="store_true", help="only the real graphs of data/ (implies --real)")
+    ap.add_argument("--quick", action="store_true", help="small N: 10K edge queries, 1K FoF, 5 pairs")
+    ap.add_argument("--max-n", type=int, help="edge queries per stream (default 1M, quick 10K)")
+    ap.add_argument("--fof-max", type=int, help="friends-of-friends queries (default 50K, quick 1K)")
+    ap.add_argument("--pairs", type=int, help="shortest-path pairs (default 20, quick 5)")
+    ap.add_argument("--backends", default="mmap,pool")
+    ap.add_argument("--alphas", default="0.1,0.5,1")
+    ap.add_argument("--fraction", type=float, default=0.10, help="memory as a fraction of the graph")
+    ap.add_argument("--no-build", action="store_true")
+    ap.add_argument("--name", default="queries", help="output file prefix in bench/out/")
+    args = ap.parse_args()
+    args.max_n = args.max_n or (10_000 if args.quick else 1_000_000)
+    args.fof_max = args.fof_max or (1_000 if args.quick else 50_000)
+    args.pairs = args.pairs or (5 if args.quick else 20)
+    args.real = args.real or args.real_only
+    args.alphas = [float(a) for a in args.alphas.split(",")]
+    if not args.no_build:
+        sh(["cargo", "build", "--release", "-q", "-p", "ocgraph-cli"], cwd=ROOT)
+    os.makedirs(OUT, exist_ok=True)
+    rows, progress = [], []
+    hdr = f"{'graph':<13} {'backend':<5} {'workload':<14} {'prefetch':<13} {'N':>8} {'total s':>8} {'post-cold s':>11} {'vs none':>8} {'of omni':>8} {'p50 us':>8} {'p99 us':>9} {'MB read':>8}  note"
+    print(hdr)
+    for gname, g in graphs(args):
+        memory = max(int(graph_bytes(g) * args.fraction) // 4096 * 4096, 2 * 4096)
+        for label, wfile in workloads(args, g, os.path.join(OUT, "workloads", gname)):
+            for backend in args.backends.split(","):
+                base = {}
+                for mode in MODES:
+                    r, note = query(g, wfile, backend, memory, mode)
+                    warm = post_cold(r["progress"])
+                    base[mode] = warm
+                    row = {
+                        "graph": gname,
+                        "backend": backend,
+                        "workload": label,
+                        "prefetch": mode,
+                        "queries": r["queries"],
+                        "memory_bytes": memory,
+                        "seconds": r["seconds"],
+                        "post_cold_seconds": warm,
+                        "p50_us": r["latency"]["p50_us"],
+                        "p95_us": r["latency"]["p95_us"],
+                        "p99_us": r["latency"]["p99_us"],
+                        "max_us": r["latency"]["max_us"],
+                        "bytes_read": r["io"]["bytes_read"],
+                        "advised_ranges": r["advisor"]["ranges"],
+                        "ring_stale": r["advisor"]["stale"],
+                        "ring_lost": r["advisor"]["lost"],
+                        "note": note,
+                    }
+                    none, omni = base["none"], base.get("omniscient")
+                    row["speedup_vs_none"] = none / warm if warm > 0 else float("nan")
+                    rows.append(row)
+                    for n, t in r["progress"]:
+                        progress.append(
+                            {
+                                "graph": gname,
+                                "backend": backend,
+                                "workload": label,
+                                "prefetch": mode,
+                                "n": n,
+                                "seconds": t,
+                            }
+                        )
+                # Fraction of the omniscient gain, once the omniscient run is known.
+                omni = base["omniscient"]
+                for row in rows[-4:]:
+                    gain = base["none"] - omni
+                    row["of_omniscient"] = (
+                        (base["none"] - row["post_cold_seconds"]) / gain if gain > 0 else float("nan")
+                    )
+                    print(
+                        f"{gname:<13} {backend:<5} {label:<14} {row['prefetch']:<13} {row['queries']:>8} "
+                        f"{row['seconds']:>8.3f} {row['post_cold_seconds']:>11.3f} {row['speedup_vs_none']:>7.2f}x "
+                        f"{row['of_omniscient']:>8.2f} {row['p50_us']:>8.1f} {row['p99_us']:>9.1f} "
+                        f"{row['bytes_read'] / 1e6:>8.1f}  {row['note']}",
+                        flush=True,
+                    )
+    path = os.path.join(OUT, f"{args.name}.csv")
+    with open(path, "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=list(rows[0].keys()))
+        w.writeheader()
+        w.writerows(rows)
+    with open(os.path.join(OUT, f"{args.name}-progress.csv"), "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=list(progress[0].keys()))
+        w.writeheader()
+        w.writerows(progress)
+    print(f"csv: {path}")
+    chart(rows, progress, os.path.join(OUT, f"{args.name}.png"))
+
+
+if __name__ == "__main__":
+    main()

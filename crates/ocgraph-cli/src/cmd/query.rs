@@ -1,0 +1,99 @@
+//! `ocgraph query`: answer a workload file's queries (in order with one client, or with N
+//! concurrent clients) with an optional prefetcher; report throughput, latency percentiles and
+//! the backend's I/O statistics.
+//!
+//! Output: one human-readable line on stdout, then (with `--json`) the report as one JSON line
+//! with the I/O statistics under `"io"`. `--stats` prints the I/O statistics to stderr like the
+//! other commands.
+
+use std::path::PathBuf;
+
+use clap::{Args, ValueEnum};
+use ocgraph_algo::queries::Kernels;
+use ocgraph_core::query::{run_queries, write_answers, PrefetchMode, RunOptions, Workload};
+use ocgraph_core::Result;
+
+use crate::backend_args::BackendArgs;
+
+/// The prefetchers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Prefetch {
+    /// No prefetching.
+    None,
+    /// Neighbour lists of the visited vertices' neighbours (highest degree first).
+    #[value(alias = "neighborhood")]
+    Neighbourhood,
+    /// The next window of the neighbours file after the visited vertex's list.
+    Sequential,
+    /// Reads ahead in the workload file (the bound).
+    Omniscient,
+}
+
+impl Prefetch {
+    fn mode(self) -> PrefetchMode {
+        match self {
+            Prefetch::None => PrefetchMode::None,
+            Prefetch::Neighbourhood => PrefetchMode::Neighbourhood,
+            Prefetch::Sequential => PrefetchMode::Sequential,
+            Prefetch::Omniscient => PrefetchMode::Omniscient,
+        }
+    }
+}
+
+/// Arguments of `ocgraph query`.
+#[derive(Args)]
+pub struct QueryArgs {
+    /// Graph directory.
+    graph: PathBuf,
+    /// The workload file (`ocgraph workload`).
+    #[arg(long)]
+    workload: PathBuf,
+    /// The prefetcher.
+    #[arg(long, value_enum, default_value_t = Prefetch::None)]
+    prefetch: Prefetch,
+    /// Concurrent query threads (1 answers the stream in order).
+    #[arg(long, default_value_t = 1)]
+    clients: usize,
+    /// Queries the omniscient prefetcher advises ahead (default: 64 edge, 4 fof, 2 shortest-path).
+    #[arg(long)]
+    lookahead: Option<usize>,
+    /// Write the answers to this file (text; format in `ocgraph_core::query::runner`).
+    #[arg(long)]
+    answers: Option<PathBuf>,
+    /// Also print the report as one JSON line on stdout.
+    #[arg(long)]
+    json: bool,
+    #[command(flatten)]
+    backend: BackendArgs,
+}
+
+/// Runs `ocgraph query`.
+pub fn run(args: &QueryArgs) -> Result<()> {
+    let w = Workload::load(&args.workload)?;
+    let g = args.backend.open_stored(&args.graph, "ocgraph query")?;
+    g.reset_io_stats();
+    let opts = RunOptions {
+        prefetch: args.prefetch.mode(),
+        clients: args.clients,
+        keep_answers: args.answers.is_some(),
+        lookahead: args.lookahead,
+        ..RunOptions::default()
+    };
+    let r = run_queries(&g, &w, &opts, &Kernels)?;
+    let io = g.io_stats();
+    let l = &r.latency;
+    println!(
+        "{} x{} prefetch={} clients={}: {:.3} s, {:.0} queries/s; latency us p50 {:.1} p95 {:.1} p99 {:.1} max {:.1}",
+        r.kind, r.queries, r.prefetch, r.clients, r.seconds, r.queries_per_second, l.p50_us, l.p95_us, l.p99_us,
+        l.max_us
+    );
+    if args.json {
+        let mut v = serde_json::to_value(&r).expect("report serialises");
+        v["io"] = io.to_json();
+        println!("{v}");
+    }
+    if let (Some(path), Some(answers)) = (&args.answers, &r.answers) {
+        write_answers(path, w.kind, answers)?;
+    }
+    args.backend.report_stats(&g)
+}

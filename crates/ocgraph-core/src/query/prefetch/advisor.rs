@@ -1,0 +1,81 @@
+//! The advisor thread's loop.
+//!
+//! Ring-driven modes (neighbourhood, sequential) drain the [`Ring`] and apply their policy to
+//! every entry that is not stale; the omniscient mode watches how many queries have started
+//! and advises the next `lookahead` queries of the workload. When there is nothing to do the
+//! advisor yields, then sleeps 50 µs at a time; it stops when `stop` is set.
+
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::time::Duration;
+
+use super::{neighbourhood, omniscient, sequential, AdvisorStats, PrefetchMode, Sink};
+use crate::graph::Direction;
+use crate::query::ring::{Cursor, Ring};
+use crate::query::workload::Workload;
+
+/// How the advisor runs.
+#[derive(Debug, Clone, Copy)]
+pub struct AdvisorConfig {
+    /// The prefetcher.
+    pub mode: PrefetchMode,
+    /// Ring entries this many epochs (queries) behind the newest are skipped.
+    pub max_stale: u32,
+    /// Queries advised ahead (omniscient).
+    pub lookahead: usize,
+}
+
+/// Runs the advisor until `stop` is set; `started` counts the queries begun so far.
+pub fn run(
+    dir: Direction<'_>,
+    ring: &Ring,
+    workload: &Workload,
+    started: &AtomicUsize,
+    stop: &AtomicBool,
+    cfg: AdvisorConfig,
+) -> AdvisorStats {
+    let mut sink = Sink::new(dir);
+    let mut cursor = Cursor::default();
+    let mut scratch = Vec::new();
+    let mut advised_to = 0usize;
+    let mut idle = 0u32;
+    loop {
+        let did = match cfg.mode {
+            PrefetchMode::None => 0,
+            PrefetchMode::Neighbourhood => ring
+                .drain(&mut cursor, cfg.max_stale, |v, _| neighbourhood::advise(&mut sink, v, &mut scratch)),
+            PrefetchMode::Sequential => {
+                ring.drain(&mut cursor, cfg.max_stale, |v, _| sequential::advise(&mut sink, v))
+            }
+            PrefetchMode::Omniscient => {
+                let now = started.load(Ordering::Acquire);
+                let from = advised_to.max(now);
+                let to = (now + cfg.lookahead).min(workload.len());
+                if from < to {
+                    omniscient::advise(&mut sink, workload.kind, (from..to).map(|i| workload.query(i)));
+                    advised_to = to;
+                }
+                to.saturating_sub(from) as u64
+            }
+        };
+        if did > 0 {
+            idle = 0;
+            continue;
+        }
+        if stop.load(Ordering::Acquire) {
+            break;
+        }
+        idle += 1;
+        if idle < 16 {
+            std::thread::yield_now();
+        } else {
+            std::thread::sleep(Duration::from_micros(50));
+        }
+    }
+    AdvisorStats {
+        pushed: ring.pushed(),
+        entries: cursor.read,
+        stale: cursor.stale,
+        lost: cursor.lost,
+        ..sink.stats()
+    }
+}

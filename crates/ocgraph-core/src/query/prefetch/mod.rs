@@ -1,0 +1,130 @@
+//! Prefetchers: an advisor thread that turns what the query threads visit (or, for the
+//! omniscient bound, the known query stream) into `WillNeed` advice on the neighbours file.
+//!
+//! - [`PrefetchMode::Neighbourhood`] ([`neighbourhood`]): for a visited vertex, advise the
+//!   neighbour lists of its neighbours, highest degree first, only a bounded prefix of each.
+//! - [`PrefetchMode::Sequential`] ([`sequential`]): advise the window of the neighbours file
+//!   that follows the visited vertex's first arc.
+//! - [`PrefetchMode::Omniscient`] ([`omniscient`]): read ahead in the workload and advise what
+//!   the next queries will read: the bound on what any prefetcher can gain.
+//!
+//! Advice goes through the page backend: `madvise(MADV_WILLNEED)` on mmap, background loads
+//! into free or evictable frames on the pool (never evicting pinned pages, never blocking).
+
+pub mod advisor;
+pub mod neighbourhood;
+pub mod omniscient;
+pub mod sequential;
+
+use serde::Serialize;
+
+use crate::error::{Error, Result};
+use crate::graph::Direction;
+
+/// Which prefetcher runs beside the queries.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PrefetchMode {
+    /// No advisor thread.
+    None,
+    /// Neighbour lists of the visited vertices' neighbours.
+    Neighbourhood,
+    /// The next window of the neighbours file after the visited vertex's list.
+    Sequential,
+    /// Reads ahead from the known query stream.
+    Omniscient,
+}
+
+impl PrefetchMode {
+    /// Every mode, in the order benchmarks report them.
+    pub const ALL: [PrefetchMode; 4] =
+        [PrefetchMode::None, PrefetchMode::Neighbourhood, PrefetchMode::Sequential, PrefetchMode::Omniscient];
+
+    /// The mode's name: `none`, `neighbourhood`, `sequential`, `omniscient`.
+    pub fn name(self) -> &'static str {
+        match self {
+            PrefetchMode::None => "none",
+            PrefetchMode::Neighbourhood => "neighbourhood",
+            PrefetchMode::Sequential => "sequential",
+            PrefetchMode::Omniscient => "omniscient",
+        }
+    }
+
+    /// Parses a mode name (`neighborhood` is accepted too).
+    pub fn parse(s: &str) -> Result<PrefetchMode> {
+        Ok(match s {
+            "none" => PrefetchMode::None,
+            "neighbourhood" | "neighborhood" => PrefetchMode::Neighbourhood,
+            "sequential" => PrefetchMode::Sequential,
+            "omniscient" => PrefetchMode::Omniscient,
+            _ => {
+                return Err(Error::invalid(format!(
+                    "unknown prefetcher {s:?} (none, neighbourhood, sequential, omniscient)"
+                )))
+            }
+        })
+    }
+}
+
+/// What the advisor did during a run.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct AdvisorStats {
+    /// Ring entries pushed by the query threads.
+    pub pushed: u64,
+    /// Ring entries the advisor acted on.
+    pub entries: u64,
+    /// Ring entries skipped as too stale.
+    pub stale: u64,
+    /// Ring entries overwritten before the advisor read them.
+    pub lost: u64,
+    /// Ranges advised (`advise` calls made).
+    pub ranges: u64,
+    /// Ranges not advised again because they were advised very recently.
+    pub repeats: u64,
+    /// Bytes covered by the advised ranges.
+    pub bytes: u64,
+}
+
+/// Slots of the recently-advised filter.
+const RECENT: usize = 4096;
+
+/// Issues advice on one direction's neighbours file, skipping ranges advised very recently
+/// (a direct-mapped table of the last ranges), and counts what it did.
+pub struct Sink<'g> {
+    dir: Direction<'g>,
+    recent: Box<[u64]>,
+    stats: AdvisorStats,
+}
+
+impl<'g> Sink<'g> {
+    /// A sink advising on `dir`.
+    pub fn new(dir: Direction<'g>) -> Sink<'g> {
+        Sink { dir, recent: vec![u64::MAX; RECENT].into_boxed_slice(), stats: AdvisorStats::default() }
+    }
+
+    /// The direction advised on.
+    pub fn dir(&self) -> Direction<'g> {
+        self.dir
+    }
+
+    /// Advises arcs `[start, end)`.
+    pub fn arcs(&mut self, start: u64, end: u64) {
+        if end <= start {
+            return;
+        }
+        let key = start.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ end;
+        let slot = &mut self.recent[(key >> 52) as usize % RECENT];
+        if *slot == key {
+            self.stats.repeats += 1;
+            return;
+        }
+        *slot = key;
+        self.dir.will_need_arcs(start, end);
+        self.stats.ranges += 1;
+        self.stats.bytes += (end - start) * 4;
+    }
+
+    /// What the sink did so far.
+    pub fn stats(&self) -> AdvisorStats {
+        self.stats
+    }
+}

@@ -1,0 +1,394 @@
+//! Answering a query stream: in order with one client, or with N concurrent clients taking the
+//! next query from a shared counter; per-query latency, throughput, and an optional advisor
+//! thread fed by the query threads (see [`super::prefetch`]).
+//!
+//! Queries: an edge query returns the vertex's out-neighbour list; friends-of-friends and
+//! shortest paths are answered by an [`Answerer`] (the CLI and Python bindings pass the
+//! `ocgraph-algo` kernels). What the query threads push into the ring: the query vertex for
+//! edge and friends-of-friends queries (its neighbours' lists are what comes next), and every
+//! vertex a shortest-path search expands (its neighbours form the next level). A push is one
+//! `fetch_add` and one store: the query path never blocks or allocates for the advisor.
+//!
+//! Answers file (`write_answers`), text, one line per query in query order after a header line
+//! `# ocgraph answers v1 kind=<kind> count=<N>`:
+//! - edge queries and friends-of-friends: `<i>` then the vertex ids, sorted, space-separated;
+//! - shortest path: `<i> <hops>` then the path's vertices from source to target; `<i> -1` when
+//!   the target is unreachable.
+
+use std::io::Write;
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::time::Instant;
+
+use serde::Serialize;
+
+use super::prefetch::advisor::{self, AdvisorConfig};
+use super::prefetch::{omniscient, AdvisorStats, PrefetchMode};
+use super::ring::Ring;
+use super::workload::{QueryKind, Workload};
+use crate::error::{Error, Result};
+use crate::graph::{Adjacency, Graph, Vertex};
+use crate::page::Slice;
+
+/// The answer to one query.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Answer {
+    /// Edge query or friends-of-friends: sorted vertex ids.
+    Vertices(Vec<Vertex>),
+    /// Shortest path: the path from source to target, `None` when unreachable.
+    Path(Option<Vec<Vertex>>),
+}
+
+/// The kernels that answer friends-of-friends and shortest-path queries.
+pub trait Answerer: Sync {
+    /// Vertices at distance exactly 2 from `v`, sorted.
+    fn friends_of_friends<A: Adjacency>(&self, g: &A, v: Vertex) -> Result<Vec<Vertex>>;
+
+    /// A fewest-hops path from `s` to `t` over `out` (`in_`: the in-edges), or `None`.
+    fn shortest_path<O: Adjacency, I: Adjacency>(
+        &self,
+        out: &O,
+        in_: &I,
+        s: Vertex,
+        t: Vertex,
+    ) -> Result<Option<Vec<Vertex>>>;
+}
+
+/// How to run a workload.
+#[derive(Debug, Clone)]
+pub struct RunOptions {
+    /// The prefetcher beside the queries.
+    pub prefetch: PrefetchMode,
+    /// Concurrent query threads (1: the stream in order).
+    pub clients: usize,
+    /// Keep every answer in the report.
+    pub keep_answers: bool,
+    /// Ring slots (rounded up to a power of two).
+    pub ring_capacity: usize,
+    /// Ring entries this many queries behind the newest are skipped (default `4 * clients`).
+    pub max_stale: Option<u32>,
+    /// Queries the omniscient prefetcher advises ahead (default by kind).
+    pub lookahead: Option<usize>,
+}
+
+impl Default for RunOptions {
+    fn default() -> Self {
+        RunOptions {
+            prefetch: PrefetchMode::None,
+            clients: 1,
+            keep_answers: false,
+            ring_capacity: 4096,
+            max_stale: None,
+            lookahead: None,
+        }
+    }
+}
+
+/// Query latency summary in microseconds (nearest-rank percentiles).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+pub struct Latency {
+    /// Mean.
+    pub mean_us: f64,
+    /// Median.
+    pub p50_us: f64,
+    /// 95th percentile.
+    pub p95_us: f64,
+    /// 99th percentile.
+    pub p99_us: f64,
+    /// Maximum.
+    pub max_us: f64,
+}
+
+impl Latency {
+    /// Summarises latencies in nanoseconds (sorts them).
+    pub fn from_nanos(ns: &mut [u64]) -> Latency {
+        if ns.is_empty() {
+            return Latency::default();
+        }
+        ns.sort_unstable();
+        let at = |p: f64| ns[((p * ns.len() as f64).ceil() as usize).clamp(1, ns.len()) - 1] as f64 / 1e3;
+        Latency {
+            mean_us: ns.iter().map(|&x| x as f64).sum::<f64>() / ns.len() as f64 / 1e3,
+            p50_us: at(0.50),
+            p95_us: at(0.95),
+            p99_us: at(0.99),
+            max_us: *ns.last().expect("non-empty") as f64 / 1e3,
+        }
+    }
+}
+
+/// The outcome of [`run_queries`].
+#[derive(Debug, Clone, Serialize)]
+pub struct RunReport {
+    /// Workload kind name.
+    pub kind: &'static str,
+    /// Prefetcher name.
+    pub prefetch: &'static str,
+    /// Query threads.
+    pub clients: usize,
+    /// Queries answered.
+    pub queries: usize,
+    /// Wall time of the whole stream.
+    pub seconds: f64,
+    /// Queries per second.
+    pub queries_per_second: f64,
+    /// Per-query latency.
+    pub latency: Latency,
+    /// `(n, seconds)`: when the first `n` queries had all been answered, for `n` = 1, 2, 5, 10,
+    /// 20, 50, ... up to the query count, and the query count itself (time against `n`).
+    pub progress: Vec<(usize, f64)>,
+    /// What the advisor did.
+    pub advisor: AdvisorStats,
+    /// The answers, in query order, when asked for.
+    #[serde(skip)]
+    pub answers: Option<Vec<Answer>>,
+}
+
+/// Reads neighbour lists from `inner` and pushes every vertex whose list is read into the ring.
+struct Observed<'a, A> {
+    inner: A,
+    ring: &'a Ring,
+    epoch: u32,
+}
+
+impl<A: Adjacency> Adjacency for Observed<'_, A> {
+    fn num_vertices(&self) -> usize {
+        self.inner.num_vertices()
+    }
+    fn num_arcs(&self) -> u64 {
+        self.inner.num_arcs()
+    }
+    fn degree(&self, v: Vertex) -> usize {
+        self.inner.degree(v)
+    }
+    fn neighbors(&self, v: Vertex) -> Slice<'_, Vertex> {
+        self.ring.push(v, self.epoch);
+        self.inner.neighbors(v)
+    }
+    fn weights(&self, v: Vertex) -> Option<Slice<'_, f32>> {
+        self.inner.weights(v)
+    }
+    fn is_weighted(&self) -> bool {
+        self.inner.is_weighted()
+    }
+}
+
+/// Answers every query of `w` on `g` (see the module docs); `answerer` runs the kernels.
+///
+/// Errors: the workload was made for a graph of another size, `clients == 0`, or a kernel error.
+pub fn run_queries<Q: Answerer>(
+    g: &Graph,
+    w: &Workload,
+    opts: &RunOptions,
+    answerer: &Q,
+) -> Result<RunReport> {
+    w.check_graph(g.num_vertices())?;
+    if opts.clients == 0 {
+        return Err(Error::invalid("at least one client is needed"));
+    }
+    let ring = Ring::new(opts.ring_capacity);
+    let observe = matches!(opts.prefetch, PrefetchMode::Neighbourhood | PrefetchMode::Sequential);
+    let started = AtomicUsize::new(0);
+    let stop = AtomicBool::new(false);
+    let cfg = AdvisorConfig {
+        mode: opts.prefetch,
+        max_stale: opts.max_stale.unwrap_or(4 * opts.clients as u32),
+        lookahead: opts.lookahead.unwrap_or_else(|| omniscient::default_lookahead(w.kind)),
+    };
+    let t0 = Instant::now();
+    let shared =
+        Shared { g, w, ring: &ring, observe, started: &started, keep: opts.keep_answers, answerer, t0 };
+    let shared = &shared;
+    let (results, advisor) = std::thread::scope(|s| {
+        let advisor = (opts.prefetch != PrefetchMode::None)
+            .then(|| s.spawn(|| advisor::run(g.out(), &ring, w, &started, &stop, cfg)));
+        let clients: Vec<_> = (0..opts.clients).map(|_| s.spawn(move || client(shared))).collect();
+        let results: Vec<_> = clients.into_iter().map(|h| h.join().expect("query thread panicked")).collect();
+        stop.store(true, Ordering::Release);
+        let stats = advisor.map(|h| h.join().expect("advisor panicked")).unwrap_or_default();
+        (results, stats)
+    });
+    let seconds = t0.elapsed().as_secs_f64();
+    let mut nanos = Vec::with_capacity(w.len());
+    let mut done = vec![0u64; w.len()];
+    let mut answers: Vec<Option<Answer>> = if opts.keep_answers { vec![None; w.len()] } else { Vec::new() };
+    for r in results {
+        let (times, ans) = r?;
+        for (i, lat, end) in times {
+            nanos.push(lat);
+            done[i] = end;
+        }
+        for (i, a) in ans {
+            answers[i] = Some(a);
+        }
+    }
+    let answers =
+        opts.keep_answers.then(|| answers.into_iter().map(|a| a.expect("every query answered")).collect());
+    Ok(RunReport {
+        kind: w.kind.name(),
+        prefetch: opts.prefetch.name(),
+        clients: opts.clients,
+        queries: w.len(),
+        seconds,
+        queries_per_second: if seconds > 0.0 { w.len() as f64 / seconds } else { 0.0 },
+        latency: Latency::from_nanos(&mut nanos),
+        progress: progress(&done),
+        advisor,
+        answers,
+    })
+}
+
+/// `(n, seconds)` checkpoints from the completion time (ns since start) of every query.
+fn progress(done: &[u64]) -> Vec<(usize, f64)> {
+    let mut marks = Vec::new();
+    let mut base = 1usize;
+    'outer: loop {
+        for m in [1, 2, 5] {
+            if base * m >= done.len() {
+                break 'outer;
+            }
+            marks.push(base * m);
+        }
+        base *= 10;
+    }
+    marks.push(done.len());
+    let mut latest = 0u64;
+    let mut out = Vec::with_capacity(marks.len());
+    let mut k = 0;
+    for (i, &t) in done.iter().enumerate() {
+        latest = latest.max(t);
+        if i + 1 == marks[k] {
+            out.push((i + 1, latest as f64 / 1e9));
+            k += 1;
+        }
+    }
+    out
+}
+
+/// `(index, latency ns, completion ns since start)` per query, and `(index, answer)` pairs,
+/// of one client.
+type ClientResult = Result<(Vec<(usize, u64, u64)>, Vec<(usize, Answer)>)>;
+
+/// What every query thread shares.
+struct Shared<'a, Q> {
+    g: &'a Graph,
+    w: &'a Workload,
+    ring: &'a Ring,
+    /// Push visited vertices into the ring.
+    observe: bool,
+    /// Queries begun so far (the next query index).
+    started: &'a AtomicUsize,
+    /// Keep the answers.
+    keep: bool,
+    answerer: &'a Q,
+    t0: Instant,
+}
+
+impl<Q> Clone for Shared<'_, Q> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<Q> Copy for Shared<'_, Q> {}
+
+/// One query thread: takes the next query until the stream is done.
+fn client<Q: Answerer>(sh: &Shared<'_, Q>) -> ClientResult {
+    let Shared { g, w, ring, observe, started, keep, answerer, t0 } = *sh;
+    let mut lat = Vec::new();
+    let mut answers = Vec::new();
+    loop {
+        let i = started.fetch_add(1, Ordering::AcqRel);
+        if i >= w.len() {
+            return Ok((lat, answers));
+        }
+        let q = w.query(i);
+        let t = Instant::now();
+        let epoch = ring.begin_epoch();
+        let answer = match w.kind {
+            QueryKind::Edge => {
+                if observe {
+                    ring.push(q[0], epoch);
+                }
+                let out = g.out();
+                let n = out.neighbors(q[0]);
+                if keep {
+                    Answer::Vertices(n.to_vec())
+                } else {
+                    // Touch the list as a client would (the answer is not kept).
+                    std::hint::black_box(n.iter().fold(0u32, |a, &x| a ^ x));
+                    Answer::Vertices(Vec::new())
+                }
+            }
+            QueryKind::FriendsOfFriends => {
+                if observe {
+                    ring.push(q[0], epoch);
+                }
+                Answer::Vertices(answerer.friends_of_friends(&g.out(), q[0])?)
+            }
+            QueryKind::ShortestPath => {
+                let (s, t) = (q[0], q[1]);
+                if observe {
+                    let out = Observed { inner: g.out(), ring, epoch };
+                    let in_ = Observed { inner: g.in_(), ring, epoch };
+                    Answer::Path(answerer.shortest_path(&out, &in_, s, t)?)
+                } else {
+                    Answer::Path(answerer.shortest_path(&g.out(), &g.in_(), s, t)?)
+                }
+            }
+        };
+        let end = Instant::now();
+        lat.push((i, (end - t).as_nanos() as u64, (end - t0).as_nanos() as u64));
+        if keep {
+            answers.push((i, answer));
+        }
+    }
+}
+
+/// Writes `answers` to `path` in the answers format (see the module docs).
+pub fn write_answers(path: &Path, kind: QueryKind, answers: &[Answer]) -> Result<()> {
+    let io = |e| Error::io(path, "write", e);
+    let f = std::fs::File::create(path).map_err(io)?;
+    let mut out = std::io::BufWriter::new(f);
+    writeln!(out, "# ocgraph answers v1 kind={} count={}", kind.name(), answers.len()).map_err(io)?;
+    for (i, a) in answers.iter().enumerate() {
+        write!(out, "{i}").map_err(io)?;
+        let list = match a {
+            Answer::Vertices(v) => v.as_slice(),
+            Answer::Path(None) => {
+                writeln!(out, " -1").map_err(io)?;
+                continue;
+            }
+            Answer::Path(Some(p)) => {
+                write!(out, " {}", p.len() - 1).map_err(io)?;
+                p.as_slice()
+            }
+        };
+        for v in list {
+            write!(out, " {v}").map_err(io)?;
+        }
+        writeln!(out).map_err(io)?;
+    }
+    out.flush().map_err(io)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn progress_checkpoints_and_latency_percentiles() {
+        // Completion times out of order (several clients): a checkpoint waits for the slowest.
+        let done: Vec<u64> = vec![5, 1, 9, 2, 3, 4, 20, 6, 7, 8, 10, 11];
+        let p = progress(&done);
+        let ns: Vec<usize> = p.iter().map(|x| x.0).collect();
+        assert_eq!(ns, vec![1, 2, 5, 10, 12]);
+        assert_eq!(p[0].1, 5e-9);
+        assert_eq!(p[2].1, 9e-9);
+        assert_eq!(p[3].1, 20e-9);
+        assert_eq!(progress(&[7]), vec![(1, 7e-9)]);
+        let mut ns: Vec<u64> = (1..=100).rev().map(|x| x * 1000).collect();
+        let l = Latency::from_nanos(&mut ns);
+        assert_eq!((l.p50_us, l.p95_us, l.p99_us, l.max_us, l.mean_us), (50.0, 95.0, 99.0, 100.0, 50.5));
+    }
+}

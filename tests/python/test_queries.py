@@ -1,0 +1,119 @@
+"""Online queries (ocgraph.workload + Graph.query) against networkx on small random graphs:
+answers are identical with every prefetcher and 1 or 3 clients, on mmap and a tiny pool."""
+
+from __future__ import annotations
+
+import networkx as nx
+import numpy as np
+import pytest
+
+import ocgraph
+from conftest import BACKENDS, open_with, random_edges
+
+MODES = ["none", "neighbourhood", "sequential", "omniscient"]
+
+
+@pytest.fixture(scope="module", params=[True, False], ids=["directed", "undirected"])
+def graph(request, tmp_path_factory):
+    """A random simple graph with a hub whose list spans pages: (path, networkx graph)."""
+    directed = request.param
+    rng = np.random.default_rng(11 if directed else 12)
+    n = 3000
+    src, dst, _ = random_edges(rng, n, 9000)
+    hub = np.full(2500, 7)
+    src, dst = np.concatenate([src, hub]), np.concatenate([dst, rng.integers(0, n, size=2500)])
+    path = tmp_path_factory.mktemp("q") / "g"
+    g = ocgraph.from_edges(
+        src, dst, path, num_vertices=n, directed=directed, dedup=True, drop_self_loops=True
+    )
+    h = g.to_networkx()
+    g.close()
+    return path, h
+
+
+def workloads(g, tmp_path):
+    out = {}
+    for kind, count, extra in [
+        ("edge-queries", 300, {"alpha": 0.3, "queue": 50}),
+        ("fof", 40, {}),
+        ("shortest-path", 20, {}),
+    ]:
+        f = tmp_path / f"{kind}.bin"
+        assert ocgraph.workload(g, kind, f, count, seed=4, **extra) == count
+        out[kind] = f
+    return out
+
+
+def reference(h: nx.Graph, kind: str, q: list[int]):
+    if kind == "edge-queries":
+        return sorted(h.successors(q[0]) if h.is_directed() else h.neighbors(q[0]))
+    if kind == "fof":
+        d = nx.single_source_shortest_path_length(h, q[0], cutoff=2)
+        return sorted(v for v, k in d.items() if k == 2)
+    try:
+        return nx.shortest_path_length(h, q[0], q[1])
+    except nx.NetworkXNoPath:
+        return None
+
+
+def queries_of(path, kind):
+    """The queries of a workload file, parsed independently (64-byte header, u32 payload)."""
+    b = path.read_bytes()
+    assert b[:8] == b"OCGQRY01"
+    count = int.from_bytes(b[16:24], "little")
+    arity = int.from_bytes(b[56:60], "little")
+    v = np.frombuffer(b[64:], dtype="<u4")
+    assert len(v) == count * arity
+    return v.reshape(count, arity).tolist()
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_answers_match_networkx_with_every_prefetcher(graph, backend, tmp_path):
+    path, h = graph
+    with open_with(path, backend) as g:
+        files = workloads(g, tmp_path)
+        for kind, f in files.items():
+            qs = queries_of(f, kind)
+            first = None
+            for mode in MODES:
+                for clients in (1, 3):
+                    r = g.query(f, prefetch=mode, clients=clients)
+                    assert r["queries"] == len(qs) and r["prefetch"] == mode
+                    assert r["latency"]["p50_us"] <= r["latency"]["max_us"]
+                    answers = r["answers"]
+                    if first is None:
+                        first = answers
+                        for q, a in zip(qs, answers):
+                            want = reference(h, kind, q)
+                            if kind == "shortest-path":
+                                if want is None:
+                                    assert a is None, q
+                                else:
+                                    assert a[0] == q[0] and a[-1] == q[1] and len(a) == want + 1, q
+                                    assert all(h.has_edge(x, y) for x, y in zip(a, a[1:])), q
+                            else:
+                                assert a == want, (kind, q)
+                    else:
+                        assert answers == first, (kind, mode, clients)
+
+
+def test_workloads_are_seeded_and_recent(graph, tmp_path):
+    path, h = graph
+    with ocgraph.open(path) as g:
+        a, b = tmp_path / "a.bin", tmp_path / "b.bin"
+        ocgraph.workload(g, "edge-queries", a, 500, seed=9, alpha=0.0, queue=20)
+        ocgraph.workload(g, "edge-queries", b, 500, seed=9, alpha=0.0, queue=20)
+        assert a.read_bytes() == b.read_bytes()
+        # alpha = 0: after the first, every query is a recently seen vertex, so it is the
+        # previous query or within a few hops of it.
+        qs = [q[0] for q in queries_of(a, "edge-queries")]
+        und = h.to_undirected()
+        for x, y in zip(qs, qs[1:]):
+            assert nx.has_path(und, x, y)
+        with pytest.raises(ocgraph.InvalidArgumentError):
+            ocgraph.workload(g, "nope", a, 5)
+        with pytest.raises(ocgraph.InvalidArgumentError):
+            g.query(a, prefetch="psychic")
+        (tmp_path / "bad.bin").write_bytes(b"short")
+        with pytest.raises(ocgraph.Error):
+            g.query(tmp_path / "bad.bin")
