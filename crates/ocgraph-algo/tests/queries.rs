@@ -158,9 +158,9 @@ fn answers_match_reference_on_every_backend_and_prefetcher() {
                         }
                         Some(f) => assert_eq!(f, &answers, "{:?} {mode:?} clients {clients}", w.kind),
                     }
-                    if mode != PrefetchMode::None {
-                        assert!(r.advisor.ranges + r.advisor.repeats > 0, "{mode:?} advised nothing");
-                    }
+                    // What the advisor thread manages to advise depends on scheduling (on a
+                    // loaded machine these tiny runs may end before it wakes), so only the
+                    // deterministic side is checked: query threads feed the ring.
                     if matches!(mode, PrefetchMode::Neighbourhood | PrefetchMode::Sequential) {
                         assert!(r.advisor.pushed >= w.len() as u64);
                     }
