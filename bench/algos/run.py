@@ -264,12 +264,15 @@ def has_module(py, mod):
 
 
 def gapbs_inputs(args, exe, name, gdir, wdir):
-    """Exports and converts a Kronecker graph (and its weighted copy) for GAPBS once, cached in
-    the work dir; returns the (.sg, .wsg) paths."""
+    """Exports and converts a Kronecker graph (and, when SSSP runs, its weighted copy) for GAPBS
+    once, cached in the work dir; returns the (.sg, .wsg) paths."""
     conv = os.path.join(args.gapbs, "converter")
     outs = []
     for src, stem, ext, flags in ((gdir, name, ".el", []), (wdir, name + "w", ".wel", ["-w"])):
         out = os.path.join(args.work, stem + ".gapbs" + (".wsg" if flags else ".sg"))
+        if flags and "sssp" not in args.kernels.split(","):
+            outs.append(None)
+            continue
         if not os.path.exists(out):
             text = os.path.join(args.work, stem + ".gapbs" + ext)
             sh([exe, "export", src, text])
