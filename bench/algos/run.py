@@ -311,7 +311,12 @@ def run_gapbs(args, kernel, sg, wsg, source, wsource, n):
     avg = re.search(r"^Average Time:\s+([\d.]+)", p.stdout, re.M)
     read = re.search(r"^Read Time:\s+([\d.]+)", p.stdout, re.M)
     nodes = re.search(r"^Graph has (\d+) nodes", p.stdout, re.M)
-    note = " ".join(cmd[3:]).replace(args.work + os.sep, "")
+    note = " ".join(cmd[3:])
+    if kernel in ("pr", "pr20"):
+        # PageRankPullGS prints " <iter>    <error>" per iteration (Gauss-Seidel style: it
+        # reads scores updated earlier in the same sweep, so it converges in fewer iterations).
+        iters = len(re.findall(r"^ +\d+ +[\d.]+$", p.stdout, re.M)) / len(trials)
+        note += f"; {iters:g} iterations per trial"
     if nodes and int(nodes.group(1)) != n:
         note += f"; GAPBS n={nodes.group(1)} (isolated top ids dropped)"
     return {
