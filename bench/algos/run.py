@@ -237,6 +237,9 @@ def run_ocgraph(exe, graph, kernel, info, source, config, args, capped):
     m = re.search(r"mean ([\d.]+) s, min ([\d.]+) s", p.stdout)
     lines = (p.stdout + "\n" + p.stderr).splitlines()
     stats = next((json.loads(ln) for ln in lines if ln.startswith('{"backend"')), {})
+    iters = re.search(r"^pagerank: (\d+) iterations", p.stdout, re.M)
+    if iters:
+        note = "; ".join(x for x in (note, f"{iters.group(1)} iterations per trial") if x)
     return {
         "secs": float(m.group(2)),
         "mean": float(m.group(1)),
