@@ -31,7 +31,7 @@ Run this script with the venv's Python to get the chart (matplotlib).
 
 GAPBS measured here (--gapbs DIR, DIR = a build of the GAP Benchmark Suite with bfs, pr, cc,
 sssp, tc and converter; it is not part of this repository): each Kronecker graph is exported once
-(`ocgraph export`) and converted with GAPBS's converter, symmetrised, to DIR-independent files in
+(`ocgraph export`) and converted with GAPBS's converter, symmetrised, to files cached in
 --work (kronS.gapbs.sg; kronSw.gapbs.wsg from the weighted copy's `src dst weight` lines, so SSSP
 sees the same weights 1..255). Each GAPBS kernel then runs in the same run, right before
 ocgraph's rows for that kernel, with OMP_NUM_THREADS=--threads, -n --trials and GAPBS's benchmark
