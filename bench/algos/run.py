@@ -3,7 +3,7 @@
 25%) against python-igraph, networkx and scipy, with GAPBS reference times for the ratios.
 
 Usage: bench/algos/run.py [--scales 20,22 | --quick] [--trials 3] [--threads 2] [--work DIR]
-                          [--python PY] [--no-baselines] [--no-real]
+                          [--python PY] [--no-baselines] [--no-real] [--gapbs DIR]
 
 Graphs: Kronecker (Graph500 parameters: edge factor 16, seed 1, symmetrised) of each scale,
 generated with `ocgraph generate kronecker` (a weighted copy, weights 1..255, for SSSP), and the
@@ -28,6 +28,19 @@ graph loaded from the same `ocgraph export` text file (load time reported separa
 PageRank as a power iteration on the CSR matrix. networkx runs at most up to scale 20, and on
 Kronecker graphs of scale >= 16 only BFS, CC and PageRank with one trial (it needs minutes).
 Run this script with the venv's Python to get the chart (matplotlib).
+
+GAPBS measured here (--gapbs DIR, DIR = a build of the GAP Benchmark Suite with bfs, pr, cc,
+sssp, tc and converter; it is not part of this repository): each Kronecker graph is exported once
+(`ocgraph export`) and converted with GAPBS's converter, symmetrised, to files cached in
+--work (kronS.gapbs.sg; kronSw.gapbs.wsg from the weighted copy's `src dst weight` lines, so SSSP
+sees the same weights 1..255). Each GAPBS kernel then runs in the same run, right before
+ocgraph's rows for that kernel, with OMP_NUM_THREADS=--threads, -n --trials and GAPBS's benchmark
+options (bfs/sssp from the same source S, sssp -d 2; pr -i 1000 -t 1e-4; pr20 -i 20 -t 0; cc is
+GAPBS's Afforest); its `secs` is the best "Trial Time" (the statistic of ocgraph's `secs`),
+`mean` its "Average Time", `load_secs` its "Read Time". The ratio column of the table then
+divides by the measured GAPBS time (header xGAPBS_here, CSV ratio_measured and
+gapbs_measured_secs); without --gapbs it divides by the reference table below (header
+xGAPBS_ref; the CSV's gapbs_ratio column always holds that).
 
 Output: a table (graph, kernel, system, config, seconds, ratio to GAPBS where known, bytes read,
 hit ratio), bench/out/algos.csv and, when matplotlib is importable, bench/out/algos.png
@@ -68,6 +81,9 @@ GAPBS = {
 OTHER_REFS = "GridGraph kron22: BFS 0.67-0.73 s, PR20 11.7 s, CC 0.75-0.80 s"
 
 KERNELS = ["bfs", "pr", "pr20", "cc", "sssp", "tc"]
+
+# GAPBS best-trial seconds measured in this run, by (graph, kernel) (filled when --gapbs is given).
+MEASURED = {}
 
 
 def sh(cmd, **kw):
@@ -221,6 +237,9 @@ def run_ocgraph(exe, graph, kernel, info, source, config, args, capped):
     m = re.search(r"mean ([\d.]+) s, min ([\d.]+) s", p.stdout)
     lines = (p.stdout + "\n" + p.stderr).splitlines()
     stats = next((json.loads(ln) for ln in lines if ln.startswith('{"backend"')), {})
+    iters = re.search(r"^pagerank: (\d+) iterations", p.stdout, re.M)
+    if iters:
+        note = "; ".join(x for x in (note, f"{iters.group(1)} iterations per trial") if x)
     return {
         "secs": float(m.group(2)),
         "mean": float(m.group(1)),
@@ -245,6 +264,71 @@ def find_python(args):
 
 def has_module(py, mod):
     return subprocess.run([py, "-c", f"import {mod}"], capture_output=True).returncode == 0
+
+
+def gapbs_inputs(args, exe, name, gdir, wdir):
+    """Exports and converts a Kronecker graph (and, when SSSP runs, its weighted copy) for GAPBS
+    once, cached in the work dir; returns the (.sg, .wsg) paths."""
+    conv = os.path.join(args.gapbs, "converter")
+    outs = []
+    for src, stem, ext, flags in ((gdir, name, ".el", []), (wdir, name + "w", ".wel", ["-w"])):
+        out = os.path.join(args.work, stem + ".gapbs" + (".wsg" if flags else ".sg"))
+        if flags and "sssp" not in args.kernels.split(","):
+            outs.append(None)
+            continue
+        if not os.path.exists(out):
+            text = os.path.join(args.work, stem + ".gapbs" + ext)
+            sh([exe, "export", src, text])
+            # -s symmetrises (the export may list an undirected edge once); GAPBS drops
+            # duplicates and self-loops itself.
+            sh([conv, "-f", text, "-s", *flags, "-b", out + ".part"])
+            os.replace(out + ".part", out)
+            os.remove(text)
+        outs.append(out)
+    return outs[0], outs[1]
+
+
+def run_gapbs(args, kernel, sg, wsg, source, wsource, n):
+    """Runs one GAPBS kernel (best trial, as ocgraph's `secs`)."""
+    binary = {"pr20": "pr"}.get(kernel, kernel)
+    cmd = [os.path.join(args.gapbs, binary), "-f", wsg if kernel == "sssp" else sg, "-n", str(args.trials)]
+    cmd += {
+        "bfs": ["-r", str(source)],
+        "sssp": ["-r", str(wsource), "-d", "2"],
+        "pr": ["-i", "1000", "-t", "1e-4"],
+        "pr20": ["-i", "20", "-t", "0"],
+    }.get(kernel, [])
+    env = {**os.environ, "OMP_NUM_THREADS": str(args.threads)}
+    t = time.perf_counter()
+    try:
+        p = subprocess.run(cmd, text=True, capture_output=True, timeout=args.timeout, env=env)
+    except subprocess.TimeoutExpired:
+        return {"secs": None, "note": f"timeout after {args.timeout} s"}
+    e2e = time.perf_counter() - t
+    trials = [float(x) for x in re.findall(r"^Trial Time:\s+([\d.]+)", p.stdout, re.M)]
+    if p.returncode != 0 or not trials:
+        return {
+            "secs": None,
+            "note": "failed: " + ((p.stdout + p.stderr).strip().splitlines() or ["?"])[-1][:80],
+        }
+    avg = re.search(r"^Average Time:\s+([\d.]+)", p.stdout, re.M)
+    read = re.search(r"^Read Time:\s+([\d.]+)", p.stdout, re.M)
+    nodes = re.search(r"^Graph has (\d+) nodes", p.stdout, re.M)
+    note = " ".join(cmd[3:])
+    if kernel in ("pr", "pr20"):
+        # PageRankPullGS prints " <iter>    <error>" per iteration (Gauss-Seidel style: it
+        # reads scores updated earlier in the same sweep, so it converges in fewer iterations).
+        iters = len(re.findall(r"^ +\d+ +[\d.]+$", p.stdout, re.M)) / len(trials)
+        note += f"; {iters:g} iterations per trial"
+    if nodes and int(nodes.group(1)) != n:
+        note += f"; GAPBS n={nodes.group(1)} (isolated top ids dropped)"
+    return {
+        "secs": min(trials),
+        "mean": float(avg.group(1)) if avg else None,
+        "e2e": e2e,
+        "load_secs": float(read.group(1)) if read else None,
+        "note": note,
+    }
 
 
 def run_baseline(py, system, edge_file, info, source, kernels, trials, timeout):
@@ -289,6 +373,7 @@ def main():
     ap.add_argument("--kernels", default=",".join(KERNELS), help="subset of " + ",".join(KERNELS))
     ap.add_argument("--configs", default="pool100,pool25,pool10,mmap25")
     ap.add_argument("--name", help="output file stem in bench/out (default algos, algos_quick)")
+    ap.add_argument("--gapbs", help="GAPBS build dir: run its kernels on the Kronecker graphs too")
     args = ap.parse_args()
     if args.quick:
         args.trials = min(args.trials, 2)
@@ -307,6 +392,13 @@ def main():
         ]
     )
     notes = [OTHER_REFS]
+    global HEADER
+    if args.gapbs:
+        args.gapbs = os.path.abspath(args.gapbs)
+        HEADER = HEADER.replace("xGAPBS_ref", "xGAPBS_here")
+        notes.append(f"ratio column: ocgraph secs / GAPBS secs measured in this run ({args.gapbs})")
+    else:
+        notes.append("ratio column: ocgraph secs / the reference GAPBS table (issue 4)")
     if not capped:
         notes.append("memcap failed: mmap rows ran without a memory cap")
     for s in args.systems.split(","):
@@ -321,12 +413,22 @@ def main():
         source = max_degree_vertex(gdir, info["n"])
         wsource = max_degree_vertex(wdir, winfo["n"])
         big = info["edges"] > 30_000_000
+        sg = wsg = None
+        if args.gapbs and is_kron:
+            sg, wsg = gapbs_inputs(args, exe, name, gdir, wdir)
         for kernel in [k for k in KERNELS if k in args.kernels.split(",")]:
             g, inf, src = (wdir, winfo, wsource) if kernel == "sssp" else (gdir, info, source)
             configs = ["pool100"] if kernel == "tc" else args.configs.split(",")
             if kernel == "tc" and big:
                 notes.append(f"{name}: triangle counting skipped (too long for this run)")
                 continue
+            if sg:
+                r = run_gapbs(args, kernel, sg, wsg, source, wsource, inf["n"])
+                if r["secs"] is not None:
+                    MEASURED[(name, kernel)] = r["secs"]
+                rows.append({"graph": name, "kernel": kernel, "system": "gapbs", "config": "in-memory", **r})
+                print_row(rows[-1], flush=True)
+                write_csv(rows, stem)
             for config in configs:
                 r = run_ocgraph(exe, g, kernel, inf, src, config, args, capped)
                 rows.append({"graph": name, "kernel": kernel, "system": "ocgraph", "config": config, **r})
@@ -380,7 +482,7 @@ def main():
 
 
 HEADER = (
-    f"{'graph':<13} {'kernel':<5} {'system':<9} {'config':<10} {'secs':>9} {'e2e_s':>8} {'xGAPBS':>7} "
+    f"{'graph':<13} {'kernel':<5} {'system':<9} {'config':<10} {'secs':>9} {'e2e_s':>8} {'xGAPBS_ref':>11} "
     f"{'MB_read':>9} {'hit':>6}  note"
 )
 printed_header = False
@@ -391,6 +493,18 @@ def gapbs_ratio(row):
     if ref is None or row.get("secs") is None:
         return None
     return row["secs"] / ((ref[0] + ref[1]) / 2)
+
+
+def measured_ratio(row):
+    """ocgraph's (or a baseline's) best trial over GAPBS's best trial measured in this run."""
+    ref = MEASURED.get((row["graph"], row["kernel"]))
+    if ref is None or row.get("secs") is None or row["system"] == "gapbs":
+        return None
+    return row["secs"] / ref
+
+
+def shown_ratio(row):
+    return measured_ratio(row) if "xGAPBS_here" in HEADER else gapbs_ratio(row)
 
 
 def fmt(x, spec):
@@ -405,7 +519,7 @@ def print_row(row, flush=False):
     mb = None if row.get("bytes_read") is None else row["bytes_read"] / 1e6
     print(
         f"{row['graph']:<13} {row['kernel']:<5} {row['system']:<9} {row['config']:<10} "
-        f"{fmt(row.get('secs'), '9.4f')} {fmt(row.get('e2e'), '8.2f')} {fmt(gapbs_ratio(row), '7.2f')} "
+        f"{fmt(row.get('secs'), '9.4f')} {fmt(row.get('e2e'), '8.2f')} {fmt(shown_ratio(row), '11.2f')} "
         f"{fmt(mb, '9.1f')} {fmt(row.get('hit_ratio'), '6.3f')}  {row.get('note', '')}",
         flush=flush,
     )
@@ -425,6 +539,8 @@ def write_csv(rows, stem):
         "e2e",
         "load_secs",
         "gapbs_ratio",
+        "gapbs_measured_secs",
+        "ratio_measured",
         "bytes_read",
         "hit_ratio",
         "note",
@@ -433,7 +549,14 @@ def write_csv(rows, stem):
         w = csv.DictWriter(f, fieldnames=fields, extrasaction="ignore")
         w.writeheader()
         for r in rows:
-            w.writerow({**r, "gapbs_ratio": gapbs_ratio(r)})
+            w.writerow(
+                {
+                    **r,
+                    "gapbs_ratio": gapbs_ratio(r),
+                    "gapbs_measured_secs": MEASURED.get((r["graph"], r["kernel"])),
+                    "ratio_measured": measured_ratio(r),
+                }
+            )
 
 
 def write_outputs(rows, notes, stem):
@@ -472,10 +595,12 @@ def write_outputs(rows, notes, stem):
                     xs.append(k + i * width)
                     ys.append(v)
             ax.bar(xs, ys, width, label=f"{s} {c}")
-        gx = [k + 0.4 for k, kern in enumerate(KERNELS) if (g, kern) in GAPBS]
-        gy = [sum(GAPBS[(g, kern)]) / 2 for kern in KERNELS if (g, kern) in GAPBS]
+        ref = MEASURED or {key: sum(v) / 2 for key, v in GAPBS.items()}
+        gx = [k + 0.4 for k, kern in enumerate(KERNELS) if (g, kern) in ref]
+        gy = [ref[(g, kern)] for kern in KERNELS if (g, kern) in ref]
+        label = "GAPBS (measured here)" if MEASURED else "GAPBS (reference table)"
         if gx:
-            ax.scatter(gx, gy, marker="_", s=400, color="black", label="GAPBS", zorder=3)
+            ax.scatter(gx, gy, marker="_", s=400, color="black", label=label, zorder=3)
         ax.set_yscale("log")
         ax.set_xticks([k + 0.4 for k in range(len(KERNELS))], KERNELS)
         ax.set_title(g)
