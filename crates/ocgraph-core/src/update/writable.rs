@@ -324,6 +324,12 @@ impl WritableGraph {
         self.commit(&items, "remove_vertices").map(|(s, _)| s)
     }
 
+    /// When an update call's batch is durable (with [`Durability::PerBatch`] every call returns
+    /// durable, so callers need no [`WritableGraph::sync`]).
+    pub fn durability(&self) -> Durability {
+        self.shared.opts.durability
+    }
+
     /// Makes every batch applied so far durable (for durability modes other than per batch).
     pub fn sync(&self) -> Result<()> {
         self.shared.wal.sync_to(self.last_seq())
