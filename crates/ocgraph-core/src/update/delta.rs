@@ -19,6 +19,9 @@ pub enum ArcOp {
     Remove,
 }
 
+/// The visitor of [`DeltaLog::for_each_vertex`]: a source vertex and its operations.
+pub type VertexOpsFn<'a> = dyn FnMut(Vertex, &[(Vertex, ArcOp)]) -> Result<()> + 'a;
+
 /// An append-only, multiversioned record of arc operations per source vertex.
 ///
 /// Implementations are shared between the writer and snapshot readers (`&self` everywhere,
@@ -43,11 +46,7 @@ pub trait DeltaLog: Send + Sync {
 
     /// Calls `f` for every source vertex with operations of batches `<= upto`, ascending, with
     /// those operations in record order (what [`DeltaLog::ops`] returns for it).
-    fn for_each_vertex(
-        &self,
-        upto: u64,
-        f: &mut dyn FnMut(Vertex, &[(Vertex, ArcOp)]) -> Result<()>,
-    ) -> Result<()> {
+    fn for_each_vertex(&self, upto: u64, f: &mut VertexOpsFn<'_>) -> Result<()> {
         let mut ops = Vec::new();
         for v in self.touched(upto) {
             ops.clear();

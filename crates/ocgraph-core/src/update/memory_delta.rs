@@ -19,7 +19,7 @@ use std::sync::Arc;
 
 use parking_lot::{Mutex, RwLock};
 
-use super::delta::{ArcOp, DeltaLog};
+use super::delta::{ArcOp, DeltaLog, VertexOpsFn};
 use crate::error::{Error, Result};
 use crate::graph::Vertex;
 
@@ -189,11 +189,7 @@ impl DeltaLog for MemoryDelta {
         out
     }
 
-    fn for_each_vertex(
-        &self,
-        upto: u64,
-        f: &mut dyn FnMut(Vertex, &[(Vertex, ArcOp)]) -> Result<()>,
-    ) -> Result<()> {
+    fn for_each_vertex(&self, upto: u64, f: &mut VertexOpsFn<'_>) -> Result<()> {
         let Some(rel) = self.runs.read().rel(upto) else { return Ok(()) };
         let all = self.merged();
         let mut ops = Vec::new();
