@@ -3,7 +3,7 @@
 //! durable (per the graph's durability, or always with `durable=True`).
 
 use numpy::PyReadonlyArray1;
-use ocgraph_core::update::WritableGraph;
+use ocgraph_core::update::{Durability, WritableGraph};
 use ocgraph_core::Vertex;
 use pyo3::prelude::*;
 
@@ -48,7 +48,9 @@ fn update<T: Send>(
     let w = g.writer()?;
     run(py, || {
         let r = f(&w).py()?;
-        if durable {
+        // Per-batch durability already made this batch durable; syncing up to the last batch
+        // would also wait for other threads' later batches (an extra fsync per call).
+        if durable && w.durability() != Durability::PerBatch {
             w.sync().py()?;
         }
         Ok(r)

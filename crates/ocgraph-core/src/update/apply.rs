@@ -13,13 +13,30 @@ use super::wal_frame::WalItem;
 use crate::error::{Error, Result};
 use crate::graph::Vertex;
 
-fn record(view: &View, seq: u64, src: Vertex, dst: Vertex, op: ArcOp) -> Result<()> {
-    view.delta[0].record(seq, src, dst, op)?;
-    if view.base.is_directed() {
-        view.delta[1].record(seq, dst, src, op)
-    } else if src != dst {
-        view.delta[0].record(seq, dst, src, op)
-    } else {
+/// Arc operations of the batch being applied, recorded in the delta in one call per side
+/// (before any read inside the batch, so reads see the batch's earlier items).
+struct Pending {
+    directed: bool,
+    sides: [Vec<(Vertex, Vertex, ArcOp)>; 2],
+}
+
+impl Pending {
+    fn push(&mut self, src: Vertex, dst: Vertex, op: ArcOp) {
+        self.sides[0].push((src, dst, op));
+        if self.directed {
+            self.sides[1].push((dst, src, op));
+        } else if src != dst {
+            self.sides[0].push((dst, src, op));
+        }
+    }
+
+    fn flush(&mut self, view: &View, seq: u64) -> Result<()> {
+        for (side, ops) in self.sides.iter_mut().enumerate() {
+            if !ops.is_empty() {
+                view.delta[side].record_batch(seq, ops)?;
+                ops.clear();
+            }
+        }
         Ok(())
     }
 }
@@ -80,14 +97,23 @@ pub(crate) fn apply(view: &mut View, seq: u64, items: &[WalItem]) -> Result<()> 
     // Reads inside the batch see its own earlier items.
     let mut latest = view.clone();
     latest.upto = u64::MAX;
+    let edge_items =
+        items.iter().filter(|it| matches!(it, WalItem::AddEdge { .. } | WalItem::RemoveEdge { .. }));
+    let cap = edge_items.count() * 2;
+    let directed = view.base.is_directed();
+    let mut pending = Pending { directed, sides: [Vec::with_capacity(cap), Vec::new()] };
+    if directed {
+        pending.sides[1].reserve(cap / 2);
+    }
     for it in items {
         match *it {
-            WalItem::AddEdge { src, dst, weight } => record(view, seq, src, dst, ArcOp::Add(weight))?,
-            WalItem::RemoveEdge { src, dst } => record(view, seq, src, dst, ArcOp::Remove)?,
+            WalItem::AddEdge { src, dst, weight } => pending.push(src, dst, ArcOp::Add(weight)),
+            WalItem::RemoveEdge { src, dst } => pending.push(src, dst, ArcOp::Remove),
             WalItem::SetWeight { src, dst, weight } => {
+                pending.flush(view, seq)?;
                 let ns = current_list(&latest, 0, src);
                 if ns.binary_search(&dst).is_ok() {
-                    record(view, seq, src, dst, ArcOp::Add(weight))?;
+                    pending.push(src, dst, ArcOp::Add(weight));
                 }
             }
             WalItem::AddVertices { count } => {
@@ -95,19 +121,21 @@ pub(crate) fn apply(view: &mut View, seq: u64, items: &[WalItem]) -> Result<()> 
                 latest.num_vertices = view.num_vertices;
             }
             WalItem::RemoveVertex { v } => {
+                pending.flush(view, seq)?;
                 let outs = current_list(&latest, 0, v);
                 for x in outs {
-                    record(view, seq, v, x, ArcOp::Remove)?;
+                    pending.push(v, x, ArcOp::Remove);
                 }
-                if view.base.is_directed() {
+                if directed {
                     let ins = current_list(&latest, 1, v);
                     for y in ins {
-                        record(view, seq, y, v, ArcOp::Remove)?;
+                        pending.push(y, v, ArcOp::Remove);
                     }
                 }
             }
         }
     }
+    pending.flush(view, seq)?;
     view.upto = seq;
     Ok(())
 }

@@ -19,6 +19,9 @@ pub enum ArcOp {
     Remove,
 }
 
+/// The visitor of [`DeltaLog::for_each_vertex`]: a source vertex and its operations.
+pub type VertexOpsFn<'a> = dyn FnMut(Vertex, &[(Vertex, ArcOp)]) -> Result<()> + 'a;
+
 /// An append-only, multiversioned record of arc operations per source vertex.
 ///
 /// Implementations are shared between the writer and snapshot readers (`&self` everywhere,
@@ -28,12 +31,30 @@ pub trait DeltaLog: Send + Sync {
     /// Records `op` on the arc `src -> dst` as part of batch `seq`.
     fn record(&self, seq: u64, src: Vertex, dst: Vertex, op: ArcOp) -> Result<()>;
 
+    /// Records every `(src, dst, op)` of `ops`, in order, as part of batch `seq` (one call per
+    /// batch lets an implementation sort and store the batch at once).
+    fn record_batch(&self, seq: u64, ops: &[(Vertex, Vertex, ArcOp)]) -> Result<()> {
+        ops.iter().try_for_each(|&(src, dst, op)| self.record(seq, src, dst, op))
+    }
+
     /// Appends to `out` the operations on arcs out of `src` recorded by batches `<= upto`, in
     /// record order.
     fn ops(&self, src: Vertex, upto: u64, out: &mut Vec<(Vertex, ArcOp)>) -> Result<()>;
 
     /// The source vertices with at least one operation of a batch `<= upto`, ascending.
     fn touched(&self, upto: u64) -> Vec<Vertex>;
+
+    /// Calls `f` for every source vertex with operations of batches `<= upto`, ascending, with
+    /// those operations in record order (what [`DeltaLog::ops`] returns for it).
+    fn for_each_vertex(&self, upto: u64, f: &mut VertexOpsFn<'_>) -> Result<()> {
+        let mut ops = Vec::new();
+        for v in self.touched(upto) {
+            ops.clear();
+            self.ops(v, upto, &mut ops)?;
+            f(v, &ops)?;
+        }
+        Ok(())
+    }
 
     /// Bytes this delta occupies (memory for an in-memory delta, pages for a paged one): the
     /// writer freezes the delta into a level when this passes its threshold.
@@ -43,17 +64,28 @@ pub trait DeltaLog: Send + Sync {
 /// Folds a vertex's operations (in record order) into its net effect: for each destination, the
 /// last operation wins. Returns `(dst, op)` pairs sorted by `dst`, one per destination.
 pub fn fold_ops(ops: &[(Vertex, ArcOp)]) -> Vec<(Vertex, ArcOp)> {
+    let mut out = Vec::new();
+    fold_ops_into(ops, &mut out);
+    out
+}
+
+/// [`fold_ops`] appending to `out` (no allocation for a vertex with one operation).
+pub fn fold_ops_into(ops: &[(Vertex, ArcOp)], out: &mut Vec<(Vertex, ArcOp)>) {
+    if let [one] = ops {
+        out.push(*one);
+        return;
+    }
+    let start = out.len();
     let mut last: Vec<(Vertex, usize)> = ops.iter().enumerate().map(|(i, &(d, _))| (d, i)).collect();
     // Stable sort by destination keeps record order among equal destinations.
     last.sort_by_key(|&(d, _)| d);
-    let mut out: Vec<(Vertex, ArcOp)> = Vec::new();
     for (d, i) in last {
+        let n = out.len();
         match out.last_mut() {
-            Some(prev) if prev.0 == d => prev.1 = ops[i].1,
+            Some(prev) if n > start && prev.0 == d => prev.1 = ops[i].1,
             _ => out.push((d, ops[i].1)),
         }
     }
-    out
 }
 
 #[cfg(test)]
@@ -65,5 +97,11 @@ mod tests {
         let ops = [(5, ArcOp::Add(1.0)), (2, ArcOp::Add(2.0)), (5, ArcOp::Remove), (2, ArcOp::Add(3.0))];
         assert_eq!(fold_ops(&ops), vec![(2, ArcOp::Add(3.0)), (5, ArcOp::Remove)]);
         assert_eq!(fold_ops(&[]), vec![]);
+        // Appending after another vertex's ops never merges into them.
+        let mut out = vec![(2, ArcOp::Remove)];
+        fold_ops_into(&ops, &mut out);
+        assert_eq!(out, vec![(2, ArcOp::Remove), (2, ArcOp::Add(3.0)), (5, ArcOp::Remove)]);
+        fold_ops_into(&[(9, ArcOp::Add(4.0))], &mut out);
+        assert_eq!(out.last(), Some(&(9, ArcOp::Add(4.0))));
     }
 }

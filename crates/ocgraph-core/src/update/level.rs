@@ -28,7 +28,7 @@
 use std::io::Write;
 use std::path::Path;
 
-use super::delta::ArcOp;
+use super::delta::{fold_ops_into, ArcOp};
 use crate::error::{Error, Result};
 use crate::format::{fsync_dir, pad_len, LevelEntry};
 use crate::graph::Vertex;
@@ -38,47 +38,92 @@ const MAGIC: &[u8; 8] = b"OCLEVEL\0";
 const VERSION: u32 = 1;
 const HEADER: usize = 64;
 
-/// The net operations of one side (out or in) of a level: `(vertex, ops sorted by dst)`,
-/// vertices ascending.
-pub type SideOps = Vec<(Vertex, Vec<(Vertex, ArcOp)>)>;
+/// The net operations of one side (out or in) of a level, as a CSR over the touched vertices:
+/// vertices ascending, each with its operations sorted by dst (one per dst).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct SideOps {
+    vertices: Vec<Vertex>,
+    /// `offsets[i]..offsets[i + 1]` are the operations of `vertices[i]` in `ops`.
+    offsets: Vec<usize>,
+    ops: Vec<(Vertex, ArcOp)>,
+}
+
+impl SideOps {
+    /// Empty, with room for `k` vertices.
+    pub fn with_capacity(k: usize) -> SideOps {
+        let mut offsets = Vec::with_capacity(k + 1);
+        offsets.push(0);
+        SideOps { vertices: Vec::with_capacity(k), offsets, ops: Vec::new() }
+    }
+
+    /// Appends vertex `v` (above every vertex so far) with the net effect of `ops` (in record
+    /// order; see [`fold_ops_into`]); nothing when `ops` is empty.
+    pub fn push_folded(&mut self, v: Vertex, ops: &[(Vertex, ArcOp)]) {
+        if self.offsets.is_empty() {
+            self.offsets.push(0);
+        }
+        debug_assert!(self.vertices.last().is_none_or(|&l| l < v));
+        if ops.is_empty() {
+            return;
+        }
+        fold_ops_into(ops, &mut self.ops);
+        self.vertices.push(v);
+        self.offsets.push(self.ops.len());
+    }
+
+    /// Number of vertices.
+    pub fn len(&self) -> usize {
+        self.vertices.len()
+    }
+
+    /// Whether no vertex is touched.
+    pub fn is_empty(&self) -> bool {
+        self.vertices.is_empty()
+    }
+
+    /// The touched vertices, ascending.
+    pub fn vertices(&self) -> &[Vertex] {
+        &self.vertices
+    }
+
+    /// The operations of the `i`-th vertex (sorted by dst).
+    pub fn ops_at(&self, i: usize) -> &[(Vertex, ArcOp)] {
+        &self.ops[self.offsets[i]..self.offsets[i + 1]]
+    }
+}
 
 fn pad8(buf: &mut Vec<u8>) {
     buf.resize(buf.len().div_ceil(8) * 8, 0);
 }
 
 fn encode_side(buf: &mut Vec<u8>, side: &SideOps, weighted: bool) {
-    let m: usize = side.iter().map(|(_, ops)| ops.len()).sum();
+    let m = side.ops.len();
+    buf.reserve(16 + side.len() * 12 + m * 9 + 40);
     buf.extend_from_slice(&(side.len() as u64).to_le_bytes());
     buf.extend_from_slice(&(m as u64).to_le_bytes());
-    for (v, _) in side {
+    for v in &side.vertices {
         buf.extend_from_slice(&v.to_le_bytes());
     }
     pad8(buf);
-    let mut off = 0u64;
-    buf.extend_from_slice(&off.to_le_bytes());
-    for (_, ops) in side {
-        off += ops.len() as u64;
-        buf.extend_from_slice(&off.to_le_bytes());
+    if side.offsets.is_empty() {
+        buf.extend_from_slice(&0u64.to_le_bytes());
     }
-    for (_, ops) in side {
-        for (d, _) in ops {
-            buf.extend_from_slice(&d.to_le_bytes());
-        }
+    for &off in &side.offsets {
+        buf.extend_from_slice(&(off as u64).to_le_bytes());
+    }
+    for (d, _) in &side.ops {
+        buf.extend_from_slice(&d.to_le_bytes());
     }
     pad8(buf);
-    for (_, ops) in side {
-        buf.extend(ops.iter().map(|(_, op)| matches!(op, ArcOp::Add(_)) as u8));
-    }
+    buf.extend(side.ops.iter().map(|(_, op)| matches!(op, ArcOp::Add(_)) as u8));
     pad8(buf);
     if weighted {
-        for (_, ops) in side {
-            for (_, op) in ops {
-                let w = match op {
-                    ArcOp::Add(w) => *w,
-                    ArcOp::Remove => 0.0,
-                };
-                buf.extend_from_slice(&w.to_le_bytes());
-            }
+        for (_, op) in &side.ops {
+            let w = match op {
+                ArcOp::Add(w) => *w,
+                ArcOp::Remove => 0.0,
+            };
+            buf.extend_from_slice(&w.to_le_bytes());
         }
         pad8(buf);
     }
@@ -209,10 +254,29 @@ impl Level {
         &self.sides[side.min(self.sides.len() - 1)]
     }
 
-    /// The touched vertices of `side` (0 = out, 1 = in; undirected levels have only side 0).
-    pub(crate) fn touched(&self, side: usize) -> Vec<Vertex> {
-        let s = self.side(side);
-        self.src.read(0, s.vertices, (s.k * 4) as usize).typed::<u32>().to_vec()
+    /// The whole of `side` decoded (vertices ascending, operations sorted by dst).
+    pub(crate) fn side_ops(&self, side: usize) -> SideOps {
+        let s = *self.side(side);
+        let (k, m) = (s.k as usize, s.m as usize);
+        let verts = self.src.read(0, s.vertices, k * 4).typed::<u32>();
+        let offs = self.src.read(0, s.offsets, (k + 1) * 8).typed::<u64>();
+        let dsts = self.src.read(0, s.dsts, m * 4).typed::<u32>();
+        let ops = self.src.read(0, s.ops, m).typed::<u8>();
+        let wts = s.weights.map(|w| self.src.read(0, w, m * 4).typed::<f32>());
+        let mut out = SideOps::with_capacity(k);
+        out.vertices.extend_from_slice(&verts);
+        out.ops.reserve(m);
+        out.ops.extend((0..m).map(|j| {
+            let op = if ops[j] == 0 { ArcOp::Remove } else { ArcOp::Add(wts.as_ref().map_or(1.0, |w| w[j])) };
+            (dsts[j], op)
+        }));
+        // Offsets are clamped into 0..=m and made non-decreasing (checked only by the checksum).
+        let mut prev = 0;
+        out.offsets.extend(offs[1..].iter().map(|&o| {
+            prev = (o as usize).clamp(prev, m);
+            prev
+        }));
+        out
     }
 
     /// Appends `v`'s net operations on `side` to `out` (sorted by dst); false when untouched.

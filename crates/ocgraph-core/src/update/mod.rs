@@ -23,7 +23,7 @@ pub mod wal;
 pub mod wal_frame;
 pub mod writable;
 
-pub use delta::{fold_ops, ArcOp, DeltaLog};
+pub use delta::{fold_ops, fold_ops_into, ArcOp, DeltaLog, VertexOpsFn};
 pub use log_file::{LogFile, LogFs, StdLogFs};
 pub use memory_delta::MemoryDelta;
 pub use paged_delta::{PagedDelta, PagedDeltaOptions};

@@ -4,11 +4,14 @@
 //! (it holds its own `Arc`s to the base, the levels and the delta; files replaced by a
 //! compaction stay readable while open).
 
+use std::borrow::Cow;
 use std::ops::Range;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
 
 use super::delta::{fold_ops, ArcOp, DeltaLog};
 use super::level::Level;
+use super::level::SideOps;
 use crate::graph::{Adjacency, Direction, Graph, Slice, Vertex};
 
 /// What a snapshot reads (also the writer's view of its current state).
@@ -73,35 +76,47 @@ impl View {
         let (nb, wb) = self.base_list(self.side(side), v);
         Some(merge(&nb, wb.as_deref(), &changes))
     }
-
-    /// Every vertex touched by a level or the visible delta on `side`, ascending.
-    pub(crate) fn touched(&self, side: usize) -> Vec<Vertex> {
-        let side = self.side(side);
-        let mut t = self.delta[side].touched(self.upto);
-        for f in &self.frozen {
-            t.extend(f[side].touched(self.upto));
-        }
-        for level in self.levels.iter() {
-            t.extend(level.touched(side));
-        }
-        t.sort_unstable();
-        t.dedup();
-        t
-    }
 }
 
 /// Applies `changes` (sorted by dst, one per dst) to the base list `nb` (weights `wb`, all 1.0
 /// when `None`).
 fn merge(nb: &[Vertex], wb: Option<&[f32]>, changes: &[(Vertex, ArcOp)]) -> (Vec<Vertex>, Vec<f32>) {
-    let weight = |i: usize| wb.map_or(1.0, |w| w[i]);
     let (mut ns, mut ws) = (Vec::with_capacity(nb.len()), Vec::with_capacity(nb.len()));
+    merge_into(nb, wb, changes, &mut ns, Some(&mut ws));
+    (ns, ws)
+}
+
+/// [`merge`] into `ns` and (when given) `ws`, cleared first.
+fn merge_into(
+    nb: &[Vertex],
+    wb: Option<&[f32]>,
+    changes: &[(Vertex, ArcOp)],
+    ns: &mut Vec<Vertex>,
+    mut ws: Option<&mut Vec<f32>>,
+) {
+    let weight = |i: usize| wb.map_or(1.0, |w| w[i]);
+    ns.clear();
+    if let Some(ws) = ws.as_deref_mut() {
+        ws.clear();
+    }
     let (mut i, mut j) = (0, 0);
     while i < nb.len() || j < changes.len() {
         let take_base = j == changes.len() || (i < nb.len() && nb[i] < changes[j].0);
         if take_base {
-            ns.push(nb[i]);
-            ws.push(weight(i));
-            i += 1;
+            // Copy the run of base entries before the next change at once.
+            let end = if j == changes.len() {
+                nb.len()
+            } else {
+                i + nb[i..].partition_point(|&x| x < changes[j].0)
+            };
+            ns.extend_from_slice(&nb[i..end]);
+            if let Some(ws) = ws.as_deref_mut() {
+                match wb {
+                    Some(w) => ws.extend_from_slice(&w[i..end]),
+                    None => ws.extend((i..end).map(weight)),
+                }
+            }
+            i = end;
             continue;
         }
         let (d, op) = changes[j];
@@ -110,11 +125,108 @@ fn merge(nb: &[Vertex], wb: Option<&[f32]>, changes: &[(Vertex, ArcOp)]) -> (Vec
         }
         if let ArcOp::Add(w) = op {
             ns.push(d);
-            ws.push(w);
+            if let Some(ws) = ws.as_deref_mut() {
+                ws.push(w);
+            }
         }
         j += 1;
     }
-    (ns, ws)
+}
+
+/// The length of [`merge`]'s result, without building it.
+fn merged_len(nb: &[Vertex], changes: &[(Vertex, ArcOp)]) -> usize {
+    let mut len = nb.len();
+    for &(d, op) in changes {
+        match (nb.binary_search(&d).is_ok(), op) {
+            (false, ArcOp::Add(_)) => len += 1,
+            (true, ArcOp::Remove) => len -= 1,
+            _ => {}
+        }
+    }
+    len
+}
+
+/// The folded changes of every touched vertex of one side (levels, frozen deltas and the
+/// delta as of the snapshot), built once per snapshot, with a bitmap of the touched vertices
+/// and per-word ranks: an untouched vertex costs one bit test, a touched one a popcount.
+struct Overlay {
+    bits: Vec<u64>,
+    /// Number of touched vertices before each word of `bits`.
+    rank: Vec<u64>,
+    table: SideOps,
+}
+
+impl Overlay {
+    fn build(view: &View, side: usize) -> Overlay {
+        let side = view.side(side);
+        // Every layer's folded changes, oldest first.
+        let mut layers: Vec<SideOps> = view.levels.iter().map(|l| l.side_ops(side)).collect();
+        for delta in view.frozen.iter().map(|f| &f[side]).chain([&view.delta[side]]) {
+            let mut t = SideOps::default();
+            delta
+                .for_each_vertex(view.upto, &mut |v, ops| {
+                    t.push_folded(v, ops);
+                    Ok(())
+                })
+                .expect("delta read failed");
+            layers.push(t);
+        }
+        layers.retain(|l| !l.is_empty());
+        let table = match layers.len() {
+            0 => SideOps::default(),
+            1 => layers.pop().expect("one layer"),
+            _ => merge_layers(&layers),
+        };
+        let n = (view.num_vertices as usize).max(table.vertices().last().map_or(0, |&v| v as usize + 1));
+        let mut bits = vec![0u64; n.div_ceil(64)];
+        for &v in table.vertices() {
+            bits[v as usize / 64] |= 1 << (v % 64);
+        }
+        let mut rank = Vec::with_capacity(bits.len());
+        let mut total = 0u64;
+        for w in &bits {
+            rank.push(total);
+            total += w.count_ones() as u64;
+        }
+        Overlay { bits, rank, table }
+    }
+
+    /// The changes of `v` (sorted by dst), or `None` when untouched.
+    #[inline]
+    fn get(&self, v: Vertex) -> Option<&[(Vertex, ArcOp)]> {
+        let (w, b) = (v as usize / 64, v % 64);
+        let word = *self.bits.get(w)?;
+        if word >> b & 1 == 0 {
+            return None;
+        }
+        let i = self.rank[w] + (word & ((1u64 << b) - 1)).count_ones() as u64;
+        Some(self.table.ops_at(i as usize))
+    }
+}
+
+/// Merges layers (oldest first) vertex by vertex; a newer layer's operation on a dst wins.
+fn merge_layers(layers: &[SideOps]) -> SideOps {
+    let mut out = SideOps::with_capacity(layers.iter().map(SideOps::len).max().unwrap_or(0));
+    let mut pos = vec![0usize; layers.len()];
+    let mut scratch = Vec::new();
+    loop {
+        let next = layers.iter().zip(&pos).filter_map(|(l, &p)| l.vertices().get(p)).min().copied();
+        let Some(v) = next else { break };
+        scratch.clear();
+        let mut sources = 0;
+        let mut single: &[(Vertex, ArcOp)] = &[];
+        for (l, p) in layers.iter().zip(pos.iter_mut()) {
+            if l.vertices().get(*p) == Some(&v) {
+                single = l.ops_at(*p);
+                scratch.extend_from_slice(single);
+                sources += 1;
+                *p += 1;
+            }
+        }
+        // One source is already folded and sorted; several fold oldest-first (last wins).
+        out.push_folded(v, if sources == 1 { single } else { &scratch });
+    }
+    out
 }
 
 /// Arc and self-loop counts of one side.
@@ -127,6 +239,9 @@ struct Counts {
 struct Inner {
     view: View,
     counts: [OnceLock<Counts>; 2],
+    overlays: [OnceLock<Overlay>; 2],
+    /// Point reads per side served without the overlay (see [`Inner::point_changes`]).
+    point_reads: [AtomicU64; 2],
 }
 
 /// A consistent read-only view of a writable graph (cheap to clone: an `Arc`).
@@ -141,7 +256,8 @@ pub struct Snapshot {
 
 impl Snapshot {
     pub(crate) fn new(view: View) -> Snapshot {
-        Snapshot { inner: Arc::new(Inner { view, counts: [OnceLock::new(), OnceLock::new()] }) }
+        let (counts, overlays, point_reads) = Default::default();
+        Snapshot { inner: Arc::new(Inner { view, counts, overlays, point_reads }) }
     }
 
     /// The sequence number of the last batch visible in this snapshot.
@@ -200,6 +316,27 @@ impl Snapshot {
 }
 
 impl Inner {
+    /// The overlay of `side` (0 out, 1 in; undirected graphs use 0 for both).
+    fn overlay(&self, side: usize) -> &Overlay {
+        let side = self.view.side(side);
+        self.overlays[side].get_or_init(|| Overlay::build(&self.view, side))
+    }
+
+    /// The changes of `v` for a point read (degree, neighbours, weights). Building the overlay
+    /// costs a pass over the levels and the delta, too much for a snapshot taken for a few
+    /// reads: the first `max(1024, n / 16)` point reads look `v` up layer by layer (a binary
+    /// search per level and run), later ones build and use the overlay (as range scans do).
+    fn point_changes(&self, side: usize, v: Vertex) -> Option<Cow<'_, [(Vertex, ArcOp)]>> {
+        let s = self.view.side(side);
+        if self.overlays[s].get().is_none() {
+            let limit = (self.view.num_vertices / 16).max(1024);
+            if self.point_reads[s].fetch_add(1, Ordering::Relaxed) < limit {
+                return self.view.changes(s, v).map(Cow::Owned);
+            }
+        }
+        self.overlay(s).get(v).map(Cow::Borrowed)
+    }
+
     /// Computed once per snapshot: the base counts adjusted by every touched vertex.
     fn counts_of(&self, side: usize) -> Counts {
         *self.counts[side].get_or_init(|| {
@@ -207,9 +344,11 @@ impl Inner {
             let m = v.base.manifest();
             let base_loops = if m.directed { 0 } else { 2 * m.num_edges - m.num_arcs };
             let (mut arcs, mut loops) = (m.num_arcs as i64, base_loops as i64);
-            for u in v.touched(side) {
-                let Some((ns, _)) = v.merged(side, u) else { continue };
+            let table = &self.overlay(side).table;
+            let mut ns = Vec::new();
+            for (i, &u) in table.vertices().iter().enumerate() {
                 let (nb, _) = v.base_list(v.side(side), u);
+                merge_into(&nb, None, table.ops_at(i), &mut ns, None);
                 arcs += ns.len() as i64 - nb.len() as i64;
                 loops += ns.binary_search(&u).is_ok() as i64 - nb.binary_search(&u).is_ok() as i64;
             }
@@ -242,17 +381,23 @@ impl Adjacency for SnapshotDirection<'_> {
 
     fn degree(&self, v: Vertex) -> usize {
         self.check(v);
-        match self.snap.view.merged(self.side, v) {
-            Some((ns, _)) => ns.len(),
-            None => self.snap.view.base_list(self.side, v).0.len(),
+        let (nb, _) = self.snap.view.base_list(self.side, v);
+        match self.snap.point_changes(self.side, v) {
+            Some(c) => merged_len(&nb, &c),
+            None => nb.len(),
         }
     }
 
     fn neighbors(&self, v: Vertex) -> Slice<'_, Vertex> {
         self.check(v);
-        match self.snap.view.merged(self.side, v) {
-            Some((ns, _)) => Slice::owned(ns),
-            None => self.snap.view.base_list(self.side, v).0,
+        let (nb, _) = self.snap.view.base_list(self.side, v);
+        match self.snap.point_changes(self.side, v) {
+            Some(c) => {
+                let mut ns = Vec::with_capacity(nb.len() + c.len());
+                merge_into(&nb, None, &c, &mut ns, None);
+                Slice::owned(ns)
+            }
+            None => nb,
         }
     }
 
@@ -261,9 +406,10 @@ impl Adjacency for SnapshotDirection<'_> {
         if !self.is_weighted() {
             return None;
         }
-        match self.snap.view.merged(self.side, v) {
-            Some((_, ws)) => Some(Slice::owned(ws)),
-            None => self.snap.view.base_list(self.side, v).1,
+        let (nb, wb) = self.snap.view.base_list(self.side, v);
+        match self.snap.point_changes(self.side, v) {
+            Some(c) => Some(Slice::owned(merge(&nb, wb.as_deref(), &c).1)),
+            None => wb,
         }
     }
 
@@ -274,7 +420,21 @@ impl Adjacency for SnapshotDirection<'_> {
     /// Scans the base block by block (see [`Direction`]) and merges the touched vertices'
     /// changes into the scanned lists; vertices added after the base come last.
     fn for_each_in_range<F: FnMut(Vertex, &[Vertex])>(&self, vertices: Range<Vertex>, mut f: F) {
-        self.for_each_weighted_in_range(vertices, |v, ns, _| f(v, ns))
+        let view = &self.snap.view;
+        let (vertices, base_end) = self.base_range(vertices);
+        let overlay = self.snap.overlay(self.side);
+        let mut ns = Vec::new();
+        view.base_dir(self.side).for_each_in_range(vertices.start..base_end, |v, nb| match overlay.get(v) {
+            Some(c) => {
+                merge_into(nb, None, c, &mut ns, None);
+                f(v, &ns)
+            }
+            None => f(v, nb),
+        });
+        for v in base_end..vertices.end {
+            merge_into(&[], None, overlay.get(v).unwrap_or_default(), &mut ns, None);
+            f(v, &ns)
+        }
     }
 
     fn for_each_weighted_in_range<F: FnMut(Vertex, &[Vertex], &[f32])>(
@@ -283,25 +443,101 @@ impl Adjacency for SnapshotDirection<'_> {
         mut f: F,
     ) {
         let view = &self.snap.view;
+        let (vertices, base_end) = self.base_range(vertices);
+        let overlay = self.snap.overlay(self.side);
+        let weighted = self.is_weighted();
+        let (mut ns, mut ws) = (Vec::new(), Vec::new());
+        view.base_dir(self.side).for_each_weighted_in_range(vertices.start..base_end, |v, nb, wb| {
+            match overlay.get(v) {
+                Some(c) => {
+                    merge_into(nb, weighted.then_some(wb), c, &mut ns, Some(&mut ws));
+                    f(v, &ns, &ws)
+                }
+                None => f(v, nb, wb),
+            }
+        });
+        for v in base_end..vertices.end {
+            merge_into(&[], None, overlay.get(v).unwrap_or_default(), &mut ns, Some(&mut ws));
+            f(v, &ns, &ws)
+        }
+    }
+}
+
+impl SnapshotDirection<'_> {
+    /// Checks `vertices` and splits it at the end of the base's vertices.
+    fn base_range(&self, vertices: Range<Vertex>) -> (Range<Vertex>, Vertex) {
+        let view = &self.snap.view;
         assert!(
             vertices.end as u64 <= view.num_vertices || vertices.is_empty(),
             "vertex range {vertices:?} out of range"
         );
         let base_end = vertices.end.min(view.base.num_vertices() as Vertex).max(vertices.start);
-        let weighted = self.is_weighted();
-        view.base_dir(self.side).for_each_weighted_in_range(vertices.start..base_end, |v, ns, ws| match view
-            .changes(self.side, v)
-        {
-            Some(c) => {
-                let (mn, mw) = merge(ns, weighted.then_some(ws), &c);
-                f(v, &mn, &mw)
+        (vertices, base_end)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeSet;
+
+    use rand::{Rng, SeedableRng};
+    use rand_xoshiro::Xoshiro256PlusPlus;
+
+    use crate::graph::Adjacency;
+    use crate::ingest::{BuildOptions, GraphBuilder, IdMap, NoProgress};
+    use crate::update::{Durability, WritableGraph, WriteOptions};
+
+    /// Point reads before and after the overlay is built (past the point-read limit), range
+    /// scans and degrees all equal a brute-force edge set, over 3 levels and a delta.
+    #[test]
+    fn point_reads_and_scans_match_a_brute_force_set() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("g");
+        let n = 3000u32;
+        let o = BuildOptions { directed: true, ..BuildOptions::default() };
+        let mut b = GraphBuilder::new(&dir, o).unwrap();
+        b.reserve_vertices(n as u64);
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(3);
+        let mut set = BTreeSet::new();
+        set.extend((0..4000).map(|_| (rng.gen_range(0..n), rng.gen_range(0..n))));
+        let (s, d): (Vec<u32>, Vec<u32>) = set.iter().copied().unzip();
+        b.push(&s, &d, None).unwrap();
+        b.finish(IdMap::Identity, &NoProgress).unwrap();
+        let opts =
+            WriteOptions { durability: Durability::None, auto_compact_levels: None, ..Default::default() };
+        let g = WritableGraph::open(&dir, &opts).unwrap();
+        for round in 0..4 {
+            let add: Vec<(u32, u32)> =
+                (0..1500).map(|_| (rng.gen_range(0..n), rng.gen_range(0..n))).collect();
+            g.add_edges(&add, None).unwrap();
+            set.extend(add.iter().copied());
+            let del: Vec<(u32, u32)> = set.iter().copied().filter(|_| rng.gen_bool(0.1)).collect();
+            g.remove_edges(&del).unwrap();
+            for e in &del {
+                set.remove(e);
             }
-            None => f(v, ns, ws),
-        });
-        for v in base_end..vertices.end {
-            let c = view.changes(self.side, v).unwrap_or_default();
-            let (mn, mw) = merge(&[], None, &c);
-            f(v, &mn, &mw)
+            if round < 3 {
+                g.freeze().unwrap();
+            }
         }
+        assert_eq!(g.num_levels(), 3);
+        let out_of = |v: u32| set.range((v, 0)..(v + 1, 0)).map(|e| e.1).collect::<Vec<_>>();
+        let in_of = |v: u32| set.iter().filter(|e| e.1 == v).map(|e| e.0).collect::<Vec<_>>();
+        let snap = g.snapshot();
+        // Two passes: the first crosses the point-read limit (1024) and builds the overlay.
+        for _ in 0..2 {
+            for v in 0..n {
+                assert_eq!(&*snap.out().neighbors(v), &out_of(v)[..], "out of {v}");
+                assert_eq!(snap.out().degree(v), out_of(v).len());
+            }
+        }
+        let fresh = g.snapshot();
+        let mut seen = 0;
+        fresh.in_().for_each_in_range(0..n, |v, ns| {
+            assert_eq!(ns, &in_of(v)[..], "in of {v}");
+            seen += 1;
+        });
+        assert_eq!(seen, n);
+        assert_eq!(fresh.num_edges(), set.len() as u64);
     }
 }

@@ -143,8 +143,8 @@ fn write_all(file: &dyn LogFile, mut buf: &[u8], mut offset: u64) -> std::io::Re
 
 impl Wal {
     /// Opens (creating if needed) the log in `dir`, replays every complete batch with a sequence
-    /// number above `checkpoint` through `apply` (in order), truncates a torn tail, and starts a
-    /// new segment for appends.
+    /// number above `checkpoint` through `apply` (in order), truncates a torn tail, and appends to
+    /// the last segment when it is empty, else to a new one (empty older segments are deleted).
     pub fn open(
         dir: &Path,
         opts: WalOptions,
@@ -208,7 +208,19 @@ impl Wal {
         report.last_seq = prev;
         // Batches up to the checkpoint are durable in the levels even when their segments are gone.
         let prev = prev.max(checkpoint);
-        let number = segs.last().map_or(0, |s| s.0 + 1);
+        // Appends go to the last segment when it is empty (an open without updates, or a torn
+        // tail truncated to nothing), so repeated opens do not pile up segments; a segment with
+        // data is left as it is and a new one started. Empty segments before it hold nothing
+        // and are deleted (removing them loses nothing whenever a crash interrupts it).
+        let mut number = 0;
+        for (i, (n, path)) in segs.iter().enumerate() {
+            let empty = std::fs::metadata(path).map_err(|e| Error::io(path, "stat", e))?.len() == 0;
+            if i + 1 == segs.len() {
+                number = if empty { *n } else { n + 1 };
+            } else if empty {
+                std::fs::remove_file(path).map_err(|e| Error::io(path, "remove empty WAL segment", e))?;
+            }
+        }
         let path = dir.join(segment_name(number));
         let file = fs.open(&path).map_err(|e| Error::io(&path, "create WAL segment", e))?;
         fsync_dir(dir)?;
@@ -368,5 +380,50 @@ impl Wal {
             }
         }
         fsync_dir(&self.dir)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::update::StdLogFs;
+
+    fn open(dir: &Path, replayed: &mut Vec<u64>) -> Wal {
+        let (wal, _) = Wal::open(dir, WalOptions::default(), Arc::new(StdLogFs), 0, |seq, _| {
+            replayed.push(seq);
+            Ok(())
+        })
+        .unwrap();
+        wal
+    }
+
+    fn segments(dir: &Path) -> Vec<u64> {
+        list_segments(dir).unwrap().into_iter().map(|s| s.0).collect()
+    }
+
+    #[test]
+    fn reopening_reuses_an_empty_last_segment() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("wal");
+        let mut replayed = Vec::new();
+        for _ in 0..5 {
+            drop(open(&dir, &mut replayed));
+        }
+        assert_eq!(segments(&dir), vec![0]);
+        let wal = open(&dir, &mut replayed);
+        wal.append(1, &[WalItem::AddVertices { count: 2 }]).unwrap();
+        wal.sync_to(1).unwrap();
+        drop(wal);
+        for _ in 0..3 {
+            drop(open(&dir, &mut replayed));
+        }
+        // The segment with data stays; one empty segment follows it.
+        assert_eq!(segments(&dir), vec![0, 1]);
+        assert_eq!(replayed, vec![1, 1, 1]);
+        // An empty segment before the last one (left by an older version) is deleted.
+        std::fs::write(dir.join(segment_name(7)), b"").unwrap();
+        std::fs::write(dir.join(segment_name(9)), b"").unwrap();
+        drop(open(&dir, &mut replayed));
+        assert_eq!(segments(&dir), vec![0, 9]);
     }
 }

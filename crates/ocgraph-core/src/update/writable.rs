@@ -22,7 +22,7 @@ use parking_lot::Mutex;
 
 use super::apply::{apply, validate};
 use super::compact::write_base;
-use super::delta::{fold_ops, DeltaLog};
+use super::delta::DeltaLog;
 use super::level::{write_level, Level, SideOps};
 use super::log_file::{LogFs, StdLogFs};
 use super::memory_delta::MemoryDelta;
@@ -128,6 +128,31 @@ fn remove_strays(dir: &Path, m: &Manifest) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// The net operations of `side` over the frozen deltas (oldest first) as of batch `seq`.
+fn frozen_side_ops(frozen: &[[Arc<dyn DeltaLog>; 2]], side: usize, seq: u64) -> Result<SideOps> {
+    let mut out = SideOps::default();
+    if let [only] = frozen {
+        // One sequential pass over the delta (the usual case: a failed freeze leaves more).
+        only[side].for_each_vertex(seq, &mut |v, ops| {
+            out.push_folded(v, ops);
+            Ok(())
+        })?;
+        return Ok(out);
+    }
+    let mut touched: Vec<Vertex> = frozen.iter().flat_map(|f| f[side].touched(seq)).collect();
+    touched.sort_unstable();
+    touched.dedup();
+    let mut ops = Vec::new();
+    for v in touched {
+        ops.clear();
+        for f in frozen {
+            f[side].ops(v, seq, &mut ops)?;
+        }
+        out.push_folded(v, &ops);
+    }
+    Ok(out)
 }
 
 impl WritableGraph {
@@ -297,6 +322,12 @@ impl WritableGraph {
     pub fn remove_vertices(&self, ids: &[Vertex]) -> Result<u64> {
         let items: Vec<WalItem> = ids.iter().map(|&v| WalItem::RemoveVertex { v }).collect();
         self.commit(&items, "remove_vertices").map(|(s, _)| s)
+    }
+
+    /// When an update call's batch is durable (with [`Durability::PerBatch`] every call returns
+    /// durable, so callers need no [`WritableGraph::sync`]).
+    pub fn durability(&self) -> Durability {
+        self.shared.opts.durability
     }
 
     /// Makes every batch applied so far durable (for durability modes other than per batch).
@@ -493,19 +524,7 @@ impl Shared {
         };
         let mut sides: Vec<SideOps> = Vec::new();
         for side in 0..if directed { 2 } else { 1 } {
-            let mut touched: Vec<Vertex> = frozen.iter().flat_map(|f| f[side].touched(seq)).collect();
-            touched.sort_unstable();
-            touched.dedup();
-            let mut ops = Vec::new();
-            let mut out = SideOps::with_capacity(touched.len());
-            for v in touched {
-                ops.clear();
-                for f in &frozen {
-                    f[side].ops(v, seq, &mut ops)?;
-                }
-                out.push((v, fold_ops(&ops)));
-            }
-            sides.push(out);
+            sides.push(frozen_side_ops(&frozen, side, seq)?);
         }
         let name = format!("{id:08}.level");
         let levels_dir = self.dir.join(LEVELS_DIR);
