@@ -563,11 +563,17 @@ impl PageSource for BufferPool {
         unsafe { self.copy_pages(file, offset, len, dst.as_mut_ptr()) };
     }
 
-    /// `WillNeed` queues a background load of the range (see [`prefetch`]); other advice is
-    /// ignored: read-ahead follows the sequential misses it detects.
+    /// `WillNeed` queues a background load of the range (see [`prefetch`]); `Random` turns
+    /// read-ahead off for the whole pool (random queries: a sequential miss reads only what is
+    /// asked); other advice is ignored: read-ahead follows the sequential misses it detects.
     fn advise(&self, file: FileId, offset: u64, len: u64, advice: Advice) {
-        if advice == Advice::WillNeed {
-            self.prefetch(file, offset, len);
+        match advice {
+            Advice::WillNeed => self.prefetch(file, offset, len),
+            Advice::Random => {
+                self.read_ahead.store(0, Ordering::Relaxed);
+                self.async_max.store(0, Ordering::Relaxed);
+            }
+            Advice::Normal | Advice::Sequential => {}
         }
     }
 

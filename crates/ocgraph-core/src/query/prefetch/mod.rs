@@ -82,6 +82,11 @@ pub struct AdvisorStats {
     pub repeats: u64,
     /// Bytes covered by the advised ranges.
     pub bytes: u64,
+    /// Visited vertices the neighbourhood prefetcher had predicted (edge queries).
+    pub predicted_hits: u64,
+    /// Visited vertices for which the neighbourhood prefetcher advised nothing because its
+    /// recent hit rate was too low (edge queries).
+    pub gated: u64,
 }
 
 /// Slots of the recently-advised filter.
