@@ -23,9 +23,9 @@ pub const EDGE_NEIGHBOURS: usize = 8;
 /// Arcs advised per neighbour list for edge queries and shortest paths (one 4 KiB page).
 pub const PREFIX_ARCS: u64 = 1024;
 /// Neighbours advised per friends-of-friends query vertex.
-pub const FOF_NEIGHBOURS: usize = 64;
+pub const FOF_NEIGHBOURS: usize = 32;
 /// Arcs advised per neighbour list for friends-of-friends.
-pub const FOF_PREFIX_ARCS: u64 = 4096;
+pub const FOF_PREFIX_ARCS: u64 = 1024;
 /// Edge-query hit rate (visited vertices that were predicted) below which nothing is advised.
 pub const MIN_HIT_RATE: f64 = 0.02;
 /// Weight of one visit in the hit-rate average.
