@@ -307,6 +307,15 @@ impl<'g> Direction<'g> {
         self.src().advise(self.offsets, v as u64 * 8, 16, Advice::WillNeed);
     }
 
+    /// Advises the access pattern of this direction's offsets and neighbour files as a whole,
+    /// e.g. [`Advice::Random`] for random queries: no read-ahead on mmap (`MADV_RANDOM`), none
+    /// in the buffer pool either (see the pool's `advise`).
+    pub fn advise_files(&self, advice: Advice) {
+        let n = self.graph.num_vertices() as u64;
+        self.src().advise(self.offsets, 0, (n + 1) * 8, advice);
+        self.src().advise(self.neighbors, 0, self.graph.num_arcs() * 4, advice);
+    }
+
     /// The arc range of `v`: its two offsets, copied out (no pin is held afterwards, so the
     /// neighbour read that follows needs one pin at a time).
     #[inline]

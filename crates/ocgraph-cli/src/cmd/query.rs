@@ -20,7 +20,7 @@ use crate::backend_args::BackendArgs;
 pub enum Prefetch {
     /// No prefetching.
     None,
-    /// Neighbour lists of the visited vertices' neighbours (highest degree first).
+    /// Neighbour lists of some of the visited vertices' neighbours (highest degree first).
     #[value(alias = "neighborhood")]
     Neighbourhood,
     /// The next window of the neighbours file after the visited vertex's list.

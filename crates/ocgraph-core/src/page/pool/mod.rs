@@ -215,13 +215,22 @@ impl BufferPool {
             mem,
             policy,
             counters: StripedCounters::default(),
-            read_ahead: AtomicUsize::new((READ_AHEAD_BYTES / page_size).min(frames / 4).saturating_sub(1)),
-            async_max: AtomicUsize::new((ASYNC_READ_AHEAD_BYTES / page_size).min(frames / 8)),
+            read_ahead: AtomicUsize::new(default_read_ahead(page_size, frames).0),
+            async_max: AtomicUsize::new(default_read_ahead(page_size, frames).1),
             worker: Worker::new(me.clone()),
             write,
             prefetcher: Prefetcher::new(me.clone()),
         })))
     }
+}
+
+/// The default read-ahead of a pool: pages read synchronously on a sequential miss, and the
+/// largest asynchronous window (what `Advice::Random` turns off and `Normal` restores).
+fn default_read_ahead(page_size: usize, frames: usize) -> (usize, usize) {
+    (
+        (READ_AHEAD_BYTES / page_size).min(frames / 4).saturating_sub(1),
+        (ASYNC_READ_AHEAD_BYTES / page_size).min(frames / 8),
+    )
 }
 
 impl Core {
@@ -563,11 +572,21 @@ impl PageSource for BufferPool {
         unsafe { self.copy_pages(file, offset, len, dst.as_mut_ptr()) };
     }
 
-    /// `WillNeed` queues a background load of the range (see [`prefetch`]); other advice is
-    /// ignored: read-ahead follows the sequential misses it detects.
+    /// `WillNeed` queues a background load of the range (see [`prefetch`]); `Random` turns
+    /// read-ahead off for the whole pool (random queries: a sequential miss reads only what is
+    /// asked); other advice is ignored: read-ahead follows the sequential misses it detects.
     fn advise(&self, file: FileId, offset: u64, len: u64, advice: Advice) {
-        if advice == Advice::WillNeed {
-            self.prefetch(file, offset, len);
+        match advice {
+            Advice::WillNeed => self.prefetch(file, offset, len),
+            Advice::Random => {
+                self.read_ahead.store(0, Ordering::Relaxed);
+                self.async_max.store(0, Ordering::Relaxed);
+            }
+            Advice::Normal | Advice::Sequential => {
+                let (sync_pages, async_pages) = default_read_ahead(self.page_size, self.mem.count());
+                self.read_ahead.store(sync_pages, Ordering::Relaxed);
+                self.async_max.store(async_pages, Ordering::Relaxed);
+            }
         }
     }
 

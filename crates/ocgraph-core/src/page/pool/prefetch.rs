@@ -130,7 +130,7 @@ impl Core {
             c.add(Counter::ReadCalls, calls);
             c.add(Counter::PrefetchesIssued, batch.len() as u64);
             for &(q, _, f) in &batch {
-                self.policy.get().on_load(f, page_key(req.file, q));
+                self.policy.get().on_load_ahead(f, page_key(req.file, q));
                 fs.table[q as usize].store(table::resident(f, 0) | PREFETCHED, Ordering::Release);
             }
             p += batch.len() as u64;

@@ -8,7 +8,8 @@
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Duration;
 
-use super::{neighbourhood, omniscient, sequential, AdvisorStats, PrefetchMode, Sink};
+use super::neighbourhood::Neighbourhood;
+use super::{omniscient, sequential, AdvisorStats, PrefetchMode, Sink};
 use crate::graph::Direction;
 use crate::query::ring::{Cursor, Ring};
 use crate::query::workload::Workload;
@@ -35,14 +36,15 @@ pub fn run(
 ) -> AdvisorStats {
     let mut sink = Sink::new(dir);
     let mut cursor = Cursor::default();
-    let mut scratch = Vec::new();
+    let mut nb = Neighbourhood::new(workload.kind);
     let mut advised_to = 0usize;
     let mut idle = 0u32;
     loop {
         let did = match cfg.mode {
             PrefetchMode::None => 0,
-            PrefetchMode::Neighbourhood => ring
-                .drain(&mut cursor, cfg.max_stale, |v, _| neighbourhood::advise(&mut sink, v, &mut scratch)),
+            PrefetchMode::Neighbourhood => {
+                ring.drain(&mut cursor, cfg.max_stale, |v, _| nb.advise(&mut sink, v))
+            }
             PrefetchMode::Sequential => {
                 ring.drain(&mut cursor, cfg.max_stale, |v, _| sequential::advise(&mut sink, v))
             }
@@ -76,6 +78,8 @@ pub fn run(
         entries: cursor.read,
         stale: cursor.stale,
         lost: cursor.lost,
+        predicted_hits: nb.hits,
+        gated: nb.gated,
         ..sink.stats()
     }
 }

@@ -2,7 +2,8 @@
 //! omniscient bound, the known query stream) into `WillNeed` advice on the neighbours file.
 //!
 //! - [`PrefetchMode::Neighbourhood`] ([`neighbourhood`]): for a visited vertex, advise the
-//!   neighbour lists of its neighbours, highest degree first, only a bounded prefix of each.
+//!   neighbour lists of some of its neighbours (chosen by query kind), highest degree first,
+//!   only a bounded prefix of each; for edge queries only while its predictions hit.
 //! - [`PrefetchMode::Sequential`] ([`sequential`]): advise the window of the neighbours file
 //!   that follows the visited vertex's first arc.
 //! - [`PrefetchMode::Omniscient`] ([`omniscient`]): read ahead in the workload and advise what
@@ -82,6 +83,11 @@ pub struct AdvisorStats {
     pub repeats: u64,
     /// Bytes covered by the advised ranges.
     pub bytes: u64,
+    /// Visited vertices the neighbourhood prefetcher had predicted (edge queries).
+    pub predicted_hits: u64,
+    /// Visited vertices for which the neighbourhood prefetcher advised nothing because its
+    /// recent hit rate was too low (edge queries).
+    pub gated: u64,
 }
 
 /// Slots of the recently-advised filter.

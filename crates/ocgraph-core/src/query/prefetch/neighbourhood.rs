@@ -1,31 +1,179 @@
 //! The neighbourhood prefetcher (seed 000): for a visited vertex `v`, advise the neighbour
-//! lists of `v`'s neighbours, highest degree first, each cut to a bounded prefix.
+//! lists of some of `v`'s neighbours, highest degree first, each cut to a bounded prefix.
 //!
-//! Bounds keep one hub from flooding the device: only the first [`MAX_NEIGHBOURS`] entries of
-//! `v`'s list are considered, and each list advised is cut to [`PREFIX_ARCS`] arcs.
+//! Which neighbours, by query kind (the advisor knows what kind of query the clients send):
+//! - friends-of-friends: the query reads every neighbour's list right after `v`'s, so the
+//!   first [`FOF_NEIGHBOURS`] neighbours are advised, each list cut to [`FOF_PREFIX_ARCS`];
+//! - edge queries: the alpha-recency stream draws the next vertex from a FIFO of recently seen
+//!   vertices, which `v`'s neighbours enter *in list order*, so the ones that stay longest are
+//!   the *last* ones of `v`'s list: the last [`EDGE_NEIGHBOURS`] are advised (their offsets
+//!   first, then one page of each list). Edge-query prediction is checked against the stream:
+//!   every visited vertex is looked up among the recently predicted ones, and an exponential
+//!   average of that hit rate gates the I/O: below [`MIN_HIT_RATE`] the advisor keeps
+//!   predicting (no I/O: `v`'s list was just read by the query) but advises nothing, so a
+//!   stream with no locality (alpha = 1) costs almost nothing;
+//! - shortest paths: every expanded vertex, the first [`EDGE_NEIGHBOURS`] neighbours.
+//!
+//! In every case the chosen neighbours' offsets are advised first (so those reads overlap),
+//! then their lists. Measured on kron22 (`bench/queries/RESULTS.md`): predictions hit ~5% of
+//! edge queries at alpha = 0.1, ~3% at 0.5 and none at 1, which bounds what this policy gains.
 
 use super::Sink;
 use crate::graph::{Adjacency, Vertex};
+use crate::query::workload::QueryKind;
 
-/// Neighbours of the visited vertex considered (the first ones of its list).
-pub const MAX_NEIGHBOURS: usize = 32;
-/// Arcs advised per neighbour list at most (one 4 KiB page of ids).
+/// Neighbours advised per visited vertex for edge queries and shortest paths.
+pub const EDGE_NEIGHBOURS: usize = 8;
+/// Arcs advised per neighbour list for edge queries and shortest paths (one 4 KiB page).
 pub const PREFIX_ARCS: u64 = 1024;
+/// Neighbours advised per friends-of-friends query vertex.
+pub const FOF_NEIGHBOURS: usize = 32;
+/// Arcs advised per neighbour list for friends-of-friends.
+pub const FOF_PREFIX_ARCS: u64 = 1024;
+/// Edge-query hit rate (visited vertices that were predicted) below which nothing is advised.
+pub const MIN_HIT_RATE: f64 = 0.02;
+/// Weight of one visit in the hit-rate average.
+const RATE_WEIGHT: f64 = 1.0 / 64.0;
+/// Slots of the table of recently predicted vertices (direct-mapped).
+const PREDICTED: usize = 1024;
 
-/// Advises for visited vertex `v`; `scratch` is reused between calls.
-pub fn advise(sink: &mut Sink<'_>, v: Vertex, scratch: &mut Vec<(u64, u64)>) {
-    let dir = sink.dir();
-    scratch.clear();
-    {
-        let nbrs = dir.neighbors(v);
-        for &w in nbrs.iter().take(MAX_NEIGHBOURS) {
-            let r = dir.arc_range(w);
-            scratch.push((r.start, r.end));
+/// The neighbourhood policy's state.
+pub struct Neighbourhood {
+    kind: QueryKind,
+    /// Recently predicted vertices (`u32::MAX`: empty slot).
+    predicted: Box<[Vertex]>,
+    /// Exponential average of the edge-query hit rate.
+    rate: f64,
+    scratch: Vec<(u64, u64)>,
+    picked: Vec<Vertex>,
+    /// Visited vertices that had been predicted.
+    pub hits: u64,
+    /// Visited vertices for which nothing was advised (hit rate too low).
+    pub gated: u64,
+}
+
+impl Neighbourhood {
+    /// The policy for a stream of `kind` queries.
+    pub fn new(kind: QueryKind) -> Neighbourhood {
+        Neighbourhood {
+            kind,
+            predicted: vec![Vertex::MAX; PREDICTED].into_boxed_slice(),
+            rate: 1.0,
+            scratch: Vec::new(),
+            picked: Vec::new(),
+            hits: 0,
+            gated: 0,
         }
     }
-    // Highest degree first (ties: file order).
-    scratch.sort_unstable_by_key(|&(a, b)| (std::cmp::Reverse(b - a), a));
-    for &(a, b) in scratch.iter() {
-        sink.arcs(a, b.min(a + PREFIX_ARCS));
+
+    fn slot(v: Vertex) -> usize {
+        ((v as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 54) as usize & (PREDICTED - 1)
+    }
+
+    /// Advises for visited vertex `v`.
+    pub fn advise(&mut self, sink: &mut Sink<'_>, v: Vertex) {
+        let dir = sink.dir();
+        let edge = self.kind == QueryKind::Edge;
+        let (k, prefix) = match self.kind {
+            QueryKind::FriendsOfFriends => (FOF_NEIGHBOURS, FOF_PREFIX_ARCS),
+            _ => (EDGE_NEIGHBOURS, PREFIX_ARCS),
+        };
+        self.picked.clear();
+        {
+            let nbrs = dir.neighbors(v);
+            if edge {
+                self.picked.extend_from_slice(&nbrs[nbrs.len().saturating_sub(k)..]);
+            } else {
+                self.picked.extend(nbrs.iter().take(k));
+            }
+        }
+        if edge {
+            let hit = self.predicted[Self::slot(v)] == v;
+            self.hits += hit as u64;
+            self.rate += RATE_WEIGHT * (hit as u8 as f64 - self.rate);
+            for &w in &self.picked {
+                self.predicted[Self::slot(w)] = w;
+            }
+            if self.rate < MIN_HIT_RATE {
+                self.gated += 1;
+                return;
+            }
+        }
+        // Offsets first, so that their reads overlap; then each list's range.
+        for &w in &self.picked {
+            dir.will_need_offsets(w);
+        }
+        self.scratch.clear();
+        for &w in &self.picked {
+            let r = dir.arc_range(w);
+            self.scratch.push((r.start, r.end));
+        }
+        // Highest degree first (ties: file order).
+        self.scratch.sort_unstable_by_key(|&(a, b)| (std::cmp::Reverse(b - a), a));
+        for &(a, b) in &self.scratch {
+            sink.arcs(a, b.min(a + prefix));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ingest::{BuildOptions, GraphBuilder, IdMap, NoProgress};
+    use crate::{Graph, OpenOptions};
+
+    /// Directed: 0 -> 1..=20; every other vertex v -> v + 1 (mod 64).
+    fn graph(dir: &std::path::Path) -> Graph {
+        let out = dir.join("g");
+        let mut b = GraphBuilder::new(&out, BuildOptions::default()).unwrap();
+        let (mut src, mut dst): (Vec<u32>, Vec<u32>) = (1..=20).map(|w| (0, w)).unzip();
+        for v in 1..64u32 {
+            src.push(v);
+            dst.push((v + 1) % 64);
+        }
+        b.push(&src, &dst, None).unwrap();
+        b.finish(IdMap::Identity, &NoProgress).unwrap();
+        Graph::open(&out, &OpenOptions::default()).unwrap()
+    }
+
+    #[test]
+    fn edge_queries_predict_the_last_neighbours_and_stop_advising_when_predictions_miss() {
+        let dir = tempfile::tempdir().unwrap();
+        let g = graph(dir.path());
+        let mut sink = Sink::new(g.out());
+        let mut nb = Neighbourhood::new(QueryKind::Edge);
+        nb.advise(&mut sink, 0);
+        // The last EDGE_NEIGHBOURS of 0's list (13..=20) were predicted and advised.
+        assert_eq!(sink.stats().ranges, EDGE_NEIGHBOURS as u64);
+        nb.advise(&mut sink, 20);
+        assert_eq!(nb.hits, 1);
+        nb.advise(&mut sink, 12);
+        assert_eq!(nb.hits, 1, "12 is not among the last {EDGE_NEIGHBOURS} neighbours of 0");
+        // A stream whose visits are never predicted: the hit rate decays, advice stops.
+        let mut v = 30;
+        while nb.gated == 0 {
+            v = if v == 30 { 50 } else { 30 };
+            nb.advise(&mut sink, v);
+        }
+        let ranges = sink.stats().ranges;
+        nb.advise(&mut sink, 40);
+        assert_eq!(sink.stats().ranges, ranges, "gated: nothing advised");
+        assert!(nb.rate < MIN_HIT_RATE);
+    }
+
+    #[test]
+    fn friends_of_friends_advise_the_first_neighbours_without_gating() {
+        let dir = tempfile::tempdir().unwrap();
+        let g = graph(dir.path());
+        let mut sink = Sink::new(g.out());
+        let mut nb = Neighbourhood::new(QueryKind::FriendsOfFriends);
+        for v in [5, 9, 33, 0] {
+            nb.advise(&mut sink, v);
+        }
+        // One list each for 5, 9 and 33 (6, 10, 34), and all 20 of 0's neighbours (fewer than
+        // the bound), of which 6 and 10 were just advised (repeats, not advised again).
+        let s = sink.stats();
+        assert_eq!((s.ranges, s.repeats), (3 + 18, 2));
+        assert_eq!((nb.hits, nb.gated), (0, 0));
     }
 }
