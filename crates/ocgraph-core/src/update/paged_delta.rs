@@ -18,7 +18,8 @@
 //! [`DeltaLog::ops`] runs concurrently with other readers, not with [`DeltaLog::record`]).
 //!
 //! The file is scratch space: it is created empty, pages reach it only on write-back or
-//! [`PagedDelta::flush`], and nothing reopens it (durability is the write-ahead log's job).
+//! [`PagedDelta::flush`], nothing reopens it (durability is the write-ahead log's job), and it
+//! is removed when the delta is dropped.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -96,6 +97,13 @@ pub struct PagedDelta {
 impl std::fmt::Debug for PagedDelta {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("PagedDelta").field("path", &self.path).field("bytes", &self.bytes()).finish()
+    }
+}
+
+impl Drop for PagedDelta {
+    /// Removes the delta file (scratch space: nothing reopens it).
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.path);
     }
 }
 
