@@ -11,9 +11,10 @@ Without --graph, generates a Kronecker graph (edge factor 16, seed 1) of the giv
 the graph with a buffer pool of F (default 5%) of its bytes and a PagedDelta whose pool holds
 F of the delta's size (as built with the whole delta in memory), and runs the same
 seeded mix once per write-back mode. Prints a table of per-operation latency (mean, p50,
-p99 in microseconds) and the delta pool's write statistics per mode (random % = random writes per write call; seeks/page = random writes
-per page written), and writes bench/updates/results/linkbench-<graph>.csv (one row per mode
-and operation, with the mode's write statistics repeated on each row).
+p99 in microseconds) and the delta pool's write statistics per mode (random % = random
+writes per write call; seeks/page = random writes per page written), and writes
+bench/updates/results/linkbench-<graph>.csv (one row per mode and operation, with the mode's
+write statistics repeated on each row).
 
 With --repeat R, runs R times with seeds SEED..SEED+R-1 and pools them: an operation's mean
 is over all its occurrences, its p50/p99 the median of the runs' values, the write counters
