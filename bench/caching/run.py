@@ -137,8 +137,12 @@ def main():
             )
             for pol in ("clock", "gac"):
                 pc = os.path.join(a.out, f"{algo}-{gname}.{pol}.csv")
-                _, _, cpu = run_timed([a.bin, "cache-sim", t, "--policies", pol, "--sizes", SIZES, "--csv", pc])
-                misses = sum(int(r["capacity_misses"]) + int(r["cold_misses"]) for r in csv.DictReader(open(pc)))
+                _, _, cpu = run_timed(
+                    [a.bin, "cache-sim", t, "--policies", pol, "--sizes", SIZES, "--csv", pc]
+                )
+                misses = sum(
+                    int(r["capacity_misses"]) + int(r["cold_misses"]) for r in csv.DictReader(open(pc))
+                )
                 os.remove(pc)
                 cpu_rows.append({"workload": wl, "policy": pol, "misses": misses, "cpu_s": cpu})
             os.remove(t)

@@ -44,7 +44,9 @@ def main():
                 "post_cold_all": " ".join(f"{t:.3f}" for t in times),
             }
         )
-    print("| graph | backend | workload | prefetch | runs | median post-cold s | vs none (medians) | vs none (paired) |")
+    print(
+        "| graph | backend | workload | prefetch | runs | median post-cold s | vs none (medians) | vs none (paired) |"
+    )
     print("|---|---|---|---|---|---|---|---|")
     for r in rows:
         print(

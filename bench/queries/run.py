@@ -167,7 +167,9 @@ def main():
     ap.add_argument("--backends", default="mmap,pool")
     ap.add_argument("--alphas", default="0.1,0.5,1")
     ap.add_argument("--fraction", type=float, default=0.10, help="memory as a fraction of the graph")
-    ap.add_argument("--repeat", type=int, default=1, help="runs per mode (interleaved); the median is reported")
+    ap.add_argument(
+        "--repeat", type=int, default=1, help="runs per mode (interleaved); the median is reported"
+    )
     ap.add_argument("--no-build", action="store_true")
     ap.add_argument("--name", default="queries", help="output file prefix in bench/out/")
     args = ap.parse_args()

@@ -4,15 +4,23 @@ write-back of the delta's dirty pages (seed 004).
 
 Usage: bench/updates/run.py [--graph DIR | --scale S] [--ops N] [--seed S] [--zipf THETA]
                             [--memory-fraction F] [--policy NAME] [--page-size BYTES]
+                            [--repeat R]
 
 Without --graph, generates a Kronecker graph (edge factor 16, seed 1) of the given scale
 (default 16) with the `ocgraph` CLI under bench/out. Runs examples/linkbench.rs, which opens
 the graph with a buffer pool of F (default 5%) of its bytes and a PagedDelta whose pool holds
-F of the delta's final size, and runs the same seeded mix once per write-back mode. Prints a
-table of per-operation latency (mean, p50, p99 in microseconds) and the delta pool's write
-statistics per mode (random % = random writes per write call; seeks/page = random writes
-per page written), and writes bench/updates/results/linkbench-<graph>.csv (one row per mode
-and operation, with the mode's write statistics repeated on each row).
+F of the delta's size (as built with the whole delta in memory), and runs the same
+seeded mix once per write-back mode. Prints a table of per-operation latency (mean, p50,
+p99 in microseconds) and the delta pool's write statistics per mode (random % = random
+writes per write call; seeks/page = random writes per page written), and writes
+bench/updates/results/linkbench-<graph>.csv (one row per mode and operation, with the mode's
+write statistics repeated on each row).
+
+With --repeat R, runs R times with seeds SEED..SEED+R-1 and pools them: an operation's mean
+is over all its occurrences, its p50/p99 the median of the runs' values, the write counters
+are summed; sizes (delta, pools) are the first run's. The means are dominated by rare
+millisecond tails (page misses, a shared machine's scheduling), so one run's means vary by
++-20%; pooling runs narrows that.
 """
 
 import argparse
@@ -25,6 +33,7 @@ import sys
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 TARGET = os.environ.get("CARGO_TARGET_DIR", os.path.join(ROOT, "target"))
 MODE_FIELDS = [
+    "runs",
     "seconds",
     "flush_seconds",
     "write_calls",
@@ -37,6 +46,7 @@ MODE_FIELDS = [
     "graph_misses",
     "graph_bytes",
     "delta_bytes",
+    "delta_final_bytes",
     "graph_pool",
     "delta_pool",
 ]
@@ -74,28 +84,15 @@ def ensure_graph(scale):
     return graph
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--graph")
-    ap.add_argument("--scale", type=int, default=16)
-    ap.add_argument("--ops", type=int, default=50000)
-    ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--zipf", type=float, default=0.9)
-    ap.add_argument("--memory-fraction", type=float, default=0.05)
-    ap.add_argument("--policy", default="clock")
-    ap.add_argument("--page-size", default="4096")
-    args = ap.parse_args()
-
-    build()
-    graph = args.graph or ensure_graph(args.scale)
-    delta_dir = os.path.dirname(os.path.abspath(graph))
+def run_once(graph, delta_dir, args, seed):
+    """One linkbench run: (op records, mode records by mode)."""
     cmd = [
         os.path.join(TARGET, "release", "examples", "linkbench"),
         graph,
         "--ops",
         str(args.ops),
         "--seed",
-        str(args.seed),
+        str(seed),
         "--zipf",
         str(args.zipf),
         "--memory-fraction",
@@ -107,13 +104,78 @@ def main():
         "--delta-dir",
         delta_dir,
     ]
-    lines = [json.loads(l) for l in sh(cmd).stdout.splitlines() if l.startswith("{")]
-    ops = [l for l in lines if l["record"] == "op"]
-    modes = {l["mode"]: l for l in lines if l["record"] == "mode"}
+    lines = [json.loads(line) for line in sh(cmd).stdout.splitlines() if line.startswith("{")]
+    return [r for r in lines if r["record"] == "op"], {r["mode"]: r for r in lines if r["record"] == "mode"}
+
+
+def pool_runs(runs):
+    """Pools runs: op means weighted by count, p50/p99 the median over runs, counters summed."""
+    ops = {}
+    for run_ops, _ in runs:
+        for o in run_ops:
+            ops.setdefault((o["mode"], o["op"]), []).append(o)
+    pooled_ops = []
+    for (mode, op), rs in ops.items():
+        count = sum(r["count"] for r in rs)
+
+        def med(k, rs=rs):
+            return sorted(r[k] for r in rs)[len(rs) // 2]
+
+        mean = sum(r["mean_us"] * r["count"] for r in rs) / count if count else 0.0
+        pooled_ops.append(
+            {
+                "mode": mode,
+                "op": op,
+                "count": count,
+                "mean_us": mean,
+                "p50_us": med("p50_us"),
+                "p99_us": med("p99_us"),
+            }
+        )
+    modes = {}
+    for _, run_modes in runs:
+        for m, s in run_modes.items():
+            if m not in modes:
+                modes[m] = dict(s)
+                continue
+            for k in (
+                "ops",
+                "seconds",
+                "flush_seconds",
+                "write_calls",
+                "random_writes",
+                "pages_written",
+                "bytes_written",
+                "delta_misses",
+                "graph_misses",
+            ):
+                modes[m][k] += s[k]
     for s in modes.values():
+        s["runs"] = len(runs)
+        s["random_write_ratio"] = s["random_writes"] / s["write_calls"] if s["write_calls"] else 0.0
         # Share of the pages written back that needed a seek (random writes per page written).
         s["random_page_share"] = s["random_writes"] / s["pages_written"] if s["pages_written"] else 0.0
+    return pooled_ops, modes
 
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--graph")
+    ap.add_argument("--scale", type=int, default=16)
+    ap.add_argument("--ops", type=int, default=50000)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--zipf", type=float, default=0.9)
+    ap.add_argument("--memory-fraction", type=float, default=0.05)
+    ap.add_argument("--policy", default="clock")
+    ap.add_argument("--page-size", default="4096")
+    ap.add_argument("--repeat", type=int, default=1, help="runs with seeds SEED, SEED+1, ...; pooled")
+    args = ap.parse_args()
+
+    build()
+    graph = args.graph or ensure_graph(args.scale)
+    delta_dir = os.path.dirname(os.path.abspath(graph))
+    runs = [run_once(graph, delta_dir, args, args.seed + r) for r in range(args.repeat)]
+    ops, modes = pool_runs(runs)
     name = os.path.basename(os.path.normpath(graph))
     first = next(iter(modes.values()))
     print(
@@ -121,17 +183,26 @@ def main():
         f"delta {first['delta_bytes'] / 2**20:.1f} MiB, pool {first['delta_pool'] / 2**20:.2f} MiB; "
         f"{first['ops']} ops, zipf {args.zipf}, policy {args.policy}"
     )
-    print(f"{'op':<12} {'count':>7} " + " ".join(f"{m + ' ' + s:>14}" for m in modes for s in ("mean", "p50", "p99")))
+    print(
+        f"{'op':<12} {'count':>7} "
+        + " ".join(f"{m + ' ' + s:>14}" for m in modes for s in ("mean", "p50", "p99"))
+    )
     by_op = {}
     for o in ops:
         by_op.setdefault(o["op"], {})[o["mode"]] = o
     for op, per in by_op.items():
         cells = []
         for m in modes:
-            cells += [f"{per[m]['mean_us']:>14.1f}", f"{per[m]['p50_us']:>14.1f}", f"{per[m]['p99_us']:>14.1f}"]
+            cells += [
+                f"{per[m]['mean_us']:>14.1f}",
+                f"{per[m]['p50_us']:>14.1f}",
+                f"{per[m]['p99_us']:>14.1f}",
+            ]
         print(f"{op:<12} {next(iter(per.values()))['count']:>7} " + " ".join(cells))
     print()
-    print(f"{'mode':<8} {'seconds':>8} {'write calls':>12} {'random writes':>14} {'random %':>9} {'seeks/page':>10} {'pages written':>14} {'MiB written':>12}")
+    print(
+        f"{'mode':<8} {'seconds':>8} {'write calls':>12} {'random writes':>14} {'random %':>9} {'seeks/page':>10} {'pages written':>14} {'MiB written':>12}"
+    )
     for m, s in modes.items():
         print(
             f"{m:<8} {s['seconds']:>8.2f} {s['write_calls']:>12} {s['random_writes']:>14} "
@@ -143,7 +214,22 @@ def main():
     path = os.path.join(out_dir, f"linkbench-{name}.csv")
     with open(path, "w", newline="") as f:
         w = csv.writer(f)
-        w.writerow(["graph", "ops", "zipf", "memory_fraction", "policy", "mode", "op", "count", "mean_us", "p50_us", "p99_us"] + MODE_FIELDS)
+        w.writerow(
+            [
+                "graph",
+                "ops",
+                "zipf",
+                "memory_fraction",
+                "policy",
+                "mode",
+                "op",
+                "count",
+                "mean_us",
+                "p50_us",
+                "p99_us",
+                *MODE_FIELDS,
+            ]
+        )
         for o in ops:
             s = modes[o["mode"]]
             w.writerow(

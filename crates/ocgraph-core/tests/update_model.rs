@@ -6,8 +6,11 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use ocgraph_core::ingest::{BuildOptions, GraphBuilder, IdMap, NoProgress};
+use ocgraph_core::page::pool::WriteBack;
 use ocgraph_core::page::BackendKind;
-use ocgraph_core::update::{Durability, Snapshot, WritableGraph, WriteOptions};
+use ocgraph_core::update::{
+    DeltaKind, Durability, PagedDeltaOptions, Snapshot, WritableGraph, WriteOptions, DELTA_DIR,
+};
 use ocgraph_core::{Adjacency, Vertex};
 use proptest::prelude::*;
 
@@ -161,6 +164,7 @@ fn check(snap: &Snapshot, m: &Model) -> Result<(), TestCaseError> {
     Ok(())
 }
 
+#[allow(clippy::too_many_arguments)]
 fn run(
     directed: bool,
     weighted: bool,
@@ -169,6 +173,7 @@ fn run(
     ops: Vec<Op>,
     auto: bool,
     pool: bool,
+    delta: DeltaKind,
 ) -> Result<(), TestCaseError> {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("g");
@@ -177,13 +182,15 @@ fn run(
     build_base(&dir, &m);
     let opts = WriteOptions {
         durability: Durability::None,
-        freeze_threshold: 3000,
+        // A paged delta needs a few pages of blocks to outgrow its 2 or 3 frames.
+        freeze_threshold: if matches!(delta, DeltaKind::Paged(_)) { 48 << 10 } else { 3000 },
         auto_compact_levels: auto.then_some(2),
         backend: if pool {
             BackendKind::Pool { capacity: 16 * 4096, page_size: 4096, policy: "clock".into() }
         } else {
             BackendKind::default()
         },
+        delta,
         ..WriteOptions::default()
     };
     let mut g = WritableGraph::open(&dir, &opts).unwrap();
@@ -231,6 +238,20 @@ fn run(
     }
     g.close().unwrap();
     let g = WritableGraph::open(&dir, &opts).unwrap();
+    // Reopening empties the delta directory: only the new delta's files (out, and in when
+    // directed) are there.
+    let scratch = std::fs::read_dir(dir.join(DELTA_DIR)).map_or(0, |d| d.count());
+    let paged = matches!(opts.delta, DeltaKind::Paged(_));
+    prop_assert_eq!(
+        scratch,
+        if !paged {
+            0
+        } else if directed {
+            2
+        } else {
+            1
+        }
+    );
     check(&g.snapshot(), &m)?;
     g.compact().unwrap();
     check(&g.snapshot(), &m)?;
@@ -241,6 +262,21 @@ fn run(
     prop_assert_eq!(plain.num_edges(), m.edges.len() as u64);
     ocgraph_core::format::check_graph(&dir).unwrap();
     Ok(())
+}
+
+/// The in-memory delta, or a paged delta in a pool of 2 or 3 frames (so its pages are written
+/// back and read again) with either write-back mode.
+fn delta_kind() -> impl Strategy<Value = DeltaKind> {
+    prop_oneof![
+        Just(DeltaKind::Memory),
+        (2u64..4, any::<bool>()).prop_map(|(frames, batch)| DeltaKind::Paged(PagedDeltaOptions {
+            max_bytes: 1 << 20,
+            capacity: frames * 4096,
+            page_size: 4096,
+            policy: "clock".into(),
+            write_back: if batch { WriteBack::Batch } else { WriteBack::SinglePage },
+        })),
+    ]
 }
 
 proptest! {
@@ -255,8 +291,39 @@ proptest! {
         ops in prop::collection::vec(op(), 1..40),
         auto in any::<bool>(),
         pool in any::<bool>(),
+        delta in delta_kind(),
     ) {
-        run(directed, weighted, base, n, ops, auto, pool)?;
+        run(directed, weighted, base, n, ops, auto, pool, delta)?;
+    }
+}
+
+/// Hundreds of updates over 200 vertices (about 25 pages of delta blocks per side) with a
+/// paged delta in a pool of 2 frames, in both write-back modes: pages are written back and
+/// read again, and every snapshot still equals the model.
+#[test]
+fn a_paged_delta_larger_than_its_pool_matches_the_model() {
+    use rand::{Rng, SeedableRng};
+    let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(7);
+    let mut ops = Vec::new();
+    for i in 0..24 {
+        let es = (0..60).map(|_| (rng.gen_range(0..200), rng.gen(), rng.gen_range(1..9))).collect();
+        ops.push(Op::Add(es));
+        if i % 3 == 2 {
+            ops.push(Op::Remove((0..30).map(|_| (rng.gen_range(0..200), rng.gen())).collect()));
+            ops.push(Op::RemoveVertices(vec![rng.gen()]));
+            ops.push(Op::Snapshot);
+        }
+    }
+    ops.push(Op::Reopen);
+    for mode in [WriteBack::Batch, WriteBack::SinglePage] {
+        let delta = DeltaKind::Paged(PagedDeltaOptions {
+            max_bytes: 4 << 20,
+            capacity: 2 * 4096,
+            page_size: 4096,
+            policy: "clock".into(),
+            write_back: mode,
+        });
+        run(true, true, Vec::new(), 200, ops.clone(), false, false, delta).unwrap();
     }
 }
 
@@ -281,4 +348,11 @@ fn bad_arguments_are_clear_errors() {
     assert_eq!(&s.out().neighbors(5)[..], &[4]);
     assert_eq!(&s.in_().neighbors(1)[..], &[0]);
     g.close().unwrap();
+    let small = WriteOptions {
+        freeze_threshold: 1 << 20,
+        delta: DeltaKind::Paged(PagedDeltaOptions { max_bytes: 1 << 20, ..PagedDeltaOptions::default() }),
+        ..WriteOptions::default()
+    };
+    let e = WritableGraph::open(&dir, &small).err().unwrap().to_string();
+    assert!(e.contains("cannot hold the freeze threshold"), "{e}");
 }

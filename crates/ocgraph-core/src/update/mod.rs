@@ -30,4 +30,4 @@ pub use paged_delta::{PagedDelta, PagedDeltaOptions};
 pub use snapshot::{Snapshot, SnapshotDirection};
 pub use wal::{Durability, RecoveryReport, Wal, WalOptions};
 pub use wal_frame::WalItem;
-pub use writable::{WritableGraph, WriteOptions, LEVELS_DIR, WAL_DIR};
+pub use writable::{DeltaKind, WritableGraph, WriteOptions, DELTA_DIR, LEVELS_DIR, WAL_DIR};

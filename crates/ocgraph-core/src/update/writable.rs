@@ -15,6 +15,7 @@
 
 use std::ops::Range;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::thread::JoinHandle;
 
@@ -26,6 +27,7 @@ use super::delta::DeltaLog;
 use super::level::{write_level, Level, SideOps};
 use super::log_file::{LogFs, StdLogFs};
 use super::memory_delta::MemoryDelta;
+use super::paged_delta::{PagedDelta, PagedDeltaOptions};
 use super::snapshot::{Snapshot, View};
 use super::wal::{Durability, RecoveryReport, Wal, WalOptions};
 use super::wal_frame::WalItem;
@@ -38,6 +40,8 @@ use crate::page::BackendKind;
 pub const WAL_DIR: &str = "wal";
 /// Subdirectory holding the level files.
 pub const LEVELS_DIR: &str = "levels";
+/// Subdirectory holding the scratch files of paged deltas ([`DeltaKind::Paged`]).
+pub const DELTA_DIR: &str = "delta";
 
 /// How to open a graph for updates.
 #[derive(Debug, Clone)]
@@ -52,6 +56,22 @@ pub struct WriteOptions {
     pub auto_compact_levels: Option<usize>,
     /// WAL segment size before rotation.
     pub wal_segment_bytes: u64,
+    /// Where the updates not yet frozen into a level are kept.
+    pub delta: DeltaKind,
+}
+
+/// Where a [`WritableGraph`] keeps the updates not yet frozen into a level.
+#[derive(Debug, Clone, Default)]
+pub enum DeltaKind {
+    /// In memory ([`MemoryDelta`]).
+    #[default]
+    Memory,
+    /// In pages of scratch files under `<graph>/delta/`, each served by its own writable buffer
+    /// pool with these options ([`PagedDelta`]): so the delta can outgrow memory. The directory
+    /// is emptied on open (the WAL is the durable record). `max_bytes` bounds each delta file
+    /// and must exceed `freeze_threshold` by the largest batch (16 bytes per arc operation,
+    /// rounded up to 256-byte blocks per vertex); an update that overflows it fails.
+    Paged(PagedDeltaOptions),
 }
 
 impl Default for WriteOptions {
@@ -62,6 +82,7 @@ impl Default for WriteOptions {
             freeze_threshold: 64 << 20,
             auto_compact_levels: Some(8),
             wal_segment_bytes: 64 << 20,
+            delta: DeltaKind::Memory,
         }
     }
 }
@@ -97,10 +118,37 @@ pub struct WritableGraph {
     recovery: RecoveryReport,
 }
 
-fn fresh_delta(directed: bool) -> [Arc<dyn DeltaLog>; 2] {
-    let out: Arc<dyn DeltaLog> = Arc::new(MemoryDelta::new());
-    let inn: Arc<dyn DeltaLog> = if directed { Arc::new(MemoryDelta::new()) } else { out.clone() };
-    [out, inn]
+/// A new, empty delta (out and in sides; one shared for undirected graphs) of the kind `opts`
+/// asks for. Paged deltas get fresh files under `<dir>/delta/`, removed when dropped.
+fn fresh_delta(dir: &Path, opts: &WriteOptions, directed: bool) -> Result<[Arc<dyn DeltaLog>; 2]> {
+    static NEXT_FILE: AtomicU64 = AtomicU64::new(0);
+    let side = |name: &str| -> Result<Arc<dyn DeltaLog>> {
+        Ok(match &opts.delta {
+            DeltaKind::Memory => Arc::new(MemoryDelta::new()),
+            DeltaKind::Paged(p) => {
+                let n = NEXT_FILE.fetch_add(1, Ordering::Relaxed);
+                Arc::new(PagedDelta::create(dir.join(DELTA_DIR).join(format!("{n:08}.{name}")), p)?)
+            }
+        })
+    };
+    let out = side("out")?;
+    let inn = if directed { side("in")? } else { out.clone() };
+    Ok([out, inn])
+}
+
+/// Empties `<dir>/delta/` (scratch files of paged deltas), creating it when `paged`.
+fn reset_delta_dir(dir: &Path, paged: bool) -> Result<()> {
+    let delta_dir = dir.join(DELTA_DIR);
+    match std::fs::remove_dir_all(&delta_dir) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+            return Err(Error::io(&delta_dir, "remove delta directory", e))
+        }
+        _ => {}
+    }
+    if paged {
+        std::fs::create_dir(&delta_dir).map_err(|e| Error::io(&delta_dir, "create delta directory", e))?;
+    }
+    Ok(())
 }
 
 /// Removes what an interrupted freeze or compaction may have left: temporary files, level files
@@ -179,6 +227,15 @@ impl WritableGraph {
             )));
         }
         remove_strays(&dir, &manifest)?;
+        if let DeltaKind::Paged(p) = &opts.delta {
+            if p.max_bytes <= opts.freeze_threshold {
+                return Err(Error::invalid(format!(
+                    "paged delta files of {} bytes cannot hold the freeze threshold of {} bytes",
+                    p.max_bytes, opts.freeze_threshold
+                )));
+            }
+        }
+        reset_delta_dir(&dir, matches!(opts.delta, DeltaKind::Paged(_)))?;
         let base = Arc::new(Graph::open(&dir, &OpenOptions { backend: opts.backend.clone() })?);
         let up = manifest.updates.clone().unwrap_or(UpdateState {
             checkpoint_seq: 0,
@@ -195,7 +252,7 @@ impl WritableGraph {
             base,
             levels: Arc::new(levels),
             frozen: Vec::new(),
-            delta: fresh_delta(directed),
+            delta: fresh_delta(&dir, opts, directed)?,
             upto: up.checkpoint_seq,
             num_vertices: up.num_vertices,
         };
@@ -517,7 +574,7 @@ impl Shared {
             // on can miss a batch that the level contains.
             let segment = self.wal.rotate()?;
             let directed = st.view.base.is_directed();
-            let old = std::mem::replace(&mut st.view.delta, fresh_delta(directed));
+            let old = std::mem::replace(&mut st.view.delta, fresh_delta(&self.dir, &self.opts, directed)?);
             st.view.frozen.push(old);
             let weighted = st.view.base.is_weighted();
             (st.view.frozen.clone(), seq, st.view.num_vertices, segment, id, directed, weighted)
@@ -569,7 +626,7 @@ impl Shared {
             }
             let mut view = st.view.clone();
             view.upto = st.manifest.updates.as_ref().map_or(0, |u| u.checkpoint_seq);
-            view.delta = fresh_delta(view.base.is_directed());
+            view.delta = fresh_delta(&self.dir, &self.opts, view.base.is_directed())?;
             view.frozen = Vec::new();
             (view, st.view.levels.len(), gen)
         };

@@ -192,14 +192,16 @@ fn clean_pages_are_evicted_before_dirty_ones() {
 }
 
 /// Dirty pages 0, 2, 1, 3 (written in that order), then four whole-page writes of pages
-/// 10..14 with a four-frame FIFO pool: batch writes the run 0..4 once and frees its four
-/// frames; single-page writes each page in FIFO order, three of them not where the previous
-/// write ended.
+/// 10..14 with a four-frame FIFO pool (hot window: the last page written). Batch: page 10
+/// finds every frame dirty and writes the run 0..4 except its hot end, page 3, in one call
+/// (0..3, freeing three frames); page 13 writes the run 10..12 (12 is hot) in one call, not
+/// where the previous write ended; page 3 stays resident and dirty throughout. Single-page
+/// writes each page in FIFO order, three of them not where the previous write ended.
 #[test]
 fn batch_mode_issues_fewer_write_calls_than_single_page() {
     let dir = tempfile::tempdir().unwrap();
     let (specs, _) = files(dir.path(), 16, 1, 1);
-    let mut calls = Vec::new();
+    let mut got = Vec::new();
     for mode in WriteBack::ALL {
         let pool = BufferPool::open_writable(&specs, (4 * PAGE) as u64, PAGE, "fifo", mode).unwrap();
         pool.set_read_ahead(0, 0);
@@ -211,11 +213,13 @@ fn batch_mode_issues_fewer_write_calls_than_single_page() {
             pool.write_at(0, p * PAGE as u64, &[10; PAGE]).unwrap();
         }
         let s = pool.stats();
-        assert_eq!((s.pages_written, s.bytes_written), (4, 4 * PAGE as u64), "{mode:?}");
-        calls.push((s.write_calls, s.random_writes));
-        assert_eq!(pool.dirty_pages(), 4);
+        assert_eq!(s.bytes_written, s.pages_written * PAGE as u64);
+        got.push((s.pages_written, s.write_calls, s.random_writes, pool.dirty_pages()));
+        if mode == WriteBack::Batch {
+            assert!(pool.is_resident(0, 3), "the hot end of the run stays resident");
+        }
     }
-    assert_eq!(calls, vec![(1, 0), (4, 3)]);
+    assert_eq!(got, vec![(5, 2, 1, 3), (4, 4, 3, 4)]);
 }
 
 #[test]
