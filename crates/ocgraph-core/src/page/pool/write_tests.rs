@@ -205,6 +205,7 @@ fn batch_mode_issues_fewer_write_calls_than_single_page() {
     for mode in WriteBack::ALL {
         let pool = BufferPool::open_writable(&specs, (4 * PAGE) as u64, PAGE, "fifo", mode).unwrap();
         pool.set_read_ahead(0, 0);
+        pool.disable_background_flush();
         for p in [0u64, 2, 1, 3] {
             pool.write_at(0, p * PAGE as u64, &[9; PAGE]).unwrap();
         }
