@@ -376,7 +376,7 @@ impl Core {
     pub(super) fn clean_longest_run(&self) -> bool {
         let Some(ws) = &self.write else { return false };
         let _one_writer = ws.writeback.lock();
-        if !ws.runs.lock().longest().is_some_and(|r| r.2 > 1) {
+        if ws.runs.lock().longest().is_none_or(|r| r.2 <= 1) {
             return false;
         }
         let Some((_, written, _)) = self.write_longest_run(ws) else { return false };
