@@ -30,6 +30,10 @@
 //! - [`WriteBack::SinglePage`] asks the policy for a victim among all unpinned pages and writes
 //!   back just that page if it is dirty.
 //!
+//! In `Batch` mode a background flusher ([`super::flusher`]) also writes the longest run's
+//! cold part, leaving it resident and clean, whenever more than half of the frames are dirty,
+//! so that foreground misses mostly find clean victims.
+//!
 //! The run set holds pinned dirty pages too (tracking pins there would put a lock on the read
 //! hit path); the batch skips them when locking. A dirty flag is set or cleared, and a page
 //! enters or leaves the run set, only by a thread holding the page locked or pinned, and at most
@@ -217,15 +221,13 @@ impl Core {
             // SAFETY: the page is locked by this thread: no other thread reads or writes frame `f`.
             unsafe { self.mem.frame_mut(f)[start..start + n].copy_from_slice(&data[done..done + n]) };
             ws.written_at[f].store(ws.tick.fetch_add(1, Ordering::Relaxed) + 1, Ordering::Relaxed);
-            let newly_dirty = !ws.dirty[f].swap(true, Ordering::AcqRel);
-            if newly_dirty {
+            // Counted before the page is published, so a write-back never uncounts it first.
+            let wake = !ws.dirty[f].swap(true, Ordering::AcqRel) && {
                 ws.runs.lock().insert(file, p);
-            }
+                ws.dirty_frames.fetch_add(1, Ordering::AcqRel) >= ws.flush_above.load(Ordering::Relaxed)
+            };
             fs.table[p as usize].store(table::resident(f, 0), Ordering::Release);
-            if newly_dirty
-                && ws.dirty_frames.fetch_add(1, Ordering::AcqRel) >= ws.flush_above.load(Ordering::Relaxed)
-                && ws.mode == WriteBack::Batch
-            {
+            if wake && ws.mode == WriteBack::Batch {
                 self.flusher.wake();
             }
             lo = hi;
