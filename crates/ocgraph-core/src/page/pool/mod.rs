@@ -19,6 +19,7 @@
 //! time or seed 004's batch of the longest run of contiguous dirty pages ([`WriteBack`]).
 
 mod dirty_runs;
+mod flusher;
 mod frames;
 mod io;
 mod prefetch;
@@ -43,6 +44,7 @@ use super::policy::{page_key, policy_by_name, split_page_key, Clock, PageKey, Re
 use super::slice::{Bytes, PinRelease};
 use super::stats::{Counter, IoStats, StripedCounters};
 use crate::error::{Error, Result};
+use flusher::Flusher;
 use frames::FrameMemory;
 use io::PoolFile;
 use prefetch::Prefetcher;
@@ -105,6 +107,8 @@ pub(crate) struct Core {
     write: Option<WriteState>,
     /// The background loaders serving `WillNeed` advice, started on first use.
     prefetcher: Prefetcher,
+    /// The background write-back of a batch pool, started on first use.
+    flusher: Flusher,
 }
 
 /// The replacement policy. CLOCK, the default, is held by value so that the hit path calls its
@@ -220,6 +224,7 @@ impl BufferPool {
             worker: Worker::new(me.clone()),
             write,
             prefetcher: Prefetcher::new(me.clone()),
+            flusher: Flusher::new(me.clone()),
         })))
     }
 }
@@ -381,16 +386,7 @@ impl Core {
         loop {
             // 1. Ask the policy for a candidate; 2. `try_claim` locks its page's word, skipping
             // it when pinned or busy.
-            if let Some(f) = self.policy.get().victim(key, &mut |f| self.try_claim(f)) {
-                debug_assert!(f < self.mem.count());
-                // 3. Mark the old page evicted (its word is locked by us, its frame unused).
-                let (old_file, old_page) = split_page_key(self.owner[f].load(Ordering::Acquire));
-                let entry = &self.files[old_file as usize].table[old_page as usize];
-                debug_assert_eq!(table::state(entry.load(Ordering::Relaxed)), LOCKED);
-                entry.store(LOADED_ONCE | EVICTED, Ordering::Release);
-                self.policy.get().on_evict(f);
-                self.counters.add(Counter::Evictions, 1);
-                // 4. Reuse the frame.
+            if let Some(f) = self.evict_clean_victim(key) {
                 return Some(f);
             }
             if !wait {
@@ -402,6 +398,24 @@ impl Core {
             }
             backoff(&mut spins);
         }
+    }
+
+    /// Evicts the policy's victim among the clean unpinned pages and returns its frame; `None`
+    /// when there is none.
+    fn evict_clean_victim(&self, key: PageKey) -> Option<usize> {
+        // 1. Ask the policy for a candidate; 2. `try_claim` locks its page's word, skipping it
+        // when pinned, busy or dirty.
+        let f = self.policy.get().victim(key, &mut |f| self.try_claim(f))?;
+        debug_assert!(f < self.mem.count());
+        // 3. Mark the old page evicted (its word is locked by us, its frame unused).
+        let (old_file, old_page) = split_page_key(self.owner[f].load(Ordering::Acquire));
+        let entry = &self.files[old_file as usize].table[old_page as usize];
+        debug_assert_eq!(table::state(entry.load(Ordering::Relaxed)), LOCKED);
+        entry.store(LOADED_ONCE | EVICTED, Ordering::Release);
+        self.policy.get().on_evict(f);
+        self.counters.add(Counter::Evictions, 1);
+        // 4. Reuse the frame.
+        Some(f)
     }
 
     /// Tries to lock the page held by frame `f` for eviction: succeeds only when that page is
@@ -477,6 +491,7 @@ impl Core {
     pub(crate) fn resident_pages(&self) -> usize {
         self.worker.wait_idle();
         self.prefetcher.wait_idle();
+        self.flusher.wait_idle();
         let mut seen = vec![false; self.mem.count()];
         let mut n = 0;
         for (i, fs) in self.files.iter().enumerate() {

@@ -30,6 +30,10 @@
 //! - [`WriteBack::SinglePage`] asks the policy for a victim among all unpinned pages and writes
 //!   back just that page if it is dirty.
 //!
+//! In `Batch` mode a background flusher ([`super::flusher`]) also writes the longest run's
+//! cold part, leaving it resident and clean, whenever more than half of the frames are dirty,
+//! so that foreground misses mostly find clean victims.
+//!
 //! The run set holds pinned dirty pages too (tracking pins there would put a lock on the read
 //! hit path); the batch skips them when locking. A dirty flag is set or cleared, and a page
 //! enters or leaves the run set, only by a thread holding the page locked or pinned, and at most
@@ -38,7 +42,7 @@
 //! run) under pins, then `fdatasync`s every file. Nothing is written on drop: unflushed writes
 //! are lost, which callers that need durability handle with their own log.
 
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 
 use parking_lot::Mutex;
 
@@ -53,6 +57,10 @@ use crate::page::FileId;
 /// A dirty page written within the last `frames / HOT_WINDOW_DIVISOR` page writes is hot: the
 /// batch write-back leaves it dirty and resident.
 const HOT_WINDOW_DIVISOR: u64 = 4;
+
+/// A batch pool wakes the background flusher when more than `frames / FLUSH_ABOVE_DIVISOR`
+/// frames are dirty.
+const FLUSH_ABOVE_DIVISOR: usize = 2;
 
 /// How a writable pool makes room when every unpinned frame holds a dirty page.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -106,6 +114,13 @@ pub(super) struct WriteState {
     /// Per file: the first page past the file's size at open (never-loaded pages from here on
     /// are zeros and need no read).
     zero_from: Box<[u64]>,
+    /// Number of dirty frames.
+    dirty_frames: AtomicUsize,
+    /// Above this many dirty frames, a batch pool wakes the background flusher.
+    flush_above: AtomicUsize,
+    /// Runs the background flusher has written (a miss waiting for the write-back lock then
+    /// looks for a clean victim first).
+    flushed: AtomicU64,
 }
 
 impl WriteState {
@@ -122,6 +137,9 @@ impl WriteState {
             writeback: Mutex::new(()),
             last_end: (0..zero_from.len()).map(|_| AtomicU64::new(0)).collect(),
             zero_from: zero_from.into(),
+            dirty_frames: AtomicUsize::new(0),
+            flush_above: AtomicUsize::new(frames / FLUSH_ABOVE_DIVISOR),
+            flushed: AtomicU64::new(0),
         }
     }
 
@@ -129,6 +147,13 @@ impl WriteState {
     #[inline]
     pub(super) fn is_dirty(&self, f: usize) -> bool {
         self.dirty[f].load(Ordering::Acquire)
+    }
+
+    /// Clears the dirty flag of frame `f`.
+    fn clear_dirty(&self, f: usize) {
+        if self.dirty[f].swap(false, Ordering::AcqRel) {
+            self.dirty_frames.fetch_sub(1, Ordering::AcqRel);
+        }
     }
 
     /// Whether the page in frame `f` was written within the last `hot_window` page writes.
@@ -196,10 +221,15 @@ impl Core {
             // SAFETY: the page is locked by this thread: no other thread reads or writes frame `f`.
             unsafe { self.mem.frame_mut(f)[start..start + n].copy_from_slice(&data[done..done + n]) };
             ws.written_at[f].store(ws.tick.fetch_add(1, Ordering::Relaxed) + 1, Ordering::Relaxed);
-            if !ws.dirty[f].swap(true, Ordering::AcqRel) {
+            // Counted before the page is published, so a write-back never uncounts it first.
+            let wake = !ws.dirty[f].swap(true, Ordering::AcqRel) && {
                 ws.runs.lock().insert(file, p);
-            }
+                ws.dirty_frames.fetch_add(1, Ordering::AcqRel) >= ws.flush_above.load(Ordering::Relaxed)
+            };
             fs.table[p as usize].store(table::resident(f, 0), Ordering::Release);
+            if wake && ws.mode == WriteBack::Batch {
+                self.flusher.wake();
+            }
             lo = hi;
             done += n;
         }
@@ -286,11 +316,18 @@ impl Core {
     /// `None` when nothing could be written back (every dirty page pinned): the caller waits.
     pub(super) fn write_back_for(&self, key: PageKey) -> Option<usize> {
         let ws = self.write.as_ref()?;
+        let flushed = ws.flushed.load(Ordering::Acquire);
         let _one_writer = ws.writeback.lock();
         // Another thread may have freed frames while we waited for the lock.
         if self.free_len.load(Ordering::Acquire) > 0 {
             if let Some(f) = self.free.lock().pop() {
                 self.free_len.fetch_sub(1, Ordering::Release);
+                return Some(f);
+            }
+        }
+        // The background flusher cleaned pages meanwhile: evict one of them.
+        if ws.flushed.load(Ordering::Acquire) != flushed {
+            if let Some(f) = self.evict_clean_victim(key) {
                 return Some(f);
             }
         }
@@ -307,6 +344,59 @@ impl Core {
     /// pages (see the module documentation); returns one of the freed frames and puts the
     /// others on the free list.
     fn evict_longest_run(&self, ws: &WriteState) -> Option<usize> {
+        let (file, written, hot) = self.write_longest_run(ws)?;
+        // Evict the cold pages written (the last one at least: the hot end was left out); the
+        // hot ones stay resident and clean, with a second chance from the policy.
+        let mut freed = Vec::with_capacity(written.len());
+        for (&(p, f), &h) in written.iter().zip(&hot) {
+            if h {
+                ws.clear_dirty(f);
+                self.unlock_frame(f);
+                self.policy.on_hit(f);
+            } else {
+                self.drop_written_page(ws, file, p, f);
+                freed.push(f);
+            }
+        }
+        let (&first, rest) = freed.split_first()?;
+        for &f in rest {
+            self.release_frame(f);
+        }
+        Some(first)
+    }
+
+    /// Whether more frames are dirty than the background flusher lets be.
+    pub(super) fn over_dirty_threshold(&self) -> bool {
+        self.write.as_ref().is_some_and(|ws| {
+            ws.dirty_frames.load(Ordering::Acquire) > ws.flush_above.load(Ordering::Relaxed)
+        })
+    }
+
+    /// The background flusher's step: writes the longest run of dirty pages (at least two
+    /// pages) except its hot end and leaves the pages written resident and clean. Returns
+    /// whether it wrote anything.
+    pub(super) fn clean_longest_run(&self) -> bool {
+        let Some(ws) = &self.write else { return false };
+        let _one_writer = ws.writeback.lock();
+        if ws.runs.lock().longest().is_none_or(|r| r.2 <= 1) {
+            return false;
+        }
+        let Some((_, written, _)) = self.write_longest_run(ws) else { return false };
+        for &(_, f) in &written {
+            ws.clear_dirty(f);
+            self.unlock_frame(f);
+        }
+        ws.flushed.fetch_add(1, Ordering::AcqRel);
+        true
+    }
+
+    /// Takes the longest run of dirty pages, locks its unpinned pages and writes all of them
+    /// but the hot end (see the module documentation), which goes back to the run set dirty
+    /// and unlocked, as do the pinned pages. Returns the run's file, the pages written
+    /// (`(page, frame)`, still locked and flagged dirty) and whether each is hot; `None` when
+    /// nothing was written. The caller holds the `writeback` lock.
+    #[allow(clippy::type_complexity)]
+    fn write_longest_run(&self, ws: &WriteState) -> Option<(FileId, Vec<(u64, usize)>, Vec<bool>)> {
         let (file, start, len) = ws.runs.lock().take_longest()?;
         let fs = &self.files[file as usize];
         let mut locked: Vec<(u64, usize)> = Vec::with_capacity(len as usize);
@@ -328,7 +418,8 @@ impl Core {
         // soon (new data is appended there), and the next run written starts where this one ends.
         let hot: Vec<bool> = locked.iter().map(|&(_, f)| ws.is_hot(f)).collect();
         let keep = hot.iter().rev().take_while(|&&h| h).count();
-        let (written, kept) = locked.split_at(locked.len() - keep);
+        let written_len = locked.len() - keep;
+        let (written, kept) = locked.split_at(written_len);
         for &(_, f) in kept {
             self.unlock_frame(f);
         }
@@ -363,24 +454,10 @@ impl Core {
             }
             i = j;
         }
-        // Evict the cold pages written (the last one at least: the hot end was left out); the
-        // hot ones stay resident and clean, with a second chance from the policy.
-        let mut freed = Vec::with_capacity(written.len());
-        for (&(p, f), &h) in written.iter().zip(&hot) {
-            if h {
-                ws.dirty[f].store(false, Ordering::Release);
-                self.unlock_frame(f);
-                self.policy.on_hit(f);
-            } else {
-                self.drop_written_page(ws, file, p, f);
-                freed.push(f);
-            }
-        }
-        let (&first, rest) = freed.split_first()?;
-        for &f in rest {
-            self.release_frame(f);
-        }
-        Some(first)
+        let mut hot = hot;
+        hot.truncate(written_len);
+        locked.truncate(written_len);
+        Some((file, locked, hot))
     }
 
     /// [`WriteBack::SinglePage`]: evicts the policy's victim among all unpinned pages, writing
@@ -403,7 +480,7 @@ impl Core {
 
     /// Marks the locked, clean-on-disk page `page` of `file` in frame `f` evicted.
     fn drop_written_page(&self, ws: &WriteState, file: FileId, page: u64, f: usize) {
-        ws.dirty[f].store(false, Ordering::Release);
+        ws.clear_dirty(f);
         self.files[file as usize].table[page as usize].store(LOADED_ONCE | EVICTED, Ordering::Release);
         self.policy.get().on_evict(f);
         self.counters.add(Counter::Evictions, 1);
@@ -441,7 +518,7 @@ impl Core {
             let written = self.write_run(ws, file, &pinned);
             for &(p, f) in &pinned {
                 if written.is_ok() {
-                    ws.dirty[f].store(false, Ordering::Release);
+                    ws.clear_dirty(f);
                 }
                 self.unpin(file, p);
             }
@@ -485,6 +562,7 @@ impl Core {
     /// thread uses the pool; checks that the dirty flags and the run set agree.
     #[cfg(test)]
     pub(crate) fn dirty_pages(&self) -> u64 {
+        self.flusher.wait_idle();
         let Some(ws) = &self.write else { return 0 };
         let runs = ws.runs.lock();
         let mut n = 0;
@@ -499,6 +577,7 @@ impl Core {
             }
         }
         assert_eq!(n, runs.pages());
+        assert_eq!(n as usize, ws.dirty_frames.load(Ordering::Acquire));
         n
     }
 
@@ -510,6 +589,14 @@ impl Core {
         state != EVICTED
             && state != LOCKED
             && self.write.as_ref().is_some_and(|ws| ws.is_dirty(table::frame(w)))
+    }
+
+    /// Test hook: turns the background flusher off (for tests that count writes exactly).
+    #[cfg(test)]
+    pub(crate) fn disable_background_flush(&self) {
+        if let Some(ws) = &self.write {
+            ws.flush_above.store(usize::MAX, Ordering::Relaxed);
+        }
     }
 
     /// Test hook: whether `page` of `file` is resident.
