@@ -122,10 +122,10 @@ fn batched<T>(
     size: usize,
     mut f: impl FnMut(&[T], usize) -> Result<u64>,
 ) -> Result<()> {
-    let start = Instant::now();
+    let (start, size) = (Instant::now(), size.max(1));
     let mut last = 0;
-    for (i, chunk) in items.chunks(size.max(1)).enumerate() {
-        last = f(chunk, i * size.max(1))?;
+    for (i, chunk) in items.chunks(size).enumerate() {
+        last = f(chunk, i * size)?;
     }
     let secs = start.elapsed().as_secs_f64();
     println!(
