@@ -10,11 +10,16 @@ Without --graph, generates a Kronecker graph (edge factor 16, seed 1) of the giv
 (default 16) with the `ocgraph` CLI under bench/out. Runs examples/linkbench.rs, which opens
 the graph with a buffer pool of F (default 5%) of its bytes and a PagedDelta whose pool holds
 F of the delta's size (as built with the whole delta in memory), and runs the same
-seeded mix once per write-back mode. Prints a table of per-operation latency (mean, p50,
+seeded mix once per write-back mode (`batch`: seed 004's longest-run write-back; `single`: the
+policy's victim page by page; `batch-bg`: batch plus the background flusher), interleaved
+operation by operation. Prints a table of per-operation latency (mean, p50,
 p99 in microseconds) and the delta pool's write statistics per mode (random % = random
 writes per write call; seeks/page = random writes per page written), and writes
 bench/updates/results/linkbench-<graph>.csv (one row per mode and operation, with the mode's
-write statistics repeated on each row).
+write statistics repeated on each row), then issue 7's verdicts (`target MET` / `MISSED`):
+batch issues fewer random writes than single, and is not slower on any operation (a mean
+higher by more than 2 standard errors of the difference, or a p50 more than 2% + 0.05 us
+higher).
 
 With --repeat R, runs R times with seeds SEED..SEED+R-1 and pools them: an operation's mean
 is over all its occurrences, its p50/p99 the median of the runs' values, the write counters
@@ -122,12 +127,15 @@ def pool_runs(runs):
             return sorted(r[k] for r in rs)[len(rs) // 2]
 
         mean = sum(r["mean_us"] * r["count"] for r in rs) / count if count else 0.0
+        sq_mean = sum(r["sq_mean_us2"] * r["count"] for r in rs) / count if count else 0.0
         pooled_ops.append(
             {
                 "mode": mode,
                 "op": op,
                 "count": count,
                 "mean_us": mean,
+                # Standard error of the mean, from the pooled variance of the latencies.
+                "sem_us": (max(sq_mean - mean * mean, 0.0) / count) ** 0.5 if count else 0.0,
                 "p50_us": med("p50_us"),
                 "p99_us": med("p99_us"),
             }
@@ -156,6 +164,47 @@ def pool_runs(runs):
         # Share of the pages written back that needed a seek (random writes per page written).
         s["random_page_share"] = s["random_writes"] / s["pages_written"] if s["pages_written"] else 0.0
     return pooled_ops, modes
+
+
+# What one latency sample can resolve (an `Instant::now()` pair costs ~20-50 ns).
+TIMER_RESOLUTION_US = 0.05
+
+
+def check_targets(by_op, modes):
+    """Prints issue 7's verdicts: batch write-back issues fewer random writes than single-page
+    write-back, and is not slower on any operation. "Slower" means a pooled mean higher by more
+    than twice the standard error of the difference (the means are dominated by rare
+    millisecond tails), or a median p50 more than 2% (the runs' resolution) plus the timer's
+    resolution higher."""
+    b, s = modes.get("batch"), modes.get("single")
+    if not b or not s:
+        return
+    fewer = b["random_writes"] < s["random_writes"] or (b["random_writes"] == 0 == s["random_writes"])
+    verdict = "MET" if fewer else "MISSED"
+    print(
+        f"target {verdict}: batch write-back issues fewer random writes ({b['random_writes']} vs "
+        f"{s['random_writes']}; write calls {b['write_calls']} vs {s['write_calls']})"
+    )
+    slower, lines = [], []
+    for op, per in by_op.items():
+        pb, ps = per["batch"], per["single"]
+        diff = pb["mean_us"] - ps["mean_us"]
+        se = (pb["sem_us"] ** 2 + ps["sem_us"] ** 2) ** 0.5
+        lines.append(
+            f"  {op:<12} mean {pb['mean_us']:.1f} vs {ps['mean_us']:.1f} us (diff {diff:+.1f} +- {2 * se:.1f}), "
+            f"p50 {pb['p50_us']:.1f} vs {ps['p50_us']:.1f} us"
+        )
+        if diff > 2 * se:
+            slower.append(f"{op} mean {pb['mean_us']:.1f} vs {ps['mean_us']:.1f} us")
+        if pb["p50_us"] > 1.02 * ps["p50_us"] + TIMER_RESOLUTION_US:
+            slower.append(f"{op} p50 {pb['p50_us']:.1f} vs {ps['p50_us']:.1f} us")
+    print("batch vs single per operation (diff +- 2 standard errors):")
+    print("\n".join(lines))
+    verdict = "MISSED" if slower else "MET"
+    print(
+        f"target {verdict}: batch not slower than single on any operation (mean beyond 2 SE, p50 beyond 2%)"
+        + (": " + "; ".join(slower) if slower else "")
+    )
 
 
 def main():
@@ -209,6 +258,8 @@ def main():
             f"{100 * s['random_write_ratio']:>8.1f}% {s['random_page_share']:>10.2f} {s['pages_written']:>14} {s['bytes_written'] / 2**20:>12.1f}"
         )
 
+    print()
+    check_targets(by_op, modes)
     out_dir = os.path.join(ROOT, "bench", "updates", "results")
     os.makedirs(out_dir, exist_ok=True)
     path = os.path.join(out_dir, f"linkbench-{name}.csv")

@@ -1,4 +1,5 @@
-//! Background write-back for [`WriteBack::Batch`](super::WriteBack::Batch) pools.
+//! Background write-back for [`WriteBack::BatchBackground`](super::WriteBack::BatchBackground)
+//! pools.
 //!
 //! When a write makes more than half of the frames dirty, it wakes the flusher thread (started
 //! on first use, holding a weak reference to the pool, exiting when the pool is dropped). The

@@ -30,9 +30,11 @@
 //! - [`WriteBack::SinglePage`] asks the policy for a victim among all unpinned pages and writes
 //!   back just that page if it is dirty.
 //!
-//! In `Batch` mode a background flusher ([`super::flusher`]) also writes the longest run's
-//! cold part, leaving it resident and clean, whenever more than half of the frames are dirty,
-//! so that foreground misses mostly find clean victims.
+//! [`WriteBack::BatchBackground`] is `Batch` plus a background flusher ([`super::flusher`])
+//! that writes the longest run's cold part, leaving it resident and clean, whenever more than
+//! half of the frames are dirty, so that foreground misses mostly find clean victims. It is not
+//! the default: on a 2-core machine the flusher competes with the foreground thread and made
+//! edge inserts 2-20% slower on average than plain `Batch` (bench/RESULTS.md, LinkBench-like).
 //!
 //! The run set holds pinned dirty pages too (tracking pins there would put a lock on the read
 //! hit path); the batch skips them when locking. A dirty flag is set or cleared, and a page
@@ -58,8 +60,8 @@ use crate::page::FileId;
 /// batch write-back leaves it dirty and resident.
 const HOT_WINDOW_DIVISOR: u64 = 4;
 
-/// A batch pool wakes the background flusher when more than `frames / FLUSH_ABOVE_DIVISOR`
-/// frames are dirty.
+/// A [`WriteBack::BatchBackground`] pool wakes the background flusher when more than
+/// `frames / FLUSH_ABOVE_DIVISOR` frames are dirty.
 const FLUSH_ABOVE_DIVISOR: usize = 2;
 
 /// How a writable pool makes room when every unpinned frame holds a dirty page.
@@ -70,27 +72,39 @@ pub enum WriteBack {
     Batch,
     /// Write back only the replacement policy's victim (one page per eviction).
     SinglePage,
+    /// `Batch`, plus a background thread that cleans the longest dirty run ahead of need once
+    /// more than half of the frames are dirty.
+    BatchBackground,
 }
 
 impl WriteBack {
-    /// Both modes, in the order benchmarks report them.
-    pub const ALL: [WriteBack; 2] = [WriteBack::Batch, WriteBack::SinglePage];
+    /// Every mode, in the order benchmarks report them.
+    pub const ALL: [WriteBack; 3] = [WriteBack::Batch, WriteBack::SinglePage, WriteBack::BatchBackground];
 
-    /// The mode's name: `batch` or `single`.
+    /// The mode's name: `batch`, `single` or `batch-bg`.
     pub fn name(self) -> &'static str {
         match self {
             WriteBack::Batch => "batch",
             WriteBack::SinglePage => "single",
+            WriteBack::BatchBackground => "batch-bg",
         }
     }
 
-    /// The mode named `batch` or `single`.
+    /// The mode named `batch`, `single` or `batch-bg`.
     pub fn by_name(name: &str) -> Result<WriteBack> {
         match name {
             "batch" => Ok(WriteBack::Batch),
             "single" => Ok(WriteBack::SinglePage),
-            other => Err(Error::invalid(format!("unknown write-back mode '{other}' (valid: batch, single)"))),
+            "batch-bg" => Ok(WriteBack::BatchBackground),
+            other => Err(Error::invalid(format!(
+                "unknown write-back mode '{other}' (valid: batch, single, batch-bg)"
+            ))),
         }
+    }
+
+    /// Whether the mode writes back the longest dirty run (`Batch` and `BatchBackground`).
+    fn batches(self) -> bool {
+        self != WriteBack::SinglePage
     }
 }
 
@@ -138,7 +152,10 @@ impl WriteState {
             last_end: (0..zero_from.len()).map(|_| AtomicU64::new(0)).collect(),
             zero_from: zero_from.into(),
             dirty_frames: AtomicUsize::new(0),
-            flush_above: AtomicUsize::new(frames / FLUSH_ABOVE_DIVISOR),
+            flush_above: AtomicUsize::new(match mode {
+                WriteBack::BatchBackground => frames / FLUSH_ABOVE_DIVISOR,
+                _ => usize::MAX,
+            }),
             flushed: AtomicU64::new(0),
         }
     }
@@ -227,7 +244,7 @@ impl Core {
                 ws.dirty_frames.fetch_add(1, Ordering::AcqRel) >= ws.flush_above.load(Ordering::Relaxed)
             };
             fs.table[p as usize].store(table::resident(f, 0), Ordering::Release);
-            if wake && ws.mode == WriteBack::Batch {
+            if wake && ws.mode == WriteBack::BatchBackground {
                 self.flusher.wake();
             }
             lo = hi;
@@ -333,7 +350,7 @@ impl Core {
         }
         match ws.mode {
             // When every run is one page, no write can be sequential: the policy chooses.
-            WriteBack::Batch if ws.runs.lock().longest().is_some_and(|r| r.2 > 1) => {
+            mode if mode.batches() && ws.runs.lock().longest().is_some_and(|r| r.2 > 1) => {
                 self.evict_longest_run(ws).or_else(|| self.evict_policy_victim(ws, key))
             }
             _ => self.evict_policy_victim(ws, key),
