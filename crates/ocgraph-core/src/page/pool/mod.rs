@@ -34,8 +34,8 @@ mod tests;
 #[cfg(test)]
 mod write_tests;
 
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Weak};
 
 use parking_lot::Mutex;
 
@@ -109,6 +109,10 @@ pub(crate) struct Core {
     prefetcher: Prefetcher,
     /// The background write-back of a batch pool, started on first use.
     flusher: Flusher,
+    /// This pool (for the one-shot huge-page thread).
+    me: Weak<Core>,
+    /// Set when the free list first ran empty (and the huge-page collapse was started).
+    filled: AtomicBool,
 }
 
 /// The replacement policy. CLOCK, the default, is held by value so that the hit path calls its
@@ -142,6 +146,11 @@ impl Policy {
         }
     }
 }
+
+/// How often the huge-page thread checks whether the pool has settled.
+const SETTLE_INTERVAL: std::time::Duration = std::time::Duration::from_millis(50);
+/// The pool has settled when it read less than its capacity / this in one interval.
+const SETTLE_READ_DIVISOR: u64 = 64;
 
 /// How far a sequential miss reads ahead synchronously.
 const READ_AHEAD_BYTES: usize = 1 << 20;
@@ -225,6 +234,8 @@ impl BufferPool {
             write,
             prefetcher: Prefetcher::new(me.clone()),
             flusher: Flusher::new(me.clone()),
+            me: me.clone(),
+            filled: AtomicBool::new(false),
         })))
     }
 }
@@ -376,11 +387,8 @@ impl Core {
     /// A frame for page `key`: a free one, or one evicted for it. When every frame is pinned,
     /// waits if `wait`, else gives up.
     fn take_frame(&self, key: PageKey, wait: bool) -> Option<usize> {
-        if self.free_len.load(Ordering::Acquire) > 0 {
-            if let Some(f) = self.free.lock().pop() {
-                self.free_len.fetch_sub(1, Ordering::Release);
-                return Some(f);
-            }
+        if let Some(f) = self.pop_free() {
+            return Some(f);
         }
         let mut spins = 0u32;
         loop {
@@ -397,6 +405,47 @@ impl Core {
                 return Some(f);
             }
             backoff(&mut spins);
+        }
+    }
+
+    /// A frame from the free list, if any. The first time the list runs empty (every frame
+    /// has held a page), starts the background thread of [`Core::collapse_when_settled`].
+    fn pop_free(&self) -> Option<usize> {
+        if self.free_len.load(Ordering::Acquire) == 0 {
+            return None;
+        }
+        let mut free = self.free.lock();
+        let f = free.pop()?;
+        self.free_len.fetch_sub(1, Ordering::Release);
+        if free.is_empty() && !self.filled.swap(true, Ordering::AcqRel) {
+            let me = self.me.clone();
+            // Best effort: without the thread the frames keep ordinary pages.
+            let _ = std::thread::Builder::new()
+                .name("ocgraph-hugepages".into())
+                .spawn(move || Core::collapse_when_settled(me));
+        }
+        Some(f)
+    }
+
+    /// Backs the frames with huge pages ([`FrameMemory::collapse_to_huge_pages`]) once the pool
+    /// has settled: in a [`SETTLE_INTERVAL`] it read less than 1/[`SETTLE_READ_DIVISOR`] of its
+    /// capacity. A pool that keeps cycling pages through its frames (a scan larger than the
+    /// pool) gains little from huge pages and would pay for the copy while it reads, so the
+    /// thread waits (holding no reference to the pool between checks) and exits when the pool is
+    /// dropped.
+    fn collapse_when_settled(me: Weak<Core>) {
+        let mut last = None;
+        loop {
+            std::thread::sleep(SETTLE_INTERVAL);
+            let Some(pool) = me.upgrade() else { return };
+            let read = pool.counters.get(Counter::BytesRead);
+            let capacity = (pool.mem.count() * pool.page_size) as u64;
+            // Counters may be reset meanwhile: a smaller value counts as no reads.
+            if last.is_some_and(|l: u64| read.saturating_sub(l) < capacity / SETTLE_READ_DIVISOR) {
+                pool.mem.collapse_to_huge_pages();
+                return;
+            }
+            last = Some(read);
         }
     }
 

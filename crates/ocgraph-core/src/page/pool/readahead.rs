@@ -17,7 +17,9 @@
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
-use std::sync::{OnceLock, Weak};
+use std::sync::{Arc, OnceLock, Weak};
+
+use parking_lot::Mutex;
 
 use super::{table, Core, FileId, PREFETCHED, TRIGGER};
 use crate::page::policy::page_key;
@@ -25,8 +27,11 @@ use crate::page::stats::Counter;
 
 /// Streams tracked per file (concurrent sequential scans of distinct ranges).
 const STREAMS: usize = 4;
-/// Jobs queued for the background thread before new ones are dropped.
+/// Jobs queued for the background threads before new ones are dropped.
 const QUEUE: usize = 16;
+/// Background reader threads: two windows are read at once, so the disk sees two requests in
+/// flight (one sequential stream at queue depth 1 got ~1.1 GB/s here, below `dd`'s 1.7 GB/s).
+const READERS: usize = 2;
 
 /// One window to read: pages `[start, start + pages)` of `file`.
 pub(super) struct Job {
@@ -70,12 +75,17 @@ impl Worker {
     fn submit(&self, job: Job) {
         let queue = self.queue.get_or_init(|| {
             let (tx, rx) = sync_channel(QUEUE);
-            let pool = self.pool.clone();
-            std::thread::Builder::new()
-                .name("ocgraph-readahead".into())
-                .spawn(move || run(pool, rx))
-                .ok()
-                .map(|_| tx)
+            let rx = Arc::new(Mutex::new(rx));
+            let started = (0..READERS)
+                .filter(|_| {
+                    let (pool, rx) = (self.pool.clone(), rx.clone());
+                    std::thread::Builder::new()
+                        .name("ocgraph-readahead".into())
+                        .spawn(move || run(pool, rx))
+                        .is_ok()
+                })
+                .count();
+            (started > 0).then_some(tx)
         });
         if let Some(tx) = queue {
             self.pending.fetch_add(1, Ordering::AcqRel);
@@ -86,9 +96,10 @@ impl Worker {
     }
 }
 
-/// The thread's loop: runs jobs until the pool (and with it the queue's sender) is gone.
-fn run(pool: Weak<Core>, rx: Receiver<Job>) {
-    while let Ok(job) = rx.recv() {
+/// A reader thread's loop: runs jobs until the pool (and with it the queue's sender) is gone.
+fn run(pool: Weak<Core>, rx: Arc<Mutex<Receiver<Job>>>) {
+    loop {
+        let Ok(job) = rx.lock().recv() else { return };
         let Some(pool) = pool.upgrade() else { return };
         // A failed read has already unlocked its pages; the reader's own miss will report it.
         let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| pool.read_window(&job)));

@@ -349,3 +349,28 @@ fn a_window_longer_than_iov_max_is_read_in_few_calls() {
         assert_eq!(&*got, &data[0][(p * 4096) as usize..((p + 1) * 4096) as usize], "page {p}");
     }
 }
+
+/// A pool that has used every frame and then reads nothing for a while backs its frames with
+/// huge pages in the background (`MADV_COLLAPSE`, best effort): the bytes it serves stay those
+/// of the files before, during and after, on 2 MiB of frames (one huge page's worth).
+#[test]
+fn frames_keep_their_bytes_when_collapsed_to_huge_pages() {
+    let dir = tempfile::tempdir().unwrap();
+    let (files, data) = random_files(dir.path(), &[4096 * 512], 17);
+    let pool = BufferPool::open(&files, 4096 * 512, 4096, "clock").unwrap();
+    pool.set_read_ahead(0, 0);
+    assert!(!pool.filled.load(std::sync::atomic::Ordering::Acquire));
+    for p in 0..512u64 {
+        assert_eq!(&*pool.read(0, p * 4096, 4096).typed::<u8>(), &data[0][p as usize * 4096..][..4096]);
+    }
+    assert!(pool.filled.load(std::sync::atomic::Ordering::Acquire), "every frame used");
+    // Reads keep hitting while the huge-page thread settles and collapses.
+    let until = std::time::Instant::now() + super::SETTLE_INTERVAL * 6;
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(3);
+    while std::time::Instant::now() < until {
+        let (o, n) = (rng.gen_range(0..4096 * 510u64), rng.gen_range(1..8192usize));
+        assert_eq!(&*pool.read(0, o, n).typed::<u8>(), &data[0][o as usize..o as usize + n]);
+    }
+    check_source(&pool, &data, 4096, 5, Some(&pool));
+    assert_eq!(pool.stats().misses, 512, "nothing was evicted or re-read");
+}

@@ -336,11 +336,8 @@ impl Core {
         let flushed = ws.flushed.load(Ordering::Acquire);
         let _one_writer = ws.writeback.lock();
         // Another thread may have freed frames while we waited for the lock.
-        if self.free_len.load(Ordering::Acquire) > 0 {
-            if let Some(f) = self.free.lock().pop() {
-                self.free_len.fetch_sub(1, Ordering::Release);
-                return Some(f);
-            }
+        if let Some(f) = self.pop_free() {
+            return Some(f);
         }
         // The background flusher cleaned pages meanwhile: evict one of them.
         if ws.flushed.load(Ordering::Acquire) != flushed {
