@@ -37,6 +37,14 @@ pub trait Adjacency: Sync {
     /// Whether arcs carry weights.
     fn is_weighted(&self) -> bool;
 
+    /// Identifies the neighbour lists this adjacency reads: two adjacencies whose ids are equal
+    /// and `Some` serve the same lists (as [`Graph::out`] and [`Graph::in_`] of an undirected
+    /// graph do), so a kernel given both may skip a pass over the second. Default: `None`
+    /// (unknown; kernels then read both).
+    fn lists_id(&self) -> Option<(usize, FileId)> {
+        None
+    }
+
     /// Calls `f(v, neighbours(v))` for every `v` in `vertices`, in order.
     ///
     /// Backends override this for scans: one pin per page instead of one lookup per vertex.
@@ -344,6 +352,10 @@ impl Adjacency for Direction<'_> {
     fn neighbors(&self, v: Vertex) -> Slice<'_, Vertex> {
         let (a, b) = self.bounds(v);
         self.arcs(a, b)
+    }
+
+    fn lists_id(&self) -> Option<(usize, FileId)> {
+        Some((self.graph as *const Graph as usize, self.neighbors))
     }
 
     fn weights(&self, v: Vertex) -> Option<Slice<'_, f32>> {

@@ -143,6 +143,7 @@ impl Core {
     #[inline(never)]
     pub(super) fn first_use_of_prefetched(&self, file: FileId, page: u64, trigger: bool) {
         self.counters.add(Counter::PrefetchesUsed, 1);
+        self.unmark_ahead(PREFETCHED);
         if !trigger {
             return;
         }
@@ -158,8 +159,9 @@ impl Core {
 
     /// Runs a read-ahead job in the background thread.
     fn read_window(&self, job: &Job) {
-        let mut batch = Vec::with_capacity(job.pages as usize);
-        self.lock_evicted_run(job.file, job.start, job.pages, &mut batch);
+        let pages = job.pages.min(self.ahead_budget());
+        let mut batch = Vec::with_capacity(pages as usize);
+        self.lock_evicted_run(job.file, job.start, pages, &mut batch);
         if batch.is_empty() {
             return;
         }
@@ -173,6 +175,7 @@ impl Core {
         if fs.last_end.swap(offset + bytes as u64, Ordering::Relaxed) == offset {
             c.add(Counter::SequentialReads, 1);
         }
+        self.ahead.fetch_add(batch.len() as isize, Ordering::Relaxed);
         for (i, &(q, _, f)) in batch.iter().enumerate() {
             self.policy.get().on_load_ahead(f, page_key(job.file, q));
             let mark = if i == 0 { PREFETCHED | TRIGGER } else { PREFETCHED };
