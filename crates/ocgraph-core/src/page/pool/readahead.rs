@@ -159,9 +159,13 @@ impl Core {
 
     /// Runs a read-ahead job in the background thread.
     fn read_window(&self, job: &Job) {
-        let pages = job.pages.min(self.ahead_budget());
-        let mut batch = Vec::with_capacity(pages as usize);
-        self.lock_evicted_run(job.file, job.start, pages, &mut batch);
+        // A window that does not fit the budget is dropped whole: cut short, it would split
+        // the stream into small reads (the reader's next miss restarts the stream).
+        if job.pages > self.ahead_budget() {
+            return;
+        }
+        let mut batch = Vec::with_capacity(job.pages as usize);
+        self.lock_evicted_run(job.file, job.start, job.pages, &mut batch);
         if batch.is_empty() {
             return;
         }
