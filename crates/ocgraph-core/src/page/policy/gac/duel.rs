@@ -39,6 +39,9 @@ fn find(keys: &[PageKey], key: PageKey, hint: Option<u32>) -> Option<usize> {
     }
 }
 
+/// No owner of a shadow slot.
+pub(super) const NO_OWNER: u32 = u32::MAX;
+
 /// The two shadow directories of one voter group.
 pub(super) struct Duel {
     cap: usize,
@@ -50,6 +53,12 @@ pub(super) struct Duel {
     lifo: Vec<PageKey>,
     /// Indices in `lifo` of the newest and second newest keys (`usize::MAX`: none).
     newest: [usize; 2],
+    /// Per slot of each shadow: the owner (a frame of the real cache) given by the last
+    /// access that returned the slot, or [`NO_OWNER`]. When the slot's state changes (key
+    /// replaced, CLOCK reference bit cleared) its owner is reported: a steady owner (see
+    /// [`Duel::access_owned`]) is steady no longer.
+    clock_owner: Vec<u32>,
+    lifo_owner: Vec<u32>,
 }
 
 impl Duel {
@@ -63,29 +72,58 @@ impl Duel {
             hand: 0,
             lifo: Vec::with_capacity(cap),
             newest: [usize::MAX; 2],
+            clock_owner: Vec::with_capacity(cap),
+            lifo_owner: Vec::with_capacity(cap),
         }
     }
 
     /// Replays a request for `key` in both shadows; returns `+1` when only LIFO held it, `-1`
-    /// when only CLOCK did, else 0. (The policy uses [`Duel::access_hinted`].)
+    /// when only CLOCK did, else 0. (The policy uses [`Duel::access_owned`].)
     #[cfg(test)]
     pub(super) fn access(&mut self, key: PageKey) -> i32 {
         self.access_hinted(key, None).0
     }
 
+    #[cfg(test)]
     /// [`Duel::access`] with a slot hint: `hint` is the [`Slots`] this function returned for
     /// `key`'s previous request, if any. Keys never move inside a shadow, so a slot still
     /// holding `key` finds it without a scan, and a slot holding another key proves `key` was
     /// evicted. Returns the points and the key's slots now.
     pub(super) fn access_hinted(&mut self, key: PageKey, hint: Option<Slots>) -> (i32, Slots) {
-        let (c, cs) = self.clock_access(key, hint.map(|h| h.clock));
-        let (l, ls) = self.lifo_access(key, hint.map(|h| h.lifo));
-        (l as i32 - c as i32, Slots { clock: cs, lifo: ls })
+        let (p, s, _) = self.access_owned(key, hint, NO_OWNER, &mut |_| {});
+        (p, s)
+    }
+
+    /// [`Duel::access_hinted`] on behalf of `owner` (a frame), which becomes the owner of the
+    /// key's slots; `changed` is called with the owner of every other slot whose state this
+    /// access changes. Also returns whether the access left the key *steady*: held by both
+    /// shadows with its CLOCK reference bit set, so that a repeated access changes nothing
+    /// (0 points, same slots) until `changed` reports `owner`.
+    pub(super) fn access_owned(
+        &mut self,
+        key: PageKey,
+        hint: Option<Slots>,
+        owner: u32,
+        changed: &mut dyn FnMut(u32),
+    ) -> (i32, Slots, bool) {
+        let (c, cs) = self.clock_access(key, hint.map(|h| h.clock), changed);
+        let (l, ls) = self.lifo_access(key, hint.map(|h| h.lifo), changed);
+        self.clock_owner[cs as usize] = owner;
+        self.lifo_owner[ls as usize] = owner;
+        (l as i32 - c as i32, Slots { clock: cs, lifo: ls }, c && l)
+    }
+
+    /// Reports the owner of a slot whose state changes.
+    fn report(owners: &[u32], i: usize, changed: &mut dyn FnMut(u32)) {
+        let o = owners[i];
+        if o != NO_OWNER {
+            changed(o);
+        }
     }
 
     /// CLOCK as [`Gac`](super::Gac) runs it in duel mode: a hit sets the reference bit, a
     /// load leaves it clear.
-    fn clock_access(&mut self, key: PageKey, hint: Option<u32>) -> (bool, u32) {
+    fn clock_access(&mut self, key: PageKey, hint: Option<u32>, changed: &mut dyn FnMut(u32)) -> (bool, u32) {
         if let Some(i) = find(&self.clock_keys, key, hint) {
             self.clock_ref[i] = true;
             return (true, i as u32);
@@ -93,28 +131,33 @@ impl Duel {
         if self.clock_keys.len() < self.cap {
             self.clock_keys.push(key);
             self.clock_ref.push(false);
+            self.clock_owner.push(NO_OWNER);
             return (false, self.clock_keys.len() as u32 - 1);
         }
         while std::mem::take(&mut self.clock_ref[self.hand]) {
+            Self::report(&self.clock_owner, self.hand, changed);
             self.hand = (self.hand + 1) % self.cap;
         }
         let i = self.hand;
+        Self::report(&self.clock_owner, i, changed);
         self.clock_keys[i] = key;
         self.hand = (self.hand + 1) % self.cap;
         (false, i as u32)
     }
 
     /// LIFO (soft: the second most recently loaded key goes).
-    fn lifo_access(&mut self, key: PageKey, hint: Option<u32>) -> (bool, u32) {
+    fn lifo_access(&mut self, key: PageKey, hint: Option<u32>, changed: &mut dyn FnMut(u32)) -> (bool, u32) {
         if let Some(i) = find(&self.lifo, key, hint) {
             return (true, i as u32);
         }
         let [n1, n2] = self.newest;
         let i = if self.lifo.len() < self.cap {
             self.lifo.push(key);
+            self.lifo_owner.push(NO_OWNER);
             self.lifo.len() - 1
         } else {
             let v = if self.soft_lifo && n2 != usize::MAX { n2 } else { n1 };
+            Self::report(&self.lifo_owner, v, changed);
             self.lifo[v] = key;
             v
         };
@@ -167,6 +210,40 @@ mod hint_tests {
             let (p, s) = hinted.access_hinted(key, slots.get(&key).copied());
             slots.insert(key, s);
             assert_eq!(p, plain.access(key));
+        }
+    }
+}
+
+#[cfg(test)]
+mod steady_tests {
+    use super::*;
+
+    #[test]
+    fn skipping_steady_accesses_changes_nothing() {
+        // One shadow pair fed every request, the other skipping requests for steady keys
+        // (each key its own owner): same points, and a skipped access is always a no-op.
+        for soft in [true, false] {
+            let (mut plain, mut skipping) = (Duel::new(8, soft), Duel::new(8, soft));
+            let mut steady = [false; 40];
+            let mut slots: [Option<Slots>; 40] = [None; 40];
+            let mut x = 4242u64;
+            for _ in 0..50_000 {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                let key = if x.is_multiple_of(3) { x % 6 } else { x % 40 };
+                let want = plain.access(key);
+                let k = key as usize;
+                if steady[k] {
+                    assert_eq!(want, 0);
+                    continue;
+                }
+                let (p, s, st) =
+                    skipping.access_owned(key, slots[k], key as u32, &mut |o| steady[o as usize] = false);
+                assert_eq!(p, want);
+                slots[k] = Some(s);
+                steady[k] = st;
+            }
         }
     }
 }

@@ -48,7 +48,7 @@ pub use config::{Evidence, GacConfig, Voters};
 use duel::{Duel, Slots};
 
 use std::collections::{HashSet, VecDeque};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 
 use parking_lot::Mutex;
 use rand::seq::SliceRandom;
@@ -83,6 +83,15 @@ impl Contender {
         }
     }
 }
+
+/// A frame's [`Gac::slots`] word before its page's first duel access.
+const NO_HINT: u64 = u64::MAX;
+/// [`Gac::slots`] bit (with a hint): the page is steady in its group's shadows (held by both,
+/// CLOCK reference bit set), so a hit would change nothing there and skips the duel.
+const STEADY: u64 = 1 << 62;
+
+/// A frame's [`Gac::duel_group`] when its page's group does not vote with duel evidence.
+const NO_GROUP: u32 = u32::MAX;
 
 /// An empty half of a group's [`Gac::recent`] pair.
 const NO_PAIR: u64 = u32::MAX as u64;
@@ -145,8 +154,12 @@ pub struct Gac {
     /// Per group: its two most recently arrived frames (newest in the low 32 bits), or
     /// [`NO_PAIR`] halves; LIFO's O(1) first choice, checked before use.
     recent: Box<[AtomicU64]>,
-    /// Per frame: its page's [`Slots`] in the shadows (packed), or `u64::MAX` before any.
+    /// Per frame: its page's [`Slots`] in the shadows (packed) with [`STEADY`], or
+    /// [`NO_HINT`] before any.
     slots: Box<[AtomicU64]>,
+    /// Per frame: the voter group (duel evidence) its page hashes to, or [`NO_GROUP`]; set on
+    /// load, so that hits neither hash the key nor look up the voters.
+    duel_group: Box<[AtomicU32]>,
     /// Per group: misses so far (voter groups only).
     time: Box<[AtomicU64]>,
     misses: AtomicU64,
@@ -195,7 +208,8 @@ impl Gac {
             meta: (0..frames).map(|_| AtomicU64::new(0)).collect(),
             loads: AtomicU64::new(0),
             recent: (0..n).map(|_| AtomicU64::new(u64::MAX)).collect(),
-            slots: (0..frames).map(|_| AtomicU64::new(u64::MAX)).collect(),
+            slots: (0..frames).map(|_| AtomicU64::new(NO_HINT)).collect(),
+            duel_group: (0..frames).map(|_| AtomicU32::new(NO_GROUP)).collect(),
             time: (0..n).map(|_| AtomicU64::new(0)).collect(),
             misses: AtomicU64::new(0),
             score: AtomicU64::new(0f64.to_bits()),
@@ -252,49 +266,71 @@ impl Gac {
     fn load(&self, frame: usize, key: PageKey, request: bool) {
         self.key[frame].store(key, Ordering::Relaxed);
         // The frame's slot hint belonged to its previous page.
-        self.slots[frame].store(u64::MAX, Ordering::Relaxed);
+        self.slots[frame].store(NO_HINT, Ordering::Relaxed);
         // Rules: a load is a reference (otherwise simulated CLOCK would tag the page just
         // loaded — the very page LIFO evicts next — and win rule 1 on every miss). Duel: a
         // load leaves the bit clear, as the static CLOCK (a page used once goes first).
         let rules = self.evidence == Evidence::Rules;
         self.referenced[frame].store(rules, Ordering::Relaxed);
-        if !rules && request {
-            self.duel(frame, key, true);
+        if !rules {
+            let g = self.group_of(key);
+            let dg = if self.voter[g] { g as u32 } else { NO_GROUP };
+            self.duel_group[frame].store(dg, Ordering::Relaxed);
+            if request {
+                self.duel(frame, true);
+            }
         }
         if request {
             self.arrive(frame);
         } else {
             self.load_seq[frame].store(self.loads.fetch_add(1, Ordering::Relaxed) + 1, Ordering::Relaxed);
         }
-        let fresh = if self.boundary.contains(&key) { FRESH_BOUNDARY } else { 0 };
+        let fresh =
+            if !self.boundary.is_empty() && self.boundary.contains(&key) { FRESH_BOUNDARY } else { 0 };
         self.meta[frame].store(fresh, Ordering::Relaxed);
     }
 
-    /// Duel evidence: replays a request for `key` (in `frame`) in its group's shadows if the
-    /// group votes. `wait` (a load): take the group's lock even when busy; else (a hit) skip
-    /// when busy, and find the key through the frame's slot hint.
-    fn duel(&self, frame: usize, key: PageKey, wait: bool) {
-        let g = self.group_of(key);
-        if !self.voter[g] {
+    /// Duel evidence: replays a request for `frame`'s page in its group's shadows if the group
+    /// votes. `wait` (a load): take the group's lock even when busy; else (a hit) skip when
+    /// busy, and find the key through the frame's slot hint.
+    fn duel(&self, frame: usize, wait: bool) {
+        let g = self.duel_group[frame].load(Ordering::Relaxed);
+        if g == NO_GROUP {
             return;
         }
+        let g = g as usize;
         let Some(mut grp) = (if wait { Some(self.groups[g].lock()) } else { self.groups[g].try_lock() })
         else {
             return;
         };
         let grp = &mut *grp;
         if let Some(d) = grp.duel.as_mut() {
+            let key = self.key[frame].load(Ordering::Relaxed);
             // On a load the hint is stale (another page's): scan.
             let h = self.slots[frame].load(Ordering::Relaxed);
-            let hint = (!wait && h != u64::MAX).then(|| Slots::unpack(h));
-            let (points, at) = d.access_hinted(key, hint);
-            self.slots[frame].store(at.pack(), Ordering::Relaxed);
+            let hint = (!wait && h != NO_HINT).then(|| Slots::unpack(h & !STEADY));
+            let (points, at, steady) = d.access_owned(key, hint, frame as u32, &mut |f| {
+                // The slot's state changed: its owner's page is no longer steady.
+                let s = &self.slots[f as usize];
+                let h = s.load(Ordering::Relaxed);
+                if h != NO_HINT && h & STEADY != 0 {
+                    let _ = s.compare_exchange(h, h & !STEADY, Ordering::Relaxed, Ordering::Relaxed);
+                }
+            });
+            self.slots[frame].store(at.pack() | if steady { STEADY } else { 0 }, Ordering::Relaxed);
             grp.pending += points;
             if grp.pending.abs() >= DUEL_FLUSH {
                 let p = f64::from(std::mem::take(&mut grp.pending));
                 self.update_score(|s| s + p);
             }
         }
+    }
+
+    /// Whether a hit on `frame` would change nothing in the shadows (see [`STEADY`]).
+    #[inline]
+    fn steady(&self, frame: usize) -> bool {
+        let h = self.slots[frame].load(Ordering::Relaxed);
+        h != NO_HINT && h & STEADY != 0
     }
 
     /// The group page `key` hashes to.
@@ -356,7 +392,54 @@ impl Gac {
                 return Some(f);
             }
         }
-        // Slow path (the pair is stale or its choice refused): all frames in order.
+        // The pair is stale (a page of it was evicted or is deferred) or its choice refused:
+        // the first frame of the full order, found in one pass without sorting (the pool's
+        // read-ahead defers many pages, so this is the common miss path of a LIFO group).
+        let first = self.lifo_first(r)?;
+        if pick(first) {
+            return Some(first);
+        }
+        // Refused (pinned or busy): the rest of the full order.
+        self.lifo_order(g).into_iter().skip(1).find(|&f| pick(f))
+    }
+
+    /// The first frame of [`Gac::lifo_order`] (`None` when no frame of `r` is loaded), in one
+    /// pass: the newest and second newest ordinary pages and the newest deferred one.
+    fn lifo_first(&self, r: std::ops::Range<usize>) -> Option<usize> {
+        // Sort keys of lifo_order: (u64::MAX - load_seq, frame), smallest first.
+        let none = (u64::MAX, usize::MAX);
+        let (mut a0, mut a1, mut d0) = (none, none, none);
+        let mut ordinary = 0usize;
+        for f in r {
+            if !self.loaded(f) {
+                continue;
+            }
+            let k = (u64::MAX - self.load_seq[f].load(Ordering::Relaxed), f);
+            if self.meta[f].load(Ordering::Relaxed) & DEFERRED != 0 {
+                d0 = d0.min(k);
+            } else {
+                ordinary += 1;
+                if k < a0 {
+                    a1 = a0;
+                    a0 = k;
+                } else if k < a1 {
+                    a1 = k;
+                }
+            }
+        }
+        Some(match ordinary {
+            0 if d0.1 == usize::MAX => return None,
+            0 => d0.1,
+            1 => a0.1,
+            _ if self.soft_lifo => a1.1,
+            _ => a0.1,
+        })
+    }
+
+    /// LIFO's full order of group `g`'s loaded frames: newest first, deferred pages (fresh
+    /// boundary, read ahead) after the ordinary ones; soft LIFO: the newest ordinary page
+    /// after the other ordinary ones.
+    fn lifo_order(&self, g: usize) -> Vec<usize> {
         let mut cands: Vec<(bool, u64, usize)> = self
             .frames_of(g)
             .filter(|&f| self.loaded(f))
@@ -371,7 +454,7 @@ impl Gac {
             let k = cands.iter().take_while(|c| !c.0).count();
             cands[..k].rotate_left(1);
         }
-        cands.into_iter().map(|c| c.2).find(|&f| pick(f))
+        cands.into_iter().map(|c| c.2).collect()
     }
 
     fn pick(
@@ -437,8 +520,8 @@ impl ReplacementPolicy for Gac {
         if !self.referenced[frame].load(Ordering::Relaxed) {
             self.referenced[frame].store(true, Ordering::Relaxed);
         }
-        if self.evidence == Evidence::Duel {
-            self.duel(frame, self.key[frame].load(Ordering::Relaxed), false);
+        if self.evidence == Evidence::Duel && !self.steady(frame) {
+            self.duel(frame, false);
         }
         if self.meta[frame].load(Ordering::Relaxed) != 0 {
             let m = self.meta[frame].swap(0, Ordering::Relaxed);
