@@ -30,14 +30,16 @@
 //! - **Soft LIFO.** LIFO evicts the second most recently arrived page of the group. A page
 //!   arrives when loaded for a request; pages read ahead ([`ReplacementPolicy::on_load_ahead`])
 //!   arrive at their first request and are passed over by LIFO (and unseen by the shadows)
-//!   until then. Each group keeps its two latest arrivals, so LIFO's choice is O(1) unless
-//!   they were evicted or refused (then a scan of the group).
+//!   until then. Each group keeps its ordinary pages (loaded, not deferred) in a list sorted
+//!   by arrival ([`arrivals`]), so LIFO's choice is O(1); a scan of the group finds it when
+//!   only deferred pages are left, a sort orders the group when the choice is refused.
 //! - **Boundary adjustment.** [`GacConfig::boundary_pages`] (pages shared by two partitions) are
 //!   passed over by LIFO until requested again after their load.
 //!
 //! Hits cost CLOCK's reference-bit store plus one load of the frame's tag word; in a voter
 //! group (duel evidence) also the shadows' update.
 
+mod arrivals;
 mod config;
 mod duel;
 #[cfg(test)]
@@ -45,6 +47,7 @@ mod tests;
 
 pub use config::{Evidence, GacConfig, Voters};
 
+use arrivals::Arrivals;
 use duel::{Duel, Slots};
 
 use std::collections::{HashSet, VecDeque};
@@ -93,9 +96,6 @@ const STEADY: u64 = 1 << 62;
 /// A frame's [`Gac::duel_group`] when its page's group does not vote with duel evidence.
 const NO_GROUP: u32 = u32::MAX;
 
-/// An empty half of a group's [`Gac::recent`] pair.
-const NO_PAIR: u64 = u32::MAX as u64;
-
 /// Frame holds no page.
 const NO_KEY: u64 = u64::MAX;
 /// Meta word bit: a boundary page not yet requested again since its load.
@@ -124,6 +124,8 @@ struct Group {
     duel: Option<Duel>,
     /// Duel points not yet added to the global score.
     pending: i32,
+    /// The group's ordinary pages in LIFO order (see [`Gac::resync`]).
+    arrivals: Arrivals,
 }
 
 /// Duel points a group gathers before one update of the global score.
@@ -151,9 +153,6 @@ pub struct Gac {
     /// Per frame: tag (fallback policy and group time), [`FRESH_BOUNDARY`] and [`AHEAD`].
     meta: Box<[AtomicU64]>,
     loads: AtomicU64,
-    /// Per group: its two most recently arrived frames (newest in the low 32 bits), or
-    /// [`NO_PAIR`] halves; LIFO's O(1) first choice, checked before use.
-    recent: Box<[AtomicU64]>,
     /// Per frame: its page's [`Slots`] in the shadows (packed) with [`STEADY`], or
     /// [`NO_HINT`] before any.
     slots: Box<[AtomicU64]>,
@@ -198,7 +197,9 @@ impl Gac {
                         let cap = ((g + 1) * gs).min(frames).saturating_sub(g * gs);
                         Duel::new(cap, config.soft_lifo)
                     });
-                    Mutex::new(Group { hand: 0, ghosts: VecDeque::new(), duel, pending: 0 })
+                    let frames_here = ((g + 1) * gs).min(frames).saturating_sub(g * gs);
+                    let arrivals = Arrivals::new(frames_here);
+                    Mutex::new(Group { hand: 0, ghosts: VecDeque::new(), duel, pending: 0, arrivals })
                 })
                 .collect(),
             voter: voter.into(),
@@ -207,7 +208,6 @@ impl Gac {
             load_seq: (0..frames).map(|_| AtomicU64::new(0)).collect(),
             meta: (0..frames).map(|_| AtomicU64::new(0)).collect(),
             loads: AtomicU64::new(0),
-            recent: (0..n).map(|_| AtomicU64::new(u64::MAX)).collect(),
             slots: (0..frames).map(|_| AtomicU64::new(NO_HINT)).collect(),
             duel_group: (0..frames).map(|_| AtomicU32::new(NO_GROUP)).collect(),
             time: (0..n).map(|_| AtomicU64::new(0)).collect(),
@@ -254,15 +254,10 @@ impl Gac {
     /// it becomes the newest for LIFO.
     fn arrive(&self, frame: usize) {
         self.load_seq[frame].store(self.loads.fetch_add(1, Ordering::Relaxed) + 1, Ordering::Relaxed);
-        let f = frame as u64;
-        let _ =
-            self.recent[frame / self.group_size].fetch_update(Ordering::Relaxed, Ordering::Relaxed, |p| {
-                let n1 = p & NO_PAIR;
-                (n1 != f).then_some(n1 << 32 | f)
-            });
     }
 
-    /// Loads `key` into `frame`; `request`: the load serves a request (duel evidence).
+    /// Loads `key` into `frame`; `request`: the load serves a request (duel evidence), else
+    /// the page was read ahead.
     fn load(&self, frame: usize, key: PageKey, request: bool) {
         self.key[frame].store(key, Ordering::Relaxed);
         // The frame's slot hint belonged to its previous page.
@@ -287,7 +282,26 @@ impl Gac {
         }
         let fresh =
             if !self.boundary.is_empty() && self.boundary.contains(&key) { FRESH_BOUNDARY } else { 0 };
-        self.meta[frame].store(fresh, Ordering::Relaxed);
+        self.meta[frame].store(fresh | if request { 0 } else { AHEAD }, Ordering::Relaxed);
+        self.resync(frame);
+    }
+
+    /// Puts `frame` where its state says in its group's [`Arrivals`]: in the list, by load
+    /// sequence, iff it holds an ordinary page (loaded, not deferred). Called after every
+    /// change of the frame's key, load sequence or deferred bits.
+    fn resync(&self, frame: usize) {
+        let g = frame / self.group_size;
+        self.resync_locked(g, &mut self.groups[g].lock(), frame);
+    }
+
+    /// [`Gac::resync`] with group `g`'s lock held (`frame` in group `g`).
+    fn resync_locked(&self, g: usize, grp: &mut Group, frame: usize) {
+        let lo = g * self.group_size;
+        let i = frame - lo;
+        grp.arrivals.remove(i);
+        if self.loaded(frame) && self.meta[frame].load(Ordering::Relaxed) & DEFERRED == 0 {
+            grp.arrivals.insert(i, |j| self.load_seq[lo + j].load(Ordering::Relaxed));
+        }
     }
 
     /// Duel evidence: replays a request for `frame`'s page in its group's shadows if the group
@@ -376,26 +390,8 @@ impl Gac {
 
     /// LIFO over the group: loaded frames newest first (soft LIFO: the newest goes last; fresh
     /// boundary pages go after the others); the first accepted by `pick`.
-    fn lifo_pick(&self, g: usize, pick: &mut dyn FnMut(usize) -> bool) -> Option<usize> {
-        // Fast path: the group's two latest arrivals, if both still hold ordinary pages (then
-        // they are the newest and second newest: every arrival updates the pair).
-        let r = self.frames_of(g);
-        let p = self.recent[g].load(Ordering::Relaxed);
-        let ok = |f: u64| {
-            let f = f as usize;
-            r.contains(&f) && self.loaded(f) && self.meta[f].load(Ordering::Relaxed) & DEFERRED == 0
-        };
-        let (n1, n2) = (p & NO_PAIR, p >> 32);
-        if ok(n1) && (ok(n2) || !self.soft_lifo) {
-            let f = if self.soft_lifo { n2 } else { n1 } as usize;
-            if pick(f) {
-                return Some(f);
-            }
-        }
-        // The pair is stale (a page of it was evicted or is deferred) or its choice refused:
-        // the first frame of the full order, found in one pass without sorting (the pool's
-        // read-ahead defers many pages, so this is the common miss path of a LIFO group).
-        let first = self.lifo_first(r)?;
+    fn lifo_pick(&self, g: usize, grp: &Group, pick: &mut dyn FnMut(usize) -> bool) -> Option<usize> {
+        let first = self.lifo_first(g, grp)?;
         if pick(first) {
             return Some(first);
         }
@@ -403,9 +399,28 @@ impl Gac {
         self.lifo_order(g).into_iter().skip(1).find(|&f| pick(f))
     }
 
+    /// The first frame of [`Gac::lifo_order`] (`None` when no frame of group `g` is loaded):
+    /// from the group's [`Arrivals`] in O(1) when it holds an ordinary page, else by a scan.
+    fn lifo_first(&self, g: usize, grp: &Group) -> Option<usize> {
+        let lo = g * self.group_size;
+        // The list is kept under the group's lock, the frame's state in atomics: check that
+        // the choice still holds an ordinary page (a concurrent change may be under way).
+        let ok = |f: usize| self.loaded(f) && self.meta[f].load(Ordering::Relaxed) & DEFERRED == 0;
+        let f = match grp.arrivals.newest() {
+            (Some(_), Some(n2)) if self.soft_lifo => lo + n2,
+            (Some(n1), _) => lo + n1,
+            (None, _) => return self.lifo_first_scan(self.frames_of(g)),
+        };
+        if ok(f) {
+            Some(f)
+        } else {
+            self.lifo_first_scan(self.frames_of(g))
+        }
+    }
+
     /// The first frame of [`Gac::lifo_order`] (`None` when no frame of `r` is loaded), in one
     /// pass: the newest and second newest ordinary pages and the newest deferred one.
-    fn lifo_first(&self, r: std::ops::Range<usize>) -> Option<usize> {
+    fn lifo_first_scan(&self, r: std::ops::Range<usize>) -> Option<usize> {
         // Sort keys of lifo_order: (u64::MAX - load_seq, frame), smallest first.
         let none = (u64::MAX, usize::MAX);
         let (mut a0, mut a1, mut d0) = (none, none, none);
@@ -466,7 +481,7 @@ impl Gac {
     ) -> Option<usize> {
         match p {
             Contender::Clock => self.clock_pick(g, grp, pick),
-            Contender::Lifo => self.lifo_pick(g, pick),
+            Contender::Lifo => self.lifo_pick(g, grp, pick),
         }
     }
 
@@ -491,7 +506,11 @@ impl Gac {
                 self.meta[vf].fetch_or(now << 2 | fallback.bits(), Ordering::Relaxed);
             }
         }
-        let m = self.meta[va].swap(0, Ordering::Relaxed) & TAG_MASK;
+        let m = self.meta[va].swap(0, Ordering::Relaxed);
+        if m & DEFERRED != 0 && self.frames_of(g).contains(&va) {
+            self.resync_locked(g, &mut grp, va);
+        }
+        let m = m & TAG_MASK;
         if m != 0 {
             // The fallback tagged it earlier and nobody asked for it since (rule 1).
             let by = if m & 3 == Contender::Clock.bits() { Contender::Clock } else { Contender::Lifo };
@@ -529,6 +548,9 @@ impl ReplacementPolicy for Gac {
                 // First request of a page read ahead: for LIFO it arrives now.
                 self.arrive(frame);
             }
+            if m & DEFERRED != 0 {
+                self.resync(frame);
+            }
             let m = m & TAG_MASK;
             if m != 0 {
                 // The fallback's choice was asked for again before the active policy chose it.
@@ -546,13 +568,13 @@ impl ReplacementPolicy for Gac {
         // Not a request: the shadows see the page at its first request (an `on_hit`), and
         // LIFO passes over it until then (it is the next page needed, not the last one).
         self.load(frame, key, false);
-        self.meta[frame].fetch_or(AHEAD, Ordering::Relaxed);
     }
 
     fn on_evict(&self, frame: usize) {
         self.key[frame].store(NO_KEY, Ordering::Relaxed);
         self.referenced[frame].store(false, Ordering::Relaxed);
         self.meta[frame].store(0, Ordering::Relaxed);
+        self.resync(frame);
     }
 
     fn victim(&self, key: PageKey, evictable: &mut dyn FnMut(usize) -> bool) -> Option<usize> {

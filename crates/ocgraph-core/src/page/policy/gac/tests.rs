@@ -250,7 +250,9 @@ fn lifo_first_is_the_head_of_the_full_order() {
         };
         random_walk(&cfg, 24, 20_000, 99, |g| {
             for grp in 0..3 {
-                assert_eq!(g.lifo_first(g.frames_of(grp)), g.lifo_order(grp).first().copied());
+                let want = g.lifo_order(grp).first().copied();
+                assert_eq!(g.lifo_first_scan(g.frames_of(grp)), want);
+                assert_eq!(g.lifo_first(grp, &g.groups[grp].lock()), want);
             }
         });
     }
