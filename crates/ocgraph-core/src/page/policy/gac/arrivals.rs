@@ -31,10 +31,31 @@ impl Arrivals {
     }
 
     /// The newest frame and the one before it.
+    #[cfg(test)]
     pub(super) fn newest(&self) -> (Option<usize>, Option<usize>) {
         let some = |i: u8| (i != NIL).then_some(i as usize);
         let t = self.tail;
         (some(t), if t == NIL { None } else { some(self.prev[t as usize]) })
+    }
+
+    /// The frames newest first; `soft`: the newest goes after the others.
+    pub(super) fn newest_first(&self, soft: bool) -> impl Iterator<Item = usize> + '_ {
+        let t = self.tail;
+        let (start, last) = if soft && t != NIL && self.prev[t as usize] != NIL {
+            (self.prev[t as usize], Some(t as usize))
+        } else {
+            (t, None)
+        };
+        let mut cur = start;
+        std::iter::from_fn(move || {
+            if cur == NIL {
+                return None;
+            }
+            let i = cur;
+            cur = self.prev[i as usize];
+            Some(i as usize)
+        })
+        .chain(last)
     }
 
     /// Unlinks frame `i` (no-op when absent).
@@ -95,6 +116,8 @@ mod tests {
         }
         assert_eq!(a.len(), 5);
         assert_eq!(a.newest(), (Some(2), Some(4)));
+        assert_eq!(a.newest_first(false).collect::<Vec<_>>(), vec![2, 4, 0, 3, 1]);
+        assert_eq!(a.newest_first(true).collect::<Vec<_>>(), vec![4, 0, 3, 1, 2]);
         a.remove(2);
         assert_eq!(a.newest(), (Some(4), Some(0)));
         a.remove(4);

@@ -391,69 +391,36 @@ impl Gac {
     /// LIFO over the group: loaded frames newest first (soft LIFO: the newest goes last; fresh
     /// boundary pages go after the others); the first accepted by `pick`.
     fn lifo_pick(&self, g: usize, grp: &Group, pick: &mut dyn FnMut(usize) -> bool) -> Option<usize> {
-        let first = self.lifo_first(g, grp)?;
+        // The ordinary pages from the group's Arrivals, in order; the list is kept under the
+        // group's lock, the frames' state in atomics: a frame whose page is no longer ordinary
+        // (a concurrent change under way) is passed over.
+        let lo = g * self.group_size;
+        for i in grp.arrivals.newest_first(self.soft_lifo) {
+            let f = lo + i;
+            if self.loaded(f) && self.meta[f].load(Ordering::Relaxed) & DEFERRED == 0 && pick(f) {
+                return Some(f);
+            }
+        }
+        // Then the deferred pages, newest first: the newest found by a scan (groups holding
+        // only pages read ahead are common), the others sorted only when it is refused.
+        let deferred = || {
+            self.frames_of(g)
+                .filter(|&f| self.loaded(f) && self.meta[f].load(Ordering::Relaxed) & DEFERRED != 0)
+        };
+        let first = deferred().min_by_key(|&f| u64::MAX - self.load_seq[f].load(Ordering::Relaxed))?;
         if pick(first) {
             return Some(first);
         }
-        // Refused (pinned or busy): the rest of the full order.
-        self.lifo_order(g).into_iter().skip(1).find(|&f| pick(f))
-    }
-
-    /// The first frame of [`Gac::lifo_order`] (`None` when no frame of group `g` is loaded):
-    /// from the group's [`Arrivals`] in O(1) when it holds an ordinary page, else by a scan.
-    fn lifo_first(&self, g: usize, grp: &Group) -> Option<usize> {
-        let lo = g * self.group_size;
-        // The list is kept under the group's lock, the frame's state in atomics: check that
-        // the choice still holds an ordinary page (a concurrent change may be under way).
-        let ok = |f: usize| self.loaded(f) && self.meta[f].load(Ordering::Relaxed) & DEFERRED == 0;
-        let f = match grp.arrivals.newest() {
-            (Some(_), Some(n2)) if self.soft_lifo => lo + n2,
-            (Some(n1), _) => lo + n1,
-            (None, _) => return self.lifo_first_scan(self.frames_of(g)),
-        };
-        if ok(f) {
-            Some(f)
-        } else {
-            self.lifo_first_scan(self.frames_of(g))
-        }
-    }
-
-    /// The first frame of [`Gac::lifo_order`] (`None` when no frame of `r` is loaded), in one
-    /// pass: the newest and second newest ordinary pages and the newest deferred one.
-    fn lifo_first_scan(&self, r: std::ops::Range<usize>) -> Option<usize> {
-        // Sort keys of lifo_order: (u64::MAX - load_seq, frame), smallest first.
-        let none = (u64::MAX, usize::MAX);
-        let (mut a0, mut a1, mut d0) = (none, none, none);
-        let mut ordinary = 0usize;
-        for f in r {
-            if !self.loaded(f) {
-                continue;
-            }
-            let k = (u64::MAX - self.load_seq[f].load(Ordering::Relaxed), f);
-            if self.meta[f].load(Ordering::Relaxed) & DEFERRED != 0 {
-                d0 = d0.min(k);
-            } else {
-                ordinary += 1;
-                if k < a0 {
-                    a1 = a0;
-                    a0 = k;
-                } else if k < a1 {
-                    a1 = k;
-                }
-            }
-        }
-        Some(match ordinary {
-            0 if d0.1 == usize::MAX => return None,
-            0 => d0.1,
-            1 => a0.1,
-            _ if self.soft_lifo => a1.1,
-            _ => a0.1,
-        })
+        let mut rest: Vec<(u64, usize)> =
+            deferred().map(|f| (u64::MAX - self.load_seq[f].load(Ordering::Relaxed), f)).collect();
+        rest.sort_unstable();
+        rest.into_iter().map(|c| c.1).filter(|&f| f != first).find(|&f| pick(f))
     }
 
     /// LIFO's full order of group `g`'s loaded frames: newest first, deferred pages (fresh
     /// boundary, read ahead) after the ordinary ones; soft LIFO: the newest ordinary page
-    /// after the other ordinary ones.
+    /// after the other ordinary ones. (The reference [`Gac::lifo_pick`] is tested against.)
+    #[cfg(test)]
     fn lifo_order(&self, g: usize) -> Vec<usize> {
         let mut cands: Vec<(bool, u64, usize)> = self
             .frames_of(g)

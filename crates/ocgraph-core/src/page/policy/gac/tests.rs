@@ -240,7 +240,7 @@ fn random_walk(cfg: &GacConfig, frames: usize, steps: usize, seed: u64, mut chec
 }
 
 #[test]
-fn lifo_first_is_the_head_of_the_full_order() {
+fn lifo_offers_frames_in_the_full_order() {
     for soft in [true, false] {
         let cfg = GacConfig {
             group_size: 8,
@@ -250,9 +250,13 @@ fn lifo_first_is_the_head_of_the_full_order() {
         };
         random_walk(&cfg, 24, 20_000, 99, |g| {
             for grp in 0..3 {
-                let want = g.lifo_order(grp).first().copied();
-                assert_eq!(g.lifo_first_scan(g.frames_of(grp)), want);
-                assert_eq!(g.lifo_first(grp, &g.groups[grp].lock()), want);
+                // Every frame refused: LIFO offers the whole order.
+                let mut offered = Vec::new();
+                let got = g.lifo_pick(grp, &g.groups[grp].lock(), &mut |f| {
+                    offered.push(f);
+                    false
+                });
+                assert_eq!((got, offered), (None, g.lifo_order(grp)));
             }
         });
     }
