@@ -80,6 +80,7 @@ impl KeyIndex {
     }
 
     /// Adds slot `slot` (its key in `keys`, not indexed yet).
+    #[inline]
     fn insert(&mut self, keys: &[PageKey], slot: usize) {
         let mut h = self.home(keys[slot]);
         while self.table[h] != EMPTY {
@@ -170,7 +171,7 @@ impl Duel {
     /// holding `key` finds it without a scan, and a slot holding another key proves `key` was
     /// evicted. Returns the points and the key's slots now.
     pub(super) fn access_hinted(&mut self, key: PageKey, hint: Option<Slots>) -> (i32, Slots) {
-        let (p, s, _) = self.access_owned(key, hint, NO_OWNER, &mut |_| {});
+        let (p, s, _) = self.access_owned(key, hint, NO_OWNER, |_| {});
         (p, s)
     }
 
@@ -179,22 +180,24 @@ impl Duel {
     /// access changes. Also returns whether the access left the key *steady*: held by both
     /// shadows with its CLOCK reference bit set, so that a repeated access changes nothing
     /// (0 points, same slots) until `changed` reports `owner`.
+    #[inline]
     pub(super) fn access_owned(
         &mut self,
         key: PageKey,
         hint: Option<Slots>,
         owner: u32,
-        changed: &mut dyn FnMut(u32),
+        mut changed: impl FnMut(u32),
     ) -> (i32, Slots, bool) {
-        let (c, cs) = self.clock_access(key, hint.map(|h| h.clock), changed);
-        let (l, ls) = self.lifo_access(key, hint.map(|h| h.lifo), changed);
+        let (c, cs) = self.clock_access(key, hint.map(|h| h.clock), &mut changed);
+        let (l, ls) = self.lifo_access(key, hint.map(|h| h.lifo), &mut changed);
         self.clock_owner[cs as usize] = owner;
         self.lifo_owner[ls as usize] = owner;
         (l as i32 - c as i32, Slots { clock: cs, lifo: ls }, c && l)
     }
 
     /// Reports the owner of a slot whose state changes.
-    fn report(owners: &[u32], i: usize, changed: &mut dyn FnMut(u32)) {
+    #[inline]
+    fn report(owners: &[u32], i: usize, changed: &mut impl FnMut(u32)) {
         let o = owners[i];
         if o != NO_OWNER {
             changed(o);
@@ -203,7 +206,13 @@ impl Duel {
 
     /// CLOCK as [`Gac`](super::Gac) runs it in duel mode: a hit sets the reference bit, a
     /// load leaves it clear.
-    fn clock_access(&mut self, key: PageKey, hint: Option<u32>, changed: &mut dyn FnMut(u32)) -> (bool, u32) {
+    #[inline]
+    fn clock_access(
+        &mut self,
+        key: PageKey,
+        hint: Option<u32>,
+        changed: &mut impl FnMut(u32),
+    ) -> (bool, u32) {
         if let Some(i) = find(&self.clock_keys, &self.clock_index, key, hint) {
             self.clock_ref[i] = true;
             return (true, i as u32);
@@ -215,21 +224,24 @@ impl Duel {
             self.clock_owner.push(NO_OWNER);
             return (false, self.clock_keys.len() as u32 - 1);
         }
+        let cap = self.cap;
+        let step = move |h: usize| if h + 1 == cap { 0 } else { h + 1 };
         while std::mem::take(&mut self.clock_ref[self.hand]) {
             Self::report(&self.clock_owner, self.hand, changed);
-            self.hand = (self.hand + 1) % self.cap;
+            self.hand = step(self.hand);
         }
         let i = self.hand;
         Self::report(&self.clock_owner, i, changed);
         self.clock_index.remove(&self.clock_keys, i);
         self.clock_keys[i] = key;
         self.clock_index.insert(&self.clock_keys, i);
-        self.hand = (self.hand + 1) % self.cap;
+        self.hand = step(i);
         (false, i as u32)
     }
 
     /// LIFO (soft: the second most recently loaded key goes).
-    fn lifo_access(&mut self, key: PageKey, hint: Option<u32>, changed: &mut dyn FnMut(u32)) -> (bool, u32) {
+    #[inline]
+    fn lifo_access(&mut self, key: PageKey, hint: Option<u32>, changed: &mut impl FnMut(u32)) -> (bool, u32) {
         if let Some(i) = find(&self.lifo, &self.lifo_index, key, hint) {
             return (true, i as u32);
         }
@@ -325,7 +337,7 @@ mod steady_tests {
                     continue;
                 }
                 let (p, s, st) =
-                    skipping.access_owned(key, slots[k], key as u32, &mut |o| steady[o as usize] = false);
+                    skipping.access_owned(key, slots[k], key as u32, |o| steady[o as usize] = false);
                 assert_eq!(p, want);
                 slots[k] = Some(s);
                 steady[k] = st;

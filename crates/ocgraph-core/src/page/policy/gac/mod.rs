@@ -159,6 +159,8 @@ pub struct Gac {
     /// Per frame: the voter group (duel evidence) its page hashes to, or [`NO_GROUP`]; set on
     /// load, so that hits neither hash the key nor look up the voters.
     duel_group: Box<[AtomicU32]>,
+    /// Per frame: in its group's [`Arrivals`] (written under the group's lock).
+    listed: Box<[AtomicBool]>,
     /// Per group: misses so far (voter groups only).
     time: Box<[AtomicU64]>,
     misses: AtomicU64,
@@ -210,6 +212,7 @@ impl Gac {
             loads: AtomicU64::new(0),
             slots: (0..frames).map(|_| AtomicU64::new(NO_HINT)).collect(),
             duel_group: (0..frames).map(|_| AtomicU32::new(NO_GROUP)).collect(),
+            listed: (0..frames).map(|_| AtomicBool::new(false)).collect(),
             time: (0..n).map(|_| AtomicU64::new(0)).collect(),
             misses: AtomicU64::new(0),
             score: AtomicU64::new(0f64.to_bits()),
@@ -290,6 +293,11 @@ impl Gac {
     /// sequence, iff it holds an ordinary page (loaded, not deferred). Called after every
     /// change of the frame's key, load sequence or deferred bits.
     fn resync(&self, frame: usize) {
+        if !self.ordinary(frame) && !self.listed[frame].load(Ordering::Relaxed) {
+            // Neither in the list nor due in it (an eviction or a load ahead of a page that
+            // was not ordinary): no lock.
+            return;
+        }
         let g = frame / self.group_size;
         self.resync_locked(g, &mut self.groups[g].lock(), frame);
     }
@@ -299,9 +307,17 @@ impl Gac {
         let lo = g * self.group_size;
         let i = frame - lo;
         grp.arrivals.remove(i);
-        if self.loaded(frame) && self.meta[frame].load(Ordering::Relaxed) & DEFERRED == 0 {
+        let ordinary = self.ordinary(frame);
+        if ordinary {
             grp.arrivals.insert(i, |j| self.load_seq[lo + j].load(Ordering::Relaxed));
         }
+        self.listed[frame].store(ordinary, Ordering::Relaxed);
+    }
+
+    /// Whether `frame` holds an ordinary page (loaded, not deferred).
+    #[inline]
+    fn ordinary(&self, frame: usize) -> bool {
+        self.loaded(frame) && self.meta[frame].load(Ordering::Relaxed) & DEFERRED == 0
     }
 
     /// Duel evidence: replays a request for `frame`'s page in its group's shadows if the group
@@ -323,7 +339,7 @@ impl Gac {
             // On a load the hint is stale (another page's): scan.
             let h = self.slots[frame].load(Ordering::Relaxed);
             let hint = (!wait && h != NO_HINT).then(|| Slots::unpack(h & !STEADY));
-            let (points, at, steady) = d.access_owned(key, hint, frame as u32, &mut |f| {
+            let (points, at, steady) = d.access_owned(key, hint, frame as u32, |f| {
                 // The slot's state changed: its owner's page is no longer steady.
                 let s = &self.slots[f as usize];
                 let h = s.load(Ordering::Relaxed);
