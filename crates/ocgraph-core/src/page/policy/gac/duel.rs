@@ -43,7 +43,7 @@ fn find(keys: &[PageKey], index: &KeyIndex, key: PageKey, hint: Option<u32>) -> 
 const EMPTY: u8 = u8::MAX;
 
 /// The slots of a shadow's keys (distinct, at most 64) by key: open addressing with linear
-/// probing over a table of at least twice the capacity, backward-shift deletion. Replaces a
+/// probing over a table of at least four times the capacity, backward-shift deletion. Replaces a
 /// scan of the shadow when a request comes without a slot hint (a load, or the first request
 /// of a page read ahead).
 struct KeyIndex {
@@ -54,7 +54,7 @@ struct KeyIndex {
 
 impl KeyIndex {
     fn new(cap: usize) -> KeyIndex {
-        let n = (2 * cap).next_power_of_two().max(2);
+        let n = (4 * cap).next_power_of_two().max(2);
         KeyIndex { table: vec![EMPTY; n], mask: n - 1 }
     }
 
@@ -353,7 +353,7 @@ mod index_tests {
     #[test]
     fn index_finds_what_a_scan_finds() {
         // Random replacements in 64 slots of keys from a small range (many collisions in a
-        // 128-entry table): the index agrees with a scan for every key after every change.
+        // 256-entry table): the index agrees with a scan for every key after every change.
         let mut keys: Vec<PageKey> = (0..64).collect();
         let mut index = KeyIndex::new(64);
         for s in 0..64 {

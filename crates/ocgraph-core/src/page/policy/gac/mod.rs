@@ -314,6 +314,13 @@ impl Gac {
         self.listed[frame].store(ordinary, Ordering::Relaxed);
     }
 
+    /// Takes the victim `frame` (claimed: the pool evicts it next) out of group `g`'s
+    /// [`Arrivals`] under the lock [`Gac::victim`] holds, so that `on_evict` needs no lock.
+    fn unlist_locked(&self, g: usize, grp: &mut Group, frame: usize) {
+        grp.arrivals.remove(frame - g * self.group_size);
+        self.listed[frame].store(false, Ordering::Relaxed);
+    }
+
     /// Whether `frame` holds an ordinary page (loaded, not deferred).
     #[inline]
     fn ordinary(&self, frame: usize) -> bool {
@@ -474,7 +481,9 @@ impl Gac {
         let mut grp = self.groups[g].lock();
         let active = self.active();
         if !self.voter[g] || self.evidence == Evidence::Duel {
-            return self.pick(active, g, &mut grp, evictable);
+            let f = self.pick(active, g, &mut grp, evictable)?;
+            self.unlist_locked(g, &mut grp, f);
+            return Some(f);
         }
         let now = self.time[g].fetch_add(1, Ordering::Relaxed) + 1;
         if let Some(i) = grp.ghosts.iter().position(|gh| gh.key == key) {
@@ -509,6 +518,7 @@ impl Gac {
                 grp.ghosts.push_back(Ghost { key: old, by: active, time: now });
             }
         }
+        self.unlist_locked(g, &mut grp, va);
         Some(va)
     }
 }
@@ -573,7 +583,12 @@ impl ReplacementPolicy for Gac {
         // Every frame of the group is pinned: take the active policy's choice elsewhere.
         let n = self.groups.len();
         let active = self.active();
-        (1..n).map(|i| (g + i) % n).find_map(|h| self.pick(active, h, &mut self.groups[h].lock(), evictable))
+        (1..n).map(|i| (g + i) % n).find_map(|h| {
+            let mut grp = self.groups[h].lock();
+            let f = self.pick(active, h, &mut grp, evictable)?;
+            self.unlist_locked(h, &mut grp, f);
+            Some(f)
+        })
     }
 
     fn score(&self) -> Option<f64> {
