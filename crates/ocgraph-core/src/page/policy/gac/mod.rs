@@ -30,14 +30,16 @@
 //! - **Soft LIFO.** LIFO evicts the second most recently arrived page of the group. A page
 //!   arrives when loaded for a request; pages read ahead ([`ReplacementPolicy::on_load_ahead`])
 //!   arrive at their first request and are passed over by LIFO (and unseen by the shadows)
-//!   until then. Each group keeps its two latest arrivals, so LIFO's choice is O(1) unless
-//!   they were evicted or refused (then a scan of the group).
+//!   until then. Each group keeps its ordinary pages (loaded, not deferred) in a list sorted
+//!   by arrival ([`arrivals`]), so LIFO's choice is O(1); a scan of the group finds it when
+//!   only deferred pages are left, a sort orders the group when the choice is refused.
 //! - **Boundary adjustment.** [`GacConfig::boundary_pages`] (pages shared by two partitions) are
 //!   passed over by LIFO until requested again after their load.
 //!
 //! Hits cost CLOCK's reference-bit store plus one load of the frame's tag word; in a voter
 //! group (duel evidence) also the shadows' update.
 
+mod arrivals;
 mod config;
 mod duel;
 #[cfg(test)]
@@ -45,10 +47,11 @@ mod tests;
 
 pub use config::{Evidence, GacConfig, Voters};
 
+use arrivals::Arrivals;
 use duel::{Duel, Slots};
 
 use std::collections::{HashSet, VecDeque};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 
 use parking_lot::Mutex;
 use rand::seq::SliceRandom;
@@ -84,8 +87,14 @@ impl Contender {
     }
 }
 
-/// An empty half of a group's [`Gac::recent`] pair.
-const NO_PAIR: u64 = u32::MAX as u64;
+/// A frame's [`Gac::slots`] word before its page's first duel access.
+const NO_HINT: u64 = u64::MAX;
+/// [`Gac::slots`] bit (with a hint): the page is steady in its group's shadows (held by both,
+/// CLOCK reference bit set), so a hit would change nothing there and skips the duel.
+const STEADY: u64 = 1 << 62;
+
+/// A frame's [`Gac::duel_group`] when its page's group does not vote with duel evidence.
+const NO_GROUP: u32 = u32::MAX;
 
 /// Frame holds no page.
 const NO_KEY: u64 = u64::MAX;
@@ -115,6 +124,8 @@ struct Group {
     duel: Option<Duel>,
     /// Duel points not yet added to the global score.
     pending: i32,
+    /// The group's ordinary pages in LIFO order (see [`Gac::resync`]).
+    arrivals: Arrivals,
 }
 
 /// Duel points a group gathers before one update of the global score.
@@ -142,11 +153,14 @@ pub struct Gac {
     /// Per frame: tag (fallback policy and group time), [`FRESH_BOUNDARY`] and [`AHEAD`].
     meta: Box<[AtomicU64]>,
     loads: AtomicU64,
-    /// Per group: its two most recently arrived frames (newest in the low 32 bits), or
-    /// [`NO_PAIR`] halves; LIFO's O(1) first choice, checked before use.
-    recent: Box<[AtomicU64]>,
-    /// Per frame: its page's [`Slots`] in the shadows (packed), or `u64::MAX` before any.
+    /// Per frame: its page's [`Slots`] in the shadows (packed) with [`STEADY`], or
+    /// [`NO_HINT`] before any.
     slots: Box<[AtomicU64]>,
+    /// Per frame: the voter group (duel evidence) its page hashes to, or [`NO_GROUP`]; set on
+    /// load, so that hits neither hash the key nor look up the voters.
+    duel_group: Box<[AtomicU32]>,
+    /// Per frame: in its group's [`Arrivals`] (written under the group's lock).
+    listed: Box<[AtomicBool]>,
     /// Per group: misses so far (voter groups only).
     time: Box<[AtomicU64]>,
     misses: AtomicU64,
@@ -185,7 +199,9 @@ impl Gac {
                         let cap = ((g + 1) * gs).min(frames).saturating_sub(g * gs);
                         Duel::new(cap, config.soft_lifo)
                     });
-                    Mutex::new(Group { hand: 0, ghosts: VecDeque::new(), duel, pending: 0 })
+                    let frames_here = ((g + 1) * gs).min(frames).saturating_sub(g * gs);
+                    let arrivals = Arrivals::new(frames_here);
+                    Mutex::new(Group { hand: 0, ghosts: VecDeque::new(), duel, pending: 0, arrivals })
                 })
                 .collect(),
             voter: voter.into(),
@@ -194,8 +210,9 @@ impl Gac {
             load_seq: (0..frames).map(|_| AtomicU64::new(0)).collect(),
             meta: (0..frames).map(|_| AtomicU64::new(0)).collect(),
             loads: AtomicU64::new(0),
-            recent: (0..n).map(|_| AtomicU64::new(u64::MAX)).collect(),
-            slots: (0..frames).map(|_| AtomicU64::new(u64::MAX)).collect(),
+            slots: (0..frames).map(|_| AtomicU64::new(NO_HINT)).collect(),
+            duel_group: (0..frames).map(|_| AtomicU32::new(NO_GROUP)).collect(),
+            listed: (0..frames).map(|_| AtomicBool::new(false)).collect(),
             time: (0..n).map(|_| AtomicU64::new(0)).collect(),
             misses: AtomicU64::new(0),
             score: AtomicU64::new(0f64.to_bits()),
@@ -240,61 +257,117 @@ impl Gac {
     /// it becomes the newest for LIFO.
     fn arrive(&self, frame: usize) {
         self.load_seq[frame].store(self.loads.fetch_add(1, Ordering::Relaxed) + 1, Ordering::Relaxed);
-        let f = frame as u64;
-        let _ =
-            self.recent[frame / self.group_size].fetch_update(Ordering::Relaxed, Ordering::Relaxed, |p| {
-                let n1 = p & NO_PAIR;
-                (n1 != f).then_some(n1 << 32 | f)
-            });
     }
 
-    /// Loads `key` into `frame`; `request`: the load serves a request (duel evidence).
+    /// Loads `key` into `frame`; `request`: the load serves a request (duel evidence), else
+    /// the page was read ahead.
     fn load(&self, frame: usize, key: PageKey, request: bool) {
         self.key[frame].store(key, Ordering::Relaxed);
         // The frame's slot hint belonged to its previous page.
-        self.slots[frame].store(u64::MAX, Ordering::Relaxed);
+        self.slots[frame].store(NO_HINT, Ordering::Relaxed);
         // Rules: a load is a reference (otherwise simulated CLOCK would tag the page just
         // loaded — the very page LIFO evicts next — and win rule 1 on every miss). Duel: a
         // load leaves the bit clear, as the static CLOCK (a page used once goes first).
         let rules = self.evidence == Evidence::Rules;
         self.referenced[frame].store(rules, Ordering::Relaxed);
-        if !rules && request {
-            self.duel(frame, key, true);
+        if !rules {
+            let g = self.group_of(key);
+            let dg = if self.voter[g] { g as u32 } else { NO_GROUP };
+            self.duel_group[frame].store(dg, Ordering::Relaxed);
+            if request {
+                self.duel(frame, true);
+            }
         }
         if request {
             self.arrive(frame);
         } else {
             self.load_seq[frame].store(self.loads.fetch_add(1, Ordering::Relaxed) + 1, Ordering::Relaxed);
         }
-        let fresh = if self.boundary.contains(&key) { FRESH_BOUNDARY } else { 0 };
-        self.meta[frame].store(fresh, Ordering::Relaxed);
+        let fresh =
+            if !self.boundary.is_empty() && self.boundary.contains(&key) { FRESH_BOUNDARY } else { 0 };
+        self.meta[frame].store(fresh | if request { 0 } else { AHEAD }, Ordering::Relaxed);
+        self.resync(frame);
     }
 
-    /// Duel evidence: replays a request for `key` (in `frame`) in its group's shadows if the
-    /// group votes. `wait` (a load): take the group's lock even when busy; else (a hit) skip
-    /// when busy, and find the key through the frame's slot hint.
-    fn duel(&self, frame: usize, key: PageKey, wait: bool) {
-        let g = self.group_of(key);
-        if !self.voter[g] {
+    /// Puts `frame` where its state says in its group's [`Arrivals`]: in the list, by load
+    /// sequence, iff it holds an ordinary page (loaded, not deferred). Called after every
+    /// change of the frame's key, load sequence or deferred bits.
+    fn resync(&self, frame: usize) {
+        if !self.ordinary(frame) && !self.listed[frame].load(Ordering::Relaxed) {
+            // Neither in the list nor due in it (an eviction or a load ahead of a page that
+            // was not ordinary): no lock.
             return;
         }
+        let g = frame / self.group_size;
+        self.resync_locked(g, &mut self.groups[g].lock(), frame);
+    }
+
+    /// [`Gac::resync`] with group `g`'s lock held (`frame` in group `g`).
+    fn resync_locked(&self, g: usize, grp: &mut Group, frame: usize) {
+        let lo = g * self.group_size;
+        let i = frame - lo;
+        grp.arrivals.remove(i);
+        let ordinary = self.ordinary(frame);
+        if ordinary {
+            grp.arrivals.insert(i, |j| self.load_seq[lo + j].load(Ordering::Relaxed));
+        }
+        self.listed[frame].store(ordinary, Ordering::Relaxed);
+    }
+
+    /// Takes the victim `frame` (claimed: the pool evicts it next) out of group `g`'s
+    /// [`Arrivals`] under the lock [`Gac::victim`] holds, so that `on_evict` needs no lock.
+    fn unlist_locked(&self, g: usize, grp: &mut Group, frame: usize) {
+        grp.arrivals.remove(frame - g * self.group_size);
+        self.listed[frame].store(false, Ordering::Relaxed);
+    }
+
+    /// Whether `frame` holds an ordinary page (loaded, not deferred).
+    #[inline]
+    fn ordinary(&self, frame: usize) -> bool {
+        self.loaded(frame) && self.meta[frame].load(Ordering::Relaxed) & DEFERRED == 0
+    }
+
+    /// Duel evidence: replays a request for `frame`'s page in its group's shadows if the group
+    /// votes. `wait` (a load): take the group's lock even when busy; else (a hit) skip when
+    /// busy, and find the key through the frame's slot hint.
+    fn duel(&self, frame: usize, wait: bool) {
+        let g = self.duel_group[frame].load(Ordering::Relaxed);
+        if g == NO_GROUP {
+            return;
+        }
+        let g = g as usize;
         let Some(mut grp) = (if wait { Some(self.groups[g].lock()) } else { self.groups[g].try_lock() })
         else {
             return;
         };
         let grp = &mut *grp;
         if let Some(d) = grp.duel.as_mut() {
+            let key = self.key[frame].load(Ordering::Relaxed);
             // On a load the hint is stale (another page's): scan.
             let h = self.slots[frame].load(Ordering::Relaxed);
-            let hint = (!wait && h != u64::MAX).then(|| Slots::unpack(h));
-            let (points, at) = d.access_hinted(key, hint);
-            self.slots[frame].store(at.pack(), Ordering::Relaxed);
+            let hint = (!wait && h != NO_HINT).then(|| Slots::unpack(h & !STEADY));
+            let (points, at, steady) = d.access_owned(key, hint, frame as u32, |f| {
+                // The slot's state changed: its owner's page is no longer steady.
+                let s = &self.slots[f as usize];
+                let h = s.load(Ordering::Relaxed);
+                if h != NO_HINT && h & STEADY != 0 {
+                    let _ = s.compare_exchange(h, h & !STEADY, Ordering::Relaxed, Ordering::Relaxed);
+                }
+            });
+            self.slots[frame].store(at.pack() | if steady { STEADY } else { 0 }, Ordering::Relaxed);
             grp.pending += points;
             if grp.pending.abs() >= DUEL_FLUSH {
                 let p = f64::from(std::mem::take(&mut grp.pending));
                 self.update_score(|s| s + p);
             }
         }
+    }
+
+    /// Whether a hit on `frame` would change nothing in the shadows (see [`STEADY`]).
+    #[inline]
+    fn steady(&self, frame: usize) -> bool {
+        let h = self.slots[frame].load(Ordering::Relaxed);
+        h != NO_HINT && h & STEADY != 0
     }
 
     /// The group page `key` hashes to.
@@ -340,23 +413,38 @@ impl Gac {
 
     /// LIFO over the group: loaded frames newest first (soft LIFO: the newest goes last; fresh
     /// boundary pages go after the others); the first accepted by `pick`.
-    fn lifo_pick(&self, g: usize, pick: &mut dyn FnMut(usize) -> bool) -> Option<usize> {
-        // Fast path: the group's two latest arrivals, if both still hold ordinary pages (then
-        // they are the newest and second newest: every arrival updates the pair).
-        let r = self.frames_of(g);
-        let p = self.recent[g].load(Ordering::Relaxed);
-        let ok = |f: u64| {
-            let f = f as usize;
-            r.contains(&f) && self.loaded(f) && self.meta[f].load(Ordering::Relaxed) & DEFERRED == 0
-        };
-        let (n1, n2) = (p & NO_PAIR, p >> 32);
-        if ok(n1) && (ok(n2) || !self.soft_lifo) {
-            let f = if self.soft_lifo { n2 } else { n1 } as usize;
-            if pick(f) {
+    fn lifo_pick(&self, g: usize, grp: &Group, pick: &mut dyn FnMut(usize) -> bool) -> Option<usize> {
+        // The ordinary pages from the group's Arrivals, in order; the list is kept under the
+        // group's lock, the frames' state in atomics: a frame whose page is no longer ordinary
+        // (a concurrent change under way) is passed over.
+        let lo = g * self.group_size;
+        for i in grp.arrivals.newest_first(self.soft_lifo) {
+            let f = lo + i;
+            if self.loaded(f) && self.meta[f].load(Ordering::Relaxed) & DEFERRED == 0 && pick(f) {
                 return Some(f);
             }
         }
-        // Slow path (the pair is stale or its choice refused): all frames in order.
+        // Then the deferred pages, newest first: the newest found by a scan (groups holding
+        // only pages read ahead are common), the others sorted only when it is refused.
+        let deferred = || {
+            self.frames_of(g)
+                .filter(|&f| self.loaded(f) && self.meta[f].load(Ordering::Relaxed) & DEFERRED != 0)
+        };
+        let first = deferred().min_by_key(|&f| u64::MAX - self.load_seq[f].load(Ordering::Relaxed))?;
+        if pick(first) {
+            return Some(first);
+        }
+        let mut rest: Vec<(u64, usize)> =
+            deferred().map(|f| (u64::MAX - self.load_seq[f].load(Ordering::Relaxed), f)).collect();
+        rest.sort_unstable();
+        rest.into_iter().map(|c| c.1).filter(|&f| f != first).find(|&f| pick(f))
+    }
+
+    /// LIFO's full order of group `g`'s loaded frames: newest first, deferred pages (fresh
+    /// boundary, read ahead) after the ordinary ones; soft LIFO: the newest ordinary page
+    /// after the other ordinary ones. (The reference [`Gac::lifo_pick`] is tested against.)
+    #[cfg(test)]
+    fn lifo_order(&self, g: usize) -> Vec<usize> {
         let mut cands: Vec<(bool, u64, usize)> = self
             .frames_of(g)
             .filter(|&f| self.loaded(f))
@@ -371,7 +459,7 @@ impl Gac {
             let k = cands.iter().take_while(|c| !c.0).count();
             cands[..k].rotate_left(1);
         }
-        cands.into_iter().map(|c| c.2).find(|&f| pick(f))
+        cands.into_iter().map(|c| c.2).collect()
     }
 
     fn pick(
@@ -383,7 +471,7 @@ impl Gac {
     ) -> Option<usize> {
         match p {
             Contender::Clock => self.clock_pick(g, grp, pick),
-            Contender::Lifo => self.lifo_pick(g, pick),
+            Contender::Lifo => self.lifo_pick(g, grp, pick),
         }
     }
 
@@ -393,7 +481,9 @@ impl Gac {
         let mut grp = self.groups[g].lock();
         let active = self.active();
         if !self.voter[g] || self.evidence == Evidence::Duel {
-            return self.pick(active, g, &mut grp, evictable);
+            let f = self.pick(active, g, &mut grp, evictable)?;
+            self.unlist_locked(g, &mut grp, f);
+            return Some(f);
         }
         let now = self.time[g].fetch_add(1, Ordering::Relaxed) + 1;
         if let Some(i) = grp.ghosts.iter().position(|gh| gh.key == key) {
@@ -408,7 +498,11 @@ impl Gac {
                 self.meta[vf].fetch_or(now << 2 | fallback.bits(), Ordering::Relaxed);
             }
         }
-        let m = self.meta[va].swap(0, Ordering::Relaxed) & TAG_MASK;
+        let m = self.meta[va].swap(0, Ordering::Relaxed);
+        if m & DEFERRED != 0 && self.frames_of(g).contains(&va) {
+            self.resync_locked(g, &mut grp, va);
+        }
+        let m = m & TAG_MASK;
         if m != 0 {
             // The fallback tagged it earlier and nobody asked for it since (rule 1).
             let by = if m & 3 == Contender::Clock.bits() { Contender::Clock } else { Contender::Lifo };
@@ -424,6 +518,7 @@ impl Gac {
                 grp.ghosts.push_back(Ghost { key: old, by: active, time: now });
             }
         }
+        self.unlist_locked(g, &mut grp, va);
         Some(va)
     }
 }
@@ -437,14 +532,17 @@ impl ReplacementPolicy for Gac {
         if !self.referenced[frame].load(Ordering::Relaxed) {
             self.referenced[frame].store(true, Ordering::Relaxed);
         }
-        if self.evidence == Evidence::Duel {
-            self.duel(frame, self.key[frame].load(Ordering::Relaxed), false);
+        if self.evidence == Evidence::Duel && !self.steady(frame) {
+            self.duel(frame, false);
         }
         if self.meta[frame].load(Ordering::Relaxed) != 0 {
             let m = self.meta[frame].swap(0, Ordering::Relaxed);
             if m & AHEAD != 0 {
                 // First request of a page read ahead: for LIFO it arrives now.
                 self.arrive(frame);
+            }
+            if m & DEFERRED != 0 {
+                self.resync(frame);
             }
             let m = m & TAG_MASK;
             if m != 0 {
@@ -463,13 +561,13 @@ impl ReplacementPolicy for Gac {
         // Not a request: the shadows see the page at its first request (an `on_hit`), and
         // LIFO passes over it until then (it is the next page needed, not the last one).
         self.load(frame, key, false);
-        self.meta[frame].fetch_or(AHEAD, Ordering::Relaxed);
     }
 
     fn on_evict(&self, frame: usize) {
         self.key[frame].store(NO_KEY, Ordering::Relaxed);
         self.referenced[frame].store(false, Ordering::Relaxed);
         self.meta[frame].store(0, Ordering::Relaxed);
+        self.resync(frame);
     }
 
     fn victim(&self, key: PageKey, evictable: &mut dyn FnMut(usize) -> bool) -> Option<usize> {
@@ -485,7 +583,12 @@ impl ReplacementPolicy for Gac {
         // Every frame of the group is pinned: take the active policy's choice elsewhere.
         let n = self.groups.len();
         let active = self.active();
-        (1..n).map(|i| (g + i) % n).find_map(|h| self.pick(active, h, &mut self.groups[h].lock(), evictable))
+        (1..n).map(|i| (g + i) % n).find_map(|h| {
+            let mut grp = self.groups[h].lock();
+            let f = self.pick(active, h, &mut grp, evictable)?;
+            self.unlist_locked(h, &mut grp, f);
+            Some(f)
+        })
     }
 
     fn score(&self) -> Option<f64> {

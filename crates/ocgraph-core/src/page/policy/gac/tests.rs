@@ -208,3 +208,56 @@ fn pages_read_ahead_wait_for_their_first_request() {
     lifo.on_load_ahead(1, 2);
     assert_eq!(lifo.victim(3, &mut |_| true), Some(1));
 }
+
+/// A random walk over loads, read-aheads, hits, evictions and boundary pages; `check` runs on
+/// the policy after every step.
+fn random_walk(cfg: &GacConfig, frames: usize, steps: usize, seed: u64, mut check: impl FnMut(&Gac)) {
+    let g = Gac::new(frames, cfg).unwrap();
+    let mut rng = Rng(seed);
+    let mut page: Vec<Option<u64>> = vec![None; frames];
+    let mut next = 0u64;
+    for _ in 0..steps {
+        let f = rng.below(frames as u64) as usize;
+        match (page[f], rng.below(10)) {
+            (None, 0..=5) => {
+                next += 1;
+                g.on_load(f, next % 40);
+                page[f] = Some(next);
+            }
+            (None, _) => {
+                next += 1;
+                g.on_load_ahead(f, next % 40);
+                page[f] = Some(next);
+            }
+            (Some(_), 0..=6) => g.on_hit(f),
+            (Some(_), _) => {
+                g.on_evict(f);
+                page[f] = None;
+            }
+        }
+        check(&g);
+    }
+}
+
+#[test]
+fn lifo_offers_frames_in_the_full_order() {
+    for soft in [true, false] {
+        let cfg = GacConfig {
+            group_size: 8,
+            soft_lifo: soft,
+            boundary_pages: vec![3, 9, 17],
+            ..GacConfig::default()
+        };
+        random_walk(&cfg, 24, 20_000, 99, |g| {
+            for grp in 0..3 {
+                // Every frame refused: LIFO offers the whole order.
+                let mut offered = Vec::new();
+                let got = g.lifo_pick(grp, &g.groups[grp].lock(), &mut |f| {
+                    offered.push(f);
+                    false
+                });
+                assert_eq!((got, offered), (None, g.lifo_order(grp)));
+            }
+        });
+    }
+}
