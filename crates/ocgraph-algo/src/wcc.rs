@@ -20,8 +20,8 @@
 //! when `in_` serves the same lists as `out` (an undirected graph, [`Adjacency::lists_id`]) the
 //! in-list pass is left out: each arc from a skipped vertex is then also an out-arc of its other
 //! end, which is linked from there unless that end is skipped too (and so already connected).
-//! On kron20 with the pool at 10% this read 2.5 GB in 3 trials before, about 1.1x the graph per
-//! trial after.
+//! On kron20 with the pool at 10% (3 trials, 2 threads) this cut the bytes read from 2.5 GB to
+//! 0.54 GB and the time from 0.40 s to 0.15 s (bench/algos).
 
 use std::cmp::Reverse;
 use std::collections::HashMap;

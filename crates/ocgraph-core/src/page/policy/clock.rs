@@ -4,11 +4,7 @@
 //! a word so that the bitmap (one bit per frame) stays in cache on the pool's hit path.
 //!
 //! A freshly loaded frame starts with its bit clear: only a hit after the load earns the second
-//! chance (a page touched once by a scan does not push out pages that were reused). A frame
-//! *read ahead* starts with its bit set: it has not had its first request yet, and without the
-//! second chance it was the first victim, ahead of the pages a scan had already finished with,
-//! so concurrent scans in a small pool evicted each other's windows before use and read them
-//! again (PageRank-20 through a 13 MB pool on kron20 read 2.3x the bytes).
+//! chance (a page touched once by a scan does not push out pages that were reused).
 
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 
@@ -69,11 +65,6 @@ impl ReplacementPolicy for Clock {
         if !self.loaded[frame].swap(true, Ordering::Relaxed) {
             self.count.fetch_add(1, Ordering::Relaxed);
         }
-    }
-
-    fn on_load_ahead(&self, frame: usize, key: PageKey) {
-        self.on_load(frame, key);
-        self.on_hit(frame);
     }
 
     fn on_evict(&self, frame: usize) {

@@ -143,20 +143,3 @@ fn page_keys_round_trip() {
     let k = page_key(5, 123_456_789);
     assert_eq!(split_page_key(k), (5, 123_456_789));
 }
-
-/// CLOCK: a page read ahead (not yet requested) gets the second chance a hit gives, so it is
-/// not evicted before a page loaded on demand and never hit again.
-#[test]
-fn clock_keeps_a_page_read_ahead_over_a_page_used_once() {
-    let clock = policy_by_name("clock", 3).unwrap();
-    clock.on_load(0, 10); // requested, used once
-    clock.on_load_ahead(1, 11); // read ahead, not requested yet
-    clock.on_load(2, 12);
-    clock.on_hit(2);
-    // The hand starts at frame 0, whose bit is clear.
-    assert_eq!(clock.victim(13, &mut |_| true), Some(0));
-    clock.on_evict(0);
-    clock.on_load(0, 13);
-    // From frame 1 on: 11 (read ahead) and 12 (hit) use their second chance, 13 has none.
-    assert_eq!(clock.victim(14, &mut |_| true), Some(0), "13 has no second chance; 11 and 12 do");
-}

@@ -34,7 +34,7 @@ mod tests;
 #[cfg(test)]
 mod write_tests;
 
-use std::sync::atomic::{AtomicBool, AtomicIsize, AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Weak};
 
 use parking_lot::Mutex;
@@ -113,12 +113,6 @@ pub(crate) struct Core {
     me: Weak<Core>,
     /// Set when the free list first ran empty (and the huge-page collapse was started).
     filled: AtomicBool,
-    /// Resident pages read ahead and not yet requested (the pages whose word has `PREFETCHED`;
-    /// counted before they are published, so it never stays below the true number).
-    ahead: AtomicIsize,
-    /// The most pages read ahead and not yet used that read-ahead may leave in the pool: half
-    /// of the frames (see [`Core::ahead_budget`]).
-    ahead_max: AtomicUsize,
 }
 
 /// The replacement policy. CLOCK, the default, is held by value so that the hit path calls its
@@ -242,8 +236,6 @@ impl BufferPool {
             flusher: Flusher::new(me.clone()),
             me: me.clone(),
             filled: AtomicBool::new(false),
-            ahead: AtomicIsize::new(0),
-            ahead_max: AtomicUsize::new(frames / 2),
         })))
     }
 }
@@ -307,7 +299,7 @@ impl Core {
         let mut batch = vec![(page, loaded_before, first)];
         let sequential = fs.last_end.load(Ordering::Relaxed) == offset;
         if sequential {
-            let read_ahead = (self.read_ahead.load(Ordering::Relaxed) as u64).min(self.ahead_budget());
+            let read_ahead = self.read_ahead.load(Ordering::Relaxed) as u64;
             self.lock_evicted_run(file, page + 1, read_ahead, &mut batch);
         }
         let (bytes, calls) = self.read_batch(file, &batch);
@@ -321,7 +313,6 @@ impl Core {
         if prev_end == offset {
             c.add(Counter::SequentialReads, 1);
         }
-        self.ahead.fetch_add(batch.len() as isize - 1, Ordering::Relaxed);
         for (i, &(q, _, f)) in batch.iter().enumerate() {
             // The requested page is a load; the rest of the batch is read ahead.
             if i == 0 {
@@ -500,37 +491,11 @@ impl Core {
         let (file, page) = split_page_key(key);
         let entry = &self.files[file as usize].table[page as usize];
         let w = entry.load(Ordering::Acquire);
-        let locked = table::state(w) == 0
+        table::state(w) == 0
             && table::frame(w) == f
             && entry
                 .compare_exchange(w, table::with_state(w, LOCKED), Ordering::Acquire, Ordering::Relaxed)
-                .is_ok();
-        if locked {
-            self.unmark_ahead(w);
-        }
-        locked
-    }
-
-    /// The caller replaced the resident word `w` by one without the read-ahead mark (locked
-    /// it, or took its first pin): if `w` had the mark, one page read ahead fewer is unused.
-    #[inline]
-    fn unmark_ahead(&self, w: u64) {
-        if w & PREFETCHED != 0 {
-            self.ahead.fetch_sub(1, Ordering::Relaxed);
-        }
-    }
-
-    /// How many more pages read-ahead may load now: `ahead_max` (half of the frames), less the
-    /// pages already read ahead and not yet used. Concurrent streams (several threads scanning,
-    /// the offsets and neighbour files of one scan) in a small pool otherwise evict each other's
-    /// windows before their first use and read them again (a 2-thread WCC through a 90-frame
-    /// pool read 7.6x the graph; with the budget 1.2-1.5x). Synchronous read-ahead is cut to
-    /// the budget; an asynchronous window that does not fit is dropped whole (cutting windows
-    /// into small reads made PageRank-20 through a 13 MB pool on kron20 issue 9x the read calls
-    /// and run 1.5x longer with a budget of a quarter of the frames).
-    fn ahead_budget(&self) -> u64 {
-        let used = self.ahead.load(Ordering::Relaxed).max(0) as u64;
-        (self.ahead_max.load(Ordering::Relaxed) as u64).saturating_sub(used)
+                .is_ok()
     }
 
     #[inline]
@@ -598,13 +563,11 @@ impl Core {
     }
 
     /// Test hook: sets how many pages a sequential miss reads ahead synchronously, and the
-    /// largest asynchronous window (0 turns either off); lifts the read-ahead budget to every
-    /// frame, so that the windows asked for are read whole.
+    /// largest asynchronous window (0 turns either off).
     #[cfg(test)]
     pub(crate) fn set_read_ahead(&self, pages: usize, async_pages: usize) {
         self.read_ahead.store(pages, Ordering::Relaxed);
         self.async_max.store(async_pages, Ordering::Relaxed);
-        self.ahead_max.store(self.mem.count(), Ordering::Relaxed);
     }
 
     /// Test hook: the number of frames (the capacity in pages).

@@ -129,7 +129,6 @@ impl Core {
             c.add(Counter::BytesRead, bytes as u64);
             c.add(Counter::ReadCalls, calls);
             c.add(Counter::PrefetchesIssued, batch.len() as u64);
-            self.ahead.fetch_add(batch.len() as isize, Ordering::Relaxed);
             for &(q, _, f) in &batch {
                 self.policy.get().on_load_ahead(f, page_key(req.file, q));
                 fs.table[q as usize].store(table::resident(f, 0) | PREFETCHED, Ordering::Release);

@@ -17,9 +17,7 @@
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
-use std::sync::{Arc, OnceLock, Weak};
-
-use parking_lot::Mutex;
+use std::sync::{OnceLock, Weak};
 
 use super::{table, Core, FileId, PREFETCHED, TRIGGER};
 use crate::page::policy::page_key;
@@ -27,11 +25,8 @@ use crate::page::stats::Counter;
 
 /// Streams tracked per file (concurrent sequential scans of distinct ranges).
 const STREAMS: usize = 4;
-/// Jobs queued for the background threads before new ones are dropped.
+/// Jobs queued for the background thread before new ones are dropped.
 const QUEUE: usize = 16;
-/// Background reader threads: two windows are read at once, so the disk sees two requests in
-/// flight (one sequential stream at queue depth 1 got ~1.1 GB/s here, below `dd`'s 1.7 GB/s).
-const READERS: usize = 2;
 
 /// One window to read: pages `[start, start + pages)` of `file`.
 pub(super) struct Job {
@@ -75,17 +70,12 @@ impl Worker {
     fn submit(&self, job: Job) {
         let queue = self.queue.get_or_init(|| {
             let (tx, rx) = sync_channel(QUEUE);
-            let rx = Arc::new(Mutex::new(rx));
-            let started = (0..READERS)
-                .filter(|_| {
-                    let (pool, rx) = (self.pool.clone(), rx.clone());
-                    std::thread::Builder::new()
-                        .name("ocgraph-readahead".into())
-                        .spawn(move || run(pool, rx))
-                        .is_ok()
-                })
-                .count();
-            (started > 0).then_some(tx)
+            let pool = self.pool.clone();
+            std::thread::Builder::new()
+                .name("ocgraph-readahead".into())
+                .spawn(move || run(pool, rx))
+                .ok()
+                .map(|_| tx)
         });
         if let Some(tx) = queue {
             self.pending.fetch_add(1, Ordering::AcqRel);
@@ -96,10 +86,9 @@ impl Worker {
     }
 }
 
-/// A reader thread's loop: runs jobs until the pool (and with it the queue's sender) is gone.
-fn run(pool: Weak<Core>, rx: Arc<Mutex<Receiver<Job>>>) {
-    loop {
-        let Ok(job) = rx.lock().recv() else { return };
+/// The thread's loop: runs jobs until the pool (and with it the queue's sender) is gone.
+fn run(pool: Weak<Core>, rx: Receiver<Job>) {
+    while let Ok(job) = rx.recv() {
         let Some(pool) = pool.upgrade() else { return };
         // A failed read has already unlocked its pages; the reader's own miss will report it.
         let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| pool.read_window(&job)));
@@ -143,7 +132,6 @@ impl Core {
     #[inline(never)]
     pub(super) fn first_use_of_prefetched(&self, file: FileId, page: u64, trigger: bool) {
         self.counters.add(Counter::PrefetchesUsed, 1);
-        self.unmark_ahead(PREFETCHED);
         if !trigger {
             return;
         }
@@ -159,11 +147,6 @@ impl Core {
 
     /// Runs a read-ahead job in the background thread.
     fn read_window(&self, job: &Job) {
-        // A window that does not fit the budget is dropped whole: cut short, it would split
-        // the stream into small reads (the reader's next miss restarts the stream).
-        if job.pages > self.ahead_budget() {
-            return;
-        }
         let mut batch = Vec::with_capacity(job.pages as usize);
         self.lock_evicted_run(job.file, job.start, job.pages, &mut batch);
         if batch.is_empty() {
@@ -179,7 +162,6 @@ impl Core {
         if fs.last_end.swap(offset + bytes as u64, Ordering::Relaxed) == offset {
             c.add(Counter::SequentialReads, 1);
         }
-        self.ahead.fetch_add(batch.len() as isize, Ordering::Relaxed);
         for (i, &(q, _, f)) in batch.iter().enumerate() {
             self.policy.get().on_load_ahead(f, page_key(job.file, q));
             let mark = if i == 0 { PREFETCHED | TRIGGER } else { PREFETCHED };

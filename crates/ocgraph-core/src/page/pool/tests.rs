@@ -374,30 +374,3 @@ fn frames_keep_their_bytes_when_collapsed_to_huge_pages() {
     check_source(&pool, &data, 4096, 5, Some(&pool));
     assert_eq!(pool.stats().misses, 512, "nothing was evicted or re-read");
 }
-
-/// Four threads scan their own quarter of a file, and its second file, through a 64-frame pool
-/// with the default read-ahead: the read-ahead budget keeps the streams' windows from evicting
-/// each other before their first use, so each page is read about once.
-#[test]
-fn concurrent_scans_in_a_small_pool_read_each_page_about_once() {
-    let dir = tempfile::tempdir().unwrap();
-    let (files, data) = random_files(dir.path(), &[4096 * 2048, 4096 * 512], 53);
-    let pool = BufferPool::open(&files, 64 * 4096, 4096, "clock").unwrap();
-    std::thread::scope(|s| {
-        for t in 0..4usize {
-            let (pool, data) = (&pool, &data);
-            s.spawn(move || {
-                for (file, bytes) in data.iter().enumerate() {
-                    let quarter = bytes.len() / 4;
-                    for off in (t * quarter..(t + 1) * quarter).step_by(512) {
-                        let got = pool.read(file as u8, off as u64, 64).typed::<u8>();
-                        assert_eq!(&*got, &bytes[off..off + 64]);
-                    }
-                }
-            });
-        }
-    });
-    let total: u64 = files.iter().map(|f| f.len).sum();
-    let s = pool.stats();
-    assert!(s.bytes_read < total * 3 / 2, "read {} bytes of {total}: {s:?}", s.bytes_read);
-}

@@ -267,7 +267,6 @@ impl Core {
                     if s == EVICTED {
                         return self.load_for_write(ws, file, page, w, whole);
                     }
-                    self.unmark_ahead(w);
                     let f = table::frame(w);
                     self.counters.add(Counter::Hits, 1);
                     self.policy.on_hit(f);
@@ -424,7 +423,6 @@ impl Core {
                     .compare_exchange(w, table::with_state(w, LOCKED), Ordering::Acquire, Ordering::Relaxed)
                     .is_ok()
             {
-                self.unmark_ahead(w);
                 locked.push((p, table::frame(w)));
             } else {
                 skipped.push(p);
