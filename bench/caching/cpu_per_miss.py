@@ -39,9 +39,11 @@ import re
 import resource
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from run import graph_bytes, sh  # the study script's helpers
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 TARGET = os.environ.get("CARGO_TARGET_DIR", os.path.join(ROOT, "target"))
@@ -54,17 +56,6 @@ GRAPHS = {
 }
 POLICY_FN = "page::policy::"
 POOL_FN = "page::pool::"
-
-
-def sh(cmd):
-    r = subprocess.run(cmd, text=True, capture_output=True)
-    if r.returncode != 0:
-        sys.exit(f"failed: {' '.join(cmd)}\n{r.stdout}\n{r.stderr}")
-    return r
-
-
-def graph_bytes(g):
-    return sum(os.path.getsize(os.path.join(g, f)) for f in os.listdir(g))
 
 
 def make_graph(binary, gdir, name):
