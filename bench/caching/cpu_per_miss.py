@@ -33,17 +33,16 @@ Writes bench/out/cpu_per_miss[-TAG].csv and a copy to bench/caching/results/.
 
 import argparse
 import csv
-import json
 import os
 import re
-import resource
 import shutil
 import statistics
 import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from run import graph_bytes, sh  # the study script's helpers
+from run import graph_bytes, run_timed, sh  # the study script's helpers
+from run import stats_of as parse_stats
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 TARGET = os.environ.get("CARGO_TARGET_DIR", os.path.join(ROOT, "target"))
@@ -71,10 +70,7 @@ def make_graph(binary, gdir, name):
 
 
 def stats_of(stderr):
-    for line in stderr.splitlines():
-        if line.startswith("{"):
-            return json.loads(line)
-    sys.exit(f"no --stats JSON in:\n{stderr}")
+    return parse_stats(stderr) or sys.exit(f"no --stats JSON in:\n{stderr}")
 
 
 def callgrind_costs(path):
@@ -140,11 +136,8 @@ def measure_callgrind(cmd, tmp):
 
 
 def measure_cpu(cmd):
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    r = sh(["nice", "-n", "10", *cmd])
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    return cpu, stats_of(r.stderr)["misses"]
+    _, err, cpu = run_timed(["nice", "-n", "10", *cmd])
+    return cpu, stats_of(err)["misses"]
 
 
 def median_run(runs):

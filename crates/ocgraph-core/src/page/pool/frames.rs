@@ -7,13 +7,15 @@
 //! without them, 1.2-1.5x with them).
 //!
 //! Huge pages come in two steps. The mapping starts with ordinary 4 KiB pages, because faulting
-//! in 2 MiB pages while the pool fills was 2.5x slower here (a 547 MB pool's first scan: 1.2-1.3 s
-//! with `MADV_HUGEPAGE` at open, 0.47-0.52 s without; the kernel zeroes each huge page at the
-//! fault, on the reader's critical path, and this VM backs fresh guest memory slowly). Once every
+//! in 2 MiB pages while the pool fills was 3.6x slower here (kron22's 547 MB first scan: 1.57 s
+//! with `MADV_HUGEPAGE` at open, 0.43 s without, bench/RESULTS.md; the kernel zeroes each huge
+//! page at the fault, on the reader's critical path, and this VM backs fresh guest memory
+//! slowly). Once every
 //! frame has been used and the pool has settled (it no longer cycles pages through its frames),
-//! [`FrameMemory::collapse_to_huge_pages`] (run by the pool on a background thread) asks the kernel to rebuild the mapping from huge pages (`MADV_COLLAPSE`, Linux 6.1+;
-//! the contents are copied and nothing changes for readers) and marks it `MADV_HUGEPAGE` so that
-//! `khugepaged` retries what could not be collapsed then (e.g. frames under a read).
+//! [`FrameMemory::collapse_to_huge_pages`] (run by the pool on a background thread) asks the
+//! kernel to rebuild the mapping from huge pages (`MADV_COLLAPSE`, Linux 6.1+; the contents are
+//! copied and nothing changes for readers) and marks it `MADV_HUGEPAGE` so that `khugepaged`
+//! retries what could not be collapsed then (e.g. frames under a read).
 
 /// `count` frames of `size` bytes each, contiguous and 4096-aligned (as O_DIRECT requires).
 pub(super) struct FrameMemory {

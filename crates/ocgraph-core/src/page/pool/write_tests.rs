@@ -277,9 +277,10 @@ fn bad_writes_are_rejected() {
     assert!(WriteBack::by_name("lru").is_err());
 }
 
-/// Batch mode with the background flusher: once more than half of the 16 frames are dirty, the background flusher writes
-/// the cold part of the dirty run and leaves its pages resident and clean (no eviction). Every
-/// page it cleaned is on disk as written, and after a flush the files equal the model.
+/// Batch mode with the background flusher: once more than half of the 16 frames are dirty, the
+/// flusher writes the cold part of the dirty run and leaves its pages resident and clean (no
+/// eviction). Every page it cleaned is on disk as written, and after a flush the files equal
+/// the model.
 #[test]
 fn background_flusher_cleans_cold_pages_without_losing_data() {
     let dir = tempfile::tempdir().unwrap();
