@@ -5,7 +5,7 @@
 //! windows. The first page of every asynchronous window carries the `TRIGGER` bit; when a
 //! reader first uses it, the stream submits one more window after the last one submitted, so
 //! the disk keeps two windows of work ahead of the scan while the scan computes. Windows double
-//! from the synchronous size up to `async_max` pages (8 MiB, at most an eighth of the frames),
+//! from the synchronous size up to `async_max` pages (8 MiB, at most 1/32 of the frames),
 //! so short sequential runs read little ahead.
 //!
 //! The background thread locks evicted pages exactly like a miss does, takes frames without
