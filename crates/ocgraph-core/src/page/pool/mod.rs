@@ -18,6 +18,7 @@
 //! dirty frames, flushes, and write-back of dirty pages when frames run out, one page at a
 //! time or seed 004's batch of the longest run of contiguous dirty pages ([`WriteBack`]).
 
+mod background;
 mod dirty_runs;
 mod flusher;
 mod frames;
@@ -47,8 +48,8 @@ use crate::error::{Error, Result};
 use flusher::Flusher;
 use frames::FrameMemory;
 use io::PoolFile;
-use prefetch::Prefetcher;
-use readahead::{Streams, Worker};
+use prefetch::{prefetcher, Prefetcher};
+use readahead::{worker, Streams, Worker};
 use table::{EVICTED, LOADED_ONCE, LOCKED, MAX_FRAMES, MAX_PINS, PREFETCHED, TRIGGER};
 use writeback::WriteState;
 
@@ -237,9 +238,9 @@ impl BufferPool {
             counters: StripedCounters::default(),
             read_ahead: AtomicUsize::new(default_read_ahead(page_size, frames).0),
             async_max: AtomicUsize::new(default_read_ahead(page_size, frames).1),
-            worker: Worker::new(me.clone()),
+            worker: worker(me.clone()),
             write,
-            prefetcher: Prefetcher::new(me.clone()),
+            prefetcher: prefetcher(me.clone()),
             flusher: Flusher::new(me.clone()),
             me: me.clone(),
             filled: AtomicBool::new(false),

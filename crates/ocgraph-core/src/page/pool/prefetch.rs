@@ -9,12 +9,9 @@
 //! no frame can be had at once (every frame pinned) the rest of the request is dropped. A failed
 //! read leaves its pages evicted, so the reader's own miss reports the error.
 
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
-use std::sync::{Arc, OnceLock, Weak};
+use std::sync::atomic::Ordering;
 
-use parking_lot::Mutex;
-
+use super::background::Background;
 use super::{table, Core, FileId, EVICTED, PREFETCHED};
 use crate::page::policy::page_key;
 use crate::page::stats::Counter;
@@ -25,69 +22,18 @@ const QUEUE: usize = 1024;
 const THREADS: usize = 4;
 
 /// Pages `[first, last]` of `file` to load.
-struct Request {
+pub(super) struct Request {
     file: FileId,
     first: u64,
     last: u64,
 }
 
 /// The prefetch threads and their queue, started on the first request.
-pub(super) struct Prefetcher {
-    pool: Weak<Core>,
-    queue: OnceLock<Option<SyncSender<Request>>>,
-    /// Requests queued or running.
-    pending: AtomicUsize,
-}
+pub(super) type Prefetcher = Background<Request>;
 
-impl Prefetcher {
-    /// A prefetcher for the pool behind `pool` (no thread started yet).
-    pub(super) fn new(pool: Weak<Core>) -> Prefetcher {
-        Prefetcher { pool, queue: OnceLock::new(), pending: AtomicUsize::new(0) }
-    }
-
-    /// Waits until no request is queued or running (test hook for invariant checks).
-    #[cfg(test)]
-    pub(super) fn wait_idle(&self) {
-        while self.pending.load(Ordering::Acquire) > 0 {
-            std::thread::yield_now();
-        }
-    }
-
-    fn submit(&self, req: Request) {
-        let queue = self.queue.get_or_init(|| {
-            let (tx, rx) = sync_channel(QUEUE);
-            let rx = Arc::new(Mutex::new(rx));
-            let mut started = false;
-            for i in 0..THREADS {
-                let (pool, rx) = (self.pool.clone(), rx.clone());
-                started |= std::thread::Builder::new()
-                    .name(format!("ocgraph-prefetch-{i}"))
-                    .spawn(move || serve(pool, rx))
-                    .is_ok();
-            }
-            started.then_some(tx)
-        });
-        if let Some(tx) = queue {
-            self.pending.fetch_add(1, Ordering::AcqRel);
-            if tx.try_send(req).is_err() {
-                self.pending.fetch_sub(1, Ordering::AcqRel);
-            }
-        }
-    }
-}
-
-/// A thread's loop: serves requests until the pool (and with it the sender) is gone.
-fn serve(pool: Weak<Core>, rx: Arc<Mutex<Receiver<Request>>>) {
-    loop {
-        let req = match rx.lock().recv() {
-            Ok(r) => r,
-            Err(_) => return,
-        };
-        let Some(pool) = pool.upgrade() else { return };
-        // A failed read has already unlocked its pages; the reader's own miss will report it.
-        let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| pool.load_range(&req)));
-        pool.prefetcher.pending.fetch_sub(1, Ordering::AcqRel);
-    }
+/// The prefetcher of the pool behind `pool` (no thread started yet).
+pub(super) fn prefetcher(pool: std::sync::Weak<Core>) -> Prefetcher {
+    Background::new(pool, "ocgraph-prefetch", THREADS, QUEUE, Core::load_range)
 }
 
 impl Core {

@@ -1,32 +1,35 @@
 //! Asynchronous read-ahead for sequential scans.
 //!
 //! A sequential miss reads a synchronous window (the requested page and the evicted pages
-//! after it, up to 1 MiB) and starts a *stream*: a background thread then reads the next two
-//! windows. The first page of every asynchronous window carries the `TRIGGER` bit; when a
+//! after it, up to 1 MiB) and starts a *stream*: two background threads then read the next two
+//! windows, both in flight at once. The first page of every asynchronous window carries the `TRIGGER` bit; when a
 //! reader first uses it, the stream submits one more window after the last one submitted, so
 //! the disk keeps two windows of work ahead of the scan while the scan computes. Windows double
 //! from the synchronous size up to `async_max` pages (8 MiB, at most 1/32 of the frames),
 //! so short sequential runs read little ahead.
 //!
-//! The background thread locks evicted pages exactly like a miss does, takes frames without
+//! A background thread locks evicted pages exactly like a miss does, takes frames without
 //! waiting (stopping early when none is free or a page is already resident or busy), reads
 //! them with one `preadv` and publishes them read-ahead-marked and unpinned. A reader that
 //! reaches a page still being read waits for it as for any locked page. Read-ahead is only a
 //! hint: jobs are dropped when the queue is full, and a failed read (I/O error, truncated file)
 //! leaves its pages evicted so that the reader's own miss reports the error.
 
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
-use std::sync::{OnceLock, Weak};
+use std::sync::atomic::Ordering;
+use std::sync::Weak;
 
+use super::background::Background;
 use super::{table, Core, FileId, PREFETCHED, TRIGGER};
 use crate::page::policy::page_key;
 use crate::page::stats::Counter;
 
 /// Streams tracked per file (concurrent sequential scans of distinct ranges).
 const STREAMS: usize = 4;
-/// Jobs queued for the background thread before new ones are dropped.
+/// Jobs queued for the background threads before new ones are dropped.
 const QUEUE: usize = 16;
+/// Background readers: two, so that the next window is read while the previous one is still
+/// in flight (hand-run A/B on kron20 and kron22 at 10% pools, `bench/RESULTS.md`).
+const READERS: usize = 2;
 
 /// One window to read: pages `[start, start + pages)` of `file`.
 pub(super) struct Job {
@@ -43,57 +46,12 @@ pub(super) struct Streams {
     next: usize,
 }
 
-/// The background reader: a job queue, with the thread started on first use.
-pub(super) struct Worker {
-    pool: Weak<Core>,
-    queue: OnceLock<Option<SyncSender<Job>>>,
-    /// Jobs queued or running.
-    pending: AtomicUsize,
-}
+/// The background readers and their job queue, started on first use.
+pub(super) type Worker = Background<Job>;
 
-impl Worker {
-    /// A worker for the pool behind `pool` (not started yet).
-    pub(super) fn new(pool: Weak<Core>) -> Worker {
-        Worker { pool, queue: OnceLock::new(), pending: AtomicUsize::new(0) }
-    }
-
-    /// Waits until no job is queued or running (test hook for invariant checks).
-    #[cfg(test)]
-    pub(super) fn wait_idle(&self) {
-        while self.pending.load(Ordering::Acquire) > 0 {
-            std::thread::yield_now();
-        }
-    }
-
-    /// Queues `job`, starting the thread if needed; drops the job when the queue is full or
-    /// the thread could not be started.
-    fn submit(&self, job: Job) {
-        let queue = self.queue.get_or_init(|| {
-            let (tx, rx) = sync_channel(QUEUE);
-            let pool = self.pool.clone();
-            std::thread::Builder::new()
-                .name("ocgraph-readahead".into())
-                .spawn(move || run(pool, rx))
-                .ok()
-                .map(|_| tx)
-        });
-        if let Some(tx) = queue {
-            self.pending.fetch_add(1, Ordering::AcqRel);
-            if tx.try_send(job).is_err() {
-                self.pending.fetch_sub(1, Ordering::AcqRel);
-            }
-        }
-    }
-}
-
-/// The thread's loop: runs jobs until the pool (and with it the queue's sender) is gone.
-fn run(pool: Weak<Core>, rx: Receiver<Job>) {
-    while let Ok(job) = rx.recv() {
-        let Some(pool) = pool.upgrade() else { return };
-        // A failed read has already unlocked its pages; the reader's own miss will report it.
-        let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| pool.read_window(&job)));
-        pool.worker.pending.fetch_sub(1, Ordering::AcqRel);
-    }
+/// The read-ahead worker of the pool behind `pool` (not started yet).
+pub(super) fn worker(pool: Weak<Core>) -> Worker {
+    Background::new(pool, "ocgraph-readahead", READERS, QUEUE, Core::read_window)
 }
 
 impl Core {
@@ -145,7 +103,7 @@ impl Core {
         }
     }
 
-    /// Runs a read-ahead job in the background thread.
+    /// Runs a read-ahead job in a background thread.
     fn read_window(&self, job: &Job) {
         let mut batch = Vec::with_capacity(job.pages as usize);
         self.lock_evicted_run(job.file, job.start, job.pages, &mut batch);
