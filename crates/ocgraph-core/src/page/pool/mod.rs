@@ -157,13 +157,16 @@ const SETTLE_READ_DIVISOR: u64 = 64;
 const READ_AHEAD_BYTES: usize = 1 << 20;
 /// The largest window the background thread reads ahead of a sequential scan.
 const ASYNC_READ_AHEAD_BYTES: usize = 8 << 20;
-/// A window is at most 1/32 of the frames. A scan keeps two windows ahead per stream, and a
-/// slow stream (the offsets file, read 8x slower than the neighbours it indexes) keeps its
-/// pages waiting for a long time: with CLOCK, which evicts unused read-ahead pages on the
-/// hand's first pass, windows of 1/8 of the frames were evicted before use at 10% pools and read
-/// again (kron22 scan at 10%: 21% more bytes than the file; PageRank-20 on kron20 at 10%: 5.7 GB
-/// against 3.7 GB with 1/32).
-const ASYNC_WINDOW_DIVISOR: usize = 32;
+/// A window is at most 1/64 of the frames. A scan keeps two windows ahead per stream, and a
+/// slow stream keeps its pages waiting long: the offsets file of a graph of average degree 16
+/// is read 8x slower than the neighbours it indexes, so its two windows ahead are used only
+/// after 16 windows' worth of neighbour pages have been loaded. CLOCK evicts a read-ahead page
+/// not yet used when its hand comes back to it, after about frames / 2 loads in a scan (every
+/// used page is passed twice: once to clear its bit, once to evict it), so windows must stay
+/// under 1/32 of the frames; 1/64 leaves a 2x margin. With 1/8, a kron22 scan at 10% read 21%
+/// more bytes than the file (1/32: 7%, 1/64: 2%), and PageRank-20 on kron20 at 10% read 5.7 GB
+/// (1/64: 3.4 GB; hand-run A/B, `bench/RESULTS.md`).
+const ASYNC_WINDOW_DIVISOR: usize = 64;
 
 impl BufferPool {
     /// Opens a pool over `files` holding at most `capacity` bytes of pages (`capacity /

@@ -2,11 +2,11 @@
 //!
 //! A sequential miss reads a synchronous window (the requested page and the evicted pages
 //! after it, up to 1 MiB) and starts a *stream*: two background threads then read the next two
-//! windows, both in flight at once. The first page of every asynchronous window carries the `TRIGGER` bit; when a
-//! reader first uses it, the stream submits one more window after the last one submitted, so
-//! the disk keeps two windows of work ahead of the scan while the scan computes. Windows double
-//! from the synchronous size up to `async_max` pages (8 MiB, at most 1/32 of the frames),
-//! so short sequential runs read little ahead.
+//! windows, both in flight at once. The first page of every asynchronous window carries the
+//! `TRIGGER` bit; when a reader first uses it, the stream submits one more window after the last
+//! one submitted, so the disk keeps two windows of work ahead of the scan while the scan
+//! computes. Windows double from the synchronous size up to `async_max` pages (8 MiB, at most
+//! 1/64 of the frames), so short sequential runs read little ahead.
 //!
 //! A background thread locks evicted pages exactly like a miss does, takes frames without
 //! waiting (stopping early when none is free or a page is already resident or busy), reads
