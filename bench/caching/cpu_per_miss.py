@@ -25,7 +25,7 @@ and the same with the policy's own instructions (`pol extra/miss` = (pol_gac - p
 misses_gac) and with CPU seconds. GAC usually has other miss counts than CLOCK (that is its
 point), so per-miss costs of each are reported, not a difference of per-miss costs. Callgrind
 counts user-space instructions only (the kernel's share of a pread is not in `Ir`); the
-pool's read-ahead thread makes the miss counts vary a little from run to run (`--reps` > 1
+pool's read-ahead threads make the miss counts vary a little from run to run (`--reps` > 1
 takes the median).
 
 Writes bench/out/cpu_per_miss[-TAG].csv and a copy to bench/caching/results/.
@@ -41,7 +41,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from run import graph_bytes, run_timed, sh  # the study script's helpers
+from run import graph_bytes, pool_run_cmd, run_timed, sh  # the study script's helpers
 from run import stats_of as parse_stats
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
@@ -108,24 +108,6 @@ def callgrind_costs(path):
     return total, policy
 
 
-def run_cmd(binary, algo, g, mem, policy):
-    return [
-        binary,
-        "run",
-        algo,
-        g,
-        "--backend",
-        "pool",
-        "--memory",
-        str(mem),
-        "--policy",
-        policy,
-        "--threads",
-        "1",
-        "--stats",
-    ]
-
-
 def measure_callgrind(cmd, tmp):
     out = os.path.join(tmp, "cg.out")
     r = sh(["nice", "-n", "10", "valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", *cmd])
@@ -183,7 +165,7 @@ def main():
             for algo in a.algos.split(","):
                 m = {}
                 for pol in ("clock", "gac"):
-                    cmd = run_cmd(a.bin, algo, g, mem, pol)
+                    cmd = pool_run_cmd(a.bin, algo, g, mem, pol, 1)
                     cg = median_run([measure_callgrind(cmd, tmp) for _ in range(a.reps)])
                     cpus = [measure_cpu(cmd) for _ in range(a.cpu_reps)]
                     cg["cpu"] = statistics.median(c for c, _ in cpus)

@@ -62,6 +62,25 @@ def run_timed(cmd):
     return r.stdout, r.stderr, cpu
 
 
+def pool_run_cmd(binary, algo, g, mem, policy, threads):
+    """`ocgraph run ALGO G` on a buffer pool of `mem` bytes with `policy`, printing I/O stats."""
+    return [
+        binary,
+        "run",
+        algo,
+        g,
+        "--backend",
+        "pool",
+        "--memory",
+        str(mem),
+        "--policy",
+        policy,
+        "--threads",
+        str(threads),
+        "--stats",
+    ]
+
+
 def stats_of(stderr):
     for line in stderr.splitlines():
         if line.startswith("{"):
@@ -216,23 +235,7 @@ def main():
             for frac in (0.1, 0.3, 0.6):
                 mem = max(int(gb * frac), 64 << 10)
                 for pol in ("clock", "lifo", "gac"):
-                    out, err, cpu = run_timed(
-                        [
-                            a.bin,
-                            "run",
-                            algo,
-                            g,
-                            "--backend",
-                            "pool",
-                            "--memory",
-                            str(mem),
-                            "--policy",
-                            pol,
-                            "--threads",
-                            str(a.threads),
-                            "--stats",
-                        ]
-                    )
+                    out, err, cpu = run_timed(pool_run_cmd(a.bin, algo, g, mem, pol, a.threads))
                     m = re.search(r"mean ([0-9.]+) s", out)
                     st = stats_of(err)
                     pages = max(st.get("bytes_read", 0) // 4096, 1)

@@ -70,9 +70,9 @@ struct FileState {
 
 /// A buffer pool of fixed-size frames. Safe for many concurrent readers.
 ///
-/// The state lives in an [`Arc`] shared with the background read-ahead thread (started on the
-/// first sequential miss); the thread holds only a weak reference while idle and exits once
-/// the pool is dropped.
+/// The state lives in an [`Arc`] shared with the background read-ahead threads (started on the
+/// first sequential miss); they hold only a weak reference while idle and exit once the pool
+/// is dropped.
 pub(crate) struct BufferPool(Arc<Core>);
 
 impl std::ops::Deref for BufferPool {
@@ -102,7 +102,7 @@ pub(crate) struct Core {
     /// Largest asynchronous read-ahead window in pages: [`ASYNC_READ_AHEAD_BYTES`] worth, at
     /// most 1/[`ASYNC_WINDOW_DIVISOR`] of the frames (0: no asynchronous read-ahead).
     async_max: AtomicUsize,
-    /// The background reader, started on first use.
+    /// The background read-ahead threads, started on first use.
     worker: Worker,
     /// The write side; `None` for a read-only pool.
     write: Option<WriteState>,
@@ -155,7 +155,7 @@ const SETTLE_READ_DIVISOR: u64 = 64;
 
 /// How far a sequential miss reads ahead synchronously.
 const READ_AHEAD_BYTES: usize = 1 << 20;
-/// The largest window the background thread reads ahead of a sequential scan.
+/// The largest window the read-ahead threads read ahead of a sequential scan.
 const ASYNC_READ_AHEAD_BYTES: usize = 8 << 20;
 /// A window is at most 1/64 of the frames. A scan keeps two windows ahead per stream, and a
 /// slow stream keeps its pages waiting long: the offsets file of a graph of average degree 16
