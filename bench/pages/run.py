@@ -7,9 +7,10 @@ Usage: bench/pages/run.py [--graph DIR | --scale S] [--reads K] [--threads T] [-
 Without --graph, generates a Kronecker graph (edge factor 16, seed 1) of the given scale
 (default 22) with the `ocgraph` CLI. Measures the disk's sequential read bandwidth with
 `dd iflag=direct` on a file of the graph's size, then runs examples/pagebench.rs:
-the cold scans run in R rounds (default 3), each a dd read followed by every scan
-configuration, and each scan is reported as the round with the median share of that round's
-dd bandwidth (the disk of a VM varies by +-30% between minutes); then
+the cold scans run in R rounds (default 5) of every scan configuration with a dd read between
+any two scans, and each scan is reported as the round with the median share of the mean of the
+dd bandwidths measured just before and just after it (the disk of a VM varies by +-30% between
+minutes); then
   scan   cold for_each_in_range over all vertices (MB/s of offsets + neighbours),
   random K random neighbour lists, cold and (at 100%) warm (reads/s),
 for the pool (capacity = the memory size; once per page size) and for mmap under
@@ -140,7 +141,10 @@ def main():
     ap.add_argument("--repeat", type=int, default=3, help="alternated pool/mmap rounds when warm")
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument(
-        "--scan-rounds", type=int, default=3, help="rounds of dd + every cold scan (median reported)"
+        "--scan-rounds",
+        type=int,
+        default=5,
+        help="rounds of every cold scan, dd between scans (median reported)",
     )
     ap.add_argument("--policy", default="clock")
     ap.add_argument("--page-sizes", default="4096,16384", help="pool page sizes, comma-separated")
@@ -173,20 +177,22 @@ def main():
     fracs = (0.10, 0.25, 1.00)
     configs = [("pool", int(p)) for p in args.page_sizes.split(",")] + [("mmap", 4096)]
 
-    # Cold scans: `--scan-rounds` rounds, each one dd read then every scan configuration once,
-    # so that each scan is compared with the disk bandwidth measured just before it.
+    # Cold scans: `--scan-rounds` rounds of every scan configuration, with a dd read between
+    # any two scans, so that each scan is compared with the disk bandwidth measured just before
+    # and just after it (their mean).
     scans = {}
     disks = []
     with tempfile.TemporaryDirectory(dir=os.path.dirname(os.path.abspath(graph))) as d:
         ddfile = write_dd_file(size, d)
+        disks.append(disk_seq_mbps(ddfile))
         for rnd in range(args.scan_rounds):
-            disk = disk_seq_mbps(ddfile)
-            disks.append(disk)
-            print(f"round {rnd + 1}: dd {disk:.0f} MB/s", file=sys.stderr)
+            print(f"round {rnd + 1}: dd {disks[-1]:.0f} MB/s", file=sys.stderr)
             for frac in fracs:
                 memory = max(1 << 20, int(size * frac))
                 for backend, page_size in configs:
                     res, note, usage = pagebench(graph, backend, memory, "scan", args, False, page_size)
+                    disks.append(disk_seq_mbps(ddfile))
+                    disk = (disks[-2] + disks[-1]) / 2
                     pct = 100 * size / 1e6 / (res["open_seconds"] + res["seconds"]) / disk
                     scans.setdefault((frac, backend, page_size), []).append((pct, res, note, usage))
     disk = sorted(disks)[len(disks) // 2]
@@ -228,7 +234,7 @@ def main():
                         "hit_ratio": round(s["hit_ratio"], 4),
                         "bytes_read": s["bytes_read"],
                         "sequential_ratio": round(s["sequential_ratio"], 4),
-                        # open + scan, against the dd of the same round (median round)
+                        # open + scan, against the dds just before and after it (median round)
                         "pct_of_disk": pct,
                         "pct_rounds": rounds,
                         "vs_mmap": round(res["ratio"], 3) if "ratio" in res else "",

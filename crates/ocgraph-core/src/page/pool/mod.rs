@@ -23,6 +23,7 @@ mod dirty_runs;
 mod flusher;
 mod frames;
 mod io;
+mod prefault;
 mod prefetch;
 mod readahead;
 mod table;
@@ -48,6 +49,7 @@ use crate::error::{Error, Result};
 use flusher::Flusher;
 use frames::FrameMemory;
 use io::PoolFile;
+use prefault::Prefault;
 use prefetch::{prefetcher, Prefetcher};
 use readahead::{worker, Streams, Worker};
 use table::{EVICTED, LOADED_ONCE, LOCKED, MAX_FRAMES, MAX_PINS, PREFETCHED, TRIGGER};
@@ -110,6 +112,8 @@ pub(crate) struct Core {
     prefetcher: Prefetcher,
     /// The background write-back of a batch pool, started on first use.
     flusher: Flusher,
+    /// Commits fresh frames ahead of the free list (see [`prefault`]).
+    prefault: Prefault,
     /// This pool (for the one-shot huge-page thread).
     me: Weak<Core>,
     /// Set when the free list first ran empty (and the huge-page collapse was started).
@@ -147,6 +151,10 @@ impl Policy {
         }
     }
 }
+
+/// A thread that waited long for a page (a read-ahead window still in flight) sleeps this
+/// long between checks instead of yielding, freeing its core for the readers.
+const BACKOFF_SLEEP: std::time::Duration = std::time::Duration::from_micros(50);
 
 /// How often the huge-page thread checks whether the pool has settled.
 const SETTLE_INTERVAL: std::time::Duration = std::time::Duration::from_millis(50);
@@ -245,6 +253,7 @@ impl BufferPool {
             write,
             prefetcher: prefetcher(me.clone()),
             flusher: Flusher::new(me.clone()),
+            prefault: Prefault::new(me.clone()),
             me: me.clone(),
             filled: AtomicBool::new(false),
         })))
@@ -428,6 +437,7 @@ impl Core {
         let mut free = self.free.lock();
         let f = free.pop()?;
         self.free_len.fetch_sub(1, Ordering::Release);
+        self.prefault_after(f);
         if free.is_empty() && !self.filled.swap(true, Ordering::AcqRel) {
             let me = self.me.clone();
             // Best effort: without the thread the frames keep ordinary pages.
@@ -588,13 +598,15 @@ impl Core {
     }
 }
 
-/// Spins briefly, then yields the CPU.
+/// Spins briefly, then yields the CPU, then sleeps in [`BACKOFF_SLEEP`] steps.
 fn backoff(spins: &mut u32) {
-    *spins += 1;
+    *spins = spins.saturating_add(1);
     if *spins < 64 {
         std::hint::spin_loop();
-    } else {
+    } else if *spins < 256 {
         std::thread::yield_now();
+    } else {
+        std::thread::sleep(BACKOFF_SLEEP);
     }
 }
 

@@ -374,3 +374,17 @@ fn frames_keep_their_bytes_when_collapsed_to_huge_pages() {
     check_source(&pool, &data, 4096, 5, Some(&pool));
     assert_eq!(pool.stats().misses, 512, "nothing was evicted or re-read");
 }
+
+/// Committing frames ahead of use (`prefault.rs`) keeps the bytes already in them: frames being
+/// filled while the thread runs must not be zeroed.
+#[test]
+fn populating_frames_keeps_their_bytes() {
+    let mem = super::frames::FrameMemory::new(8, 4096).unwrap();
+    // SAFETY: this test is the only user of the frames.
+    let pattern: Vec<u8> = (0..4096u32).map(|i| (i * 7 % 251) as u8).collect();
+    unsafe { mem.frame_mut(3) }.copy_from_slice(&pattern);
+    assert!(mem.populate(0, 100), "MADV_POPULATE_WRITE refused (Linux 5.14+ expected)");
+    // SAFETY: as above.
+    assert_eq!(unsafe { mem.frame(3) }, &pattern[..]);
+    assert!(unsafe { mem.frame(5) }.iter().all(|&b| b == 0));
+}
