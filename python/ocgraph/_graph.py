@@ -123,6 +123,7 @@ class Graph(_NativeGraph):
         personalization: Any = None,
         weight: bool = True,
         threads: int | None = None,
+        method: str = "jacobi",
     ) -> np.ndarray:
         """PageRank scores (float64, summing to 1) with networkx's semantics
         (``networkx.pagerank(G, alpha=damping, max_iter=..., tol=..., personalization=...)``):
@@ -133,6 +134,9 @@ class Graph(_NativeGraph):
         get 0) or an array of ``num_vertices`` non-negative values; normalised internally.
         ``weight``: use edge weights on weighted graphs. Unlike networkx, reaching ``max_iter``
         without converging does not raise; the scores of the last iteration are returned.
+        ``method``: ``"jacobi"`` (networkx's power iteration, the same iterates) or
+        ``"gauss-seidel"`` (in-place sweeps as GAPBS: the same fixed point in about half the
+        iterations; the iterates depend on thread timing).
         """
         p = None
         if personalization is not None:
@@ -150,7 +154,7 @@ class Graph(_NativeGraph):
                         f"personalization must have one value per vertex ({n}), got shape {p.shape}"
                     )
         scores, _iterations, _converged = _ocgraph._pagerank(
-            self, float(damping), int(max_iter), float(tol), p, bool(weight), threads
+            self, float(damping), int(max_iter), float(tol), p, bool(weight), str(method), threads
         )
         return scores
 

@@ -78,6 +78,12 @@ def test_pagerank(graphs, backend, threads):
         expect = np.array([ref[v] for v in range(g.num_vertices)])
         assert abs(pr.sum() - 1) < 1e-9
         assert np.abs(pr - expect).sum() < 1e-6
+        # Gauss-Seidel sweeps: the same PageRank (compared at a tighter tolerance on both sides).
+        tight = nx.pagerank(h, alpha=0.85, max_iter=1000, tol=1e-12)
+        tight = np.array([tight[v] for v in range(g.num_vertices)])
+        gs = g.pagerank(threads=threads, method="gauss-seidel", tol=1e-12, max_iter=1000)
+        assert abs(gs.sum() - 1) < 1e-9
+        assert np.abs(gs - tight).sum() < 1e-6
 
 
 def test_pagerank_personalization(graphs):
@@ -93,6 +99,11 @@ def test_pagerank_personalization(graphs):
     np.testing.assert_allclose(g.pagerank(damping=0.7, personalization=arr, tol=1e-8, max_iter=200), got)
     with pytest.raises(ocgraph.InvalidArgumentError):
         g.pagerank(personalization=np.ones(3))
+    with pytest.raises(ocgraph.InvalidArgumentError, match="gauss-seidel"):
+        g.pagerank(method="newton")
+    gs = g.pagerank(damping=0.7, personalization=pers, tol=1e-12, max_iter=1000, method="gauss-seidel")
+    tight = nx.pagerank(h, alpha=0.7, personalization=pers, tol=1e-12, max_iter=1000)
+    assert np.abs(gs - np.array([tight[v] for v in range(g.num_vertices)])).sum() < 1e-6
 
 
 def test_triangles_diameter_paths(graphs, backend):

@@ -8,8 +8,8 @@
 //! (`alpha = 15`, `beta = 18`). Top-down steps expand a frontier held as a vertex list; the list
 //! is sorted by id before expansion so neighbour lists are fetched in file order (page-friendly
 //! access, as in Optimus-style out-of-core traversal). Bottom-up steps scan the unvisited
-//! vertices' in-neighbour lists in contiguous vertex ranges (through
-//! [`Adjacency::for_each_in_range`]) against a bitmap frontier. Both steps run on the caller's
+//! vertices' in-neighbour lists block by block in vertex order (through
+//! [`Adjacency::for_each_selected_in_range`]) against a bitmap frontier. Both steps run on the caller's
 //! rayon pool; parents are claimed with a compare-and-swap, so with several threads the parent
 //! chosen among equally deep candidates may differ between runs (depths never do).
 
@@ -28,9 +28,6 @@ const ALPHA: u64 = 15;
 const BETA: u64 = 18;
 /// Marks "no parent yet" in the working arrays.
 const NONE: u32 = u32::MAX;
-/// Bottom-up steps scan runs of unvisited vertices as one range across gaps of up to this many
-/// visited vertices (fewer, longer range scans; a few unneeded lists fetched).
-const RUN_GAP: u32 = 32;
 /// Frontier sizes above which sorting runs in parallel.
 const PAR_SORT_MIN: usize = 1 << 14;
 
@@ -176,36 +173,18 @@ fn bottom_up_step<I: Adjacency>(
         .par_iter()
         .map(|block| {
             let mut awake = 0u64;
-            let mut v = block.start;
-            // Scan runs of unvisited vertices, so that (long stretches of) visited vertices'
-            // lists are not fetched; runs separated by fewer than RUN_GAP visited vertices are
-            // scanned as one range, and visited vertices inside it are skipped.
-            while v < block.end {
-                if !unvisited(v) {
-                    v += 1;
-                    continue;
+            // Scan from the block's first unvisited vertex to its last, fetching only the lists
+            // of unvisited vertices (so long stretches of visited vertices cost no reads).
+            let Some(first) = block.clone().find(|&v| unvisited(v)) else { return 0 };
+            let last = (first..block.end).rev().find(|&v| unvisited(v)).unwrap_or(first);
+            in_.for_each_selected_in_range(first..last + 1, unvisited, |w, nbrs| {
+                if let Some(&u) = nbrs.iter().find(|&&u| front.get(u)) {
+                    parent[w as usize].store(u, Relaxed);
+                    depth[w as usize].store(level + 1, Relaxed);
+                    next.set(w);
+                    awake += 1;
                 }
-                let run_start = v;
-                let mut last = v;
-                while v < block.end && v - last <= RUN_GAP {
-                    if unvisited(v) {
-                        last = v;
-                    }
-                    v += 1;
-                }
-                in_.for_each_in_range(run_start..last + 1, |w, nbrs| {
-                    if !unvisited(w) {
-                        return;
-                    }
-                    if let Some(&u) = nbrs.iter().find(|&&u| front.get(u)) {
-                        parent[w as usize].store(u, Relaxed);
-                        depth[w as usize].store(level + 1, Relaxed);
-                        next.set(w);
-                        awake += 1;
-                    }
-                });
-                v = last + 1;
-            }
+            });
             awake
         })
         .sum()

@@ -26,7 +26,7 @@ pub use bfs::{bfs, verify_bfs, BfsResult};
 pub use diameter::{diameter_estimate, verify_diameter_estimate, DiameterEstimate};
 pub use harness::{run_trials, KernelReport};
 pub use khop::{friends_of_friends, k_hop, verify_friends_of_friends, verify_k_hop};
-pub use pagerank::{pagerank, verify_pagerank, PageRankOptions, PageRankResult};
+pub use pagerank::{pagerank, verify_pagerank, Method as PageRankMethod, PageRankOptions, PageRankResult};
 pub use shortest_path::{shortest_path, verify_shortest_path};
 pub use sssp::{default_delta, dijkstra, sssp, verify_sssp};
 pub use triangles::{triangle_count, verify_triangle_count};

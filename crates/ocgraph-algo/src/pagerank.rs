@@ -14,17 +14,30 @@
 //! converged. Multigraph note: networkx's `DiGraph` collapses duplicate edges; here every stored
 //! arc counts (a duplicated arc has twice the weight).
 //!
-//! Algorithm: pull-based power iteration (as in the GAP Benchmark Suite `pr`): per iteration,
+//! Algorithm ([`Method::Jacobi`], the default): pull-based power iteration: per iteration,
 //! each vertex's outgoing contribution `d * x[u] / W(u)` is computed once, then every vertex sums
 //! its in-neighbours' contributions. The in-scan runs over contiguous vertex ranges balanced by
 //! in-edge counts, read with [`Adjacency::for_each_in_range`] on the caller's rayon pool.
 //! Out-weights and in-degrees are found once, by one scan of each direction.
+//!
+//! [`Method::GaussSeidel`] (as the GAP Benchmark Suite's `pr`, `PageRankPullGS`) updates the
+//! scores in place during the sweep, so a vertex's sum already uses the new scores of the
+//! vertices before it. It solves `y = d * Σ_{u→v} y[u] * w(u,v) / W(u) + (1 - d) * p` (no
+//! dangling term) and returns `x = y / Σ y`: when the dangling mass is spread by `p`, as here,
+//! `x` is a multiple of `y` (both are `(I - d A)^-1 p` scaled), so this is the same PageRank
+//! without a dangling pass per sweep. It usually needs fewer sweeps than the power iteration
+//! for the same tolerance, but its iterates differ from networkx's, and with several threads
+//! they depend on timing (a thread may or may not see another's updates of the same sweep). It
+//! stops when a sweep changes `y` by less than `n * tol * Σ y` in L1.
 //!
 //! Precision: the scan's random reads of `contrib` dominate the run time, so for graphs of at
 //! least [`F32_CONTRIB_MIN_VERTICES`] vertices the contributions are stored as `f32` (half the
 //! cache footprint, as GAPBS does); sums, scores and the convergence test stay `f64`. The
 //! rounding of each contribution (relative `6e-8`) limits the attainable L1 accuracy to about
 //! `1e-7`, so a `tol` below `1e-7 / n` may then not be reached.
+
+use std::sync::atomic::{AtomicU32, AtomicU64, AtomicUsize, Ordering::Relaxed};
+use std::sync::Mutex;
 
 use ocgraph_core::{Adjacency, Error, Result, Vertex};
 use rayon::prelude::*;
@@ -59,6 +72,60 @@ impl Contrib for f32 {
     }
 }
 
+/// A contribution slot updated in place by a Gauss-Seidel sweep while other threads read it:
+/// an `f64` or `f32` in an atomic word (relaxed loads and stores, plain moves on x86).
+trait SharedContrib: Send + Sync {
+    fn new(x: f64) -> Self;
+    fn get(&self) -> f64;
+    fn set(&self, x: f64);
+}
+
+impl SharedContrib for AtomicU64 {
+    fn new(x: f64) -> Self {
+        AtomicU64::new(x.to_bits())
+    }
+    fn get(&self) -> f64 {
+        f64::from_bits(self.load(Relaxed))
+    }
+    fn set(&self, x: f64) {
+        self.store(x.to_bits(), Relaxed)
+    }
+}
+
+impl SharedContrib for AtomicU32 {
+    fn new(x: f64) -> Self {
+        AtomicU32::new((x as f32).to_bits())
+    }
+    fn get(&self) -> f64 {
+        f32::from_bits(self.load(Relaxed)) as f64
+    }
+    fn set(&self, x: f64) {
+        self.store((x as f32).to_bits(), Relaxed)
+    }
+}
+
+/// How [`pagerank`] iterates (see the module documentation).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Method {
+    /// Power iteration, as networkx: the same iterates, deterministic.
+    #[default]
+    Jacobi,
+    /// In-place sweeps, as GAPBS: fewer iterations, timing-dependent iterates.
+    GaussSeidel,
+}
+
+impl std::str::FromStr for Method {
+    type Err = Error;
+
+    fn from_str(s: &str) -> Result<Method> {
+        match s {
+            "jacobi" => Ok(Method::Jacobi),
+            "gauss-seidel" => Ok(Method::GaussSeidel),
+            _ => Err(Error::invalid(format!("unknown PageRank method {s:?} (jacobi, gauss-seidel)"))),
+        }
+    }
+}
+
 /// Parameters of [`pagerank`]; the defaults are networkx's.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PageRankOptions {
@@ -74,11 +141,20 @@ pub struct PageRankOptions {
     pub personalization: Option<Vec<f64>>,
     /// Use arc weights when the graph has them (networkx `weight="weight"`). Default true.
     pub use_weights: bool,
+    /// Jacobi (networkx's iterates, the default) or Gauss-Seidel sweeps.
+    pub method: Method,
 }
 
 impl Default for PageRankOptions {
     fn default() -> Self {
-        PageRankOptions { damping: 0.85, max_iter: 100, tol: 1e-6, personalization: None, use_weights: true }
+        PageRankOptions {
+            damping: 0.85,
+            max_iter: 100,
+            tol: 1e-6,
+            personalization: None,
+            use_weights: true,
+            method: Method::Jacobi,
+        }
     }
 }
 
@@ -173,11 +249,89 @@ pub fn pagerank<O: Adjacency, I: Adjacency>(
         teleport_vector(0, &PageRankOptions { personalization: None, ..opts.clone() })?;
         return Ok(PageRankResult { scores: Vec::new(), iterations: 0, converged: true });
     }
-    if n >= F32_CONTRIB_MIN_VERTICES {
-        iterate::<O, I, f32>(out, in_, opts)
-    } else {
-        iterate::<O, I, f64>(out, in_, opts)
+    match (opts.method, n >= F32_CONTRIB_MIN_VERTICES) {
+        (Method::Jacobi, true) => iterate::<O, I, f32>(out, in_, opts),
+        (Method::Jacobi, false) => iterate::<O, I, f64>(out, in_, opts),
+        (Method::GaussSeidel, true) => sweep::<O, I, AtomicU32>(out, in_, opts),
+        (Method::GaussSeidel, false) => sweep::<O, I, AtomicU64>(out, in_, opts),
     }
+}
+
+/// The Gauss-Seidel iteration, with contributions shared as `C` (see the module docs).
+fn sweep<O: Adjacency, I: Adjacency, C: SharedContrib>(
+    out: &O,
+    in_: &I,
+    opts: &PageRankOptions,
+) -> Result<PageRankResult> {
+    let n = out.num_vertices();
+    let p = teleport_vector(n, opts)?;
+    let weighted = opts.use_weights && out.is_weighted() && in_.is_weighted();
+    let w_out = out_weights(out, weighted)?;
+    let ranges = edge_balanced_ranges(&degrees(in_), pieces_for(n));
+    let d = opts.damping;
+    let contrib_of = |xu: f64, wu: f64| if wu > 0.0 { d * xu / wu } else { 0.0 };
+
+    let mut x = p.clone();
+    let contrib: Vec<C> = x.par_iter().zip(&w_out).map(|(&xu, &wu)| C::new(contrib_of(xu, wu))).collect();
+    let mut result = PageRankResult { scores: Vec::new(), iterations: opts.max_iter, converged: false };
+    let base = 1.0 - d;
+    for iter in 1..=opts.max_iter {
+        let mut pieces = Vec::with_capacity(ranges.len());
+        let mut rest = &mut x[..];
+        for r in &ranges {
+            let (head, tail) = rest.split_at_mut(r.len());
+            pieces.push(Mutex::new(Some((r.clone(), head))));
+            rest = tail;
+        }
+        // Threads claim the pieces in vertex order (as an OpenMP dynamic schedule), so every
+        // piece sees the new scores of almost all vertices before it: rayon's halving split would
+        // have one thread start in the middle, and the sweep then converges more slowly.
+        let next = AtomicUsize::new(0);
+        let claim = || -> Option<(std::ops::Range<Vertex>, &mut [f64])> {
+            pieces
+                .get(next.fetch_add(1, Relaxed))
+                .and_then(|m| m.lock().unwrap_or_else(|e| e.into_inner()).take())
+        };
+        let (err, sum) = rayon::broadcast(|_| {
+            let (mut err, mut sum) = (0.0, 0.0);
+            while let Some((r, slot)) = claim() {
+                let lo = r.start;
+                let mut update = |v: Vertex, pulled: f64| {
+                    let i = v as usize;
+                    let val = pulled + base * p[i];
+                    let old = &mut slot[(v - lo) as usize];
+                    err += (val - *old).abs();
+                    sum += val;
+                    *old = val;
+                    contrib[i].set(contrib_of(val, w_out[i]));
+                };
+                if weighted {
+                    in_.for_each_weighted_in_range(r, |v, nbrs, ws| {
+                        update(
+                            v,
+                            nbrs.iter().zip(ws).map(|(&u, &w)| contrib[u as usize].get() * w as f64).sum(),
+                        )
+                    });
+                } else {
+                    in_.for_each_in_range(r, |v, nbrs| {
+                        update(v, nbrs.iter().map(|&u| contrib[u as usize].get()).sum())
+                    });
+                }
+            }
+            (err, sum)
+        })
+        .into_iter()
+        .fold((0.0, 0.0), |a, b| (a.0 + b.0, a.1 + b.1));
+        // The change of the normalised scores is about the change of `y` over its sum.
+        if err < n as f64 * opts.tol * sum {
+            result = PageRankResult { scores: Vec::new(), iterations: iter, converged: true };
+            break;
+        }
+    }
+    let sum: f64 = x.par_iter().sum();
+    x.par_iter_mut().for_each(|s| *s /= sum);
+    result.scores = x;
+    Ok(result)
 }
 
 /// The power iteration, with contributions stored as `C`.
@@ -261,7 +415,10 @@ fn pull<I: Adjacency, C: Contrib>(
 /// Checks a PageRank result serially: one score per vertex, all finite and `>= 0`, summing to 1
 /// within `1e-6`; and the residual of one more power-iteration step, computed by a plain serial
 /// *push* over out-edges, `Σ |T(x) - x|`, is at most `n * tol` when the result says it
-/// converged, else at most `2 * d^iterations` (the contraction bound), plus `1e-9`.
+/// converged (`2 * n * tol` for Gauss-Seidel, whose last sweep changed the scores by less than
+/// `n * tol`: each change moves `T(x)` by at most `d` times as much through the in-sums and as
+/// much again through the dangling mass), else at most `2 * d^iterations` (the contraction
+/// bound), plus `1e-9`.
 pub fn verify_pagerank<O: Adjacency>(
     out: &O,
     opts: &PageRankOptions,
@@ -304,7 +461,7 @@ pub fn verify_pagerank<O: Adjacency>(
     }
     let residual: f64 = (0..n).map(|v| (y[v] + (d * dangling + 1.0 - d) * p[v] - x[v]).abs()).sum();
     let bound = if result.converged {
-        n as f64 * opts.tol
+        n as f64 * opts.tol * if opts.method == Method::GaussSeidel { 2.0 } else { 1.0 }
     } else {
         2.0 * d.powi(result.iterations.min(i32::MAX as usize) as i32)
     } + 1e-9;

@@ -189,13 +189,20 @@ proptest! {
         let personalization = personalize.then(|| {
             (0..g.n as u64).map(|v| ((v.wrapping_mul(seed | 1) >> 7) % 5) as f64 + if v == 0 { 1.0 } else { 0.0 }).collect()
         });
-        let opts = PageRankOptions { damping, max_iter: 1000, tol: 1e-10, personalization, use_weights };
+        let opts = PageRankOptions { damping, max_iter: 1000, tol: 1e-10, personalization, use_weights, ..Default::default() };
         let got = on_pool(threads, || pagerank(&g.out, &g.in_, &opts)).unwrap();
         let (want, conv) = ref_pagerank(&g, &opts);
         prop_assert!(got.converged && conv);
         let l1: f64 = got.scores.iter().zip(&want).map(|(a, b)| (a - b).abs()).sum();
         prop_assert!(l1 < 1e-6, "L1 distance {}", l1);
         prop_assert_eq!(verify_pagerank(&g.out, &opts, &got), Ok(()));
+        // Gauss-Seidel sweeps reach the same fixed point, in no more iterations.
+        let gs = PageRankOptions { method: PageRankMethod::GaussSeidel, ..opts.clone() };
+        let got_gs = on_pool(threads, || pagerank(&g.out, &g.in_, &gs)).unwrap();
+        prop_assert!(got_gs.converged);
+        let l1: f64 = got_gs.scores.iter().zip(&want).map(|(a, b)| (a - b).abs()).sum();
+        prop_assert!(l1 < 1e-6, "Gauss-Seidel L1 distance {}", l1);
+        prop_assert_eq!(verify_pagerank(&g.out, &gs, &got_gs), Ok(()));
         // Fixed-iteration mode: exactly max_iter iterations, same values as the reference.
         let fixed = PageRankOptions { tol: 0.0, max_iter: 20, ..opts.clone() };
         let got20 = pagerank(&g.out, &g.in_, &fixed).unwrap();
@@ -377,5 +384,13 @@ fn pagerank_with_f32_contributions_matches_reference() {
         let l1: f64 = got.scores.iter().zip(&want).map(|(a, b)| (a - b).abs()).sum();
         assert!(l1 < 1e-6, "L1 distance {l1}");
         assert_eq!(verify_pagerank(&g.out, &opts, &got), Ok(()));
+        // Gauss-Seidel with f32 contributions, to convergence, against the converged reference
+        // (`n * tol` = 7e-8: the reference is accurate to about that).
+        let tight = PageRankOptions { tol: 1e-12, max_iter: 1000, use_weights, ..Default::default() };
+        let gs = PageRankOptions { method: PageRankMethod::GaussSeidel, ..tight.clone() };
+        let got = on_pool(2, || pagerank(&g.out, &g.in_, &gs)).unwrap();
+        let (want, _) = ref_pagerank(&g, &tight);
+        let l1: f64 = got.scores.iter().zip(&want).map(|(a, b)| (a - b).abs()).sum();
+        assert!(l1 < 1e-6, "Gauss-Seidel: L1 distance {l1} after {} sweeps", got.iterations);
     }
 }

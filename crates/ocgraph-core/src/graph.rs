@@ -54,6 +54,26 @@ pub trait Adjacency: Sync {
         }
     }
 
+    /// Calls `f(v, neighbours(v))` for every `v` in `vertices` for which `select(v)` is true, in
+    /// order; the lists of the other vertices are not fetched.
+    ///
+    /// Backends override this as a scan like [`Adjacency::for_each_in_range`] that skips the
+    /// lists of unselected vertices, so that a kernel visiting a scattered subset of a range
+    /// (BFS's bottom-up steps) makes one call per range instead of one per run of selected
+    /// vertices.
+    fn for_each_selected_in_range<S: FnMut(Vertex) -> bool, F: FnMut(Vertex, &[Vertex])>(
+        &self,
+        vertices: Range<Vertex>,
+        mut select: S,
+        mut f: F,
+    ) {
+        for v in vertices {
+            if select(v) {
+                f(v, &self.neighbors(v));
+            }
+        }
+    }
+
     /// Like [`Adjacency::for_each_in_range`] with the arc weights (all 1.0 when unweighted).
     fn for_each_weighted_in_range<F: FnMut(Vertex, &[Vertex], &[f32])>(
         &self,
@@ -370,10 +390,25 @@ impl Adjacency for Direction<'_> {
     /// Scans block by block: the offsets of a block of vertices (one backend chunk of them) are
     /// copied once, and neighbour lists are handed out as sub-slices of the neighbours chunk
     /// pinned once per chunk; only lists spanning two chunks are copied.
-    fn for_each_in_range<F: FnMut(Vertex, &[Vertex])>(&self, vertices: Range<Vertex>, mut f: F) {
+    fn for_each_in_range<F: FnMut(Vertex, &[Vertex])>(&self, vertices: Range<Vertex>, f: F) {
+        self.for_each_selected_in_range(vertices, |_| true, f);
+    }
+
+    /// The scan of [`Direction::for_each_in_range`], fetching only the selected lists (the
+    /// offsets are read for the whole range).
+    fn for_each_selected_in_range<S: FnMut(Vertex) -> bool, F: FnMut(Vertex, &[Vertex])>(
+        &self,
+        vertices: Range<Vertex>,
+        mut select: S,
+        mut f: F,
+    ) {
         let mut nbrs = ChunkCursor::new(self.src(), self.neighbors, self.graph.num_arcs());
         self.for_each_block(vertices, |step| match step {
-            Some((v, s, e)) => f(v, nbrs.get(s, e)),
+            Some((v, s, e)) => {
+                if select(v) {
+                    f(v, nbrs.get(s, e))
+                }
+            }
             None => nbrs.release(),
         });
     }
@@ -445,7 +480,8 @@ impl Direction<'_> {
 struct ChunkCursor<'g, T> {
     src: &'g dyn PageSource,
     file: FileId,
-    per_chunk: u64,
+    /// Elements per chunk = `1 << shift` (a shift, not a division, on the per-list path).
+    shift: u32,
     total: u64,
     base: u64,
     chunk: Option<Slice<'g, T>>,
@@ -454,8 +490,9 @@ struct ChunkCursor<'g, T> {
 
 impl<'g, T: bytemuck::Pod> ChunkCursor<'g, T> {
     fn new(src: &'g dyn PageSource, file: FileId, total: u64) -> Self {
-        let per_chunk = (src.scan_chunk() / std::mem::size_of::<T>()) as u64;
-        ChunkCursor { src, file, per_chunk, total, base: 0, chunk: None, spill: None }
+        let per_chunk = src.scan_chunk() / std::mem::size_of::<T>();
+        debug_assert!(per_chunk.is_power_of_two());
+        ChunkCursor { src, file, shift: per_chunk.trailing_zeros(), total, base: 0, chunk: None, spill: None }
     }
 
     fn read(&self, start: u64, end: u64) -> Slice<'g, T> {
@@ -474,18 +511,18 @@ impl<'g, T: bytemuck::Pod> ChunkCursor<'g, T> {
         if start >= end {
             return &[];
         }
-        let c = start / self.per_chunk;
-        if (end - 1) / self.per_chunk != c {
+        let c = start >> self.shift;
+        if (end - 1) >> self.shift != c {
             // Release our pin first so this read needs only one more frame.
             self.chunk = None;
             self.spill = Some(self.read(start, end));
             return self.spill.as_deref().unwrap_or(&[]);
         }
-        let base = c * self.per_chunk;
+        let base = c << self.shift;
         if self.chunk.is_none() || self.base != base {
             self.chunk = None;
             self.base = base;
-            self.chunk = Some(self.read(base, (base + self.per_chunk).min(self.total)));
+            self.chunk = Some(self.read(base, (base + (1 << self.shift)).min(self.total)));
         }
         let chunk = self.chunk.as_deref().unwrap_or(&[]);
         &chunk[(start - base) as usize..(end - base) as usize]

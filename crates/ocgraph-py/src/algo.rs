@@ -83,7 +83,7 @@ pub(crate) fn _wcc<'py>(
 
 /// PageRank scores (float64, sum 1), iterations, converged.
 #[pyfunction]
-#[pyo3(signature = (g, damping, max_iter, tol, personalization, weight, threads=None))]
+#[pyo3(signature = (g, damping, max_iter, tol, personalization, weight, method, threads=None))]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn _pagerank<'py>(
     py: Python<'py>,
@@ -93,13 +93,15 @@ pub(crate) fn _pagerank<'py>(
     tol: f64,
     personalization: Option<PyReadonlyArray1<'py, f64>>,
     weight: bool,
+    method: &str,
     threads: Option<usize>,
 ) -> PyResult<(Bound<'py, PyArray1<f64>>, usize, bool)> {
+    let method = method.parse::<algo::PageRankMethod>().py()?;
     let personalization = match &personalization {
         Some(p) => Some(p.as_slice()?.to_vec()),
         None => None,
     };
-    let opts = algo::PageRankOptions { damping, max_iter, tol, personalization, use_weights: weight };
+    let opts = algo::PageRankOptions { damping, max_iter, tol, personalization, use_weights: weight, method };
     let r =
         kernel(py, g, threads, |gr| with_adjacency!(gr, |out, inn| algo::pagerank(&out, &inn, &opts)).py())?;
     Ok((r.scores.into_pyarray(py), r.iterations, r.converged))

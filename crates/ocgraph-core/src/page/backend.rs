@@ -78,7 +78,8 @@ pub(crate) trait PageSource: Send + Sync {
 
     /// The size in bytes of the aligned chunks in which reads are zero-copy: a read that lies
     /// within one chunk (`offset / chunk == (offset + len - 1) / chunk`) pins it without copying.
-    /// Scans walk the files chunk by chunk (the pool's page size; larger for mmap).
+    /// Scans walk the files chunk by chunk (the pool's page size; larger for mmap). A power of
+    /// two.
     fn scan_chunk(&self) -> usize;
 
     /// Statistics since the backend was created or last reset.

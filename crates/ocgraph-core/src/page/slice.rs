@@ -5,16 +5,16 @@ use std::ops::Deref;
 
 /// Releases a pin taken by a backend (implemented by the buffer pool).
 pub(crate) trait PinRelease: Sync {
-    /// Unpins the page identified by `key` (backend-specific).
-    fn release(&self, key: u64);
+    /// Unpins `pages` consecutive pages, the first identified by `key` (backend-specific).
+    fn release(&self, key: u64, pages: u32);
 }
 
 /// What keeps the bytes of a [`Bytes`] alive.
 enum Keep<'a> {
     /// Nothing to do: the bytes live as long as `'a` (mmap).
     Nothing,
-    /// A pinned frame: released on drop.
-    Pin(&'a dyn PinRelease, u64),
+    /// Pinned frames (first page's key, page count): released on drop.
+    Pin(&'a dyn PinRelease, u64, u32),
     /// A private copy (8-byte aligned).
     Owned(#[allow(dead_code)] Vec<u64>),
 }
@@ -32,9 +32,10 @@ impl<'a> Bytes<'a> {
         Bytes { ptr: data.as_ptr(), len: data.len(), keep: Keep::Nothing }
     }
 
-    /// Bytes inside a pinned frame; `release.release(key)` is called on drop.
-    pub(crate) fn pinned(data: &'a [u8], release: &'a dyn PinRelease, key: u64) -> Self {
-        Bytes { ptr: data.as_ptr(), len: data.len(), keep: Keep::Pin(release, key) }
+    /// Bytes inside `pages` pinned frames (adjacent in memory when several);
+    /// `release.release(key, pages)` is called on drop.
+    pub(crate) fn pinned(data: &'a [u8], release: &'a dyn PinRelease, key: u64, pages: u32) -> Self {
+        Bytes { ptr: data.as_ptr(), len: data.len(), keep: Keep::Pin(release, key, pages) }
     }
 
     /// A private copy: the first `len` bytes of `buf`.
@@ -59,8 +60,8 @@ impl<'a> Bytes<'a> {
 
 impl Drop for Bytes<'_> {
     fn drop(&mut self) {
-        if let Keep::Pin(release, key) = self.keep {
-            release.release(key);
+        if let Keep::Pin(release, key, pages) = self.keep {
+            release.release(key, pages);
         }
     }
 }
@@ -68,7 +69,8 @@ impl Drop for Bytes<'_> {
 /// A typed view of graph data (`u32` neighbours, `u64` offsets, `f32` weights).
 ///
 /// Dereferences to `&[T]`. While it lives, the pages it covers stay pinned in the buffer pool
-/// (or it owns a private copy when the range spanned several frames). Drop it promptly: pinned
+/// (or it owns a private copy when the range spanned frames that are not adjacent in memory).
+/// Drop it promptly: pinned
 /// frames cannot be evicted.
 pub struct Slice<'a, T> {
     ptr: *const T,

@@ -109,6 +109,18 @@ impl FrameMemory {
         unsafe { std::slice::from_raw_parts(self.ptr.add(f * self.size), self.size) }
     }
 
+    /// The bytes of the `n` adjacent frames `f..f + n`.
+    ///
+    /// # Safety
+    /// The caller holds a pin on the page in each of these frames, so no thread writes them.
+    #[inline]
+    pub(super) unsafe fn frames(&self, f: usize, n: usize) -> &[u8] {
+        debug_assert!(f + n <= self.count);
+        // SAFETY: `f + n <= count`, so the range lies inside the allocation; no concurrent
+        // writer by the caller's guarantee.
+        unsafe { std::slice::from_raw_parts(self.ptr.add(f * self.size), n * self.size) }
+    }
+
     /// The bytes of frame `f`, for writing.
     ///
     /// # Safety

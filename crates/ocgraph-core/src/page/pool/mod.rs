@@ -156,6 +156,10 @@ impl Policy {
 /// long between checks instead of yielding, freeing its core for the readers.
 const BACKOFF_SLEEP: std::time::Duration = std::time::Duration::from_micros(50);
 
+/// A read spanning pages is served without a copy only when it covers at most
+/// 1/`MAX_ADJACENT_DIVISOR` of the frames ([`Core::pin_adjacent`]).
+const MAX_ADJACENT_DIVISOR: usize = 64;
+
 /// How often the huge-page thread checks whether the pool has settled.
 const SETTLE_INTERVAL: std::time::Duration = std::time::Duration::from_millis(50);
 /// The pool has settled when it read less than its capacity / this in one interval.
@@ -525,6 +529,44 @@ impl Core {
         debug_assert!(table::state(old) >= 1 && table::state(old) <= MAX_PINS);
     }
 
+    /// Pins pages `first..=last` of `file` when they are all resident, not waiting to be used
+    /// after a read-ahead, and held by adjacent frames in order (as a sequential read-ahead
+    /// leaves them), so that a read spanning them needs no copy; returns the first frame.
+    /// Never waits and never loads: otherwise (or when the run is longer than
+    /// 1/[`MAX_ADJACENT_DIVISOR`] of the frames, which keeps the frames pinned by such reads
+    /// a small share of the pool) it pins nothing and returns `None`.
+    fn pin_adjacent(&self, file: FileId, first: u64, last: u64) -> Option<usize> {
+        let pages = (last - first + 1) as usize;
+        if pages * MAX_ADJACENT_DIVISOR > self.mem.count() {
+            return None;
+        }
+        let table = &self.files[file as usize].table;
+        let mut f0 = 0;
+        for p in first..=last {
+            let entry = &table[p as usize];
+            let w = entry.load(Ordering::Acquire);
+            let f = table::frame(w);
+            if p == first {
+                f0 = f;
+            }
+            let ok = table::state(w) < MAX_PINS
+                && w & PREFETCHED == 0
+                && f == f0 + (p - first) as usize
+                && entry.compare_exchange(w, w + 1, Ordering::Acquire, Ordering::Relaxed).is_ok();
+            if !ok {
+                for q in first..p {
+                    self.unpin(file, q);
+                }
+                return None;
+            }
+        }
+        self.counters.add(Counter::Hits, pages as u64);
+        for f in f0..f0 + pages {
+            self.policy.on_hit(f);
+        }
+        Some(f0)
+    }
+
     /// Copies bytes `[offset, offset + len)` of `file` (within the file) to `dst`, pinning each
     /// page only while copying from it.
     ///
@@ -612,9 +654,11 @@ fn backoff(spins: &mut u32) {
 
 impl PinRelease for Core {
     #[inline]
-    fn release(&self, key: u64) {
-        let (file, page) = split_page_key(key);
-        self.unpin(file, page);
+    fn release(&self, key: u64, pages: u32) {
+        let (file, first) = split_page_key(key);
+        for page in first..first + pages as u64 {
+            self.unpin(file, page);
+        }
     }
 }
 
@@ -635,7 +679,15 @@ impl PageSource for BufferPool {
             let start = (offset - first * ps) as usize;
             // SAFETY: the page is pinned until the returned Bytes releases it.
             let data = unsafe { &self.mem.frame(f)[start..start + len] };
-            return Bytes::pinned(data, &*self.0, page_key(file, first));
+            return Bytes::pinned(data, &*self.0, page_key(file, first), 1);
+        }
+        if let Some(f) = self.pin_adjacent(file, first, last) {
+            let start = (offset - first * ps) as usize;
+            let pages = (last - first + 1) as usize;
+            // SAFETY: the pages are pinned, in the adjacent frames `f..f + pages`, until the
+            // returned Bytes releases them.
+            let data = unsafe { &self.mem.frames(f, pages)[start..start + len] };
+            return Bytes::pinned(data, &*self.0, page_key(file, first), pages as u32);
         }
         let words = len.div_ceil(8);
         let mut buf: Vec<u64> = Vec::with_capacity(words);
