@@ -388,3 +388,44 @@ fn populating_frames_keeps_their_bytes() {
     assert_eq!(unsafe { mem.frame(3) }, &pattern[..]);
     assert!(unsafe { mem.frame(5) }.iter().all(|&b| b == 0));
 }
+
+/// Reads spanning pages that sit in adjacent frames (as a sequential scan leaves them) are served
+/// from the frames without a copy, return the file's bytes, and release every pin; with 8
+/// threads at once too.
+#[test]
+fn reads_spanning_adjacent_frames_are_zero_copy() {
+    let dir = tempfile::tempdir().unwrap();
+    let (files, data) = random_files(dir.path(), &[4096 * 256], 3);
+    let pool = BufferPool::open(&files, 4096 * 256, 4096, "clock").unwrap();
+    for p in 0..256 {
+        drop(pool.read(0, p * 4096, 4096));
+    }
+    // SAFETY: only the address of the frame memory is used.
+    let base = unsafe { pool.mem.frame(0) }.as_ptr() as usize;
+    let frames = base..base + pool.frame_count() * 4096;
+    let zero_copy = std::sync::atomic::AtomicUsize::new(0);
+    std::thread::scope(|s| {
+        for t in 0..8u64 {
+            let (pool, data, frames, zero_copy) = (&pool, &data, &frames, &zero_copy);
+            s.spawn(move || {
+                let mut rng = Xoshiro256PlusPlus::seed_from_u64(t);
+                for _ in 0..500 {
+                    let offset = rng.gen_range(0..250 * 1024u64) * 4;
+                    let len = rng.gen_range(4096..3 * 4096usize) / 4 * 4;
+                    let got = pool.read(0, offset, len).typed::<u8>();
+                    assert_eq!(&*got, &data[0][offset as usize..offset as usize + len]);
+                    if frames.contains(&(got.as_ptr() as usize)) {
+                        zero_copy.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    }
+                }
+            });
+        }
+    });
+    // Almost every frame holds the page after the previous frame's page.
+    assert!(zero_copy.into_inner() > 8 * 500 * 9 / 10);
+    pool.resident_pages();
+    for (p, w) in pool.files[0].table.iter().enumerate() {
+        let w = w.load(std::sync::atomic::Ordering::Relaxed);
+        assert_eq!(super::table::state(w), 0, "page {p} still pinned");
+    }
+}
