@@ -19,7 +19,7 @@ use ocgraph_core::{Adjacency, Error, Result, Vertex};
 use rayon::prelude::*;
 
 use crate::bitmap::Bitmap;
-use crate::chunks::vertex_blocks;
+use crate::chunks::{in_order, vertex_blocks};
 
 /// GAPBS top-down → bottom-up switch: go bottom-up when the frontier's edges exceed
 /// `unexplored edges / ALPHA`.
@@ -169,25 +169,26 @@ fn bottom_up_step<I: Adjacency>(
     level: u32,
 ) -> u64 {
     let unvisited = |v: Vertex| parent[v as usize].load(Relaxed) == NONE;
-    blocks
-        .par_iter()
-        .map(|block| {
-            let mut awake = 0u64;
+    in_order(
+        blocks.to_vec(),
+        || 0u64,
+        |awake, block| {
             // Scan from the block's first unvisited vertex to its last, fetching only the lists
             // of unvisited vertices (so long stretches of visited vertices cost no reads).
-            let Some(first) = block.clone().find(|&v| unvisited(v)) else { return 0 };
+            let Some(first) = block.clone().find(|&v| unvisited(v)) else { return };
             let last = (first..block.end).rev().find(|&v| unvisited(v)).unwrap_or(first);
             in_.for_each_selected_in_range(first..last + 1, unvisited, |w, nbrs| {
                 if let Some(&u) = nbrs.iter().find(|&&u| front.get(u)) {
                     parent[w as usize].store(u, Relaxed);
                     depth[w as usize].store(level + 1, Relaxed);
                     next.set(w);
-                    awake += 1;
+                    *awake += 1;
                 }
             });
-            awake
-        })
-        .sum()
+        },
+    )
+    .into_iter()
+    .sum()
 }
 
 /// Serial check of a BFS result: lengths; the source has depth 0 and is its own parent;

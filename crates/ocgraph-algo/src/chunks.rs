@@ -4,9 +4,13 @@
 //! [`ocgraph_core::Adjacency::for_each_in_range`]) and hand the ranges to rayon, whose work
 //! stealing evens out the load. When per-vertex degrees are known, ranges are cut so each holds
 //! about the same number of edges ([`edge_balanced_ranges`]); otherwise fixed-size vertex blocks
-//! are used ([`vertex_blocks`]).
+//! are used ([`vertex_blocks`]). Scans hand the ranges out in vertex order ([`in_order`]), so
+//! that the threads read the files together from front to back (one sequential stream for the
+//! page layer's read-ahead) rather than from as many places as rayon's halving split makes.
 
 use std::ops::Range;
+use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
+use std::sync::Mutex;
 
 use ocgraph_core::Adjacency;
 use rayon::prelude::*;
@@ -60,4 +64,26 @@ pub(crate) fn edge_balanced_ranges(degrees: &[u32], pieces: usize) -> Vec<Range<
 /// How many pieces to cut a scan into: several per rayon thread, for work stealing.
 pub(crate) fn pieces_for(n: usize) -> usize {
     (rayon::current_num_threads() * 16).min(n.max(1))
+}
+
+/// Runs `f` on every item, the threads of the current rayon pool taking the items in order (as
+/// an OpenMP dynamic schedule): at any time the items in progress are next to each other, so a
+/// scan over vertex ranges reads the files as one front moving from start to end. Each thread
+/// starts from `init()` and folds its items into it; returns one accumulator per thread.
+pub(crate) fn in_order<T: Send, A: Send>(
+    items: Vec<T>,
+    init: impl Fn() -> A + Sync,
+    f: impl Fn(&mut A, T) + Sync,
+) -> Vec<A> {
+    let slots: Vec<Mutex<Option<T>>> = items.into_iter().map(|t| Mutex::new(Some(t))).collect();
+    let next = AtomicUsize::new(0);
+    rayon::broadcast(|_| {
+        let mut acc = init();
+        while let Some(slot) = slots.get(next.fetch_add(1, Relaxed)) {
+            if let Some(item) = slot.lock().unwrap_or_else(|e| e.into_inner()).take() {
+                f(&mut acc, item);
+            }
+        }
+        acc
+    })
 }

@@ -11,12 +11,12 @@
 //! compression); then the most frequent component among 1024 sampled vertices (usually the giant
 //! one) is skipped while the remaining arcs are linked: the rest of each out-list plus, so that
 //! arcs from skipped vertices are not lost, the whole in-list. All passes scan contiguous vertex
-//! ranges with [`Adjacency::for_each_in_range`] on the caller's rayon pool.
+//! ranges, handed to the caller's rayon pool in vertex order.
 //!
 //! Out of core, every pass over the lists costs a read of the graph, so (unlike GAPBS) the two
 //! sampling rounds share one scan (each vertex links its first two neighbours in turn; the
 //! union-find result is the same), the last phase reads only the lists of vertices outside the
-//! skipped component (runs of such vertices, so the giant component's pages are not read), and
+//! skipped component ([`Adjacency::for_each_selected_in_range`]), and
 //! when `in_` serves the same lists as `out` (an undirected graph, [`Adjacency::lists_id`]) the
 //! in-list pass is left out: each arc from a skipped vertex is then also an out-arc of its other
 //! end, which is linked from there unless that end is skipped too (and so already connected).
@@ -31,7 +31,7 @@ use ocgraph_core::{Adjacency, Result, Vertex};
 use rayon::prelude::*;
 
 use crate::bfs::check_directions;
-use crate::chunks::vertex_blocks;
+use crate::chunks::{in_order, vertex_blocks};
 
 /// Out-neighbours per vertex linked in the sampling phase.
 const NEIGHBOR_ROUNDS: usize = 2;
@@ -97,37 +97,35 @@ pub fn wcc<O: Adjacency, I: Adjacency>(out: &O, in_: &I) -> Result<Vec<Vertex>> 
     }
     let comp: Vec<AtomicU32> = (0..n as Vertex).map(AtomicU32::new).collect();
     let blocks = vertex_blocks(n);
-    blocks.par_iter().for_each(|b| {
-        out.for_each_in_range(b.clone(), |v, nbrs| {
-            nbrs.iter().take(NEIGHBOR_ROUNDS).for_each(|&u| link(v, u, &comp));
-        })
-    });
+    in_order(
+        blocks.clone(),
+        || (),
+        |_, b| {
+            out.for_each_in_range(b, |v, nbrs| {
+                nbrs.iter().take(NEIGHBOR_ROUNDS).for_each(|&u| link(v, u, &comp));
+            })
+        },
+    );
     compress(&comp);
     let giant = most_frequent(&comp);
     let skip = |v: Vertex| comp[v as usize].load(Relaxed) == giant;
     let symmetric = out.lists_id().is_some() && out.lists_id() == in_.lists_id();
-    blocks.par_iter().for_each(|b| {
-        let mut v = b.start;
-        while v < b.end {
-            // The next run of vertices outside the skipped component.
-            while v < b.end && skip(v) {
-                v += 1;
-            }
-            let start = v;
-            while v < b.end && !skip(v) {
-                v += 1;
-            }
-            if start == v {
-                continue;
-            }
-            out.for_each_in_range(start..v, |x, nbrs| {
+    in_order(
+        blocks,
+        || (),
+        |_, b| {
+            // Only the lists of vertices outside the skipped component are read.
+            let keep = |v: Vertex| !skip(v);
+            out.for_each_selected_in_range(b.clone(), keep, |x, nbrs| {
                 nbrs.iter().skip(NEIGHBOR_ROUNDS).for_each(|&u| link(x, u, &comp));
             });
             if !symmetric {
-                in_.for_each_in_range(start..v, |x, nbrs| nbrs.iter().for_each(|&u| link(x, u, &comp)));
+                in_.for_each_selected_in_range(b, keep, |x, nbrs| {
+                    nbrs.iter().for_each(|&u| link(x, u, &comp))
+                });
             }
-        }
-    });
+        },
+    );
     compress(&comp);
     Ok(comp.into_par_iter().map(AtomicU32::into_inner).collect())
 }
