@@ -529,9 +529,10 @@ impl Core {
         debug_assert!(table::state(old) >= 1 && table::state(old) <= MAX_PINS);
     }
 
-    /// Pins pages `first..=last` of `file` when they are all resident, not waiting to be used
-    /// after a read-ahead, and held by adjacent frames in order (as a sequential read-ahead
-    /// leaves them), so that a read spanning them needs no copy; returns the first frame.
+    /// Pins pages `first..=last` of `file` when they are all resident and held by adjacent
+    /// frames in order (as a sequential read-ahead leaves them), so that a read spanning them
+    /// needs no copy; returns the first frame. A page read ahead counts its first use here as
+    /// in [`Core::pin`] (which may start the next read-ahead window).
     /// Never waits and never loads: otherwise (or when the run is longer than
     /// 1/[`MAX_ADJACENT_DIVISOR`] of the frames, which keeps the frames pinned by such reads
     /// a small share of the pool) it pins nothing and returns `None`.
@@ -549,15 +550,19 @@ impl Core {
             if p == first {
                 f0 = f;
             }
+            // Take a pin and clear the read-ahead marks, as `pin` does.
+            let new = (w + 1) & !(PREFETCHED | TRIGGER);
             let ok = table::state(w) < MAX_PINS
-                && w & PREFETCHED == 0
                 && f == f0 + (p - first) as usize
-                && entry.compare_exchange(w, w + 1, Ordering::Acquire, Ordering::Relaxed).is_ok();
+                && entry.compare_exchange(w, new, Ordering::Acquire, Ordering::Relaxed).is_ok();
             if !ok {
                 for q in first..p {
                     self.unpin(file, q);
                 }
                 return None;
+            }
+            if w & PREFETCHED != 0 {
+                self.first_use_of_prefetched(file, p, w & TRIGGER != 0);
             }
         }
         self.counters.add(Counter::Hits, pages as u64);
