@@ -135,17 +135,16 @@ fn top_down_step<O: Adjacency>(
         .par_chunks(chunk)
         .map(|vs| {
             let mut found = Vec::new();
-            let mut edges = 0u64;
-            for &u in vs {
-                for &v in out.neighbors(u).iter() {
+            out.for_each_of(vs, |u, nbrs| {
+                for &v in nbrs {
                     let p = &parent[v as usize];
                     if p.load(Relaxed) == NONE && p.compare_exchange(NONE, u, Relaxed, Relaxed).is_ok() {
                         depth[v as usize].store(level + 1, Relaxed);
-                        edges += out.degree(v) as u64;
                         found.push(v);
                     }
                 }
-            }
+            });
+            let edges = out.degree_sum(&found);
             (found, edges)
         })
         .collect();
@@ -181,7 +180,8 @@ fn bottom_up_step<I: Adjacency>(
                 if let Some(&u) = nbrs.iter().find(|&&u| front.get(u)) {
                     parent[w as usize].store(u, Relaxed);
                     depth[w as usize].store(level + 1, Relaxed);
-                    next.set(w);
+                    // Blocks are multiples of 64 vertices: this thread owns `w`'s word.
+                    next.set_in_owned_word(w);
                     *awake += 1;
                 }
             });

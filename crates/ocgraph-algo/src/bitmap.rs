@@ -22,6 +22,16 @@ impl Bitmap {
         self.words[(v / 64) as usize].fetch_or(1 << (v % 64), Ordering::Relaxed);
     }
 
+    /// Sets bit `v` with a plain load and store instead of an atomic read-modify-write. Only
+    /// for a caller that is the one thread writing `v`'s word (64 vertices, aligned) meanwhile,
+    /// as a scan of a block of [`crate::chunks::VERTEX_BLOCK`] vertices is; otherwise a
+    /// concurrent `set` of another bit of the word could be lost.
+    #[inline]
+    pub(crate) fn set_in_owned_word(&self, v: u32) {
+        let w = &self.words[(v / 64) as usize];
+        w.store(w.load(Ordering::Relaxed) | 1 << (v % 64), Ordering::Relaxed);
+    }
+
     /// Whether bit `v` is set.
     #[inline]
     pub(crate) fn get(&self, v: u32) -> bool {

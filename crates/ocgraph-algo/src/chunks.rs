@@ -17,6 +17,8 @@ use rayon::prelude::*;
 
 /// Vertices per block when nothing better is known.
 pub(crate) const VERTEX_BLOCK: u32 = 4096;
+// Bitmap words (64 vertices) never straddle two blocks (`Bitmap::set_in_owned_word`).
+const _: () = assert!(VERTEX_BLOCK.is_multiple_of(64));
 
 /// `0..n` cut into blocks of [`VERTEX_BLOCK`] vertices.
 pub(crate) fn vertex_blocks(n: usize) -> Vec<Range<u32>> {

@@ -28,6 +28,25 @@ pub trait Adjacency: Sync {
     /// Number of neighbours of `v`.
     fn degree(&self, v: Vertex) -> usize;
 
+    /// The sum of the degrees of `vertices`.
+    ///
+    /// Backends override this to read the offsets of vertices that share a page with one pin
+    /// (a kernel summing the degrees of the vertices it just found, often in id order).
+    fn degree_sum(&self, vertices: &[Vertex]) -> u64 {
+        vertices.iter().map(|&v| self.degree(v) as u64).sum()
+    }
+
+    /// Calls `f(v, neighbours(v))` for every `v` of `vertices`, in that order.
+    ///
+    /// Backends override this to read the offsets and lists of vertices that share a page with
+    /// one pin each, so a sorted list of vertices (a BFS frontier) costs about one pin per page
+    /// instead of two reads per vertex.
+    fn for_each_of<F: FnMut(Vertex, &[Vertex])>(&self, vertices: &[Vertex], mut f: F) {
+        for &v in vertices {
+            f(v, &self.neighbors(v));
+        }
+    }
+
     /// The sorted neighbour list of `v`.
     fn neighbors(&self, v: Vertex) -> Slice<'_, Vertex>;
 
@@ -374,6 +393,30 @@ impl Adjacency for Direction<'_> {
         self.arcs(a, b)
     }
 
+    /// Reads the offsets through one cursor: consecutive vertices in the same chunk of the
+    /// offsets file share one pin.
+    fn degree_sum(&self, vertices: &[Vertex]) -> u64 {
+        let mut offs = self.offsets_cursor();
+        vertices
+            .iter()
+            .map(|&v| {
+                let (a, b) = self.bounds_via(&mut offs, v);
+                b - a
+            })
+            .sum()
+    }
+
+    /// Reads offsets and lists through one cursor each (at most two pins held, so a pool of
+    /// two frames still works).
+    fn for_each_of<F: FnMut(Vertex, &[Vertex])>(&self, vertices: &[Vertex], mut f: F) {
+        let mut offs = self.offsets_cursor();
+        let mut nbrs = ChunkCursor::new(self.src(), self.neighbors, self.graph.num_arcs());
+        for &v in vertices {
+            let (a, b) = self.bounds_via(&mut offs, v);
+            f(v, nbrs.get(a, b));
+        }
+    }
+
     fn lists_id(&self) -> Option<(usize, FileId)> {
         Some((self.graph as *const Graph as usize, self.neighbors))
     }
@@ -446,7 +489,19 @@ impl Adjacency for Direction<'_> {
     }
 }
 
-impl Direction<'_> {
+impl<'g> Direction<'g> {
+    /// A cursor over this direction's offsets file.
+    fn offsets_cursor(&self) -> ChunkCursor<'g, u64> {
+        ChunkCursor::new(self.src(), self.offsets, self.graph.num_vertices() as u64 + 1)
+    }
+
+    /// The arc range of `v`, read through `offs`.
+    fn bounds_via(&self, offs: &mut ChunkCursor<'g, u64>, v: Vertex) -> (u64, u64) {
+        assert!((v as usize) < self.graph.num_vertices(), "vertex {v} out of range");
+        let o = offs.get(v as u64, v as u64 + 2);
+        (o[0], o[1])
+    }
+
     /// Calls `f(Some((v, start, end)))` with the arc range of every `v` in `vertices`, reading
     /// the offsets in blocks aligned to the backend's scan chunk (copied, so no pin is held on
     /// the offsets file while `f` runs). Before reading each block it calls `f(None)`: the

@@ -140,6 +140,30 @@ fn check_direction(adj: &impl Adjacency, lists: &Lists, weighted: bool, seed: u6
             assert!(w.iter().zip(l).all(|(a, b)| *a == if weighted { b.1 } else { 1.0 }));
         });
         assert_eq!(count, r.len());
+        // The selective scan visits exactly the selected vertices, with their lists.
+        let mut seen = Vec::new();
+        adj.for_each_selected_in_range(
+            r.clone(),
+            |v| v % 3 != 1,
+            |v, nb| {
+                assert!(nb.iter().eq(lists[v as usize].iter().map(|p| &p.0)), "selected neighbours of {v}");
+                seen.push(v);
+            },
+        );
+        assert!(seen.iter().copied().eq(r.clone().filter(|v| v % 3 != 1)));
+    }
+    // Degree sums and lists of unsorted (with repeats), then sorted vertices.
+    let mut vs: Vec<Vertex> = (0..300).map(|_| rng.gen_range(0..n)).collect();
+    for _ in 0..2 {
+        let want: u64 = vs.iter().map(|&v| lists[v as usize].len() as u64).sum();
+        assert_eq!(adj.degree_sum(&vs), want);
+        let mut seen = Vec::new();
+        adj.for_each_of(&vs, |v, nb| {
+            assert!(nb.iter().eq(lists[v as usize].iter().map(|p| &p.0)), "listed neighbours of {v}");
+            seen.push(v);
+        });
+        assert_eq!(seen, vs);
+        vs.sort_unstable();
     }
 }
 
