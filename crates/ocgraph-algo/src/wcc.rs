@@ -15,8 +15,9 @@
 //!
 //! Out of core, every pass over the lists costs a read of the graph, so (unlike GAPBS) the two
 //! sampling rounds share one scan (each vertex links its first two neighbours in turn; the
-//! union-find result is the same), the last phase reads only the lists of vertices outside the
-//! skipped component ([`Adjacency::for_each_selected_in_range`]), and
+//! union-find result is the same), the last phase reads only the out-lists with arcs left (more
+//! than two, recorded in a bitmap during the first scan: one bit per vertex) of vertices outside
+//! the skipped component ([`Adjacency::for_each_of`]), and
 //! when `in_` serves the same lists as `out` (an undirected graph, [`Adjacency::lists_id`]) the
 //! in-list pass is left out: each arc from a skipped vertex is then also an out-arc of its other
 //! end, which is linked from there unless that end is skipped too (and so already connected).
@@ -31,6 +32,7 @@ use ocgraph_core::{Adjacency, Result, Vertex};
 use rayon::prelude::*;
 
 use crate::bfs::check_directions;
+use crate::bitmap::Bitmap;
 use crate::chunks::{in_order, vertex_blocks};
 
 /// Out-neighbours per vertex linked in the sampling phase.
@@ -96,6 +98,9 @@ pub fn wcc<O: Adjacency, I: Adjacency>(out: &O, in_: &I) -> Result<Vec<Vertex>> 
         return Ok(Vec::new());
     }
     let comp: Vec<AtomicU32> = (0..n as Vertex).map(AtomicU32::new).collect();
+    // Vertices with more out-neighbours than the sampling phase links: the only ones whose
+    // out-lists the last phase reads.
+    let longer = Bitmap::new(n);
     let blocks = vertex_blocks(n);
     in_order(
         blocks.clone(),
@@ -103,6 +108,10 @@ pub fn wcc<O: Adjacency, I: Adjacency>(out: &O, in_: &I) -> Result<Vec<Vertex>> 
         |_, b| {
             out.for_each_in_range(b, |v, nbrs| {
                 nbrs.iter().take(NEIGHBOR_ROUNDS).for_each(|&u| link(v, u, &comp));
+                if nbrs.len() > NEIGHBOR_ROUNDS {
+                    // Blocks are multiples of 64 vertices: this thread owns `v`'s word.
+                    longer.set_in_owned_word(v);
+                }
             })
         },
     );
@@ -110,22 +119,19 @@ pub fn wcc<O: Adjacency, I: Adjacency>(out: &O, in_: &I) -> Result<Vec<Vertex>> 
     let giant = most_frequent(&comp);
     let skip = |v: Vertex| comp[v as usize].load(Relaxed) == giant;
     let symmetric = out.lists_id().is_some() && out.lists_id() == in_.lists_id();
-    in_order(
-        blocks,
-        || (),
-        |_, b| {
-            // Only the lists of vertices outside the skipped component are read.
+    in_order(blocks, Vec::new, |rest: &mut Vec<Vertex>, b| {
+        // Only the out-lists that have arcs left, of vertices outside the skipped
+        // component, are read (their offsets and lists through one cursor each).
+        rest.clear();
+        rest.extend(b.clone().filter(|&v| longer.get(v) && !skip(v)));
+        out.for_each_of(rest, |x, nbrs| {
+            nbrs.iter().skip(NEIGHBOR_ROUNDS).for_each(|&u| link(x, u, &comp));
+        });
+        if !symmetric {
             let keep = |v: Vertex| !skip(v);
-            out.for_each_selected_in_range(b.clone(), keep, |x, nbrs| {
-                nbrs.iter().skip(NEIGHBOR_ROUNDS).for_each(|&u| link(x, u, &comp));
-            });
-            if !symmetric {
-                in_.for_each_selected_in_range(b, keep, |x, nbrs| {
-                    nbrs.iter().for_each(|&u| link(x, u, &comp))
-                });
-            }
-        },
-    );
+            in_.for_each_selected_in_range(b, keep, |x, nbrs| nbrs.iter().for_each(|&u| link(x, u, &comp)));
+        }
+    });
     compress(&comp);
     Ok(comp.into_par_iter().map(AtomicU32::into_inner).collect())
 }
