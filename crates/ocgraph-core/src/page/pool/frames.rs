@@ -10,12 +10,14 @@
 //! in 2 MiB pages while the pool fills was 3.6x slower here (kron22's 547 MB first scan: 1.57 s
 //! with `MADV_HUGEPAGE` at open, 0.43 s without, bench/RESULTS.md; the kernel zeroes each huge
 //! page at the fault, on the reader's critical path, and this VM backs fresh guest memory
-//! slowly). Once every
-//! frame has been used and the pool has settled (it no longer cycles pages through its frames),
-//! [`FrameMemory::collapse_to_huge_pages`] (run by the pool on a background thread) asks the
-//! kernel to rebuild the mapping from huge pages (`MADV_COLLAPSE`, Linux 6.1+; the contents are
-//! copied and nothing changes for readers) and marks it `MADV_HUGEPAGE` so that `khugepaged`
-//! retries what could not be collapsed then (e.g. frames under a read).
+//! slowly). Whenever the pool has settled (it no longer cycles pages through its frames) and
+//! has used frames it has not collapsed yet, [`FrameMemory::collapse_to_huge_pages`] (run by
+//! the pool on a background thread) asks the kernel to rebuild those frames from huge pages
+//! (`MADV_COLLAPSE`, Linux 6.1+; the contents are copied and nothing changes for readers) and
+//! marks them `MADV_HUGEPAGE` so that `khugepaged` retries what could not be collapsed then
+//! (e.g. frames under a read). Only used frames are collapsed, so memory is still committed
+//! only as frames are used (a kernel that leaves a few pages of the graph unread, as a BFS
+//! does, used to keep the free list from running empty, and so never got huge pages).
 
 /// `count` frames of `size` bytes each, contiguous and 4096-aligned (as O_DIRECT requires).
 pub(super) struct FrameMemory {
@@ -55,17 +57,25 @@ impl FrameMemory {
         Some(FrameMemory { ptr: ptr as *mut u8, bytes, size, count })
     }
 
-    /// Backs the frames with transparent huge pages where the kernel can (see the module
-    /// documentation): `MADV_COLLAPSE`, then `MADV_HUGEPAGE`. Best effort: errors (an older
-    /// kernel, THP disabled, frames pinned by an ongoing read) leave ordinary pages.
-    pub(super) fn collapse_to_huge_pages(&self) {
+    /// Backs frames `[first, end)` with transparent huge pages where the kernel can (see the
+    /// module documentation): `MADV_COLLAPSE`, then `MADV_HUGEPAGE`, over the 2 MiB-aligned
+    /// range that covers them (within the mapping). Best effort: errors (an older kernel, THP
+    /// disabled, frames pinned by an ongoing read) leave ordinary pages.
+    pub(super) fn collapse_to_huge_pages(&self, first: usize, end: usize) {
+        const HUGE: usize = 2 << 20;
+        let base = self.ptr as usize;
+        let lo = ((base + first * self.size) & !(HUGE - 1)).max(base);
+        let hi = ((base + end.min(self.count) * self.size).next_multiple_of(HUGE)).min(base + self.bytes);
+        if lo >= hi {
+            return;
+        }
         #[cfg(target_env = "gnu")]
-        // SAFETY: advisory calls on our own mapping; MADV_COLLAPSE keeps the contents (it copies
-        // them into huge pages under the kernel's page locks), so concurrent readers and
-        // writers of frames see the same bytes throughout.
+        // SAFETY: advisory calls on a range inside our own mapping; MADV_COLLAPSE keeps the
+        // contents (it copies them into huge pages under the kernel's page locks), so
+        // concurrent readers and writers of frames see the same bytes throughout.
         unsafe {
-            libc::madvise(self.ptr as *mut libc::c_void, self.bytes, libc::MADV_COLLAPSE);
-            libc::madvise(self.ptr as *mut libc::c_void, self.bytes, libc::MADV_HUGEPAGE);
+            libc::madvise(lo as *mut libc::c_void, hi - lo, libc::MADV_COLLAPSE);
+            libc::madvise(lo as *mut libc::c_void, hi - lo, libc::MADV_HUGEPAGE);
         }
     }
 

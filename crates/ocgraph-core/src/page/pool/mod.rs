@@ -116,8 +116,8 @@ pub(crate) struct Core {
     prefault: Prefault,
     /// This pool (for the one-shot huge-page thread).
     me: Weak<Core>,
-    /// Set when the free list first ran empty (and the huge-page collapse was started).
-    filled: AtomicBool,
+    /// Set when the first frame was taken (and the huge-page thread was started).
+    watching: AtomicBool,
 }
 
 /// The replacement policy. CLOCK, the default, is held by value so that the hit path calls its
@@ -259,7 +259,7 @@ impl BufferPool {
             flusher: Flusher::new(me.clone()),
             prefault: Prefault::new(me.clone()),
             me: me.clone(),
-            filled: AtomicBool::new(false),
+            watching: AtomicBool::new(false),
         })))
     }
 }
@@ -432,8 +432,8 @@ impl Core {
         }
     }
 
-    /// A frame from the free list, if any. The first time the list runs empty (every frame
-    /// has held a page), starts the background thread of [`Core::collapse_when_settled`].
+    /// A frame from the free list, if any. The first call starts the background thread of
+    /// [`Core::collapse_when_settled`].
     fn pop_free(&self) -> Option<usize> {
         if self.free_len.load(Ordering::Acquire) == 0 {
             return None;
@@ -442,7 +442,7 @@ impl Core {
         let f = free.pop()?;
         self.free_len.fetch_sub(1, Ordering::Release);
         self.prefault_after(f);
-        if free.is_empty() && !self.filled.swap(true, Ordering::AcqRel) {
+        if !self.watching.swap(true, Ordering::AcqRel) {
             let me = self.me.clone();
             // Best effort: without the thread the frames keep ordinary pages.
             let _ = std::thread::Builder::new()
@@ -452,23 +452,33 @@ impl Core {
         Some(f)
     }
 
-    /// Backs the frames with huge pages ([`FrameMemory::collapse_to_huge_pages`]) once the pool
-    /// has settled: in a [`SETTLE_INTERVAL`] it read less than 1/[`SETTLE_READ_DIVISOR`] of its
-    /// capacity. A pool that keeps cycling pages through its frames (a scan larger than the
-    /// pool) gains little from huge pages and would pay for the copy while it reads, so the
-    /// thread waits (holding no reference to the pool between checks) and exits when the pool is
-    /// dropped.
+    /// Backs the used frames with huge pages ([`FrameMemory::collapse_to_huge_pages`]) each
+    /// time the pool has settled: in a [`SETTLE_INTERVAL`] it read less than
+    /// 1/[`SETTLE_READ_DIVISOR`] of its capacity, and it has used frames not collapsed yet (the
+    /// free list hands frames out in ascending order, so the used frames are the first
+    /// `frames - free`). A pool that keeps cycling pages through its frames (a scan larger than
+    /// the pool) gains little from huge pages and would pay for the copy while it reads, so the
+    /// thread waits (holding no reference to the pool between checks); it exits when every
+    /// frame is collapsed or the pool is dropped.
     fn collapse_when_settled(me: Weak<Core>) {
         let mut last = None;
+        let mut done = 0;
         loop {
             std::thread::sleep(SETTLE_INTERVAL);
             let Some(pool) = me.upgrade() else { return };
             let read = pool.counters.get(Counter::BytesRead);
-            let capacity = (pool.mem.count() * pool.page_size) as u64;
+            let count = pool.mem.count();
+            let capacity = (count * pool.page_size) as u64;
+            let used = count - pool.free_len.load(Ordering::Acquire).min(count);
             // Counters may be reset meanwhile: a smaller value counts as no reads.
-            if last.is_some_and(|l: u64| read.saturating_sub(l) < capacity / SETTLE_READ_DIVISOR) {
-                pool.mem.collapse_to_huge_pages();
-                return;
+            if last.is_some_and(|l: u64| read.saturating_sub(l) < capacity / SETTLE_READ_DIVISOR)
+                && used > done
+            {
+                pool.mem.collapse_to_huge_pages(done, used);
+                done = used;
+                if done == count {
+                    return;
+                }
             }
             last = Some(read);
         }

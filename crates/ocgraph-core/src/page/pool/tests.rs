@@ -350,8 +350,8 @@ fn a_window_longer_than_iov_max_is_read_in_few_calls() {
     }
 }
 
-/// A pool that has used every frame and then reads nothing for a while backs its frames with
-/// huge pages in the background (`MADV_COLLAPSE`, best effort): the bytes it serves stay those
+/// A pool that reads nothing for a while backs the frames it used with huge pages in the
+/// background (`MADV_COLLAPSE`, best effort): the bytes it serves stay those
 /// of the files before, during and after, on 2 MiB of frames (one huge page's worth).
 #[test]
 fn frames_keep_their_bytes_when_collapsed_to_huge_pages() {
@@ -359,11 +359,11 @@ fn frames_keep_their_bytes_when_collapsed_to_huge_pages() {
     let (files, data) = random_files(dir.path(), &[4096 * 512], 17);
     let pool = BufferPool::open(&files, 4096 * 512, 4096, "clock").unwrap();
     pool.set_read_ahead(0, 0);
-    assert!(!pool.filled.load(std::sync::atomic::Ordering::Acquire));
+    assert!(!pool.watching.load(std::sync::atomic::Ordering::Acquire));
     for p in 0..512u64 {
         assert_eq!(&*pool.read(0, p * 4096, 4096).typed::<u8>(), &data[0][p as usize * 4096..][..4096]);
     }
-    assert!(pool.filled.load(std::sync::atomic::Ordering::Acquire), "every frame used");
+    assert!(pool.watching.load(std::sync::atomic::Ordering::Acquire), "the huge-page thread runs");
     // Reads keep hitting while the huge-page thread settles and collapses.
     let until = std::time::Instant::now() + super::SETTLE_INTERVAL * 6;
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(3);
