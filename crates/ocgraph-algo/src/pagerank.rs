@@ -256,17 +256,33 @@ pub fn pagerank<O: Adjacency, I: Adjacency>(
     }
 }
 
+/// What both iterations need: the teleport vector, the out-weights and the in-scan's ranges.
+struct Setup {
+    n: usize,
+    p: Vec<f64>,
+    weighted: bool,
+    w_out: Vec<f64>,
+    ranges: Vec<std::ops::Range<Vertex>>,
+}
+
+impl Setup {
+    fn new<O: Adjacency, I: Adjacency>(out: &O, in_: &I, opts: &PageRankOptions) -> Result<Setup> {
+        let n = out.num_vertices();
+        let p = teleport_vector(n, opts)?;
+        let weighted = opts.use_weights && out.is_weighted() && in_.is_weighted();
+        let w_out = out_weights(out, weighted)?;
+        let ranges = edge_balanced_ranges(&degrees(in_), pieces_for(n));
+        Ok(Setup { n, p, weighted, w_out, ranges })
+    }
+}
+
 /// The Gauss-Seidel iteration, with contributions shared as `C` (see the module docs).
 fn sweep<O: Adjacency, I: Adjacency, C: SharedContrib>(
     out: &O,
     in_: &I,
     opts: &PageRankOptions,
 ) -> Result<PageRankResult> {
-    let n = out.num_vertices();
-    let p = teleport_vector(n, opts)?;
-    let weighted = opts.use_weights && out.is_weighted() && in_.is_weighted();
-    let w_out = out_weights(out, weighted)?;
-    let ranges = edge_balanced_ranges(&degrees(in_), pieces_for(n));
+    let Setup { n, p, weighted, w_out, ranges } = Setup::new(out, in_, opts)?;
     let d = opts.damping;
     let contrib_of = |xu: f64, wu: f64| if wu > 0.0 { d * xu / wu } else { 0.0 };
 
@@ -333,11 +349,7 @@ fn iterate<O: Adjacency, I: Adjacency, C: Contrib>(
     in_: &I,
     opts: &PageRankOptions,
 ) -> Result<PageRankResult> {
-    let n = out.num_vertices();
-    let p = teleport_vector(n, opts)?;
-    let weighted = opts.use_weights && out.is_weighted() && in_.is_weighted();
-    let w_out = out_weights(out, weighted)?;
-    let ranges = edge_balanced_ranges(&degrees(in_), pieces_for(n));
+    let Setup { n, p, weighted, w_out, ranges } = Setup::new(out, in_, opts)?;
     let d = opts.damping;
 
     let mut x = vec![1.0 / n as f64; n];
