@@ -132,22 +132,7 @@ def main():
         for algo in algos:
             wl = f"{algo}/{gname}"
             t = os.path.join(a.out, f"{algo}-{gname}.trace")
-            sh(
-                [
-                    a.bin,
-                    "run",
-                    algo,
-                    g,
-                    "--backend",
-                    "pool",
-                    "--memory",
-                    str(mem),
-                    "--threads",
-                    str(a.threads),
-                    "--trace",
-                    t,
-                ]
-            )
+            sh([*pool_run_cmd(a.bin, algo, g, mem, "clock", a.threads), "--trace", t])
             c = os.path.join(a.out, f"{algo}-{gname}.csv")
             sh(
                 [

@@ -288,16 +288,10 @@ fn sweep<O: Adjacency, I: Adjacency, C: SharedContrib>(
 
     let mut x = p.clone();
     let contrib: Vec<C> = x.par_iter().zip(&w_out).map(|(&xu, &wu)| C::new(contrib_of(xu, wu))).collect();
-    let mut result = PageRankResult { scores: Vec::new(), iterations: opts.max_iter, converged: false };
+    let (mut iterations, mut converged) = (opts.max_iter, false);
     let base = 1.0 - d;
     for iter in 1..=opts.max_iter {
-        let mut pieces = Vec::with_capacity(ranges.len());
-        let mut rest = &mut x[..];
-        for r in &ranges {
-            let (head, tail) = rest.split_at_mut(r.len());
-            pieces.push((r.clone(), head));
-            rest = tail;
-        }
+        let pieces = split_by_ranges(&mut x, &ranges);
         // In vertex order, so that every piece sees the new scores of almost all vertices
         // before it (rayon's halving split has one thread start in the middle, and the sweep
         // then converges more slowly: 9 sweeps instead of 6 on kron20).
@@ -333,14 +327,28 @@ fn sweep<O: Adjacency, I: Adjacency, C: SharedContrib>(
         .fold((0.0, 0.0), |a, b| (a.0 + b.0, a.1 + b.1));
         // The change of the normalised scores is about the change of `y` over its sum.
         if err < n as f64 * opts.tol * sum {
-            result = PageRankResult { scores: Vec::new(), iterations: iter, converged: true };
+            (iterations, converged) = (iter, true);
             break;
         }
     }
     let sum: f64 = x.par_iter().sum();
     x.par_iter_mut().for_each(|s| *s /= sum);
-    result.scores = x;
-    Ok(result)
+    Ok(PageRankResult { scores: x, iterations, converged })
+}
+
+/// `x` cut into the consecutive slices of `ranges` (which cover it in order), each with its
+/// range: the pieces one sweep hands out.
+fn split_by_ranges<'a>(
+    mut x: &'a mut [f64],
+    ranges: &[std::ops::Range<Vertex>],
+) -> Vec<(std::ops::Range<Vertex>, &'a mut [f64])> {
+    let mut pieces = Vec::with_capacity(ranges.len());
+    for r in ranges {
+        let (head, tail) = std::mem::take(&mut x).split_at_mut(r.len());
+        pieces.push((r.clone(), head));
+        x = tail;
+    }
+    pieces
 }
 
 /// The power iteration, with contributions stored as `C`.
@@ -383,13 +391,7 @@ fn pull<I: Adjacency, C: Contrib>(
     base: f64,
     next: &mut [f64],
 ) -> f64 {
-    let mut pieces = Vec::with_capacity(ranges.len());
-    let mut rest = next;
-    for r in ranges {
-        let (head, tail) = rest.split_at_mut(r.len());
-        pieces.push((r.clone(), head));
-        rest = tail;
-    }
+    let pieces = split_by_ranges(next, ranges);
     in_order(
         pieces,
         || 0.0,

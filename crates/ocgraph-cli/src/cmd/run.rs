@@ -107,15 +107,15 @@ pub fn run(args: &RunArgs) -> Result<()> {
     let started = std::time::Instant::now();
     let mut warmups = 0;
     while args.warmup_secs > 0.0 && (warmups == 0 || started.elapsed().as_secs_f64() < args.warmup_secs) {
-        pool.install(|| with_adjacency!(&view, |out, inn| execute(args, 1, out, inn)))?;
+        pool.install(|| with_adjacency!(&view, |out, inn| execute(args, 1, false, out, inn)))?;
         warmups += 1;
     }
     if warmups > 0 {
         view.reset_io_stats();
         println!("warm-up: {warmups} untimed trial(s) in {:.3} s", started.elapsed().as_secs_f64());
     }
-    let (report, values, summary) =
-        pool.install(|| with_adjacency!(&view, |out, inn| execute(args, args.trials, out, inn)))?;
+    let (report, values, summary) = pool
+        .install(|| with_adjacency!(&view, |out, inn| execute(args, args.trials, args.verify, out, inn)))?;
     for (i, t) in report.trial_secs.iter().enumerate() {
         println!("trial {i}: {t:.6} s");
     }
@@ -140,15 +140,16 @@ pub fn run(args: &RunArgs) -> Result<()> {
     Ok(())
 }
 
-/// Runs the chosen kernel for `trials` trials; returns the report, the output values and a
-/// one-line summary.
+/// Runs the chosen kernel for `trials` trials, checking each with its verifier when `verify`;
+/// returns the report, the output values and a one-line summary.
 fn execute<A: Adjacency>(
     args: &RunArgs,
     trials: usize,
+    verify: bool,
     out: A,
     inn: A,
 ) -> Result<(KernelReport, Values, String)> {
-    let (verify, s) = (args.verify, args.source);
+    let s = args.source;
     let name = args.algo.to_possible_value().expect("no skipped variants").get_name().to_string();
     let to_i64 = |vs: Vec<Vertex>| vs.into_iter().map(i64::from).collect::<Vec<_>>();
     Ok(match args.algo {

@@ -442,7 +442,8 @@ impl Core {
         let f = free.pop()?;
         self.free_len.fetch_sub(1, Ordering::Release);
         self.prefault_after(f);
-        if !self.watching.swap(true, Ordering::AcqRel) {
+        // A load first: this runs under the free-list lock on every first use of a frame.
+        if !self.watching.load(Ordering::Relaxed) && !self.watching.swap(true, Ordering::AcqRel) {
             let me = self.me.clone();
             // Best effort: without the thread the frames keep ordinary pages.
             let _ = std::thread::Builder::new()
