@@ -22,7 +22,7 @@
 //!   `frames / HOT_WINDOW_DIVISOR` page writes (each frame records the write clock at its last
 //!   write). Data appended at a file's end thus keeps filling its page in memory, and the next
 //!   run written starts where this one ended (a sequential write). It writes each contiguous
-//!   part of the rest with one `pwritev` (one iovec per frame: frames are not contiguous in
+//!   part of the rest with one `pwritev` (one iovec per run of frames adjacent in
 //!   memory), evicts its cold pages and frees their frames, and keeps its hot pages resident and
 //!   clean with a second chance from the policy. When the whole run is hot it does as
 //!   `SinglePage` does. (Evicting the whole run, hot end included, made every write-back re-read

@@ -106,8 +106,9 @@ fn phase_change_switches_the_active_policy_within_bounded_misses() {
         assert!(settled < end, "phase {start}..{end} never made {want:?} active");
         let before = if start == 0 { 0 } else { misses_at[start - 1] };
         let took = misses_at[settled.max(start)] - before;
-        // Measured: 1, 1207 and 1371 misses (the score built in a phase decays first).
-        assert!(took <= 12 * frames as u64, "phase {start}..{end}: {took} misses to settle on {want:?}");
+        // Measured: 1, 3052 and 4858 misses (the score built in a phase decays first, by 0.9
+        // per 256 misses: 12 and 19 cache turnovers).
+        assert!(took <= 24 * frames as u64, "phase {start}..{end}: {took} misses to settle on {want:?}");
     }
 }
 
@@ -146,7 +147,14 @@ fn soft_lifo_evicts_the_second_most_recent() {
 
 #[test]
 fn boundary_pages_stay_until_reused_and_pins_are_respected() {
-    let cfg = GacConfig { group_size: 4, soft_lifo: false, boundary_pages: vec![4], ..GacConfig::default() };
+    // No voters: LIFO (the start) stays active whatever the requests.
+    let cfg = GacConfig {
+        group_size: 4,
+        soft_lifo: false,
+        boundary_pages: vec![4],
+        voters: Voters::Count(0),
+        ..GacConfig::default()
+    };
     let g = Gac::new(4, &cfg).unwrap();
     for (f, k) in [1u64, 2, 3, 4].iter().enumerate() {
         g.on_load(f, *k);
@@ -260,4 +268,20 @@ fn lifo_offers_frames_in_the_full_order() {
             }
         });
     }
+}
+
+#[test]
+fn clock_turns_over_every_group_as_one_clock() {
+    // Pages used once fill the first frames, then a working set smaller than the cache loops
+    // (PageRank's first pass, then its iterations). The global CLOCK evicts the pages used
+    // once and then hits on every request; so must GAC once CLOCK is active, although the
+    // pages used once sit in the first groups only (free frames go out in order) and the
+    // working set's misses would hash to every group.
+    let frames = 256;
+    let mut refs: Vec<u64> = (0..160).collect();
+    refs.extend(looping(200, 40).iter().map(|p| 10_000 + p));
+    let clock = ratio("clock", &refs, frames);
+    let (s, score, _) = run_gac(&refs, frames, &GacConfig::default());
+    assert!(score < 0.0, "CLOCK should be active, score {score}");
+    assert!(s.hit_ratio() > clock - 0.02, "GAC {} vs CLOCK {clock}", s.hit_ratio());
 }
