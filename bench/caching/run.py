@@ -2,7 +2,7 @@
 """Caching study (issue 5, seed 001): GAC vs static policies vs Belady's OPT on graph kernels.
 
 Usage: bench/caching/run.py [--scale 22] [--quick] [--bin PATH] [--threads T] [--out DIR]
-                           [--algos pagerank,wcc,...] [--no-real]
+                           [--algos pagerank,wcc,...] [--no-real] [--pool-timeout SECS]
 
 --algos runs a subset of the kernels and --no-real only the Kronecker graph (partial studies,
 e.g. kron22 without triangle counting, which takes minutes per run at that scale).
@@ -18,7 +18,8 @@ e.g. kron22 without triangle counting, which takes minutes per run at that scale
 4. Policy CPU per miss: `cache-sim` of every trace with CLOCK alone and GAC alone at all sizes,
    CPU seconds (user+sys) over the misses simulated (cold + capacity): the policy's own cost
    (the replay's bookkeeping is the same for both). Writes OUT/policy_cpu.csv.
-5. Real pool runs at 10%, 30%, 60% of the graph's bytes with CLOCK, LIFO and GAC: kernel time,
+5. Real pool runs at 10%, 30%, 60% of the graph's bytes with CLOCK, LIFO and GAC (each stopped
+   after --pool-timeout seconds, default 900): kernel time,
    bytes read, demand misses, process CPU per 4 KiB page read. GAC's extra CPU per miss (step
    4: GAC minus CLOCK) is compared with CLOCK's CPU per page read in these runs (an upper bound
    of what a miss costs CLOCK: the kernel's own work is included), target <= 10%.
@@ -29,6 +30,7 @@ import argparse
 import array
 import csv
 import json
+import math
 import os
 import re
 import resource
@@ -47,8 +49,9 @@ REAL = [
 ]
 
 
-def sh(cmd):
-    r = subprocess.run(cmd, text=True, capture_output=True)
+def sh(cmd, timeout=None):
+    """Runs cmd, exits on failure; raises subprocess.TimeoutExpired after `timeout` seconds."""
+    r = subprocess.run(cmd, text=True, capture_output=True, timeout=timeout)
     if r.returncode != 0:
         sys.exit(f"failed: {' '.join(cmd)}\n{r.stdout}\n{r.stderr}")
     return r
@@ -58,10 +61,10 @@ def graph_bytes(g):
     return sum(os.path.getsize(os.path.join(g, f)) for f in os.listdir(g))
 
 
-def run_timed(cmd):
+def run_timed(cmd, timeout=None):
     """Runs cmd; returns (stdout, stderr, child CPU seconds)."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    r = sh(cmd)
+    r = sh(cmd, timeout)
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     return r.stdout, r.stderr, cpu
@@ -117,6 +120,12 @@ def main():
     ap.add_argument("--out", default=os.path.join(ROOT, "bench", "caching", "out"))
     ap.add_argument("--algos", default=",".join(ALGOS), help="comma-separated subset of the kernels")
     ap.add_argument("--no-real", action="store_true", help="only the Kronecker graph")
+    ap.add_argument(
+        "--pool-timeout",
+        type=float,
+        default=900,
+        help="seconds before a real pool run is stopped (reported as nan seconds, 0 bytes)",
+    )
     a = ap.parse_args()
     algos = a.algos.split(",")
     unknown = set(algos) - set(ALGOS)
@@ -246,7 +255,16 @@ def main():
             for frac in (0.1, 0.3, 0.6):
                 mem = max(int(gb * frac), 64 << 10)
                 for pol in ("clock", "lifo", "gac"):
-                    out, err, cpu = run_timed(pool_run_cmd(a.bin, algo, g, mem, pol, a.threads))
+                    try:
+                        out, err, cpu = run_timed(
+                            pool_run_cmd(a.bin, algo, g, mem, pol, a.threads), a.pool_timeout
+                        )
+                    except subprocess.TimeoutExpired:
+                        print(
+                            f"{algo}/{gname} {pol} at {frac:.0%}: over {a.pool_timeout} s, stopped",
+                            flush=True,
+                        )
+                        out, err, cpu = "", "", float("nan")
                     m = re.search(r"mean ([0-9.]+) s", out)
                     st = stats_of(err)
                     pages = max(st.get("bytes_read", 0) // 4096, 1)
@@ -276,7 +294,9 @@ def main():
             f"{r['graph']:<14} {r['algo']:<15} {r['memory']:>4} {r['policy']:<6} {r['secs']:8.3f} "
             f"{r['bytes_read'] / 1e6:9.1f} {r['misses']:9} {r['hit_ratio']:6.3f} {r['cpu_s']:6.2f} {r['cpu_per_page_us']:11.2f}"
         )
-    clock_pp = sorted(r["cpu_per_page_us"] for r in pool_rows if r["policy"] == "clock")
+    clock_pp = sorted(
+        r["cpu_per_page_us"] for r in pool_rows if r["policy"] == "clock" and not math.isnan(r["cpu_s"])
+    )
     if clock_pp:
         lo, med = clock_pp[0], clock_pp[len(clock_pp) // 2]
         print(
