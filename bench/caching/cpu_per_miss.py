@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """GAC's extra CPU per miss against CLOCK's CPU per miss, in real pool runs (issue 5 target).
 
-Usage: bench/caching/cpu_per_miss.py [--graphs k14,k16,astro] [--algos pagerank,wcc,bfs,triangle-count]
+Usage: bench/caching/cpu_per_miss.py [--graphs k14,k16,astro (also k18, k20)] [--algos pagerank,wcc,bfs,triangle-count]
        [--mem 10,30] [--reps 1] [--cpu-reps 3] [--bin PATH] [--tag NAME]
 
 Target (issue 5): "GAC's extra CPU per miss is <= 10% of CLOCK's in the real runs."
@@ -51,6 +51,8 @@ TARGET_RATIO = 0.10
 GRAPHS = {
     "k14": ("generate", ["kronecker", "--scale", "14", "--edge-factor", "16", "--seed", "1"]),
     "k16": ("generate", ["kronecker", "--scale", "16", "--edge-factor", "16", "--seed", "1"]),
+    "k18": ("generate", ["kronecker", "--scale", "18", "--edge-factor", "16", "--seed", "1"]),
+    "k20": ("generate", ["kronecker", "--scale", "20", "--edge-factor", "16", "--seed", "1"]),
     "astro": ("import", ["ca-AstroPh.txt.gz", "--undirected", "--dedup", "--relabel"]),
 }
 POLICY_FN = "page::policy::"

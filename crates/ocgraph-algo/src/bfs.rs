@@ -1,7 +1,10 @@
 //! Breadth-first search from one source.
 //!
-//! Returns, for every vertex, its depth (hops from the source; `-1` when unreachable) and its
-//! BFS parent (`-1` when unreachable; the source is its own parent).
+//! Returns, for every vertex, its depth (hops from the source) and its BFS parent (the source is
+//! its own parent), as `u32` arrays with [`BfsResult::UNREACHED`] for unreachable vertices, the
+//! kernel's working arrays themselves (GAPBS's BFS likewise returns its 32-bit parent array);
+//! [`BfsResult::depth_i64`] and [`BfsResult::parent_i64`] give the API's `int64` form, `-1`
+//! unreachable.
 //!
 //! Algorithm: direction-optimising BFS (S. Beamer, K. Asanović, D. Patterson, "Direction-Optimizing
 //! Breadth-First Search", SC 2012), with the switching heuristic of the GAP Benchmark Suite
@@ -34,10 +37,31 @@ const PAR_SORT_MIN: usize = 1 << 14;
 /// Depth and parent of every vertex after a BFS.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct BfsResult {
-    /// Hops from the source; `-1` for unreachable vertices.
-    pub depth: Vec<i64>,
-    /// BFS-tree parent; `-1` for unreachable vertices; the source's parent is the source.
-    pub parent: Vec<i64>,
+    /// Hops from the source; [`BfsResult::UNREACHED`] for unreachable vertices.
+    pub depth: Vec<u32>,
+    /// BFS-tree parent; [`BfsResult::UNREACHED`] for unreachable vertices; the source's parent
+    /// is the source.
+    pub parent: Vec<u32>,
+}
+
+impl BfsResult {
+    /// Depth and parent of an unreachable vertex.
+    pub const UNREACHED: u32 = NONE;
+
+    /// Depths as `i64`, `-1` for unreachable vertices.
+    pub fn depth_i64(&self) -> Vec<i64> {
+        to_i64(&self.depth)
+    }
+
+    /// Parents as `i64`, `-1` for unreachable vertices.
+    pub fn parent_i64(&self) -> Vec<i64> {
+        to_i64(&self.parent)
+    }
+}
+
+/// `a` as `i64`, [`NONE`] as `-1`.
+fn to_i64(a: &[u32]) -> Vec<i64> {
+    a.par_iter().map(|&x| if x == NONE { -1 } else { i64::from(x) }).collect()
 }
 
 /// Checks that `v` is a vertex of `g`; `what` names it in the error ("source", "target").
@@ -115,10 +139,9 @@ pub fn bfs<O: Adjacency, I: Adjacency>(out: &O, in_: &I, source: Vertex) -> Resu
             level += 1;
         }
     }
-    let to_i64 = |a: Vec<AtomicU32>| -> Vec<i64> {
-        a.into_par_iter().map(|x| x.into_inner()).map(|x| if x == NONE { -1 } else { x as i64 }).collect()
-    };
-    Ok(BfsResult { depth: to_i64(depth), parent: to_i64(parent) })
+    // The same allocations, as plain integers (an in-place collect).
+    let plain = |a: Vec<AtomicU32>| -> Vec<u32> { a.into_iter().map(AtomicU32::into_inner).collect() };
+    Ok(BfsResult { depth: plain(depth), parent: plain(parent) })
 }
 
 /// Expands the sorted `frontier` at depth `level`; returns the next frontier and the sum of its
@@ -192,7 +215,7 @@ fn bottom_up_step<I: Adjacency>(
 }
 
 /// Serial check of a BFS result: lengths; the source has depth 0 and is its own parent;
-/// unreachable vertices have depth and parent `-1`; every other vertex's parent is an
+/// unreachable vertices have depth and parent [`BfsResult::UNREACHED`]; every other vertex's parent is an
 /// in-neighbour one level up; and every out-edge `(u, v)` from a reached `u` reaches `v` with
 /// `depth[v] <= depth[u] + 1`. Together these force every depth to be the true hop distance.
 pub fn verify_bfs<O: Adjacency>(out: &O, source: Vertex, result: &BfsResult) -> Result<(), String> {
@@ -208,7 +231,7 @@ pub fn verify_bfs<O: Adjacency>(out: &O, source: Vertex, result: &BfsResult) -> 
     if (source as usize) >= n {
         return Err(format!("source {source} out of range"));
     }
-    if depth[source as usize] != 0 || parent[source as usize] != source as i64 {
+    if depth[source as usize] != 0 || parent[source as usize] != source {
         return Err(format!(
             "source {source} has depth {} and parent {} (want 0 and itself)",
             depth[source as usize], parent[source as usize]
@@ -216,9 +239,9 @@ pub fn verify_bfs<O: Adjacency>(out: &O, source: Vertex, result: &BfsResult) -> 
     }
     for v in 0..n {
         let (d, p) = (depth[v], parent[v]);
-        if d < 0 || p < 0 {
-            if d != -1 || p != -1 {
-                return Err(format!("vertex {v}: depth {d}, parent {p} (unreachable needs both -1)"));
+        if d == NONE || p == NONE {
+            if d != p {
+                return Err(format!("vertex {v}: depth {d}, parent {p} (unreachable needs both unset)"));
             }
             continue;
         }
@@ -228,21 +251,21 @@ pub fn verify_bfs<O: Adjacency>(out: &O, source: Vertex, result: &BfsResult) -> 
         if p as usize >= n {
             return Err(format!("vertex {v}: parent {p} out of range"));
         }
-        if depth[p as usize] != d - 1 {
+        if d == 0 || depth[p as usize] != d - 1 {
             return Err(format!("vertex {v} at depth {d} has parent {p} at depth {}", depth[p as usize]));
         }
-        if out.neighbors(p as Vertex).binary_search(&(v as Vertex)).is_err() {
+        if out.neighbors(p).binary_search(&(v as Vertex)).is_err() {
             return Err(format!("vertex {v}: parent {p} is not an in-neighbour"));
         }
     }
     for u in 0..n as Vertex {
         let du = depth[u as usize];
-        if du < 0 {
+        if du == NONE {
             continue;
         }
         for &v in out.neighbors(u).iter() {
             let dv = depth[v as usize];
-            if dv < 0 || dv > du + 1 {
+            if dv == NONE || dv > du + 1 {
                 return Err(format!("edge ({u}, {v}): depths {du} and {dv}"));
             }
         }

@@ -12,7 +12,7 @@
 use ocgraph_core::{Adjacency, Error, Result, Vertex};
 use std::collections::VecDeque;
 
-use crate::bfs::bfs;
+use crate::bfs::{bfs, BfsResult};
 
 /// A diameter lower bound and the pair of vertices realising it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -40,11 +40,13 @@ pub fn diameter_estimate<O: Adjacency, I: Adjacency>(
     let mut from = start;
     for _ in 0..sweeps {
         let r = bfs(out, in_, from)?;
-        let (far, ecc) =
-            r.depth
-                .iter()
-                .enumerate()
-                .fold((from, 0i64), |acc, (v, &d)| if d > acc.1 { (v as Vertex, d) } else { acc });
+        let (far, ecc) = r.depth.iter().enumerate().fold((from, 0u32), |acc, (v, &d)| {
+            if d != BfsResult::UNREACHED && d > acc.1 {
+                (v as Vertex, d)
+            } else {
+                acc
+            }
+        });
         if ecc as u64 > best.lower_bound {
             best = DiameterEstimate { lower_bound: ecc as u64, endpoints: (from, far) };
         }

@@ -120,15 +120,15 @@ proptest! {
         let s = s.index(g.n) as Vertex;
         let r = on_pool(threads, || bfs(&g.out, &g.in_, s)).unwrap();
         let want: Vec<i64> = bfs_distances(&g, s).iter().map(|d| d.map_or(-1, |d| d as i64)).collect();
-        prop_assert_eq!(&r.depth, &want);
+        prop_assert_eq!(&r.depth_i64(), &want);
         prop_assert_eq!(verify_bfs(&g.out, s, &r), Ok(()));
         // Corruptions: a wrong depth, and a parent that is not an in-neighbour one level up.
-        if let Some(v) = (0..g.n).find(|&v| v != s as usize && r.depth[v] > 0) {
+        if let Some(v) = (0..g.n).find(|&v| v != s as usize && r.depth[v] != BfsResult::UNREACHED && r.depth[v] > 0) {
             let mut bad = r.clone();
             bad.depth[v] += 1;
             prop_assert!(verify_bfs(&g.out, s, &bad).is_err());
             let mut bad = r.clone();
-            bad.parent[v] = v as i64;
+            bad.parent[v] = v as Vertex;
             prop_assert!(verify_bfs(&g.out, s, &bad).is_err());
         }
         let mut bad = r.clone();
@@ -328,8 +328,8 @@ fn hand_checked_small_cases() {
     // 0 -> 1 -> 2 -> 3, 0 -> 2; 4 isolated. Undirected triangle 0-1-2 plus pendant 3.
     let d = TestGraph::new(5, true, false, vec![(0, 1, 1.0), (1, 2, 1.0), (2, 3, 1.0), (0, 2, 1.0)]);
     let r = bfs(&d.out, &d.in_, 0).unwrap();
-    assert_eq!(r.depth, vec![0, 1, 1, 2, -1]);
-    assert_eq!(r.parent, vec![0, 0, 0, 2, -1]);
+    assert_eq!(r.depth_i64(), vec![0, 1, 1, 2, -1]);
+    assert_eq!(r.parent_i64(), vec![0, 0, 0, 2, -1]);
     assert_eq!(shortest_path(&d.out, &d.in_, 0, 3).unwrap(), Some(vec![0, 2, 3]));
     assert_eq!(shortest_path(&d.out, &d.in_, 3, 0).unwrap(), None);
     assert_eq!(k_hop(&d.out, 0, 1).unwrap(), vec![1, 2]);

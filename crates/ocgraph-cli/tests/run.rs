@@ -78,7 +78,7 @@ fn every_kernel_passes_verification_and_writes_its_result() {
             assert_eq!(stdout.matches("trial ").count(), 2, "{stdout}");
             let (descr, data) = read_npy(&npy);
             match algo {
-                "bfs" => assert_eq!(as_i64(&data), ocgraph_algo::bfs(&out, &inn, 1).unwrap().depth),
+                "bfs" => assert_eq!(as_i64(&data), ocgraph_algo::bfs(&out, &inn, 1).unwrap().depth_i64()),
                 "sssp" => {
                     assert_eq!(descr, "<f8");
                     assert_eq!(as_f64(&data), ocgraph_algo::dijkstra(&out, 1).unwrap());

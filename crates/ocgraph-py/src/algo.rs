@@ -49,7 +49,7 @@ pub(crate) fn _bfs<'py>(
         let s = PyGraph::check_vertex(gr, source)?;
         with_adjacency!(gr, |out, inn| algo::bfs(&out, &inn, s)).py()
     })?;
-    Ok((r.depth.into_pyarray(py), r.parent.into_pyarray(py)))
+    Ok((r.depth_i64().into_pyarray(py), r.parent_i64().into_pyarray(py)))
 }
 
 /// Shortest-path distances from `source` over out-edges (float64, inf unreachable; weights, or

@@ -156,9 +156,10 @@ fn execute<A: Adjacency>(
         Algo::Bfs => {
             let (rep, r) =
                 run_trials(&name, trials, verify, || bfs(&out, &inn, s), |r| verify_bfs(&out, s, r))?;
-            let reached = r.depth.iter().filter(|&&d| d >= 0).count();
-            let max = r.depth.iter().max().copied().unwrap_or(0);
-            (rep, Values::I64(r.depth), format!("reached {reached} vertices, max depth {max}"))
+            let depth = r.depth_i64();
+            let reached = depth.iter().filter(|&&d| d >= 0).count();
+            let max = depth.iter().max().copied().unwrap_or(0);
+            (rep, Values::I64(depth), format!("reached {reached} vertices, max depth {max}"))
         }
         Algo::Sssp => {
             let (rep, d) =
