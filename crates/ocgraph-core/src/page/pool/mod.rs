@@ -325,6 +325,10 @@ impl Core {
         if sequential {
             let read_ahead = self.read_ahead.load(Ordering::Relaxed) as u64;
             self.lock_evicted_run(file, page + 1, read_ahead, &mut batch);
+            // The next windows go to the background readers now, while this read runs: started
+            // after it, they were often still queued when the reader had used this batch, and
+            // its next miss read them itself.
+            self.start_stream(file, page, page + batch.len() as u64, batch.len() as u64);
         }
         let (bytes, calls) = self.read_batch(file, &batch);
         let c = &self.counters;
@@ -346,9 +350,6 @@ impl Core {
             }
             let w = if i == 0 { table::resident(f, 1) } else { table::resident(f, 0) | PREFETCHED };
             fs.table[q as usize].store(w, Ordering::Release);
-        }
-        if sequential {
-            self.start_stream(file, page + batch.len() as u64, batch.len() as u64);
         }
         batch[0].2
     }

@@ -8,9 +8,13 @@
 //! computes. Windows double from the synchronous size up to `async_max` pages (8 MiB, at most
 //! 1/64 of the frames), so short sequential runs read little ahead.
 //!
-//! A background thread locks evicted pages exactly like a miss does, takes frames without
-//! waiting (stopping early when none is free or a page is already resident or busy), reads
-//! them with one `preadv` and publishes them read-ahead-marked and unpinned. A reader that
+//! A background thread passes over the window's first pages while they are resident or being
+//! read (a miss got there first), then locks evicted pages exactly like a miss does, takes
+//! frames without waiting (stopping early when none is free or a page is resident or busy),
+//! reads them with one `preadv` and publishes them read-ahead-marked and unpinned. A window
+//! left with nothing to read submits the stream's next window at once, and a sequential miss
+//! inside a stream's range does not start another stream, so one stream carries a scan from
+//! start to end. A reader that
 //! reaches a page still being read waits for it as for any locked page. Read-ahead is only a
 //! hint: jobs are dropped when the queue is full, and a failed read (I/O error, truncated file)
 //! leaves its pages evicted so that the reader's own miss reports the error.
@@ -38,11 +42,26 @@ pub(super) struct Job {
     pages: u64,
 }
 
-/// The sequential streams of one file: `(end, pages)` = the page after the last window
-/// submitted and that window's size; `pages == 0` marks an unused slot.
+/// One sequential stream: it began with a miss at page `begin`; `end` = the page after the
+/// last window submitted, `pages` = that window's size (0: no more windows).
+#[derive(Default, Clone, Copy)]
+struct Stream {
+    begin: u64,
+    end: u64,
+    pages: u64,
+}
+
+impl Stream {
+    /// Whether the stream has submitted (or read synchronously) page `page`.
+    fn covers(&self, page: u64) -> bool {
+        self.pages > 0 && self.begin <= page && page < self.end
+    }
+}
+
+/// The sequential streams of one file.
 #[derive(Default)]
 pub(super) struct Streams {
-    slots: [(u64, u64); STREAMS],
+    slots: [Stream; STREAMS],
     next: usize,
 }
 
@@ -55,33 +74,39 @@ pub(super) fn worker(pool: Weak<Core>) -> Worker {
 }
 
 impl Core {
-    /// A sequential miss read `pages` pages ending before page `end` of `file`: start a stream
-    /// there and submit its first two windows.
-    pub(super) fn start_stream(&self, file: FileId, end: u64, pages: u64) {
+    /// A sequential miss at page `begin` of `file` is reading `pages` pages, up to page `end`:
+    /// start a stream there and submit its first two windows, unless a stream covers `begin`
+    /// already (its window there was still queued, or the page was evicted before its use): that
+    /// stream goes on, its windows passing over the pages this miss reads.
+    pub(super) fn start_stream(&self, file: FileId, begin: u64, end: u64, pages: u64) {
         if self.async_max.load(Ordering::Relaxed) == 0 || pages == 0 {
             return;
         }
         let mut streams = self.files[file as usize].streams.lock();
+        if streams.slots.iter().any(|s| s.covers(begin)) {
+            return;
+        }
         let slot = streams.next;
         streams.next = (slot + 1) % STREAMS;
-        streams.slots[slot] = (end, pages);
+        streams.slots[slot] = Stream { begin, end, pages };
         for _ in 0..2 {
             self.advance(file, &mut streams.slots[slot]);
         }
     }
 
     /// Submits the window after `stream`'s last one, twice as large (up to `async_max`).
-    fn advance(&self, file: FileId, stream: &mut (u64, u64)) {
+    fn advance(&self, file: FileId, stream: &mut Stream) {
         let max = self.async_max.load(Ordering::Relaxed) as u64;
         let total = self.files[file as usize].table.len() as u64;
-        let (end, pages) = *stream;
-        let pages = (pages * 2).min(max);
-        if pages == 0 || end >= total {
-            *stream = (0, 0);
+        let pages = (stream.pages * 2).min(max);
+        if pages == 0 || stream.end >= total {
+            stream.pages = 0;
             return;
         }
-        *stream = ((end + pages).min(total), pages);
-        self.worker.submit(Job { file, start: end, pages });
+        let start = stream.end;
+        stream.end = (start + pages).min(total);
+        stream.pages = pages;
+        self.worker.submit(Job { file, start, pages });
     }
 
     /// Page `page` of `file` was read ahead and is now requested for the first time; if it
@@ -96,23 +121,34 @@ impl Core {
         let max = self.async_max.load(Ordering::Relaxed) as u64;
         let mut streams = self.files[file as usize].streams.lock();
         // The stream whose last two windows (at most `max` pages each) contain `page`.
-        if let Some(slot) =
-            streams.slots.iter().position(|&(end, pages)| pages > 0 && page < end && end - page <= 2 * max)
-        {
-            self.advance(file, &mut streams.slots[slot]);
+        if let Some(s) = streams.slots.iter_mut().find(|s| s.covers(page) && s.end - page <= 2 * max) {
+            self.advance(file, s);
         }
     }
 
     /// Runs a read-ahead job in a background thread.
+    ///
+    /// Pages already resident or being read (by a miss, or another window) at the start of the
+    /// window are passed over; the window reads the evicted run after them, and its first page
+    /// read carries the trigger. A window with nothing left to read submits the stream's next
+    /// window at once, so that the stream goes on.
     fn read_window(&self, job: &Job) {
-        let mut batch = Vec::with_capacity(job.pages as usize);
-        self.lock_evicted_run(job.file, job.start, job.pages, &mut batch);
+        let fs = &self.files[job.file as usize];
+        let end = (job.start + job.pages).min(fs.table.len() as u64);
+        let first = (job.start..end)
+            .find(|&q| table::state(fs.table[q as usize].load(Ordering::Acquire)) == table::EVICTED)
+            .unwrap_or(end);
+        let mut batch = Vec::with_capacity((end - first) as usize);
+        self.lock_evicted_run(job.file, first, end - first, &mut batch);
         if batch.is_empty() {
+            let mut streams = fs.streams.lock();
+            if let Some(s) = streams.slots.iter_mut().find(|s| s.covers(job.start)) {
+                self.advance(job.file, s);
+            }
             return;
         }
         let (bytes, calls) = self.read_batch(job.file, &batch);
-        let fs = &self.files[job.file as usize];
-        let offset = job.start << self.page_shift;
+        let offset = first << self.page_shift;
         let c = &self.counters;
         c.add(Counter::BytesRead, bytes as u64);
         c.add(Counter::ReadCalls, calls);
