@@ -67,6 +67,13 @@ impl ReplacementPolicy for Clock {
         }
     }
 
+    fn on_load_ahead(&self, frame: usize, key: PageKey) {
+        // A page read ahead has not been requested yet: it keeps its frame for one turn of the
+        // hand, as a referenced page (otherwise the hand may take it before its first use).
+        self.on_load(frame, key);
+        self.on_hit(frame);
+    }
+
     fn on_evict(&self, frame: usize) {
         self.clear(frame);
         if self.loaded[frame].swap(false, Ordering::Relaxed) {
