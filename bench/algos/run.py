@@ -23,10 +23,12 @@ PageRank "pr" stops at GAPBS's rule, L1 change < 1e-4 (networkx-style --tol 1e-4
 20 iterations. Both run `--method gauss-seidel`, the in-place sweep of GAPBS's pr
 (PageRankPullGS), so that both systems run the same iteration (ocgraph's default, the networkx
 power iteration, needs about twice the iterations to reach the tolerance). The cached
-configuration (pool100) first runs untimed trials for --warmup seconds (default 1;
+configuration (pool100) first runs untimed trials for --warmup seconds (default 3;
 `ocgraph run --warmup-secs`): its trials then find the whole graph in the pool and the pool
 settled on huge pages, which is what "cached" means; the first trial otherwise loads the
-graph, and the next few run while the huge-page collapse copies the frames. Triangle counting runs only cached and only up to scale 20 (GAPBS: 76 s at 22).
+graph, and the next few run while the huge-page collapse copies the frames (on kron22, BFS
+trials ran 0.22-0.26 s for about 1.5 s after the load, then 0.09 s; a 1 s warm-up timed some
+of them). Triangle counting runs only cached and only up to scale 20 (GAPBS: 76 s at 22).
 
 Baselines (bench/algos/baselines.py, run by --python, default the project venv
 the project venv .venv when present): python-igraph and networkx on the same
@@ -381,7 +383,7 @@ def main():
     ap.add_argument("--kernels", default=",".join(KERNELS), help="subset of " + ",".join(KERNELS))
     ap.add_argument("--configs", default="pool100,pool25,pool10,mmap25")
     ap.add_argument(
-        "--warmup", type=float, default=1.0, help="untimed seconds before the cached (pool100) trials"
+        "--warmup", type=float, default=3.0, help="untimed seconds before the cached (pool100) trials"
     )
     ap.add_argument("--name", help="output file stem in bench/out (default algos, algos_quick)")
     ap.add_argument("--gapbs", help="GAPBS build dir: run its kernels on the Kronecker graphs too")
