@@ -29,6 +29,7 @@ e.g. kron22 without triangle counting, which takes minutes per run at that scale
 import argparse
 import array
 import csv
+import functools
 import json
 import math
 import os
@@ -70,6 +71,7 @@ def run_timed(cmd, timeout=None):
     return r.stdout, r.stderr, cpu
 
 
+@functools.cache
 def max_degree_vertex(g):
     """The vertex with the most out-arcs of graph directory `g` (the BFS and diameter source:
     vertex 0 of a relabelled real graph may reach almost nothing, e.g. 3 pages of cnr-2000)."""

@@ -603,27 +603,31 @@ impl ReplacementPolicy for Gac {
             self.update_score(|s| s * d);
         }
         let n = self.groups.len();
-        if self.evidence == Evidence::Duel && self.active() == Contender::Lifo {
-            let g = (mix(m) % self.key.len() as u64) as usize / self.group_size;
-            if let Some(f) = (0..n).map(|i| (g + i) % n).find_map(|h| self.victim_in(h, key, evictable)) {
-                return Some(f);
+        match (self.evidence, self.active()) {
+            (Evidence::Duel, Contender::Lifo) => {
+                // A pseudo-random group, weighted by its frames (the next ones when every frame
+                // of it is pinned): every group keeps its oldest pages and churns its newest.
+                let g = (mix(m) % self.key.len() as u64) as usize / self.group_size;
+                return (0..n).map(|i| (g + i) % n).find_map(|h| self.victim_in(h, key, evictable));
             }
-        }
-        if self.evidence == Evidence::Duel {
-            // The groups take turns, as the segments of one CLOCK: the current group evicts
-            // until its CLOCK hand passes its last frame (or every frame of it is pinned).
-            // (Hashing the page to a group instead left hot pages to be evicted in one group
-            // while another held pages used once: free frames go out in order, so a group's
-            // frames are filled at one time.) Two turns of every group find a victim unless
-            // all frames are pinned.
-            for _ in 0..=2 * n {
-                let g = self.cursor.load(Ordering::Relaxed);
-                if let Some(f) = self.victim_in(g, key, evictable) {
-                    return Some(f);
+            (Evidence::Duel, Contender::Clock) => {
+                // The groups take turns, as the segments of one CLOCK: the current group evicts
+                // until its CLOCK hand passes its last frame (or every frame of it is pinned).
+                // (Hashing the page to a group instead left hot pages to be evicted in one
+                // group while another held pages used once: free frames go out in order, so a
+                // group's frames are filled at one time.) Two turns of every group find a
+                // victim unless all frames are pinned.
+                for _ in 0..=2 * n {
+                    let g = self.cursor.load(Ordering::Relaxed);
+                    if let Some(f) = self.victim_in(g, key, evictable) {
+                        return Some(f);
+                    }
+                    let _ =
+                        self.cursor.compare_exchange(g, (g + 1) % n, Ordering::Relaxed, Ordering::Relaxed);
                 }
-                let _ = self.cursor.compare_exchange(g, (g + 1) % n, Ordering::Relaxed, Ordering::Relaxed);
+                return None;
             }
-            return None;
+            (Evidence::Rules, _) => {}
         }
         // Rules: ghosts and tags live in the group the page hashes to.
         let g = self.group_of(key);
