@@ -143,3 +143,33 @@ fn page_keys_round_trip() {
     let k = page_key(5, 123_456_789);
     assert_eq!(split_page_key(k), (5, 123_456_789));
 }
+
+#[test]
+fn lifo_keeps_pages_read_ahead_until_their_first_request() {
+    // Frames 0-3: 0 and 1 loaded by requests, 2 and 3 read ahead. LIFO passes over the pages
+    // read ahead while others remain (newest request first), then takes them newest first;
+    // a page read ahead arrives at its first request and is then the newest.
+    let lifo = super::lifo::Lifo::new(4);
+    let p: &dyn ReplacementPolicy = &lifo;
+    p.on_load(0, 10);
+    p.on_load(1, 11);
+    p.on_load_ahead(2, 12);
+    p.on_load_ahead(3, 13);
+    let mut order = Vec::new();
+    let mut taken = [false; 4];
+    for _ in 0..4 {
+        let f = p.victim(0, &mut |f| !taken[f]).unwrap();
+        taken[f] = true;
+        order.push(f);
+    }
+    assert_eq!(order, vec![1, 0, 3, 2]);
+    let lifo = super::lifo::Lifo::new(3);
+    let p: &dyn ReplacementPolicy = &lifo;
+    p.on_load(0, 10);
+    p.on_load_ahead(1, 11);
+    p.on_load(2, 12);
+    p.on_hit(1); // first request of page 11: it arrives after page 12
+    assert_eq!(p.victim(0, &mut |_| true), Some(1));
+    p.on_evict(1);
+    assert_eq!(p.victim(0, &mut |_| true), Some(2));
+}

@@ -104,6 +104,9 @@ pub(crate) struct Core {
     /// Largest asynchronous read-ahead window in pages: [`ASYNC_READ_AHEAD_BYTES`] worth, at
     /// most 1/[`ASYNC_WINDOW_DIVISOR`] of the frames (0: no asynchronous read-ahead).
     async_max: AtomicUsize,
+    /// Pages read ahead (by streams, a miss's synchronous window or `WillNeed`) and neither used
+    /// nor evicted yet; asynchronous windows wait while it is at [`Core::ahead_limit`].
+    unused_ahead: AtomicUsize,
     /// The background read-ahead threads, started on first use.
     worker: Worker,
     /// The write side; `None` for a read-only pool.
@@ -253,6 +256,7 @@ impl BufferPool {
             counters: StripedCounters::default(),
             read_ahead: AtomicUsize::new(default_read_ahead(page_size, frames).0),
             async_max: AtomicUsize::new(default_read_ahead(page_size, frames).1),
+            unused_ahead: AtomicUsize::new(0),
             worker: worker(me.clone()),
             write,
             prefetcher: prefetcher(me.clone()),
@@ -341,6 +345,7 @@ impl Core {
         if prev_end == offset {
             c.add(Counter::SequentialReads, 1);
         }
+        self.unused_ahead.fetch_add(batch.len() - 1, Ordering::Relaxed);
         for (i, &(q, _, f)) in batch.iter().enumerate() {
             // The requested page is a load; the rest of the batch is read ahead.
             if i == 0 {
@@ -528,11 +533,15 @@ impl Core {
         let (file, page) = split_page_key(key);
         let entry = &self.files[file as usize].table[page as usize];
         let w = entry.load(Ordering::Acquire);
-        table::state(w) == 0
+        let locked = table::state(w) == 0
             && table::frame(w) == f
             && entry
                 .compare_exchange(w, table::with_state(w, LOCKED), Ordering::Acquire, Ordering::Relaxed)
-                .is_ok()
+                .is_ok();
+        if locked && w & PREFETCHED != 0 {
+            self.ahead_gone();
+        }
+        locked
     }
 
     #[inline]

@@ -12,9 +12,7 @@
 use std::sync::atomic::Ordering;
 
 use super::background::Background;
-use super::{table, Core, FileId, EVICTED, PREFETCHED};
-use crate::page::policy::page_key;
-use crate::page::stats::Counter;
+use super::{table, Core, FileId, EVICTED};
 
 /// Requests queued before new ones are dropped.
 const QUEUE: usize = 1024;
@@ -70,15 +68,7 @@ impl Core {
                 // Lost a race for the page, or no frame free or evictable: stop.
                 return;
             }
-            let (bytes, calls) = self.read_batch(req.file, &batch);
-            let c = &self.counters;
-            c.add(Counter::BytesRead, bytes as u64);
-            c.add(Counter::ReadCalls, calls);
-            c.add(Counter::PrefetchesIssued, batch.len() as u64);
-            for &(q, _, f) in &batch {
-                self.policy.get().on_load_ahead(f, page_key(req.file, q));
-                fs.table[q as usize].store(table::resident(f, 0) | PREFETCHED, Ordering::Release);
-            }
+            self.read_ahead_run(req.file, &batch, false);
             p += batch.len() as u64;
         }
     }

@@ -285,8 +285,10 @@ impl Gac {
         // Rules: a load is a reference (otherwise simulated CLOCK would tag the page just
         // loaded — the very page LIFO evicts next — and win rule 1 on every miss). Duel: a
         // load leaves the bit clear, as the static CLOCK (a page used once goes first).
+        // A page read ahead gets the bit too, as with the static CLOCK: otherwise the hand,
+        // passing just after the window was read, evicts it before its first use.
         let rules = self.evidence == Evidence::Rules;
-        self.referenced[frame].store(rules, Ordering::Relaxed);
+        self.referenced[frame].store(rules || !request, Ordering::Relaxed);
         if !rules {
             let g = self.group_of(key);
             let dg = if self.voter[g] { g as u32 } else { NO_GROUP };
@@ -440,6 +442,16 @@ impl Gac {
     /// LIFO over the group: loaded frames newest first (soft LIFO: the newest goes last; fresh
     /// boundary pages go after the others); the first accepted by `pick`.
     fn lifo_pick(&self, g: usize, grp: &Group, pick: &mut dyn FnMut(usize) -> bool) -> Option<usize> {
+        self.lifo_pick_ordinary(g, grp, pick).or_else(|| self.lifo_pick_deferred(g, pick))
+    }
+
+    /// [`Gac::lifo_pick`] among the group's ordinary pages only.
+    fn lifo_pick_ordinary(
+        &self,
+        g: usize,
+        grp: &Group,
+        pick: &mut dyn FnMut(usize) -> bool,
+    ) -> Option<usize> {
         // The ordinary pages from the group's Arrivals, in order; the list is kept under the
         // group's lock, the frames' state in atomics: a frame whose page is no longer ordinary
         // (a concurrent change under way) is passed over.
@@ -450,6 +462,11 @@ impl Gac {
                 return Some(f);
             }
         }
+        None
+    }
+
+    /// [`Gac::lifo_pick`] among the group's deferred pages only.
+    fn lifo_pick_deferred(&self, g: usize, pick: &mut dyn FnMut(usize) -> bool) -> Option<usize> {
         // Then the deferred pages, newest first: the newest found by a scan (groups holding
         // only pages read ahead are common), the others sorted only when it is refused.
         let deferred = || {
@@ -607,8 +624,18 @@ impl ReplacementPolicy for Gac {
             (Evidence::Duel, Contender::Lifo) => {
                 // A pseudo-random group, weighted by its frames (the next ones when every frame
                 // of it is pinned): every group keeps its oldest pages and churns its newest.
+                // Pages read ahead and not used yet go only when no group has an ordinary page
+                // to give: a group holding only such pages (common during a scan) passes the
+                // turn, or LIFO would evict the newest of them, a page the scan needs soon.
                 let g = (mix(m) % self.key.len() as u64) as usize / self.group_size;
-                return (0..n).map(|i| (g + i) % n).find_map(|h| self.victim_in(h, key, evictable));
+                let groups = || (0..n).map(|i| (g + i) % n);
+                let ordinary = groups().find_map(|h| {
+                    let mut grp = self.groups[h].lock();
+                    let f = self.lifo_pick_ordinary(h, &grp, evictable)?;
+                    self.unlist_locked(h, &mut grp, f);
+                    Some(f)
+                });
+                return ordinary.or_else(|| groups().find_map(|h| self.victim_in(h, key, evictable)));
             }
             (Evidence::Duel, Contender::Clock) => {
                 // The groups take turns, as the segments of one CLOCK: the current group evicts
