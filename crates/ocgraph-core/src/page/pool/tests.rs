@@ -187,18 +187,15 @@ fn sequential_misses_read_ahead() {
     assert_eq!(pool.resident_pages(), n as usize);
 }
 
-#[test]
-fn a_read_ahead_stream_passes_over_resident_pages() {
-    // Pages 100..140 are resident before a scan from page 0. The stream's windows pass over
-    // them and read on, so the scan misses only at its first two pages (the first miss does
-    // not follow the previous read, the second starts the stream) and reads every page once.
-    // (Before, the window starting at page 104 read nothing and ended the stream: 4 misses.)
+/// Makes pages `kept` of a 400-page file resident (no read-ahead), then scans the file from
+/// page 0 with read-ahead, checking every page's bytes; returns the scan's (misses, bytes read).
+fn scan_past_resident_pages(kept: &[u64], seed: u64) -> (u64, u64) {
     let dir = tempfile::tempdir().unwrap();
     let n = 400u64;
-    let (files, data) = random_files(dir.path(), &[4096 * n], 41);
+    let (files, data) = random_files(dir.path(), &[4096 * n], seed);
     let pool = BufferPool::open(&files, n * 4096, 4096, "clock").unwrap();
     pool.set_read_ahead(0, 0);
-    for p in 100..140 {
+    for &p in kept {
         drop(pool.read(0, p * 4096, 8));
     }
     let before = pool.stats();
@@ -207,40 +204,31 @@ fn a_read_ahead_stream_passes_over_resident_pages() {
         let got = pool.read(0, p * 4096 + 8, 8).typed::<u8>();
         assert_eq!(&*got, &data[0][(p * 4096 + 8) as usize..(p * 4096 + 16) as usize]);
         drop(got);
-        // Let the background readers finish, so that the counts below do not depend on timing.
+        // Let the background readers finish, so that the counts do not depend on timing.
         pool.resident_pages();
     }
     let s = pool.stats();
-    assert_eq!(s.misses - before.misses, 2, "the stream stopped at the resident pages");
-    assert_eq!(s.bytes_read, n * 4096);
+    (s.misses - before.misses, s.bytes_read - before.bytes_read)
+}
+
+#[test]
+fn a_read_ahead_stream_passes_over_resident_pages() {
+    // Pages 100..140 are resident before the scan. The stream's windows pass over them and
+    // read on, so the scan misses only at its first two pages (the first miss does not follow
+    // the previous read, the second starts the stream) and reads every other page once.
+    // (Before, the window starting at page 104 read nothing and ended the stream: 4 misses.)
+    let kept: Vec<u64> = (100..140).collect();
+    assert_eq!(scan_past_resident_pages(&kept, 41), (2, (400 - 40) * 4096));
 }
 
 #[test]
 fn a_read_ahead_window_reads_every_hole_between_resident_pages() {
-    // Every 5th page of 100..300 is resident before a scan from page 0 (as LIFO keeps pages
-    // scattered over a file it loops over). The windows read the evicted pages between them,
-    // so the scan still misses only at its first two pages and reads each other page once.
+    // Every 5th page of 100..300 is resident before the scan (as LIFO keeps pages scattered
+    // over a file it loops over). The windows read the evicted pages between them, so the scan
+    // still misses only at its first two pages and reads every other page once.
     // (Before, a window stopped at its first resident page: 67 misses.)
-    let dir = tempfile::tempdir().unwrap();
-    let n = 400u64;
-    let (files, data) = random_files(dir.path(), &[4096 * n], 43);
-    let pool = BufferPool::open(&files, n * 4096, 4096, "clock").unwrap();
-    pool.set_read_ahead(0, 0);
     let kept: Vec<u64> = (100..300).step_by(5).collect();
-    for &p in &kept {
-        drop(pool.read(0, p * 4096, 8));
-    }
-    let before = pool.stats();
-    pool.set_read_ahead(7, 16);
-    for p in 0..n {
-        let got = pool.read(0, p * 4096 + 8, 8).typed::<u8>();
-        assert_eq!(&*got, &data[0][(p * 4096 + 8) as usize..(p * 4096 + 16) as usize]);
-        drop(got);
-        pool.resident_pages();
-    }
-    let s = pool.stats();
-    assert_eq!(s.misses - before.misses, 2, "windows stopped at resident pages");
-    assert_eq!(s.bytes_read - before.bytes_read, (n - kept.len() as u64) * 4096);
+    assert_eq!(scan_past_resident_pages(&kept, 43), (2, (400 - 40) * 4096));
 }
 
 #[test]
