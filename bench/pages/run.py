@@ -20,7 +20,9 @@ The warm pool runs also open the graph with mmap in the same process and alterna
 mmap rounds (`--against-mmap --repeat R`), so the cached-read ratio compares both under the same
 machine load (wall-clock and CPU-time ratios of the fastest rounds). Scan throughput counts open +
 scan (what a user waits for). The script also times the first touch of fresh anonymous memory
-of the graph's size (as the pool's frames are), which bounds a pool's first scan.
+of the graph's size (as the pool's frames are), which bounds a pool's first scan, and, for
+reference, 2 threads of O_DIRECT reads into one reused 1 MiB buffer (as dd's) and into a ring of
+10% of the graph (as a 10% pool's frames).
 Prints a table and writes bench/out/pages.csv.
 """
 
@@ -33,6 +35,7 @@ import re
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
@@ -65,6 +68,42 @@ def disk_seq_mbps(path):
     out = sh(["dd", f"if={path}", "of=/dev/null", "bs=1M", "iflag=direct"]).stderr
     m = re.search(r"(\d+) bytes .* copied, ([\d.]+) s", out)
     return int(m.group(1)) / 1e6 / float(m.group(2))
+
+
+def ring_read_mbps(path, ring, block=1 << 20, threads=2):
+    """MB/s of `threads` threads reading `path` with O_DIRECT in `block`-byte blocks (handed out
+    in file order) into a ring of `ring` bytes of fresh memory: with `ring` = `block` every read
+    lands in the same buffer, as dd's; with `ring` = a pool's size they land all over it, as a
+    pool's reads do (on this VM the second is slower)."""
+    size = os.path.getsize(path) // block * block
+    ring = max(block, ring // block * block)
+    buf = mmap.mmap(-1, ring)
+    for i in range(0, ring, 4096):
+        buf[i] = 1
+    fd = os.open(path, os.O_RDONLY | os.O_DIRECT)
+    nxt = iter(range(0, size, block))
+    lock = threading.Lock()
+
+    def work():
+        view = memoryview(buf)
+        while True:
+            with lock:
+                off = next(nxt, None)
+            if off is None:
+                return
+            at = off % ring
+            os.preadv(fd, [view[at : at + block]], off)
+
+    t = time.perf_counter()
+    pool = [threading.Thread(target=work) for _ in range(threads)]
+    for th in pool:
+        th.start()
+    for th in pool:
+        th.join()
+    secs = time.perf_counter() - t
+    os.close(fd)
+    buf.close()
+    return size / 1e6 / secs
 
 
 def touch_mbps(size):
@@ -184,6 +223,13 @@ def main():
     disks = []
     with tempfile.TemporaryDirectory(dir=os.path.dirname(os.path.abspath(graph))) as d:
         ddfile = write_dd_file(size, d)
+        # Reference only (the target stays dd): O_DIRECT into one reused 1 MiB buffer and into
+        # a ring of 10% of the graph, alternated, medians of 3.
+        rings = {1 << 20: [], int(size * 0.10): []}
+        for _ in range(3):
+            for r in rings:
+                rings[r].append(ring_read_mbps(ddfile, r))
+        ring_small, ring_pool = (sorted(v)[1] for v in rings.values())
         disks.append(disk_seq_mbps(ddfile))
         for rnd in range(args.scan_rounds):
             print(f"round {rnd + 1}: dd {disks[-1]:.0f} MB/s", file=sys.stderr)
@@ -269,12 +315,17 @@ def main():
         f"disk sequential read (dd iflag=direct): {disk:.0f} MB/s; fresh memory first touch: "
         f"{touch:.0f} MB/s; graph {size / 1e6:.1f} MB"
     )
+    print(
+        f"reference, 2 threads of O_DIRECT 1 MiB reads: into one 1 MiB buffer {ring_small:.0f} MB/s, "
+        f"into a ring of 10% of the graph {ring_pool:.0f} MB/s (medians of 3, alternated)"
+    )
     print("  ".join(f"{c:>14}" for c in cols))
     for r in rows:
         print("  ".join(f"{r[c]!s:>14}" for c in cols))
     path = os.path.join(out_dir, "pages.csv")
     with open(path, "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=["memory_bytes", "disk_mbps", "touch_mbps", *cols])
+        fields = ["memory_bytes", "disk_mbps", "touch_mbps", "ring1m_mbps", "ring10_mbps", *cols]
+        w = csv.DictWriter(f, fieldnames=fields)
         w.writeheader()
         for r in rows:
             w.writerow(
@@ -283,6 +334,8 @@ def main():
                     "memory_bytes": r["memory_bytes"],
                     "disk_mbps": round(disk, 1),
                     "touch_mbps": round(touch, 1),
+                    "ring1m_mbps": round(ring_small, 1),
+                    "ring10_mbps": round(ring_pool, 1),
                 }
             )
     print(f"wrote {path}")
