@@ -8,14 +8,17 @@
 //! computes. Windows double from the synchronous size up to `async_max` pages (8 MiB, at most
 //! 1/64 of the frames), so short sequential runs read little ahead.
 //!
-//! A background thread passes over the window's first pages while they are resident or being
-//! read (a miss got there first), then locks evicted pages exactly like a miss does, takes
-//! frames without waiting (stopping early when none is free or a page is resident or busy),
-//! reads them with one `preadv` and publishes them read-ahead-marked and unpinned. A window
-//! left with nothing to read submits the stream's next window at once, and a sequential miss
-//! inside a stream's range does not start another stream, so one stream carries a scan from
-//! start to end. A reader that
-//! reaches a page still being read waits for it as for any locked page. Read-ahead is only a
+//! A background thread passes over the pages of its window that are resident or being read (a
+//! miss got there first, or the policy kept them from an earlier pass), and reads every run of
+//! evicted pages between them. For each run it locks the pages exactly like a miss does, takes
+//! frames without waiting (stopping early when none is free), reads them with one `preadv`
+//! and publishes them read-ahead-marked and unpinned. A window left with nothing to read
+//! submits the stream's next window at once, and a sequential miss inside a stream's range
+//! does not start another stream, so one stream carries a scan from start to end. A reader
+//! that reaches a page still being read waits for it as for any locked page.
+//!
+//! While a quarter of the frames (at least four windows) hold pages read ahead and not used
+//! yet, a window waits up to 20 ms and is then dropped, ending its stream. Read-ahead is only a
 //! hint: jobs are dropped when the queue is full, and a failed read (I/O error, truncated file)
 //! leaves its pages evicted so that the reader's own miss reports the error.
 
@@ -142,10 +145,15 @@ impl Core {
     /// `preadv`, and the first page it reads carries the trigger. A window with nothing left to
     /// read submits the stream's next window at once, so that the stream goes on.
     fn read_window(&self, job: &Job) {
+        let fs = &self.files[job.file as usize];
         if !self.wait_for_room_ahead() {
+            // Dropped: end the stream, so that the scan's next sequential miss starts another.
+            let mut streams = fs.streams.lock();
+            if let Some(s) = streams.slots.iter_mut().find(|s| s.covers(job.start)) {
+                s.pages = 0;
+            }
             return;
         }
-        let fs = &self.files[job.file as usize];
         let end = (job.start + job.pages).min(fs.table.len() as u64);
         let evicted = |q: u64| table::state(fs.table[q as usize].load(Ordering::Acquire)) == table::EVICTED;
         let mut batch = Vec::new();
