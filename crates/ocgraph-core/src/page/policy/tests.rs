@@ -173,3 +173,22 @@ fn lifo_keeps_pages_read_ahead_until_their_first_request() {
     p.on_evict(1);
     assert_eq!(p.victim(0, &mut |_| true), Some(2));
 }
+
+#[test]
+fn lifo_spares_its_newest_arrivals_in_a_large_pool() {
+    // 128 frames spare 128 / 64 = 2 arrivals: with frames 0..10 loaded in order, LIFO takes 7
+    // (the third newest), then 6; when only the two spared are left, it takes them newest first.
+    let lifo = super::lifo::Lifo::new(128);
+    let p: &dyn ReplacementPolicy = &lifo;
+    for f in 0..10 {
+        p.on_load(f, f as u64);
+    }
+    let mut taken = [false; 10];
+    let mut order = Vec::new();
+    for _ in 0..10 {
+        let f = p.victim(0, &mut |f| !taken[f]).unwrap();
+        taken[f] = true;
+        order.push(f);
+    }
+    assert_eq!(order, vec![7, 6, 5, 4, 3, 2, 1, 0, 9, 8]);
+}
