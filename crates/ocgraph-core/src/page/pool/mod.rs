@@ -105,7 +105,9 @@ pub(crate) struct Core {
     /// most 1/[`ASYNC_WINDOW_DIVISOR`] of the frames (0: no asynchronous read-ahead).
     async_max: AtomicUsize,
     /// Pages read ahead (by streams, a miss's synchronous window or `WillNeed`) and neither used
-    /// nor evicted yet; asynchronous windows wait while it is at [`Core::ahead_limit`].
+    /// nor evicted yet: the pages whose word carries `PREFETCHED`, counted up where the bit is
+    /// set and down where it is cleared (first use; locking for eviction, which drops it for
+    /// good). Asynchronous windows wait while it is at [`Core::ahead_limit`].
     unused_ahead: AtomicUsize,
     /// The background read-ahead threads, started on first use.
     worker: Worker,

@@ -145,15 +145,12 @@ impl Core {
     /// `preadv`, and the first page it reads carries the trigger. A window with nothing left to
     /// read submits the stream's next window at once, so that the stream goes on.
     fn read_window(&self, job: &Job) {
-        let fs = &self.files[job.file as usize];
         if !self.wait_for_room_ahead() {
             // Dropped: end the stream, so that the scan's next sequential miss starts another.
-            let mut streams = fs.streams.lock();
-            if let Some(s) = streams.slots.iter_mut().find(|s| s.covers(job.start)) {
-                s.pages = 0;
-            }
+            self.with_stream_at(job.file, job.start, |_, s| s.pages = 0);
             return;
         }
+        let fs = &self.files[job.file as usize];
         let end = (job.start + job.pages).min(fs.table.len() as u64);
         let evicted = |q: u64| table::state(fs.table[q as usize].load(Ordering::Acquire)) == table::EVICTED;
         let mut batch = Vec::new();
@@ -171,10 +168,15 @@ impl Core {
             q = first + batch.len() as u64;
         }
         if trigger {
-            let mut streams = fs.streams.lock();
-            if let Some(s) = streams.slots.iter_mut().find(|s| s.covers(job.start)) {
-                self.advance(job.file, s);
-            }
+            self.with_stream_at(job.file, job.start, |core, s| core.advance(job.file, s));
+        }
+    }
+
+    /// Runs `act` on the stream of `file` that covers page `page`, if any.
+    fn with_stream_at(&self, file: FileId, page: u64, act: impl FnOnce(&Core, &mut Stream)) {
+        let mut streams = self.files[file as usize].streams.lock();
+        if let Some(s) = streams.slots.iter_mut().find(|s| s.covers(page)) {
+            act(self, s);
         }
     }
 

@@ -333,6 +333,15 @@ impl Gac {
         self.listed[frame].store(ordinary, Ordering::Relaxed);
     }
 
+    /// Locks group `g` and takes the frame `choose` picks in it (claimed) out of its
+    /// [`Arrivals`] (see [`Gac::unlist_locked`]).
+    fn take_in(&self, g: usize, choose: impl FnOnce(&mut Group) -> Option<usize>) -> Option<usize> {
+        let mut grp = self.groups[g].lock();
+        let f = choose(&mut grp)?;
+        self.unlist_locked(g, &mut grp, f);
+        Some(f)
+    }
+
     /// Takes the victim `frame` (claimed: the pool evicts it next) out of group `g`'s
     /// [`Arrivals`] under the lock [`Gac::victim`] holds, so that `on_evict` needs no lock.
     fn unlist_locked(&self, g: usize, grp: &mut Group, frame: usize) {
@@ -629,12 +638,8 @@ impl ReplacementPolicy for Gac {
                 // turn, or LIFO would evict the newest of them, a page the scan needs soon.
                 let g = (mix(m) % self.key.len() as u64) as usize / self.group_size;
                 let groups = || (0..n).map(|i| (g + i) % n);
-                let ordinary = groups().find_map(|h| {
-                    let mut grp = self.groups[h].lock();
-                    let f = self.lifo_pick_ordinary(h, &grp, evictable)?;
-                    self.unlist_locked(h, &mut grp, f);
-                    Some(f)
-                });
+                let ordinary =
+                    groups().find_map(|h| self.take_in(h, |grp| self.lifo_pick_ordinary(h, grp, evictable)));
                 return ordinary.or_else(|| groups().find_map(|h| self.victim_in(h, key, evictable)));
             }
             (Evidence::Duel, Contender::Clock) => {
@@ -663,12 +668,7 @@ impl ReplacementPolicy for Gac {
         }
         // Every frame of the group is pinned: take the active policy's choice elsewhere.
         let active = self.active();
-        (1..n).map(|i| (g + i) % n).find_map(|h| {
-            let mut grp = self.groups[h].lock();
-            let f = self.pick(active, h, &mut grp, evictable)?;
-            self.unlist_locked(h, &mut grp, f);
-            Some(f)
-        })
+        (1..n).map(|i| (g + i) % n).find_map(|h| self.take_in(h, |grp| self.pick(active, h, grp, evictable)))
     }
 
     fn score(&self) -> Option<f64> {
