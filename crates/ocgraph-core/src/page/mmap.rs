@@ -1,9 +1,15 @@
 //! The `mmap` backend: every file mapped whole; the OS page cache does the I/O.
 //!
+//! A file advised [`Advice::Random`] gets no read-ahead from the kernel, so a read spanning
+//! several pages of it (a long neighbour list) first advises `MADV_WILLNEED` on exactly that
+//! range: the kernel reads its missing pages together, where faults would read them one by one.
+//!
 //! Statistics: `page_requests` counts reads (striped counters, cheap); faults come from
 //! `getrusage(RUSAGE_SELF)` and `bytes_read` from `read_bytes` in `/proc/self/io`, as deltas
 //! since open or the last reset (process-wide: they include I/O by anything else the process
 //! does).
+
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use memmap2::{Mmap, MmapOptions};
 use parking_lot::Mutex;
@@ -15,6 +21,9 @@ use crate::error::{Error, Result};
 
 /// Reads are zero-copy anywhere; scans still walk the files in chunks of this many bytes.
 const SCAN_CHUNK: usize = 1 << 20;
+
+/// The kernel's page size, the unit of faults and advice.
+const PAGE: usize = 4096;
 
 /// Process-wide counters at open or the last reset.
 #[derive(Debug, Clone, Copy, Default)]
@@ -49,6 +58,8 @@ fn proc_read_bytes() -> Option<u64> {
 /// Memory-maps the graph files read-only.
 pub(crate) struct MmapSource {
     maps: Vec<Option<Mmap>>,
+    /// Per file: last advised [`Advice::Random`] (reads spanning pages advise `WillNeed` first).
+    random: Vec<AtomicBool>,
     counters: StripedCounters,
     baseline: Mutex<Baseline>,
 }
@@ -70,7 +81,13 @@ impl MmapSource {
                 .map_err(|e| Error::io(&f.path, "mmap", e))?;
             maps.push(Some(map));
         }
-        Ok(MmapSource { maps, counters: StripedCounters::default(), baseline: Mutex::new(Baseline::now()) })
+        let random = maps.iter().map(|_| AtomicBool::new(false)).collect();
+        Ok(MmapSource {
+            maps,
+            random,
+            counters: StripedCounters::default(),
+            baseline: Mutex::new(Baseline::now()),
+        })
     }
 
     fn bytes(&self, file: FileId) -> &[u8] {
@@ -82,7 +99,14 @@ impl PageSource for MmapSource {
     fn read(&self, file: FileId, offset: u64, len: usize) -> Bytes<'_> {
         self.counters.add(Counter::PageRequests, 1);
         let start = offset as usize;
-        Bytes::borrowed(&self.bytes(file)[start..start + len])
+        let bytes = &self.bytes(file)[start..start + len];
+        if len > 0
+            && start / PAGE != (start + len - 1) / PAGE
+            && self.random[file as usize].load(Ordering::Relaxed)
+        {
+            self.advise(file, offset, len as u64, Advice::WillNeed);
+        }
+        Bytes::borrowed(bytes)
     }
 
     fn read_into(&self, file: FileId, offset: u64, dst: &mut [u8]) {
@@ -93,13 +117,16 @@ impl PageSource for MmapSource {
 
     fn advise(&self, file: FileId, offset: u64, len: u64, advice: Advice) {
         let Some(map) = &self.maps[file as usize] else { return };
+        if advice != Advice::WillNeed {
+            self.random[file as usize].store(advice == Advice::Random, Ordering::Relaxed);
+        }
         let adv = match advice {
             Advice::Normal => memmap2::Advice::Normal,
             Advice::Random => memmap2::Advice::Random,
             Advice::Sequential => memmap2::Advice::Sequential,
             Advice::WillNeed => memmap2::Advice::WillNeed,
         };
-        let page = 4096u64;
+        let page = PAGE as u64;
         let start = offset / page * page;
         let end = (offset + len).min(map.len() as u64);
         if end > start {

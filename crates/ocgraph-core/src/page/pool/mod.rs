@@ -8,8 +8,10 @@
 //! frame or evicts one, reads the page, and publishes it with one pin.
 //!
 //! Reads within one page are zero-copy (the returned bytes pin the page); reads spanning pages
-//! are copied into a private buffer, pinning each page only while copying it. So a read pins at
-//! most one frame at a time, and a miss can always make progress unless callers *hold* more
+//! are copied into a private buffer, pinning each page only while copying it (a miss loads the
+//! evicted pages that follow in the range with one read and pins them until their copy: at most
+//! 1/64 of the frames). So a read pins few frames, and never waits for a frame while holding a
+//! pin; a miss can always make progress unless callers *hold* more
 //! live [`Slice`](crate::page::Slice)s than the pool has frames: then every frame is pinned, the
 //! miss waits for a pin to be released, and a thread waiting on its own pins deadlocks. Keep
 //! few slices alive at once (algorithms hold one or two per thread).
@@ -283,6 +285,15 @@ impl Core {
     /// Pins page `page` of `file`, loading it on a miss; returns its frame.
     #[inline]
     fn pin(&self, file: FileId, page: u64) -> usize {
+        self.pin_through(file, page, page).0
+    }
+
+    /// Pins page `page` of `file` as [`Core::pin`] does, for a read that goes on to page
+    /// `through`: a miss also loads the evicted pages that follow, up to `through`, with the same
+    /// `preadv` and leaves them pinned too (see [`Core::load_cold`]). Returns the frame of `page`
+    /// and the last page pinned (`page` on a hit).
+    #[inline]
+    fn pin_through(&self, file: FileId, page: u64, through: u64) -> (usize, u64) {
         let entry = &self.files[file as usize].table[page as usize];
         let mut spins = 0u32;
         loop {
@@ -298,14 +309,14 @@ impl Core {
                         self.first_use_of_prefetched(file, page, w & TRIGGER != 0);
                     }
                     self.policy.on_hit(f);
-                    return f;
+                    return (f, page);
                 }
             } else if s == EVICTED {
                 if entry
                     .compare_exchange(w, table::with_state(w, LOCKED), Ordering::Acquire, Ordering::Relaxed)
                     .is_ok()
                 {
-                    return self.load_cold(file, page, w & LOADED_ONCE != 0);
+                    return self.load_cold(file, page, w & LOADED_ONCE != 0, through);
                 }
             } else {
                 // Locked by a loader or evictor (or the pin count is saturated): wait.
@@ -314,23 +325,32 @@ impl Core {
         }
     }
 
-    /// Miss path; the caller holds the page's word locked. Returns the frame, pinned once.
+    /// Miss path; the caller holds the page's word locked. Returns the frame and the last page
+    /// pinned.
+    ///
+    /// Demand run: the evicted pages after `page` that the caller's read also covers (up to
+    /// `through`, at most 1/[`MAX_ADJACENT_DIVISOR`] of the frames) are locked too, read with the
+    /// same `preadv` and published pinned once, as `page` is: a long neighbour list costs one read
+    /// call, not one per page, even with read-ahead off.
     ///
     /// Read-ahead: when the miss starts where the previous read of the file ended, the
     /// following pages that are evicted (up to `read_ahead` of them) are locked too and read
     /// with the same `preadv`, as long as frames can be had without waiting.
     #[cold]
     #[inline(never)]
-    fn load_cold(&self, file: FileId, page: u64, loaded_before: bool) -> usize {
+    fn load_cold(&self, file: FileId, page: u64, loaded_before: bool, through: u64) -> (usize, u64) {
         let fs = &self.files[file as usize];
         let offset = page << self.page_shift;
         // (page, loaded before, frame) of every page read by this call; the first is requested.
         let first = self.take_frame(page_key(file, page), true).expect("take_frame waits for a frame");
         let mut batch = vec![(page, loaded_before, first)];
+        let demand_max = (through - page).min((self.mem.count() / MAX_ADJACENT_DIVISOR) as u64);
+        self.lock_evicted_run(file, page + 1, demand_max, &mut batch);
+        let demanded = batch.len();
         let sequential = fs.last_end.load(Ordering::Relaxed) == offset;
         if sequential {
             let read_ahead = self.read_ahead.load(Ordering::Relaxed) as u64;
-            self.lock_evicted_run(file, page + 1, read_ahead, &mut batch);
+            self.lock_evicted_run(file, page + demanded as u64, read_ahead, &mut batch);
             // The next windows go to the background readers now, while this read runs: started
             // after it, they were often still queued when the reader had used this batch, and
             // its next miss read them itself.
@@ -338,27 +358,30 @@ impl Core {
         }
         let (bytes, calls) = self.read_batch(file, &batch);
         let c = &self.counters;
-        c.add(Counter::Misses, 1);
-        c.add(if loaded_before { Counter::CapacityMisses } else { Counter::ColdMisses }, 1);
+        let capacity = batch[..demanded].iter().filter(|&&(_, before, _)| before).count() as u64;
+        c.add(Counter::Misses, demanded as u64);
+        c.add(Counter::CapacityMisses, capacity);
+        c.add(Counter::ColdMisses, demanded as u64 - capacity);
         c.add(Counter::BytesRead, bytes as u64);
         c.add(Counter::ReadCalls, calls);
-        c.add(Counter::PrefetchesIssued, batch.len() as u64 - 1);
+        c.add(Counter::PrefetchesIssued, (batch.len() - demanded) as u64);
         let prev_end = fs.last_end.swap(offset + bytes as u64, Ordering::Relaxed);
         if prev_end == offset {
             c.add(Counter::SequentialReads, 1);
         }
-        self.unused_ahead.fetch_add(batch.len() - 1, Ordering::Relaxed);
+        self.unused_ahead.fetch_add(batch.len() - demanded, Ordering::Relaxed);
         for (i, &(q, _, f)) in batch.iter().enumerate() {
-            // The requested page is a load; the rest of the batch is read ahead.
-            if i == 0 {
+            // The demand run is loaded and pinned; the rest of the batch is read ahead.
+            let w = if i < demanded {
                 self.policy.get().on_load(f, page_key(file, q));
+                table::resident(f, 1)
             } else {
                 self.policy.get().on_load_ahead(f, page_key(file, q));
-            }
-            let w = if i == 0 { table::resident(f, 1) } else { table::resident(f, 0) | PREFETCHED };
+                table::resident(f, 0) | PREFETCHED
+            };
             fs.table[q as usize].store(w, Ordering::Release);
         }
-        batch[0].2
+        (first, page + demanded as u64 - 1)
     }
 
     /// Locks up to `max` pages of `file` from `start` on that are evicted and takes a frame for
@@ -604,13 +627,26 @@ impl Core {
     unsafe fn copy_pages(&self, file: FileId, offset: u64, len: usize, dst: *mut u8) {
         let ps = self.page_size as u64;
         let end = offset + len as u64;
+        let last = (end - 1) >> self.page_shift;
         let mut lo = offset;
         let mut out = 0;
+        // Pages up to this one are already pinned by the last miss's demand run.
+        let mut pinned_to: Option<u64> = None;
         while lo < end {
             let p = lo >> self.page_shift;
             let hi = end.min((p + 1) * ps);
             let n = (hi - lo) as usize;
-            let f = self.pin(file, p);
+            let f = match pinned_to {
+                // A pinned page's word keeps its frame until it is unpinned.
+                Some(q) if p <= q => {
+                    table::frame(self.files[file as usize].table[p as usize].load(Ordering::Acquire))
+                }
+                _ => {
+                    let (f, q) = self.pin_through(file, p, last);
+                    pinned_to = Some(q);
+                    f
+                }
+            };
             let start = (lo - p * ps) as usize;
             // SAFETY: the page is pinned while we copy `n` bytes from inside its frame; `dst` has
             // room for `len` bytes by the caller's guarantee and `out + n <= len`.

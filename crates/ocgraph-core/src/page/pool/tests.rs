@@ -232,6 +232,40 @@ fn a_read_ahead_window_reads_every_hole_between_resident_pages() {
 }
 
 #[test]
+fn a_read_spanning_evicted_pages_loads_them_with_one_call_without_read_ahead() {
+    let dir = tempfile::tempdir().unwrap();
+    let n = 256u64;
+    let (files, data) = random_files(dir.path(), &[4096 * n], 47);
+    // 256 frames: a demand run is at most 256 / 64 = 4 pages.
+    let pool = BufferPool::open(&files, n * 4096, 4096, "clock").unwrap();
+    pool.set_read_ahead(0, 0);
+    let read = |lo: u64, len: u64| {
+        let got = pool.read(0, lo, len as usize).typed::<u8>();
+        assert_eq!(&*got, &data[0][lo as usize..(lo + len) as usize]);
+    };
+    // Pages 10..=13 (4 pages) missing: one preadv, four misses, no read-ahead.
+    read(10 * 4096 + 8, 4 * 4096 - 16);
+    let s = pool.stats();
+    assert_eq!((s.misses, s.hits, s.read_calls, s.bytes_read), (4, 0, 1, 4 * 4096));
+    assert_eq!(s.prefetches_issued, 0);
+    // Pages 20..=28 with page 22 resident: runs 20..=21, 23..=26 (capped at 4), 27..=28.
+    read(22 * 4096, 8);
+    pool.reset_stats();
+    read(20 * 4096 + 100, 9 * 4096 - 200);
+    let s = pool.stats();
+    assert_eq!((s.misses, s.hits, s.read_calls, s.bytes_read), (8, 1, 3, 8 * 4096));
+    // A pool of 3 frames (demand runs of one page) still reads ranges of 7 pages: every page
+    // is unpinned after its copy.
+    let tiny = BufferPool::open(&files, 3 * 4096, 4096, "clock").unwrap();
+    tiny.set_read_ahead(0, 0);
+    for lo in [0u64, 5 * 4096 + 7, 100 * 4096 + 3] {
+        let got = tiny.read(0, lo, 7 * 4096).typed::<u8>();
+        assert_eq!(&*got, &data[0][lo as usize..(lo + 7 * 4096) as usize]);
+    }
+    assert_eq!(pool.resident_pages(), 13);
+}
+
+#[test]
 fn a_read_spanning_pages_pins_nothing_after_the_copy() {
     let dir = tempfile::tempdir().unwrap();
     let (files, data) = random_files(dir.path(), &[4096 * 4], 19);
