@@ -7,37 +7,91 @@
 //!   `v` itself and not a direct out-neighbour of `v`; sorted by id.
 //!
 //! Algorithm: serial level-synchronous BFS limited to `k` levels, with each frontier sorted by id
-//! before expansion so neighbour lists are read in file order; the visited set is a hash set, so
-//! memory is proportional to the neighbourhood, not to the graph.
+//! before expansion so neighbour lists are read in file order. The visited set is a hash set
+//! (FxHash) while the neighbourhood is small, so memory is proportional to it, not to the graph;
+//! once a level would scan at least n/64 arcs, it becomes a bitmap of n bits (n/8 bytes, at
+//! most 8 bytes per arc scanned), since a bit test is several times cheaper than a hash insert
+//! (friends-of-friends through a hub of a Kronecker graph scans millions of arcs).
 
-use std::collections::{HashSet, VecDeque};
+use std::collections::VecDeque;
+
+use rustc_hash::FxHashSet;
 
 use ocgraph_core::{Adjacency, Result, Vertex};
 
 use crate::bfs::check_vertex;
 
+/// The vertices seen so far: a hash set, or one bit per vertex once the search is large.
+enum Seen {
+    Hash(FxHashSet<Vertex>),
+    Bits(Vec<u64>),
+}
+
+impl Seen {
+    /// Switches to a bitmap of `n` bits when `coming` more inserts would reach n/64 in all.
+    fn reserve(&mut self, coming: u64, n: usize) {
+        let Seen::Hash(set) = self else { return };
+        if (set.len() as u64 + coming) < (n / 64) as u64 {
+            set.reserve(coming.min(n as u64) as usize);
+            return;
+        }
+        let mut bits = vec![0u64; n.div_ceil(64)];
+        for &w in set.iter() {
+            bits[w as usize / 64] |= 1 << (w % 64);
+        }
+        *self = Seen::Bits(bits);
+    }
+
+    /// Marks the neighbours of `frontier` seen; returns those not seen before, sorted by id.
+    fn expand<A: Adjacency>(&mut self, g: &A, frontier: &[Vertex]) -> Vec<Vertex> {
+        match self {
+            Seen::Hash(set) => {
+                let mut next = Vec::new();
+                for &u in frontier {
+                    next.extend(g.neighbors(u).iter().filter(|&&w| set.insert(w)));
+                }
+                next.sort_unstable();
+                next
+            }
+            Seen::Bits(bits) => {
+                // The new vertices are the bits set by this level: read off in id order, with no
+                // sort (a level can hold millions of vertices).
+                let before = bits.clone();
+                for &u in frontier {
+                    for &w in g.neighbors(u).iter() {
+                        bits[w as usize / 64] |= 1 << (w % 64);
+                    }
+                }
+                let mut next = Vec::new();
+                for (i, (&now, &was)) in bits.iter().zip(&before).enumerate() {
+                    let mut new = now & !was;
+                    while new != 0 {
+                        next.push((i * 64) as Vertex + new.trailing_zeros());
+                        new &= new - 1;
+                    }
+                }
+                next
+            }
+        }
+    }
+}
+
 /// Levels `1..=k` of a BFS from `v`, each sorted by id.
 fn levels<A: Adjacency>(g: &A, v: Vertex, k: u32) -> Result<Vec<Vec<Vertex>>> {
     check_vertex(g, v, "start")?;
-    let mut seen: HashSet<Vertex> = HashSet::from([v]);
-    let mut frontier = vec![v];
-    let mut out = Vec::new();
+    let mut seen = Seen::Hash(FxHashSet::from_iter([v]));
+    // Level 0 first, removed at the end.
+    let mut out = vec![vec![v]];
     for _ in 0..k {
-        let mut next = Vec::new();
-        for &u in &frontier {
-            for &w in g.neighbors(u).iter() {
-                if seen.insert(w) {
-                    next.push(w);
-                }
-            }
-        }
+        let frontier = out.last().expect("level 0 is there");
+        seen.reserve(g.degree_sum(frontier), g.num_vertices());
+        let next = seen.expand(g, frontier);
         if next.is_empty() {
             break;
         }
-        next.sort_unstable();
-        out.push(next.clone());
-        frontier = next;
+        out.push(next);
     }
+    out.remove(0);
     Ok(out)
 }
 

@@ -394,3 +394,24 @@ fn pagerank_with_f32_contributions_matches_reference() {
         assert!(l1 < 1e-6, "Gauss-Seidel: L1 distance {l1} after {} sweeps", got.iterations);
     }
 }
+
+#[test]
+fn k_hop_on_a_large_skewed_graph_matches_bfs_with_both_visited_sets() {
+    // 6400 vertices (so the visited set becomes a bitmap once a level scans 100 arcs) and skewed
+    // degrees: searches from low-degree vertices stay in the hash set, searches through hubs
+    // switch to the bitmap, some of them between two levels.
+    for directed in [false, true] {
+        let g = random_graph(6400, 12_000, directed, false, 71);
+        for s in (0..6400).step_by(97) {
+            let dist = bfs_distances(&g, s);
+            for k in 1..=3u64 {
+                let want: Vec<Vertex> = (0..g.n as Vertex)
+                    .filter(|&w| w != s && dist[w as usize].is_some_and(|d| d <= k))
+                    .collect();
+                assert_eq!(k_hop(&g.out, s, k as u32).unwrap(), want, "k_hop from {s}, k = {k}");
+            }
+            let fof: Vec<Vertex> = (0..g.n as Vertex).filter(|&w| dist[w as usize] == Some(2)).collect();
+            assert_eq!(friends_of_friends(&g.out, s).unwrap(), fof, "friends of friends of {s}");
+        }
+    }
+}
