@@ -171,6 +171,7 @@ def main():
         "--repeat", type=int, default=1, help="runs per mode (interleaved); the median is reported"
     )
     ap.add_argument("--no-build", action="store_true")
+    ap.add_argument("--bin", help="ocgraph binary to run (default: build and use target/release)")
     ap.add_argument("--name", default="queries", help="output file prefix in bench/out/")
     args = ap.parse_args()
     args.max_n = args.max_n or (10_000 if args.quick else 1_000_000)
@@ -178,7 +179,10 @@ def main():
     args.pairs = args.pairs or (5 if args.quick else 20)
     args.real = args.real or args.real_only
     args.alphas = [float(a) for a in args.alphas.split(",")]
-    if not args.no_build:
+    global BIN
+    if args.bin:
+        BIN = os.path.abspath(args.bin)
+    elif not args.no_build:
         sh(["cargo", "build", "--release", "-q", "-p", "ocgraph-cli"], cwd=ROOT)
     os.makedirs(OUT, exist_ok=True)
     rows, progress = [], []

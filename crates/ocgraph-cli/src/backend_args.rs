@@ -60,7 +60,8 @@ pub struct BackendArgs {
     /// Page backend.
     #[arg(long, value_enum, default_value_t = Backend::Mmap)]
     pub backend: Backend,
-    /// Buffer pool capacity (pool backend), e.g. 256MB, 1GiB.
+    /// Buffer pool capacity (pool backend), e.g. 256MB, 1GiB. `ocgraph query` also sizes its
+    /// neighbourhood prefetcher by it, on mmap too (give it the page cache's cap there).
     #[arg(long, value_parser = size_arg, default_value = "1GiB")]
     pub memory: u64,
     /// Buffer pool replacement policy.

@@ -77,6 +77,7 @@ pub fn run(args: &QueryArgs) -> Result<()> {
         clients: args.clients,
         keep_answers: args.answers.is_some(),
         lookahead: args.lookahead,
+        memory: Some(args.backend.memory),
         ..RunOptions::default()
     };
     let r = run_queries(&g, &w, &opts, &Kernels)?;

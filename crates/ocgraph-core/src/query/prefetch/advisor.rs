@@ -23,6 +23,8 @@ pub struct AdvisorConfig {
     pub max_stale: u32,
     /// Queries advised ahead (omniscient).
     pub lookahead: usize,
+    /// Pages of memory the graph gets (`None`: unbounded); see [`Neighbourhood::new`].
+    pub memory_pages: Option<u64>,
 }
 
 /// Runs the advisor until `stop` is set; `started` counts the queries begun so far.
@@ -36,7 +38,7 @@ pub fn run(
 ) -> AdvisorStats {
     let mut sink = Sink::new(dir);
     let mut cursor = Cursor::default();
-    let mut nb = Neighbourhood::new(workload.kind);
+    let mut nb = Neighbourhood::new(workload.kind, cfg.memory_pages);
     let mut advised_to = 0usize;
     let mut idle = 0u32;
     loop {

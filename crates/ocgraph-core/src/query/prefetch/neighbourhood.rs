@@ -11,7 +11,12 @@
 //!   every visited vertex is looked up among the recently predicted ones, and an exponential
 //!   average of that hit rate gates the I/O: below [`MIN_HIT_RATE`] the advisor keeps
 //!   predicting (no I/O: `v`'s list was just read by the query) but advises nothing, so a
-//!   stream with no locality (alpha = 1) costs almost nothing;
+//!   stream with no locality (alpha = 1) costs almost nothing. A prediction counts only while
+//!   its pages can still be in memory: for [`PREFETCH_SHARE`] of the memory, filled at
+//!   2 x [`EDGE_NEIGHBOURS`] pages per visit (a pool of 57 frames keeps the pages of about one
+//!   visit; the predictions of 200 visits ago do not help it). The threshold is the
+//!   break-even: each visit advises 16 pages, a hit saves one or two demand reads, and a
+//!   background read costs the queries about a tenth of a demand read (device time, evictions);
 //! - shortest paths: every expanded vertex, the first [`EDGE_NEIGHBOURS`] neighbours.
 //!
 //! In every case the chosen neighbours' offsets are advised first (so those reads overlap),
@@ -31,7 +36,10 @@ pub const FOF_NEIGHBOURS: usize = 32;
 /// Arcs advised per neighbour list for friends-of-friends.
 pub const FOF_PREFIX_ARCS: u64 = 1024;
 /// Edge-query hit rate (visited vertices that were predicted) below which nothing is advised.
-pub const MIN_HIT_RATE: f64 = 0.02;
+pub const MIN_HIT_RATE: f64 = 0.10;
+/// Share of the memory that advised pages may fill before they are used (sets how long a
+/// prediction counts).
+pub const PREFETCH_SHARE: u64 = 8;
 /// Weight of one visit in the hit-rate average.
 const RATE_WEIGHT: f64 = 1.0 / 64.0;
 /// Slots of the table of recently predicted vertices (direct-mapped).
@@ -40,9 +48,14 @@ const PREDICTED: usize = 1024;
 /// The neighbourhood policy's state.
 pub struct Neighbourhood {
     kind: QueryKind,
-    /// Recently predicted vertices (`u32::MAX`: empty slot).
-    predicted: Box<[Vertex]>,
-    /// Exponential average of the edge-query hit rate.
+    /// Recently predicted vertices and the visit that predicted them (`u32::MAX`: empty slot).
+    predicted: Box<[(Vertex, u64)]>,
+    /// Visits so far.
+    visits: u64,
+    /// Visits after which a prediction no longer counts.
+    window: u64,
+    /// Exponential average of the edge-query hit rate (starts at 0: advice begins once
+    /// predictions have hit).
     rate: f64,
     scratch: Vec<(u64, u64)>,
     picked: Vec<Vertex>,
@@ -53,12 +66,16 @@ pub struct Neighbourhood {
 }
 
 impl Neighbourhood {
-    /// The policy for a stream of `kind` queries.
-    pub fn new(kind: QueryKind) -> Neighbourhood {
+    /// The policy for a stream of `kind` queries, with `memory_pages` pages of memory for the
+    /// graph (`None`: unbounded).
+    pub fn new(kind: QueryKind, memory_pages: Option<u64>) -> Neighbourhood {
+        let per_visit = 2 * EDGE_NEIGHBOURS as u64;
         Neighbourhood {
             kind,
-            predicted: vec![Vertex::MAX; PREDICTED].into_boxed_slice(),
-            rate: 1.0,
+            predicted: vec![(Vertex::MAX, 0); PREDICTED].into_boxed_slice(),
+            visits: 0,
+            window: memory_pages.map_or(u64::MAX, |m| (m / PREFETCH_SHARE / per_visit).max(1)),
+            rate: 0.0,
             scratch: Vec::new(),
             picked: Vec::new(),
             hits: 0,
@@ -88,11 +105,13 @@ impl Neighbourhood {
             }
         }
         if edge {
-            let hit = self.predicted[Self::slot(v)] == v;
+            self.visits += 1;
+            let (p, at) = self.predicted[Self::slot(v)];
+            let hit = p == v && self.visits - at <= self.window;
             self.hits += hit as u64;
             self.rate += RATE_WEIGHT * (hit as u8 as f64 - self.rate);
             for &w in &self.picked {
-                self.predicted[Self::slot(w)] = w;
+                self.predicted[Self::slot(w)] = (w, self.visits);
             }
             if self.rate < MIN_HIT_RATE {
                 self.gated += 1;
@@ -137,21 +156,32 @@ mod tests {
     }
 
     #[test]
-    fn edge_queries_predict_the_last_neighbours_and_stop_advising_when_predictions_miss() {
+    fn edge_queries_advise_once_predictions_hit_and_stop_when_they_miss() {
         let dir = tempfile::tempdir().unwrap();
         let g = graph(dir.path());
         let mut sink = Sink::new(g.out());
-        let mut nb = Neighbourhood::new(QueryKind::Edge);
+        let mut nb = Neighbourhood::new(QueryKind::Edge, None);
         nb.advise(&mut sink, 0);
-        // The last EDGE_NEIGHBOURS of 0's list (13..=20) were predicted and advised.
-        assert_eq!(sink.stats().ranges, EDGE_NEIGHBOURS as u64);
+        // The last EDGE_NEIGHBOURS of 0's list (13..=20) are predicted, but nothing is advised
+        // before predictions have hit.
+        assert_eq!((sink.stats().ranges, nb.gated), (0, 1));
         nb.advise(&mut sink, 20);
         assert_eq!(nb.hits, 1);
         nb.advise(&mut sink, 12);
         assert_eq!(nb.hits, 1, "12 is not among the last {EDGE_NEIGHBOURS} neighbours of 0");
+        // A walk 12 -> 13 -> 14 ... visits what it predicted each time: once the hit rate
+        // reaches MIN_HIT_RATE, the next vertex's list is advised.
+        let mut v = 12;
+        while sink.stats().ranges == 0 {
+            v += 1;
+            nb.advise(&mut sink, v);
+        }
+        assert!(nb.rate >= MIN_HIT_RATE && v < 30, "opened at {v}");
+        assert_eq!(sink.stats().ranges, 1, "{v}'s one neighbour");
         // A stream whose visits are never predicted: the hit rate decays, advice stops.
+        let gated = nb.gated;
         let mut v = 30;
-        while nb.gated == 0 {
+        while nb.gated == gated {
             v = if v == 30 { 50 } else { 30 };
             nb.advise(&mut sink, v);
         }
@@ -162,11 +192,33 @@ mod tests {
     }
 
     #[test]
+    fn a_prediction_counts_only_while_its_pages_fit_in_memory() {
+        let dir = tempfile::tempdir().unwrap();
+        let g = graph(dir.path());
+        let mut sink = Sink::new(g.out());
+        // Memory for the advice of two visits: a prediction counts for two visits.
+        let pages = 2 * PREFETCH_SHARE * 2 * EDGE_NEIGHBOURS as u64;
+        let mut nb = Neighbourhood::new(QueryKind::Edge, Some(pages));
+        nb.advise(&mut sink, 0); // predicts 13..=20
+        nb.advise(&mut sink, 20); // a hit, one visit later
+        assert_eq!(nb.hits, 1);
+        nb.advise(&mut sink, 40);
+        nb.advise(&mut sink, 19); // predicted three visits ago: its pages are gone
+        assert_eq!(nb.hits, 1);
+        // Unbounded memory: the same stream hits twice.
+        let mut nb = Neighbourhood::new(QueryKind::Edge, None);
+        for v in [0, 20, 40, 19] {
+            nb.advise(&mut sink, v);
+        }
+        assert_eq!(nb.hits, 2);
+    }
+
+    #[test]
     fn friends_of_friends_advise_the_first_neighbours_without_gating() {
         let dir = tempfile::tempdir().unwrap();
         let g = graph(dir.path());
         let mut sink = Sink::new(g.out());
-        let mut nb = Neighbourhood::new(QueryKind::FriendsOfFriends);
+        let mut nb = Neighbourhood::new(QueryKind::FriendsOfFriends, None);
         for v in [5, 9, 33, 0] {
             nb.advise(&mut sink, v);
         }
