@@ -625,6 +625,9 @@ impl Core {
     /// `dst` is valid for writes of `len` bytes and does not overlap the frames.
     #[inline]
     unsafe fn copy_pages(&self, file: FileId, offset: u64, len: usize, dst: *mut u8) {
+        if len == 0 {
+            return;
+        }
         let ps = self.page_size as u64;
         let end = offset + len as u64;
         let last = (end - 1) >> self.page_shift;

@@ -24,7 +24,7 @@
 //! edge queries at alpha = 0.1, ~3% at 0.5 and none at 1, which bounds what this policy gains.
 
 use super::Sink;
-use crate::graph::{Adjacency, Vertex};
+use crate::graph::Vertex;
 use crate::query::workload::QueryKind;
 
 /// Neighbours advised per visited vertex for edge queries and shortest paths.
@@ -97,12 +97,14 @@ impl Neighbourhood {
         };
         self.picked.clear();
         {
-            let nbrs = dir.neighbors(v);
-            if edge {
-                self.picked.extend_from_slice(&nbrs[nbrs.len().saturating_sub(k)..]);
+            // Only the k arcs used: a hub's whole list would be copied for nothing.
+            let r = dir.arc_range(v);
+            let (a, b) = if edge {
+                (r.end.saturating_sub(k as u64).max(r.start), r.end)
             } else {
-                self.picked.extend(nbrs.iter().take(k));
-            }
+                (r.start, r.end.min(r.start + k as u64))
+            };
+            self.picked.extend_from_slice(&dir.arcs(a, b));
         }
         if edge {
             self.visits += 1;
