@@ -15,6 +15,14 @@
 //! [`Adjacency::for_each_selected_in_range`]) against a bitmap frontier. Both steps run on the caller's
 //! rayon pool; parents are claimed with a compare-and-swap, so with several threads the parent
 //! chosen among equally deep candidates may differ between runs (depths never do).
+//!
+//! Out of core, the first bottom-up step also keeps the lists it scanned without finding a
+//! parent in memory (at most [`STASH_BYTES_PER_VERTEX`] bytes per vertex, see `stash.rs`); the
+//! steps after it read those from memory instead of the graph (kron22 from its highest-degree
+//! vertex, pool at 10%: two of the three passes over the graph are gone).
+//!
+//! Memory: 8 bytes per vertex (depths and parents), two bitmaps while bottom-up, the frontier
+//! list, and the stash.
 
 use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
 
@@ -23,6 +31,7 @@ use rayon::prelude::*;
 
 use crate::bitmap::Bitmap;
 use crate::chunks::{in_order, vertex_blocks};
+use crate::stash::{ListStash, Part, StashBuilder};
 
 /// GAPBS top-down → bottom-up switch: go bottom-up when the frontier's edges exceed
 /// `unexplored edges / ALPHA`.
@@ -33,6 +42,8 @@ const BETA: u64 = 18;
 const NONE: u32 = u32::MAX;
 /// Frontier sizes above which sorting runs in parallel.
 const PAR_SORT_MIN: usize = 1 << 14;
+/// Memory [`bfs`] may use to keep lists of unvisited vertices, in bytes per vertex of the graph.
+pub const STASH_BYTES_PER_VERTEX: usize = 4;
 
 /// Depth and parent of every vertex after a BFS.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -94,6 +105,19 @@ pub(crate) fn check_directions<O: Adjacency, I: Adjacency>(out: &O, in_: &I) -> 
 ///
 /// Errors: `source` out of range, or `out` and `in_` with different vertex counts.
 pub fn bfs<O: Adjacency, I: Adjacency>(out: &O, in_: &I, source: Vertex) -> Result<BfsResult> {
+    bfs_with_stash(out, in_, source, STASH_BYTES_PER_VERTEX * out.num_vertices())
+}
+
+/// [`bfs`] that keeps at most `stash_bytes` of unvisited vertices' lists in memory (0: none,
+/// every step reads the graph).
+///
+/// Errors: as [`bfs`].
+pub fn bfs_with_stash<O: Adjacency, I: Adjacency>(
+    out: &O,
+    in_: &I,
+    source: Vertex,
+    stash_bytes: usize,
+) -> Result<BfsResult> {
     check_vertex(out, source, "source")?;
     check_directions(out, in_)?;
     let n = out.num_vertices();
@@ -108,6 +132,9 @@ pub fn bfs<O: Adjacency, I: Adjacency>(out: &O, in_: &I, source: Vertex) -> Resu
     let mut level = 0u32;
     let mut bitmaps: Option<(Bitmap, Bitmap)> = None;
     let blocks = vertex_blocks(n);
+    // In-lists serve as out-lists for the top-down steps when the graph is undirected.
+    let symmetric = out.lists_id().is_some() && out.lists_id() == in_.lists_id();
+    let mut stash: Option<ListStash> = None;
     while !queue.is_empty() {
         if scout > edges_to_check / ALPHA {
             let (front, next) = bitmaps.get_or_insert_with(|| (Bitmap::new(n), Bitmap::new(n)));
@@ -117,7 +144,15 @@ pub fn bfs<O: Adjacency, I: Adjacency>(out: &O, in_: &I, source: Vertex) -> Resu
             loop {
                 let old_awake = awake;
                 next.clear();
-                awake = bottom_up_step(in_, &blocks, &parent, &depth, front, next, level);
+                awake = match &mut stash {
+                    Some(s) => s.bottom_up(&parent, &depth, front, next, level),
+                    None => {
+                        let (awake, kept) =
+                            bottom_up_step(in_, &blocks, &parent, &depth, front, next, level, stash_bytes);
+                        stash = kept;
+                        awake
+                    }
+                };
                 level += 1;
                 std::mem::swap(front, next);
                 if awake < old_awake && awake <= n as u64 / BETA {
@@ -133,7 +168,8 @@ pub fn bfs<O: Adjacency, I: Adjacency>(out: &O, in_: &I, source: Vertex) -> Resu
             } else {
                 queue.sort_unstable();
             }
-            let (next, found_edges) = top_down_step(out, &queue, &parent, &depth, level);
+            let lists = stash.as_ref().filter(|_| symmetric);
+            let (next, found_edges) = top_down_step(out, lists, &queue, &parent, &depth, level);
             queue = next;
             scout = found_edges;
             level += 1;
@@ -145,9 +181,11 @@ pub fn bfs<O: Adjacency, I: Adjacency>(out: &O, in_: &I, source: Vertex) -> Resu
 }
 
 /// Expands the sorted `frontier` at depth `level`; returns the next frontier and the sum of its
-/// out-degrees.
+/// out-degrees. `stash`, given for an undirected graph, holds the lists of the frontier and of
+/// the vertices it finds (all were unvisited when it was made); vertices it lacks are read.
 fn top_down_step<O: Adjacency>(
     out: &O,
+    stash: Option<&ListStash>,
     frontier: &[Vertex],
     parent: &[AtomicU32],
     depth: &[AtomicU32],
@@ -158,7 +196,7 @@ fn top_down_step<O: Adjacency>(
         .par_chunks(chunk)
         .map(|vs| {
             let mut found = Vec::new();
-            out.for_each_of(vs, |u, nbrs| {
+            let mut expand = |u: Vertex, nbrs: &[Vertex]| {
                 for &v in nbrs {
                     let p = &parent[v as usize];
                     if p.load(Relaxed) == NONE && p.compare_exchange(NONE, u, Relaxed, Relaxed).is_ok() {
@@ -166,9 +204,29 @@ fn top_down_step<O: Adjacency>(
                         found.push(v);
                     }
                 }
-            });
-            let edges = out.degree_sum(&found);
-            (found, edges)
+            };
+            let Some(stash) = stash else {
+                out.for_each_of(vs, expand);
+                let edges = out.degree_sum(&found);
+                return (found, edges);
+            };
+            let mut unstashed = Vec::new();
+            for &u in vs {
+                match stash.list(u) {
+                    Some(nbrs) => expand(u, nbrs),
+                    None => unstashed.push(u),
+                }
+            }
+            out.for_each_of(&unstashed, expand);
+            unstashed.clear();
+            let mut edges = 0;
+            for &v in &found {
+                match stash.list(v) {
+                    Some(nbrs) => edges += nbrs.len() as u64,
+                    None => unstashed.push(v),
+                }
+            }
+            (found, edges + out.degree_sum(&unstashed))
         })
         .collect();
     let edges = parts.iter().map(|p| p.1).sum();
@@ -179,8 +237,10 @@ fn top_down_step<O: Adjacency>(
     (next, edges)
 }
 
-/// One bottom-up step: every unvisited vertex looks for an in-neighbour in `front`.
-/// Returns the number of vertices found (they are set in `next`).
+/// One bottom-up step from the graph: every unvisited vertex looks for an in-neighbour in
+/// `front`. Returns the number of vertices found (they are set in `next`) and, when they fit in
+/// `stash_bytes`, the lists of the vertices left unvisited.
+#[allow(clippy::too_many_arguments)]
 fn bottom_up_step<I: Adjacency>(
     in_: &I,
     blocks: &[std::ops::Range<Vertex>],
@@ -189,16 +249,19 @@ fn bottom_up_step<I: Adjacency>(
     front: &Bitmap,
     next: &Bitmap,
     level: u32,
-) -> u64 {
+    stash_bytes: usize,
+) -> (u64, Option<ListStash>) {
     let unvisited = |v: Vertex| parent[v as usize].load(Relaxed) == NONE;
-    in_order(
+    let builder = StashBuilder::new(stash_bytes);
+    let per_thread = in_order(
         blocks.to_vec(),
-        || 0u64,
-        |awake, block| {
+        || (0u64, Vec::new()),
+        |(awake, parts): &mut (u64, Vec<Part>), block| {
             // Scan from the block's first unvisited vertex to its last, fetching only the lists
             // of unvisited vertices (so long stretches of visited vertices cost no reads).
             let Some(first) = block.clone().find(|&v| unvisited(v)) else { return };
             let last = (first..block.end).rev().find(|&v| unvisited(v)).unwrap_or(first);
+            let mut part = Part::new(block.start);
             in_.for_each_selected_in_range(first..last + 1, unvisited, |w, nbrs| {
                 if let Some(&u) = nbrs.iter().find(|&&u| front.get(u)) {
                     parent[w as usize].store(u, Relaxed);
@@ -206,12 +269,15 @@ fn bottom_up_step<I: Adjacency>(
                     // Blocks are multiples of 64 vertices: this thread owns `w`'s word.
                     next.set_in_owned_word(w);
                     *awake += 1;
+                } else {
+                    builder.keep(&mut part, w, nbrs);
                 }
             });
+            parts.push(part);
         },
-    )
-    .into_iter()
-    .sum()
+    );
+    let awake = per_thread.iter().map(|(a, _)| a).sum();
+    (awake, builder.finish(per_thread.into_iter().flat_map(|(_, parts)| parts)))
 }
 
 /// Serial check of a BFS result: lengths; the source has depth 0 and is its own parent;

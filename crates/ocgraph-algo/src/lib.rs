@@ -10,6 +10,7 @@
 
 mod bitmap;
 mod chunks;
+mod stash;
 
 pub mod bfs;
 pub mod diameter;
@@ -22,7 +23,7 @@ pub mod sssp;
 pub mod triangles;
 pub mod wcc;
 
-pub use bfs::{bfs, verify_bfs, BfsResult};
+pub use bfs::{bfs, bfs_with_stash, verify_bfs, BfsResult, STASH_BYTES_PER_VERTEX};
 pub use diameter::{diameter_estimate, verify_diameter_estimate, DiameterEstimate};
 pub use harness::{run_trials, KernelReport};
 pub use khop::{friends_of_friends, k_hop, verify_friends_of_friends, verify_k_hop};

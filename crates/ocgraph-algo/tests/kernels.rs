@@ -137,6 +137,20 @@ proptest! {
     }
 
     #[test]
+    fn bfs_matches_queue_bfs_whatever_the_stash_budget(
+        g in arb_graph(), s in any::<prop::sample::Index>(), threads in 1usize..4, budget in 0usize..400,
+    ) {
+        // Budgets from none through partial (the stash is dropped) to every list; an undirected
+        // graph passes one adjacency twice, so top-down steps also take lists from the stash.
+        let s = s.index(g.n) as Vertex;
+        let in_ = if g.directed { &g.in_ } else { &g.out };
+        let r = on_pool(threads, || bfs_with_stash(&g.out, in_, s, budget)).unwrap();
+        let want: Vec<i64> = bfs_distances(&g, s).iter().map(|d| d.map_or(-1, |d| d as i64)).collect();
+        prop_assert_eq!(&r.depth_i64(), &want);
+        prop_assert_eq!(verify_bfs(&g.out, s, &r), Ok(()));
+    }
+
+    #[test]
     fn sssp_matches_dijkstra(g in arb_graph(), s in any::<prop::sample::Index>(), threads in 1usize..4,
                              delta in prop_oneof![Just(None), (0.1f64..5.0).prop_map(Some)]) {
         let s = s.index(g.n) as Vertex;

@@ -23,11 +23,18 @@ fn large_graphs_pass_verifiers_and_references() {
         for threads in [1, 3] {
             on_pool(threads, || {
                 for s in [0, 17] {
-                    let r = bfs(&g.out, &g.in_, s).unwrap();
                     let want: Vec<i64> =
                         bfs_distances(&g, s).iter().map(|d| d.map_or(-1, |d| d as i64)).collect();
-                    assert_eq!(r.depth_i64(), want);
-                    verify_bfs(&g.out, s, &r).unwrap();
+                    // The default stash, none, and (undirected) one shared by both directions.
+                    let shared = if g.directed { &g.in_ } else { &g.out };
+                    for r in [
+                        bfs(&g.out, &g.in_, s).unwrap(),
+                        bfs_with_stash(&g.out, &g.in_, s, 0).unwrap(),
+                        bfs(&g.out, shared, s).unwrap(),
+                    ] {
+                        assert_eq!(r.depth_i64(), want);
+                        verify_bfs(&g.out, s, &r).unwrap();
+                    }
                     let d = sssp(&g.out, s, None).unwrap();
                     verify_sssp(&g.out, s, &d).unwrap();
                     let d = sssp(&g.out, s, Some(0.25)).unwrap();

@@ -54,6 +54,10 @@ impl Adjacency for Csr {
     fn is_weighted(&self) -> bool {
         self.weights.is_some()
     }
+    /// This object's identity: an adjacency passed twice serves the same lists.
+    fn lists_id(&self) -> Option<(usize, ocgraph_core::page::FileId)> {
+        Some((self as *const Csr as usize, 0))
+    }
 }
 
 /// A test graph: its edge list and both CSR directions (for undirected graphs both directions
