@@ -4,20 +4,27 @@
 //! as frames are first filled (an aligned `alloc_zeroed` writes zeros over the whole capacity at
 //! open), and so that it can be backed by transparent huge pages: random reads over a large
 //! pool then miss the TLB far less often (cached random reads were 1.8-2.1x mmap's time
-//! without them, 1.2-1.5x with them).
+//! without them, 1.2-1.5x with them), and `O_DIRECT` reads into them go faster.
 //!
-//! Huge pages come in two steps. The mapping starts with ordinary 4 KiB pages, because faulting
-//! in 2 MiB pages while the pool fills was 3.6x slower here (kron22's 547 MB first scan: 1.57 s
-//! with `MADV_HUGEPAGE` at open, 0.43 s without, bench/RESULTS.md; the kernel zeroes each huge
-//! page at the fault, on the reader's critical path, and this VM backs fresh guest memory
-//! slowly). Whenever the pool has settled (it no longer cycles pages through its frames) and
-//! has used frames it has not collapsed yet, [`FrameMemory::collapse_to_huge_pages`] (run by
-//! the pool on a background thread) asks the kernel to rebuild those frames from huge pages
-//! (`MADV_COLLAPSE`, Linux 6.1+; the contents are copied and nothing changes for readers) and
-//! marks them `MADV_HUGEPAGE` so that `khugepaged` retries what could not be collapsed then
-//! (e.g. frames under a read). Only used frames are collapsed, so memory is still committed
-//! only as frames are used (a kernel that leaves a few pages of the graph unread, as a BFS
-//! does, used to keep the free list from running empty, and so never got huge pages).
+//! When huge pages come depends on whether the pool will cycle pages through its frames:
+//! - **A pool smaller than its files** (it will refill its frames again and again) asks for huge
+//!   pages at open (`MADV_HUGEPAGE`). An `O_DIRECT` read into 4 KiB pages hands the device one
+//!   memory segment per page; into a huge page, one per 2 MiB. On this VM that made the pool's
+//!   reads 20-40% faster (hand-run, kron22, alternated with 4 KiB frames: a scan at 10% 1.39-1.49
+//!   -> 1.72-2.16 GB/s, dd 1.7-1.9; BFS at 10% 0.53-0.61 -> 0.44-0.46 s; WCC at 10% 0.41 ->
+//!   0.36 s). The fresh huge pages are committed ahead by the pre-fault thread like any frame.
+//! - **A pool that holds all of its files** fills each frame once, and starts on 4 KiB pages:
+//!   fresh huge pages are slow to fault in on this VM (kron22's 547 MB first scan took 1.57 s
+//!   with `MADV_HUGEPAGE` at open, 0.43 s without, bench/RESULTS.md; this session, 0.73-0.83
+//!   GB/s in the first of four scans, 1.7-2.2 in the others). Whenever such a pool has settled
+//!   (it no longer cycles pages through its frames) and has used frames it has not collapsed
+//!   yet, [`FrameMemory::collapse_to_huge_pages`] (run by the pool on a background thread) asks
+//!   the kernel to rebuild those frames from huge pages (`MADV_COLLAPSE`, Linux 6.1+; the
+//!   contents are copied and nothing changes for readers) and marks them `MADV_HUGEPAGE` so
+//!   that `khugepaged` retries what could not be collapsed then (e.g. frames under a read).
+//!   Only used frames are collapsed, so memory is still committed only as frames are used (a
+//!   kernel that leaves a few pages of the graph unread, as a BFS does, used to keep the free
+//!   list from running empty, and so never got huge pages).
 
 /// `count` frames of `size` bytes each, contiguous and 4096-aligned (as O_DIRECT requires).
 pub(super) struct FrameMemory {
@@ -34,8 +41,9 @@ unsafe impl Send for FrameMemory {}
 unsafe impl Sync for FrameMemory {}
 
 impl FrameMemory {
-    /// Maps `count` zeroed frames of `size` bytes (pages are committed lazily by the OS).
-    pub(super) fn new(count: usize, size: usize) -> Option<FrameMemory> {
+    /// Maps `count` zeroed frames of `size` bytes (pages are committed lazily by the OS), asking
+    /// for transparent huge pages at once when `huge` (see the module documentation).
+    pub(super) fn new(count: usize, size: usize, huge: bool) -> Option<FrameMemory> {
         let bytes = count.checked_mul(size)?;
         if bytes == 0 {
             return None;
@@ -53,6 +61,11 @@ impl FrameMemory {
         };
         if ptr == libc::MAP_FAILED {
             return None;
+        }
+        if huge {
+            // SAFETY: an advisory call on the mapping just made. Best effort: an error (THP
+            // disabled) leaves ordinary pages.
+            unsafe { libc::madvise(ptr, bytes, libc::MADV_HUGEPAGE) };
         }
         Some(FrameMemory { ptr: ptr as *mut u8, bytes, size, count })
     }

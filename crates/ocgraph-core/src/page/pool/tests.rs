@@ -457,7 +457,7 @@ fn frames_keep_their_bytes_when_collapsed_to_huge_pages() {
 /// filled while the thread runs must not be zeroed.
 #[test]
 fn populating_frames_keeps_their_bytes() {
-    let mem = super::frames::FrameMemory::new(8, 4096).unwrap();
+    let mem = super::frames::FrameMemory::new(8, 4096, false).unwrap();
     // SAFETY: this test is the only user of the frames.
     let pattern: Vec<u8> = (0..4096u32).map(|i| (i * 7 % 251) as u8).collect();
     unsafe { mem.frame_mut(3) }.copy_from_slice(&pattern);
