@@ -7,16 +7,18 @@
 //! without them, 1.2-1.5x with them), and `O_DIRECT` reads into them go faster.
 //!
 //! When huge pages come depends on whether the pool will cycle pages through its frames:
-//! - **A pool smaller than its files** (it will refill its frames again and again) asks for huge
-//!   pages at open (`MADV_HUGEPAGE`). An `O_DIRECT` read into 4 KiB pages hands the device one
+//! - **A pool of at most half its files** (it will refill its frames again and again) asks for
+//!   huge pages at open (`MADV_HUGEPAGE`). An `O_DIRECT` read into 4 KiB pages hands the device one
 //!   memory segment per page; into a huge page, one per 2 MiB. On this VM that made the pool's
 //!   reads 20-40% faster (hand-run, kron22, alternated with 4 KiB frames: a scan at 10% 1.39-1.49
 //!   -> 1.72-2.16 GB/s, dd 1.7-1.9; BFS at 10% 0.53-0.61 -> 0.44-0.46 s; WCC at 10% 0.41 ->
 //!   0.36 s). The fresh huge pages are committed ahead by the pre-fault thread like any frame.
-//! - **A pool that holds all of its files** fills each frame once, and starts on 4 KiB pages:
-//!   fresh huge pages are slow to fault in on this VM (kron22's 547 MB first scan took 1.57 s
-//!   with `MADV_HUGEPAGE` at open, 0.43 s without, bench/RESULTS.md; this session, 0.73-0.83
-//!   GB/s in the first of four scans, 1.7-2.2 in the others). Whenever such a pool has settled
+//! - **A larger pool** fills most frames once or a few times, and starts on 4 KiB pages: fresh
+//!   huge pages are slow to fault in on this VM (kron22's 547 MB first scan took 1.57 s with
+//!   `MADV_HUGEPAGE` at open, 0.43 s without, bench/RESULTS.md; in session 9, 0.6-0.8 GB/s when
+//!   the huge pages were new to the process's memory, 1.5-2.2 GB/s when they were reused; a
+//!   16 KiB-page pool a few pages short of its files, huge at open, scanned at 43-60% of dd in
+//!   all five rounds of `bench/pages`, run 12). Whenever such a pool has settled
 //!   (it no longer cycles pages through its frames) and has used frames it has not collapsed
 //!   yet, [`FrameMemory::collapse_to_huge_pages`] (run by the pool on a background thread) asks
 //!   the kernel to rebuild those frames from huge pages (`MADV_COLLAPSE`, Linux 6.1+; the

@@ -225,9 +225,10 @@ impl BufferPool {
         }
         let total_pages: u64 = files.iter().map(|f| f.len.div_ceil(page_size as u64)).sum();
         let frames = frames.min(total_pages.max(2)).min(MAX_FRAMES as u64) as usize;
-        // A pool smaller than its files cycles pages through its frames: huge pages from the
-        // start (see `frames.rs`).
-        let mem = FrameMemory::new(frames, page_size, (frames as u64) < total_pages).ok_or_else(|| {
+        // A pool of at most half its files cycles pages through its frames: huge pages from
+        // the start (see `frames.rs`).
+        let cycles = frames as u64 * 2 <= total_pages;
+        let mem = FrameMemory::new(frames, page_size, cycles).ok_or_else(|| {
             Error::invalid(format!("cannot allocate a pool of {frames} frames of {page_size} bytes"))
         })?;
         let zero_from = write_back.map(|_| writeback::pages_on_disk(files, page_size));
@@ -492,7 +493,7 @@ impl Core {
     /// free list hands frames out in ascending order, so the used frames are the first
     /// `frames - free`). While the pool is still reading it would pay for the copy, so the
     /// thread waits (holding no reference to the pool between checks); it exits when every
-    /// frame is collapsed or the pool is dropped. (A pool smaller than its files has huge
+    /// frame is collapsed or the pool is dropped. (A pool of at most half its files has huge
     /// pages from the start; there the collapse finds them in place.)
     fn collapse_when_settled(me: Weak<Core>) {
         let mut last = None;
