@@ -183,10 +183,14 @@ class Graph(_NativeGraph):
         of vertices ``[source, ..., target]``, or ``None`` when ``target`` is unreachable."""
         return _ocgraph._shortest_path(self, source, target, threads)
 
-    def query(self, workload: PathLike, prefetch: str = "none", clients: int = 1) -> dict:
+    def query(
+        self, workload: PathLike, prefetch: str = "none", clients: int = 1, memory: Any = None
+    ) -> dict:
         """Answers the queries of a workload file (see :func:`ocgraph.workload`) with a
         prefetcher (``"none"``, ``"neighbourhood"``, ``"sequential"``, ``"omniscient"``) and
-        ``clients`` concurrent query threads.
+        ``clients`` concurrent query threads. ``memory`` (bytes or a string like ``"64MB"``):
+        what the graph's pages get, so the neighbourhood prefetcher counts a prediction only
+        while its pages still fit; default the pool's capacity (unbounded with mmap).
 
         Returns the report as a dict (``seconds``, ``queries_per_second``, ``latency`` in
         microseconds, ``progress``, ``advisor``) with ``"answers"``: per query, the sorted vertex
@@ -194,7 +198,7 @@ class Graph(_NativeGraph):
         paths the path ``[source, ..., target]`` or ``None`` when unreachable."""
         import json
 
-        report, answers = _ocgraph._query(self, os.fspath(workload), prefetch, clients)
+        report, answers = _ocgraph._query(self, os.fspath(workload), prefetch, clients, memory)
         out = json.loads(report)
         out["answers"] = answers
         return out

@@ -95,6 +95,9 @@ def test_answers_match_networkx_with_every_prefetcher(graph, backend, tmp_path):
                                 assert a == want, (kind, q)
                     else:
                         assert answers == first, (kind, mode, clients)
+            # A memory budget only changes what the neighbourhood prefetcher counts.
+            r = g.query(f, prefetch="neighbourhood", memory="64KB")
+            assert r["answers"] == first, kind
 
 
 def test_workloads_are_seeded_and_recent(graph, tmp_path):
@@ -114,6 +117,8 @@ def test_workloads_are_seeded_and_recent(graph, tmp_path):
             ocgraph.workload(g, "nope", a, 5)
         with pytest.raises(ocgraph.InvalidArgumentError):
             g.query(a, prefetch="psychic")
+        with pytest.raises(ocgraph.InvalidArgumentError):
+            g.query(a, memory="lots")
         (tmp_path / "bad.bin").write_bytes(b"short")
         with pytest.raises(ocgraph.Error):
             g.query(tmp_path / "bad.bin")

@@ -129,6 +129,8 @@ pub struct Graph {
     files: [Option<FileId>; FileRole::COUNT],
     /// Page size used for trace records (the pool's frame size; 4 KiB for mmap).
     trace_page_size: usize,
+    /// The pool's capacity in bytes; `None` for mmap (the page cache decides).
+    memory_budget: Option<u64>,
     /// The recorder when [`Graph::start_trace`] was called.
     trace: Option<Arc<page::trace::TraceRecorder>>,
 }
@@ -170,11 +172,11 @@ impl Graph {
                 Arc::new(page::pool::BufferPool::open(&paged, *capacity, *page_size, policy)?)
             }
         };
-        let trace_page_size = match &options.backend {
-            BackendKind::Pool { page_size, .. } => *page_size,
-            BackendKind::Mmap { .. } => 4096,
+        let (trace_page_size, memory_budget) = match &options.backend {
+            BackendKind::Pool { page_size, capacity, .. } => (*page_size, Some(*capacity)),
+            BackendKind::Mmap { .. } => (4096, None),
         };
-        let g = Graph { dir, manifest, source, files, trace_page_size, trace: None };
+        let g = Graph { dir, manifest, source, files, trace_page_size, memory_budget, trace: None };
         g.verify_offsets_ends()?;
         Ok(g)
     }
@@ -207,6 +209,12 @@ impl Graph {
     /// The verified manifest.
     pub fn manifest(&self) -> &Manifest {
         &self.manifest
+    }
+
+    /// Bytes of memory the graph's pages may occupy: the buffer pool's capacity as given at
+    /// open, or `None` with mmap (the OS page cache decides).
+    pub fn memory_budget(&self) -> Option<u64> {
+        self.memory_budget
     }
 
     /// Number of vertices.

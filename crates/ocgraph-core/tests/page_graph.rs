@@ -181,9 +181,13 @@ fn every_backend_reads_the_graph_it_was_written_from() {
             check_direction(&g.in_(), &rev, weighted, 4);
             let s = g.io_stats();
             assert!(s.page_requests > 0, "{backend:?}");
-            if let BackendKind::Pool { .. } = backend {
-                assert_eq!(s.hits + s.misses, s.page_requests);
-                assert!(s.bytes_read > 0);
+            match backend {
+                BackendKind::Pool { capacity, .. } => {
+                    assert_eq!(s.hits + s.misses, s.page_requests);
+                    assert!(s.bytes_read > 0);
+                    assert_eq!(g.memory_budget(), Some(capacity), "the pool's capacity");
+                }
+                BackendKind::Mmap { .. } => assert_eq!(g.memory_budget(), None),
             }
         }
     }

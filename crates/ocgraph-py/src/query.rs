@@ -12,6 +12,7 @@ use ocgraph_core::{Graph, GraphView};
 
 use crate::errors::{invalid, run, IntoPy};
 use crate::graph::PyGraph;
+use crate::options::Size;
 
 /// The stored graph under `g`: online queries with prefetching read the base CSR directly,
 /// so a graph with unmerged updates is refused rather than answered from a stale base.
@@ -59,21 +60,29 @@ pub(crate) fn _workload(
 }
 
 /// Answers the workload file `workload` on `g`; returns (report JSON, answers): answers are
-/// sorted vertex lists, or for shortest paths a path list or None.
+/// sorted vertex lists, or for shortest paths a path list or None. `memory`: bytes the graph's
+/// pages get (default: the pool's capacity; unbounded with mmap).
 #[pyfunction]
-#[pyo3(signature = (g, workload, prefetch="none", clients=1))]
+#[pyo3(signature = (g, workload, prefetch="none", clients=1, memory=None))]
 pub(crate) fn _query(
     py: Python<'_>,
     g: &PyGraph,
     workload: PathBuf,
     prefetch: &str,
     clients: usize,
+    memory: Option<Size>,
 ) -> PyResult<(String, Vec<Option<Vec<u32>>>)> {
     let graph = stored(g)?;
     let mode = PrefetchMode::parse(prefetch).py()?;
     run(py, move || {
         let w = Workload::load(&workload).py()?;
-        let opts = RunOptions { prefetch: mode, clients, keep_answers: true, ..RunOptions::default() };
+        let opts = RunOptions {
+            prefetch: mode,
+            clients,
+            keep_answers: true,
+            memory: memory.map(|m| m.0),
+            ..RunOptions::default()
+        };
         let mut r = run_queries(&graph, &w, &opts, &Kernels).py()?;
         let answers = r
             .answers

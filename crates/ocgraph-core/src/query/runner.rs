@@ -70,8 +70,9 @@ pub struct RunOptions {
     /// Queries the omniscient prefetcher advises ahead (default by kind).
     pub lookahead: Option<usize>,
     /// Bytes of memory the graph's pages get: the pool's capacity, or the page cache's cap for
-    /// mmap (`None`: unbounded). The neighbourhood prefetcher counts a prediction only while
-    /// its pages can still be in memory.
+    /// mmap (`None`: the pool's capacity when the graph was opened with the pool, else
+    /// unbounded). The neighbourhood prefetcher counts a prediction only while its pages can
+    /// still be in memory.
     pub memory: Option<u64>,
     /// Before the run, advise [`Advice::Random`] on the graph's offsets and neighbour files
     /// (default on, whatever the prefetcher, so every mode runs on the same backend settings):
@@ -207,7 +208,7 @@ pub fn run_queries<Q: Answerer>(
         mode: opts.prefetch,
         max_stale: opts.max_stale.unwrap_or(4 * opts.clients as u32),
         lookahead: opts.lookahead.unwrap_or_else(|| omniscient::default_lookahead(w.kind)),
-        memory_pages: opts.memory.map(|m| m / 4096),
+        memory_pages: opts.memory.or(g.memory_budget()).map(|m| m / 4096),
     };
     if opts.random_advice {
         g.out().advise_files(Advice::Random);
