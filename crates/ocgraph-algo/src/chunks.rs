@@ -31,12 +31,12 @@ pub(crate) fn vertex_blocks(n: usize) -> Vec<Range<u32>> {
         .collect()
 }
 
-/// Degrees of every vertex of `g`, read with one parallel range scan.
+/// Degrees of every vertex of `g`, read with one parallel scan of the offsets.
 pub(crate) fn degrees<A: Adjacency>(g: &A) -> Vec<u32> {
     let mut deg = vec![0u32; g.num_vertices()];
     deg.par_chunks_mut(VERTEX_BLOCK as usize).enumerate().for_each(|(b, out)| {
         let lo = b as u32 * VERTEX_BLOCK;
-        g.for_each_in_range(lo..lo + out.len() as u32, |v, nbrs| out[(v - lo) as usize] = nbrs.len() as u32);
+        g.for_each_degree_in_range(lo..lo + out.len() as u32, |v, d| out[(v - lo) as usize] = d as u32);
     });
     deg
 }

@@ -73,6 +73,14 @@ pub trait Adjacency: Sync {
         }
     }
 
+    /// Calls `f(v, degree(v))` for every `v` in `vertices`, in order.
+    ///
+    /// Backends override this to read only the offsets (a scan of the lists is not needed to
+    /// count them).
+    fn for_each_degree_in_range<F: FnMut(Vertex, usize)>(&self, vertices: Range<Vertex>, mut f: F) {
+        self.for_each_in_range(vertices, |v, nbrs| f(v, nbrs.len()));
+    }
+
     /// Calls `f(v, neighbours(v))` for every `v` in `vertices` for which `select(v)` is true, in
     /// order; the lists of the other vertices are not fetched.
     ///
@@ -443,6 +451,15 @@ impl Adjacency for Direction<'_> {
     /// pinned once per chunk; only lists spanning two chunks are copied.
     fn for_each_in_range<F: FnMut(Vertex, &[Vertex])>(&self, vertices: Range<Vertex>, f: F) {
         self.for_each_selected_in_range(vertices, |_| true, f);
+    }
+
+    /// Reads the offsets only, block by block.
+    fn for_each_degree_in_range<F: FnMut(Vertex, usize)>(&self, vertices: Range<Vertex>, mut f: F) {
+        self.for_each_block(vertices, |step| {
+            if let Some((v, s, e)) = step {
+                f(v, (e - s) as usize)
+            }
+        });
     }
 
     /// The scan of [`Direction::for_each_in_range`], fetching only the selected lists (the

@@ -140,6 +140,12 @@ fn check_direction(adj: &impl Adjacency, lists: &Lists, weighted: bool, seed: u6
             assert!(w.iter().zip(l).all(|(a, b)| *a == if weighted { b.1 } else { 1.0 }));
         });
         assert_eq!(count, r.len());
+        let mut next = r.start;
+        adj.for_each_degree_in_range(r.clone(), |v, d| {
+            assert_eq!((v, d), (next, lists[v as usize].len()), "degree scan");
+            next += 1;
+        });
+        assert_eq!(next, r.end);
         // The selective scan visits exactly the selected vertices, with their lists.
         let mut seen = Vec::new();
         adj.for_each_selected_in_range(
