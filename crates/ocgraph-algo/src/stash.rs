@@ -15,7 +15,9 @@
 //!
 //! A stash is complete or absent: when the budget runs out while it is built, it is dropped, and
 //! the next bottom-up step that reads from the graph tries again with fewer unvisited vertices.
-//! Vertices without arcs are never stashed (a bottom-up step cannot find them).
+//! Vertices without arcs are never stashed (a bottom-up step cannot find them). The budget
+//! bounds the stash once built; while a step builds it, the growing vectors may hold up to
+//! twice that.
 
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicUsize, Ordering::Relaxed};
 
@@ -99,6 +101,12 @@ impl StashBuilder {
         }
         let mut parts: Vec<Part> = parts.into_iter().filter(|p| !p.is_empty()).collect();
         parts.sort_unstable_by_key(|p| p.block);
+        // The budget counts entries; drop the vectors' spare capacity so it bounds the memory.
+        for p in &mut parts {
+            p.vertices.shrink_to_fit();
+            p.ends.shrink_to_fit();
+            p.arcs.shrink_to_fit();
+        }
         Some(ListStash { parts })
     }
 }
