@@ -183,9 +183,7 @@ class Graph(_NativeGraph):
         of vertices ``[source, ..., target]``, or ``None`` when ``target`` is unreachable."""
         return _ocgraph._shortest_path(self, source, target, threads)
 
-    def query(
-        self, workload: PathLike, prefetch: str = "none", clients: int = 1, memory: Any = None
-    ) -> dict:
+    def query(self, workload: PathLike, prefetch: str = "none", clients: int = 1, memory: Any = None) -> dict:
         """Answers the queries of a workload file (see :func:`ocgraph.workload`) with a
         prefetcher (``"none"``, ``"neighbourhood"``, ``"sequential"``, ``"omniscient"``) and
         ``clients`` concurrent query threads. ``memory`` (bytes or a string like ``"64MB"``):
