@@ -38,7 +38,10 @@ pub struct GacConfig {
     /// Ghost entries (pages evicted by the active policy) remembered per group
     /// ([`Evidence::Rules`]). Default 16.
     pub ghosts_per_group: usize,
-    /// Voter groups. Default `Count(1000)`.
+    /// Voter groups. Default `Count(256)`: 16,384 frames, as many as seed 001's ~1000 voter
+    /// groups of 16 frames. (With `Count(1000)` every group of a cache under 256 MiB voted; on the
+    /// kron22 traces of the caching study 256 voters gave the same hit ratios at all 55 points
+    /// with 26% less extra CPU than CLOCK per simulated miss, 105 ns against 142.)
     pub voters: Voters,
     /// Decay factor `d`: the global score is multiplied by `d` every epoch; with
     /// [`Evidence::Rules`] a win for a choice made at group time `Ts` and disclosed at `Tc`
@@ -69,7 +72,7 @@ impl Default for GacConfig {
             group_size: 64,
             evidence: Evidence::Duel,
             ghosts_per_group: 16,
-            voters: Voters::Count(1000),
+            voters: Voters::Count(256),
             decay: 0.9,
             epoch_misses: None,
             time_unit: None,

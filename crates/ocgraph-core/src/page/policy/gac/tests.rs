@@ -130,6 +130,16 @@ fn followers_obey_the_voters() {
 }
 
 #[test]
+fn default_voters_are_256_groups_or_all() {
+    // 256 of 64-frame groups vote by default (seed 001's ~1000 groups of 16 frames); a cache
+    // of fewer groups (the last one partial) has every group vote.
+    let cfg = GacConfig::default();
+    assert_eq!(Gac::new(64 * 300, &cfg).unwrap().voter_groups(), 256);
+    assert_eq!(Gac::new(64 * 10 + 5, &cfg).unwrap().voter_groups(), 11);
+    assert_eq!(Gac::new(1, &cfg).unwrap().voter_groups(), 1);
+}
+
+#[test]
 fn soft_lifo_evicts_the_second_most_recent() {
     // One group of 4 frames, soft LIFO active (score 0): loading 5 evicts 3, not 4.
     let cfg = GacConfig { group_size: 4, ..GacConfig::default() };
