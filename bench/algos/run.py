@@ -19,6 +19,8 @@ whole command (open + all trials + verification-free output), bytes read and hit
 25% and 10% of the graph size, and mmap inside a memory cgroup capped at 25%
 (../shared/tools/memcap beside the clone, or $OCGRAPH_MEMCAP, with --drop-caches; the cap is 25%
 of the graph plus the kernel's own arrays, ~48 B per vertex, and 32 MB; when memcap fails the run is uncapped and says so).
+A configuration name ending in "p" (pool100p, pool25p, pool10p; not in the default --configs)
+runs with the same memory on a packed copy of the graph (`ocgraph pack`, made beside it once).
 PageRank "pr" stops at GAPBS's rule, L1 change < 1e-4 (networkx-style --tol 1e-4/n); "pr20" runs
 20 iterations. Both run `--method gauss-seidel`, the in-place sweep of GAPBS's pr
 (PageRankPullGS), so that both systems run the same iteration (ocgraph's default, the networkx
@@ -194,8 +196,19 @@ def memcap_works():
         return False
 
 
+def packed_copy(exe, graph):
+    """The packed copy of `graph` (`ocgraph pack`), made beside it on first use."""
+    out = graph.rstrip("/") + "-packed"
+    if not os.path.exists(os.path.join(out, "manifest")):
+        sh([exe, "pack", graph, out, "--force", "--quiet"])
+    return out
+
+
 def run_ocgraph(exe, graph, kernel, info, source, config, args, capped):
     size = graph_bytes(graph)
+    if config.endswith("p"):
+        # The same memory as the plain configuration, on the packed copy.
+        graph, config = packed_copy(exe, graph), config[:-1]
     cmd = [
         exe,
         "run",

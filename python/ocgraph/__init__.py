@@ -15,7 +15,7 @@ release the GIL.
 
 from __future__ import annotations
 
-from ._build import from_edges, generate, import_edges
+from ._build import from_edges, generate, import_edges, pack
 from ._errors import (
     Error,
     FormatError,
@@ -41,5 +41,6 @@ __all__ = [
     "generate",
     "import_edges",
     "open",
+    "pack",
     "workload",
 ]

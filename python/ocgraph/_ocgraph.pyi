@@ -73,6 +73,7 @@ def _import_edges(
     memory: Size,
     overwrite: bool,
 ) -> dict[str, int]: ...
+def _pack(graph: str, out: str, overwrite: bool) -> tuple[int, int, int]: ...
 def _generate(
     kind: str,
     out: str,

@@ -1,4 +1,5 @@
-"""Every algorithm against networkx on random graphs (directed and undirected, both backends)."""
+"""Every algorithm against networkx on random graphs (directed and undirected, both backends,
+plain and packed lists)."""
 
 from __future__ import annotations
 
@@ -27,8 +28,11 @@ def graphs(tmp_path_factory):
         g = ocgraph.from_edges(
             src, dst, path, num_vertices=n, weights=w, directed=directed, dedup=True, drop_self_loops=True
         )
-        out.append((path, g.to_networkx()))
+        h = g.to_networkx()
         g.close()
+        out.append((path, h))
+        ocgraph.pack(path, base / f"p{i}").close()
+        out.append((base / f"p{i}", h))
     return out
 
 

@@ -119,3 +119,28 @@ def test_engine_panic_becomes_ocgraph_error(tmp_path, backend):
     with pytest.raises(ocgraph.FormatError, match="decrease"):
         g.out_degrees()
     assert g.neighbors(2).tolist() == [0]  # the graph object is still usable
+
+
+def test_pack_refusals_and_corruption(tmp_path):
+    """Packing a packed graph or one with updates is refused (and leaves nothing behind); packed
+    graphs are read-only; a truncated packed index is refused on open, naming the file."""
+    src, dst = tmp_path / "g", tmp_path / "p"
+    ocgraph.from_edges(np.arange(2000), np.arange(1, 2001), src).close()
+    p = ocgraph.pack(src, dst)
+    assert p.neighbors(5).tolist() == [6]
+    p.close()
+    with pytest.raises(ocgraph.InvalidArgumentError, match="packed already"):
+        ocgraph.pack(dst, tmp_path / "q")
+    with pytest.raises(ocgraph.OcgraphIOError):
+        ocgraph.pack(src, dst)
+    with pytest.raises(ocgraph.InvalidArgumentError, match="packed graphs cannot be opened for updates"):
+        ocgraph.open(dst, writable=True)
+    with ocgraph.open(src, writable=True) as g:
+        g.add_edges([0], [5])
+    with pytest.raises(ocgraph.InvalidArgumentError, match="compact"):
+        ocgraph.pack(src, tmp_path / "q")
+    assert not (tmp_path / "q").exists()
+    index = dst / "out.packed_index"
+    index.write_bytes(index.read_bytes()[:100])
+    with pytest.raises(ocgraph.FormatError, match="out.packed_index"):
+        ocgraph.open(dst)

@@ -27,7 +27,9 @@ impl MemCsr {
     fn copy(d: &Direction<'_>, n: usize) -> MemCsr {
         let offsets = d.offsets(0, n as Vertex).to_vec();
         let m = offsets[n];
-        MemCsr { targets: d.arcs(0, m).to_vec(), weights: d.arc_weights(0, m).map(|w| w.to_vec()), offsets }
+        let mut targets = Vec::with_capacity(m as usize);
+        d.for_each_in_range(0..n as Vertex, |_, l| targets.extend_from_slice(l));
+        MemCsr { targets, weights: d.arc_weights(0, m).map(|w| w.to_vec()), offsets }
     }
 
     fn range(&self, v: Vertex) -> Range<usize> {

@@ -4,7 +4,8 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use ocgraph_core::format::{FileRole, GraphWriter, IdMapKind, Manifest};
+use ocgraph_core::format::{check_graph, FileRole, GraphWriter, IdMapKind, Manifest};
+use ocgraph_core::ingest::{pack, NoProgress};
 use ocgraph_core::page::policy::POLICY_NAMES;
 use ocgraph_core::page::BackendKind;
 use ocgraph_core::{Adjacency, Graph, OpenOptions, Vertex};
@@ -259,4 +260,121 @@ fn a_scan_reads_each_page_once() {
     assert_eq!(s.capacity_misses, 0);
     // Far fewer requests than two per vertex.
     assert!(s.page_requests < 20_000 / 4, "{s:?}");
+}
+
+#[test]
+fn packed_copies_read_the_lists_they_were_packed_from() {
+    let tmp = tempfile::tempdir().unwrap();
+    let lists = random_lists(3000, 7);
+    let rev = transpose(&lists);
+    for weighted in [true, false] {
+        let (plain, packed) =
+            (tmp.path().join(format!("g{weighted}")), tmp.path().join(format!("p{weighted}")));
+        write_graph(&plain, &lists, weighted);
+        let r = pack(&plain, &packed, false, &NoProgress).unwrap();
+        assert_eq!(r.arcs, 2 * g_arcs(&lists));
+        assert!(r.packed_bytes < r.plain_bytes, "{r:?}");
+        check_graph(&packed).unwrap();
+        for backend in backends() {
+            let g = Graph::open(&packed, &OpenOptions { backend: backend.clone() }).unwrap();
+            assert!(g.out().is_packed() && g.manifest().is_packed());
+            check_direction(&g.out(), &lists, weighted, 3);
+            check_direction(&g.in_(), &rev, weighted, 4);
+            let d = g.out();
+            for v in [0, 17, 2999] {
+                let all: Vec<Vertex> = lists[v as usize].iter().map(|p| p.0).collect();
+                let k = all.len().min(5);
+                assert_eq!(&*d.neighbors_part(v, 5, false), &all[..k]);
+                assert_eq!(&*d.neighbors_part(v, 5, true), &all[all.len() - k..]);
+            }
+        }
+    }
+    // Packing twice, or writing over an existing graph without `overwrite`, is refused.
+    let packed = tmp.path().join("ptrue");
+    assert!(pack(&packed, &tmp.path().join("again"), false, &NoProgress)
+        .unwrap_err()
+        .to_string()
+        .contains("packed already"));
+    assert!(pack(&tmp.path().join("gtrue"), &packed, false, &NoProgress).is_err());
+}
+
+fn g_arcs(lists: &Lists) -> u64 {
+    lists.iter().map(|l| l.len() as u64).sum()
+}
+
+/// Writes a packed undirected graph of 3 vertices whose out-lists are `packed` with the byte
+/// index `index` and the arc offsets `offsets`.
+fn write_packed(dir: &Path, offsets: &[u64], packed: &[u8], index: &[u64]) {
+    let mut w = GraphWriter::create(dir, true).unwrap();
+    w.write_slice(FileRole::OutOffsets, offsets).unwrap();
+    w.write_slice(FileRole::OutPacked, packed).unwrap();
+    w.write_slice(FileRole::OutPackedIndex, index).unwrap();
+    let arcs = *offsets.last().unwrap();
+    let manifest = Manifest {
+        num_vertices: offsets.len() as u64 - 1,
+        num_edges: arcs / 2,
+        num_arcs: arcs,
+        directed: false,
+        weighted: false,
+        id_width: 4,
+        id_map: IdMapKind::Identity,
+        files: BTreeMap::new(),
+        created_by: "page_graph test".into(),
+        source: String::new(),
+        data_dir: None,
+        updates: None,
+    };
+    w.commit(manifest).unwrap();
+}
+
+#[test]
+fn corrupted_packed_lists_are_found() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("g");
+    // The path 0 - 1 - 2: lists [1], [0, 2], [1]; zigzag first values 2, 1 (gap 2), 1.
+    write_packed(&dir, &[0, 1, 3, 4], &[2, 1, 2, 1], &[0, 1, 3, 4]);
+    check_graph(&dir).unwrap();
+    let g = Graph::open(&dir, &OpenOptions::default()).unwrap();
+    assert_eq!(&*g.out().neighbors(1), &[0, 2]);
+    drop(g);
+    let bad = |packed: &[u8], index: &[u64], offsets: &[u64], want: &str| {
+        write_packed(&dir, offsets, packed, index);
+        let e = check_graph(&dir).unwrap_err().to_string();
+        assert!(e.contains(want) && e.contains("out.packed"), "{e}");
+    };
+    // A varint cut short, a count that disagrees with the offsets, a neighbour out of range.
+    bad(&[2, 0x81, 1], &[0, 1, 2, 3], &[0, 1, 3, 4], "vertex 1 does not decode (Truncated)");
+    bad(&[2, 1, 2, 1], &[0, 1, 3, 4], &[0, 1, 2, 4], "vertex 1 has 2 neighbours packed, 1 in the offsets");
+    bad(&[2, 1, 2, 2], &[0, 1, 3, 4], &[0, 1, 3, 4], "neighbour 3 of vertex 2 is out of range");
+    // An index that does not end at the packed file's length is refused on open.
+    write_packed(&dir, &[0, 1, 3, 4], &[2, 1, 2, 1, 0], &[0, 1, 3, 4]);
+    let e = Graph::open(&dir, &OpenOptions::default()).unwrap_err().to_string();
+    assert!(e.contains("out.packed_index") && e.contains("expected 0 to 5 bytes"), "{e}");
+    // Reading a list that does not decode names the file and the vertex (reads of graph data
+    // have no error path).
+    write_packed(&dir, &[0, 1, 3, 4], &[2, 0x81, 1], &[0, 1, 2, 3]);
+    let g = Graph::open(&dir, &OpenOptions::default()).unwrap();
+    let e =
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| g.out().neighbors(1).to_vec())).unwrap_err();
+    let msg = e.downcast_ref::<String>().unwrap();
+    assert!(msg.contains("corrupted packed list of vertex 1") && msg.contains("out.packed"), "{msg}");
+}
+
+#[test]
+fn packed_manifests_are_checked() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("g");
+    write_packed(&dir, &[0, 1, 3, 4], &[2, 1, 2, 1], &[0, 1, 3, 4]);
+    // Listing the plain lists too, or dropping the index, is refused on open.
+    let mut m = Manifest::read(&dir).unwrap();
+    let entry = m.files["out.packed"];
+    m.files.insert("out.neighbors".into(), entry);
+    m.write_atomic(&dir).unwrap();
+    let e = Graph::open(&dir, &OpenOptions::default()).unwrap_err().to_string();
+    assert!(e.contains("'out.neighbors' is listed in a packed graph"), "{e}");
+    m.files.remove("out.neighbors");
+    m.files.remove("out.packed_index");
+    m.write_atomic(&dir).unwrap();
+    let e = Graph::open(&dir, &OpenOptions::default()).unwrap_err().to_string();
+    assert!(e.contains("required file 'out.packed_index' is not listed"), "{e}");
 }

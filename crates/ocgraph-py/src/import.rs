@@ -1,4 +1,4 @@
-//! `_import_edges`: an edge-list file into a graph directory.
+//! `_import_edges`: an edge-list file into a graph directory; `_pack`: a packed copy of a graph.
 
 use std::path::PathBuf;
 
@@ -71,4 +71,17 @@ pub(crate) fn _import_edges<'py>(
     };
     let r = run(py, || ingest::import(&input, &out, &opts, &NoProgress).py())?;
     report(py, &r)
+}
+
+/// Writes `out`, a copy of the graph `graph` with packed neighbour lists; returns the byte
+/// counts of the plain and packed lists and the arcs packed.
+#[pyfunction]
+pub(crate) fn _pack(
+    py: Python<'_>,
+    graph: PathBuf,
+    out: PathBuf,
+    overwrite: bool,
+) -> PyResult<(u64, u64, u64)> {
+    let r = run(py, || ingest::pack(&graph, &out, overwrite, &NoProgress).py())?;
+    Ok((r.plain_bytes, r.packed_bytes, r.arcs))
 }

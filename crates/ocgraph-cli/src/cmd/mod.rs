@@ -6,6 +6,7 @@ mod export;
 mod generate;
 mod import;
 mod info;
+mod pack;
 mod query;
 mod run;
 mod update;
@@ -27,6 +28,8 @@ pub enum Command {
     Check(check::CheckArgs),
     /// Write a graph as an edge list (text or binary pairs).
     Export(export::ExportArgs),
+    /// Copy a graph with its neighbour lists packed (varint gaps: about half the bytes).
+    Pack(pack::PackArgs),
     /// Run an analytics kernel (bfs, sssp, wcc, pagerank, ...) with timing and verification.
     Run(run::RunArgs),
     /// Apply durable updates: add/remove edges (from files) and vertices.
@@ -49,6 +52,7 @@ pub fn run(cmd: Command) -> Result<()> {
         Command::Info(a) => info::run(&a),
         Command::Check(a) => check::run(&a),
         Command::Export(a) => export::run(&a),
+        Command::Pack(a) => pack::run(&a),
         Command::Run(a) => run::run(&a),
         Command::CacheSim(a) => cache_sim::run(&a),
         Command::Update(a) => update::run(&a),

@@ -1,6 +1,7 @@
 //! Deep verification of a graph directory (`ocgraph check`): every checksum, and the CSR
 //! invariants (offsets non-decreasing from 0 to the arc count, neighbour ids in range and
-//! sorted within each list).
+//! sorted within each list; packed lists: the index rising from 0 to the packed file's length,
+//! and every list decoding to as many neighbours as its offsets say).
 
 use std::fs::File;
 use std::io::{BufReader, Read};
@@ -8,6 +9,7 @@ use std::path::Path;
 
 use super::layout::FileRole;
 use super::manifest::{IdMapKind, Manifest};
+use super::packed::decode_list;
 use crate::error::{Error, Result};
 
 /// What [`check_graph`] verified.
@@ -50,9 +52,16 @@ pub fn check_graph(dir: &Path) -> Result<CheckReport> {
         }
         report.files += 1;
     }
-    check_csr(dir, &m, FileRole::OutOffsets, FileRole::OutNeighbors)?;
-    if m.directed {
-        check_csr(dir, &m, FileRole::InOffsets, FileRole::InNeighbors)?;
+    if m.is_packed() {
+        check_packed(dir, &m, [FileRole::OutOffsets, FileRole::OutPacked, FileRole::OutPackedIndex])?;
+        if m.directed {
+            check_packed(dir, &m, [FileRole::InOffsets, FileRole::InPacked, FileRole::InPackedIndex])?;
+        }
+    } else {
+        check_csr(dir, &m, FileRole::OutOffsets, FileRole::OutNeighbors)?;
+        if m.directed {
+            check_csr(dir, &m, FileRole::InOffsets, FileRole::InNeighbors)?;
+        }
     }
     if m.id_map == IdMapKind::Strings {
         let strings_len = m.file(FileRole::IdsStrings).map_or(0, |e| e.len);
@@ -119,6 +128,47 @@ fn check_csr(dir: &Path, m: &Manifest, offsets: FileRole, neighbors: FileRole) -
             prev = Some(u);
             pos += 1;
         }
+        Ok(())
+    })
+}
+
+/// [`check_csr`] for packed lists: `roles` = offsets, packed lists, their index.
+fn check_packed(dir: &Path, m: &Manifest, roles: [FileRole; 3]) -> Result<()> {
+    let [offsets, packed, index] = roles;
+    let n = m.num_vertices;
+    check_monotone(dir, offsets, n + 1, m.num_arcs, |_, _| Ok(()))?;
+    let (ppath, opath) = (dir.join(packed.file_name()), dir.join(offsets.file_name()));
+    let (mut pr, mut or) = (open(&ppath)?, open(&opath)?);
+    let mut next_offset = || -> Result<u64> {
+        let mut b = [0u8; 8];
+        or.read_exact(&mut b).map_err(|e| Error::io(&opath, "read", e))?;
+        Ok(u64::from_le_bytes(b))
+    };
+    let mut arc = next_offset()?;
+    let (mut pos, mut bytes, mut list) = (0u64, Vec::new(), Vec::new());
+    let len = m.file(packed).map_or(0, |e| e.len);
+    check_monotone(dir, index, n + 1, len, |i, end| {
+        if i == 0 {
+            return Ok(());
+        }
+        let v = i - 1;
+        bytes.resize((end - pos) as usize, 0);
+        pr.read_exact(&mut bytes).map_err(|e| Error::io(&ppath, "read", e))?;
+        let bad = |msg: String| Error::Format { path: ppath.clone(), offset: Some(pos), msg };
+        decode_list(v as u32, &bytes, &mut list)
+            .map_err(|e| bad(format!("the list of vertex {v} does not decode ({e:?})")))?;
+        let next = next_offset()?;
+        if list.len() as u64 != next - arc {
+            return Err(bad(format!(
+                "vertex {v} has {} neighbours packed, {} in the offsets",
+                list.len(),
+                next - arc
+            )));
+        }
+        if let Some(u) = list.iter().find(|&&u| u as u64 >= n) {
+            return Err(bad(format!("neighbour {u} of vertex {v} is out of range")));
+        }
+        (arc, pos) = (next, end);
         Ok(())
     })
 }

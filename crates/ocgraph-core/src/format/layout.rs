@@ -29,11 +29,20 @@ pub enum FileRole {
     IdsOffsets = 7,
     /// `ids.strings`: concatenated UTF-8 original ids.
     IdsStrings = 8,
+    /// `out.packed`: packed graphs only, the out-lists compressed (see [`crate::format::packed`])
+    /// in place of `out.neighbors`.
+    OutPacked = 9,
+    /// `out.packed_index`: packed graphs only, `n + 1` u64 byte offsets into `out.packed`.
+    OutPackedIndex = 10,
+    /// `in.packed`: packed directed graphs only.
+    InPacked = 11,
+    /// `in.packed_index`: packed directed graphs only.
+    InPackedIndex = 12,
 }
 
 impl FileRole {
     /// Number of roles.
-    pub const COUNT: usize = 9;
+    pub const COUNT: usize = 13;
 
     /// All roles, in id order.
     pub const ALL: [FileRole; Self::COUNT] = [
@@ -46,16 +55,24 @@ impl FileRole {
         FileRole::IdsU64,
         FileRole::IdsOffsets,
         FileRole::IdsStrings,
+        FileRole::OutPacked,
+        FileRole::OutPackedIndex,
+        FileRole::InPacked,
+        FileRole::InPackedIndex,
     ];
 
     /// Roles served through the page layer (graph data read by algorithms).
-    pub const PAGED: [FileRole; 6] = [
+    pub const PAGED: [FileRole; 10] = [
         FileRole::OutOffsets,
         FileRole::OutNeighbors,
         FileRole::OutWeights,
         FileRole::InOffsets,
         FileRole::InNeighbors,
         FileRole::InWeights,
+        FileRole::OutPacked,
+        FileRole::OutPackedIndex,
+        FileRole::InPacked,
+        FileRole::InPackedIndex,
     ];
 
     /// The file name inside the graph directory.
@@ -70,6 +87,10 @@ impl FileRole {
             FileRole::IdsU64 => "ids.u64",
             FileRole::IdsOffsets => "ids.offsets",
             FileRole::IdsStrings => "ids.strings",
+            FileRole::OutPacked => "out.packed",
+            FileRole::OutPackedIndex => "out.packed_index",
+            FileRole::InPacked => "in.packed",
+            FileRole::InPackedIndex => "in.packed_index",
         }
     }
 
@@ -81,10 +102,15 @@ impl FileRole {
     /// Size in bytes of one element of this file (1 for `ids.strings`).
     pub fn element_size(self) -> u64 {
         match self {
-            FileRole::OutOffsets | FileRole::InOffsets | FileRole::IdsU64 | FileRole::IdsOffsets => 8,
+            FileRole::OutOffsets
+            | FileRole::InOffsets
+            | FileRole::IdsU64
+            | FileRole::IdsOffsets
+            | FileRole::OutPackedIndex
+            | FileRole::InPackedIndex => 8,
             FileRole::OutNeighbors | FileRole::InNeighbors => 4,
             FileRole::OutWeights | FileRole::InWeights => 4,
-            FileRole::IdsStrings => 1,
+            FileRole::IdsStrings | FileRole::OutPacked | FileRole::InPacked => 1,
         }
     }
 }

@@ -212,6 +212,11 @@ impl Manifest {
         super::writer::fsync_dir(dir)
     }
 
+    /// Whether the neighbour lists are packed ([`crate::format::packed`]): `out.packed` is listed.
+    pub fn is_packed(&self) -> bool {
+        self.file(FileRole::OutPacked).is_some()
+    }
+
     /// Checks internal consistency: id width, required files, and sizes implied by the counts.
     fn validate(&self, path: &Path) -> Result<()> {
         let bad = |msg: String| Error::format(path, msg);
@@ -232,11 +237,30 @@ impl Manifest {
             }
         }
         let n = self.num_vertices;
-        let mut expect =
-            vec![(FileRole::OutOffsets, (n + 1) * 8), (FileRole::OutNeighbors, self.num_arcs * 4)];
+        let packed = self.is_packed();
+        // A packed graph lists its packed lists and their index in place of the neighbour files.
+        let (absent, lists): (&[FileRole], [(FileRole, u64); 2]) = if packed {
+            (
+                &[FileRole::OutNeighbors, FileRole::InNeighbors],
+                [(FileRole::OutPackedIndex, (n + 1) * 8), (FileRole::InPackedIndex, (n + 1) * 8)],
+            )
+        } else {
+            (
+                &[FileRole::OutPackedIndex, FileRole::InPacked, FileRole::InPackedIndex],
+                [(FileRole::OutNeighbors, self.num_arcs * 4), (FileRole::InNeighbors, self.num_arcs * 4)],
+            )
+        };
+        if let Some(role) = absent.iter().find(|&&r| self.file(r).is_some()) {
+            let kind = if packed { "packed" } else { "plain" };
+            return Err(bad(format!("'{}' is listed in a {kind} graph", role.file_name())));
+        }
+        let mut expect = vec![(FileRole::OutOffsets, (n + 1) * 8), lists[0]];
         if self.directed {
             expect.push((FileRole::InOffsets, (n + 1) * 8));
-            expect.push((FileRole::InNeighbors, self.num_arcs * 4));
+            expect.push(lists[1]);
+            if packed && self.file(FileRole::InPacked).is_none() {
+                return Err(bad("required file 'in.packed' is not listed".into()));
+            }
         }
         if self.weighted {
             expect.push((FileRole::OutWeights, self.num_arcs * 4));

@@ -4,6 +4,7 @@
 mod check;
 mod layout;
 mod manifest;
+pub mod packed;
 mod writer;
 
 pub use check::check_graph;

@@ -4,12 +4,14 @@
 //!   (in-memory counting sort when everything fits, else sorted runs and a k-way merge).
 //! - [`import`]: reads an edge-list file (SNAP text, CSV, MatrixMarket, gzip'd versions of these,
 //!   binary u32/u64 pairs), optionally relabels ids, and builds the graph.
+//! - [`pack`]: a copy of a stored graph with packed neighbour lists.
 
 mod builder;
 mod csr;
 mod import;
 mod memory;
 mod merge;
+mod pack;
 mod parse;
 mod progress;
 mod record;
@@ -18,4 +20,5 @@ mod runs;
 
 pub use builder::{BuildOptions, BuildReport, GraphBuilder, IdMap};
 pub use import::{import, ImportOptions, InputFormat, Relabel};
+pub use pack::{pack, PackReport};
 pub use progress::{NoProgress, Progress, Unit};

@@ -52,8 +52,8 @@ impl View {
             return (Slice::from_slice(&[]), self.base.is_weighted().then(|| Slice::from_slice(&[])));
         }
         let d = self.base_dir(side);
-        let (a, b) = (d.offset_at(v as u64), d.offset_at(v as u64 + 1));
-        (d.arcs(a, b), d.arc_weights(a, b))
+        let r = d.arc_range(v);
+        (d.list(v), d.arc_weights(r.start, r.end))
     }
 
     /// The net changes to `v`'s list over the base (sorted by dst), or `None` when untouched.

@@ -226,6 +226,12 @@ impl WritableGraph {
                 manifest.id_map
             )));
         }
+        if manifest.is_packed() {
+            return Err(Error::invalid(format!(
+                "{}: packed graphs cannot be opened for updates (update the plain graph and pack it again)",
+                dir.display()
+            )));
+        }
         remove_strays(&dir, &manifest)?;
         if let DeltaKind::Paged(p) = &opts.delta {
             if p.max_bytes <= opts.freeze_threshold {

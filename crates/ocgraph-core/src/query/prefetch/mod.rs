@@ -112,8 +112,8 @@ impl<'g> Sink<'g> {
         self.dir
     }
 
-    /// Advises arcs `[start, end)`.
-    pub fn arcs(&mut self, start: u64, end: u64) {
+    /// Advises bytes `[start, end)` of the lists file.
+    pub fn bytes(&mut self, start: u64, end: u64) {
         if end <= start {
             return;
         }
@@ -124,9 +124,9 @@ impl<'g> Sink<'g> {
             return;
         }
         *slot = key;
-        self.dir.will_need_arcs(start, end);
+        self.dir.will_need_list_bytes(start, end);
         self.stats.ranges += 1;
-        self.stats.bytes += (end - start) * 4;
+        self.stats.bytes += end - start;
     }
 
     /// What the sink did so far.

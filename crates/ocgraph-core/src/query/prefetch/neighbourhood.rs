@@ -3,7 +3,7 @@
 //!
 //! Which neighbours, by query kind (the advisor knows what kind of query the clients send):
 //! - friends-of-friends: the query reads every neighbour's list right after `v`'s, so the
-//!   first [`FOF_NEIGHBOURS`] neighbours are advised, each list cut to [`FOF_PREFIX_ARCS`];
+//!   first [`FOF_NEIGHBOURS`] neighbours are advised, each list cut to [`FOF_PREFIX_BYTES`];
 //! - edge queries: the alpha-recency stream draws the next vertex from a FIFO of recently seen
 //!   vertices, which `v`'s neighbours enter *in list order*, so the ones that stay longest are
 //!   the *last* ones of `v`'s list: the last [`EDGE_NEIGHBOURS`] are advised (their offsets
@@ -29,12 +29,13 @@ use crate::query::workload::QueryKind;
 
 /// Neighbours advised per visited vertex for edge queries and shortest paths.
 pub const EDGE_NEIGHBOURS: usize = 8;
-/// Arcs advised per neighbour list for edge queries and shortest paths (one 4 KiB page).
-pub const PREFIX_ARCS: u64 = 1024;
+/// Bytes advised per neighbour list for edge queries and shortest paths (one 4 KiB page:
+/// 1024 plain ids, or about twice as many packed ones).
+pub const PREFIX_BYTES: u64 = 4096;
 /// Neighbours advised per friends-of-friends query vertex.
 pub const FOF_NEIGHBOURS: usize = 32;
-/// Arcs advised per neighbour list for friends-of-friends.
-pub const FOF_PREFIX_ARCS: u64 = 1024;
+/// Bytes advised per neighbour list for friends-of-friends.
+pub const FOF_PREFIX_BYTES: u64 = 4096;
 /// Edge-query hit rate (visited vertices that were predicted) below which nothing is advised.
 pub const MIN_HIT_RATE: f64 = 0.10;
 /// Share of the memory that advised pages may fill before they are used (sets how long a
@@ -92,20 +93,12 @@ impl Neighbourhood {
         let dir = sink.dir();
         let edge = self.kind == QueryKind::Edge;
         let (k, prefix) = match self.kind {
-            QueryKind::FriendsOfFriends => (FOF_NEIGHBOURS, FOF_PREFIX_ARCS),
-            _ => (EDGE_NEIGHBOURS, PREFIX_ARCS),
+            QueryKind::FriendsOfFriends => (FOF_NEIGHBOURS, FOF_PREFIX_BYTES),
+            _ => (EDGE_NEIGHBOURS, PREFIX_BYTES),
         };
         self.picked.clear();
-        {
-            // Only the k arcs used: a hub's whole list would be copied for nothing.
-            let r = dir.arc_range(v);
-            let (a, b) = if edge {
-                (r.end.saturating_sub(k as u64).max(r.start), r.end)
-            } else {
-                (r.start, r.end.min(r.start + k as u64))
-            };
-            self.picked.extend_from_slice(&dir.arcs(a, b));
-        }
+        // Only the k arcs used: a hub's whole list would be copied for nothing.
+        self.picked.extend_from_slice(&dir.neighbors_part(v, k, edge));
         if edge {
             self.visits += 1;
             let (p, at) = self.predicted[Self::slot(v)];
@@ -126,13 +119,13 @@ impl Neighbourhood {
         }
         self.scratch.clear();
         for &w in &self.picked {
-            let r = dir.arc_range(w);
+            let r = dir.list_bytes(w);
             self.scratch.push((r.start, r.end));
         }
-        // Highest degree first (ties: file order).
+        // Longest list first (ties: file order).
         self.scratch.sort_unstable_by_key(|&(a, b)| (std::cmp::Reverse(b - a), a));
         for &(a, b) in &self.scratch {
-            sink.arcs(a, b.min(a + prefix));
+            sink.bytes(a, b.min(a + prefix));
         }
     }
 }

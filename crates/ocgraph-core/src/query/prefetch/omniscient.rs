@@ -31,15 +31,15 @@ pub fn advise<'q>(sink: &mut Sink<'_>, kind: QueryKind, queries: impl Iterator<I
     }
     for q in queries {
         for &v in q {
-            let r = dir.arc_range(v);
-            sink.arcs(r.start, r.end);
+            let r = dir.list_bytes(v);
+            sink.bytes(r.start, r.end);
             if kind == QueryKind::Edge {
                 continue;
             }
             let nbrs = dir.neighbors(v).to_vec();
             for w in nbrs {
-                let r = dir.arc_range(w);
-                sink.arcs(r.start, r.end);
+                let r = dir.list_bytes(w);
+                sink.bytes(r.start, r.end);
             }
         }
     }

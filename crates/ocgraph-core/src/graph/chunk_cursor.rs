@@ -1,0 +1,58 @@
+//! [`ChunkCursor`]: walks one file of a graph chunk by chunk, so that a scan pins each chunk once.
+
+use crate::page::{FileId, PageSource, Slice};
+
+/// Walks one file of elements `T` chunk by chunk (the backend's scan chunk): ranges inside a
+/// chunk are sub-slices of that chunk, pinned once; ranges spanning two chunks are read (and so
+/// copied by the pool) on their own. Holds at most one pin.
+pub(super) struct ChunkCursor<'g, T> {
+    src: &'g dyn PageSource,
+    file: FileId,
+    /// Elements per chunk = `1 << shift` (a shift, not a division, on the per-list path).
+    shift: u32,
+    total: u64,
+    base: u64,
+    chunk: Option<Slice<'g, T>>,
+    spill: Option<Slice<'g, T>>,
+}
+
+impl<'g, T: bytemuck::Pod> ChunkCursor<'g, T> {
+    pub(super) fn new(src: &'g dyn PageSource, file: FileId, total: u64) -> Self {
+        let per_chunk = src.scan_chunk() / std::mem::size_of::<T>();
+        debug_assert!(per_chunk.is_power_of_two());
+        ChunkCursor { src, file, shift: per_chunk.trailing_zeros(), total, base: 0, chunk: None, spill: None }
+    }
+
+    fn read(&self, start: u64, end: u64) -> Slice<'g, T> {
+        let size = std::mem::size_of::<T>() as u64;
+        self.src.read(self.file, start * size, ((end - start) * size) as usize).typed()
+    }
+
+    /// Drops the pinned chunk (and any copy).
+    pub(super) fn release(&mut self) {
+        self.chunk = None;
+        self.spill = None;
+    }
+
+    /// Elements `[start, end)`.
+    pub(super) fn get(&mut self, start: u64, end: u64) -> &[T] {
+        if start >= end {
+            return &[];
+        }
+        let c = start >> self.shift;
+        if (end - 1) >> self.shift != c {
+            // Release our pin first so this read needs only one more frame.
+            self.chunk = None;
+            self.spill = Some(self.read(start, end));
+            return self.spill.as_deref().unwrap_or(&[]);
+        }
+        let base = c << self.shift;
+        if self.chunk.is_none() || self.base != base {
+            self.chunk = None;
+            self.base = base;
+            self.chunk = Some(self.read(base, (base + (1 << self.shift)).min(self.total)));
+        }
+        let chunk = self.chunk.as_deref().unwrap_or(&[]);
+        &chunk[(start - base) as usize..(end - base) as usize]
+    }
+}

@@ -1,0 +1,439 @@
+//! [`Direction`]: one direction (out or in) of an opened graph, read through the page layer;
+//! implements [`Adjacency`] over plain `u32` lists or packed ones ([`crate::format::packed`]).
+
+use std::ops::Range;
+
+use super::chunk_cursor::ChunkCursor;
+use super::{Adjacency, Graph, Vertex};
+use crate::format::packed::{self, DecodeError};
+use crate::format::FileRole;
+use crate::page::{Advice, FileId, PageSource, Slice};
+
+/// Where a direction's neighbour lists are stored.
+#[derive(Clone, Copy)]
+pub(super) enum Lists {
+    /// `u32` ids, `num_arcs` of them (`out.neighbors`).
+    Plain(FileId),
+    /// Packed lists (`out.packed`, file role `role`) and their byte offsets (`index`).
+    Packed { bytes: FileId, index: FileId, role: FileRole },
+}
+
+/// One direction (out or in) of an opened [`Graph`]; implements [`Adjacency`].
+#[derive(Clone, Copy)]
+pub struct Direction<'g> {
+    pub(super) graph: &'g Graph,
+    pub(super) offsets_role: FileRole,
+    pub(super) offsets: FileId,
+    pub(super) lists: Lists,
+    /// Data bytes of the lists file.
+    pub(super) lists_len: u64,
+    pub(super) weights: Option<FileId>,
+}
+
+/// One vertex of a block scan: the vertex and two ranges read from two `u64` files in lockstep
+/// (see [`Direction::for_each_block`]).
+type BlockStep = Option<(Vertex, [u64; 2], [u64; 2])>;
+
+impl<'g> Direction<'g> {
+    fn src(&self) -> &'g dyn PageSource {
+        &*self.graph.source
+    }
+
+    /// Value `i` of the `u64` file `file` (offsets or a packed index).
+    pub(super) fn read_u64(&self, file: FileId, i: u64, o: &mut [u64; 1]) -> u64 {
+        self.src().read_into(file, i * 8, bytemuck::cast_slice_mut(o));
+        o[0]
+    }
+
+    /// The CSR offset of vertex `v` (`v == num_vertices` gives the arc count).
+    pub fn offset_at(&self, v: u64) -> u64 {
+        self.read_u64(self.offsets, v, &mut [0])
+    }
+
+    /// Offsets `lo..=hi` (so `hi - lo + 1` values).
+    pub fn offsets(&self, lo: Vertex, hi: Vertex) -> Slice<'g, u64> {
+        self.read_u64s(self.offsets, lo, hi)
+    }
+
+    fn read_u64s(&self, file: FileId, lo: Vertex, hi: Vertex) -> Slice<'g, u64> {
+        let n = (hi - lo) as usize + 1;
+        self.src().read(file, lo as u64 * 8, n * 8).typed()
+    }
+
+    /// Whether the lists are packed ([`crate::format::packed`]).
+    pub fn is_packed(&self) -> bool {
+        matches!(self.lists, Lists::Packed { .. })
+    }
+
+    /// The sorted neighbour list of `v` ([`Adjacency::neighbors`], borrowing the graph rather
+    /// than this value).
+    pub fn list(&self, v: Vertex) -> Slice<'g, Vertex> {
+        match self.lists {
+            Lists::Plain(file) => {
+                let (a, b) = self.bounds(v);
+                self.src().read(file, a * 4, ((b - a) * 4) as usize).typed()
+            }
+            Lists::Packed { .. } => Slice::owned(self.packed_list(v)),
+        }
+    }
+
+    /// The first neighbours of `v` (`last: false`) or its last ones, at most `k`; on a plain
+    /// graph only those arcs are read (a hub's whole list is not copied).
+    pub fn neighbors_part(&self, v: Vertex, k: usize, last: bool) -> Slice<'g, Vertex> {
+        match self.lists {
+            Lists::Plain(file) => {
+                let (a, b) = self.bounds(v);
+                let k = k as u64;
+                let (a, b) = if last { (b.saturating_sub(k).max(a), b) } else { (a, b.min(a + k)) };
+                self.src().read(file, a * 4, ((b - a) * 4) as usize).typed()
+            }
+            Lists::Packed { .. } => {
+                let mut all = self.packed_list(v);
+                let keep = all.len().min(k);
+                if last {
+                    all.drain(..all.len() - keep);
+                } else {
+                    all.truncate(keep);
+                }
+                Slice::owned(all)
+            }
+        }
+    }
+
+    /// Weights of arcs `[start, end)`, when the graph is weighted.
+    pub fn arc_weights(&self, start: u64, end: u64) -> Option<Slice<'g, f32>> {
+        self.weights.map(|w| self.src().read(w, start * 4, ((end - start) * 4) as usize).typed())
+    }
+
+    /// The arc range `[start, end)` of `v` in the neighbours file (no pin held afterwards).
+    pub fn arc_range(&self, v: Vertex) -> Range<u64> {
+        let (a, b) = self.bounds(v);
+        a..b
+    }
+
+    /// The byte range of `v`'s list in its lists file (`out.neighbors` or `out.packed`).
+    pub fn list_bytes(&self, v: Vertex) -> Range<u64> {
+        match self.lists {
+            Lists::Plain(_) => {
+                let (a, b) = self.bounds(v);
+                a * 4..b * 4
+            }
+            Lists::Packed { index, .. } => {
+                let (a, b) = self.pair(index, v);
+                a..b
+            }
+        }
+    }
+
+    /// Hints that bytes `[start, end)` of the lists file will be read soon:
+    /// `madvise(MADV_WILLNEED)` on mmap, a background load into free or evictable frames on the
+    /// pool. Never blocks on the I/O.
+    pub fn will_need_list_bytes(&self, start: u64, end: u64) {
+        let end = end.min(self.lists_len);
+        if end > start {
+            self.src().advise(self.lists_file(), start, end - start, Advice::WillNeed);
+        }
+    }
+
+    /// Hints that the offsets of vertex `v` (and, packed, its index entries) will be read soon
+    /// (as [`Direction::will_need_list_bytes`]).
+    pub fn will_need_offsets(&self, v: Vertex) {
+        let file = match self.lists {
+            Lists::Plain(_) => self.offsets,
+            Lists::Packed { index, .. } => index,
+        };
+        self.src().advise(file, v as u64 * 8, 16, Advice::WillNeed);
+    }
+
+    /// Advises the access pattern of this direction's offsets and lists files as a whole,
+    /// e.g. [`Advice::Random`] for random queries: no read-ahead on mmap (`MADV_RANDOM`), none
+    /// in the buffer pool either (see the pool's `advise`).
+    pub fn advise_files(&self, advice: Advice) {
+        let n = self.graph.num_vertices() as u64;
+        self.src().advise(self.offsets, 0, (n + 1) * 8, advice);
+        if let Lists::Packed { index, .. } = self.lists {
+            self.src().advise(index, 0, (n + 1) * 8, advice);
+        }
+        self.src().advise(self.lists_file(), 0, self.lists_len, advice);
+    }
+
+    fn lists_file(&self) -> FileId {
+        match self.lists {
+            Lists::Plain(file) => file,
+            Lists::Packed { bytes, .. } => bytes,
+        }
+    }
+
+    /// The arc range of `v`: its two offsets, copied out (no pin is held afterwards, so the
+    /// neighbour read that follows needs one pin at a time).
+    #[inline]
+    fn bounds(&self, v: Vertex) -> (u64, u64) {
+        self.pair(self.offsets, v)
+    }
+
+    /// Values `v` and `v + 1` of the `u64` file `file`, copied out.
+    #[inline]
+    fn pair(&self, file: FileId, v: Vertex) -> (u64, u64) {
+        assert!((v as usize) < self.graph.num_vertices(), "vertex {v} out of range");
+        let mut o = [0u64; 2];
+        self.src().read_into(file, v as u64 * 8, bytemuck::cast_slice_mut(&mut o));
+        (o[0], o[1])
+    }
+
+    /// The decoded list of `v` in a packed graph.
+    fn packed_list(&self, v: Vertex) -> Vec<Vertex> {
+        let Lists::Packed { bytes, index, .. } = self.lists else { unreachable!("packed lists only") };
+        let (a, b) = self.pair(index, v);
+        let mut out = Vec::new();
+        self.decode(v, &self.src().read(bytes, a, (b - a) as usize).typed::<u8>(), a, &mut out);
+        out
+    }
+
+    /// Decodes `v`'s packed list `bytes` (at byte `at` of the packed file) into `out`.
+    #[inline]
+    fn decode(&self, v: Vertex, bytes: &[u8], at: u64, out: &mut Vec<Vertex>) {
+        if let Err(e) = packed::decode_list(v, bytes, out) {
+            self.corrupt(v, at, e);
+        }
+    }
+
+    /// A packed list that does not decode: the file is corrupted (reads of graph data have no
+    /// error path, as for an I/O error; `ocgraph check` finds it with a proper error).
+    #[cold]
+    fn corrupt(&self, v: Vertex, at: u64, e: DecodeError) -> ! {
+        let Lists::Packed { role, .. } = self.lists else { unreachable!("packed lists only") };
+        let path = self.graph.manifest.data_path(&self.graph.dir).join(role.file_name());
+        panic!(
+            "ocgraph: corrupted packed list of vertex {v} in {} at byte {at} ({e:?}); run `ocgraph check`",
+            path.display()
+        )
+    }
+
+    /// A cursor over this direction's offsets file.
+    fn offsets_cursor(&self) -> ChunkCursor<'g, u64> {
+        ChunkCursor::new(self.src(), self.offsets, self.graph.num_vertices() as u64 + 1)
+    }
+
+    /// The arc range of `v`, read through `offs` (the offsets file, or a packed index).
+    fn bounds_via(&self, offs: &mut ChunkCursor<'g, u64>, v: Vertex) -> (u64, u64) {
+        assert!((v as usize) < self.graph.num_vertices(), "vertex {v} out of range");
+        let o = offs.get(v as u64, v as u64 + 2);
+        (o[0], o[1])
+    }
+
+    /// Calls `f(Some((v, [a, b], [c, d])))` for every `v` in `vertices`: `[a, b]` the values `v`
+    /// and `v + 1` of the `u64` file `file` (offsets, or a packed index), `[c, d]` those of
+    /// `second` (or zeros). The files are read in blocks aligned to the backend's scan chunk
+    /// (copied, so no pin is held while `f` runs). Before reading each block it calls `f(None)`:
+    /// the caller drops its pins then, so a scan never holds more than two pins (lists and
+    /// weights chunks) and works with a pool of two frames.
+    fn for_each_block(
+        &self,
+        vertices: Range<Vertex>,
+        file: FileId,
+        second: Option<FileId>,
+        mut f: impl FnMut(BlockStep),
+    ) {
+        assert!(
+            vertices.end as usize <= self.graph.num_vertices() || vertices.is_empty(),
+            "vertex range {vertices:?} out of range"
+        );
+        let per_block = (self.src().scan_chunk() / 8) as u64;
+        let (mut first, mut other): (Vec<u64>, Vec<u64>) = (Vec::new(), Vec::new());
+        let mut a = vertices.start as u64;
+        let end = vertices.end as u64;
+        while a < end {
+            let b = ((a / per_block + 1) * per_block).min(end);
+            f(None);
+            first.clear();
+            first.extend_from_slice(&self.read_u64s(file, a as Vertex, b as Vertex));
+            other.clear();
+            match second {
+                Some(s) => other.extend_from_slice(&self.read_u64s(s, a as Vertex, b as Vertex)),
+                None => other.resize(first.len(), 0),
+            }
+            for (i, v) in (a..b).enumerate() {
+                f(Some((v as Vertex, [first[i], first[i + 1]], [other[i], other[i + 1]])));
+            }
+            a = b;
+        }
+    }
+
+    /// The scan of [`Adjacency::for_each_selected_in_range`] over packed lists.
+    fn packed_selected_in_range(
+        &self,
+        vertices: Range<Vertex>,
+        bytes: FileId,
+        index: FileId,
+        select: &mut impl FnMut(Vertex) -> bool,
+        f: &mut impl FnMut(Vertex, &[Vertex]),
+    ) {
+        let mut lists = ChunkCursor::<u8>::new(self.src(), bytes, self.lists_len);
+        let mut buf = Vec::new();
+        self.for_each_block(vertices, index, None, |step| match step {
+            Some((v, [a, b], _)) => {
+                if select(v) {
+                    self.decode(v, lists.get(a, b), a, &mut buf);
+                    f(v, &buf)
+                }
+            }
+            None => lists.release(),
+        });
+    }
+}
+
+impl Adjacency for Direction<'_> {
+    fn num_vertices(&self) -> usize {
+        self.graph.num_vertices()
+    }
+
+    fn num_arcs(&self) -> u64 {
+        self.graph.num_arcs()
+    }
+
+    fn degree(&self, v: Vertex) -> usize {
+        let (a, b) = self.bounds(v);
+        (b - a) as usize
+    }
+
+    fn neighbors(&self, v: Vertex) -> Slice<'_, Vertex> {
+        self.list(v)
+    }
+
+    /// Reads the offsets through one cursor: consecutive vertices in the same chunk of the
+    /// offsets file share one pin.
+    fn degree_sum(&self, vertices: &[Vertex]) -> u64 {
+        let mut offs = self.offsets_cursor();
+        vertices
+            .iter()
+            .map(|&v| {
+                let (a, b) = self.bounds_via(&mut offs, v);
+                b - a
+            })
+            .sum()
+    }
+
+    /// Reads offsets (a packed graph: its index) and lists through one cursor each (at most two
+    /// pins held, so a pool of two frames still works).
+    fn for_each_of<F: FnMut(Vertex, &[Vertex])>(&self, vertices: &[Vertex], mut f: F) {
+        match self.lists {
+            Lists::Plain(file) => {
+                let mut offs = self.offsets_cursor();
+                let mut nbrs = ChunkCursor::new(self.src(), file, self.graph.num_arcs());
+                for &v in vertices {
+                    let (a, b) = self.bounds_via(&mut offs, v);
+                    f(v, nbrs.get(a, b));
+                }
+            }
+            Lists::Packed { bytes, index, .. } => {
+                let mut idx = ChunkCursor::new(self.src(), index, self.graph.num_vertices() as u64 + 1);
+                let mut lists = ChunkCursor::<u8>::new(self.src(), bytes, self.lists_len);
+                let mut buf = Vec::new();
+                for &v in vertices {
+                    let (a, b) = self.bounds_via(&mut idx, v);
+                    self.decode(v, lists.get(a, b), a, &mut buf);
+                    f(v, &buf);
+                }
+            }
+        }
+    }
+
+    fn lists_id(&self) -> Option<(usize, FileId)> {
+        Some((self.graph as *const Graph as usize, self.lists_file()))
+    }
+
+    fn weights(&self, v: Vertex) -> Option<Slice<'_, f32>> {
+        let (a, b) = self.bounds(v);
+        self.arc_weights(a, b)
+    }
+
+    fn is_weighted(&self) -> bool {
+        self.weights.is_some()
+    }
+
+    /// Scans block by block: the offsets of a block of vertices (one backend chunk of them) are
+    /// copied once, and neighbour lists are handed out as sub-slices of the lists chunk pinned
+    /// once per chunk (packed lists are decoded from it); only lists spanning two chunks are
+    /// copied.
+    fn for_each_in_range<F: FnMut(Vertex, &[Vertex])>(&self, vertices: Range<Vertex>, f: F) {
+        self.for_each_selected_in_range(vertices, |_| true, f);
+    }
+
+    /// Reads the offsets only, block by block.
+    fn for_each_degree_in_range<F: FnMut(Vertex, usize)>(&self, vertices: Range<Vertex>, mut f: F) {
+        self.for_each_block(vertices, self.offsets, None, |step| {
+            if let Some((v, [s, e], _)) = step {
+                f(v, (e - s) as usize)
+            }
+        });
+    }
+
+    /// The scan of [`Direction::for_each_in_range`], fetching only the selected lists (the
+    /// offsets are read for the whole range).
+    fn for_each_selected_in_range<S: FnMut(Vertex) -> bool, F: FnMut(Vertex, &[Vertex])>(
+        &self,
+        vertices: Range<Vertex>,
+        mut select: S,
+        mut f: F,
+    ) {
+        let file = match self.lists {
+            Lists::Plain(file) => file,
+            Lists::Packed { bytes, index, .. } => {
+                return self.packed_selected_in_range(vertices, bytes, index, &mut select, &mut f)
+            }
+        };
+        let mut nbrs = ChunkCursor::new(self.src(), file, self.graph.num_arcs());
+        self.for_each_block(vertices, self.offsets, None, |step| match step {
+            Some((v, [s, e], _)) => {
+                if select(v) {
+                    f(v, nbrs.get(s, e))
+                }
+            }
+            None => nbrs.release(),
+        });
+    }
+
+    /// Like the unweighted scan, with a second cursor over the weights file.
+    fn for_each_weighted_in_range<F: FnMut(Vertex, &[Vertex], &[f32])>(
+        &self,
+        vertices: Range<Vertex>,
+        mut f: F,
+    ) {
+        let Some(w) = self.weights else {
+            let mut ones = Vec::new();
+            return self.for_each_in_range(vertices, |v, n| {
+                if ones.len() < n.len() {
+                    ones.resize(n.len(), 1.0);
+                }
+                f(v, n, &ones[..n.len()])
+            });
+        };
+        let mut wts = ChunkCursor::new(self.src(), w, self.graph.num_arcs());
+        match self.lists {
+            Lists::Plain(file) => {
+                let mut nbrs = ChunkCursor::new(self.src(), file, self.graph.num_arcs());
+                self.for_each_block(vertices, self.offsets, None, |step| match step {
+                    Some((v, [s, e], _)) => f(v, nbrs.get(s, e), wts.get(s, e)),
+                    None => {
+                        nbrs.release();
+                        wts.release();
+                    }
+                });
+            }
+            Lists::Packed { bytes, index, .. } => {
+                let mut lists = ChunkCursor::<u8>::new(self.src(), bytes, self.lists_len);
+                let mut buf = Vec::new();
+                self.for_each_block(vertices, index, Some(self.offsets), |step| match step {
+                    Some((v, [a, b], [s, e])) => {
+                        self.decode(v, lists.get(a, b), a, &mut buf);
+                        f(v, &buf, wts.get(s, e))
+                    }
+                    None => {
+                        lists.release();
+                        wts.release();
+                    }
+                });
+            }
+        }
+    }
+}
