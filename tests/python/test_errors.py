@@ -142,5 +142,5 @@ def test_pack_refusals_and_corruption(tmp_path):
     assert not (tmp_path / "q").exists()
     index = dst / "out.packed_index"
     index.write_bytes(index.read_bytes()[:100])
-    with pytest.raises(ocgraph.FormatError, match="out.packed_index"):
+    with pytest.raises(ocgraph.FormatError, match=r"out\.packed_index"):
         ocgraph.open(dst)
