@@ -154,7 +154,7 @@ def import_edges(
 def pack(graph: PathLike, out: PathLike, overwrite: bool = False) -> Graph:
     """Writes ``out``, a copy of the graph ``graph`` with packed neighbour lists, and opens it.
 
-    Packed lists are varint-coded gaps (about half the bytes of plain lists on Kronecker
+    Packed lists are bit-packed gaps (about half the bytes of plain lists on Kronecker
     graphs), so a graph larger than memory is read faster; every algorithm and query runs on
     either form with the same results. Packed graphs cannot be opened for updates.
 

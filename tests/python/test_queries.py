@@ -67,9 +67,13 @@ def queries_of(path, kind):
     return v.reshape(count, arity).tolist()
 
 
+@pytest.mark.parametrize("packed", [False, True], ids=["plain", "packed"])
 @pytest.mark.parametrize("backend", BACKENDS)
-def test_answers_match_networkx_with_every_prefetcher(graph, backend, tmp_path):
+def test_answers_match_networkx_with_every_prefetcher(graph, backend, packed, tmp_path):
     path, h = graph
+    if packed:
+        ocgraph.pack(path, tmp_path / "packed").close()
+        path = tmp_path / "packed"
     with open_with(path, backend) as g:
         files = workloads(g, tmp_path)
         for kind, f in files.items():

@@ -331,8 +331,10 @@ fn write_packed(dir: &Path, offsets: &[u64], packed: &[u8], index: &[u64]) {
 fn corrupted_packed_lists_are_found() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("g");
-    // The path 0 - 1 - 2: lists [1], [0, 2], [1]; zigzag first values 2, 1 (gap 2), 1.
-    write_packed(&dir, &[0, 1, 3, 4], &[2, 1, 2, 1], &[0, 1, 3, 4]);
+    // The path 0 - 1 - 2: lists [1], [0, 2], [1] as (count, zigzag first value, then for the
+    // gap 2 a width byte 2 and its field): [1, 2], [2, 1, 2, 2], [1, 1].
+    let good = [1, 2, 2, 1, 2, 2, 1, 1];
+    write_packed(&dir, &[0, 1, 3, 4], &good, &[0, 2, 6, 8]);
     check_graph(&dir).unwrap();
     let g = Graph::open(&dir, &OpenOptions::default()).unwrap();
     assert_eq!(&*g.out().neighbors(1), &[0, 2]);
@@ -343,16 +345,17 @@ fn corrupted_packed_lists_are_found() {
         assert!(e.contains(want) && e.contains("out.packed"), "{e}");
     };
     // A varint cut short, a count that disagrees with the offsets, a neighbour out of range.
-    bad(&[2, 0x81, 1], &[0, 1, 2, 3], &[0, 1, 3, 4], "vertex 1 does not decode (Truncated)");
-    bad(&[2, 1, 2, 1], &[0, 1, 3, 4], &[0, 1, 2, 4], "vertex 1 has 2 neighbours packed, 1 in the offsets");
-    bad(&[2, 1, 2, 2], &[0, 1, 3, 4], &[0, 1, 3, 4], "neighbour 3 of vertex 2 is out of range");
+    let cut = [1, 2, 2, 1, 2, 1, 1];
+    bad(&cut, &[0, 2, 5, 7], &[0, 1, 3, 4], "vertex 1 does not decode (Truncated)");
+    bad(&good, &[0, 2, 6, 8], &[0, 1, 2, 4], "vertex 1 has 2 neighbours packed, 1 in the offsets");
+    bad(&[1, 2, 2, 1, 2, 2, 1, 2], &[0, 2, 6, 8], &[0, 1, 3, 4], "neighbour 3 of vertex 2 is out of range");
     // An index that does not end at the packed file's length is refused on open.
-    write_packed(&dir, &[0, 1, 3, 4], &[2, 1, 2, 1, 0], &[0, 1, 3, 4]);
+    write_packed(&dir, &[0, 1, 3, 4], &[1, 2, 2, 1, 2, 2, 1, 1, 0], &[0, 2, 6, 8]);
     let e = Graph::open(&dir, &OpenOptions::default()).unwrap_err().to_string();
-    assert!(e.contains("out.packed_index") && e.contains("expected 0 to 5 bytes"), "{e}");
+    assert!(e.contains("out.packed_index") && e.contains("expected 0 to 9 bytes"), "{e}");
     // Reading a list that does not decode names the file and the vertex (reads of graph data
     // have no error path).
-    write_packed(&dir, &[0, 1, 3, 4], &[2, 0x81, 1], &[0, 1, 2, 3]);
+    write_packed(&dir, &[0, 1, 3, 4], &cut, &[0, 2, 5, 7]);
     let g = Graph::open(&dir, &OpenOptions::default()).unwrap();
     let e =
         std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| g.out().neighbors(1).to_vec())).unwrap_err();
@@ -364,7 +367,7 @@ fn corrupted_packed_lists_are_found() {
 fn packed_manifests_are_checked() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("g");
-    write_packed(&dir, &[0, 1, 3, 4], &[2, 1, 2, 1], &[0, 1, 3, 4]);
+    write_packed(&dir, &[0, 1, 3, 4], &[1, 2, 2, 1, 2, 2, 1, 1], &[0, 2, 6, 8]);
     // Listing the plain lists too, or dropping the index, is refused on open.
     let mut m = Manifest::read(&dir).unwrap();
     let entry = m.files["out.packed"];

@@ -28,7 +28,7 @@ pub enum Command {
     Check(check::CheckArgs),
     /// Write a graph as an edge list (text or binary pairs).
     Export(export::ExportArgs),
-    /// Copy a graph with its neighbour lists packed (varint gaps: about half the bytes).
+    /// Copy a graph with its neighbour lists packed (bit-packed gaps: about half the bytes).
     Pack(pack::PackArgs),
     /// Run an analytics kernel (bfs, sssp, wcc, pagerank, ...) with timing and verification.
     Run(run::RunArgs),
