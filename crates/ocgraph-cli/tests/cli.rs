@@ -103,6 +103,48 @@ fn kronecker_generate_info_check_export_import_round_trip() {
 }
 
 #[test]
+fn pack_keeps_the_graph_and_refuses_updates() {
+    let t = tempfile::tempdir().unwrap();
+    let (g, pk) = (t.path().join("k"), t.path().join("kp"));
+    ok(&["generate", "kronecker", "--scale", "10", "--edge-factor", "8", "--seed", "5", p(&g)]);
+    let out = String::from_utf8(ok(&["pack", p(&g), p(&pk), "--quiet"]).stderr).unwrap();
+    assert!(out.contains("packed") && out.contains("smaller"), "{out}");
+    let info: serde_json::Value = serde_json::from_slice(&ok(&["info", p(&pk), "--json"]).stdout).unwrap();
+    assert_eq!(info["packed"], true);
+    assert!(
+        info["files"]["out.packed"].as_u64().unwrap() < info["files"]["out.offsets"].as_u64().unwrap() * 4
+    );
+    assert!(String::from_utf8(ok(&["check", p(&pk)]).stdout).unwrap().starts_with("OK"));
+    assert_same_csr(&open(&g), &open(&pk));
+    // The same BFS depths, byte for byte, through a pool of a few frames.
+    for (dir, npy) in [(&g, "a.npy"), (&pk, "b.npy")] {
+        let npy = t.path().join(npy);
+        ok(&[
+            "run",
+            "bfs",
+            p(dir),
+            "--source",
+            "3",
+            "--backend",
+            "pool",
+            "--memory",
+            "32KiB",
+            "--out",
+            p(&npy),
+        ]);
+    }
+    assert_eq!(
+        std::fs::read(t.path().join("a.npy")).unwrap(),
+        std::fs::read(t.path().join("b.npy")).unwrap()
+    );
+    let edges = t.path().join("e.txt");
+    std::fs::write(&edges, "1 2\n").unwrap();
+    fails(&["update", p(&pk), "--add-edges", p(&edges)], 2, &["packed graphs cannot be opened for updates"]);
+    fails(&["pack", p(&pk), p(&t.path().join("again"))], 2, &["packed already"]);
+    fails(&["pack", p(&g), p(&pk)], 1, &["kp"]);
+}
+
+#[test]
 fn weighted_road_and_directed_erdos_renyi_round_trip() {
     let t = tempfile::tempdir().unwrap();
     let road = t.path().join("road");

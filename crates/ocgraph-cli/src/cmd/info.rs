@@ -118,6 +118,7 @@ pub fn run(args: &InfoArgs) -> Result<()> {
             "directed": g.is_directed(),
             "weighted": g.is_weighted(),
             "id_map": id_map,
+            "packed": m.is_packed(),
             "source": m.source,
             "created_by": m.created_by,
             "files": files,
@@ -135,6 +136,7 @@ pub fn run(args: &InfoArgs) -> Result<()> {
         println!("directed   {}", g.is_directed());
         println!("weighted   {}", g.is_weighted());
         println!("id map     {id_map}");
+        println!("lists      {}", if m.is_packed() { "packed (read-only)" } else { "plain" });
         println!("source     {}", m.source);
         println!(
             "out-degree min {} / max {max} / mean {mean:.3} / median {median}",
@@ -144,7 +146,7 @@ pub fn run(args: &InfoArgs) -> Result<()> {
         println!("self-loops {self_loops}");
         println!("size       {} ({total} bytes)", format_size(total));
         for (name, len) in &files {
-            println!("  {name:<14} {}", format_size(*len));
+            println!("  {name:<16} {}", format_size(*len));
         }
     }
     args.backend.report_stats(&g)?;
