@@ -26,7 +26,7 @@ class Graph(_NativeGraph):
 
     Attributes (read-only): ``num_vertices``, ``num_edges`` (an undirected edge counts once),
     ``num_arcs`` (stored neighbour entries: an undirected edge ``u != v`` counts twice),
-    ``directed``, ``weighted``, ``path``, ``closed``.
+    ``directed``, ``weighted``, ``packed``, ``path``, ``closed``.
 
     Vertex arguments outside ``0 .. num_vertices - 1`` raise :class:`ocgraph.VertexError`
     (an ``IndexError`` and an ``InvalidArgumentError``). Using a closed graph raises

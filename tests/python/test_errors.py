@@ -127,7 +127,9 @@ def test_pack_refusals_and_corruption(tmp_path):
     src, dst = tmp_path / "g", tmp_path / "p"
     ocgraph.from_edges(np.arange(2000), np.arange(1, 2001), src).close()
     p = ocgraph.pack(src, dst)
-    assert p.neighbors(5).tolist() == [6]
+    assert p.packed and p.neighbors(5).tolist() == [6]
+    with ocgraph.open(src) as g:
+        assert not g.packed
     p.close()
     with pytest.raises(ocgraph.InvalidArgumentError, match="packed already"):
         ocgraph.pack(dst, tmp_path / "q")

@@ -236,6 +236,12 @@ impl PyGraph {
         Ok(self.graph()?.is_weighted())
     }
 
+    /// Whether the neighbour lists are packed (`ocgraph.pack`; such graphs are read-only).
+    #[getter]
+    fn packed(&self) -> PyResult<bool> {
+        Ok(self.graph()?.base().manifest().is_packed())
+    }
+
     /// The graph directory, as a string.
     #[getter]
     fn path(&self) -> PyResult<String> {
