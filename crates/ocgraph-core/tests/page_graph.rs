@@ -71,11 +71,17 @@ fn write_graph(dir: &Path, lists: &Lists, weighted: bool) {
         weighted,
     );
     let arcs: u64 = lists.iter().map(|l| l.len() as u64).sum();
-    let manifest = Manifest {
-        num_vertices: lists.len() as u64,
-        num_edges: arcs,
+    w.commit(manifest(lists.len() as u64, arcs, true, weighted)).unwrap();
+}
+
+/// The manifest of a graph of `n` vertices and `arcs` arcs with identity ids (the writer fills
+/// in the files).
+fn manifest(n: u64, arcs: u64, directed: bool, weighted: bool) -> Manifest {
+    Manifest {
+        num_vertices: n,
+        num_edges: if directed { arcs } else { arcs / 2 },
         num_arcs: arcs,
-        directed: true,
+        directed,
         weighted,
         id_width: 4,
         id_map: IdMapKind::Identity,
@@ -84,8 +90,7 @@ fn write_graph(dir: &Path, lists: &Lists, weighted: bool) {
         source: String::new(),
         data_dir: None,
         updates: None,
-    };
-    w.commit(manifest).unwrap();
+    }
 }
 
 fn backends() -> Vec<BackendKind> {
@@ -309,22 +314,7 @@ fn write_packed(dir: &Path, offsets: &[u64], packed: &[u8], index: &[u64]) {
     w.write_slice(FileRole::OutOffsets, offsets).unwrap();
     w.write_slice(FileRole::OutPacked, packed).unwrap();
     w.write_slice(FileRole::OutPackedIndex, index).unwrap();
-    let arcs = *offsets.last().unwrap();
-    let manifest = Manifest {
-        num_vertices: offsets.len() as u64 - 1,
-        num_edges: arcs / 2,
-        num_arcs: arcs,
-        directed: false,
-        weighted: false,
-        id_width: 4,
-        id_map: IdMapKind::Identity,
-        files: BTreeMap::new(),
-        created_by: "page_graph test".into(),
-        source: String::new(),
-        data_dir: None,
-        updates: None,
-    };
-    w.commit(manifest).unwrap();
+    w.commit(manifest(offsets.len() as u64 - 1, *offsets.last().unwrap(), false, false)).unwrap();
 }
 
 #[test]
