@@ -100,11 +100,24 @@ pub fn decode_list(v: u32, bytes: &[u8], out: &mut Vec<u32>) -> Result<(), Decod
         buf[..len].copy_from_slice(block);
         buf[len..len + 8].fill(0);
         let mask = (1u64 << w) - 1;
-        for i in 0..k {
+        let field = |i: usize| {
             let bit = i * w;
             let word = u64::from_le_bytes(buf[bit / 8..bit / 8 + 8].try_into().expect("8 bytes"));
-            x += word >> (bit % 8) & mask;
-            out.push(x as u32);
+            word >> (bit % 8) & mask
+        };
+        if k == BLOCK {
+            // A whole block: a fixed trip count the compiler unrolls.
+            let mut vals = [0u32; BLOCK];
+            for (i, val) in vals.iter_mut().enumerate() {
+                x += field(i);
+                *val = x as u32;
+            }
+            out.extend_from_slice(&vals);
+        } else {
+            for i in 0..k {
+                x += field(i);
+                out.push(x as u32);
+            }
         }
         if x > u64::from(u32::MAX) {
             return Err(DecodeError::Malformed);
