@@ -205,13 +205,11 @@ impl Graph {
         let n = self.num_vertices() as u64;
         for dir in [self.out(), self.in_()] {
             let mut ends = vec![(dir.offsets, dir.offsets_role, self.manifest.num_arcs, "arcs")];
-            if let Lists::Packed { index, role, .. } = dir.lists {
-                let index_role = if role == OUT_PACKED[0] { OUT_PACKED[1] } else { IN_PACKED[1] };
-                ends.push((index, index_role, dir.lists_len, "bytes"));
+            if let Lists::Packed { index, roles, .. } = dir.lists {
+                ends.push((index, roles[1], dir.lists_len, "bytes"));
             }
             for (file, role, want, unit) in ends {
-                let mut o = [0u64; 1];
-                let (first, last) = (dir.read_u64(file, 0, &mut o), dir.read_u64(file, n, &mut o));
+                let (first, last) = (dir.read_u64(file, 0), dir.read_u64(file, n));
                 if first != 0 || last != want {
                     return Err(Error::Format {
                         path: self.manifest.data_path(&self.dir).join(role.file_name()),
@@ -284,11 +282,11 @@ impl Graph {
     fn direction(&self, roles: [FileRole; 3], packed: [FileRole; 2]) -> Direction<'_> {
         let id = |role: FileRole| self.files[role as usize];
         let lists = match (id(packed[0]), id(packed[1])) {
-            (Some(bytes), Some(index)) => Lists::Packed { bytes, index, role: packed[0] },
+            (Some(bytes), Some(index)) => Lists::Packed { bytes, index, roles: packed },
             _ => Lists::Plain(id(roles[1]).expect("neighbours file present (checked on open)")),
         };
         let lists_len = match lists {
-            Lists::Packed { role, .. } => self.manifest.file(role).map_or(0, |e| e.len),
+            Lists::Packed { roles, .. } => self.manifest.file(roles[0]).map_or(0, |e| e.len),
             Lists::Plain(_) => self.num_arcs() * 4,
         };
         Direction {

@@ -14,8 +14,8 @@ use crate::page::{Advice, FileId, PageSource, Slice};
 pub(super) enum Lists {
     /// `u32` ids, `num_arcs` of them (`out.neighbors`).
     Plain(FileId),
-    /// Packed lists (`out.packed`, file role `role`) and their byte offsets (`index`).
-    Packed { bytes: FileId, index: FileId, role: FileRole },
+    /// Packed lists (`out.packed`) and their byte offsets (`index`); `roles` = the files' roles.
+    Packed { bytes: FileId, index: FileId, roles: [FileRole; 2] },
 }
 
 /// One direction (out or in) of an opened [`Graph`]; implements [`Adjacency`].
@@ -40,14 +40,15 @@ impl<'g> Direction<'g> {
     }
 
     /// Value `i` of the `u64` file `file` (offsets or a packed index).
-    pub(super) fn read_u64(&self, file: FileId, i: u64, o: &mut [u64; 1]) -> u64 {
-        self.src().read_into(file, i * 8, bytemuck::cast_slice_mut(o));
+    pub(super) fn read_u64(&self, file: FileId, i: u64) -> u64 {
+        let mut o = [0u64; 1];
+        self.src().read_into(file, i * 8, bytemuck::cast_slice_mut(&mut o));
         o[0]
     }
 
     /// The CSR offset of vertex `v` (`v == num_vertices` gives the arc count).
     pub fn offset_at(&self, v: u64) -> u64 {
-        self.read_u64(self.offsets, v, &mut [0])
+        self.read_u64(self.offsets, v)
     }
 
     /// Offsets `lo..=hi` (so `hi - lo + 1` values).
@@ -71,10 +72,15 @@ impl<'g> Direction<'g> {
         match self.lists {
             Lists::Plain(file) => {
                 let (a, b) = self.bounds(v);
-                self.src().read(file, a * 4, ((b - a) * 4) as usize).typed()
+                self.ids(file, a, b)
             }
             Lists::Packed { .. } => Slice::owned(self.packed_list(v)),
         }
+    }
+
+    /// Arcs `[a, b)` of the plain lists file `file`.
+    fn ids(&self, file: FileId, a: u64, b: u64) -> Slice<'g, Vertex> {
+        self.src().read(file, a * 4, ((b - a) * 4) as usize).typed()
     }
 
     /// The first neighbours of `v` (`last: false`) or its last ones, at most `k`; on a plain
@@ -85,7 +91,7 @@ impl<'g> Direction<'g> {
                 let (a, b) = self.bounds(v);
                 let k = k as u64;
                 let (a, b) = if last { (b.saturating_sub(k).max(a), b) } else { (a, b.min(a + k)) };
-                self.src().read(file, a * 4, ((b - a) * 4) as usize).typed()
+                self.ids(file, a, b)
             }
             Lists::Packed { .. } => {
                 let mut all = self.packed_list(v);
@@ -201,8 +207,8 @@ impl<'g> Direction<'g> {
     /// error path, as for an I/O error; `ocgraph check` finds it with a proper error).
     #[cold]
     fn corrupt(&self, v: Vertex, at: u64, e: DecodeError) -> ! {
-        let Lists::Packed { role, .. } = self.lists else { unreachable!("packed lists only") };
-        let path = self.graph.manifest.data_path(&self.graph.dir).join(role.file_name());
+        let Lists::Packed { roles, .. } = self.lists else { unreachable!("packed lists only") };
+        let path = self.graph.manifest.data_path(&self.graph.dir).join(roles[0].file_name());
         panic!(
             "ocgraph: corrupted packed list of vertex {v} in {} at byte {at} ({e:?}); run `ocgraph check`",
             path.display()
