@@ -15,7 +15,7 @@ release the GIL.
 
 from __future__ import annotations
 
-from ._build import from_edges, generate, import_edges, pack
+from ._build import from_edges, generate, import_edges, pack, reorder
 from ._errors import (
     Error,
     FormatError,
@@ -42,5 +42,6 @@ __all__ = [
     "import_edges",
     "open",
     "pack",
+    "reorder",
     "workload",
 ]

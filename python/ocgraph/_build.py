@@ -166,6 +166,23 @@ def pack(graph: PathLike, out: PathLike, overwrite: bool = False) -> Graph:
     return Graph(os.fspath(out))
 
 
+def reorder(graph: PathLike, out: PathLike, overwrite: bool = False) -> Graph:
+    """Writes ``out``, a copy of ``graph`` with its vertices renumbered by degree, and opens it.
+
+    New vertex 0 is the vertex of highest degree (out + in when directed; ties keep the old
+    order). On skewed graphs kernels run faster on the copy (PageRank about 1.6x on kron22 in
+    memory): the hubs' per-vertex values share cache lines. The copy keeps the original ids
+    (:meth:`Graph.original_id`, :meth:`Graph.vertex`), has plain lists (:func:`pack` packs it)
+    and is read-only.
+
+    Raises:
+        InvalidArgumentError: ``graph`` has updates not yet compacted.
+        OcgraphIOError: ``out`` exists without ``overwrite``.
+    """
+    _ocgraph._reorder(os.fspath(graph), os.fspath(out), bool(overwrite))
+    return Graph(os.fspath(out))
+
+
 def generate(
     kind: str,
     path: PathLike,

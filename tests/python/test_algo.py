@@ -1,5 +1,5 @@
 """Every algorithm against networkx on random graphs (directed and undirected, both backends,
-plain and packed lists)."""
+plain and packed lists, and copies renumbered by degree)."""
 
 from __future__ import annotations
 
@@ -33,6 +33,11 @@ def graphs(tmp_path_factory):
         out.append((path, h))
         ocgraph.pack(path, base / f"p{i}").close()
         out.append((base / f"p{i}", h))
+        # The copy renumbered by degree, against networkx renumbered through its original ids.
+        r = ocgraph.reorder(path, base / f"r{i}")
+        new_of = {r.original_id(p): p for p in range(r.num_vertices)}
+        r.close()
+        out.append((base / f"r{i}", nx.relabel_nodes(h, new_of)))
     return out
 
 

@@ -109,3 +109,39 @@ def test_overwrite(tmp_path):
         ocgraph.from_edges([0], [2], tmp_path / "g")
     g = ocgraph.from_edges([0], [2], tmp_path / "g", overwrite=True)
     assert g.num_vertices == 3
+
+
+@pytest.mark.parametrize("directed", [True, False])
+def test_reorder_renumbers_by_degree_and_keeps_original_ids(tmp_path, directed):
+    """A string-id graph with multi-edges and self-loops: the reordered copy holds the same
+    weighted arcs through its original ids, its degrees never increase with the id, packs, runs
+    PageRank to the same values, and is read-only."""
+    rng = np.random.default_rng(7)
+    n, m = 60, 400
+    src, dst = rng.zipf(1.6, m) % n, rng.integers(0, n, m)
+    weights = rng.integers(1, 9, m)
+    text = tmp_path / "e.txt"
+    text.write_text("".join(f"v{a} v{b} {w}\n" for a, b, w in zip(src, dst, weights)))
+    g = ocgraph.import_edges(text, tmp_path / "g", undirected=not directed, weighted=True)
+    r = ocgraph.reorder(tmp_path / "g", tmp_path / "r")
+    assert (r.num_vertices, r.num_edges, r.directed) == (g.num_vertices, g.num_edges, directed)
+
+    def named_arcs(h):
+        u, v, w = graph_arcs(h)
+        return sorted((h.original_id(int(a)), h.original_id(int(b)), float(c)) for a, b, c in zip(u, v, w))
+
+    assert named_arcs(r) == named_arcs(g)
+    csr = r.to_scipy()
+    degree = np.diff(csr.indptr) + (np.diff(csr.tocsc().indptr) if directed else 0)
+    assert np.all(np.diff(degree) <= 0) and degree[0] > degree[-1]
+    old = np.array([g.vertex(r.original_id(p)) for p in range(n)])
+    pr_g, pr_r = g.pagerank(tol=1e-10, max_iter=500), r.pagerank(tol=1e-10, max_iter=500)
+    np.testing.assert_allclose(pr_r, pr_g[old], rtol=1e-7)
+    rp = ocgraph.pack(tmp_path / "r", tmp_path / "rp")
+    assert rp.packed and named_arcs(rp) == named_arcs(g)
+    for h in (g, r, rp):
+        h.close()
+    with pytest.raises(ocgraph.InvalidArgumentError, match="relabelled"):
+        ocgraph.open(tmp_path / "r", writable=True)
+    with pytest.raises(ocgraph.OcgraphIOError):
+        ocgraph.reorder(tmp_path / "g", tmp_path / "r")

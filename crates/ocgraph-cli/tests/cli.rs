@@ -144,6 +144,54 @@ fn pack_keeps_the_graph_and_refuses_updates() {
     fails(&["pack", p(&g), p(&pk)], 1, &["kp"]);
 }
 
+/// The int64 values of a 1-d `.npy` file written by `ocgraph run --out`.
+fn npy_i64(path: &Path) -> Vec<i64> {
+    let b = std::fs::read(path).unwrap();
+    let header = 10 + u16::from_le_bytes([b[8], b[9]]) as usize;
+    assert!(String::from_utf8_lossy(&b[10..header]).contains("'<i8'"));
+    b[header..].chunks(8).map(|c| i64::from_le_bytes(c.try_into().unwrap())).collect()
+}
+
+#[test]
+fn reorder_numbers_hubs_first_and_keeps_original_ids() {
+    let t = tempfile::tempdir().unwrap();
+    let (g, r) = (t.path().join("k"), t.path().join("kr"));
+    ok(&["generate", "kronecker", "--scale", "10", "--edge-factor", "8", "--seed", "5", p(&g)]);
+    let out = String::from_utf8(ok(&["reorder", p(&g), p(&r), "--quiet"]).stderr).unwrap();
+    assert!(out.contains("reordered") && out.contains("by degree"), "{out}");
+    assert!(String::from_utf8(ok(&["check", p(&r)]).stdout).unwrap().starts_with("OK"));
+    let info: serde_json::Value = serde_json::from_slice(&ok(&["info", p(&r), "--json"]).stdout).unwrap();
+    assert_eq!(info["id_map"], "u64");
+    // ids.u64: the old vertex of each new one.
+    let n = open(&g).num_vertices();
+    let old: Vec<usize> = std::fs::read(r.join("ids.u64")).unwrap()[..n * 8]
+        .chunks(8)
+        .map(|c| u64::from_le_bytes(c.try_into().unwrap()) as usize)
+        .collect();
+    let (gg, rr) = (open(&g), open(&r));
+    for (p_new, &u) in old.iter().enumerate() {
+        let mapped: Vec<usize> = gg.out().neighbors(u as u32).iter().map(|&x| x as usize).collect();
+        let mut back: Vec<usize> =
+            rr.out().neighbors(p_new as u32).iter().map(|&x| old[x as usize]).collect();
+        back.sort_unstable();
+        assert_eq!(back, mapped, "list of new vertex {p_new} (old {u})");
+        if p_new > 0 {
+            assert!(rr.out().degree(p_new as u32 - 1) >= rr.out().degree(p_new as u32));
+        }
+    }
+    // BFS from old vertex 3 gives the same depths, renumbered.
+    let source = old.iter().position(|&u| u == 3).unwrap().to_string();
+    ok(&["run", "bfs", p(&g), "--source", "3", "--out", p(&t.path().join("a.npy"))]);
+    ok(&["run", "bfs", p(&r), "--source", &source, "--out", p(&t.path().join("b.npy"))]);
+    let (a, b) = (npy_i64(&t.path().join("a.npy")), npy_i64(&t.path().join("b.npy")));
+    assert!(a.iter().filter(|&&d| d > 1).count() > 10);
+    assert_eq!((0..n).map(|p| a[old[p]]).collect::<Vec<_>>(), b);
+    let edges = t.path().join("e.txt");
+    std::fs::write(&edges, "1 2\n").unwrap();
+    fails(&["update", p(&r), "--add-edges", p(&edges)], 2, &["relabelled"]);
+    fails(&["reorder", p(&g), p(&r)], 1, &["kr"]);
+}
+
 #[test]
 fn weighted_road_and_directed_erdos_renyi_round_trip() {
     let t = tempfile::tempdir().unwrap();

@@ -1,4 +1,5 @@
-//! `_import_edges`: an edge-list file into a graph directory; `_pack`: a packed copy of a graph.
+//! `_import_edges`: an edge-list file into a graph directory; `_pack`: a packed copy of a graph;
+//! `_reorder`: a copy renumbered by degree.
 
 use std::path::PathBuf;
 
@@ -84,4 +85,11 @@ pub(crate) fn _pack(
 ) -> PyResult<(u64, u64, u64)> {
     let r = run(py, || ingest::pack(&graph, &out, overwrite, &NoProgress).py())?;
     Ok((r.plain_bytes, r.packed_bytes, r.arcs))
+}
+
+/// Writes `out`, a copy of the graph `graph` with its vertices renumbered in descending order
+/// of degree; returns the arcs written.
+#[pyfunction]
+pub(crate) fn _reorder(py: Python<'_>, graph: PathBuf, out: PathBuf, overwrite: bool) -> PyResult<u64> {
+    run(py, || ingest::reorder(&graph, &out, overwrite, &NoProgress).py())
 }

@@ -8,6 +8,7 @@ mod import;
 mod info;
 mod pack;
 mod query;
+mod reorder;
 mod run;
 mod update;
 mod workload;
@@ -30,6 +31,8 @@ pub enum Command {
     Export(export::ExportArgs),
     /// Copy a graph with its neighbour lists packed (bit-packed gaps: about half the bytes).
     Pack(pack::PackArgs),
+    /// Copy a graph with its vertices renumbered by descending degree (hubs first; ids kept).
+    Reorder(reorder::ReorderArgs),
     /// Run an analytics kernel (bfs, sssp, wcc, pagerank, ...) with timing and verification.
     Run(run::RunArgs),
     /// Apply durable updates: add/remove edges (from files) and vertices.
@@ -53,6 +56,7 @@ pub fn run(cmd: Command) -> Result<()> {
         Command::Check(a) => check::run(&a),
         Command::Export(a) => export::run(&a),
         Command::Pack(a) => pack::run(&a),
+        Command::Reorder(a) => reorder::run(&a),
         Command::Run(a) => run::run(&a),
         Command::CacheSim(a) => cache_sim::run(&a),
         Command::Update(a) => update::run(&a),

@@ -65,8 +65,9 @@ pub enum DecodeError {
 
 /// Decodes the neighbours of `v` packed in exactly `bytes` into `out` (cleared first).
 ///
-/// Each block is copied into a zeroed 72-byte buffer, so that every field is one unaligned
-/// 8-byte load at a position known in advance (`i * w` bits): no branch per value.
+/// A whole block of [`BLOCK`] gaps of width `w` is exactly `2 * w` bytes; it is unpacked by a
+/// function compiled for that width (shifts and masks are constants, no branch per value).
+/// The last, shorter block of a list goes through [`unpack_tail`].
 #[inline]
 pub fn decode_list(v: u32, bytes: &[u8], out: &mut Vec<u32>) -> Result<(), DecodeError> {
     out.clear();
@@ -85,50 +86,82 @@ pub fn decode_list(v: u32, bytes: &[u8], out: &mut Vec<u32>) -> Result<(), Decod
     if x > u64::from(u32::MAX) {
         return Err(DecodeError::Malformed);
     }
-    out.reserve(d as usize);
-    out.push(x as u32);
-    let mut left = d as usize - 1;
-    let mut buf = [0u8; BLOCK * 4 + 8];
-    while left > 0 {
-        let k = left.min(BLOCK);
+    let d = d as usize;
+    out.resize(d, 0);
+    out[0] = x as u32;
+    let mut done = 1;
+    while done < d {
+        let k = (d - done).min(BLOCK);
         let w = *bytes.get(pos).ok_or(DecodeError::Truncated)? as usize;
         if w > 32 {
             return Err(DecodeError::Malformed);
         }
         let len = (k * w).div_ceil(8);
-        let block = bytes.get(pos + 1..pos + 1 + len).ok_or(DecodeError::Truncated)?;
-        buf[..len].copy_from_slice(block);
-        buf[len..len + 8].fill(0);
-        let mask = (1u64 << w) - 1;
-        let field = |i: usize| {
-            let bit = i * w;
-            let word = u64::from_le_bytes(buf[bit / 8..bit / 8 + 8].try_into().expect("8 bytes"));
-            word >> (bit % 8) & mask
-        };
+        let src = bytes.get(pos + 1..pos + 1 + len).ok_or(DecodeError::Truncated)?;
+        let dst = &mut out[done..done + k];
         if k == BLOCK {
-            // A whole block: a fixed trip count the compiler unrolls.
-            let mut vals = [0u32; BLOCK];
-            for (i, val) in vals.iter_mut().enumerate() {
-                x += field(i);
-                *val = x as u32;
-            }
-            out.extend_from_slice(&vals);
+            UNPACK[w](src, &mut x, dst);
         } else {
-            for i in 0..k {
-                x += field(i);
-                out.push(x as u32);
-            }
+            unpack_tail(src, w, &mut x, dst);
         }
         if x > u64::from(u32::MAX) {
             return Err(DecodeError::Malformed);
         }
         pos += 1 + len;
-        left -= k;
+        done += k;
     }
     if pos == bytes.len() {
         Ok(())
     } else {
         Err(DecodeError::Malformed)
+    }
+}
+
+/// Unpacks one whole block of width `W` (`src` = its `2 * W` bytes) into `dst` (`BLOCK`
+/// values), adding each gap to the running value `x`.
+#[inline]
+fn unpack_block<const W: usize>(src: &[u8], x: &mut u64, dst: &mut [u32]) {
+    // Every field is one 8-byte load at byte `i * W / 8`: the buffer's 8 spare bytes keep the
+    // loads of the last fields inside it.
+    let mut buf = [0u8; BLOCK * 4 + 8];
+    buf[..2 * W].copy_from_slice(&src[..2 * W]);
+    let mask = (1u64 << W) - 1;
+    let mut gaps = [0u64; BLOCK];
+    for (i, g) in gaps.iter_mut().enumerate() {
+        let bit = i * W;
+        let word = u64::from_le_bytes(buf[bit / 8..bit / 8 + 8].try_into().expect("8 bytes"));
+        *g = word >> (bit % 8) & mask;
+    }
+    for (out, g) in dst[..BLOCK].iter_mut().zip(gaps) {
+        *x += g;
+        *out = *x as u32;
+    }
+}
+
+/// A block unpacker: the block's bytes, the running value, the `BLOCK` values out.
+type Unpack = fn(&[u8], &mut u64, &mut [u32]);
+
+/// [`unpack_block`] for each width 0..=32.
+const UNPACK: [Unpack; 33] = {
+    macro_rules! widths {
+        ($($w:literal)*) => { [$(unpack_block::<$w>),*] };
+    }
+    widths!(0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31 32)
+};
+
+/// Unpacks the last block of a list: `dst.len() < BLOCK` fields of width `w` in `src`.
+fn unpack_tail(src: &[u8], w: usize, x: &mut u64, dst: &mut [u32]) {
+    let (mut acc, mut bits, mut bytes) = (0u64, 0, src.iter());
+    let mask = (1u64 << w) - 1;
+    for out in dst {
+        while bits < w {
+            acc |= u64::from(*bytes.next().unwrap_or(&0)) << bits;
+            bits += 8;
+        }
+        *x += acc & mask;
+        *out = *x as u32;
+        acc >>= w;
+        bits -= w;
     }
 }
 

@@ -5,6 +5,7 @@
 //! - [`import`]: reads an edge-list file (SNAP text, CSV, MatrixMarket, gzip'd versions of these,
 //!   binary u32/u64 pairs), optionally relabels ids, and builds the graph.
 //! - [`pack`]: a copy of a stored graph with packed neighbour lists.
+//! - [`reorder`]: a copy of a stored graph with its vertices renumbered by descending degree.
 
 mod builder;
 mod csr;
@@ -16,9 +17,11 @@ mod parse;
 mod progress;
 mod record;
 mod relabel;
+mod reorder;
 mod runs;
 
 pub use builder::{BuildOptions, BuildReport, GraphBuilder, IdMap};
 pub use import::{import, ImportOptions, InputFormat, Relabel};
 pub use pack::{pack, PackReport};
 pub use progress::{NoProgress, Progress, Unit};
+pub use reorder::reorder;

@@ -1,0 +1,113 @@
+//! `reorder` against a brute-force renumbering: the copy is the same graph (through its kept
+//! original ids), its degrees never increase with the id, and it is read-only.
+
+mod ingest_common;
+
+use ingest_common::{open_lists, reference, Lists};
+use ocgraph_core::ids::OriginalId;
+use ocgraph_core::ingest::{reorder, BuildOptions, GraphBuilder, IdMap, NoProgress};
+use ocgraph_core::{Graph, OpenOptions};
+use proptest::prelude::*;
+
+/// Builds the graph of `edges` over `n` vertices with the original ids `ids` at `dir`.
+fn build(dir: &std::path::Path, n: usize, edges: &[(u32, u32, f32)], o: &BuildOptions, ids: IdMap) {
+    let mut b = GraphBuilder::new(dir, o.clone()).unwrap();
+    b.reserve_vertices(n as u64);
+    let s: Vec<u32> = edges.iter().map(|e| e.0).collect();
+    let d: Vec<u32> = edges.iter().map(|e| e.1).collect();
+    let w: Vec<f32> = edges.iter().map(|e| e.2).collect();
+    b.push(&s, &d, Some(&w)).unwrap();
+    b.finish(ids, &NoProgress).unwrap();
+}
+
+/// `lists` renumbered by `new_of` (old vertex -> new vertex), each list sorted again.
+fn renumber(lists: &Lists, new_of: &[u32]) -> Lists {
+    let mut out = vec![Vec::new(); lists.len()];
+    for (u, l) in lists.iter().enumerate() {
+        let mut l: Vec<(u32, u32)> = l.iter().map(|&(v, w)| (new_of[v as usize], w)).collect();
+        l.sort_by(|a, b| a.0.cmp(&b.0).then(f32::from_bits(a.1).total_cmp(&f32::from_bits(b.1))));
+        out[new_of[u] as usize] = l;
+    }
+    out
+}
+
+fn check_reorder(n: usize, edges: &[(u32, u32, f32)], directed: bool, weighted: bool, strings: bool) {
+    let tmp = ingest_common::scratch();
+    let (src, dst) = (tmp.path().join("g"), tmp.path().join("r"));
+    let o = BuildOptions { directed, weighted, ..BuildOptions::default() };
+    // Original ids: strings, or integers that are not the vertex ids.
+    let ids = if strings {
+        IdMap::Strings((0..n).map(|v| format!("v{v}")).collect())
+    } else {
+        IdMap::U64((0..n as u64).map(|v| 1000 + 7 * v).collect())
+    };
+    build(&src, n, edges, &o, ids);
+    let arcs = reorder(&src, &dst, false, &NoProgress).unwrap();
+    let (want_out, want_in) = reference(n, edges, &o);
+    assert_eq!(arcs as usize, want_out.iter().chain(&want_in).map(Vec::len).sum::<usize>());
+    let (g, out, inn) = open_lists(&dst);
+    // The new order, read back from the copy's original ids.
+    let ids = g.ids().unwrap();
+    let mut new_of = vec![u32::MAX; n];
+    for p in 0..n as u32 {
+        let old = match ids.original(p) {
+            OriginalId::Int(i) => (i - 1000) / 7,
+            OriginalId::Str(s) => s[1..].parse().unwrap(),
+        };
+        assert_eq!(new_of[old as usize], u32::MAX, "old vertex {old} appears twice");
+        new_of[old as usize] = p;
+    }
+    assert_eq!(out, renumber(&want_out, &new_of));
+    assert_eq!(inn, if directed { renumber(&want_in, &new_of) } else { Vec::new() });
+    // Degrees (out + in) never increase; equal degrees keep the old order.
+    let degree = |p: usize| out[p].len() + inn.get(p).map_or(0, Vec::len);
+    let old_of: Vec<usize> = (0..n).map(|p| new_of.iter().position(|&x| x == p as u32).unwrap()).collect();
+    for p in 1..n {
+        assert!(degree(p - 1) > degree(p) || (degree(p - 1) == degree(p) && old_of[p - 1] < old_of[p]));
+    }
+    assert_eq!(
+        (g.is_directed(), g.is_weighted(), g.num_edges()),
+        (directed, weighted, {
+            let s = Graph::open(&src, &OpenOptions::default()).unwrap();
+            s.num_edges()
+        })
+    );
+}
+
+fn edge_list() -> impl Strategy<Value = (usize, Vec<(u32, u32, f32)>)> {
+    (1usize..40).prop_flat_map(|n| {
+        let e = (0..n as u32, 0..n as u32, (-2i32..6).prop_map(|w| w as f32 * 0.5));
+        (Just(n), prop::collection::vec(e, 0..150))
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(32))]
+    #[test]
+    fn reorder_is_a_degree_ordered_renumbering((n, edges) in edge_list(), bits in 0u8..8) {
+        check_reorder(n, &edges, bits & 1 != 0, bits & 2 != 0, bits & 4 != 0);
+    }
+}
+
+#[test]
+fn reordered_copies_are_read_only_and_updates_must_be_compacted() {
+    let tmp = ingest_common::scratch();
+    let (src, dst) = (tmp.path().join("g"), tmp.path().join("r"));
+    let edges: Vec<(u32, u32, f32)> = (0..50).map(|v| (v, (v * 7 + 3) % 50, 1.0)).collect();
+    build(&src, 50, &edges, &BuildOptions::default(), IdMap::Identity);
+    reorder(&src, &dst, false, &NoProgress).unwrap();
+    let e = reorder(&src, &dst, false, &NoProgress).unwrap_err().to_string();
+    assert!(e.contains("exists"), "{e}");
+    reorder(&src, &dst, true, &NoProgress).unwrap();
+    let Err(e) = ocgraph_core::update::WritableGraph::open(&dst, &Default::default()) else {
+        panic!("a reordered copy opened for updates");
+    };
+    let e = e.to_string();
+    assert!(e.contains("relabelled"), "{e}");
+    let w = ocgraph_core::update::WritableGraph::open(&src, &Default::default()).unwrap();
+    w.add_edges(&[(1, 2)], None).unwrap();
+    drop(w);
+    let e = reorder(&src, &tmp.path().join("q"), false, &NoProgress).unwrap_err().to_string();
+    assert!(e.contains("compact"), "{e}");
+    assert!(!tmp.path().join("q").exists());
+}
