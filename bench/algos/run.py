@@ -20,7 +20,12 @@ whole command (open + all trials + verification-free output), bytes read and hit
 (../shared/tools/memcap beside the clone, or $OCGRAPH_MEMCAP, with --drop-caches; the cap is 25%
 of the graph plus the kernel's own arrays, ~48 B per vertex, and 32 MB; when memcap fails the run is uncapped and says so).
 A configuration name ending in "p" (pool100p, pool25p, pool10p; not in the default --configs)
-runs with the same memory on a packed copy of the graph (`ocgraph pack`, made beside it once).
+runs with the same memory on a packed copy of the graph (`ocgraph pack`, made beside it once);
+one ending in "d" (pool10d, mmap25d, ...) on a copy renumbered by descending degree (`ocgraph
+reorder`, made beside it once), and "dp" on the packed form of that copy. Their source is S's
+new id (read from the copy's ids.u64). When --gapbs is given and a "d" configuration runs, GAPBS
+also runs on the reordered graph (config "in-memory-d") and the "d" rows' notes give their ratio
+to it ("xGAPBS-d"), beside the ratio column's comparison with GAPBS on the original numbering.
 PageRank "pr" stops at GAPBS's rule, L1 change < 1e-4 (networkx-style --tol 1e-4/n); "pr20" runs
 20 iterations. Both run `--method gauss-seidel`, the in-place sweep of GAPBS's pr
 (PageRankPullGS), so that both systems run the same iteration (ocgraph's default, the networkx
@@ -204,11 +209,47 @@ def packed_copy(exe, graph):
     return out
 
 
+def reordered_copy(exe, graph):
+    """The copy of `graph` renumbered by degree (`ocgraph reorder`), made beside it on first use."""
+    out = graph.rstrip("/") + "-deg"
+    if not os.path.exists(os.path.join(out, "manifest")):
+        sh([exe, "reorder", graph, out, "--force", "--quiet"])
+    return out
+
+
+def original_ids(graph, n):
+    """The original ids of `graph`'s vertices (its ids.u64; identity when it has none)."""
+    path = os.path.join(graph, "ids.u64")
+    if not os.path.exists(path):
+        return range(n)
+    ids = array.array("Q")
+    with open(path, "rb") as f:
+        ids.fromfile(f, n)
+    return ids
+
+
+def new_id(src, copy, n, v):
+    """The vertex of `copy` (a reordered copy of `src`) that is `src`'s vertex `v`."""
+    return original_ids(copy, n).index(original_ids(src, n)[v])
+
+
+def split_config(config):
+    """(base config, reordered, packed) of a configuration name such as pool10dp."""
+    packed = config.endswith("p")
+    base = config[:-1] if packed else config
+    reordered = base.endswith("d")
+    return (base[:-1] if reordered else base), reordered, packed
+
+
 def run_ocgraph(exe, graph, kernel, info, source, config, args, capped):
     size = graph_bytes(graph)
-    if config.endswith("p"):
+    config, reordered, packed = split_config(config)
+    if reordered:
+        graph, src = reordered_copy(exe, graph), graph
+        source = new_id(src, graph, info["n"], source)
+    if packed:
         # The same memory as the plain configuration, on the packed copy.
-        graph, config = packed_copy(exe, graph), config[:-1]
+        graph = packed_copy(exe, graph)
     cmd = [
         exe,
         "run",
@@ -455,8 +496,30 @@ def main():
                 rows.append({"graph": name, "kernel": kernel, "system": "gapbs", "config": "in-memory", **r})
                 print_row(rows[-1], flush=True)
                 write_csv(rows, stem)
+            gapbs_d = None
+            if sg and any(split_config(c)[1] for c in configs):
+                # GAPBS on the reordered graph, for a like-for-like ratio of the "d" rows.
+                gd, gwd = reordered_copy(exe, gdir), reordered_copy(exe, wdir)
+                dsg, dwsg = gapbs_inputs(args, exe, name + "-deg", gd, gwd)
+                r = run_gapbs(
+                    args,
+                    kernel,
+                    dsg,
+                    dwsg,
+                    new_id(gdir, gd, info["n"], source),
+                    new_id(wdir, gwd, winfo["n"], wsource),
+                    inf["n"],
+                )
+                gapbs_d = r["secs"]
+                rows.append(
+                    {"graph": name, "kernel": kernel, "system": "gapbs", "config": "in-memory-d", **r}
+                )
+                print_row(rows[-1], flush=True)
+                write_csv(rows, stem)
             for config in configs:
                 r = run_ocgraph(exe, g, kernel, inf, src, config, args, capped)
+                if gapbs_d and r["secs"] is not None and split_config(config)[1]:
+                    r["note"] = "; ".join(x for x in (r["note"], f"{r['secs'] / gapbs_d:.2f} xGAPBS-d") if x)
                 rows.append({"graph": name, "kernel": kernel, "system": "ocgraph", "config": config, **r})
                 print_row(rows[-1], flush=True)
                 write_csv(rows, stem)
