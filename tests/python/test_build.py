@@ -134,6 +134,7 @@ def test_reorder_renumbers_by_degree_and_keeps_original_ids(tmp_path, directed):
     csr = r.to_scipy()
     degree = np.diff(csr.indptr) + (np.diff(csr.tocsc().indptr) if directed else 0)
     assert np.all(np.diff(degree) <= 0) and degree[0] > degree[-1]
+    assert r.original_ids() == [r.original_id(p) for p in range(n)] == sorted(g.original_ids(), key=r.vertex)
     old = np.array([g.vertex(r.original_id(p)) for p in range(n)])
     pr_g, pr_r = g.pagerank(tol=1e-10, max_iter=500), r.pagerank(tol=1e-10, max_iter=500)
     np.testing.assert_allclose(pr_r, pr_g[old], rtol=1e-7)
@@ -145,3 +146,19 @@ def test_reorder_renumbers_by_degree_and_keeps_original_ids(tmp_path, directed):
         ocgraph.open(tmp_path / "r", writable=True)
     with pytest.raises(ocgraph.OcgraphIOError):
         ocgraph.reorder(tmp_path / "g", tmp_path / "r")
+
+
+def test_original_ids_map_results_of_a_reordered_copy_back(tmp_path):
+    """Integer ids: original_ids() is a uint64 array; indexing with it puts a reordered copy's
+    BFS depths back in the source's numbering."""
+    rng = np.random.default_rng(3)
+    src, dst = rng.integers(0, 300, 2000) ** 2 // 300, rng.integers(0, 300, 2000)
+    g = ocgraph.from_edges(src, dst, tmp_path / "g", num_vertices=320)
+    np.testing.assert_array_equal(g.original_ids(), np.arange(320))
+    r = ocgraph.reorder(tmp_path / "g", tmp_path / "r")
+    ids = r.original_ids()
+    assert ids.dtype == np.uint64 and sorted(ids.tolist()) == list(range(320))
+    assert ids.tolist() != list(range(320))
+    back = np.empty(320, dtype=np.int64)
+    back[ids] = r.bfs(int(np.flatnonzero(ids == 7)[0]))
+    np.testing.assert_array_equal(back, g.bfs(7))

@@ -336,6 +336,29 @@ impl PyGraph {
         })
     }
 
+    /// The input id of every vertex: a uint64 array for integer ids (identity graphs: 0..n), a
+    /// list of str for string ids. For a copy made by `ocgraph.reorder`, `out[g.original_ids()]
+    /// = result` puts a per-vertex result back in the numbering of an identity-id source.
+    fn original_ids(&self, py: Python<'_>) -> PyResult<PyObject> {
+        let g = self.graph()?;
+        let n = g.num_vertices() as Vertex;
+        let ids = self.ids(py)?;
+        let all: Vec<OriginalId> = run(py, || Ok((0..n).map(|v| ids.original(v)).collect()))?;
+        let ints: Option<Vec<u64>> = all
+            .iter()
+            .map(|id| match id {
+                OriginalId::Int(i) => Some(*i),
+                OriginalId::Str(_) => None,
+            })
+            .collect();
+        Ok(match ints {
+            Some(ints) => ints.into_pyarray(py).into_any().unbind(),
+            None => {
+                all.iter().map(ToString::to_string).collect::<Vec<_>>().into_pyobject(py)?.into_any().unbind()
+            }
+        })
+    }
+
     /// The vertex whose input id was `original_id` (an int or a str), or None when no vertex
     /// had that id. The reverse map is built on the first call (O(n log n)).
     fn vertex(&self, py: Python<'_>, original_id: &Bound<'_, PyAny>) -> PyResult<Option<Vertex>> {
