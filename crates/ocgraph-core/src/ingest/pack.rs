@@ -28,13 +28,7 @@ pub struct PackReport {
 /// never a graph); `overwrite` replaces an existing `dst`. A graph with updates not yet
 /// compacted is refused (its base alone is not the graph).
 pub fn pack(src: &Path, dst: &Path, overwrite: bool, progress: &dyn Progress) -> Result<PackReport> {
-    if crate::view::has_updates(src)? {
-        return Err(Error::invalid(format!(
-            "{}: the graph has updates; run `ocgraph compact` before packing it",
-            src.display()
-        )));
-    }
-    let g = Graph::open(src, &OpenOptions::default())?;
+    let g = open_base(src, "packing")?;
     let m = g.manifest();
     if m.is_packed() {
         return Err(Error::invalid(format!("{}: the graph is packed already", src.display())));
@@ -103,4 +97,16 @@ pub fn pack(src: &Path, dst: &Path, overwrite: bool, progress: &dyn Progress) ->
     w.commit(manifest)?;
     progress.finish();
     Ok(report)
+}
+
+/// Opens the graph at `src` to copy it (`doing`: "packing", ...). A graph with updates not yet
+/// compacted is refused: its base alone is not the graph.
+pub(super) fn open_base(src: &Path, doing: &str) -> Result<Graph> {
+    if crate::view::has_updates(src)? {
+        return Err(Error::invalid(format!(
+            "{}: the graph has updates; run `ocgraph compact` before {doing} it",
+            src.display()
+        )));
+    }
+    Graph::open(src, &OpenOptions::default())
 }

@@ -18,10 +18,11 @@ use std::path::Path;
 use rayon::prelude::*;
 
 use super::builder::{write_ids, IdMap};
+use super::pack::open_base;
 use super::progress::{Progress, Unit};
 use crate::error::{Error, Result};
 use crate::format::{FileRole, GraphWriter};
-use crate::graph::{Adjacency, Direction, Graph, OpenOptions, Vertex};
+use crate::graph::{Adjacency, Direction, Graph, Vertex};
 use crate::ids::OriginalId;
 
 /// New vertices whose lists are built between two writes.
@@ -32,13 +33,7 @@ const BLOCK: usize = 1 << 16;
 /// lists are written plain (`ocgraph pack` packs the copy). Returns the arcs written (both
 /// directions of a directed graph). A graph with updates not yet compacted is refused.
 pub fn reorder(src: &Path, dst: &Path, overwrite: bool, progress: &dyn Progress) -> Result<u64> {
-    if crate::view::has_updates(src)? {
-        return Err(Error::invalid(format!(
-            "{}: the graph has updates; run `ocgraph compact` before reordering it",
-            src.display()
-        )));
-    }
-    let g = Graph::open(src, &OpenOptions::default())?;
+    let g = open_base(src, "reordering")?;
     let m = g.manifest();
     let n = g.num_vertices();
     let order = degree_order(&g);
