@@ -154,6 +154,7 @@ fn npy_i64(path: &Path) -> Vec<i64> {
 
 #[test]
 fn reorder_numbers_hubs_first_and_keeps_original_ids() {
+    // Also `run --source-id`: a source given by its original id.
     let t = tempfile::tempdir().unwrap();
     let (g, r) = (t.path().join("k"), t.path().join("kr"));
     ok(&["generate", "kronecker", "--scale", "10", "--edge-factor", "8", "--seed", "5", p(&g)]);
@@ -183,9 +184,13 @@ fn reorder_numbers_hubs_first_and_keeps_original_ids() {
     let source = old.iter().position(|&u| u == 3).unwrap().to_string();
     ok(&["run", "bfs", p(&g), "--source", "3", "--out", p(&t.path().join("a.npy"))]);
     ok(&["run", "bfs", p(&r), "--source", &source, "--out", p(&t.path().join("b.npy"))]);
+    // The same source by its original id.
+    ok(&["run", "bfs", p(&r), "--source-id", "3", "--out", p(&t.path().join("c.npy"))]);
     let (a, b) = (npy_i64(&t.path().join("a.npy")), npy_i64(&t.path().join("b.npy")));
     assert!(a.iter().filter(|&&d| d > 1).count() > 10);
     assert_eq!((0..n).map(|p| a[old[p]]).collect::<Vec<_>>(), b);
+    assert_eq!(npy_i64(&t.path().join("c.npy")), b);
+    fails(&["run", "bfs", p(&r), "--source-id", &n.to_string()], 2, &["--source-id", "no vertex"]);
     let edges = t.path().join("e.txt");
     std::fs::write(&edges, "1 2\n").unwrap();
     fails(&["update", p(&r), "--add-edges", p(&edges)], 2, &["relabelled"]);

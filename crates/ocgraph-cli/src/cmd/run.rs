@@ -1,15 +1,17 @@
 //! `ocgraph run`: run an analytics kernel on a graph, GAPBS-style: time each trial, optionally
 //! verify each result (PASS/FAIL), and write the result as `.npy` or `.txt`.
 //!
-//! Vertex arguments (`--source`, `--target`) are internal vertex ids `0..n`. The kernels run on
-//! a rayon pool of `--threads` threads (0 = one per core).
+//! Vertex arguments (`--source`, `--target`) are internal vertex ids `0..n`, or, with
+//! `--source-id` / `--target-id`, the ids of the input (relabelled or reordered graphs). The
+//! kernels run on a rayon pool of `--threads` threads (0 = one per core).
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use clap::{Args, ValueEnum};
 use ocgraph_algo::*;
-use ocgraph_core::{with_adjacency, Adjacency, Error, Result, Vertex};
+use ocgraph_core::ids::OriginalId;
+use ocgraph_core::{with_adjacency, Adjacency, Error, GraphView, Result, Vertex};
 
 use crate::backend_args::BackendArgs;
 
@@ -62,6 +64,13 @@ pub struct RunArgs {
     /// Target vertex (shortest-path).
     #[arg(long)]
     target: Option<Vertex>,
+    /// Source vertex by its original id (the input's id in a relabelled or reordered graph, as
+    /// `ocgraph export --original-ids` writes it); instead of --source.
+    #[arg(long, conflicts_with = "source")]
+    source_id: Option<String>,
+    /// Target vertex by its original id; instead of --target.
+    #[arg(long, conflicts_with = "target")]
+    target_id: Option<String>,
     /// Hops (k-hop).
     #[arg(long, default_value_t = 2)]
     k: u32,
@@ -104,18 +113,26 @@ pub fn run(args: &RunArgs) -> Result<()> {
         .num_threads(args.threads)
         .build()
         .map_err(|e| Error::invalid(format!("--threads {}: {e}", args.threads)))?;
+    let by_id = |flag: &str, id: &Option<String>| -> Result<Option<Vertex>> {
+        id.as_deref().map(|id| vertex_by_original(&view, &args.graph, flag, id)).transpose()
+    };
+    let ends = Ends {
+        source: by_id("--source-id", &args.source_id)?.unwrap_or(args.source),
+        target: by_id("--target-id", &args.target_id)?.or(args.target),
+    };
     let started = std::time::Instant::now();
     let mut warmups = 0;
     while args.warmup_secs > 0.0 && (warmups == 0 || started.elapsed().as_secs_f64() < args.warmup_secs) {
-        pool.install(|| with_adjacency!(&view, |out, inn| execute(args, 1, false, out, inn)))?;
+        pool.install(|| with_adjacency!(&view, |out, inn| execute(args, ends, 1, false, out, inn)))?;
         warmups += 1;
     }
     if warmups > 0 {
         view.reset_io_stats();
         println!("warm-up: {warmups} untimed trial(s) in {:.3} s", started.elapsed().as_secs_f64());
     }
-    let (report, values, summary) = pool
-        .install(|| with_adjacency!(&view, |out, inn| execute(args, args.trials, args.verify, out, inn)))?;
+    let (report, values, summary) = pool.install(|| {
+        with_adjacency!(&view, |out, inn| execute(args, ends, args.trials, args.verify, out, inn))
+    })?;
     for (i, t) in report.trial_secs.iter().enumerate() {
         println!("trial {i}: {t:.6} s");
     }
@@ -140,16 +157,33 @@ pub fn run(args: &RunArgs) -> Result<()> {
     Ok(())
 }
 
+/// The source and target vertices of a run, resolved from their flags.
+#[derive(Clone, Copy)]
+struct Ends {
+    source: Vertex,
+    target: Option<Vertex>,
+}
+
+/// The vertex of the graph at `dir` whose original id is `id` (an integer, or a string for
+/// graphs with string ids); `flag` names the argument in the error.
+fn vertex_by_original(view: &GraphView, dir: &Path, flag: &str, id: &str) -> Result<Vertex> {
+    let key = id.parse::<u64>().map_or_else(|_| OriginalId::Str(id.to_string()), OriginalId::Int);
+    view.base().ids()?.vertex(&key).ok_or_else(|| {
+        Error::invalid(format!("{flag} {id}: no vertex of {} has this original id", dir.display()))
+    })
+}
+
 /// Runs the chosen kernel for `trials` trials, checking each with its verifier when `verify`;
 /// returns the report, the output values and a one-line summary.
 fn execute<A: Adjacency>(
     args: &RunArgs,
+    ends: Ends,
     trials: usize,
     verify: bool,
     out: A,
     inn: A,
 ) -> Result<(KernelReport, Values, String)> {
-    let s = args.source;
+    let s = ends.source;
     let name = args.algo.to_possible_value().expect("no skipped variants").get_name().to_string();
     let to_i64 = |vs: Vec<Vertex>| vs.into_iter().map(i64::from).collect::<Vec<_>>();
     Ok(match args.algo {
@@ -230,7 +264,8 @@ fn execute<A: Adjacency>(
             (rep, Values::I64(to_i64(vs)), summary)
         }
         Algo::ShortestPath => {
-            let t = args.target.ok_or_else(|| Error::invalid("shortest-path needs --target"))?;
+            let t =
+                ends.target.ok_or_else(|| Error::invalid("shortest-path needs --target or --target-id"))?;
             let (rep, p) = run_trials(
                 &name,
                 trials,
