@@ -90,6 +90,14 @@ proptest! {
 }
 
 #[test]
+fn graphs_without_edges_and_single_vertices() {
+    for bits in 0u8..8 {
+        check_reorder(4, &[], bits & 1 != 0, bits & 2 != 0, bits & 4 != 0);
+        check_reorder(1, &[(0, 0, 1.5)], bits & 1 != 0, bits & 2 != 0, bits & 4 != 0);
+    }
+}
+
+#[test]
 fn reordered_copies_are_read_only_and_updates_must_be_compacted() {
     let tmp = ingest_common::scratch();
     let (src, dst) = (tmp.path().join("g"), tmp.path().join("r"));
