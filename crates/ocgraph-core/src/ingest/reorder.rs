@@ -5,7 +5,9 @@
 //! frontier bitmaps, components' labels) touches those values at random. On a skewed graph most
 //! arcs lead to a few hubs; numbered first, the hubs' values share a few cache lines and pages,
 //! and neighbour lists hold smaller ids in smaller gaps (packed lists shrink further). On kron22
-//! PageRank-20 in memory runs about 1.6x faster on the reordered copy (`bench/algos`).
+//! PageRank-20 in memory runs 1.8x faster on the reordered copy (`bench/RESULTS.md`, session 11).
+//! Graphs whose given order already keeps neighbours close (road networks, crawl-ordered web
+//! graphs) get slower.
 //!
 //! The copy keeps the original ids: new vertex `p` is old vertex `order[p]`, and its original id
 //! (`ids.u64`, or the strings of a string-id graph) is that of `order[p]` in the source. Like every
@@ -51,6 +53,7 @@ pub fn reorder(src: &Path, dst: &Path, overwrite: bool, progress: &dyn Progress)
         progress.phase("reorder", Some(g.num_arcs()), Unit::Edges);
         arcs += write_side(&dir, &order, &new_id, &mut w, roles, progress)?;
     }
+    drop(new_id);
     let ids = g.ids()?;
     let originals = order.iter().map(|&u| ids.original(u));
     let id_map = match m.id_map {
@@ -64,7 +67,6 @@ pub fn reorder(src: &Path, dst: &Path, overwrite: bool, progress: &dyn Progress)
                 .collect(),
         ),
     };
-    drop(new_id);
     let mut manifest = m.clone();
     manifest.id_map = write_ids(&mut w, &id_map)?;
     manifest.data_dir = None;
