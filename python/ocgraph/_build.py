@@ -166,7 +166,7 @@ def pack(graph: PathLike, out: PathLike, overwrite: bool = False) -> Graph:
     return Graph(os.fspath(out))
 
 
-def reorder(graph: PathLike, out: PathLike, overwrite: bool = False) -> Graph:
+def reorder(graph: PathLike, out: PathLike, memory: Size = "1GiB", overwrite: bool = False) -> Graph:
     """Writes ``out``, a copy of ``graph`` with its vertices renumbered by degree, and opens it.
 
     New vertex 0 is the vertex of highest degree (out + in when directed; ties keep the old
@@ -174,13 +174,15 @@ def reorder(graph: PathLike, out: PathLike, overwrite: bool = False) -> Graph:
     memory): the hubs' per-vertex values share cache lines. Road networks and crawl-ordered
     web graphs get slower (their order already keeps neighbours close). The copy keeps the
     original ids (:meth:`Graph.original_id`, :meth:`Graph.original_ids`, :meth:`Graph.vertex`),
-    has plain lists (:func:`pack` packs it) and is read-only.
+    has plain lists (:func:`pack` packs it) and is read-only. The source is read once in file
+    order; ``memory`` is the sort budget (beyond it, sorted runs go to disk, as in
+    :func:`import_edges`).
 
     Raises:
         InvalidArgumentError: ``graph`` has updates not yet compacted.
         OcgraphIOError: ``out`` exists without ``overwrite``.
     """
-    _ocgraph._reorder(os.fspath(graph), os.fspath(out), bool(overwrite))
+    _ocgraph._reorder(os.fspath(graph), os.fspath(out), memory, bool(overwrite))
     return Graph(os.fspath(out))
 
 

@@ -90,6 +90,12 @@ pub(crate) fn _pack(
 /// Writes `out`, a copy of the graph `graph` with its vertices renumbered in descending order
 /// of degree; returns the arcs written.
 #[pyfunction]
-pub(crate) fn _reorder(py: Python<'_>, graph: PathBuf, out: PathBuf, overwrite: bool) -> PyResult<u64> {
-    run(py, || ingest::reorder(&graph, &out, overwrite, &NoProgress).py())
+pub(crate) fn _reorder(
+    py: Python<'_>,
+    graph: PathBuf,
+    out: PathBuf,
+    memory: Size,
+    overwrite: bool,
+) -> PyResult<u64> {
+    run(py, || ingest::reorder(&graph, &out, memory.0, overwrite, &NoProgress).py())
 }

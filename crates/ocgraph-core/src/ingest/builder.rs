@@ -459,7 +459,7 @@ fn build<R: Record>(
 }
 
 /// Writes the id-map files; returns the manifest kind.
-pub(super) fn write_ids(w: &mut GraphWriter, id_map: &IdMap) -> Result<IdMapKind> {
+fn write_ids(w: &mut GraphWriter, id_map: &IdMap) -> Result<IdMapKind> {
     match id_map {
         IdMap::Identity => Ok(IdMapKind::Identity),
         IdMap::U64(ids) => {

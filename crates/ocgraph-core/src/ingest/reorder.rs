@@ -11,30 +11,37 @@
 //!
 //! The copy keeps the original ids: new vertex `p` is old vertex `order[p]`, and its original id
 //! (`ids.u64`, or the strings of a string-id graph) is that of `order[p]` in the source. Like every
-//! relabelled graph it is read-only. Memory: 16 B per vertex (degrees, the order, the inverse
-//! map) plus the original ids (8 B per vertex, or the strings), and one block of lists.
+//! relabelled graph it is read-only.
+//!
+//! How: the degrees give the order; the source's lists are then read once in file order and
+//! their arcs, renumbered, go to the budgeted [`GraphBuilder`] (an in-memory sort within the
+//! budget, sorted runs on disk and a merge beyond it), so a graph larger than memory is read
+//! sequentially. Memory: 8 B per vertex of degrees while ordering, then 8 B per vertex (the
+//! order and its inverse) and the builder's budget, then the original ids (8 B per vertex, or
+//! the strings).
 
 use std::cmp::Reverse;
 use std::path::Path;
 
 use rayon::prelude::*;
 
-use super::builder::{write_ids, IdMap};
+use super::builder::{BuildOptions, GraphBuilder, IdMap};
 use super::pack::open_base;
 use super::progress::{Progress, Unit};
-use crate::error::{Error, Result};
-use crate::format::{FileRole, GraphWriter};
+use crate::error::Result;
+use crate::format::IdMapKind;
 use crate::graph::{Adjacency, Direction, Graph, Vertex};
 use crate::ids::OriginalId;
 
-/// New vertices whose lists are built between two writes.
-const BLOCK: usize = 1 << 16;
+/// Old vertices whose arcs are renumbered between two pushes to the builder.
+const BLOCK: Vertex = 1 << 16;
 
 /// Writes `dst`, a copy of `src` with its vertices renumbered in descending order of degree
-/// (out + in for a directed graph), atomically; `overwrite` replaces an existing `dst`. The
-/// lists are written plain (`ocgraph pack` packs the copy). Returns the arcs written (both
-/// directions of a directed graph). A graph with updates not yet compacted is refused.
-pub fn reorder(src: &Path, dst: &Path, overwrite: bool, progress: &dyn Progress) -> Result<u64> {
+/// (out + in for a directed graph), atomically; `overwrite` replaces an existing `dst`;
+/// `memory` is the builder's budget in bytes. The lists are written plain (`ocgraph pack`
+/// packs the copy). Returns the arcs of the copy's out-lists. A graph with updates not yet
+/// compacted is refused.
+pub fn reorder(src: &Path, dst: &Path, memory: u64, overwrite: bool, progress: &dyn Progress) -> Result<u64> {
     let g = open_base(src, "reordering")?;
     let m = g.manifest();
     let n = g.num_vertices();
@@ -43,21 +50,24 @@ pub fn reorder(src: &Path, dst: &Path, overwrite: bool, progress: &dyn Progress)
     for (p, &u) in order.iter().enumerate() {
         new_id[u as usize] = p as Vertex;
     }
-    let mut w = GraphWriter::create(dst, overwrite)?;
-    let mut sides = vec![(g.out(), [FileRole::OutOffsets, FileRole::OutNeighbors, FileRole::OutWeights])];
-    if m.directed {
-        sides.push((g.in_(), [FileRole::InOffsets, FileRole::InNeighbors, FileRole::InWeights]));
-    }
-    let mut arcs = 0;
-    for (dir, roles) in sides {
-        progress.phase("reorder", Some(g.num_arcs()), Unit::Edges);
-        arcs += write_side(&dir, &order, &new_id, &mut w, roles, progress)?;
-    }
+    let opts = BuildOptions {
+        directed: m.directed,
+        weighted: m.weighted,
+        dedup: false,
+        drop_self_loops: false,
+        memory,
+        overwrite,
+        source: format!("{} (reordered by degree)", m.source),
+    };
+    let mut b = GraphBuilder::new(dst, opts)?;
+    b.reserve_vertices(n as u64);
+    progress.phase("renumber", Some(g.num_arcs()), Unit::Edges);
+    push_renumbered(&g.out(), !m.directed, &new_id, &mut b, progress)?;
     drop(new_id);
     let ids = g.ids()?;
     let originals = order.iter().map(|&u| ids.original(u));
     let id_map = match m.id_map {
-        crate::format::IdMapKind::Strings => IdMap::Strings(originals.map(|o| o.to_string()).collect()),
+        IdMapKind::Strings => IdMap::Strings(originals.map(|o| o.to_string()).collect()),
         _ => IdMap::U64(
             originals
                 .map(|o| match o {
@@ -67,14 +77,8 @@ pub fn reorder(src: &Path, dst: &Path, overwrite: bool, progress: &dyn Progress)
                 .collect(),
         ),
     };
-    let mut manifest = m.clone();
-    manifest.id_map = write_ids(&mut w, &id_map)?;
-    manifest.data_dir = None;
-    manifest.updates = None;
-    manifest.created_by = format!("ocgraph {} (reorder by degree)", env!("CARGO_PKG_VERSION"));
-    w.commit(manifest)?;
-    progress.finish();
-    Ok(arcs)
+    drop(order);
+    Ok(b.finish(id_map, progress)?.num_arcs)
 }
 
 /// The vertices in descending order of degree (out + in when directed), ties by id.
@@ -93,67 +97,35 @@ fn degree_order(g: &Graph) -> Vec<Vertex> {
     order
 }
 
-/// Writes one direction's offsets, lists and weights in the new order; returns its arcs.
-fn write_side(
-    dir: &Direction<'_>,
-    order: &[Vertex],
+/// Reads `out`'s lists in file order and pushes every arc, renumbered by `new_id`, to `b`.
+/// For an undirected graph (`undirected`) each edge goes once (from its smaller old end; a
+/// self-loop once): the builder stores both arcs.
+fn push_renumbered(
+    out: &Direction<'_>,
+    undirected: bool,
     new_id: &[Vertex],
-    w: &mut GraphWriter,
-    [offsets_role, lists_role, weights_role]: [FileRole; 3],
+    b: &mut GraphBuilder,
     progress: &dyn Progress,
-) -> Result<u64> {
-    let weighted = dir.is_weighted();
-    let (mut offsets, mut lists) = (w.file(offsets_role)?, w.file(lists_role)?);
-    let mut weights = if weighted { Some(w.file(weights_role)?) } else { None };
-    let mut at = 0u64;
-    offsets.write_slice(&[at])?;
-    for block in order.chunks(BLOCK) {
-        // Each thread renumbers and sorts a run of lists; the runs are written in order.
-        let runs: Vec<(Vec<u64>, Vec<Vertex>, Vec<f32>)> = block
-            .par_chunks(BLOCK / 16)
-            .map(|run| {
-                let (mut ends, mut ids, mut ws) = (Vec::with_capacity(run.len()), Vec::new(), Vec::new());
-                let mut pairs: Vec<(Vertex, f32)> = Vec::new();
-                for &u in run {
-                    let nbrs = dir.neighbors(u);
-                    if let Some(wts) = dir.weights(u) {
-                        pairs.clear();
-                        pairs.extend(nbrs.iter().zip(wts.iter()).map(|(&x, &wt)| (new_id[x as usize], wt)));
-                        pairs.sort_unstable_by(|a, b| a.0.cmp(&b.0).then(a.1.total_cmp(&b.1)));
-                        ids.extend(pairs.iter().map(|p| p.0));
-                        ws.extend(pairs.iter().map(|p| p.1));
-                    } else {
-                        let start = ids.len();
-                        ids.extend(nbrs.iter().map(|&x| new_id[x as usize]));
-                        ids[start..].sort_unstable();
-                    }
-                    ends.push(ids.len() as u64);
+) -> Result<()> {
+    let n = new_id.len() as Vertex;
+    let (mut src, mut dst, mut wts) = (Vec::new(), Vec::new(), Vec::new());
+    for lo in (0..n).step_by(BLOCK as usize) {
+        let mut arcs = 0;
+        out.for_each_weighted_in_range(lo..lo.saturating_add(BLOCK).min(n), |u, nbrs, ws| {
+            arcs += nbrs.len() as u64;
+            for (&x, &w) in nbrs.iter().zip(ws) {
+                if !undirected || u <= x {
+                    src.push(new_id[u as usize]);
+                    dst.push(new_id[x as usize]);
+                    wts.push(w);
                 }
-                (ends, ids, ws)
-            })
-            .collect();
-        for (ends, ids, ws) in runs {
-            let base = at;
-            let shifted: Vec<u64> = ends.iter().map(|e| base + e).collect();
-            offsets.write_slice(&shifted)?;
-            lists.write_slice(&ids)?;
-            if let Some(f) = weights.as_mut() {
-                f.write_slice(&ws)?;
             }
-            at += ids.len() as u64;
-            progress.advance(ids.len() as u64);
-        }
+        });
+        b.push(&src, &dst, Some(&wts))?;
+        src.clear();
+        dst.clear();
+        wts.clear();
+        progress.advance(arcs);
     }
-    if at != dir.num_arcs() {
-        return Err(Error::invalid(format!(
-            "the lists hold {at} arcs but the graph says {}: run `ocgraph check`",
-            dir.num_arcs()
-        )));
-    }
-    w.add(offsets_role, offsets)?;
-    w.add(lists_role, lists)?;
-    if let Some(f) = weights {
-        w.add(weights_role, f)?;
-    }
-    Ok(at)
+    Ok(())
 }
