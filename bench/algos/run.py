@@ -66,6 +66,7 @@ hit ratio), bench/out/algos.csv and, when matplotlib is importable, bench/out/al
 import argparse
 import array
 import csv
+import functools
 import json
 import os
 import re
@@ -229,6 +230,7 @@ def original_ids(graph, n):
     return ids
 
 
+@functools.cache
 def new_id(src, copy, n, v):
     """The vertex of `copy` (a reordered copy of `src`) that is `src`'s vertex `v`."""
     return original_ids(copy, n).index(original_ids(src, n)[v])

@@ -10,8 +10,8 @@ use std::path::{Path, PathBuf};
 
 use clap::{Args, ValueEnum};
 use ocgraph_algo::*;
-use ocgraph_core::ids::OriginalId;
-use ocgraph_core::{with_adjacency, Adjacency, Error, GraphView, Result, Vertex};
+use ocgraph_core::ids::{IdLookup, OriginalId};
+use ocgraph_core::{with_adjacency, Adjacency, Error, Result, Vertex};
 
 use crate::backend_args::BackendArgs;
 
@@ -113,8 +113,16 @@ pub fn run(args: &RunArgs) -> Result<()> {
         .num_threads(args.threads)
         .build()
         .map_err(|e| Error::invalid(format!("--threads {}: {e}", args.threads)))?;
+    // The id map is loaded once, and only when a vertex is given by its original id.
+    let ids = match (&args.source_id, &args.target_id) {
+        (None, None) => None,
+        _ => Some(view.base().ids()?),
+    };
     let by_id = |flag: &str, id: &Option<String>| -> Result<Option<Vertex>> {
-        id.as_deref().map(|id| vertex_by_original(&view, &args.graph, flag, id)).transpose()
+        match (id.as_deref(), &ids) {
+            (Some(id), Some(ids)) => vertex_by_original(ids, &args.graph, flag, id).map(Some),
+            _ => Ok(None),
+        }
     };
     let ends = Ends {
         source: by_id("--source-id", &args.source_id)?.unwrap_or(args.source),
@@ -164,11 +172,11 @@ struct Ends {
     target: Option<Vertex>,
 }
 
-/// The vertex of the graph at `dir` whose original id is `id` (an integer, or a string for
-/// graphs with string ids); `flag` names the argument in the error.
-fn vertex_by_original(view: &GraphView, dir: &Path, flag: &str, id: &str) -> Result<Vertex> {
+/// The vertex whose original id in `ids` (the id map of the graph at `dir`) is `id` (an integer,
+/// or a string for graphs with string ids); `flag` names the argument in the error.
+fn vertex_by_original(ids: &IdLookup, dir: &Path, flag: &str, id: &str) -> Result<Vertex> {
     let key = id.parse::<u64>().map_or_else(|_| OriginalId::Str(id.to_string()), OriginalId::Int);
-    view.base().ids()?.vertex(&key).ok_or_else(|| {
+    ids.vertex(&key).ok_or_else(|| {
         Error::invalid(format!("{flag} {id}: no vertex of {} has this original id", dir.display()))
     })
 }

@@ -62,7 +62,7 @@ pub fn reorder(src: &Path, dst: &Path, memory: u64, overwrite: bool, progress: &
     let mut b = GraphBuilder::new(dst, opts)?;
     b.reserve_vertices(n as u64);
     progress.phase("renumber", Some(g.num_arcs()), Unit::Edges);
-    push_renumbered(&g.out(), !m.directed, &new_id, &mut b, progress)?;
+    push_renumbered(&g.out(), !m.directed, m.weighted, &new_id, &mut b, progress)?;
     drop(new_id);
     let ids = g.ids()?;
     let originals = order.iter().map(|&u| ids.original(u));
@@ -97,12 +97,13 @@ fn degree_order(g: &Graph) -> Vec<Vertex> {
     order
 }
 
-/// Reads `out`'s lists in file order and pushes every arc, renumbered by `new_id`, to `b`.
-/// For an undirected graph (`undirected`) each edge goes once (from its smaller old end; a
-/// self-loop once): the builder stores both arcs.
+/// Reads `out`'s lists in file order and pushes every arc, renumbered by `new_id`, to `b`
+/// (with its weight when `weighted`). For an undirected graph (`undirected`) each edge goes
+/// once (from its smaller old end; a self-loop once): the builder stores both arcs.
 fn push_renumbered(
     out: &Direction<'_>,
     undirected: bool,
+    weighted: bool,
     new_id: &[Vertex],
     b: &mut GraphBuilder,
     progress: &dyn Progress,
@@ -117,11 +118,13 @@ fn push_renumbered(
                 if !undirected || u <= x {
                     src.push(new_id[u as usize]);
                     dst.push(new_id[x as usize]);
-                    wts.push(w);
+                    if weighted {
+                        wts.push(w);
+                    }
                 }
             }
         });
-        b.push(&src, &dst, Some(&wts))?;
+        b.push(&src, &dst, weighted.then_some(&wts[..]))?;
         src.clear();
         dst.clear();
         wts.clear();
