@@ -171,7 +171,7 @@ impl Duel {
     /// holding `key` finds it without a scan, and a slot holding another key proves `key` was
     /// evicted. Returns the points and the key's slots now.
     pub(super) fn access_hinted(&mut self, key: PageKey, hint: Option<Slots>) -> (i32, Slots) {
-        let (p, s, _) = self.access_owned(key, hint, NO_OWNER, |_| {});
+        let (p, s, _) = self.access_owned(key, hint, NO_OWNER, |_| {}, |_, _| {});
         (p, s)
     }
 
@@ -179,7 +179,9 @@ impl Duel {
     /// key's slots; `changed` is called with the owner of every other slot whose state this
     /// access changes. Also returns whether the access left the key *steady*: held by both
     /// shadows with its CLOCK reference bit set, so that a repeated access changes nothing
-    /// (0 points, same slots) until `changed` reports `owner`.
+    /// (0 points, same slots) until `changed` reports `owner`. `dropped` is called with the
+    /// owner and the key of every slot whose key the LIFO shadow replaces (the owner may hold
+    /// another page by now).
     #[inline]
     pub(super) fn access_owned(
         &mut self,
@@ -187,9 +189,10 @@ impl Duel {
         hint: Option<Slots>,
         owner: u32,
         mut changed: impl FnMut(u32),
+        mut dropped: impl FnMut(u32, PageKey),
     ) -> (i32, Slots, bool) {
         let (c, cs) = self.clock_access(key, hint.map(|h| h.clock), &mut changed);
-        let (l, ls) = self.lifo_access(key, hint.map(|h| h.lifo), &mut changed);
+        let (l, ls) = self.lifo_access(key, hint.map(|h| h.lifo), &mut changed, &mut dropped);
         self.clock_owner[cs as usize] = owner;
         self.lifo_owner[ls as usize] = owner;
         (l as i32 - c as i32, Slots { clock: cs, lifo: ls }, c && l)
@@ -241,7 +244,13 @@ impl Duel {
 
     /// LIFO (soft: the second most recently loaded key goes).
     #[inline]
-    fn lifo_access(&mut self, key: PageKey, hint: Option<u32>, changed: &mut impl FnMut(u32)) -> (bool, u32) {
+    fn lifo_access(
+        &mut self,
+        key: PageKey,
+        hint: Option<u32>,
+        changed: &mut impl FnMut(u32),
+        dropped: &mut impl FnMut(u32, PageKey),
+    ) -> (bool, u32) {
         if let Some(i) = find(&self.lifo, &self.lifo_index, key, hint) {
             return (true, i as u32);
         }
@@ -254,6 +263,9 @@ impl Duel {
         } else {
             let v = if self.soft_lifo && n2 != usize::MAX { n2 } else { n1 };
             Self::report(&self.lifo_owner, v, changed);
+            if self.lifo_owner[v] != NO_OWNER {
+                dropped(self.lifo_owner[v], self.lifo[v]);
+            }
             self.lifo_index.remove(&self.lifo, v);
             self.lifo[v] = key;
             self.lifo_index.insert(&self.lifo, v);
@@ -336,8 +348,13 @@ mod steady_tests {
                     assert_eq!(want, 0);
                     continue;
                 }
-                let (p, s, st) =
-                    skipping.access_owned(key, slots[k], key as u32, |o| steady[o as usize] = false);
+                let (p, s, st) = skipping.access_owned(
+                    key,
+                    slots[k],
+                    key as u32,
+                    |o| steady[o as usize] = false,
+                    |_, _| {},
+                );
                 assert_eq!(p, want);
                 slots[k] = Some(s);
                 steady[k] = st;
