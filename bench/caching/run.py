@@ -15,6 +15,9 @@ e.g. kron22 without triangle counting, which takes minutes per run at that scale
    lru, fifo, lifo, random, s3fifo, arc, gac, opt; the table per (workload, size) gives GAC
    minus the better of CLOCK and LIFO (target: >= -2 points), where GAC beats both, and its
    distance to OPT. Writes OUT/hits.csv (workload,policy,size,hit_ratio,...) and OUT/hits.png.
+   --variants (default gac:guided=0, GAC without guided LIFO) are GAC settings replayed over the
+   same traces: the same count for each, an ablation free of the run-to-run change of the
+   traces. --keep-traces leaves the traces in OUT.
 4. Policy CPU per miss: `cache-sim` of every trace with CLOCK alone and GAC alone at all sizes,
    CPU seconds (user+sys) over the misses simulated (cold + capacity): the policy's own cost
    (the replay's bookkeeping is the same for both). Writes OUT/policy_cpu.csv.
@@ -123,6 +126,12 @@ def main():
     ap.add_argument("--algos", default=",".join(ALGOS), help="comma-separated subset of the kernels")
     ap.add_argument("--no-real", action="store_true", help="only the Kronecker graph")
     ap.add_argument(
+        "--variants",
+        default="gac:guided=0",
+        help="comma-separated GAC settings (gac:key=value:...) also replayed over every trace",
+    )
+    ap.add_argument("--keep-traces", action="store_true", help="keep the traces in --out")
+    ap.add_argument(
         "--pool-timeout",
         type=float,
         default=900,
@@ -130,6 +139,7 @@ def main():
     )
     a = ap.parse_args()
     algos = a.algos.split(",")
+    variants = [v for v in a.variants.split(",") if v]
     unknown = set(algos) - set(ALGOS)
     if unknown:
         ap.error(f"unknown kernels {sorted(unknown)}; choose from {ALGOS}")
@@ -167,7 +177,7 @@ def main():
                     "cache-sim",
                     t,
                     "--policies",
-                    POLICIES,
+                    ",".join([POLICIES, *variants]),
                     "--sizes",
                     SIZES,
                     "--csv",
@@ -186,7 +196,8 @@ def main():
                 )
                 os.remove(pc)
                 cpu_rows.append({"workload": wl, "policy": pol, "misses": misses, "cpu_s": cpu})
-            os.remove(t)
+            if not a.keep_traces:
+                os.remove(t)
             for r in csv.DictReader(open(c)):
                 r["workload"] = wl
                 rows.append(r)
@@ -220,6 +231,12 @@ def main():
     )
     for wl, s, d, o in wins:
         print(f"GAC beats both at {wl} {s}: +{100 * d:.1f} points, {100 * o:.1f} points below OPT")
+    for var in variants:
+        d = [hr[(wl, var, s)] - max(hr[(wl, "clock", s)], hr[(wl, "lifo", s)]) for wl, s in points]
+        print(
+            f"variant {var} on the same traces: within 2 points at {sum(x >= -0.02 for x in d)}/{len(points)} "
+            f"points; worst {100 * min(d):+.1f} points"
+        )
     try:
         sh(
             [

@@ -171,7 +171,7 @@ impl Duel {
     /// holding `key` finds it without a scan, and a slot holding another key proves `key` was
     /// evicted. Returns the points and the key's slots now.
     pub(super) fn access_hinted(&mut self, key: PageKey, hint: Option<Slots>) -> (i32, Slots) {
-        let (p, s, _) = self.access_owned(key, hint, NO_OWNER, |_| {}, |_, _| {});
+        let (p, s, _, _) = self.access_owned(key, hint, NO_OWNER, |_| {}, |_, _| {});
         (p, s)
     }
 
@@ -190,12 +190,12 @@ impl Duel {
         owner: u32,
         mut changed: impl FnMut(u32),
         mut dropped: impl FnMut(u32, PageKey),
-    ) -> (i32, Slots, bool) {
+    ) -> (i32, Slots, bool, bool) {
         let (c, cs) = self.clock_access(key, hint.map(|h| h.clock), &mut changed);
         let (l, ls) = self.lifo_access(key, hint.map(|h| h.lifo), &mut changed, &mut dropped);
         self.clock_owner[cs as usize] = owner;
         self.lifo_owner[ls as usize] = owner;
-        (l as i32 - c as i32, Slots { clock: cs, lifo: ls }, c && l)
+        (l as i32 - c as i32, Slots { clock: cs, lifo: ls }, c && l, l)
     }
 
     /// Reports the owner of a slot whose state changes.
@@ -348,7 +348,7 @@ mod steady_tests {
                     assert_eq!(want, 0);
                     continue;
                 }
-                let (p, s, st) = skipping.access_owned(
+                let (p, s, st, _) = skipping.access_owned(
                     key,
                     slots[k],
                     key as u32,

@@ -45,13 +45,19 @@
 //!   by arrival ([`arrivals`]), so LIFO's choice is O(1); a scan of the group finds it when
 //!   only deferred pages are left, a sort orders the group when the choice is refused.
 //! - **Guided LIFO** ([`GacConfig::guided`], duel evidence). When LIFO becomes active, the
-//!   cache holds what CLOCK left, not what the LIFO shadow that won holds, and plain LIFO
-//!   would freeze that. So while LIFO is active, a page the LIFO shadow of its group has
-//!   dropped since its last request goes first (a bitmap over the frames, set when the
-//!   shadow drops a key whose owner frame still holds it, cleared on every request the shadow
-//!   sees), and LIFO's own choice only when no such page can be taken. Pages of follower
-//!   groups are never marked. (BFS on cnr-2000 at 30-70% of its pages lost 3.5-7.3 points to
-//!   CLOCK without it: the shadow saw LIFO win on early pages the cache no longer held.)
+//!   cache holds what CLOCK left, not what the LIFO shadows that won hold, and plain LIFO
+//!   freezes that. Often that is as good (on a loop any frozen set pays, once a loop), but
+//!   not always (BFS on cnr-2000 at 30-70% of its pages lost 3.5-7.3 points to CLOCK: the
+//!   shadows saw LIFO win on early pages the cache no longer held). So the voter groups
+//!   count, while LIFO is active, the requests the LIFO shadows held and the cache missed
+//!   minus the reverse (decayed with the score); once that gap exceeds
+//!   [`GacConfig::guide_gap`] times the voters' frames (the shadows have out-hit the cache by
+//!   that many cache-fulls), a page the LIFO shadow of its group has dropped since its last
+//!   request goes first (a bitmap over the frames, set when a shadow drops a key whose owner
+//!   frame still holds it, cleared on every request the shadows see), and LIFO's own choice
+//!   only when no such page can be taken. Pages of follower groups are never marked. (Guiding
+//!   at once lost 10-17 points on PageRank over kron16 at 40-80%: the cache's frozen set,
+//!   thrown out, was as good as the shadows'.)
 //! - **Boundary adjustment.** [`GacConfig::boundary_pages`] (pages shared by two partitions) are
 //!   passed over by LIFO until requested again after their load.
 //!
@@ -194,6 +200,12 @@ pub struct Gac {
     /// Per frame, 64 to a word: its page has been dropped by its group's LIFO shadow since
     /// its last request (guided LIFO).
     dropped: Box<[AtomicU64]>,
+    /// Requests of voter groups that the LIFO shadows held and the cache missed, minus those
+    /// the cache hit and the LIFO shadows missed, while LIFO was active (`f64` bits, decayed
+    /// with the score). Guided LIFO acts only while it exceeds `gap_min`.
+    gap: AtomicU64,
+    /// [`GacConfig::guide_gap`] times the voter groups' frames.
+    gap_min: f64,
     /// Frames marked in `dropped`.
     dropped_count: AtomicUsize,
     /// The word of `dropped` where the next search starts.
@@ -221,6 +233,9 @@ impl Gac {
         for &g in &order[..voters] {
             voter[g] = true;
         }
+        let voter_frames: usize =
+            (0..n).filter(|&g| voter[g]).map(|g| ((g + 1) * gs).min(frames).saturating_sub(g * gs)).sum();
+        let gap_min = config.guide_gap * voter_frames as f64;
         Ok(Gac {
             group_size: gs,
             ghosts_per_group: config.ghosts_per_group,
@@ -253,6 +268,8 @@ impl Gac {
             duel_group: (0..frames).map(|_| AtomicU32::new(NO_GROUP)).collect(),
             listed: (0..frames).map(|_| AtomicBool::new(false)).collect(),
             dropped: (0..frames.div_ceil(64)).map(|_| AtomicU64::new(0)).collect(),
+            gap: AtomicU64::new(0f64.to_bits()),
+            gap_min,
             dropped_count: AtomicUsize::new(0),
             dropped_cursor: AtomicUsize::new(0),
             time: (0..n).map(|_| AtomicU64::new(0)).collect(),
@@ -400,7 +417,7 @@ impl Gac {
             // On a load the hint is stale (another page's): scan.
             let h = self.slots[frame].load(Ordering::Relaxed);
             let hint = (!wait && h != NO_HINT).then(|| Slots::unpack(h & !STEADY));
-            let (points, at, steady) = d.access_owned(
+            let (points, at, steady, lifo_held) = d.access_owned(
                 key,
                 hint,
                 frame as u32,
@@ -413,11 +430,24 @@ impl Gac {
             );
             // Both shadows hold the page now.
             self.set_dropped(frame, false);
+            if self.guided && self.active() == Contender::Lifo {
+                // A load is a miss of the cache, any other request a hit.
+                let d = f64::from(u8::from(lifo_held)) - f64::from(u8::from(!wait));
+                if d != 0.0 {
+                    Self::add_f64(&self.gap, |g| g + d);
+                }
+            }
             self.slots[frame].store(at.pack() | if steady { STEADY } else { 0 }, Ordering::Relaxed);
             if points != 0 {
                 self.update_score(|s| s + f64::from(points));
             }
         }
+    }
+
+    /// Applies `f` to the `f64` in `word` with compare-and-swap.
+    fn add_f64(word: &AtomicU64, f: impl Fn(f64) -> f64) {
+        let _ =
+            word.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |b| Some(f(f64::from_bits(b)).to_bits()));
     }
 
     /// Marks or unmarks `frame` in [`Gac::dropped`].
@@ -713,6 +743,7 @@ impl ReplacementPolicy for Gac {
         if m.is_multiple_of(self.epoch_misses) {
             let d = self.decay;
             self.update_score(|s| s * d);
+            Self::add_f64(&self.gap, |g| g * d);
         }
         let n = self.groups.len();
         match (self.evidence, self.active()) {
@@ -723,7 +754,7 @@ impl ReplacementPolicy for Gac {
                 // to give: a group holding only such pages (common during a scan) passes the
                 // turn, or LIFO would evict the newest of them, a page the scan needs soon.
                 // Guided LIFO first takes a page the LIFO shadows have dropped.
-                if self.guided {
+                if self.guided && f64::from_bits(self.gap.load(Ordering::Relaxed)) > self.gap_min {
                     if let Some(f) = self.take_dropped(evictable) {
                         return Some(f);
                     }
