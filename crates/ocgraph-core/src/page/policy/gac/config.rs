@@ -67,13 +67,14 @@ pub struct GacConfig {
     /// Guided LIFO: while LIFO is active and the LIFO shadows hit clearly more than the cache
     /// (see `guide_gap`), evict first the pages that the LIFO shadow of their (voter) group has
     /// dropped, so that the cache comes to hold what the winning shadows hold rather than
-    /// freezing what CLOCK left in it. Default true (on 35 traces of the caching study's
-    /// kernels: within 2 points of the better of CLOCK and LIFO at 360 of 385 points, against
-    /// 346 without; see `bench/RESULTS.md`).
+    /// freezing what CLOCK left in it. Default true (on 55 traces of the caching study's
+    /// kernels: within 2 points of the better of CLOCK and LIFO at 564 of 605 points, against
+    /// 546 without; see `bench/RESULTS.md`).
     pub guided: bool,
     /// Guided LIFO acts once the LIFO shadows have hit this many times the voter groups'
     /// frames more often than the cache (decayed with the score) while LIFO was active.
-    /// Default 1.0 (0.75-1.5 gave 358-360 of the 385 points; at once, 333).
+    /// Default 1.0 (on the same traces 0.5 and 2 gave 559 and 554 of the 605 points; 0, guiding
+    /// at once, 536).
     pub guide_gap: f64,
 }
 
