@@ -62,7 +62,8 @@
 //!   passed over by LIFO until requested again after their load.
 //!
 //! Hits cost CLOCK's reference-bit store plus one load of the frame's tag word; in a voter
-//! group (duel evidence) also the shadows' update.
+//! group (duel evidence) also the shadows' update (and, while LIFO is active, the gap's when
+//! the cache and the LIFO shadow disagree).
 
 mod arrivals;
 mod config;
@@ -299,9 +300,13 @@ impl Gac {
 
     /// Applies `f` to the global score with compare-and-swap.
     fn update_score(&self, f: impl Fn(f64) -> f64) {
-        let _ = self
-            .score
-            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |b| Some(f(f64::from_bits(b)).to_bits()));
+        Self::update_f64(&self.score, f);
+    }
+
+    /// Applies `f` to the `f64` in `word` with compare-and-swap.
+    fn update_f64(word: &AtomicU64, f: impl Fn(f64) -> f64) {
+        let _ =
+            word.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |b| Some(f(f64::from_bits(b)).to_bits()));
     }
 
     /// `winner` was right about a choice made at time `since` of group `g`.
@@ -434,7 +439,7 @@ impl Gac {
                 // A load is a miss of the cache, any other request a hit.
                 let d = f64::from(u8::from(lifo_held)) - f64::from(u8::from(!wait));
                 if d != 0.0 {
-                    Self::add_f64(&self.gap, |g| g + d);
+                    Self::update_f64(&self.gap, |g| g + d);
                 }
             }
             self.slots[frame].store(at.pack() | if steady { STEADY } else { 0 }, Ordering::Relaxed);
@@ -442,12 +447,6 @@ impl Gac {
                 self.update_score(|s| s + f64::from(points));
             }
         }
-    }
-
-    /// Applies `f` to the `f64` in `word` with compare-and-swap.
-    fn add_f64(word: &AtomicU64, f: impl Fn(f64) -> f64) {
-        let _ =
-            word.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |b| Some(f(f64::from_bits(b)).to_bits()));
     }
 
     /// Marks or unmarks `frame` in [`Gac::dropped`].
@@ -743,7 +742,7 @@ impl ReplacementPolicy for Gac {
         if m.is_multiple_of(self.epoch_misses) {
             let d = self.decay;
             self.update_score(|s| s * d);
-            Self::add_f64(&self.gap, |g| g * d);
+            Self::update_f64(&self.gap, |g| g * d);
         }
         let n = self.groups.len();
         match (self.evidence, self.active()) {
