@@ -281,8 +281,9 @@ def open(
         backend: ``"mmap"`` (memory-mapped files; the OS page cache does the I/O) or
             ``"pool"`` (a user-space buffer pool with a hard memory budget).
         memory: pool capacity: bytes as an int, or a string like ``"256MB"`` or ``"1GiB"``.
-        policy: pool replacement policy: ``"clock"``, ``"lru"``, ``"fifo"``, ``"lifo"`` or
-            ``"random"``.
+        policy: pool replacement policy: ``"clock"``, ``"lru"``, ``"fifo"``, ``"lifo"``,
+            ``"random"``, ``"s3fifo"``, ``"arc"``, ``"gac"``, or GAC with parameters such as
+            ``"gac:decay=0.99:guided=0"``.
         page_size: pool frame size, a power of two from 4 KiB to 64 KiB.
         advice: mmap access hint for the edge files: ``"normal"``, ``"random"``,
             ``"sequential"`` or ``"willneed"``.

@@ -160,3 +160,22 @@ def test_algorithms_check_vertices(graphs):
             call()
     with pytest.raises(ocgraph.InvalidArgumentError):
         g.wcc(threads=0)
+
+
+@pytest.mark.parametrize(
+    "policy",
+    ["clock", "lru", "fifo", "lifo", "random", "s3fifo", "arc", "gac", "gac:decay=0.99:guidegap=0.5"],
+)
+def test_every_pool_policy_gives_networkx_results(graphs, policy):
+    # A pool of 16 frames (smaller than most of these graphs) under each replacement policy.
+    for path, h in graphs[::3]:
+        g = ocgraph.open(path, backend="pool", memory="64KiB", page_size="4KiB", policy=policy)
+        depth = g.bfs(0)
+        assert {v: int(d) for v, d in enumerate(depth) if d >= 0} == nx.single_source_shortest_path_length(
+            h, 0
+        )
+        labels = g.wcc()
+        comps = nx.weakly_connected_components(h) if h.is_directed() else nx.connected_components(h)
+        for comp in comps:
+            assert {int(labels[v]) for v in comp} == {min(comp)}
+        g.close()

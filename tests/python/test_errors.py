@@ -52,6 +52,9 @@ def test_bad_options(tmp_path):
         ocgraph.open(tmp_path / "g", backend="pool", memory="12 parsecs")
     with pytest.raises(ocgraph.InvalidArgumentError):
         ocgraph.open(tmp_path / "g", advice="sometimes")
+    for policy in ("clocky", "gac:decay=2", "gac:what=1"):
+        with pytest.raises(ocgraph.InvalidArgumentError):
+            ocgraph.open(tmp_path / "g", backend="pool", memory="64KiB", policy=policy)
     with pytest.raises(ocgraph.InvalidArgumentError):
         ocgraph.import_edges(tmp_path / "x", tmp_path / "y", format="xml")
     with pytest.raises(ocgraph.InvalidArgumentError):

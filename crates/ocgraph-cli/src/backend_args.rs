@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use clap::{Args, ValueEnum};
+use ocgraph_core::page::policy::policy_by_name;
 use ocgraph_core::page::{Advice, BackendKind};
 use ocgraph_core::{has_updates, Error, Graph, GraphView, OpenOptions, Result};
 
@@ -19,25 +20,9 @@ pub enum Backend {
     Pool,
 }
 
-/// Replacement policy of the buffer pool.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum PolicyArg {
-    /// CLOCK (second chance).
-    Clock,
-    /// Least recently used.
-    Lru,
-    /// First in, first out.
-    Fifo,
-    /// Last in, first out.
-    Lifo,
-    /// Uniformly random victim.
-    Random,
-    /// S3-FIFO (small + main FIFO queues with a ghost queue).
-    S3fifo,
-    /// ARC (adaptive replacement cache).
-    Arc,
-    /// GAC: CLOCK and LIFO compete, the better one evicts (seed 001; default parameters).
-    Gac,
+/// A `--policy` value: a policy name, or `gac:key=value:...`, checked by building the policy.
+fn policy_arg(s: &str) -> std::result::Result<String, String> {
+    policy_by_name(s, 2).map(|_| s.to_string()).map_err(|e| e.to_string())
 }
 
 /// Access-pattern advice for the neighbour files.
@@ -64,9 +49,10 @@ pub struct BackendArgs {
     /// neighbourhood prefetcher by it, on mmap too (give it the page cache's cap there).
     #[arg(long, value_parser = size_arg, default_value = "1GiB")]
     pub memory: u64,
-    /// Buffer pool replacement policy.
-    #[arg(long, value_enum, default_value_t = PolicyArg::Clock)]
-    pub policy: PolicyArg,
+    /// Buffer pool replacement policy: clock, lru, fifo, lifo, random, s3fifo, arc, gac, or
+    /// gac with parameters (gac:key=value:..., e.g. gac:decay=0.99:guided=0).
+    #[arg(long, value_parser = policy_arg, default_value = "clock")]
+    pub policy: String,
     /// Buffer pool frame size (power of two, 4KiB..64KiB).
     #[arg(long, value_parser = size_arg, default_value = "4KiB")]
     pub page_size: u64,
@@ -97,7 +83,7 @@ impl BackendArgs {
                 capacity: self.memory,
                 page_size: usize::try_from(self.page_size)
                     .map_err(|_| Error::invalid(format!("page size {} is too large", self.page_size)))?,
-                policy: self.policy.to_possible_value().expect("no skipped variants").get_name().to_string(),
+                policy: self.policy.clone(),
             },
         };
         Ok(OpenOptions { backend })

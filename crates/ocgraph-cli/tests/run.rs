@@ -64,9 +64,12 @@ fn every_kernel_passes_verification_and_writes_its_result() {
     let graph = Graph::open(&g, &OpenOptions::default()).unwrap();
     let (out, inn) = (graph.out(), graph.in_());
     let npy = dir.path().join("r.npy");
-    // The pool backend is not on this branch yet; once merged, add
-    // `["--backend", "pool", "--memory", "64KiB", "--page-size", "4KiB", "--policy", "clock"]` here.
-    let backends: [&[&str]; 1] = [&["--backend", "mmap"]];
+    // A pool of 16 frames, far smaller than the graph, with CLOCK and with GAC's parameters.
+    let backends: [&[&str]; 3] = [
+        &["--backend", "mmap"],
+        &["--backend", "pool", "--memory", "64KiB", "--page-size", "4KiB", "--policy", "clock"],
+        &["--backend", "pool", "--memory", "64KiB", "--policy", "gac:decay=0.99:guidegap=0.5"],
+    ];
     for algo in ["bfs", "sssp", "wcc", "pagerank", "triangle-count", "diameter", "k-hop", "shortest-path"] {
         for backend in backends {
             let mut args =
@@ -134,6 +137,9 @@ fn bad_arguments_fail_cleanly() {
         (vec!["run", "bfs", p(&g), "--source", "50"], "out of range"),
         (vec!["run", "shortest-path", p(&g)], "--target"),
         (vec!["run", "pagerank", p(&g), "--damping", "2"], "damping"),
+        (vec!["run", "wcc", p(&g), "--backend", "pool", "--policy", "clocky"], "unknown replacement policy"),
+        (vec!["run", "wcc", p(&g), "--backend", "pool", "--policy", "gac:decay=2"], "decay 2"),
+        (vec!["run", "wcc", p(&g), "--backend", "pool", "--policy", "gac:what=1"], "unknown key"),
     ] {
         let o = ocgraph(&args);
         let err = String::from_utf8_lossy(&o.stderr);

@@ -158,7 +158,8 @@ impl PyGraph {
     /// backend: "mmap" (the OS page cache does the I/O) or "pool" (a user-space buffer pool
     /// that never holds more than `memory` bytes of graph data).
     /// memory: pool capacity, int bytes or a string like "256MB" / "1GiB" (pool only).
-    /// policy: pool replacement policy: "clock", "lru", "fifo", "lifo" or "random".
+    /// policy: pool replacement policy: "clock", "lru", "fifo", "lifo", "random", "s3fifo",
+    /// "arc", "gac", or "gac:key=value:..." (GAC's parameters).
     /// page_size: pool frame size, a power of two from 4 KiB to 64 KiB.
     /// advice: madvise hint for the edge files (mmap only): "normal", "random",
     /// "sequential" or "willneed".
