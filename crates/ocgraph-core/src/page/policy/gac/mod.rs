@@ -428,7 +428,7 @@ impl Gac {
                 frame as u32,
                 |f| self.unsteady(f),
                 |f, k| {
-                    if self.guided && self.key[f as usize].load(Ordering::Relaxed) == k {
+                    if self.key[f as usize].load(Ordering::Relaxed) == k {
                         self.set_dropped(f as usize, true);
                     }
                 },
@@ -449,9 +449,13 @@ impl Gac {
         }
     }
 
-    /// Marks or unmarks `frame` in [`Gac::dropped`].
+    /// Marks or unmarks `frame` in [`Gac::dropped`] (nothing is marked without guided LIFO,
+    /// so the duel's hit path then skips the bitmap).
     #[inline]
     fn set_dropped(&self, frame: usize, on: bool) {
+        if !self.guided {
+            return;
+        }
         let (w, b) = (&self.dropped[frame / 64], 1u64 << (frame % 64));
         if on {
             if w.fetch_or(b, Ordering::Relaxed) & b == 0 {
