@@ -22,7 +22,9 @@ machine load (wall-clock and CPU-time ratios of the fastest rounds). Scan throug
 scan (what a user waits for). The script also times the first touch of fresh anonymous memory
 of the graph's size (as the pool's frames are), which bounds a pool's first scan, and, for
 reference, 2 threads of O_DIRECT reads into one reused 1 MiB buffer (as dd's) and into a ring of
-10% of the graph (as a 10% pool's frames).
+10% of the graph (as a 10% pool's frames). The pool puts its frames on reserved huge pages
+when the system has them (`vm.nr_hugepages`); the script prints the reservation and, per row,
+`hugetlb_mb`, the run's memory on them.
 Prints a table and writes bench/out/pages.csv.
 """
 
@@ -166,6 +168,16 @@ def pagebench(graph, backend, memory, mode, args, warm=False, page_size=4096):
     return json.loads(r.stdout.strip().splitlines()[-1]), note, ""
 
 
+def reserved_huge_pages():
+    """`(total, free)` reserved huge pages of the system, from /proc/meminfo (0 where absent)."""
+    info = {}
+    with open("/proc/meminfo") as f:
+        for line in f:
+            k, _, v = line.partition(":")
+            info[k] = v.split()[0] if v.split() else "0"
+    return int(info.get("HugePages_Total", 0)), int(info.get("HugePages_Free", 0))
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--graph", help="existing graph directory")
@@ -212,6 +224,7 @@ def main():
                 ]
             )
     size = graph_bytes(graph)
+    huge_total, huge_free = reserved_huge_pages()
     touch = touch_mbps(size)
     fracs = (0.10, 0.25, 1.00)
     configs = [("pool", int(p)) for p in args.page_sizes.split(",")] + [("mmap", 4096)]
@@ -286,6 +299,7 @@ def main():
                         "vs_mmap": round(res["ratio"], 3) if "ratio" in res else "",
                         "cpu_vs_mmap": round(res["cpu_ratio"], 3) if "cpu_ratio" in res else "",
                         "major_faults": s["major_faults"],
+                        "hugetlb_mb": round(res.get("hugetlb_bytes", 0) / 1e6, 1),
                         "note": note,
                     }
                 )
@@ -308,12 +322,17 @@ def main():
         "bytes_read",
         "sequential_ratio",
         "major_faults",
+        "hugetlb_mb",
         "max_usage_bytes",
         "note",
     ]
     print(
         f"disk sequential read (dd iflag=direct): {disk:.0f} MB/s; fresh memory first touch: "
         f"{touch:.0f} MB/s; graph {size / 1e6:.1f} MB"
+    )
+    print(
+        f"reserved huge pages (vm.nr_hugepages): {huge_total} ({huge_free} free at the start); the pool's "
+        "frames use them when enough are free"
     )
     print(
         f"reference, 2 threads of O_DIRECT 1 MiB reads: into one 1 MiB buffer {ring_small:.0f} MB/s, "
@@ -324,7 +343,15 @@ def main():
         print("  ".join(f"{r[c]!s:>14}" for c in cols))
     path = os.path.join(out_dir, "pages.csv")
     with open(path, "w", newline="") as f:
-        fields = ["memory_bytes", "disk_mbps", "touch_mbps", "ring1m_mbps", "ring10_mbps", *cols]
+        fields = [
+            "memory_bytes",
+            "disk_mbps",
+            "touch_mbps",
+            "ring1m_mbps",
+            "ring10_mbps",
+            "huge_pages_reserved",
+            *cols,
+        ]
         w = csv.DictWriter(f, fieldnames=fields)
         w.writeheader()
         for r in rows:
@@ -336,6 +363,7 @@ def main():
                     "touch_mbps": round(touch, 1),
                     "ring1m_mbps": round(ring_small, 1),
                     "ring10_mbps": round(ring_pool, 1),
+                    "huge_pages_reserved": huge_total,
                 }
             )
     print(f"wrote {path}")

@@ -21,6 +21,8 @@
 //! those): on a loaded machine it is less disturbed by waiting for a core than `seconds`.
 //! `open_seconds` is the time `Graph::open` took (the pool maps its frames there; they are
 //! committed by the OS as the first reads fill them, so that cost is part of `seconds`).
+//! `hugetlb_bytes` is the process's memory on reserved huge pages at the end (`HugetlbPages`
+//! of `/proc/self/status`): the pool's frames when the system has reserved huge pages.
 
 use std::time::Instant;
 
@@ -145,6 +147,16 @@ fn cpu_seconds() -> f64 {
     t.tv_sec as f64 + t.tv_nsec as f64 * 1e-9
 }
 
+/// This process's memory on reserved huge pages (`HugetlbPages` in `/proc/self/status`, in
+/// bytes; 0 where absent).
+fn hugetlb_bytes() -> u64 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    let kib = status
+        .lines()
+        .find_map(|l| l.strip_prefix("HugetlbPages:")?.trim().strip_suffix("kB")?.trim().parse().ok());
+    kib.unwrap_or(0u64) * 1024
+}
+
 fn main() {
     let a = parse_args().unwrap_or_else(|e| {
         eprintln!("pagebench: {e}");
@@ -222,6 +234,7 @@ fn main() {
         "open_seconds": open_secs, "seconds": secs, "runs": runs, "cpu_seconds": fastest(&cpu),
         "throughput": throughput,
         "unit": unit, "checksum": checksum, "stats": g.io_stats().to_json(),
+        "hugetlb_bytes": hugetlb_bytes(),
     });
     if mmap.is_some() {
         let mmap_secs = fastest(&mmap_runs);

@@ -507,3 +507,51 @@ fn reads_spanning_adjacent_frames_are_zero_copy() {
         assert_eq!(super::table::state(w), 0, "page {p} still pinned");
     }
 }
+
+/// A `/proc/meminfo` counter of huge pages (`HugePages_Total`, `HugePages_Free`); 0 if absent.
+fn huge_pages(counter: &str) -> u64 {
+    let info = std::fs::read_to_string("/proc/meminfo").unwrap_or_default();
+    info.lines().find_map(|l| l.strip_prefix(counter)?.strip_prefix(':')?.trim().parse().ok()).unwrap_or(0)
+}
+
+/// The kernel page size, in KiB, of the mapping of this process that starts at `addr`
+/// (`/proc/self/smaps`).
+fn kernel_page_kib(addr: usize) -> Option<u64> {
+    let smaps = std::fs::read_to_string("/proc/self/smaps").ok()?;
+    let mut lines = smaps.lines();
+    let start = format!("{addr:x}-");
+    lines.find(|l| l.starts_with(&start))?;
+    lines.find_map(|l| l.strip_prefix("KernelPageSize:")?.trim().strip_suffix("kB")?.trim().parse().ok())
+}
+
+#[test]
+fn frames_take_reserved_huge_pages_when_the_system_has_them() {
+    use super::frames::FrameMemory;
+    // 4 MiB + 3 frames: two huge pages and an ordinary tail, when reserved pages are free.
+    let (count, size) = (1027, 4096);
+    let mem = FrameMemory::new(count, size, false).unwrap();
+    let reserved = mem.reserved_bytes();
+    if huge_pages("HugePages_Total") == 0 {
+        assert_eq!(reserved, 0, "no huge pages are reserved on this system");
+    }
+    assert!(reserved == 0 || reserved == 4 << 20, "reserved {reserved}");
+    if reserved > 0 {
+        // SAFETY: this test is the only user of the frames.
+        let start = unsafe { mem.frame(0) }.as_ptr() as usize;
+        assert_eq!(kernel_page_kib(start), Some(2048), "the head is on 2 MiB pages");
+    }
+    // Every frame, on either kind of page, keeps its own bytes.
+    for f in 0..count {
+        // SAFETY: this test is the only user of the frames.
+        unsafe { mem.frame_mut(f) }.fill((f % 251) as u8);
+    }
+    for f in 0..count {
+        // SAFETY: as above.
+        let bytes = unsafe { mem.frame(f) };
+        assert!(bytes.iter().all(|&b| b == (f % 251) as u8), "frame {f}");
+    }
+    println!(
+        "reserved huge pages free: {}, frames' head on them: {reserved} bytes",
+        huge_pages("HugePages_Free")
+    );
+}
