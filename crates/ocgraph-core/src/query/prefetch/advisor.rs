@@ -82,6 +82,7 @@ pub fn run(
         lost: cursor.lost,
         predicted_hits: nb.hits,
         gated: nb.gated,
+        entries_read: nb.entries_read,
         ..sink.stats()
     }
 }

@@ -88,6 +88,9 @@ pub struct AdvisorStats {
     /// Visited vertices for which the neighbourhood prefetcher advised nothing because its
     /// recent hit rate was too low (edge queries).
     pub gated: u64,
+    /// Vertex-table entries (list bounds) of visited vertices' neighbours the neighbourhood
+    /// prefetcher read (edge queries).
+    pub entries_read: u64,
 }
 
 /// Slots of the recently-advised filter.

@@ -6,29 +6,50 @@
 //!   first [`FOF_NEIGHBOURS`] neighbours are advised, each list cut to [`FOF_PREFIX_BYTES`];
 //! - edge queries: the alpha-recency stream draws the next vertex from a FIFO of recently seen
 //!   vertices, which `v`'s neighbours enter *in list order*, so the ones that stay longest are
-//!   the *last* ones of `v`'s list: the last [`EDGE_NEIGHBOURS`] are advised (their offsets
-//!   first, then one page of each list). Edge-query prediction is checked against the stream:
-//!   every visited vertex is looked up among the recently predicted ones, and an exponential
-//!   average of that hit rate gates the I/O: below [`MIN_HIT_RATE`] the advisor keeps
-//!   predicting (no I/O: `v`'s list was just read by the query) but advises nothing, so a
-//!   stream with no locality (alpha = 1) costs almost nothing. A prediction counts only while
-//!   its pages can still be in memory: for [`PREFETCH_SHARE`] of the memory, filled at
-//!   2 x [`EDGE_NEIGHBOURS`] pages per visit (a pool of 57 frames keeps the pages of about one
-//!   visit; the predictions of 200 visits ago do not help it). The threshold is the
-//!   break-even: each visit advises 16 pages, a hit saves one or two demand reads, and a
-//!   background read costs the queries about a tenth of a demand read (device time, evictions);
+//!   the *last* ones of `v`'s list. Two parts:
+//!   - **the vertex table of the neighbourhood**: the advisor reads the list bounds (offsets
+//!     entries) of the last [`VERTEX_TABLE_NEIGHBOURS`] neighbours, the first half of their
+//!     adjacency, always. A next query from the FIFO needs its vertex's entry before its
+//!     list, and these reads keep those pages in memory: on the pool a read of a resident
+//!     page counts as a use for the replacement policy, on mmap it is a plain load, and a
+//!     missing page is read by the advisor, off the queries' path. They are reads rather than
+//!     `WillNeed` advice because advice on a resident page does nothing (and on mmap would
+//!     cost a system call per entry). Under CLOCK the pages of kron22's vertex table (8K of
+//!     them, each used by a query every few thousand queries) were often evicted between
+//!     uses. Hand-run on kron22, pool at 10%, 100K queries, two runs each: with these reads the
+//!     read calls (queries' and advisor's) fell from 130K to 104K at alpha 0.1 and from 73K
+//!     to 61K at alpha 1, and the runs took 7.9-8.0 s against 10.4-11.7 s with no prefetcher
+//!     (alpha 0.1) and 4.1-4.3 s against 6.2-6.8 s (alpha 1);
+//!   - **lists**: the last [`EDGE_NEIGHBOURS`] are advised (one page of each list).
+//!     Edge-query prediction is checked against the stream:
+//!     every visited vertex is looked up among the recently predicted ones, and an exponential
+//!     average of that hit rate gates this I/O: below [`MIN_HIT_RATE`] the advisor keeps
+//!     predicting but advises no list, so a stream with no locality (alpha = 1) costs no list
+//!     reads. A prediction counts only while its pages can still be in memory: for
+//!     [`PREFETCH_SHARE`] of the memory, filled at 2 x [`EDGE_NEIGHBOURS`] pages per visit (a
+//!     pool of 57 frames keeps the pages of about one visit; the predictions of 200 visits ago
+//!     do not help it). The threshold is the break-even: each visit advises 16 pages, a hit
+//!     saves one or two demand reads, and a background read costs the queries about a tenth
+//!     of a demand read (device time, evictions). On kron22 predictions hit ~5% of edge
+//!     queries at alpha = 0.1, ~3% at 0.5 and none at 1 (`bench/queries/RESULTS.md`), so the
+//!     lists are rarely advised there;
 //! - shortest paths: every expanded vertex, the first [`EDGE_NEIGHBOURS`] neighbours.
 //!
-//! In every case the chosen neighbours' offsets are advised first (so those reads overlap),
-//! then their lists. Measured on kron22 (`bench/queries/RESULTS.md`): predictions hit ~5% of
-//! edge queries at alpha = 0.1, ~3% at 0.5 and none at 1, which bounds what this policy gains.
+//! Where lists are advised, the chosen neighbours' offsets are advised first (so those reads
+//! overlap), then their lists.
 
 use super::Sink;
-use crate::graph::Vertex;
+use crate::graph::{Direction, Vertex};
 use crate::query::workload::QueryKind;
 
 /// Neighbours advised per visited vertex for edge queries and shortest paths.
 pub const EDGE_NEIGHBOURS: usize = 8;
+/// Neighbours whose list bounds (vertex-table entries) the advisor reads per visited vertex for
+/// edge queries: the last ones of its list. (Hand-run on kron22, alpha 0.1 and 1, 100K
+/// queries on the pool at 10%: 128 to 512 were all faster than none; 512 read the fewest
+/// pages; 1024 read a little fewer still but cost the advisor as much CPU as a query at
+/// alpha 1.)
+pub const VERTEX_TABLE_NEIGHBOURS: usize = 512;
 /// Bytes advised per neighbour list for edge queries and shortest paths (one 4 KiB page:
 /// 1024 plain ids, or about twice as many packed ones).
 pub const PREFIX_BYTES: u64 = 4096;
@@ -62,8 +83,10 @@ pub struct Neighbourhood {
     picked: Vec<Vertex>,
     /// Visited vertices that had been predicted.
     pub hits: u64,
-    /// Visited vertices for which nothing was advised (hit rate too low).
+    /// Visited vertices for which no list was advised (hit rate too low).
     pub gated: u64,
+    /// Vertex-table entries (list bounds) read for edge queries.
+    pub entries_read: u64,
 }
 
 impl Neighbourhood {
@@ -81,6 +104,7 @@ impl Neighbourhood {
             picked: Vec::new(),
             hits: 0,
             gated: 0,
+            entries_read: 0,
         }
     }
 
@@ -97,8 +121,14 @@ impl Neighbourhood {
             _ => (EDGE_NEIGHBOURS, PREFIX_BYTES),
         };
         self.picked.clear();
-        // Only the k arcs used: a hub's whole list would be copied for nothing.
-        self.picked.extend_from_slice(&dir.neighbors_part(v, k, edge));
+        // Only the arcs used: a hub's whole list would be copied for nothing.
+        if edge {
+            let last = dir.neighbors_part(v, VERTEX_TABLE_NEIGHBOURS.max(k), true);
+            self.read_vertex_table(dir, &last);
+            self.picked.extend_from_slice(&last[last.len().saturating_sub(k)..]);
+        } else {
+            self.picked.extend_from_slice(&dir.neighbors_part(v, k, false));
+        }
         if edge {
             self.visits += 1;
             let (p, at) = self.predicted[Self::slot(v)];
@@ -127,6 +157,15 @@ impl Neighbourhood {
         for &(a, b) in &self.scratch {
             sink.bytes(a, b.min(a + prefix));
         }
+    }
+
+    /// Reads the list bounds of `ws` (see the module documentation: the reads keep the
+    /// vertex-table pages in memory).
+    fn read_vertex_table(&mut self, dir: Direction<'_>, ws: &[Vertex]) {
+        let arcs: u64 = ws.iter().map(|&w| dir.list_bytes(w)).map(|r| r.end - r.start).sum();
+        // The reads are the point; the sum only keeps them from being optimised away on mmap.
+        std::hint::black_box(arcs);
+        self.entries_read += ws.len() as u64;
     }
 }
 
@@ -206,6 +245,36 @@ mod tests {
             nb.advise(&mut sink, v);
         }
         assert_eq!(nb.hits, 2);
+    }
+
+    #[test]
+    fn edge_queries_read_the_vertex_table_of_the_neighbourhood_even_when_gated() {
+        use crate::page::BackendKind;
+        // 5000 vertices (10 pages of offsets); 0 -> 600, 1700, 2900, 4100 (offsets pages 1, 3,
+        // 5, 8); 4999 -> 0.
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("g");
+        let mut b = GraphBuilder::new(&out, BuildOptions::default()).unwrap();
+        b.push(&[0, 0, 0, 0, 4999], &[600, 1700, 2900, 4100, 0], None).unwrap();
+        b.finish(IdMap::Identity, &NoProgress).unwrap();
+        let pool = BackendKind::Pool { capacity: 1 << 20, page_size: 4096, policy: "clock".into() };
+        let g = Graph::open(&out, &OpenOptions { backend: pool }).unwrap();
+        let mut sink = Sink::new(g.out());
+        let mut nb = Neighbourhood::new(QueryKind::Edge, None);
+        nb.advise(&mut sink, 0);
+        // The first visit is gated (no prediction has hit): no list advised, but the four
+        // neighbours' entries were read.
+        assert_eq!((sink.stats().ranges, nb.gated, nb.entries_read), (0, 1, 4));
+        // Their pages are resident now: reading their bounds misses nothing; a vertex on a
+        // page not read (3500: page 6) does.
+        let misses = || g.io_stats().misses;
+        let before = misses();
+        for w in [600, 1700, 2900, 4100] {
+            g.out().list_bytes(w);
+        }
+        assert_eq!(misses(), before);
+        g.out().list_bytes(3500);
+        assert_eq!(misses(), before + 1);
     }
 
     #[test]
