@@ -2,7 +2,8 @@
 //!
 //! Ring-driven modes (neighbourhood, sequential) drain the [`Ring`] and apply their policy to
 //! every entry that is not stale; the omniscient mode watches how many queries have started
-//! and advises the next `lookahead` queries of the workload. When there is nothing to do the
+//! and advises the next `lookahead` queries of the workload, as far as their pages fit in a
+//! share of the memory (see [`omniscient`]). When there is nothing to do the
 //! advisor yields, then sleeps 50 µs at a time; it stops when `stop` is set.
 
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -40,6 +41,11 @@ pub fn run(
     let mut cursor = Cursor::default();
     let mut nb = Neighbourhood::new(workload.kind, cfg.memory_pages);
     let mut advised_to = 0usize;
+    // Omniscient: the advised queries not yet started, with their pages, and the memory they
+    // may fill.
+    let mut ahead = std::collections::VecDeque::new();
+    let mut pages_ahead = 0u64;
+    let budget = cfg.memory_pages.map_or(u64::MAX, |m| (m / omniscient::MEMORY_SHARE).max(1));
     let mut idle = 0u32;
     loop {
         let did = match cfg.mode {
@@ -52,13 +58,26 @@ pub fn run(
             }
             PrefetchMode::Omniscient => {
                 let now = started.load(Ordering::Acquire);
+                while ahead.front().is_some_and(|&(i, _)| i < now) {
+                    pages_ahead -= ahead.pop_front().map_or(0, |(_, p)| p);
+                }
                 let from = advised_to.max(now);
-                let to = (now + cfg.lookahead).min(workload.len());
+                let end = (now + cfg.lookahead).min(workload.len());
+                let mut to = from;
+                while to < end {
+                    let p = omniscient::pages(dir, workload.kind, workload.query(to));
+                    if !ahead.is_empty() && pages_ahead + p > budget {
+                        break;
+                    }
+                    ahead.push_back((to, p));
+                    pages_ahead += p;
+                    to += 1;
+                }
                 if from < to {
                     omniscient::advise(&mut sink, workload.kind, (from..to).map(|i| workload.query(i)));
                     advised_to = to;
                 }
-                to.saturating_sub(from) as u64
+                (to - from) as u64
             }
         };
         if did > 0 {

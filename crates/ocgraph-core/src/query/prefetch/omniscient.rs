@@ -6,6 +6,12 @@
 //! - friends-of-friends `v`: `v`'s list and the lists of all its neighbours (exactly the reads);
 //! - shortest path `(s, t)`: the lists of `s`, `t` and of their neighbours (the first level of
 //!   both searches; deeper levels depend on the search).
+//!
+//! How far ahead: at most the lookahead ([`default_lookahead`] by kind), and no further than the
+//! advised queries not yet started fit in [`MEMORY_SHARE`] of the memory (by [`pages`]), but
+//! always the next query. Without that bound, on the small real graphs (pools of 46-200 frames)
+//! the loads for 64 queries ahead evicted pages before their queries came, and the "bound" was
+//! slower than no prefetching (`bench/queries/RESULTS.md`, session 12).
 
 use super::Sink;
 use crate::graph::{Adjacency, Vertex};
@@ -18,6 +24,26 @@ pub fn default_lookahead(kind: QueryKind) -> usize {
         QueryKind::FriendsOfFriends => 4,
         QueryKind::ShortestPath => 2,
     }
+}
+
+/// Share of the memory that advice for queries not yet started may fill.
+pub const MEMORY_SHARE: u64 = 4;
+
+/// Pages of 4 KiB that query `q` of `kind` reads, as [`advise`] advises them: one offsets page
+/// per vertex and the pages of each list (for friends-of-friends, also the neighbours' lists).
+pub fn pages(dir: crate::graph::Direction<'_>, kind: QueryKind, q: &[Vertex]) -> u64 {
+    let list = |v: Vertex| {
+        let r = dir.list_bytes(v);
+        1 + if r.is_empty() { 0 } else { (r.end - 1) / 4096 - r.start / 4096 + 1 }
+    };
+    let mut n = 0;
+    for &v in q {
+        n += list(v);
+        if kind == QueryKind::FriendsOfFriends {
+            n += dir.neighbors(v).iter().map(|&w| list(w)).sum::<u64>();
+        }
+    }
+    n
 }
 
 /// Advises the reads of `queries` (each one query of `kind`): first the offsets of every
@@ -42,5 +68,33 @@ pub fn advise<'q>(sink: &mut Sink<'_>, kind: QueryKind, queries: impl Iterator<I
                 sink.bytes(r.start, r.end);
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ingest::{BuildOptions, GraphBuilder, IdMap, NoProgress};
+    use crate::{Graph, OpenOptions};
+
+    #[test]
+    fn pages_count_offsets_and_list_pages() {
+        // 0 -> 2..1502 (1500 arcs: bytes 0..6000 of the lists, pages 0 and 1); 1 has no arcs;
+        // 2 -> 0, 1 (bytes 6000..6008, page 1).
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("g");
+        let mut b = GraphBuilder::new(&out, BuildOptions::default()).unwrap();
+        let (mut src, mut dst): (Vec<u32>, Vec<u32>) = (2..1502).map(|w| (0, w)).unzip();
+        src.extend([2, 2]);
+        dst.extend([0, 1]);
+        b.push(&src, &dst, None).unwrap();
+        b.finish(IdMap::Identity, &NoProgress).unwrap();
+        let g = Graph::open(&out, &OpenOptions::default()).unwrap();
+        let d = g.out();
+        assert_eq!(pages(d, QueryKind::Edge, &[0]), 1 + 2);
+        assert_eq!(pages(d, QueryKind::Edge, &[1]), 1);
+        assert_eq!(pages(d, QueryKind::ShortestPath, &[0, 2]), (1 + 2) + (1 + 1));
+        // Friends of friends of 2: its list, then 0's and 1's.
+        assert_eq!(pages(d, QueryKind::FriendsOfFriends, &[2]), (1 + 1) + (1 + 2) + 1);
     }
 }
