@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use super::neighbourhood::Neighbourhood;
 use super::{omniscient, sequential, AdvisorStats, PrefetchMode, Sink};
-use crate::graph::Direction;
+use crate::graph::{Adjacency, Direction};
 use crate::query::ring::{Cursor, Ring};
 use crate::query::workload::Workload;
 
@@ -39,7 +39,7 @@ pub fn run(
 ) -> AdvisorStats {
     let mut sink = Sink::new(dir);
     let mut cursor = Cursor::default();
-    let mut nb = Neighbourhood::new(workload.kind, cfg.memory_pages);
+    let mut nb = Neighbourhood::new(workload.kind, cfg.memory_pages, dir.num_vertices());
     let mut advised_to = 0usize;
     // Omniscient: the advised queries not yet started, with their pages, and the memory they
     // may fill.

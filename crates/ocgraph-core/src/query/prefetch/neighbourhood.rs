@@ -19,7 +19,10 @@
 //!     uses. Hand-run on kron22, pool at 10%, 100K queries, two runs each: with these reads the
 //!     read calls (queries' and advisor's) fell from 130K to 104K at alpha 0.1 and from 73K
 //!     to 61K at alpha 1, and the runs took 7.9-8.0 s against 10.4-11.7 s with no prefetcher
-//!     (alpha 0.1) and 4.1-4.3 s against 6.2-6.8 s (alpha 1);
+//!     (alpha 0.1) and 4.1-4.3 s against 6.2-6.8 s (alpha 1). Only when the vertex table
+//!     takes at most [`VERTEX_TABLE_SHARE`] of the memory (or memory is unbounded): a query
+//!     may need any vertex's entry, so keeping entries in memory pays only when the whole
+//!     table fits with room left for lists;
 //!   - **lists**: the last [`EDGE_NEIGHBOURS`] are advised (one page of each list).
 //!     Edge-query prediction is checked against the stream:
 //!     every visited vertex is looked up among the recently predicted ones, and an exponential
@@ -50,6 +53,11 @@ pub const EDGE_NEIGHBOURS: usize = 8;
 /// pages; 1024 read a little fewer still but cost the advisor as much CPU as a query at
 /// alpha 1.)
 pub const VERTEX_TABLE_NEIGHBOURS: usize = 512;
+/// The vertex-table entries are read only when the table takes at most this share of the
+/// memory. Set between the two cases measured (`bench/queries/RESULTS.md`, session 13): kron22
+/// at 10% (the table is 0.61 of the memory; the reads made edge queries 1.2-1.5x faster) and
+/// ca-AstroPh at 10% (0.79 of a 46-frame pool; up to 19% slower, as the lists lost their frames).
+pub const VERTEX_TABLE_SHARE: f64 = 0.7;
 /// Bytes advised per neighbour list for edge queries and shortest paths (one 4 KiB page:
 /// 1024 plain ids, or about twice as many packed ones).
 pub const PREFIX_BYTES: u64 = 4096;
@@ -87,13 +95,20 @@ pub struct Neighbourhood {
     pub gated: u64,
     /// Vertex-table entries (list bounds) read for edge queries.
     pub entries_read: u64,
+    /// Whether the vertex table fits for [`VERTEX_TABLE_SHARE`].
+    read_table: bool,
 }
 
 impl Neighbourhood {
-    /// The policy for a stream of `kind` queries, with `memory_pages` pages of memory for the
-    /// graph (`None`: unbounded).
-    pub fn new(kind: QueryKind, memory_pages: Option<u64>) -> Neighbourhood {
+    /// The policy for a stream of `kind` queries over a graph of `vertices` vertices, with
+    /// `memory_pages` pages of memory for the graph (`None`: unbounded).
+    pub fn new(kind: QueryKind, memory_pages: Option<u64>, vertices: usize) -> Neighbourhood {
         let per_visit = 2 * EDGE_NEIGHBOURS as u64;
+        let table_pages = ((vertices as u64 + 1) * 8).div_ceil(4096);
+        let read_table = match memory_pages {
+            Some(m) => table_pages as f64 <= VERTEX_TABLE_SHARE * m as f64,
+            None => true,
+        };
         Neighbourhood {
             kind,
             predicted: vec![(Vertex::MAX, 0); PREDICTED].into_boxed_slice(),
@@ -105,6 +120,7 @@ impl Neighbourhood {
             hits: 0,
             gated: 0,
             entries_read: 0,
+            read_table,
         }
     }
 
@@ -123,8 +139,11 @@ impl Neighbourhood {
         self.picked.clear();
         // Only the arcs used: a hub's whole list would be copied for nothing.
         if edge {
-            let last = dir.neighbors_part(v, VERTEX_TABLE_NEIGHBOURS.max(k), true);
-            self.read_vertex_table(dir, &last);
+            let n = if self.read_table { VERTEX_TABLE_NEIGHBOURS.max(k) } else { k };
+            let last = dir.neighbors_part(v, n, true);
+            if self.read_table {
+                self.read_vertex_table(dir, &last);
+            }
             self.picked.extend_from_slice(&last[last.len().saturating_sub(k)..]);
         } else {
             self.picked.extend_from_slice(&dir.neighbors_part(v, k, false));
@@ -194,7 +213,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let g = graph(dir.path());
         let mut sink = Sink::new(g.out());
-        let mut nb = Neighbourhood::new(QueryKind::Edge, None);
+        let mut nb = Neighbourhood::new(QueryKind::Edge, None, 64);
         nb.advise(&mut sink, 0);
         // The last EDGE_NEIGHBOURS of 0's list (13..=20) are predicted, but nothing is advised
         // before predictions have hit.
@@ -232,7 +251,7 @@ mod tests {
         let mut sink = Sink::new(g.out());
         // Memory for the advice of two visits: a prediction counts for two visits.
         let pages = 2 * PREFETCH_SHARE * 2 * EDGE_NEIGHBOURS as u64;
-        let mut nb = Neighbourhood::new(QueryKind::Edge, Some(pages));
+        let mut nb = Neighbourhood::new(QueryKind::Edge, Some(pages), 64);
         nb.advise(&mut sink, 0); // predicts 13..=20
         nb.advise(&mut sink, 20); // a hit, one visit later
         assert_eq!(nb.hits, 1);
@@ -240,7 +259,7 @@ mod tests {
         nb.advise(&mut sink, 19); // predicted three visits ago: its pages are gone
         assert_eq!(nb.hits, 1);
         // Unbounded memory: the same stream hits twice.
-        let mut nb = Neighbourhood::new(QueryKind::Edge, None);
+        let mut nb = Neighbourhood::new(QueryKind::Edge, None, 64);
         for v in [0, 20, 40, 19] {
             nb.advise(&mut sink, v);
         }
@@ -260,7 +279,7 @@ mod tests {
         let pool = BackendKind::Pool { capacity: 1 << 20, page_size: 4096, policy: "clock".into() };
         let g = Graph::open(&out, &OpenOptions { backend: pool }).unwrap();
         let mut sink = Sink::new(g.out());
-        let mut nb = Neighbourhood::new(QueryKind::Edge, None);
+        let mut nb = Neighbourhood::new(QueryKind::Edge, None, 64);
         nb.advise(&mut sink, 0);
         // The first visit is gated (no prediction has hit): no list advised, but the four
         // neighbours' entries were read.
@@ -275,6 +294,13 @@ mod tests {
         assert_eq!(misses(), before);
         g.out().list_bytes(3500);
         assert_eq!(misses(), before + 1);
+        // Memory in which the 10-page table would take more than VERTEX_TABLE_SHARE: no reads.
+        let mut small = Neighbourhood::new(QueryKind::Edge, Some(14), 5000);
+        small.advise(&mut sink, 0);
+        assert_eq!(small.entries_read, 0);
+        let mut enough = Neighbourhood::new(QueryKind::Edge, Some(15), 5000);
+        enough.advise(&mut sink, 0);
+        assert_eq!(enough.entries_read, 4);
     }
 
     #[test]
@@ -282,7 +308,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let g = graph(dir.path());
         let mut sink = Sink::new(g.out());
-        let mut nb = Neighbourhood::new(QueryKind::FriendsOfFriends, None);
+        let mut nb = Neighbourhood::new(QueryKind::FriendsOfFriends, None, 64);
         for v in [5, 9, 33, 0] {
             nb.advise(&mut sink, v);
         }
