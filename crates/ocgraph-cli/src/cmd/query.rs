@@ -54,7 +54,8 @@ pub struct QueryArgs {
     /// Concurrent query threads (1 answers the stream in order).
     #[arg(long, default_value_t = 1)]
     clients: usize,
-    /// Queries the omniscient prefetcher advises ahead (default: 64 edge, 4 fof, 2 shortest-path).
+    /// Queries the omniscient prefetcher advises ahead at most (default: 64 edge, 4 fof, 2
+    /// shortest-path); it also stops where the advised queries would fill a quarter of --memory.
     #[arg(long)]
     lookahead: Option<usize>,
     /// Write the answers to this file (text; format in `ocgraph_core::query::runner`).

@@ -67,12 +67,15 @@ pub struct RunOptions {
     pub ring_capacity: usize,
     /// Ring entries this many queries behind the newest are skipped (default `4 * clients`).
     pub max_stale: Option<u32>,
-    /// Queries the omniscient prefetcher advises ahead (default by kind).
+    /// Queries the omniscient prefetcher advises ahead at most (default by kind); it also stops
+    /// where the advised queries would fill a quarter of `memory`.
     pub lookahead: Option<usize>,
     /// Bytes of memory the graph's pages get: the pool's capacity, or the page cache's cap for
     /// mmap (`None`: the pool's capacity when the graph was opened with the pool, else
     /// unbounded). The neighbourhood prefetcher counts a prediction only while its pages can
-    /// still be in memory.
+    /// still be in memory, and reads the vertex table only when it fits (see
+    /// [`neighbourhood`](super::prefetch::neighbourhood)); the omniscient one bounds its
+    /// lookahead by it.
     pub memory: Option<u64>,
     /// Before the run, advise [`Advice::Random`] on the graph's offsets and neighbour files
     /// (default on, whatever the prefetcher, so every mode runs on the same backend settings):

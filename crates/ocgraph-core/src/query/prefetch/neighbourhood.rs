@@ -56,7 +56,7 @@ pub const VERTEX_TABLE_NEIGHBOURS: usize = 512;
 /// The vertex-table entries are read only when the table takes at most this share of the
 /// memory. Set between the two cases measured (`bench/queries/RESULTS.md`, session 13): kron22
 /// at 10% (the table is 0.61 of the memory; the reads made edge queries 1.2-1.5x faster) and
-/// ca-AstroPh at 10% (0.79 of a 46-frame pool; up to 19% slower, as the lists lost their frames).
+/// ca-AstroPh at 10% (0.80 of a 46-frame pool, leaving the lists 9 frames; up to 19% slower).
 pub const VERTEX_TABLE_SHARE: f64 = 0.7;
 /// Bytes advised per neighbour list for edge queries and shortest paths (one 4 KiB page:
 /// 1024 plain ids, or about twice as many packed ones).
