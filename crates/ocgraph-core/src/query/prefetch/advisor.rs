@@ -40,12 +40,7 @@ pub fn run(
     let mut sink = Sink::new(dir);
     let mut cursor = Cursor::default();
     let mut nb = Neighbourhood::new(workload.kind, cfg.memory_pages, dir.num_vertices());
-    let mut advised_to = 0usize;
-    // Omniscient: the advised queries not yet started, with their pages, and the memory they
-    // may fill.
-    let mut ahead = std::collections::VecDeque::new();
-    let mut pages_ahead = 0u64;
-    let budget = cfg.memory_pages.map_or(u64::MAX, |m| (m / omniscient::MEMORY_SHARE).max(1));
+    let mut lookahead = omniscient::Lookahead::new(cfg.lookahead, cfg.memory_pages);
     let mut idle = 0u32;
     loop {
         let did = match cfg.mode {
@@ -57,27 +52,7 @@ pub fn run(
                 ring.drain(&mut cursor, cfg.max_stale, |v, _| sequential::advise(&mut sink, v))
             }
             PrefetchMode::Omniscient => {
-                let now = started.load(Ordering::Acquire);
-                while ahead.front().is_some_and(|&(i, _)| i < now) {
-                    pages_ahead -= ahead.pop_front().map_or(0, |(_, p)| p);
-                }
-                let from = advised_to.max(now);
-                let end = (now + cfg.lookahead).min(workload.len());
-                let mut to = from;
-                while to < end {
-                    let p = omniscient::pages(dir, workload.kind, workload.query(to));
-                    if !ahead.is_empty() && pages_ahead + p > budget {
-                        break;
-                    }
-                    ahead.push_back((to, p));
-                    pages_ahead += p;
-                    to += 1;
-                }
-                if from < to {
-                    omniscient::advise(&mut sink, workload.kind, (from..to).map(|i| workload.query(i)));
-                    advised_to = to;
-                }
-                (to - from) as u64
+                lookahead.advise(&mut sink, workload, started.load(Ordering::Acquire))
             }
         };
         if did > 0 {

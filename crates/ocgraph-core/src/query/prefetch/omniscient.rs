@@ -7,15 +7,17 @@
 //! - shortest path `(s, t)`: the lists of `s`, `t` and of their neighbours (the first level of
 //!   both searches; deeper levels depend on the search).
 //!
-//! How far ahead: at most the lookahead ([`default_lookahead`] by kind), and no further than the
-//! advised queries not yet started fit in [`MEMORY_SHARE`] of the memory (by [`pages`]), but
-//! always the next query. Without that bound, on the small real graphs (pools of 46-200 frames)
+//! How far ahead ([`Lookahead`]): at most the lookahead ([`default_lookahead`] by kind), and no
+//! further than the advised queries not yet started fit in [`MEMORY_SHARE`] of the memory (by
+//! the pages each reads), but always the next query. Without that bound, on the small real graphs (pools of 46-200 frames)
 //! the loads for 64 queries ahead evicted pages before their queries came, and the "bound" was
 //! slower than no prefetching (`bench/queries/RESULTS.md`, session 12).
 
+use std::collections::VecDeque;
+
 use super::Sink;
 use crate::graph::{Adjacency, Vertex};
-use crate::query::workload::QueryKind;
+use crate::query::workload::{QueryKind, Workload};
 
 /// Queries advised ahead of the running one, by kind.
 pub fn default_lookahead(kind: QueryKind) -> usize {
@@ -30,8 +32,9 @@ pub fn default_lookahead(kind: QueryKind) -> usize {
 pub const MEMORY_SHARE: u64 = 4;
 
 /// Pages of 4 KiB that query `q` of `kind` reads, as [`advise`] advises them: one offsets page
-/// per vertex and the pages of each list (for friends-of-friends, also the neighbours' lists).
-pub fn pages(dir: crate::graph::Direction<'_>, kind: QueryKind, q: &[Vertex]) -> u64 {
+/// per vertex and the pages of each list (for friends-of-friends, also the neighbours' lists;
+/// a shortest path counts only its two ends' lists, though their neighbours' are advised too).
+fn pages(dir: crate::graph::Direction<'_>, kind: QueryKind, q: &[Vertex]) -> u64 {
     let list = |v: Vertex| {
         let r = dir.list_bytes(v);
         1 + if r.is_empty() { 0 } else { (r.end - 1) / 4096 - r.start / 4096 + 1 }
@@ -46,9 +49,67 @@ pub fn pages(dir: crate::graph::Direction<'_>, kind: QueryKind, q: &[Vertex]) ->
     n
 }
 
+/// How far the omniscient prefetcher has advised, and the pages of the advised queries that
+/// have not started yet.
+pub struct Lookahead {
+    /// Most queries advised ahead of the running one.
+    max: usize,
+    /// Pages the advised queries not yet started may fill.
+    budget: u64,
+    /// Queries `[0, advised_to)` have been advised.
+    advised_to: usize,
+    /// The advised queries not yet started, with their pages.
+    ahead: VecDeque<(usize, u64)>,
+    /// Sum of the pages in `ahead`.
+    pages_ahead: u64,
+}
+
+impl Lookahead {
+    /// At most `max` queries ahead, within [`MEMORY_SHARE`] of `memory_pages` (`None`:
+    /// unbounded).
+    pub fn new(max: usize, memory_pages: Option<u64>) -> Lookahead {
+        Lookahead {
+            max,
+            budget: memory_pages.map_or(u64::MAX, |m| (m / MEMORY_SHARE).max(1)),
+            advised_to: 0,
+            ahead: VecDeque::new(),
+            pages_ahead: 0,
+        }
+    }
+
+    /// `started` queries of `workload` have begun: advises the next ones not advised yet, as
+    /// far as the bounds allow (always the next query). Returns how many it advised.
+    pub fn advise(&mut self, sink: &mut Sink<'_>, workload: &Workload, started: usize) -> u64 {
+        while let Some(&(i, p)) = self.ahead.front() {
+            if i >= started {
+                break;
+            }
+            self.pages_ahead -= p;
+            self.ahead.pop_front();
+        }
+        let from = self.advised_to.max(started);
+        let end = (started + self.max).min(workload.len());
+        let mut to = from;
+        while to < end {
+            let p = pages(sink.dir(), workload.kind, workload.query(to));
+            if !self.ahead.is_empty() && self.pages_ahead + p > self.budget {
+                break;
+            }
+            self.ahead.push_back((to, p));
+            self.pages_ahead += p;
+            to += 1;
+        }
+        if from < to {
+            advise(sink, workload.kind, (from..to).map(|i| workload.query(i)));
+            self.advised_to = to;
+        }
+        (to - from) as u64
+    }
+}
+
 /// Advises the reads of `queries` (each one query of `kind`): first the offsets of every
 /// query vertex (so those reads overlap), then each query's lists.
-pub fn advise<'q>(sink: &mut Sink<'_>, kind: QueryKind, queries: impl Iterator<Item = &'q [Vertex]> + Clone) {
+fn advise<'q>(sink: &mut Sink<'_>, kind: QueryKind, queries: impl Iterator<Item = &'q [Vertex]> + Clone) {
     let dir = sink.dir();
     for q in queries.clone() {
         for &v in q {
