@@ -79,7 +79,8 @@ impl Lookahead {
     }
 
     /// `started` queries of `workload` have begun: advises the next ones not advised yet, as
-    /// far as the bounds allow (always the next query). Returns how many it advised.
+    /// far as the bounds allow (always the next query). Returns how many it advised. (Each
+    /// query's list bounds are read twice, to count its pages and to advise them.)
     pub fn advise(&mut self, sink: &mut Sink<'_>, workload: &Workload, started: usize) -> u64 {
         while let Some(&(i, p)) = self.ahead.front() {
             if i >= started {
