@@ -179,6 +179,30 @@ fn check_direction(adj: &impl Adjacency, lists: &Lists, weighted: bool, seed: u6
     }
 }
 
+/// The first and last neighbours of a few vertices, read and peeked: a peek
+/// (`cached_neighbors_part`) gives the same part or, on a pool whose pages were evicted,
+/// nothing; right after a read in a pool that holds the whole graph (or on mmap) it gives it.
+fn check_parts(g: &Graph, lists: &Lists, backend: &BackendKind) {
+    let d = g.out();
+    let holds_all = match backend {
+        BackendKind::Pool { capacity, page_size, .. } => *capacity >= 1000 * *page_size as u64,
+        BackendKind::Mmap { .. } => true,
+    };
+    for v in [0, 17, 1234, 2999] {
+        let all: Vec<Vertex> = lists[v as usize].iter().map(|p| p.0).collect();
+        for k in [1, 5, 100] {
+            let k_ = all.len().min(k);
+            for (last, want) in [(false, &all[..k_]), (true, &all[all.len() - k_..])] {
+                assert_eq!(&*d.neighbors_part(v, k, last), want, "part of {v}");
+                match d.cached_neighbors_part(v, k, last) {
+                    Some(got) => assert_eq!(got, want, "peeked part of {v}"),
+                    None => assert!(!holds_all, "{v}'s part was just read: {backend:?}"),
+                }
+            }
+        }
+    }
+}
+
 #[test]
 fn every_backend_reads_the_graph_it_was_written_from() {
     let tmp = tempfile::tempdir().unwrap();
@@ -191,6 +215,7 @@ fn every_backend_reads_the_graph_it_was_written_from() {
             let g = Graph::open(&dir, &OpenOptions { backend: backend.clone() }).unwrap();
             check_direction(&g.out(), &lists, weighted, 3);
             check_direction(&g.in_(), &rev, weighted, 4);
+            check_parts(&g, &lists, &backend);
             let s = g.io_stats();
             assert!(s.page_requests > 0, "{backend:?}");
             match backend {
@@ -285,13 +310,7 @@ fn packed_copies_read_the_lists_they_were_packed_from() {
             assert!(g.out().is_packed() && g.manifest().is_packed());
             check_direction(&g.out(), &lists, weighted, 3);
             check_direction(&g.in_(), &rev, weighted, 4);
-            let d = g.out();
-            for v in [0, 17, 2999] {
-                let all: Vec<Vertex> = lists[v as usize].iter().map(|p| p.0).collect();
-                let k = all.len().min(5);
-                assert_eq!(&*d.neighbors_part(v, 5, false), &all[..k]);
-                assert_eq!(&*d.neighbors_part(v, 5, true), &all[all.len() - k..]);
-            }
+            check_parts(&g, &lists, &backend);
         }
     }
     // Packing twice, or writing over an existing graph without `overwrite`, is refused.

@@ -106,6 +106,47 @@ impl<'g> Direction<'g> {
         }
     }
 
+    /// [`Direction::neighbors_part`] when every page it needs is in memory, `None` otherwise:
+    /// no I/O on the pool (on mmap it reads as `neighbors_part` does: residency is the kernel's).
+    /// For prefetchers, which must not load pages on a query's behalf.
+    pub fn cached_neighbors_part(&self, v: Vertex, k: usize, last: bool) -> Option<Vec<Vertex>> {
+        let part = |a: u64, b: u64| {
+            if last {
+                (b.saturating_sub(k as u64).max(a), b)
+            } else {
+                (a, b.min(a + k as u64))
+            }
+        };
+        match self.lists {
+            Lists::Plain(file) => {
+                let (a, b) = self.cached_pair(self.offsets, v)?;
+                let (a, b) = part(a, b);
+                let mut ids = vec![0 as Vertex; (b - a) as usize];
+                self.src().read_cached_into(file, a * 4, bytemuck::cast_slice_mut(&mut ids)).then_some(ids)
+            }
+            Lists::Packed { bytes, index, .. } => {
+                let (a, b) = self.cached_pair(index, v)?;
+                let mut raw = vec![0u8; (b - a) as usize];
+                if !self.src().read_cached_into(bytes, a, &mut raw) {
+                    return None;
+                }
+                let mut all = Vec::new();
+                self.decode(v, &raw, a, &mut all);
+                let (i, j) = part(0, all.len() as u64);
+                Some(all[i as usize..j as usize].to_vec())
+            }
+        }
+    }
+
+    /// [`Direction::pair`] when its page is in memory, `None` otherwise (no I/O).
+    fn cached_pair(&self, file: FileId, v: Vertex) -> Option<(u64, u64)> {
+        assert!((v as usize) < self.graph.num_vertices(), "vertex {v} out of range");
+        let mut o = [0u64; 2];
+        self.src()
+            .read_cached_into(file, v as u64 * 8, bytemuck::cast_slice_mut(&mut o))
+            .then_some((o[0], o[1]))
+    }
+
     /// Weights of arcs `[start, end)`, when the graph is weighted.
     pub fn arc_weights(&self, start: u64, end: u64) -> Option<Slice<'g, f32>> {
         self.weights.map(|w| self.src().read(w, start * 4, ((end - start) * 4) as usize).typed())

@@ -73,6 +73,18 @@ pub(crate) trait PageSource: Send + Sync {
     /// Same preconditions and panics as `read`.
     fn read_into(&self, file: FileId, offset: u64, dst: &mut [u8]);
 
+    /// Copies bytes `[offset, offset + dst.len())` of `file` into `dst` as
+    /// [`PageSource::read_into`] does, but only when that needs no I/O: returns `false` (with
+    /// `dst` unspecified) when a page it covers is not in memory, and then reads nothing. It is
+    /// a peek: it counts neither in the statistics nor as a use for the replacement policy.
+    /// For prefetchers, which must neither load pages on a query's behalf nor keep in memory
+    /// what the queries no longer use. A backend that cannot tell cheaply (mmap: residency is
+    /// the kernel's) reads as `read_into` does and returns `true`.
+    fn read_cached_into(&self, file: FileId, offset: u64, dst: &mut [u8]) -> bool {
+        self.read_into(file, offset, dst);
+        true
+    }
+
     /// Gives an access-pattern hint for a byte range (may be a no-op).
     fn advise(&self, file: FileId, offset: u64, len: u64, advice: Advice);
 

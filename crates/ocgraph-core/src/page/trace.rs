@@ -295,6 +295,11 @@ impl PageSource for TracingSource {
         self.inner.read_into(file, offset, dst)
     }
 
+    /// A peek is not a request: not recorded.
+    fn read_cached_into(&self, file: FileId, offset: u64, dst: &mut [u8]) -> bool {
+        self.inner.read_cached_into(file, offset, dst)
+    }
+
     fn advise(&self, file: FileId, offset: u64, len: u64, advice: Advice) {
         self.inner.advise(file, offset, len, advice)
     }

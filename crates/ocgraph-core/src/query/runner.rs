@@ -334,11 +334,13 @@ fn client<Q: Answerer>(sh: &Shared<'_, Q>) -> ClientResult {
         let epoch = ring.begin_epoch();
         let answer = match w.kind {
             QueryKind::Edge => {
+                let out = g.out();
+                let n = out.neighbors(q[0]);
+                // Pushed once the list is in memory: the advisor predicts from it without
+                // loading it (friends-of-friends push first: their advice is for this query).
                 if observe {
                     ring.push(q[0], epoch);
                 }
-                let out = g.out();
-                let n = out.neighbors(q[0]);
                 if keep {
                     Answer::Vertices(n.to_vec())
                 } else {

@@ -328,6 +328,23 @@ impl Core {
         }
     }
 
+    /// Pins page `page` of `file` when it is resident, as a peek: not a hit for the statistics
+    /// or the replacement policy, and a page read ahead keeps its marks (its first use is still
+    /// to come). `None` when it is not resident (or is being loaded or evicted). Never loads
+    /// and never waits.
+    fn pin_cached(&self, file: FileId, page: u64) -> Option<usize> {
+        let entry = &self.files[file as usize].table[page as usize];
+        loop {
+            let w = entry.load(Ordering::Acquire);
+            if table::state(w) >= MAX_PINS {
+                return None;
+            }
+            if entry.compare_exchange_weak(w, w + 1, Ordering::Acquire, Ordering::Relaxed).is_ok() {
+                return Some(table::frame(w));
+            }
+        }
+    }
+
     /// Miss path; the caller holds the page's word locked. Returns the frame and the last page
     /// pinned.
     ///
@@ -666,6 +683,36 @@ impl Core {
         }
     }
 
+    /// Copies bytes `[offset, offset + len)` of `file` (within the file) to `dst` as
+    /// [`Core::copy_pages`] does while every page is resident; returns `false` at the first that
+    /// is not (what was copied before it is left in `dst`). No I/O, no waiting.
+    ///
+    /// # Safety
+    /// As for [`Core::copy_pages`].
+    unsafe fn copy_cached(&self, file: FileId, offset: u64, len: usize, dst: *mut u8) -> bool {
+        let ps = self.page_size as u64;
+        let end = offset + len as u64;
+        let mut lo = offset;
+        let mut out = 0;
+        while lo < end {
+            let p = lo >> self.page_shift;
+            let hi = end.min((p + 1) * ps);
+            let n = (hi - lo) as usize;
+            let Some(f) = self.pin_cached(file, p) else { return false };
+            let start = (lo - p * ps) as usize;
+            // SAFETY: the page is pinned while we copy `n` bytes from inside its frame; `dst` has
+            // room for `len` bytes by the caller's guarantee and `out + n <= len`.
+            unsafe {
+                let src = self.mem.frame(f).as_ptr().add(start);
+                std::ptr::copy_nonoverlapping(src, dst.add(out), n);
+            }
+            self.unpin(file, p);
+            out += n;
+            lo = hi;
+        }
+        true
+    }
+
     /// Test hook: checks the residency invariants (every resident page's frame is distinct,
     /// in range and owned by that page) and returns the number of resident pages, which is at
     /// most the frame count. Call it while no other thread uses the pool.
@@ -779,6 +826,14 @@ impl PageSource for BufferPool {
         assert!(end <= fs.len, "read of {} past its end ({end} > {})", fs.io.path.display(), fs.len);
         // SAFETY: `dst` is valid for writes of `len` bytes.
         unsafe { self.copy_pages(file, offset, len, dst.as_mut_ptr()) };
+    }
+
+    fn read_cached_into(&self, file: FileId, offset: u64, dst: &mut [u8]) -> bool {
+        let fs = &self.files[file as usize];
+        let end = offset + dst.len() as u64;
+        assert!(end <= fs.len, "read of {} past its end ({end} > {})", fs.io.path.display(), fs.len);
+        // SAFETY: `dst` is valid for writes of its length and is not a frame.
+        unsafe { self.copy_cached(file, offset, dst.len(), dst.as_mut_ptr()) }
     }
 
     /// `WillNeed` queues a background load of the range (see [`prefetch`]); `Random` turns

@@ -266,6 +266,38 @@ fn a_read_spanning_evicted_pages_loads_them_with_one_call_without_read_ahead() {
 }
 
 #[test]
+fn a_cached_read_is_a_peek_that_never_loads() {
+    let dir = tempfile::tempdir().unwrap();
+    let (files, data) = random_files(dir.path(), &[4096 * 4], 23);
+    let pool = BufferPool::open(&files, 2 * 4096, 4096, "lru").unwrap();
+    pool.set_read_ahead(0, 0);
+    let peek = |lo: u64, len: usize| {
+        let mut got = vec![0u8; len];
+        pool.read_cached_into(0, lo, &mut got)
+            .then(|| assert_eq!(got, data[0][lo as usize..lo as usize + len]))
+    };
+    // Pages 0 then 1 resident; page 0 is the least recently used.
+    pool.read(0, 10, 8);
+    pool.read(0, 4096 + 10, 8);
+    let before = pool.stats();
+    assert_eq!(peek(100, 64), Some(()));
+    assert_eq!(peek(3 * 4096, 8), None, "page 3 is not resident");
+    assert_eq!(peek(4096 - 8, 16), Some(()), "pages 0 and 1, both resident");
+    assert_eq!(peek(2 * 4096 - 8, 16), None, "page 2 is not resident");
+    // No request, hit or miss counted, nothing loaded.
+    let after = pool.stats();
+    assert_eq!(
+        (after.page_requests, after.hits, after.misses),
+        (before.page_requests, before.hits, before.misses)
+    );
+    assert_eq!(pool.resident_pages(), 2);
+    // Not a use for LRU either: reading page 2 evicts page 0, peeked last but used first.
+    pool.read(0, 2 * 4096, 8);
+    assert_eq!(peek(0, 8), None);
+    assert_eq!(peek(4096, 8), Some(()));
+}
+
+#[test]
 fn a_read_spanning_pages_pins_nothing_after_the_copy() {
     let dir = tempfile::tempdir().unwrap();
     let (files, data) = random_files(dir.path(), &[4096 * 4], 19);

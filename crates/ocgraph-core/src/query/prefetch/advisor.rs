@@ -77,6 +77,7 @@ pub fn run(
         predicted_hits: nb.hits,
         gated: nb.gated,
         entries_read: nb.entries_read,
+        uncached: nb.uncached,
         ..sink.stats()
     }
 }

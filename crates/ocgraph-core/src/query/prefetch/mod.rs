@@ -91,6 +91,9 @@ pub struct AdvisorStats {
     /// Vertex-table entries (list bounds) of visited vertices' neighbours the neighbourhood
     /// prefetcher read (edge queries).
     pub entries_read: u64,
+    /// Edge-query visits for which the neighbourhood prefetcher predicted nothing: the visited
+    /// vertex's list was no longer in memory when it got to it, and it does not load it again.
+    pub uncached: u64,
 }
 
 /// Slots of the recently-advised filter.
