@@ -7,7 +7,7 @@ use ocgraph_core::generate::{self, ErdosRenyiSize, Generator};
 use ocgraph_core::ingest::{BuildOptions, GraphBuilder, IdMap, Progress};
 use ocgraph_core::Result;
 
-use super::size_arg;
+use super::output_args::BuilderArgs;
 use crate::progress::CliProgress;
 
 /// Arguments of `ocgraph generate`.
@@ -39,15 +39,8 @@ struct Common {
     /// Random integer weights 1..255 (the road model is always weighted).
     #[arg(long)]
     weighted: bool,
-    /// Memory budget of the builder.
-    #[arg(long, value_parser = size_arg, default_value = "1GiB")]
-    memory: u64,
-    /// Replace OUT if it exists.
-    #[arg(long)]
-    force: bool,
-    /// No progress bar (a summary line is still printed).
-    #[arg(long)]
-    quiet: bool,
+    #[command(flatten)]
+    build: BuilderArgs,
 }
 
 #[derive(Args)]
@@ -127,11 +120,11 @@ fn build(gen: &dyn Generator, c: &Common, weighted: bool) -> Result<()> {
         weighted,
         dedup: true,
         drop_self_loops: true,
-        memory: c.memory,
-        overwrite: c.force,
+        memory: c.build.memory,
+        overwrite: c.build.output.force,
         source: gen.describe(),
     };
-    let progress = CliProgress::new(c.quiet);
+    let progress = CliProgress::new(c.build.output.quiet);
     let mut builder = GraphBuilder::new(&c.out, opts)?;
     let drawn = generate::generate_into(&mut builder, gen, &progress)?;
     let report = builder.finish(IdMap::Identity, &progress)?;

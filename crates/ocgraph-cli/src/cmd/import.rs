@@ -6,7 +6,8 @@ use clap::{Args, ValueEnum};
 use ocgraph_core::ingest::{self, BuildOptions, ImportOptions, InputFormat, Progress, Relabel};
 use ocgraph_core::Result;
 
-use super::{set_threads, size_arg};
+use super::output_args::BuilderArgs;
+use super::set_threads;
 use crate::progress::CliProgress;
 
 /// Input formats (`auto` detects gzip, MatrixMarket headers and extensions).
@@ -60,18 +61,11 @@ pub struct ImportArgs {
     /// Input format.
     #[arg(long, value_enum, default_value_t = FormatArg::Auto)]
     format: FormatArg,
-    /// Memory budget of the builder, e.g. 256MB, 1GiB.
-    #[arg(long, value_parser = size_arg, default_value = "1GiB")]
-    memory: u64,
     /// Worker threads (default: one per core).
     #[arg(long, default_value_t = 0)]
     threads: usize,
-    /// Replace OUT if it exists.
-    #[arg(long)]
-    force: bool,
-    /// No progress bar (a summary line is still printed).
-    #[arg(long)]
-    quiet: bool,
+    #[command(flatten)]
+    build: BuilderArgs,
 }
 
 /// Runs `ocgraph import`.
@@ -96,12 +90,12 @@ pub fn run(args: &ImportArgs) -> Result<()> {
             weighted: args.weighted,
             dedup: args.dedup,
             drop_self_loops: args.drop_self_loops,
-            memory: args.memory,
-            overwrite: args.force,
+            memory: args.build.memory,
+            overwrite: args.build.output.force,
             source: String::new(),
         },
     };
-    let progress = CliProgress::new(args.quiet);
+    let progress = CliProgress::new(args.build.output.quiet);
     let result = ingest::import(&args.input, &args.out, &opts, &progress);
     progress.finish();
     let report = result?;

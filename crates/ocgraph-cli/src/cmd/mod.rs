@@ -6,6 +6,7 @@ mod export;
 mod generate;
 mod import;
 mod info;
+mod output_args;
 mod pack;
 mod query;
 mod reorder;

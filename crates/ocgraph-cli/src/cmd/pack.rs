@@ -8,6 +8,7 @@ use ocgraph_core::ingest::pack;
 use ocgraph_core::size::format_size;
 use ocgraph_core::Result;
 
+use super::output_args::OutputArgs;
 use crate::progress::CliProgress;
 
 /// Arguments of `ocgraph pack`.
@@ -17,18 +18,14 @@ pub struct PackArgs {
     graph: PathBuf,
     /// Graph directory to write.
     out: PathBuf,
-    /// Replace OUT if it exists.
-    #[arg(long)]
-    force: bool,
-    /// No progress bar (a summary line is still printed).
-    #[arg(long)]
-    quiet: bool,
+    #[command(flatten)]
+    output: OutputArgs,
 }
 
 /// Runs `ocgraph pack`.
 pub fn run(args: &PackArgs) -> Result<()> {
-    let progress = CliProgress::new(args.quiet);
-    let r = pack(&args.graph, &args.out, args.force, &progress)?;
+    let progress = CliProgress::new(args.output.quiet);
+    let r = pack(&args.graph, &args.out, args.output.force, &progress)?;
     let detail = format!(
         ": lists {} -> {} with their index ({:.2}x smaller), {}",
         format_size(r.plain_bytes),

@@ -7,7 +7,7 @@ use clap::Args;
 use ocgraph_core::ingest::reorder;
 use ocgraph_core::Result;
 
-use super::size_arg;
+use super::output_args::BuilderArgs;
 use crate::progress::CliProgress;
 
 /// Arguments of `ocgraph reorder`.
@@ -17,21 +17,14 @@ pub struct ReorderArgs {
     graph: PathBuf,
     /// Graph directory to write (plain lists, read-only, original ids kept).
     out: PathBuf,
-    /// Memory budget of the builder, e.g. 256MB, 1GiB (beyond it, sorted runs go to disk).
-    #[arg(long, value_parser = size_arg, default_value = "1GiB")]
-    memory: u64,
-    /// Replace OUT if it exists.
-    #[arg(long)]
-    force: bool,
-    /// No progress bar (a summary line is still printed).
-    #[arg(long)]
-    quiet: bool,
+    #[command(flatten)]
+    build: BuilderArgs,
 }
 
 /// Runs `ocgraph reorder`.
 pub fn run(args: &ReorderArgs) -> Result<()> {
-    let progress = CliProgress::new(args.quiet);
-    let arcs = reorder(&args.graph, &args.out, args.memory, args.force, &progress)?;
+    let progress = CliProgress::new(args.build.output.quiet);
+    let arcs = reorder(&args.graph, &args.out, args.build.memory, args.build.output.force, &progress)?;
     progress.summary("reordered", arcs, &format!(" by degree into {}", args.out.display()));
     Ok(())
 }
