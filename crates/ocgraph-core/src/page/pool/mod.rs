@@ -648,18 +648,11 @@ impl Core {
         if len == 0 {
             return;
         }
-        let ps = self.page_size as u64;
-        let end = offset + len as u64;
-        let last = (end - 1) >> self.page_shift;
-        let mut lo = offset;
-        let mut out = 0;
+        let last = (offset + len as u64 - 1) >> self.page_shift;
         // Pages up to this one are already pinned by the last miss's demand run.
         let mut pinned_to: Option<u64> = None;
-        while lo < end {
-            let p = lo >> self.page_shift;
-            let hi = end.min((p + 1) * ps);
-            let n = (hi - lo) as usize;
-            let f = match pinned_to {
+        let pin = |p: u64| {
+            Some(match pinned_to {
                 // A pinned page's word keeps its frame until it is unpinned.
                 Some(q) if p <= q => {
                     table::frame(self.files[file as usize].table[p as usize].load(Ordering::Acquire))
@@ -669,18 +662,10 @@ impl Core {
                     pinned_to = Some(q);
                     f
                 }
-            };
-            let start = (lo - p * ps) as usize;
-            // SAFETY: the page is pinned while we copy `n` bytes from inside its frame; `dst` has
-            // room for `len` bytes by the caller's guarantee and `out + n <= len`.
-            unsafe {
-                let src = self.mem.frame(f).as_ptr().add(start);
-                std::ptr::copy_nonoverlapping(src, dst.add(out), n);
-            }
-            self.unpin(file, p);
-            out += n;
-            lo = hi;
-        }
+            })
+        };
+        // SAFETY: as the caller guarantees.
+        unsafe { self.copy_page_by_page(file, offset, len, dst, pin) };
     }
 
     /// Copies bytes `[offset, offset + len)` of `file` (within the file) to `dst` as
@@ -690,15 +675,35 @@ impl Core {
     /// # Safety
     /// As for [`Core::copy_pages`].
     unsafe fn copy_cached(&self, file: FileId, offset: u64, len: usize, dst: *mut u8) -> bool {
+        // SAFETY: as the caller guarantees.
+        unsafe { self.copy_page_by_page(file, offset, len, dst, |p| self.pin_cached(file, p)) }
+    }
+
+    /// The copy loop of [`Core::copy_pages`] and [`Core::copy_cached`]: for each page `p` of
+    /// the range in order, `pin(p)` pins it and gives its frame, the page's part is copied and
+    /// the page unpinned. Returns `false` when `pin` gives `None` (what was copied before
+    /// stays in `dst`).
+    ///
+    /// # Safety
+    /// `dst` is valid for writes of `len` bytes and does not overlap the frames; `pin` returns
+    /// frames that hold page `p`, pinned.
+    #[inline]
+    unsafe fn copy_page_by_page(
+        &self,
+        file: FileId,
+        offset: u64,
+        len: usize,
+        dst: *mut u8,
+        mut pin: impl FnMut(u64) -> Option<usize>,
+    ) -> bool {
         let ps = self.page_size as u64;
         let end = offset + len as u64;
-        let mut lo = offset;
-        let mut out = 0;
+        let (mut lo, mut out) = (offset, 0);
         while lo < end {
             let p = lo >> self.page_shift;
             let hi = end.min((p + 1) * ps);
             let n = (hi - lo) as usize;
-            let Some(f) = self.pin_cached(file, p) else { return false };
+            let Some(f) = pin(p) else { return false };
             let start = (lo - p * ps) as usize;
             // SAFETY: the page is pinned while we copy `n` bytes from inside its frame; `dst` has
             // room for `len` bytes by the caller's guarantee and `out + n <= len`.
