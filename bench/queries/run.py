@@ -21,7 +21,8 @@ Every mode runs with the same backend settings: the runner advises MADV_RANDOM (
 read-ahead (pool) on the graph files before the queries (RunOptions::random_advice), since
 read-ahead on random queries reads mostly pages nobody asks for (kron22 at 10% memory: 12 GB
 for 5000 edge queries on the pool, 6-10 GB per 1000 on mmap). --repeat R runs the four modes R
-times, interleaved, and reports each mode's median run (the machine is shared and noisy).
+times, interleaved, and reports each mode's median run (the machine is shared and noisy) and,
+as "paired", the median over the repetitions of none's time over the mode's in that repetition.
 
 Reports per run: total time, time after the cold-cache period (the last 90% of the queries:
 t(N) - t(N/10)), latency p50/p99, and how much of the omniscient gain each prefetcher reaches
@@ -34,6 +35,7 @@ import argparse
 import csv
 import json
 import os
+import statistics
 import subprocess
 import sys
 
@@ -186,7 +188,7 @@ def main():
         sh(["cargo", "build", "--release", "-q", "-p", "ocgraph-cli"], cwd=ROOT)
     os.makedirs(OUT, exist_ok=True)
     rows, progress = [], []
-    hdr = f"{'graph':<13} {'backend':<5} {'workload':<14} {'prefetch':<13} {'N':>8} {'total s':>8} {'post-cold s':>11} {'vs none':>8} {'of omni':>8} {'p50 us':>8} {'p99 us':>9} {'MB read':>8}  note"
+    hdr = f"{'graph':<13} {'backend':<5} {'workload':<14} {'prefetch':<13} {'N':>8} {'total s':>8} {'post-cold s':>11} {'vs none':>8} {'paired':>7} {'of omni':>8} {'p50 us':>8} {'p99 us':>9} {'MB read':>8}  note"
     print(hdr)
     for gname, g in graphs(args):
         memory = max(int(graph_bytes(g) * args.fraction) // 4096 * 4096, 2 * 4096)
@@ -232,6 +234,9 @@ def main():
                     }
                     none, omni = base["none"], base.get("omniscient")
                     row["speedup_vs_none"] = none / warm if warm > 0 else float("nan")
+                    # Median of the repetitions' own ratios (none and this mode run back to back).
+                    pairs = [a[0] / b[0] for a, b in zip(runs["none"], runs[mode]) if b[0] > 0]
+                    row["paired_speedup"] = statistics.median(pairs) if pairs else float("nan")
                     rows.append(row)
                     for n, t in r["progress"]:
                         progress.append(
@@ -254,7 +259,7 @@ def main():
                     print(
                         f"{gname:<13} {backend:<5} {label:<14} {row['prefetch']:<13} {row['queries']:>8} "
                         f"{row['seconds']:>8.3f} {row['post_cold_seconds']:>11.3f} {row['speedup_vs_none']:>7.2f}x "
-                        f"{row['of_omniscient']:>8.2f} {row['p50_us']:>8.1f} {row['p99_us']:>9.1f} "
+                        f"{row['paired_speedup']:>6.2f}x {row['of_omniscient']:>8.2f} {row['p50_us']:>8.1f} {row['p99_us']:>9.1f} "
                         f"{row['bytes_read'] / 1e6:>8.1f}  {row['note']}",
                         flush=True,
                     )
