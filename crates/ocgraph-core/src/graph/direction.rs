@@ -34,6 +34,24 @@ pub struct Direction<'g> {
 /// (see [`Direction::for_each_block`]).
 type BlockStep = Option<(Vertex, [u64; 2], [u64; 2])>;
 
+/// The first `k` positions of `range` (`last: false`) or its last `k`, within it.
+fn part(range: Range<u64>, k: usize, last: bool) -> Range<u64> {
+    let k = k as u64;
+    if last {
+        range.end.saturating_sub(k).max(range.start)..range.end
+    } else {
+        range.start..range.end.min(range.start + k)
+    }
+}
+
+/// `list` cut to its [`part`].
+fn keep_part(mut list: Vec<Vertex>, k: usize, last: bool) -> Vec<Vertex> {
+    let r = part(0..list.len() as u64, k, last);
+    list.truncate(r.end as usize);
+    list.drain(..r.start as usize);
+    list
+}
+
 impl<'g> Direction<'g> {
     fn src(&self) -> &'g dyn PageSource {
         &*self.graph.source
@@ -89,20 +107,10 @@ impl<'g> Direction<'g> {
         match self.lists {
             Lists::Plain(file) => {
                 let (a, b) = self.bounds(v);
-                let k = k as u64;
-                let (a, b) = if last { (b.saturating_sub(k).max(a), b) } else { (a, b.min(a + k)) };
-                self.ids(file, a, b)
+                let r = part(a..b, k, last);
+                self.ids(file, r.start, r.end)
             }
-            Lists::Packed { .. } => {
-                let mut all = self.packed_list(v);
-                let keep = all.len().min(k);
-                if last {
-                    all.drain(..all.len() - keep);
-                } else {
-                    all.truncate(keep);
-                }
-                Slice::owned(all)
-            }
+            Lists::Packed { .. } => Slice::owned(keep_part(self.packed_list(v), k, last)),
         }
     }
 
@@ -110,19 +118,14 @@ impl<'g> Direction<'g> {
     /// no I/O on the pool (on mmap it reads as `neighbors_part` does: residency is the kernel's).
     /// For prefetchers, which must not load pages on a query's behalf.
     pub fn cached_neighbors_part(&self, v: Vertex, k: usize, last: bool) -> Option<Vec<Vertex>> {
-        let part = |a: u64, b: u64| {
-            if last {
-                (b.saturating_sub(k as u64).max(a), b)
-            } else {
-                (a, b.min(a + k as u64))
-            }
-        };
         match self.lists {
             Lists::Plain(file) => {
                 let (a, b) = self.cached_pair(self.offsets, v)?;
-                let (a, b) = part(a, b);
-                let mut ids = vec![0 as Vertex; (b - a) as usize];
-                self.src().read_cached_into(file, a * 4, bytemuck::cast_slice_mut(&mut ids)).then_some(ids)
+                let r = part(a..b, k, last);
+                let mut ids = vec![0 as Vertex; (r.end - r.start) as usize];
+                self.src()
+                    .read_cached_into(file, r.start * 4, bytemuck::cast_slice_mut(&mut ids))
+                    .then_some(ids)
             }
             Lists::Packed { bytes, index, .. } => {
                 let (a, b) = self.cached_pair(index, v)?;
@@ -132,8 +135,7 @@ impl<'g> Direction<'g> {
                 }
                 let mut all = Vec::new();
                 self.decode(v, &raw, a, &mut all);
-                let (i, j) = part(0, all.len() as u64);
-                Some(all[i as usize..j as usize].to_vec())
+                Some(keep_part(all, k, last))
             }
         }
     }
