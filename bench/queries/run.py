@@ -228,6 +228,7 @@ def main():
                         "predicted_hits": r["advisor"].get("predicted_hits", 0),
                         "gated": r["advisor"].get("gated", 0),
                         "uncached": r["advisor"].get("uncached", 0),
+                        "kept": r["advisor"].get("kept", 0),
                         "runs": len(ordered),
                         "post_cold_all": " ".join(f"{x[0]:.3f}" for x in runs[mode]),
                         "note": note,

@@ -149,6 +149,37 @@ impl<'g> Direction<'g> {
             .then_some((o[0], o[1]))
     }
 
+    /// Bytes per page of [`Direction::keep_bounds_page`], whatever the backend's page size.
+    pub const HINT_PAGE: u64 = 4096;
+    /// Vertex-table entries per such page: the list bounds of vertex `v` (bytes `8v..8v + 16`
+    /// of the offsets, or of the packed index) start on page `v / BOUNDS_PER_PAGE`.
+    pub const BOUNDS_PER_PAGE: u64 = Self::HINT_PAGE / 8;
+
+    /// Counts a use of page `page` of the list bounds for the replacement policy when it is in
+    /// memory, and returns whether it was; never loads it ([`PageSource::keep_cached`]).
+    pub fn keep_bounds_page(&self, page: u64) -> bool {
+        self.src().keep_cached(self.bounds_file(), page * Self::HINT_PAGE)
+    }
+
+    /// Hints that page `page` of the list bounds will be read soon (as
+    /// [`Direction::will_need_list_bytes`]).
+    pub fn will_need_bounds_page(&self, page: u64) {
+        let len = (self.graph.num_vertices() as u64 + 1) * 8;
+        let start = page * Self::HINT_PAGE;
+        if start < len {
+            let n = Self::HINT_PAGE.min(len - start);
+            self.src().advise(self.bounds_file(), start, n, Advice::WillNeed);
+        }
+    }
+
+    /// The file of the list bounds: the offsets, or the packed index.
+    fn bounds_file(&self) -> FileId {
+        match self.lists {
+            Lists::Plain(_) => self.offsets,
+            Lists::Packed { index, .. } => index,
+        }
+    }
+
     /// Weights of arcs `[start, end)`, when the graph is weighted.
     pub fn arc_weights(&self, start: u64, end: u64) -> Option<Slice<'g, f32>> {
         self.weights.map(|w| self.src().read(w, start * 4, ((end - start) * 4) as usize).typed())
@@ -187,11 +218,7 @@ impl<'g> Direction<'g> {
     /// Hints that the offsets of vertex `v` (and, packed, its index entries) will be read soon
     /// (as [`Direction::will_need_list_bytes`]).
     pub fn will_need_offsets(&self, v: Vertex) {
-        let file = match self.lists {
-            Lists::Plain(_) => self.offsets,
-            Lists::Packed { index, .. } => index,
-        };
-        self.src().advise(file, v as u64 * 8, 16, Advice::WillNeed);
+        self.src().advise(self.bounds_file(), v as u64 * 8, 16, Advice::WillNeed);
     }
 
     /// Advises the access pattern of this direction's offsets and lists files as a whole,

@@ -85,6 +85,15 @@ pub(crate) trait PageSource: Send + Sync {
         true
     }
 
+    /// Counts a use, for the replacement policy, of the page holding byte `offset` of `file`
+    /// when it is in memory, and returns whether it was. Never loads, never waits, and counts
+    /// nothing in the statistics. For prefetchers that keep in memory the pages the next
+    /// queries will likely read. A backend whose residency is not its own (mmap) reads one
+    /// byte there (the kernel then counts the use) and returns `true`.
+    fn keep_cached(&self, file: FileId, offset: u64) -> bool {
+        self.read_cached_into(file, offset, &mut [0u8; 1])
+    }
+
     /// Gives an access-pattern hint for a byte range (may be a no-op).
     fn advise(&self, file: FileId, offset: u64, len: u64, advice: Advice);
 

@@ -300,6 +300,11 @@ impl PageSource for TracingSource {
         self.inner.read_cached_into(file, offset, dst)
     }
 
+    /// Not a request either: not recorded.
+    fn keep_cached(&self, file: FileId, offset: u64) -> bool {
+        self.inner.keep_cached(file, offset)
+    }
+
     fn advise(&self, file: FileId, offset: u64, len: u64, advice: Advice) {
         self.inner.advise(file, offset, len, advice)
     }

@@ -841,6 +841,16 @@ impl PageSource for BufferPool {
         unsafe { self.copy_cached(file, offset, dst.len(), dst.as_mut_ptr()) }
     }
 
+    fn keep_cached(&self, file: FileId, offset: u64) -> bool {
+        let fs = &self.files[file as usize];
+        assert!(offset < fs.len, "keep of {} past its end ({offset} >= {})", fs.io.path.display(), fs.len);
+        let page = offset >> self.page_shift;
+        let Some(f) = self.pin_cached(file, page) else { return false };
+        self.policy.on_hit(f);
+        self.unpin(file, page);
+        true
+    }
+
     /// `WillNeed` queues a background load of the range (see [`prefetch`]); `Random` turns
     /// read-ahead off for the whole pool (random queries: a sequential miss reads only what is
     /// asked); other advice is ignored: read-ahead follows the sequential misses it detects.

@@ -298,6 +298,31 @@ fn a_cached_read_is_a_peek_that_never_loads() {
 }
 
 #[test]
+fn keeping_a_cached_page_is_a_use_that_never_loads() {
+    let dir = tempfile::tempdir().unwrap();
+    let (files, _) = random_files(dir.path(), &[4096 * 4], 29);
+    let pool = BufferPool::open(&files, 2 * 4096, 4096, "lru").unwrap();
+    pool.set_read_ahead(0, 0);
+    // Pages 0 then 1 resident; page 0 is the least recently used.
+    pool.read(0, 10, 8);
+    pool.read(0, 4096 + 10, 8);
+    let before = pool.stats();
+    assert!(pool.keep_cached(0, 100), "page 0 is resident");
+    assert!(!pool.keep_cached(0, 3 * 4096 + 5), "page 3 is not");
+    let after = pool.stats();
+    assert_eq!(
+        (after.page_requests, after.hits, after.misses),
+        (before.page_requests, before.hits, before.misses),
+        "nothing counted"
+    );
+    assert_eq!(pool.resident_pages(), 2, "nothing loaded");
+    // Page 0 was used last now: reading page 2 evicts page 1.
+    pool.read(0, 2 * 4096, 8);
+    assert!(pool.keep_cached(0, 0));
+    assert!(!pool.keep_cached(0, 4096));
+}
+
+#[test]
 fn a_read_spanning_pages_pins_nothing_after_the_copy() {
     let dir = tempfile::tempdir().unwrap();
     let (files, data) = random_files(dir.path(), &[4096 * 4], 19);

@@ -16,6 +16,7 @@ pub mod advisor;
 pub mod neighbourhood;
 pub mod omniscient;
 pub mod sequential;
+pub mod window;
 
 use serde::Serialize;
 
@@ -94,6 +95,10 @@ pub struct AdvisorStats {
     /// Edge-query visits for which the neighbourhood prefetcher predicted nothing: the visited
     /// vertex's list was no longer in memory when it got to it, and it does not load it again.
     pub uncached: u64,
+    /// Pages of the recent neighbourhood the neighbourhood prefetcher found in memory and
+    /// kept there (a use counted for the replacement policy; edge queries); the missing ones
+    /// it advised count in `ranges`.
+    pub kept: u64,
 }
 
 /// Slots of the recently-advised filter.
@@ -133,6 +138,18 @@ impl<'g> Sink<'g> {
         self.dir.will_need_list_bytes(start, end);
         self.stats.ranges += 1;
         self.stats.bytes += end - start;
+    }
+
+    /// Keeps page `page` of the list bounds in memory: a use counted if it is resident, else
+    /// advised (no repeat filter: advice on a page being loaded does nothing).
+    pub fn keep_bounds_page(&mut self, page: u64) {
+        if self.dir.keep_bounds_page(page) {
+            self.stats.kept += 1;
+        } else {
+            self.dir.will_need_bounds_page(page);
+            self.stats.ranges += 1;
+            self.stats.bytes += Direction::HINT_PAGE;
+        }
     }
 
     /// What the sink did so far.

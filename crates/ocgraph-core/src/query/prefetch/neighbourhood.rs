@@ -6,7 +6,7 @@
 //!   first [`FOF_NEIGHBOURS`] neighbours are advised, each list cut to [`FOF_PREFIX_BYTES`];
 //! - edge queries: the alpha-recency stream draws the next vertex from a FIFO of recently seen
 //!   vertices, which `v`'s neighbours enter *in list order*, so the ones that stay longest are
-//!   the *last* ones of `v`'s list. Two parts:
+//!   the *last* ones of `v`'s list. Where the vertex table fits, two parts:
 //!   - **the vertex table of the neighbourhood**: the advisor reads the list bounds (offsets
 //!     entries) of the last [`VERTEX_TABLE_NEIGHBOURS`] neighbours, the first half of their
 //!     adjacency, always. A next query from the FIFO needs its vertex's entry before its
@@ -23,32 +23,42 @@
 //!     takes at most [`VERTEX_TABLE_SHARE`] of the memory (or memory is unbounded): a query
 //!     may need any vertex's entry, so keeping entries in memory pays only when the whole
 //!     table fits with room left for lists;
-//!   - **lists**: the last [`EDGE_NEIGHBOURS`] are advised (one page of each list).
-//!     Where the vertex table is not read, the advisor takes them from `v`'s list only if it
-//!     is still in memory ([`Direction::cached_neighbors_part`]: a peek, which neither loads
-//!     a page nor counts as a use; the query thread pushes `v` once it has read the list).
-//!     Reading it as a query does had cost the small real graphs (road-usroads, pool at 10%
-//!     = 57 frames, alpha 0.1, 100K queries, hand-run) 9% more misses than no prefetcher
-//!     with list advice gated shut: the advisor, lagging a few queries, reloaded evicted lists
-//!     and kept the ones it re-read in memory longer. With the peek the misses are those of
-//!     no prefetcher, to the page.
-//!     Edge-query prediction is checked against the stream:
-//!     every visited vertex is looked up among the recently predicted ones, and an exponential
+//!   - **lists, where the vertex table is read**: the last [`EDGE_NEIGHBOURS`] are advised
+//!     (one page of each list). Edge-query prediction is checked against the stream: every
+//!     visited vertex is looked up among the recently predicted ones, and an exponential
 //!     average of that hit rate gates this I/O: below [`MIN_HIT_RATE`] the advisor keeps
 //!     predicting but advises no list, so a stream with no locality (alpha = 1) costs no list
 //!     reads. A prediction counts only while its pages can still be in memory: for
-//!     [`PREFETCH_SHARE`] of the memory, filled at 2 x [`EDGE_NEIGHBOURS`] pages per visit (a
-//!     pool of 57 frames keeps the pages of about one visit; the predictions of 200 visits ago
-//!     do not help it). The threshold is the break-even: each visit advises 16 pages, a hit
-//!     saves one or two demand reads, and a background read costs the queries about a tenth
-//!     of a demand read (device time, evictions). On kron22 predictions hit ~5% of edge
-//!     queries at alpha = 0.1, ~3% at 0.5 and none at 1 (`bench/queries/RESULTS.md`), so the
-//!     lists are rarely advised there;
+//!     [`PREFETCH_SHARE`] of the memory, filled at 2 x [`EDGE_NEIGHBOURS`] pages per visit. The
+//!     threshold is the break-even: each visit advises 16 pages, a hit saves one or two demand
+//!     reads, and a background read costs the queries about a tenth of a demand read (device
+//!     time, evictions). On kron22 predictions hit ~5% of edge queries at alpha = 0.1, ~3% at
+//!     0.5 and none at 1 (`bench/queries/RESULTS.md`), so the lists are rarely advised there;
+//!   - **the recent neighbourhood, where the vertex table is not read** (it does not fit): a
+//!     [`Window`] of the last [`WINDOW`] vertices seen (each visited vertex, then its
+//!     neighbours), each vertex-table page weighed by how many of them have their entry on it.
+//!     Every [`KEEP_EVERY`] visits the heaviest pages (1/[`KEEP_SHARE`] of the memory, at most
+//!     [`MAX_KEEP`], each holding at least [`MIN_WEIGHT`] of the window) are kept in memory: a
+//!     resident one gets a use counted for the replacement policy
+//!     ([`Direction::keep_bounds_page`]: no request, no load), a missing one is advised. Why: a
+//!     next query drawn from the recent vertices needs its entry first, on a page with
+//!     probability proportional to that page's weight, and the pool's CLOCK evicts such pages
+//!     between their uses (a page enters with its reference bit clear). Hand-run on the pool
+//!     at 10% (`bench/queries/RESULTS.md`, session 15): 14-16% fewer demand misses on
+//!     ca-AstroPh at alpha 0.1 and 0.5, 4-5% on road-usroads and cnr-2000 at alpha 0.5. The
+//!     advisor takes `v`'s neighbours from its list only if it is still in memory
+//!     ([`Direction::cached_neighbors_part`]: a peek, which neither loads a page nor counts
+//!     as a use; the query thread pushes `v` once it has read the list). Reading it as a query
+//!     does had cost road-usroads (pool at 10% = 57 frames) 9% more misses in session 14: the
+//!     advisor, lagging a few queries, reloaded evicted lists. Gated like the lists above, on
+//!     the share of visits found in the window ([`MIN_WINDOW_RATE`]): a uniform stream
+//!     (alpha = 1) keeps nothing;
 //! - shortest paths: every expanded vertex, the first [`EDGE_NEIGHBOURS`] neighbours.
 //!
 //! Where lists are advised, the chosen neighbours' offsets are advised first (so those reads
 //! overlap), then their lists.
 
+use super::window::Window;
 use super::Sink;
 use crate::graph::{Direction, Vertex};
 use crate::query::workload::QueryKind;
@@ -78,6 +88,18 @@ pub const MIN_HIT_RATE: f64 = 0.10;
 /// Share of the memory that advised pages may fill before they are used (sets how long a
 /// prediction counts).
 pub const PREFETCH_SHARE: u64 = 8;
+/// Vertices in the recent-neighbourhood window (the seed's FIFO held 1000).
+pub const WINDOW: usize = 1024;
+/// The heaviest pages of the window are kept every this many visits.
+pub const KEEP_EVERY: u64 = 4;
+/// Pages kept: this share of the memory's pages (1/`KEEP_SHARE`) ...
+pub const KEEP_SHARE: u64 = 2;
+/// ... and at most this many.
+pub const MAX_KEEP: usize = 128;
+/// A page is kept only when at least this many of the window's vertices read it.
+pub const MIN_WEIGHT: u32 = 2;
+/// Share of visits found in the window below which nothing is kept.
+pub const MIN_WINDOW_RATE: f64 = 0.25;
 /// Weight of one visit in the hit-rate average.
 const RATE_WEIGHT: f64 = 1.0 / 64.0;
 /// Slots of the table of recently predicted vertices (direct-mapped).
@@ -108,6 +130,10 @@ pub struct Neighbourhood {
     pub uncached: u64,
     /// Whether the vertex table fits for [`VERTEX_TABLE_SHARE`].
     read_table: bool,
+    /// The recent neighbourhood (edge queries when the vertex table is not read).
+    recent: Window,
+    /// Pages of the window kept per keeping visit.
+    keep: usize,
 }
 
 impl Neighbourhood {
@@ -133,6 +159,8 @@ impl Neighbourhood {
             entries_read: 0,
             uncached: 0,
             read_table,
+            recent: Window::new(WINDOW),
+            keep: memory_pages.map_or(MAX_KEEP, |m| (m / KEEP_SHARE) as usize).min(MAX_KEEP),
         }
     }
 
@@ -155,13 +183,7 @@ impl Neighbourhood {
             self.read_vertex_table(dir, &last);
             self.picked.extend_from_slice(&last[last.len().saturating_sub(k)..]);
         } else if edge {
-            // The query has just read `v`'s list; if it is no longer in memory (the advisor
-            // lags), this visit predicts nothing rather than load it again.
-            if let Some(last) = dir.cached_neighbors_part(v, k, true) {
-                self.picked.extend_from_slice(&last);
-            } else {
-                self.uncached += 1;
-            }
+            return self.keep_recent(sink, v);
         } else {
             self.picked.extend_from_slice(&dir.neighbors_part(v, k, false));
         }
@@ -192,6 +214,32 @@ impl Neighbourhood {
         self.scratch.sort_unstable_by_key(|&(a, b)| (std::cmp::Reverse(b - a), a));
         for &(a, b) in &self.scratch {
             sink.bytes(a, b.min(a + prefix));
+        }
+    }
+
+    /// Edge queries where the vertex table is not read: `v` and its neighbours enter the
+    /// window; its heaviest pages are kept (see the module documentation).
+    fn keep_recent(&mut self, sink: &mut Sink<'_>, v: Vertex) {
+        let dir = sink.dir();
+        let seen = self.recent.contains(v);
+        self.hits += seen as u64;
+        self.rate += RATE_WEIGHT * (seen as u8 as f64 - self.rate);
+        // The query has just read `v`'s list; if it is no longer in memory (the advisor lags),
+        // only `v` enters rather than load the list again.
+        let nbrs = dir.cached_neighbors_part(v, self.recent.capacity() - 1, true);
+        self.uncached += nbrs.is_none() as u64;
+        for w in std::iter::once(v).chain(nbrs.into_iter().flatten()) {
+            self.recent.push(w);
+        }
+        self.visits += 1;
+        if self.rate < MIN_WINDOW_RATE {
+            self.gated += 1;
+            return;
+        }
+        if self.visits.is_multiple_of(KEEP_EVERY) {
+            for p in self.recent.heaviest(self.keep, MIN_WEIGHT) {
+                sink.keep_bounds_page(p);
+            }
         }
     }
 
@@ -321,7 +369,7 @@ mod tests {
     }
 
     #[test]
-    fn edge_visits_predict_from_the_list_in_memory_and_load_nothing() {
+    fn edge_visits_fill_the_window_from_the_list_in_memory_and_load_nothing() {
         use crate::page::BackendKind;
         let dir = tempfile::tempdir().unwrap();
         let g = graph(dir.path());
@@ -330,19 +378,66 @@ mod tests {
         let g2 = Graph::open(&out, &OpenOptions { backend: pool }).unwrap();
         drop(g);
         let mut sink = Sink::new(g2.out());
-        // Memory too small for the vertex table: visits only predict.
+        // Memory too small for the vertex table: the recent-neighbourhood window.
         let mut nb = Neighbourhood::new(QueryKind::Edge, Some(0), 64);
-        // 0's list is not in memory: nothing predicted, nothing read.
-        let requests = g2.io_stats().page_requests;
-        nb.advise(&mut sink, 0);
-        assert_eq!((nb.uncached, g2.io_stats().page_requests), (1, requests));
-        // Once a query has read it, the visit predicts 13..=20, still without a request.
-        g2.out().list(0);
+        // 0's list is not in memory: only 0 enters the window, nothing is read.
         let requests = g2.io_stats().page_requests;
         nb.advise(&mut sink, 0);
         nb.advise(&mut sink, 20);
-        assert_eq!((nb.uncached, nb.hits), (1, 1));
+        assert_eq!((nb.uncached, nb.hits, g2.io_stats().page_requests), (2, 0, requests));
+        // Once a query has read it, a visit of 0 (in the window) brings its neighbours in,
+        // still without a request.
+        g2.out().list(0);
+        let requests = g2.io_stats().page_requests;
+        nb.advise(&mut sink, 0);
+        nb.advise(&mut sink, 13);
+        assert_eq!((nb.uncached, nb.hits), (2, 2));
         assert_eq!(g2.io_stats().page_requests, requests);
+        assert_eq!(sink.stats().kept + sink.stats().ranges, 0, "no memory: nothing kept");
+    }
+
+    #[test]
+    fn edge_visits_keep_the_heaviest_vertex_table_pages_in_memory() {
+        use crate::page::BackendKind;
+        // 5000 vertices (10 pages of offsets); 0 -> 600..=610 (offsets page 1); 4999 -> 0.
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("g");
+        let mut b = GraphBuilder::new(&out, BuildOptions::default()).unwrap();
+        let (mut src, mut dst): (Vec<u32>, Vec<u32>) = (600..=610).map(|w| (0, w)).unzip();
+        src.push(4999);
+        dst.push(0);
+        b.push(&src, &dst, None).unwrap();
+        b.finish(IdMap::Identity, &NoProgress).unwrap();
+        // Four frames of LRU: 0's list page, then offsets pages 0, 1 and 5 (page 0 the least
+        // recently used of these).
+        let pool = BackendKind::Pool { capacity: 4 * 4096, page_size: 4096, policy: "lru".into() };
+        let g = Graph::open(&out, &OpenOptions { backend: pool }).unwrap();
+        let d = g.out();
+        d.list(0);
+        d.list_bytes(600);
+        d.list_bytes(2600);
+        // Memory of 8 pages: the 10-page table does not fit, 4 pages are kept.
+        let mut sink = Sink::new(d);
+        let mut nb = Neighbourhood::new(QueryKind::Edge, Some(8), 5000);
+        let misses = || g.io_stats().misses;
+        let before = misses();
+        // Visits of 0 are found in the window; once the gate opens, offsets pages 1 (11 of the
+        // window's vertices per visit) and 0 (one) are kept: both are resident.
+        while sink.stats().kept == 0 {
+            nb.advise(&mut sink, 0);
+            assert!(nb.visits < 200, "never kept");
+        }
+        assert_eq!((sink.stats().kept, sink.stats().ranges, misses()), (2, 0, before));
+        // Under LRU pages 1 and 0 are now the most recent: two new pages evict 0's list page
+        // and page 5, read after them but not kept.
+        d.list_bytes(3600);
+        d.list_bytes(4100);
+        let before = misses();
+        d.list_bytes(600);
+        d.list_bytes(0);
+        assert_eq!(misses(), before, "the kept pages stayed");
+        d.list_bytes(2600);
+        assert_eq!(misses(), before + 1, "page 5 was evicted");
     }
 
     #[test]
