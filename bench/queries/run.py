@@ -5,6 +5,7 @@ of the graph.
 
 Usage: bench/queries/run.py [--graph DIR ...] [--real] [--quick] [--max-n N] [--fof-max N]
                             [--pairs P] [--backends mmap,pool] [--alphas 0.1,0.5,1] [--repeat R]
+                            [--modes none,neighbourhood,sequential,omniscient]
 
 Graphs: --graph DIRs (default /work/tmp/k22, kron22, if it exists; else a Kronecker graph of
 --scale generated with the CLI) and, with --real, the real graphs of data/ imported with the
@@ -168,6 +169,9 @@ def main():
     ap.add_argument("--pairs", type=int, help="shortest-path pairs (default 20, quick 5)")
     ap.add_argument("--backends", default="mmap,pool")
     ap.add_argument("--alphas", default="0.1,0.5,1")
+    ap.add_argument(
+        "--modes", default=",".join(MODES), help="prefetchers to run (none and omniscient are always run)"
+    )
     ap.add_argument("--fraction", type=float, default=0.10, help="memory as a fraction of the graph")
     ap.add_argument(
         "--repeat", type=int, default=1, help="runs per mode (interleaved); the median is reported"
@@ -181,6 +185,10 @@ def main():
     args.pairs = args.pairs or (5 if args.quick else 20)
     args.real = args.real or args.real_only
     args.alphas = [float(a) for a in args.alphas.split(",")]
+    asked = set(args.modes.split(",")) | {"none", "omniscient"}
+    if asked - set(MODES):
+        ap.error(f"unknown prefetchers: {sorted(asked - set(MODES))}")
+    args.modes = [m for m in MODES if m in asked]
     global BIN
     if args.bin:
         BIN = os.path.abspath(args.bin)
@@ -198,12 +206,12 @@ def main():
                 # --repeat R: the four modes run R times, interleaved (none, neighbourhood, ...,
                 # none, ...), so that load from other jobs hits every mode alike; each mode
                 # reports its median run (by post-cold time).
-                runs = {mode: [] for mode in MODES}
+                runs = {mode: [] for mode in args.modes}
                 for _ in range(args.repeat):
-                    for mode in MODES:
+                    for mode in args.modes:
                         r, note = query(g, wfile, backend, memory, mode)
                         runs[mode].append((post_cold(r["progress"]), r, note))
-                for mode in MODES:
+                for mode in args.modes:
                     ordered = sorted(runs[mode], key=lambda x: x[0])
                     warm, r, note = ordered[(len(ordered) - 1) // 2]
                     base[mode] = warm
@@ -252,7 +260,7 @@ def main():
                         )
                 # Fraction of the omniscient gain, once the omniscient run is known.
                 omni = base["omniscient"]
-                for row in rows[-4:]:
+                for row in rows[-len(args.modes) :]:
                     gain = base["none"] - omni
                     row["of_omniscient"] = (
                         (base["none"] - row["post_cold_seconds"]) / gain if gain > 0 else float("nan")
