@@ -92,8 +92,9 @@ pub struct AdvisorStats {
     /// Vertex-table entries (list bounds) of visited vertices' neighbours the neighbourhood
     /// prefetcher read (edge queries).
     pub entries_read: u64,
-    /// Edge-query visits for which the neighbourhood prefetcher predicted nothing: the visited
-    /// vertex's list was no longer in memory when it got to it, and it does not load it again.
+    /// Edge-query visits whose list was no longer in memory when the neighbourhood prefetcher
+    /// got to it (it does not load it again): the visit predicted nothing, or added only the
+    /// vertex itself to the recent-neighbourhood window.
     pub uncached: u64,
     /// Pages of the recent neighbourhood the neighbourhood prefetcher found in memory and
     /// kept there (a use counted for the replacement policy; edge queries); the missing ones

@@ -119,9 +119,9 @@ pub struct Neighbourhood {
     rate: f64,
     scratch: Vec<(u64, u64)>,
     picked: Vec<Vertex>,
-    /// Visited vertices that had been predicted.
+    /// Visited vertices that had been predicted (or were in the recent-neighbourhood window).
     pub hits: u64,
-    /// Visited vertices for which no list was advised (hit rate too low).
+    /// Visited vertices for which nothing was advised or kept (hit rate too low).
     pub gated: u64,
     /// Vertex-table entries (list bounds) read for edge queries.
     pub entries_read: u64,
@@ -191,13 +191,10 @@ impl Neighbourhood {
             self.visits += 1;
             let (p, at) = self.predicted[Self::slot(v)];
             let hit = p == v && self.visits - at <= self.window;
-            self.hits += hit as u64;
-            self.rate += RATE_WEIGHT * (hit as u8 as f64 - self.rate);
             for &w in &self.picked {
                 self.predicted[Self::slot(w)] = (w, self.visits);
             }
-            if self.rate < MIN_HIT_RATE {
-                self.gated += 1;
+            if !self.gate(hit, MIN_HIT_RATE) {
                 return;
             }
         }
@@ -217,13 +214,22 @@ impl Neighbourhood {
         }
     }
 
+    /// Counts an edge-query visit that was (`hit`) or was not foreseen in the hit-rate
+    /// average, and returns whether the average is at least `min_rate` (else counts the visit
+    /// as gated).
+    fn gate(&mut self, hit: bool, min_rate: f64) -> bool {
+        self.hits += hit as u64;
+        self.rate += RATE_WEIGHT * (hit as u8 as f64 - self.rate);
+        let open = self.rate >= min_rate;
+        self.gated += !open as u64;
+        open
+    }
+
     /// Edge queries where the vertex table is not read: `v` and its neighbours enter the
     /// window; its heaviest pages are kept (see the module documentation).
     fn keep_recent(&mut self, sink: &mut Sink<'_>, v: Vertex) {
         let dir = sink.dir();
         let seen = self.recent.contains(v);
-        self.hits += seen as u64;
-        self.rate += RATE_WEIGHT * (seen as u8 as f64 - self.rate);
         // The query has just read `v`'s list; if it is no longer in memory (the advisor lags),
         // only `v` enters rather than load the list again.
         let nbrs = dir.cached_neighbors_part(v, self.recent.capacity() - 1, true);
@@ -232,11 +238,7 @@ impl Neighbourhood {
             self.recent.push(w);
         }
         self.visits += 1;
-        if self.rate < MIN_WINDOW_RATE {
-            self.gated += 1;
-            return;
-        }
-        if self.visits.is_multiple_of(KEEP_EVERY) {
+        if self.gate(seen, MIN_WINDOW_RATE) && self.visits.is_multiple_of(KEEP_EVERY) {
             for p in self.recent.heaviest(self.keep, MIN_WEIGHT) {
                 sink.keep_bounds_page(p);
             }
