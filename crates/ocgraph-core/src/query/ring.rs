@@ -38,7 +38,7 @@ pub struct Cursor {
     pub next: u64,
     /// Entries handed to the consumer.
     pub read: u64,
-    /// Entries skipped because they were `max_stale` or more epochs old.
+    /// Entries that were `max_stale` or more epochs old (skipped unless asked for).
     pub stale: u64,
     /// Entries overwritten before the consumer reached them.
     pub lost: u64,
@@ -86,10 +86,18 @@ impl Ring {
         self.head.load(Ordering::Acquire)
     }
 
-    /// Calls `f(vertex, epoch)` for every entry pushed since `cursor.next` that is still in the
-    /// ring and fewer than `max_stale` epochs behind the newest, oldest first; advances the
-    /// cursor. Returns the number of entries handed to `f`.
-    pub fn drain(&self, cursor: &mut Cursor, max_stale: u32, mut f: impl FnMut(Vertex, u32)) -> u64 {
+    /// Calls `f(vertex, stale)` for every entry pushed since `cursor.next` that is still in the
+    /// ring, oldest first, and advances the cursor. An entry `max_stale` or more epochs behind
+    /// the newest is stale: counted as such, and handed to `f` (with `stale` true) only if
+    /// `with_stale` (a consumer that keeps a history of the visits wants them all). Returns
+    /// the number of entries handed to `f`.
+    pub fn drain(
+        &self,
+        cursor: &mut Cursor,
+        max_stale: u32,
+        with_stale: bool,
+        mut f: impl FnMut(Vertex, bool),
+    ) -> u64 {
         let head = self.head.load(Ordering::Acquire);
         let cap = self.slots.len() as u64;
         if head.saturating_sub(cursor.next) > cap {
@@ -106,13 +114,14 @@ impl Ring {
                 continue;
             }
             let (v, e) = (w as u32, (w >> 32) as u32);
-            if now.wrapping_sub(e) >= max_stale && now.wrapping_sub(e) < u32::MAX / 2 {
-                cursor.stale += 1;
+            let stale = now.wrapping_sub(e) >= max_stale && now.wrapping_sub(e) < u32::MAX / 2;
+            cursor.stale += stale as u64;
+            if stale && !with_stale {
                 continue;
             }
             cursor.read += 1;
             n += 1;
-            f(v, e);
+            f(v, stale);
         }
         n
     }
@@ -122,9 +131,13 @@ impl Ring {
 mod tests {
     use super::*;
 
-    fn collect(r: &Ring, c: &mut Cursor, stale: u32) -> Vec<(Vertex, u32)> {
+    /// The fresh entries drained.
+    fn collect(r: &Ring, c: &mut Cursor, stale: u32) -> Vec<Vertex> {
         let mut out = Vec::new();
-        r.drain(c, stale, |v, e| out.push((v, e)));
+        r.drain(c, stale, false, |v, stale| {
+            assert!(!stale);
+            out.push(v)
+        });
         out
     }
 
@@ -137,7 +150,7 @@ mod tests {
             r.push(v, e);
         }
         let mut c = Cursor::default();
-        assert_eq!(collect(&r, &mut c, 4), (0..5).map(|v| (v, e)).collect::<Vec<_>>());
+        assert_eq!(collect(&r, &mut c, 4), (0..5).collect::<Vec<_>>());
         assert!(collect(&r, &mut c, 4).is_empty(), "nothing new");
         assert_eq!(c, Cursor { next: 5, read: 5, stale: 0, lost: 0 });
     }
@@ -151,13 +164,13 @@ mod tests {
         }
         let mut c = Cursor::default();
         // 11 pushed into 4 slots: the consumer gets the newest 4, in order, and 7 were lost.
-        assert_eq!(collect(&r, &mut c, 4), vec![(7, e), (8, e), (9, e), (10, e)]);
+        assert_eq!(collect(&r, &mut c, 4), vec![7, 8, 9, 10]);
         assert_eq!((c.lost, c.read), (7, 4));
         // Keeps working across further laps.
         for v in 11..14 {
             r.push(v, e);
         }
-        assert_eq!(collect(&r, &mut c, 4), vec![(11, e), (12, e), (13, e)]);
+        assert_eq!(collect(&r, &mut c, 4), vec![11, 12, 13]);
         assert_eq!(c.lost, 7);
     }
 
@@ -171,11 +184,17 @@ mod tests {
         // Newest epoch 8: entries of epochs 5..=8 are fewer than 4 behind; 1..=4 are 4+ behind.
         let mut c = Cursor::default();
         let got = collect(&r, &mut c, 4);
-        assert_eq!(got, vec![(4, 5), (5, 6), (6, 7), (7, 8)]);
+        assert_eq!(got, vec![4, 5, 6, 7]);
         assert_eq!(c.stale, 4);
         // A larger tolerance keeps them all.
         let mut c = Cursor::default();
         assert_eq!(collect(&r, &mut c, 100).len(), 8);
+        // Asked for, the stale ones are handed over too, flagged, in order.
+        let mut c = Cursor::default();
+        let mut all = Vec::new();
+        r.drain(&mut c, 4, true, |v, stale| all.push((v, stale)));
+        assert_eq!(all, (0..8).map(|v| (v, v < 4)).collect::<Vec<_>>());
+        assert_eq!((c.read, c.stale), (8, 4));
     }
 
     #[test]
@@ -198,7 +217,7 @@ mod tests {
         let got = collect(&r, &mut c, u32::MAX / 4);
         assert_eq!(got.len(), 64);
         assert_eq!(c.lost, 400_000 - 64);
-        for (v, _) in got {
+        for v in got {
             assert!(v % 1_000_000 < 100_000, "entry {v} was never pushed");
         }
     }

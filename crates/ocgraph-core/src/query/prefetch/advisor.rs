@@ -1,7 +1,8 @@
 //! The advisor thread's loop.
 //!
 //! Ring-driven modes (neighbourhood, sequential) drain the [`Ring`] and apply their policy to
-//! every entry that is not stale; the omniscient mode watches how many queries have started
+//! every entry that is not stale (the neighbourhood prefetcher's recent-neighbourhood window
+//! records the stale ones too, see [`Neighbourhood::record`]); the omniscient mode watches how many queries have started
 //! and advises the next `lookahead` queries of the workload, as far as their pages fit in a
 //! share of the memory (see [`omniscient`]). When there is nothing to do the
 //! advisor yields, then sleeps 50 µs at a time; it stops when `stop` is set.
@@ -46,10 +47,16 @@ pub fn run(
         let did = match cfg.mode {
             PrefetchMode::None => 0,
             PrefetchMode::Neighbourhood => {
-                ring.drain(&mut cursor, cfg.max_stale, |v, _| nb.advise(&mut sink, v))
+                ring.drain(&mut cursor, cfg.max_stale, nb.records_stale(), |v, stale| {
+                    if stale {
+                        nb.record(&mut sink, v)
+                    } else {
+                        nb.advise(&mut sink, v)
+                    }
+                })
             }
             PrefetchMode::Sequential => {
-                ring.drain(&mut cursor, cfg.max_stale, |v, _| sequential::advise(&mut sink, v))
+                ring.drain(&mut cursor, cfg.max_stale, false, |v, _| sequential::advise(&mut sink, v))
             }
             PrefetchMode::Omniscient => {
                 lookahead.advise(&mut sink, workload, started.load(Ordering::Acquire))

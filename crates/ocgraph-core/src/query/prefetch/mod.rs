@@ -72,9 +72,11 @@ impl PrefetchMode {
 pub struct AdvisorStats {
     /// Ring entries pushed by the query threads.
     pub pushed: u64,
-    /// Ring entries the advisor acted on.
+    /// Ring entries handed to the prefetcher (the stale ones included where it asks for
+    /// them).
     pub entries: u64,
-    /// Ring entries skipped as too stale.
+    /// Ring entries too stale to act on: skipped, or only recorded in the neighbourhood
+    /// prefetcher's recent-neighbourhood window.
     pub stale: u64,
     /// Ring entries overwritten before the advisor read them.
     pub lost: u64,
