@@ -237,6 +237,7 @@ def main():
                         "gated": r["advisor"].get("gated", 0),
                         "uncached": r["advisor"].get("uncached", 0),
                         "kept": r["advisor"].get("kept", 0),
+                        "kept_lists": r["advisor"].get("kept_lists", 0),
                         "runs": len(ordered),
                         "post_cold_all": " ".join(f"{x[0]:.3f}" for x in runs[mode]),
                         "note": note,

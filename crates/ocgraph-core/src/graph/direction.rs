@@ -161,6 +161,21 @@ impl<'g> Direction<'g> {
         self.src().keep_cached(self.bounds_file(), page * Self::HINT_PAGE)
     }
 
+    /// Counts a use of page `page` of the lists file (as [`Direction::keep_bounds_page`]).
+    pub fn keep_list_page(&self, page: u64) -> bool {
+        self.src().keep_cached(self.lists_file(), page * Self::HINT_PAGE)
+    }
+
+    /// The page ([`Direction::HINT_PAGE`] bytes) of the lists file on which `v`'s list starts,
+    /// when `v`'s bounds are in memory and its list is not empty; `None` otherwise (no I/O).
+    pub fn cached_list_page(&self, v: Vertex) -> Option<u64> {
+        let (a, b) = match self.lists {
+            Lists::Plain(_) => self.cached_pair(self.offsets, v).map(|(a, b)| (a * 4, b * 4))?,
+            Lists::Packed { index, .. } => self.cached_pair(index, v)?,
+        };
+        (b > a).then_some(a / Self::HINT_PAGE)
+    }
+
     /// Hints that page `page` of the list bounds will be read soon (as
     /// [`Direction::will_need_list_bytes`]).
     pub fn will_need_bounds_page(&self, page: u64) {

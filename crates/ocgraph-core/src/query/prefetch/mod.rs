@@ -102,6 +102,8 @@ pub struct AdvisorStats {
     /// kept there (a use counted for the replacement policy; edge queries); the missing ones
     /// it advised count in `ranges`.
     pub kept: u64,
+    /// Of `kept`, the pages of lists (missing ones are not advised).
+    pub kept_lists: u64,
 }
 
 /// Slots of the recently-advised filter.
@@ -152,6 +154,15 @@ impl<'g> Sink<'g> {
             self.dir.will_need_bounds_page(page);
             self.stats.ranges += 1;
             self.stats.bytes += Direction::HINT_PAGE;
+        }
+    }
+
+    /// Keeps page `page` of the lists in memory if it is resident (a use counted); a missing
+    /// one is left alone.
+    pub fn keep_list_page(&mut self, page: u64) {
+        if self.dir.keep_list_page(page) {
+            self.stats.kept += 1;
+            self.stats.kept_lists += 1;
         }
     }
 

@@ -1,16 +1,17 @@
-//! The recent neighbourhood of an edge-query stream, weighed by vertex-table page.
+//! The recent neighbourhood of an edge-query stream, weighed by page.
 //!
 //! The window holds the last [`Window::capacity`] vertices seen: each visited vertex, then its
 //! neighbours in list order, the way seed 000's alpha-recency stream fills its FIFO of recently
 //! seen vertices (the advisor keeps its own window; it does not read the workload's
 //! parameters). For every page of the list bounds (the vertex table) it counts the window's
-//! vertices whose bounds start on it. A next query drawn from the recent vertices reads a page
-//! with probability proportional to that count, so the heaviest pages are the ones worth
-//! keeping in memory ([`Window::heaviest`]). (List pages are not weighed: with them, in a
-//! hand-run on cnr-2000 at 10%, they crowded vertex-table pages out of the kept set and the
-//! peeks at each neighbour's bounds cost the queries time; see `bench/queries/RESULTS.md`.)
+//! vertices whose bounds start on it, and for every page of the lists the vertices whose list
+//! starts on it (where the caller knows it). A next query drawn from the recent vertices reads
+//! a page with probability proportional to that count, so the heaviest pages are the ones
+//! worth keeping in memory ([`Window::heaviest`], [`Window::heaviest_lists`]). The two kinds
+//! are ranked apart: with one ranking, in a hand-run on cnr-2000 at 10% (session 15), list
+//! pages crowded vertex-table pages out of the kept set.
 //!
-//! Memory: two hash maps of at most `capacity` entries each, and the window's vertices.
+//! Memory: three hash maps of at most `capacity` entries each, and the window's vertices.
 
 use std::collections::VecDeque;
 
@@ -21,11 +22,14 @@ use crate::graph::{Direction, Vertex};
 /// The last vertices seen and, for every vertex-table page, how many of them are on it.
 pub struct Window {
     capacity: usize,
-    entries: VecDeque<Vertex>,
+    /// The window's vertices, each with the page its list starts on (if known).
+    entries: VecDeque<(Vertex, Option<u64>)>,
     /// How many times each vertex is in the window.
     members: FxHashMap<Vertex, u32>,
     /// How many of the window's vertices have their bounds on each page.
     weights: FxHashMap<u64, u32>,
+    /// How many of the window's vertices have their list start on each page of the lists.
+    lists: FxHashMap<u64, u32>,
     scratch: Vec<(u32, u64)>,
 }
 
@@ -38,6 +42,7 @@ impl Window {
             entries: VecDeque::with_capacity(capacity),
             members: FxHashMap::default(),
             weights: FxHashMap::default(),
+            lists: FxHashMap::default(),
             scratch: Vec::new(),
         }
     }
@@ -52,31 +57,60 @@ impl Window {
         self.members.contains_key(&v)
     }
 
-    /// Adds `v`; the oldest vertex leaves when the window is full.
-    pub fn push(&mut self, v: Vertex) {
+    /// Adds `v`, whose list starts on page `list_page` of the lists (if known); the oldest
+    /// vertex leaves when the window is full.
+    pub fn push(&mut self, v: Vertex, list_page: Option<u64>) {
         if self.entries.len() == self.capacity {
-            let old = self.entries.pop_front().expect("a full window is not empty");
+            let (old, old_list) = self.entries.pop_front().expect("a full window is not empty");
             decrement(&mut self.members, old);
             decrement(&mut self.weights, page_of(old));
+            if let Some(p) = old_list {
+                decrement(&mut self.lists, p);
+            }
         }
         *self.members.entry(v).or_insert(0) += 1;
         *self.weights.entry(page_of(v)).or_insert(0) += 1;
-        self.entries.push_back(v);
+        if let Some(p) = list_page {
+            *self.lists.entry(p).or_insert(0) += 1;
+        }
+        self.entries.push_back((v, list_page));
+    }
+
+    /// Distinct pages the window's vertices need: pages of the list bounds plus (known) first
+    /// pages of lists.
+    pub fn pages(&self) -> usize {
+        self.weights.len() + self.lists.len()
     }
 
     /// The (at most) `k` heaviest pages of the list bounds, each holding at least `min_weight`
     /// of the window's vertices, heaviest first (ties in no particular order).
     pub fn heaviest(&mut self, k: usize, min_weight: u32) -> impl Iterator<Item = u64> + '_ {
-        self.scratch.clear();
-        self.scratch.extend(self.weights.iter().filter(|(_, &w)| w >= min_weight).map(|(&p, &w)| (w, p)));
-        let by_weight = |a: &(u32, u64), b: &(u32, u64)| b.0.cmp(&a.0);
-        if self.scratch.len() > k && k > 0 {
-            self.scratch.select_nth_unstable_by(k - 1, by_weight);
-        }
-        self.scratch.truncate(k);
-        self.scratch.sort_unstable_by(by_weight);
-        self.scratch.iter().map(|&(_, p)| p)
+        top(&self.weights, &mut self.scratch, k, min_weight)
     }
+
+    /// [`Window::heaviest`] for the pages of the lists.
+    pub fn heaviest_lists(&mut self, k: usize, min_weight: u32) -> impl Iterator<Item = u64> + '_ {
+        top(&self.lists, &mut self.scratch, k, min_weight)
+    }
+}
+
+/// The (at most) `k` heaviest pages of `weights` of at least `min_weight`, heaviest first,
+/// sorted in `scratch`.
+fn top<'a>(
+    weights: &FxHashMap<u64, u32>,
+    scratch: &'a mut Vec<(u32, u64)>,
+    k: usize,
+    min_weight: u32,
+) -> impl Iterator<Item = u64> + 'a {
+    scratch.clear();
+    scratch.extend(weights.iter().filter(|(_, &w)| w >= min_weight).map(|(&p, &w)| (w, p)));
+    let by_weight = |a: &(u32, u64), b: &(u32, u64)| b.0.cmp(&a.0);
+    if scratch.len() > k && k > 0 {
+        scratch.select_nth_unstable_by(k - 1, by_weight);
+    }
+    scratch.truncate(k);
+    scratch.sort_unstable_by(by_weight);
+    scratch.iter().map(|&(_, p)| p)
 }
 
 /// The page of the list bounds on which `v`'s bounds start.
@@ -110,17 +144,26 @@ mod tests {
             x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
             // 8 vertices on each of 3 bounds pages.
             let v = (x >> 33) as Vertex % 3 * per_page + (x >> 40) as Vertex % 8;
-            w.push(v);
+            // A list page known for most pushes: 5 pages, by the vertex.
+            let list = (!v.is_multiple_of(7)).then_some(v as u64 % 5);
+            w.push(v, list);
             pushed.push(v);
             let last = &pushed[pushed.len().saturating_sub(capacity)..];
             for &u in &pushed {
                 assert_eq!(w.contains(u), last.contains(&u));
             }
             let mut counts: FxHashMap<u64, u32> = FxHashMap::default();
+            let mut lists: FxHashMap<u64, u32> = FxHashMap::default();
             for &u in last {
                 *counts.entry((u / per_page) as u64).or_insert(0) += 1;
+                if !u.is_multiple_of(7) {
+                    *lists.entry(u as u64 % 5).or_insert(0) += 1;
+                }
             }
-            assert_eq!(w.weights, counts);
+            assert_eq!((&w.weights, &w.lists), (&counts, &lists));
+            assert_eq!(w.pages(), counts.len() + lists.len());
+            let top: Vec<u64> = w.heaviest_lists(1, 1).collect();
+            assert!(lists.values().all(|&c| c <= lists[&top[0]]), "{lists:?} {top:?}");
             // The heaviest 2 (weight >= 2): weights in descending order, and no page left out
             // is heavier than the lightest one taken (or than 1, when fewer were taken).
             let top: Vec<u64> = w.heaviest(2, 2).collect();
