@@ -4,14 +4,18 @@ keeping the heaviest pages of a recent-neighbourhood window (the neighbourhood p
 edge-query mode where the vertex table does not fit; `query/prefetch/window.rs`).
 
 Usage: bench/queries/window_replay.py GRAPH WORKLOAD --frames F [--keep 10,23] [--every 4]
-                                      [--min-weight 2] [--lists] [--limit N] [--csv OUT]
+                                      [--min-weight 2] [--lists] [--all-lists] [--limit N]
+                                      [--csv OUT]
 
 A query of v requests the 4 KiB page of its offsets entry and the pages of its neighbour list
 (plain lists only). CLOCK as the pool runs it: a page enters with its reference bit clear, a
 hit sets it. After each query, v then its out-neighbours enter a window of the last 1024
-vertices; every --every queries the --keep heaviest pages (offsets pages only, or with --lists
-also each vertex's first list page), each needed by at least --min-weight window vertices, get
-their reference bit set if resident, or are loaded (a background load) if not. The advisor is
+vertices; every --every queries the --keep heaviest offsets pages, each needed by at least
+--min-weight window vertices, get their reference bit set if resident, or are loaded (a
+background load) if not. With --lists, as the engine does, the window weighs each vertex's
+first list page too, ranked apart, and while the window's distinct pages (both kinds)
+outnumber the frames the --keep/2 heaviest list pages get their reference bit set if resident
+(missing ones are not loaded); --all-lists keeps them whether or not the window fits. The advisor is
 not late here and costs nothing: a bound on what keeping can save in demand misses, not a
 measure of time. Prints misses and background loads per query for keep = 0 (plain CLOCK) and
 each --keep value; --csv writes the same rows.
@@ -63,6 +67,7 @@ def main():
     ap.add_argument("--every", type=int, default=4)
     ap.add_argument("--min-weight", type=int, default=2)
     ap.add_argument("--lists", action="store_true")
+    ap.add_argument("--all-lists", action="store_true")
     ap.add_argument("--limit", type=int, default=20000)
     ap.add_argument("--csv")
     a = ap.parse_args()
@@ -102,16 +107,23 @@ def main():
                 if len(window) > WINDOW:
                     for p in weighed(window.popleft()):
                         weight[p] -= 1
+                        if weight[p] == 0:
+                            del weight[p]
             if i % a.every:
                 continue
-            for p, w in heapq.nlargest(k, weight.items(), key=lambda kv: kv[1]):
+            bounds = [kv for kv in weight.items() if kv[0] >= BOUNDS]
+            lists = [kv for kv in weight.items() if kv[0] < BOUNDS]
+            chosen = heapq.nlargest(k, bounds, key=lambda kv: kv[1])
+            if a.lists and (a.all_lists or len(weight) > a.frames):
+                chosen += heapq.nlargest(k // 2, lists, key=lambda kv: kv[1])
+            for p, w in chosen:
                 if w < a.min_weight:
-                    break
+                    continue
                 s = clock.slot.get(p)
-                if s is None:
+                if s is None and p >= BOUNDS:
                     clock.load(p)
                     loads += 1
-                else:
+                elif s is not None:
                     clock.ref[s] = True
         rows.append({"keep": k, "misses_per_query": misses / len(qs), "loads_per_query": loads / len(qs)})
         print(

@@ -265,8 +265,11 @@ impl Neighbourhood {
         // only `v` enters rather than load the list again.
         let nbrs = dir.cached_neighbors_part(v, self.recent.capacity() - 1, true);
         self.uncached += nbrs.is_none() as u64;
+        // List pages are looked up (a peek at each vertex's bounds) only while the gate is
+        // open: a closed gate keeps nothing, and at alpha = 1 the peeks only cost the advisor.
+        let weigh_lists = self.rate >= MIN_WINDOW_RATE;
         for w in std::iter::once(v).chain(nbrs.into_iter().flatten()) {
-            self.recent.push(w, dir.cached_list_page(w));
+            self.recent.push(w, if weigh_lists { dir.cached_list_page(w) } else { None });
         }
         let open = self.gate(seen, MIN_WINDOW_RATE);
         if !fresh {
@@ -497,12 +500,18 @@ mod tests {
         let g = Graph::open(&out, &OpenOptions { backend: pool }).unwrap();
         let d = g.out();
         // The window of visits of 0 needs 6 pages: offsets pages 0, 1, 3, 5, 8, lists page 0.
+        // Visits of 0 until the gate opens (list pages are weighed from then on), then what one
+        // keeping step (KEEP_EVERY visits) keeps.
         let run = |memory: u64| {
             let mut sink = Sink::new(d);
             let mut nb = Neighbourhood::new(QueryKind::Edge, Some(memory), 5000);
             while sink.stats().kept == 0 {
                 nb.advise(&mut sink, 0);
                 assert!(nb.visits < 200, "never kept");
+            }
+            let mut sink = Sink::new(d);
+            for _ in 0..KEEP_EVERY {
+                nb.advise(&mut sink, 0);
             }
             (nb.recent.pages(), sink.stats())
         };
