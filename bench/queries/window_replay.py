@@ -18,7 +18,8 @@ outnumber the frames the --keep/2 heaviest list pages get their reference bit se
 (missing ones are not loaded); --all-lists keeps them whether or not the window fits. The advisor is
 not late here and costs nothing: a bound on what keeping can save in demand misses, not a
 measure of time. Prints misses and background loads per query for keep = 0 (plain CLOCK) and
-each --keep value; --csv writes the same rows.
+each --keep value, and the window's mean number of distinct pages weighed (offsets pages, plus
+list pages with --lists); --csv writes the same rows.
 """
 
 import argparse
@@ -95,6 +96,7 @@ def main():
     for k in [0] + [int(x) for x in a.keep.split(",") if x]:
         clock, window, weight = Clock(a.frames), deque(), {}
         misses = loads = 0
+        sizes = []
         for i, v in enumerate(qs):
             v = int(v)
             misses += sum(not clock.get(p) for p in pages(v))
@@ -111,6 +113,7 @@ def main():
                             del weight[p]
             if i % a.every:
                 continue
+            sizes.append(len(weight))
             bounds = [kv for kv in weight.items() if kv[0] >= BOUNDS]
             lists = [kv for kv in weight.items() if kv[0] < BOUNDS]
             chosen = heapq.nlargest(k, bounds, key=lambda kv: kv[1])
@@ -125,9 +128,18 @@ def main():
                     loads += 1
                 elif s is not None:
                     clock.ref[s] = True
-        rows.append({"keep": k, "misses_per_query": misses / len(qs), "loads_per_query": loads / len(qs)})
+        pages = sum(sizes) / len(sizes) if sizes else 0.0
+        rows.append(
+            {
+                "keep": k,
+                "misses_per_query": misses / len(qs),
+                "loads_per_query": loads / len(qs),
+                "window_pages": pages,
+            }
+        )
         print(
-            f"keep {k:4d}: misses/query {misses / len(qs):.3f}, background loads/query {loads / len(qs):.3f}"
+            f"keep {k:4d}: misses/query {misses / len(qs):.3f}, background loads/query "
+            f"{loads / len(qs):.3f}, window pages {pages:.0f}"
         )
     if a.csv:
         with open(a.csv, "w", newline="") as f:
