@@ -128,18 +128,18 @@ def main():
                     loads += 1
                 elif s is not None:
                     clock.ref[s] = True
-        pages = sum(sizes) / len(sizes) if sizes else 0.0
+        mean_pages = sum(sizes) / len(sizes) if sizes else 0.0
         rows.append(
             {
                 "keep": k,
                 "misses_per_query": misses / len(qs),
                 "loads_per_query": loads / len(qs),
-                "window_pages": pages,
+                "window_pages": mean_pages,
             }
         )
         print(
             f"keep {k:4d}: misses/query {misses / len(qs):.3f}, background loads/query "
-            f"{loads / len(qs):.3f}, window pages {pages:.0f}"
+            f"{loads / len(qs):.3f}, window pages {mean_pages:.0f}"
         )
     if a.csv:
         with open(a.csv, "w", newline="") as f:
