@@ -4,7 +4,8 @@ keeping the heaviest pages of a recent-neighbourhood window (the neighbourhood p
 edge-query mode where the vertex table does not fit; `query/prefetch/window.rs`).
 
 Usage: bench/queries/window_replay.py GRAPH WORKLOAD --frames F [--keep 10,23] [--every 4]
-                                      [--min-weight 2] [--lists] [--all-lists] [--limit N]
+                                      [--min-weight 2] [--lists] [--all-lists]
+                                      [--resident 40,50] [--resident-every 2] [--limit N]
                                       [--csv OUT]
 
 A query of v requests the 4 KiB page of its offsets entry and the pages of its neighbour list
@@ -15,10 +16,14 @@ vertices; every --every queries the --keep heaviest offsets pages, each needed b
 background load) if not. With --lists, as the engine does, the window weighs each vertex's
 first list page too, ranked apart, and while the window's distinct pages (both kinds)
 outnumber the frames the --keep/2 heaviest list pages get their reference bit set if resident
-(missing ones are not loaded); --all-lists keeps them whether or not the window fits. The advisor is
+(missing ones are not loaded); --all-lists keeps them whether or not the window fits.
+--resident K is the engine's rule where the window does not fit: every --resident-every
+queries the window's pages of both kinds (offsets pages and first list pages) are ranked
+together by weight, and the resident ones get their reference bit set, heaviest first, until
+K are set; nothing is loaded. The advisor is
 not late here and costs nothing: a bound on what keeping can save in demand misses, not a
-measure of time. Prints misses and background loads per query for keep = 0 (plain CLOCK) and
-each --keep value, and the window's mean number of distinct pages weighed (offsets pages, plus
+measure of time. Prints misses and background loads per query for keep = 0 (plain CLOCK),
+each --keep value and each --resident value, and the window's mean number of distinct pages weighed (offsets pages, plus
 list pages with --lists); --csv writes the same rows.
 """
 
@@ -69,6 +74,8 @@ def main():
     ap.add_argument("--min-weight", type=int, default=2)
     ap.add_argument("--lists", action="store_true")
     ap.add_argument("--all-lists", action="store_true")
+    ap.add_argument("--resident", default="")
+    ap.add_argument("--resident-every", type=int, default=2)
     ap.add_argument("--limit", type=int, default=20000)
     ap.add_argument("--csv")
     a = ap.parse_args()
@@ -88,12 +95,17 @@ def main():
             cache[v] = p
         return cache[v]
 
-    def weighed(v):
+    def weighed(v, lists):
         p = pages(v)
-        return p[:2] if a.lists else p[:1]
+        return p[:2] if lists else p[:1]
 
     rows = []
-    for k in [0] + [int(x) for x in a.keep.split(",") if x]:
+    runs = [("keep", 0)] + [("keep", int(x)) for x in a.keep.split(",") if x]
+    runs += [("resident", int(x)) for x in a.resident.split(",") if x]
+    for rule, k in runs:
+        resident = rule == "resident"
+        lists = a.lists or resident
+        every = a.resident_every if resident else a.every
         clock, window, weight = Clock(a.frames), deque(), {}
         misses = loads = 0
         sizes = []
@@ -104,16 +116,26 @@ def main():
                 continue
             for x in [v] + [int(y) for y in nbr[off[v] : off[v + 1]]]:
                 window.append(x)
-                for p in weighed(x):
+                for p in weighed(x, lists):
                     weight[p] = weight.get(p, 0) + 1
                 if len(window) > WINDOW:
-                    for p in weighed(window.popleft()):
+                    for p in weighed(window.popleft(), lists):
                         weight[p] -= 1
                         if weight[p] == 0:
                             del weight[p]
-            if i % a.every:
+            if i % every:
                 continue
             sizes.append(len(weight))
+            if resident:
+                left = k
+                for p, _ in sorted(weight.items(), key=lambda kv: -kv[1]):
+                    if left == 0:
+                        break
+                    s = clock.slot.get(p)
+                    if s is not None:
+                        clock.ref[s] = True
+                        left -= 1
+                continue
             bounds = [kv for kv in weight.items() if kv[0] >= BOUNDS]
             lists = [kv for kv in weight.items() if kv[0] < BOUNDS]
             chosen = heapq.nlargest(k, bounds, key=lambda kv: kv[1])
@@ -131,6 +153,7 @@ def main():
         mean_pages = sum(sizes) / len(sizes) if sizes else 0.0
         rows.append(
             {
+                "rule": rule,
                 "keep": k,
                 "misses_per_query": misses / len(qs),
                 "loads_per_query": loads / len(qs),
@@ -138,7 +161,7 @@ def main():
             }
         )
         print(
-            f"keep {k:4d}: misses/query {misses / len(qs):.3f}, background loads/query "
+            f"{rule:8s} {k:4d}: misses/query {misses / len(qs):.3f}, background loads/query "
             f"{loads / len(qs):.3f}, window pages {mean_pages:.0f}"
         )
     if a.csv:

@@ -22,6 +22,7 @@ use serde::Serialize;
 
 use crate::error::{Error, Result};
 use crate::graph::Direction;
+use window::WindowPage;
 
 /// Which prefetcher runs beside the queries.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -157,13 +158,16 @@ impl<'g> Sink<'g> {
         }
     }
 
-    /// Keeps page `page` of the lists in memory if it is resident (a use counted); a missing
-    /// one is left alone.
-    pub fn keep_list_page(&mut self, page: u64) {
-        if self.dir.keep_list_page(page) {
-            self.stats.kept += 1;
-            self.stats.kept_lists += 1;
-        }
+    /// Keeps page `page` of the window in memory if it is resident (a use counted); a missing
+    /// one is left alone. Returns whether it was resident.
+    pub fn keep_resident(&mut self, page: WindowPage) -> bool {
+        let (kept, list) = match page {
+            WindowPage::Bounds(p) => (self.dir.keep_bounds_page(p), false),
+            WindowPage::List(p) => (self.dir.keep_list_page(p), true),
+        };
+        self.stats.kept += kept as u64;
+        self.stats.kept_lists += (kept && list) as u64;
+        kept
     }
 
     /// What the sink did so far.

@@ -7,11 +7,11 @@
 //! vertices whose bounds start on it, and for every page of the lists the vertices whose list
 //! starts on it (where the caller knows it). A next query drawn from the recent vertices reads
 //! a page with probability proportional to that count, so the heaviest pages are the ones
-//! worth keeping in memory ([`Window::heaviest`], [`Window::heaviest_lists`]). The two kinds
-//! are ranked apart: with one ranking, in a hand-run on cnr-2000 at 10% (session 15), list
-//! pages crowded vertex-table pages out of the kept set.
+//! worth keeping in memory: [`Window::heaviest`] ranks the vertex-table pages alone,
+//! [`Window::ranked`] both kinds together.
 //!
-//! Memory: three hash maps of at most `capacity` entries each, and the window's vertices.
+//! Memory: three hash maps of at most `capacity` entries each, the window's vertices, and
+//! scratch space for the rankings.
 
 use std::collections::VecDeque;
 
@@ -31,6 +31,16 @@ pub struct Window {
     /// How many of the window's vertices have their list start on each page of the lists.
     lists: FxHashMap<u64, u32>,
     scratch: Vec<(u32, u64)>,
+    ranking: Vec<(u32, WindowPage)>,
+}
+
+/// A page the window weighs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WindowPage {
+    /// A page of the list bounds (the vertex table).
+    Bounds(u64),
+    /// A page of the lists.
+    List(u64),
 }
 
 impl Window {
@@ -44,6 +54,7 @@ impl Window {
             weights: FxHashMap::default(),
             lists: FxHashMap::default(),
             scratch: Vec::new(),
+            ranking: Vec::new(),
         }
     }
 
@@ -88,9 +99,13 @@ impl Window {
         top(&self.weights, &mut self.scratch, k, min_weight)
     }
 
-    /// [`Window::heaviest`] for the pages of the lists.
-    pub fn heaviest_lists(&mut self, k: usize, min_weight: u32) -> impl Iterator<Item = u64> + '_ {
-        top(&self.lists, &mut self.scratch, k, min_weight)
+    /// Every page of the window, of both kinds, heaviest first (ties in no particular order).
+    pub fn ranked(&mut self) -> impl Iterator<Item = WindowPage> + '_ {
+        self.ranking.clear();
+        self.ranking.extend(self.weights.iter().map(|(&p, &w)| (w, WindowPage::Bounds(p))));
+        self.ranking.extend(self.lists.iter().map(|(&p, &w)| (w, WindowPage::List(p))));
+        self.ranking.sort_unstable_by_key(|r| std::cmp::Reverse(r.0));
+        self.ranking.iter().map(|&(_, p)| p)
     }
 }
 
@@ -162,8 +177,16 @@ mod tests {
             }
             assert_eq!((&w.weights, &w.lists), (&counts, &lists));
             assert_eq!(w.pages(), counts.len() + lists.len());
-            let top: Vec<u64> = w.heaviest_lists(1, 1).collect();
-            assert!(lists.values().all(|&c| c <= lists[&top[0]]), "{lists:?} {top:?}");
+            // Both kinds ranked together: every page once, weights in descending order.
+            let weight = |p: &WindowPage| match *p {
+                WindowPage::Bounds(p) => counts[&p],
+                WindowPage::List(p) => lists[&p],
+            };
+            let ranked: Vec<WindowPage> = w.ranked().collect();
+            assert_eq!(ranked.len(), counts.len() + lists.len());
+            assert!(ranked.windows(2).all(|p| weight(&p[0]) >= weight(&p[1])), "{ranked:?}");
+            assert!(counts.keys().all(|&p| ranked.contains(&WindowPage::Bounds(p))));
+            assert!(lists.keys().all(|&p| ranked.contains(&WindowPage::List(p))));
             // The heaviest 2 (weight >= 2): weights in descending order, and no page left out
             // is heavier than the lightest one taken (or than 1, when fewer were taken).
             let top: Vec<u64> = w.heaviest(2, 2).collect();
