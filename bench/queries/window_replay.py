@@ -104,7 +104,7 @@ def main():
     runs += [("resident", int(x)) for x in a.resident.split(",") if x]
     for rule, k in runs:
         resident = rule == "resident"
-        lists = a.lists or resident
+        weigh_lists = a.lists or resident
         every = a.resident_every if resident else a.every
         clock, window, weight = Clock(a.frames), deque(), {}
         misses = loads = 0
@@ -116,10 +116,10 @@ def main():
                 continue
             for x in [v] + [int(y) for y in nbr[off[v] : off[v + 1]]]:
                 window.append(x)
-                for p in weighed(x, lists):
+                for p in weighed(x, weigh_lists):
                     weight[p] = weight.get(p, 0) + 1
                 if len(window) > WINDOW:
-                    for p in weighed(window.popleft(), lists):
+                    for p in weighed(window.popleft(), weigh_lists):
                         weight[p] -= 1
                         if weight[p] == 0:
                             del weight[p]
