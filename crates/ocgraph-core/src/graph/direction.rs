@@ -187,6 +187,19 @@ impl<'g> Direction<'g> {
         }
     }
 
+    /// Arcs stored in this direction (the graph's [`Graph::num_arcs`]).
+    pub fn num_arcs(&self) -> u64 {
+        self.graph.num_arcs()
+    }
+
+    /// Hints that the whole of the list bounds (the vertex table) will be read soon (as
+    /// [`Direction::will_need_list_bytes`]). Returns the bytes advised.
+    pub fn will_need_bounds(&self) -> u64 {
+        let len = (self.graph.num_vertices() as u64 + 1) * 8;
+        self.src().advise(self.bounds_file(), 0, len, Advice::WillNeed);
+        len
+    }
+
     /// The file of the list bounds: the offsets, or the packed index.
     fn bounds_file(&self) -> FileId {
         match self.lists {

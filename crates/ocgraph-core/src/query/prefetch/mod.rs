@@ -16,6 +16,7 @@ pub mod advisor;
 pub mod neighbourhood;
 pub mod omniscient;
 pub mod sequential;
+pub mod table;
 pub mod window;
 
 use serde::Serialize;
@@ -156,6 +157,12 @@ impl<'g> Sink<'g> {
             self.stats.ranges += 1;
             self.stats.bytes += Direction::HINT_PAGE;
         }
+    }
+
+    /// Advises the whole vertex table (the list bounds).
+    pub fn will_need_bounds(&mut self) {
+        self.stats.bytes += self.dir.will_need_bounds();
+        self.stats.ranges += 1;
     }
 
     /// Keeps page `page` of the window in memory if it is resident (a use counted); a missing

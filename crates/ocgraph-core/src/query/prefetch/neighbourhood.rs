@@ -1,6 +1,11 @@
 //! The neighbourhood prefetcher (seed 000): for a visited vertex `v`, advise the neighbour
 //! lists of some of `v`'s neighbours, highest degree first, each cut to a bounded prefix.
 //!
+//! Where the vertex table takes more than [`VERTEX_TABLE_SHARE`] of the memory but at most
+//! [`TABLE_KEEP_SHARE`], the whole table is loaded and kept in memory ([`KeptTable`], whatever
+//! the query kind; edge queries then do nothing else): a uniformly picked vertex needs its
+//! table page, and a table page is worth more than a list page (see [`super::table`]).
+//!
 //! Which neighbours, by query kind (the advisor knows what kind of query the clients send):
 //! - friends-of-friends: the query reads every neighbour's list right after `v`'s, so the
 //!   first [`FOF_NEIGHBOURS`] neighbours are advised, each list cut to [`FOF_PREFIX_BYTES`];
@@ -34,7 +39,8 @@
 //!     reads, and a background read costs the queries about a tenth of a demand read (device
 //!     time, evictions). On kron22 predictions hit ~5% of edge queries at alpha = 0.1, ~3% at
 //!     0.5 and none at 1 (`bench/queries/RESULTS.md`), so the lists are rarely advised there;
-//!   - **the recent neighbourhood, where the vertex table is not read** (it does not fit): a
+//!   - **the recent neighbourhood, where the vertex table is neither read nor kept** (it does
+//!     not fit in [`TABLE_KEEP_SHARE`] of the memory): a
 //!     [`Window`] of the last [`WINDOW`] vertices seen (each visited vertex, then its
 //!     neighbours), each vertex-table page weighed by how many of them have their entry on it.
 //!     Every [`KEEP_EVERY`] visits the heaviest pages (1/[`KEEP_SHARE`] of the memory, at most
@@ -74,6 +80,7 @@
 //! Where lists are advised, the chosen neighbours' offsets are advised first (so those reads
 //! overlap), then their lists.
 
+use super::table::KeptTable;
 use super::window::Window;
 use super::Sink;
 use crate::graph::{Direction, Vertex};
@@ -92,6 +99,10 @@ pub const VERTEX_TABLE_NEIGHBOURS: usize = 512;
 /// at 10% (the table is 0.61 of the memory; the reads made edge queries 1.2-1.5x faster) and
 /// ca-AstroPh at 10% (0.80 of a 46-frame pool, leaving the lists 9 frames; up to 19% slower).
 pub const VERTEX_TABLE_SHARE: f64 = 0.7;
+/// Above [`VERTEX_TABLE_SHARE`] and up to this share of the memory, the whole vertex table is
+/// kept in memory instead ([`KeptTable`]), for every kind of query. (ca-AstroPh at 10% is
+/// 0.80, cnr-2000 0.84; road-usroads 4.4: its table does not fit.)
+pub const TABLE_KEEP_SHARE: f64 = 0.875;
 /// Bytes advised per neighbour list for edge queries and shortest paths (one 4 KiB page:
 /// 1024 plain ids, or about twice as many packed ones).
 pub const PREFIX_BYTES: u64 = 4096;
@@ -151,6 +162,8 @@ pub struct Neighbourhood {
     pub uncached: u64,
     /// Whether the vertex table fits for [`VERTEX_TABLE_SHARE`].
     read_table: bool,
+    /// The whole vertex table kept (see [`TABLE_KEEP_SHARE`]).
+    table: Option<KeptTable>,
     /// The recent neighbourhood (edge queries when the vertex table is not read).
     recent: Window,
     /// Vertex-table pages of the window kept per keeping visit while the window fits.
@@ -162,15 +175,22 @@ pub struct Neighbourhood {
 }
 
 impl Neighbourhood {
-    /// The policy for a stream of `kind` queries over a graph of `vertices` vertices, with
-    /// `memory_pages` pages of memory for the graph (`None`: unbounded).
-    pub fn new(kind: QueryKind, memory_pages: Option<u64>, vertices: usize) -> Neighbourhood {
+    /// The policy for a stream of `kind` queries over a graph of `vertices` vertices and `arcs`
+    /// arcs, with `memory_pages` pages of memory for the graph (`None`: unbounded).
+    pub fn new(kind: QueryKind, memory_pages: Option<u64>, vertices: usize, arcs: u64) -> Neighbourhood {
         let per_visit = 2 * EDGE_NEIGHBOURS as u64;
         let table_pages = ((vertices as u64 + 1) * 8).div_ceil(4096);
         let read_table = match memory_pages {
             Some(m) => table_pages as f64 <= VERTEX_TABLE_SHARE * m as f64,
             None => true,
         };
+        let reads = match kind {
+            QueryKind::FriendsOfFriends => 1.0 + arcs as f64 / vertices.max(1) as f64,
+            _ => 1.0,
+        };
+        let table = memory_pages
+            .filter(|&m| !read_table && table_pages as f64 <= TABLE_KEEP_SHARE * m as f64)
+            .and_then(|m| KeptTable::new(table_pages, m, reads));
         Neighbourhood {
             kind,
             predicted: vec![(Vertex::MAX, 0); PREDICTED].into_boxed_slice(),
@@ -184,6 +204,7 @@ impl Neighbourhood {
             entries_read: 0,
             uncached: 0,
             read_table,
+            table,
             recent: Window::new(WINDOW),
             keep: memory_pages.map_or(MAX_KEEP, |m| (m / KEEP_SHARE) as usize).min(MAX_KEEP),
             resident_keep: memory_pages.map_or(0, |m| (m as f64 * RESIDENT_KEEP_SHARE) as usize),
@@ -204,6 +225,12 @@ impl Neighbourhood {
             _ => (EDGE_NEIGHBOURS, PREFIX_BYTES),
         };
         self.picked.clear();
+        if let Some(table) = &mut self.table {
+            table.visit(sink, Self::lists_read(self.kind, dir, v));
+            if edge {
+                return;
+            }
+        }
         // Only the arcs used: a hub's whole list would be copied for nothing.
         if edge && self.read_table {
             let last = dir.neighbors_part(v, VERTEX_TABLE_NEIGHBOURS.max(k), true);
@@ -241,18 +268,35 @@ impl Neighbourhood {
         }
     }
 
-    /// Whether the policy wants the visits too stale to act on (see [`Neighbourhood::record`]).
-    pub fn records_stale(&self) -> bool {
-        self.kind == QueryKind::Edge && !self.read_table
+    /// The lists a `kind` query reads for visit `v`: a friends-of-friends query reads `v`'s and
+    /// its neighbours'; an edge query `v`'s, a shortest-path search one per expanded vertex.
+    fn lists_read(kind: QueryKind, dir: Direction<'_>, v: Vertex) -> u64 {
+        match kind {
+            QueryKind::FriendsOfFriends => {
+                let r = dir.arc_range(v);
+                1 + r.end - r.start
+            }
+            _ => 1,
+        }
     }
 
-    /// Records visited vertex `v`, too stale to act on, in the recent-neighbourhood window
-    /// (edge queries where the vertex table is not read; otherwise does nothing). The window
+    /// Whether the policy wants the visits too stale to act on (see [`Neighbourhood::record`]).
+    /// The kept vertex table and the recent-neighbourhood window do.
+    pub fn records_stale(&self) -> bool {
+        self.table.is_some() || (self.kind == QueryKind::Edge && !self.read_table)
+    }
+
+    /// Records visited vertex `v`, too stale to act on: where the whole vertex table is kept,
+    /// counts a visit for it ([`KeptTable::visit`]: the table must be kept at the pace of the
+    /// queries, not of the advisor); else, for edge queries where the vertex table is not read,
+    /// `v` enters the recent-neighbourhood window; otherwise does nothing. The window
     /// stands for the workload's FIFO of recently seen vertices, which every query feeds: when
     /// the advisor falls behind (on the pool at 10% it skipped ~45% of road-usroads' visits as
     /// stale, hand-run, session 16) a window of only the fresh visits weighs the wrong pages.
     pub fn record(&mut self, sink: &mut Sink<'_>, v: Vertex) {
-        if self.records_stale() {
+        if let Some(table) = &mut self.table {
+            table.visit(sink, Self::lists_read(self.kind, sink.dir(), v));
+        } else if self.records_stale() {
             self.keep_recent(sink, v, false);
         }
     }
@@ -350,7 +394,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let g = graph(dir.path());
         let mut sink = Sink::new(g.out());
-        let mut nb = Neighbourhood::new(QueryKind::Edge, None, 64);
+        let mut nb = Neighbourhood::new(QueryKind::Edge, None, 64, 0);
         nb.advise(&mut sink, 0);
         // The last EDGE_NEIGHBOURS of 0's list (13..=20) are predicted, but nothing is advised
         // before predictions have hit.
@@ -388,7 +432,7 @@ mod tests {
         let mut sink = Sink::new(g.out());
         // Memory for the advice of two visits: a prediction counts for two visits.
         let pages = 2 * PREFETCH_SHARE * 2 * EDGE_NEIGHBOURS as u64;
-        let mut nb = Neighbourhood::new(QueryKind::Edge, Some(pages), 64);
+        let mut nb = Neighbourhood::new(QueryKind::Edge, Some(pages), 64, 0);
         nb.advise(&mut sink, 0); // predicts 13..=20
         nb.advise(&mut sink, 20); // a hit, one visit later
         assert_eq!(nb.hits, 1);
@@ -396,7 +440,7 @@ mod tests {
         nb.advise(&mut sink, 19); // predicted three visits ago: its pages are gone
         assert_eq!(nb.hits, 1);
         // Unbounded memory: the same stream hits twice.
-        let mut nb = Neighbourhood::new(QueryKind::Edge, None, 64);
+        let mut nb = Neighbourhood::new(QueryKind::Edge, None, 64, 0);
         for v in [0, 20, 40, 19] {
             nb.advise(&mut sink, v);
         }
@@ -416,7 +460,7 @@ mod tests {
         let pool = BackendKind::Pool { capacity: 1 << 20, page_size: 4096, policy: "clock".into() };
         let g = Graph::open(&out, &OpenOptions { backend: pool }).unwrap();
         let mut sink = Sink::new(g.out());
-        let mut nb = Neighbourhood::new(QueryKind::Edge, None, 64);
+        let mut nb = Neighbourhood::new(QueryKind::Edge, None, 64, 0);
         nb.advise(&mut sink, 0);
         // The first visit is gated (no prediction has hit): no list advised, but the four
         // neighbours' entries were read.
@@ -432,10 +476,10 @@ mod tests {
         g.out().list_bytes(3500);
         assert_eq!(misses(), before + 1);
         // Memory in which the 10-page table would take more than VERTEX_TABLE_SHARE: no reads.
-        let mut small = Neighbourhood::new(QueryKind::Edge, Some(14), 5000);
+        let mut small = Neighbourhood::new(QueryKind::Edge, Some(14), 5000, 0);
         small.advise(&mut sink, 0);
         assert_eq!(small.entries_read, 0);
-        let mut enough = Neighbourhood::new(QueryKind::Edge, Some(15), 5000);
+        let mut enough = Neighbourhood::new(QueryKind::Edge, Some(15), 5000, 0);
         enough.advise(&mut sink, 0);
         assert_eq!(enough.entries_read, 4);
     }
@@ -451,7 +495,7 @@ mod tests {
         drop(g);
         let mut sink = Sink::new(g2.out());
         // Memory too small for the vertex table: the recent-neighbourhood window.
-        let mut nb = Neighbourhood::new(QueryKind::Edge, Some(0), 64);
+        let mut nb = Neighbourhood::new(QueryKind::Edge, Some(0), 64, 0);
         // 0's list is not in memory: only 0 enters the window, nothing is read.
         let requests = g2.io_stats().page_requests;
         nb.advise(&mut sink, 0);
@@ -490,7 +534,7 @@ mod tests {
         d.list_bytes(2600);
         // Memory of 8 pages: the 10-page table does not fit, 4 pages are kept.
         let mut sink = Sink::new(d);
-        let mut nb = Neighbourhood::new(QueryKind::Edge, Some(8), 5000);
+        let mut nb = Neighbourhood::new(QueryKind::Edge, Some(8), 5000, 0);
         let misses = || g.io_stats().misses;
         let before = misses();
         // Visits of 0 are found in the window; once the gate opens, offsets pages 1 (11 of the
@@ -532,7 +576,7 @@ mod tests {
         // visits); returns the window's pages and what that step did.
         let run = |memory: u64, every: u64| {
             let mut sink = Sink::new(d);
-            let mut nb = Neighbourhood::new(QueryKind::Edge, Some(memory), 300_000);
+            let mut nb = Neighbourhood::new(QueryKind::Edge, Some(memory), 300_000, 0);
             for _ in 0..400 {
                 nb.advise(&mut sink, 0);
             }
@@ -578,10 +622,10 @@ mod tests {
         let g = Graph::open(dir.path().join("g"), &OpenOptions { backend: pool }).unwrap();
         let mut sink = Sink::new(g.out());
         // Only the window mode (edge queries, vertex table too large) wants stale visits.
-        assert!(!Neighbourhood::new(QueryKind::FriendsOfFriends, Some(8), 64).records_stale());
-        assert!(!Neighbourhood::new(QueryKind::Edge, None, 64).records_stale());
+        assert!(!Neighbourhood::new(QueryKind::FriendsOfFriends, Some(8), 64, 0).records_stale());
+        assert!(!Neighbourhood::new(QueryKind::Edge, None, 64, 0).records_stale());
         // Sized as for 5000 vertices: a 10-page vertex table that 8 pages of memory cannot hold.
-        let mut nb = Neighbourhood::new(QueryKind::Edge, Some(8), 5000);
+        let mut nb = Neighbourhood::new(QueryKind::Edge, Some(8), 5000, 0);
         assert!(nb.records_stale());
         g.out().list(0);
         // Stale visits of 0: 0 and its 20 neighbours enter the window, the gate opens, but
@@ -605,7 +649,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let g = graph(dir.path());
         let mut sink = Sink::new(g.out());
-        let mut nb = Neighbourhood::new(QueryKind::FriendsOfFriends, None, 64);
+        let mut nb = Neighbourhood::new(QueryKind::FriendsOfFriends, None, 64, 0);
         for v in [5, 9, 33, 0] {
             nb.advise(&mut sink, v);
         }
