@@ -2,8 +2,8 @@
 //! lists of some of `v`'s neighbours, highest degree first, each cut to a bounded prefix.
 //!
 //! Where the vertex table takes more than [`VERTEX_TABLE_SHARE`] of the memory but at most
-//! [`TABLE_KEEP_SHARE`], the whole table is loaded and kept in memory ([`KeptTable`], whatever
-//! the query kind; edge queries then do nothing else): a uniformly picked vertex needs its
+//! [`TABLE_KEEP_SHARE`], the whole table is loaded and kept in memory ([`KeptTable`], for edge
+//! and friends-of-friends queries; edge queries then do nothing else): a uniformly picked vertex needs its
 //! table page, and a table page is worth more than a list page (see [`super::table`]).
 //!
 //! Which neighbours, by query kind (the advisor knows what kind of query the clients send):
@@ -100,8 +100,10 @@ pub const VERTEX_TABLE_NEIGHBOURS: usize = 512;
 /// ca-AstroPh at 10% (0.80 of a 46-frame pool, leaving the lists 9 frames; up to 19% slower).
 pub const VERTEX_TABLE_SHARE: f64 = 0.7;
 /// Above [`VERTEX_TABLE_SHARE`] and up to this share of the memory, the whole vertex table is
-/// kept in memory instead ([`KeptTable`]), for every kind of query. (ca-AstroPh at 10% is
-/// 0.80, cnr-2000 0.84; road-usroads 4.4: its table does not fit.)
+/// kept in memory instead ([`KeptTable`]), for edge and friends-of-friends queries (both start
+/// at a uniformly picked vertex). (ca-AstroPh at 10% is 0.80, cnr-2000 0.84; road-usroads
+/// 4.4: its table does not fit.) Not for shortest paths: on cnr-2000 (20 pairs at 10%) it
+/// doubled their bytes read and time.
 pub const TABLE_KEEP_SHARE: f64 = 0.875;
 /// Bytes advised per neighbour list for edge queries and shortest paths (one 4 KiB page:
 /// 1024 plain ids, or about twice as many packed ones).
@@ -184,13 +186,17 @@ impl Neighbourhood {
             Some(m) => table_pages as f64 <= VERTEX_TABLE_SHARE * m as f64,
             None => true,
         };
+        // Lists a query reads on average (the kept table is for queries that start at a
+        // uniformly picked vertex).
         let reads = match kind {
-            QueryKind::FriendsOfFriends => 1.0 + arcs as f64 / vertices.max(1) as f64,
-            _ => 1.0,
+            QueryKind::Edge => Some(1.0),
+            QueryKind::FriendsOfFriends => Some(1.0 + arcs as f64 / vertices.max(1) as f64),
+            QueryKind::ShortestPath => None,
         };
         let table = memory_pages
             .filter(|&m| !read_table && table_pages as f64 <= TABLE_KEEP_SHARE * m as f64)
-            .and_then(|m| KeptTable::new(table_pages, m, reads));
+            .zip(reads)
+            .and_then(|(m, r)| KeptTable::new(table_pages, m, r));
         Neighbourhood {
             kind,
             predicted: vec![(Vertex::MAX, 0); PREDICTED].into_boxed_slice(),
@@ -269,7 +275,7 @@ impl Neighbourhood {
     }
 
     /// The lists a `kind` query reads for visit `v`: a friends-of-friends query reads `v`'s and
-    /// its neighbours'; an edge query `v`'s, a shortest-path search one per expanded vertex.
+    /// its neighbours'; an edge query `v`'s.
     fn lists_read(kind: QueryKind, dir: Direction<'_>, v: Vertex) -> u64 {
         match kind {
             QueryKind::FriendsOfFriends => {
@@ -642,6 +648,25 @@ mod tests {
             nb.advise(&mut sink, 0);
         }
         assert_eq!((sink.stats().kept, sink.stats().ranges), (1, 0));
+    }
+
+    #[test]
+    fn the_whole_table_is_kept_between_the_two_shares_for_queries_from_a_uniform_vertex() {
+        use QueryKind::{Edge, FriendsOfFriends, ShortestPath};
+        // 5000 vertices: a 10-page vertex table.
+        let kept = |kind, memory, arcs| {
+            let nb = Neighbourhood::new(kind, Some(memory), 5000, arcs);
+            (nb.table.is_some(), nb.read_table)
+        };
+        assert_eq!(kept(Edge, 15, 0), (false, true), "0.67 of the memory: entries read");
+        assert_eq!(kept(Edge, 14, 0), (true, false), "0.71");
+        assert_eq!(kept(Edge, 12, 0), (true, false), "0.83");
+        assert_eq!(kept(Edge, 11, 0), (false, false), "0.91: the window");
+        assert_eq!(kept(ShortestPath, 14, 0), (false, false));
+        // FoF reads 1 + mean degree lists: 2 fit the 4 frames left for two sweeps, 3 do not.
+        assert_eq!(kept(FriendsOfFriends, 14, 5000), (true, false));
+        assert_eq!(kept(FriendsOfFriends, 14, 10_000), (false, false));
+        assert!(Neighbourhood::new(FriendsOfFriends, Some(14), 5000, 5000).records_stale());
     }
 
     #[test]
