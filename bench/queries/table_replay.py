@@ -16,34 +16,8 @@ list pages; --csv writes the same rows.
 """
 
 import argparse
-import csv
 
-import numpy as np
-
-PAGE = 4096
-
-
-class Clock:
-    def __init__(self, frames):
-        self.n, self.slot, self.page, self.ref = frames, {}, [None] * frames, [False] * frames
-        self.hand = self.used = 0
-
-    def get(self, p):
-        """Requests page p; returns whether it was resident (loads it if not)."""
-        s = self.slot.get(p)
-        if s is not None:
-            self.ref[s] = True
-            return True
-        if self.used < self.n:
-            s, self.used = self.used, self.used + 1
-        else:
-            while self.ref[self.hand]:
-                self.ref[self.hand] = False
-                self.hand = (self.hand + 1) % self.n
-            s, self.hand = self.hand, (self.hand + 1) % self.n
-            del self.slot[self.page[s]]
-        self.page[s], self.slot[p], self.ref[s] = p, s, False
-        return False
+from replay import PAGE, Clock, read_graph, read_workload, write_csv
 
 
 def main():
@@ -54,14 +28,8 @@ def main():
     ap.add_argument("--limit", type=int, default=100000)
     ap.add_argument("--csv")
     a = ap.parse_args()
-    off = np.fromfile(f"{a.graph}/out.offsets", dtype=np.uint64).astype(np.int64)
-    nbr = np.fromfile(f"{a.graph}/out.neighbors", dtype=np.uint32)
-    raw = open(a.workload, "rb").read()
-    kind = int.from_bytes(raw[12:16], "little")
-    if raw[:8] != b"OCGQRY01" or kind not in (0, 1):
-        raise SystemExit(f"{a.workload}: not an edge-query or friends-of-friends workload")
-    qs = np.frombuffer(raw[64:], dtype=np.uint32)[: a.limit]
-    n = int.from_bytes(raw[24:32], "little")
+    off, nbr = read_graph(a.graph)
+    kind, n, qs = read_workload(a.workload, (0, 1), a.limit)
     table = (8 * (n + 1) + PAGE - 1) // PAGE
     if table >= a.frames:
         raise SystemExit(f"the table's {table} pages do not fit in {a.frames} frames")
@@ -101,10 +69,7 @@ def main():
         )
     print(f"kept against clock: {rows[1]['misses_per_query'] / rows[0]['misses_per_query'] - 1:+.1%}")
     if a.csv:
-        with open(a.csv, "w", newline="") as f:
-            w = csv.DictWriter(f, fieldnames=list(rows[0]))
-            w.writeheader()
-            w.writerows(rows)
+        write_csv(a.csv, rows)
 
 
 if __name__ == "__main__":

@@ -28,40 +28,13 @@ list pages with --lists); --csv writes the same rows.
 """
 
 import argparse
-import csv
 import heapq
 from collections import deque
 
-import numpy as np
+from replay import PAGE, Clock, read_graph, read_workload, write_csv
 
-PAGE = 4096
 BOUNDS = 1 << 40  # offsets pages are keyed apart from list pages
 WINDOW = 1024
-
-
-class Clock:
-    def __init__(self, frames):
-        self.n, self.slot, self.page, self.ref = frames, {}, [None] * frames, [False] * frames
-        self.hand = self.used = 0
-
-    def load(self, p):
-        if self.used < self.n:
-            s, self.used = self.used, self.used + 1
-        else:
-            while self.ref[self.hand]:
-                self.ref[self.hand] = False
-                self.hand = (self.hand + 1) % self.n
-            s, self.hand = self.hand, (self.hand + 1) % self.n
-            del self.slot[self.page[s]]
-        self.page[s], self.slot[p], self.ref[s] = p, s, False
-
-    def get(self, p):
-        s = self.slot.get(p)
-        if s is None:
-            self.load(p)
-            return False
-        self.ref[s] = True
-        return True
 
 
 def main():
@@ -79,12 +52,8 @@ def main():
     ap.add_argument("--limit", type=int, default=20000)
     ap.add_argument("--csv")
     a = ap.parse_args()
-    off = np.fromfile(f"{a.graph}/out.offsets", dtype=np.uint64).astype(np.int64)
-    nbr = np.fromfile(f"{a.graph}/out.neighbors", dtype=np.uint32)
-    raw = open(a.workload, "rb").read()
-    if raw[:8] != b"OCGQRY01" or int.from_bytes(raw[12:16], "little") != 0:
-        raise SystemExit(f"{a.workload}: not an edge-query workload")
-    qs = np.frombuffer(raw[64:], dtype=np.uint32)[: a.limit]
+    off, nbr = read_graph(a.graph)
+    _, _, qs = read_workload(a.workload, (0,), a.limit)
     cache = {}
 
     def pages(v):
@@ -165,10 +134,7 @@ def main():
             f"{loads / len(qs):.3f}, window pages {mean_pages:.0f}"
         )
     if a.csv:
-        with open(a.csv, "w", newline="") as f:
-            w = csv.DictWriter(f, fieldnames=list(rows[0]))
-            w.writeheader()
-            w.writerows(rows)
+        write_csv(a.csv, rows)
 
 
 if __name__ == "__main__":
