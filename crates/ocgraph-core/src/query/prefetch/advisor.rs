@@ -5,7 +5,18 @@
 //! records the stale ones too, see [`Neighbourhood::record`]); the omniscient mode watches how many queries have started
 //! and advises the next `lookahead` queries of the workload, as far as their pages fit in a
 //! share of the memory (see [`omniscient`]). When there is nothing to do the
-//! advisor yields, then sleeps 50 µs at a time; it stops when `stop` is set.
+//! advisor sleeps ([`IDLE_SLEEP`], or the neighbourhood policy's
+//! [`Neighbourhood::idle_sleep`]) and then takes all that came in meanwhile in one batch; it
+//! stops when `stop` is set.
+//!
+//! Why sleep rather than poll: each wake-up of the advisor costs the query thread, at least on
+//! this 2-vCPU KVM guest. It used to yield 16 times and then sleep 50 µs at a time, waking
+//! about once per query, and on road-usroads at alpha 1 (pool at 10%, 200K queries), where
+//! the neighbourhood policy advises nothing, that alone made the queries 1.2x slower than with
+//! no advisor (14.5 s against 11.7 s; the query thread's `pread`s took 37 µs each instead of
+//! 16 µs under strace). Parking the advisor and waking it at every push cost as much, even with
+//! the advisor doing nothing with the entries. Sleeping 1 ms between batches: 11.7 s. Hand-run,
+//! session 19; `bench/queries/RESULTS.md` has the runs at the sizes.
 
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Duration;
@@ -15,6 +26,10 @@ use super::{omniscient, sequential, AdvisorStats, PrefetchMode, Sink};
 use crate::graph::{Adjacency, Direction};
 use crate::query::ring::{Cursor, Ring};
 use crate::query::workload::Workload;
+
+/// How long an idle advisor sleeps before it looks at the ring (or, omniscient, at the queries
+/// started) again.
+pub const IDLE_SLEEP: Duration = Duration::from_millis(1);
 
 /// How the advisor runs.
 #[derive(Debug, Clone, Copy)]
@@ -42,7 +57,6 @@ pub fn run(
     let mut cursor = Cursor::default();
     let mut nb = Neighbourhood::new(workload.kind, cfg.memory_pages, dir.num_vertices(), dir.num_arcs());
     let mut lookahead = omniscient::Lookahead::new(cfg.lookahead, cfg.memory_pages);
-    let mut idle = 0u32;
     loop {
         let did = match cfg.mode {
             PrefetchMode::None => 0,
@@ -63,18 +77,15 @@ pub fn run(
             }
         };
         if did > 0 {
-            idle = 0;
             continue;
         }
         if stop.load(Ordering::Acquire) {
             break;
         }
-        idle += 1;
-        if idle < 16 {
-            std::thread::yield_now();
-        } else {
-            std::thread::sleep(Duration::from_micros(50));
-        }
+        std::thread::sleep(match cfg.mode {
+            PrefetchMode::Neighbourhood => nb.idle_sleep(),
+            _ => IDLE_SLEEP,
+        });
     }
     AdvisorStats {
         pushed: ring.pushed(),
