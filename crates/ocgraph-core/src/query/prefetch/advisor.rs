@@ -6,8 +6,8 @@
 //! and advises the next `lookahead` queries of the workload, as far as their pages fit in a
 //! share of the memory (see [`omniscient`]). When there is nothing to do the
 //! advisor sleeps ([`IDLE_SLEEP`], or the neighbourhood policy's
-//! [`Neighbourhood::idle_sleep`]) and then takes all that came in meanwhile in one batch; it
-//! stops when `stop` is set.
+//! [`Neighbourhood::idle_sleep`]) and then takes all that came in meanwhile in one batch (the
+//! omniscient bound still polls: [`OMNISCIENT_SLEEP`]); it stops when `stop` is set.
 //!
 //! Why sleep rather than poll: each wake-up of the advisor costs the query thread, at least on
 //! this 2-vCPU KVM guest. It used to yield 16 times and then sleep 50 µs at a time, waking
@@ -30,6 +30,12 @@ use crate::query::workload::Workload;
 /// How long an idle advisor sleeps before it looks at the ring (or, omniscient, at the queries
 /// started) again.
 pub const IDLE_SLEEP: Duration = Duration::from_millis(1);
+
+/// The omniscient advisor, the bound, still polls as every advisor did until session 19:
+/// 16 yields, then sleeps of this length. It must keep pace with the queries (its lookahead is a
+/// few queries on a small pool); with 1 ms sleeps it fell to 1.01-1.05x of none on ca-AstroPh at
+/// alpha 0.5 and 1 (1M queries, hand-run, session 19).
+const OMNISCIENT_SLEEP: Duration = Duration::from_micros(50);
 
 /// How the advisor runs.
 #[derive(Debug, Clone, Copy)]
@@ -57,6 +63,7 @@ pub fn run(
     let mut cursor = Cursor::default();
     let mut nb = Neighbourhood::new(workload.kind, cfg.memory_pages, dir.num_vertices(), dir.num_arcs());
     let mut lookahead = omniscient::Lookahead::new(cfg.lookahead, cfg.memory_pages);
+    let mut idle = 0u32;
     loop {
         let did = match cfg.mode {
             PrefetchMode::None => 0,
@@ -77,15 +84,24 @@ pub fn run(
             }
         };
         if did > 0 {
+            idle = 0;
             continue;
         }
         if stop.load(Ordering::Acquire) {
             break;
         }
-        std::thread::sleep(match cfg.mode {
-            PrefetchMode::Neighbourhood => nb.idle_sleep(),
-            _ => IDLE_SLEEP,
-        });
+        match cfg.mode {
+            PrefetchMode::Neighbourhood => std::thread::sleep(nb.idle_sleep()),
+            PrefetchMode::Omniscient => {
+                idle += 1;
+                if idle < 16 {
+                    std::thread::yield_now();
+                } else {
+                    std::thread::sleep(OMNISCIENT_SLEEP);
+                }
+            }
+            _ => std::thread::sleep(IDLE_SLEEP),
+        }
     }
     AdvisorStats {
         pushed: ring.pushed(),
