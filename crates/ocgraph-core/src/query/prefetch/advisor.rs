@@ -27,8 +27,8 @@ use crate::graph::{Adjacency, Direction};
 use crate::query::ring::{Cursor, Ring};
 use crate::query::workload::Workload;
 
-/// How long an idle advisor sleeps before it looks at the ring (or, omniscient, at the queries
-/// started) again.
+/// How long an idle advisor (neighbourhood, sequential) sleeps before it looks at the ring
+/// again.
 pub const IDLE_SLEEP: Duration = Duration::from_millis(1);
 
 /// The omniscient advisor, the bound, still polls as every advisor did until session 19:
