@@ -161,9 +161,16 @@ impl<'g> Direction<'g> {
         self.src().keep_cached(self.bounds_file(), page * Self::HINT_PAGE)
     }
 
-    /// Counts a use of page `page` of the lists file (as [`Direction::keep_bounds_page`]).
-    pub fn keep_list_page(&self, page: u64) -> bool {
-        self.src().keep_cached(self.lists_file(), page * Self::HINT_PAGE)
+    /// Protects page `page` ([`Direction::HINT_PAGE`] bytes) of the list bounds (`list:
+    /// false`) or of the lists from eviction (`on: true`), or ends its protection; never loads
+    /// it ([`PageSource::protect`]).
+    pub fn set_protected(&self, page: u64, list: bool, on: bool) {
+        let file = if list { self.lists_file() } else { self.bounds_file() };
+        if on {
+            self.src().protect(file, page * Self::HINT_PAGE)
+        } else {
+            self.src().unprotect(file, page * Self::HINT_PAGE)
+        }
     }
 
     /// The page ([`Direction::HINT_PAGE`] bytes) of the lists file on which `v`'s list starts,

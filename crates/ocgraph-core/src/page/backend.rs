@@ -94,6 +94,21 @@ pub(crate) trait PageSource: Send + Sync {
         self.read_cached_into(file, offset, &mut [0u8; 1])
     }
 
+    /// Protects the page holding byte `offset` of `file` from eviction until
+    /// [`PageSource::unprotect`]: while it is in memory (now, or once a request loads it),
+    /// eviction passes over it. Protection is advice: a demand miss that finds every
+    /// unprotected page pinned evicts a protected one rather than wait; background loads
+    /// never do. Never loads, never waits, counts nothing. For prefetchers that know which
+    /// pages the next queries will likely read; the caller bounds how many pages it protects.
+    /// A backend whose residency is not its own (mmap) counts a use instead
+    /// ([`PageSource::keep_cached`]).
+    fn protect(&self, file: FileId, offset: u64) {
+        self.keep_cached(file, offset);
+    }
+
+    /// Ends the protection of the page holding byte `offset` of `file` ([`PageSource::protect`]).
+    fn unprotect(&self, _file: FileId, _offset: u64) {}
+
     /// Gives an access-pattern hint for a byte range (may be a no-op).
     fn advise(&self, file: FileId, offset: u64, len: u64, advice: Advice);
 

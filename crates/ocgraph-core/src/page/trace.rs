@@ -305,6 +305,15 @@ impl PageSource for TracingSource {
         self.inner.keep_cached(file, offset)
     }
 
+    /// Not a request either: not recorded.
+    fn protect(&self, file: FileId, offset: u64) {
+        self.inner.protect(file, offset)
+    }
+
+    fn unprotect(&self, file: FileId, offset: u64) {
+        self.inner.unprotect(file, offset)
+    }
+
     fn advise(&self, file: FileId, offset: u64, len: u64, advice: Advice) {
         self.inner.advise(file, offset, len, advice)
     }

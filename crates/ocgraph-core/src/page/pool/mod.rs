@@ -70,6 +70,14 @@ struct FileState {
     last_end: AtomicU64,
     /// Asynchronous read-ahead streams over this file (see [`readahead`]).
     streams: Mutex<Streams>,
+    /// One bit per page, set while a prefetcher protects the page from eviction
+    /// ([`PageSource::protect`]).
+    protected: Box<[AtomicU64]>,
+}
+
+/// The word of `fs`'s protection bits holding page `page`'s bit, and the bit.
+fn protect_bit(fs: &FileState, page: u64) -> (&AtomicU64, u64) {
+    (&fs.protected[(page / 64) as usize], 1 << (page % 64))
 }
 
 /// A buffer pool of fixed-size frames. Safe for many concurrent readers.
@@ -247,6 +255,7 @@ impl BufferPool {
                 table: (0..pages).map(|_| AtomicU64::new(EVICTED)).collect(),
                 last_end: AtomicU64::new(0),
                 streams: Mutex::new(Streams::default()),
+                protected: (0..pages.div_ceil(64)).map(|_| AtomicU64::new(0)).collect(),
             });
         }
         let policy = Policy::by_name(policy, frames)?;
@@ -468,12 +477,16 @@ impl Core {
         let mut spins = 0u32;
         loop {
             // 1. Ask the policy for a candidate; 2. `try_claim` locks its page's word, skipping
-            // it when pinned or busy.
-            if let Some(f) = self.evict_clean_victim(key) {
+            // it when pinned, busy or protected.
+            if let Some(f) = self.evict_clean_victim(key, true) {
                 return Some(f);
             }
             if !wait {
                 return None;
+            }
+            // Protection is advice: a miss takes a protected page rather than wait.
+            if let Some(f) = self.evict_clean_victim(key, false) {
+                return Some(f);
             }
             // Every unpinned frame is dirty: write some back (writable pools only).
             if let Some(f) = self.write_back_for(key) {
@@ -536,12 +549,15 @@ impl Core {
         }
     }
 
-    /// Evicts the policy's victim among the clean unpinned pages and returns its frame; `None`
-    /// when there is none.
-    fn evict_clean_victim(&self, key: PageKey) -> Option<usize> {
+    /// Evicts the policy's victim among the clean unpinned pages (and unprotected ones, if
+    /// `spare_protected`) and returns its frame; `None` when there is none.
+    fn evict_clean_victim(&self, key: PageKey, spare_protected: bool) -> Option<usize> {
         // 1. Ask the policy for a candidate; 2. `try_claim` locks its page's word, skipping it
-        // when pinned, busy or dirty.
-        let f = self.policy.get().victim(key, &mut |f| self.try_claim(f))?;
+        // when pinned, busy or dirty (or protected).
+        let f = self
+            .policy
+            .get()
+            .victim(key, &mut |f| !(spare_protected && self.is_protected(f)) && self.try_claim(f))?;
         debug_assert!(f < self.mem.count());
         // 3. Mark the old page evicted (its word is locked by us, its frame unused).
         let (old_file, old_page) = split_page_key(self.owner[f].load(Ordering::Acquire));
@@ -552,6 +568,17 @@ impl Core {
         self.counters.add(Counter::Evictions, 1);
         // 4. Reuse the frame.
         Some(f)
+    }
+
+    /// Whether the page frame `f` holds is protected ([`PageSource::protect`]).
+    fn is_protected(&self, f: usize) -> bool {
+        let key = self.owner[f].load(Ordering::Relaxed);
+        if key == NO_PAGE {
+            return false;
+        }
+        let (file, page) = split_page_key(key);
+        let (word, bit) = protect_bit(&self.files[file as usize], page);
+        word.load(Ordering::Relaxed) & bit != 0
     }
 
     /// Tries to lock the page held by frame `f` for eviction: succeeds only when that page is
@@ -849,6 +876,27 @@ impl PageSource for BufferPool {
         self.policy.on_hit(f);
         self.unpin(file, page);
         true
+    }
+
+    /// Sets the page's protection bit: eviction passes over the frame holding it (see
+    /// [`Core::take_frame`]).
+    fn protect(&self, file: FileId, offset: u64) {
+        let fs = &self.files[file as usize];
+        assert!(offset < fs.len, "protect of {} past its end ({offset} >= {})", fs.io.path.display(), fs.len);
+        let (word, bit) = protect_bit(fs, offset >> self.page_shift);
+        word.fetch_or(bit, Ordering::Relaxed);
+    }
+
+    fn unprotect(&self, file: FileId, offset: u64) {
+        let fs = &self.files[file as usize];
+        assert!(
+            offset < fs.len,
+            "unprotect of {} past its end ({offset} >= {})",
+            fs.io.path.display(),
+            fs.len
+        );
+        let (word, bit) = protect_bit(fs, offset >> self.page_shift);
+        word.fetch_and(!bit, Ordering::Relaxed);
     }
 
     /// `WillNeed` queues a background load of the range (see [`prefetch`]); `Random` turns

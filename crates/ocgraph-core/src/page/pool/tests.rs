@@ -323,6 +323,42 @@ fn keeping_a_cached_page_is_a_use_that_never_loads() {
 }
 
 #[test]
+fn a_protected_page_is_passed_over_by_eviction_until_every_other_frame_is_pinned() {
+    let dir = tempfile::tempdir().unwrap();
+    let (files, data) = random_files(dir.path(), &[4096 * 8], 31);
+    let pool = BufferPool::open(&files, 3 * 4096, 4096, "lru").unwrap();
+    pool.set_read_ahead(0, 0);
+    let resident = |page: u64| pool.keep_cached(0, page * 4096);
+    // Page 1 protected before it is loaded: protection holds once a request loads it.
+    pool.protect(0, 4096 + 7);
+    for p in [0, 1, 2] {
+        pool.read(0, p * 4096, 8);
+    }
+    // LRU would evict page 1 (least recently used once page 0 is used again): protected, it
+    // stays while pages 3..7 pass through the other two frames.
+    pool.read(0, 0, 8);
+    for p in 3..8 {
+        let got = pool.read(0, p * 4096, 16).typed::<u8>();
+        assert_eq!(&*got, &data[0][(p * 4096) as usize..(p * 4096 + 16) as usize]);
+        assert!(resident(1), "protected page 1 evicted by page {p}");
+    }
+    // With both other frames pinned, a miss evicts the protected page rather than wait.
+    let a = pool.read(0, 6 * 4096, 8);
+    let b = pool.read(0, 7 * 4096, 8);
+    let c = pool.read(0, 2 * 4096, 8).typed::<u8>();
+    assert_eq!(&*c, &data[0][2 * 4096..2 * 4096 + 8]);
+    assert!(!resident(1), "page 1 gave way");
+    drop((a, b, c));
+    // Unprotected, page 1 is an ordinary page: LRU evicts it first.
+    pool.unprotect(0, 4096);
+    pool.read(0, 4096, 8);
+    pool.read(0, 0, 8);
+    pool.read(0, 6 * 4096, 8);
+    pool.read(0, 3 * 4096, 8);
+    assert!(!resident(1), "unprotected page 1 (least recently used) was evicted");
+}
+
+#[test]
 fn a_read_spanning_pages_pins_nothing_after_the_copy() {
     let dir = tempfile::tempdir().unwrap();
     let (files, data) = random_files(dir.path(), &[4096 * 4], 19);

@@ -341,7 +341,7 @@ impl Core {
         }
         // The background flusher cleaned pages meanwhile: evict one of them.
         if ws.flushed.load(Ordering::Acquire) != flushed {
-            if let Some(f) = self.evict_clean_victim(key) {
+            if let Some(f) = self.evict_clean_victim(key, false) {
                 return Some(f);
             }
         }

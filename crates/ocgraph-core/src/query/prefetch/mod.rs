@@ -19,6 +19,7 @@ pub mod sequential;
 pub mod table;
 pub mod window;
 
+use rustc_hash::FxHashSet;
 use serde::Serialize;
 
 use crate::error::{Error, Result};
@@ -101,8 +102,8 @@ pub struct AdvisorStats {
     /// vertex itself to the recent-neighbourhood window.
     pub uncached: u64,
     /// Pages of the recent neighbourhood the neighbourhood prefetcher found in memory and
-    /// kept there (a use counted for the replacement policy; edge queries); the missing ones
-    /// it advised count in `ranges`.
+    /// kept there (a use counted for the replacement policy, or protected from eviction until
+    /// its next round; edge queries); the missing ones it advised count in `ranges`.
     pub kept: u64,
     /// Of `kept`, the pages of lists (missing ones are not advised).
     pub kept_lists: u64,
@@ -116,13 +117,22 @@ const RECENT: usize = 4096;
 pub struct Sink<'g> {
     dir: Direction<'g>,
     recent: Box<[u64]>,
+    /// Pages protected from eviction (see [`Sink::protect`]), and an empty set to reuse.
+    protected: FxHashSet<WindowPage>,
+    spare: FxHashSet<WindowPage>,
     stats: AdvisorStats,
 }
 
 impl<'g> Sink<'g> {
     /// A sink advising on `dir`.
     pub fn new(dir: Direction<'g>) -> Sink<'g> {
-        Sink { dir, recent: vec![u64::MAX; RECENT].into_boxed_slice(), stats: AdvisorStats::default() }
+        Sink {
+            dir,
+            recent: vec![u64::MAX; RECENT].into_boxed_slice(),
+            protected: FxHashSet::default(),
+            spare: FxHashSet::default(),
+            stats: AdvisorStats::default(),
+        }
     }
 
     /// The direction advised on.
@@ -165,20 +175,41 @@ impl<'g> Sink<'g> {
         self.stats.ranges += 1;
     }
 
-    /// Keeps page `page` of the window in memory if it is resident (a use counted); a missing
-    /// one is left alone. Returns whether it was resident.
-    pub fn keep_resident(&mut self, page: WindowPage) -> bool {
-        let (kept, list) = match page {
-            WindowPage::Bounds(p) => (self.dir.keep_bounds_page(p), false),
-            WindowPage::List(p) => (self.dir.keep_list_page(p), true),
-        };
-        self.stats.kept += kept as u64;
-        self.stats.kept_lists += (kept && list) as u64;
-        kept
+    /// Protects exactly `pages` of the window from eviction ([`Direction::set_protected`]:
+    /// resident or not, none is loaded) until the next call or until the sink is dropped: the
+    /// pages protected before and not among them are protected no more. Counts them as kept.
+    pub fn protect(&mut self, pages: impl IntoIterator<Item = WindowPage>) {
+        let mut next = std::mem::take(&mut self.spare);
+        next.clear();
+        for p in pages {
+            if next.insert(p) && !self.protected.contains(&p) {
+                self.set_protected(p, true);
+            }
+        }
+        for &p in self.protected.difference(&next) {
+            self.set_protected(p, false);
+        }
+        self.stats.kept += next.len() as u64;
+        self.stats.kept_lists += next.iter().filter(|p| matches!(p, WindowPage::List(_))).count() as u64;
+        self.spare = std::mem::replace(&mut self.protected, next);
+    }
+
+    fn set_protected(&self, page: WindowPage, on: bool) {
+        match page {
+            WindowPage::Bounds(p) => self.dir.set_protected(p, false, on),
+            WindowPage::List(p) => self.dir.set_protected(p, true, on),
+        }
     }
 
     /// What the sink did so far.
     pub fn stats(&self) -> AdvisorStats {
         self.stats
+    }
+}
+
+/// The pages a sink protected are protected no longer than it lives.
+impl Drop for Sink<'_> {
+    fn drop(&mut self) {
+        self.protect(std::iter::empty());
     }
 }

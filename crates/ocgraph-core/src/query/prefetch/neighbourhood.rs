@@ -55,18 +55,22 @@
 //!     The window weighs the pages of lists too (the page each vertex's list starts on, where
 //!     its bounds are in memory: [`Direction::cached_list_page`]). While the window's pages
 //!     (bounds and lists) do not all fit in memory, the rule changes: every
-//!     [`RESIDENT_KEEP_EVERY`] visits its pages of both kinds, ranked together by weight, are
-//!     kept if resident, the heaviest first, until [`RESIDENT_KEEP_SHARE`] of the memory's
-//!     pages are kept; missing ones are neither loaded nor advised. This leaves the
-//!     replacement policy only the lightest resident pages to evict: close to evicting the
-//!     resident page of least weight. There CLOCK must choose among the neighbourhood's pages
+//!     [`PROTECT_EVERY`] visits its pages of both kinds are ranked together by weight, and the
+//!     heaviest, [`PROTECT_SHARE`] of the memory's pages, are *protected* from eviction
+//!     ([`Sink::protect`]: eviction passes over them while they are resident; a missing one is
+//!     protected once a query's miss loads it, none is loaded or advised); the pages that left
+//!     that set are protected no more. This leaves the replacement policy only the lighter
+//!     pages to evict: close to evicting the resident page of least weight. There CLOCK must choose among the neighbourhood's pages
 //!     and chooses worse than the weights (road-usroads at 10%, alpha 0.1: CLOCK hits 75% of
 //!     requests, Belady's optimum 87%), and loading missing pages evicts other pages of the
 //!     window. Replayed (`bench/queries/window_replay.py --resident`, 20K queries): pages read
 //!     per query on road-usroads at 10% fall 15% at alpha 0.1 and 7% at 0.5 against CLOCK;
 //!     the rule before it (half the memory's bounds pages kept or advised, a quarter's list
 //!     pages kept) saved 4% and 2%, as its background loads took back what its demand misses
-//!     saved. Where the window fits (cnr-2000 at 10%), keeping list pages too cost 3-6% more
+//!     saved. Protection rather than a use counted: the advisor wakes only every
+//!     [`KEEP_IDLE_SLEEP`] (see [`super::advisor`]), and a reference bit set in one batch is
+//!     cleared by the clock hand before the next; counting uses, the 1M-query run of session 19
+//!     read 0.3% fewer bytes than none at alpha 0.5 (road-usroads, pool at 10%). Where the window fits (cnr-2000 at 10%), keeping list pages too cost 3-6% more
 //!     misses than keeping the bounds pages alone (session 16), so the first rule stays. The
 //!     advisor takes `v`'s neighbours from its list only if it is still in memory
 //!     ([`Direction::cached_neighbors_part`]: a peek, which neither loads a page nor counts
@@ -120,13 +124,18 @@ pub const MIN_HIT_RATE: f64 = 0.10;
 /// Share of the memory that advised pages may fill before they are used (sets how long a
 /// prediction counts).
 pub const PREFETCH_SHARE: u64 = 8;
-/// The advisor's idle sleep while the vertex table is kept (see [`Neighbourhood::idle_sleep`]).
-/// Its touches of the table's pages come in one batch per sleep, and between two batches the
-/// clock hand must not sweep a table page twice: ca-AstroPh at 10% (46 frames, 37 of them the
-/// table) makes about 30 misses per millisecond. Hand-run, 200K edge queries at alpha 0.5 and
-/// 1: 1.20x and 1.22x faster than none with 250 µs, 1.04x and 1.06x with 1 ms (which read
-/// more bytes than none: the table reloaded), on cnr-2000 (755 frames) 1.28-1.33x with either.
-pub const TABLE_IDLE_SLEEP: Duration = Duration::from_micros(250);
+/// The advisor's idle sleep while it keeps pages in memory (see [`Neighbourhood::idle_sleep`]).
+/// Its keeping comes in one batch per sleep, and it must keep pace with the misses:
+/// - the kept vertex table: between two batches the clock hand must not sweep a table page
+///   twice; ca-AstroPh at 10% (46 frames, 37 of them the table) makes about 30 misses per
+///   millisecond. Hand-run, 200K edge queries at alpha 0.5 and 1: 1.20x and 1.22x faster than
+///   none with 250 µs, 1.04x and 1.06x with 1 ms (which read more bytes than none: the table
+///   reloaded), on cnr-2000 (755 frames) 1.28-1.33x with either;
+/// - the protected pages of the window (road-usroads at 10%, 57 frames, 7 of them left
+///   unprotected): a heavy page a miss brings in is protected only at the next batch. Hand-run,
+///   200K edge queries: misses fell 12.6% and 6.7% against none at alpha 0.1 and 0.5 with
+///   250 µs, 6.6% and 3.3% with 1 ms (session 20).
+pub const KEEP_IDLE_SLEEP: Duration = Duration::from_micros(250);
 /// Vertices in the recent-neighbourhood window (the seed's FIFO held 1000).
 pub const WINDOW: usize = 1024;
 /// The heaviest pages of the window are kept every this many visits.
@@ -135,11 +144,11 @@ pub const KEEP_EVERY: u64 = 4;
 pub const KEEP_SHARE: u64 = 2;
 /// ... and at most this many.
 pub const MAX_KEEP: usize = 128;
-/// While the window's pages do not all fit in memory, its heaviest resident pages (both kinds)
-/// are kept, as many as this share of the memory's pages ...
-pub const RESIDENT_KEEP_SHARE: f64 = 0.875;
+/// While the window's pages do not all fit in memory, its heaviest pages (both kinds) are
+/// protected from eviction, as many as this share of the memory's pages ...
+pub const PROTECT_SHARE: f64 = 0.875;
 /// ... every this many visits.
-pub const RESIDENT_KEEP_EVERY: u64 = 2;
+pub const PROTECT_EVERY: u64 = 2;
 /// A page is kept only when at least this many of the window's vertices read it.
 pub const MIN_WEIGHT: u32 = 2;
 /// Share of visits found in the window below which nothing is kept.
@@ -180,8 +189,8 @@ pub struct Neighbourhood {
     recent: Window,
     /// Vertex-table pages of the window kept per keeping visit while the window fits.
     keep: usize,
-    /// Resident pages of the window kept per keeping visit while it does not fit.
-    resident_keep: usize,
+    /// Pages of the window protected while it does not fit.
+    protect: usize,
     /// Pages of memory for the graph (`u64::MAX`: unbounded).
     memory_pages: u64,
 }
@@ -223,7 +232,7 @@ impl Neighbourhood {
             table,
             recent: Window::new(WINDOW),
             keep: memory_pages.map_or(MAX_KEEP, |m| (m / KEEP_SHARE) as usize).min(MAX_KEEP),
-            resident_keep: memory_pages.map_or(0, |m| (m as f64 * RESIDENT_KEEP_SHARE) as usize),
+            protect: memory_pages.map_or(0, |m| (m as f64 * PROTECT_SHARE) as usize),
             memory_pages: memory_pages.unwrap_or(u64::MAX),
         }
     }
@@ -297,11 +306,14 @@ impl Neighbourhood {
     }
 
     /// How long the advisor sleeps when it has nothing to do: [`IDLE_SLEEP`], or
-    /// [`TABLE_IDLE_SLEEP`] while the vertex table is kept (its pages must be used at the pace
-    /// of the evictions, see [`KeptTable`]).
+    /// [`KEEP_IDLE_SLEEP`] while it keeps pages in memory: the whole vertex table (its pages must
+    /// be used at the pace of the evictions, see [`KeptTable`]), or the recent neighbourhood's
+    /// pages while the window's gate is open (what it keeps must follow the pages the misses
+    /// bring in).
     pub fn idle_sleep(&self) -> Duration {
-        if self.table.is_some() {
-            TABLE_IDLE_SLEEP
+        let window_open = self.kind == QueryKind::Edge && !self.read_table && self.rate >= MIN_WINDOW_RATE;
+        if self.table.is_some() || window_open {
+            KEEP_IDLE_SLEEP
         } else {
             IDLE_SLEEP
         }
@@ -364,8 +376,8 @@ impl Neighbourhood {
             return;
         }
         if self.recent.pages() as u64 > self.memory_pages {
-            if self.visits.is_multiple_of(RESIDENT_KEEP_EVERY) {
-                self.keep_resident(sink);
+            if self.visits.is_multiple_of(PROTECT_EVERY) {
+                self.protect_heaviest(sink);
             }
         } else if self.visits.is_multiple_of(KEEP_EVERY) {
             for p in self.recent.heaviest(self.keep, MIN_WEIGHT) {
@@ -374,16 +386,10 @@ impl Neighbourhood {
         }
     }
 
-    /// While the window does not fit in memory: keeps its heaviest resident pages, both kinds
-    /// ranked together, [`RESIDENT_KEEP_SHARE`] of the memory's pages; loads nothing.
-    fn keep_resident(&mut self, sink: &mut Sink<'_>) {
-        let mut left = self.resident_keep;
-        for p in self.recent.ranked() {
-            if left == 0 {
-                break;
-            }
-            left -= sink.keep_resident(p) as usize;
-        }
+    /// While the window does not fit in memory: protects its heaviest pages, both kinds ranked
+    /// together, [`PROTECT_SHARE`] of the memory's pages, and no others; loads nothing.
+    fn protect_heaviest(&mut self, sink: &mut Sink<'_>) {
+        sink.protect(self.recent.ranked().take(self.protect));
     }
 
     /// Reads the list bounds of `ws` (see the module documentation: the reads keep the
@@ -584,7 +590,7 @@ mod tests {
     }
 
     #[test]
-    fn where_the_window_does_not_fit_its_heaviest_resident_pages_are_kept() {
+    fn where_the_window_does_not_fit_its_heaviest_pages_are_protected() {
         use crate::page::BackendKind;
         // 300,000 vertices (586 pages of offsets); 0 -> 600, 1700, 2900, 290,000 (offsets pages 1,
         // 3, 5, 566), and each of these -> 0: every list starts on page 0 of the lists.
@@ -625,15 +631,39 @@ mod tests {
         }
         assert!([0, 600, 1700, 2900].iter().all(|&w| d.cached_list_page(w).is_some()));
         assert_eq!(d.cached_list_page(far), None, "offsets page 566 is not in memory");
-        // 4 pages of memory: the window does not fit. 3 resident pages (RESIDENT_KEEP_SHARE)
-        // are kept: the list page, the heaviest, and two offsets pages; nothing is loaded or
-        // advised.
-        assert_eq!(RESIDENT_KEEP_SHARE, 0.875);
-        let (pages, s) = run(4, RESIDENT_KEEP_EVERY);
+        // 4 pages of memory: the window does not fit. 3 pages (PROTECT_SHARE) are protected:
+        // the list page, the heaviest, and two offsets pages; nothing is loaded or advised.
+        assert_eq!(PROTECT_SHARE, 0.875);
+        let (pages, s) = run(4, PROTECT_EVERY);
         assert_eq!((pages, s.kept, s.kept_lists, s.ranges), (6, 3, 1, 0));
         let misses = g.io_stats().misses;
         d.list_bytes(far);
         assert_eq!(g.io_stats().misses, misses + 1, "offsets page 566 was not loaded");
+        // The protection holds while the sink lives: the list page (read by LRU least recently)
+        // survives 20 other pages passing through the 16 frames; once the sink is gone it does
+        // not.
+        let sweep = || {
+            d.list(0);
+            for v in (0..20).map(|i| 10_000 + i * 12_000) {
+                d.list_bytes(v);
+            }
+            // Vertex 0's bounds (its offsets page may have gone), then its list page.
+            d.list_bytes(0);
+            let misses = g.io_stats().misses;
+            d.list(0);
+            g.io_stats().misses == misses
+        };
+        for w in [0, 600, 1700, 2900] {
+            d.list(w);
+        }
+        let mut sink = Sink::new(d);
+        let mut nb = Neighbourhood::new(QueryKind::Edge, Some(4), 300_000, 0);
+        for _ in 0..400 {
+            nb.advise(&mut sink, 0);
+        }
+        assert!(sweep(), "the protected list page was evicted");
+        drop(sink);
+        assert!(!sweep(), "the list page stayed protected after the sink was dropped");
         // 8 pages: the window fits; MAX_KEEP's share (4) of the offsets pages is kept, no list
         // page.
         let (pages, s) = run(8, KEEP_EVERY);

@@ -35,7 +35,7 @@ pub struct Window {
 }
 
 /// A page the window weighs.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum WindowPage {
     /// A page of the list bounds (the vertex table).
     Bounds(u64),
