@@ -86,12 +86,16 @@ def graphs(args):
 def workloads(args, g, wdir):
     """[(label, file)] for graph g, generated once per graph."""
     os.makedirs(wdir, exist_ok=True)
-    specs = [
-        (f"edge a={a:g}", ["edge-queries", "--alpha", str(a), "--queue", "1000"], args.max_n)
-        for a in args.alphas
-    ]
-    specs.append(("fof", ["fof"], args.fof_max))
-    specs.append(("shortest-path", ["shortest-path"], args.pairs))
+    specs = []
+    if "edge" in args.kinds:
+        specs += [
+            (f"edge a={a:g}", ["edge-queries", "--alpha", str(a), "--queue", "1000"], args.max_n)
+            for a in args.alphas
+        ]
+    if "fof" in args.kinds:
+        specs.append(("fof", ["fof"], args.fof_max))
+    if "shortest-path" in args.kinds:
+        specs.append(("shortest-path", ["shortest-path"], args.pairs))
     out = []
     for label, kind, n in specs:
         f = os.path.join(wdir, label.replace(" ", "_").replace("=", "") + f"-{n}.bin")
@@ -169,6 +173,7 @@ def main():
     ap.add_argument("--pairs", type=int, help="shortest-path pairs (default 20, quick 5)")
     ap.add_argument("--backends", default="mmap,pool")
     ap.add_argument("--alphas", default="0.1,0.5,1")
+    ap.add_argument("--kinds", default="edge,fof,shortest-path", help="query kinds to run (comma-separated)")
     ap.add_argument(
         "--modes", default=",".join(MODES), help="prefetchers to run (none and omniscient are always run)"
     )
@@ -185,6 +190,9 @@ def main():
     args.pairs = args.pairs or (5 if args.quick else 20)
     args.real = args.real or args.real_only
     args.alphas = [float(a) for a in args.alphas.split(",")]
+    args.kinds = set(args.kinds.split(","))
+    if args.kinds - {"edge", "fof", "shortest-path"}:
+        ap.error(f"unknown query kinds: {sorted(args.kinds - {'edge', 'fof', 'shortest-path'})}")
     asked = set(args.modes.split(",")) | {"none", "omniscient"}
     if asked - set(MODES):
         ap.error(f"unknown prefetchers: {sorted(asked - set(MODES))}")

@@ -65,7 +65,8 @@ pub struct RunOptions {
     pub keep_answers: bool,
     /// Ring slots (rounded up to a power of two).
     pub ring_capacity: usize,
-    /// Ring entries this many queries behind the newest are skipped (default `4 * clients`).
+    /// Ring entries this many queries behind the newest are skipped (default: `4 * clients`
+    /// for edge queries, `clients` for the others; see [`default_max_stale`]).
     pub max_stale: Option<u32>,
     /// Queries the omniscient prefetcher advises ahead at most (default by kind); it also stops
     /// where the advised queries would fill a quarter of `memory`.
@@ -192,6 +193,20 @@ impl<A: Adjacency> Adjacency for Observed<'_, A> {
 
 /// Answers every query of `w` on `g` (see the module docs); `answerer` runs the kernels.
 ///
+/// The default staleness bound of ring entries ([`RunOptions::max_stale`]) for `clients`
+/// clients sending `kind` queries. An edge-query visit foretells the next queries (the stream
+/// draws from recently seen vertices), so visits up to 4 queries old per client are acted on;
+/// a friends-of-friends or shortest-path visit serves only its own query, so only the queries
+/// that may still be running (one per client) are: advice for a finished query loads nothing
+/// it needs (with the advisor's 1 ms batches, a batch of road-usroads FoF queries, ~80 µs each,
+/// holds about a dozen, all but the newest finished).
+pub fn default_max_stale(kind: QueryKind, clients: usize) -> u32 {
+    match kind {
+        QueryKind::Edge => 4 * clients as u32,
+        QueryKind::FriendsOfFriends | QueryKind::ShortestPath => clients as u32,
+    }
+}
+
 /// Errors: the workload was made for a graph of another size, `clients == 0`, or a kernel error.
 pub fn run_queries<Q: Answerer>(
     g: &Graph,
@@ -209,7 +224,7 @@ pub fn run_queries<Q: Answerer>(
     let stop = AtomicBool::new(false);
     let cfg = AdvisorConfig {
         mode: opts.prefetch,
-        max_stale: opts.max_stale.unwrap_or(4 * opts.clients as u32),
+        max_stale: opts.max_stale.unwrap_or_else(|| default_max_stale(w.kind, opts.clients)),
         lookahead: opts.lookahead.unwrap_or_else(|| omniscient::default_lookahead(w.kind)),
         memory_pages: opts.memory.or(g.memory_budget()).map(|m| m / 4096),
     };

@@ -61,7 +61,7 @@ pub fn run(
 ) -> AdvisorStats {
     let mut sink = Sink::new(dir);
     let mut cursor = Cursor::default();
-    let mut nb = Neighbourhood::new(workload.kind, cfg.memory_pages, dir.num_vertices(), dir.num_arcs());
+    let mut nb = Neighbourhood::new(workload.kind, cfg.memory_pages, dir.num_vertices());
     let mut lookahead = omniscient::Lookahead::new(cfg.lookahead, cfg.memory_pages);
     let mut idle = 0u32;
     loop {

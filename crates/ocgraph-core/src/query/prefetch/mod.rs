@@ -101,11 +101,12 @@ pub struct AdvisorStats {
     /// got to it (it does not load it again): the visit predicted nothing, or added only the
     /// vertex itself to the recent-neighbourhood window.
     pub uncached: u64,
-    /// Pages of the recent neighbourhood the neighbourhood prefetcher found in memory and
-    /// kept there (a use counted for the replacement policy, or protected from eviction until
-    /// its next round; edge queries); the missing ones it advised count in `ranges`.
+    /// Pages of the recent neighbourhood the neighbourhood prefetcher kept (edge queries):
+    /// found in memory and a use counted for the replacement policy (the missing ones it
+    /// advised count in `ranges`), or protected from eviction, resident or not (counted at
+    /// every protection round).
     pub kept: u64,
-    /// Of `kept`, the pages of lists (missing ones are not advised).
+    /// Of `kept`, the pages of lists.
     pub kept_lists: u64,
 }
 

@@ -1,10 +1,10 @@
 //! The neighbourhood prefetcher (seed 000): for a visited vertex `v`, advise the neighbour
 //! lists of some of `v`'s neighbours, highest degree first, each cut to a bounded prefix.
 //!
-//! Where the vertex table takes more than [`VERTEX_TABLE_SHARE`] of the memory but at most
-//! [`TABLE_KEEP_SHARE`], the whole table is loaded and kept in memory ([`KeptTable`], for edge
-//! and friends-of-friends queries; edge queries then do nothing else): a uniformly picked vertex needs its
-//! table page, and a table page is worth more than a list page (see [`super::table`]).
+//! Where the vertex table takes at most [`TABLE_KEEP_SHARE`] of a bounded memory, the whole table is loaded and protected from eviction ([`KeptTable`],
+//! for edge and friends-of-friends queries; edge queries then do nothing else): a uniformly
+//! picked vertex needs its table page, and a table page is worth more than a list page (see
+//! [`super::table`]).
 //!
 //! Which neighbours, by query kind (the advisor knows what kind of query the clients send):
 //! - friends-of-friends: the query reads every neighbour's list right after `v`'s, so the
@@ -24,18 +24,16 @@
 //!     uses. Hand-run on kron22, pool at 10%, 100K queries, two runs each: with these reads the
 //!     read calls (queries' and advisor's) fell from 130K to 104K at alpha 0.1 and from 73K
 //!     to 61K at alpha 1, and the runs took 7.9-8.0 s against 10.4-11.7 s with no prefetcher
-//!     (alpha 0.1) and 4.1-4.3 s against 6.2-6.8 s (alpha 1). Only when the vertex table
-//!     takes at most [`VERTEX_TABLE_SHARE`] of the memory (or memory is unbounded): a query
-//!     may need any vertex's entry, so keeping entries in memory pays only when the whole
-//!     table fits with room left for lists;
+//!     (alpha 0.1) and 4.1-4.3 s against 6.2-6.8 s (alpha 1). Since session 20 only where
+//!     memory is unbounded: with a bound, the whole table is protected where it fits
+//!     ([`KeptTable`]; kron22 at 10%, 100K queries: 1.22x, 1.43x and 1.28x faster than none
+//!     at alpha 0.1, 0.5 and 1, against 0.98x, 1.15x and 1.14x with these reads);
 //!   - **lists, where the vertex table is read**: the last [`EDGE_NEIGHBOURS`] are advised
 //!     (one page of each list). Edge-query prediction is checked against the stream: every
 //!     visited vertex is looked up among the recently predicted ones, and an exponential
 //!     average of that hit rate gates this I/O: below [`MIN_HIT_RATE`] the advisor keeps
 //!     predicting but advises no list, so a stream with no locality (alpha = 1) costs no list
-//!     reads. A prediction counts only while its pages can still be in memory: for
-//!     [`PREFETCH_SHARE`] of the memory, filled at 2 x [`EDGE_NEIGHBOURS`] pages per visit. The
-//!     threshold is the break-even: each visit advises 16 pages, a hit saves one or two demand
+//!     reads. The threshold is the break-even: each visit advises 16 pages, a hit saves one or two demand
 //!     reads, and a background read costs the queries about a tenth of a demand read (device
 //!     time, evictions). On kron22 predictions hit ~5% of edge queries at alpha = 0.1, ~3% at
 //!     0.5 and none at 1 (`bench/queries/RESULTS.md`), so the lists are rarely advised there;
@@ -101,16 +99,11 @@ pub const EDGE_NEIGHBOURS: usize = 8;
 /// pages; 1024 read a little fewer still but cost the advisor as much CPU as a query at
 /// alpha 1.)
 pub const VERTEX_TABLE_NEIGHBOURS: usize = 512;
-/// The vertex-table entries are read only when the table takes at most this share of the
-/// memory. Set between the two cases measured (`bench/queries/RESULTS.md`, session 13): kron22
-/// at 10% (the table is 0.61 of the memory; the reads made edge queries 1.2-1.5x faster) and
-/// ca-AstroPh at 10% (0.80 of a 46-frame pool, leaving the lists 9 frames; up to 19% slower).
-pub const VERTEX_TABLE_SHARE: f64 = 0.7;
-/// Above [`VERTEX_TABLE_SHARE`] and up to this share of the memory, the whole vertex table is
-/// kept in memory instead ([`KeptTable`]), for edge and friends-of-friends queries (both start
-/// at a uniformly picked vertex). (ca-AstroPh at 10% is 0.80, cnr-2000 0.84; road-usroads
-/// 4.4: its table does not fit.) Not for shortest paths: on cnr-2000 (20 pairs at 10%) it
-/// doubled their bytes read and time.
+/// Up to this share of a bounded memory, the whole vertex table is kept in memory
+/// ([`KeptTable`]), for edge and friends-of-friends queries (both start at a uniformly picked
+/// vertex). (At 10%: kron22's table is 0.61 of the memory, ca-AstroPh's 0.80, cnr-2000's
+/// 0.84; road-usroads' 4.4 does not fit.) Not for shortest paths: on cnr-2000 (20 pairs at
+/// 10%) it doubled their bytes read and time (session 18).
 pub const TABLE_KEEP_SHARE: f64 = 0.875;
 /// Bytes advised per neighbour list for edge queries and shortest paths (one 4 KiB page:
 /// 1024 plain ids, or about twice as many packed ones).
@@ -121,20 +114,12 @@ pub const FOF_NEIGHBOURS: usize = 32;
 pub const FOF_PREFIX_BYTES: u64 = 4096;
 /// Edge-query hit rate (visited vertices that were predicted) below which nothing is advised.
 pub const MIN_HIT_RATE: f64 = 0.10;
-/// Share of the memory that advised pages may fill before they are used (sets how long a
-/// prediction counts).
-pub const PREFETCH_SHARE: u64 = 8;
-/// The advisor's idle sleep while it keeps pages in memory (see [`Neighbourhood::idle_sleep`]).
-/// Its keeping comes in one batch per sleep, and it must keep pace with the misses:
-/// - the kept vertex table: between two batches the clock hand must not sweep a table page
-///   twice; ca-AstroPh at 10% (46 frames, 37 of them the table) makes about 30 misses per
-///   millisecond. Hand-run, 200K edge queries at alpha 0.5 and 1: 1.20x and 1.22x faster than
-///   none with 250 µs, 1.04x and 1.06x with 1 ms (which read more bytes than none: the table
-///   reloaded), on cnr-2000 (755 frames) 1.28-1.33x with either;
-/// - the protected pages of the window (road-usroads at 10%, 57 frames, 7 of them left
-///   unprotected): a heavy page a miss brings in is protected only at the next batch. Hand-run,
-///   200K edge queries: misses fell 12.6% and 6.7% against none at alpha 0.1 and 0.5 with
-///   250 µs, 6.6% and 3.3% with 1 ms (session 20).
+/// The advisor's idle sleep while it protects the window's pages (see
+/// [`Neighbourhood::idle_sleep`]). What it protects comes in one batch per sleep and must keep
+/// pace with the misses (road-usroads at 10%: 57 frames, 7 of them left unprotected, ~30
+/// misses per millisecond): a heavy page a miss brings in is protected only at the next batch.
+/// Hand-run, 200K edge queries: misses fell 12.6% and 6.7% against none at alpha 0.1 and 0.5
+/// with 250 µs, 6.6% and 3.3% with 1 ms (session 20).
 pub const KEEP_IDLE_SLEEP: Duration = Duration::from_micros(250);
 /// Vertices in the recent-neighbourhood window (the seed's FIFO held 1000).
 pub const WINDOW: usize = 1024;
@@ -161,12 +146,10 @@ const PREDICTED: usize = 1024;
 /// The neighbourhood policy's state.
 pub struct Neighbourhood {
     kind: QueryKind,
-    /// Recently predicted vertices and the visit that predicted them (`u32::MAX`: empty slot).
-    predicted: Box<[(Vertex, u64)]>,
+    /// Recently predicted vertices (`Vertex::MAX`: empty slot).
+    predicted: Box<[Vertex]>,
     /// Visits so far.
     visits: u64,
-    /// Visits after which a prediction no longer counts.
-    window: u64,
     /// Exponential average of the edge-query hit rate (starts at 0: advice begins once
     /// predictions have hit).
     rate: f64,
@@ -181,7 +164,7 @@ pub struct Neighbourhood {
     /// Edge-query visits that predicted nothing: the visited vertex's list was no longer in
     /// memory (see [`Direction::cached_neighbors_part`]).
     pub uncached: u64,
-    /// Whether the vertex table fits for [`VERTEX_TABLE_SHARE`].
+    /// Whether edge queries read the vertex table of the neighbourhood (memory is unbounded).
     read_table: bool,
     /// The whole vertex table kept (see [`TABLE_KEEP_SHARE`]).
     table: Option<KeptTable>,
@@ -196,31 +179,20 @@ pub struct Neighbourhood {
 }
 
 impl Neighbourhood {
-    /// The policy for a stream of `kind` queries over a graph of `vertices` vertices and `arcs`
-    /// arcs, with `memory_pages` pages of memory for the graph (`None`: unbounded).
-    pub fn new(kind: QueryKind, memory_pages: Option<u64>, vertices: usize, arcs: u64) -> Neighbourhood {
-        let per_visit = 2 * EDGE_NEIGHBOURS as u64;
+    /// The policy for a stream of `kind` queries over a graph of `vertices` vertices, with
+    /// `memory_pages` pages of memory for the graph (`None`: unbounded).
+    pub fn new(kind: QueryKind, memory_pages: Option<u64>, vertices: usize) -> Neighbourhood {
         let table_pages = ((vertices as u64 + 1) * 8).div_ceil(4096);
-        let read_table = match memory_pages {
-            Some(m) => table_pages as f64 <= VERTEX_TABLE_SHARE * m as f64,
-            None => true,
-        };
-        // Lists a query reads on average (the kept table is for queries that start at a
-        // uniformly picked vertex).
-        let reads = match kind {
-            QueryKind::Edge => Some(1.0),
-            QueryKind::FriendsOfFriends => Some(1.0 + arcs as f64 / vertices.max(1) as f64),
-            QueryKind::ShortestPath => None,
-        };
+        let read_table = memory_pages.is_none();
+        // The kept table is for queries that start at a uniformly picked vertex.
         let table = memory_pages
-            .filter(|&m| !read_table && table_pages as f64 <= TABLE_KEEP_SHARE * m as f64)
-            .zip(reads)
-            .and_then(|(m, r)| KeptTable::new(table_pages, m, r));
+            .filter(|&m| table_pages as f64 <= TABLE_KEEP_SHARE * m as f64)
+            .filter(|_| kind != QueryKind::ShortestPath)
+            .and_then(|m| KeptTable::new(table_pages, m));
         Neighbourhood {
             kind,
-            predicted: vec![(Vertex::MAX, 0); PREDICTED].into_boxed_slice(),
+            predicted: vec![Vertex::MAX; PREDICTED].into_boxed_slice(),
             visits: 0,
-            window: memory_pages.map_or(u64::MAX, |m| (m / PREFETCH_SHARE / per_visit).max(1)),
             rate: 0.0,
             scratch: Vec::new(),
             picked: Vec::new(),
@@ -251,7 +223,7 @@ impl Neighbourhood {
         };
         self.picked.clear();
         if let Some(table) = &mut self.table {
-            table.visit(sink, Self::lists_read(self.kind, dir, v));
+            table.visit(sink);
             if edge {
                 return;
             }
@@ -268,10 +240,9 @@ impl Neighbourhood {
         }
         if edge {
             self.visits += 1;
-            let (p, at) = self.predicted[Self::slot(v)];
-            let hit = p == v && self.visits - at <= self.window;
+            let hit = self.predicted[Self::slot(v)] == v;
             for &w in &self.picked {
-                self.predicted[Self::slot(w)] = (w, self.visits);
+                self.predicted[Self::slot(w)] = w;
             }
             if !self.gate(hit, MIN_HIT_RATE) {
                 return;
@@ -293,49 +264,37 @@ impl Neighbourhood {
         }
     }
 
-    /// The lists a `kind` query reads for visit `v`: a friends-of-friends query reads `v`'s and
-    /// its neighbours'; an edge query `v`'s.
-    fn lists_read(kind: QueryKind, dir: Direction<'_>, v: Vertex) -> u64 {
-        match kind {
-            QueryKind::FriendsOfFriends => {
-                let r = dir.arc_range(v);
-                1 + r.end - r.start
-            }
-            _ => 1,
-        }
-    }
-
     /// How long the advisor sleeps when it has nothing to do: [`IDLE_SLEEP`], or
-    /// [`KEEP_IDLE_SLEEP`] while it keeps pages in memory: the whole vertex table (its pages must
-    /// be used at the pace of the evictions, see [`KeptTable`]), or the recent neighbourhood's
-    /// pages while the window's gate is open (what it keeps must follow the pages the misses
-    /// bring in).
+    /// [`KEEP_IDLE_SLEEP`] while it protects the recent neighbourhood's pages with the window's
+    /// gate open (what it protects must follow the pages the misses bring in).
     pub fn idle_sleep(&self) -> Duration {
-        let window_open = self.kind == QueryKind::Edge && !self.read_table && self.rate >= MIN_WINDOW_RATE;
-        if self.table.is_some() || window_open {
+        let window_open = self.kind == QueryKind::Edge && self.windowed() && self.rate >= MIN_WINDOW_RATE;
+        if window_open {
             KEEP_IDLE_SLEEP
         } else {
             IDLE_SLEEP
         }
     }
 
-    /// Whether the policy wants the visits too stale to act on (see [`Neighbourhood::record`]).
-    /// The kept vertex table and the recent-neighbourhood window do.
-    pub fn records_stale(&self) -> bool {
-        self.table.is_some() || (self.kind == QueryKind::Edge && !self.read_table)
+    /// Whether edge queries use the recent-neighbourhood window: the vertex table is neither
+    /// read nor kept.
+    fn windowed(&self) -> bool {
+        !self.read_table && self.table.is_none()
     }
 
-    /// Records visited vertex `v`, too stale to act on: where the whole vertex table is kept,
-    /// counts a visit for it ([`KeptTable::visit`]: the table must be kept at the pace of the
-    /// queries, not of the advisor); else, for edge queries where the vertex table is not read,
-    /// `v` enters the recent-neighbourhood window; otherwise does nothing. The window
-    /// stands for the workload's FIFO of recently seen vertices, which every query feeds: when
-    /// the advisor falls behind (on the pool at 10% it skipped ~45% of road-usroads' visits as
+    /// Whether the policy wants the visits too stale to act on (see [`Neighbourhood::record`]).
+    /// The recent-neighbourhood window does.
+    pub fn records_stale(&self) -> bool {
+        self.kind == QueryKind::Edge && self.windowed()
+    }
+
+    /// Records visited vertex `v`, too stale to act on: for edge queries with the
+    /// recent-neighbourhood window, `v` enters it; otherwise does nothing. The window stands
+    /// for the workload's FIFO of recently seen vertices, which every query feeds: when the
+    /// advisor falls behind (on the pool at 10% it skipped ~45% of road-usroads' visits as
     /// stale, hand-run, session 16) a window of only the fresh visits weighs the wrong pages.
     pub fn record(&mut self, sink: &mut Sink<'_>, v: Vertex) {
-        if let Some(table) = &mut self.table {
-            table.visit(sink, Self::lists_read(self.kind, sink.dir(), v));
-        } else if self.records_stale() {
+        if self.records_stale() {
             self.keep_recent(sink, v, false);
         }
     }
@@ -427,7 +386,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let g = graph(dir.path());
         let mut sink = Sink::new(g.out());
-        let mut nb = Neighbourhood::new(QueryKind::Edge, None, 64, 0);
+        let mut nb = Neighbourhood::new(QueryKind::Edge, None, 64);
         nb.advise(&mut sink, 0);
         // The last EDGE_NEIGHBOURS of 0's list (13..=20) are predicted, but nothing is advised
         // before predictions have hit.
@@ -459,28 +418,6 @@ mod tests {
     }
 
     #[test]
-    fn a_prediction_counts_only_while_its_pages_fit_in_memory() {
-        let dir = tempfile::tempdir().unwrap();
-        let g = graph(dir.path());
-        let mut sink = Sink::new(g.out());
-        // Memory for the advice of two visits: a prediction counts for two visits.
-        let pages = 2 * PREFETCH_SHARE * 2 * EDGE_NEIGHBOURS as u64;
-        let mut nb = Neighbourhood::new(QueryKind::Edge, Some(pages), 64, 0);
-        nb.advise(&mut sink, 0); // predicts 13..=20
-        nb.advise(&mut sink, 20); // a hit, one visit later
-        assert_eq!(nb.hits, 1);
-        nb.advise(&mut sink, 40);
-        nb.advise(&mut sink, 19); // predicted three visits ago: its pages are gone
-        assert_eq!(nb.hits, 1);
-        // Unbounded memory: the same stream hits twice.
-        let mut nb = Neighbourhood::new(QueryKind::Edge, None, 64, 0);
-        for v in [0, 20, 40, 19] {
-            nb.advise(&mut sink, v);
-        }
-        assert_eq!(nb.hits, 2);
-    }
-
-    #[test]
     fn edge_queries_read_the_vertex_table_of_the_neighbourhood_even_when_gated() {
         use crate::page::BackendKind;
         // 5000 vertices (10 pages of offsets); 0 -> 600, 1700, 2900, 4100 (offsets pages 1, 3,
@@ -493,7 +430,7 @@ mod tests {
         let pool = BackendKind::Pool { capacity: 1 << 20, page_size: 4096, policy: "clock".into() };
         let g = Graph::open(&out, &OpenOptions { backend: pool }).unwrap();
         let mut sink = Sink::new(g.out());
-        let mut nb = Neighbourhood::new(QueryKind::Edge, None, 64, 0);
+        let mut nb = Neighbourhood::new(QueryKind::Edge, None, 64);
         nb.advise(&mut sink, 0);
         // The first visit is gated (no prediction has hit): no list advised, but the four
         // neighbours' entries were read.
@@ -508,13 +445,12 @@ mod tests {
         assert_eq!(misses(), before);
         g.out().list_bytes(3500);
         assert_eq!(misses(), before + 1);
-        // Memory in which the 10-page table would take more than VERTEX_TABLE_SHARE: no reads.
-        let mut small = Neighbourhood::new(QueryKind::Edge, Some(14), 5000, 0);
-        small.advise(&mut sink, 0);
-        assert_eq!(small.entries_read, 0);
-        let mut enough = Neighbourhood::new(QueryKind::Edge, Some(15), 5000, 0);
-        enough.advise(&mut sink, 0);
-        assert_eq!(enough.entries_read, 4);
+        // With a memory bound the table is kept whole (or the window used): no reads.
+        for memory in [11, 14, 100] {
+            let mut bounded = Neighbourhood::new(QueryKind::Edge, Some(memory), 5000);
+            bounded.advise(&mut sink, 0);
+            assert_eq!(bounded.entries_read, 0);
+        }
     }
 
     #[test]
@@ -528,7 +464,7 @@ mod tests {
         drop(g);
         let mut sink = Sink::new(g2.out());
         // Memory too small for the vertex table: the recent-neighbourhood window.
-        let mut nb = Neighbourhood::new(QueryKind::Edge, Some(0), 64, 0);
+        let mut nb = Neighbourhood::new(QueryKind::Edge, Some(0), 64);
         // 0's list is not in memory: only 0 enters the window, nothing is read.
         let requests = g2.io_stats().page_requests;
         nb.advise(&mut sink, 0);
@@ -567,7 +503,7 @@ mod tests {
         d.list_bytes(2600);
         // Memory of 8 pages: the 10-page table does not fit, 4 pages are kept.
         let mut sink = Sink::new(d);
-        let mut nb = Neighbourhood::new(QueryKind::Edge, Some(8), 5000, 0);
+        let mut nb = Neighbourhood::new(QueryKind::Edge, Some(8), 5000);
         let misses = || g.io_stats().misses;
         let before = misses();
         // Visits of 0 are found in the window; once the gate opens, offsets pages 1 (11 of the
@@ -609,7 +545,7 @@ mod tests {
         // visits); returns the window's pages and what that step did.
         let run = |memory: u64, every: u64| {
             let mut sink = Sink::new(d);
-            let mut nb = Neighbourhood::new(QueryKind::Edge, Some(memory), 300_000, 0);
+            let mut nb = Neighbourhood::new(QueryKind::Edge, Some(memory), 300_000);
             for _ in 0..400 {
                 nb.advise(&mut sink, 0);
             }
@@ -639,6 +575,10 @@ mod tests {
         let misses = g.io_stats().misses;
         d.list_bytes(far);
         assert_eq!(g.io_stats().misses, misses + 1, "offsets page 566 was not loaded");
+        // 8 pages: the window fits; MAX_KEEP's share (4) of the offsets pages is kept, no list
+        // page.
+        let (pages, s) = run(8, KEEP_EVERY);
+        assert_eq!((pages, s.kept, s.kept_lists, s.ranges), (6, 4, 0, 0));
         // The protection holds while the sink lives: the list page (read by LRU least recently)
         // survives 20 other pages passing through the 16 frames; once the sink is gone it does
         // not.
@@ -657,17 +597,13 @@ mod tests {
             d.list(w);
         }
         let mut sink = Sink::new(d);
-        let mut nb = Neighbourhood::new(QueryKind::Edge, Some(4), 300_000, 0);
+        let mut nb = Neighbourhood::new(QueryKind::Edge, Some(4), 300_000);
         for _ in 0..400 {
             nb.advise(&mut sink, 0);
         }
         assert!(sweep(), "the protected list page was evicted");
         drop(sink);
         assert!(!sweep(), "the list page stayed protected after the sink was dropped");
-        // 8 pages: the window fits; MAX_KEEP's share (4) of the offsets pages is kept, no list
-        // page.
-        let (pages, s) = run(8, KEEP_EVERY);
-        assert_eq!((pages, s.kept, s.kept_lists, s.ranges), (6, 4, 0, 0));
     }
 
     #[test]
@@ -679,10 +615,10 @@ mod tests {
         let g = Graph::open(dir.path().join("g"), &OpenOptions { backend: pool }).unwrap();
         let mut sink = Sink::new(g.out());
         // Only the window mode (edge queries, vertex table too large) wants stale visits.
-        assert!(!Neighbourhood::new(QueryKind::FriendsOfFriends, Some(8), 64, 0).records_stale());
-        assert!(!Neighbourhood::new(QueryKind::Edge, None, 64, 0).records_stale());
+        assert!(!Neighbourhood::new(QueryKind::FriendsOfFriends, Some(8), 64).records_stale());
+        assert!(!Neighbourhood::new(QueryKind::Edge, None, 64).records_stale());
         // Sized as for 5000 vertices: a 10-page vertex table that 8 pages of memory cannot hold.
-        let mut nb = Neighbourhood::new(QueryKind::Edge, Some(8), 5000, 0);
+        let mut nb = Neighbourhood::new(QueryKind::Edge, Some(8), 5000);
         assert!(nb.records_stale());
         g.out().list(0);
         // Stale visits of 0: 0 and its 20 neighbours enter the window, the gate opens, but
@@ -705,19 +641,18 @@ mod tests {
     fn the_whole_table_is_kept_between_the_two_shares_for_queries_from_a_uniform_vertex() {
         use QueryKind::{Edge, FriendsOfFriends, ShortestPath};
         // 5000 vertices: a 10-page vertex table.
-        let kept = |kind, memory, arcs| {
-            let nb = Neighbourhood::new(kind, Some(memory), 5000, arcs);
+        let kept = |kind, memory| {
+            let nb = Neighbourhood::new(kind, Some(memory), 5000);
             (nb.table.is_some(), nb.read_table)
         };
-        assert_eq!(kept(Edge, 15, 0), (false, true), "0.67 of the memory: entries read");
-        assert_eq!(kept(Edge, 14, 0), (true, false), "0.71");
-        assert_eq!(kept(Edge, 12, 0), (true, false), "0.83");
-        assert_eq!(kept(Edge, 11, 0), (false, false), "0.91: the window");
-        assert_eq!(kept(ShortestPath, 14, 0), (false, false));
-        // FoF reads 1 + mean degree lists: 2 fit the 4 frames left for two sweeps, 3 do not.
-        assert_eq!(kept(FriendsOfFriends, 14, 5000), (true, false));
-        assert_eq!(kept(FriendsOfFriends, 14, 10_000), (false, false));
-        assert!(Neighbourhood::new(FriendsOfFriends, Some(14), 5000, 5000).records_stale());
+        assert_eq!(kept(Edge, 100), (true, false), "0.1 of the memory");
+        assert_eq!(kept(Edge, 14), (true, false), "0.71");
+        assert_eq!(kept(FriendsOfFriends, 14), (true, false));
+        assert_eq!(kept(Edge, 13), (false, false), "0.77, but the lists get 3 frames: the window");
+        assert_eq!(kept(Edge, 11), (false, false), "0.91: the window");
+        assert_eq!(kept(ShortestPath, 14), (false, false));
+        // Kept once, on the first visit: stale visits are not wanted.
+        assert!(!Neighbourhood::new(FriendsOfFriends, Some(14), 5000).records_stale());
     }
 
     #[test]
@@ -725,7 +660,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let g = graph(dir.path());
         let mut sink = Sink::new(g.out());
-        let mut nb = Neighbourhood::new(QueryKind::FriendsOfFriends, None, 64, 0);
+        let mut nb = Neighbourhood::new(QueryKind::FriendsOfFriends, None, 64);
         for v in [5, 9, 33, 0] {
             nb.advise(&mut sink, v);
         }
