@@ -191,8 +191,6 @@ impl<A: Adjacency> Adjacency for Observed<'_, A> {
     }
 }
 
-/// Answers every query of `w` on `g` (see the module docs); `answerer` runs the kernels.
-///
 /// The default staleness bound of ring entries ([`RunOptions::max_stale`]) for `clients`
 /// clients sending `kind` queries. An edge-query visit foretells the next queries (the stream
 /// draws from recently seen vertices), so visits up to 4 queries old per client are acted on;
@@ -207,6 +205,8 @@ pub fn default_max_stale(kind: QueryKind, clients: usize) -> u32 {
     }
 }
 
+/// Answers every query of `w` on `g` (see the module docs); `answerer` runs the kernels.
+///
 /// Errors: the workload was made for a graph of another size, `clients == 0`, or a kernel error.
 pub fn run_queries<Q: Answerer>(
     g: &Graph,

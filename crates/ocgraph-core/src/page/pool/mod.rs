@@ -570,6 +570,18 @@ impl Core {
         Some(f)
     }
 
+    /// The protection bit of the page holding byte `offset` of `file` (see [`protect_bit`]).
+    fn protect_bit_at(&self, file: FileId, offset: u64) -> (&AtomicU64, u64) {
+        let fs = &self.files[file as usize];
+        assert!(
+            offset < fs.len,
+            "protection of {} past its end ({offset} >= {})",
+            fs.io.path.display(),
+            fs.len
+        );
+        protect_bit(fs, offset >> self.page_shift)
+    }
+
     /// Whether the page frame `f` holds is protected ([`PageSource::protect`]).
     fn is_protected(&self, f: usize) -> bool {
         let key = self.owner[f].load(Ordering::Relaxed);
@@ -881,21 +893,12 @@ impl PageSource for BufferPool {
     /// Sets the page's protection bit: eviction passes over the frame holding it (see
     /// [`Core::take_frame`]).
     fn protect(&self, file: FileId, offset: u64) {
-        let fs = &self.files[file as usize];
-        assert!(offset < fs.len, "protect of {} past its end ({offset} >= {})", fs.io.path.display(), fs.len);
-        let (word, bit) = protect_bit(fs, offset >> self.page_shift);
+        let (word, bit) = self.protect_bit_at(file, offset);
         word.fetch_or(bit, Ordering::Relaxed);
     }
 
     fn unprotect(&self, file: FileId, offset: u64) {
-        let fs = &self.files[file as usize];
-        assert!(
-            offset < fs.len,
-            "unprotect of {} past its end ({offset} >= {})",
-            fs.io.path.display(),
-            fs.len
-        );
-        let (word, bit) = protect_bit(fs, offset >> self.page_shift);
+        let (word, bit) = self.protect_bit_at(file, offset);
         word.fetch_and(!bit, Ordering::Relaxed);
     }
 

@@ -101,10 +101,10 @@ pub struct AdvisorStats {
     /// got to it (it does not load it again): the visit predicted nothing, or added only the
     /// vertex itself to the recent-neighbourhood window.
     pub uncached: u64,
-    /// Pages of the recent neighbourhood the neighbourhood prefetcher kept (edge queries):
-    /// found in memory and a use counted for the replacement policy (the missing ones it
-    /// advised count in `ranges`), or protected from eviction, resident or not (counted at
-    /// every protection round).
+    /// Pages the neighbourhood prefetcher kept (its recent neighbourhood's, edge queries, or
+    /// the kept vertex table's): found in memory and a use counted for the replacement policy
+    /// (the missing ones it advised count in `ranges`), or protected from eviction, resident or
+    /// not (counted at every protection round).
     pub kept: u64,
     /// Of `kept`, the pages of lists.
     pub kept_lists: u64,
@@ -176,9 +176,10 @@ impl<'g> Sink<'g> {
         self.stats.ranges += 1;
     }
 
-    /// Protects exactly `pages` of the window from eviction ([`Direction::set_protected`]:
-    /// resident or not, none is loaded) until the next call or until the sink is dropped: the
-    /// pages protected before and not among them are protected no more. Counts them as kept.
+    /// Protects exactly `pages` (of the window, or the kept vertex table) from eviction
+    /// ([`Direction::set_protected`]: resident or not, none is loaded) until the next call or
+    /// until the sink is dropped: the pages protected before and not among them are protected
+    /// no more. Counts them as kept.
     pub fn protect(&mut self, pages: impl IntoIterator<Item = WindowPage>) {
         let mut next = std::mem::take(&mut self.spare);
         next.clear();

@@ -265,27 +265,21 @@ impl Neighbourhood {
     }
 
     /// How long the advisor sleeps when it has nothing to do: [`IDLE_SLEEP`], or
-    /// [`KEEP_IDLE_SLEEP`] while it protects the recent neighbourhood's pages with the window's
-    /// gate open (what it protects must follow the pages the misses bring in).
+    /// [`KEEP_IDLE_SLEEP`] while it protects the recent neighbourhood's pages with the
+    /// window's gate open (what it protects must follow the pages the misses bring in).
     pub fn idle_sleep(&self) -> Duration {
-        let window_open = self.kind == QueryKind::Edge && self.windowed() && self.rate >= MIN_WINDOW_RATE;
-        if window_open {
+        if self.records_stale() && self.rate >= MIN_WINDOW_RATE {
             KEEP_IDLE_SLEEP
         } else {
             IDLE_SLEEP
         }
     }
 
-    /// Whether edge queries use the recent-neighbourhood window: the vertex table is neither
-    /// read nor kept.
-    fn windowed(&self) -> bool {
-        !self.read_table && self.table.is_none()
-    }
-
     /// Whether the policy wants the visits too stale to act on (see [`Neighbourhood::record`]).
-    /// The recent-neighbourhood window does.
+    /// The recent-neighbourhood window does (edge queries where the vertex table is neither
+    /// read nor kept).
     pub fn records_stale(&self) -> bool {
-        self.kind == QueryKind::Edge && self.windowed()
+        self.kind == QueryKind::Edge && !self.read_table && self.table.is_none()
     }
 
     /// Records visited vertex `v`, too stale to act on: for edge queries with the
