@@ -176,11 +176,16 @@ impl<'g> Direction<'g> {
     /// The page ([`Direction::HINT_PAGE`] bytes) of the lists file on which `v`'s list starts,
     /// when `v`'s bounds are in memory and its list is not empty; `None` otherwise (no I/O).
     pub fn cached_list_page(&self, v: Vertex) -> Option<u64> {
-        let (a, b) = match self.lists {
-            Lists::Plain(_) => self.cached_pair(self.offsets, v).map(|(a, b)| (a * 4, b * 4))?,
-            Lists::Packed { index, .. } => self.cached_pair(index, v)?,
-        };
-        (b > a).then_some(a / Self::HINT_PAGE)
+        let r = self.cached_list_range(v)?;
+        (r.end > r.start).then_some(r.start / Self::HINT_PAGE)
+    }
+
+    /// [`Direction::list_bytes`] when `v`'s bounds are in memory, `None` otherwise (no I/O).
+    pub fn cached_list_range(&self, v: Vertex) -> Option<Range<u64>> {
+        match self.lists {
+            Lists::Plain(_) => self.cached_pair(self.offsets, v).map(|(a, b)| a * 4..b * 4),
+            Lists::Packed { index, .. } => self.cached_pair(index, v).map(|(a, b)| a..b),
+        }
     }
 
     /// Hints that page `page` of the list bounds will be read soon (as
