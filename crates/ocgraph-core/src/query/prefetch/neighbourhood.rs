@@ -681,6 +681,43 @@ mod tests {
     }
 
     #[test]
+    fn friends_of_friends_advice_reads_nothing_that_is_not_in_memory() {
+        use crate::page::BackendKind;
+        // 5000 vertices (10 pages of offsets); 0 -> 600, 1700, 2900, 4100 (offsets pages 1, 3,
+        // 5, 8), each of which -> 0.
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("g");
+        let mut b = GraphBuilder::new(&out, BuildOptions::default()).unwrap();
+        let far = [600, 1700, 2900, 4100];
+        b.push(&[0, 0, 0, 0, 600, 1700, 2900, 4100], &[600, 1700, 2900, 4100, 0, 0, 0, 0], None).unwrap();
+        b.finish(IdMap::Identity, &NoProgress).unwrap();
+        let pool = BackendKind::Pool { capacity: 1 << 20, page_size: 4096, policy: "clock".into() };
+        let g = Graph::open(&out, &OpenOptions { backend: pool }).unwrap();
+        let d = g.out();
+        let mut sink = Sink::new(d);
+        // 8 pages of memory: the 10-page table is not kept.
+        let mut nb = Neighbourhood::new(QueryKind::FriendsOfFriends, Some(8), 5000);
+        let requests = || g.io_stats().page_requests;
+        // 0's list is not in memory: nothing advised, nothing read.
+        let before = requests();
+        nb.advise(&mut sink, 0);
+        assert_eq!((nb.uncached, sink.stats().ranges, requests()), (1, 0, before));
+        // Once a query has read it, the neighbours' bounds (not in memory) are advised, not
+        // read, and no list is advised: their places are not known.
+        d.list(0);
+        let before = requests();
+        nb.advise(&mut sink, 0);
+        assert_eq!((nb.uncached, sink.stats().ranges, requests()), (1, 0, before));
+        // With their bounds in memory, their four lists are advised.
+        for w in far {
+            d.list_bytes(w);
+        }
+        let before = requests();
+        nb.advise(&mut sink, 0);
+        assert_eq!((sink.stats().ranges, requests()), (4, before));
+    }
+
+    #[test]
     fn friends_of_friends_advise_the_first_neighbours_without_gating() {
         let dir = tempfile::tempdir().unwrap();
         let g = graph(dir.path());
