@@ -683,20 +683,26 @@ mod tests {
     #[test]
     fn friends_of_friends_advice_reads_nothing_that_is_not_in_memory() {
         use crate::page::BackendKind;
-        // 5000 vertices (10 pages of offsets); 0 -> 600, 1700, 2900, 4100 (offsets pages 1, 3,
-        // 5, 8), each of which -> 0.
+        // 300,000 vertices (586 pages of offsets); 0 -> 100,000, 150,000, 200,000, 250,000
+        // (offsets pages 195, 292, 390, 488: beyond the read-ahead of the reads on open), each
+        // of which -> 0.
         let dir = tempfile::tempdir().unwrap();
         let out = dir.path().join("g");
         let mut b = GraphBuilder::new(&out, BuildOptions::default()).unwrap();
-        let far = [600, 1700, 2900, 4100];
-        b.push(&[0, 0, 0, 0, 600, 1700, 2900, 4100], &[600, 1700, 2900, 4100, 0, 0, 0, 0], None).unwrap();
+        let far = [100_000, 150_000, 200_000, 250_000];
+        let src: Vec<u32> = [0; 4].into_iter().chain(far).collect();
+        let dst: Vec<u32> = far.into_iter().chain([0; 4]).collect();
+        b.push(&src, &dst, None).unwrap();
+        b.push(&[299_999], &[0], None).unwrap();
         b.finish(IdMap::Identity, &NoProgress).unwrap();
         let pool = BackendKind::Pool { capacity: 1 << 20, page_size: 4096, policy: "clock".into() };
         let g = Graph::open(&out, &OpenOptions { backend: pool }).unwrap();
         let d = g.out();
+        // No read-ahead (as the query runner sets): a query's miss loads only its page.
+        d.advise_files(crate::page::Advice::Random);
         let mut sink = Sink::new(d);
-        // 8 pages of memory: the 10-page table is not kept.
-        let mut nb = Neighbourhood::new(QueryKind::FriendsOfFriends, Some(8), 5000);
+        // 8 pages of memory: the table is not kept.
+        let mut nb = Neighbourhood::new(QueryKind::FriendsOfFriends, Some(8), 300_000);
         let requests = || g.io_stats().page_requests;
         // 0's list is not in memory: nothing advised, nothing read.
         let before = requests();
