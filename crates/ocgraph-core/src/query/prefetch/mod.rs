@@ -97,9 +97,9 @@ pub struct AdvisorStats {
     /// Vertex-table entries (list bounds) of visited vertices' neighbours the neighbourhood
     /// prefetcher read (edge queries).
     pub entries_read: u64,
-    /// Edge-query visits whose list was no longer in memory when the neighbourhood prefetcher
-    /// got to it (it does not load it again): the visit predicted nothing, or added only the
-    /// vertex itself to the recent-neighbourhood window.
+    /// Edge-query and friends-of-friends visits whose list was not in memory when the
+    /// neighbourhood prefetcher got to it (it does not load it): the visit predicted or advised
+    /// nothing, or added only the vertex itself to the recent-neighbourhood window.
     pub uncached: u64,
     /// Pages the neighbourhood prefetcher kept (its recent neighbourhood's, edge queries, or
     /// the kept vertex table's): found in memory and a use counted for the replacement policy

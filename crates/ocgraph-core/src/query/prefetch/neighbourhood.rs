@@ -167,8 +167,8 @@ pub struct Neighbourhood {
     pub gated: u64,
     /// Vertex-table entries (list bounds) read for edge queries.
     pub entries_read: u64,
-    /// Edge-query visits that predicted nothing: the visited vertex's list was no longer in
-    /// memory (see [`Direction::cached_neighbors_part`]).
+    /// Edge-query and friends-of-friends visits that advised nothing: the visited vertex's list
+    /// was no longer (or not yet) in memory (see [`Direction::cached_neighbors_part`]).
     pub uncached: u64,
     /// Whether edge queries read the vertex table of the neighbourhood (memory is unbounded).
     read_table: bool,
@@ -223,10 +223,7 @@ impl Neighbourhood {
     pub fn advise(&mut self, sink: &mut Sink<'_>, v: Vertex) {
         let dir = sink.dir();
         let edge = self.kind == QueryKind::Edge;
-        let (k, prefix) = match self.kind {
-            QueryKind::FriendsOfFriends => (FOF_NEIGHBOURS, FOF_PREFIX_BYTES),
-            _ => (EDGE_NEIGHBOURS, PREFIX_BYTES),
-        };
+        let k = EDGE_NEIGHBOURS;
         self.picked.clear();
         if let Some(table) = &mut self.table {
             table.visit(sink);
@@ -265,9 +262,13 @@ impl Neighbourhood {
             let r = dir.list_bytes(w);
             self.scratch.push((r.start, r.end));
         }
-        // Longest list first (ties: file order).
-        self.scratch.sort_unstable_by_key(|&(a, b)| (std::cmp::Reverse(b - a), a));
-        for &(a, b) in &self.scratch {
+        Self::advise_longest_first(&mut self.scratch, sink, PREFIX_BYTES);
+    }
+
+    /// Advises the byte ranges `lists`, longest first (ties: file order), each cut to `prefix`.
+    fn advise_longest_first(lists: &mut [(u64, u64)], sink: &mut Sink<'_>, prefix: u64) {
+        lists.sort_unstable_by_key(|&(a, b)| (std::cmp::Reverse(b - a), a));
+        for &(a, b) in lists.iter() {
             sink.bytes(a, b.min(a + prefix));
         }
     }
@@ -289,10 +290,7 @@ impl Neighbourhood {
                 None => dir.will_need_offsets(w),
             }
         }
-        self.scratch.sort_unstable_by_key(|&(a, b)| (std::cmp::Reverse(b - a), a));
-        for &(a, b) in &self.scratch {
-            sink.bytes(a, b.min(a + FOF_PREFIX_BYTES));
-        }
+        Self::advise_longest_first(&mut self.scratch, sink, FOF_PREFIX_BYTES);
     }
 
     /// How long the advisor sleeps when it has nothing to do: [`IDLE_SLEEP`], or
