@@ -89,7 +89,8 @@ pub(crate) trait PageSource: Send + Sync {
     /// when it is in memory, and returns whether it was. Never loads, never waits, and counts
     /// nothing in the statistics. For prefetchers that keep in memory the pages the next
     /// queries will likely read. A backend whose residency is not its own (mmap) reads one
-    /// byte there (the kernel then counts the use) and returns `true`.
+    /// byte there (the kernel then counts the use; loading the page if it was evicted) and
+    /// returns `true`.
     fn keep_cached(&self, file: FileId, offset: u64) -> bool {
         self.read_cached_into(file, offset, &mut [0u8; 1])
     }
@@ -100,8 +101,9 @@ pub(crate) trait PageSource: Send + Sync {
     /// unprotected page pinned evicts a protected one rather than wait; background loads
     /// never do. Never loads, never waits, counts nothing. For prefetchers that know which
     /// pages the next queries will likely read; the caller bounds how many pages it protects.
-    /// A backend whose residency is not its own (mmap) counts a use instead
-    /// ([`PageSource::keep_cached`]).
+    /// A backend whose residency is not its own (mmap) asks the kernel to lock the page
+    /// (which is not advice: the kernel then never evicts it), and counts a use where it
+    /// cannot ([`PageSource::keep_cached`]). This default only counts a use.
     fn protect(&self, file: FileId, offset: u64) {
         self.keep_cached(file, offset);
     }

@@ -47,6 +47,9 @@ pub struct IoStats {
     pub random_writes: u64,
     /// Bytes written to storage.
     pub bytes_written: u64,
+    /// Pages a prefetcher asked to protect that the kernel refused to lock (mmap:
+    /// `RLIMIT_MEMLOCK`); they were only used once, which does not keep them in memory.
+    pub locks_refused: u64,
 }
 
 impl IoStats {
@@ -105,9 +108,10 @@ pub(crate) enum Counter {
     WriteCalls,
     RandomWrites,
     BytesWritten,
+    LocksRefused,
 }
 
-const COUNTERS: usize = 15;
+const COUNTERS: usize = 16;
 const STRIPES: usize = 16;
 
 /// One stripe of counters, alone on its cache lines.
@@ -183,5 +187,6 @@ impl StripedCounters {
         stats.write_calls = self.get(Counter::WriteCalls);
         stats.random_writes = self.get(Counter::RandomWrites);
         stats.bytes_written = self.get(Counter::BytesWritten);
+        stats.locks_refused = self.get(Counter::LocksRefused);
     }
 }
