@@ -173,6 +173,12 @@ impl<'g> Direction<'g> {
         }
     }
 
+    /// Whether [`Direction::set_protected`] locks pages in memory (mmap:
+    /// [`PageSource::protection_locks`]).
+    pub fn protection_locks(&self) -> bool {
+        self.src().protection_locks()
+    }
+
     /// The page ([`Direction::HINT_PAGE`] bytes) of the lists file on which `v`'s list starts,
     /// when `v`'s bounds are in memory and its list is not empty; `None` otherwise (no I/O).
     pub fn cached_list_page(&self, v: Vertex) -> Option<u64> {

@@ -108,6 +108,13 @@ pub(crate) trait PageSource: Send + Sync {
         self.keep_cached(file, offset);
     }
 
+    /// Whether [`PageSource::protect`] locks pages (mmap: the kernel can then neither evict
+    /// them nor, under a memory cgroup, reclaim them for anything else) rather than only
+    /// passing over them while others can be evicted (the pool).
+    fn protection_locks(&self) -> bool {
+        false
+    }
+
     /// Ends the protection of the page holding byte `offset` of `file` ([`PageSource::protect`]).
     fn unprotect(&self, _file: FileId, _offset: u64) {}
 

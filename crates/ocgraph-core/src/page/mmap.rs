@@ -164,6 +164,10 @@ impl PageSource for MmapSource {
         self.lock_page(file, offset, false);
     }
 
+    fn protection_locks(&self) -> bool {
+        true
+    }
+
     fn advise(&self, file: FileId, offset: u64, len: u64, advice: Advice) {
         let Some(map) = &self.maps[file as usize] else { return };
         if advice != Advice::WillNeed {

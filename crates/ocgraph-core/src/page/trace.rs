@@ -314,6 +314,10 @@ impl PageSource for TracingSource {
         self.inner.unprotect(file, offset)
     }
 
+    fn protection_locks(&self) -> bool {
+        self.inner.protection_locks()
+    }
+
     fn advise(&self, file: FileId, offset: u64, len: u64, advice: Advice) {
         self.inner.advise(file, offset, len, advice)
     }

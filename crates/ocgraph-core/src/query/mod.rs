@@ -6,10 +6,12 @@
 //! - [`ring`]: the fixed-size lock-free ring from the query threads to the advisor.
 //! - [`prefetch`]: the advisor thread and its policies (neighbourhood, sequential, omniscient).
 //! - [`runner`]: answering a stream with one or N clients; the answers file.
+//! - [`timing`]: the latency histogram and progress checkpoints the runner records.
 
 pub mod prefetch;
 pub mod ring;
 pub mod runner;
+pub mod timing;
 pub mod workload;
 
 pub use prefetch::{AdvisorStats, PrefetchMode};

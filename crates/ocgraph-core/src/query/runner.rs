@@ -25,6 +25,7 @@ use serde::Serialize;
 use super::prefetch::advisor::{self, AdvisorConfig};
 use super::prefetch::{omniscient, AdvisorStats, PrefetchMode};
 use super::ring::Ring;
+use super::timing::{Checkpoints, Histogram};
 use super::workload::{QueryKind, Workload};
 use crate::error::{Error, Result};
 use crate::graph::{Adjacency, Graph, Vertex};
@@ -102,7 +103,8 @@ impl Default for RunOptions {
     }
 }
 
-/// Query latency summary in microseconds (nearest-rank percentiles).
+/// Query latency summary in microseconds (nearest-rank percentiles, within 1/128 of the exact
+/// value: [`super::timing::Histogram`]).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
 pub struct Latency {
     /// Mean.
@@ -115,24 +117,6 @@ pub struct Latency {
     pub p99_us: f64,
     /// Maximum.
     pub max_us: f64,
-}
-
-impl Latency {
-    /// Summarises latencies in nanoseconds (sorts them).
-    pub fn from_nanos(ns: &mut [u64]) -> Latency {
-        if ns.is_empty() {
-            return Latency::default();
-        }
-        ns.sort_unstable();
-        let at = |p: f64| ns[((p * ns.len() as f64).ceil() as usize).clamp(1, ns.len()) - 1] as f64 / 1e3;
-        Latency {
-            mean_us: ns.iter().map(|&x| x as f64).sum::<f64>() / ns.len() as f64 / 1e3,
-            p50_us: at(0.50),
-            p95_us: at(0.95),
-            p99_us: at(0.99),
-            max_us: *ns.last().expect("non-empty") as f64 / 1e3,
-        }
-    }
 }
 
 /// The outcome of [`run_queries`].
@@ -232,9 +216,19 @@ pub fn run_queries<Q: Answerer>(
         g.out().advise_files(Advice::Random);
         g.in_().advise_files(Advice::Random);
     }
+    let checkpoints = Checkpoints::new(w.len());
     let t0 = Instant::now();
-    let shared =
-        Shared { g, w, ring: &ring, observe, started: &started, keep: opts.keep_answers, answerer, t0 };
+    let shared = Shared {
+        g,
+        w,
+        ring: &ring,
+        observe,
+        started: &started,
+        keep: opts.keep_answers,
+        answerer,
+        checkpoints: &checkpoints,
+        t0,
+    };
     let shared = &shared;
     let (results, advisor) = std::thread::scope(|s| {
         let advisor = (opts.prefetch != PrefetchMode::None)
@@ -246,15 +240,11 @@ pub fn run_queries<Q: Answerer>(
         (results, stats)
     });
     let seconds = t0.elapsed().as_secs_f64();
-    let mut nanos = Vec::with_capacity(w.len());
-    let mut done = vec![0u64; w.len()];
+    let mut latency = Histogram::default();
     let mut answers: Vec<Option<Answer>> = if opts.keep_answers { vec![None; w.len()] } else { Vec::new() };
     for r in results {
         let (times, ans) = r?;
-        for (i, lat, end) in times {
-            nanos.push(lat);
-            done[i] = end;
-        }
+        latency.merge(&times);
         for (i, a) in ans {
             answers[i] = Some(a);
         }
@@ -273,43 +263,16 @@ pub fn run_queries<Q: Answerer>(
         queries: w.len(),
         seconds,
         queries_per_second: if seconds > 0.0 { w.len() as f64 / seconds } else { 0.0 },
-        latency: Latency::from_nanos(&mut nanos),
-        progress: progress(&done),
+        latency: latency.summary(),
+        progress: checkpoints.progress(),
         advisor,
         answers,
     })
 }
 
-/// `(n, seconds)` checkpoints from the completion time (ns since start) of every query.
-fn progress(done: &[u64]) -> Vec<(usize, f64)> {
-    let mut marks = Vec::new();
-    let mut base = 1usize;
-    'outer: loop {
-        for m in [1, 2, 5] {
-            if base * m >= done.len() {
-                break 'outer;
-            }
-            marks.push(base * m);
-        }
-        base *= 10;
-    }
-    marks.push(done.len());
-    let mut latest = 0u64;
-    let mut out = Vec::with_capacity(marks.len());
-    let mut k = 0;
-    for (i, &t) in done.iter().enumerate() {
-        latest = latest.max(t);
-        if i + 1 == marks[k] {
-            out.push((i + 1, latest as f64 / 1e9));
-            k += 1;
-        }
-    }
-    out
-}
-
-/// `(index, latency ns, completion ns since start)` per query, and `(index, answer)` pairs,
-/// of one client.
-type ClientResult = Result<(Vec<(usize, u64, u64)>, Vec<(usize, Answer)>)>;
+/// One client's latencies and `(index, answer)` pairs (completions go to the shared
+/// [`Checkpoints`]).
+type ClientResult = Result<(Histogram, Vec<(usize, Answer)>)>;
 
 /// What every query thread shares.
 struct Shared<'a, Q> {
@@ -323,6 +286,8 @@ struct Shared<'a, Q> {
     /// Keep the answers.
     keep: bool,
     answerer: &'a Q,
+    /// Where completions are recorded.
+    checkpoints: &'a Checkpoints,
     t0: Instant,
 }
 
@@ -336,8 +301,8 @@ impl<Q> Copy for Shared<'_, Q> {}
 
 /// One query thread: takes the next query until the stream is done.
 fn client<Q: Answerer>(sh: &Shared<'_, Q>) -> ClientResult {
-    let Shared { g, w, ring, observe, started, keep, answerer, t0 } = *sh;
-    let mut lat = Vec::new();
+    let Shared { g, w, ring, observe, started, keep, answerer, checkpoints, t0 } = *sh;
+    let mut lat = Histogram::default();
     let mut answers = Vec::new();
     loop {
         let i = started.fetch_add(1, Ordering::AcqRel);
@@ -382,7 +347,8 @@ fn client<Q: Answerer>(sh: &Shared<'_, Q>) -> ClientResult {
             }
         };
         let end = Instant::now();
-        lat.push((i, (end - t).as_nanos() as u64, (end - t0).as_nanos() as u64));
+        lat.record((end - t).as_nanos() as u64);
+        checkpoints.done(i, (end - t0).as_nanos() as u64);
         if keep {
             answers.push((i, answer));
         }
@@ -414,25 +380,4 @@ pub fn write_answers(path: &Path, kind: QueryKind, answers: &[Answer]) -> Result
         writeln!(out).map_err(io)?;
     }
     out.flush().map_err(io)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn progress_checkpoints_and_latency_percentiles() {
-        // Completion times out of order (several clients): a checkpoint waits for the slowest.
-        let done: Vec<u64> = vec![5, 1, 9, 2, 3, 4, 20, 6, 7, 8, 10, 11];
-        let p = progress(&done);
-        let ns: Vec<usize> = p.iter().map(|x| x.0).collect();
-        assert_eq!(ns, vec![1, 2, 5, 10, 12]);
-        assert_eq!(p[0].1, 5e-9);
-        assert_eq!(p[2].1, 9e-9);
-        assert_eq!(p[3].1, 20e-9);
-        assert_eq!(progress(&[7]), vec![(1, 7e-9)]);
-        let mut ns: Vec<u64> = (1..=100).rev().map(|x| x * 1000).collect();
-        let l = Latency::from_nanos(&mut ns);
-        assert_eq!((l.p50_us, l.p95_us, l.p99_us, l.max_us, l.mean_us), (50.0, 95.0, 99.0, 100.0, 50.5));
-    }
 }
