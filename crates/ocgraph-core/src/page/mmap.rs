@@ -239,6 +239,36 @@ mod tests {
         panic!("no mapping holds {addr:#x}")
     }
 
+    /// Whether page `i` of the mapping at `base` is in the page cache (`mincore`).
+    fn resident(base: *const u8, i: usize) -> bool {
+        let mut v = [0u8; 1];
+        // SAFETY: the page lies within the caller's live mapping; `v` holds one byte per page.
+        let r = unsafe { libc::mincore(base.add(i * PAGE) as *mut libc::c_void, PAGE, v.as_mut_ptr()) };
+        assert_eq!(r, 0);
+        v[0] & 1 == 1
+    }
+
+    #[test]
+    fn keep_cached_reads_the_page_in() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("f");
+        let f = std::fs::File::create(&path).unwrap();
+        std::io::Write::write_all(&mut &f, &vec![1u8; 64 * PAGE]).unwrap();
+        f.sync_all().unwrap();
+        // SAFETY: a valid descriptor; dropping the clean pages from the page cache.
+        unsafe { libc::posix_fadvise(std::os::fd::AsRawFd::as_raw_fd(&f), 0, 0, libc::POSIX_FADV_DONTNEED) };
+        let src = MmapSource::open(&[PagedFile { path, len: 64 * PAGE as u64 }]).unwrap();
+        let base = src.bytes(0).as_ptr();
+        if resident(base, 40) {
+            // The file system kept the pages (tmpfs): nothing to observe.
+            return;
+        }
+        src.advise(0, 0, 64 * PAGE as u64, Advice::Random);
+        assert!(src.keep_cached(0, 40 * PAGE as u64 + 3));
+        assert!(resident(base, 40), "the kept page was not read in");
+        assert_eq!(src.stats().page_requests, 0, "a keep is not a request");
+    }
+
     #[test]
     fn protect_locks_exactly_the_page_and_unprotect_unlocks_it() {
         let dir = tempfile::tempdir().unwrap();
