@@ -221,14 +221,15 @@ mod tests {
     fn locked(addr: usize) -> bool {
         let smaps = std::fs::read_to_string("/proc/self/smaps").unwrap();
         let mut inside = false;
+        // A mapping's header line starts `start-end ` in hex.
+        let range = |line: &str| {
+            let (a, b) = line.split_once(' ')?.0.split_once('-')?;
+            Some(usize::from_str_radix(a, 16).ok()?..usize::from_str_radix(b, 16).ok()?)
+        };
         for line in smaps.lines() {
-            if let Some((range, _)) = line.split_once(' ') {
-                if let Some((a, b)) = range.split_once('-') {
-                    if let (Ok(a), Ok(b)) = (usize::from_str_radix(a, 16), usize::from_str_radix(b, 16)) {
-                        inside = (a..b).contains(&addr);
-                        continue;
-                    }
-                }
+            if let Some(r) = range(line) {
+                inside = r.contains(&addr);
+                continue;
             }
             if inside {
                 if let Some(flags) = line.strip_prefix("VmFlags:") {

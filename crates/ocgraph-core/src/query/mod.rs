@@ -15,5 +15,6 @@ pub mod timing;
 pub mod workload;
 
 pub use prefetch::{AdvisorStats, PrefetchMode};
-pub use runner::{run_queries, write_answers, Answer, Answerer, Latency, RunOptions, RunReport};
+pub use runner::{run_queries, write_answers, Answer, Answerer, RunOptions, RunReport};
+pub use timing::Latency;
 pub use workload::{QueryKind, Workload};

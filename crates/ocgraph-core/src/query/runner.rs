@@ -25,7 +25,7 @@ use serde::Serialize;
 use super::prefetch::advisor::{self, AdvisorConfig};
 use super::prefetch::{omniscient, AdvisorStats, PrefetchMode};
 use super::ring::Ring;
-use super::timing::{Checkpoints, Histogram};
+use super::timing::{Checkpoints, Histogram, Latency};
 use super::workload::{QueryKind, Workload};
 use crate::error::{Error, Result};
 use crate::graph::{Adjacency, Graph, Vertex};
@@ -101,22 +101,6 @@ impl Default for RunOptions {
             random_advice: true,
         }
     }
-}
-
-/// Query latency summary in microseconds (nearest-rank percentiles, within 1/128 of the exact
-/// value: [`super::timing::Histogram`]).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
-pub struct Latency {
-    /// Mean.
-    pub mean_us: f64,
-    /// Median.
-    pub p50_us: f64,
-    /// 95th percentile.
-    pub p95_us: f64,
-    /// 99th percentile.
-    pub p99_us: f64,
-    /// Maximum.
-    pub max_us: f64,
 }
 
 /// The outcome of [`run_queries`].

@@ -15,13 +15,29 @@
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use super::runner::Latency;
+use serde::Serialize;
 
 /// Sub-buckets per power of two (as bits): relative precision 1/128.
 const SUB_BITS: u32 = 7;
 const SUB: usize = 1 << SUB_BITS;
 /// Buckets for every `u64` value.
 const BUCKETS: usize = (64 - SUB_BITS as usize + 1) * SUB;
+
+/// Query latency summary in microseconds (nearest-rank percentiles, within 1/128 of the exact
+/// value: [`Histogram`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+pub struct Latency {
+    /// Mean.
+    pub mean_us: f64,
+    /// Median.
+    pub p50_us: f64,
+    /// 95th percentile.
+    pub p95_us: f64,
+    /// 99th percentile.
+    pub p99_us: f64,
+    /// Maximum.
+    pub max_us: f64,
+}
 
 /// Latencies in nanoseconds, counted in log-linear buckets.
 #[derive(Debug, Clone)]
