@@ -30,7 +30,7 @@ use ocgraph_core::{Adjacency, Error, Result, Vertex};
 use rayon::prelude::*;
 
 use crate::bitmap::Bitmap;
-use crate::chunks::{in_order, vertex_blocks};
+use crate::chunks::{in_order, mark_cuts, vertex_blocks};
 use crate::stash::{ListStash, Part, StashBuilder};
 
 /// GAPBS top-down → bottom-up switch: go bottom-up when the frontier's edges exceed
@@ -137,6 +137,10 @@ pub fn bfs_with_stash<O: Adjacency, I: Adjacency>(
     let mut stash: Option<ListStash> = None;
     while !queue.is_empty() {
         if scout > edges_to_check / ALPHA {
+            if bitmaps.is_none() {
+                // The first bottom-up step: its scans split the in-lists at the blocks.
+                mark_cuts(in_, &blocks);
+            }
             let (front, next) = bitmaps.get_or_insert_with(|| (Bitmap::new(n), Bitmap::new(n)));
             front.clear();
             queue.par_iter().for_each(|&v| front.set(v));

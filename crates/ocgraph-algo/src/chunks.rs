@@ -63,6 +63,17 @@ pub(crate) fn edge_balanced_ranges(degrees: &[u32], pieces: usize) -> Vec<Range<
     ranges
 }
 
+/// Tells `g` where the consecutive `ranges` of a parallel scan meet, so that a page holding
+/// the data of two of them (read by two workers) is kept until both have used it
+/// ([`Adjacency::mark_partition_cuts`]); with one thread the ranges run one after the other
+/// and nothing is shared.
+pub(crate) fn mark_cuts<A: Adjacency>(g: &A, ranges: &[Range<u32>]) {
+    if rayon::current_num_threads() > 1 {
+        let cuts: Vec<u32> = ranges.iter().skip(1).map(|r| r.start).collect();
+        g.mark_partition_cuts(&cuts);
+    }
+}
+
 /// How many pieces to cut a scan into: several per rayon thread, for work stealing.
 pub(crate) fn pieces_for(n: usize) -> usize {
     (rayon::current_num_threads() * 16).min(n.max(1))

@@ -42,7 +42,7 @@ use ocgraph_core::{Adjacency, Error, Result, Vertex};
 use rayon::prelude::*;
 
 use crate::bfs::check_directions;
-use crate::chunks::{degrees, edge_balanced_ranges, in_order, pieces_for, vertex_blocks};
+use crate::chunks::{degrees, edge_balanced_ranges, in_order, mark_cuts, pieces_for, vertex_blocks};
 
 /// Graphs with at least this many vertices store per-iteration contributions as `f32`.
 pub const F32_CONTRIB_MIN_VERTICES: usize = 1 << 16;
@@ -272,6 +272,7 @@ impl Setup {
         let weighted = opts.use_weights && out.is_weighted() && in_.is_weighted();
         let w_out = out_weights(out, weighted)?;
         let ranges = edge_balanced_ranges(&degrees(in_), pieces_for(n));
+        mark_cuts(in_, &ranges);
         Ok(Setup { n, p, weighted, w_out, ranges })
     }
 }

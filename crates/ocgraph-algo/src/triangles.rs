@@ -20,7 +20,7 @@ use ocgraph_core::{Adjacency, Result, Vertex};
 use rayon::prelude::*;
 
 use crate::bfs::check_directions;
-use crate::chunks::{edge_balanced_ranges, pieces_for, vertex_blocks};
+use crate::chunks::{edge_balanced_ranges, mark_cuts, pieces_for, vertex_blocks};
 
 /// Calls `f` on each distinct vertex of the sorted lists `a ∪ b`, except `skip`.
 fn for_each_union(a: &[Vertex], b: &[Vertex], skip: Vertex, mut f: impl FnMut(Vertex)) {
@@ -91,6 +91,8 @@ fn ranks(deg: &[u32]) -> Vec<Vertex> {
 fn oriented<O: Adjacency, I: Adjacency>(out: &O, in_: &I, rank: &[Vertex]) -> (Vec<u64>, Vec<Vertex>) {
     let n = out.num_vertices();
     let blocks = vertex_blocks(n);
+    mark_cuts(out, &blocks);
+    mark_cuts(in_, &blocks);
     // Per block, in id order: each vertex's list (ranks, sorted), concatenated.
     let parts: Vec<(Vec<u32>, Vec<Vertex>)> = blocks
         .into_par_iter()

@@ -33,7 +33,7 @@ use rayon::prelude::*;
 
 use crate::bfs::check_directions;
 use crate::bitmap::Bitmap;
-use crate::chunks::{in_order, vertex_blocks};
+use crate::chunks::{in_order, mark_cuts, vertex_blocks};
 
 /// Out-neighbours per vertex linked in the sampling phase.
 const NEIGHBOR_ROUNDS: usize = 2;
@@ -102,6 +102,7 @@ pub fn wcc<O: Adjacency, I: Adjacency>(out: &O, in_: &I) -> Result<Vec<Vertex>> 
     // out-lists the last phase reads.
     let longer = Bitmap::new(n);
     let blocks = vertex_blocks(n);
+    mark_cuts(out, &blocks);
     in_order(
         blocks.clone(),
         || (),
@@ -119,6 +120,9 @@ pub fn wcc<O: Adjacency, I: Adjacency>(out: &O, in_: &I) -> Result<Vec<Vertex>> 
     let giant = most_frequent(&comp);
     let skip = |v: Vertex| comp[v as usize].load(Relaxed) == giant;
     let symmetric = out.lists_id().is_some() && out.lists_id() == in_.lists_id();
+    if !symmetric {
+        mark_cuts(in_, &blocks);
+    }
     in_order(blocks, Vec::new, |rest: &mut Vec<Vertex>, b| {
         // Only the out-lists that have arcs left, of vertices outside the skipped
         // component, are read (their offsets and lists through one cursor each).

@@ -74,6 +74,11 @@ pub trait Adjacency: Sync {
         None
     }
 
+    /// A parallel scan is about to hand the ranges that end (and start) at each of `cuts` to
+    /// different workers. Backends override this to tell their replacement policy which pages
+    /// hold the data of two partitions (boundary adjustment, seed 001). Default: nothing.
+    fn mark_partition_cuts(&self, _cuts: &[Vertex]) {}
+
     /// Calls `f(v, neighbours(v))` for every `v` in `vertices`, in order.
     ///
     /// Backends override this for scans: one pin per page instead of one lookup per vertex.

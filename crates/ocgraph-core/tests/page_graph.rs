@@ -231,6 +231,41 @@ fn every_backend_reads_the_graph_it_was_written_from() {
 }
 
 #[test]
+fn partition_cuts_report_the_pages_two_partitions_share() {
+    // The pages a cut at vertex c shares: the offsets entry c (read by both sides), and where
+    // c's list (and weights) start, the page holding it unless the list starts on a page
+    // boundary. Counted independently from the lists, against the pool's `shared_pages`.
+    let tmp = tempfile::tempdir().unwrap();
+    let lists = random_lists(3000, 5);
+    let cuts: Vec<Vertex> = vec![0, 1, 17, 600, 1234, 1235, 2999, 3000, 5000];
+    for weighted in [true, false] {
+        let dir = tmp.path().join(format!("g{weighted}"));
+        write_graph(&dir, &lists, weighted);
+        for page in [4096u64, 16384] {
+            let mut bounds = std::collections::BTreeSet::new();
+            let mut starts = std::collections::BTreeSet::new();
+            for &c in cuts.iter().filter(|&&c| c > 0 && (c as usize) < lists.len()) {
+                bounds.insert(8 * c as u64 / page);
+                let pos = 4 * lists[..c as usize].iter().map(|l| l.len() as u64).sum::<u64>();
+                if pos % page != 0 {
+                    starts.insert(pos / page);
+                }
+            }
+            let want = (bounds.len() + starts.len() * (1 + usize::from(weighted))) as u64;
+            let backend =
+                BackendKind::Pool { capacity: 64 * page, page_size: page as usize, policy: "gac".into() };
+            let g = Graph::open(&dir, &OpenOptions { backend }).unwrap();
+            g.out().mark_partition_cuts(&cuts);
+            assert_eq!(g.io_stats().shared_pages, want, "weighted {weighted}, page {page}");
+        }
+        let mmap = BackendKind::Mmap { advice: ocgraph_core::page::Advice::Normal };
+        let g = Graph::open(&dir, &OpenOptions { backend: mmap }).unwrap();
+        g.out().mark_partition_cuts(&cuts);
+        assert_eq!(g.io_stats().shared_pages, 0, "mmap ignores the report");
+    }
+}
+
+#[test]
 fn concurrent_scans_agree() {
     let tmp = tempfile::tempdir().unwrap();
     let lists = random_lists(4000, 2);

@@ -7,7 +7,7 @@ use super::chunk_cursor::ChunkCursor;
 use super::{Adjacency, Graph, Vertex};
 use crate::format::packed::{self, DecodeError};
 use crate::format::FileRole;
-use crate::page::{Advice, FileId, PageSource, Slice};
+use crate::page::{Advice, FileId, PageSource, PartitionCut, Slice};
 
 /// Where a direction's neighbour lists are stored.
 #[derive(Clone, Copy)]
@@ -203,6 +203,28 @@ impl<'g> Direction<'g> {
             let n = Self::HINT_PAGE.min(len - start);
             self.src().advise(self.bounds_file(), start, n, Advice::WillNeed);
         }
+    }
+
+    /// Where the partitions of a scan cut at vertices `cuts` meet in this direction's files
+    /// (cuts at 0 or past the last vertex are skipped): the list bounds of a cut vertex are read
+    /// by both partitions; its list, and its weights, start where the previous partition's end.
+    /// Reads the cut vertices' bounds.
+    fn partition_cuts(&self, cuts: &[Vertex]) -> Vec<PartitionCut> {
+        let n = self.graph.num_vertices() as u64;
+        let mut out = Vec::new();
+        for &c in cuts.iter().filter(|&&c| c > 0 && (c as u64) < n) {
+            let bound = c as u64 * 8;
+            let at = |file, pos| PartitionCut { file, next_start: pos, prev_end: pos };
+            out.push(PartitionCut { file: self.bounds_file(), next_start: bound, prev_end: bound + 8 });
+            if let Lists::Packed { .. } = self.lists {
+                out.push(PartitionCut { file: self.offsets, next_start: bound, prev_end: bound + 8 });
+            }
+            out.push(at(self.lists_file(), self.list_bytes(c).start));
+            if let Some(w) = self.weights {
+                out.push(at(w, self.arc_range(c).start * 4));
+            }
+        }
+        out
     }
 
     /// Arcs stored in this direction (the graph's [`Graph::num_arcs`]).
@@ -407,6 +429,12 @@ impl<'g> Direction<'g> {
 impl Adjacency for Direction<'_> {
     fn num_vertices(&self) -> usize {
         self.graph.num_vertices()
+    }
+
+    /// Reports the pages shared by two partitions to the page backend
+    /// ([`PageSource::share_pages`]; only the buffer pool acts on it).
+    fn mark_partition_cuts(&self, cuts: &[Vertex]) {
+        self.src().share_pages(&self.partition_cuts(cuts));
     }
 
     fn num_arcs(&self) -> u64 {

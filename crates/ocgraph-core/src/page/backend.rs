@@ -56,6 +56,18 @@ impl Default for BackendKind {
     }
 }
 
+/// Where two partitions of a parallel scan meet in a file: the next partition reads from byte
+/// `next_start`, the previous one up to byte `prev_end` (exclusive). The pages holding bytes
+/// of both (from the page of `next_start` to the page of `prev_end - 1`) are shared.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct PartitionCut {
+    /// The file.
+    pub file: FileId,
+    /// The first byte the next partition reads.
+    pub next_start: u64,
+    /// The end (exclusive) of the bytes the previous partition reads.
+    pub prev_end: u64,
+}
 /// A page backend: serves byte ranges of a fixed set of read-only files.
 ///
 /// Implementations must be safe for many concurrent readers. Offsets and lengths passed to
@@ -117,6 +129,14 @@ pub(crate) trait PageSource: Send + Sync {
 
     /// Ends the protection of the page holding byte `offset` of `file` ([`PageSource::protect`]).
     fn unprotect(&self, _file: FileId, _offset: u64) {}
+
+    /// Reports where the worker partitions of the scan about to run meet in the files
+    /// (replacing the last report; empty: none): the pages holding bytes of two partitions go
+    /// to the replacement policy's boundary adjustment
+    /// ([`ReplacementPolicy::set_shared_pages`]). Default (mmap): ignored.
+    ///
+    /// [`ReplacementPolicy::set_shared_pages`]: crate::page::policy::ReplacementPolicy::set_shared_pages
+    fn share_pages(&self, _cuts: &[PartitionCut]) {}
 
     /// Gives an access-pattern hint for a byte range (may be a no-op).
     fn advise(&self, file: FileId, offset: u64, len: u64, advice: Advice);

@@ -19,8 +19,8 @@ pub mod pool;
 pub mod sim;
 pub mod trace;
 
-pub(crate) use backend::PageSource;
 pub use backend::{Advice, BackendKind, FileId, PagedFile};
+pub(crate) use backend::{PageSource, PartitionCut};
 pub(crate) use mmap::MmapSource;
 pub use slice::Slice;
 pub use stats::IoStats;

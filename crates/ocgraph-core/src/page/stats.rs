@@ -50,6 +50,9 @@ pub struct IoStats {
     /// Pages a prefetcher asked to protect that the kernel refused to lock (mmap:
     /// `RLIMIT_MEMLOCK`); they were only used once, which does not keep them in memory.
     pub locks_refused: u64,
+    /// Pages reported shared by two worker partitions of a scan, for the replacement policy's
+    /// boundary adjustment (buffer pool; summed over the reports).
+    pub shared_pages: u64,
 }
 
 impl IoStats {
@@ -109,9 +112,10 @@ pub(crate) enum Counter {
     RandomWrites,
     BytesWritten,
     LocksRefused,
+    SharedPages,
 }
 
-const COUNTERS: usize = 16;
+const COUNTERS: usize = 17;
 const STRIPES: usize = 16;
 
 /// One stripe of counters, alone on its cache lines.
@@ -188,5 +192,6 @@ impl StripedCounters {
         stats.random_writes = self.get(Counter::RandomWrites);
         stats.bytes_written = self.get(Counter::BytesWritten);
         stats.locks_refused = self.get(Counter::LocksRefused);
+        stats.shared_pages = self.get(Counter::SharedPages);
     }
 }

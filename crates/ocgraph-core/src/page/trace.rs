@@ -19,7 +19,7 @@ use std::sync::Arc;
 
 use parking_lot::Mutex;
 
-use super::backend::{Advice, FileId, PageSource};
+use super::backend::{Advice, FileId, PageSource, PartitionCut};
 use super::policy::{page_key, PageKey};
 use super::slice::Bytes;
 use super::stats::IoStats;
@@ -316,6 +316,11 @@ impl PageSource for TracingSource {
 
     fn protection_locks(&self) -> bool {
         self.inner.protection_locks()
+    }
+
+    /// Not recorded (a trace holds requests only; cache-sim replays without it).
+    fn share_pages(&self, cuts: &[PartitionCut]) {
+        self.inner.share_pages(cuts)
     }
 
     fn advise(&self, file: FileId, offset: u64, len: u64, advice: Advice) {

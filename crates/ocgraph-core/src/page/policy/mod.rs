@@ -81,6 +81,13 @@ pub trait ReplacementPolicy: Send + Sync {
     /// could be claimed (all pinned); the caller then waits and retries.
     fn victim(&self, key: PageKey, evictable: &mut dyn FnMut(usize) -> bool) -> Option<usize>;
 
+    /// Boundary adjustment (seed 001): the pages of `keys` are shared by two worker partitions
+    /// of the scan about to run (each holds the end of one partition's data and the start of
+    /// the next's), so a page of them loaded from now on should stay until it is requested
+    /// again. Replaces the set given before; an empty slice ends it. Default: ignored (only
+    /// [`Gac`] honours it).
+    fn set_shared_pages(&self, _keys: &[PageKey]) {}
+
     /// An adaptive policy's current score (GAC: `>= 0` means LIFO is active, `< 0` CLOCK);
     /// `None` for static policies.
     fn score(&self) -> Option<f64> {

@@ -43,7 +43,7 @@ use std::sync::{Arc, Weak};
 
 use parking_lot::Mutex;
 
-use super::backend::{Advice, FileId, PageSource, PagedFile};
+use super::backend::{Advice, FileId, PageSource, PagedFile, PartitionCut};
 use super::policy::{page_key, policy_by_name, split_page_key, Clock, PageKey, ReplacementPolicy};
 use super::slice::{Bytes, PinRelease};
 use super::stats::{Counter, IoStats, StripedCounters};
@@ -73,6 +73,9 @@ struct FileState {
     /// One bit per page, set while a prefetcher protects the page from eviction
     /// ([`PageSource::protect`]).
     protected: Box<[AtomicU64]>,
+    /// The pages of this file last reported shared by two partitions of a scan
+    /// ([`PageSource::share_pages`]).
+    shared: Mutex<Vec<u64>>,
 }
 
 /// The word of `fs`'s protection bits holding page `page`'s bit, and the bit.
@@ -256,6 +259,7 @@ impl BufferPool {
                 last_end: AtomicU64::new(0),
                 streams: Mutex::new(Streams::default()),
                 protected: (0..pages.div_ceil(64)).map(|_| AtomicU64::new(0)).collect(),
+                shared: Mutex::new(Vec::new()),
             });
         }
         let policy = Policy::by_name(policy, frames)?;
@@ -900,6 +904,33 @@ impl PageSource for BufferPool {
     fn unprotect(&self, file: FileId, offset: u64) {
         let (word, bit) = self.protect_bit_at(file, offset);
         word.fetch_and(!bit, Ordering::Relaxed);
+    }
+
+    /// Replaces the shared pages of each file `cuts` names (the others keep theirs, so that a
+    /// kernel may report the two directions it scans one after the other) and hands the
+    /// policy the shared pages of all files.
+    fn share_pages(&self, cuts: &[PartitionCut]) {
+        let mut named: Vec<FileId> = cuts.iter().map(|c| c.file).collect();
+        named.sort_unstable();
+        named.dedup();
+        for &file in &named {
+            let mut pages: Vec<u64> = cuts
+                .iter()
+                .filter(|c| c.file == file && c.prev_end > 0)
+                .flat_map(|c| (c.next_start >> self.page_shift)..=((c.prev_end - 1) >> self.page_shift))
+                .collect();
+            pages.sort_unstable();
+            pages.dedup();
+            self.counters.add(Counter::SharedPages, pages.len() as u64);
+            *self.files[file as usize].shared.lock() = pages;
+        }
+        let keys: Vec<PageKey> = (0..self.files.len())
+            .flat_map(|f| {
+                let pages = self.files[f].shared.lock().clone();
+                pages.into_iter().map(move |p| page_key(f as FileId, p))
+            })
+            .collect();
+        self.policy.get().set_shared_pages(&keys);
     }
 
     /// `WillNeed` queues a background load of the range (see [`prefetch`]); `Random` turns

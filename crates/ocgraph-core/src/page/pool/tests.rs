@@ -7,7 +7,7 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 
 use super::BufferPool;
 use crate::error::ErrorKind;
-use crate::page::backend::{PageSource, PagedFile};
+use crate::page::backend::{PageSource, PagedFile, PartitionCut};
 use crate::page::mmap::MmapSource;
 use crate::page::policy::POLICY_NAMES;
 
@@ -356,6 +356,55 @@ fn a_protected_page_is_passed_over_by_eviction_until_every_other_frame_is_pinned
     pool.read(0, 6 * 4096, 8);
     pool.read(0, 3 * 4096, 8);
     assert!(!resident(1), "unprotected page 1 (least recently used) was evicted");
+}
+
+#[test]
+fn pages_shared_by_two_partitions_stay_until_requested_again_under_gac() {
+    // Three frames, GAC with LIFO active throughout (no voters) and hard LIFO: a miss evicts
+    // the newest page, except a page reported shared (boundary adjustment) until its next
+    // request. Two files; residency is checked with a peek (no policy call).
+    let dir = tempfile::tempdir().unwrap();
+    let (files, _) = random_files(dir.path(), &[4096 * 8, 4096 * 8], 32);
+    let cut = |file, next_start, prev_end| PartitionCut { file, next_start, prev_end };
+    let run = |policy: &str, reports: &[Vec<PartitionCut>]| {
+        let pool = BufferPool::open(&files, 3 * 4096, 4096, policy).unwrap();
+        pool.set_read_ahead(0, 0);
+        for r in reports {
+            pool.share_pages(r);
+        }
+        let resident = |page: u64| pool.read_cached_into(0, page * 4096, &mut [0u8; 8]);
+        for p in [0, 2, 1] {
+            pool.read(0, p * 4096, 8);
+        }
+        // Page 1 is the newest: hard LIFO evicts it, unless shared.
+        pool.read(0, 3 * 4096, 8);
+        let kept = resident(1);
+        if kept {
+            // Requested again, page 1 is an ordinary page; the next misses evict the newest.
+            pool.read(0, 4096, 8);
+            pool.read(0, 4 * 4096, 8);
+            pool.read(0, 5 * 4096, 8);
+            assert!(resident(1), "page 1 (older than 3, 4) stays under LIFO");
+        }
+        (kept, pool.stats().shared_pages)
+    };
+    let gac = "gac:voters=0:soft=0";
+    // A cut inside page 1 of file 0 (list bytes: both partitions read page 1).
+    let inside = vec![cut(0, 4096 + 100, 4096 + 100)];
+    assert_eq!(run(gac, std::slice::from_ref(&inside)), (true, 1));
+    // A bounds entry (bytes 4104..4112) read by both partitions: page 1 too.
+    assert_eq!(run(gac, &[vec![cut(0, 4104, 4112)]]), (true, 1));
+    // A cut on a page boundary shares nothing.
+    assert_eq!(run(gac, &[vec![cut(0, 4096, 4096)]]), (false, 0));
+    // A report naming file 1 only leaves file 0's pages shared; one naming file 0 replaces them.
+    assert_eq!(run(gac, &[inside.clone(), vec![cut(1, 100, 100)]]), (true, 2));
+    assert_eq!(run(gac, &[inside.clone(), vec![cut(0, 8192, 8192)]]), (false, 1));
+    // A span over pages 0..=2 counts three pages; with every resident page shared, LIFO
+    // takes the newest of them after all.
+    assert_eq!(run(gac, &[vec![cut(0, 100, 3 * 4096 - 1)]]), (false, 3));
+    // Without boundary adjustment, or under another policy, the report changes nothing.
+    assert_eq!(run("gac:voters=0:soft=0:boundary=0", std::slice::from_ref(&inside)), (false, 1));
+    assert_eq!(run("lifo", &[inside]), (false, 1));
 }
 
 #[test]

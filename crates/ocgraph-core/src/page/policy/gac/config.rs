@@ -2,7 +2,6 @@
 //! (`gac:decay=0.5:voters=0.1`, as accepted by [`policy_by_name`](super::super::policy_by_name)).
 
 use crate::error::{Error, Result};
-use crate::page::policy::PageKey;
 
 /// Which page groups vote (run both policies and update the global score).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -59,9 +58,10 @@ pub struct GacConfig {
     /// Soft LIFO: evict the second most recently loaded page rather than the most recent, so two
     /// threads sharing a group do not evict each other's current page. Default true.
     pub soft_lifo: bool,
-    /// Pages shared by two worker partitions: LIFO keeps such a page until it has been
-    /// requested again after its load (both partitions used it). Default empty.
-    pub boundary_pages: Vec<PageKey>,
+    /// Boundary adjustment: LIFO keeps a page that the kernels report shared by two worker
+    /// partitions ([`ReplacementPolicy::set_shared_pages`](super::super::ReplacementPolicy::set_shared_pages))
+    /// until it has been requested again after its load (both partitions used it). Default true.
+    pub boundary: bool,
     /// Seed of the voter choice. Default 0x9ac.
     pub seed: u64,
     /// Guided LIFO: while LIFO is active and the LIFO shadows hit clearly more than the cache
@@ -89,7 +89,7 @@ impl Default for GacConfig {
             epoch_misses: None,
             time_unit: None,
             soft_lifo: true,
-            boundary_pages: Vec::new(),
+            boundary: true,
             seed: 0x9ac,
             guided: true,
             guide_gap: 1.0,
@@ -100,7 +100,7 @@ impl Default for GacConfig {
 impl GacConfig {
     /// Parses `gac` or `gac:key=value:...` with keys `group`, `ghosts`, `voters` (a count, a
     /// fraction with a `.` such as `0.1`, or `all`), `evidence` (`duel` or `rules`), `decay`,
-    /// `epoch`, `unit`, `soft` (0/1), `seed`, `guided` (0/1), `guidegap`.
+    /// `epoch`, `unit`, `soft` (0/1), `seed`, `guided` (0/1), `guidegap`, `boundary` (0/1).
     pub fn parse(spec: &str) -> Result<GacConfig> {
         let mut parts = spec.split(':');
         if parts.next() != Some("gac") {
@@ -129,9 +129,10 @@ impl GacConfig {
                 "seed" => c.seed = num(v)?,
                 "guided" => c.guided = num(v)? != 0,
                 "guidegap" => c.guide_gap = v.parse().map_err(|_| bad("expected a number"))?,
+                "boundary" => c.boundary = num(v)? != 0,
                 _ => return Err(bad(
                     "unknown key (group, evidence, ghosts, voters, decay, epoch, unit, soft, seed, guided, \
-                     guidegap)",
+                     guidegap, boundary)",
                 )),
             }
         }
@@ -185,6 +186,7 @@ mod tests {
         assert_eq!(c.seed, 3);
         assert!(!c.guided);
         assert_eq!(GacConfig::parse("gac:guidegap=0.5").unwrap().guide_gap, 0.5);
+        assert!(c.boundary && !GacConfig::parse("gac:boundary=0").unwrap().boundary);
         assert_eq!(c.evidence, Evidence::Duel);
         assert_eq!(GacConfig::parse("gac:evidence=rules").unwrap().evidence, Evidence::Rules);
         assert_eq!(GacConfig::parse("gac:voters=12").unwrap().voters, Voters::Count(12));

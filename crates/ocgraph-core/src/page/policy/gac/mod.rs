@@ -58,8 +58,11 @@
 //!   only when no such page can be taken. Pages of follower groups are never marked. (Guiding
 //!   at once lost 10-17 points on PageRank over kron16 at 40-80%: the cache's frozen set,
 //!   thrown out, was as good as the shadows'.)
-//! - **Boundary adjustment.** [`GacConfig::boundary_pages`] (pages shared by two partitions) are
-//!   passed over by LIFO until requested again after their load.
+//! - **Boundary adjustment.** Pages the kernels report shared by two worker partitions
+//!   ([`ReplacementPolicy::set_shared_pages`]: the page holding the end of one partition's
+//!   data and the start of the next's) are passed over by LIFO from their load until their
+//!   next request, so that the second partition finds what the first loaded
+//!   ([`GacConfig::boundary`]).
 //!
 //! Hits cost CLOCK's reference-bit store plus one load of the frame's tag word; in a voter
 //! group (duel evidence) also the shadows' update (and, while LIFO is active, the gap's when
@@ -79,7 +82,7 @@ use duel::{Duel, Slots};
 use std::collections::{HashSet, VecDeque};
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicUsize, Ordering};
 
-use parking_lot::Mutex;
+use parking_lot::{Mutex, RwLock};
 use rand::seq::SliceRandom;
 use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -178,7 +181,12 @@ pub struct Gac {
     guided: bool,
     /// The group that evicts next (duel evidence).
     cursor: AtomicUsize,
-    boundary: HashSet<PageKey>,
+    /// [`GacConfig::boundary`].
+    boundary: bool,
+    /// The pages shared by two partitions ([`ReplacementPolicy::set_shared_pages`]).
+    shared: RwLock<HashSet<PageKey>>,
+    /// Whether `shared` holds any page (the load path reads only this when not).
+    any_shared: AtomicBool,
     groups: Box<[Mutex<Group>]>,
     voter: Box<[bool]>,
     /// Per frame: the key loaded, or [`NO_KEY`].
@@ -247,7 +255,9 @@ impl Gac {
             soft_lifo: config.soft_lifo,
             guided: config.guided && config.evidence == Evidence::Duel,
             cursor: AtomicUsize::new(0),
-            boundary: config.boundary_pages.iter().copied().collect(),
+            boundary: config.boundary,
+            shared: RwLock::new(HashSet::new()),
+            any_shared: AtomicBool::new(false),
             groups: (0..n)
                 .map(|g| {
                     let duel = (voter[g] && config.evidence == Evidence::Duel).then(|| {
@@ -350,8 +360,11 @@ impl Gac {
         } else {
             self.load_seq[frame].store(self.loads.fetch_add(1, Ordering::Relaxed) + 1, Ordering::Relaxed);
         }
-        let fresh =
-            if !self.boundary.is_empty() && self.boundary.contains(&key) { FRESH_BOUNDARY } else { 0 };
+        let fresh = if self.any_shared.load(Ordering::Relaxed) && self.shared.read().contains(&key) {
+            FRESH_BOUNDARY
+        } else {
+            0
+        };
         self.meta[frame].store(fresh | if request { 0 } else { AHEAD }, Ordering::Relaxed);
         self.resync(frame);
     }
@@ -795,6 +808,16 @@ impl ReplacementPolicy for Gac {
         // Every frame of the group is pinned: take the active policy's choice elsewhere.
         let active = self.active();
         (1..n).map(|i| (g + i) % n).find_map(|h| self.take_in(h, |grp| self.pick(active, h, grp, evictable)))
+    }
+
+    fn set_shared_pages(&self, keys: &[PageKey]) {
+        if !self.boundary {
+            return;
+        }
+        let mut shared = self.shared.write();
+        shared.clear();
+        shared.extend(keys);
+        self.any_shared.store(!shared.is_empty(), Ordering::Relaxed);
     }
 
     fn score(&self) -> Option<f64> {

@@ -158,14 +158,9 @@ fn soft_lifo_evicts_the_second_most_recent() {
 #[test]
 fn boundary_pages_stay_until_reused_and_pins_are_respected() {
     // No voters: LIFO (the start) stays active whatever the requests.
-    let cfg = GacConfig {
-        group_size: 4,
-        soft_lifo: false,
-        boundary_pages: vec![4],
-        voters: Voters::Count(0),
-        ..GacConfig::default()
-    };
+    let cfg = GacConfig { group_size: 4, soft_lifo: false, voters: Voters::Count(0), ..GacConfig::default() };
     let g = Gac::new(4, &cfg).unwrap();
+    g.set_shared_pages(&[4]);
     for (f, k) in [1u64, 2, 3, 4].iter().enumerate() {
         g.on_load(f, *k);
     }
@@ -185,6 +180,33 @@ fn boundary_pages_stay_until_reused_and_pins_are_respected() {
     assert_eq!(g.victim(7, &mut |f| f == 0 || f == 3), Some(3));
     // Nothing evictable: None.
     assert_eq!(g.victim(8, &mut |_| false), None);
+}
+
+#[test]
+fn shared_pages_are_replaced_ended_and_ignored_without_boundary_adjustment() {
+    // Four frames, LIFO active (no voters), hard LIFO: the newest page goes unless it is a
+    // fresh shared page. Returns the victim after loading pages 1-4 with `shared` reported.
+    let newest_victim = |boundary: bool, sets: &[&[u64]]| {
+        let cfg = GacConfig {
+            group_size: 4,
+            soft_lifo: false,
+            voters: Voters::Count(0),
+            boundary,
+            ..GacConfig::default()
+        };
+        let g = Gac::new(4, &cfg).unwrap();
+        for set in sets {
+            g.set_shared_pages(set);
+        }
+        for (f, k) in [1u64, 2, 3, 4].iter().enumerate() {
+            g.on_load(f, *k);
+        }
+        g.victim(5, &mut |_| true)
+    };
+    assert_eq!(newest_victim(true, &[&[4]]), Some(2), "page 4 shared: page 3 goes");
+    assert_eq!(newest_victim(true, &[&[4], &[3]]), Some(3), "the second set replaces the first");
+    assert_eq!(newest_victim(true, &[&[4], &[]]), Some(3), "an empty set ends it");
+    assert_eq!(newest_victim(false, &[&[4]]), Some(3), "boundary=0 ignores the set");
 }
 
 #[test]
@@ -227,10 +249,11 @@ fn pages_read_ahead_wait_for_their_first_request() {
     assert_eq!(lifo.victim(3, &mut |_| true), Some(0));
 }
 
-/// A random walk over loads, read-aheads, hits, evictions and boundary pages; `check` runs on
+/// A random walk over loads, read-aheads, hits, evictions and shared pages (3, 9, 17); `check` runs on
 /// the policy after every step.
 fn random_walk(cfg: &GacConfig, frames: usize, steps: usize, seed: u64, mut check: impl FnMut(&Gac)) {
     let g = Gac::new(frames, cfg).unwrap();
+    g.set_shared_pages(&[3, 9, 17]);
     let mut rng = Rng(seed);
     let mut page: Vec<Option<u64>> = vec![None; frames];
     let mut next = 0u64;
@@ -260,12 +283,7 @@ fn random_walk(cfg: &GacConfig, frames: usize, steps: usize, seed: u64, mut chec
 #[test]
 fn lifo_offers_frames_in_the_full_order() {
     for soft in [true, false] {
-        let cfg = GacConfig {
-            group_size: 8,
-            soft_lifo: soft,
-            boundary_pages: vec![3, 9, 17],
-            ..GacConfig::default()
-        };
+        let cfg = GacConfig { group_size: 8, soft_lifo: soft, ..GacConfig::default() };
         random_walk(&cfg, 24, 20_000, 99, |g| {
             for grp in 0..3 {
                 // Every frame refused: LIFO offers the whole order.
