@@ -39,6 +39,7 @@ impl Arrivals {
     }
 
     /// The frames newest first; `soft`: the newest goes after the others.
+    #[inline]
     pub(super) fn newest_first(&self, soft: bool) -> impl Iterator<Item = usize> + '_ {
         let t = self.tail;
         let (start, last) = if soft && t != NIL && self.prev[t as usize] != NIL {
@@ -59,6 +60,7 @@ impl Arrivals {
     }
 
     /// Unlinks frame `i` (no-op when absent).
+    #[inline]
     pub(super) fn remove(&mut self, i: usize) {
         if self.linked & 1 << i == 0 {
             return;
@@ -79,6 +81,7 @@ impl Arrivals {
 
     /// Links frame `i` (absent) after every frame whose sequence (`seq`) is smaller: walks
     /// from the newest, so an arrival (the largest sequence so far) is O(1).
+    #[inline]
     pub(super) fn insert(&mut self, i: usize, seq: impl Fn(usize) -> u64) {
         debug_assert!(self.linked & 1 << i == 0);
         let s = seq(i);
