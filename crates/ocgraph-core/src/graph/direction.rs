@@ -432,9 +432,12 @@ impl Adjacency for Direction<'_> {
     }
 
     /// Reports the pages shared by two partitions to the page backend
-    /// ([`PageSource::share_pages`]; only the buffer pool acts on it).
+    /// ([`PageSource::share_pages`]) when it wants them (the buffer pool under GAC): finding
+    /// them reads the cut vertices' bounds.
     fn mark_partition_cuts(&self, cuts: &[Vertex]) {
-        self.src().share_pages(&self.partition_cuts(cuts));
+        if self.src().wants_shared_pages() {
+            self.src().share_pages(&self.partition_cuts(cuts));
+        }
     }
 
     fn num_arcs(&self) -> u64 {

@@ -138,6 +138,12 @@ pub(crate) trait PageSource: Send + Sync {
     /// [`ReplacementPolicy::set_shared_pages`]: crate::page::policy::ReplacementPolicy::set_shared_pages
     fn share_pages(&self, _cuts: &[PartitionCut]) {}
 
+    /// Whether [`PageSource::share_pages`] does anything (the buffer pool, when its policy
+    /// adjusts for shared pages), so that callers can skip finding them. Default: false.
+    fn wants_shared_pages(&self) -> bool {
+        false
+    }
+
     /// Gives an access-pattern hint for a byte range (may be a no-op).
     fn advise(&self, file: FileId, offset: u64, len: u64, advice: Advice);
 

@@ -323,6 +323,10 @@ impl PageSource for TracingSource {
         self.inner.share_pages(cuts)
     }
 
+    fn wants_shared_pages(&self) -> bool {
+        self.inner.wants_shared_pages()
+    }
+
     fn advise(&self, file: FileId, offset: u64, len: u64, advice: Advice) {
         self.inner.advise(file, offset, len, advice)
     }

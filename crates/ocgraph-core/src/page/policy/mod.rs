@@ -88,6 +88,12 @@ pub trait ReplacementPolicy: Send + Sync {
     /// [`Gac`] honours it).
     fn set_shared_pages(&self, _keys: &[PageKey]) {}
 
+    /// Whether [`ReplacementPolicy::set_shared_pages`] does anything (so that callers can skip
+    /// finding the pages). Default: false.
+    fn wants_shared_pages(&self) -> bool {
+        false
+    }
+
     /// An adaptive policy's current score (GAC: `>= 0` means LIFO is active, `< 0` CLOCK);
     /// `None` for static policies.
     fn score(&self) -> Option<f64> {

@@ -906,6 +906,10 @@ impl PageSource for BufferPool {
         word.fetch_and(!bit, Ordering::Relaxed);
     }
 
+    fn wants_shared_pages(&self) -> bool {
+        self.policy.get().wants_shared_pages()
+    }
+
     /// Replaces the shared pages of each file `cuts` names (the others keep theirs, so that a
     /// kernel may report the two directions it scans one after the other) and hands the
     /// policy the shared pages of all files.

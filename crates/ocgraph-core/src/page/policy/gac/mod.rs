@@ -810,6 +810,10 @@ impl ReplacementPolicy for Gac {
         (1..n).map(|i| (g + i) % n).find_map(|h| self.take_in(h, |grp| self.pick(active, h, grp, evictable)))
     }
 
+    fn wants_shared_pages(&self) -> bool {
+        self.boundary
+    }
+
     fn set_shared_pages(&self, keys: &[PageKey]) {
         if !self.boundary {
             return;
