@@ -92,7 +92,9 @@ fn oriented<O: Adjacency, I: Adjacency>(out: &O, in_: &I, rank: &[Vertex]) -> (V
     let n = out.num_vertices();
     let blocks = vertex_blocks(n);
     mark_cuts(out, &blocks);
-    mark_cuts(in_, &blocks);
+    if out.lists_id().is_none() || out.lists_id() != in_.lists_id() {
+        mark_cuts(in_, &blocks);
+    }
     // Per block, in id order: each vertex's list (ranks, sorted), concatenated.
     let parts: Vec<(Vec<u32>, Vec<Vertex>)> = blocks
         .into_par_iter()

@@ -211,17 +211,19 @@ impl<'g> Direction<'g> {
     /// Reads the cut vertices' bounds.
     fn partition_cuts(&self, cuts: &[Vertex]) -> Vec<PartitionCut> {
         let n = self.graph.num_vertices() as u64;
+        let span = |file, next_start, prev_end| PartitionCut { file, next_start, prev_end };
         let mut out = Vec::new();
         for &c in cuts.iter().filter(|&&c| c > 0 && (c as u64) < n) {
             let bound = c as u64 * 8;
-            let at = |file, pos| PartitionCut { file, next_start: pos, prev_end: pos };
-            out.push(PartitionCut { file: self.bounds_file(), next_start: bound, prev_end: bound + 8 });
+            out.push(span(self.bounds_file(), bound, bound + 8));
             if let Lists::Packed { .. } = self.lists {
-                out.push(PartitionCut { file: self.offsets, next_start: bound, prev_end: bound + 8 });
+                out.push(span(self.offsets, bound, bound + 8));
             }
-            out.push(at(self.lists_file(), self.list_bytes(c).start));
+            let list = self.list_bytes(c).start;
+            out.push(span(self.lists_file(), list, list));
             if let Some(w) = self.weights {
-                out.push(at(w, self.arc_range(c).start * 4));
+                let at = self.arc_range(c).start * 4;
+                out.push(span(w, at, at));
             }
         }
         out

@@ -68,6 +68,7 @@ pub(crate) struct PartitionCut {
     /// The end (exclusive) of the bytes the previous partition reads.
     pub prev_end: u64,
 }
+
 /// A page backend: serves byte ranges of a fixed set of read-only files.
 ///
 /// Implementations must be safe for many concurrent readers. Offsets and lengths passed to

@@ -928,12 +928,10 @@ impl PageSource for BufferPool {
             self.counters.add(Counter::SharedPages, pages.len() as u64);
             *self.files[file as usize].shared.lock() = pages;
         }
-        let keys: Vec<PageKey> = (0..self.files.len())
-            .flat_map(|f| {
-                let pages = self.files[f].shared.lock().clone();
-                pages.into_iter().map(move |p| page_key(f as FileId, p))
-            })
-            .collect();
+        let mut keys: Vec<PageKey> = Vec::new();
+        for (f, fs) in self.files.iter().enumerate() {
+            keys.extend(fs.shared.lock().iter().map(|&p| page_key(f as FileId, p)));
+        }
         self.policy.get().set_shared_pages(&keys);
     }
 
