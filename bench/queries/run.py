@@ -15,11 +15,9 @@ with N = --fof-max (default 50K; 1K with --quick), and --pairs random shortest-p
 (default 20; 5 with --quick). Each (graph, backend, workload, prefetcher) is one `ocgraph query`
 process, so the pool starts empty; mmap runs under `../shared/tools/memcap --drop-caches SIZE`
 (or $OCGRAPH_MEMCAP) so the page cache starts cold and holds at most SIZE (flagged "uncapped"
-if memcap fails). With --mmap-limit pool-peak the mmap limit is instead the peak memory of the
-pool answering the same workload with the same memory and no prefetcher (process, workload and
-frames; direct I/O, so no page cache): the page cache then gets about what the pool's frames
-got, which makes the small real graphs measurable (their 10% is below the process's own
-pages). A stream of N queries is the prefix of the longer one, so one run gives the time
+if memcap fails). With --mmap-limit probe the limit is instead the memory on top of what the
+process holds by itself, measured per mode by the peak resident set of a one-query run
+(`mmap_limit`), which makes graphs whose 10% is below the process's own pages measurable. A stream of N queries is the prefix of the longer one, so one run gives the time
 for every N (the runner's progress checkpoints 1, 2, 5, 10, ...).
 
 Every mode runs with the same backend settings: the runner advises MADV_RANDOM (mmap) / no
@@ -88,7 +86,8 @@ def graphs(args):
 
 
 def workloads(args, g, wdir):
-    """[(label, file)] for graph g, generated once per graph."""
+    """[(label, file, probe)] for graph g, generated once per graph; `probe` holds the first query
+    of the same kind only (see `mmap_limit`)."""
     os.makedirs(wdir, exist_ok=True)
     specs = []
     if "edge" in args.kinds:
@@ -102,17 +101,21 @@ def workloads(args, g, wdir):
         specs.append(("shortest-path", ["shortest-path"], args.pairs))
     out = []
     for label, kind, n in specs:
-        f = os.path.join(wdir, label.replace(" ", "_").replace("=", "") + f"-{n}.bin")
-        if not os.path.exists(f):
-            sh([BIN, "workload", kind[0], g, *kind[1:], "--count", str(n), "--seed", "1", "--out", f])
-        out.append((label, f))
+        files = []
+        for count in (n, 1):
+            f = os.path.join(wdir, label.replace(" ", "_").replace("=", "") + f"-{count}.bin")
+            if not os.path.exists(f):
+                sh([BIN, "workload", kind[0], g, *kind[1:], "--count", str(count), "--seed", "1", "--out", f])
+            files.append(f)
+        out.append((label, *files))
     return out
 
 
 def query(g, wfile, backend, memory, mode, limit=None):
-    """One `ocgraph query` run; on mmap under memcap at `limit` bytes (default `memory`)."""
+    """One `ocgraph query` run; on mmap under memcap at `limit` bytes (default `memory`). With
+    a limit (`mmap_limit`), `memory` is the graph's pages' alone: no lock reserve."""
     cmd = [BIN, "query", g, "--workload", wfile, "--backend", backend, "--memory", str(memory)]
-    cmd += ["--prefetch", mode, "--json"]
+    cmd += ["--prefetch", mode, "--json"] + (["--lock-reserve", "0"] if limit else [])
     if backend == "mmap":
         cap = str(limit or memory)
         r = subprocess.run([MEMCAP, "--drop-caches", cap, "--", *cmd], text=True, capture_output=True)
@@ -125,22 +128,29 @@ def query(g, wfile, backend, memory, mode, limit=None):
     return json.loads(r.stdout.strip().splitlines()[-1]), "empty pool"
 
 
-def pool_peak(g, wfile, memory):
-    """The peak memory (bytes, memcap's max_usage) of the pool answering `wfile` with `memory`
-    bytes of frames and no prefetcher: the process, its copy of the workload and the pool's
-    frames, no page cache for the graph (the pool reads with direct I/O). Caches are dropped first, as for the mmap runs: a
-    page already cached when the cgroup starts is not charged to it. None when memcap cannot
-    run here."""
-    cmd = [BIN, "query", g, "--workload", wfile, "--backend", "pool", "--memory", str(memory), "--json"]
-    r = subprocess.run([MEMCAP, "--drop-caches", str(1 << 30), "--", *cmd], text=True, capture_output=True)
-    if r.returncode != 0:
-        return None
-    report = [line for line in r.stderr.splitlines() if line.startswith("{") and "max_usage_bytes" in line]
-    if not report:
-        return None
-    # The runner reads the workload file whole: its page-cache copy, charged here too, is used
-    # once and would be reclaimed for graph pages in the mmap run, so it is not counted.
-    return json.loads(report[-1])["max_usage_bytes"] - os.path.getsize(wfile)
+def mmap_limit(g, wfile, probe, memory, mode):
+    """A memcap limit (bytes) giving the graph's pages about `memory` bytes of page cache on top
+    of what the process cannot give up: the peak resident set of the same run answering only
+    `probe` (one query: its heap and per-vertex arrays, the binary's pages it runs, a few graph
+    pages; `peak_rss_bytes` of its report) plus the workload file's size (the runner keeps a
+    copy) plus `memory`. Pages cached but not mapped (the binary's and the workload file's
+    read-ahead) are reclaimed before the graph's mapped pages, so they are not counted.
+    (memcap's own peak of that run is no measure of it: it counts those, and on this kernel
+    16 MB of the binary and both offsets files of cnr-2000 were cached after one query.)"""
+    cmd = [BIN, "query", g, "--workload", probe, "--backend", "mmap", "--memory", str(memory)]
+    cmd += ["--prefetch", mode, "--json", "--lock-reserve", "0"]
+    # From a cold cache, as the real run: a fault maps the cached pages around it too, so a warm
+    # cache inflates the resident set.
+    os.sync()
+    try:
+        with open("/proc/sys/vm/drop_caches", "w") as f:
+            f.write("3")
+    except OSError:
+        pass
+    peak = json.loads(sh(cmd).stdout.strip().splitlines()[-1])["peak_rss_bytes"]
+    if peak is None:
+        sys.exit("the probe run reported no peak resident set (no /proc/self/status here)")
+    return peak + os.path.getsize(wfile) + memory
 
 
 def post_cold(progress):
@@ -207,12 +217,11 @@ def main():
     )
     ap.add_argument(
         "--mmap-limit",
-        choices=["memory", "pool-peak"],
+        choices=["memory", "probe"],
         default="memory",
         help="mmap's memcap limit: the memory itself (default; the process's own pages count in "
-        "it too), or the peak memory of the pool answering the same workload with that memory "
-        "(pool-peak: the page cache then gets about what the pool's frames got, for graphs whose "
-        "10%% is small next to the process)",
+        "it too), or the memory on top of the process's own peak resident set in a one-query run "
+        "(probe; for graphs whose 10%% is small next to the process)",
     )
     ap.add_argument("--no-build", action="store_true")
     ap.add_argument("--bin", help="ocgraph binary to run (default: build and use target/release)")
@@ -241,12 +250,15 @@ def main():
     print(hdr)
     for gname, g in graphs(args):
         memory = max(int(graph_bytes(g) * args.fraction) // 4096 * 4096, 2 * 4096)
-        for label, wfile in workloads(args, g, os.path.join(OUT, "workloads", gname)):
+        for label, wfile, probe in workloads(args, g, os.path.join(OUT, "workloads", gname)):
             for backend in args.backends.split(","):
-                limit = None
-                if backend == "mmap" and args.mmap_limit == "pool-peak":
-                    limit = pool_peak(g, wfile, memory)
-                    print(f"  ({gname} {label}: mmap limit {limit} bytes, the pool's peak with {memory})")
+                limits = {}
+                if backend == "mmap" and args.mmap_limit == "probe":
+                    limits = {mode: mmap_limit(g, wfile, probe, memory, mode) for mode in args.modes}
+                    shown = ", ".join(f"{m} {v / 2**20:.1f}" for m, v in limits.items() if v)
+                    print(
+                        f"  ({gname} {label}: mmap limits MiB {shown}; {memory / 2**20:.2f} of it for the graph)"
+                    )
                 base = {}
                 # --repeat R: the four modes run R times, interleaved (none, neighbourhood, ...,
                 # none, ...), so that load from other jobs hits every mode alike; each mode
@@ -254,7 +266,7 @@ def main():
                 runs = {mode: [] for mode in args.modes}
                 for _ in range(args.repeat):
                     for mode in args.modes:
-                        r, note = query(g, wfile, backend, memory, mode, limit)
+                        r, note = query(g, wfile, backend, memory, mode, limits.get(mode))
                         runs[mode].append((post_cold(r["progress"]), r, note))
                 for mode in args.modes:
                     ordered = sorted(runs[mode], key=lambda x: x[0])
@@ -267,7 +279,7 @@ def main():
                         "prefetch": mode,
                         "queries": r["queries"],
                         "memory_bytes": memory,
-                        "mmap_limit_bytes": limit or (memory if backend == "mmap" else ""),
+                        "mmap_limit_bytes": limits.get(mode) or (memory if backend == "mmap" else ""),
                         "seconds": r["seconds"],
                         "post_cold_seconds": warm,
                         "p50_us": r["latency"]["p50_us"],

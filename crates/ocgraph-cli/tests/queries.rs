@@ -1,6 +1,6 @@
 //! End-to-end tests of `ocgraph workload` and `ocgraph query`: workloads are deterministic,
 //! answers are identical on mmap and a tiny pool with every prefetcher and 1 or 3 clients and
-//! match the graph's neighbour lists, and bad workload files fail cleanly.
+//! match the graph's neighbour lists, and bad workload files and options fail cleanly.
 
 use std::path::Path;
 use std::process::{Command, Output};
@@ -51,6 +51,9 @@ fn answers_agree_across_backends_prefetchers_and_clients() {
                     let json: serde_json::Value = serde_json::from_str(out.lines().last().unwrap()).unwrap();
                     assert_eq!(json["prefetch"], prefetch);
                     assert!(json["io"]["backend"].is_string() && json["latency"]["p99_us"].is_number());
+                    // VmHWM in bytes: a process with its binary and libraries mapped holds MiBs.
+                    let rss = json["peak_rss_bytes"].as_u64().expect("peak_rss_bytes on Linux");
+                    assert!((1 << 20..1 << 30).contains(&rss), "peak_rss_bytes {rss}");
                     let text = std::fs::read_to_string(&a).unwrap();
                     match &reference {
                         None => reference = Some(text),
@@ -99,4 +102,12 @@ fn bad_workloads_fail_cleanly() {
     // Bad generator parameters.
     let out = ocgraph(&["workload", "edge-queries", p(&g), "--alpha", "2", "--out", p(&w)]);
     assert_eq!(out.status.code(), Some(2));
+    // A lock reserve that is no share.
+    ok(&["workload", "fof", p(&g), "--count", "5", "--out", p(&w)]);
+    for bad in ["1", "-0.1", "x"] {
+        let out = ocgraph(&["query", p(&g), "--workload", p(&w), &format!("--lock-reserve={bad}")]);
+        assert_eq!(out.status.code(), Some(2));
+        assert!(String::from_utf8_lossy(&out.stderr).contains("is not a share from 0 to 1"), "{bad}");
+    }
+    ok(&["query", p(&g), "--workload", p(&w), "--lock-reserve", "0"]);
 }

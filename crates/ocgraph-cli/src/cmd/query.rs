@@ -3,7 +3,8 @@
 //! the backend's I/O statistics.
 //!
 //! Output: one human-readable line on stdout, then (with `--json`) the report as one JSON line
-//! with the I/O statistics under `"io"`. `--stats` prints the I/O statistics to stderr like the
+//! with the I/O statistics under `"io"` and the process's peak resident set under
+//! `"peak_rss_bytes"` (null where `/proc` has none). `--stats` prints the I/O statistics to stderr like the
 //! other commands.
 
 use std::path::PathBuf;
@@ -64,6 +65,11 @@ pub struct QueryArgs {
     /// Also print the report as one JSON line on stdout.
     #[arg(long)]
     json: bool,
+    /// mmap: the share of --memory the neighbourhood prefetcher leaves out of the pages it
+    /// locks and plans for (default 0.25: for a memory limit that also covers this process's
+    /// own pages; 0 when --memory is the graph's pages' alone).
+    #[arg(long, value_parser = share)]
+    lock_reserve: Option<f64>,
     #[command(flatten)]
     backend: BackendArgs,
 }
@@ -79,6 +85,7 @@ pub fn run(args: &QueryArgs) -> Result<()> {
         keep_answers: args.answers.is_some(),
         lookahead: args.lookahead,
         memory: Some(args.backend.memory),
+        lock_reserve: args.lock_reserve.unwrap_or(RunOptions::default().lock_reserve),
         ..RunOptions::default()
     };
     let r = run_queries(&g, &w, &opts, &Kernels)?;
@@ -92,10 +99,27 @@ pub fn run(args: &QueryArgs) -> Result<()> {
     if args.json {
         let mut v = serde_json::to_value(&r).expect("report serialises");
         v["io"] = io.to_json();
+        v["peak_rss_bytes"] = peak_rss_bytes().into();
         println!("{v}");
     }
     if let (Some(path), Some(answers)) = (&args.answers, &r.answers) {
         write_answers(path, w.kind, answers)?;
     }
     args.backend.report_stats(&g)
+}
+
+/// A share from 0 to 1 (below 1).
+fn share(s: &str) -> std::result::Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(v) if (0.0..1.0).contains(&v) => Ok(v),
+        _ => Err(format!("'{s}' is not a share from 0 to 1 (below 1)")),
+    }
+}
+
+/// This process's peak resident set in bytes (`VmHWM` in `/proc/self/status`: this program's
+/// own, unlike `getrusage`'s maximum, which a parent's before `exec` can raise).
+fn peak_rss_bytes() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let kb = status.lines().find_map(|l| l.strip_prefix("VmHWM:"))?.trim().strip_suffix("kB")?;
+    Some(kb.trim().parse::<u64>().ok()? * 1024)
 }

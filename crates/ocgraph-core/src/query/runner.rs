@@ -22,7 +22,7 @@ use std::time::Instant;
 
 use serde::Serialize;
 
-use super::prefetch::advisor::{self, AdvisorConfig};
+use super::prefetch::advisor::{self, AdvisorConfig, LOCK_RESERVE};
 use super::prefetch::{omniscient, AdvisorStats, PrefetchMode};
 use super::ring::Ring;
 use super::timing::{Checkpoints, Histogram, Latency};
@@ -79,6 +79,10 @@ pub struct RunOptions {
     /// [`neighbourhood`](super::prefetch::neighbourhood)); the omniscient one bounds its
     /// lookahead by it.
     pub memory: Option<u64>,
+    /// Where protection locks pages (mmap), the share of `memory` the neighbourhood prefetcher
+    /// leaves out of its plans (default [`LOCK_RESERVE`]: for a memory limit that covers the
+    /// process's own pages too; 0 when `memory` is the graph's pages' alone).
+    pub lock_reserve: f64,
     /// Before the run, advise [`Advice::Random`] on the graph's offsets and neighbour files
     /// (default on, whatever the prefetcher, so every mode runs on the same backend settings):
     /// no kernel read-ahead on mmap, no read-ahead in the pool. Random queries on a graph
@@ -98,6 +102,7 @@ impl Default for RunOptions {
             max_stale: None,
             lookahead: None,
             memory: None,
+            lock_reserve: LOCK_RESERVE,
             random_advice: true,
         }
     }
@@ -195,6 +200,7 @@ pub fn run_queries<Q: Answerer>(
         max_stale: opts.max_stale.unwrap_or_else(|| default_max_stale(w.kind, opts.clients)),
         lookahead: opts.lookahead.unwrap_or_else(|| omniscient::default_lookahead(w.kind)),
         memory_pages: opts.memory.or(g.memory_budget()).map(|m| m / 4096),
+        lock_reserve: opts.lock_reserve,
     };
     if opts.random_advice {
         g.out().advise_files(Advice::Random);
