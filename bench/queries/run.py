@@ -17,8 +17,9 @@ process, so the pool starts empty; mmap runs under `../shared/tools/memcap --dro
 (or $OCGRAPH_MEMCAP) so the page cache starts cold and holds at most SIZE (flagged "uncapped"
 if memcap fails). With --mmap-limit probe the limit is instead the memory on top of what the
 process holds by itself, measured per mode by the peak resident set of a one-query run
-(`mmap_limit`), which makes graphs whose 10% is below the process's own pages measurable. A stream of N queries is the prefix of the longer one, so one run gives the time
-for every N (the runner's progress checkpoints 1, 2, 5, 10, ...).
+(`mmap_limit`), which makes graphs whose 10% is below the process's own pages measurable. A
+stream of N queries is the prefix of the longer one, so one run gives the time for every N (the
+runner's progress checkpoints 1, 2, 5, 10, ...).
 
 Every mode runs with the same backend settings: the runner advises MADV_RANDOM (mmap) / no
 read-ahead (pool) on the graph files before the queries (RunOptions::random_advice), since
@@ -255,7 +256,7 @@ def main():
                 limits = {}
                 if backend == "mmap" and args.mmap_limit == "probe":
                     limits = {mode: mmap_limit(g, wfile, probe, memory, mode) for mode in args.modes}
-                    shown = ", ".join(f"{m} {v / 2**20:.1f}" for m, v in limits.items() if v)
+                    shown = ", ".join(f"{m} {v / 2**20:.1f}" for m, v in limits.items())
                     print(
                         f"  ({gname} {label}: mmap limits MiB {shown}; {memory / 2**20:.2f} of it for the graph)"
                     )

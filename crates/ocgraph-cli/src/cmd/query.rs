@@ -4,13 +4,14 @@
 //!
 //! Output: one human-readable line on stdout, then (with `--json`) the report as one JSON line
 //! with the I/O statistics under `"io"` and the process's peak resident set under
-//! `"peak_rss_bytes"` (null where `/proc` has none). `--stats` prints the I/O statistics to stderr like the
-//! other commands.
+//! `"peak_rss_bytes"` (null where `/proc` has none). `--stats` prints the I/O statistics to
+//! stderr like the other commands.
 
 use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
 use ocgraph_algo::queries::Kernels;
+use ocgraph_core::query::prefetch::advisor::LOCK_RESERVE;
 use ocgraph_core::query::{run_queries, write_answers, PrefetchMode, RunOptions, Workload};
 use ocgraph_core::Result;
 
@@ -66,10 +67,10 @@ pub struct QueryArgs {
     #[arg(long)]
     json: bool,
     /// mmap: the share of --memory the neighbourhood prefetcher leaves out of the pages it
-    /// locks and plans for (default 0.25: for a memory limit that also covers this process's
+    /// locks and plans for (the default suits a memory limit that also covers this process's
     /// own pages; 0 when --memory is the graph's pages' alone).
-    #[arg(long, value_parser = share)]
-    lock_reserve: Option<f64>,
+    #[arg(long, value_parser = share, default_value_t = LOCK_RESERVE)]
+    lock_reserve: f64,
     #[command(flatten)]
     backend: BackendArgs,
 }
@@ -85,7 +86,7 @@ pub fn run(args: &QueryArgs) -> Result<()> {
         keep_answers: args.answers.is_some(),
         lookahead: args.lookahead,
         memory: Some(args.backend.memory),
-        lock_reserve: args.lock_reserve.unwrap_or(RunOptions::default().lock_reserve),
+        lock_reserve: args.lock_reserve,
         ..RunOptions::default()
     };
     let r = run_queries(&g, &w, &opts, &Kernels)?;
