@@ -40,7 +40,7 @@ fn part(range: Range<u64>, k: usize, last: bool) -> Range<u64> {
     if last {
         range.end.saturating_sub(k).max(range.start)..range.end
     } else {
-        range.start..range.end.min(range.start + k)
+        range.start..range.end.min(range.start.saturating_add(k))
     }
 }
 
@@ -590,5 +590,21 @@ impl Adjacency for Direction<'_> {
                 });
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::part;
+
+    #[test]
+    fn part_takes_a_prefix_or_a_suffix_within_the_range() {
+        assert_eq!(part(10..20, 3, false), 10..13);
+        assert_eq!(part(10..20, 3, true), 17..20);
+        assert_eq!(part(10..20, 30, false), 10..20);
+        assert_eq!(part(10..20, 30, true), 10..20);
+        // However large `k` is: the whole range (a prefix of `usize::MAX` wrapped around).
+        assert_eq!(part(10..20, usize::MAX, false), 10..20);
+        assert_eq!(part(10..20, usize::MAX, true), 10..20);
     }
 }
