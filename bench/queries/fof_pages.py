@@ -39,7 +39,9 @@ def main():
     ap.add_argument("--queries", type=int, default=50_000)
     ap.add_argument("--seed", type=int, default=1)
     args = ap.parse_args()
-    print(f"{'graph':<14} {'pages/query':>11} {'of v':>6} {'after v':>8} {'share after v':>13} {'overlap':>8}")
+    print(
+        f"{'graph':<14} {'pages/query':>11} {'of v':>6} {'after v':>8} {'share after v':>13} {'overlap':>8}"
+    )
     for g in args.graphs:
         n = num_vertices(g)
         offsets = np.memmap(os.path.join(g, "out.offsets"), dtype=np.uint64, mode="r")
@@ -59,7 +61,9 @@ def main():
         total = own + after
         name = os.path.basename(os.path.normpath(g))
         q = args.queries
-        print(f"{name:<14} {total / q:>11.2f} {own / q:>6.2f} {after / q:>8.2f} {after / total:>13.2f} {overlap / total:>8.2f}")
+        print(
+            f"{name:<14} {total / q:>11.2f} {own / q:>6.2f} {after / q:>8.2f} {after / total:>13.2f} {overlap / total:>8.2f}"
+        )
 
 
 if __name__ == "__main__":
