@@ -371,7 +371,7 @@ impl Neighbourhood {
     /// While the window does not fit in memory: protects its heaviest pages, both kinds ranked
     /// together, [`PROTECT_SHARE`] of the memory's pages, and no others; loads nothing.
     fn protect_heaviest(&mut self, sink: &mut Sink<'_>) {
-        sink.protect(self.recent.ranked().take(self.protect));
+        sink.protect(self.recent.ranked(self.protect));
     }
 
     /// Reads the list bounds of `ws` (see the module documentation: the reads keep the

@@ -99,12 +99,20 @@ impl Window {
         top(&self.weights, &mut self.scratch, k, min_weight)
     }
 
-    /// Every page of the window, of both kinds, heaviest first (ties in no particular order).
-    pub fn ranked(&mut self) -> impl Iterator<Item = WindowPage> + '_ {
+    /// The (at most) `k` heaviest pages of the window, of both kinds ranked together, heaviest
+    /// first (ties in no particular order). Selects them in linear time and sorts only those:
+    /// the neighbourhood prefetcher asks every other visit, for a few tens of a window's
+    /// thousand pages.
+    pub fn ranked(&mut self, k: usize) -> impl Iterator<Item = WindowPage> + '_ {
         self.ranking.clear();
         self.ranking.extend(self.weights.iter().map(|(&p, &w)| (w, WindowPage::Bounds(p))));
         self.ranking.extend(self.lists.iter().map(|(&p, &w)| (w, WindowPage::List(p))));
-        self.ranking.sort_unstable_by_key(|r| std::cmp::Reverse(r.0));
+        let heavier_first = |r: &(u32, WindowPage)| std::cmp::Reverse(r.0);
+        if self.ranking.len() > k && k > 0 {
+            self.ranking.select_nth_unstable_by_key(k - 1, heavier_first);
+        }
+        self.ranking.truncate(k);
+        self.ranking.sort_unstable_by_key(heavier_first);
         self.ranking.iter().map(|&(_, p)| p)
     }
 }
@@ -182,11 +190,18 @@ mod tests {
                 WindowPage::Bounds(p) => counts[&p],
                 WindowPage::List(p) => lists[&p],
             };
-            let ranked: Vec<WindowPage> = w.ranked().collect();
+            let ranked: Vec<WindowPage> = w.ranked(usize::MAX).collect();
             assert_eq!(ranked.len(), counts.len() + lists.len());
             assert!(ranked.windows(2).all(|p| weight(&p[0]) >= weight(&p[1])), "{ranked:?}");
             assert!(counts.keys().all(|&p| ranked.contains(&WindowPage::Bounds(p))));
             assert!(lists.keys().all(|&p| ranked.contains(&WindowPage::List(p))));
+            // The heaviest 3 of them: heaviest first, and none left out heavier than the
+            // lightest taken.
+            let top3: Vec<WindowPage> = w.ranked(3).collect();
+            assert_eq!(top3.len(), ranked.len().min(3));
+            assert!(top3.windows(2).all(|p| weight(&p[0]) >= weight(&p[1])), "{top3:?}");
+            let least = top3.last().map_or(0, weight);
+            assert!(ranked.iter().all(|p| top3.contains(p) || weight(p) <= least), "{top3:?}");
             // The heaviest 2 (weight >= 2): weights in descending order, and no page left out
             // is heavier than the lightest one taken (or than 1, when fewer were taken).
             let top: Vec<u64> = w.heaviest(2, 2).collect();
