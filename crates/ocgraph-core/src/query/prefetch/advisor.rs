@@ -39,9 +39,9 @@ const OMNISCIENT_SLEEP: Duration = Duration::from_micros(50);
 
 /// Where protection locks pages (mmap), the default share of the memory the neighbourhood
 /// policy leaves out of its plans ([`AdvisorConfig::lock_reserve`]): locked pages cannot be
-/// reclaimed, and under a memory cgroup they share the limit with the process's own memory (about 12 MB for the CLI answering 1M edge
-/// queries on kron22, 4 bytes per query of it the workload). With kron22 at 10% (54.7 MB, the
-/// vertex table 33.6 MB) the table is still kept.
+/// reclaimed, and under a memory cgroup they share the limit with the process's own memory
+/// (about 12 MB for the CLI answering 1M edge queries on kron22, 4 bytes per query of it the
+/// workload). With kron22 at 10% (54.7 MB, the vertex table 33.6 MB) the table is still kept.
 pub const LOCK_RESERVE: f64 = 0.25;
 
 /// How the advisor runs.

@@ -96,44 +96,33 @@ impl Window {
     /// The (at most) `k` heaviest pages of the list bounds, each holding at least `min_weight`
     /// of the window's vertices, heaviest first (ties in no particular order).
     pub fn heaviest(&mut self, k: usize, min_weight: u32) -> impl Iterator<Item = u64> + '_ {
-        top(&self.weights, &mut self.scratch, k, min_weight)
+        self.scratch.clear();
+        self.scratch.extend(self.weights.iter().filter(|(_, &w)| w >= min_weight).map(|(&p, &w)| (w, p)));
+        keep_heaviest(&mut self.scratch, k);
+        self.scratch.iter().map(|&(_, p)| p)
     }
 
     /// The (at most) `k` heaviest pages of the window, of both kinds ranked together, heaviest
-    /// first (ties in no particular order). Selects them in linear time and sorts only those:
-    /// the neighbourhood prefetcher asks every other visit, for a few tens of a window's
-    /// thousand pages.
+    /// first (ties in no particular order). The neighbourhood prefetcher asks every other
+    /// visit, for a few tens of a window's thousand pages.
     pub fn ranked(&mut self, k: usize) -> impl Iterator<Item = WindowPage> + '_ {
         self.ranking.clear();
         self.ranking.extend(self.weights.iter().map(|(&p, &w)| (w, WindowPage::Bounds(p))));
         self.ranking.extend(self.lists.iter().map(|(&p, &w)| (w, WindowPage::List(p))));
-        let heavier_first = |r: &(u32, WindowPage)| std::cmp::Reverse(r.0);
-        if self.ranking.len() > k && k > 0 {
-            self.ranking.select_nth_unstable_by_key(k - 1, heavier_first);
-        }
-        self.ranking.truncate(k);
-        self.ranking.sort_unstable_by_key(heavier_first);
+        keep_heaviest(&mut self.ranking, k);
         self.ranking.iter().map(|&(_, p)| p)
     }
 }
 
-/// The (at most) `k` heaviest pages of `weights` of at least `min_weight`, heaviest first,
-/// sorted in `scratch`.
-fn top<'a>(
-    weights: &FxHashMap<u64, u32>,
-    scratch: &'a mut Vec<(u32, u64)>,
-    k: usize,
-    min_weight: u32,
-) -> impl Iterator<Item = u64> + 'a {
-    scratch.clear();
-    scratch.extend(weights.iter().filter(|(_, &w)| w >= min_weight).map(|(&p, &w)| (w, p)));
-    let by_weight = |a: &(u32, u64), b: &(u32, u64)| b.0.cmp(&a.0);
-    if scratch.len() > k && k > 0 {
-        scratch.select_nth_unstable_by(k - 1, by_weight);
+/// Cuts `items` (weight, item) to its (at most) `k` heaviest, heaviest first: selects them in
+/// linear time and sorts only those.
+fn keep_heaviest<T>(items: &mut Vec<(u32, T)>, k: usize) {
+    let heavier_first = |r: &(u32, T)| std::cmp::Reverse(r.0);
+    if items.len() > k && k > 0 {
+        items.select_nth_unstable_by_key(k - 1, heavier_first);
     }
-    scratch.truncate(k);
-    scratch.sort_unstable_by(by_weight);
-    scratch.iter().map(|&(_, p)| p)
+    items.truncate(k);
+    items.sort_unstable_by_key(heavier_first);
 }
 
 /// The page of the list bounds on which `v`'s bounds start.
