@@ -11,13 +11,13 @@ use std::path::{Path, PathBuf};
 use crate::error::{Error, Result};
 
 /// The most buffers one `preadv` takes (Linux's `IOV_MAX`).
-const MAX_IOV: usize = 1024;
+pub(super) const MAX_IOV: usize = 1024;
 
 /// The iovecs of `bufs` (pointer, length) in order, each run of buffers that follow each other
 /// in memory merged into one iovec. Frames read ahead together are mostly adjacent; the kernel
 /// handles one large iovec faster than many small ones (a 1 MiB direct read into 256 separate
 /// 4 KiB iovecs ran 33% slower than into one 1 MiB iovec on this VM).
-fn merged_iovecs(bufs: impl Iterator<Item = (*mut u8, usize)>) -> Vec<libc::iovec> {
+pub(super) fn merged_iovecs(bufs: impl Iterator<Item = (*mut u8, usize)>) -> Vec<libc::iovec> {
     let mut iov: Vec<libc::iovec> = Vec::new();
     for (ptr, len) in bufs {
         if let Some(last) = iov.last_mut() {
@@ -56,6 +56,11 @@ impl PoolFile {
         }
         let file = File::open(path).map_err(|e| Error::io(path, "open", e))?;
         Ok(PoolFile { path: path.to_path_buf(), file, len, direct: false })
+    }
+
+    /// The file's descriptor, for reads queued on a [`Ring`](super::ring::Ring).
+    pub(super) fn raw_fd(&self) -> i32 {
+        self.file.as_raw_fd()
     }
 
     /// One `pread` (retrying on EINTR).

@@ -28,6 +28,7 @@ mod io;
 mod prefault;
 mod prefetch;
 mod readahead;
+mod ring;
 mod table;
 mod writeback;
 
@@ -126,7 +127,7 @@ pub(crate) struct Core {
     worker: Worker,
     /// The write side; `None` for a read-only pool.
     write: Option<WriteState>,
-    /// The background loaders serving `WillNeed` advice, started on first use.
+    /// The background loader serving `WillNeed` advice (reads through io_uring), started on first use.
     prefetcher: Prefetcher,
     /// The background write-back of a batch pool, started on first use.
     flusher: Flusher,
@@ -446,9 +447,7 @@ impl Core {
     /// and resumes the panic. Returns bytes read and read calls.
     fn read_batch(&self, file: FileId, batch: &[(u64, bool, usize)]) -> (usize, u64) {
         let fs = &self.files[file as usize];
-        for &(q, _, f) in batch {
-            self.owner[f].store(page_key(file, q), Ordering::Release);
-        }
+        self.assign_frames(file, batch);
         // SAFETY: every frame in the batch was claimed by `take_frame`: no page maps to it, so
         // nobody else reads or writes it until the caller publishes the pages; frames are distinct.
         let mut bufs: Vec<&mut [u8]> =
@@ -469,6 +468,13 @@ impl Core {
                 }
                 std::panic::resume_unwind(panic);
             }
+        }
+    }
+
+    /// Records each frame of `batch` as holding its page, before the page is read into it.
+    fn assign_frames(&self, file: FileId, batch: &[(u64, bool, usize)]) {
+        for &(q, _, f) in batch {
+            self.owner[f].store(page_key(file, q), Ordering::Release);
         }
     }
 

@@ -12,7 +12,7 @@
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Weak;
 
-use super::background::Background;
+use super::background::{Background, Serve};
 use super::Core;
 
 /// How far ahead of the free list frames are committed.
@@ -40,7 +40,7 @@ impl Prefault {
             requested: AtomicUsize::new(0),
             done: AtomicUsize::new(0),
             off: AtomicBool::new(false),
-            thread: Background::new(pool, "ocgraph-prefault", 1, QUEUE, Core::populate_upto),
+            thread: Background::new(pool, "ocgraph-prefault", 1, QUEUE, Serve::Each(Core::populate_upto)),
         }
     }
 }

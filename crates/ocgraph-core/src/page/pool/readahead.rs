@@ -25,7 +25,7 @@
 use std::sync::atomic::Ordering;
 use std::sync::Weak;
 
-use super::background::Background;
+use super::background::{Background, Serve};
 use super::{table, Core, FileId, PREFETCHED, TRIGGER};
 use crate::page::policy::page_key;
 use crate::page::stats::Counter;
@@ -80,7 +80,7 @@ pub(super) type Worker = Background<Job>;
 
 /// The read-ahead worker of the pool behind `pool` (not started yet).
 pub(super) fn worker(pool: Weak<Core>) -> Worker {
-    Background::new(pool, "ocgraph-readahead", READERS, QUEUE, Core::read_window)
+    Background::new(pool, "ocgraph-readahead", READERS, QUEUE, Serve::Each(Core::read_window))
 }
 
 impl Core {
@@ -214,8 +214,21 @@ impl Core {
     /// Reads the locked consecutive pages of `batch` and publishes them read-ahead-marked and
     /// unpinned; the first carries the stream's trigger when `trigger`.
     pub(super) fn read_ahead_run(&self, file: FileId, batch: &[(u64, bool, usize)], trigger: bool) {
-        let fs = &self.files[file as usize];
         let (bytes, calls) = self.read_batch(file, batch);
+        self.publish_ahead(file, batch, bytes, calls, trigger);
+    }
+
+    /// Publishes the pages of `batch`, read ahead into their frames with `calls` read calls of
+    /// `bytes` bytes in all, read-ahead-marked and unpinned (see [`Core::read_ahead_run`]).
+    pub(super) fn publish_ahead(
+        &self,
+        file: FileId,
+        batch: &[(u64, bool, usize)],
+        bytes: usize,
+        calls: u64,
+        trigger: bool,
+    ) {
+        let fs = &self.files[file as usize];
         let offset = batch[0].0 << self.page_shift;
         let c = &self.counters;
         c.add(Counter::BytesRead, bytes as u64);
