@@ -17,7 +17,7 @@
 //! io_uring is refused, or for a file without O_DIRECT, each run is read with `preadv` at once.
 
 use std::sync::atomic::Ordering;
-use std::sync::Weak;
+use std::sync::{Arc, Weak};
 
 use super::background::{serve_each, Background, Jobs, Serve};
 use super::io::{merged_iovecs, MAX_IOV};
@@ -55,14 +55,18 @@ struct Run {
 /// The loader's loop (see the module docs): waits for a request while nothing is in flight,
 /// otherwise takes the requests queued, submits their reads and publishes those completed.
 fn serve(pool: Weak<Core>, jobs: Jobs<Request>) {
+    // The pool and the runs in flight are declared before the ring so that they are dropped
+    // after it, also when unwinding: dropping the ring waits for the reads into their frames.
+    let mut held: Option<Arc<Core>> = None;
+    let mut runs: Vec<Option<Run>> = (0..IN_FLIGHT).map(|_| None).collect();
     let Some(mut ring) = Ring::new(2 * IN_FLIGHT as u32) else {
         return serve_each(pool, jobs, Core::load_range);
     };
-    let mut runs: Vec<Option<Run>> = (0..IN_FLIGHT).map(|_| None).collect();
     let mut done = Vec::new();
     while let Some(first) = jobs.recv() {
         // Held until nothing is in flight: the reads write into the pool's frames.
         let Some(core) = pool.upgrade() else { return };
+        let core = &**held.insert(core);
         let mut next = Some(first);
         loop {
             while let Some(req) = next.take() {
@@ -87,6 +91,8 @@ fn serve(pool: Weak<Core>, jobs: Jobs<Request>) {
                 next = jobs.try_recv();
             }
         }
+        // Idle: the pool may go.
+        held = None;
     }
 }
 
