@@ -260,4 +260,37 @@ mod tests {
         let s = pool.stats();
         assert_eq!((s.hits, s.misses, s.prefetches_used), (101, 0, 51), "{s:?}");
     }
+
+    #[test]
+    fn will_need_on_a_truncated_file_loads_what_is_there_and_leaves_the_rest_evicted() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("f");
+        let data: Vec<u8> = (0..8 * 4096u32).map(|i| (i / 4096 * 5 + i % 239) as u8).collect();
+        std::fs::write(&path, &data).unwrap();
+        let pool = BufferPool::open(
+            &[PagedFile { path: path.clone(), len: data.len() as u64 }],
+            8 * 4096,
+            4096,
+            "clock",
+        )
+        .unwrap();
+        pool.advise(0, 0, data.len() as u64, Advice::Random);
+        // Truncated after open in the middle of page 5: the run's read comes back short, its
+        // second read fails; no page is left locked and none holds zeros for the lost bytes.
+        std::fs::OpenOptions::new().write(true).open(&path).unwrap().set_len(5 * 4096 + 100).unwrap();
+        pool.advise(0, 0, data.len() as u64, Advice::WillNeed);
+        assert_eq!(pool.resident_pages(), 0);
+        // Pages wholly inside the file are loaded by the next advice, run by run up to the cut.
+        pool.advise(0, 0, 4 * 4096, Advice::WillNeed);
+        assert_eq!(pool.resident_pages(), 4);
+        pool.reset_stats();
+        for p in 0..4 {
+            assert_eq!(&*pool.read(0, p * 4096, 4096).typed::<u8>(), &data[p as usize * 4096..][..4096]);
+        }
+        assert_eq!(pool.stats().hits, 4);
+        // The reader's own miss reports the truncation.
+        let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| drop(pool.read(0, 6 * 4096, 8))));
+        let msg = r.err().and_then(|p| p.downcast::<String>().ok()).map(|s| *s).unwrap_or_default();
+        assert!(msg.contains("truncated after open?"), "{msg}");
+    }
 }
