@@ -127,7 +127,8 @@ pub(crate) struct Core {
     worker: Worker,
     /// The write side; `None` for a read-only pool.
     write: Option<WriteState>,
-    /// The background loader serving `WillNeed` advice (reads through io_uring), started on first use.
+    /// The background loader serving `WillNeed` advice (reads through io_uring), started on
+    /// first use.
     prefetcher: Prefetcher,
     /// The background write-back of a batch pool, started on first use.
     flusher: Flusher,

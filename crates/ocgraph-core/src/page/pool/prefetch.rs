@@ -63,18 +63,17 @@ fn serve(pool: Weak<Core>, jobs: Jobs<Request>) {
         return serve_each(pool, jobs, Core::load_range);
     };
     let mut done = Vec::new();
+    let queued = |ring: &Ring| if ring.in_flight() < IN_FLIGHT { jobs.try_recv() } else { None };
     while let Some(first) = jobs.recv() {
         // Held until nothing is in flight: the reads write into the pool's frames.
         let Some(core) = pool.upgrade() else { return };
         let core = &**held.insert(core);
         let mut next = Some(first);
         loop {
-            while let Some(req) = next.take() {
+            // Start the requests queued while runs can be put in flight.
+            while let Some(req) = next.take().or_else(|| queued(&ring)) {
                 let started = core.start_loads(&req, &mut ring, &mut runs);
                 jobs.split(started);
-                if ring.in_flight() < IN_FLIGHT {
-                    next = jobs.try_recv();
-                }
             }
             if ring.in_flight() == 0 {
                 break;
@@ -86,9 +85,6 @@ fn serve(pool: Weak<Core>, jobs: Jobs<Request>) {
                 let run = runs[token as usize].take().expect("a completion names a run in flight");
                 core.finish_load(&run, result);
                 jobs.done();
-            }
-            if ring.in_flight() < IN_FLIGHT {
-                next = jobs.try_recv();
             }
         }
         // Idle: the pool may go.
