@@ -1,7 +1,7 @@
 #!/bin/bash
 # A/B of ocgraph builds or prefetch modes: interleaved runs of one workload, post-cold time and I/O.
 #
-# usage: [BACKEND=mmap] bench/queries/ab_pool.sh GRAPH WORKLOAD REPS NAME=BINARY:MODE ...
+# usage: [BACKEND=mmap [OWN=bytes|auto] [MARGIN=bytes]] bench/queries/ab_pool.sh GRAPH WORKLOAD REPS NAME=BINARY:MODE ...
 #
 # Memory = 10% of GRAPH's files (as bench/queries/run.py). Each of the REPS rounds runs every
 # NAME=BINARY:MODE once, in the order given (a fresh process: an empty pool). With BACKEND=mmap
@@ -10,7 +10,12 @@
 # memory plus OWN bytes (default 1.25 MiB: the process's heap and kernel memory, 0.85-1.3 MB in
 # hand-run cgroups on road-usroads and cnr-2000), with --lock-reserve 0, while lock_text.py
 # holds the binary's and its libraries' pages locked outside the cgroup: the page cache under
-# the cap then holds the graph's pages alone, about 10% of them. Prints one line per run: round, name, mode,
+# the cap then holds the graph's pages alone, about 10% of them. OWN=auto measures it per NAME
+# instead: one probe run at memory + 2 MiB through own_memory.sh (the peak of the process's
+# anonymous and kernel memory, sampled from outside) plus MARGIN (default 64 KiB: the 10 ms
+# samples miss the process's start, where caps without it were OOM-killed on ca-AstroPh), so
+# that every mode's page cache gets the same memory + MARGIN, however much heap its prefetcher
+# takes. Prints one line per run: round, name, mode,
 # post-cold seconds (t(N) - t(N/10), as run.py), demand misses (pool) or major faults (mmap),
 # background loads issued and first used (pool), user and system CPU seconds of the process.
 set -euo pipefail
@@ -23,18 +28,29 @@ T=$(mktemp)
 LOCKER=
 trap 'rm -f "$T"; [ -z "$LOCKER" ] || kill "$LOCKER"' EXIT
 echo "# $G, $W, $BACKEND, memory $M bytes"
+declare -A CAP
 if [ "$BACKEND" = mmap ]; then
-  echo "# mmap: cap $((M + OWN)) bytes (memory + OWN $OWN), text locked outside the cgroup"
-  for v in "$@"; do rest=${v#*=}; bin=$(realpath "${rest%:*}"); echo "$bin"; ldd "$bin" | grep -o '/[^ ]*'; done \
-    | sort -u | xargs python3 "$(dirname "$0")/lock_text.py" > "$T" &
+  mapfile -t files < <(for v in "$@"; do rest=${v#*=}; bin=$(realpath "${rest%:*}"); echo "$bin"
+    ldd "$bin" | grep -o '/[^ ]*'; done | sort -u)
+  python3 "$(dirname "$0")/lock_text.py" "${files[@]}" > "$T" &
   LOCKER=$!
   until [ -s "$T" ]; do kill -0 "$LOCKER" || exit 1; sleep 0.1; done
+  for v in "$@"; do
+    name=${v%%=*}; rest=${v#*=}; own=$OWN
+    if [ "$OWN" = auto ]; then
+      "$(dirname "$0")/own_memory.sh" "$MEMCAP" $((M + (2 << 20))) "${rest%:*}" query "$G" --workload "$W" \
+        --backend mmap --memory "$M" --prefetch "${rest##*:}" --lock-reserve 0 --json 2> "$T" > /dev/null
+      own=$(( $(awk '$1 == "own_memory_bytes" {print $2}' "$T") + ${MARGIN:-65536} ))
+    fi
+    CAP[$name]=$((M + own))
+    echo "# mmap: $name cap ${CAP[$name]} bytes (memory + own $own), text locked outside the cgroup"
+  done
 fi
 for r in $(seq "$R"); do
   for v in "$@"; do
     name=${v%%=*}; rest=${v#*=}; bin=${rest%:*}; mode=${rest##*:}
     cmd=("$bin" query "$G" --workload "$W" --backend "$BACKEND" --memory "$M" --prefetch "$mode" --json)
-    if [ "$BACKEND" = mmap ]; then cmd=("$MEMCAP" --drop-caches $((M + OWN)) -- "${cmd[@]}" --lock-reserve 0); fi
+    if [ "$BACKEND" = mmap ]; then cmd=("$MEMCAP" --drop-caches "${CAP[$name]}" -- "${cmd[@]}" --lock-reserve 0); fi
     /usr/bin/time -f "%U %S" -o "$T" "${cmd[@]}" 2>/dev/null | tail -1 | python3 -c "
 import json, sys
 out = sys.stdin.read()
