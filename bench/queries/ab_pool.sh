@@ -11,11 +11,11 @@
 # hand-run cgroups on road-usroads and cnr-2000), with --lock-reserve 0, while lock_text.py
 # holds the binary's and its libraries' pages locked outside the cgroup: the page cache under
 # the cap then holds the graph's pages alone, about 10% of them. OWN=auto measures it per NAME
-# instead: one probe run at memory + 2 MiB through own_memory.sh (the peak of the process's
-# anonymous and kernel memory, sampled from outside) plus MARGIN (default 64 KiB: the 10 ms
-# samples miss the process's start, where caps without it were OOM-killed on ca-AstroPh), so
-# that every mode's page cache gets the same memory + MARGIN, however much heap its prefetcher
-# takes. Prints one line per run: round, name, mode,
+# instead: one probe run at memory + the workload's size + 2 MiB through own_memory.sh (the
+# peak of the process's anonymous and kernel memory, sampled from outside) plus MARGIN
+# (default 64 KiB: the 10 ms samples miss the process's start, where caps without it were
+# OOM-killed on ca-AstroPh), so that every mode's page cache gets the same memory + MARGIN,
+# however much heap its prefetcher takes. Prints one line per run: round, name, mode,
 # post-cold seconds (t(N) - t(N/10), as run.py), demand misses (pool) or major faults (mmap),
 # background loads issued and first used (pool), user and system CPU seconds of the process.
 set -euo pipefail
@@ -38,8 +38,9 @@ if [ "$BACKEND" = mmap ]; then
   for v in "$@"; do
     name=${v%%=*}; rest=${v#*=}; own=$OWN
     if [ "$OWN" = auto ]; then
-      "$(dirname "$0")/own_memory.sh" "$MEMCAP" $((M + (2 << 20))) "${rest%:*}" query "$G" --workload "$W" \
-        --backend mmap --memory "$M" --prefetch "${rest##*:}" --lock-reserve 0 --json 2> "$T" > /dev/null
+      "$(dirname "$0")/own_memory.sh" "$MEMCAP" $((M + $(stat -c %s "$W") + (2 << 20))) "${rest%:*}" query "$G" \
+        --workload "$W" --backend mmap --memory "$M" --prefetch "${rest##*:}" --lock-reserve 0 --json 2> "$T" \
+        > /dev/null || { echo "probe of $name failed:"; cat "$T"; exit 1; }
       own=$(( $(awk '$1 == "own_memory_bytes" {print $2}' "$T") + ${MARGIN:-65536} ))
     fi
     CAP[$name]=$((M + own))
