@@ -28,6 +28,11 @@ T=$(mktemp)
 LOCKER=
 trap 'rm -f "$T"; [ -z "$LOCKER" ] || kill "$LOCKER"' EXIT
 echo "# $G, $W, $BACKEND, memory $M bytes"
+# Sets cmd to the query run of binary $1 with prefetch mode $2.
+query_cmd() {
+  cmd=("$1" query "$G" --workload "$W" --backend "$BACKEND" --memory "$M" --prefetch "$2" --json)
+  if [ "$BACKEND" = mmap ]; then cmd+=(--lock-reserve 0); fi
+}
 declare -A CAP
 if [ "$BACKEND" = mmap ]; then
   mapfile -t files < <(for v in "$@"; do rest=${v#*=}; bin=$(realpath "${rest%:*}"); echo "$bin"
@@ -38,8 +43,8 @@ if [ "$BACKEND" = mmap ]; then
   for v in "$@"; do
     name=${v%%=*}; rest=${v#*=}; own=$OWN
     if [ "$OWN" = auto ]; then
-      "$(dirname "$0")/own_memory.sh" "$MEMCAP" $((M + $(stat -c %s "$W") + (2 << 20))) "${rest%:*}" query "$G" \
-        --workload "$W" --backend mmap --memory "$M" --prefetch "${rest##*:}" --lock-reserve 0 --json 2> "$T" \
+      query_cmd "${rest%:*}" "${rest##*:}"
+      "$(dirname "$0")/own_memory.sh" "$MEMCAP" $((M + $(stat -c %s "$W") + (2 << 20))) "${cmd[@]}" 2> "$T" \
         > /dev/null || { echo "probe of $name failed:"; cat "$T"; exit 1; }
       own=$(( $(awk '$1 == "own_memory_bytes" {print $2}' "$T") + ${MARGIN:-65536} ))
     fi
@@ -49,9 +54,9 @@ if [ "$BACKEND" = mmap ]; then
 fi
 for r in $(seq "$R"); do
   for v in "$@"; do
-    name=${v%%=*}; rest=${v#*=}; bin=${rest%:*}; mode=${rest##*:}
-    cmd=("$bin" query "$G" --workload "$W" --backend "$BACKEND" --memory "$M" --prefetch "$mode" --json)
-    if [ "$BACKEND" = mmap ]; then cmd=("$MEMCAP" --drop-caches "${CAP[$name]}" -- "${cmd[@]}" --lock-reserve 0); fi
+    name=${v%%=*}; rest=${v#*=}; mode=${rest##*:}
+    query_cmd "${rest%:*}" "$mode"
+    if [ "$BACKEND" = mmap ]; then cmd=("$MEMCAP" --drop-caches "${CAP[$name]}" -- "${cmd[@]}"); fi
     /usr/bin/time -f "%U %S" -o "$T" "${cmd[@]}" 2>/dev/null | tail -1 | python3 -c "
 import json, sys
 out = sys.stdin.read()
