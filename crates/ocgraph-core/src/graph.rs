@@ -7,11 +7,13 @@ use std::sync::Arc;
 
 mod chunk_cursor;
 mod direction;
+mod list_starts;
 
 use crate::error::{Error, Result};
 use crate::format::{FileRole, Manifest};
 use crate::page::{self, BackendKind, FileId, IoStats, PageSource, PagedFile};
 use direction::Lists;
+use list_starts::ListStarts;
 
 pub use crate::page::Slice;
 pub use direction::Direction;
@@ -156,6 +158,8 @@ pub struct Graph {
     memory_budget: Option<u64>,
     /// The recorder when [`Graph::start_trace`] was called.
     trace: Option<Arc<page::trace::TraceRecorder>>,
+    /// List-start predictions for reads of bounds ([`Graph::predict_list_starts`]).
+    list_starts: ListStarts,
 }
 
 impl std::fmt::Debug for Graph {
@@ -199,7 +203,9 @@ impl Graph {
             BackendKind::Pool { page_size, capacity, .. } => (*page_size, Some(*capacity)),
             BackendKind::Mmap { .. } => (4096, None),
         };
-        let g = Graph { dir, manifest, source, files, trace_page_size, memory_budget, trace: None };
+        let list_starts = ListStarts::new(manifest.num_vertices);
+        let g =
+            Graph { dir, manifest, source, files, trace_page_size, memory_budget, trace: None, list_starts };
         g.verify_offsets_ends()?;
         Ok(g)
     }
@@ -241,6 +247,17 @@ impl Graph {
     /// open, or `None` with mmap (the OS page cache decides).
     pub fn memory_budget(&self) -> Option<u64> {
         self.memory_budget
+    }
+
+    /// Turns list-start prediction on or off (off at open). While on, a read of a vertex's
+    /// list bounds that must do I/O also reads the page where its list is predicted to start,
+    /// in the same submission (buffer pool; mmap ignores it): the list read that follows is
+    /// then a hit instead of a second dependent miss. Predictions come from the bounds read so
+    /// far, 8 bytes per 512 vertices and direction (see `graph/list_starts.rs`); plain lists
+    /// only. The neighbourhood prefetcher turns it on for its run
+    /// ([`crate::query::run_queries`]).
+    pub fn predict_list_starts(&self, on: bool) {
+        self.list_starts.set_enabled(on);
     }
 
     /// Number of vertices.

@@ -216,6 +216,11 @@ fn every_backend_reads_the_graph_it_was_written_from() {
             check_direction(&g.out(), &lists, weighted, 3);
             check_direction(&g.in_(), &rev, weighted, 4);
             check_parts(&g, &lists, &backend);
+            // The same reads with list-start prediction (companion reads on the pool).
+            g.predict_list_starts(true);
+            check_direction(&g.out(), &lists, weighted, 5);
+            check_direction(&g.in_(), &rev, weighted, 6);
+            g.predict_list_starts(false);
             let s = g.io_stats();
             assert!(s.page_requests > 0, "{backend:?}");
             match backend {
@@ -227,6 +232,62 @@ fn every_backend_reads_the_graph_it_was_written_from() {
                 BackendKind::Mmap { .. } => assert_eq!(g.memory_budget(), None),
             }
         }
+    }
+}
+
+/// Whether the pool can read with companions in `dir`: O_DIRECT there, and io_uring allowed.
+fn companions_possible(dir: &Path) -> bool {
+    use std::os::unix::fs::OpenOptionsExt;
+    let probe = dir.join("direct-probe");
+    std::fs::write(&probe, [0u8; 4096]).unwrap();
+    let direct = std::fs::OpenOptions::new().read(true).custom_flags(libc::O_DIRECT).open(&probe).is_ok();
+    direct && io_uring::IoUring::new(2).is_ok()
+}
+
+#[test]
+fn predicted_list_starts_come_with_their_bounds_reads() {
+    // Neighbour lists of random vertices, each read alone (as online queries do), in a pool of
+    // 8 frames: with prediction on, once the samples are in, a bounds miss brings the page of
+    // the list (a prefetch, used by the list read), and the lists are the same. Degrees 1 to 6,
+    // as in a road network, where the average degree between two samples places a list well.
+    let tmp = tempfile::tempdir().unwrap();
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(7);
+    let n = 20_000;
+    let lists: Lists = (0..n)
+        .map(|_| {
+            let mut l: Vec<Vertex> =
+                (0..rng.gen_range(1..=6)).map(|_| rng.gen_range(0..n as Vertex)).collect();
+            l.sort_unstable();
+            l.dedup();
+            l.into_iter().map(|v| (v, 1.0)).collect()
+        })
+        .collect();
+    let dir = tmp.path().join("g");
+    write_graph(&dir, &lists, false);
+    let backend = BackendKind::Pool { capacity: 8 * 4096, page_size: 4096, policy: "clock".into() };
+    let g = Graph::open(&dir, &OpenOptions { backend }).unwrap();
+    // No read-ahead: every prefetch below is a companion read.
+    g.out().advise_files(ocgraph_core::page::Advice::Random);
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(9);
+    let mut run = |g: &Graph| {
+        g.reset_io_stats();
+        for _ in 0..3000 {
+            let v = rng.gen_range(0..lists.len() as Vertex);
+            let want: Vec<Vertex> = lists[v as usize].iter().map(|p| p.0).collect();
+            assert_eq!(&*g.out().neighbors(v), &want[..], "neighbours of {v}");
+        }
+        g.io_stats()
+    };
+    let off = run(&g);
+    assert_eq!(off.prefetches_issued, 0, "{off:?}");
+    g.predict_list_starts(true);
+    let on = run(&g);
+    g.predict_list_starts(false);
+    if companions_possible(tmp.path()) {
+        assert!(on.prefetches_used * 10 > on.prefetches_issued * 9, "{on:?}");
+        assert!(on.misses < off.misses * 3 / 4, "{on:?} against {off:?}");
+    } else {
+        assert_eq!(on.prefetches_issued, 0, "{on:?}");
     }
 }
 
@@ -352,6 +413,11 @@ fn packed_copies_read_the_lists_they_were_packed_from() {
             check_direction(&g.out(), &lists, weighted, 3);
             check_direction(&g.in_(), &rev, weighted, 4);
             check_parts(&g, &lists, &backend);
+            // The same reads with list-start prediction (companion reads on the pool).
+            g.predict_list_starts(true);
+            check_direction(&g.out(), &lists, weighted, 5);
+            check_direction(&g.in_(), &rev, weighted, 6);
+            g.predict_list_starts(false);
         }
     }
     // Packing twice, or writing over an existing graph without `overwrite`, is refused.

@@ -23,9 +23,16 @@ impl<'g, T: bytemuck::Pod> ChunkCursor<'g, T> {
         ChunkCursor { src, file, shift: per_chunk.trailing_zeros(), total, base: 0, chunk: None, spill: None }
     }
 
-    fn read(&self, start: u64, end: u64) -> Slice<'g, T> {
+    /// Reads elements `[start, end)`, passing `next` on as the prediction of the caller's next
+    /// read ([`PageSource::read_then`]).
+    fn read(&self, start: u64, end: u64, next: Option<(FileId, u64)>) -> Slice<'g, T> {
         let size = std::mem::size_of::<T>() as u64;
-        self.src.read(self.file, start * size, ((end - start) * size) as usize).typed()
+        let (offset, len) = (start * size, ((end - start) * size) as usize);
+        match next {
+            Some(next) => self.src.read_then(self.file, offset, len, next),
+            None => self.src.read(self.file, offset, len),
+        }
+        .typed()
     }
 
     /// Drops the pinned chunk (and any copy).
@@ -36,6 +43,12 @@ impl<'g, T: bytemuck::Pod> ChunkCursor<'g, T> {
 
     /// Elements `[start, end)`.
     pub(super) fn get(&mut self, start: u64, end: u64) -> &[T] {
+        self.get_then(start, end, None)
+    }
+
+    /// Elements `[start, end)`; a read it makes gets `next` as the prediction of the caller's
+    /// next read ([`PageSource::read_then`]).
+    pub(super) fn get_then(&mut self, start: u64, end: u64, next: Option<(FileId, u64)>) -> &[T] {
         if start >= end {
             return &[];
         }
@@ -43,14 +56,14 @@ impl<'g, T: bytemuck::Pod> ChunkCursor<'g, T> {
         if (end - 1) >> self.shift != c {
             // Release our pin first so this read needs only one more frame.
             self.chunk = None;
-            self.spill = Some(self.read(start, end));
+            self.spill = Some(self.read(start, end, next));
             return self.spill.as_deref().unwrap_or(&[]);
         }
         let base = c << self.shift;
         if self.chunk.is_none() || self.base != base {
             self.chunk = None;
             self.base = base;
-            self.chunk = Some(self.read(base, (base + (1 << self.shift)).min(self.total)));
+            self.chunk = Some(self.read(base, (base + (1 << self.shift)).min(self.total), next));
         }
         let chunk = self.chunk.as_deref().unwrap_or(&[]);
         &chunk[(start - base) as usize..(end - base) as usize]

@@ -314,7 +314,32 @@ impl<'g> Direction<'g> {
     /// neighbour read that follows needs one pin at a time).
     #[inline]
     fn bounds(&self, v: Vertex) -> (u64, u64) {
-        self.pair(self.offsets, v)
+        let Some(dir) = self.predicting() else { return self.pair(self.offsets, v) };
+        assert!((v as usize) < self.graph.num_vertices(), "vertex {v} out of range");
+        let mut o = [0u64; 2];
+        let dst = bytemuck::cast_slice_mut(&mut o);
+        match self.predicted_list(dir, v) {
+            Some(next) => self.src().read_into_then(self.offsets, v as u64 * 8, dst, next),
+            None => self.src().read_into(self.offsets, v as u64 * 8, dst),
+        }
+        self.graph.list_starts.observe(dir, v, o[0]);
+        (o[0], o[1])
+    }
+
+    /// While list-start prediction is on ([`Graph::predict_list_starts`]) and the lists are
+    /// plain: this direction's index among the predictions (0 out, 1 in).
+    #[inline]
+    fn predicting(&self) -> Option<usize> {
+        let on =
+            matches!(self.lists, Lists::Plain(_)) && self.lists_len > 0 && self.graph.list_starts.enabled();
+        on.then_some(usize::from(self.offsets_role != FileRole::OutOffsets))
+    }
+
+    /// The byte where `v`'s list is predicted to start, in the lists file (see
+    /// [`Direction::predicting`]).
+    fn predicted_list(&self, dir: usize, v: Vertex) -> Option<(FileId, u64)> {
+        let start = self.graph.list_starts.predict(dir, v)?;
+        Some((self.lists_file(), (start * 4).min(self.lists_len - 1)))
     }
 
     /// Values `v` and `v + 1` of the `u64` file `file`, copied out.
@@ -363,8 +388,15 @@ impl<'g> Direction<'g> {
     /// The arc range of `v`, read through `offs` (the offsets file, or a packed index).
     fn bounds_via(&self, offs: &mut ChunkCursor<'g, u64>, v: Vertex) -> (u64, u64) {
         assert!((v as usize) < self.graph.num_vertices(), "vertex {v} out of range");
-        let o = offs.get(v as u64, v as u64 + 2);
-        (o[0], o[1])
+        let Some(dir) = self.predicting() else {
+            let o = offs.get(v as u64, v as u64 + 2);
+            return (o[0], o[1]);
+        };
+        let next = self.predicted_list(dir, v);
+        let o = offs.get_then(v as u64, v as u64 + 2, next);
+        let (a, b) = (o[0], o[1]);
+        self.graph.list_starts.observe(dir, v, a);
+        (a, b)
     }
 
     /// Calls `f(Some((v, [a, b], [c, d])))` for every `v` in `vertices`: `[a, b]` the values `v`

@@ -86,6 +86,21 @@ pub(crate) trait PageSource: Send + Sync {
     /// Same preconditions and panics as `read`.
     fn read_into(&self, file: FileId, offset: u64, dst: &mut [u8]);
 
+    /// [`PageSource::read`], with the caller's prediction of what it reads next: byte `next.1`
+    /// of file `next.0`. A backend that must do I/O for this read may read the page of `next`
+    /// along with it (the buffer pool does, in the same submission, when that costs no waiting:
+    /// see `pool/companion.rs`). Only a hint: this default ignores it.
+    fn read_then(&self, file: FileId, offset: u64, len: usize, next: (FileId, u64)) -> Bytes<'_> {
+        let _ = next;
+        self.read(file, offset, len)
+    }
+
+    /// [`PageSource::read_into`] with a prediction of the next read, as [`PageSource::read_then`].
+    fn read_into_then(&self, file: FileId, offset: u64, dst: &mut [u8], next: (FileId, u64)) {
+        let _ = next;
+        self.read_into(file, offset, dst)
+    }
+
     /// Copies bytes `[offset, offset + dst.len())` of `file` into `dst` as
     /// [`PageSource::read_into`] does, but only when that needs no I/O: returns `false` (with
     /// `dst` unspecified) when a page it covers is not in memory, and then reads nothing. It is

@@ -295,6 +295,16 @@ impl PageSource for TracingSource {
         self.inner.read_into(file, offset, dst)
     }
 
+    fn read_then(&self, file: FileId, offset: u64, len: usize, next: (FileId, u64)) -> Bytes<'_> {
+        self.record_range(file, offset, len);
+        self.inner.read_then(file, offset, len, next)
+    }
+
+    fn read_into_then(&self, file: FileId, offset: u64, dst: &mut [u8], next: (FileId, u64)) {
+        self.record_range(file, offset, dst.len());
+        self.inner.read_into_then(file, offset, dst, next)
+    }
+
     /// A peek is not a request: not recorded.
     fn read_cached_into(&self, file: FileId, offset: u64, dst: &mut [u8]) -> bool {
         self.inner.read_cached_into(file, offset, dst)

@@ -206,6 +206,9 @@ pub fn run_queries<Q: Answerer>(
         g.out().advise_files(Advice::Random);
         g.in_().advise_files(Advice::Random);
     }
+    // The neighbourhood prefetcher's second part: a bounds read that misses brings the page
+    // where the list is predicted to start (see `Graph::predict_list_starts`).
+    g.predict_list_starts(opts.prefetch == PrefetchMode::Neighbourhood);
     let checkpoints = Checkpoints::new(w.len());
     let t0 = Instant::now();
     let shared = Shared {
@@ -230,6 +233,7 @@ pub fn run_queries<Q: Answerer>(
         (results, stats)
     });
     let seconds = t0.elapsed().as_secs_f64();
+    g.predict_list_starts(false);
     let mut latency = Histogram::default();
     let mut answers: Vec<Option<Answer>> = if opts.keep_answers { vec![None; w.len()] } else { Vec::new() };
     for r in results {

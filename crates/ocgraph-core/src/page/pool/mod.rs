@@ -21,6 +21,7 @@
 //! time or seed 004's batch of the longest run of contiguous dirty pages ([`WriteBack`]).
 
 mod background;
+mod companion;
 mod dirty_runs;
 mod flusher;
 mod frames;
@@ -391,7 +392,7 @@ impl Core {
             // its next miss read them itself.
             self.start_stream(file, page, page + batch.len() as u64, batch.len() as u64);
         }
-        let (bytes, calls) = self.read_batch(file, &batch);
+        let (bytes, calls) = self.read_batch_with_companion(file, &batch);
         let c = &self.counters;
         let capacity = batch[..demanded].iter().filter(|&&(_, before, _)| before).count() as u64;
         c.add(Counter::Misses, demanded as u64);
@@ -460,13 +461,7 @@ impl Core {
             Ok(r) => r,
             Err(panic) => {
                 // Give the frames back and unlock the pages so other threads are not stuck.
-                for &(q, before, f) in batch {
-                    self.owner[f].store(NO_PAGE, Ordering::Release);
-                    self.free.lock().push(f);
-                    self.free_len.fetch_add(1, Ordering::Release);
-                    let w = if before { LOADED_ONCE | EVICTED } else { EVICTED };
-                    fs.table[q as usize].store(w, Ordering::Release);
-                }
+                self.give_back(file, batch);
                 std::panic::resume_unwind(panic);
             }
         }
@@ -881,6 +876,14 @@ impl PageSource for BufferPool {
         assert!(end <= fs.len, "read of {} past its end ({end} > {})", fs.io.path.display(), fs.len);
         // SAFETY: `dst` is valid for writes of `len` bytes.
         unsafe { self.copy_pages(file, offset, len, dst.as_mut_ptr()) };
+    }
+
+    fn read_then(&self, file: FileId, offset: u64, len: usize, next: (FileId, u64)) -> Bytes<'_> {
+        companion::with_next(next, || self.read(file, offset, len))
+    }
+
+    fn read_into_then(&self, file: FileId, offset: u64, dst: &mut [u8], next: (FileId, u64)) {
+        companion::with_next(next, || self.read_into(file, offset, dst))
     }
 
     fn read_cached_into(&self, file: FileId, offset: u64, dst: &mut [u8]) -> bool {
