@@ -254,7 +254,7 @@ impl Graph {
     /// in the same submission (buffer pool; mmap ignores it): the list read that follows is
     /// then a hit instead of a second dependent miss. Predictions come from the bounds read so
     /// far, 8 bytes per 512 vertices and direction (see `graph/list_starts.rs`); plain lists
-    /// only. The neighbourhood prefetcher turns it on for its run
+    /// only. The neighbourhood prefetcher (and the omniscient bound) turn it on for their run
     /// ([`crate::query::run_queries`]).
     pub fn predict_list_starts(&self, on: bool) {
         self.list_starts.set_enabled(on);

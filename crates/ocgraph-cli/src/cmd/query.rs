@@ -22,7 +22,8 @@ use crate::backend_args::BackendArgs;
 pub enum Prefetch {
     /// No prefetching.
     None,
-    /// Neighbour lists of some of the visited vertices' neighbours (highest degree first).
+    /// Neighbour lists of some of the visited vertices' neighbours (highest degree first);
+    /// on the pool, a bounds miss also reads the page where the list is predicted to start.
     #[value(alias = "neighborhood")]
     Neighbourhood,
     /// The next window of the neighbours file after the visited vertex's list.

@@ -207,8 +207,9 @@ pub fn run_queries<Q: Answerer>(
         g.in_().advise_files(Advice::Random);
     }
     // The neighbourhood prefetcher's second part: a bounds read that misses brings the page
-    // where the list is predicted to start (see `Graph::predict_list_starts`).
-    g.predict_list_starts(opts.prefetch == PrefetchMode::Neighbourhood);
+    // where the list is predicted to start (see `Graph::predict_list_starts`). The omniscient
+    // bound does it too, so that it still bounds what the neighbourhood prefetcher gains.
+    g.predict_list_starts(matches!(opts.prefetch, PrefetchMode::Neighbourhood | PrefetchMode::Omniscient));
     let checkpoints = Checkpoints::new(w.len());
     let t0 = Instant::now();
     let shared = Shared {

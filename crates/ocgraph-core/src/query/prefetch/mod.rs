@@ -3,11 +3,20 @@
 //!
 //! - [`PrefetchMode::Neighbourhood`] ([`neighbourhood`]): for a visited vertex, advise the
 //!   neighbour lists of some of its neighbours (chosen by query kind), highest degree first,
-//!   only a bounded prefix of each; for edge queries only while its predictions hit.
+//!   only a bounded prefix of each; for edge queries only while its predictions hit. And,
+//!   in the query threads themselves, list-start prediction
+//!   ([`Graph::predict_list_starts`](crate::Graph::predict_list_starts)): a read of a vertex's
+//!   bounds that misses brings the page where its list is predicted to start, in the same
+//!   submission (the pool), so the list read after it is a hit. This is what wins where a
+//!   query's pages are its own vertex's bounds and list, known to no advisor in time
+//!   (road-usroads: friends-of-friends 1.26-1.53x faster than none on the pool at 10%,
+//!   `bench/queries/RESULTS.md`, session 29). The omniscient bound predicts list starts too,
+//!   so that it stays a bound.
 //! - [`PrefetchMode::Sequential`] ([`sequential`]): advise the window of the neighbours file
 //!   that follows the visited vertex's first arc.
 //! - [`PrefetchMode::Omniscient`] ([`omniscient`]): read ahead in the workload and advise what
-//!   the next queries will read: the bound on what any prefetcher can gain.
+//!   the next queries will read (and predict list starts, as the neighbourhood prefetcher
+//!   does): the bound on what any prefetcher can gain.
 //!
 //! Advice goes through the page backend: `madvise(MADV_WILLNEED)` on mmap, background loads
 //! into free or evictable frames on the pool (never evicting pinned pages, never blocking).
