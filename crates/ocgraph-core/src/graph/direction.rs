@@ -318,11 +318,12 @@ impl<'g> Direction<'g> {
         assert!((v as usize) < self.graph.num_vertices(), "vertex {v} out of range");
         let mut o = [0u64; 2];
         let dst = bytemuck::cast_slice_mut(&mut o);
-        match self.predicted_list(dir, v) {
+        let predicted = self.predicted_list(dir, v);
+        match self.companion(dir, predicted) {
             Some(next) => self.src().read_into_then(self.offsets, v as u64 * 8, dst, next),
             None => self.src().read_into(self.offsets, v as u64 * 8, dst),
         }
-        self.graph.list_starts.observe(dir, v, o[0]);
+        self.learn(dir, v, o[0], predicted);
         (o[0], o[1])
     }
 
@@ -337,9 +338,26 @@ impl<'g> Direction<'g> {
 
     /// The byte where `v`'s list is predicted to start, in the lists file (see
     /// [`Direction::predicting`]).
-    fn predicted_list(&self, dir: usize, v: Vertex) -> Option<(FileId, u64)> {
+    fn predicted_list(&self, dir: usize, v: Vertex) -> Option<u64> {
         let start = self.graph.list_starts.predict(dir, v)?;
-        Some((self.lists_file(), (start * 4).min(self.lists_len - 1)))
+        Some((start * 4).min(self.lists_len - 1))
+    }
+
+    /// The companion of a bounds read (`PageSource::read_then`): the predicted byte, while this
+    /// direction's predictions are trusted.
+    fn companion(&self, dir: usize, predicted: Option<u64>) -> Option<(FileId, u64)> {
+        let byte = predicted?;
+        self.graph.list_starts.trusted(dir).then(|| (self.lists_file(), byte))
+    }
+
+    /// Records that `v`'s list starts at arc `start`, and checks the prediction made for it
+    /// (same 4 KiB page).
+    fn learn(&self, dir: usize, v: Vertex, start: u64, predicted: Option<u64>) {
+        let ls = &self.graph.list_starts;
+        ls.observe(dir, v, start);
+        if let Some(byte) = predicted {
+            ls.check(dir, byte / 4096 == (start * 4).min(self.lists_len - 1) / 4096);
+        }
     }
 
     /// Values `v` and `v + 1` of the `u64` file `file`, copied out.
@@ -392,10 +410,10 @@ impl<'g> Direction<'g> {
             let o = offs.get(v as u64, v as u64 + 2);
             return (o[0], o[1]);
         };
-        let next = self.predicted_list(dir, v);
-        let o = offs.get_then(v as u64, v as u64 + 2, next);
+        let predicted = self.predicted_list(dir, v);
+        let o = offs.get_then(v as u64, v as u64 + 2, self.companion(dir, predicted));
         let (a, b) = (o[0], o[1]);
-        self.graph.list_starts.observe(dir, v, a);
+        self.learn(dir, v, a, predicted);
         (a, b)
     }
 

@@ -10,10 +10,15 @@
 //! Learned from the queries' own reads: no I/O of its own, and nothing predicted for a block
 //! until one of its entries and one of a neighbouring block's have been read.
 //!
-//! Accuracy (`bench/queries/RESULTS.md`, session 29: the page of the predicted start against
+//! Accuracy (`bench/queries/list_starts_replay.py`: the page of the predicted start against
 //! the true one, 20K uniform friends-of-friends queries replayed): road-usroads 98%, where a
-//! list is a few arcs and degrees vary little; 73-76% on cnr-2000 and ca-AstroPh. A wrong
-//! prediction costs a page read for nothing.
+//! list is a few arcs and degrees vary little; 73-76% on cnr-2000 and ca-AstroPh; 31% on
+//! kron22, whose skewed degrees defeat an average. A wrong prediction costs a page read for
+//! nothing, so predictions are *checked*: every bounds read that had one says whether it named
+//! the right page ([`ListStarts::check`]), and a direction's predictions are used
+//! ([`ListStarts::trusted`]) only while at least [`MIN_RIGHT`] of its recent ones were right.
+//! (A right companion saves about two thirds of a read here, a wrong one costs about a third:
+//! `examples/ring_reads.rs`.)
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::OnceLock;
@@ -26,8 +31,17 @@ pub const BLOCK: u64 = 512;
 const OFFSET_SHIFT: u32 = 10;
 const KNOWN: u64 = 1 << 9;
 
-/// Samples of one direction's offsets file.
-struct Samples(Vec<AtomicU64>);
+/// Share of recent predictions that must have been right for a direction's predictions to be
+/// used.
+pub const MIN_RIGHT: f64 = 0.5;
+/// Checked predictions before a direction's are used.
+const WARM_UP: u32 = 32;
+/// The check counts are halved when this many predictions were checked (recent ones weigh most).
+const CHECK_WINDOW: u32 = 1024;
+
+/// Samples of one direction's offsets file, and the checks of its predictions: `(checked,
+/// right)` packed in one word (`checked << 32 | right`).
+struct Samples(Vec<AtomicU64>, AtomicU64);
 
 impl Samples {
     fn get(&self, block: u64) -> Option<(u64, u64)> {
@@ -62,7 +76,10 @@ impl ListStarts {
             return None;
         }
         let blocks = self.num_vertices.div_ceil(BLOCK) as usize;
-        Some(self.dirs[dir].get_or_init(|| Samples((0..blocks).map(|_| AtomicU64::new(0)).collect())))
+        Some(
+            self.dirs[dir]
+                .get_or_init(|| Samples((0..blocks).map(|_| AtomicU64::new(0)).collect(), AtomicU64::new(0))),
+        )
     }
 
     /// Whether predictions are on.
@@ -78,6 +95,27 @@ impl ListStarts {
         }
         let v = v as u64;
         s.0[(v / BLOCK) as usize].store(offset << OFFSET_SHIFT | KNOWN | (v % BLOCK), Ordering::Relaxed);
+    }
+
+    /// Records whether a prediction of direction `dir` named the right page.
+    pub(crate) fn check(&self, dir: usize, right: bool) {
+        let Some(s) = self.samples(dir) else { return };
+        let _ = s.1.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |w| {
+            let (mut checked, mut good) = ((w >> 32) as u32 + 1, w as u32 + u32::from(right));
+            if checked >= CHECK_WINDOW {
+                (checked, good) = (checked / 2, good / 2);
+            }
+            Some((checked as u64) << 32 | good as u64)
+        });
+    }
+
+    /// Whether direction `dir`'s predictions are worth a read: at least [`WARM_UP`] were
+    /// checked and [`MIN_RIGHT`] of the recent ones were right.
+    pub(crate) fn trusted(&self, dir: usize) -> bool {
+        let Some(s) = self.samples(dir) else { return false };
+        let w = s.1.load(Ordering::Relaxed);
+        let (checked, good) = ((w >> 32) as u32, w as u32);
+        checked >= WARM_UP && good as f64 >= MIN_RIGHT * checked as f64
     }
 
     /// The predicted start of `v`'s list in direction `dir` (an offsets value), or `None`
@@ -111,6 +149,41 @@ mod tests {
         assert_eq!(ls.predict(0, 3), Some(30), "the sampled vertex itself");
         assert_eq!(ls.predict(0, 4), None, "no second sample yet");
         assert_eq!(ls.predict(1, 3), None, "the other direction has its own samples");
+    }
+
+    #[test]
+    fn predictions_are_trusted_while_half_of_the_recent_ones_are_right() {
+        let ls = ListStarts::new(4 * BLOCK);
+        ls.set_enabled(true);
+        assert!(!ls.trusted(0), "nothing checked yet");
+        for _ in 0..WARM_UP - 1 {
+            ls.check(0, true);
+        }
+        assert!(!ls.trusted(0), "still warming up");
+        ls.check(0, true);
+        assert!(ls.trusted(0));
+        assert!(!ls.trusted(1), "each direction has its own checks");
+        // 32 right, then wrong ones: trusted down to exactly half right.
+        for _ in 0..WARM_UP {
+            ls.check(0, false);
+        }
+        assert!(ls.trusted(0));
+        ls.check(0, false);
+        assert!(!ls.trusted(0));
+        // Old checks fade: after many right ones, a run of wrong ones turns it off sooner than
+        // the totals would.
+        for _ in 0..4 * CHECK_WINDOW {
+            ls.check(0, true);
+        }
+        assert!(ls.trusted(0));
+        let mut wrong = 0;
+        while ls.trusted(0) {
+            ls.check(0, false);
+            wrong += 1;
+        }
+        assert!(wrong <= CHECK_WINDOW, "{wrong}");
+        ls.set_enabled(false);
+        assert!(!ls.trusted(0), "off");
     }
 
     #[test]
