@@ -3,7 +3,7 @@
 //!
 //! Usage: `cargo run --release -p ocgraph-core --example ring_reads -- FILE [READS] [ROUNDS]`
 //! (FILE: at least a few hundred MB, so that reads miss the device's cache; READS per run,
-//! default 60000; ROUNDS, default 2). Each round runs `pread` then batches of 1, 4, 16 and 32
+//! default 60000; ROUNDS, default 2). Each round runs `pread` then batches of 1, 2, 4, 16 and 32
 //! reads (each batch submitted with one `io_uring_enter` and waited for whole). Prints a table
 //! and CSV rows `round,batch,reads,reads_per_s,sys_us_per_read,user_us_per_read` (batch 0 =
 //! `pread`); compare rows of one round, the disk of a VM varies between minutes.
@@ -100,7 +100,7 @@ fn main() -> std::io::Result<()> {
     );
     let mut csv = String::from("round,batch,reads,reads_per_s,sys_us_per_read,user_us_per_read\n");
     for round in 1..=rounds {
-        for batch in [0, 1, 4, 16, 32] {
+        for batch in [0, 1, 2, 4, 16, 32] {
             let (u0, s0) = cpu();
             let t = std::time::Instant::now();
             run(&file, pages, n, batch, 0x9E37_79B9_7F4A_7C15 ^ (round * 64 + batch) as u64)?;

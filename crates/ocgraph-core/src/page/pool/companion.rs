@@ -29,8 +29,7 @@ use std::sync::atomic::Ordering;
 
 use super::io::{merged_iovecs, MAX_IOV};
 use super::ring::Ring;
-use super::{table, Core, FileId, EVICTED, LOADED_ONCE, LOCKED, NO_PAGE};
-use crate::page::policy::page_key;
+use super::{Core, FileId, EVICTED, LOADED_ONCE, NO_PAGE};
 
 thread_local! {
     /// The companion (file, byte offset) of the read this thread is doing, if any.
@@ -94,20 +93,9 @@ impl Core {
         if cfile == file && batch.iter().any(|&(q, _, _)| q == page) {
             return None;
         }
-        let entry = &fs.table[page as usize];
-        let w = entry.load(Ordering::Acquire);
-        if table::state(w) != EVICTED
-            || entry
-                .compare_exchange(w, table::with_state(w, LOCKED), Ordering::Acquire, Ordering::Relaxed)
-                .is_err()
-        {
-            return None;
-        }
-        let Some(f) = self.take_frame(page_key(cfile, page), false) else {
-            entry.store(w, Ordering::Release);
-            return None;
-        };
-        Some((cfile, page, w & LOADED_ONCE != 0, f))
+        let mut one = Vec::with_capacity(1);
+        self.lock_evicted_run(cfile, page, 1, &mut one);
+        one.pop().map(|(q, before, f)| (cfile, q, before, f))
     }
 
     /// Reads `batch` and the companion `comp` with one submission on this thread's ring (with
