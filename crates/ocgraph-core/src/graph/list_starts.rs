@@ -12,7 +12,7 @@
 //!
 //! Accuracy (`bench/queries/list_starts_replay.py`: the page of the predicted start against
 //! the true one, 20K uniform friends-of-friends queries replayed): road-usroads 98%, where a
-//! list is a few arcs and degrees vary little; 73-76% on cnr-2000 and ca-AstroPh; 31% on
+//! list is a few arcs and degrees vary little; 73-76% on cnr-2000 and ca-AstroPh; 24% on
 //! kron22, whose skewed degrees defeat an average. A wrong prediction costs a page read for
 //! nothing, so predictions are *checked*: every bounds read that had one says whether it named
 //! the right page ([`ListStarts::check`]), and a direction's predictions are used
