@@ -24,6 +24,13 @@ impl Arrivals {
         Arrivals { prev: vec![NIL; frames], next: vec![NIL; frames], linked: 0, head: NIL, tail: NIL }
     }
 
+    /// Empties the list.
+    pub(super) fn clear(&mut self) {
+        self.linked = 0;
+        self.head = NIL;
+        self.tail = NIL;
+    }
+
     /// Number of frames in the list.
     #[cfg(test)]
     pub(super) fn len(&self) -> usize {

@@ -288,7 +288,7 @@ fn lifo_offers_frames_in_the_full_order() {
             for grp in 0..3 {
                 // Every frame refused: LIFO offers the whole order.
                 let mut offered = Vec::new();
-                let got = g.lifo_pick(grp, &g.groups[grp].lock(), &mut |f| {
+                let got = g.lifo_pick(grp, &mut g.groups[grp].lock(), &mut |f| {
                     offered.push(f);
                     false
                 });
@@ -296,6 +296,35 @@ fn lifo_offers_frames_in_the_full_order() {
             }
         });
     }
+}
+
+#[test]
+fn lifo_order_kept_while_clock_is_active_is_rebuilt_when_lifo_picks() {
+    // The score is forced to CLOCK and back every 300 steps: while CLOCK is active the groups'
+    // arrival lists are not kept (only marked stale); a LIFO pick, in either phase, still
+    // offers the full order.
+    let cfg = GacConfig { group_size: 8, ..GacConfig::default() };
+    let (mut step, mut stale_seen) = (0, 0);
+    random_walk(&cfg, 24, 20_000, 7, |g| {
+        step += 1;
+        if step % 300 == 0 {
+            let s = if (step / 300) % 2 == 1 { -1e9 } else { 1e9 };
+            g.update_score(|_| s);
+        }
+        for grp in 0..3 {
+            stale_seen += usize::from(g.stale[grp].load(Ordering::Relaxed));
+            if step % 7 != 0 {
+                continue;
+            }
+            let mut offered = Vec::new();
+            let got = g.lifo_pick(grp, &mut g.groups[grp].lock(), &mut |f| {
+                offered.push(f);
+                false
+            });
+            assert_eq!((got, offered), (None, g.lifo_order(grp)), "step {step}");
+        }
+    });
+    assert!(stale_seen > 1000, "the CLOCK phases left lists stale {stale_seen} times");
 }
 
 #[test]
