@@ -340,7 +340,13 @@ impl<'g> Direction<'g> {
     /// [`Direction::predicting`]).
     fn predicted_list(&self, dir: usize, v: Vertex) -> Option<u64> {
         let start = self.graph.list_starts.predict(dir, v)?;
-        Some((start * 4).min(self.lists_len - 1))
+        Some(self.list_byte(start))
+    }
+
+    /// The byte of the lists file where a list starting at arc `start` begins (the last byte
+    /// for an empty list at the end).
+    fn list_byte(&self, start: u64) -> u64 {
+        (start * 4).min(self.lists_len - 1)
     }
 
     /// The companion of a bounds read (`PageSource::read_then`): the predicted byte, while this
@@ -356,7 +362,7 @@ impl<'g> Direction<'g> {
         let ls = &self.graph.list_starts;
         ls.observe(dir, v, start);
         if let Some(byte) = predicted {
-            ls.check(dir, byte / 4096 == (start * 4).min(self.lists_len - 1) / 4096);
+            ls.check(dir, byte / 4096 == self.list_byte(start) / 4096);
         }
     }
 

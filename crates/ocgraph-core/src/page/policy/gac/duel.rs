@@ -317,6 +317,23 @@ mod tests {
     }
 }
 
+/// `count` test keys from xorshift seeded with `seed`: one in three among the `hot` first keys,
+/// the others among 40.
+#[cfg(test)]
+fn keys(seed: u64, hot: u64, count: usize) -> impl Iterator<Item = PageKey> {
+    let mut x = seed;
+    (0..count).map(move |_| {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        if x.is_multiple_of(3) {
+            x % hot
+        } else {
+            x % 40
+        }
+    })
+}
+
 #[cfg(test)]
 mod hint_tests {
     use super::*;
@@ -327,12 +344,7 @@ mod hint_tests {
         // hints: same points throughout.
         let (mut plain, mut hinted) = (Duel::new(8, true), Duel::new(8, true));
         let mut slots = std::collections::HashMap::new();
-        let mut x = 12345u64;
-        for _ in 0..20_000 {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            let key = if x.is_multiple_of(3) { x % 5 } else { x % 40 };
+        for key in keys(12345, 5, 20_000) {
             let (p, s) = hinted.access_hinted(key, slots.get(&key).copied());
             slots.insert(key, s);
             assert_eq!(p, plain.access(key));
@@ -353,12 +365,8 @@ mod fast_path_tests {
         for soft in [true, false] {
             let (mut full, mut fast) = (Duel::new(8, soft), Duel::new(8, soft));
             let mut slots: [Option<Slots>; 40] = [None; 40];
-            let (mut x, mut taken) = (99u64, 0);
-            for _ in 0..50_000 {
-                x ^= x << 13;
-                x ^= x >> 7;
-                x ^= x << 17;
-                let key = if x.is_multiple_of(3) { x % 6 } else { x % 40 };
+            let mut taken = 0;
+            for key in keys(99, 6, 50_000) {
                 let k = key as usize;
                 let (want, want_at) = full.access_hinted(key, slots[k]);
                 if let Some(at) = slots[k] {
@@ -389,12 +397,7 @@ mod steady_tests {
             let (mut plain, mut skipping) = (Duel::new(8, soft), Duel::new(8, soft));
             let mut steady = [false; 40];
             let mut slots: [Option<Slots>; 40] = [None; 40];
-            let mut x = 4242u64;
-            for _ in 0..50_000 {
-                x ^= x << 13;
-                x ^= x >> 7;
-                x ^= x << 17;
-                let key = if x.is_multiple_of(3) { x % 6 } else { x % 40 };
+            for key in keys(4242, 6, 50_000) {
                 let want = plain.access(key);
                 let k = key as usize;
                 if steady[k] {

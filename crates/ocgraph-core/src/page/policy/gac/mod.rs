@@ -478,26 +478,21 @@ impl Gac {
             // On a load the hint is stale (another page's): scan.
             let h = self.slots[frame].load(Ordering::Relaxed);
             let hint = (!wait && h != NO_HINT).then(|| Slots::unpack(h & !STEADY));
-            if let Some(at) = hint {
-                if d.hit_both(key, at, frame as u32) {
-                    // Held by both shadows, as at its last request: no points, no gap (the
-                    // cache hit too), steady now.
-                    self.set_dropped(frame, false);
-                    self.slots[frame].store(at.pack() | STEADY, Ordering::Relaxed);
-                    return;
-                }
-            }
-            let (points, at, steady, lifo_held) = d.access_owned(
-                key,
-                hint,
-                frame as u32,
-                |f| self.unsteady(f),
-                |f, k| {
-                    if self.key[f as usize].load(Ordering::Relaxed) == k {
-                        self.set_dropped(f as usize, true);
-                    }
-                },
-            );
+            let (points, at, steady, lifo_held) = match hint {
+                // Held by both shadows, as at its last request: no points, steady now.
+                Some(at) if d.hit_both(key, at, frame as u32) => (0, at, true, true),
+                _ => d.access_owned(
+                    key,
+                    hint,
+                    frame as u32,
+                    |f| self.unsteady(f),
+                    |f, k| {
+                        if self.key[f as usize].load(Ordering::Relaxed) == k {
+                            self.set_dropped(f as usize, true);
+                        }
+                    },
+                ),
+            };
             // Both shadows hold the page now.
             self.set_dropped(frame, false);
             if self.guided && self.active() == Contender::Lifo {
