@@ -33,7 +33,7 @@ use super::wal::{Durability, RecoveryReport, Wal, WalOptions};
 use super::wal_frame::WalItem;
 use crate::error::{Error, Result};
 use crate::format::{FileRole, IdMapKind, Manifest, UpdateState, MANIFEST_FILE};
-use crate::graph::{Graph, OpenOptions, Vertex};
+use crate::graph::{Adjacency, Graph, OpenOptions, Vertex};
 use crate::page::BackendKind;
 
 /// Subdirectory holding the WAL segments.
@@ -178,6 +178,16 @@ fn remove_strays(dir: &Path, m: &Manifest) -> Result<()> {
     Ok(())
 }
 
+/// Whether some list of `base` holds a neighbour more than once (one sequential scan of the
+/// out-lists: a repeated arc repeats on both sides of a directed graph).
+fn has_repeated_arcs(base: &Graph) -> bool {
+    let mut repeats = false;
+    base.out().for_each_in_range(0..base.num_vertices() as Vertex, |_, ns| {
+        repeats |= ns.windows(2).any(|w| w[0] == w[1]);
+    });
+    repeats
+}
+
 /// The net operations of `side` over the frozen deltas (oldest first) as of batch `seq`.
 fn frozen_side_ops(frozen: &[[Arc<dyn DeltaLog>; 2]], side: usize, seq: u64) -> Result<SideOps> {
     let mut out = SideOps::default();
@@ -243,12 +253,25 @@ impl WritableGraph {
         }
         reset_delta_dir(&dir, matches!(opts.delta, DeltaKind::Paged(_)))?;
         let base = Arc::new(Graph::open(&dir, &OpenOptions { backend: opts.backend.clone() })?);
+        let mut manifest = manifest;
         let up = manifest.updates.clone().unwrap_or(UpdateState {
             checkpoint_seq: 0,
             num_vertices: manifest.num_vertices,
             levels: Vec::new(),
             next_file_id: 1,
+            base_simple: None,
         });
+        let base_simple = match up.base_simple {
+            Some(simple) => simple,
+            None => {
+                let simple = !has_repeated_arcs(&base);
+                if let Some(u) = manifest.updates.as_mut() {
+                    u.base_simple = Some(simple);
+                    manifest.write_atomic(&dir)?;
+                }
+                simple
+            }
+        };
         let levels_dir = dir.join(LEVELS_DIR);
         let levels =
             up.levels.iter().map(|e| Level::open(&levels_dir, e).map(Arc::new)).collect::<Result<_>>()?;
@@ -261,6 +284,7 @@ impl WritableGraph {
             delta: fresh_delta(&dir, opts, directed)?,
             upto: up.checkpoint_seq,
             num_vertices: up.num_vertices,
+            dedup_base: !base_simple,
         };
         let mut vertex_history = vec![(up.checkpoint_seq, up.num_vertices)];
         let wal_dir = dir.join(WAL_DIR);
@@ -565,11 +589,13 @@ impl Shared {
                 return Ok(false);
             }
             let n0 = st.manifest.num_vertices;
+            let base_simple = Some(!st.view.dedup_base);
             let up = st.manifest.updates.get_or_insert_with(|| UpdateState {
                 checkpoint_seq: 0,
                 num_vertices: n0,
                 levels: Vec::new(),
                 next_file_id: 1,
+                base_simple,
             });
             if seq == up.checkpoint_seq {
                 return Ok(false);
@@ -642,6 +668,8 @@ impl Shared {
         let old = st.manifest.clone();
         let mut up = old.updates.clone().unwrap_or_default();
         let dropped: Vec<_> = up.levels.drain(..covered).collect();
+        // The new base is written from merged (deduplicated) lists.
+        up.base_simple = Some(true);
         let manifest = Manifest {
             data_dir: Some(name),
             updates: Some(up),
@@ -653,6 +681,7 @@ impl Shared {
         st.manifest = manifest;
         let base = Arc::new(Graph::open(&self.dir, &OpenOptions { backend: self.opts.backend.clone() })?);
         st.view.base = base;
+        st.view.dedup_base = false;
         st.view.levels = Arc::new(st.view.levels[covered..].to_vec());
         drop(st);
         // Old files: open snapshots keep reading them (unlinked files stay readable on Linux).
