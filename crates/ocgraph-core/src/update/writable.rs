@@ -21,7 +21,7 @@ use std::thread::JoinHandle;
 
 use parking_lot::Mutex;
 
-use super::apply::{apply, validate};
+use super::apply::{apply, plan, record, validate};
 use super::compact::write_base;
 use super::delta::DeltaLog;
 use super::level::{write_level, Level, SideOps};
@@ -504,7 +504,11 @@ impl Drop for WritableGraph {
 impl Shared {
     fn check_open(&self, st: &State) -> Result<()> {
         if st.closed {
-            return Err(Error::invalid(format!("{}: the graph is closed", self.dir.display())));
+            return Err(Error::invalid(format!(
+                "{}: the graph is closed (a batch that fails to be recorded or logged closes it: \
+                 reopen the graph, which restores every logged batch)",
+                self.dir.display()
+            )));
         }
         Ok(())
     }
@@ -513,7 +517,8 @@ impl Shared {
     /// before it, and whether automatic compaction is due (after a freeze it triggered when the
     /// delta passed its threshold).
     fn commit(&self, items: &[WalItem], what: &str) -> Result<(u64, u64, bool)> {
-        let (seq, before, freeze) = {
+        let mut frozen_for_room = false;
+        let (seq, before, freeze) = loop {
             let mut st = self.state.lock();
             self.check_open(&st)?;
             let before = st.view.num_vertices;
@@ -522,20 +527,41 @@ impl Shared {
                 return Ok((st.next_seq - 1, before, false));
             }
             let seq = st.next_seq;
-            self.wal.append(seq, items)?;
-            st.next_seq += 1;
-            if let Err(e) = apply(&mut st.view, seq, items) {
-                // The batch is logged but only partly applied: refuse further use (reopening
-                // replays it whole).
+            let plan = plan(&st.view, items);
+            // Refused before anything is recorded or logged when the delta cannot take it
+            // (after one freeze, which starts an empty delta).
+            let room = (0..2).all(|side| st.view.delta[side].has_room(&plan.sides[side]));
+            if !room {
+                drop(st);
+                if !frozen_for_room {
+                    let _one = self.freezing.lock();
+                    self.freeze_held(false)?;
+                    frozen_for_room = true;
+                    continue;
+                }
+                return Err(Error::invalid(format!(
+                    "{what}: the batch does not fit in an empty paged delta ({} arc operations); \
+                     split it or raise the delta's max_bytes",
+                    plan.sides[0].len() + plan.sides[1].len()
+                )));
+            }
+            // Recorded first (invisible: tagged `seq`, above the view's `upto`), then logged,
+            // then made visible: a failure at either step leaves the batch out of the log and
+            // unseen, and closes the graph (its delta may hold part of the batch), so that a
+            // reopen restores exactly the logged batches.
+            let logged = record(&mut st.view, seq, &plan).and_then(|()| self.wal.append(seq, items));
+            if let Err(e) = logged {
                 st.closed = true;
                 return Err(e);
             }
+            st.next_seq += 1;
+            st.view.upto = seq;
             if st.view.num_vertices != before {
                 let n = st.view.num_vertices;
                 st.vertex_history.push((seq, n));
             }
             let freeze = st.view.delta[0].bytes() + st.view.delta[1].bytes() > self.opts.freeze_threshold;
-            (seq, before, freeze)
+            break (seq, before, freeze);
         };
         self.wal.commit(seq)?;
         let mut compact_due = false;
