@@ -205,31 +205,58 @@ class Graph(_NativeGraph):
     # Each call is one batch in the write-ahead log. With durable=True (the default) it
     # returns once the batch is on disk; the return value is the batch's sequence number.
     # Graph semantics: simple graph (adding an existing edge replaces its weight; removing a
-    # missing edge does nothing); undirected graphs update both directions.
+    # missing edge does nothing; on a base imported with repeated edges, every copy is one
+    # edge); undirected graphs update both directions.
 
-    def add_edges(self, src: Any, dst: Any, weights: Any = None, durable: bool = True) -> int:
-        """Adds the edges ``src[i] -> dst[i]`` (array-likes of vertex ids), with ``weights``
-        (weighted graphs; 1.0 when omitted)."""
+    def add_edges(
+        self, src: Any, dst: Any, weights: Any = None, durable: bool = True, ids: str = "internal"
+    ) -> int:
+        """Adds the edges ``src[i] -> dst[i]``, with ``weights`` (weighted graphs; 1.0 when
+        omitted). ``ids="internal"``: vertex ids (array-likes of ints); ``ids="original"``: the
+        ids of the input (ints or strs, as imported; see ``original_id``), where an id the graph
+        does not have yet gets a new vertex."""
         w = None if weights is None else np.ascontiguousarray(weights, dtype=np.float32)
+        if _by_original(ids):
+            return _ocgraph._add_edges_by_id(self, list(src), list(dst), w, durable)
         return _ocgraph._add_edges(self, _ids(src), _ids(dst), w, durable)
 
-    def remove_edges(self, src: Any, dst: Any, durable: bool = True) -> int:
-        """Removes the edges ``src[i] -> dst[i]`` (missing edges are ignored)."""
+    def remove_edges(self, src: Any, dst: Any, durable: bool = True, ids: str = "internal") -> int:
+        """Removes the edges ``src[i] -> dst[i]`` (missing edges are ignored); ``ids`` as in
+        :meth:`add_edges`."""
+        if _by_original(ids):
+            return _ocgraph._remove_edges_by_id(self, list(src), list(dst), durable)
         return _ocgraph._remove_edges(self, _ids(src), _ids(dst), durable)
 
-    def set_edge_weights(self, src: Any, dst: Any, weights: Any, durable: bool = True) -> int:
-        """Sets the weights of existing edges (weighted graphs; missing edges are ignored)."""
+    def set_edge_weights(
+        self, src: Any, dst: Any, weights: Any, durable: bool = True, ids: str = "internal"
+    ) -> int:
+        """Sets the weights of existing edges (weighted graphs; missing edges are ignored);
+        ``ids`` as in :meth:`add_edges`."""
         w = np.ascontiguousarray(weights, dtype=np.float32)
+        if _by_original(ids):
+            return _ocgraph._set_edge_weights_by_id(self, list(src), list(dst), w, durable)
         return _ocgraph._set_edge_weights(self, _ids(src), _ids(dst), w, durable)
 
-    def add_vertices(self, count: int, durable: bool = True) -> np.ndarray:
-        """Adds ``count`` isolated vertices; returns their ids (int64 array)."""
+    def add_vertices(self, count: Any = None, durable: bool = True, ids: Any = None) -> np.ndarray:
+        """Adds ``count`` isolated vertices and returns their vertex ids (int64 array). On a graph
+        imported with ``relabel`` every vertex has an original id: pass ``ids=[...]`` instead
+        (each id not in the graph yet gets a vertex; returns the vertex of every id)."""
+        if ids is not None:
+            if count is not None:
+                raise InvalidArgumentError("add_vertices: give count or ids, not both")
+            return np.asarray(_ocgraph._add_vertices_by_id(self, list(ids), durable), dtype=np.int64)
+        if count is None:
+            raise InvalidArgumentError("add_vertices: give count or ids")
         first, end = _ocgraph._add_vertices(self, count, durable)
         return np.arange(first, end, dtype=np.int64)
 
-    def remove_vertices(self, ids: Any, durable: bool = True) -> int:
-        """Removes every edge of each vertex in ``ids``; the ids stay valid with degree 0."""
-        return _ocgraph._remove_vertices(self, _ids(ids), durable)
+    def remove_vertices(self, vertices: Any, durable: bool = True, ids: str = "internal") -> int:
+        """Removes every edge of each vertex in ``vertices`` (vertex ids stay valid with
+        degree 0); with ``ids="original"``, ``vertices`` holds original ids (an unknown one
+        raises)."""
+        if _by_original(ids):
+            return _ocgraph._remove_vertices_by_id(self, list(vertices), durable)
+        return _ocgraph._remove_vertices(self, _ids(vertices), durable)
 
     def freeze(self) -> None:
         """Writes the in-memory delta to a new immutable level on disk."""
@@ -248,6 +275,13 @@ class Graph(_NativeGraph):
     def num_levels(self) -> int:
         """Number of on-disk levels over the base (writable graphs)."""
         return _ocgraph._update_state(self)[0]
+
+
+def _by_original(ids: str) -> bool:
+    """Whether an update's ``ids`` argument asks for original ids."""
+    if ids not in ("internal", "original"):
+        raise InvalidArgumentError(f'ids must be "internal" or "original", got {ids!r}')
+    return ids == "original"
 
 
 def _ids(a: Any) -> np.ndarray:

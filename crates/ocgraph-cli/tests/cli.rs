@@ -191,9 +191,21 @@ fn reorder_numbers_hubs_first_and_keeps_original_ids() {
     assert_eq!((0..n).map(|p| a[old[p]]).collect::<Vec<_>>(), b);
     assert_eq!(npy_i64(&t.path().join("c.npy")), b);
     fails(&["run", "bfs", p(&r), "--source-id", &n.to_string()], 2, &["--source-id", "no vertex"]);
+    // Updates by original id on the renumbered copy: id 3 is old vertex 3; a new id (n + 7)
+    // gets a new vertex.
     let edges = t.path().join("e.txt");
-    std::fs::write(&edges, "1 2\n").unwrap();
-    fails(&["update", p(&r), "--add-edges", p(&edges)], 2, &["relabelled"]);
+    std::fs::write(&edges, format!("3 {}\n", n + 7)).unwrap();
+    let out =
+        String::from_utf8(ok(&["update", p(&r), "--add-edges", p(&edges), "--original-ids"]).stdout).unwrap();
+    assert!(out.contains("new vertices 1"), "{out}");
+    let rr = open(&r);
+    assert_eq!(rr.num_vertices(), n);
+    let view = ocgraph_core::GraphView::open(&r, &Default::default()).unwrap();
+    let ids = view.ids().unwrap();
+    let new = ids.vertex(&ocgraph_core::ids::OriginalId::Int(n as u64 + 7)).unwrap();
+    assert_eq!(new as usize, n);
+    let v3 = ids.vertex(&ocgraph_core::ids::OriginalId::Int(3)).unwrap();
+    ocgraph_core::with_adjacency!(&view, |out, _inn| assert!(out.neighbors(v3).contains(&new)));
     fails(&["reorder", p(&g), p(&r)], 1, &["kr"]);
 }
 

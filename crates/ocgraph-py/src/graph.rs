@@ -62,13 +62,17 @@ impl PyGraph {
         }
     }
 
-    /// The original-id lookup, loaded on first use.
+    /// The original-id lookup: loaded on first use for a read-only graph; for a writable one,
+    /// asked of the writer each time (updates add vertices with their ids).
     fn ids(&self, py: Python<'_>) -> PyResult<Arc<IdLookup>> {
+        if let Handle::Write(w) = self.handle()? {
+            return Ok(Arc::new(run(py, || w.ids().py())?));
+        }
         if let Some(ids) = self.ids.get() {
             return Ok(ids.clone());
         }
         let g = self.graph()?;
-        let ids = Arc::new(run(py, || g.base().ids().py())?);
+        let ids = Arc::new(run(py, || g.ids().py())?);
         Ok(self.ids.get_or_init(|| ids).clone())
     }
 

@@ -28,7 +28,7 @@ pub(crate) struct View {
     pub upto: u64,
     pub num_vertices: u64,
     /// The base holds some arc more than once (a multigraph imported without `--dedup`):
-    /// base lists are read with repeated neighbours collapsed to their first copy, so that
+    /// base lists are read with repeated neighbours collapsed to one (the smallest weight), so that
     /// updates see a simple graph (removing an edge removes every copy).
     pub dedup_base: bool,
 }
@@ -92,10 +92,24 @@ fn has_repeats(ns: &[Vertex]) -> bool {
     ns.windows(2).any(|w| w[0] == w[1])
 }
 
-/// The sorted list `ns` (weights `ws`) with each neighbour kept once, at its first copy.
+/// The sorted list `ns` (weights `ws`) with each neighbour kept once, with the smallest weight
+/// of its copies (what `--dedup` keeps at import).
 pub(crate) fn dedup_list(ns: &[Vertex], ws: Option<&[f32]>) -> (Vec<Vertex>, Option<Vec<f32>>) {
-    let keep: Vec<usize> = (0..ns.len()).filter(|&i| i == 0 || ns[i - 1] != ns[i]).collect();
-    (keep.iter().map(|&i| ns[i]).collect(), ws.map(|w| keep.iter().map(|&i| w[i]).collect()))
+    let mut out = Vec::with_capacity(ns.len());
+    let mut wout = ws.map(|_| Vec::with_capacity(ns.len()));
+    for (i, &v) in ns.iter().enumerate() {
+        let repeat = out.last() == Some(&v);
+        if !repeat {
+            out.push(v);
+        }
+        if let (Some(w), Some(wo)) = (ws, wout.as_mut()) {
+            match wo.last_mut() {
+                Some(last) if repeat => *last = f32::min(*last, w[i]),
+                _ => wo.push(w[i]),
+            }
+        }
+    }
+    (out, wout)
 }
 
 /// Applies `changes` (sorted by dst, one per dst) to the base list `nb` (weights `wb`, all 1.0
