@@ -350,3 +350,22 @@ fn usage_errors_exit_2_and_existing_output_is_kept() {
     ok(&["generate", "kronecker", "--scale", "7", "--force", p(&g)]);
     assert_eq!(open(&g).num_vertices(), 128);
 }
+
+#[test]
+fn check_removes_temporary_directories_of_killed_imports() {
+    let t = tempfile::tempdir().unwrap();
+    let input = t.path().join("e.txt");
+    std::fs::write(&input, "0 1\n1 2\n").unwrap();
+    let g = t.path().join("g");
+    ok(&["import", p(&input), p(&g), "--quiet"]);
+    let mut child = Command::new("true").spawn().unwrap();
+    let dead = child.id();
+    child.wait().unwrap();
+    let stale = t.path().join(format!(".g.tmp-{dead}-1"));
+    std::fs::create_dir(&stale).unwrap();
+    std::fs::write(stale.join("out.offsets"), vec![0u8; 10_000]).unwrap();
+    let out = ok(&["check", p(&g)]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!stale.exists(), "{err}");
+    assert!(err.contains(&format!(".g.tmp-{dead}-1")) && err.contains("process is gone"), "{err}");
+}

@@ -205,3 +205,42 @@ fn line_numbers_are_exact_across_blocks_and_long_lines() {
     let m = fails("blocks.txt", text.as_bytes(), &opts(), ErrorKind::Input);
     assert!(m.contains("blocks.txt:300004:"), "{m}");
 }
+
+/// The pid of a process that has exited (a child reaped before this returns).
+fn dead_pid() -> u32 {
+    let mut child = std::process::Command::new("true").spawn().unwrap();
+    let pid = child.id();
+    child.wait().unwrap();
+    pid
+}
+
+#[test]
+fn stale_temporary_directories_of_dead_writers_are_removed_by_the_next_import() {
+    let tmp = scratch();
+    let out = tmp.path().join("g");
+    let stale = tmp.path().join(format!(".g.tmp-{}-7", dead_pid()));
+    std::fs::create_dir_all(stale.join("scratch")).unwrap();
+    std::fs::write(stale.join("scratch/run-0"), vec![0u8; 4096]).unwrap();
+    // A writer that is still running (this process) keeps its directory; other graphs' too.
+    let live = tmp.path().join(format!(".g.tmp-{}-8", std::process::id()));
+    let other = tmp.path().join(format!(".h.tmp-{}-9", dead_pid()));
+    std::fs::create_dir(&live).unwrap();
+    std::fs::create_dir(&other).unwrap();
+    build_small(&out);
+    assert!(!stale.exists(), "the dead writer's directory is removed");
+    assert!(live.exists() && other.exists());
+    // The previous graph moved aside by a killed `--force` replace goes too, once the graph exists.
+    let trash = tmp.path().join(format!(".g.tmp-{}-10.old", dead_pid()));
+    std::fs::create_dir(&trash).unwrap();
+    let removed = ocgraph_core::format::remove_stale_temp_dirs(&out).unwrap();
+    assert_eq!(removed.iter().map(|r| r.path.clone()).collect::<Vec<_>>(), [trash.clone()]);
+    assert!(!trash.exists() && live.exists());
+    // Killed between moving the old graph aside and moving the new one in: both are kept.
+    let dead = dead_pid();
+    let new = tmp.path().join(format!(".k.tmp-{dead}-5"));
+    let old = tmp.path().join(format!(".k.tmp-{dead}-5.old"));
+    std::fs::create_dir(&new).unwrap();
+    std::fs::create_dir(&old).unwrap();
+    assert!(ocgraph_core::format::remove_stale_temp_dirs(&tmp.path().join("k")).unwrap().is_empty());
+    assert!(new.exists() && old.exists());
+}
