@@ -150,7 +150,7 @@ pub fn import(
         }
     }
     let header = match format {
-        InputFormat::MatrixMarket => Some(read_mtx_header(input)?),
+        InputFormat::MatrixMarket => Some(read_mtx_header(Input::open(input)?)?),
         _ => None,
     };
     if let Some(h) = header {
@@ -209,7 +209,7 @@ pub fn import(
     };
     let mut mapper = Mapper::new(opts.relabel);
     if opts.relabel == Relabel::Sorted {
-        scan(input, format, weighted, max_id, progress, "relabel", |block, piece| {
+        scan(Input::open(input)?, format, weighted, max_id, progress, "relabel", |block, piece| {
             mapper.collect(block, piece);
             Ok(())
         })?;
@@ -218,7 +218,7 @@ pub fn import(
     let (mut src, mut dst) = (Vec::new(), Vec::new());
     // Unweighted integer ids without relabelling go straight into the builder, in parallel.
     let direct = keep_ids && !weighted;
-    let found = scan(input, format, weighted, max_id, progress, "parse", |block, piece| {
+    let found = scan(Input::open(input)?, format, weighted, max_id, progress, "parse", |block, piece| {
         if direct && piece.strs.is_empty() {
             let id = |k| piece.id(block, k) as u32;
             return builder.push_with(piece.edges(), |i| (id(2 * i), id(2 * i + 1)));
@@ -290,15 +290,40 @@ fn detect(path: &Path, format: InputFormat) -> Result<InputFormat> {
     })
 }
 
-fn read_mtx_header(path: &Path) -> Result<MtxHeader> {
-    let mut blocks = LineBlocks::new(Input::open(path)?);
+fn read_mtx_header(input: Input) -> Result<MtxHeader> {
+    let path = input.path().to_path_buf();
+    let mut blocks = LineBlocks::new(input);
     let first = blocks.next_block()?.unwrap_or(&[]);
-    mtx::parse_header(path, first)
+    mtx::parse_header(&path, first)
+}
+
+/// Parses `bytes` (gzip'd or not) as an edge list in `format` the way [`import`] does (header,
+/// notices, ids, weights, relabelling), without building a graph; returns the edges read.
+/// For the fuzz targets.
+#[cfg(feature = "fuzzing")]
+#[doc(hidden)]
+pub fn parse_bytes(bytes: Vec<u8>, format: InputFormat, weighted: bool, relabel: Relabel) -> Result<u64> {
+    let path = Path::new("fuzz-input");
+    if format == InputFormat::MatrixMarket {
+        read_mtx_header(Input::from_bytes(path, bytes.clone()))?;
+    }
+    let max_id = if relabel == Relabel::None { MAX_ID } else { u64::MAX };
+    let mut mapper = Mapper::new(relabel);
+    let (mut src, mut dst) = (Vec::new(), Vec::new());
+    let input = Input::from_bytes(path, bytes);
+    let found = scan(input, format, weighted, max_id, &super::NoProgress, "parse", |block, piece| {
+        mapper.map(block, piece, &mut src, &mut dst)?;
+        if weighted && piece.weights.len() != src.len() {
+            return Err(Error::invalid("a weight per edge"));
+        }
+        Ok(())
+    })?;
+    Ok(found.edges)
 }
 
 /// Reads the whole input, calling `each(block, piece)` for every parsed piece in file order.
 fn scan(
-    path: &Path,
+    input: Input,
     format: InputFormat,
     weighted: bool,
     max_id: u64,
@@ -306,7 +331,7 @@ fn scan(
     phase: &str,
     mut each: impl FnMut(&[u8], &Piece) -> Result<()>,
 ) -> Result<Scan> {
-    let input = Input::open(path)?;
+    let path = &input.path().to_path_buf();
     progress.phase(phase, (!input.gzip).then_some(input.file_len), Unit::Bytes);
     let mut found = Scan { edges: 0, lines: 0, strings: false, notices: Vec::new() };
     if let Some((width, has_weights)) = format.binary() {

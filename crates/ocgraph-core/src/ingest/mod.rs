@@ -22,6 +22,8 @@ mod reorder;
 mod runs;
 
 pub use builder::{BuildOptions, BuildReport, GraphBuilder, IdMap};
+#[cfg(feature = "fuzzing")]
+pub use import::parse_bytes;
 pub use import::{
     import, sparse_ids_problem, ImportOptions, InputFormat, Relabel, SPARSE_IDS_MAX_RATIO,
     SPARSE_IDS_MIN_BYTES,

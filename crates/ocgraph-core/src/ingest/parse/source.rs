@@ -52,6 +52,22 @@ impl Input {
         Ok(Input { path: path.to_path_buf(), reader, gzip, file_len })
     }
 
+    /// An input reading `bytes` (gzip'd when they start with the magic bytes) as if from `path`.
+    #[cfg(feature = "fuzzing")]
+    pub(crate) fn from_bytes(path: &Path, bytes: Vec<u8>) -> Input {
+        let gzip = bytes.starts_with(&[0x1f, 0x8b]);
+        let file_len = bytes.len() as u64;
+        let cursor = std::io::Cursor::new(bytes);
+        let reader: Box<dyn Read + Send> =
+            if gzip { Box::new(MultiGzDecoder::new(cursor)) } else { Box::new(cursor) };
+        Input { path: path.to_path_buf(), reader, gzip, file_len }
+    }
+
+    /// The path errors name.
+    pub(crate) fn path(&self) -> &Path {
+        &self.path
+    }
+
     /// Reads until `buf` is full or the input ends; returns the bytes read.
     pub(crate) fn fill(&mut self, buf: &mut [u8]) -> Result<usize> {
         let mut got = 0;
