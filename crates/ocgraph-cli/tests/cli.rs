@@ -404,7 +404,11 @@ fn sparse_ids_stop_the_import_unless_asked() {
     ok(&["import", p(&input), p(&out), "--quiet", "--relabel"]);
     assert_eq!(open(&out).num_vertices(), 3);
     let small = t.path().join("small");
-    fails(&["import", p(&input), p(&small), "--num-vertices", "10"], 1, &["at byte 0", "not below the 10 vertices"]);
+    fails(
+        &["import", p(&input), p(&small), "--num-vertices", "10"],
+        1,
+        &["at byte 0", "not below the 10 vertices"],
+    );
     fails(&["import", p(&input), p(&small), "--num-vertices", "10", "--relabel"], 2, &["--relabel"]);
 }
 
@@ -412,7 +416,17 @@ fn sparse_ids_stop_the_import_unless_asked() {
 fn weighted_binary_export_import_round_trip() {
     let t = tempfile::tempdir().unwrap();
     let er = t.path().join("er");
-    ok(&["generate", "erdos-renyi", "--vertices", "200", "--edges", "2000", "--directed", "--weighted", p(&er)]);
+    ok(&[
+        "generate",
+        "erdos-renyi",
+        "--vertices",
+        "200",
+        "--edges",
+        "2000",
+        "--directed",
+        "--weighted",
+        p(&er),
+    ]);
     let eg = open(&er);
     for (name, extra) in [("er.u32w", &[][..]), ("er.bin", &["--format", "bin64w"][..])] {
         let file = t.path().join(name);

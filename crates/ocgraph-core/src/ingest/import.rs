@@ -389,7 +389,7 @@ fn scan(
                 _ => 0,
             };
             data = &block[skip..];
-            let first = text::data_lines(data, csv, 2);
+            let first = text::data_lines(data, csv, 9);
             if let Some((at, cols)) = first.first().filter(|(_, c)| !weighted && c.len() > 2) {
                 if format != InputFormat::MatrixMarket {
                     found.notices.push(format!(
@@ -402,11 +402,15 @@ fn scan(
                     ));
                 }
             }
-            // A first line of words above lines of integer ids is a header, which a text edge
-            // list cannot have.
+            // A first line of words above lines of integer ids (up to 8 looked at) is a header,
+            // which a text edge list cannot have.
             let int_line = |c: &Vec<&[u8]>| c.len() >= 2 && is_integer(c[0]) && is_integer(c[1]);
-            if let [(at, a), (_, b)] = &first[..] {
-                if format == InputFormat::Text && !int_line(a) && int_line(b) {
+            if let [(at, a), rest @ ..] = &first[..] {
+                if format == InputFormat::Text
+                    && !int_line(a)
+                    && !rest.is_empty()
+                    && rest.iter().all(|(_, c)| int_line(c))
+                {
                     return Err(Error::input_line(
                         path,
                         line + at,
