@@ -233,7 +233,7 @@ fn stale_temporary_directories_of_dead_writers_are_removed_by_the_next_import() 
     let trash = tmp.path().join(format!(".g.tmp-{}-10.old", dead_pid()));
     std::fs::create_dir(&trash).unwrap();
     let removed = ocgraph_core::format::remove_stale_temp_dirs(&out).unwrap();
-    assert_eq!(removed.iter().map(|r| r.path.clone()).collect::<Vec<_>>(), [trash.clone()]);
+    assert_eq!(removed.iter().map(|r| r.path.as_path()).collect::<Vec<_>>(), [trash.as_path()]);
     assert!(!trash.exists() && live.exists());
     // Killed between moving the old graph aside and moving the new one in: both are kept.
     let dead = dead_pid();
