@@ -80,6 +80,7 @@ FORMATS = [
 
 @pytest.mark.parametrize(("fmt", "name"), FORMATS)
 @pytest.mark.parametrize("directed", [True, False])
+@pytest.mark.filterwarnings("ignore:.*taken as the CSV header:UserWarning")
 def test_formats_match_networkx(tmp_path, fmt, name, directed):
     rng = np.random.default_rng(zlib.crc32(f"{name}-{directed}".encode()))
     weighted = fmt not in ("bin32", "bin64")
