@@ -25,6 +25,8 @@ export CARGO_TARGET_DIR ?= $(CURDIR)/target
 OCGRAPH_BIN := $(CARGO_TARGET_DIR)/release/ocgraph
 DEMO_DIR ?= $(CARGO_TARGET_DIR)/demo
 PY_SOURCES := python tests/python $(wildcard bench)
+FUZZ_SECS ?= 60
+FUZZ_TARGETS ?=
 
 .PHONY: help setup deps ext cli demo test test-rust test-python fmt lint bench fuzz clean
 
@@ -91,7 +93,7 @@ bench: setup cli
 fuzz:
 	@command -v cargo-fuzz >/dev/null || $(CARGO) install cargo-fuzz --locked
 	cd fuzz && RUSTC_BOOTSTRAP=1 CARGO_TARGET_DIR=$(CURDIR)/fuzz/target $(CARGO) fuzz build -O -a
-	FUZZ_SECS=$${FUZZ_SECS:-60} fuzz/run.sh
+	FUZZ_SECS=$(FUZZ_SECS) FUZZ_TARGETS="$(FUZZ_TARGETS)" fuzz/run.sh
 
 clean:
 	rm -rf $(VENV) $(DEMO_DIR)

@@ -13,11 +13,15 @@ fuzz_target!(|data: &[u8]| {
     let mut out = Vec::new();
     if decode_list(v, &data[4..], &mut out).is_ok() {
         let mut again = Vec::new();
-        decode_list(v, &{
-            let mut b = Vec::new();
-            encode_list(v, &out, &mut b);
-            b
-        }, &mut again)
+        decode_list(
+            v,
+            &{
+                let mut b = Vec::new();
+                encode_list(v, &out, &mut b);
+                b
+            },
+            &mut again,
+        )
         .expect("a re-encoded list decodes");
         assert_eq!(again, out);
     }
