@@ -23,6 +23,7 @@ fn _ocgraph(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<graph::PyGraph>()?;
     m.add_function(wrap_pyfunction!(build::_from_edges, m)?)?;
     m.add_function(wrap_pyfunction!(import::_import_edges, m)?)?;
+    m.add_function(wrap_pyfunction!(import::_sparse_ids_problem, m)?)?;
     m.add_function(wrap_pyfunction!(import::_pack, m)?)?;
     m.add_function(wrap_pyfunction!(import::_reorder, m)?)?;
     m.add_function(wrap_pyfunction!(generate::_generate, m)?)?;

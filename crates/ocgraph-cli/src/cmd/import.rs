@@ -25,6 +25,10 @@ pub enum FormatArg {
     Bin32,
     /// Little-endian u64 pairs.
     Bin64,
+    /// Little-endian (u32, u32, f32 weight) records.
+    Bin32w,
+    /// Little-endian (u64, u64, f32 weight) records.
+    Bin64w,
 }
 
 /// How to relabel ids.
@@ -61,6 +65,13 @@ pub struct ImportArgs {
     /// Input format.
     #[arg(long, value_enum, default_value_t = FormatArg::Auto)]
     format: FormatArg,
+    /// Number of vertices when the ids are kept: ids must be below N (the rest are isolated).
+    #[arg(long, value_name = "N", conflicts_with = "relabel")]
+    num_vertices: Option<u64>,
+    /// Keep the ids even when the largest id makes the graph mostly empty vertices (by default
+    /// the import stops when the offsets would exceed 64 MiB and 16x the edges' bytes).
+    #[arg(long, conflicts_with = "relabel")]
+    allow_sparse_ids: bool,
     /// Worker threads (default: one per core).
     #[arg(long, default_value_t = 0)]
     threads: usize,
@@ -79,6 +90,8 @@ pub fn run(args: &ImportArgs) -> Result<()> {
             FormatArg::Mtx => InputFormat::MatrixMarket,
             FormatArg::Bin32 => InputFormat::Binary32,
             FormatArg::Bin64 => InputFormat::Binary64,
+            FormatArg::Bin32w => InputFormat::Binary32Weighted,
+            FormatArg::Bin64w => InputFormat::Binary64Weighted,
         },
         relabel: match args.relabel {
             None => Relabel::None,
@@ -94,11 +107,16 @@ pub fn run(args: &ImportArgs) -> Result<()> {
             overwrite: args.build.output.force,
             source: String::new(),
         },
+        num_vertices: args.num_vertices,
+        allow_sparse_ids: args.allow_sparse_ids,
     };
     let progress = CliProgress::new(args.build.output.quiet);
     let result = ingest::import(&args.input, &args.out, &opts, &progress);
     progress.finish();
     let report = result?;
+    for notice in &report.notices {
+        eprintln!("note: {notice}");
+    }
     progress.summary(
         "imported",
         report.num_edges,
