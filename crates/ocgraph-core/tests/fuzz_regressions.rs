@@ -36,11 +36,9 @@ fn graph_with_level(dir: &Path) {
 
 /// `fuzz/regressions/level/crash-e364fc0b…`: one byte of the first section's vertex count
 /// flipped and the checksum recomputed, so that the second section header is read from other
-/// data; `Level::parse` then computes `(k + 1) * 8` for a `k` near 2^64 before checking `k`, an
-/// overflow panic where overflow checks are on (test and debug builds). The fix belongs in
-/// `update/level.rs`: check `k <= u32::MAX` and `m <= data_end` before the offsets arithmetic.
+/// data, with `k` near 2^64: `Level::parse` checks `k <= u32::MAX` and `m <= data_end` before
+/// the offsets arithmetic that such counts would overflow.
 #[test]
-#[ignore = "fails until Level::parse checks the section counts before its arithmetic (update/level.rs)"]
 fn level_with_a_garbage_section_header_is_an_error() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("g");
