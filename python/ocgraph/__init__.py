@@ -25,6 +25,7 @@ from ._errors import (
     VertexError,
 )
 from ._graph import Graph, open
+from ._mine import MOTIF_NAMES, Watch
 from ._ocgraph import __version__
 from ._query import workload
 
@@ -34,8 +35,10 @@ __all__ = [
     "Graph",
     "InputError",
     "InvalidArgumentError",
+    "MOTIF_NAMES",
     "OcgraphIOError",
     "VertexError",
+    "Watch",
     "__version__",
     "from_edges",
     "generate",
