@@ -30,12 +30,12 @@ from ._ocgraph import __version__
 from ._query import workload
 
 __all__ = [
+    "MOTIF_NAMES",
     "Error",
     "FormatError",
     "Graph",
     "InputError",
     "InvalidArgumentError",
-    "MOTIF_NAMES",
     "OcgraphIOError",
     "VertexError",
     "Watch",

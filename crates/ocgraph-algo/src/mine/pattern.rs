@@ -145,21 +145,26 @@ impl<'a, O: Adjacency, I: Adjacency> Matcher<'a, O, I> {
             return 1;
         }
         let s = &self.plan.steps[i];
-        // Candidates: the intersection of the adjacent positions' lists, within the id bounds.
+        // Candidates: the intersection of the adjacent positions' lists, each first clipped to
+        // the id interval the restrictions allow (above every `above`, below every `below`).
+        let lo = s.above.iter().map(|&j| st.m[j]).max();
+        let hi = s.below.iter().map(|&j| st.m[j]).min();
+        let clip = |l: &[Vertex]| -> std::ops::Range<usize> {
+            let a = lo.map_or(0, |x| l.partition_point(|&c| c <= x));
+            let b = hi.map_or(l.len(), |x| l.partition_point(|&c| c < x));
+            a..b.max(a)
+        };
         let mut cand = std::mem::take(&mut st.cand[i]);
-        let first = s.adjacent[0];
+        let first = &st.lists[s.adjacent[0]];
         cand.clear();
-        cand.extend_from_slice(&st.lists[first]);
+        cand.extend_from_slice(&first[clip(first)]);
         for &j in &s.adjacent[1..] {
-            intersect_into(&cand, &st.lists[j], &mut st.tmp);
+            let l = &st.lists[j];
+            intersect_into(&cand, &l[clip(l)], &mut st.tmp);
             std::mem::swap(&mut cand, &mut st.tmp);
         }
-        let lo = s.above.iter().map(|&j| st.m[j]).max().map_or(0, |x| cand.partition_point(|&c| c <= x));
-        let hi =
-            s.below.iter().map(|&j| st.m[j]).min().map_or(cand.len(), |x| cand.partition_point(|&c| c < x));
         let mut total = 0;
-        for idx in lo..hi.max(lo) {
-            let c = cand[idx];
+        for &c in &cand {
             if st.m[..i].contains(&c)
                 || !self.label_ok(i, c)
                 || s.non_adjacent.iter().any(|&j| st.lists[j].binary_search(&c).is_ok())
