@@ -189,51 +189,54 @@ fn triad_census_equals_brute_force() {
     }
 }
 
-/// The matches of `p` by brute force over injective maps, as the sets of their edge images
-/// (edge-induced) or (vertex set, edge image) pairs, each counted once.
-fn brute_matches(
-    a: &[Vec<bool>],
-    p: &Pattern,
+/// A match's identity: its sorted vertex set and sorted edge images.
+type MatchKey = (Vec<usize>, Vec<(usize, usize)>);
+
+/// What the brute-force matcher matches against.
+struct Brute<'a> {
+    a: &'a [Vec<bool>],
+    p: &'a Pattern,
     induced: bool,
-    labels: Option<&[u32]>,
-) -> BTreeSet<(Vec<usize>, Vec<(usize, usize)>)> {
-    let k = p.num_vertices();
-    let n = a.len();
-    let mut out = BTreeSet::new();
-    let mut m = Vec::new();
-    fn rec(
-        a: &[Vec<bool>],
-        p: &Pattern,
-        induced: bool,
-        labels: Option<&[u32]>,
-        n: usize,
-        k: usize,
-        m: &mut Vec<usize>,
-        out: &mut BTreeSet<(Vec<usize>, Vec<(usize, usize)>)>,
-    ) {
-        if m.len() == k {
-            out.insert(key(m, p));
+    labels: Option<&'a [u32]>,
+}
+
+impl Brute<'_> {
+    /// Extends the injective map `m` in every way; inserts each complete match's key.
+    fn rec(&self, m: &mut Vec<usize>, out: &mut BTreeSet<MatchKey>) {
+        let (k, i) = (self.p.num_vertices(), m.len());
+        if i == k {
+            out.insert(key(m, self.p));
             return;
         }
-        let i = m.len();
-        for x in 0..n {
-            if m.contains(&x) || labels.is_some_and(|l| Some(l[x]) != p.label(i)) {
+        for x in 0..self.a.len() {
+            if m.contains(&x) || self.labels.is_some_and(|l| Some(l[x]) != self.p.label(i)) {
                 continue;
             }
-            let ok = (0..i).all(|j| if p.has_edge(i, j) { a[x][m[j]] } else { !induced || !a[x][m[j]] });
+            let ok = (0..i).all(|j| {
+                if self.p.has_edge(i, j) {
+                    self.a[x][m[j]]
+                } else {
+                    !self.induced || !self.a[x][m[j]]
+                }
+            });
             if ok {
                 m.push(x);
-                rec(a, p, induced, labels, n, k, m, out);
+                self.rec(m, out);
                 m.pop();
             }
         }
     }
-    rec(a, p, induced, labels, n, k, &mut m, &mut out);
+}
+
+/// The matches of `p` by brute force over injective maps, each counted once.
+fn brute_matches(a: &[Vec<bool>], p: &Pattern, induced: bool, labels: Option<&[u32]>) -> BTreeSet<MatchKey> {
+    let mut out = BTreeSet::new();
+    Brute { a, p, induced, labels }.rec(&mut Vec::new(), &mut out);
     out
 }
 
-/// A match's identity: its sorted vertex set and sorted edge images.
-fn key(m: &[usize], p: &Pattern) -> (Vec<usize>, Vec<(usize, usize)>) {
+/// The identity of the match `m` (pattern vertex `i` to data vertex `m[i]`).
+fn key(m: &[usize], p: &Pattern) -> MatchKey {
     let mut vs = m.to_vec();
     vs.sort_unstable();
     let mut es: Vec<(usize, usize)> =
@@ -242,7 +245,7 @@ fn key(m: &[usize], p: &Pattern) -> (Vec<usize>, Vec<(usize, usize)>) {
     (vs, es)
 }
 
-fn keys(flat: &[Vertex], p: &Pattern) -> Vec<(Vec<usize>, Vec<(usize, usize)>)> {
+fn keys(flat: &[Vertex], p: &Pattern) -> Vec<MatchKey> {
     flat.chunks(p.num_vertices())
         .map(|c| key(&c.iter().map(|&x| x as usize).collect::<Vec<_>>(), p))
         .collect()

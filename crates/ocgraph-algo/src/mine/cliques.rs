@@ -16,6 +16,7 @@ use ocgraph_core::{Adjacency, Error, Result, Vertex};
 use rayon::prelude::*;
 
 use super::intersect_into;
+use super::pattern::Emit;
 use crate::bfs::check_directions;
 use crate::chunks::{edge_balanced_ranges, pieces_for};
 use crate::triangles::{intersection_size, oriented, ranks, undirected_degrees};
@@ -78,7 +79,7 @@ impl Dag {
         need: usize,
         bufs: &mut [Vec<Vertex>],
         chosen: &mut Vec<Vertex>,
-        emit: &mut Option<&mut dyn FnMut(&[Vertex])>,
+        emit: &mut Emit<'_>,
     ) -> u64 {
         if cand.len() < need {
             return 0;
@@ -122,7 +123,7 @@ impl Dag {
         u: Vertex,
         k: usize,
         bufs: &mut [Vec<Vertex>],
-        emit: &mut Option<&mut dyn FnMut(&[Vertex])>,
+        emit: &mut Emit<'_>,
     ) -> u64 {
         let mut chosen = vec![u];
         self.cliques_in(self.list(u), k - 1, bufs, &mut chosen, emit)

@@ -183,7 +183,7 @@ impl<'a, O: Adjacency, I: Adjacency> Matcher<'a, O, I> {
     }
 
     /// Counts (and emits) the matches whose first position is `v`.
-    pub(crate) fn from_first(&self, st: &mut State, v: Vertex, emit: &mut Emit<'_>) -> u64 {
+    pub(crate) fn starting_at(&self, st: &mut State, v: Vertex, emit: &mut Emit<'_>) -> u64 {
         if !self.label_ok(0, v) {
             return 0;
         }
@@ -192,7 +192,7 @@ impl<'a, O: Adjacency, I: Adjacency> Matcher<'a, O, I> {
     }
 
     /// Counts (and emits) the matches whose first two positions are `u` and `v`.
-    pub(crate) fn from_pair(&self, st: &mut State, u: Vertex, v: Vertex, emit: &mut Emit<'_>) -> u64 {
+    pub(crate) fn starting_at_pair(&self, st: &mut State, u: Vertex, v: Vertex, emit: &mut Emit<'_>) -> u64 {
         if !self.accepts(st, 0, u) {
             return 0;
         }
@@ -247,7 +247,7 @@ pub fn for_each_match<O: Adjacency, I: Adjacency>(
     let m = Matcher::new(out, in_, pattern, static_plan(pattern, opts.induced), opts.labels)?;
     let counts = per_range(&m, out, k, |m, st, r| {
         let mut sink = |x: &[Vertex]| f(x);
-        r.map(|v| m.from_first(st, v, &mut Some(&mut sink))).sum::<u64>()
+        r.map(|v| m.starting_at(st, v, &mut Some(&mut sink))).sum::<u64>()
     });
     Ok(counts.into_iter().sum())
 }
@@ -263,7 +263,7 @@ pub fn count_matches<O: Adjacency, I: Adjacency>(
 ) -> Result<u64> {
     let k = pattern.num_vertices();
     let m = Matcher::new(out, in_, pattern, static_plan(pattern, opts.induced), opts.labels)?;
-    let counts = per_range(&m, out, k, |m, st, r| r.map(|v| m.from_first(st, v, &mut None)).sum::<u64>());
+    let counts = per_range(&m, out, k, |m, st, r| r.map(|v| m.starting_at(st, v, &mut None)).sum::<u64>());
     Ok(counts.into_iter().sum())
 }
 
@@ -283,7 +283,7 @@ pub fn list_matches<O: Adjacency, I: Adjacency>(
         let mut found = Vec::new();
         let mut sink = |x: &[Vertex]| found.extend_from_slice(x);
         for v in r {
-            m.from_first(st, v, &mut Some(&mut sink));
+            m.starting_at(st, v, &mut Some(&mut sink));
         }
         found
     });

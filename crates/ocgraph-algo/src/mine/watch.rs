@@ -134,7 +134,7 @@ impl Watch {
                 }
             };
             for m in &matchers {
-                m.from_pair(st, u, v, &mut Some(&mut sink));
+                m.starting_at_pair(st, u, v, &mut Some(&mut sink));
             }
             found
         };
