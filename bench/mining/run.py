@@ -125,7 +125,7 @@ def parse_counts(out: str) -> list[int]:
 
 
 def run_ocgraph(task: str, path: str, config: str, threads: int, timeout: float) -> dict:
-    cmd = mine_cmd(task, path) + ["--threads", str(threads), "--stats", "--quiet"]
+    cmd = [*mine_cmd(task, path), "--threads", str(threads), "--stats", "--quiet"]
     if config == "pool10":
         cmd += ["--backend", "pool", "--memory", str(max(graph_bytes(path) // 10, 1 << 20))]
     try:
@@ -170,7 +170,7 @@ def stream(path: str, work: str, updates: int, patterns: list[str], seed: int = 
     import ocgraph
 
     rows = []
-    for pattern in ["none"] + patterns:
+    for pattern in ["none", *patterns]:
         copy = os.path.join(work, "stream-copy")
         shutil.rmtree(copy, ignore_errors=True)
         shutil.copytree(path, copy)
