@@ -58,11 +58,12 @@ pub fn motif_census<O: Adjacency, I: Adjacency>(out: &O, in_: &I, size: usize) -
     let dag = Dag::build(out, in_)?;
     let c2 = |x: u64| x * x.saturating_sub(1) / 2;
     let wedges: u64 = dag.degree.iter().map(|&d| c2(d as u64)).sum();
-    let per_edge = triangles_per_edge(&dag);
-    let triangles: u64 = per_edge.iter().map(|&t| t as u64).sum::<u64>() / 3;
     if size == 3 {
+        let triangles = cliques_on(&dag, 3);
         return Ok(vec![wedges - 3 * triangles, triangles]);
     }
+    let per_edge = triangles_per_edge(&dag);
+    let triangles: u64 = per_edge.iter().map(|&t| t as u64).sum::<u64>() / 3;
     // Sums over edges (rank u → rank v, in the DAG) of degree and triangle terms.
     let deg = |r: Vertex| dag.degree[dag.order[r as usize] as usize] as u64;
     let (paths, tailed2, diamonds) = (0..dag.len() as Vertex)
@@ -87,14 +88,7 @@ pub fn motif_census<O: Adjacency, I: Adjacency>(out: &O, in_: &I, size: usize) -
     let n_path = paths - 3 * triangles;
     let n_tailed = tailed2 / 2;
     let n_diamond = diamonds;
-    let n_clique: u64 = dag
-        .ranges()
-        .into_par_iter()
-        .map(|r| {
-            let mut bufs = vec![Vec::new(); 4];
-            r.map(|u| dag.cliques_at(u, 4, &mut bufs, &mut None)).sum::<u64>()
-        })
-        .sum();
+    let n_clique = cliques_on(&dag, 4);
     let n_cycle = four_cycles(out, in_, &dag);
     // Induced from non-induced, most edges first (overlap counts in the module docs).
     let clique = n_clique;
@@ -104,6 +98,17 @@ pub fn motif_census<O: Adjacency, I: Adjacency>(out: &O, in_: &I, size: usize) -
     let path = n_path - 2 * tailed - 4 * cycle - 6 * diamond - 12 * clique;
     let star = n_star - tailed - 2 * diamond - 4 * clique;
     Ok(vec![star, path, tailed, cycle, diamond, clique])
+}
+
+/// Number of `k`-cliques of the DAG.
+fn cliques_on(dag: &Dag, k: usize) -> u64 {
+    dag.ranges()
+        .into_par_iter()
+        .map(|r| {
+            let mut bufs = vec![Vec::new(); k];
+            r.map(|u| dag.cliques_at(u, k, &mut bufs, &mut None)).sum::<u64>()
+        })
+        .sum()
 }
 
 /// Triangles on each DAG edge, aligned with `dag.targets`.
