@@ -25,10 +25,12 @@ from ._errors import (
     VertexError,
 )
 from ._graph import Graph, open
+from ._mine import MOTIF_NAMES, Watch
 from ._ocgraph import __version__
 from ._query import workload
 
 __all__ = [
+    "MOTIF_NAMES",
     "Error",
     "FormatError",
     "Graph",
@@ -36,6 +38,7 @@ __all__ = [
     "InvalidArgumentError",
     "OcgraphIOError",
     "VertexError",
+    "Watch",
     "__version__",
     "from_edges",
     "generate",

@@ -334,8 +334,15 @@ impl PyGraph {
     fn original_id(&self, py: Python<'_>, v: i64) -> PyResult<PyObject> {
         let g = self.graph()?;
         let v = Self::check_vertex(&g, v)?;
-        let ids = self.ids(py)?;
-        Ok(match run(py, || Ok(ids.original(v)))? {
+        let id = match self.handle()? {
+            // A writable graph names added vertices too; asked one id at a time.
+            Handle::Write(w) => run(py, || w.original_id(v).py())?,
+            Handle::Read(_) => {
+                let ids = self.ids(py)?;
+                run(py, || Ok(ids.original(v)))?
+            }
+        };
+        Ok(match id {
             OriginalId::Int(i) => i.into_pyobject(py)?.into_any().unbind(),
             OriginalId::Str(s) => s.into_pyobject(py)?.into_any().unbind(),
         })
@@ -377,6 +384,9 @@ impl PyGraph {
         } else {
             return Err(invalid(format!("an original id is an int or a str, got {original_id}")));
         };
+        if let Handle::Write(w) = self.handle()? {
+            return run(py, || w.vertex_of(&id).py());
+        }
         let ids = self.ids(py)?;
         run(py, || Ok(ids.vertex(&id)))
     }

@@ -471,6 +471,9 @@ impl WritableGraph {
     /// The vertex whose original id is `id`, if any.
     pub fn vertex_of(&self, id: &OriginalId) -> Result<Option<Vertex>> {
         let mut names = self.shared.names.lock();
+        if matches!(id, OriginalId::Str(_)) && names.kind != IdMapKind::Strings {
+            return Ok(None); // no vertex of an integer-id graph has a string id
+        }
         let found = self.resolve(&mut names, &[id], false)?;
         Ok(found.vertices[0])
     }
