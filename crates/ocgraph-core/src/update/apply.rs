@@ -9,19 +9,25 @@
 
 use super::delta::ArcOp;
 use super::snapshot::View;
+use super::stream::{BatchChanges, EdgeChange};
 use super::wal_frame::WalItem;
 use crate::error::{Error, Result};
 use crate::graph::Vertex;
 
 /// Arc operations of the batch being applied, recorded in the delta in one call per side
 /// (before any read inside the batch, so reads see the batch's earlier items).
-struct Pending {
+struct Pending<'a> {
     directed: bool,
     sides: [Vec<(Vertex, Vertex, ArcOp)>; 2],
+    /// The change feed's record of the batch, when someone listens.
+    log: Option<&'a mut BatchChanges>,
 }
 
-impl Pending {
+impl Pending<'_> {
     fn push(&mut self, src: Vertex, dst: Vertex, op: ArcOp) {
+        if let Some(log) = self.log.as_deref_mut() {
+            log.edges.push(EdgeChange { src, dst, op });
+        }
         self.sides[0].push((src, dst, op));
         if self.directed {
             self.sides[1].push((dst, src, op));
@@ -94,6 +100,22 @@ pub(crate) fn validate(items: &[WalItem], mut n: u64, weighted: bool, what: &str
 /// Applies the (validated) batch `seq` to `view`'s delta and vertex count, and makes it visible
 /// in `view` (`upto = seq`).
 pub(crate) fn apply(view: &mut View, seq: u64, items: &[WalItem]) -> Result<()> {
+    apply_logged(view, seq, items, None)
+}
+
+/// [`apply`], also recording the batch's edge operations and removed vertices in `log` (for the
+/// change feed, `stream.rs`) when given.
+pub(crate) fn apply_logged(
+    view: &mut View,
+    seq: u64,
+    items: &[WalItem],
+    mut log: Option<&mut BatchChanges>,
+) -> Result<()> {
+    if let Some(log) = log.as_deref_mut() {
+        log.seq = seq;
+        log.directed = view.base.is_directed();
+        log.vertices_before = view.num_vertices;
+    }
     // Reads inside the batch see its own earlier items.
     let mut latest = view.clone();
     latest.upto = u64::MAX;
@@ -101,7 +123,7 @@ pub(crate) fn apply(view: &mut View, seq: u64, items: &[WalItem]) -> Result<()> 
         items.iter().filter(|it| matches!(it, WalItem::AddEdge { .. } | WalItem::RemoveEdge { .. }));
     let cap = edge_items.count() * 2;
     let directed = view.base.is_directed();
-    let mut pending = Pending { directed, sides: [Vec::with_capacity(cap), Vec::new()] };
+    let mut pending = Pending { directed, sides: [Vec::with_capacity(cap), Vec::new()], log };
     if directed {
         pending.sides[1].reserve(cap / 2);
     }
@@ -122,6 +144,9 @@ pub(crate) fn apply(view: &mut View, seq: u64, items: &[WalItem]) -> Result<()> 
             }
             WalItem::RemoveVertex { v } => {
                 pending.flush(view, seq)?;
+                if let Some(log) = pending.log.as_deref_mut() {
+                    log.removed_vertices.push(v);
+                }
                 let outs = current_list(&latest, 0, v);
                 for x in outs {
                     pending.push(v, x, ArcOp::Remove);
@@ -136,6 +161,9 @@ pub(crate) fn apply(view: &mut View, seq: u64, items: &[WalItem]) -> Result<()> 
         }
     }
     pending.flush(view, seq)?;
+    if let Some(log) = pending.log {
+        log.vertices_after = view.num_vertices;
+    }
     view.upto = seq;
     Ok(())
 }

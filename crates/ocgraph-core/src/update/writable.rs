@@ -21,7 +21,7 @@ use std::thread::JoinHandle;
 
 use parking_lot::Mutex;
 
-use super::apply::{apply, validate};
+use super::apply::{apply, apply_logged, validate};
 use super::compact::write_base;
 use super::delta::DeltaLog;
 use super::level::{write_level, Level, SideOps};
@@ -29,6 +29,7 @@ use super::log_file::{LogFs, StdLogFs};
 use super::memory_delta::MemoryDelta;
 use super::paged_delta::{PagedDelta, PagedDeltaOptions};
 use super::snapshot::{Snapshot, View};
+use super::stream::{ChangeSubscriber, Feed, SubscriptionId};
 use super::wal::{Durability, RecoveryReport, Wal, WalOptions};
 use super::wal_frame::WalItem;
 use crate::error::{Error, Result};
@@ -109,6 +110,8 @@ struct Shared {
     freezing: Mutex<()>,
     /// The error of a failed background compaction, reported by the next call to `compact`/`close`.
     background_error: Mutex<Option<Error>>,
+    /// The change feed (`stream.rs`).
+    feed: Feed,
 }
 
 /// A graph opened for durable updates (see the module docs).
@@ -286,6 +289,7 @@ impl WritableGraph {
             compacting: Mutex::new(()),
             freezing: Mutex::new(()),
             background_error: Mutex::new(None),
+            feed: Feed::default(),
         });
         Ok(WritableGraph { shared, compactor: Mutex::new(None), recovery })
     }
@@ -385,6 +389,28 @@ impl WritableGraph {
     pub fn remove_vertices(&self, ids: &[Vertex]) -> Result<u64> {
         let items: Vec<WalItem> = ids.iter().map(|&v| WalItem::RemoveVertex { v }).collect();
         self.commit(&items, "remove_vertices").map(|(s, _)| s)
+    }
+
+    /// Registers `s` with the change feed (`stream.rs`): every batch committed from now on is
+    /// delivered to it before its update call returns. Returns the subscription and a snapshot
+    /// of the last applied batch, the state the first delivered batch starts from.
+    pub fn subscribe(&self, s: Arc<dyn ChangeSubscriber>) -> Result<(SubscriptionId, Snapshot)> {
+        let st = self.shared.state.lock();
+        self.shared.check_open(&st)?;
+        let id = self.shared.feed.add(s);
+        Ok((id, Snapshot::new(st.view.clone())))
+    }
+
+    /// Ends a subscription; returns whether it existed.
+    pub fn unsubscribe(&self, id: SubscriptionId) -> bool {
+        self.shared.feed.remove(id)
+    }
+
+    /// Commits `items` as one batch (mixed additions, removals, weight changes and vertex
+    /// operations, in order, with the semantics of the single-kind calls). Returns the batch's
+    /// sequence number.
+    pub fn update(&self, items: &[WalItem]) -> Result<u64> {
+        self.commit(items, "update").map(|(s, _)| s)
     }
 
     /// When an update call's batch is durable (with [`Durability::PerBatch`] every call returns
@@ -489,7 +515,7 @@ impl Shared {
     /// before it, and whether automatic compaction is due (after a freeze it triggered when the
     /// delta passed its threshold).
     fn commit(&self, items: &[WalItem], what: &str) -> Result<(u64, u64, bool)> {
-        let (seq, before, freeze) = {
+        let (seq, before, freeze, feed) = {
             let mut st = self.state.lock();
             self.check_open(&st)?;
             let before = st.view.num_vertices;
@@ -500,7 +526,8 @@ impl Shared {
             let seq = st.next_seq;
             self.wal.append(seq, items)?;
             st.next_seq += 1;
-            if let Err(e) = apply(&mut st.view, seq, items) {
+            let mut log = self.feed.start();
+            if let Err(e) = apply_logged(&mut st.view, seq, items, log.as_mut()) {
                 // The batch is logged but only partly applied: refuse further use (reopening
                 // replays it whole).
                 st.closed = true;
@@ -511,9 +538,12 @@ impl Shared {
                 st.vertex_history.push((seq, n));
             }
             let freeze = st.view.delta[0].bytes() + st.view.delta[1].bytes() > self.opts.freeze_threshold;
-            (seq, before, freeze)
+            (seq, before, freeze, log.map(|c| self.feed.ready(c, &st.view)))
         };
         self.wal.commit(seq)?;
+        if let Some(ready) = feed {
+            ready.deliver();
+        }
         let mut compact_due = false;
         if freeze {
             // One freeze at a time: when one is running, its successor picks up what is left.
