@@ -8,10 +8,10 @@
 //! Pushing `v` moves `r_v` into `x_v` and `d * r_v * w / W(v)` to each out-neighbour (or
 //! `d * r_v` to `g` when `v` is dangling). A batch changes `r` only through the vertices whose
 //! out-lists changed: their old contributions (read from the previous snapshot) are taken back
-//! and the new ones added, and only the vertices whose residual then exceeds `tol / 8` are
-//! queued. Pushing stops when every `|r_v| <= tol / 8` and `|g| <= n * tol / 8`, so
-//! `Σ |T(x) - x| <= n * tol / 4`: after normalising `x` to sum 1 (the result), one more
-//! networkx iteration moves it by less than `n * tol / 2`, within networkx's criterion.
+//! and the new ones added, and only the vertices whose residual then exceeds `tol` are queued.
+//! Pushing stops as soon as `Σ |r_v| + |g| <= n * tol / 4` (the sum is kept as residuals
+//! change), so `Σ |T(x) - x| <= n * tol / 4`: after normalising `x` to sum 1 (the result), one
+//! more networkx iteration moves it by less than `n * tol / 2`, within networkx's criterion.
 //!
 //! The first computation is the static kernel ([`crate::pagerank`], Jacobi) followed by one
 //! pass computing `r`. Memory: 24 bytes per vertex (scores, residuals, out-weights), a queue
@@ -34,6 +34,11 @@ pub struct PageRank {
     r: Vec<f64>,
     /// Pending residual shared uniformly by every vertex (`g / n` each).
     g: f64,
+    /// `Σ |r_v|`, kept as residuals change.
+    l1: f64,
+    /// Residuals above this are queued for pushing (lowered when the queue runs dry before
+    /// the tolerance holds).
+    eps: f64,
     /// `W(v)`: out-degree or out-weight sum.
     w_out: Vec<f64>,
     /// `Σ x`.
@@ -77,6 +82,8 @@ impl PageRank {
             x: Vec::new(),
             r: Vec::new(),
             g: 0.0,
+            l1: 0.0,
+            eps: tol,
             w_out: Vec::new(),
             sum: 0.0,
             prev: None,
@@ -86,8 +93,9 @@ impl PageRank {
         })
     }
 
-    fn eps(&self) -> f64 {
-        self.tol / 8.0
+    /// The residual `Σ |r_v| + |g|` pushing brings the state back under.
+    fn target(&self) -> f64 {
+        self.n() as f64 * self.tol / 4.0
     }
 
     fn n(&self) -> usize {
@@ -97,8 +105,10 @@ impl PageRank {
     /// Adds `delta` to `r_y`, queueing `y` when it passes the threshold.
     fn add_residual(&mut self, y: Vertex, delta: f64) {
         let i = y as usize;
+        let before = self.r[i].abs();
         self.r[i] += delta;
-        if self.r[i].abs() > self.eps() && !self.queued[i] {
+        self.l1 += self.r[i].abs() - before;
+        if self.r[i].abs() > self.eps && !self.queued[i] {
             self.queued[i] = true;
             self.queue.push_back(y);
         }
@@ -113,15 +123,19 @@ impl PageRank {
         }
     }
 
-    /// Pushes until every residual is within the thresholds.
+    /// Pushes queued residuals until `Σ |r_v| + |g|` is within [`PageRank::target`]: when the
+    /// queue runs dry first, the pending uniform part is spread (when it is the larger part) or
+    /// the queueing threshold is lowered and the vertices above it queued (one pass each).
     fn push(&mut self, snap: &Snapshot) {
         let mut arcs = Vec::new();
         let d = self.damping;
         loop {
-            while let Some(v) = self.queue.pop_front() {
+            while self.l1 + self.g.abs() > self.target() {
+                let Some(v) = self.queue.pop_front() else { break };
                 let i = v as usize;
                 self.queued[i] = false;
                 let delta = std::mem::take(&mut self.r[i]);
+                self.l1 -= delta.abs();
                 if delta == 0.0 {
                     continue;
                 }
@@ -139,11 +153,29 @@ impl PageRank {
                     self.g += d * delta;
                 }
             }
-            if self.g.abs() <= self.n() as f64 * self.eps() {
+            if self.l1 + self.g.abs() <= self.target() {
                 break;
             }
-            self.flush_uniform();
+            if self.g.abs() > self.target() / 2.0 {
+                self.flush_uniform();
+            } else if self.queue.is_empty() {
+                // Every residual is below the threshold, yet the sum is not: lower it (the
+                // sum is then at most n * eps, so this ends), recounting the sum exactly.
+                self.eps /= 4.0;
+                if self.eps < f64::MIN_POSITIVE {
+                    break;
+                }
+                self.l1 = self.r.iter().map(|x| x.abs()).sum();
+                for v in 0..self.n() {
+                    if self.r[v].abs() > self.eps && !self.queued[v] {
+                        self.queued[v] = true;
+                        self.queue.push_back(v as Vertex);
+                    }
+                }
+            }
         }
+        // Later batches queue at the original threshold again.
+        self.eps = self.eps.max(self.tol);
     }
 
     /// Takes back (`sign = -1`) or adds (`+1`) the contribution of `u` with out-arcs `arcs` of
@@ -209,6 +241,8 @@ impl Maintained for PageRank {
             }
         }
         self.r = y.iter().zip(&scores).map(|(a, b)| a - b).collect();
+        self.l1 = self.r.iter().map(|x| x.abs()).sum();
+        self.eps = self.tol;
         self.sum = scores.iter().sum();
         self.x = scores;
         self.w_out = w_out;
@@ -301,6 +335,8 @@ impl Maintained for PageRank {
             w.push(f64::from_bits(bytes::get_u64(&mut b)?));
         }
         self.sum = x.iter().sum();
+        self.l1 = r.iter().map(|v: &f64| v.abs()).sum();
+        self.eps = self.tol;
         (self.x, self.r, self.w_out, self.g, self.seq) = (x, r, w, g, seq);
         self.queued = vec![false; n];
         self.queue.clear();
