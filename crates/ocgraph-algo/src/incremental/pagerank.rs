@@ -17,7 +17,9 @@
 //! pass computing `r`. Memory: 24 bytes per vertex (scores, residuals, out-weights), a queue
 //! and a bitmap.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
+
+use rustc_hash::FxHashMap;
 
 use ocgraph_core::update::{BatchChanges, Snapshot};
 use ocgraph_core::{Adjacency, Error, Result, Vertex};
@@ -48,7 +50,7 @@ pub struct PageRank {
     queued: Vec<bool>,
     queue: VecDeque<Vertex>,
     /// First normalised score since the last `changes` of each vertex pushed since.
-    old: HashMap<Vertex, f64>,
+    old: FxHashMap<Vertex, f64>,
 }
 
 /// The out-arcs of `v` with their weights (1 when unweighted), and their weight sum.
@@ -89,7 +91,7 @@ impl PageRank {
             prev: None,
             queued: Vec::new(),
             queue: VecDeque::new(),
-            old: HashMap::new(),
+            old: FxHashMap::default(),
         })
     }
 

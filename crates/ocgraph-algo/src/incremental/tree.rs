@@ -20,11 +20,11 @@
 //! direction); WCC on a directed graph follows both for both.
 
 use std::cmp::Ordering;
-use std::collections::{BinaryHeap, HashMap, VecDeque};
+use std::collections::{BinaryHeap, VecDeque};
 
 use ocgraph_core::update::{ArcOp, BatchChanges, EdgeChange, Snapshot};
 use ocgraph_core::{Adjacency, Error, Result, Vertex};
-use rustc_hash::FxHashSet;
+use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::{bytes, Changes, Maintained, Values};
 
@@ -103,7 +103,7 @@ pub struct Tree<P: Program> {
     val: Vec<P::Value>,
     parent: Vec<Vertex>,
     /// First output value since the last [`Maintained::changes`] of each vertex changed since.
-    old: HashMap<Vertex, Out>,
+    old: FxHashMap<Vertex, Out>,
     heap: BinaryHeap<Entry<P::Value>>,
 }
 
@@ -115,7 +115,7 @@ impl<P: Program> Tree<P> {
             seq: 0,
             val: Vec::new(),
             parent: Vec::new(),
-            old: HashMap::new(),
+            old: FxHashMap::default(),
             heap: BinaryHeap::new(),
         }
     }

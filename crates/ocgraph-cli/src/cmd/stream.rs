@@ -75,7 +75,11 @@ pub(crate) fn read_updates(path: &Path, mut n: u64, weighted: bool) -> Result<Ve
         let item = match (cols[0], cols.len()) {
             ("+", 3 | 4) => {
                 let weight = match cols.get(3) {
-                    Some(c) if weighted => c.parse::<f32>().ok().filter(|w| !w.is_nan()).ok_or_else(|| bad(format!("bad weight '{c}'")))?,
+                    Some(c) if weighted => c
+                        .parse::<f32>()
+                        .ok()
+                        .filter(|w| !w.is_nan())
+                        .ok_or_else(|| bad(format!("bad weight '{c}'")))?,
                     Some(_) => return Err(bad("the graph is unweighted; weights are not accepted".into())),
                     None => 1.0,
                 };
@@ -83,16 +87,13 @@ pub(crate) fn read_updates(path: &Path, mut n: u64, weighted: bool) -> Result<Ve
             }
             ("-", 3) => WalItem::RemoveEdge { src: vertex(cols[1])?, dst: vertex(cols[2])? },
             ("+v", 2) => {
-                let count: u32 = cols[1].parse().map_err(|_| bad(format!("bad vertex count '{}'", cols[1])))?;
+                let count: u32 =
+                    cols[1].parse().map_err(|_| bad(format!("bad vertex count '{}'", cols[1])))?;
                 n += count as u64;
                 WalItem::AddVertices { count }
             }
             ("-v", 2) => WalItem::RemoveVertex { v: vertex(cols[1])? },
-            _ => {
-                return Err(bad(format!(
-                    "expected '+ u v [w]', '- u v', '+v n' or '-v u', found '{text}'"
-                )))
-            }
+            _ => return Err(bad(format!("expected '+ u v [w]', '- u v', '+v n' or '-v u', found '{text}'"))),
         };
         items.push(item);
     }
@@ -153,11 +154,7 @@ pub fn run(args: &StreamArgs) -> Result<()> {
     }
     let total = start.elapsed().as_secs_f64();
     let rate = items.len() as f64 / total.max(1e-12);
-    println!(
-        "{} updates in {} batches of {size}: {total:.3} s, {rate:.0} updates/s",
-        items.len(),
-        lat.len()
-    );
+    println!("{} updates in {} batches of {size}: {total:.3} s, {rate:.0} updates/s", items.len(), lat.len());
     lat.sort_by(f64::total_cmp);
     let (p50, p99, max) = (percentile(&lat, 50.0), percentile(&lat, 99.0), percentile(&lat, 100.0));
     // `--stats` (of the backend options) also prints the per-batch latency percentiles.
@@ -215,7 +212,10 @@ pub fn run(args: &StreamArgs) -> Result<()> {
     }
     w.close()?;
     if !failed.is_empty() {
-        return Err(Error::invalid(format!("maintained results differ from recomputation: {}", failed.join(", "))));
+        return Err(Error::invalid(format!(
+            "maintained results differ from recomputation: {}",
+            failed.join(", ")
+        )));
     }
     Ok(())
 }

@@ -19,7 +19,8 @@ use super::workload::Dist;
 
 /// Parses `A/R` (percentages summing to 100) into the share of additions.
 fn parse_mix(mix: &str) -> Result<f64> {
-    let bad = || Error::invalid(format!("--mix {mix:?}: expected additions/removals percentages, e.g. 90/10"));
+    let bad =
+        || Error::invalid(format!("--mix {mix:?}: expected additions/removals percentages, e.g. 90/10"));
     let (a, r) = mix.split_once('/').ok_or_else(bad)?;
     let (a, r): (f64, f64) = (a.trim().parse().map_err(|_| bad())?, r.trim().parse().map_err(|_| bad())?);
     if a < 0.0 || r < 0.0 || (a + r - 100.0).abs() > 1e-9 {
@@ -39,7 +40,9 @@ pub fn write(g: &Graph, mix: &str, dist: Dist, count: usize, seed: u64, out: &Pa
     // Cumulative degrees: a uniformly random arc is one binary search away.
     let mut cum = Vec::with_capacity(n + 1);
     cum.push(0u64);
-    adj.for_each_degree_in_range(0..n as Vertex, |_, d| cum.push(cum.last().copied().unwrap_or(0) + d as u64));
+    adj.for_each_degree_in_range(0..n as Vertex, |_, d| {
+        cum.push(cum.last().copied().unwrap_or(0) + d as u64)
+    });
     let arcs = *cum.last().unwrap_or(&0);
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
     let random_arc = |rng: &mut Xoshiro256PlusPlus| -> Option<(Vertex, Vertex)> {
