@@ -13,6 +13,10 @@
 //! change), so `Σ |T(x) - x| <= n * tol / 4`: after normalising `x` to sum 1 (the result), one
 //! more networkx iteration moves it by less than `n * tol / 2`, within networkx's criterion.
 //!
+//! When pushing has read a quarter of the graph's arcs and the tolerance does not hold yet,
+//! the batch falls back to a recomputation (a batch that moves the scores that far is cheaper
+//! to recompute).
+//!
 //! The first computation is the static kernel ([`crate::pagerank`], Jacobi) followed by one
 //! pass computing `r`. Memory: 24 bytes per vertex (scores, residuals, out-weights), a queue
 //! and a bitmap.
@@ -43,6 +47,8 @@ pub struct PageRank {
     eps: f64,
     /// `W(v)`: out-degree or out-weight sum.
     w_out: Vec<f64>,
+    /// Number of arcs at the last recomputation (the push budget's scale).
+    arcs: u64,
     /// `Σ x`.
     sum: f64,
     /// The snapshot the state is current for (old lists of changed vertices come from it).
@@ -87,6 +93,7 @@ impl PageRank {
             l1: 0.0,
             eps: tol,
             w_out: Vec::new(),
+            arcs: 0,
             sum: 0.0,
             prev: None,
             queued: Vec::new(),
@@ -128,9 +135,13 @@ impl PageRank {
     /// Pushes queued residuals until `Σ |r_v| + |g|` is within [`PageRank::target`]: when the
     /// queue runs dry first, the pending uniform part is spread (when it is the larger part) or
     /// the queueing threshold is lowered and the vertices above it queued (one pass each).
-    fn push(&mut self, snap: &Snapshot) {
+    /// Returns false (leaving a consistent state still to push) once it has read a quarter of the
+    /// graph's arcs: a recomputation by the static kernel is then cheaper.
+    fn push(&mut self, snap: &Snapshot) -> bool {
         let mut arcs = Vec::new();
         let d = self.damping;
+        let budget = self.w_out.iter().filter(|&&w| w > 0.0).count() as u64 + self.arcs / 4;
+        let mut read = 0u64;
         loop {
             while self.l1 + self.g.abs() > self.target() {
                 let Some(v) = self.queue.pop_front() else { break };
@@ -148,11 +159,16 @@ impl PageRank {
                 let w = self.w_out[i];
                 if w > 0.0 {
                     out_arcs(snap, v, &mut arcs);
+                    read += arcs.len() as u64 + 1;
                     for &(y, wy) in &arcs {
                         self.add_residual(y, d * delta * wy / w);
                     }
                 } else {
                     self.g += d * delta;
+                }
+                if read > budget {
+                    self.eps = self.eps.max(self.tol);
+                    return false;
                 }
             }
             if self.l1 + self.g.abs() <= self.target() {
@@ -178,6 +194,7 @@ impl PageRank {
         }
         // Later batches queue at the original threshold again.
         self.eps = self.eps.max(self.tol);
+        true
     }
 
     /// Takes back (`sign = -1`) or adds (`+1`) the contribution of `u` with out-arcs `arcs` of
@@ -227,21 +244,27 @@ impl Maintained for PageRank {
         let PageRankResult { scores, .. } = crate::pagerank(&snap.out(), &snap.in_(), &opts)?;
         let n = scores.len();
         let d = self.damping;
+        // Two scans of the out-lists (block by block, not point reads).
         let mut w_out = vec![0.0; n];
-        let mut arcs = Vec::new();
-        for (v, w) in w_out.iter_mut().enumerate() {
-            *w = out_arcs(snap, v as Vertex, &mut arcs);
-        }
+        let mut total = 0u64;
+        let out = snap.out();
+        let weighted = out.is_weighted();
+        out.for_each_weighted_in_range(0..n as Vertex, |u, ns, ws| {
+            w_out[u as usize] = if weighted { ws.iter().map(|&w| w as f64).sum() } else { ns.len() as f64 };
+            total += ns.len() as u64;
+        });
+        self.arcs = total;
         let dangling: f64 = (0..n).filter(|&v| w_out[v] == 0.0).map(|v| scores[v]).sum();
         let mut y = vec![(d * dangling + 1.0 - d) / n.max(1) as f64; n];
-        for u in 0..n {
-            if w_out[u] > 0.0 {
-                out_arcs(snap, u as Vertex, &mut arcs);
-                for &(t, wt) in &arcs {
-                    y[t as usize] += d * scores[u] * wt / w_out[u];
+        out.for_each_weighted_in_range(0..n as Vertex, |u, ns, ws| {
+            let wu = w_out[u as usize];
+            if wu > 0.0 {
+                let c = d * scores[u as usize] / wu;
+                for (i, &t) in ns.iter().enumerate() {
+                    y[t as usize] += c * if weighted { ws[i] as f64 } else { 1.0 };
                 }
             }
-        }
+        });
         self.r = y.iter().zip(&scores).map(|(a, b)| a - b).collect();
         self.l1 = self.r.iter().map(|x| x.abs()).sum();
         self.eps = self.tol;
@@ -254,7 +277,9 @@ impl Maintained for PageRank {
         for v in 0..n as Vertex {
             self.add_residual(v, 0.0);
         }
+        self.arcs = u64::MAX / 8; // no budget right after the static kernel
         self.push(snap);
+        self.arcs = total;
         for (v, (a, b)) in before.iter().zip(self.result_scores()).enumerate() {
             if *a != b {
                 self.old.entry(v as Vertex).or_insert(*a);
@@ -290,7 +315,9 @@ impl Maintained for PageRank {
             self.contribute(u, &new, w_new, 1.0);
             self.w_out[u as usize] = w_new;
         }
-        self.push(snap);
+        if !self.push(snap) {
+            return self.rebuild(snap);
+        }
         self.prev = Some(snap.clone());
         self.seq = changes.seq;
         Ok(())
@@ -336,6 +363,7 @@ impl Maintained for PageRank {
             r.push(f64::from_bits(bytes::get_u64(&mut b)?));
             w.push(f64::from_bits(bytes::get_u64(&mut b)?));
         }
+        self.arcs = w.iter().sum::<f64>() as u64;
         self.sum = x.iter().sum();
         self.l1 = r.iter().map(|v: &f64| v.abs()).sum();
         self.eps = self.tol;
