@@ -306,7 +306,7 @@ impl Maintained for PageRank {
         for u in sources {
             let w_old = out_arcs(&prev, u, &mut old);
             let w_new = out_arcs(snap, u, &mut new);
-            if let Some(&(y, w)) = new.iter().find(|a| !(a.1 >= 0.0)) {
+            if let Some(&(y, w)) = new.iter().find(|a| a.1.is_nan() || a.1 < 0.0) {
                 return Err(Error::invalid(format!(
                     "pagerank: arc {u} -> {y} has weight {w}; PageRank needs weights >= 0"
                 )));

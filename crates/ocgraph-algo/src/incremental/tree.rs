@@ -87,6 +87,11 @@ impl<V: PartialOrd> Ord for Entry<V> {
     }
 }
 
+/// Whether `w` cannot be a shortest-path weight (negative or NaN).
+fn bad_weight(w: f32) -> bool {
+    w.is_nan() || w < 0.0
+}
+
 /// Calls `f(y, w)` for every arc of `v` in `dir` (weight 1 when `weighted` is false).
 fn arcs_of<A: Adjacency>(dir: &A, v: Vertex, weighted: bool, mut f: impl FnMut(Vertex, f32)) {
     let ns = dir.neighbors(v);
@@ -165,7 +170,7 @@ impl<P: Program> Tree<P> {
             arcs.clear();
             self.forward(snap, x, |y, w| arcs.push((y, w)));
             for &(y, w) in &arcs {
-                if self.prog.weighted() && !(w >= 0.0) {
+                if self.prog.weighted() && bad_weight(w) {
                     return Err(Error::invalid(format!(
                         "{}: arc {x} -> {y} has weight {w}; shortest paths need non-negative weights",
                         self.prog.name()
@@ -216,7 +221,7 @@ impl<P: Program> Tree<P> {
             self.backward(snap, x, |y, w| arcs.push((y, w)));
             for &(y, w) in &arcs {
                 let vy = self.val[y as usize];
-                if vy < P::INF && !(self.prog.weighted() && !(w >= 0.0)) {
+                if vy < P::INF && !(self.prog.weighted() && bad_weight(w)) {
                     self.offer(x, self.prog.relax(vy, w), y);
                 }
             }
@@ -289,7 +294,7 @@ impl<P: Program> Maintained for Tree<P> {
         // 3. Added or lighter arcs relax forward.
         for e in &arcs {
             if let ArcOp::Add(w) = e.op {
-                if self.prog.weighted() && !(w >= 0.0) {
+                if self.prog.weighted() && bad_weight(w) {
                     return Err(Error::invalid(format!(
                         "{}: arc {} -> {} has weight {w}; shortest paths need non-negative weights",
                         self.prog.name(),

@@ -89,10 +89,13 @@ pub trait ChangeSubscriber: Send + Sync {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct SubscriptionId(pub(crate) u64);
 
+/// The registered subscribers, and the next subscription id.
+type Registry = (u64, Vec<(SubscriptionId, Arc<dyn ChangeSubscriber>)>);
+
 /// The feed of one graph: its subscribers, and the turn that keeps deliveries in sequence order.
 #[derive(Default)]
 pub(crate) struct Feed {
-    subscribers: Mutex<(u64, Vec<(SubscriptionId, Arc<dyn ChangeSubscriber>)>)>,
+    subscribers: Mutex<Registry>,
     /// Taken under the writer's state lock, released after delivery: batches are delivered in
     /// the order they were applied.
     turn: Mutex<()>,
