@@ -380,6 +380,42 @@ class Graph(_NativeGraph):
         """Makes every update so far durable."""
         _ocgraph._sync(self)
 
+    def maintain(
+        self,
+        kind: str,
+        source: int | None = None,
+        damping: float = 0.85,
+        tol: float = 1e-6,
+    ) -> Any:
+        """Keeps a result current as the graph changes (writable graphs).
+
+        ``kind`` is ``"bfs"`` or ``"sssp"`` (with ``source``: hop counts, ``-1`` unreachable;
+        distances, ``inf`` unreachable), ``"wcc"`` (component labels: the smallest vertex id of
+        the component) or ``"pagerank"`` (``damping``, networkx's ``tol``). Several may be kept at
+        once. Every update call updates each of them before it returns. The returned object has
+        ``result()`` (a numpy array for the current graph), ``changes()`` (``(vertices, old,
+        new)`` arrays since the previous call), ``save()`` and ``stop()``. :meth:`close` saves
+        them under ``<graph>/maintained/``; a later ``maintain`` reuses a saved result when the
+        graph has not changed since, and recomputes it otherwise.
+        """
+        m = _ocgraph._maintain(self, kind, source, damping, tol)
+        self.__dict__.setdefault("_maintained", []).append(m)
+        return m
+
+    def close(self) -> None:
+        """Saves the maintained results (see :meth:`maintain`), then closes the graph (a
+        writable graph first makes every update durable). Closing twice is allowed."""
+        maintained = self.__dict__.pop("_maintained", [])
+        try:
+            if not self.closed:
+                for m in maintained:
+                    if not m.stopped:
+                        m.save()
+        finally:
+            for m in maintained:
+                m.stop()
+            super().close()
+
     @property
     def num_levels(self) -> int:
         """Number of on-disk levels over the base (writable graphs)."""

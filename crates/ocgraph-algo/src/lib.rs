@@ -15,6 +15,7 @@ mod stash;
 pub mod bfs;
 pub mod diameter;
 pub mod harness;
+pub mod incremental;
 pub mod khop;
 pub mod mine;
 pub mod pagerank;

@@ -11,6 +11,7 @@ mod errors;
 mod generate;
 mod graph;
 mod import;
+mod maintain;
 mod mine;
 mod options;
 mod query;
@@ -22,6 +23,8 @@ use pyo3::prelude::*;
 #[pymodule]
 fn _ocgraph(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<graph::PyGraph>()?;
+    m.add_class::<maintain::PyMaintained>()?;
+    m.add_function(wrap_pyfunction!(maintain::_maintain, m)?)?;
     m.add_function(wrap_pyfunction!(build::_from_edges, m)?)?;
     m.add_function(wrap_pyfunction!(import::_import_edges, m)?)?;
     m.add_function(wrap_pyfunction!(import::_sparse_ids_problem, m)?)?;

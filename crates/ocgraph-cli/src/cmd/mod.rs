@@ -12,6 +12,8 @@ mod pack;
 mod query;
 mod reorder;
 mod run;
+mod stream;
+mod stream_workload;
 mod update;
 mod workload;
 
@@ -47,6 +49,9 @@ pub enum Command {
     CacheSim(cache_sim::CacheSimArgs),
     /// Generate a seeded query workload (edge queries, friends-of-friends, shortest paths).
     Workload(workload::WorkloadArgs),
+    /// Apply a stream of updates in batches, keeping results current (wcc, bfs, sssp,
+    /// pagerank); report per-batch latency and throughput.
+    Stream(stream::StreamArgs),
     /// Answer a workload's queries with a prefetcher; report latency, throughput and I/O.
     Query(query::QueryArgs),
 }
@@ -68,6 +73,7 @@ pub fn run(cmd: Command) -> Result<()> {
         Command::Compact(a) => update::compact(&a),
         Command::Workload(a) => workload::run(&a),
         Command::Query(a) => query::run(&a),
+        Command::Stream(a) => stream::run(&a),
     }
 }
 

@@ -1,5 +1,6 @@
 //! `ocgraph workload`: generate a seeded query workload for a graph and save it as a workload
-//! file (format: `ocgraph_core::query::workload`, and docs/design.md).
+//! file (format: `ocgraph_core::query::workload`, and docs/design.md), or a stream of updates
+//! for `ocgraph stream` (`stream_workload.rs`).
 
 use std::path::PathBuf;
 
@@ -16,6 +17,18 @@ pub enum Kind {
     Fof,
     /// Uniformly random (source, target) pairs for shortest paths.
     ShortestPath,
+    /// A stream of updates for `ocgraph stream`: additions of new edges and removals of
+    /// existing ones (`--mix`, `--dist`), as text lines `+ u v [w]` and `- u v`.
+    Updates,
+}
+
+/// How `workload updates` picks the ends of added edges.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Dist {
+    /// Uniformly random vertices.
+    Uniform,
+    /// Vertices with probability proportional to their degree (ends of random arcs).
+    PowerLaw,
 }
 
 /// Arguments of `ocgraph workload`.
@@ -38,6 +51,12 @@ pub struct WorkloadArgs {
     /// Random seed.
     #[arg(long, default_value_t = 1)]
     seed: u64,
+    /// Additions/removals percentages (updates), e.g. 100/0, 90/10, 50/50.
+    #[arg(long, default_value = "100/0")]
+    mix: String,
+    /// How the ends of added edges are chosen (updates).
+    #[arg(long, value_enum, default_value_t = Dist::Uniform)]
+    dist: Dist,
     /// The workload file to write.
     #[arg(long)]
     out: PathBuf,
@@ -48,10 +67,14 @@ pub fn run(args: &WorkloadArgs) -> Result<()> {
     crate::backend_args::refuse_updates(&args.graph, "ocgraph workload")?;
     let g = Graph::open(&args.graph, &OpenOptions::default())?;
     let n = g.num_vertices();
+    if args.kind == Kind::Updates {
+        return super::stream_workload::write(&g, &args.mix, args.dist, args.count, args.seed, &args.out);
+    }
     let w = match args.kind {
         Kind::EdgeQueries => Workload::edge_queries(&g.out(), args.alpha, args.queue, args.count, args.seed)?,
         Kind::Fof => Workload::friends_of_friends(n, args.count, args.seed)?,
         Kind::ShortestPath => Workload::shortest_paths(n, args.count, args.seed)?,
+        Kind::Updates => unreachable!("handled above"),
     };
     w.save(&args.out)?;
     let distinct = {

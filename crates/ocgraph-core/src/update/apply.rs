@@ -11,6 +11,7 @@ use std::collections::HashMap;
 
 use super::delta::{fold_ops, ArcOp};
 use super::snapshot::View;
+use super::stream::{BatchChanges, EdgeChange};
 use super::wal_frame::WalItem;
 use crate::error::{Error, Result};
 use crate::graph::Vertex;
@@ -25,6 +26,8 @@ pub(crate) struct Plan {
     /// Indices into `sides[s]` of the operations on each `(s, src)`: reads inside the batch
     /// see its own earlier items.
     by_src: HashMap<(usize, Vertex), Vec<usize>>,
+    /// The change feed's record of the batch (`stream.rs`), when someone listens.
+    pub log: Option<BatchChanges>,
 }
 
 impl Plan {
@@ -34,6 +37,9 @@ impl Plan {
     }
 
     fn push(&mut self, src: Vertex, dst: Vertex, op: ArcOp) {
+        if let Some(log) = self.log.as_mut() {
+            log.edges.push(EdgeChange { src, dst, op });
+        }
         self.push_arc(0, src, dst, op);
         if self.directed {
             self.push_arc(1, dst, src, op);
@@ -108,8 +114,9 @@ pub(crate) fn validate(items: &[WalItem], mut n: u64, weighted: bool, what: &str
     Ok(())
 }
 
-/// The plan of the (validated) batch `items` over `view` (see [`Plan`]).
-pub(crate) fn plan(view: &View, items: &[WalItem]) -> Plan {
+/// The plan of the (validated) batch `items` over `view` (see [`Plan`]); with `log` (the
+/// change feed's empty record of batch `log.seq`), also what the batch changes.
+pub(crate) fn plan(view: &View, items: &[WalItem], log: Option<BatchChanges>) -> Plan {
     let edge_items =
         items.iter().filter(|it| matches!(it, WalItem::AddEdge { .. } | WalItem::RemoveEdge { .. }));
     let cap = edge_items.count() * 2;
@@ -119,6 +126,11 @@ pub(crate) fn plan(view: &View, items: &[WalItem]) -> Plan {
         num_vertices: view.num_vertices,
         directed,
         by_src: HashMap::new(),
+        log: log.map(|mut l| {
+            l.directed = directed;
+            l.vertices_before = view.num_vertices;
+            l
+        }),
     };
     if directed {
         plan.sides[1].reserve(cap / 2);
@@ -134,6 +146,9 @@ pub(crate) fn plan(view: &View, items: &[WalItem]) -> Plan {
             }
             WalItem::AddVertices { count } => plan.num_vertices += count as u64,
             WalItem::RemoveVertex { v } => {
+                if let Some(log) = plan.log.as_mut() {
+                    log.removed_vertices.push(v);
+                }
                 for x in plan.current_list(view, 0, v) {
                     plan.push(v, x, ArcOp::Remove);
                 }
@@ -145,12 +160,16 @@ pub(crate) fn plan(view: &View, items: &[WalItem]) -> Plan {
             }
         }
     }
+    if let Some(log) = plan.log.as_mut() {
+        log.vertices_after = plan.num_vertices;
+    }
     plan
 }
 
 /// Records `plan` as batch `seq` in `view`'s delta and sets the vertex count; the batch
 /// becomes visible in `view` only when the caller sets `view.upto = seq`. On an error the
-/// delta may hold part of the batch, invisible to every reader (tagged `seq`, above `upto`).
+/// delta may hold part of the batch, invisible to every reader (tagged `seq`, above `upto`);
+/// the caller must not record later batches in that delta.
 pub(crate) fn record(view: &mut View, seq: u64, plan: &Plan) -> Result<()> {
     for (side, ops) in plan.sides.iter().enumerate() {
         if !ops.is_empty() {
@@ -164,7 +183,7 @@ pub(crate) fn record(view: &mut View, seq: u64, plan: &Plan) -> Result<()> {
 /// Applies the (validated) batch `seq` to `view` and makes it visible (`upto = seq`): the
 /// WAL replay path.
 pub(crate) fn apply(view: &mut View, seq: u64, items: &[WalItem]) -> Result<()> {
-    let p = plan(view, items);
+    let p = plan(view, items, None);
     record(view, seq, &p)?;
     view.upto = seq;
     Ok(())

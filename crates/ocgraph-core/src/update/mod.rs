@@ -8,6 +8,7 @@
 //! - [`memory_delta`]: [`MemoryDelta`], the in-memory [`DeltaLog`].
 //! - `level`: immutable on-disk levels (CSR over touched vertices, with tombstones).
 //! - [`snapshot`]: [`Snapshot`], a consistent view (base + levels + delta as of a batch).
+//! - [`stream`]: the change feed (what each batch changed, delivered to subscribers).
 //! - [`writable`]: [`WritableGraph`], the update API (WAL -> delta -> levels -> compaction).
 //! - [`paged_delta`]: [`PagedDelta`], a delta log stored in buffer-pool pages of a delta file.
 
@@ -20,6 +21,7 @@ pub mod log_file;
 pub mod memory_delta;
 pub mod paged_delta;
 pub mod snapshot;
+pub mod stream;
 pub mod wal;
 pub mod wal_frame;
 pub mod writable;
@@ -29,6 +31,7 @@ pub use log_file::{LogFile, LogFs, StdLogFs};
 pub use memory_delta::MemoryDelta;
 pub use paged_delta::{PagedDelta, PagedDeltaOptions};
 pub use snapshot::{Snapshot, SnapshotDirection};
+pub use stream::{BatchChanges, ChangeSubscriber, EdgeChange, SubscriptionId};
 pub use wal::{Durability, RecoveryReport, Wal, WalOptions};
 pub use wal_frame::WalItem;
 pub use writable::{DeltaKind, WritableGraph, WriteOptions, DELTA_DIR, LEVELS_DIR, WAL_DIR};

@@ -31,6 +31,7 @@ use super::log_file::{LogFs, StdLogFs};
 use super::memory_delta::MemoryDelta;
 use super::paged_delta::{PagedDelta, PagedDeltaOptions};
 use super::snapshot::{Snapshot, View};
+use super::stream::{BatchChanges, ChangeSubscriber, Feed, SubscriptionId};
 use super::wal::{Durability, RecoveryReport, Wal, WalOptions};
 use super::wal_frame::WalItem;
 use crate::error::{Error, Result};
@@ -115,6 +116,8 @@ struct Shared {
     /// Original ids (held by every call that adds vertices, so vertex numbers stay put between
     /// naming new vertices and logging the batch that adds them).
     names: Mutex<Names>,
+    /// The change feed (`stream.rs`).
+    feed: Feed,
 }
 
 /// Original ids: the base's id map (loaded on first use) and the ids of added vertices.
@@ -342,6 +345,7 @@ impl WritableGraph {
             freezing: Mutex::new(()),
             background_error: Mutex::new(None),
             names,
+            feed: Feed::default(),
         });
         Ok(WritableGraph { shared, compactor: Mutex::new(None), recovery })
     }
@@ -673,6 +677,28 @@ impl WritableGraph {
         self.commit(&items, "remove_vertices").map(|(s, _)| s)
     }
 
+    /// Registers `s` with the change feed (`stream.rs`): every batch committed from now on is
+    /// delivered to it before its update call returns. Returns the subscription and a snapshot
+    /// of the last applied batch, the state the first delivered batch starts from.
+    pub fn subscribe(&self, s: Arc<dyn ChangeSubscriber>) -> Result<(SubscriptionId, Snapshot)> {
+        let st = self.shared.state.lock();
+        self.shared.check_open(&st)?;
+        let id = self.shared.feed.add(s);
+        Ok((id, Snapshot::new(st.view.clone())))
+    }
+
+    /// Ends a subscription; returns whether it existed.
+    pub fn unsubscribe(&self, id: SubscriptionId) -> bool {
+        self.shared.feed.remove(id)
+    }
+
+    /// Commits `items` as one batch (mixed additions, removals, weight changes and vertex
+    /// operations, in order, with the semantics of the single-kind calls). Returns the batch's
+    /// sequence number.
+    pub fn update(&self, items: &[WalItem]) -> Result<u64> {
+        self.commit(items, "update").map(|(s, _)| s)
+    }
+
     /// When an update call's batch is durable (with [`Durability::PerBatch`] every call returns
     /// durable, so callers need no [`WritableGraph::sync`]).
     pub fn durability(&self) -> Durability {
@@ -767,8 +793,8 @@ impl Shared {
     fn check_open(&self, st: &State) -> Result<()> {
         if st.closed {
             return Err(Error::invalid(format!(
-                "{}: the graph is closed (a batch that fails to be recorded or logged closes it: \
-                 reopen the graph, which restores every logged batch)",
+                "{}: the graph is closed (a batch that is logged but fails to be recorded in the \
+                 delta closes it: reopen the graph, which applies every logged batch)",
                 self.dir.display()
             )));
         }
@@ -780,7 +806,7 @@ impl Shared {
     /// delta passed its threshold).
     fn commit(&self, items: &[WalItem], what: &str) -> Result<(u64, u64, bool)> {
         let mut frozen_for_room = false;
-        let (seq, before, freeze) = loop {
+        let (seq, before, freeze, feed) = loop {
             let mut st = self.state.lock();
             self.check_open(&st)?;
             let before = st.view.num_vertices;
@@ -789,7 +815,8 @@ impl Shared {
                 return Ok((st.next_seq - 1, before, false));
             }
             let seq = st.next_seq;
-            let plan = plan(&st.view, items);
+            let log = self.feed.start().map(|l| BatchChanges { seq, ..l });
+            let mut plan = plan(&st.view, items, log);
             // Refused before anything is recorded or logged when the delta cannot take it
             // (after one freeze, which starts an empty delta).
             let room = (0..2).all(|side| st.view.delta[side].has_room(&plan.sides[side]));
@@ -807,25 +834,29 @@ impl Shared {
                     plan.sides[0].len() + plan.sides[1].len()
                 )));
             }
-            // Recorded first (invisible: tagged `seq`, above the view's `upto`), then logged,
-            // then made visible: a failure at either step leaves the batch out of the log and
-            // unseen, and closes the graph (its delta may hold part of the batch), so that a
-            // reopen restores exactly the logged batches.
-            let logged = record(&mut st.view, seq, &plan).and_then(|()| self.wal.append(seq, items));
-            if let Err(e) = logged {
+            // Logged first: a failed append leaves nothing recorded and the graph usable. Then
+            // recorded in the delta (with the room checked above, only an I/O error of a paged
+            // delta's pool fails here): the batch is in the log but only partly recorded, so the
+            // graph closes, and a reopen replays the logged batch whole.
+            self.wal.append(seq, items)?;
+            st.next_seq += 1;
+            if let Err(e) = record(&mut st.view, seq, &plan) {
                 st.closed = true;
                 return Err(e);
             }
-            st.next_seq += 1;
             st.view.upto = seq;
             if st.view.num_vertices != before {
                 let n = st.view.num_vertices;
                 st.vertex_history.push((seq, n));
             }
             let freeze = st.view.delta[0].bytes() + st.view.delta[1].bytes() > self.opts.freeze_threshold;
-            break (seq, before, freeze);
+            let feed = plan.log.take().map(|c| self.feed.ready(c, &st.view));
+            break (seq, before, freeze, feed);
         };
         self.wal.commit(seq)?;
+        if let Some(ready) = feed {
+            ready.deliver();
+        }
         let mut compact_due = false;
         if freeze {
             // One freeze at a time: when one is running, its successor picks up what is left.

@@ -1,0 +1,229 @@
+#!/usr/bin/env python3
+"""Incremental analytics benchmark (issue 39): maintained WCC, BFS and PageRank against a full
+recomputation after each batch.
+
+Usage: bench/incremental/run.py [--small] [--scales 18,20] [--count N] [--count-single N]
+                                [--batch-sizes 1,100,10000] [--mixes 100/0,90/10,50/50]
+                                [--kernels none,wcc,bfs,pagerank] [--tol T] [--work DIR]
+
+For each Kronecker base (edge factor 16, seed 1, generated with the `ocgraph` CLI under --work,
+default bench/out/incremental-work) and each mix, writes a seeded update stream with
+`ocgraph workload updates` (--count updates; batch size 1 replays its first --count-single),
+then, for each kernel and batch size, applies it to a fresh copy of the base with
+`ocgraph stream --maintain KERNEL --durability none --json` (kernel `none`: the update path
+alone). The full-recomputation baseline is the static kernel's best of 3 (`ocgraph run`) on the
+base: recomputing after every batch sustains `batch / (update-path p50 + recompute)`
+updates per second. PageRank uses networkx's tolerance --tol (default 1e-9: at 1e-6 the
+tolerance `n * tol` is so loose on these sizes that the static kernel stops after 2 iterations).
+PageRank runs at --pagerank-batch only (default 1000: the issue's target; see RESULTS.md for
+why smaller batches are not worth the time). With --verify each stream ends by checking the maintained result against a recomputation.
+
+Prints a table (updates/s, per-batch p50/p99/max in microseconds, speedup over recomputation)
+and writes bench/out/incremental.csv and .json (every row), then the issue's targets:
+WCC and BFS >= 2M additions/s and >= 500K removals/s at batch 10K (the 100/0 and 50/50
+streams), single-edge addition batches with a median <= 10 us, PageRank back within tolerance
+after 1K updates in <= 5% of a full recomputation (--pagerank-batch, default 1000).
+--small: kron14, 20K updates, batch sizes 1 and 1000 (for `make bench`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+TARGET = os.environ.get("CARGO_TARGET_DIR", os.path.join(ROOT, "target"))
+BIN = os.environ.get("OCGRAPH_BIN", os.path.join(TARGET, "release", "ocgraph"))
+FIELDS = [
+    "graph",
+    "mix",
+    "kernel",
+    "batch",
+    "updates",
+    "updates_per_sec",
+    "p50_us",
+    "p99_us",
+    "max_us",
+    "start_secs",
+    "recompute_secs",
+    "recompute_updates_per_sec",
+    "speedup",
+]
+
+
+def sh(*args: str) -> str:
+    r = subprocess.run([BIN, *args], capture_output=True, text=True)
+    if r.returncode != 0:
+        sys.exit(f"ocgraph {' '.join(args)} failed:\n{r.stdout}{r.stderr}")
+    return r.stdout
+
+
+def spec(kernel: str, tol: float) -> str | None:
+    return {"none": None, "wcc": "wcc", "bfs": "bfs:source=0", "pagerank": f"pagerank:tol={tol}"}[kernel]
+
+
+def static_secs(graph: str, kernel: str, tol: float) -> float:
+    """Best of 3 of the static kernel (the full recomputation)."""
+    if kernel == "none":
+        return 0.0
+    extra = ["--source", "0"] if kernel == "bfs" else ["--tol", str(tol)] if kernel == "pagerank" else []
+    out = sh("run", kernel, graph, "--trials", "3", *extra)
+    return float(re.search(r"min ([0-9.e+-]+) s", out).group(1))
+
+
+def stream(base: str, updates: str, kernel: str, batch: int, tol: float, verify: bool) -> dict:
+    with tempfile.TemporaryDirectory(dir=os.path.dirname(base)) as tmp:
+        g = os.path.join(tmp, "g")
+        shutil.copytree(base, g)
+        js = os.path.join(tmp, "r.json")
+        args = ["stream", g, "--updates", updates, "--batch-size", str(batch), "--no-save", "--json", js]
+        s = spec(kernel, tol)
+        if s:
+            args += ["--maintain", s]
+        if verify and s:
+            args.append("--verify")
+        sh(*args)
+        with open(js) as f:
+            return json.load(f)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--small", action="store_true")
+    ap.add_argument("--scales", default="18,20")
+    ap.add_argument("--count", type=int, default=1_000_000)
+    ap.add_argument("--count-single", type=int, default=50_000)
+    ap.add_argument("--batch-sizes", default="1,100,10000")
+    ap.add_argument("--pagerank-batch", type=int, default=1000)
+    ap.add_argument("--mixes", default="100/0,90/10,50/50")
+    ap.add_argument("--kernels", default="none,wcc,bfs,pagerank")
+    ap.add_argument("--tol", type=float, default=1e-9)
+    ap.add_argument("--verify", action="store_true")
+    ap.add_argument("--work", default=os.path.join(ROOT, "bench", "out", "incremental-work"))
+    ap.add_argument("--name", default="incremental")
+    a = ap.parse_args()
+    if a.small:
+        a.scales, a.count, a.count_single, a.batch_sizes, a.pagerank_batch = (
+            "14",
+            20_000,
+            5_000,
+            "1,1000",
+            1000,
+        )
+        a.name = "incremental_small"
+    os.makedirs(a.work, exist_ok=True)
+    rows = []
+    out_dir = os.path.join(ROOT, "bench", "out")
+    for scale in a.scales.split(","):
+        base = os.path.join(a.work, f"kron{scale}")
+        if not os.path.exists(base):
+            sh(
+                "generate",
+                "kronecker",
+                "--scale",
+                scale,
+                "--edge-factor",
+                "16",
+                "--seed",
+                "1",
+                "--quiet",
+                base,
+            )
+        recompute = {k: static_secs(base, k, a.tol) for k in a.kernels.split(",")}
+        for mi, mix in enumerate(a.mixes.split(",")):
+            upd = os.path.join(a.work, f"kron{scale}-{mix.replace('/', '-')}.txt")
+            if not os.path.exists(upd):
+                sh(
+                    "workload",
+                    "updates",
+                    base,
+                    "--count",
+                    str(a.count),
+                    "--mix",
+                    mix,
+                    "--seed",
+                    str(mi + 1),
+                    "--out",
+                    upd,
+                )
+            single = upd.replace(".txt", "-single.txt")
+            if not os.path.exists(single):
+                with open(upd) as f, open(single, "w") as g:
+                    for i, line in enumerate(f):
+                        if i >= a.count_single:
+                            break
+                        g.write(line)
+            bare = {}
+            for kernel in a.kernels.split(","):
+                sizes = [int(b) for b in a.batch_sizes.split(",")]
+                if kernel == "pagerank":
+                    sizes = [a.pagerank_batch]
+                for batch in sizes:
+                    r = stream(base, single if batch == 1 else upd, kernel, batch, a.tol, a.verify)
+                    if kernel == "none":
+                        bare[batch] = r["p50_us"] * 1e-6
+                    rec = recompute[kernel]
+                    rec_rate = batch / (bare.get(batch, 0.0) + rec) if kernel != "none" else None
+                    row = {
+                        "graph": f"kron{scale}",
+                        "mix": mix,
+                        "kernel": kernel,
+                        "batch": batch,
+                        "updates": int(r["updates"]),
+                        "updates_per_sec": r["updates_per_sec"],
+                        "p50_us": r["p50_us"],
+                        "p99_us": r["p99_us"],
+                        "max_us": r["max_us"],
+                        "start_secs": sum(v for k, v in r.items() if k.startswith("start_secs")),
+                        "recompute_secs": rec,
+                        "recompute_updates_per_sec": rec_rate,
+                        "speedup": r["updates_per_sec"] / rec_rate if rec_rate else None,
+                    }
+                    rows.append(row)
+                    print(
+                        f"{row['graph']:7} {mix:6} {kernel:9} batch {batch:6}: {row['updates_per_sec']:12.0f} upd/s"
+                        f"  p50 {row['p50_us']:10.1f}  p99 {row['p99_us']:10.1f}  max {row['max_us']:10.1f} us"
+                        + (
+                            f"  recompute {rec:.4f} s -> {rec_rate:10.0f} upd/s, x{row['speedup']:.1f}"
+                            if rec_rate
+                            else ""
+                        ),
+                        flush=True,
+                    )
+                    with open(os.path.join(out_dir, f"{a.name}.csv"), "w", newline="") as f:
+                        w = csv.DictWriter(f, fieldnames=FIELDS)
+                        w.writeheader()
+                        w.writerows(rows)
+                    with open(os.path.join(out_dir, f"{a.name}.json"), "w") as f:
+                        json.dump(rows, f, indent=1)
+    print("\ntargets:")
+    big = max(int(b) for b in a.batch_sizes.split(","))
+    for r in rows:
+        if r["kernel"] in ("wcc", "bfs") and r["batch"] == big and r["mix"] in ("100/0", "50/50"):
+            need = 2e6 if r["mix"] == "100/0" else 5e5
+            ok = "MET" if r["updates_per_sec"] >= need else "MISSED"
+            print(
+                f"  {r['graph']} {r['kernel']} {r['mix']} batch {big}: {r['updates_per_sec']:.0f}/s (>= {need:.0f}) {ok}"
+            )
+        if r["kernel"] in ("wcc", "bfs") and r["batch"] == 1 and r["mix"] == "100/0":
+            ok = "MET" if r["p50_us"] <= 10 else "MISSED"
+            print(
+                f"  {r['graph']} {r['kernel']} single-edge additions: median {r['p50_us']:.1f} us (<= 10) {ok}"
+            )
+        if r["kernel"] == "pagerank" and r["batch"] == a.pagerank_batch:
+            frac = r["p50_us"] * 1e-6 / r["recompute_secs"]
+            ok = "MET" if frac <= 0.05 else "MISSED"
+            print(
+                f"  {r['graph']} pagerank {r['mix']} batch {r['batch']}: {100 * frac:.1f}% of a recomputation (<= 5%) {ok}"
+            )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,375 @@
+//! Results kept current on a changing graph (issue 39; seed 002 ch. 7, Snowy and RisGraph).
+//!
+//! A [`Maintained`] result is computed once with the static kernels and then updated from each
+//! batch's changes ([`BatchChanges`], the writable graph's change feed) and the snapshot that
+//! includes the batch: [`tree`] keeps BFS hop distances, SSSP distances and WCC labels with a
+//! parent per vertex; [`pagerank`] keeps PageRank within its tolerance by residual push.
+//! Vertex state is in memory; neighbour lists are read through the snapshot (so through the
+//! page layer for the base).
+//!
+//! [`Maintainer`] ties one to a [`WritableGraph`]: it subscribes to the change feed, so every
+//! update call updates the result before it returns; it rebuilds the result when it missed a
+//! batch; it saves the result in `<graph>/maintained/<name>.bin` (with its batch sequence
+//! number and a checksum) and reuses a saved result on start only when its sequence number is
+//! the graph's (otherwise it recomputes): a result is never stale.
+
+pub mod pagerank;
+pub mod tree;
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use ocgraph_core::update::{BatchChanges, ChangeSubscriber, Snapshot, SubscriptionId, WritableGraph};
+use ocgraph_core::{Error, Result, Vertex};
+use parking_lot::Mutex;
+
+pub use pagerank::PageRank;
+pub use tree::{Bfs, Program, Sssp, Tree, Wcc};
+
+/// Subdirectory of the graph holding saved maintained results.
+pub const MAINTAINED_DIR: &str = "maintained";
+const MAGIC: &[u8; 8] = b"OCGMAIN1";
+
+/// One value per vertex: integers (hops and labels, `-1` for none) or floats (distances,
+/// infinity when unreachable; scores).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Values {
+    /// Integer values.
+    Int(Vec<i64>),
+    /// Float values.
+    Float(Vec<f64>),
+}
+
+impl Values {
+    /// Number of values.
+    pub fn len(&self) -> usize {
+        match self {
+            Values::Int(v) => v.len(),
+            Values::Float(v) => v.len(),
+        }
+    }
+
+    /// Whether there are no values.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// The vertices whose value changed since the previous call, with their values then and now.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Changes {
+    /// Vertices, ascending.
+    pub vertices: Vec<Vertex>,
+    /// Their values at the previous call (or when the result was made).
+    pub old: Values,
+    /// Their values now.
+    pub new: Values,
+}
+
+/// A result kept current batch by batch.
+pub trait Maintained: Send {
+    /// The sequence number of the last batch the result includes.
+    fn seq(&self) -> u64;
+    /// Updates the result with the batch `changes`; `snap` sees exactly the batches up to
+    /// `changes.seq`, which must be the next one after [`Maintained::seq`].
+    fn apply(&mut self, changes: &BatchChanges, snap: &Snapshot) -> Result<()>;
+    /// Recomputes the result from scratch (static kernels) on `snap`.
+    fn rebuild(&mut self, snap: &Snapshot) -> Result<()>;
+    /// The whole result.
+    fn result(&self) -> Values;
+    /// The vertices whose result value changed since the last call (see [`Changes`]).
+    fn changes(&mut self) -> Changes;
+    /// The state in its saved form.
+    fn encode(&self) -> Vec<u8>;
+    /// Restores a state saved by [`Maintained::encode`] as of batch `seq`; `None` when `b` is
+    /// not a valid encoding.
+    fn decode(&mut self, seq: u64, b: &[u8]) -> Option<()>;
+    /// Gives a decoded state the snapshot it is current for (default: nothing to keep).
+    fn attach(&mut self, _snap: &Snapshot) {}
+}
+
+/// What to maintain, and its parameters.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Spec {
+    /// BFS hop distances from `source` (`-1` unreachable).
+    Bfs {
+        /// Source vertex.
+        source: Vertex,
+    },
+    /// Shortest-path distances from `source` (infinity unreachable).
+    Sssp {
+        /// Source vertex.
+        source: Vertex,
+    },
+    /// Weakly connected component labels (smallest vertex id of the component).
+    Wcc,
+    /// PageRank scores (networkx semantics).
+    PageRank {
+        /// Damping factor, in `[0, 1)`.
+        damping: f64,
+        /// networkx tolerance: the scores are within `Σ |T(x) - x| < n * tol`.
+        tol: f64,
+    },
+}
+
+impl std::str::FromStr for Spec {
+    type Err = Error;
+
+    /// `wcc`, `bfs:source=S`, `sssp:source=S`, `pagerank[:damping=D][:tol=T]`.
+    fn from_str(s: &str) -> Result<Spec> {
+        let mut parts = s.split(':');
+        let kind = parts.next().unwrap_or_default();
+        let (mut source, mut damping, mut tol) = (None, 0.85, 1e-6);
+        for p in parts {
+            let (k, v) = p
+                .split_once('=')
+                .ok_or_else(|| Error::invalid(format!("{s:?}: parameter {p:?} is not key=value")))?;
+            let bad = |e: &dyn std::fmt::Display| Error::invalid(format!("{s:?}: {k}={v}: {e}"));
+            match (kind, k) {
+                ("bfs" | "sssp", "source") => source = Some(v.parse::<Vertex>().map_err(|e| bad(&e))?),
+                ("pagerank", "damping") => damping = v.parse().map_err(|e| bad(&e))?,
+                ("pagerank", "tol") => tol = v.parse().map_err(|e| bad(&e))?,
+                _ => return Err(Error::invalid(format!("{s:?}: unknown parameter {k:?} for {kind:?}"))),
+            }
+        }
+        let need = || Error::invalid(format!("{s:?}: {kind} needs source=S"));
+        match kind {
+            "bfs" => Ok(Spec::Bfs { source: source.ok_or_else(need)? }),
+            "sssp" => Ok(Spec::Sssp { source: source.ok_or_else(need)? }),
+            "wcc" => Ok(Spec::Wcc),
+            "pagerank" => Ok(Spec::PageRank { damping, tol }),
+            _ => {
+                Err(Error::invalid(format!("unknown maintained result {kind:?} (bfs, sssp, wcc, pagerank)")))
+            }
+        }
+    }
+}
+
+impl Spec {
+    /// The name of the result (its file name without `.bin`).
+    pub fn name(&self) -> String {
+        match self {
+            Spec::Bfs { source } => format!("bfs-source-{source}"),
+            Spec::Sssp { source } => format!("sssp-source-{source}"),
+            Spec::Wcc => "wcc".into(),
+            Spec::PageRank { damping, tol } => format!("pagerank-d{damping}-tol{tol:e}"),
+        }
+    }
+
+    /// An empty state of this kind (to decode into); checks the parameters.
+    fn empty(&self, n: usize) -> Result<Box<dyn Maintained>> {
+        let check = |s: Vertex| {
+            if (s as usize) < n {
+                Ok(s)
+            } else {
+                Err(Error::invalid(format!("source vertex {s} out of range (graph has {n} vertices)")))
+            }
+        };
+        Ok(match *self {
+            Spec::Bfs { source } => Box::new(Tree::empty(Bfs { source: check(source)? })),
+            Spec::Sssp { source } => Box::new(Tree::empty(Sssp { source: check(source)? })),
+            Spec::Wcc => Box::new(Tree::empty(Wcc)),
+            Spec::PageRank { damping, tol } => Box::new(PageRank::empty(damping, tol)?),
+        })
+    }
+
+    /// Computes the result on `snap` (static kernels).
+    pub fn build(&self, snap: &Snapshot) -> Result<Box<dyn Maintained>> {
+        let mut m = self.empty(snap.num_vertices())?;
+        m.rebuild(snap)?;
+        m.changes();
+        Ok(m)
+    }
+}
+
+/// Little-endian encoding helpers for saved states.
+pub(crate) mod bytes {
+    pub fn put_u64(out: &mut Vec<u8>, v: u64) {
+        out.extend_from_slice(&v.to_le_bytes());
+    }
+
+    pub fn get_u64(b: &mut &[u8]) -> Option<u64> {
+        let (h, t) = b.split_first_chunk::<8>()?;
+        *b = t;
+        Some(u64::from_le_bytes(*h))
+    }
+
+    pub fn get_u32(b: &mut &[u8]) -> Option<u32> {
+        let (h, t) = b.split_first_chunk::<4>()?;
+        *b = t;
+        Some(u32::from_le_bytes(*h))
+    }
+}
+
+/// The saved file of `spec` in the graph directory `dir`.
+pub fn saved_path(dir: &Path, spec: &Spec) -> PathBuf {
+    dir.join(MAINTAINED_DIR).join(format!("{}.bin", spec.name()))
+}
+
+/// Writes `m` (current as of batch `m.seq()`, for a graph of `n` vertices) to `path`
+/// atomically: a temporary file, fsync, rename, fsync of the directory.
+///
+/// Layout: `OCGMAIN1`, seq (u64), vertex count (u64), name length (u32) and name, payload
+/// length (u64) and payload ([`Maintained::encode`]), then the CRC-32C of everything before.
+fn save_to(path: &Path, name: &str, n: u64, m: &dyn Maintained) -> Result<()> {
+    let dir = path.parent().expect("saved results live in a directory");
+    std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, "create directory", e))?;
+    let payload = m.encode();
+    let mut buf = Vec::with_capacity(payload.len() + 64);
+    buf.extend_from_slice(MAGIC);
+    bytes::put_u64(&mut buf, m.seq());
+    bytes::put_u64(&mut buf, n);
+    buf.extend_from_slice(&(name.len() as u32).to_le_bytes());
+    buf.extend_from_slice(name.as_bytes());
+    bytes::put_u64(&mut buf, payload.len() as u64);
+    buf.extend_from_slice(&payload);
+    let crc = crc32c::crc32c(&buf);
+    buf.extend_from_slice(&crc.to_le_bytes());
+    let tmp = path.with_extension("bin.tmp");
+    {
+        let mut f = std::fs::File::create(&tmp).map_err(|e| Error::io(&tmp, "create", e))?;
+        f.write_all(&buf).map_err(|e| Error::io(&tmp, "write", e))?;
+        f.sync_all().map_err(|e| Error::io(&tmp, "fsync", e))?;
+    }
+    std::fs::rename(&tmp, path).map_err(|e| Error::io(path, "rename", e))?;
+    std::fs::File::open(dir).and_then(|d| d.sync_all()).map_err(|e| Error::io(dir, "fsync directory", e))
+}
+
+/// The result saved at `path` when it is valid and current for `snap` (same batch sequence
+/// number and vertex count); `None` otherwise (missing, torn, corrupt or stale files included).
+fn load_from(path: &Path, spec: &Spec, snap: &Snapshot) -> Option<Box<dyn Maintained>> {
+    let buf = std::fs::read(path).ok()?;
+    let (body, crc) = buf.split_last_chunk::<4>()?;
+    if crc32c::crc32c(body) != u32::from_le_bytes(*crc) {
+        return None;
+    }
+    let mut b = body.strip_prefix(MAGIC.as_slice())?;
+    let seq = bytes::get_u64(&mut b)?;
+    let n = bytes::get_u64(&mut b)?;
+    let len = bytes::get_u32(&mut b)? as usize;
+    let name = b.get(..len)?;
+    b = &b[len..];
+    let plen = bytes::get_u64(&mut b)? as usize;
+    if name != spec.name().as_bytes()
+        || seq != snap.seq()
+        || n != snap.num_vertices() as u64
+        || b.len() != plen
+    {
+        return None;
+    }
+    let mut m = spec.empty(snap.num_vertices()).ok()?;
+    m.decode(seq, b)?;
+    m.attach(snap);
+    Some(m)
+}
+
+/// The subscriber side of a [`Maintainer`].
+struct Slot {
+    /// `None` until the first computation, and after a failed update (rebuilt on next use).
+    state: Mutex<Option<Box<dyn Maintained>>>,
+}
+
+impl ChangeSubscriber for Slot {
+    fn on_batch(&self, changes: &BatchChanges, snap: &Snapshot) {
+        let mut st = self.state.lock();
+        let Some(m) = st.as_mut() else { return };
+        if changes.seq <= m.seq() {
+            return;
+        }
+        let r = if changes.seq == m.seq() + 1 { m.apply(changes, snap) } else { m.rebuild(snap) };
+        if r.is_err() {
+            // Rebuilt (and the error reported) on next use.
+            *st = None;
+        }
+    }
+}
+
+/// A result maintained on a [`WritableGraph`] (see the module docs).
+pub struct Maintainer {
+    spec: Spec,
+    slot: Arc<Slot>,
+    id: SubscriptionId,
+    /// Whether the first computation reused a saved result.
+    loaded: bool,
+}
+
+impl Maintainer {
+    /// Starts maintaining `spec` on `w`: reuses the saved result when it is current, else
+    /// computes it; every batch committed from now on updates it before its update call returns.
+    pub fn start(w: &WritableGraph, spec: Spec) -> Result<Maintainer> {
+        let slot = Arc::new(Slot { state: Mutex::new(None) });
+        let (id, snap) = w.subscribe(slot.clone())?;
+        let saved = load_from(&saved_path(w.path(), &spec), &spec, &snap);
+        let loaded = saved.is_some();
+        let m = match saved {
+            Some(m) => m,
+            None => match spec.build(&snap) {
+                Ok(m) => m,
+                Err(e) => {
+                    w.unsubscribe(id);
+                    return Err(e);
+                }
+            },
+        };
+        // Batches delivered meanwhile were skipped: the next one (or the next use) rebuilds.
+        *slot.state.lock() = Some(m);
+        Ok(Maintainer { spec, slot, id, loaded })
+    }
+
+    /// What is maintained.
+    pub fn spec(&self) -> &Spec {
+        &self.spec
+    }
+
+    /// Whether the first computation reused a saved result.
+    pub fn loaded(&self) -> bool {
+        self.loaded
+    }
+
+    /// Runs `f` on the result, first rebuilding it when it is not current for `w`'s last batch
+    /// (a batch it missed, or a failed update).
+    fn with<T>(&self, w: &WritableGraph, f: impl FnOnce(&mut dyn Maintained) -> T) -> Result<T> {
+        // Graph calls before the slot's lock: a delivery holds the graph's turn and waits for it.
+        let last = w.last_seq();
+        let snap = w.snapshot();
+        let mut st = self.slot.state.lock();
+        let stale = st.as_ref().is_none_or(|m| m.seq() < last && m.seq() < snap.seq());
+        if stale {
+            match st.as_mut() {
+                Some(m) => m.rebuild(&snap)?,
+                None => *st = Some(self.spec.build(&snap)?),
+            }
+        }
+        Ok(f(st.as_mut().expect("built above").as_mut()))
+    }
+
+    /// The sequence number of the last batch the result includes.
+    pub fn seq(&self, w: &WritableGraph) -> Result<u64> {
+        self.with(w, |m| m.seq())
+    }
+
+    /// The whole result, current for the graph's last batch.
+    pub fn result(&self, w: &WritableGraph) -> Result<Values> {
+        self.with(w, |m| m.result())
+    }
+
+    /// The vertices whose value changed since the previous call, with old and new values.
+    pub fn changes(&self, w: &WritableGraph) -> Result<Changes> {
+        self.with(w, |m| m.changes())
+    }
+
+    /// Makes the graph's batches durable, then saves the result in
+    /// `<graph>/maintained/<name>.bin`; returns the file's path.
+    pub fn save(&self, w: &WritableGraph) -> Result<PathBuf> {
+        w.sync()?;
+        let path = saved_path(w.path(), &self.spec);
+        self.with(w, |m| save_to(&path, &self.spec.name(), m.result().len() as u64, m))??;
+        Ok(path)
+    }
+
+    /// Stops maintaining (the saved file, if any, stays).
+    pub fn stop(self, w: &WritableGraph) {
+        w.unsubscribe(self.id);
+    }
+}

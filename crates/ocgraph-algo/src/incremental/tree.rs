@@ -1,0 +1,546 @@
+//! Parent-based maintenance of monotonic programs (BFS hop distances, SSSP distances, WCC
+//! labels), after RisGraph and Snowy (seed 002, ch. 7).
+//!
+//! Each program gives every vertex a value, the least fixpoint of `value(x) = min(seed(x),
+//! min over arcs y -> x of relax(value(y), w))`, and keeps one *parent* per vertex: the
+//! in-neighbour its value came from (a seeded vertex is its own parent). `relax` strictly
+//! increases values (a hop count is part of every value), so parent pointers form a forest.
+//!
+//! A batch is applied on the snapshot that includes it, from its net arc changes:
+//! 1. A removed (or heavier) arc `u -> x` with `parent[x] == u` that no longer yields `x`'s
+//!    value invalidates `x`'s subtree (found by walking the forward lists of the subtree for
+//!    vertices whose parent is in it). A change of an arc that is not a tree arc costs nothing.
+//! 2. Each invalidated vertex is re-seeded from its remaining in-neighbours (and its own seed).
+//! 3. Each added (or lighter) arc relaxes forward from its source.
+//! 4. Improved vertices propagate in value order (a binary heap), as Dijkstra.
+//!
+//! Vertex state is in memory (the value and a 4-byte parent per vertex); neighbour lists come
+//! from the snapshot (base CSR through the page layer, levels, delta). Forward lists are the
+//! out-lists and backward lists the in-lists (for directed graphs the stored reverse
+//! direction); WCC on a directed graph follows both for both.
+
+use std::cmp::Ordering;
+use std::collections::{BinaryHeap, VecDeque};
+
+use ocgraph_core::update::{ArcOp, BatchChanges, EdgeChange, Snapshot};
+use ocgraph_core::{Adjacency, Error, Result, Vertex};
+use rustc_hash::{FxHashMap, FxHashSet};
+
+use super::{bytes, Changes, Maintained, Values};
+
+/// No parent (unreached, or invalidated).
+const NONE: Vertex = Vertex::MAX;
+
+/// A monotonic program kept by [`Tree`].
+pub trait Program: Send + 'static {
+    /// A vertex's value; smaller is better.
+    type Value: Copy + PartialOrd + std::fmt::Debug + Send;
+    /// The value of an unreached vertex (larger than any other).
+    const INF: Self::Value;
+    /// The name of what is maintained (file names, errors).
+    fn name(&self) -> String;
+    /// The value `v` has on its own (a source, or a component's own id), if any.
+    fn seed(&self, v: Vertex) -> Option<Self::Value>;
+    /// The value an arc of weight `w` gives from a vertex of value `from` (strictly larger).
+    fn relax(&self, from: Self::Value, w: f32) -> Self::Value;
+    /// Whether lists are followed in both directions (WCC).
+    fn both_directions(&self) -> bool;
+    /// Whether arc weights count (SSSP).
+    fn weighted(&self) -> bool;
+    /// The result's form of a value.
+    fn output(&self, v: Self::Value) -> Out;
+    /// The first computation, with the static kernels: values and parents.
+    fn initial(&self, snap: &Snapshot) -> Result<(Vec<Self::Value>, Vec<Vertex>)>;
+    /// Appends `v`'s encoding (see [`Tree`]'s saved form).
+    fn encode(v: Self::Value, out: &mut Vec<u8>);
+    /// Decodes one value from the front of `b`, advancing it.
+    fn decode(b: &mut &[u8]) -> Option<Self::Value>;
+}
+
+/// One vertex's value in a result: an integer (hops, labels) or a float (distances, scores).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Out {
+    /// An integer value (`-1`: none).
+    Int(i64),
+    /// A float value.
+    Float(f64),
+}
+
+/// Heap entry ordered by value, smallest first.
+struct Entry<V>(V, Vertex);
+
+impl<V: PartialOrd> PartialEq for Entry<V> {
+    fn eq(&self, o: &Self) -> bool {
+        self.cmp(o) == Ordering::Equal
+    }
+}
+impl<V: PartialOrd> Eq for Entry<V> {}
+impl<V: PartialOrd> PartialOrd for Entry<V> {
+    fn partial_cmp(&self, o: &Self) -> Option<Ordering> {
+        Some(self.cmp(o))
+    }
+}
+impl<V: PartialOrd> Ord for Entry<V> {
+    fn cmp(&self, o: &Self) -> Ordering {
+        // Reversed: BinaryHeap is a max-heap.
+        o.0.partial_cmp(&self.0).unwrap_or(Ordering::Equal).then(o.1.cmp(&self.1))
+    }
+}
+
+/// Whether `w` cannot be a shortest-path weight (negative or NaN).
+fn bad_weight(w: f32) -> bool {
+    w.is_nan() || w < 0.0
+}
+
+/// Calls `f(y, w)` for every arc of `v` in `dir` (weight 1 when `weighted` is false).
+fn arcs_of<A: Adjacency>(dir: &A, v: Vertex, weighted: bool, mut f: impl FnMut(Vertex, f32)) {
+    let ns = dir.neighbors(v);
+    match weighted.then(|| dir.weights(v)).flatten() {
+        Some(ws) => ns.iter().zip(ws.iter()).for_each(|(&y, &w)| f(y, w)),
+        None => ns.iter().for_each(|&y| f(y, 1.0)),
+    }
+}
+
+/// A maintained monotonic program (see the module docs).
+pub struct Tree<P: Program> {
+    prog: P,
+    seq: u64,
+    val: Vec<P::Value>,
+    parent: Vec<Vertex>,
+    /// First output value since the last [`Maintained::changes`] of each vertex changed since.
+    old: FxHashMap<Vertex, Out>,
+    heap: BinaryHeap<Entry<P::Value>>,
+}
+
+impl<P: Program> Tree<P> {
+    /// An empty state (no vertices, batch 0), to rebuild or decode into.
+    pub fn empty(prog: P) -> Tree<P> {
+        Tree {
+            prog,
+            seq: 0,
+            val: Vec::new(),
+            parent: Vec::new(),
+            old: FxHashMap::default(),
+            heap: BinaryHeap::new(),
+        }
+    }
+
+    /// Every forward arc of `v` (both directions for WCC on directed graphs).
+    fn forward(&self, snap: &Snapshot, v: Vertex, mut f: impl FnMut(Vertex, f32)) {
+        let w = self.prog.weighted();
+        arcs_of(&snap.out(), v, w, &mut f);
+        if self.prog.both_directions() && snap.is_directed() {
+            arcs_of(&snap.in_(), v, w, &mut f);
+        }
+    }
+
+    /// Every backward arc of `v` (its in-arcs; both directions for WCC on directed graphs).
+    fn backward(&self, snap: &Snapshot, v: Vertex, mut f: impl FnMut(Vertex, f32)) {
+        let w = self.prog.weighted();
+        arcs_of(&snap.in_(), v, w, &mut f);
+        if self.prog.both_directions() && snap.is_directed() {
+            arcs_of(&snap.out(), v, w, &mut f);
+        }
+    }
+
+    /// Sets `x`'s value and parent, remembering its first output since the last `changes`.
+    fn set(&mut self, x: Vertex, v: P::Value, parent: Vertex) {
+        let i = x as usize;
+        let before = self.prog.output(self.val[i]);
+        self.old.entry(x).or_insert(before);
+        self.val[i] = v;
+        self.parent[i] = parent;
+    }
+
+    /// Relaxes `x` to `c` via `parent` when that improves it, queueing it.
+    fn offer(&mut self, x: Vertex, c: P::Value, parent: Vertex) {
+        if c < self.val[x as usize] {
+            self.set(x, c, parent);
+            self.heap.push(Entry(c, x));
+        }
+    }
+
+    /// Propagates queued improvements in value order.
+    fn propagate(&mut self, snap: &Snapshot) -> Result<()> {
+        let mut arcs = Vec::new();
+        while let Some(Entry(v, x)) = self.heap.pop() {
+            if v != self.val[x as usize] {
+                continue;
+            }
+            arcs.clear();
+            self.forward(snap, x, |y, w| arcs.push((y, w)));
+            for &(y, w) in &arcs {
+                if self.prog.weighted() && bad_weight(w) {
+                    return Err(Error::invalid(format!(
+                        "{}: arc {x} -> {y} has weight {w}; shortest paths need non-negative weights",
+                        self.prog.name()
+                    )));
+                }
+                self.offer(y, self.prog.relax(v, w), x);
+            }
+        }
+        Ok(())
+    }
+
+    /// Whether `x`'s value still comes from its parent `u` over an arc of the snapshot.
+    fn supported(&self, snap: &Snapshot, u: Vertex, x: Vertex) -> bool {
+        let (vu, vx) = (self.val[u as usize], self.val[x as usize]);
+        if vu.partial_cmp(&P::INF) == Some(Ordering::Equal) {
+            return false;
+        }
+        let mut ok = false;
+        self.backward(snap, x, |y, w| ok |= y == u && self.prog.relax(vu, w) == vx);
+        ok
+    }
+
+    /// Invalidates the subtrees of `roots` and re-seeds them from their remaining in-arcs.
+    fn repair(&mut self, snap: &Snapshot, roots: Vec<Vertex>) {
+        let mut dead: FxHashSet<Vertex> = FxHashSet::default();
+        let mut stack = roots;
+        let mut subtree = Vec::new();
+        while let Some(y) = stack.pop() {
+            if !dead.insert(y) {
+                continue;
+            }
+            subtree.push(y);
+            self.forward(snap, y, |x, _| {
+                if self.parent[x as usize] == y && x != y && !dead.contains(&x) {
+                    stack.push(x);
+                }
+            });
+        }
+        for &x in &subtree {
+            self.set(x, P::INF, NONE);
+        }
+        let mut arcs = Vec::new();
+        for &x in &subtree {
+            if let Some(s) = self.prog.seed(x) {
+                self.offer(x, s, x);
+            }
+            arcs.clear();
+            self.backward(snap, x, |y, w| arcs.push((y, w)));
+            for &(y, w) in &arcs {
+                let vy = self.val[y as usize];
+                if vy < P::INF && !(self.prog.weighted() && bad_weight(w)) {
+                    self.offer(x, self.prog.relax(vy, w), y);
+                }
+            }
+        }
+    }
+
+    /// The net arc changes of `changes` as this program sees them (both directions for WCC on a
+    /// directed graph, where an arc either way joins its ends).
+    fn arcs(&self, changes: &BatchChanges) -> Vec<EdgeChange> {
+        let mut net = changes.net_arcs();
+        if self.prog.both_directions() && changes.directed {
+            let rev: Vec<EdgeChange> =
+                net.iter().map(|e| EdgeChange { src: e.dst, dst: e.src, op: e.op }).collect();
+            net.extend(rev);
+        }
+        net
+    }
+}
+
+impl<P: Program> Maintained for Tree<P> {
+    fn seq(&self) -> u64 {
+        self.seq
+    }
+
+    fn rebuild(&mut self, snap: &Snapshot) -> Result<()> {
+        let before: Vec<P::Value> = std::mem::take(&mut self.val);
+        let (val, parent) = self.prog.initial(snap)?;
+        for (x, (&a, &b)) in before.iter().zip(&val).enumerate() {
+            if self.prog.output(a) != self.prog.output(b) {
+                self.old.entry(x as Vertex).or_insert(self.prog.output(a));
+            }
+        }
+        for x in before.len()..val.len() {
+            self.old.entry(x as Vertex).or_insert(self.prog.output(P::INF));
+        }
+        self.val = val;
+        self.parent = parent;
+        self.seq = snap.seq();
+        Ok(())
+    }
+
+    fn apply(&mut self, changes: &BatchChanges, snap: &Snapshot) -> Result<()> {
+        let n = snap.num_vertices();
+        for x in self.val.len()..n {
+            self.val.push(P::INF);
+            self.parent.push(NONE);
+            if let Some(s) = self.prog.seed(x as Vertex) {
+                self.offer(x as Vertex, s, x as Vertex);
+            }
+        }
+        let arcs = self.arcs(changes);
+        // 1-2. Tree arcs removed or made heavier.
+        let mut roots = Vec::new();
+        for e in &arcs {
+            let (u, x) = (e.src, e.dst);
+            if u == x || self.parent[x as usize] != u {
+                continue;
+            }
+            let still = match e.op {
+                ArcOp::Add(w) => self.prog.relax(self.val[u as usize], w) == self.val[x as usize],
+                ArcOp::Remove => false,
+            };
+            if !still && !self.supported(snap, u, x) {
+                roots.push(x);
+            }
+        }
+        if !roots.is_empty() {
+            self.repair(snap, roots);
+        }
+        // 3. Added or lighter arcs relax forward.
+        for e in &arcs {
+            if let ArcOp::Add(w) = e.op {
+                if self.prog.weighted() && bad_weight(w) {
+                    return Err(Error::invalid(format!(
+                        "{}: arc {} -> {} has weight {w}; shortest paths need non-negative weights",
+                        self.prog.name(),
+                        e.src,
+                        e.dst
+                    )));
+                }
+                let vu = self.val[e.src as usize];
+                if vu < P::INF {
+                    self.offer(e.dst, self.prog.relax(vu, w), e.src);
+                }
+            }
+        }
+        // 4. Propagate.
+        self.propagate(snap)?;
+        self.seq = changes.seq;
+        Ok(())
+    }
+
+    fn result(&self) -> Values {
+        collect(self.val.iter().map(|&v| self.prog.output(v)), self.val.len())
+    }
+
+    fn changes(&mut self) -> Changes {
+        let mut vs: Vec<(Vertex, Out)> = self.old.drain().collect();
+        vs.sort_unstable_by_key(|e| e.0);
+        vs.retain(|&(x, o)| self.prog.output(self.val[x as usize]) != o);
+        Changes {
+            vertices: vs.iter().map(|e| e.0).collect(),
+            old: collect(vs.iter().map(|e| e.1), vs.len()),
+            new: collect(vs.iter().map(|e| self.prog.output(self.val[e.0 as usize])), vs.len()),
+        }
+    }
+
+    fn encode(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(self.val.len() * 16);
+        bytes::put_u64(&mut out, self.val.len() as u64);
+        for (&v, &p) in self.val.iter().zip(&self.parent) {
+            P::encode(v, &mut out);
+            out.extend_from_slice(&p.to_le_bytes());
+        }
+        out
+    }
+
+    fn decode(&mut self, seq: u64, mut b: &[u8]) -> Option<()> {
+        let n = bytes::get_u64(&mut b)? as usize;
+        let (mut val, mut parent) = (Vec::with_capacity(n), Vec::with_capacity(n));
+        for _ in 0..n {
+            val.push(P::decode(&mut b)?);
+            parent.push(bytes::get_u32(&mut b)?);
+        }
+        if !b.is_empty() {
+            return None;
+        }
+        (self.val, self.parent, self.seq) = (val, parent, seq);
+        self.old.clear();
+        Some(())
+    }
+}
+
+/// Outputs as one array (integers or floats, after the first).
+fn collect(it: impl Iterator<Item = Out>, n: usize) -> Values {
+    let mut it = it.peekable();
+    match it.peek() {
+        Some(Out::Float(_)) => {
+            let mut v = Vec::with_capacity(n);
+            v.extend(it.map(|o| if let Out::Float(f) = o { f } else { f64::NAN }));
+            Values::Float(v)
+        }
+        _ => {
+            let mut v = Vec::with_capacity(n);
+            v.extend(it.map(|o| if let Out::Int(i) = o { i } else { -1 }));
+            Values::Int(v)
+        }
+    }
+}
+
+/// Breadth-first search hop distances from a source (`-1`: unreachable).
+pub struct Bfs {
+    /// The source vertex.
+    pub source: Vertex,
+}
+
+impl Program for Bfs {
+    type Value = u32;
+    const INF: u32 = u32::MAX;
+
+    fn name(&self) -> String {
+        format!("bfs-source-{}", self.source)
+    }
+    fn seed(&self, v: Vertex) -> Option<u32> {
+        (v == self.source).then_some(0)
+    }
+    fn relax(&self, from: u32, _w: f32) -> u32 {
+        from + 1
+    }
+    fn both_directions(&self) -> bool {
+        false
+    }
+    fn weighted(&self) -> bool {
+        false
+    }
+    fn output(&self, v: u32) -> Out {
+        Out::Int(if v == u32::MAX { -1 } else { i64::from(v) })
+    }
+    fn initial(&self, snap: &Snapshot) -> Result<(Vec<u32>, Vec<Vertex>)> {
+        let r = crate::bfs(&snap.out(), &snap.in_(), self.source)?;
+        Ok((r.depth, r.parent))
+    }
+    fn encode(v: u32, out: &mut Vec<u8>) {
+        out.extend_from_slice(&v.to_le_bytes());
+    }
+    fn decode(b: &mut &[u8]) -> Option<u32> {
+        bytes::get_u32(b)
+    }
+}
+
+/// Shortest-path distances from a source over non-negative weights (infinity: unreachable).
+/// The value is `(distance, hops)`: among shortest paths the one with fewest arcs gives the
+/// parent, so zero-weight arcs cannot close a cycle of parents.
+pub struct Sssp {
+    /// The source vertex.
+    pub source: Vertex,
+}
+
+impl Program for Sssp {
+    type Value = (f64, u32);
+    const INF: (f64, u32) = (f64::INFINITY, u32::MAX);
+
+    fn name(&self) -> String {
+        format!("sssp-source-{}", self.source)
+    }
+    fn seed(&self, v: Vertex) -> Option<(f64, u32)> {
+        (v == self.source).then_some((0.0, 0))
+    }
+    fn relax(&self, from: (f64, u32), w: f32) -> (f64, u32) {
+        (from.0 + w as f64, from.1 + 1)
+    }
+    fn both_directions(&self) -> bool {
+        false
+    }
+    fn weighted(&self) -> bool {
+        true
+    }
+    fn output(&self, v: (f64, u32)) -> Out {
+        Out::Float(v.0)
+    }
+    /// Static delta-stepping distances, then a BFS over the tight arcs (`d(u) + w == d(x)`) for
+    /// the hops and parents.
+    fn initial(&self, snap: &Snapshot) -> Result<(Vec<(f64, u32)>, Vec<Vertex>)> {
+        let dist = crate::sssp(&snap.out(), self.source, None)?;
+        let n = dist.len();
+        let mut val = vec![Self::INF; n];
+        let mut parent = vec![NONE; n];
+        val[self.source as usize] = (0.0, 0);
+        parent[self.source as usize] = self.source;
+        let mut queue = VecDeque::from([self.source]);
+        let out = snap.out();
+        while let Some(u) = queue.pop_front() {
+            let vu = val[u as usize];
+            arcs_of(&out, u, true, |x, w| {
+                let x_ = x as usize;
+                if parent[x_] == NONE && vu.0 + w as f64 == dist[x_] {
+                    val[x_] = (dist[x_], vu.1 + 1);
+                    parent[x_] = u;
+                    queue.push_back(x);
+                }
+            });
+        }
+        if let Some(v) = (0..n).find(|&v| dist[v].is_finite() && parent[v] == NONE) {
+            return Err(Error::invalid(format!("{}: vertex {v} has no tight in-arc", self.name())));
+        }
+        Ok((val, parent))
+    }
+    fn encode(v: (f64, u32), out: &mut Vec<u8>) {
+        out.extend_from_slice(&v.0.to_le_bytes());
+        out.extend_from_slice(&v.1.to_le_bytes());
+    }
+    fn decode(b: &mut &[u8]) -> Option<(f64, u32)> {
+        Some((f64::from_bits(bytes::get_u64(b)?), bytes::get_u32(b)?))
+    }
+}
+
+/// Weakly connected components, labelled by their smallest vertex id. The value is `(label,
+/// hops to the labelling vertex)`; every vertex seeds itself.
+pub struct Wcc;
+
+impl Program for Wcc {
+    type Value = (u32, u32);
+    const INF: (u32, u32) = (u32::MAX, u32::MAX);
+
+    fn name(&self) -> String {
+        "wcc".into()
+    }
+    fn seed(&self, v: Vertex) -> Option<(u32, u32)> {
+        Some((v, 0))
+    }
+    fn relax(&self, from: (u32, u32), _w: f32) -> (u32, u32) {
+        (from.0, from.1 + 1)
+    }
+    fn both_directions(&self) -> bool {
+        true
+    }
+    fn weighted(&self) -> bool {
+        false
+    }
+    fn output(&self, v: (u32, u32)) -> Out {
+        Out::Int(if v.0 == u32::MAX { -1 } else { i64::from(v.0) })
+    }
+    /// Static Afforest labels, then a BFS from every component's smallest vertex at once for the
+    /// hops and parents.
+    fn initial(&self, snap: &Snapshot) -> Result<(Vec<(u32, u32)>, Vec<Vertex>)> {
+        let label = crate::wcc(&snap.out(), &snap.in_())?;
+        let n = label.len();
+        let mut val = vec![Self::INF; n];
+        let mut parent = vec![NONE; n];
+        let mut queue: VecDeque<Vertex> = VecDeque::new();
+        for v in 0..n as Vertex {
+            if label[v as usize] == v {
+                val[v as usize] = (v, 0);
+                parent[v as usize] = v;
+                queue.push_back(v);
+            }
+        }
+        let (out, in_) = (snap.out(), snap.in_());
+        while let Some(u) = queue.pop_front() {
+            let vu = val[u as usize];
+            let mut visit = |x: Vertex, _w: f32| {
+                if parent[x as usize] == NONE {
+                    val[x as usize] = (vu.0, vu.1 + 1);
+                    parent[x as usize] = u;
+                    queue.push_back(x);
+                }
+            };
+            arcs_of(&out, u, false, &mut visit);
+            if snap.is_directed() {
+                arcs_of(&in_, u, false, &mut visit);
+            }
+        }
+        Ok((val, parent))
+    }
+    fn encode(v: (u32, u32), out: &mut Vec<u8>) {
+        out.extend_from_slice(&v.0.to_le_bytes());
+        out.extend_from_slice(&v.1.to_le_bytes());
+    }
+    fn decode(b: &mut &[u8]) -> Option<(u32, u32)> {
+        Some((bytes::get_u32(b)?, bytes::get_u32(b)?))
+    }
+}

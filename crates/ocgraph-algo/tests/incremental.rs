@@ -1,0 +1,270 @@
+//! Maintained results (BFS, SSSP, WCC, PageRank) equal a full static recomputation on the
+//! snapshot after every batch of a random stream (additions, removals of tree and non-tree
+//! edges, whole vertices, weight increases and decreases, added vertices), on the in-memory
+//! delta with the base on mmap or on a buffer pool far smaller than the graph; and saved results
+//! are reused on reopen only when current.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use ocgraph_algo::incremental::{saved_path, Maintainer, Spec, Values};
+use ocgraph_algo::{bfs, dijkstra, pagerank, verify_pagerank, wcc, PageRankOptions, PageRankResult};
+use ocgraph_core::ingest::{BuildOptions, GraphBuilder, IdMap, NoProgress};
+use ocgraph_core::page::BackendKind;
+use ocgraph_core::update::{Durability, Snapshot, WalItem, WritableGraph, WriteOptions};
+use ocgraph_core::{Adjacency, Vertex};
+use proptest::prelude::*;
+use rand::{Rng, SeedableRng};
+use rand_xoshiro::Xoshiro256PlusPlus;
+
+const TOL: f64 = 1e-8;
+
+fn build(dir: &Path, n: u32, directed: bool, weighted: bool, edges: &BTreeMap<(Vertex, Vertex), f32>) {
+    let o = BuildOptions { directed, weighted, ..BuildOptions::default() };
+    let mut b = GraphBuilder::new(dir, o).unwrap();
+    b.reserve_vertices(n as u64);
+    let s: Vec<u32> = edges.keys().map(|e| e.0).collect();
+    let d: Vec<u32> = edges.keys().map(|e| e.1).collect();
+    let w: Vec<f32> = edges.values().copied().collect();
+    b.push(&s, &d, Some(&w)).unwrap();
+    b.finish(IdMap::Identity, &NoProgress).unwrap();
+}
+
+fn specs() -> Vec<Spec> {
+    vec![
+        Spec::Bfs { source: 0 },
+        Spec::Sssp { source: 0 },
+        Spec::Wcc,
+        Spec::PageRank { damping: 0.85, tol: TOL },
+    ]
+}
+
+/// Checks `got` (the maintained result of `spec`) against the static kernels on `snap`.
+fn check(spec: &Spec, got: &Values, snap: &Snapshot, what: &str) -> Result<(), TestCaseError> {
+    let (out, in_) = (snap.out(), snap.in_());
+    match (spec, got) {
+        (Spec::Bfs { source }, Values::Int(d)) => {
+            prop_assert_eq!(d, &bfs(&out, &in_, *source).unwrap().depth_i64(), "bfs {}", what);
+        }
+        (Spec::Sssp { source }, Values::Float(d)) => {
+            let want = dijkstra(&out, *source).unwrap();
+            prop_assert_eq!(d.len(), want.len());
+            for (v, (a, b)) in d.iter().zip(&want).enumerate() {
+                prop_assert!(
+                    a == b || (a - b).abs() <= 1e-9 * b.max(1.0),
+                    "sssp {} vertex {}: {} vs {}",
+                    what,
+                    v,
+                    a,
+                    b
+                );
+            }
+        }
+        (Spec::Wcc, Values::Int(l)) => {
+            let want: Vec<i64> = wcc(&out, &in_).unwrap().into_iter().map(i64::from).collect();
+            prop_assert_eq!(l, &want, "wcc {}", what);
+        }
+        (Spec::PageRank { damping, tol }, Values::Float(x)) => {
+            let opts = PageRankOptions { damping: *damping, tol: *tol, ..PageRankOptions::default() };
+            let r = PageRankResult { scores: x.clone(), iterations: 1, converged: true };
+            let v = verify_pagerank(&out, &opts, &r);
+            prop_assert!(v.is_ok(), "pagerank {}: {:?}", what, v);
+            let want = pagerank(&out, &in_, &opts).unwrap().scores;
+            let l1: f64 = x.iter().zip(&want).map(|(a, b)| (a - b).abs()).sum();
+            let bound = 2.0 * x.len() as f64 * tol / (1.0 - damping);
+            prop_assert!(
+                l1 <= bound,
+                "pagerank {}: L1 distance {} to the static result (bound {})",
+                what,
+                l1,
+                bound
+            );
+        }
+        _ => prop_assert!(false, "{:?} gave {:?}", spec, got),
+    }
+    Ok(())
+}
+
+/// One random stream on one random graph; every maintained result checked after every batch.
+fn run_stream(
+    seed: u64,
+    directed: bool,
+    weighted: bool,
+    batch: usize,
+    pool: bool,
+) -> Result<(), TestCaseError> {
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("g");
+    let n0: u32 = rng.gen_range(2..60);
+    let weight = |rng: &mut Xoshiro256PlusPlus| if weighted { rng.gen_range(0..5) as f32 } else { 1.0 };
+    let mut edges = BTreeMap::new();
+    for _ in 0..rng.gen_range(0..3 * n0) {
+        let (u, v) = (rng.gen_range(0..n0), rng.gen_range(0..n0));
+        let key = if directed { (u, v) } else { (u.min(v), u.max(v)) };
+        edges.insert(key, weight(&mut rng));
+    }
+    build(&dir, n0, directed, weighted, &edges);
+    let backend = if pool {
+        // Two 4 KiB frames: far smaller than the graph's files.
+        BackendKind::Pool { capacity: 8192, page_size: 4096, policy: "clock".into() }
+    } else {
+        BackendKind::default()
+    };
+    let opts = WriteOptions {
+        backend,
+        durability: Durability::None,
+        auto_compact_levels: None,
+        ..Default::default()
+    };
+    let w = WritableGraph::open(&dir, &opts).unwrap();
+    let ms: Vec<Maintainer> = specs().into_iter().map(|s| Maintainer::start(&w, s).unwrap()).collect();
+    for (m, s) in ms.iter().zip(specs()) {
+        check(&s, &m.result(&w).unwrap(), &w.snapshot(), "initial")?;
+    }
+    let mut n = n0;
+    for round in 0..(24 / batch).max(3) {
+        let mut items = Vec::new();
+        let mut live: Vec<(Vertex, Vertex)> = Vec::new();
+        let snap = w.snapshot();
+        for u in 0..n {
+            for &v in snap.out().neighbors(u).iter() {
+                live.push((u, v));
+            }
+        }
+        for _ in 0..batch {
+            let roll = rng.gen_range(0..100);
+            let pick = |rng: &mut Xoshiro256PlusPlus| live.get(rng.gen_range(0..live.len().max(1))).copied();
+            let item = match roll {
+                0..=44 => Some(WalItem::AddEdge {
+                    src: rng.gen_range(0..n),
+                    dst: rng.gen_range(0..n),
+                    weight: weight(&mut rng),
+                }),
+                // Removals of existing edges: tree edges among them, often disconnecting ones.
+                45..=74 => pick(&mut rng).map(|(src, dst)| WalItem::RemoveEdge { src, dst }),
+                75..=84 if weighted => {
+                    pick(&mut rng).map(|(src, dst)| WalItem::SetWeight { src, dst, weight: weight(&mut rng) })
+                }
+                85..=92 => Some(WalItem::RemoveVertex { v: rng.gen_range(0..n) }),
+                93..=96 => Some(WalItem::RemoveEdge { src: rng.gen_range(0..n), dst: rng.gen_range(0..n) }),
+                97..=99 => {
+                    let count = rng.gen_range(1..3);
+                    n += count;
+                    Some(WalItem::AddVertices { count })
+                }
+                _ => None,
+            };
+            items.extend(item);
+        }
+        w.update(&items).unwrap();
+        if round % 4 == 3 {
+            w.freeze().unwrap();
+        }
+        let snap = w.snapshot();
+        prop_assert_eq!(snap.num_vertices(), n as usize);
+        for (m, s) in ms.iter().zip(specs()) {
+            prop_assert_eq!(m.seq(&w).unwrap(), snap.seq());
+            check(&s, &m.result(&w).unwrap(), &snap, &format!("after batch {round}"))?;
+        }
+    }
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 12, ..ProptestConfig::default() })]
+
+    #[test]
+    fn maintained_results_equal_static_recomputation(
+        seed in any::<u64>(),
+        directed in any::<bool>(),
+        weighted in any::<bool>(),
+        batch in prop_oneof![Just(1usize), 2usize..8, Just(20usize)],
+        pool in any::<bool>(),
+    ) {
+        run_stream(seed, directed, weighted, batch, pool)?;
+    }
+}
+
+/// `changes` lists exactly the vertices whose value differs from the previous call, with the old
+/// and new values.
+#[test]
+fn changes_report_old_and_new_values() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("g");
+    let edges: BTreeMap<(Vertex, Vertex), f32> = [((0, 1), 1.0), ((1, 2), 1.0), ((3, 4), 1.0)].into();
+    build(&dir, 5, false, false, &edges);
+    let opts = WriteOptions { durability: Durability::None, ..Default::default() };
+    let w = WritableGraph::open(&dir, &opts).unwrap();
+    let bfs = Maintainer::start(&w, Spec::Bfs { source: 0 }).unwrap();
+    let comp = Maintainer::start(&w, Spec::Wcc).unwrap();
+    assert!(bfs.changes(&w).unwrap().vertices.is_empty());
+    w.add_edges(&[(2, 3)], None).unwrap();
+    let c = bfs.changes(&w).unwrap();
+    assert_eq!(c.vertices, vec![3, 4]);
+    assert_eq!(c.old, Values::Int(vec![-1, -1]));
+    assert_eq!(c.new, Values::Int(vec![3, 4]));
+    let c = comp.changes(&w).unwrap();
+    assert_eq!((c.vertices, c.old, c.new), (vec![3, 4], Values::Int(vec![3, 3]), Values::Int(vec![0, 0])));
+    // Removing the bridge and putting it back: no net change.
+    w.remove_edges(&[(1, 2)]).unwrap();
+    w.add_edges(&[(1, 2)], None).unwrap();
+    assert!(bfs.changes(&w).unwrap().vertices.is_empty());
+    w.remove_vertices(&[1]).unwrap();
+    assert_eq!(bfs.changes(&w).unwrap().vertices, vec![1, 2, 3, 4]);
+    assert_eq!(comp.result(&w).unwrap(), Values::Int(vec![0, 1, 2, 2, 2]));
+}
+
+/// A saved result is reused on reopen when its sequence number matches the graph's, and
+/// recomputed (correctly) when the graph moved on without it or the file is corrupt.
+#[test]
+fn saved_results_are_reused_only_when_current() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("g");
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(5);
+    let edges: BTreeMap<(Vertex, Vertex), f32> =
+        (0..300).map(|_| ((rng.gen_range(0..100), rng.gen_range(0..100)), 1.0)).collect();
+    build(&dir, 100, true, false, &edges);
+    let opts = WriteOptions { durability: Durability::None, ..Default::default() };
+    let check_all = |w: &WritableGraph, ms: &[Maintainer]| {
+        for (m, s) in ms.iter().zip(specs()) {
+            check(&s, &m.result(w).unwrap(), &w.snapshot(), "reopened").unwrap();
+        }
+    };
+    {
+        let w = WritableGraph::open(&dir, &opts).unwrap();
+        let ms: Vec<Maintainer> = specs().into_iter().map(|s| Maintainer::start(&w, s).unwrap()).collect();
+        assert!(ms.iter().all(|m| !m.loaded()));
+        w.add_edges(&[(0, 50), (50, 99)], None).unwrap();
+        w.remove_vertices(&[7]).unwrap();
+        for m in &ms {
+            m.save(&w).unwrap();
+        }
+        w.close().unwrap();
+    }
+    {
+        let w = WritableGraph::open(&dir, &opts).unwrap();
+        let ms: Vec<Maintainer> = specs().into_iter().map(|s| Maintainer::start(&w, s).unwrap()).collect();
+        assert!(ms.iter().all(|m| m.loaded()));
+        check_all(&w, &ms);
+        // The graph moves on; the saved files are not rewritten (a crash mid-stream).
+        w.remove_edges(&[(0, 50)]).unwrap();
+        w.add_edges(&[(3, 4)], None).unwrap();
+        w.close().unwrap();
+    }
+    let w = WritableGraph::open(&dir, &opts).unwrap();
+    let ms: Vec<Maintainer> = specs().into_iter().map(|s| Maintainer::start(&w, s).unwrap()).collect();
+    assert!(ms.iter().all(|m| !m.loaded()), "stale results must not be reused");
+    check_all(&w, &ms);
+    for m in &ms {
+        m.save(&w).unwrap();
+    }
+    // A torn or corrupt file is recomputed.
+    let path = saved_path(&dir, &Spec::Wcc);
+    let mut b = std::fs::read(&path).unwrap();
+    b[20] ^= 1;
+    std::fs::write(&path, &b).unwrap();
+    let again = Maintainer::start(&w, Spec::Wcc).unwrap();
+    assert!(!again.loaded());
+    assert_eq!(again.result(&w).unwrap(), ms[2].result(&w).unwrap());
+}

@@ -1,0 +1,221 @@
+//! `ocgraph stream`: apply a file of updates in batches while keeping results current
+//! (`--maintain wcc,bfs:source=0,pagerank`), and report per-batch latency and throughput.
+//!
+//! Update files hold one operation per line (internal vertex ids; `#` or `%` starts a
+//! comment): `+ u v [w]` adds an edge (an existing one gets the new weight), `- u v` removes
+//! one, `+v n` adds `n` vertices, `-v u` removes every edge of `u`. Every `--batch-size`
+//! operations are one batch (one log record; mixed kinds allowed). `ocgraph workload updates`
+//! writes such files.
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use clap::Args;
+use ocgraph_algo::incremental::{Maintainer, Spec, Values};
+use ocgraph_core::update::{WalItem, WritableGraph, WriteOptions};
+use ocgraph_core::{Error, Result, Vertex};
+
+use super::update::DurabilityArg;
+use crate::backend_args::BackendArgs;
+
+/// Arguments of `ocgraph stream`.
+#[derive(Args)]
+pub struct StreamArgs {
+    /// Graph directory.
+    graph: PathBuf,
+    /// The update file (`+ u v [w]`, `- u v`, `+v n`, `-v u` per line).
+    #[arg(long)]
+    updates: PathBuf,
+    /// Results to keep current, comma-separated: wcc, bfs:source=S, sssp:source=S,
+    /// pagerank[:damping=D][:tol=T].
+    #[arg(long, value_delimiter = ',')]
+    maintain: Vec<String>,
+    /// Operations per batch.
+    #[arg(long, default_value_t = 10_000)]
+    batch_size: usize,
+    /// When a batch is durable.
+    #[arg(long, value_enum, default_value_t = DurabilityArg::None)]
+    durability: DurabilityArg,
+    /// At the end, compare every maintained result with a full recomputation (static kernels)
+    /// on the final graph, and time that recomputation.
+    #[arg(long)]
+    verify: bool,
+    /// Do not save the maintained results at the end (under `<graph>/maintained/`).
+    #[arg(long)]
+    no_save: bool,
+    /// Write the measurements as JSON to this file.
+    #[arg(long)]
+    json: Option<PathBuf>,
+    #[command(flatten)]
+    backend: BackendArgs,
+}
+
+/// Parses an update file; `n` is the graph's vertex count (ids are checked against it as
+/// `+v` lines grow it). Errors name the file and line.
+pub(crate) fn read_updates(path: &Path, mut n: u64, weighted: bool) -> Result<Vec<WalItem>> {
+    let file = std::fs::File::open(path).map_err(|e| Error::io(path, "open", e))?;
+    let mut items = Vec::new();
+    for (i, line) in BufReader::new(file).lines().enumerate() {
+        let line = line.map_err(|e| Error::io(path, "read", e))?;
+        let no = i as u64 + 1;
+        let text = line.trim();
+        if text.is_empty() || text.starts_with('#') || text.starts_with('%') {
+            continue;
+        }
+        let bad = |msg: String| Error::input_line(path, no, msg);
+        let cols: Vec<&str> = text.split_whitespace().collect();
+        let vertex = |c: &str| -> Result<Vertex> {
+            let v: Vertex = c.parse().map_err(|_| bad(format!("bad vertex id '{c}'")))?;
+            if v as u64 >= n {
+                return Err(bad(format!("vertex {v} out of range (the graph has {n} vertices here)")));
+            }
+            Ok(v)
+        };
+        let item = match (cols[0], cols.len()) {
+            ("+", 3 | 4) => {
+                let weight = match cols.get(3) {
+                    Some(c) if weighted => c
+                        .parse::<f32>()
+                        .ok()
+                        .filter(|w| !w.is_nan())
+                        .ok_or_else(|| bad(format!("bad weight '{c}'")))?,
+                    Some(_) => return Err(bad("the graph is unweighted; weights are not accepted".into())),
+                    None => 1.0,
+                };
+                WalItem::AddEdge { src: vertex(cols[1])?, dst: vertex(cols[2])?, weight }
+            }
+            ("-", 3) => WalItem::RemoveEdge { src: vertex(cols[1])?, dst: vertex(cols[2])? },
+            ("+v", 2) => {
+                let count: u32 =
+                    cols[1].parse().map_err(|_| bad(format!("bad vertex count '{}'", cols[1])))?;
+                n += count as u64;
+                WalItem::AddVertices { count }
+            }
+            ("-v", 2) => WalItem::RemoveVertex { v: vertex(cols[1])? },
+            _ => return Err(bad(format!("expected '+ u v [w]', '- u v', '+v n' or '-v u', found '{text}'"))),
+        };
+        items.push(item);
+    }
+    Ok(items)
+}
+
+/// The `p`-th percentile (0..=100) of sorted `xs`.
+fn percentile(xs: &[f64], p: f64) -> f64 {
+    if xs.is_empty() {
+        return 0.0;
+    }
+    xs[((p / 100.0 * (xs.len() - 1) as f64).round() as usize).min(xs.len() - 1)]
+}
+
+/// Whether a maintained result equals a full recomputation (PageRank: within the L1 distance
+/// its tolerance allows, `2 n tol / (1 - d)`).
+fn same(spec: &Spec, a: &Values, b: &Values) -> bool {
+    match (spec, a, b) {
+        (Spec::PageRank { damping, tol }, Values::Float(x), Values::Float(y)) => {
+            let l1: f64 = x.iter().zip(y).map(|(p, q)| (p - q).abs()).sum();
+            x.len() == y.len() && l1 <= 2.0 * x.len() as f64 * tol / (1.0 - damping)
+        }
+        (Spec::Sssp { .. }, Values::Float(x), Values::Float(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(p, q)| p == q || (p - q).abs() <= 1e-9 * q.max(1.0))
+        }
+        _ => a == b,
+    }
+}
+
+/// Runs `ocgraph stream`.
+pub fn run(args: &StreamArgs) -> Result<()> {
+    let specs: Vec<Spec> = args.maintain.iter().map(|s| s.parse()).collect::<Result<_>>()?;
+    let opts = WriteOptions {
+        backend: args.backend.options()?.backend,
+        durability: args.durability.durability(),
+        ..WriteOptions::default()
+    };
+    let w = WritableGraph::open(&args.graph, &opts)?;
+    let items = read_updates(&args.updates, w.num_vertices() as u64, w.is_weighted())?;
+    let mut report = serde_json::Map::new();
+    let mut ms = Vec::new();
+    for spec in specs {
+        let t = Instant::now();
+        let m = Maintainer::start(&w, spec.clone())?;
+        let secs = t.elapsed().as_secs_f64();
+        let how = if m.loaded() { "loaded (current)" } else { "computed" };
+        println!("{}: {how} in {secs:.3} s", spec.name());
+        report.insert(format!("start_secs.{}", spec.name()), secs.into());
+        ms.push(m);
+    }
+    let size = args.batch_size.max(1);
+    let mut lat = Vec::with_capacity(items.len() / size + 1);
+    let start = Instant::now();
+    for chunk in items.chunks(size) {
+        let t = Instant::now();
+        w.update(chunk)?;
+        lat.push(t.elapsed().as_secs_f64());
+    }
+    let total = start.elapsed().as_secs_f64();
+    let rate = items.len() as f64 / total.max(1e-12);
+    println!("{} updates in {} batches of {size}: {total:.3} s, {rate:.0} updates/s", items.len(), lat.len());
+    lat.sort_by(f64::total_cmp);
+    let (p50, p99, max) = (percentile(&lat, 50.0), percentile(&lat, 99.0), percentile(&lat, 100.0));
+    // `--stats` (of the backend options) also prints the per-batch latency percentiles.
+    if args.backend.stats {
+        println!(
+            "per-batch latency: p50 {:.1} us, p99 {:.1} us, max {:.1} us",
+            p50 * 1e6,
+            p99 * 1e6,
+            max * 1e6
+        );
+    }
+    for (k, v) in [
+        ("updates", items.len() as f64),
+        ("batches", lat.len() as f64),
+        ("batch_size", size as f64),
+        ("total_secs", total),
+        ("updates_per_sec", rate),
+        ("p50_us", p50 * 1e6),
+        ("p99_us", p99 * 1e6),
+        ("max_us", max * 1e6),
+    ] {
+        report.insert(k.into(), v.into());
+    }
+    let mut failed = Vec::new();
+    if args.verify {
+        let snap = w.snapshot();
+        for m in &ms {
+            let got = m.result(&w)?;
+            let t = Instant::now();
+            let want = m.spec().build(&snap)?.result();
+            let secs = t.elapsed().as_secs_f64();
+            let ok = same(m.spec(), &got, &want);
+            println!(
+                "{}: {} a full recomputation ({secs:.3} s)",
+                m.spec().name(),
+                if ok { "equals" } else { "DIFFERS FROM" }
+            );
+            report.insert(format!("recompute_secs.{}", m.spec().name()), secs.into());
+            if !ok {
+                failed.push(m.spec().name());
+            }
+        }
+    }
+    if !args.no_save {
+        for m in &ms {
+            m.save(&w)?;
+        }
+    }
+    if let Some(path) = &args.json {
+        let text = serde_json::to_string_pretty(&serde_json::Value::Object(report)).expect("plain values");
+        std::fs::write(path, text).map_err(|e| Error::io(path, "write", e))?;
+    }
+    for m in ms {
+        m.stop(&w);
+    }
+    w.close()?;
+    if !failed.is_empty() {
+        return Err(Error::invalid(format!(
+            "maintained results differ from recomputation: {}",
+            failed.join(", ")
+        )));
+    }
+    Ok(())
+}

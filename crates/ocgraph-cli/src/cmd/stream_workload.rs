@@ -1,0 +1,105 @@
+//! `ocgraph workload updates`: a seeded stream of updates for `ocgraph stream` (text lines
+//! `+ u v [w]` and `- u v`).
+//!
+//! Additions join two vertices chosen uniformly or, with `--dist power-law`, in proportion to
+//! their degree (the ends of uniformly random arcs: preferential attachment). Removals take an
+//! existing edge: half the time one the stream added earlier (when there is one), otherwise a
+//! uniformly random arc of the graph; an edge is removed at most once. Weighted graphs get
+//! integer weights from 1 to 9.
+
+use std::collections::HashSet;
+use std::io::{BufWriter, Write};
+use std::path::Path;
+
+use ocgraph_core::{Adjacency, Error, Graph, Result, Vertex};
+use rand::{Rng, SeedableRng};
+use rand_xoshiro::Xoshiro256PlusPlus;
+
+use super::workload::Dist;
+
+/// Parses `A/R` (percentages summing to 100) into the share of additions.
+fn parse_mix(mix: &str) -> Result<f64> {
+    let bad =
+        || Error::invalid(format!("--mix {mix:?}: expected additions/removals percentages, e.g. 90/10"));
+    let (a, r) = mix.split_once('/').ok_or_else(bad)?;
+    let (a, r): (f64, f64) = (a.trim().parse().map_err(|_| bad())?, r.trim().parse().map_err(|_| bad())?);
+    if a < 0.0 || r < 0.0 || (a + r - 100.0).abs() > 1e-9 {
+        return Err(bad());
+    }
+    Ok(a / 100.0)
+}
+
+/// Writes `count` updates for `g` to `out`.
+pub fn write(g: &Graph, mix: &str, dist: Dist, count: usize, seed: u64, out: &Path) -> Result<()> {
+    let add_share = parse_mix(mix)?;
+    let adj = g.out();
+    let n = adj.num_vertices();
+    if n == 0 {
+        return Err(Error::invalid("workload updates: the graph has no vertices"));
+    }
+    // Cumulative degrees: a uniformly random arc is one binary search away.
+    let mut cum = Vec::with_capacity(n + 1);
+    cum.push(0u64);
+    adj.for_each_degree_in_range(0..n as Vertex, |_, d| {
+        cum.push(cum.last().copied().unwrap_or(0) + d as u64)
+    });
+    let arcs = *cum.last().unwrap_or(&0);
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+    let random_arc = |rng: &mut Xoshiro256PlusPlus| -> Option<(Vertex, Vertex)> {
+        if arcs == 0 {
+            return None;
+        }
+        let k = rng.gen_range(0..arcs);
+        let u = cum.partition_point(|&c| c <= k) - 1;
+        Some((u as Vertex, adj.neighbors(u as Vertex)[(k - cum[u]) as usize]))
+    };
+    let key = |(u, v): (Vertex, Vertex)| if g.is_directed() { (u, v) } else { (u.min(v), u.max(v)) };
+    let file = std::fs::File::create(out).map_err(|e| Error::io(out, "create", e))?;
+    let mut f = BufWriter::new(file);
+    let mut added: Vec<(Vertex, Vertex)> = Vec::new();
+    let mut removed: HashSet<(Vertex, Vertex)> = HashSet::new();
+    let (mut adds, mut dels) = (0usize, 0usize);
+    let mut line = String::new();
+    while adds + dels < count {
+        line.clear();
+        if rng.gen_bool(add_share) {
+            let end = |rng: &mut Xoshiro256PlusPlus| match dist {
+                Dist::PowerLaw => random_arc(rng).map_or_else(|| rng.gen_range(0..n as Vertex), |a| a.1),
+                Dist::Uniform => rng.gen_range(0..n as Vertex),
+            };
+            let (u, v) = (end(&mut rng), end(&mut rng));
+            added.push((u, v));
+            removed.remove(&key((u, v)));
+            line.push_str(&format!("+ {u} {v}"));
+            if g.is_weighted() {
+                line.push_str(&format!(" {}", rng.gen_range(1..10)));
+            }
+            adds += 1;
+        } else {
+            let mut pick = None;
+            for _ in 0..16 {
+                let e = if !added.is_empty() && rng.gen_bool(0.5) {
+                    Some(added.swap_remove(rng.gen_range(0..added.len())))
+                } else {
+                    random_arc(&mut rng)
+                };
+                if let Some(e) = e.filter(|&e| removed.insert(key(e))) {
+                    pick = Some(e);
+                    break;
+                }
+            }
+            let Some((u, v)) = pick else {
+                return Err(Error::invalid("workload updates: no edge left to remove"));
+            };
+            line.push_str(&format!("- {u} {v}"));
+            dels += 1;
+        }
+        writeln!(f, "{line}").map_err(|e| Error::io(out, "write", e))?;
+    }
+    f.flush().map_err(|e| Error::io(out, "write", e))?;
+    println!(
+        "updates workload: {adds} additions ({dist:?}), {dels} removals for a graph of {n} vertices, seed {seed}, written to {}",
+        out.display()
+    );
+    Ok(())
+}

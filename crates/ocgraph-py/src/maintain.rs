@@ -1,0 +1,136 @@
+//! Maintained results on a writable graph (`Graph.maintain`): `_ocgraph._maintain` returns a
+//! [`PyMaintained`], kept current by every update call of the graph before it returns.
+
+use std::sync::{Arc, Mutex};
+
+use numpy::{IntoPyArray, PyArray1};
+use ocgraph_algo::incremental::{Maintainer, Spec, Values};
+use ocgraph_core::update::WritableGraph;
+use pyo3::prelude::*;
+
+use crate::errors::{invalid, run, IntoPy};
+use crate::graph::PyGraph;
+
+/// A result kept current as the graph changes. Get one with `Graph.maintain`.
+#[pyclass(module = "ocgraph._ocgraph", name = "Maintained")]
+pub(crate) struct PyMaintained {
+    inner: Mutex<Option<(Arc<WritableGraph>, Maintainer)>>,
+    name: String,
+}
+
+/// A numpy array of `v`.
+fn to_py(py: Python<'_>, v: Values) -> PyObject {
+    match v {
+        Values::Int(a) => a.into_pyarray(py).into_any().unbind(),
+        Values::Float(a) => a.into_pyarray(py).into_any().unbind(),
+    }
+}
+
+impl PyMaintained {
+    /// Runs `f` with the graph and the maintainer (GIL released).
+    fn with<T: Send>(
+        &self,
+        py: Python<'_>,
+        f: impl FnOnce(&WritableGraph, &Maintainer) -> ocgraph_core::Result<T> + Send,
+    ) -> PyResult<T> {
+        let guard = self.inner.lock().unwrap_or_else(|e| e.into_inner());
+        let (w, m) =
+            guard.as_ref().ok_or_else(|| invalid(format!("{}: maintenance was stopped", self.name)))?;
+        run(py, || f(w, m).py())
+    }
+}
+
+#[pymethods]
+impl PyMaintained {
+    /// The whole result for the graph's current state: int64 (bfs hops and wcc labels, -1 for
+    /// none) or float64 (sssp distances, inf unreachable; pagerank scores).
+    fn result(&self, py: Python<'_>) -> PyResult<PyObject> {
+        let v = self.with(py, |w, m| m.result(w))?;
+        Ok(to_py(py, v))
+    }
+
+    /// `(vertices, old, new)`: the vertices whose value changed since the previous call (or
+    /// since `maintain`), with their values then and now.
+    fn changes(&self, py: Python<'_>) -> PyResult<(Py<PyArray1<i64>>, PyObject, PyObject)> {
+        let c = self.with(py, |w, m| m.changes(w))?;
+        let vs: Vec<i64> = c.vertices.iter().map(|&v| i64::from(v)).collect();
+        Ok((vs.into_pyarray(py).unbind(), to_py(py, c.old), to_py(py, c.new)))
+    }
+
+    /// Makes the graph's updates durable and saves the result under `<graph>/maintained/`;
+    /// returns the file's path. A later `maintain` of the same result reuses it when the graph
+    /// has not changed since.
+    fn save(&self, py: Python<'_>) -> PyResult<String> {
+        let p = self.with(py, |w, m| m.save(w))?;
+        Ok(p.to_string_lossy().into_owned())
+    }
+
+    /// Stops maintaining the result (further calls raise); stopping twice is allowed.
+    fn stop(&self) {
+        if let Some((w, m)) = self.inner.lock().unwrap_or_else(|e| e.into_inner()).take() {
+            m.stop(&w);
+        }
+    }
+
+    /// Whether `stop` was called.
+    #[getter]
+    fn stopped(&self) -> bool {
+        self.inner.lock().unwrap_or_else(|e| e.into_inner()).is_none()
+    }
+
+    /// The sequence number of the last batch the result includes.
+    #[getter]
+    fn seq(&self, py: Python<'_>) -> PyResult<u64> {
+        self.with(py, |w, m| m.seq(w))
+    }
+
+    /// Whether the first computation reused a saved result (instead of recomputing).
+    #[getter]
+    fn loaded(&self, py: Python<'_>) -> PyResult<bool> {
+        self.with(py, |_, m| Ok(m.loaded()))
+    }
+
+    /// The result's name (`wcc`, `bfs-source-0`, ...; its saved file is `<name>.bin`).
+    #[getter]
+    fn name(&self) -> String {
+        self.name.clone()
+    }
+
+    fn __repr__(&self) -> String {
+        format!("<ocgraph.Maintained {}>", self.name)
+    }
+}
+
+/// Starts maintaining `kind` (`bfs`, `sssp`: with `source`; `wcc`; `pagerank`: `damping`,
+/// `tol`) on a writable graph.
+#[pyfunction]
+#[pyo3(signature = (g, kind, source=None, damping=0.85, tol=1e-6))]
+pub(crate) fn _maintain(
+    py: Python<'_>,
+    g: &PyGraph,
+    kind: &str,
+    source: Option<i64>,
+    damping: f64,
+    tol: f64,
+) -> PyResult<PyMaintained> {
+    let w = g.writer()?;
+    let source = match source {
+        Some(s) if s < 0 || s as u64 >= w.num_vertices() as u64 => {
+            return Err(crate::errors::vertex_out_of_range(s, w.num_vertices()))
+        }
+        Some(s) => Some(s as u32),
+        None => None,
+    };
+    let spec = match (kind, source) {
+        ("bfs", Some(source)) => Spec::Bfs { source },
+        ("sssp", Some(source)) => Spec::Sssp { source },
+        ("bfs" | "sssp", None) => return Err(invalid(format!("maintain({kind:?}) needs source="))),
+        ("wcc", None) => Spec::Wcc,
+        ("pagerank", None) => Spec::PageRank { damping, tol },
+        ("wcc" | "pagerank", Some(_)) => return Err(invalid(format!("maintain({kind:?}) takes no source"))),
+        _ => return Err(invalid(format!("unknown maintained result {kind:?} (bfs, sssp, wcc, pagerank)"))),
+    };
+    let name = spec.name();
+    let m = run(py, || Maintainer::start(&w, spec).py())?;
+    Ok(PyMaintained { inner: Mutex::new(Some((w, m))), name })
+}

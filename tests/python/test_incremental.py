@@ -1,0 +1,157 @@
+"""Maintained results (Graph.maintain): after every update call, BFS, SSSP, WCC and PageRank
+equal networkx on the same mutated graph; changes() reports what changed; results are saved on
+close and reused on reopen only when the graph has not changed since."""
+
+from __future__ import annotations
+
+import networkx as nx
+import numpy as np
+import pytest
+
+import ocgraph
+from conftest import BACKENDS, POOL_OPTS
+
+TOL = 1e-9
+
+
+def open_writable(path, backend: str, **kw) -> ocgraph.Graph:
+    opts = dict(POOL_OPTS) if backend == "pool" else {"backend": "mmap"}
+    return ocgraph.open(path, writable=True, **opts, **kw)
+
+
+def make_graph(tmp_path, rng, n: int, m: int, directed: bool, weighted: bool):
+    """A random simple graph at ``tmp_path / "g"`` and the same graph in networkx."""
+    h = nx.DiGraph() if directed else nx.Graph()
+    h.add_nodes_from(range(n))
+    for u, v in zip(rng.integers(0, n, m).tolist(), rng.integers(0, n, m).tolist()):
+        h.add_edge(u, v, weight=float(rng.integers(1, 6)) if weighted else 1.0)
+    src = np.array([u for u, _ in h.edges()], dtype=np.int64)
+    dst = np.array([v for _, v in h.edges()], dtype=np.int64)
+    w = np.array([d["weight"] for _, _, d in h.edges(data=True)], dtype=np.float32) if weighted else None
+    path = tmp_path / "g"
+    ocgraph.from_edges(src, dst, path, num_vertices=n, weights=w, directed=directed).close()
+    return path, h
+
+
+def check(ms: dict, h: nx.Graph, weighted: bool) -> None:
+    n = h.number_of_nodes()
+    hops = nx.single_source_shortest_path_length(h, 0)
+    assert ms["bfs"].result().tolist() == [hops.get(v, -1) for v in range(n)]
+    dist = nx.single_source_dijkstra_path_length(h, 0, weight="weight")
+    got = ms["sssp"].result()
+    assert got.tolist() == pytest.approx([dist.get(v, np.inf) for v in range(n)])
+    labels = ms["wcc"].result()
+    comps = nx.weakly_connected_components(h) if h.is_directed() else nx.connected_components(h)
+    for comp in comps:
+        assert {int(labels[v]) for v in comp} == {min(comp)}
+    ref = nx.pagerank(h, tol=TOL, max_iter=1000, weight="weight" if weighted else None)
+    pr = ms["pagerank"].result()
+    assert pr.sum() == pytest.approx(1.0)
+    assert np.abs(pr - np.array([ref[v] for v in range(n)])).sum() < 1e-5
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize(("directed", "weighted"), [(True, False), (False, True)])
+def test_maintained_results_match_networkx(tmp_path, backend, directed, weighted):
+    rng = np.random.default_rng(7)
+    n = 50
+    path, h = make_graph(tmp_path, rng, n, 70, directed, weighted)
+    g = open_writable(path, backend, durability="none")
+    ms = {
+        "bfs": g.maintain("bfs", source=0),
+        "sssp": g.maintain("sssp", source=0),
+        "wcc": g.maintain("wcc"),
+        "pagerank": g.maintain("pagerank", damping=0.85, tol=TOL),
+    }
+    check(ms, h, weighted)
+    for step in range(30):
+        n = g.num_vertices
+        op = step % 5
+        if op in (0, 1):
+            k = int(rng.integers(1, 6))
+            src, dst = rng.integers(0, n, k), rng.integers(0, n, k)
+            w = rng.integers(1, 6, k).astype(np.float32) if weighted else None
+            g.add_edges(src, dst, w)
+            ws = w.tolist() if weighted else [1.0] * k
+            for u, v, x in zip(src.tolist(), dst.tolist(), ws):
+                h.add_edge(u, v, weight=x)
+        elif op == 2:
+            edges = list(h.edges())
+            pick = [edges[i] for i in rng.choice(len(edges), size=min(len(edges), 4), replace=False)]
+            g.remove_edges([u for u, _ in pick], [v for _, v in pick])
+            h.remove_edges_from(pick)
+        elif op == 3 and weighted:
+            edges = list(h.edges())
+            pick = [edges[i] for i in rng.choice(len(edges), size=min(len(edges), 4), replace=False)]
+            w = rng.integers(1, 6, len(pick)).astype(np.float32)
+            g.set_edge_weights([u for u, _ in pick], [v for _, v in pick], w)
+            for (u, v), x in zip(pick, w.tolist()):
+                h[u][v]["weight"] = x
+        elif step % 10 == 4:
+            ids = g.add_vertices(2)
+            h.add_nodes_from(ids.tolist())
+            g.add_edges(ids, [0, 1])
+            h.add_edge(int(ids[0]), 0, weight=1.0)
+            h.add_edge(int(ids[1]), 1, weight=1.0)
+        else:
+            victim = int(rng.integers(1, n))
+            g.remove_vertices([victim])
+            h.remove_edges_from(list(h.edges(victim)))
+            if directed:
+                h.remove_edges_from(list(h.in_edges(victim)))
+        check(ms, h, weighted)
+    g.close()
+
+
+def test_changes_report_old_and_new_values(tmp_path):
+    g = ocgraph.from_edges([0, 1, 3], [1, 2, 4], tmp_path / "g", num_vertices=5, directed=False)
+    g.close()
+    g = ocgraph.open(tmp_path / "g", writable=True, durability="none")
+    bfs = g.maintain("bfs", source=0)
+    wcc = g.maintain("wcc")
+    vs, old, new = bfs.changes()
+    assert len(vs) == 0
+    g.add_edges([2], [3])
+    vs, old, new = bfs.changes()
+    assert (vs.tolist(), old.tolist(), new.tolist()) == ([3, 4], [-1, -1], [3, 4])
+    vs, old, new = wcc.changes()
+    assert (vs.tolist(), old.tolist(), new.tolist()) == ([3, 4], [3, 3], [0, 0])
+    g.remove_edges([1], [2])
+    assert wcc.result().tolist() == [0, 0, 2, 2, 2]
+    with pytest.raises(ocgraph.InvalidArgumentError):
+        g.maintain("bfs")
+    with pytest.raises(ocgraph.InvalidArgumentError):
+        g.maintain("closeness")
+    g.close()
+
+
+def test_saved_results_are_reused_only_when_current(tmp_path):
+    rng = np.random.default_rng(3)
+    path, h = make_graph(tmp_path, rng, 60, 90, True, False)
+    g = ocgraph.open(path, writable=True)
+    wcc = g.maintain("wcc")
+    pr = g.maintain("pagerank", tol=TOL)
+    assert not wcc.loaded
+    g.add_edges([0, 5], [5, 9])
+    h.add_edges_from([(0, 5), (5, 9)])
+    g.close()  # saves both
+
+    g = ocgraph.open(path, writable=True)
+    wcc, pr = g.maintain("wcc"), g.maintain("pagerank", tol=TOL)
+    assert wcc.loaded and pr.loaded
+    check_wcc = dict(enumerate(wcc.result().tolist()))
+    for comp in nx.weakly_connected_components(h):
+        assert {check_wcc[v] for v in comp} == {min(comp)}
+    g.remove_edges([0], [5])
+    h.remove_edge(0, 5)
+    wcc.stop()
+    pr.stop()
+    g.close()  # the saved results are now one batch behind
+
+    g = ocgraph.open(path, writable=True)
+    wcc = g.maintain("wcc")
+    assert not wcc.loaded
+    labels = wcc.result()
+    for comp in nx.weakly_connected_components(h):
+        assert {int(labels[v]) for v in comp} == {min(comp)}
+    g.close()
