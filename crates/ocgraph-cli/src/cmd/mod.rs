@@ -11,6 +11,7 @@ mod pack;
 mod query;
 mod reorder;
 mod run;
+mod spark;
 mod update;
 mod workload;
 
@@ -46,6 +47,8 @@ pub enum Command {
     Workload(workload::WorkloadArgs),
     /// Answer a workload's queries with a prefetcher; report latency, throughput and I/O.
     Query(query::QueryArgs),
+    /// Run the analytics on Apache Spark (`spark run ALGO G --master local[2]`), via Python.
+    Spark(spark::SparkArgs),
 }
 
 /// Runs a parsed subcommand.
@@ -64,6 +67,7 @@ pub fn run(cmd: Command) -> Result<()> {
         Command::Compact(a) => update::compact(&a),
         Command::Workload(a) => workload::run(&a),
         Command::Query(a) => query::run(&a),
+        Command::Spark(a) => spark::run(&a),
     }
 }
 
