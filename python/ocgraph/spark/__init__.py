@@ -51,6 +51,26 @@ __all__ = [
 DESIGNS = ("partitions", "dataframe")
 
 
+_KEYS: dict[tuple[str, int], list[int]] = {}
+
+
+def _routing_keys(spark: Any, n: int) -> list[int]:
+    """For each partition ``p < n``, a key that Spark's hash partitioning into ``n`` sends to
+    ``p`` (found once per application with one small Spark job)."""
+    from pyspark.sql import functions as F
+
+    cache = (spark.sparkContext.applicationId, n)
+    if cache not in _KEYS:
+        rows = spark.range(64 * n).select("id", F.expr(f"pmod(hash(id), {n})").alias("p")).collect()
+        keys: dict[int, int] = {}
+        for r in rows:
+            keys.setdefault(int(r.p), int(r.id))
+        if len(keys) < n:
+            raise RuntimeError(f"no routing key found for {n - len(keys)} of {n} partitions")
+        _KEYS[cache] = [keys[p] for p in range(n)]
+    return _KEYS[cache]
+
+
 class SparkGraph:
     """A graph's Parquet dataset (see :func:`export_parquet`) opened on a Spark session.
 
@@ -58,8 +78,8 @@ class SparkGraph:
         spark: a ``SparkSession`` (see :func:`session`).
         path: the dataset directory or URI, readable by the driver and every executor.
         partitions: Spark partitions per superstep (default: the session's default
-            parallelism). The ``partitions`` design groups the dataset's parts into at most
-            this many contiguous ranges; export with at least as many parts.
+            parallelism). The ``partitions`` design groups the dataset's parts into this many
+            contiguous ranges, at most one per part: export with at least as many parts.
         design: ``"partitions"`` or ``"dataframe"`` (see the module documentation).
 
     Every kernel takes ``collect``: ``True`` returns what :class:`ocgraph.Graph` returns (numpy
@@ -246,22 +266,9 @@ class SparkGraph:
     def _get_layout(self) -> _partitions.Layout:
         """The partitions design's layout (computed once: one small Spark job finds the keys)."""
         if self._layout is None:
-            self._layout = _partitions.Layout(self.path, self.meta, self.partitions, self._keys())
+            n = min(self.partitions, len(self.meta["bounds"]) - 1)
+            self._layout = _partitions.Layout(self.path, self.meta, n, _routing_keys(self.spark, n))
         return self._layout
-
-    def _keys(self) -> list[int]:
-        """For each partition ``p``, a key that Spark's hash partitioning into
-        :attr:`partitions` sends to ``p``."""
-        from pyspark.sql import functions as F
-
-        n = self.partitions
-        rows = self.spark.range(64 * n).select("id", F.expr(f"pmod(hash(id), {n})").alias("p")).collect()
-        keys: dict[int, int] = {}
-        for r in rows:
-            keys.setdefault(int(r.p), int(r.id))
-        if len(keys) < n:
-            raise RuntimeError(f"no routing key found for {n - len(keys)} of {n} partitions")
-        return [keys[p] for p in range(n)]
 
     def _state_frame(self, driver: Any, columns: tuple[str, Any]) -> Any:
         """The partitions' states as a DataFrame of vertex rows."""

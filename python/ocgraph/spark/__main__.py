@@ -68,6 +68,10 @@ def _run(a: argparse.Namespace) -> None:
             export_parquet(
                 a.graph, dataset, partitions=max(16, a.partitions or 0), overwrite=a.parquet is not None
             )
+        from pyspark.sql import SparkSession
+
+        # In a process that already runs a session (tests, notebooks), use it and leave it up.
+        started = SparkSession.getActiveSession() is None
         spark = session(
             a.master, shuffle_partitions=a.partitions or 4, driver_memory=a.driver_memory, conf=conf
         )
@@ -92,7 +96,8 @@ def _run(a: argparse.Namespace) -> None:
                 summary = f"{int(result[0])} triangles"
             seconds = time.perf_counter() - t0
         finally:
-            stop(spark)
+            if started:
+                stop(spark)
     print(f"{a.algo} on Spark ({a.design}, {a.master}, {g.partitions} partitions): {summary}")
     print(f"{seconds:.3f} s, {len(g.supersteps)} supersteps")
     if a.out:

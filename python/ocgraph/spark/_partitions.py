@@ -87,7 +87,7 @@ class Layout:
             ]
             out = {c: np.concatenate([g[c] for g in got]) for c in cols}
             lo, hi = self.vb[pid], self.vb[pid + 1]
-            counts = np.bincount(out[first] - lo, minlength=hi - lo)
+            counts = np.bincount(out.pop(first) - lo, minlength=hi - lo)
             out["indptr"] = np.concatenate([[0], np.cumsum(counts)])
             return out
 
@@ -192,8 +192,8 @@ class _Driver:
                 persisted.get(rdd_id).unpersist(False)
         self.checkpoints = set(persisted.keySet()) - before
         self.df = nxt
-        sx, sy = nxt.where(F.col("kind") == STAT).agg(F.sum("x"), F.sum("y")).first()
-        return float(sx or 0.0), float(sy or 0.0)
+        stats = nxt.where(F.col("kind") == STAT).select("x", "y").collect()
+        return float(sum(r.x for r in stats)), float(sum(r.y for r in stats))
 
     def states(self) -> list[tuple[int, Any]]:
         """``(pid, state)`` of every partition, collected to the driver."""

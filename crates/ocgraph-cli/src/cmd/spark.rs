@@ -24,11 +24,8 @@ pub struct SparkArgs {
 /// the error).
 pub fn run(args: &SparkArgs) -> Result<()> {
     let python = std::env::var_os("OCGRAPH_PYTHON").unwrap_or_else(|| "python3".into());
-    let status = Command::new(&python)
-        .args(["-m", "ocgraph.spark"])
-        .args(&args.args)
-        .status()
-        .map_err(|e| {
+    let status =
+        Command::new(&python).args(["-m", "ocgraph.spark"]).args(&args.args).status().map_err(|e| {
             Error::invalid(format!(
                 "cannot start {} for `ocgraph spark` ({e}); set OCGRAPH_PYTHON to a Python with \
                  ocgraph and its spark extra installed (pip install 'ocgraph[spark]')",
