@@ -6,7 +6,7 @@ of each superstep (Spark's status store, per job group); then the partitions des
 and 4 partitions per core. Prints a table; writes results/spark-<tag>.csv and .json.
 
     python bench/spark/run.py                 # kron18 and kron20
-    python bench/spark/run.py --small         # kron12, seconds (make bench)
+    python bench/spark/run.py --small         # kron10, both designs, no sweep (make bench)
     python bench/spark/run.py --scales 18 --kernels pagerank wcc
 """
 
@@ -85,7 +85,7 @@ def timed(fn, trials: int):
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--small", action="store_true", help="kron12 only, 1 trial (seconds)")
+    ap.add_argument("--small", action="store_true", help="kron10 only, no partition sweep")
     ap.add_argument("--scales", type=int, nargs="+", default=[18, 20])
     ap.add_argument("--kernels", nargs="+", default=list(KERNELS), choices=KERNELS)
     ap.add_argument("--designs", nargs="+", default=list(osp.DESIGNS), choices=osp.DESIGNS)
@@ -101,7 +101,8 @@ def main() -> None:
     )
     ap.add_argument("--tag", default=None)
     a = ap.parse_args()
-    scales = [12] if a.small else a.scales
+    scales = [10] if a.small else a.scales
+    sweep = [2] if a.small else a.sweep
     tag = a.tag or ("small" if a.small else "kron" + "-".join(map(str, scales)))
     work = Path(a.work)
     work.mkdir(parents=True, exist_ok=True)
@@ -144,7 +145,7 @@ def main() -> None:
                 )
                 print(f"{name:7s} {k:10s} single      {t:9.3f} s", flush=True)
             plans = [(d, 2 * CORES) for d in a.designs] + [
-                ("partitions", c * CORES) for c in a.sweep if c * CORES != 2 * CORES
+                ("partitions", c * CORES) for c in sweep if c * CORES != 2 * CORES
             ]
             for design, parts in plans:
                 sg = osp.SparkGraph(spark, str(dpath), partitions=parts, design=design)
