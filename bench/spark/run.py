@@ -30,7 +30,7 @@ KERNELS = ("bfs", "sssp", "wcc", "pagerank", "triangles")
 CORES = 2
 
 
-def run_kernel(g, kernel: str, source: int):
+def run_kernel(g, kernel: str, source: int, pr_iters: int = 20):
     """Runs ``kernel`` on a Graph or SparkGraph with the benchmark's parameters."""
     if kernel == "bfs":
         return g.bfs(source)
@@ -39,13 +39,14 @@ def run_kernel(g, kernel: str, source: int):
     if kernel == "wcc":
         return g.wcc()
     if kernel == "pagerank":  # PageRank-20: exactly 20 iterations
-        return g.pagerank(max_iter=20, tol=0.0)
+        return g.pagerank(max_iter=pr_iters, tol=0.0)
     return g.triangle_count()
 
 
 def same(kernel: str, a, b) -> bool:
     if kernel == "pagerank":
-        return bool(np.allclose(a, b, rtol=1e-9, atol=1e-15))
+        # Graph.pagerank is itself within ~5e-8 (relative) of float64 power iteration on kron18.
+        return bool(np.allclose(a, b, rtol=1e-6, atol=0.0))
     if kernel == "sssp":
         return bool(np.allclose(a, b, rtol=1e-12))
     return bool(np.array_equal(np.asarray(a), np.asarray(b)))
@@ -94,6 +95,12 @@ def main() -> None:
     )
     ap.add_argument(
         "--dataframe-kernels", nargs="+", default=None, help="kernels for the dataframe design (default all)"
+    )
+    ap.add_argument(
+        "--dataframe-pr-iters",
+        type=int,
+        default=20,
+        help="PageRank iterations in the dataframe design (fewer on large graphs; the row says how many)",
     )
     ap.add_argument("--trials", type=int, default=1)
     ap.add_argument(
@@ -155,9 +162,16 @@ def main() -> None:
                     else [k for k in a.kernels if k in a.dataframe_kernels]
                 )
                 for k in kernels:
-                    t, got = timed(lambda k=k, sg=sg, source=source: run_kernel(sg, k, source), a.trials)
+                    iters = a.dataframe_pr_iters if design == "dataframe" else 20
+                    t, got = timed(
+                        lambda k=k, sg=sg, source=source, iters=iters: run_kernel(sg, k, source, iters),
+                        a.trials,
+                    )
                     steps = shuffle_per_step(spark, sg.supersteps)
-                    ok = same(k, got, ref[k])
+                    want = ref[k] if k != "pagerank" or iters == 20 else run_kernel(g, k, source, iters)
+                    ok = same(k, got, want)
+                    if k == "pagerank" and iters != 20:
+                        k = f"pagerank-{iters}"
                     rows.append(
                         dict(
                             graph=name,
