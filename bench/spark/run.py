@@ -75,6 +75,18 @@ def shuffle_per_step(spark, groups: list[str]) -> list[int]:
     return out
 
 
+def save(rows: list[dict], tag: str) -> None:
+    """Writes results/spark-<tag>.csv and .json (after every row: a long run keeps what it did)."""
+    out = HERE / "results"
+    out.mkdir(exist_ok=True)
+    with open(out / f"spark-{tag}.csv", "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=list(rows[0]))
+        w.writeheader()
+        w.writerows(rows)
+    meta = {"machine": platform.machine(), "cores": os.cpu_count(), "master": f"local[{CORES}]", "rows": rows}
+    (out / f"spark-{tag}.json").write_text(json.dumps(meta, indent=1))
+
+
 def timed(fn, trials: int):
     best, result = float("inf"), None
     for _ in range(trials):
@@ -150,6 +162,7 @@ def main() -> None:
                         equal=True,
                     )
                 )
+                save(rows, tag)
                 print(f"{name:7s} {k:10s} single      {t:9.3f} s", flush=True)
             plans = [(d, 2 * CORES) for d in a.designs] + [
                 ("partitions", c * CORES) for c in sweep if c * CORES != 2 * CORES
@@ -185,6 +198,7 @@ def main() -> None:
                             equal=ok,
                         )
                     )
+                    save(rows, tag)
                     print(
                         f"{name:7s} {k:10s} {design:11s} {t:9.3f} s  p={parts} steps={len(steps):3d} shuffle={sum(steps) / 2**20:9.1f} MiB  equal={ok}",
                         flush=True,
@@ -192,14 +206,6 @@ def main() -> None:
             g.close()
     finally:
         osp.stop(spark)
-    out = HERE / "results"
-    out.mkdir(exist_ok=True)
-    with open(out / f"spark-{tag}.csv", "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=list(rows[0]))
-        w.writeheader()
-        w.writerows(rows)
-    meta = {"machine": platform.machine(), "cores": os.cpu_count(), "master": f"local[{CORES}]", "rows": rows}
-    (out / f"spark-{tag}.json").write_text(json.dumps(meta, indent=1))
     print(
         f"\n{'graph':7s} {'kernel':10s} {'engine':11s} {'parts':>5s} {'seconds':>9s} {'steps':>5s} {'shuffle MiB':>11s} equal"
     )
