@@ -12,6 +12,7 @@ mod pack;
 mod query;
 mod reorder;
 mod run;
+mod spark;
 mod stream;
 mod stream_workload;
 mod update;
@@ -54,6 +55,8 @@ pub enum Command {
     Stream(stream::StreamArgs),
     /// Answer a workload's queries with a prefetcher; report latency, throughput and I/O.
     Query(query::QueryArgs),
+    /// Run the analytics on Apache Spark (`spark run ALGO G --master local[2]`), via Python.
+    Spark(spark::SparkArgs),
 }
 
 /// Runs a parsed subcommand.
@@ -74,6 +77,7 @@ pub fn run(cmd: Command) -> Result<()> {
         Command::Workload(a) => workload::run(&a),
         Command::Query(a) => query::run(&a),
         Command::Stream(a) => stream::run(&a),
+        Command::Spark(a) => spark::run(&a),
     }
 }
 

@@ -1,0 +1,299 @@
+"""The same analytics on Apache Spark, for graphs that outgrow one machine (or users that
+already run a Spark cluster).
+
+A graph goes to Spark as a partitioned Parquet dataset (:func:`export_parquet`; back with
+:func:`import_parquet`). :class:`SparkGraph` runs BFS, SSSP, WCC, PageRank and triangle
+counting on it with the signatures and results of :class:`ocgraph.Graph`'s methods, in one of
+two designs:
+
+``design="partitions"`` (default)
+    every Spark partition owns a source range of the graph and processes it with numpy and
+    ocgraph's Rust kernels inside ``mapInArrow``; Spark shuffles only the messages between
+    partitions (:mod:`ocgraph.spark._partitions`).
+``design="dataframe"``
+    supersteps of DataFrame joins, as GraphFrames does (:mod:`ocgraph.spark._frames`).
+
+Example (needs pyspark, pyarrow and Java 17)::
+
+    from ocgraph import spark as osp
+    osp.export_parquet("graphs/kron18", "kron18.parquet", partitions=16)
+    s = osp.session("local[2]")
+    try:
+        g = osp.SparkGraph(s, "kron18.parquet", partitions=4)
+        ranks = g.pagerank()            # numpy float64, like Graph.pagerank
+        labels = g.wcc(collect=False)   # a Spark DataFrame (id, original_id, label)
+    finally:
+        osp.stop(s)
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .._errors import InvalidArgumentError, VertexError
+from . import _frames, _partitions
+from ._dataset import export_parquet, import_parquet, read_meta
+from ._session import missing_requirement, session, stop
+
+__all__ = [
+    "DESIGNS",
+    "SparkGraph",
+    "export_parquet",
+    "import_parquet",
+    "missing_requirement",
+    "read_meta",
+    "session",
+    "stop",
+]
+
+DESIGNS = ("partitions", "dataframe")
+
+
+_KEYS: dict[tuple[str, int], list[int]] = {}
+
+
+def _routing_keys(spark: Any, n: int) -> list[int]:
+    """For each partition ``p < n``, a key that Spark's hash partitioning into ``n`` sends to
+    ``p`` (found once per application with one small Spark job)."""
+    from pyspark.sql import functions as F
+
+    cache = (spark.sparkContext.applicationId, n)
+    if cache not in _KEYS:
+        rows = spark.range(64 * n).select("id", F.expr(f"pmod(hash(id), {n})").alias("p")).collect()
+        keys: dict[int, int] = {}
+        for r in rows:
+            keys.setdefault(int(r.p), int(r.id))
+        if len(keys) < n:
+            raise RuntimeError(f"no routing key found for {n - len(keys)} of {n} partitions")
+        _KEYS[cache] = [keys[p] for p in range(n)]
+    return _KEYS[cache]
+
+
+class SparkGraph:
+    """A graph's Parquet dataset (see :func:`export_parquet`) opened on a Spark session.
+
+    Args:
+        spark: a ``SparkSession`` (see :func:`session`).
+        path: the dataset directory or URI, readable by the driver and every executor.
+        partitions: Spark partitions per superstep (default: the session's default
+            parallelism). The ``partitions`` design groups the dataset's parts into this many
+            contiguous ranges, at most one per part: export with at least as many parts.
+        design: ``"partitions"`` or ``"dataframe"`` (see the module documentation).
+
+    Every kernel takes ``collect``: ``True`` returns what :class:`ocgraph.Graph` returns (numpy
+    arrays), ``False`` a Spark DataFrame ``(id, original_id, <value>)`` left on the cluster,
+    for results too large for the driver. :attr:`supersteps` lists the Spark job groups of the
+    last kernel, one per superstep.
+
+    Raises:
+        FormatError: ``path`` is not an ocgraph Parquet dataset.
+        InvalidArgumentError: an unknown design or ``partitions < 1``.
+    """
+
+    def __init__(self, spark: Any, path: str, partitions: int | None = None, design: str = "partitions"):
+        if design not in DESIGNS:
+            raise InvalidArgumentError(f"unknown design {design!r} (expected one of {', '.join(DESIGNS)})")
+        self.spark = spark
+        self.path = str(path)
+        self.meta = read_meta(self.path)
+        self.partitions = int(partitions or spark.sparkContext.defaultParallelism)
+        if self.partitions < 1:
+            raise InvalidArgumentError(f"partitions must be >= 1, got {self.partitions}")
+        self.design = design
+        self.supersteps: list[str] = []
+        self._edges = None
+        self._layout = None
+
+    def __repr__(self) -> str:
+        return (
+            f"<ocgraph.spark.SparkGraph {self.path!r}: {self.num_vertices} vertices, "
+            f"{self.meta['num_edges']} edges, design={self.design}, partitions={self.partitions}>"
+        )
+
+    @property
+    def num_vertices(self) -> int:
+        """Number of vertices."""
+        return int(self.meta["num_vertices"])
+
+    @property
+    def directed(self) -> bool:
+        """Whether the graph is directed."""
+        return bool(self.meta["directed"])
+
+    @property
+    def weighted(self) -> bool:
+        """Whether the arcs carry weights."""
+        return bool(self.meta["weighted"])
+
+    @property
+    def edges(self) -> Any:
+        """The arcs as a DataFrame ``(src, dst[, weight])``, hash-partitioned by ``src`` into
+        :attr:`partitions` and materialized once."""
+        if self._edges is None:
+            cols = ["src", "dst"] + (["weight"] if self.weighted else [])
+            df = self.spark.read.parquet(f"{self.path}/edges").select(*cols)
+            self._edges = df.repartition(self.partitions, "src").localCheckpoint(eager=True)
+        return self._edges
+
+    @property
+    def vertices(self) -> Any:
+        """The vertex table as a DataFrame ``(id, original_id, out_degree)``."""
+        return self.spark.read.parquet(f"{self.path}/vertices")
+
+    # ----- kernels --------------------------------------------------------------------------
+
+    def bfs(self, source: int, parents: bool = False, collect: bool = True) -> Any:
+        """Hop depths from ``source`` along out-edges (int64, ``-1`` unreachable), or with
+        ``parents=True`` ``(depths, parents)`` (a BFS-tree parent per vertex, ``-1``
+        unreachable, the source its own parent). As :meth:`ocgraph.Graph.bfs`; the tree may
+        differ where several parents are on the previous level. ``collect=False``: a DataFrame
+        ``(id, original_id, depth, parent)`` of the reached vertices."""
+        self._check_vertex(source)
+        self._begin("bfs")
+        if self.design == "dataframe":
+            df = _frames.bfs(self, int(source))
+        else:
+            d = _partitions.bfs_sssp(self, self._get_layout(), int(source), unit=True)
+            df = self._state_frame(d, _partitions.path_columns("depth"))
+        if not collect:
+            return self._with_original_ids(df)
+        depth, parent = self._to_numpy(df, [("depth", np.int64, -1), ("parent", np.int64, -1)])
+        return (depth, parent) if parents else depth
+
+    def sssp(self, source: int, collect: bool = True) -> Any:
+        """Shortest-path distances from ``source`` along out-edges (float64, ``inf``
+        unreachable), with the edge weights (1 per edge when unweighted), as
+        :meth:`ocgraph.Graph.sssp`. ``collect=False``: a DataFrame ``(id, original_id, dist)``
+        of the reached vertices."""
+        self._check_vertex(source)
+        self._begin("sssp")
+        if self.design == "dataframe":
+            df = _frames.sssp(self, int(source))
+        else:
+            d = _partitions.bfs_sssp(self, self._get_layout(), int(source), unit=False)
+            df = self._state_frame(d, _partitions.path_columns("dist"))
+        if not collect:
+            return self._with_original_ids(df.select("id", "dist"))
+        return self._to_numpy(df, [("dist", np.float64, np.inf)])[0]
+
+    def wcc(self, collect: bool = True) -> Any:
+        """Weakly connected components: a uint32 label per vertex, the smallest vertex id of its
+        component, as :meth:`ocgraph.Graph.wcc`. ``collect=False``: a DataFrame
+        ``(id, original_id, label)``."""
+        self._begin("wcc")
+        if self.design == "dataframe":
+            df = _frames.wcc(self)
+        else:
+            df = self._state_frame(_partitions.wcc(self, self._get_layout()), _partitions.wcc_columns())
+        if not collect:
+            return self._with_original_ids(df)
+        return self._to_numpy(df, [("label", np.int64, -1)])[0].astype(np.uint32)
+
+    def pagerank(
+        self,
+        damping: float = 0.85,
+        max_iter: int = 100,
+        tol: float = 1e-6,
+        personalization: Any = None,
+        weight: bool = True,
+        collect: bool = True,
+    ) -> Any:
+        """PageRank with networkx's semantics and the iterates of
+        :meth:`ocgraph.Graph.pagerank` (``method="jacobi"``): float64 scores summing to 1.
+        ``personalization``: ``None``, a dict ``{vertex: weight}`` or an array of
+        ``num_vertices`` values. Stops when the L1 change is below ``num_vertices * tol`` or
+        after ``max_iter`` iterations. ``collect=False``: a DataFrame ``(id, original_id, rank)``."""
+        p = self._personalization(personalization)
+        self._begin("pagerank")
+        if self.design == "dataframe":
+            df = _frames.pagerank(self, float(damping), int(max_iter), float(tol), p, bool(weight))
+            df = df.withColumnRenamed("x", "rank")
+        else:
+            d = _partitions.pagerank(
+                self, self._get_layout(), float(damping), int(max_iter), float(tol), p, bool(weight)
+            )
+            df = self._state_frame(d, _partitions.rank_columns())
+        if not collect:
+            return self._with_original_ids(df)
+        return self._to_numpy(df, [("rank", np.float64, 0.0)])[0]
+
+    def triangle_count(self) -> int:
+        """Triangles of the underlying undirected simple graph, as
+        :meth:`ocgraph.Graph.triangle_count`."""
+        self._begin("triangles")
+        if self.design == "dataframe":
+            return _frames.triangle_count(self)
+        return _partitions.triangle_count(self, self._get_layout())
+
+    # ----- helpers --------------------------------------------------------------------------
+
+    def _begin(self, kernel: str) -> None:
+        self._kernel = kernel
+        self.supersteps = []
+
+    def _superstep(self) -> None:
+        """Tags the Spark jobs that follow with the next superstep's job group."""
+        group = f"ocgraph-{self._kernel}-{id(self)}-{len(self.supersteps)}"
+        self.supersteps.append(group)
+        self.spark.sparkContext.setJobGroup(group, f"ocgraph {self._kernel} superstep {len(self.supersteps)}")
+
+    def _check_vertex(self, v: int) -> None:
+        if not 0 <= int(v) < self.num_vertices:
+            raise VertexError(f"vertex {v} out of range for {self.num_vertices} vertices")
+
+    def _personalization(self, personalization: Any) -> np.ndarray | None:
+        if personalization is None:
+            return None
+        n = self.num_vertices
+        if isinstance(personalization, dict):
+            p = np.zeros(n)
+            for v, x in personalization.items():
+                if not 0 <= int(v) < n:
+                    raise InvalidArgumentError(f"personalization vertex {v} out of range")
+                p[int(v)] = float(x)
+        else:
+            p = np.array(personalization, dtype=np.float64)
+            if p.shape != (n,):
+                raise InvalidArgumentError(
+                    f"personalization must have one value per vertex ({n}), got shape {p.shape}"
+                )
+        if (p < 0).any() or p.sum() <= 0:
+            raise InvalidArgumentError("personalization must be non-negative with a positive sum")
+        return p / p.sum()
+
+    def _get_layout(self) -> _partitions.Layout:
+        """The partitions design's layout (computed once: one small Spark job finds the keys)."""
+        if self._layout is None:
+            n = min(self.partitions, len(self.meta["bounds"]) - 1)
+            self._layout = _partitions.Layout(self.path, self.meta, n, _routing_keys(self.spark, n))
+        return self._layout
+
+    def _state_frame(self, driver: Any, columns: tuple[str, Any]) -> Any:
+        """The partitions' states as a DataFrame of vertex rows."""
+        from pyspark.sql import functions as F
+
+        schema, explode = columns
+        states = driver.df.where(F.col("kind") == _partitions.STATE)
+        return states.mapInArrow(_partitions.Explode(driver.layout, explode), schema)
+
+    def _with_original_ids(self, df: Any) -> Any:
+        cols = [c for c in df.columns if c != "id"]
+        return df.join(self.vertices.select("id", "original_id"), "id").select("id", "original_id", *cols)
+
+    def _to_numpy(self, df: Any, columns: list[tuple[str, Any, Any]]) -> list[np.ndarray]:
+        """Per column ``(name, dtype, fill)``: an array by vertex id (``fill`` where absent)."""
+        names = ["id"] + [c for c, _, _ in columns]
+        t = df.select(*names).toArrow() if hasattr(df, "toArrow") else None
+        if t is not None:
+            got = {c: t.column(c).to_numpy() for c in names}
+        else:
+            pdf = df.select(*names).toPandas()
+            got = {c: pdf[c].to_numpy() for c in names}
+        out = []
+        for c, dtype, fill in columns:
+            a = np.full(self.num_vertices, fill, dtype=dtype)
+            a[got["id"].astype(np.int64)] = got[c]
+            out.append(a)
+        return out

@@ -1,0 +1,200 @@
+"""The Parquet form of a graph that the Spark kernels read.
+
+Layout of a dataset directory::
+
+    _ocgraph.json                 counts, directedness, the source range of every part
+    edges/part=00000/*.parquet    arcs (src, dst[, weight]) with src in part 0's range, sorted
+    edges/part=00001/...
+    in_edges/part=.../            directed graphs: the same arcs by destination range
+    vertices/*.parquet            id, original_id, out_degree
+
+Vertex ids are ocgraph's dense ids ``0 .. n-1``; ``original_id`` holds the ids of the input
+(integers or strings). An undirected graph stores every edge in both directions, as ocgraph does.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import Any
+
+import numpy as np
+
+from .._errors import FormatError, InvalidArgumentError, OcgraphIOError
+
+__all__ = ["export_parquet", "import_parquet", "read_meta"]
+
+META = "_ocgraph.json"
+FORMAT_VERSION = 1
+
+
+def _fs(path: str) -> tuple[Any, str]:
+    """The pyarrow filesystem of ``path`` (local, or any URI pyarrow knows: s3://, hdfs://)."""
+    import pyarrow.fs as pafs
+
+    if "://" in path:
+        return pafs.FileSystem.from_uri(path)
+    return pafs.LocalFileSystem(), os.path.abspath(path)
+
+
+def part_dir(kind: str, part: int) -> str:
+    """The directory of one part of ``edges`` or ``in_edges``."""
+    return f"{kind}/part={part:05d}"
+
+
+def read_meta(path: str) -> dict:
+    """The metadata of the dataset at ``path``.
+
+    Raises:
+        FormatError: ``path`` is not an ocgraph Parquet dataset.
+    """
+    fs, root = _fs(str(path))
+    try:
+        with fs.open_input_stream(f"{root}/{META}") as f:
+            meta = json.loads(f.read().decode())
+    except (FileNotFoundError, OSError) as e:
+        raise FormatError(f"{path} is not an ocgraph Parquet dataset (no {META}): {e}") from e
+    if meta.get("format") != FORMAT_VERSION:
+        raise FormatError(f"{path}: unknown dataset format {meta.get('format')!r}")
+    return meta
+
+
+def _balanced_bounds(indptr: np.ndarray, parts: int) -> np.ndarray:
+    """Vertex bounds of ``parts`` contiguous source ranges with about equal numbers of arcs
+    (and at least one vertex each while there are vertices to give)."""
+    n = len(indptr) - 1
+    targets = np.linspace(0, indptr[-1], parts + 1)[1:-1]
+    inner = np.searchsorted(indptr, targets, side="left")
+    bounds = np.concatenate([[0], inner, [n]]).astype(np.int64)
+    return np.maximum.accumulate(bounds)
+
+
+def export_parquet(graph: Any, out: str, partitions: int = 16, overwrite: bool = False) -> dict:
+    """Writes ``graph`` (a :class:`ocgraph.Graph` or a graph directory) as a Parquet dataset
+    at ``out`` with ``partitions`` source-range parts of about equal arc counts; returns its
+    metadata. ``out`` may be a local path or a URI pyarrow can write (``s3://...``,
+    ``hdfs://...``). Reads the whole CSR into memory.
+
+    Raises:
+        InvalidArgumentError: ``partitions < 1``.
+        OcgraphIOError: ``out`` exists and ``overwrite`` is false.
+    """
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from .._graph import Graph
+    from .._graph import open as open_graph
+
+    if partitions < 1:
+        raise InvalidArgumentError(f"partitions must be >= 1, got {partitions}")
+    g = graph if isinstance(graph, Graph) else open_graph(graph)
+    fs, root = _fs(str(out))
+    info = fs.get_file_info(root)
+    if info.type != pa.fs.FileType.NotFound:
+        if not overwrite:
+            raise OcgraphIOError(f"{out} exists (pass overwrite=True to replace it)")
+        fs.delete_dir(root) if info.type == pa.fs.FileType.Directory else fs.delete_file(root)
+    indptr, indices, weights = g._csr()
+    n = g.num_vertices
+    bounds = _balanced_bounds(indptr, partitions)
+    src = np.repeat(np.arange(n, dtype=np.int64), np.diff(indptr))
+    dst = indices.astype(np.int64)
+
+    def write_parts(kind: str, key: np.ndarray, other: np.ndarray, w: np.ndarray | None, names):
+        cuts = np.searchsorted(key, bounds)
+        for p in range(partitions):
+            a, b = cuts[p], cuts[p + 1]
+            cols = {names[0]: key[a:b], names[1]: other[a:b]}
+            if w is not None:
+                cols["weight"] = w[a:b]
+            fs.create_dir(f"{root}/{part_dir(kind, p)}")
+            pq.write_table(pa.table(cols), f"{root}/{part_dir(kind, p)}/data.parquet", filesystem=fs)
+
+    write_parts("edges", src, dst, weights, ("src", "dst"))
+    if g.directed:
+        order = np.lexsort((src, dst))
+        write_parts(
+            "in_edges", dst[order], src[order], None if weights is None else weights[order], ("dst", "src")
+        )
+    ids = g.original_ids()
+    original = (
+        pa.array(ids, type=pa.string()) if isinstance(ids, list) else pa.array(np.asarray(ids, np.int64))
+    )
+    fs.create_dir(f"{root}/vertices")
+    pq.write_table(
+        pa.table(
+            {"id": np.arange(n, dtype=np.int64), "original_id": original, "out_degree": np.diff(indptr)}
+        ),
+        f"{root}/vertices/data.parquet",
+        filesystem=fs,
+    )
+    meta = {
+        "format": FORMAT_VERSION,
+        "num_vertices": int(n),
+        "num_edges": int(g.num_edges),
+        "num_arcs": int(g.num_arcs),
+        "directed": bool(g.directed),
+        "weighted": bool(g.weighted),
+        "original_ids": "string" if isinstance(ids, list) else "integer",
+        "bounds": bounds.tolist(),
+    }
+    with fs.open_output_stream(f"{root}/{META}") as f:
+        f.write(json.dumps(meta, indent=1).encode())
+    if g is not graph:
+        g.close()
+    return meta
+
+
+def read_part(path: str, kind: str, part: int, columns: list[str]) -> dict[str, np.ndarray]:
+    """The columns of one part as numpy arrays (in the stored order)."""
+    import pyarrow.parquet as pq
+
+    fs, root = _fs(str(path))
+    t = pq.read_table(f"{root}/{part_dir(kind, part)}", columns=columns, filesystem=fs)
+    return {c: t.column(c).to_numpy() for c in columns}
+
+
+def read_out_degrees(path: str) -> np.ndarray:
+    """The stored out-degree of every vertex (int64, by dense id)."""
+    import pyarrow.parquet as pq
+
+    fs, root = _fs(str(path))
+    t = pq.read_table(f"{root}/vertices", columns=["id", "out_degree"], filesystem=fs)
+    deg = np.zeros(len(t), dtype=np.int64)
+    deg[t.column("id").to_numpy()] = t.column("out_degree").to_numpy()
+    return deg
+
+
+def import_parquet(path: str, out: str, memory: Any = "1GiB", overwrite: bool = False) -> Any:
+    """Builds the ocgraph graph ``out`` from the Parquet dataset at ``path`` (as written by
+    :func:`export_parquet`, possibly processed since) and opens it. Vertex ids are the dataset's
+    dense ids (isolated vertices kept); the original ids stay in the dataset's vertex table.
+
+    Raises:
+        FormatError: ``path`` is not an ocgraph Parquet dataset.
+        OcgraphIOError: ``out`` exists and ``overwrite`` is false.
+    """
+    import pyarrow.parquet as pq
+
+    from .._build import from_edges
+
+    meta = read_meta(path)
+    fs, root = _fs(str(path))
+    cols = ["src", "dst"] + (["weight"] if meta["weighted"] else [])
+    t = pq.read_table(f"{root}/edges", columns=cols, filesystem=fs)
+    src, dst = t.column("src").to_numpy(), t.column("dst").to_numpy()
+    w = t.column("weight").to_numpy() if meta["weighted"] else None
+    if not meta["directed"]:
+        # Every undirected edge is stored in both directions (a self-loop once): keep one.
+        keep = src <= dst
+        src, dst, w = src[keep], dst[keep], None if w is None else w[keep]
+    return from_edges(
+        src,
+        dst,
+        out,
+        num_vertices=meta["num_vertices"],
+        weights=w,
+        directed=meta["directed"],
+        memory=memory,
+        overwrite=overwrite,
+    )
