@@ -21,6 +21,7 @@ use pyo3::prelude::*;
 #[pymodule]
 fn _ocgraph(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<graph::PyGraph>()?;
+    m.add_class::<build::EdgeBuilder>()?;
     m.add_function(wrap_pyfunction!(build::_from_edges, m)?)?;
     m.add_function(wrap_pyfunction!(import::_import_edges, m)?)?;
     m.add_function(wrap_pyfunction!(import::_pack, m)?)?;
