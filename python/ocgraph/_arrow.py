@@ -73,7 +73,9 @@ class _Column:
         elif pa.types.is_string(col.type) or pa.types.is_large_string(col.type):
             kind = "str"
         else:
-            raise InputError(f"column '{self.name}' ({self.role}) must hold integers or strings, got {col.type}")
+            raise InputError(
+                f"column '{self.name}' ({self.role}) must hold integers or strings, got {col.type}"
+            )
         if self.kind is None:
             self.kind = kind
         elif kind != self.kind:
@@ -213,9 +215,8 @@ def _build(
         for b in batches():
             s, d = (c.ids(b, offset) for c in cols)
             if cols[0].kind != cols[1].kind:
-                raise InputError(
-                    f"columns '{source}' and '{target}' hold different id types ({cols[0].kind}, {cols[1].kind})"
-                )
+                kinds = f"{cols[0].kind}, {cols[1].kind}"
+                raise InputError(f"columns '{source}' and '{target}' hold different id types ({kinds})")
             if mapper is None and cols[0].kind == "str":
                 mapper = _Relabel()  # string ids are always relabelled, as the file importer does
             if cols[0].kind == "int":
@@ -314,7 +315,9 @@ def from_pandas(
     cols = [c for c in (source, target, weight) if c is not None]
     missing = [c for c in cols if c not in df.columns]
     if missing:
-        raise InputError(f"no column {missing[0]!r} in the DataFrame (columns: {', '.join(map(str, df.columns))})")
+        raise InputError(
+            f"no column {missing[0]!r} in the DataFrame (columns: {', '.join(map(str, df.columns))})"
+        )
     sub = df[cols]
 
     def batches() -> Iterator[Any]:

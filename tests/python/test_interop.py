@@ -13,9 +13,9 @@ import pytest
 import scipy.io
 import scipy.sparse
 import scipy.sparse.csgraph as csgraph
-from conftest import DATA
 
 import ocgraph
+from conftest import DATA
 
 
 @pytest.fixture(scope="module")
@@ -51,7 +51,9 @@ def test_pandas_round_trip_string_ids(tmp_path, astro_df):
     out = g.to_pandas()
     assert list(out.columns) == ["src", "dst"]
     assert len(out) == 198110
-    assert undirected_edge_set(out["src"], out["dst"]) == undirected_edge_set(astro_df["src"], astro_df["dst"])
+    assert undirected_edge_set(out["src"], out["dst"]) == undirected_edge_set(
+        astro_df["src"], astro_df["dst"]
+    )
 
 
 def test_pagerank_series_keyed_by_original_id_equals_networkx(tmp_path, astro_df):
@@ -67,7 +69,9 @@ def test_pagerank_series_keyed_by_original_id_equals_networkx(tmp_path, astro_df
 
 
 def test_parquet_round_trip_directed(tmp_path, cnr_df):
-    pq.write_table(pa.Table.from_pandas(cnr_df, preserve_index=False), tmp_path / "in.parquet", row_group_size=500_000)
+    pq.write_table(
+        pa.Table.from_pandas(cnr_df, preserve_index=False), tmp_path / "in.parquet", row_group_size=500_000
+    )
     g = ocgraph.from_parquet(tmp_path / "in.parquet", tmp_path / "cnr")
     assert (g.num_vertices, g.num_edges) == (325557, 3216152)
     pq.write_table(g.to_arrow(), tmp_path / "out.parquet")
@@ -86,7 +90,9 @@ def test_parquet_round_trip_directed(tmp_path, cnr_df):
 
 def test_parquet_round_trip_weighted_sorted_relabel(tmp_path, road_df):
     pq.write_table(pa.Table.from_pandas(road_df, preserve_index=False), tmp_path / "road.parquet")
-    g = ocgraph.from_parquet(tmp_path / "road.parquet", tmp_path / "road", weight="w", directed=False, relabel="sorted")
+    g = ocgraph.from_parquet(
+        tmp_path / "road.parquet", tmp_path / "road", weight="w", directed=False, relabel="sorted"
+    )
     assert (g.num_vertices, g.num_edges) == (129164, 165435)
     np.testing.assert_array_equal(g.original_ids(), np.arange(1, 129165, dtype=np.uint64))
     pq.write_table(g.to_arrow(), tmp_path / "out.parquet")
@@ -96,7 +102,9 @@ def test_parquet_round_trip_weighted_sorted_relabel(tmp_path, road_df):
     hi = np.maximum(road_df["src"], road_df["dst"])
     ref = pd.DataFrame({"src": lo, "dst": hi, "weight": road_df["w"]}).sort_values(["src", "dst"])
     got = back.sort_values(["src", "dst"])
-    np.testing.assert_array_equal(got[["src", "dst"]].to_numpy(np.int64), ref[["src", "dst"]].to_numpy(np.int64))
+    np.testing.assert_array_equal(
+        got[["src", "dst"]].to_numpy(np.int64), ref[["src", "dst"]].to_numpy(np.int64)
+    )
     np.testing.assert_array_equal(got["weight"].to_numpy(np.float64), ref["weight"].to_numpy())
     # Components keyed by original id equal networkx's.
     h = nx.from_pandas_edgelist(road_df, "src", "dst")
@@ -192,6 +200,8 @@ def test_categorical_and_large_integer_ids(tmp_path):
 
 
 def test_empty_graph_to_arrow(tmp_path):
-    g = ocgraph.from_edges(np.array([], dtype=np.int64), np.array([], dtype=np.int64), tmp_path / "e", num_vertices=3)
+    g = ocgraph.from_edges(
+        np.array([], dtype=np.int64), np.array([], dtype=np.int64), tmp_path / "e", num_vertices=3
+    )
     t = g.to_arrow()
     assert t.num_rows == 0 and t.column_names == ["src", "dst"]
