@@ -81,7 +81,7 @@ proptest! {
             for (j, format) in [fmt, InputFormat::Auto].into_iter().enumerate() {
                 let out = tmp.path().join(format!("g{k}-{j}"));
                 let build = BuildOptions { directed, weighted, dedup, memory: 256, ..BuildOptions::default() };
-                let opts = ImportOptions { format, relabel: Relabel::None, build: build.clone() };
+                let opts = ImportOptions { format, relabel: Relabel::None, build: build.clone(), ..Default::default() };
                 let report = import(&input, &out, &opts, &NoProgress).unwrap();
                 // MatrixMarket declares n; other formats end at the largest id seen.
                 let max = edges.iter().map(|e| e.0.max(e.1) as usize + 1).max().unwrap_or(0);

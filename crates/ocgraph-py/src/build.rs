@@ -106,7 +106,8 @@ impl EdgeBuilder {
         overwrite: bool,
         source: String,
     ) -> PyResult<Self> {
-        let opts = BuildOptions { directed, weighted, dedup, drop_self_loops, memory: memory.0, overwrite, source };
+        let opts =
+            BuildOptions { directed, weighted, dedup, drop_self_loops, memory: memory.0, overwrite, source };
         let b = run(py, || GraphBuilder::new(&path, opts).py())?;
         Ok(EdgeBuilder { builder: Some(b), weighted })
     }

@@ -69,6 +69,7 @@ pub(crate) fn _import_edges<'py>(
             overwrite,
             source: input.to_string_lossy().into_owned(),
         },
+        ..ImportOptions::default()
     };
     let r = run(py, || ingest::import(&input, &out, &opts, &NoProgress).py())?;
     report(py, &r)

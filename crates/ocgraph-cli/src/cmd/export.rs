@@ -6,9 +6,11 @@ use std::path::{Path, PathBuf};
 
 use clap::{Args, ValueEnum};
 use ocgraph_core::ids::{IdLookup, OriginalId};
+use ocgraph_core::ingest::Progress;
 use ocgraph_core::{with_adjacency, Adjacency, Error, GraphView, Result, Vertex};
 
 use crate::backend_args::BackendArgs;
+use crate::progress::CliProgress;
 
 /// Output formats.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -19,6 +21,8 @@ pub enum ExportFormat {
     Bin32,
     /// Little-endian u64 `(src, dst)` pairs (weights are not written).
     Bin64,
+    /// A Parquet table with columns `src`, `dst` (and `weight`), snappy-compressed.
+    Parquet,
 }
 
 /// Arguments of `ocgraph export`.
@@ -28,7 +32,8 @@ pub struct ExportArgs {
     graph: PathBuf,
     /// Output file.
     out: PathBuf,
-    /// Output format (default: from OUT's extension: .bin/.u32 = bin32, .u64 = bin64, else text).
+    /// Output format (default: from OUT's extension: .bin/.u32 = bin32, .u64 = bin64,
+    /// .parquet = parquet, else text).
     #[arg(long, value_enum)]
     format: Option<ExportFormat>,
     /// Write the original ids of the input (relabelled graphs) instead of vertex ids.
@@ -43,6 +48,7 @@ impl ExportFormat {
         match path.extension().and_then(|e| e.to_str()) {
             Some("bin" | "u32") => ExportFormat::Bin32,
             Some("u64") => ExportFormat::Bin64,
+            Some("parquet" | "pq") => ExportFormat::Parquet,
             _ => ExportFormat::Text,
         }
     }
@@ -67,7 +73,10 @@ fn put_u32(buf: &mut Vec<u8>, mut x: u32, end: u8) {
 
 /// Calls `f(u, v, w)` for every exported edge: every arc of a directed graph, each undirected
 /// edge once (`u <= v`).
-fn for_each_edge(g: &GraphView, mut f: impl FnMut(Vertex, Vertex, Option<f32>) -> Result<()>) -> Result<()> {
+pub(crate) fn for_each_edge(
+    g: &GraphView,
+    mut f: impl FnMut(Vertex, Vertex, Option<f32>) -> Result<()>,
+) -> Result<()> {
     let n = g.num_vertices() as Vertex;
     let directed = g.is_directed();
     let mut result = Ok(());
@@ -90,13 +99,22 @@ fn for_each_edge(g: &GraphView, mut f: impl FnMut(Vertex, Vertex, Option<f32>) -
 pub fn run(args: &ExportArgs) -> Result<()> {
     let g = args.backend.open_view(&args.graph)?;
     let format = args.format.unwrap_or_else(|| ExportFormat::from_extension(&args.out));
-    if g.is_weighted() && format != ExportFormat::Text {
+    if g.is_weighted() && matches!(format, ExportFormat::Bin32 | ExportFormat::Bin64) {
         eprintln!("note: binary pair formats carry no weights; weights are not exported");
     }
     let name = args.out.file_name().ok_or_else(|| Error::invalid("OUT must name a file"))?;
     let tmp = args.out.with_file_name(format!(".{}.tmp-{}", name.to_string_lossy(), std::process::id()));
     let ids = if args.original_ids { Some(g.base().ids()?) } else { None };
-    let written = write_edges(&g, &tmp, format, ids.as_ref()).and_then(|count| {
+    let written = match format {
+        ExportFormat::Parquet => {
+            let progress = CliProgress::new(false);
+            let r = super::parquet::export(&g, &tmp, ids.as_ref(), &progress);
+            progress.finish();
+            r
+        }
+        _ => write_edges(&g, &tmp, format, ids.as_ref()),
+    };
+    let written = written.and_then(|count| {
         std::fs::rename(&tmp, &args.out).map_err(|e| Error::io(&args.out, "rename", e))?;
         Ok(count)
     });
@@ -143,6 +161,7 @@ fn write_edges(g: &GraphView, path: &Path, format: ExportFormat, ids: Option<&Id
                         );
                     }
                 }
+                ExportFormat::Parquet => unreachable!("Parquet is written by parquet::export"),
                 ExportFormat::Bin64 => {
                     for x in [u, v] {
                         buf.extend_from_slice(&binary_id(ids, x, u64::MAX, path)?.to_le_bytes());
@@ -165,6 +184,7 @@ fn write_edges(g: &GraphView, path: &Path, format: ExportFormat, ids: Option<&Id
                     buf.extend_from_slice(&u.to_le_bytes());
                     buf.extend_from_slice(&v.to_le_bytes());
                 }
+                ExportFormat::Parquet => unreachable!("Parquet is written by parquet::export"),
                 ExportFormat::Bin64 => {
                     buf.extend_from_slice(&(u as u64).to_le_bytes());
                     buf.extend_from_slice(&(v as u64).to_le_bytes());

@@ -8,6 +8,7 @@ mod import;
 mod info;
 mod output_args;
 mod pack;
+mod parquet;
 mod query;
 mod reorder;
 mod run;
@@ -20,7 +21,7 @@ use ocgraph_core::Result;
 /// Every `ocgraph` subcommand.
 #[derive(Subcommand)]
 pub enum Command {
-    /// Build a graph from an edge-list file (text, CSV, MatrixMarket, gzip'd, binary pairs).
+    /// Build a graph from an edge-list file (text, CSV, MatrixMarket, gzip'd, binary pairs, Parquet).
     Import(import::ImportArgs),
     /// Generate a synthetic graph (Kronecker, Erdős–Rényi, road grid).
     Generate(generate::GenerateArgs),
@@ -28,7 +29,7 @@ pub enum Command {
     Info(info::InfoArgs),
     /// Verify every checksum and the CSR invariants of a graph.
     Check(check::CheckArgs),
-    /// Write a graph as an edge list (text or binary pairs).
+    /// Write a graph as an edge list (text, binary pairs or Parquet).
     Export(export::ExportArgs),
     /// Copy a graph with its neighbour lists packed (bit-packed gaps: about half the bytes).
     Pack(pack::PackArgs),

@@ -50,11 +50,38 @@ pub struct ImportOptions {
     pub relabel: Relabel,
     /// How to build the graph (a `symmetric` MatrixMarket file forces `directed: false`).
     pub build: BuildOptions,
+    /// CSV: the columns to read, by their header names (a weight column makes the graph
+    /// weighted).
+    pub columns: Columns,
+}
+
+/// The header names of the columns of a CSV file that hold the source, the target and the
+/// weight; `None` keeps the default (the first, the second, and the column named `weight` or
+/// `w`, else the third).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Columns {
+    /// The source column.
+    pub source: Option<String>,
+    /// The target column.
+    pub target: Option<String>,
+    /// The weight column.
+    pub weight: Option<String>,
+}
+
+impl Columns {
+    fn any(&self) -> bool {
+        self.source.is_some() || self.target.is_some() || self.weight.is_some()
+    }
 }
 
 impl Default for ImportOptions {
     fn default() -> Self {
-        ImportOptions { format: InputFormat::Auto, relabel: Relabel::None, build: BuildOptions::default() }
+        ImportOptions {
+            format: InputFormat::Auto,
+            relabel: Relabel::None,
+            build: BuildOptions::default(),
+            columns: Columns::default(),
+        }
     }
 }
 
@@ -80,6 +107,15 @@ pub fn import(
 ) -> Result<BuildReport> {
     let format = detect(input, opts.format)?;
     let mut build = opts.build.clone();
+    if opts.columns.any() && format != InputFormat::Csv {
+        return Err(Error::invalid(format!(
+            "{}: columns are named only in CSV files with a header (this one reads as {format:?})",
+            input.display()
+        )));
+    }
+    if opts.columns.weight.is_some() {
+        build.weighted = true;
+    }
     let header = match format {
         InputFormat::MatrixMarket => Some(read_mtx_header(input)?),
         _ => None,
@@ -105,7 +141,7 @@ pub fn import(
     let max_id = if opts.relabel == Relabel::None { MAX_ID } else { u64::MAX };
     let mut mapper = Mapper::new(opts.relabel);
     if opts.relabel == Relabel::Sorted {
-        scan(input, format, weighted, max_id, progress, "relabel", |block, piece| {
+        scan(input, format, &opts.columns, weighted, max_id, progress, "relabel", |block, piece| {
             mapper.collect(block, piece);
             Ok(())
         })?;
@@ -114,7 +150,7 @@ pub fn import(
     let (mut src, mut dst) = (Vec::new(), Vec::new());
     // Unweighted integer ids without relabelling go straight into the builder, in parallel.
     let direct = opts.relabel == Relabel::None && !weighted;
-    let found = scan(input, format, weighted, max_id, progress, "parse", |block, piece| {
+    let found = scan(input, format, &opts.columns, weighted, max_id, progress, "parse", |block, piece| {
         if direct && piece.strs.is_empty() {
             let id = |k| piece.id(block, k) as u32;
             return builder.push_with(piece.edges(), |i| (id(2 * i), id(2 * i + 1)));
@@ -181,6 +217,7 @@ fn read_mtx_header(path: &Path) -> Result<MtxHeader> {
 fn scan(
     path: &Path,
     format: InputFormat,
+    columns: &Columns,
     weighted: bool,
     max_id: u64,
     progress: &dyn Progress,
@@ -215,7 +252,7 @@ fn scan(
     let mut blocks = LineBlocks::new(input);
     let mut line = 1u64;
     let mut header_done = false;
-    let (mut weight_col, mut mtx_size) = (2, None);
+    let (mut src_col, mut dst_col, mut weight_col, mut mtx_size) = (0, 1, 2, None);
     let csv = format == InputFormat::Csv;
     let mut strings: Option<bool> = None;
     while let Some(block) = blocks.next_block()? {
@@ -225,8 +262,8 @@ fn scan(
             header_done = true;
             let skip = match format {
                 InputFormat::Csv => {
-                    let h = csv::parse_header(block);
-                    weight_col = h.weight_col;
+                    let h = csv::parse_header(path, block, columns)?;
+                    (src_col, dst_col, weight_col) = (h.src_col, h.dst_col, h.weight_col);
                     line += h.header_lines;
                     h.header_bytes
                 }
@@ -244,13 +281,14 @@ fn scan(
         let is_strings = match strings {
             Some(s) => s,
             None if format == InputFormat::MatrixMarket => *strings.insert(false),
-            None => match text::first_token(data, csv) {
+            None => match text::first_token(data, csv, src_col) {
                 Some(tok) => *strings.insert(!is_integer(tok)),
                 None => false,
             },
         };
         found.strings = is_strings;
-        let cfg = LineCfg { csv, strings: is_strings, weighted, weight_col, mtx_size, max_id };
+        let cfg =
+            LineCfg { csv, strings: is_strings, weighted, src_col, dst_col, weight_col, mtx_size, max_id };
         for piece in parse_block(path, data, line, &cfg)? {
             line += piece.lines;
             found.edges += piece.edges() as u64;

@@ -21,7 +21,7 @@ mod reorder;
 mod runs;
 
 pub use builder::{BuildOptions, BuildReport, GraphBuilder, IdMap};
-pub use import::{import, ImportOptions, InputFormat, Relabel};
+pub use import::{import, Columns, ImportOptions, InputFormat, Relabel};
 pub use pack::{pack, PackReport};
 pub use progress::{NoProgress, Progress, Unit};
 pub use reorder::reorder;

@@ -1,11 +1,20 @@
-//! CSV edge lists: a header line, then `source,target[,weight]` rows. The weight column is the
-//! one named `weight` (or `w`, case-insensitive) in the header, else the third column.
+//! CSV edge lists: a header line, then data rows. By default the source and target are the first
+//! two columns and the weight is the column named `weight` (or `w`, case-insensitive), else the
+//! third; [`Columns`](crate::ingest::Columns) picks them by their header names instead.
 
-use super::text::{fields, is_blank_or_comment};
+use std::path::Path;
+
+use super::text::{fields, is_blank_or_comment, MAX_COLS};
+use crate::error::{Error, Result};
+use crate::ingest::Columns;
 
 /// The header of a CSV file.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct CsvHeader {
+    /// Column index of the source.
+    pub src_col: usize,
+    /// Column index of the target.
+    pub dst_col: usize,
     /// Column index of the weight.
     pub weight_col: usize,
     /// Bytes of the first block taken by comments and the header line.
@@ -14,8 +23,10 @@ pub(crate) struct CsvHeader {
     pub header_lines: u64,
 }
 
-/// Finds the header line at the start of `data` (the first non-blank, non-comment line).
-pub(crate) fn parse_header(data: &[u8]) -> CsvHeader {
+/// Finds the header line at the start of `data` (the first non-blank, non-comment line) and
+/// the columns named by `cols` in it (an error naming the file and the header line when a name
+/// is not there).
+pub(crate) fn parse_header(path: &Path, data: &[u8], cols: &Columns) -> Result<CsvHeader> {
     let mut pos = 0;
     let mut lines = 0;
     while pos < data.len() {
@@ -24,18 +35,41 @@ pub(crate) fn parse_header(data: &[u8]) -> CsvHeader {
         lines += 1;
         let next = (nl + 1).min(data.len());
         if !is_blank_or_comment(line) {
-            let mut f = [(0, 0); 16];
-            let k = fields(line, true, 16, &mut f);
-            let weight_col = f[..k]
+            let mut f = [(0, 0); MAX_COLS];
+            let k = fields(line, true, MAX_COLS, &mut f);
+            let names: Vec<&[u8]> = f[..k].iter().map(|&(a, b)| &line[a..b]).collect();
+            let find = |name: &Option<String>, default: Option<usize>| -> Result<usize> {
+                match name {
+                    None => Ok(default.unwrap_or(2)),
+                    Some(n) => names.iter().position(|c| *c == n.as_bytes()).ok_or_else(|| {
+                        let header: Vec<String> =
+                            names.iter().map(|c| String::from_utf8_lossy(c).into()).collect();
+                        Error::input_line(
+                            path,
+                            lines,
+                            format!(
+                                "no column '{n}' in the header (columns: {}; at most {MAX_COLS} are read)",
+                                header.join(", ")
+                            ),
+                        )
+                    }),
+                }
+            };
+            let default_weight = names
                 .iter()
-                .position(|&(a, b)| {
-                    let name = &line[a..b];
-                    name.eq_ignore_ascii_case(b"weight") || name.eq_ignore_ascii_case(b"w")
-                })
-                .unwrap_or(2);
-            return CsvHeader { weight_col, header_bytes: next, header_lines: lines };
+                .position(|name| name.eq_ignore_ascii_case(b"weight") || name.eq_ignore_ascii_case(b"w"));
+            return Ok(CsvHeader {
+                src_col: find(&cols.source, Some(0))?,
+                dst_col: find(&cols.target, Some(1))?,
+                weight_col: find(&cols.weight, default_weight)?,
+                header_bytes: next,
+                header_lines: lines,
+            });
         }
         pos = next;
     }
-    CsvHeader { weight_col: 2, header_bytes: data.len(), header_lines: lines }
+    if cols.source.is_some() || cols.target.is_some() || cols.weight.is_some() {
+        return Err(Error::input_line(path, lines.max(1), "no header line naming the columns"));
+    }
+    Ok(CsvHeader { src_col: 0, dst_col: 1, weight_col: 2, header_bytes: data.len(), header_lines: lines })
 }

@@ -3,7 +3,7 @@
 use super::{parse_id, parse_weight, too_large, LineCfg, Piece, PieceError};
 
 /// Most columns looked at in a line.
-const MAX_COLS: usize = 16;
+pub(crate) const MAX_COLS: usize = 16;
 
 /// Whether a line (without its newline) carries no data: blank, or a `#`/`%` comment.
 pub(crate) fn is_blank_or_comment(line: &[u8]) -> bool {
@@ -59,15 +59,16 @@ pub(crate) fn fields(line: &[u8], csv: bool, want: usize, out: &mut [(usize, usi
     k
 }
 
-/// The first field of the first data line of `data`, if any (decides integer vs string ids).
-pub(crate) fn first_token(data: &[u8], csv: bool) -> Option<&[u8]> {
+/// Field `col` of the first data line of `data`, if any (the source column: decides integer vs
+/// string ids).
+pub(crate) fn first_token(data: &[u8], csv: bool, col: usize) -> Option<&[u8]> {
     let mut f = [(0, 0); MAX_COLS];
     for line in data.split(|&c| c == b'\n') {
         if is_blank_or_comment(line) {
             continue;
         }
-        if fields(line, csv, 1, &mut f) == 1 {
-            return Some(&line[f[0].0..f[0].1]);
+        if fields(line, csv, col + 1, &mut f) == col + 1 {
+            return Some(&line[f[col].0..f[col].1]);
         }
     }
     None
@@ -81,7 +82,8 @@ pub(crate) fn parse_lines(
     cfg: &LineCfg,
 ) -> std::result::Result<Piece, PieceError> {
     let mut p = Piece::default();
-    let want = if cfg.weighted { (cfg.weight_col + 1).max(2) } else { 2 };
+    let ids_want = cfg.src_col.max(cfg.dst_col) + 1;
+    let want = if cfg.weighted { (cfg.weight_col + 1).max(ids_want) } else { ids_want };
     // Plain `src dst` integer lines are read by a single scan; anything else takes the
     // general path (which also produces the errors).
     let fast = !cfg.strings && !cfg.weighted && !cfg.csv;
@@ -114,8 +116,16 @@ pub(crate) fn parse_lines(
             p.ints.push(id_of(b)?);
         } else if !is_blank_or_comment(line) {
             let k = fields(line, cfg.csv, want, &mut f);
-            if k < 2 {
-                return Err(err(format!("expected at least 2 columns (source, target), found {k}")));
+            if k < ids_want {
+                return Err(err(if ids_want == 2 {
+                    format!("expected at least 2 columns (source, target), found {k}")
+                } else {
+                    format!(
+                        "expected at least {ids_want} columns (source in column {}, target in column {}), found {k}",
+                        cfg.src_col + 1,
+                        cfg.dst_col + 1
+                    )
+                }));
             }
             if cfg.weighted {
                 if k <= cfg.weight_col || f[cfg.weight_col].0 == f[cfg.weight_col].1 {
@@ -127,7 +137,7 @@ pub(crate) fn parse_lines(
                 let (a, b) = f[cfg.weight_col];
                 p.weights.push(parse_weight(&line[a..b]).map_err(err)?);
             }
-            for &(a, b) in &f[..2] {
+            for (a, b) in [f[cfg.src_col], f[cfg.dst_col]] {
                 if cfg.strings {
                     if a == b {
                         return Err(err("empty vertex id".into()));
@@ -194,6 +204,8 @@ mod tests {
             csv: false,
             strings: false,
             weighted: false,
+            src_col: 0,
+            dst_col: 1,
             weight_col: 2,
             mtx_size: None,
             max_id: u32::MAX as u64 - 1,
