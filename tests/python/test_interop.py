@@ -4,6 +4,10 @@ streaming in small batches, and the errors (nulls named by row)."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+from pathlib import Path
+
 import networkx as nx
 import numpy as np
 import pandas as pd
@@ -16,6 +20,10 @@ import scipy.sparse.csgraph as csgraph
 
 import ocgraph
 from conftest import DATA
+
+OCGRAPH_BIN = Path(
+    os.environ.get("OCGRAPH_BIN", Path(__file__).resolve().parents[2] / "target" / "release" / "ocgraph")
+)
 
 
 @pytest.fixture(scope="module")
@@ -205,3 +213,64 @@ def test_empty_graph_to_arrow(tmp_path):
     )
     t = g.to_arrow()
     assert t.num_rows == 0 and t.column_names == ["src", "dst"]
+
+
+# ----- the CLI: `ocgraph import x.parquet`, CSV columns by name, `ocgraph export G x.parquet` ----------
+
+
+def ocgraph_cli(*args, ok=True):
+    """Runs the release CLI (built by `make test`); skips when it is not built."""
+    if not OCGRAPH_BIN.exists():
+        pytest.skip(f"{OCGRAPH_BIN} is not built (make cli)")
+    r = subprocess.run([str(OCGRAPH_BIN), *map(str, args)], capture_output=True, text=True)
+    assert (r.returncode == 0) == ok, r.stderr
+    return r
+
+
+def test_cli_parquet_round_trip_string_ids_and_weights(tmp_path, road_df):
+    df = pd.DataFrame({"a": "r" + road_df["src"].astype(str), "b": "r" + road_df["dst"].astype(str)})
+    df["len"] = road_df["w"]
+    pq.write_table(
+        pa.Table.from_pandas(df, preserve_index=False), tmp_path / "in.parquet", row_group_size=50_000
+    )
+    ocgraph_cli("import", tmp_path / "in.parquet", tmp_path / "g", "--undirected", "--source-col", "a",
+                "--target-col", "b", "--weight-col", "len", "--quiet")  # fmt: skip
+    g = ocgraph.open(tmp_path / "g")
+    assert (g.num_vertices, g.num_edges, g.weighted) == (129164, 165435, True)
+    ocgraph_cli("export", tmp_path / "g", tmp_path / "out.parquet", "--original-ids")
+    back = pq.read_table(tmp_path / "out.parquet").to_pandas()
+    assert list(back.columns) == ["src", "dst", "weight"]
+    got = {(min(a, b), max(a, b)): w for a, b, w in back.itertuples(index=False)}
+    ref = {(min(a, b), max(a, b)): w for a, b, w in df.itertuples(index=False)}
+    assert got == ref
+
+
+def test_cli_parquet_integer_ids_and_nulls(tmp_path, cnr_df):
+    pq.write_table(pa.Table.from_pandas(cnr_df, preserve_index=False), tmp_path / "in.parquet")
+    ocgraph_cli("import", tmp_path / "in.parquet", tmp_path / "g", "--quiet")
+    ocgraph_cli("export", tmp_path / "g", tmp_path / "out.parquet")
+    back = pq.read_table(tmp_path / "out.parquet")
+    assert back.schema.field("src").type == pa.uint32()
+    np.testing.assert_array_equal(back.column("src").to_numpy(), cnr_df["src"].to_numpy())
+    np.testing.assert_array_equal(back.column("dst").to_numpy(), cnr_df["dst"].to_numpy())
+    bad = pa.table({"src": pa.array([0, 1, 2, 3]), "dst": pa.array([1, 2, None, 0], pa.int64())})
+    pq.write_table(bad, tmp_path / "bad.parquet")
+    r = ocgraph_cli("import", tmp_path / "bad.parquet", tmp_path / "b", ok=False)
+    assert "row 2: column 'dst' is null" in r.stderr and "bad.parquet" in r.stderr
+    assert not (tmp_path / "b").exists()
+    r = ocgraph_cli("import", tmp_path / "in.parquet", tmp_path / "c", "--source-col", "from", ok=False)
+    assert "no column 'from' (columns: src, dst)" in r.stderr
+
+
+def test_cli_csv_columns_by_header_name(tmp_path, astro_df):
+    df = astro_df.rename(columns={"src": "author", "dst": "coauthor"})
+    df.insert(0, "paper", np.arange(len(df)))
+    df.to_csv(tmp_path / "e.csv", index=False)
+    ocgraph_cli("import", tmp_path / "e.csv", tmp_path / "g", "--undirected", "--dedup",
+                "--source-col", "author", "--target-col", "coauthor", "--quiet")  # fmt: skip
+    g = ocgraph.open(tmp_path / "g")
+    assert (g.num_vertices, g.num_edges) == (18772, 198110)
+    out = g.to_pandas()
+    assert undirected_edge_set(out["src"], out["dst"]) == undirected_edge_set(df["author"], df["coauthor"])
+    r = ocgraph_cli("import", tmp_path / "e.csv", tmp_path / "h", "--source-col", "writer", ok=False)
+    assert "e.csv:1: no column 'writer' in the header (columns: paper, author, coauthor" in r.stderr
