@@ -1,5 +1,6 @@
 //! The subcommands, one module each.
 
+mod advise;
 mod cache_sim;
 mod check;
 mod export;
@@ -47,6 +48,8 @@ pub enum Command {
     Workload(workload::WorkloadArgs),
     /// Answer a workload's queries with a prefetcher; report latency, throughput and I/O.
     Query(query::QueryArgs),
+    /// Recommend backend, memory budget, policy and copy (reorder/pack) per kernel.
+    Advise(advise::AdviseArgs),
 }
 
 /// Runs a parsed subcommand.
@@ -65,6 +68,7 @@ pub fn run(cmd: Command) -> Result<()> {
         Command::Compact(a) => update::compact(&a),
         Command::Workload(a) => workload::run(&a),
         Command::Query(a) => query::run(&a),
+        Command::Advise(a) => advise::run(&a),
     }
 }
 
