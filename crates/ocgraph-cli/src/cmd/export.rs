@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use clap::{Args, ValueEnum};
 use ocgraph_core::ids::{IdLookup, OriginalId};
-use ocgraph_core::ingest::Progress;
+use ocgraph_core::ingest::{Progress, Unit};
 use ocgraph_core::{with_adjacency, Adjacency, Error, GraphView, Result, Vertex};
 
 use crate::backend_args::BackendArgs;
@@ -105,15 +105,15 @@ pub fn run(args: &ExportArgs) -> Result<()> {
     let name = args.out.file_name().ok_or_else(|| Error::invalid("OUT must name a file"))?;
     let tmp = args.out.with_file_name(format!(".{}.tmp-{}", name.to_string_lossy(), std::process::id()));
     let ids = if args.original_ids { Some(g.base().ids()?) } else { None };
+    let progress = CliProgress::new(false);
     let written = match format {
-        ExportFormat::Parquet => {
-            let progress = CliProgress::new(false);
-            let r = super::parquet::export(&g, &tmp, ids.as_ref(), &progress);
-            progress.finish();
-            r
+        ExportFormat::Parquet => super::parquet::export(&g, &tmp, ids.as_ref(), &progress),
+        _ => {
+            progress.phase("write", Some(g.num_edges()), Unit::Edges);
+            write_edges(&g, &tmp, format, ids.as_ref(), &progress)
         }
-        _ => write_edges(&g, &tmp, format, ids.as_ref()),
     };
+    progress.finish();
     let written = written.and_then(|count| {
         std::fs::rename(&tmp, &args.out).map_err(|e| Error::io(&args.out, "rename", e))?;
         Ok(count)
@@ -138,7 +138,13 @@ fn binary_id(ids: &IdLookup, v: Vertex, max: u64, path: &Path) -> Result<u64> {
     }
 }
 
-fn write_edges(g: &GraphView, path: &Path, format: ExportFormat, ids: Option<&IdLookup>) -> Result<u64> {
+fn write_edges(
+    g: &GraphView,
+    path: &Path,
+    format: ExportFormat,
+    ids: Option<&IdLookup>,
+    progress: &dyn Progress,
+) -> Result<u64> {
     let file = File::create(path).map_err(|e| Error::io(path, "create", e))?;
     let mut out = BufWriter::with_capacity(1 << 20, file);
     let mut buf: Vec<u8> = Vec::with_capacity(1 << 16);
@@ -195,6 +201,9 @@ fn write_edges(g: &GraphView, path: &Path, format: ExportFormat, ids: Option<&Id
         if buf.len() >= 1 << 16 {
             out.write_all(&buf).map_err(io)?;
             buf.clear();
+        }
+        if count.is_multiple_of(1 << 16) {
+            progress.advance(1 << 16);
         }
         Ok(())
     })?;

@@ -139,9 +139,10 @@ pub fn import(
     let weighted = build.weighted;
     let mut builder = GraphBuilder::new(out, build)?;
     let max_id = if opts.relabel == Relabel::None { MAX_ID } else { u64::MAX };
+    let scan_cfg = ScanCfg { format, columns: &opts.columns, weighted, max_id };
     let mut mapper = Mapper::new(opts.relabel);
     if opts.relabel == Relabel::Sorted {
-        scan(input, format, &opts.columns, weighted, max_id, progress, "relabel", |block, piece| {
+        scan(input, &scan_cfg, progress, "relabel", |block, piece| {
             mapper.collect(block, piece);
             Ok(())
         })?;
@@ -150,7 +151,7 @@ pub fn import(
     let (mut src, mut dst) = (Vec::new(), Vec::new());
     // Unweighted integer ids without relabelling go straight into the builder, in parallel.
     let direct = opts.relabel == Relabel::None && !weighted;
-    let found = scan(input, format, &opts.columns, weighted, max_id, progress, "parse", |block, piece| {
+    let found = scan(input, &scan_cfg, progress, "parse", |block, piece| {
         if direct && piece.strs.is_empty() {
             let id = |k| piece.id(block, k) as u32;
             return builder.push_with(piece.edges(), |i| (id(2 * i), id(2 * i + 1)));
@@ -213,17 +214,27 @@ fn read_mtx_header(path: &Path) -> Result<MtxHeader> {
     mtx::parse_header(path, first)
 }
 
+/// How [`scan`] reads an input.
+struct ScanCfg<'a> {
+    /// The resolved format (not `Auto`).
+    format: InputFormat,
+    /// CSV: the columns named in the header.
+    columns: &'a Columns,
+    /// Read a weight per edge.
+    weighted: bool,
+    /// Largest allowed id.
+    max_id: u64,
+}
+
 /// Reads the whole input, calling `each(block, piece)` for every parsed piece in file order.
 fn scan(
     path: &Path,
-    format: InputFormat,
-    columns: &Columns,
-    weighted: bool,
-    max_id: u64,
+    cfg: &ScanCfg,
     progress: &dyn Progress,
     phase: &str,
     mut each: impl FnMut(&[u8], &Piece) -> Result<()>,
 ) -> Result<Scan> {
+    let ScanCfg { format, columns, weighted, max_id } = *cfg;
     let input = Input::open(path)?;
     progress.phase(phase, (!input.gzip).then_some(input.file_len), Unit::Bytes);
     let mut found = Scan { edges: 0, lines: 0, strings: false };
