@@ -6,9 +6,11 @@
 #   make lint    rustfmt --check, clippy -D warnings, ruff check + ruff format --check
 #   make fmt     rustfmt + ruff format
 #   make bench   every bench/*/run.py at small scale
+#   make fuzz    every fuzz target (fuzz/, cargo fuzz on stable via RUSTC_BOOTSTRAP) for FUZZ_SECS each
 #
 # Variables: PYTHON (interpreter that creates the venv), VENV, CARGO_TARGET_DIR,
-# MATURIN_FLAGS (default --release; `make test MATURIN_FLAGS=` builds the extension in dev profile).
+# MATURIN_FLAGS (default --release; `make test MATURIN_FLAGS=` builds the extension in dev profile),
+# FUZZ_SECS (default 60), FUZZ_TARGETS (default: all).
 
 SHELL := /bin/bash
 .SHELLFLAGS := -eu -o pipefail -c
@@ -23,11 +25,13 @@ export CARGO_TARGET_DIR ?= $(CURDIR)/target
 OCGRAPH_BIN := $(CARGO_TARGET_DIR)/release/ocgraph
 DEMO_DIR ?= $(CARGO_TARGET_DIR)/demo
 PY_SOURCES := python tests/python $(wildcard bench)
+FUZZ_SECS ?= 60
+FUZZ_TARGETS ?=
 
-.PHONY: help setup deps ext cli demo test test-rust test-python fmt lint bench clean
+.PHONY: help setup deps ext cli demo test test-rust test-python fmt lint bench fuzz clean
 
 help:
-	@sed -n '2,12p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '2,15p' Makefile | sed 's/^# \{0,1\}//'
 
 # The venv and its dependencies; redone only when requirements-dev.txt changes.
 $(VENV)/.deps-stamp: requirements-dev.txt
@@ -83,6 +87,14 @@ bench: setup cli
 		[ -e "$$f" ] || { echo "no benchmarks under bench/"; break; }; \
 		echo "== $$f"; OCGRAPH_BIN=$(OCGRAPH_BIN) $(VPY) "$$f" --small; \
 	done
+
+# cargo-fuzz is installed once (`cargo install cargo-fuzz`); its sanitizer flags need nightly
+# features, which RUSTC_BOOTSTRAP=1 enables on the stable toolchain. fuzz/ is not a workspace
+# member, so `make test` does not build it. Results: bench/fuzz/RESULTS.md.
+fuzz:
+	@command -v cargo-fuzz >/dev/null || $(CARGO) install cargo-fuzz --locked
+	cd fuzz && RUSTC_BOOTSTRAP=1 CARGO_TARGET_DIR=$(CURDIR)/fuzz/target $(CARGO) fuzz build -O -a
+	FUZZ_SECS=$(FUZZ_SECS) FUZZ_TARGETS="$(FUZZ_TARGETS)" fuzz/run.sh
 
 clean:
 	rm -rf $(VENV) $(DEMO_DIR)

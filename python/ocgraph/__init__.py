@@ -29,10 +29,12 @@ from ._errors import (
     VertexError,
 )
 from ._graph import Graph, open
+from ._mine import MOTIF_NAMES, Watch
 from ._ocgraph import __version__
 from ._query import workload
 
 __all__ = [
+    "MOTIF_NAMES",
     "Error",
     "FormatError",
     "Graph",
@@ -40,6 +42,7 @@ __all__ = [
     "InvalidArgumentError",
     "OcgraphIOError",
     "VertexError",
+    "Watch",
     "__version__",
     "from_arrow",
     "from_edges",

@@ -5,6 +5,7 @@ the opened :class:`Graph`."""
 from __future__ import annotations
 
 import os
+import warnings
 from typing import Any
 
 import numpy as np
@@ -41,6 +42,7 @@ def from_edges(
     drop_self_loops: bool = False,
     memory: Size = "1GiB",
     overwrite: bool = False,
+    allow_sparse_ids: bool = False,
 ) -> Graph:
     """Builds a graph at ``path`` from edge arrays and opens it.
 
@@ -56,10 +58,13 @@ def from_edges(
         drop_self_loops: remove edges ``u -> u``.
         memory: buffer budget of the builder (beyond it, sorted runs are spilled to disk).
         overwrite: replace an existing graph at ``path``.
+        allow_sparse_ids: build even when ``num_vertices`` is not given and the largest id
+            makes the graph mostly empty vertices (offsets over 64 MiB and over 16 times the
+            edges' 8 bytes each); otherwise that is an ``InputError``.
 
     Raises:
         InputError: arrays of different lengths, not 1-D, not integers, negative ids, ids
-            ``>= num_vertices``.
+            ``>= num_vertices``, ids too sparse (see ``allow_sparse_ids``).
         OcgraphIOError: ``path`` exists (without ``overwrite``) or cannot be written.
     """
     s = _ids("src", src)
@@ -79,6 +84,10 @@ def from_edges(
     top = int(max(s.max(), d.max())) if len(s) else -1
     if num_vertices is None:
         num_vertices = top + 1
+        if not allow_sparse_ids and num_vertices <= _MAX_VERTICES:
+            problem = _ocgraph._sparse_ids_problem(num_vertices, len(s), bool(directed))
+            if problem is not None:
+                raise InputError(problem)
     elif num_vertices < 0:
         raise InvalidArgumentError(f"num_vertices must be non-negative, got {num_vertices}")
     if num_vertices > _MAX_VERTICES:
@@ -113,13 +122,18 @@ def import_edges(
     format: str = "auto",
     memory: Size = "1GiB",
     overwrite: bool = False,
+    num_vertices: int | None = None,
+    allow_sparse_ids: bool = False,
 ) -> Graph:
     """Imports an edge-list file into a graph directory ``out`` and opens it.
 
     Formats (``format="auto"`` picks by extension and content; ``.gz`` is decompressed):
     ``"text"`` (SNAP: whitespace-separated pairs, ``#``/``%`` comments), ``"csv"``
     (comma-separated, optional header), ``"mtx"`` (MatrixMarket coordinate, 1-based),
-    ``"bin32"`` / ``"bin64"`` (little-endian pairs of u32 / u64).
+    ``"bin32"`` / ``"bin64"`` (little-endian pairs of u32 / u64), ``"bin32w"`` / ``"bin64w"``
+    (the same followed by an f32 weight per record). What the import took as what, where the
+    input left room for doubt (a CSV header line, a ``.mtx`` file without its banner, ignored
+    columns), is reported as a ``UserWarning``.
 
     Args:
         undirected: store each edge in both directions.
@@ -131,12 +145,18 @@ def import_edges(
             relabelled graphs keep the original ids (see :meth:`Graph.original_id`).
         memory: buffer budget; larger inputs are sorted in runs on disk.
         overwrite: replace an existing graph at ``out``.
+        num_vertices: the vertex count when the ids are kept (``relabel=None``): ids must be
+            below it; the others are isolated vertices.
+        allow_sparse_ids: keep the ids even when the largest makes the graph mostly empty
+            vertices (offsets over 64 MiB and over 16 times the edges' 8 bytes each).
 
     Raises:
-        InputError: a malformed line (the message names the file and line).
+        InputError: a malformed line (the message names the file and line), or ids so sparse
+            that the graph would be mostly empty vertices (relabel them, or see
+            ``allow_sparse_ids``).
         OcgraphIOError: the input cannot be read, or ``out`` exists without ``overwrite``.
     """
-    _ocgraph._import_edges(
+    report = _ocgraph._import_edges(
         os.fspath(input),
         os.fspath(out),
         format,
@@ -147,7 +167,11 @@ def import_edges(
         bool(drop_self_loops),
         memory,
         bool(overwrite),
+        None if num_vertices is None else int(num_vertices),
+        bool(allow_sparse_ids),
     )
+    for notice in report["notices"]:
+        warnings.warn(notice, UserWarning, stacklevel=2)
     return Graph(os.fspath(out))
 
 

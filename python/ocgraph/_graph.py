@@ -7,7 +7,7 @@ from typing import Any, Union
 
 import numpy as np
 
-from . import _ocgraph
+from . import _mine, _ocgraph
 from ._errors import InvalidArgumentError
 from ._ocgraph import Graph as _NativeGraph
 
@@ -258,35 +258,171 @@ class Graph(_NativeGraph):
         out["answers"] = answers
         return out
 
+    # ----- pattern mining (docs/mining.md) ------------------------------------------------
+    # On the undirected simple view (directions, loops and duplicate edges ignored). A pattern
+    # is a name ("triangle", "4-cycle", "5-clique", ...) or a list of (a, b) edges over pattern
+    # vertices 0 .. k-1 (at most 8, connected). Matches are rows of data vertex ids.
+
+    def count_cliques(self, k: int, threads: int | None = None) -> int:
+        """Number of ``k``-cliques (2 <= k <= 16)."""
+        return _ocgraph._count_cliques(self, k, threads)
+
+    def list_cliques(self, k: int, threads: int | None = None) -> np.ndarray:
+        """Every ``k``-clique, one row each (ascending ids): a ``(count, k)`` uint32 array."""
+        return _ocgraph._list_cliques(self, k, threads)
+
+    def motifs(self, size: int = 3, directed: bool = False, threads: int | None = None) -> np.ndarray:
+        """Induced counts of every connected undirected pattern of ``size`` (3 or 4) vertices,
+        or with ``directed=True`` (size 3) the 16-class triad census (as networkx's
+        ``triadic_census``); a uint64 array ordered as ``ocgraph.MOTIF_NAMES[(size, directed)]``."""
+        _names, counts = _ocgraph._motifs(self, size, directed, threads)
+        return counts
+
+    def match(
+        self,
+        pattern: Any,
+        induced: bool = False,
+        labels: Any = None,
+        pattern_labels: Any = None,
+        threads: int | None = None,
+    ) -> np.ndarray:
+        """Every match of ``pattern``, each once: a ``(count, k)`` uint32 array, row ``i`` the
+        data vertices of match ``i`` in pattern-vertex order. ``induced``: vertex-induced (no
+        edge among the matched vertices beyond the pattern's) instead of edge-induced.
+        ``pattern_labels`` (one per pattern vertex) with ``labels`` (one per data vertex):
+        pattern vertices match only data vertices with their label."""
+        name, edges, plabels = _mine.pattern_args(pattern, pattern_labels)
+        _count, rows = _ocgraph._match(
+            self, name, edges, plabels, induced, _mine.data_labels(labels), True, threads
+        )
+        return rows
+
+    def count_matches(
+        self,
+        pattern: Any,
+        induced: bool = False,
+        labels: Any = None,
+        pattern_labels: Any = None,
+        threads: int | None = None,
+    ) -> int:
+        """Number of matches of ``pattern`` (as :meth:`match`, without listing them)."""
+        name, edges, plabels = _mine.pattern_args(pattern, pattern_labels)
+        count, _rows = _ocgraph._match(
+            self, name, edges, plabels, induced, _mine.data_labels(labels), False, threads
+        )
+        return count
+
+    def watch(
+        self, pattern: Any, induced: bool = False, labels: Any = None, pattern_labels: Any = None
+    ) -> _mine.Watch:
+        """Watches ``pattern`` (arguments as :meth:`match`): every later ``add_edges``,
+        ``remove_edges`` and ``remove_vertices`` on this graph records the matches it made
+        appear and disappear, which ``w.changes()`` returns as ``(added, removed)`` arrays.
+        Stop with :meth:`unwatch`."""
+        name, edges, plabels = _mine.pattern_args(pattern, pattern_labels)
+        w = _mine.Watch(name, edges, plabels, induced, _mine.data_labels(labels))
+        self.__dict__.setdefault("_watches", []).append(w)
+        return w
+
+    def unwatch(self, w: _mine.Watch) -> None:
+        """Stops recording changes for ``w``."""
+        self.__dict__.get("_watches", []).remove(w)
+
     # ----- updates (graphs opened with writable=True) ------------------------------------
     # Each call is one batch in the write-ahead log. With durable=True (the default) it
     # returns once the batch is on disk; the return value is the batch's sequence number.
     # Graph semantics: simple graph (adding an existing edge replaces its weight; removing a
-    # missing edge does nothing); undirected graphs update both directions.
+    # missing edge does nothing; on a base imported with repeated edges, every copy is one
+    # edge); undirected graphs update both directions.
 
-    def add_edges(self, src: Any, dst: Any, weights: Any = None, durable: bool = True) -> int:
-        """Adds the edges ``src[i] -> dst[i]`` (array-likes of vertex ids), with ``weights``
-        (weighted graphs; 1.0 when omitted)."""
+    def add_edges(
+        self, src: Any, dst: Any, weights: Any = None, durable: bool = True, ids: str = "internal"
+    ) -> int:
+        """Adds the edges ``src[i] -> dst[i]``, with ``weights`` (weighted graphs; 1.0 when
+        omitted). ``ids="internal"``: vertex ids (array-likes of ints); ``ids="original"``: the
+        ids of the input (ints or strs, as imported; see ``original_id``), where an id the graph
+        does not have yet gets a new vertex."""
         w = None if weights is None else np.ascontiguousarray(weights, dtype=np.float32)
-        return _ocgraph._add_edges(self, _ids(src), _ids(dst), w, durable)
+        if _by_original(ids):
+            src, dst = list(src), list(dst)
+            before = _mine.before_update(self)
+            seq = _ocgraph._add_edges_by_id(self, src, dst, w, durable)
+            if before is not None:
+                _mine.after_update(self, before, *self._known_pairs(src, dst))
+            return seq
+        s, d = _ids(src), _ids(dst)
+        before = _mine.before_update(self)
+        seq = _ocgraph._add_edges(self, s, d, w, durable)
+        _mine.after_update(self, before, s, d)
+        return seq
 
-    def remove_edges(self, src: Any, dst: Any, durable: bool = True) -> int:
-        """Removes the edges ``src[i] -> dst[i]`` (missing edges are ignored)."""
-        return _ocgraph._remove_edges(self, _ids(src), _ids(dst), durable)
+    def remove_edges(self, src: Any, dst: Any, durable: bool = True, ids: str = "internal") -> int:
+        """Removes the edges ``src[i] -> dst[i]`` (missing edges are ignored); ``ids`` as in
+        :meth:`add_edges`."""
+        before = _mine.before_update(self)
+        if _by_original(ids):
+            src, dst = list(src), list(dst)
+            pairs = self._known_pairs(src, dst) if before is not None else None
+            seq = _ocgraph._remove_edges_by_id(self, src, dst, durable)
+            if pairs is not None:
+                _mine.after_update(self, before, *pairs)
+            return seq
+        s, d = _ids(src), _ids(dst)
+        seq = _ocgraph._remove_edges(self, s, d, durable)
+        _mine.after_update(self, before, s, d)
+        return seq
 
-    def set_edge_weights(self, src: Any, dst: Any, weights: Any, durable: bool = True) -> int:
-        """Sets the weights of existing edges (weighted graphs; missing edges are ignored)."""
+    def _known_pairs(self, src: list, dst: list) -> tuple[np.ndarray, np.ndarray]:
+        """The vertex pairs of the original-id pairs ``src[i], dst[i]`` whose ids both exist."""
+        vs = [(self.vertex(a), self.vertex(b)) for a, b in zip(src, dst)]
+        known = [(a, b) for a, b in vs if a is not None and b is not None]
+        return (
+            np.array([a for a, _ in known], dtype=np.int64),
+            np.array([b for _, b in known], dtype=np.int64),
+        )
+
+    def set_edge_weights(
+        self, src: Any, dst: Any, weights: Any, durable: bool = True, ids: str = "internal"
+    ) -> int:
+        """Sets the weights of existing edges (weighted graphs; missing edges are ignored);
+        ``ids`` as in :meth:`add_edges`."""
         w = np.ascontiguousarray(weights, dtype=np.float32)
+        if _by_original(ids):
+            return _ocgraph._set_edge_weights_by_id(self, list(src), list(dst), w, durable)
         return _ocgraph._set_edge_weights(self, _ids(src), _ids(dst), w, durable)
 
-    def add_vertices(self, count: int, durable: bool = True) -> np.ndarray:
-        """Adds ``count`` isolated vertices; returns their ids (int64 array)."""
+    def add_vertices(self, count: Any = None, durable: bool = True, ids: Any = None) -> np.ndarray:
+        """Adds ``count`` isolated vertices and returns their vertex ids (int64 array). On a graph
+        imported with ``relabel`` every vertex has an original id: pass ``ids=[...]`` instead
+        (each id not in the graph yet gets a vertex; returns the vertex of every id)."""
+        if ids is not None:
+            if count is not None:
+                raise InvalidArgumentError("add_vertices: give count or ids, not both")
+            return np.asarray(_ocgraph._add_vertices_by_id(self, list(ids), durable), dtype=np.int64)
+        if count is None:
+            raise InvalidArgumentError("add_vertices: give count or ids")
         first, end = _ocgraph._add_vertices(self, count, durable)
         return np.arange(first, end, dtype=np.int64)
 
-    def remove_vertices(self, ids: Any, durable: bool = True) -> int:
-        """Removes every edge of each vertex in ``ids``; the ids stay valid with degree 0."""
-        return _ocgraph._remove_vertices(self, _ids(ids), durable)
+    def remove_vertices(self, vertices: Any, durable: bool = True, ids: str = "internal") -> int:
+        """Removes every edge of each vertex in ``vertices`` (vertex ids stay valid with
+        degree 0); with ``ids="original"``, ``vertices`` holds original ids (an unknown one
+        raises)."""
+        if _by_original(ids):
+            vertices = list(vertices)
+            found = [self.vertex(x) for x in vertices]
+            internal = _ids([v for v in found if v is not None])
+        else:
+            internal = _ids(vertices)
+        before = _mine.before_update(self)
+        pairs = _mine.incident_pairs(self, internal) if before is not None else None
+        if _by_original(ids):
+            seq = _ocgraph._remove_vertices_by_id(self, vertices, durable)
+        else:
+            seq = _ocgraph._remove_vertices(self, internal, durable)
+        if pairs is not None:
+            _mine.after_update(self, before, *pairs)
+        return seq
 
     def freeze(self) -> None:
         """Writes the in-memory delta to a new immutable level on disk."""
@@ -305,6 +441,13 @@ class Graph(_NativeGraph):
     def num_levels(self) -> int:
         """Number of on-disk levels over the base (writable graphs)."""
         return _ocgraph._update_state(self)[0]
+
+
+def _by_original(ids: str) -> bool:
+    """Whether an update's ``ids`` argument asks for original ids."""
+    if ids not in ("internal", "original"):
+        raise InvalidArgumentError(f'ids must be "internal" or "original", got {ids!r}')
+    return ids == "original"
 
 
 def _ids(a: Any) -> np.ndarray:

@@ -90,6 +90,14 @@ def test_malformed_edge_list_names_the_line(tmp_path):
     assert not (tmp_path / "g").exists()
 
 
+def test_non_utf8_string_ids_are_refused_with_the_line(tmp_path):
+    path = tmp_path / "s.txt"
+    path.write_bytes(b"alice bob\ncarol \xff\xfeve\n")
+    with pytest.raises(ocgraph.InputError, match=r"s\.txt:2:.*not valid UTF-8"):
+        ocgraph.import_edges(path, tmp_path / "g")
+    assert not (tmp_path / "g").exists()
+
+
 def test_vertex_out_of_range_and_closed_graph(tmp_path):
     g = ocgraph.from_edges([0, 1], [1, 2], tmp_path / "g")
     for call in (lambda: g.neighbors(3), lambda: g.in_neighbors(-1), lambda: g.out_degree(99)):

@@ -15,7 +15,14 @@ from conftest import DATA, REAL_POOL_MEMORY, open_with, random_edges
 
 
 def write(path, fmt: str, src, dst, w, n: int, symmetric: bool = False):
-    """Writes the edges in ``fmt`` (text, csv, mtx, bin32, bin64; ``.gz`` suffix compresses)."""
+    """Writes the edges in ``fmt`` (text, csv, mtx, bin32, bin64, bin32w, bin64w; ``.gz`` suffix
+    compresses)."""
+    if fmt in ("bin32w", "bin64w"):
+        id_type = "<u4" if fmt == "bin32w" else "<u8"
+        rec = np.empty(len(src), dtype=[("s", id_type), ("d", id_type), ("w", "<f4")])
+        rec["s"], rec["d"], rec["w"] = src, dst, w
+        path.write_bytes(rec.tobytes())
+        return
     if fmt in ("bin32", "bin64"):
         dtype = np.uint32 if fmt == "bin32" else np.uint64
         data = np.column_stack([src, dst]).astype(dtype).tobytes()
@@ -66,14 +73,17 @@ FORMATS = [
     ("mtx", "e.mtx.gz"),
     ("bin32", "e.bin"),
     ("bin64", "e.u64"),
+    ("bin32w", "e.u32w"),
+    ("bin64w", "e.u64w"),
 ]
 
 
 @pytest.mark.parametrize(("fmt", "name"), FORMATS)
 @pytest.mark.parametrize("directed", [True, False])
+@pytest.mark.filterwarnings("ignore:.*taken as the CSV header:UserWarning")
 def test_formats_match_networkx(tmp_path, fmt, name, directed):
     rng = np.random.default_rng(zlib.crc32(f"{name}-{directed}".encode()))
-    weighted = not fmt.startswith("bin")
+    weighted = fmt not in ("bin32", "bin64")
     for trial in range(3):
         n = int(rng.integers(2, 50))
         src, dst, w = random_edges(rng, n, int(rng.integers(1, 3 * n)), weighted)
@@ -94,6 +104,34 @@ def test_formats_match_networkx(tmp_path, fmt, name, directed):
         assert g.num_edges == h.number_of_edges()
         got = g.to_networkx()
         assert nx.utils.edges_equal(got.edges(data="weight"), h.edges(data="weight"))
+
+
+def test_what_was_taken_as_what_is_a_warning(tmp_path):
+    bare = tmp_path / "bare.mtx"
+    bare.write_text("3 3 2\n1 2\n3 1\n")
+    with pytest.warns(UserWarning, match="no '%%MatrixMarket' banner"):
+        g = ocgraph.import_edges(bare, tmp_path / "g")
+    assert (g.num_vertices, g.num_edges) == (3, 2)
+    csv = tmp_path / "e.csv"
+    csv.write_text("src,dst\n0,1\n")
+    with pytest.warns(UserWarning, match="taken as the CSV header: 'src,dst'"):
+        ocgraph.import_edges(csv, tmp_path / "g2")
+
+
+def test_sparse_ids_are_refused_unless_asked(tmp_path):
+    path = tmp_path / "random.bin"
+    path.write_bytes(np.array([3, 4_271_813_805, 4_271_813_805, 17], dtype="<u4").tobytes())
+    with pytest.raises(ocgraph.InputError, match=r"largest vertex id is 4271813805.*--relabel"):
+        ocgraph.import_edges(path, tmp_path / "g")
+    assert not (tmp_path / "g").exists()
+    assert ocgraph.import_edges(path, tmp_path / "r", relabel="first-seen").num_vertices == 3
+    with pytest.raises(ocgraph.InputError, match="not below the 10 vertices"):
+        ocgraph.import_edges(path, tmp_path / "n", num_vertices=10)
+    src, dst = np.array([0, 1]), np.array([5_000_000, 2])
+    with pytest.raises(ocgraph.InputError, match=r"largest vertex id is 5000000.*allow_sparse_ids"):
+        ocgraph.from_edges(src, dst, tmp_path / "f")
+    assert ocgraph.from_edges(src, dst, tmp_path / "f", allow_sparse_ids=True).num_vertices == 5_000_001
+    assert ocgraph.from_edges(src, dst, tmp_path / "f2", num_vertices=5_000_002).num_vertices == 5_000_002
 
 
 def test_symmetric_mtx_is_undirected(tmp_path):

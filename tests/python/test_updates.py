@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import ocgraph
-from conftest import BACKENDS, POOL_OPTS
+from conftest import BACKENDS, POOL_OPTS, random_edges
 
 
 def open_writable(path, backend: str, **kw) -> ocgraph.Graph:
@@ -174,3 +174,73 @@ def test_snapshot_isolation_and_errors(tmp_path):
         g.add_edges([0], [1])
     with pytest.raises(ocgraph.InvalidArgumentError, match="durability"):
         ocgraph.open(path, writable=True, durability="sometimes")
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("directed", [False, True])
+def test_a_multigraph_base_updates_as_a_simple_graph(tmp_path, backend, directed):
+    """Imported without dedup, an edge held twice is one edge once the graph is writable:
+    removing it removes every copy, adding it again keeps one, neighbours list it once."""
+    rng = np.random.default_rng(11)
+    n = 30
+    src, dst, _ = random_edges(rng, n, 120)
+    # Every edge twice (the second copy reversed on undirected graphs).
+    s2, d2 = (src, dst) if directed else (dst, src)
+    path = tmp_path / "g"
+    ocgraph.from_edges(np.r_[src, s2], np.r_[dst, d2], path, num_vertices=n, directed=directed).close()
+    h = nx.DiGraph() if directed else nx.Graph()
+    h.add_nodes_from(range(n))
+    h.add_edges_from(zip(src.tolist(), dst.tolist()))
+    with open_writable(path, backend) as g:
+        doomed = list(h.edges())[::3]
+        g.remove_edges([u for u, _ in doomed], [v for _, v in doomed])
+        h.remove_edges_from(doomed)
+        again = list(h.edges())[::4]
+        g.add_edges([u for u, _ in again], [v for _, v in again])
+        g.remove_vertices([0])
+        h.remove_edges_from(list(h.in_edges(0) if directed else h.edges(0)))
+        if directed:
+            h.remove_edges_from(list(h.out_edges(0)))
+        for v in range(n):
+            ref = sorted(h.successors(v)) if directed else sorted(h.neighbors(v))
+            assert g.neighbors(v).tolist() == ref, f"vertex {v}"
+        assert g.num_edges == h.number_of_edges()
+        dist = nx.single_source_shortest_path_length(h, 1)
+        assert g.bfs(1).tolist() == [dist.get(v, -1) for v in range(n)]
+
+
+def test_updates_by_original_string_ids(tmp_path):
+    """A graph imported with string ids takes updates by those ids; new ids get new vertices."""
+    edges = tmp_path / "people.txt"
+    edges.write_text("alice bob\nbob carol\n")
+    path = tmp_path / "g"
+    ocgraph.import_edges(edges, path, undirected=True, relabel="first-seen").close()
+    h = nx.Graph([("alice", "bob"), ("bob", "carol")])
+    with ocgraph.open(path, writable=True) as g:
+        g.add_edges(["alice", "dave"], ["dave", "erin"], ids="original")
+        h.add_edges_from([("alice", "dave"), ("dave", "erin")])
+        g.remove_edges(["bob"], ["alice"], ids="original")
+        h.remove_edge("alice", "bob")
+        assert g.num_vertices == 5
+        new = g.add_vertices(ids=["frank", "bob"])
+        h.add_node("frank")
+        assert g.original_id(int(new[0])) == "frank"
+        assert int(new[1]) == g.vertex("bob")
+        with pytest.raises(ocgraph.InvalidArgumentError, match="original ids"):
+            g.add_vertices(1)
+        with pytest.raises(ocgraph.InvalidArgumentError, match="nobody"):
+            g.remove_vertices(["nobody"], ids="original")
+
+        def named(graph: ocgraph.Graph) -> set:
+            out = set()
+            for v in range(graph.num_vertices):
+                for u in graph.neighbors(v).tolist():
+                    out.add(frozenset((graph.original_id(v), graph.original_id(u))))
+            return out
+
+        assert named(g) == {frozenset(e) for e in h.edges()}
+        assert sorted(g.original_ids()) == sorted(h.nodes())
+    # Read-only, after reopening: the same names and edges.
+    with ocgraph.open(path) as ro:
+        assert ro.vertex("erin") == 4
+        assert named(ro) == {frozenset(e) for e in h.edges()}

@@ -16,6 +16,7 @@ pub mod bfs;
 pub mod diameter;
 pub mod harness;
 pub mod khop;
+pub mod mine;
 pub mod pagerank;
 pub mod queries;
 pub mod shortest_path;
@@ -27,6 +28,7 @@ pub use bfs::{bfs, bfs_with_stash, verify_bfs, BfsResult, STASH_BYTES_PER_VERTEX
 pub use diameter::{diameter_estimate, verify_diameter_estimate, DiameterEstimate};
 pub use harness::{run_trials, KernelReport};
 pub use khop::{friends_of_friends, k_hop, verify_friends_of_friends, verify_k_hop};
+pub use mine::{count_cliques, list_cliques, motif_census, triad_census, Pattern, Watch};
 pub use pagerank::{pagerank, verify_pagerank, Method as PageRankMethod, PageRankOptions, PageRankResult};
 pub use shortest_path::{shortest_path, verify_shortest_path};
 pub use sssp::{default_delta, dijkstra, sssp, verify_sssp};

@@ -23,7 +23,7 @@ use crate::bfs::check_directions;
 use crate::chunks::{edge_balanced_ranges, mark_cuts, pieces_for, vertex_blocks};
 
 /// Calls `f` on each distinct vertex of the sorted lists `a ∪ b`, except `skip`.
-fn for_each_union(a: &[Vertex], b: &[Vertex], skip: Vertex, mut f: impl FnMut(Vertex)) {
+pub(crate) fn for_each_union(a: &[Vertex], b: &[Vertex], skip: Vertex, mut f: impl FnMut(Vertex)) {
     let (mut i, mut j) = (0, 0);
     let mut last = None;
     while i < a.len() || j < b.len() {
@@ -42,7 +42,7 @@ fn for_each_union(a: &[Vertex], b: &[Vertex], skip: Vertex, mut f: impl FnMut(Ve
 }
 
 /// Size of the intersection of two sorted, duplicate-free lists: a branch-free merge.
-fn intersection_size(a: &[Vertex], b: &[Vertex]) -> u64 {
+pub(crate) fn intersection_size(a: &[Vertex], b: &[Vertex]) -> u64 {
     let (mut i, mut j, mut c) = (0, 0, 0u64);
     while i < a.len() && j < b.len() {
         let (x, y) = (a[i], b[j]);
@@ -54,7 +54,7 @@ fn intersection_size(a: &[Vertex], b: &[Vertex]) -> u64 {
 }
 
 /// Undirected simple degree of every vertex (union of out- and in-lists, no self-loop).
-fn undirected_degrees<O: Adjacency, I: Adjacency>(out: &O, in_: &I) -> Vec<u32> {
+pub(crate) fn undirected_degrees<O: Adjacency, I: Adjacency>(out: &O, in_: &I) -> Vec<u32> {
     let blocks = vertex_blocks(out.num_vertices());
     let parts: Vec<Vec<u32>> = blocks
         .into_par_iter()
@@ -76,7 +76,7 @@ fn undirected_degrees<O: Adjacency, I: Adjacency>(out: &O, in_: &I) -> Vec<u32> 
 type ListMove = (u64, usize, usize, usize);
 
 /// Rank of every vertex by (degree, id): `rank[v]` is `v`'s position in that order.
-fn ranks(deg: &[u32]) -> Vec<Vertex> {
+pub(crate) fn ranks(deg: &[u32]) -> Vec<Vertex> {
     let mut order: Vec<Vertex> = (0..deg.len() as Vertex).collect();
     order.par_sort_unstable_by_key(|&v| (deg[v as usize], v));
     let mut rank = vec![0; deg.len()];
@@ -88,7 +88,11 @@ fn ranks(deg: &[u32]) -> Vec<Vertex> {
 
 /// The oriented lists in rank space: `(offsets, targets)` indexed by rank, each rank's list
 /// holding the ranks of its higher-ranked neighbours, sorted.
-fn oriented<O: Adjacency, I: Adjacency>(out: &O, in_: &I, rank: &[Vertex]) -> (Vec<u64>, Vec<Vertex>) {
+pub(crate) fn oriented<O: Adjacency, I: Adjacency>(
+    out: &O,
+    in_: &I,
+    rank: &[Vertex],
+) -> (Vec<u64>, Vec<Vertex>) {
     let n = out.num_vertices();
     let blocks = vertex_blocks(n);
     mark_cuts(out, &blocks);

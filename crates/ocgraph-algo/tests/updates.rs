@@ -149,3 +149,97 @@ proptest! {
         run(seed, directed, weighted)?;
     }
 }
+
+/// Readers during writes: threads run every kernel on snapshots while another thread adds and
+/// removes edges, freezes and compacts; each result equals the kernel on the graph rebuilt from
+/// the model of the batches its snapshot had seen.
+#[test]
+fn kernels_on_snapshots_taken_during_writes_match_their_batch_prefix() {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::{Arc, Mutex};
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("g");
+    let n = 48u32;
+    build(&dir, n, false, true, &Edges::new());
+    let opts = WriteOptions {
+        durability: Durability::None,
+        freeze_threshold: 3000,
+        auto_compact_levels: Some(2),
+        ..WriteOptions::default()
+    };
+    let g = Arc::new(WritableGraph::open(&dir, &opts).unwrap());
+    // The model after each batch, by sequence number.
+    let models = Arc::new(Mutex::new(BTreeMap::from([(0u64, Edges::new())])));
+    let done = Arc::new(AtomicBool::new(false));
+    let writer = {
+        let (g, models, done) = (g.clone(), models.clone(), done.clone());
+        std::thread::spawn(move || {
+            let mut rng = Xoshiro256PlusPlus::seed_from_u64(99);
+            let key = |u: Vertex, v: Vertex| if u <= v { (u, v) } else { (v, u) };
+            let mut edges = Edges::new();
+            for i in 0..300 {
+                let seq = if rng.gen_bool(0.7) || edges.is_empty() {
+                    let batch: Vec<(Vertex, Vertex)> =
+                        (0..8).map(|_| (rng.gen_range(0..n), rng.gen_range(0..n))).collect();
+                    let ws: Vec<f32> = batch.iter().map(|_| rng.gen_range(1..5) as f32).collect();
+                    for (&(u, v), &w) in batch.iter().zip(&ws) {
+                        edges.insert(key(u, v), w);
+                    }
+                    g.add_edges(&batch, Some(&ws)).unwrap()
+                } else {
+                    let k = rng.gen_range(0..edges.len());
+                    let e = *edges.keys().nth(k).unwrap();
+                    edges.remove(&e);
+                    g.remove_edges(&[e]).unwrap()
+                };
+                models.lock().unwrap().insert(seq, edges.clone());
+                if i % 60 == 59 {
+                    g.compact().unwrap();
+                }
+            }
+            done.store(true, Ordering::Release);
+        })
+    };
+    let readers: Vec<_> = (0..2)
+        .map(|_| {
+            let (g, models, done) = (g.clone(), models.clone(), done.clone());
+            std::thread::spawn(move || {
+                let mut checked = 0;
+                while !done.load(Ordering::Acquire) || checked == 0 {
+                    let snap = g.snapshot();
+                    // The kernels run on the snapshot while the writer goes on.
+                    let depth = bfs(&snap.out(), &snap.in_(), 0).unwrap().depth;
+                    let comp = canonical(&wcc(&snap.out(), &snap.in_()).unwrap());
+                    let pr = pagerank(&snap.out(), &snap.in_(), &PageRankOptions::default()).unwrap().scores;
+                    let dist = dijkstra(&snap.out(), 0).unwrap();
+                    // The writer records a batch's model just after the batch returns.
+                    let edges = loop {
+                        if let Some(e) = models.lock().unwrap().get(&snap.seq()) {
+                            break e.clone();
+                        }
+                        std::thread::yield_now();
+                    };
+                    let rtmp = tempfile::tempdir().unwrap();
+                    let rdir = rtmp.path().join("ref");
+                    build(&rdir, n, false, true, &edges);
+                    let r = Graph::open(&rdir, &Default::default()).unwrap();
+                    assert_eq!(depth, bfs(&r.out(), &r.in_(), 0).unwrap().depth, "bfs at {}", snap.seq());
+                    assert_eq!(comp, canonical(&wcc(&r.out(), &r.in_()).unwrap()));
+                    let rpr = pagerank(&r.out(), &r.in_(), &PageRankOptions::default()).unwrap().scores;
+                    assert!(
+                        pr.iter().zip(&rpr).all(|(a, b)| (a - b).abs() < 1e-9),
+                        "pagerank at {}",
+                        snap.seq()
+                    );
+                    assert_eq!(dist, dijkstra(&r.out(), 0).unwrap());
+                    checked += 1;
+                }
+                checked
+            })
+        })
+        .collect();
+    writer.join().unwrap();
+    let checked: usize = readers.into_iter().map(|r| r.join().unwrap()).sum();
+    assert!(checked >= 2, "readers checked {checked} snapshots");
+    assert!(g.num_levels() <= 3);
+}

@@ -191,9 +191,21 @@ fn reorder_numbers_hubs_first_and_keeps_original_ids() {
     assert_eq!((0..n).map(|p| a[old[p]]).collect::<Vec<_>>(), b);
     assert_eq!(npy_i64(&t.path().join("c.npy")), b);
     fails(&["run", "bfs", p(&r), "--source-id", &n.to_string()], 2, &["--source-id", "no vertex"]);
+    // Updates by original id on the renumbered copy: id 3 is old vertex 3; a new id (n + 7)
+    // gets a new vertex.
     let edges = t.path().join("e.txt");
-    std::fs::write(&edges, "1 2\n").unwrap();
-    fails(&["update", p(&r), "--add-edges", p(&edges)], 2, &["relabelled"]);
+    std::fs::write(&edges, format!("3 {}\n", n + 7)).unwrap();
+    let out =
+        String::from_utf8(ok(&["update", p(&r), "--add-edges", p(&edges), "--original-ids"]).stdout).unwrap();
+    assert!(out.contains("new vertices 1"), "{out}");
+    let rr = open(&r);
+    assert_eq!(rr.num_vertices(), n);
+    let view = ocgraph_core::GraphView::open(&r, &Default::default()).unwrap();
+    let ids = view.ids().unwrap();
+    let new = ids.vertex(&ocgraph_core::ids::OriginalId::Int(n as u64 + 7)).unwrap();
+    assert_eq!(new as usize, n);
+    let v3 = ids.vertex(&ocgraph_core::ids::OriginalId::Int(3)).unwrap();
+    ocgraph_core::with_adjacency!(&view, |out, _inn| assert!(out.neighbors(v3).contains(&new)));
     fails(&["reorder", p(&g), p(&r)], 1, &["kr"]);
 }
 
@@ -349,4 +361,100 @@ fn usage_errors_exit_2_and_existing_output_is_kept() {
     assert_eq!(open(&g).num_vertices(), 64);
     ok(&["generate", "kronecker", "--scale", "7", "--force", p(&g)]);
     assert_eq!(open(&g).num_vertices(), 128);
+}
+
+#[test]
+fn check_removes_temporary_directories_of_killed_imports() {
+    let t = tempfile::tempdir().unwrap();
+    let input = t.path().join("e.txt");
+    std::fs::write(&input, "0 1\n1 2\n").unwrap();
+    let g = t.path().join("g");
+    ok(&["import", p(&input), p(&g), "--quiet"]);
+    let mut child = Command::new("true").spawn().unwrap();
+    let dead = child.id();
+    child.wait().unwrap();
+    let stale = t.path().join(format!(".g.tmp-{dead}-1"));
+    std::fs::create_dir(&stale).unwrap();
+    std::fs::write(stale.join("out.offsets"), vec![0u8; 10_000]).unwrap();
+    let out = ok(&["check", p(&g)]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!stale.exists(), "{err}");
+    assert!(err.contains(&format!(".g.tmp-{dead}-1")) && err.contains("process is gone"), "{err}");
+}
+
+#[test]
+fn import_says_what_it_took_as_what() {
+    // A .mtx file without its banner: read as MatrixMarket (3 vertices, 2 edges), and said so.
+    let (_t, input, out) = input_file("bare.mtx", b"3 3 2\n1 2\n3 1\n");
+    let run = ok(&["import", p(&input), p(&out), "--quiet"]);
+    let err = String::from_utf8_lossy(&run.stderr);
+    assert!(err.contains("note: ") && err.contains("no '%%MatrixMarket' banner"), "{err}");
+    let g = open(&out);
+    assert_eq!((g.num_vertices(), g.num_edges()), (3, 2));
+    // A CSV header and an ignored weight column.
+    let (_t, input, out) = input_file("e.csv", b"src,dst,w\n0,1,0.5\n");
+    let run = ok(&["import", p(&input), p(&out)]);
+    let err = String::from_utf8_lossy(&run.stderr);
+    assert!(err.contains("e.csv:1: taken as the CSV header: 'src,dst,w'"), "{err}");
+    assert!(err.contains("e.csv:2: 3 columns") && err.contains("--weighted"), "{err}");
+}
+
+#[test]
+fn sparse_ids_stop_the_import_unless_asked() {
+    let mut b = Vec::new();
+    for x in [3u32, 4_271_813_805, 4_271_813_805, 17] {
+        b.extend_from_slice(&x.to_le_bytes());
+    }
+    let (t, input, out) = input_file("random.bin", &b);
+    fails(
+        &["import", p(&input), p(&out), "--quiet"],
+        1,
+        &["random.bin", "largest vertex id is 4271813805", "2 edges", "--relabel", "--allow-sparse-ids"],
+    );
+    assert!(!out.exists());
+    assert_eq!(std::fs::read_dir(t.path()).unwrap().count(), 1, "only the input is left");
+    ok(&["import", p(&input), p(&out), "--quiet", "--relabel"]);
+    assert_eq!(open(&out).num_vertices(), 3);
+    let small = t.path().join("small");
+    fails(
+        &["import", p(&input), p(&small), "--num-vertices", "10"],
+        1,
+        &["at byte 0", "not below the 10 vertices"],
+    );
+    fails(&["import", p(&input), p(&small), "--num-vertices", "10", "--relabel"], 2, &["--relabel"]);
+}
+
+#[test]
+fn weighted_binary_export_import_round_trip() {
+    let t = tempfile::tempdir().unwrap();
+    let er = t.path().join("er");
+    ok(&[
+        "generate",
+        "erdos-renyi",
+        "--vertices",
+        "200",
+        "--edges",
+        "2000",
+        "--directed",
+        "--weighted",
+        p(&er),
+    ]);
+    let eg = open(&er);
+    for (name, extra) in [("er.u32w", &[][..]), ("er.bin", &["--format", "bin64w"][..])] {
+        let file = t.path().join(name);
+        let mut args = vec!["export", p(&er), p(&file)];
+        args.extend_from_slice(extra);
+        ok(&args);
+        let record = if extra.is_empty() { 12 } else { 20 };
+        assert_eq!(std::fs::metadata(&file).unwrap().len(), record * eg.num_arcs());
+        let back = t.path().join(format!("{name}.g"));
+        let mut args = vec!["import", p(&file), p(&back), "--weighted", "--quiet"];
+        args.extend_from_slice(extra);
+        ok(&args);
+        assert_same_csr(&eg, &open(&back));
+    }
+    // Plain pairs carry no weights: a weighted import of them is refused, naming the formats that do.
+    let bin = t.path().join("er.u32");
+    ok(&["export", p(&er), p(&bin)]);
+    fails(&["import", p(&bin), p(&t.path().join("x")), "--weighted"], 2, &["bin32w"]);
 }

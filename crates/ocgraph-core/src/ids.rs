@@ -90,6 +90,47 @@ impl IdLookup {
         Ok(IdLookup { n, ids, reverse: OnceLock::new() })
     }
 
+    /// This lookup with `added` appended as the ids of the vertices `len()..` (vertices that
+    /// updates added to the graph).
+    pub fn with_added(mut self, added: &[OriginalId]) -> Result<IdLookup> {
+        if added.is_empty() {
+            return Ok(self);
+        }
+        match &mut self.ids {
+            Ids::Identity => {
+                return Err(Error::invalid("vertices added to an identity-id graph have no names"))
+            }
+            Ids::U64(ids) => {
+                for id in added {
+                    match id {
+                        OriginalId::Int(i) => ids.push(*i),
+                        OriginalId::Str(s) => {
+                            return Err(Error::invalid(format!("string id {s:?} on a graph of integer ids")))
+                        }
+                    }
+                }
+            }
+            Ids::Strings { offsets, bytes } => {
+                for id in added {
+                    bytes.push_str(&id.to_string());
+                    offsets.push(bytes.len() as u64);
+                }
+            }
+        }
+        self.n += added.len() as u64;
+        self.reverse = OnceLock::new();
+        Ok(self)
+    }
+
+    /// An identity map over `n` vertices (when updates added vertices to an identity graph);
+    /// other maps are returned unchanged.
+    pub fn identity_over(mut self, n: u64) -> IdLookup {
+        if matches!(self.ids, Ids::Identity) {
+            self.n = self.n.max(n);
+        }
+        self
+    }
+
     /// Number of vertices.
     pub fn len(&self) -> u64 {
         self.n

@@ -11,7 +11,9 @@ use std::sync::Arc;
 use crate::error::Result;
 use crate::format::Manifest;
 use crate::graph::{Graph, OpenOptions};
+use crate::ids::IdLookup;
 use crate::page::IoStats;
+use crate::update::ids_log::read_added_ids;
 use crate::update::{Durability, Snapshot, WritableGraph, WriteOptions, WAL_DIR};
 
 /// An opened graph for reading: as stored, or the latest snapshot of an updated graph.
@@ -50,6 +52,20 @@ impl GraphView {
             GraphView::Stored(g) => g,
             GraphView::Updated(s) => s.base(),
         }
+    }
+
+    /// The original ids of every vertex: the base's id map, and for an updated graph of a
+    /// relabelled base the ids of the vertices updates added (from `ids.log`).
+    pub fn ids(&self) -> Result<IdLookup> {
+        let base = self.base();
+        let n = self.num_vertices() as u64;
+        let ids = base.ids()?.identity_over(n);
+        if n <= ids.len() {
+            return Ok(ids);
+        }
+        let m = base.manifest();
+        let added = read_added_ids(base.path(), m.id_map, m.num_vertices, n)?;
+        ids.with_added(&added)
     }
 
     /// Number of vertices.

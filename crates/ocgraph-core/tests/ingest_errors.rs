@@ -205,3 +205,182 @@ fn line_numbers_are_exact_across_blocks_and_long_lines() {
     let m = fails("blocks.txt", text.as_bytes(), &opts(), ErrorKind::Input);
     assert!(m.contains("blocks.txt:300004:"), "{m}");
 }
+
+/// The pid of a process that has exited (a child reaped before this returns).
+fn dead_pid() -> u32 {
+    let mut child = std::process::Command::new("true").spawn().unwrap();
+    let pid = child.id();
+    child.wait().unwrap();
+    pid
+}
+
+#[test]
+fn stale_temporary_directories_of_dead_writers_are_removed_by_the_next_import() {
+    let tmp = scratch();
+    let out = tmp.path().join("g");
+    let stale = tmp.path().join(format!(".g.tmp-{}-7", dead_pid()));
+    std::fs::create_dir_all(stale.join("scratch")).unwrap();
+    std::fs::write(stale.join("scratch/run-0"), vec![0u8; 4096]).unwrap();
+    // A writer that is still running (this process) keeps its directory; other graphs' too.
+    let live = tmp.path().join(format!(".g.tmp-{}-8", std::process::id()));
+    let other = tmp.path().join(format!(".h.tmp-{}-9", dead_pid()));
+    std::fs::create_dir(&live).unwrap();
+    std::fs::create_dir(&other).unwrap();
+    build_small(&out);
+    assert!(!stale.exists(), "the dead writer's directory is removed");
+    assert!(live.exists() && other.exists());
+    // The previous graph moved aside by a killed `--force` replace goes too, once the graph exists.
+    let trash = tmp.path().join(format!(".g.tmp-{}-10.old", dead_pid()));
+    std::fs::create_dir(&trash).unwrap();
+    let removed = ocgraph_core::format::remove_stale_temp_dirs(&out).unwrap();
+    assert_eq!(removed.iter().map(|r| r.path.as_path()).collect::<Vec<_>>(), [trash.as_path()]);
+    assert!(!trash.exists() && live.exists());
+    // Killed between moving the old graph aside and moving the new one in: both are kept.
+    let dead = dead_pid();
+    let new = tmp.path().join(format!(".k.tmp-{dead}-5"));
+    let old = tmp.path().join(format!(".k.tmp-{dead}-5.old"));
+    std::fs::create_dir(&new).unwrap();
+    std::fs::create_dir(&old).unwrap();
+    assert!(ocgraph_core::format::remove_stale_temp_dirs(&tmp.path().join("k")).unwrap().is_empty());
+    assert!(new.exists() && old.exists());
+}
+
+/// Imports `bytes` (as file `name`) and returns the report.
+fn imports(name: &str, bytes: &[u8], opts: &ImportOptions) -> ocgraph_core::ingest::BuildReport {
+    let tmp = scratch();
+    let input = tmp.path().join(name);
+    std::fs::write(&input, bytes).unwrap();
+    import(&input, &tmp.path().join("g"), opts, &NoProgress).unwrap()
+}
+
+#[test]
+fn mtx_without_banner_is_read_as_matrix_market_and_reported() {
+    // A size line, then 1-based pairs: 3 vertices and 2 edges (not 4 vertices, 3 edges).
+    let r = imports("bare.mtx", b"% no banner\n3 3 2\n1 2\n3 1\n", &opts());
+    assert_eq!((r.num_vertices, r.num_edges), (3, 2));
+    assert_eq!(r.notices.len(), 1, "{:?}", r.notices);
+    assert!(r.notices[0].contains("bare.mtx: no '%%MatrixMarket' banner") && r.notices[0].contains("line 2"));
+    // Values in a third column: read as weights with --weighted, else ignored and said so.
+    let w = ImportOptions { build: BuildOptions { weighted: true, ..BuildOptions::default() }, ..opts() };
+    let r = imports("barew.mtx", b"2 2 1\n1 2 0.5\n", &w);
+    assert_eq!(r.notices.len(), 1, "{:?}", r.notices);
+    let r = imports("barev.mtx", b"2 2 1\n1 2 0.5\n", &opts());
+    assert!(r.notices.iter().any(|n| n.contains("values were ignored")), "{:?}", r.notices);
+    // A plain edge list named .mtx: refused at line 1, not guessed.
+    let m = fails("pairs.mtx", b"1 2\n2 3\n", &opts(), ErrorKind::Input);
+    assert!(m.contains("pairs.mtx:1:") && m.contains("no '%%MatrixMarket' banner"), "{m}");
+    // The entry count of a bare size line is checked as with a banner.
+    let m = fails("short.mtx", b"3 3 5\n1 2\n", &opts(), ErrorKind::Input);
+    assert!(m.contains("declares 5 entries"), "{m}");
+}
+
+#[test]
+fn csv_header_is_reported_and_a_headerless_csv_keeps_its_first_row() {
+    let r = imports("plain.csv", b"0,1\n1,2\n", &opts());
+    assert_eq!(r.num_edges, 2, "the first row is an edge, not a header");
+    assert!(r.notices.is_empty(), "{:?}", r.notices);
+    let r = imports("named.csv", b"# c\nsrc,dst\n0,1\n", &opts());
+    assert_eq!(r.num_edges, 1);
+    assert_eq!(r.notices.len(), 1, "{:?}", r.notices);
+    assert!(r.notices[0].ends_with("named.csv:2: taken as the CSV header: 'src,dst'"), "{:?}", r.notices);
+}
+
+#[test]
+fn extra_columns_of_an_unweighted_import_are_reported() {
+    let r = imports("w.txt", b"0 1 0.5\n1 2 0.25\n", &opts());
+    assert_eq!(r.num_edges, 2);
+    assert_eq!(r.notices.len(), 1, "{:?}", r.notices);
+    assert!(
+        r.notices[0].contains("w.txt:1: 3 columns") && r.notices[0].contains("--weighted"),
+        "{:?}",
+        r.notices
+    );
+    let mut b = Vec::new();
+    for x in [0u32, 1] {
+        b.extend_from_slice(&x.to_le_bytes());
+    }
+    b.extend_from_slice(&0.5f32.to_le_bytes());
+    let r = imports("e.u32w", &b, &opts());
+    assert!(r.notices.iter().any(|n| n.contains("weights of the records were ignored")), "{:?}", r.notices);
+    assert!(imports("two.txt", b"0 1\n", &opts()).notices.is_empty());
+}
+
+#[test]
+fn a_header_line_in_a_text_edge_list_is_refused() {
+    // Before: 'src' and 'dst' became two more vertices and every id a string.
+    let m = fails("h.txt", b"# made by hand\nsrc dst\n0 1\n1 2\n", &opts(), ErrorKind::Input);
+    assert!(m.contains("h.txt:2:") && m.contains("'src dst' looks like a header"), "{m}");
+    // String ids throughout are fine.
+    assert_eq!(imports("s.txt", b"a b\nb c\n", &opts()).num_vertices, 3);
+}
+
+#[test]
+fn non_utf8_string_ids_are_refused_with_their_line() {
+    let m = fails("s.txt", b"alice bob\ncarol \xff\xfeve\n", &opts(), ErrorKind::Input);
+    assert!(m.contains("s.txt:2:") && m.contains("not valid UTF-8") && m.contains("\\xff"), "{m}");
+    let m = fails("s.csv", b"src,dst\nalice,bob\nbob,\xc3\n", &opts(), ErrorKind::Input);
+    assert!(m.contains("s.csv:3:") && m.contains("not valid UTF-8"), "{m}");
+}
+
+/// `pairs` as a little-endian u32 binary edge list.
+fn bin32(pairs: &[(u32, u32)]) -> Vec<u8> {
+    pairs.iter().flat_map(|&(u, v)| [u.to_le_bytes(), v.to_le_bytes()]).flatten().collect()
+}
+
+#[test]
+fn sparse_ids_stop_the_import_before_it_writes_the_offsets() {
+    // 376 bytes: 47 random u32 pairs whose largest id is 4,271,813,805 (68 GB of offsets).
+    let mut x = 0x2545_f491_4f6c_dd1du64;
+    let mut pairs: Vec<(u32, u32)> = (0..46)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            ((x >> 32) as u32 % 4_000_000_000, x as u32 % 4_000_000_000)
+        })
+        .collect();
+    pairs.push((4_271_813_805, 7));
+    let bytes = bin32(&pairs);
+    assert_eq!(bytes.len(), 376);
+    let m = fails("random.bin", &bytes, &opts(), ErrorKind::Input);
+    for needle in [
+        "largest vertex id is 4271813805",
+        "47 edges",
+        "--relabel",
+        "--allow-sparse-ids",
+        "--num-vertices",
+        "GiB of offsets",
+    ] {
+        assert!(m.contains(needle), "lacks '{needle}': {m}");
+    }
+    // Relabelled, the same file is a graph of at most 94 vertices.
+    let r = imports("random.bin", &bytes, &ImportOptions { relabel: Relabel::FirstSeen, ..opts() });
+    assert!(r.num_vertices <= 94 && r.num_edges == 47);
+    // A MatrixMarket size line counts as the largest id.
+    let m = fails(
+        "big.mtx",
+        b"%%MatrixMarket matrix coordinate pattern general\n900000000 900000000 1\n1 2\n",
+        &opts(),
+        ErrorKind::Input,
+    );
+    assert!(m.contains("largest vertex id is 899999999"), "{m}");
+    // Below the rule (64 MiB of offsets) ids are kept as they are.
+    assert_eq!(imports("ok.bin", &bin32(&[(0, 4_000_000)]), &opts()).num_vertices, 4_000_001);
+}
+
+#[test]
+fn sparse_ids_are_kept_when_asked() {
+    let bytes = bin32(&[(0, 5_000_000), (1, 2)]);
+    let allow = ImportOptions { allow_sparse_ids: true, ..opts() };
+    fails("sparse.bin", &bytes, &opts(), ErrorKind::Input);
+    assert_eq!(imports("sparse.bin", &bytes, &allow).num_vertices, 5_000_001);
+    let given = ImportOptions { num_vertices: Some(6_000_000), ..opts() };
+    assert_eq!(imports("sparse.bin", &bytes, &given).num_vertices, 6_000_000);
+    // Ids must be below the vertex count given, named by line or offset.
+    let five = ImportOptions { num_vertices: Some(5), ..opts() };
+    let m = fails("n.txt", b"0 1\n3 9\n", &five, ErrorKind::Input);
+    assert!(m.contains("n.txt:2:") && m.contains("not below the 5 vertices"), "{m}");
+    let m = fails("n.bin", &bin32(&[(0, 1), (2, 5)]), &five, ErrorKind::Input);
+    assert!(m.contains("at byte 8") && m.contains("not below the 5 vertices"), "{m}");
+    assert_eq!(imports("n2.txt", b"0 1\n", &five).num_vertices, 5);
+}

@@ -34,13 +34,21 @@ fn encodings(n: usize, edges: &[(u32, u32, f32)]) -> Vec<(&'static str, Vec<u8>,
     for (u, v, w) in edges {
         mtx += &format!("{} {} {w}\n", u + 1, v + 1);
     }
-    let mut b32 = Vec::new();
-    let mut b64 = Vec::new();
-    for (u, v, _) in edges {
+    // Without the banner (read as general, values from the third column) and without a header.
+    let bare_mtx = mtx.split_once("% made by a test\n").unwrap().1.to_string();
+    let bare_csv = csv.split_once('\n').unwrap().1.to_string();
+    let (mut b32, mut b64, mut b32w, mut b64w) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    for (u, v, w) in edges {
         b32.extend_from_slice(&u.to_le_bytes());
         b32.extend_from_slice(&v.to_le_bytes());
         b64.extend_from_slice(&(*u as u64).to_le_bytes());
         b64.extend_from_slice(&(*v as u64).to_le_bytes());
+        b32w.extend_from_slice(&u.to_le_bytes());
+        b32w.extend_from_slice(&v.to_le_bytes());
+        b32w.extend_from_slice(&w.to_le_bytes());
+        b64w.extend_from_slice(&(*u as u64).to_le_bytes());
+        b64w.extend_from_slice(&(*v as u64).to_le_bytes());
+        b64w.extend_from_slice(&w.to_le_bytes());
     }
     vec![
         ("edges.txt", text.clone().into_bytes(), InputFormat::Text, true),
@@ -49,8 +57,13 @@ fn encodings(n: usize, edges: &[(u32, u32, f32)]) -> Vec<(&'static str, Vec<u8>,
         ("edges.txt.gz", gz(text.as_bytes()), InputFormat::Text, true),
         ("edges.csv.gz", gz(csv.as_bytes()), InputFormat::Csv, true),
         ("edges.mtx.gz", gz(mtx.as_bytes()), InputFormat::MatrixMarket, true),
+        ("bare.mtx", bare_mtx.clone().into_bytes(), InputFormat::MatrixMarket, true),
+        ("bare.mtx.gz", gz(bare_mtx.as_bytes()), InputFormat::MatrixMarket, true),
+        ("bare.csv", bare_csv.into_bytes(), InputFormat::Csv, true),
         ("edges.bin", b32, InputFormat::Binary32, false),
         ("edges.u64", b64, InputFormat::Binary64, false),
+        ("edges.u32w", b32w, InputFormat::Binary32Weighted, true),
+        ("edges.u64w", b64w, InputFormat::Binary64Weighted, true),
     ]
 }
 
@@ -81,7 +94,7 @@ proptest! {
             for (j, format) in [fmt, InputFormat::Auto].into_iter().enumerate() {
                 let out = tmp.path().join(format!("g{k}-{j}"));
                 let build = BuildOptions { directed, weighted, dedup, memory: 256, ..BuildOptions::default() };
-                let opts = ImportOptions { format, relabel: Relabel::None, build: build.clone(), ..Default::default() };
+                let opts = ImportOptions { format, build: build.clone(), ..ImportOptions::default() };
                 let report = import(&input, &out, &opts, &NoProgress).unwrap();
                 // MatrixMarket declares n; other formats end at the largest id seen.
                 let max = edges.iter().map(|e| e.0.max(e.1) as usize + 1).max().unwrap_or(0);

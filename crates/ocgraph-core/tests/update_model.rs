@@ -115,7 +115,10 @@ fn op() -> impl Strategy<Value = Op> {
     ]
 }
 
-fn build_base(dir: &Path, m: &Model) {
+/// Builds the model's graph; with `multigraph`, every edge is pushed twice (the second copy
+/// reversed on undirected graphs) and kept twice (no `dedup`), as `import` without `--dedup`
+/// does with repeated lines.
+fn build_base(dir: &Path, m: &Model, multigraph: bool) {
     let o = BuildOptions { directed: m.directed, weighted: m.weighted, ..BuildOptions::default() };
     let mut b = GraphBuilder::new(dir, o).unwrap();
     b.reserve_vertices(m.n as u64);
@@ -123,6 +126,10 @@ fn build_base(dir: &Path, m: &Model) {
     let d: Vec<u32> = m.edges.keys().map(|e| e.1).collect();
     let w: Vec<f32> = m.edges.values().copied().collect();
     b.push(&s, &d, Some(&w)).unwrap();
+    if multigraph {
+        let (s2, d2) = if m.directed { (&s, &d) } else { (&d, &s) };
+        b.push(s2, d2, Some(&w)).unwrap();
+    }
     b.finish(IdMap::Identity, &NoProgress).unwrap();
 }
 
@@ -174,12 +181,13 @@ fn run(
     auto: bool,
     pool: bool,
     delta: DeltaKind,
+    multigraph: bool,
 ) -> Result<(), TestCaseError> {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("g");
     let mut m = Model { n: n as u32, directed, weighted, edges: BTreeMap::new() };
     m.apply(&Op::Add(base));
-    build_base(&dir, &m);
+    build_base(&dir, &m, multigraph);
     let opts = WriteOptions {
         durability: Durability::None,
         // A paged delta needs a few pages of blocks to outgrow its 2 or 3 frames.
@@ -255,11 +263,15 @@ fn run(
     check(&g.snapshot(), &m)?;
     g.compact().unwrap();
     check(&g.snapshot(), &m)?;
+    let updated = g.last_seq() > 0;
     g.close().unwrap();
-    // A plain read-only open sees the compacted base.
+    // A plain read-only open sees the compacted base (a multigraph never updated is not
+    // compacted and keeps its repeated arcs).
     let plain = ocgraph_core::Graph::open(&dir, &Default::default()).unwrap();
     prop_assert_eq!(plain.num_vertices(), m.n as usize);
-    prop_assert_eq!(plain.num_edges(), m.edges.len() as u64);
+    if updated || !multigraph {
+        prop_assert_eq!(plain.num_edges(), m.edges.len() as u64);
+    }
     ocgraph_core::format::check_graph(&dir).unwrap();
     Ok(())
 }
@@ -293,7 +305,22 @@ proptest! {
         pool in any::<bool>(),
         delta in delta_kind(),
     ) {
-        run(directed, weighted, base, n, ops, auto, pool, delta)?;
+        run(directed, weighted, base, n, ops, auto, pool, delta, false)?;
+    }
+
+    /// A base holding every edge twice (imported without `--dedup`) reads as a simple graph
+    /// once opened for updates: removing an edge removes both copies, adding an existing edge
+    /// replaces both, removing a vertex removes every copy, and lists hold each neighbour once.
+    #[test]
+    fn a_multigraph_base_updates_as_a_simple_graph(
+        directed in any::<bool>(),
+        weighted in any::<bool>(),
+        n in 1u8..24,
+        base in prop::collection::vec((any::<u8>(), any::<u8>(), 1u8..9), 0..40),
+        ops in prop::collection::vec(op(), 1..30),
+        pool in any::<bool>(),
+    ) {
+        run(directed, weighted, base, n, ops, false, pool, DeltaKind::Memory, true)?;
     }
 }
 
@@ -323,7 +350,7 @@ fn a_paged_delta_larger_than_its_pool_matches_the_model() {
             policy: "clock".into(),
             write_back: mode,
         });
-        run(true, true, Vec::new(), 200, ops.clone(), false, false, delta).unwrap();
+        run(true, true, Vec::new(), 200, ops.clone(), false, false, delta, false).unwrap();
     }
 }
 
@@ -332,7 +359,7 @@ fn bad_arguments_are_clear_errors() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("g");
     let m = Model { n: 4, directed: true, weighted: false, edges: BTreeMap::new() };
-    build_base(&dir, &m);
+    build_base(&dir, &m, false);
     let g = WritableGraph::open(&dir, &WriteOptions::default()).unwrap();
     let e = g.add_edges(&[(0, 1), (2, 9)], None).unwrap_err().to_string();
     assert!(e.contains("vertex 9 out of range") && e.contains("item 1"), "{e}");
@@ -355,4 +382,50 @@ fn bad_arguments_are_clear_errors() {
     };
     let e = WritableGraph::open(&dir, &small).err().unwrap().to_string();
     assert!(e.contains("cannot hold the freeze threshold"), "{e}");
+}
+
+/// A batch that does not fit in the paged delta's file is never half applied: the delta is
+/// frozen first when that makes room, and a batch larger than an empty delta is refused
+/// before it is logged, leaving the graph usable.
+#[test]
+fn a_full_paged_delta_freezes_first_or_refuses_the_whole_batch() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("g");
+    let mut m = Model { n: 64, directed: true, weighted: false, edges: BTreeMap::new() };
+    build_base(&dir, &m, false);
+    // 16 blocks of 256 bytes: a batch of more than 16 operations per side cannot fit.
+    let delta = DeltaKind::Paged(PagedDeltaOptions {
+        max_bytes: 4096,
+        capacity: 2 * 4096,
+        page_size: 4096,
+        policy: "clock".into(),
+        write_back: WriteBack::Batch,
+    });
+    let opts = WriteOptions {
+        durability: Durability::None,
+        freeze_threshold: 2048,
+        auto_compact_levels: None,
+        delta,
+        ..WriteOptions::default()
+    };
+    let g = WritableGraph::open(&dir, &opts).unwrap();
+    let mut seq = 0;
+    for round in 0..6u32 {
+        // 10 operations per side: the second batch in a row does not fit until a freeze.
+        let edges: Vec<(u32, u32)> = (0..10).map(|i| (round * 10 % 64 + i, (i * 7 + round) % 64)).collect();
+        seq = g.add_edges(&edges, None).unwrap();
+        m.apply(&Op::Add(edges.iter().map(|&(a, b)| (a as u8, b as u8, 1)).collect()));
+    }
+    assert!(g.num_levels() >= 2, "full deltas were frozen: {} levels", g.num_levels());
+    let too_big: Vec<(u32, u32)> = (0..40).map(|i| (i, i + 1)).collect();
+    let e = g.add_edges(&too_big, None).unwrap_err().to_string();
+    assert!(e.contains("does not fit") && e.contains("max_bytes"), "{e}");
+    assert_eq!(g.last_seq(), seq, "the refused batch was not logged");
+    check(&g.snapshot(), &m).unwrap();
+    // Still usable, and a reopen replays exactly the accepted batches.
+    g.add_edges(&[(1, 2)], None).unwrap();
+    m.apply(&Op::Add(vec![(1, 2, 1)]));
+    g.close().unwrap();
+    let g = WritableGraph::open(&dir, &opts).unwrap();
+    check(&g.snapshot(), &m).unwrap();
 }

@@ -10,7 +10,10 @@ use crate::errors::{invalid, run, IntoPy};
 use crate::graph::PyGraph;
 
 /// Runs `f` on a dedicated rayon pool of `threads` threads (`None`: the global pool).
-fn with_threads<T: Send>(threads: Option<usize>, f: impl FnOnce() -> PyResult<T> + Send) -> PyResult<T> {
+pub(crate) fn with_threads<T: Send>(
+    threads: Option<usize>,
+    f: impl FnOnce() -> PyResult<T> + Send,
+) -> PyResult<T> {
     match threads {
         None => f(),
         Some(0) => Err(invalid("threads must be at least 1")),
@@ -25,7 +28,7 @@ fn with_threads<T: Send>(threads: Option<usize>, f: impl FnOnce() -> PyResult<T>
 }
 
 /// Runs `f(graph)` with the GIL released, panics caught, on `threads` threads.
-fn kernel<T: Send>(
+pub(crate) fn kernel<T: Send>(
     py: Python<'_>,
     g: &PyGraph,
     threads: Option<usize>,

@@ -23,6 +23,7 @@ pub(crate) fn report<'py>(py: Python<'py>, r: &BuildReport) -> PyResult<Bound<'p
     d.set_item("num_arcs", r.num_arcs)?;
     d.set_item("spilled_runs", r.spilled_runs)?;
     d.set_item("peak_buffer_bytes", r.peak_buffer_bytes)?;
+    d.set_item("notices", r.notices.clone())?;
     Ok(d)
 }
 

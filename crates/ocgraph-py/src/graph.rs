@@ -62,13 +62,17 @@ impl PyGraph {
         }
     }
 
-    /// The original-id lookup, loaded on first use.
+    /// The original-id lookup: loaded on first use for a read-only graph; for a writable one,
+    /// asked of the writer each time (updates add vertices with their ids).
     fn ids(&self, py: Python<'_>) -> PyResult<Arc<IdLookup>> {
+        if let Handle::Write(w) = self.handle()? {
+            return Ok(Arc::new(run(py, || w.ids().py())?));
+        }
         if let Some(ids) = self.ids.get() {
             return Ok(ids.clone());
         }
         let g = self.graph()?;
-        let ids = Arc::new(run(py, || g.base().ids().py())?);
+        let ids = Arc::new(run(py, || g.ids().py())?);
         Ok(self.ids.get_or_init(|| ids).clone())
     }
 
@@ -334,8 +338,15 @@ impl PyGraph {
     fn original_id(&self, py: Python<'_>, v: i64) -> PyResult<PyObject> {
         let g = self.graph()?;
         let v = Self::check_vertex(&g, v)?;
-        let ids = self.ids(py)?;
-        Ok(match run(py, || Ok(ids.original(v)))? {
+        let id = match self.handle()? {
+            // A writable graph names added vertices too; asked one id at a time.
+            Handle::Write(w) => run(py, || w.original_id(v).py())?,
+            Handle::Read(_) => {
+                let ids = self.ids(py)?;
+                run(py, || Ok(ids.original(v)))?
+            }
+        };
+        Ok(match id {
             OriginalId::Int(i) => i.into_pyobject(py)?.into_any().unbind(),
             OriginalId::Str(s) => s.into_pyobject(py)?.into_any().unbind(),
         })
@@ -377,6 +388,9 @@ impl PyGraph {
         } else {
             return Err(invalid(format!("an original id is an int or a str, got {original_id}")));
         };
+        if let Handle::Write(w) = self.handle()? {
+            return run(py, || w.vertex_of(&id).py());
+        }
         let ids = self.ids(py)?;
         run(py, || Ok(ids.vertex(&id)))
     }

@@ -19,9 +19,11 @@ fn parse_format(s: &str) -> PyResult<InputFormat> {
         "mtx" | "matrixmarket" | "matrix-market" => InputFormat::MatrixMarket,
         "bin32" | "binary32" => InputFormat::Binary32,
         "bin64" | "binary64" => InputFormat::Binary64,
+        "bin32w" => InputFormat::Binary32Weighted,
+        "bin64w" => InputFormat::Binary64Weighted,
         _ => {
             return Err(invalid(format!(
-                "unknown format '{s}' (expected auto, text, csv, mtx, bin32 or bin64)"
+                "unknown format '{s}' (expected auto, text, csv, mtx, bin32, bin64, bin32w or bin64w)"
             )))
         }
     })
@@ -42,7 +44,7 @@ fn parse_relabel(s: Option<&str>) -> PyResult<Relabel> {
 
 /// Imports the edge-list file `input` into a graph directory `out`.
 #[pyfunction]
-#[pyo3(signature = (input, out, format, relabel, directed, weighted, dedup, drop_self_loops, memory, overwrite))]
+#[pyo3(signature = (input, out, format, relabel, directed, weighted, dedup, drop_self_loops, memory, overwrite, num_vertices, allow_sparse_ids))]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn _import_edges<'py>(
     py: Python<'py>,
@@ -56,6 +58,8 @@ pub(crate) fn _import_edges<'py>(
     drop_self_loops: bool,
     memory: Size,
     overwrite: bool,
+    num_vertices: Option<u64>,
+    allow_sparse_ids: bool,
 ) -> PyResult<Bound<'py, PyDict>> {
     let opts = ImportOptions {
         format: parse_format(format)?,
@@ -69,10 +73,19 @@ pub(crate) fn _import_edges<'py>(
             overwrite,
             source: input.to_string_lossy().into_owned(),
         },
+        num_vertices,
+        allow_sparse_ids,
         ..ImportOptions::default()
     };
     let r = run(py, || ingest::import(&input, &out, &opts, &NoProgress).py())?;
     report(py, &r)
+}
+
+/// Why a graph of `num_vertices` vertices and `edges` edges with its ids kept is refused as
+/// mostly empty vertices, or None (the rule of `import`).
+#[pyfunction]
+pub(crate) fn _sparse_ids_problem(num_vertices: u64, edges: u64, directed: bool) -> Option<String> {
+    ingest::sparse_ids_problem(num_vertices, edges, directed)
 }
 
 /// Writes `out`, a copy of the graph `graph` with packed neighbour lists; returns the byte

@@ -3,6 +3,7 @@
 //! durable (per the graph's durability, or always with `durable=True`).
 
 use numpy::PyReadonlyArray1;
+use ocgraph_core::ids::OriginalId;
 use ocgraph_core::update::{Durability, WritableGraph};
 use ocgraph_core::Vertex;
 use pyo3::prelude::*;
@@ -126,6 +127,104 @@ pub(crate) fn _remove_vertices(
 ) -> PyResult<u64> {
     let ids = vertices(ids.as_slice()?, g.writer()?.num_vertices())?;
     update(py, g, durable, |w| w.remove_vertices(&ids))
+}
+
+/// Converts a Python int or str to an original id.
+pub(crate) fn original_id(x: &Bound<'_, PyAny>) -> PyResult<OriginalId> {
+    if let Ok(s) = x.extract::<String>() {
+        return Ok(OriginalId::Str(s));
+    }
+    match x.extract::<i128>().ok().and_then(|i| u64::try_from(i).ok()) {
+        Some(i) => Ok(OriginalId::Int(i)),
+        None => Err(invalid(format!("an original id is a non-negative int or a str, got {x}"))),
+    }
+}
+
+/// Pairs of original ids `(src[i], dst[i])` from two Python sequences of one length.
+fn id_pairs(src: &Bound<'_, PyAny>, dst: &Bound<'_, PyAny>) -> PyResult<Vec<(OriginalId, OriginalId)>> {
+    let ids = |seq: &Bound<'_, PyAny>| -> PyResult<Vec<OriginalId>> {
+        seq.try_iter()?.map(|x| original_id(&x?)).collect()
+    };
+    let (s, d) = (ids(src)?, ids(dst)?);
+    if s.len() != d.len() {
+        return Err(invalid(format!("src has {} entries but dst has {}", s.len(), d.len())));
+    }
+    Ok(s.into_iter().zip(d).collect())
+}
+
+/// `_add_edges` by original ids (unknown ids get new vertices).
+#[pyfunction]
+#[pyo3(signature = (g, src, dst, weights=None, durable=true))]
+pub(crate) fn _add_edges_by_id(
+    py: Python<'_>,
+    g: &PyGraph,
+    src: &Bound<'_, PyAny>,
+    dst: &Bound<'_, PyAny>,
+    weights: Option<PyReadonlyArray1<'_, f32>>,
+    durable: bool,
+) -> PyResult<u64> {
+    let edges = id_pairs(src, dst)?;
+    let weights = match &weights {
+        Some(a) => Some(a.as_slice()?.to_vec()),
+        None => None,
+    };
+    update(py, g, durable, |w| w.add_edges_by_id(&edges, weights.as_deref()))
+}
+
+/// `_remove_edges` by original ids (edges with an unknown id are missing: ignored).
+#[pyfunction]
+#[pyo3(signature = (g, src, dst, durable=true))]
+pub(crate) fn _remove_edges_by_id(
+    py: Python<'_>,
+    g: &PyGraph,
+    src: &Bound<'_, PyAny>,
+    dst: &Bound<'_, PyAny>,
+    durable: bool,
+) -> PyResult<u64> {
+    let edges = id_pairs(src, dst)?;
+    update(py, g, durable, |w| w.remove_edges_by_id(&edges))
+}
+
+/// `_set_edge_weights` by original ids.
+#[pyfunction]
+#[pyo3(signature = (g, src, dst, weights, durable=true))]
+pub(crate) fn _set_edge_weights_by_id(
+    py: Python<'_>,
+    g: &PyGraph,
+    src: &Bound<'_, PyAny>,
+    dst: &Bound<'_, PyAny>,
+    weights: PyReadonlyArray1<'_, f32>,
+    durable: bool,
+) -> PyResult<u64> {
+    let edges = id_pairs(src, dst)?;
+    let weights = weights.as_slice()?.to_vec();
+    update(py, g, durable, |w| w.set_edge_weights_by_id(&edges, &weights))
+}
+
+/// Adds a vertex for each new original id; returns the vertex of every id.
+#[pyfunction]
+#[pyo3(signature = (g, ids, durable=true))]
+pub(crate) fn _add_vertices_by_id(
+    py: Python<'_>,
+    g: &PyGraph,
+    ids: &Bound<'_, PyAny>,
+    durable: bool,
+) -> PyResult<Vec<Vertex>> {
+    let ids: Vec<OriginalId> = ids.try_iter()?.map(|x| original_id(&x?)).collect::<PyResult<_>>()?;
+    update(py, g, durable, |w| w.add_vertices_by_id(&ids))
+}
+
+/// `_remove_vertices` by original ids (an unknown id raises).
+#[pyfunction]
+#[pyo3(signature = (g, ids, durable=true))]
+pub(crate) fn _remove_vertices_by_id(
+    py: Python<'_>,
+    g: &PyGraph,
+    ids: &Bound<'_, PyAny>,
+    durable: bool,
+) -> PyResult<u64> {
+    let ids: Vec<OriginalId> = ids.try_iter()?.map(|x| original_id(&x?)).collect::<PyResult<_>>()?;
+    update(py, g, durable, |w| w.remove_vertices_by_id(&ids))
 }
 
 /// Freezes the in-memory delta into a new on-disk level.

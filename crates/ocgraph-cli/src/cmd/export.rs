@@ -1,4 +1,5 @@
-//! `ocgraph export`: write a graph as an edge list (text `src dst [weight]`, or binary pairs).
+//! `ocgraph export`: write a graph as an edge list (text `src dst [weight]`, binary pairs, or
+//! binary records with weights).
 
 use std::fs::File;
 use std::io::{BufWriter, Write};
@@ -23,6 +24,10 @@ pub enum ExportFormat {
     Bin64,
     /// A Parquet table with columns `src`, `dst` (and `weight`), snappy-compressed.
     Parquet,
+    /// Little-endian `(u32 src, u32 dst, f32 weight)` records, 12 bytes (weight 1 when unweighted).
+    Bin32w,
+    /// Little-endian `(u64 src, u64 dst, f32 weight)` records, 20 bytes (weight 1 when unweighted).
+    Bin64w,
 }
 
 /// Arguments of `ocgraph export`.
@@ -33,7 +38,7 @@ pub struct ExportArgs {
     /// Output file.
     out: PathBuf,
     /// Output format (default: from OUT's extension: .bin/.u32 = bin32, .u64 = bin64,
-    /// .parquet = parquet, else text).
+    /// .u32w = bin32w, .u64w = bin64w, .parquet = parquet, else text).
     #[arg(long, value_enum)]
     format: Option<ExportFormat>,
     /// Write the original ids of the input (relabelled graphs) instead of vertex ids.
@@ -49,6 +54,8 @@ impl ExportFormat {
             Some("bin" | "u32") => ExportFormat::Bin32,
             Some("u64") => ExportFormat::Bin64,
             Some("parquet" | "pq") => ExportFormat::Parquet,
+            Some("u32w") => ExportFormat::Bin32w,
+            Some("u64w") => ExportFormat::Bin64w,
             _ => ExportFormat::Text,
         }
     }
@@ -100,7 +107,7 @@ pub fn run(args: &ExportArgs) -> Result<()> {
     let g = args.backend.open_view(&args.graph)?;
     let format = args.format.unwrap_or_else(|| ExportFormat::from_extension(&args.out));
     if g.is_weighted() && matches!(format, ExportFormat::Bin32 | ExportFormat::Bin64) {
-        eprintln!("note: binary pair formats carry no weights; weights are not exported");
+        eprintln!("note: binary pair formats carry no weights; weights are not exported (bin32w and bin64w carry them)");
     }
     let name = args.out.file_name().ok_or_else(|| Error::invalid("OUT must name a file"))?;
     let tmp = args.out.with_file_name(format!(".{}.tmp-{}", name.to_string_lossy(), std::process::id()));
@@ -160,7 +167,7 @@ fn write_edges(
                         None => buf.push(b'\n'),
                     }
                 }
-                ExportFormat::Bin32 => {
+                ExportFormat::Bin32 | ExportFormat::Bin32w => {
                     for x in [u, v] {
                         buf.extend_from_slice(
                             &(binary_id(ids, x, u32::MAX as u64, path)? as u32).to_le_bytes(),
@@ -168,7 +175,7 @@ fn write_edges(
                     }
                 }
                 ExportFormat::Parquet => unreachable!("Parquet is written by parquet::export"),
-                ExportFormat::Bin64 => {
+                ExportFormat::Bin64 | ExportFormat::Bin64w => {
                     for x in [u, v] {
                         buf.extend_from_slice(&binary_id(ids, x, u64::MAX, path)?.to_le_bytes());
                     }
@@ -186,16 +193,19 @@ fn write_edges(
                         None => put_u32(&mut buf, v, b'\n'),
                     }
                 }
-                ExportFormat::Bin32 => {
+                ExportFormat::Bin32 | ExportFormat::Bin32w => {
                     buf.extend_from_slice(&u.to_le_bytes());
                     buf.extend_from_slice(&v.to_le_bytes());
                 }
                 ExportFormat::Parquet => unreachable!("Parquet is written by parquet::export"),
-                ExportFormat::Bin64 => {
+                ExportFormat::Bin64 | ExportFormat::Bin64w => {
                     buf.extend_from_slice(&(u as u64).to_le_bytes());
                     buf.extend_from_slice(&(v as u64).to_le_bytes());
                 }
             }
+        }
+        if matches!(format, ExportFormat::Bin32w | ExportFormat::Bin64w) {
+            buf.extend_from_slice(&w.unwrap_or(1.0).to_le_bytes());
         }
         count += 1;
         if buf.len() >= 1 << 16 {
@@ -230,6 +240,8 @@ mod tests {
     fn format_from_extension() {
         assert_eq!(ExportFormat::from_extension(Path::new("a.bin")), ExportFormat::Bin32);
         assert_eq!(ExportFormat::from_extension(Path::new("a.u64")), ExportFormat::Bin64);
+        assert_eq!(ExportFormat::from_extension(Path::new("a.u32w")), ExportFormat::Bin32w);
+        assert_eq!(ExportFormat::from_extension(Path::new("a.u64w")), ExportFormat::Bin64w);
         assert_eq!(ExportFormat::from_extension(Path::new("a.txt")), ExportFormat::Text);
     }
 }

@@ -27,6 +27,10 @@ pub enum FormatArg {
     Bin64,
     /// A Parquet table (columns named by --source-col, --target-col, --weight-col).
     Parquet,
+    /// Little-endian (u32, u32, f32 weight) records.
+    Bin32w,
+    /// Little-endian (u64, u64, f32 weight) records.
+    Bin64w,
 }
 
 /// How to relabel ids.
@@ -73,6 +77,13 @@ pub struct ImportArgs {
     /// Input format.
     #[arg(long, value_enum, default_value_t = FormatArg::Auto)]
     format: FormatArg,
+    /// Number of vertices when the ids are kept: ids must be below N (the rest are isolated).
+    #[arg(long, value_name = "N", conflicts_with = "relabel")]
+    num_vertices: Option<u64>,
+    /// Keep the ids even when the largest id makes the graph mostly empty vertices (by default
+    /// the import stops when the offsets would exceed 64 MiB and 16x the edges' bytes).
+    #[arg(long, conflicts_with = "relabel")]
+    allow_sparse_ids: bool,
     /// Worker threads (default: one per core).
     #[arg(long, default_value_t = 0)]
     threads: usize,
@@ -94,6 +105,8 @@ pub fn run(args: &ImportArgs) -> Result<()> {
             FormatArg::Bin32 => InputFormat::Binary32,
             FormatArg::Bin64 => InputFormat::Binary64,
             FormatArg::Parquet => InputFormat::Auto,
+            FormatArg::Bin32w => InputFormat::Binary32Weighted,
+            FormatArg::Bin64w => InputFormat::Binary64Weighted,
         },
         relabel: match args.relabel {
             None => Relabel::None,
@@ -114,6 +127,8 @@ pub fn run(args: &ImportArgs) -> Result<()> {
             target: args.target_col.clone(),
             weight: args.weight_col.clone(),
         },
+        num_vertices: args.num_vertices,
+        allow_sparse_ids: args.allow_sparse_ids,
     };
     let progress = CliProgress::new(args.build.output.quiet);
     let result = if parquet {
@@ -123,12 +138,24 @@ pub fn run(args: &ImportArgs) -> Result<()> {
             target: args.target_col.as_deref().unwrap_or("dst"),
             weight,
         };
-        super::parquet::import(&args.input, &args.out, &cols, opts.relabel, opts.build, &progress)
+        super::parquet::import(
+            &args.input,
+            &args.out,
+            &cols,
+            opts.relabel,
+            opts.build,
+            opts.num_vertices,
+            opts.allow_sparse_ids,
+            &progress,
+        )
     } else {
         ingest::import(&args.input, &args.out, &opts, &progress)
     };
     progress.finish();
     let report = result?;
+    for notice in &report.notices {
+        eprintln!("note: {notice}");
+    }
     progress.summary(
         "imported",
         report.num_edges,

@@ -7,6 +7,7 @@ mod export;
 mod generate;
 mod import;
 mod info;
+mod mine;
 mod output_args;
 mod pack;
 mod parquet;
@@ -38,6 +39,8 @@ pub enum Command {
     Reorder(reorder::ReorderArgs),
     /// Run an analytics kernel (bfs, sssp, wcc, pagerank, ...) with timing and verification.
     Run(run::RunArgs),
+    /// Mine patterns: k-cliques, motif censuses, user patterns (count or list).
+    Mine(mine::MineArgs),
     /// Apply durable updates: add/remove edges (from files) and vertices.
     Update(update::UpdateArgs),
     /// Merge a graph's update levels into a new base (atomic switch).
@@ -63,6 +66,7 @@ pub fn run(cmd: Command) -> Result<()> {
         Command::Pack(a) => pack::run(&a),
         Command::Reorder(a) => reorder::run(&a),
         Command::Run(a) => run::run(&a),
+        Command::Mine(a) => mine::run(&a),
         Command::CacheSim(a) => cache_sim::run(&a),
         Command::Update(a) => update::run(&a),
         Command::Compact(a) => update::compact(&a),

@@ -249,16 +249,21 @@ fn map_ints(
     Ok(())
 }
 
-/// Builds a graph at `out` from the Parquet file `input`.
+/// Builds a graph at `out` from the Parquet file `input`. With the ids kept, `num_vertices` and
+/// `allow_sparse_ids` act as in [`ocgraph_core::ingest::import`].
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn import(
     input: &Path,
     out: &Path,
     cols: &ColumnNames,
     relabel: Relabel,
     mut build: BuildOptions,
+    num_vertices: Option<u64>,
+    allow_sparse_ids: bool,
     progress: &dyn Progress,
 ) -> Result<BuildReport> {
     build.weighted = cols.weight.is_some();
+    let directed = build.directed;
     if build.source.is_empty() {
         build.source = format!("{} (Parquet)", input.display());
     }
@@ -333,7 +338,22 @@ pub(crate) fn import(
             builder.reserve_vertices(n);
             m.id_map()
         }
-        None => IdMap::Identity,
+        None => {
+            let found = builder.num_vertices();
+            match num_vertices {
+                Some(n) if found > n => {
+                    return Err(perr(input, format!("an id is {}, not below --num-vertices {n}", found - 1)));
+                }
+                Some(n) => builder.reserve_vertices(n),
+                None if !allow_sparse_ids => {
+                    if let Some(msg) = ocgraph_core::ingest::sparse_ids_problem(found, row, directed) {
+                        return Err(perr(input, msg));
+                    }
+                }
+                None => {}
+            }
+            IdMap::Identity
+        }
     };
     builder.finish(id_map, progress)
 }

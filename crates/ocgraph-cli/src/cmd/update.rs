@@ -1,8 +1,9 @@
 //! `ocgraph update`: apply durable updates to a graph (edges from text files, vertices by count
 //! or id list), and `ocgraph compact`: merge a graph's levels into a new base.
 //!
-//! Edge files hold one `src dst [weight]` line per edge (internal vertex ids; `#` or `%` starts
-//! a comment). Each file is applied in batches of `--batch-size` edges; every batch is written to
+//! Edge files hold one `src dst [weight]` line per edge (internal vertex ids, or with
+//! `--original-ids` the ids of the imported input, where a new id gets a new vertex; `#` or `%`
+//! starts a comment). Each file is applied in batches of `--batch-size` edges; every batch is written to
 //! the write-ahead log and is durable (per `--durability`) when the command moves on.
 
 use std::io::{BufRead, BufReader};
@@ -10,6 +11,8 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use clap::{Args, ValueEnum};
+use ocgraph_core::format::IdMapKind;
+use ocgraph_core::ids::OriginalId;
 use ocgraph_core::update::{Durability, WritableGraph, WriteOptions};
 use ocgraph_core::{Error, Result, Vertex};
 
@@ -65,6 +68,10 @@ pub struct UpdateArgs {
     /// Freeze the in-memory delta into a new level at the end.
     #[arg(long)]
     freeze: bool,
+    /// The files hold original ids (as imported, e.g. with `--relabel`) instead of vertex ids:
+    /// a new id in `--add-edges` gets a new vertex, an unknown id elsewhere is missing.
+    #[arg(long)]
+    original_ids: bool,
     #[command(flatten)]
     backend: BackendArgs,
 }
@@ -78,9 +85,14 @@ pub struct CompactArgs {
     backend: BackendArgs,
 }
 
-/// Reads `path`'s lines as whitespace-separated columns: ids (`ids` of them) and, when
-/// `weighted`, an optional weight; errors name the file and line.
-fn read_lines(path: &Path, ids: usize, weighted: bool) -> Result<(Vec<Vertex>, Vec<f32>)> {
+/// Reads `path`'s lines as whitespace-separated columns: ids (`ids` of them, each read by
+/// `parse`) and, when `weighted`, an optional weight; errors name the file and line.
+fn read_lines<T>(
+    path: &Path,
+    ids: usize,
+    weighted: bool,
+    parse: impl Fn(&str) -> Option<T>,
+) -> Result<(Vec<T>, Vec<f32>)> {
     let file = std::fs::File::open(path).map_err(|e| Error::io(path, "open", e))?;
     let (mut out, mut weights) = (Vec::new(), Vec::new());
     for (i, line) in BufReader::new(file).lines().enumerate() {
@@ -100,10 +112,7 @@ fn read_lines(path: &Path, ids: usize, weighted: bool) -> Result<(Vec<Vertex>, V
             ));
         }
         for c in &cols[..ids] {
-            out.push(
-                c.parse::<Vertex>()
-                    .map_err(|_| Error::input_line(path, no, format!("bad vertex id '{c}'")))?,
-            );
+            out.push(parse(c).ok_or_else(|| Error::input_line(path, no, format!("bad vertex id '{c}'")))?);
         }
         if weighted {
             let w = match cols.get(ids) {
@@ -157,8 +166,12 @@ pub fn run(args: &UpdateArgs) -> Result<()> {
         let ids = g.add_vertices(n)?;
         println!("added vertices {}..{}", ids.start, ids.end);
     }
+    if args.original_ids {
+        return run_by_original_id(args, g);
+    }
+    let vertex = |c: &str| c.parse::<Vertex>().ok();
     if let Some(path) = &args.add_edges {
-        let (ids, weights) = read_lines(path, 2, g.is_weighted())?;
+        let (ids, weights) = read_lines(path, 2, g.is_weighted(), vertex)?;
         let edges: Vec<(Vertex, Vertex)> = ids.chunks_exact(2).map(|p| (p[0], p[1])).collect();
         batched("added edges", &edges, args.batch_size, |chunk, at| {
             let w = g.is_weighted().then(|| &weights[at..at + chunk.len()]);
@@ -166,14 +179,54 @@ pub fn run(args: &UpdateArgs) -> Result<()> {
         })?;
     }
     if let Some(path) = &args.remove_edges {
-        let (ids, _) = read_lines(path, 2, false)?;
+        let (ids, _) = read_lines(path, 2, false, vertex)?;
         let edges: Vec<(Vertex, Vertex)> = ids.chunks_exact(2).map(|p| (p[0], p[1])).collect();
         batched("removed edges", &edges, args.batch_size, |chunk, _| g.remove_edges(chunk))?;
     }
     if let Some(path) = &args.remove_vertices {
-        let (ids, _) = read_lines(path, 1, false)?;
+        let (ids, _) = read_lines(path, 1, false, vertex)?;
         batched("removed vertices", &ids, args.batch_size, |chunk, _| g.remove_vertices(chunk))?;
     }
+    finish(args, g)
+}
+
+/// The rest of `ocgraph update --original-ids`: the files hold ids as imported.
+fn run_by_original_id(args: &UpdateArgs, g: WritableGraph) -> Result<()> {
+    let strings = g.id_kind() == IdMapKind::Strings;
+    let id = |c: &str| {
+        if strings {
+            Some(OriginalId::Str(c.to_string()))
+        } else {
+            c.parse::<u64>().ok().map(OriginalId::Int)
+        }
+    };
+    let pairs = |ids: Vec<OriginalId>| -> Vec<(OriginalId, OriginalId)> {
+        ids.chunks_exact(2).map(|p| (p[0].clone(), p[1].clone())).collect()
+    };
+    if let Some(path) = &args.add_edges {
+        let (ids, weights) = read_lines(path, 2, g.is_weighted(), id)?;
+        let edges = pairs(ids);
+        let before = g.num_vertices();
+        batched("added edges", &edges, args.batch_size, |chunk, at| {
+            let w = g.is_weighted().then(|| &weights[at..at + chunk.len()]);
+            g.add_edges_by_id(chunk, w)
+        })?;
+        println!("new vertices {}", g.num_vertices() - before);
+    }
+    if let Some(path) = &args.remove_edges {
+        let (ids, _) = read_lines(path, 2, false, id)?;
+        let edges = pairs(ids);
+        batched("removed edges", &edges, args.batch_size, |chunk, _| g.remove_edges_by_id(chunk))?;
+    }
+    if let Some(path) = &args.remove_vertices {
+        let (ids, _) = read_lines(path, 1, false, id)?;
+        batched("removed vertices", &ids, args.batch_size, |chunk, _| g.remove_vertices_by_id(chunk))?;
+    }
+    finish(args, g)
+}
+
+/// Freezes when asked, prints the state and closes the graph.
+fn finish(args: &UpdateArgs, g: WritableGraph) -> Result<()> {
     if args.freeze {
         g.freeze()?;
     }

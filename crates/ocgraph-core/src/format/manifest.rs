@@ -100,6 +100,10 @@ pub struct UpdateState {
     pub levels: Vec<LevelEntry>,
     /// Generation counter used to name compacted bases (`base.<gen>`) and level files.
     pub next_file_id: u64,
+    /// Whether the base lists each neighbour at most once: `Some(false)` for a multigraph base
+    /// (read with repeated arcs collapsed, see docs/design.md), `None` when not yet scanned.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub base_simple: Option<bool>,
 }
 
 /// One immutable delta level file under `levels/`.

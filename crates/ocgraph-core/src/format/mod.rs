@@ -13,4 +13,4 @@ pub use manifest::{
     FileEntry, IdMapKind, LevelEntry, Manifest, UpdateState, FORMAT_VERSION, MANIFEST_FILE, MANIFEST_MAGIC,
 };
 pub(crate) use writer::fsync_dir;
-pub use writer::{FileWriter, GraphWriter};
+pub use writer::{remove_stale_temp_dirs, FileWriter, GraphWriter, StaleTempDir};

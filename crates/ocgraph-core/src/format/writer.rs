@@ -3,6 +3,10 @@
 //! commit every file is fsync'ed (in parallel), then the manifest is written last and the
 //! directory renamed into place, then the parent directory is fsync'ed. An interrupted write
 //! leaves only the temporary directory, which never opens as a graph.
+//!
+//! The temporary directory of a graph `DIR/NAME` is `DIR/.NAME.tmp-PID-NONCE` (PID: the writing
+//! process). A process that is killed cannot remove it, so the next writer of the same graph,
+//! and `ocgraph check` ([`remove_stale_temp_dirs`]), remove those whose process is gone.
 
 use std::collections::BTreeMap;
 use std::fs::File;
@@ -109,6 +113,9 @@ impl GraphWriter {
             .ok_or_else(|| Error::invalid(format!("'{}' is not a valid output path", out.display())))?;
         let parent = parent_dir(out);
         std::fs::create_dir_all(&parent).map_err(|e| Error::io(&parent, "create directory", e))?;
+        // Best effort: a directory that cannot be removed now is left for `ocgraph check`, which
+        // reports the error.
+        let _ = remove_stale_temp_dirs(out);
         let nonce = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map(|d| d.subsec_nanos())
@@ -187,6 +194,79 @@ impl Drop for GraphWriter {
             let _ = std::fs::remove_dir_all(&self.tmp);
         }
     }
+}
+
+/// A temporary directory left by a writer of a graph whose process is gone.
+#[derive(Debug, Clone)]
+pub struct StaleTempDir {
+    /// The directory (removed).
+    pub path: PathBuf,
+    /// Bytes of the files it held.
+    pub bytes: u64,
+}
+
+/// Removes the temporary directories that writers of the graph `out` left next to it when
+/// their process died: `.NAME.tmp-PID-NONCE` (and `.NAME.tmp-PID-NONCE.old`, the previous
+/// graph moved aside by an interrupted `--force` replace, once `out` exists again). A directory
+/// whose process is alive (`kill(PID, 0)` succeeds or is refused with `EPERM`) is kept. If the
+/// writer died between moving the old graph aside and moving the new one in (`out` missing,
+/// both directories present), both are kept: they are the only copies.
+pub fn remove_stale_temp_dirs(out: &Path) -> Result<Vec<StaleTempDir>> {
+    let Some(name) = out.file_name() else { return Ok(Vec::new()) };
+    let prefix = format!(".{}.tmp-", name.to_string_lossy());
+    let parent = parent_dir(out);
+    let entries = match std::fs::read_dir(&parent) {
+        Ok(e) => e,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(Error::io(&parent, "list directory", e)),
+    };
+    let out_exists = out.exists();
+    let mut removed = Vec::new();
+    for entry in entries {
+        let entry = entry.map_err(|e| Error::io(&parent, "list directory", e))?;
+        let file_name = entry.file_name();
+        let Some(rest) = file_name.to_str().and_then(|f| f.strip_prefix(&prefix)) else { continue };
+        let (stem, trash) = match rest.strip_suffix(".old") {
+            Some(stem) => (stem, true),
+            None => (rest, false),
+        };
+        let Some(pid) = stem.split_once('-').and_then(|(pid, _)| pid.parse::<i32>().ok()) else { continue };
+        if pid <= 0 || process_alive(pid) {
+            continue;
+        }
+        let path = entry.path();
+        let keep = if trash {
+            !out_exists
+        } else {
+            !out_exists && parent.join(format!("{}.old", file_name.to_string_lossy())).exists()
+        };
+        if keep || !path.is_dir() {
+            continue;
+        }
+        let bytes = tree_bytes(&path);
+        std::fs::remove_dir_all(&path)
+            .map_err(|e| Error::io(&path, "remove stale temporary directory", e))?;
+        removed.push(StaleTempDir { path, bytes });
+    }
+    Ok(removed)
+}
+
+/// Whether process `pid` exists (a process of another user counts).
+fn process_alive(pid: i32) -> bool {
+    // SAFETY: signal 0 only checks that the process exists and may be signalled; no memory is
+    // passed.
+    let r = unsafe { libc::kill(pid, 0) };
+    r == 0 || std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM)
+}
+
+/// Bytes of the regular files under `path` (symbolic links not followed; unreadable entries
+/// count 0).
+fn tree_bytes(path: &Path) -> u64 {
+    let Ok(meta) = std::fs::symlink_metadata(path) else { return 0 };
+    if !meta.is_dir() {
+        return meta.len();
+    }
+    std::fs::read_dir(path).map(|entries| entries.flatten().map(|e| tree_bytes(&e.path())).sum()).unwrap_or(0)
 }
 
 fn parent_dir(p: &Path) -> PathBuf {

@@ -85,6 +85,9 @@ pub struct BuildReport {
     pub spilled_runs: usize,
     /// Largest number of bytes held in edge buffers and CSR arrays at once.
     pub peak_buffer_bytes: u64,
+    /// What an import took as what, where the input left room for doubt (a CSV header line, a
+    /// MatrixMarket file without its banner, ignored columns); empty for other builds.
+    pub notices: Vec<String>,
 }
 
 /// The record buffer of one record type, with its spilled runs. For an undirected graph
@@ -188,6 +191,12 @@ impl GraphBuilder {
     /// Declares that the graph has at least `n` vertices (isolated ones included).
     pub fn reserve_vertices(&mut self, n: u64) {
         self.reserved = self.reserved.max(n);
+    }
+
+    /// Vertices the graph would have now: one past the largest id pushed, or the reserved count
+    /// if larger.
+    pub fn num_vertices(&self) -> u64 {
+        self.reserved.max(self.seen)
     }
 
     /// Adds a batch of edges `src[i] -> dst[i]` (weights required when building a weighted
@@ -297,6 +306,7 @@ impl GraphBuilder {
             num_arcs: out.arcs,
             spilled_runs: spilled,
             peak_buffer_bytes: peak,
+            notices: Vec::new(),
         })
     }
 }

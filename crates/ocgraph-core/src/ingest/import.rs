@@ -3,10 +3,10 @@
 use std::path::Path;
 
 use super::builder::{BuildOptions, BuildReport, GraphBuilder};
-use super::parse::binary::parse_records;
+use super::parse::binary::{parse_records, record_bytes};
 use super::parse::mtx::{self, MtxHeader};
 use super::parse::source::{Input, LineBlocks, RecordBlocks};
-use super::parse::{csv, is_integer, parse_block, text, LineCfg, Piece};
+use super::parse::{csv, is_integer, parse_block, show, text, LineCfg, Piece, MAX_ID};
 use super::progress::{Progress, Unit};
 use super::relabel::Mapper;
 use crate::error::{Error, Result};
@@ -14,19 +14,39 @@ use crate::error::{Error, Result};
 /// The format of an input file.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum InputFormat {
-    /// Detect: gzip magic (then look inside), a `%%MatrixMarket` first line, `.csv` → CSV,
-    /// `.bin`/`.u32` → Binary32, `.u64` → Binary64, anything else → text.
+    /// Detect: gzip magic (then look inside), a `%%MatrixMarket` first line or `.mtx` →
+    /// MatrixMarket, `.csv` → CSV, `.bin`/`.u32` → Binary32, `.u64` → Binary64, `.u32w` →
+    /// Binary32Weighted, `.u64w` → Binary64Weighted, anything else → text.
     Auto,
     /// SNAP-style text: `#`/`%` comments, `src dst [weight]` separated by tabs, spaces or commas.
     Text,
-    /// CSV with a header line: `src,dst[,weight]`.
+    /// CSV `src,dst[,weight]`, with a header line unless the first line starts with two
+    /// integers.
     Csv,
-    /// MatrixMarket coordinate (1-based; `symmetric` means undirected).
+    /// MatrixMarket coordinate (1-based; `symmetric` means undirected). A file without the
+    /// banner (a size line, then the entries) is read as `general` and the report says so.
     MatrixMarket,
     /// Little-endian `u32` (src, dst) pairs.
     Binary32,
     /// Little-endian `u64` (src, dst) pairs.
     Binary64,
+    /// Little-endian records `u32 src, u32 dst, f32 weight` (12 bytes).
+    Binary32Weighted,
+    /// Little-endian records `u64 src, u64 dst, f32 weight` (20 bytes).
+    Binary64Weighted,
+}
+
+impl InputFormat {
+    /// Binary formats: the bytes of an id and whether records carry a weight.
+    fn binary(self) -> Option<(usize, bool)> {
+        match self {
+            InputFormat::Binary32 => Some((4, false)),
+            InputFormat::Binary64 => Some((8, false)),
+            InputFormat::Binary32Weighted => Some((4, true)),
+            InputFormat::Binary64Weighted => Some((8, true)),
+            _ => None,
+        }
+    }
 }
 
 /// How input ids become vertex ids.
@@ -53,6 +73,12 @@ pub struct ImportOptions {
     /// CSV: the columns to read, by their header names (a weight column makes the graph
     /// weighted).
     pub columns: Columns,
+    /// The vertex count of a graph that keeps the ids (no relabelling): ids must be below it,
+    /// vertices without edges are isolated. Also lifts the sparse-id check.
+    pub num_vertices: Option<u64>,
+    /// Keep the ids even when the largest makes the graph mostly empty vertices (see
+    /// [`sparse_ids_problem`]); otherwise such an import stops with an error.
+    pub allow_sparse_ids: bool,
 }
 
 /// The header names of the columns of a CSV file that hold the source, the target and the
@@ -69,7 +95,7 @@ pub struct Columns {
 }
 
 impl Columns {
-    fn any(&self) -> bool {
+    pub(crate) fn any(&self) -> bool {
         self.source.is_some() || self.target.is_some() || self.weight.is_some()
     }
 }
@@ -81,18 +107,47 @@ impl Default for ImportOptions {
             relabel: Relabel::None,
             build: BuildOptions::default(),
             columns: Columns::default(),
+            num_vertices: None,
+            allow_sparse_ids: false,
         }
     }
 }
 
-/// Largest vertex id of a graph built without relabelling.
-const MAX_ID: u64 = u32::MAX as u64 - 1;
+/// Offsets files up to this size are always written, whatever the edge count.
+pub const SPARSE_IDS_MIN_BYTES: u64 = 64 << 20;
+
+/// Beyond [`SPARSE_IDS_MIN_BYTES`], offsets files may take at most this many times the bytes of
+/// the edges themselves (8 per edge: two 32-bit ids).
+pub const SPARSE_IDS_MAX_RATIO: u64 = 16;
+
+/// Why a graph of `num_vertices` vertices (ids kept, `n` = largest id + 1) and `edges` edges is
+/// refused, or `None`: its offsets files (8 bytes per vertex in each stored direction, two for
+/// a directed graph) would exceed both [`SPARSE_IDS_MIN_BYTES`] and [`SPARSE_IDS_MAX_RATIO`]
+/// times the 8 bytes per edge of the edges. A 376-byte file of 47 random u32 pairs, say, would
+/// need 68 GB of offsets.
+pub fn sparse_ids_problem(num_vertices: u64, edges: u64, directed: bool) -> Option<String> {
+    let offsets = (num_vertices + 1).saturating_mul(if directed { 16 } else { 8 });
+    let edge_bytes = edges.saturating_mul(8);
+    if offsets <= SPARSE_IDS_MIN_BYTES || offsets <= edge_bytes.saturating_mul(SPARSE_IDS_MAX_RATIO) {
+        return None;
+    }
+    Some(format!(
+        "the largest vertex id is {} and there are {edges} edges: keeping the ids would write {} of \
+         offsets for {} of edges; relabel the ids to 0..n (--relabel, Python relabel=\"first-seen\"), \
+         or to keep them pass --allow-sparse-ids (allow_sparse_ids=True) or --num-vertices N",
+        num_vertices.saturating_sub(1),
+        crate::size::format_size(offsets),
+        crate::size::format_size(edge_bytes)
+    ))
+}
 
 /// What a scan of the input found.
 struct Scan {
     edges: u64,
     lines: u64,
     strings: bool,
+    /// What was taken as what (a CSV header, ignored columns).
+    notices: Vec<String>,
 }
 
 /// Imports the edge list at `input` into a new graph directory at `out`.
@@ -106,6 +161,7 @@ pub fn import(
     progress: &dyn Progress,
 ) -> Result<BuildReport> {
     let format = detect(input, opts.format)?;
+    let mut notices = Vec::new();
     let mut build = opts.build.clone();
     if opts.columns.any() && format != InputFormat::Csv {
         return Err(Error::invalid(format!(
@@ -116,33 +172,77 @@ pub fn import(
     if opts.columns.weight.is_some() {
         build.weighted = true;
     }
+    let keep_ids = opts.relabel == Relabel::None;
+    if let Some(n) = opts.num_vertices {
+        if !keep_ids {
+            return Err(Error::invalid("--num-vertices applies to imports that keep the ids (no --relabel)"));
+        }
+        if n == 0 || n > MAX_ID + 1 {
+            return Err(Error::invalid(format!("--num-vertices {n} is not in 1..={}", MAX_ID + 1)));
+        }
+    }
     let header = match format {
-        InputFormat::MatrixMarket => Some(read_mtx_header(input)?),
+        InputFormat::MatrixMarket => Some(read_mtx_header(Input::open(input)?)?),
         _ => None,
     };
-    if let Some(h) = header.filter(|h| build.weighted && !h.has_values) {
-        return Err(Error::input_line(
-            input,
-            h.header_lines,
-            "the graph is weighted but this MatrixMarket file is 'pattern' (no values)",
-        ));
+    if let Some(h) = header {
+        if !h.banner {
+            notices.push(format!(
+                "{}: no '%%MatrixMarket' banner: read as MatrixMarket coordinate {} general (1-based ids), \
+                 line {} taken as the size line ({} vertices, {} entries)",
+                input.display(),
+                if h.has_values { "real" } else { "pattern" },
+                h.header_lines,
+                h.n,
+                h.entries
+            ));
+        }
+        if build.weighted && !h.has_values {
+            return Err(Error::input_line(
+                input,
+                h.header_lines,
+                "the graph is weighted but this MatrixMarket file is 'pattern' (no values)",
+            ));
+        }
+        if !build.weighted && h.has_values {
+            notices.push(format!(
+                "{}: the MatrixMarket values were ignored (an unweighted import; --weighted reads them)",
+                input.display()
+            ));
+        }
     }
     if header.is_some_and(|h| h.symmetric) {
         build.directed = false;
     }
-    if matches!(format, InputFormat::Binary32 | InputFormat::Binary64) && build.weighted {
-        return Err(Error::invalid(format!("{}: binary edge lists carry no weights", input.display())));
+    if let Some((_, weights)) = format.binary() {
+        if build.weighted && !weights {
+            return Err(Error::invalid(format!(
+                "{}: this binary edge list carries no weights (weighted binary formats: bin32w, bin64w)",
+                input.display()
+            )));
+        }
+        if weights && !build.weighted {
+            notices.push(format!(
+                "{}: the weights of the records were ignored (an unweighted import; --weighted reads them)",
+                input.display()
+            ));
+        }
     }
     if build.source.is_empty() {
         build.source = format!("{} ({format:?})", input.display());
     }
     let weighted = build.weighted;
+    let directed = build.directed;
     let mut builder = GraphBuilder::new(out, build)?;
-    let max_id = if opts.relabel == Relabel::None { MAX_ID } else { u64::MAX };
+    let max_id = match (keep_ids, opts.num_vertices) {
+        (false, _) => u64::MAX,
+        (true, Some(n)) => n - 1,
+        (true, None) => MAX_ID,
+    };
     let scan_cfg = ScanCfg { format, columns: &opts.columns, weighted, max_id };
     let mut mapper = Mapper::new(opts.relabel);
     if opts.relabel == Relabel::Sorted {
-        scan(input, &scan_cfg, progress, "relabel", |block, piece| {
+        scan(Input::open(input)?, &scan_cfg, progress, "relabel", |block, piece| {
             mapper.collect(block, piece);
             Ok(())
         })?;
@@ -150,8 +250,8 @@ pub fn import(
     }
     let (mut src, mut dst) = (Vec::new(), Vec::new());
     // Unweighted integer ids without relabelling go straight into the builder, in parallel.
-    let direct = opts.relabel == Relabel::None && !weighted;
-    let found = scan(input, &scan_cfg, progress, "parse", |block, piece| {
+    let direct = keep_ids && !weighted;
+    let found = scan(Input::open(input)?, &scan_cfg, progress, "parse", |block, piece| {
         if direct && piece.strs.is_empty() {
             let id = |k| piece.id(block, k) as u32;
             return builder.push_with(piece.edges(), |i| (id(2 * i), id(2 * i + 1)));
@@ -159,6 +259,7 @@ pub fn import(
         mapper.map(block, piece, &mut src, &mut dst)?;
         builder.push(&src, &dst, weighted.then_some(&piece.weights[..]))
     })?;
+    notices.extend(found.notices);
     let mut reserved = 0;
     if let Some(h) = header {
         if found.edges != h.entries {
@@ -168,7 +269,7 @@ pub fn import(
                 format!("the size line declares {} entries but the file has {}", h.entries, found.edges),
             ));
         }
-        if opts.relabel == Relabel::None {
+        if keep_ids && opts.num_vertices.is_none() {
             if h.n > MAX_ID + 1 {
                 return Err(Error::input_line(
                     input,
@@ -180,10 +281,21 @@ pub fn import(
             builder.reserve_vertices(h.n);
         }
     }
+    if let Some(n) = opts.num_vertices {
+        reserved = n;
+        builder.reserve_vertices(n);
+    }
     if found.edges == 0 && reserved == 0 {
         return Err(Error::Input { path: input.into(), line: None, offset: None, msg: "no edges".into() });
     }
-    builder.finish(mapper.into_id_map(found.strings), progress)
+    if keep_ids && !found.strings && opts.num_vertices.is_none() && !opts.allow_sparse_ids {
+        if let Some(msg) = sparse_ids_problem(builder.num_vertices(), found.edges, directed) {
+            return Err(Error::Input { path: input.into(), line: None, offset: None, msg });
+        }
+    }
+    let mut report = builder.finish(mapper.into_id_map(found.strings), progress)?;
+    report.notices = notices;
+    Ok(report)
 }
 
 /// Resolves [`InputFormat::Auto`].
@@ -202,16 +314,46 @@ fn detect(path: &Path, format: InputFormat) -> Result<InputFormat> {
     let ext = name.rsplit_once('.').map_or("", |(_, e)| e);
     Ok(match ext {
         "csv" => InputFormat::Csv,
+        "mtx" => InputFormat::MatrixMarket,
         "bin" | "u32" if !input.gzip => InputFormat::Binary32,
         "u64" if !input.gzip => InputFormat::Binary64,
+        "u32w" if !input.gzip => InputFormat::Binary32Weighted,
+        "u64w" if !input.gzip => InputFormat::Binary64Weighted,
         _ => InputFormat::Text,
     })
 }
 
-fn read_mtx_header(path: &Path) -> Result<MtxHeader> {
-    let mut blocks = LineBlocks::new(Input::open(path)?);
+fn read_mtx_header(input: Input) -> Result<MtxHeader> {
+    let path = input.path().to_path_buf();
+    let mut blocks = LineBlocks::new(input);
     let first = blocks.next_block()?.unwrap_or(&[]);
-    mtx::parse_header(path, first)
+    mtx::parse_header(&path, first)
+}
+
+/// Parses `bytes` (gzip'd or not) as an edge list in `format` the way [`import`] does (header,
+/// notices, ids, weights, relabelling), without building a graph; returns the edges read.
+/// For the fuzz targets.
+#[cfg(feature = "fuzzing")]
+#[doc(hidden)]
+pub fn parse_bytes(bytes: Vec<u8>, format: InputFormat, weighted: bool, relabel: Relabel) -> Result<u64> {
+    let path = Path::new("fuzz-input");
+    if format == InputFormat::MatrixMarket {
+        read_mtx_header(Input::from_bytes(path, bytes.clone()))?;
+    }
+    let max_id = if relabel == Relabel::None { MAX_ID } else { u64::MAX };
+    let mut mapper = Mapper::new(relabel);
+    let (mut src, mut dst) = (Vec::new(), Vec::new());
+    let input = Input::from_bytes(path, bytes);
+    let columns = Columns::default();
+    let cfg = ScanCfg { format, columns: &columns, weighted, max_id };
+    let found = scan(input, &cfg, &super::NoProgress, "parse", |block, piece| {
+        mapper.map(block, piece, &mut src, &mut dst)?;
+        if weighted && piece.weights.len() != src.len() {
+            return Err(Error::invalid("a weight per edge"));
+        }
+        Ok(())
+    })?;
+    Ok(found.edges)
 }
 
 /// How [`scan`] reads an input.
@@ -228,19 +370,18 @@ struct ScanCfg<'a> {
 
 /// Reads the whole input, calling `each(block, piece)` for every parsed piece in file order.
 fn scan(
-    path: &Path,
+    input: Input,
     cfg: &ScanCfg,
     progress: &dyn Progress,
     phase: &str,
     mut each: impl FnMut(&[u8], &Piece) -> Result<()>,
 ) -> Result<Scan> {
     let ScanCfg { format, columns, weighted, max_id } = *cfg;
-    let input = Input::open(path)?;
+    let path = &input.path().to_path_buf();
     progress.phase(phase, (!input.gzip).then_some(input.file_len), Unit::Bytes);
-    let mut found = Scan { edges: 0, lines: 0, strings: false };
-    if let InputFormat::Binary32 | InputFormat::Binary64 = format {
-        let wide = format == InputFormat::Binary64;
-        let record = if wide { 16 } else { 8 };
+    let mut found = Scan { edges: 0, lines: 0, strings: false, notices: Vec::new() };
+    if let Some((width, has_weights)) = format.binary() {
+        let record = record_bytes(width, has_weights) as u64;
         if !input.gzip && !input.file_len.is_multiple_of(record) {
             return Err(Error::input_offset(
                 path,
@@ -253,7 +394,7 @@ fn scan(
         }
         let mut blocks = RecordBlocks::new(input, record as usize);
         while let Some((offset, block)) = blocks.next_block()? {
-            let piece = parse_records(path, offset, block, wide, max_id)?;
+            let piece = parse_records(path, offset, block, width, has_weights, weighted, max_id)?;
             found.edges += piece.edges() as u64;
             each(block, &piece)?;
             progress.advance(block.len() as u64);
@@ -276,6 +417,13 @@ fn scan(
                     let h = csv::parse_header(path, block, columns)?;
                     (src_col, dst_col, weight_col) = (h.src_col, h.dst_col, h.weight_col);
                     line += h.header_lines;
+                    if let Some((at, text)) = h.header {
+                        found.notices.push(format!(
+                            "{}:{at}: taken as the CSV header: '{}'",
+                            path.display(),
+                            show(text.as_bytes())
+                        ));
+                    }
                     h.header_bytes
                 }
                 InputFormat::MatrixMarket => {
@@ -287,16 +435,53 @@ fn scan(
                 _ => 0,
             };
             data = &block[skip..];
+            let first = text::data_lines(data, csv, 9);
+            // (Named columns say which are read.)
+            let unnamed = !columns.any();
+            if let Some((at, cols)) = first.first().filter(|(_, c)| unnamed && !weighted && c.len() > 2) {
+                if format != InputFormat::MatrixMarket {
+                    found.notices.push(format!(
+                        "{}:{}: {} columns: the first two are the edge, the rest were ignored (an \
+                         unweighted import; --weighted reads column {} as the weight)",
+                        path.display(),
+                        line + at,
+                        cols.len(),
+                        weight_col + 1
+                    ));
+                }
+            }
+            // A first line of words above lines of integer ids (up to 8 looked at) is a header,
+            // which a text edge list cannot have.
+            let int_line = |c: &Vec<&[u8]>| c.len() >= 2 && is_integer(c[0]) && is_integer(c[1]);
+            if let [(at, a), rest @ ..] = &first[..] {
+                if format == InputFormat::Text
+                    && !int_line(a)
+                    && !rest.is_empty()
+                    && rest.iter().all(|(_, c)| int_line(c))
+                {
+                    return Err(Error::input_line(
+                        path,
+                        line + at,
+                        format!(
+                            "'{}' looks like a header (the lines after it have integer ids): \
+                             comment it out with '#', or import the file as CSV (--format csv)",
+                            a.iter().map(|f| show(f)).collect::<Vec<_>>().join(" ")
+                        ),
+                    ));
+                }
+            }
         }
         // The first data token decides between integer and string ids.
-        let is_strings = match strings {
-            Some(s) => s,
-            None if format == InputFormat::MatrixMarket => *strings.insert(false),
-            None => match text::first_token(data, csv, src_col) {
-                Some(tok) => *strings.insert(!is_integer(tok)),
-                None => false,
-            },
-        };
+        if strings.is_none() {
+            strings = if format == InputFormat::MatrixMarket {
+                Some(false)
+            } else {
+                text::data_lines(data, csv, 1)
+                    .first()
+                    .map(|(_, c)| !c.get(src_col).is_some_and(|t| is_integer(t)))
+            };
+        }
+        let is_strings = strings.unwrap_or(false);
         found.strings = is_strings;
         let cfg =
             LineCfg { csv, strings: is_strings, weighted, src_col, dst_col, weight_col, mtx_size, max_id };

@@ -3,7 +3,8 @@
 //! - [`GraphBuilder`]: batches of edges in, a graph directory out, within a memory budget
 //!   (in-memory counting sort when everything fits, else sorted runs and a k-way merge).
 //! - [`import`]: reads an edge-list file (SNAP text, CSV, MatrixMarket, gzip'd versions of these,
-//!   binary u32/u64 pairs), optionally relabels ids, and builds the graph.
+//!   binary u32/u64 pairs, with or without weights), optionally relabels ids, and builds the
+//!   graph; it refuses ids so sparse that the graph would be mostly empty vertices.
 //! - [`pack`]: a copy of a stored graph with packed neighbour lists.
 //! - [`reorder`]: a copy of a stored graph with its vertices renumbered by descending degree.
 
@@ -21,7 +22,12 @@ mod reorder;
 mod runs;
 
 pub use builder::{BuildOptions, BuildReport, GraphBuilder, IdMap};
-pub use import::{import, Columns, ImportOptions, InputFormat, Relabel};
+#[cfg(feature = "fuzzing")]
+pub use import::parse_bytes;
+pub use import::{
+    import, sparse_ids_problem, Columns, ImportOptions, InputFormat, Relabel, SPARSE_IDS_MAX_RATIO,
+    SPARSE_IDS_MIN_BYTES,
+};
 pub use pack::{pack, PackReport};
 pub use progress::{NoProgress, Progress, Unit};
 pub use reorder::reorder;

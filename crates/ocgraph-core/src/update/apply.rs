@@ -7,45 +7,62 @@
 //! both endpoints (a self-loop once); directed graphs record it on the out side of the source and
 //! the in side of the destination.
 
-use super::delta::ArcOp;
+use std::collections::HashMap;
+
+use super::delta::{fold_ops, ArcOp};
 use super::snapshot::View;
 use super::wal_frame::WalItem;
 use crate::error::{Error, Result};
 use crate::graph::Vertex;
 
-/// Arc operations of the batch being applied, recorded in the delta in one call per side
-/// (before any read inside the batch, so reads see the batch's earlier items).
-struct Pending {
+/// The arc operations a batch makes, per side (out, and in for directed graphs), in item
+/// order, and the vertex count after it: computed from the graph before the batch, so
+/// nothing is recorded until the whole batch is known.
+pub(crate) struct Plan {
+    pub sides: [Vec<(Vertex, Vertex, ArcOp)>; 2],
+    pub num_vertices: u64,
     directed: bool,
-    sides: [Vec<(Vertex, Vertex, ArcOp)>; 2],
+    /// Indices into `sides[s]` of the operations on each `(s, src)`: reads inside the batch
+    /// see its own earlier items.
+    by_src: HashMap<(usize, Vertex), Vec<usize>>,
 }
 
-impl Pending {
+impl Plan {
+    fn push_arc(&mut self, side: usize, src: Vertex, dst: Vertex, op: ArcOp) {
+        self.by_src.entry((side, src)).or_default().push(self.sides[side].len());
+        self.sides[side].push((src, dst, op));
+    }
+
     fn push(&mut self, src: Vertex, dst: Vertex, op: ArcOp) {
-        self.sides[0].push((src, dst, op));
+        self.push_arc(0, src, dst, op);
         if self.directed {
-            self.sides[1].push((dst, src, op));
+            self.push_arc(1, dst, src, op);
         } else if src != dst {
-            self.sides[0].push((dst, src, op));
+            self.push_arc(0, dst, src, op);
         }
     }
 
-    fn flush(&mut self, view: &View, seq: u64) -> Result<()> {
-        for (side, ops) in self.sides.iter_mut().enumerate() {
-            if !ops.is_empty() {
-                view.delta[side].record_batch(seq, ops)?;
-                ops.clear();
+    /// The neighbours of `v` on `side` with the batch's earlier items applied.
+    fn current_list(&self, view: &View, side: usize, v: Vertex) -> Vec<Vertex> {
+        let mut ns = match view.merged(side, v) {
+            Some((ns, _)) => ns,
+            None => view.base_list(side, v).0.to_vec(),
+        };
+        let side = if self.directed { side } else { 0 };
+        if let Some(idx) = self.by_src.get(&(side, v)) {
+            let ops: Vec<(Vertex, ArcOp)> =
+                idx.iter().map(|&i| (self.sides[side][i].1, self.sides[side][i].2)).collect();
+            for (d, op) in fold_ops(&ops) {
+                match (ns.binary_search(&d), op) {
+                    (Err(at), ArcOp::Add(_)) => ns.insert(at, d),
+                    (Ok(at), ArcOp::Remove) => {
+                        ns.remove(at);
+                    }
+                    _ => {}
+                }
             }
         }
-        Ok(())
-    }
-}
-
-/// The current neighbours of `v` on `side` (including the batch being applied).
-fn current_list(latest: &View, side: usize, v: Vertex) -> Vec<Vertex> {
-    match latest.merged(side, v) {
-        Some((ns, _)) => ns,
-        None => latest.base_list(side, v).0.to_vec(),
+        ns
     }
 }
 
@@ -91,51 +108,64 @@ pub(crate) fn validate(items: &[WalItem], mut n: u64, weighted: bool, what: &str
     Ok(())
 }
 
-/// Applies the (validated) batch `seq` to `view`'s delta and vertex count, and makes it visible
-/// in `view` (`upto = seq`).
-pub(crate) fn apply(view: &mut View, seq: u64, items: &[WalItem]) -> Result<()> {
-    // Reads inside the batch see its own earlier items.
-    let mut latest = view.clone();
-    latest.upto = u64::MAX;
+/// The plan of the (validated) batch `items` over `view` (see [`Plan`]).
+pub(crate) fn plan(view: &View, items: &[WalItem]) -> Plan {
     let edge_items =
         items.iter().filter(|it| matches!(it, WalItem::AddEdge { .. } | WalItem::RemoveEdge { .. }));
     let cap = edge_items.count() * 2;
     let directed = view.base.is_directed();
-    let mut pending = Pending { directed, sides: [Vec::with_capacity(cap), Vec::new()] };
+    let mut plan = Plan {
+        sides: [Vec::with_capacity(cap), Vec::new()],
+        num_vertices: view.num_vertices,
+        directed,
+        by_src: HashMap::new(),
+    };
     if directed {
-        pending.sides[1].reserve(cap / 2);
+        plan.sides[1].reserve(cap / 2);
     }
     for it in items {
         match *it {
-            WalItem::AddEdge { src, dst, weight } => pending.push(src, dst, ArcOp::Add(weight)),
-            WalItem::RemoveEdge { src, dst } => pending.push(src, dst, ArcOp::Remove),
+            WalItem::AddEdge { src, dst, weight } => plan.push(src, dst, ArcOp::Add(weight)),
+            WalItem::RemoveEdge { src, dst } => plan.push(src, dst, ArcOp::Remove),
             WalItem::SetWeight { src, dst, weight } => {
-                pending.flush(view, seq)?;
-                let ns = current_list(&latest, 0, src);
-                if ns.binary_search(&dst).is_ok() {
-                    pending.push(src, dst, ArcOp::Add(weight));
+                if plan.current_list(view, 0, src).binary_search(&dst).is_ok() {
+                    plan.push(src, dst, ArcOp::Add(weight));
                 }
             }
-            WalItem::AddVertices { count } => {
-                view.num_vertices += count as u64;
-                latest.num_vertices = view.num_vertices;
-            }
+            WalItem::AddVertices { count } => plan.num_vertices += count as u64,
             WalItem::RemoveVertex { v } => {
-                pending.flush(view, seq)?;
-                let outs = current_list(&latest, 0, v);
-                for x in outs {
-                    pending.push(v, x, ArcOp::Remove);
+                for x in plan.current_list(view, 0, v) {
+                    plan.push(v, x, ArcOp::Remove);
                 }
                 if directed {
-                    let ins = current_list(&latest, 1, v);
-                    for y in ins {
-                        pending.push(y, v, ArcOp::Remove);
+                    for y in plan.current_list(view, 1, v) {
+                        plan.push(y, v, ArcOp::Remove);
                     }
                 }
             }
         }
     }
-    pending.flush(view, seq)?;
+    plan
+}
+
+/// Records `plan` as batch `seq` in `view`'s delta and sets the vertex count; the batch
+/// becomes visible in `view` only when the caller sets `view.upto = seq`. On an error the
+/// delta may hold part of the batch, invisible to every reader (tagged `seq`, above `upto`).
+pub(crate) fn record(view: &mut View, seq: u64, plan: &Plan) -> Result<()> {
+    for (side, ops) in plan.sides.iter().enumerate() {
+        if !ops.is_empty() {
+            view.delta[side].record_batch(seq, ops)?;
+        }
+    }
+    view.num_vertices = plan.num_vertices;
+    Ok(())
+}
+
+/// Applies the (validated) batch `seq` to `view` and makes it visible (`upto = seq`): the
+/// WAL replay path.
+pub(crate) fn apply(view: &mut View, seq: u64, items: &[WalItem]) -> Result<()> {
+    let p = plan(view, items);
+    record(view, seq, &p)?;
     view.upto = seq;
     Ok(())
 }

@@ -9,9 +9,43 @@ use super::snapshot::{Snapshot, View};
 use crate::error::Result;
 use crate::format::{FileRole, GraphWriter, IdMapKind, Manifest};
 use crate::graph::{Adjacency, Vertex};
+use crate::ids::OriginalId;
 
-/// Writes the merged graph of `view` (as of `view.upto`) to `out`; returns its manifest.
-pub(crate) fn write_base(view: &View, out: &Path) -> Result<Manifest> {
+/// Writes the id map `ids` (every vertex's original id, in order) of kind `kind`.
+fn write_ids(w: &mut GraphWriter, kind: IdMapKind, ids: &[OriginalId]) -> Result<()> {
+    match kind {
+        IdMapKind::Identity => Ok(()),
+        IdMapKind::U64 => {
+            let ints: Vec<u64> = ids
+                .iter()
+                .map(|id| match id {
+                    OriginalId::Int(i) => *i,
+                    OriginalId::Str(_) => unreachable!("integer id maps hold integers"),
+                })
+                .collect();
+            w.write_slice(FileRole::IdsU64, &ints)
+        }
+        IdMapKind::Strings => {
+            let mut offsets = Vec::with_capacity(ids.len() + 1);
+            let mut bytes = w.file(FileRole::IdsStrings)?;
+            offsets.push(0u64);
+            for id in ids {
+                bytes.write_bytes(id.to_string().as_bytes())?;
+                offsets.push(bytes.len());
+            }
+            w.add(FileRole::IdsStrings, bytes)?;
+            w.write_slice(FileRole::IdsOffsets, &offsets)
+        }
+    }
+}
+
+/// Writes the merged graph of `view` (as of `view.upto`) to `out`, with the id map `ids`
+/// (`None`: vertex numbers are the ids); returns its manifest.
+pub(crate) fn write_base(
+    view: &View,
+    out: &Path,
+    ids: Option<&(IdMapKind, Vec<OriginalId>)>,
+) -> Result<Manifest> {
     let snap = Snapshot::new(view.clone());
     let directed = snap.is_directed();
     let weighted = snap.is_weighted();
@@ -48,6 +82,13 @@ pub(crate) fn write_base(view: &View, out: &Path) -> Result<Manifest> {
             (arcs, loops) = (total, self_loops);
         }
     }
+    let id_map = match ids {
+        Some((kind, ids)) => {
+            write_ids(&mut w, *kind, ids)?;
+            *kind
+        }
+        None => IdMapKind::Identity,
+    };
     let base = view.base.manifest();
     let manifest = Manifest {
         num_vertices: n as u64,
@@ -56,7 +97,7 @@ pub(crate) fn write_base(view: &View, out: &Path) -> Result<Manifest> {
         directed,
         weighted,
         id_width: 4,
-        id_map: IdMapKind::Identity,
+        id_map,
         files: Default::default(),
         created_by: format!("ocgraph {} (compaction)", env!("CARGO_PKG_VERSION")),
         source: base.source.clone(),

@@ -56,6 +56,12 @@ pub trait DeltaLog: Send + Sync {
         Ok(())
     }
 
+    /// Whether recording `ops` (one batch) cannot run out of space: a delta with a fixed
+    /// capacity answers from a bound on what the batch can take, before anything is recorded.
+    fn has_room(&self, _ops: &[(Vertex, Vertex, ArcOp)]) -> bool {
+        true
+    }
+
     /// Bytes this delta occupies (memory for an in-memory delta, pages for a paged one): the
     /// writer freezes the delta into a level when this passes its threshold.
     fn bytes(&self) -> u64;

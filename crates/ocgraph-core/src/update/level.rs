@@ -235,14 +235,23 @@ impl Level {
                 return Err(bad(pos, "section header past the data end".into()));
             }
             let (k, m) = (u64_at(pos as usize), u64_at(pos as usize + 8));
+            // Checked before the arithmetic below, which they could overflow.
+            if k > u32::MAX as u64 || m > data_end {
+                return Err(bad(pos, format!("section of {k} vertices and {m} entries overruns the data")));
+            }
             let vertices = pos + 16;
             let offsets = vertices + up8(k * 4);
             let dsts = offsets + (k + 1) * 8;
             let ops = dsts + up8(m * 4);
             let wts = ops + up8(m);
             let end = if weighted { wts + up8(m * 4) } else { wts };
-            if k > u32::MAX as u64 || m > data_end || end > data_end {
+            if end > data_end {
                 return Err(bad(pos, format!("section of {k} vertices and {m} entries overruns the data")));
+            }
+            // Entry offsets index the entries: they must run from 0 to m without decreasing.
+            let offs = |i: u64| u64_at((offsets + i * 8) as usize);
+            if offs(0) != 0 || offs(k) != m || (0..k).any(|i| offs(i) > offs(i + 1)) {
+                return Err(bad(offsets, "entry offsets are not 0..m in order".into()));
             }
             sides.push(Side { k, m, vertices, offsets, dsts, ops, weights: weighted.then_some(wts) });
             pos = end;

@@ -14,6 +14,7 @@
 mod apply;
 mod compact;
 mod delta;
+pub mod ids_log;
 mod level;
 pub mod log_file;
 pub mod memory_delta;

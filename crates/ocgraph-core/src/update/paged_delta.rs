@@ -235,7 +235,7 @@ impl DeltaLog for PagedDelta {
                     }
                     Some(c) => {
                         let used = HEADER + c.tail_len as usize * OP_BYTES;
-                        self.pool.read_into(0, Self::block_offset(c.tail), &mut buf[..used]);
+                        self.pool.try_read_into(0, Self::block_offset(c.tail), &mut buf[..used])?;
                         c.tail_len as usize
                     }
                 };
@@ -259,7 +259,7 @@ impl DeltaLog for PagedDelta {
         let mut block = c.tail;
         loop {
             let mut buf = [0u8; BLOCK_BYTES];
-            self.pool.read_into(0, Self::block_offset(block), &mut buf);
+            self.pool.try_read_into(0, Self::block_offset(block), &mut buf)?;
             let prev = u32::from_le_bytes(buf[..4].try_into().expect("4 bytes"));
             let count = u32::from_le_bytes(buf[4..8].try_into().expect("4 bytes"));
             let bad = if count == 0 || count as usize > OPS_PER_BLOCK {
@@ -298,6 +298,12 @@ impl DeltaLog for PagedDelta {
 
     fn touched(&self, upto: u64) -> Vec<Vertex> {
         self.dir.read().chains.iter().filter(|(_, c)| c.first_seq <= upto).map(|(&v, _)| v).collect()
+    }
+
+    /// An operation takes at most one new block (a copy of its vertex's tail, or a block after
+    /// a full one), so a batch fits when as many blocks as operations are free.
+    fn has_room(&self, ops: &[(Vertex, Vertex, ArcOp)]) -> bool {
+        self.dir.read().blocks + ops.len() as u64 <= self.max_blocks
     }
 
     fn bytes(&self) -> u64 {

@@ -27,6 +27,10 @@ pub(crate) struct View {
     /// Batches `<= upto` are visible.
     pub upto: u64,
     pub num_vertices: u64,
+    /// The base holds some arc more than once (a multigraph imported without `--dedup`):
+    /// base lists are read with repeated neighbours collapsed to one (the smallest weight), so that
+    /// updates see a simple graph (removing an edge removes every copy).
+    pub dedup_base: bool,
 }
 
 impl View {
@@ -53,7 +57,12 @@ impl View {
         }
         let d = self.base_dir(side);
         let r = d.arc_range(v);
-        (d.list(v), d.arc_weights(r.start, r.end))
+        let (ns, ws) = (d.list(v), d.arc_weights(r.start, r.end));
+        if self.dedup_base && has_repeats(&ns) {
+            let (ns, ws) = dedup_list(&ns, ws.as_deref());
+            return (Slice::owned(ns), ws.map(Slice::owned));
+        }
+        (ns, ws)
     }
 
     /// The net changes to `v`'s list over the base (sorted by dst), or `None` when untouched.
@@ -76,6 +85,31 @@ impl View {
         let (nb, wb) = self.base_list(self.side(side), v);
         Some(merge(&nb, wb.as_deref(), &changes))
     }
+}
+
+/// Whether the sorted list `ns` holds a neighbour more than once.
+fn has_repeats(ns: &[Vertex]) -> bool {
+    ns.windows(2).any(|w| w[0] == w[1])
+}
+
+/// The sorted list `ns` (weights `ws`) with each neighbour kept once, with the smallest weight
+/// of its copies (what `--dedup` keeps at import).
+pub(crate) fn dedup_list(ns: &[Vertex], ws: Option<&[f32]>) -> (Vec<Vertex>, Option<Vec<f32>>) {
+    let mut out = Vec::with_capacity(ns.len());
+    let mut wout = ws.map(|_| Vec::with_capacity(ns.len()));
+    for (i, &v) in ns.iter().enumerate() {
+        let repeat = out.last() == Some(&v);
+        if !repeat {
+            out.push(v);
+        }
+        if let (Some(w), Some(wo)) = (ws, wout.as_mut()) {
+            match wo.last_mut() {
+                Some(last) if repeat => *last = f32::min(*last, w[i]),
+                _ => wo.push(w[i]),
+            }
+        }
+    }
+    (out, wout)
 }
 
 /// Applies `changes` (sorted by dst, one per dst) to the base list `nb` (weights `wb`, all 1.0
@@ -341,6 +375,9 @@ impl Inner {
     fn counts_of(&self, side: usize) -> Counts {
         *self.counts[side].get_or_init(|| {
             let v = &self.view;
+            if v.dedup_base {
+                return self.scanned_counts(side);
+            }
             let m = v.base.manifest();
             let base_loops = if m.directed { 0 } else { 2 * m.num_edges - m.num_arcs };
             let (mut arcs, mut loops) = (m.num_arcs as i64, base_loops as i64);
@@ -354,6 +391,20 @@ impl Inner {
             }
             Counts { arcs: arcs as u64, loops: loops as u64 }
         })
+    }
+}
+
+impl Inner {
+    /// Arc and self-loop counts of `side` by a scan of every merged list (multigraph bases,
+    /// whose manifest counts include the repeated arcs).
+    fn scanned_counts(&self, side: usize) -> Counts {
+        let dir = SnapshotDirection { snap: self, side };
+        let (mut arcs, mut loops) = (0u64, 0u64);
+        dir.for_each_in_range(0..self.view.num_vertices as Vertex, |v, ns| {
+            arcs += ns.len() as u64;
+            loops += ns.binary_search(&v).is_ok() as u64;
+        });
+        Counts { arcs, loops }
     }
 }
 
@@ -424,12 +475,22 @@ impl Adjacency for SnapshotDirection<'_> {
         let (vertices, base_end) = self.base_range(vertices);
         let overlay = self.snap.overlay(self.side);
         let mut ns = Vec::new();
-        view.base_dir(self.side).for_each_in_range(vertices.start..base_end, |v, nb| match overlay.get(v) {
-            Some(c) => {
-                merge_into(nb, None, c, &mut ns, None);
-                f(v, &ns)
+        let dedup = view.dedup_base;
+        view.base_dir(self.side).for_each_in_range(vertices.start..base_end, |v, nb| {
+            let deduped;
+            let nb = if dedup && has_repeats(nb) {
+                deduped = dedup_list(nb, None).0;
+                &deduped[..]
+            } else {
+                nb
+            };
+            match overlay.get(v) {
+                Some(c) => {
+                    merge_into(nb, None, c, &mut ns, None);
+                    f(v, &ns)
+                }
+                None => f(v, nb),
             }
-            None => f(v, nb),
         });
         for v in base_end..vertices.end {
             merge_into(&[], None, overlay.get(v).unwrap_or_default(), &mut ns, None);
@@ -447,7 +508,16 @@ impl Adjacency for SnapshotDirection<'_> {
         let overlay = self.snap.overlay(self.side);
         let weighted = self.is_weighted();
         let (mut ns, mut ws) = (Vec::new(), Vec::new());
+        let dedup = view.dedup_base;
         view.base_dir(self.side).for_each_weighted_in_range(vertices.start..base_end, |v, nb, wb| {
+            let deduped;
+            let (nb, wb) = if dedup && has_repeats(nb) {
+                let (n, w) = dedup_list(nb, weighted.then_some(wb));
+                deduped = (n, w.unwrap_or_else(|| vec![1.0; nb.len()]));
+                (&deduped.0[..], &deduped.1[..deduped.0.len()])
+            } else {
+                (nb, wb)
+            };
             match overlay.get(v) {
                 Some(c) => {
                     merge_into(nb, weighted.then_some(wb), c, &mut ns, Some(&mut ws));

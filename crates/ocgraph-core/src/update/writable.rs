@@ -13,6 +13,7 @@
 //! and while the manifest is switched at its end. Automatic compaction (when the level count
 //! passes `auto_compact_levels`) runs on a background thread.
 
+use std::collections::HashMap;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -21,9 +22,10 @@ use std::thread::JoinHandle;
 
 use parking_lot::Mutex;
 
-use super::apply::{apply, validate};
+use super::apply::{apply, plan, record, validate};
 use super::compact::write_base;
 use super::delta::DeltaLog;
+use super::ids_log::AddedIds;
 use super::level::{write_level, Level, SideOps};
 use super::log_file::{LogFs, StdLogFs};
 use super::memory_delta::MemoryDelta;
@@ -33,7 +35,8 @@ use super::wal::{Durability, RecoveryReport, Wal, WalOptions};
 use super::wal_frame::WalItem;
 use crate::error::{Error, Result};
 use crate::format::{FileRole, IdMapKind, Manifest, UpdateState, MANIFEST_FILE};
-use crate::graph::{Graph, OpenOptions, Vertex};
+use crate::graph::{Adjacency, Graph, OpenOptions, Vertex};
+use crate::ids::{IdLookup, OriginalId};
 use crate::page::BackendKind;
 
 /// Subdirectory holding the WAL segments.
@@ -109,6 +112,38 @@ struct Shared {
     freezing: Mutex<()>,
     /// The error of a failed background compaction, reported by the next call to `compact`/`close`.
     background_error: Mutex<Option<Error>>,
+    /// Original ids (held by every call that adds vertices, so vertex numbers stay put between
+    /// naming new vertices and logging the batch that adds them).
+    names: Mutex<Names>,
+}
+
+/// Original ids: the base's id map (loaded on first use) and the ids of added vertices.
+struct Names {
+    kind: IdMapKind,
+    base: Option<Arc<IdLookup>>,
+    added: AddedIds,
+}
+
+impl Names {
+    /// The base's id map, loaded on first use.
+    fn base(&mut self, graph: &Graph) -> Result<Arc<IdLookup>> {
+        if let Some(b) = &self.base {
+            return Ok(b.clone());
+        }
+        let b = Arc::new(graph.ids()?);
+        self.base = Some(b.clone());
+        Ok(b)
+    }
+}
+
+/// What [`WritableGraph::resolve`] found for a list of original ids.
+struct Resolved {
+    /// The vertex of each id (`None`: unknown and not created).
+    vertices: Vec<Option<Vertex>>,
+    /// Vertices to add before the batch (identity graphs: up to the largest new id).
+    new_count: u32,
+    /// The names of the new vertices, in vertex order (relabelled graphs).
+    new_names: Vec<OriginalId>,
 }
 
 /// A graph opened for durable updates (see the module docs).
@@ -178,6 +213,16 @@ fn remove_strays(dir: &Path, m: &Manifest) -> Result<()> {
     Ok(())
 }
 
+/// Whether some list of `base` holds a neighbour more than once (one sequential scan of the
+/// out-lists: a repeated arc repeats on both sides of a directed graph).
+fn has_repeated_arcs(base: &Graph) -> bool {
+    let mut repeats = false;
+    base.out().for_each_in_range(0..base.num_vertices() as Vertex, |_, ns| {
+        repeats |= ns.windows(2).any(|w| w[0] == w[1]);
+    });
+    repeats
+}
+
 /// The net operations of `side` over the frozen deltas (oldest first) as of batch `seq`.
 fn frozen_side_ops(frozen: &[[Arc<dyn DeltaLog>; 2]], side: usize, seq: u64) -> Result<SideOps> {
     let mut out = SideOps::default();
@@ -219,13 +264,6 @@ impl WritableGraph {
     ) -> Result<WritableGraph> {
         let dir = dir.as_ref().to_path_buf();
         let manifest = Manifest::read(&dir)?;
-        if manifest.id_map != IdMapKind::Identity {
-            return Err(Error::invalid(format!(
-                "{}: graphs with relabelled ids ({:?}) cannot be opened for updates yet",
-                dir.display(),
-                manifest.id_map
-            )));
-        }
         if manifest.is_packed() {
             return Err(Error::invalid(format!(
                 "{}: packed graphs cannot be opened for updates (update the plain graph and pack it again)",
@@ -243,12 +281,25 @@ impl WritableGraph {
         }
         reset_delta_dir(&dir, matches!(opts.delta, DeltaKind::Paged(_)))?;
         let base = Arc::new(Graph::open(&dir, &OpenOptions { backend: opts.backend.clone() })?);
+        let mut manifest = manifest;
         let up = manifest.updates.clone().unwrap_or(UpdateState {
             checkpoint_seq: 0,
             num_vertices: manifest.num_vertices,
             levels: Vec::new(),
             next_file_id: 1,
+            base_simple: None,
         });
+        let base_simple = match up.base_simple {
+            Some(simple) => simple,
+            None => {
+                let simple = !has_repeated_arcs(&base);
+                if let Some(u) = manifest.updates.as_mut() {
+                    u.base_simple = Some(simple);
+                    manifest.write_atomic(&dir)?;
+                }
+                simple
+            }
+        };
         let levels_dir = dir.join(LEVELS_DIR);
         let levels =
             up.levels.iter().map(|e| Level::open(&levels_dir, e).map(Arc::new)).collect::<Result<_>>()?;
@@ -261,6 +312,7 @@ impl WritableGraph {
             delta: fresh_delta(&dir, opts, directed)?,
             upto: up.checkpoint_seq,
             num_vertices: up.num_vertices,
+            dedup_base: !base_simple,
         };
         let mut vertex_history = vec![(up.checkpoint_seq, up.num_vertices)];
         let wal_dir = dir.join(WAL_DIR);
@@ -277,6 +329,9 @@ impl WritableGraph {
         })?;
         let next_seq = recovery.last_seq.max(up.checkpoint_seq) + 1;
         view.upto = next_seq - 1;
+        let kind = manifest.id_map;
+        let added = AddedIds::open(&dir, kind, manifest.num_vertices, view.num_vertices)?;
+        let names = Mutex::new(Names { kind, base: None, added });
         let state = State { view, manifest, next_seq, vertex_history, closed: false };
         let shared = Arc::new(Shared {
             dir,
@@ -286,6 +341,7 @@ impl WritableGraph {
             compacting: Mutex::new(()),
             freezing: Mutex::new(()),
             background_error: Mutex::new(None),
+            names,
         });
         Ok(WritableGraph { shared, compactor: Mutex::new(None), recovery })
     }
@@ -375,10 +431,240 @@ impl WritableGraph {
         self.commit(&items, "set_edge_weights").map(|(s, _)| s)
     }
 
-    /// Adds `count` isolated vertices; returns their ids.
+    /// Adds `count` isolated vertices; returns their ids. Graphs with an id map (imported with
+    /// `--relabel`) name every vertex: add theirs with [`WritableGraph::add_vertices_by_id`].
     pub fn add_vertices(&self, count: u32) -> Result<Range<Vertex>> {
+        let names = self.shared.names.lock();
+        if names.kind != IdMapKind::Identity && count > 0 {
+            return Err(Error::invalid(
+                "add_vertices: this graph keeps original ids (imported with --relabel): \
+                 add vertices by their original ids",
+            ));
+        }
         let (_, before) = self.commit(&[WalItem::AddVertices { count }], "add_vertices")?;
+        drop(names);
         Ok(before as Vertex..(before + count as u64) as Vertex)
+    }
+
+    /// How the graph's original ids are stored (`Identity`: ids are vertex numbers).
+    pub fn id_kind(&self) -> IdMapKind {
+        self.shared.names.lock().kind
+    }
+
+    /// The original id of vertex `v` (for identity graphs, `v` itself).
+    pub fn original_id(&self, v: Vertex) -> Result<OriginalId> {
+        let n = self.num_vertices() as u64;
+        if v as u64 >= n {
+            return Err(Error::invalid(format!("vertex {v} out of range (the graph has {n} vertices)")));
+        }
+        let mut names = self.shared.names.lock();
+        if let Some(id) = names.added.original(v) {
+            return Ok(id.clone());
+        }
+        if names.kind == IdMapKind::Identity {
+            return Ok(OriginalId::Int(v as u64));
+        }
+        let base = names.base(&self.shared.state.lock().view.base)?;
+        Ok(base.original(v))
+    }
+
+    /// The vertex whose original id is `id`, if any.
+    pub fn vertex_of(&self, id: &OriginalId) -> Result<Option<Vertex>> {
+        let mut names = self.shared.names.lock();
+        if matches!(id, OriginalId::Str(_)) && names.kind != IdMapKind::Strings {
+            return Ok(None); // no vertex of an integer-id graph has a string id
+        }
+        let found = self.resolve(&mut names, &[id], false)?;
+        Ok(found.vertices[0])
+    }
+
+    /// The ids of every vertex in order: what `IdLookup` gives for the base, with the added
+    /// vertices' ids appended.
+    pub fn ids(&self) -> Result<IdLookup> {
+        let names = self.shared.names.lock();
+        let graph = self.shared.state.lock().view.base.clone();
+        if names.kind == IdMapKind::Identity {
+            return Ok(graph.ids()?.identity_over(self.num_vertices() as u64));
+        }
+        let added: Vec<OriginalId> = names.added.first(names.added.len()).to_vec();
+        graph.ids()?.with_added(&added)
+    }
+
+    /// Looks up `ids` (under the names lock). With `create`, unknown ids get new vertices:
+    /// on relabelled graphs one per distinct unknown id, numbered in order of first
+    /// appearance; on identity graphs an integer id `i` past the end adds vertices up to `i`.
+    fn resolve(&self, names: &mut Names, ids: &[&OriginalId], create: bool) -> Result<Resolved> {
+        let n = self.num_vertices() as u64;
+        let mut out =
+            Resolved { vertices: Vec::with_capacity(ids.len()), new_count: 0, new_names: Vec::new() };
+        if names.kind == IdMapKind::Identity {
+            let mut end = n;
+            for id in ids {
+                let v = match id {
+                    OriginalId::Int(i) if *i < n => Some(*i as Vertex),
+                    OriginalId::Int(i) if create => {
+                        if *i >= u32::MAX as u64 {
+                            return Err(Error::invalid(format!("vertex id {i} does not fit 32 bits")));
+                        }
+                        end = end.max(i + 1);
+                        Some(*i as Vertex)
+                    }
+                    OriginalId::Int(_) => None,
+                    OriginalId::Str(s) => {
+                        return Err(Error::invalid(format!(
+                            "string id {s:?} on a graph whose ids are vertex numbers"
+                        )))
+                    }
+                };
+                out.vertices.push(v);
+            }
+            out.new_count = (end - n) as u32;
+            return Ok(out);
+        }
+        let base = names.base(&self.shared.state.lock().view.base)?;
+        let mut fresh: HashMap<&OriginalId, Vertex> = HashMap::new();
+        for &id in ids {
+            if names.kind == IdMapKind::U64 {
+                if let OriginalId::Str(s) = id {
+                    return Err(Error::invalid(format!("string id {s:?} on a graph of integer ids")));
+                }
+            }
+            let known = base.vertex(id).or_else(|| names.added.vertex(id));
+            let v = match known {
+                Some(v) => Some(v),
+                None if create => {
+                    let next = n + fresh.len() as u64;
+                    if next >= u32::MAX as u64 {
+                        return Err(Error::invalid("more than 2^32 - 1 vertices"));
+                    }
+                    Some(*fresh.entry(id).or_insert_with(|| {
+                        out.new_names.push(id.clone());
+                        next as Vertex
+                    }))
+                }
+                None => None,
+            };
+            out.vertices.push(v);
+        }
+        out.new_count = out.new_names.len() as u32;
+        Ok(out)
+    }
+
+    /// Commits `items` after adding the vertices `r` names, under the names lock: their names
+    /// are logged (and fsynced unless the durability mode is `none`) before the batch.
+    fn commit_named(&self, names: &mut Names, r: &Resolved, items: Vec<WalItem>, what: &str) -> Result<u64> {
+        let mut all = Vec::with_capacity(items.len() + 1);
+        if r.new_count > 0 {
+            all.push(WalItem::AddVertices { count: r.new_count });
+        }
+        all.extend(items);
+        let before = names.added.len();
+        if !r.new_names.is_empty() {
+            let sync = self.durability() != Durability::None;
+            names.added.append(&r.new_names, sync)?;
+        }
+        match self.commit(&all, what) {
+            Ok((seq, _)) => Ok(seq),
+            Err(e) => {
+                // The batch is not logged: its names go too (a reopen would cut them anyway).
+                let _ = names.added.truncate(before);
+                Err(e)
+            }
+        }
+    }
+
+    /// [`WritableGraph::add_edges`] by original ids: unknown ids get new vertices (see
+    /// [`WritableGraph::resolve`]).
+    pub fn add_edges_by_id(
+        &self,
+        edges: &[(OriginalId, OriginalId)],
+        weights: Option<&[f32]>,
+    ) -> Result<u64> {
+        if weights.is_some_and(|w| w.len() != edges.len()) {
+            return Err(Error::invalid(format!(
+                "add_edges: {} edges but {} weights",
+                edges.len(),
+                weights.map_or(0, |w| w.len())
+            )));
+        }
+        if weights.is_some() && !self.is_weighted() {
+            return Err(Error::invalid("add_edges: the graph is unweighted; weights are not accepted"));
+        }
+        let mut names = self.shared.names.lock();
+        let ids: Vec<&OriginalId> = edges.iter().flat_map(|(a, b)| [a, b]).collect();
+        let r = self.resolve(&mut names, &ids, true)?;
+        let items = (0..edges.len())
+            .map(|i| WalItem::AddEdge {
+                src: r.vertices[2 * i].expect("created"),
+                dst: r.vertices[2 * i + 1].expect("created"),
+                weight: weights.map_or(1.0, |w| w[i]),
+            })
+            .collect();
+        self.commit_named(&mut names, &r, items, "add_edges")
+    }
+
+    /// [`WritableGraph::remove_edges`] by original ids (edges with an unknown id are missing,
+    /// so ignored).
+    pub fn remove_edges_by_id(&self, edges: &[(OriginalId, OriginalId)]) -> Result<u64> {
+        let mut names = self.shared.names.lock();
+        let ids: Vec<&OriginalId> = edges.iter().flat_map(|(a, b)| [a, b]).collect();
+        let r = self.resolve(&mut names, &ids, false)?;
+        let items = r
+            .vertices
+            .chunks(2)
+            .filter_map(|p| Some(WalItem::RemoveEdge { src: p[0]?, dst: p[1]? }))
+            .collect();
+        self.commit_named(&mut names, &r, items, "remove_edges")
+    }
+
+    /// [`WritableGraph::set_edge_weights`] by original ids (edges with an unknown id are
+    /// missing, so ignored).
+    pub fn set_edge_weights_by_id(&self, edges: &[(OriginalId, OriginalId)], weights: &[f32]) -> Result<u64> {
+        if weights.len() != edges.len() {
+            return Err(Error::invalid(format!(
+                "set_edge_weights: {} edges but {} weights",
+                edges.len(),
+                weights.len()
+            )));
+        }
+        if !self.is_weighted() {
+            return Err(Error::invalid("set_edge_weights: the graph is unweighted"));
+        }
+        let mut names = self.shared.names.lock();
+        let ids: Vec<&OriginalId> = edges.iter().flat_map(|(a, b)| [a, b]).collect();
+        let r = self.resolve(&mut names, &ids, false)?;
+        let items = r
+            .vertices
+            .chunks(2)
+            .zip(weights)
+            .filter_map(|(p, &weight)| Some(WalItem::SetWeight { src: p[0]?, dst: p[1]?, weight }))
+            .collect();
+        self.commit_named(&mut names, &r, items, "set_edge_weights")
+    }
+
+    /// Adds a vertex for each id of `ids` not in the graph yet; returns the vertex of every id
+    /// (new or existing) in order.
+    pub fn add_vertices_by_id(&self, ids: &[OriginalId]) -> Result<Vec<Vertex>> {
+        let mut names = self.shared.names.lock();
+        let refs: Vec<&OriginalId> = ids.iter().collect();
+        let r = self.resolve(&mut names, &refs, true)?;
+        if r.new_count > 0 {
+            self.commit_named(&mut names, &r, Vec::new(), "add_vertices")?;
+        }
+        Ok(r.vertices.iter().map(|v| v.expect("created")).collect())
+    }
+
+    /// [`WritableGraph::remove_vertices`] by original ids; an unknown id is an error naming it.
+    pub fn remove_vertices_by_id(&self, ids: &[OriginalId]) -> Result<u64> {
+        let mut names = self.shared.names.lock();
+        let refs: Vec<&OriginalId> = ids.iter().collect();
+        let r = self.resolve(&mut names, &refs, false)?;
+        let mut items = Vec::with_capacity(ids.len());
+        for (id, v) in ids.iter().zip(&r.vertices) {
+            let v = v.ok_or_else(|| Error::invalid(format!("remove_vertices: no vertex has the id {id}")))?;
+            items.push(WalItem::RemoveVertex { v });
+        }
+        self.commit_named(&mut names, &r, items, "remove_vertices")
     }
 
     /// Removes every edge incident to each vertex of `ids` (the ids stay valid, with degree 0).
@@ -480,7 +766,11 @@ impl Drop for WritableGraph {
 impl Shared {
     fn check_open(&self, st: &State) -> Result<()> {
         if st.closed {
-            return Err(Error::invalid(format!("{}: the graph is closed", self.dir.display())));
+            return Err(Error::invalid(format!(
+                "{}: the graph is closed (a batch that fails to be recorded or logged closes it: \
+                 reopen the graph, which restores every logged batch)",
+                self.dir.display()
+            )));
         }
         Ok(())
     }
@@ -489,7 +779,8 @@ impl Shared {
     /// before it, and whether automatic compaction is due (after a freeze it triggered when the
     /// delta passed its threshold).
     fn commit(&self, items: &[WalItem], what: &str) -> Result<(u64, u64, bool)> {
-        let (seq, before, freeze) = {
+        let mut frozen_for_room = false;
+        let (seq, before, freeze) = loop {
             let mut st = self.state.lock();
             self.check_open(&st)?;
             let before = st.view.num_vertices;
@@ -498,20 +789,41 @@ impl Shared {
                 return Ok((st.next_seq - 1, before, false));
             }
             let seq = st.next_seq;
-            self.wal.append(seq, items)?;
-            st.next_seq += 1;
-            if let Err(e) = apply(&mut st.view, seq, items) {
-                // The batch is logged but only partly applied: refuse further use (reopening
-                // replays it whole).
+            let plan = plan(&st.view, items);
+            // Refused before anything is recorded or logged when the delta cannot take it
+            // (after one freeze, which starts an empty delta).
+            let room = (0..2).all(|side| st.view.delta[side].has_room(&plan.sides[side]));
+            if !room {
+                drop(st);
+                if !frozen_for_room {
+                    let _one = self.freezing.lock();
+                    self.freeze_held(false)?;
+                    frozen_for_room = true;
+                    continue;
+                }
+                return Err(Error::invalid(format!(
+                    "{what}: the batch does not fit in an empty paged delta ({} arc operations); \
+                     split it or raise the delta's max_bytes",
+                    plan.sides[0].len() + plan.sides[1].len()
+                )));
+            }
+            // Recorded first (invisible: tagged `seq`, above the view's `upto`), then logged,
+            // then made visible: a failure at either step leaves the batch out of the log and
+            // unseen, and closes the graph (its delta may hold part of the batch), so that a
+            // reopen restores exactly the logged batches.
+            let logged = record(&mut st.view, seq, &plan).and_then(|()| self.wal.append(seq, items));
+            if let Err(e) = logged {
                 st.closed = true;
                 return Err(e);
             }
+            st.next_seq += 1;
+            st.view.upto = seq;
             if st.view.num_vertices != before {
                 let n = st.view.num_vertices;
                 st.vertex_history.push((seq, n));
             }
             let freeze = st.view.delta[0].bytes() + st.view.delta[1].bytes() > self.opts.freeze_threshold;
-            (seq, before, freeze)
+            break (seq, before, freeze);
         };
         self.wal.commit(seq)?;
         let mut compact_due = false;
@@ -565,11 +877,13 @@ impl Shared {
                 return Ok(false);
             }
             let n0 = st.manifest.num_vertices;
+            let base_simple = Some(!st.view.dedup_base);
             let up = st.manifest.updates.get_or_insert_with(|| UpdateState {
                 checkpoint_seq: 0,
                 num_vertices: n0,
                 levels: Vec::new(),
                 next_file_id: 1,
+                base_simple,
             });
             if seq == up.checkpoint_seq {
                 return Ok(false);
@@ -614,6 +928,21 @@ impl Shared {
         Ok(due)
     }
 
+    /// The original ids of the vertices of `view` (what a compacted base's id map holds), or
+    /// `None` for identity graphs.
+    fn ids_for_base(&self, view: &View) -> Result<Option<(IdMapKind, Vec<OriginalId>)>> {
+        let mut names = self.names.lock();
+        if names.kind == IdMapKind::Identity {
+            return Ok(None);
+        }
+        let base = names.base(&view.base)?;
+        let base_n = base.len();
+        let mut ids: Vec<OriginalId> = (0..base_n as Vertex).map(|v| base.original(v)).collect();
+        let added = (view.num_vertices.saturating_sub(base_n)) as usize;
+        ids.extend_from_slice(names.added.first(added));
+        Ok(Some((names.kind, ids)))
+    }
+
     fn compact(&self) -> Result<()> {
         let _one = self.compacting.lock();
         let (view, covered, gen) = {
@@ -637,11 +966,15 @@ impl Shared {
             (view, st.view.levels.len(), gen)
         };
         let name = format!("base.{gen:08}");
-        let base_manifest = write_base(&view, &self.dir.join(&name))?;
+        let ids = self.ids_for_base(&view)?;
+        let base_manifest = write_base(&view, &self.dir.join(&name), ids.as_ref())?;
+        let mut names = self.names.lock();
         let mut st = self.state.lock();
         let old = st.manifest.clone();
         let mut up = old.updates.clone().unwrap_or_default();
         let dropped: Vec<_> = up.levels.drain(..covered).collect();
+        // The new base is written from merged (deduplicated) lists.
+        up.base_simple = Some(true);
         let manifest = Manifest {
             data_dir: Some(name),
             updates: Some(up),
@@ -650,9 +983,15 @@ impl Shared {
             ..base_manifest
         };
         manifest.write_atomic(&self.dir)?;
+        let new_base_n = manifest.num_vertices;
         st.manifest = manifest;
         let base = Arc::new(Graph::open(&self.dir, &OpenOptions { backend: self.opts.backend.clone() })?);
         st.view.base = base;
+        st.view.dedup_base = false;
+        // The new base names the vertices it holds (a reopen skips their records anyway).
+        names.base = None;
+        names.added.rebase(new_base_n)?;
+        drop(names);
         st.view.levels = Arc::new(st.view.levels[covered..].to_vec());
         drop(st);
         // Old files: open snapshots keep reading them (unlinked files stay readable on Linux).

@@ -1,15 +1,19 @@
-//! CSV edge lists: a header line, then data rows. By default the source and target are the first
-//! two columns and the weight is the column named `weight` (or `w`, case-insensitive), else the
-//! third; [`Columns`](crate::ingest::Columns) picks them by their header names instead.
+//! CSV edge lists: an optional header line, then data rows. A first line whose first two fields
+//! are integers is data (no header); any other first line is the header (reported as such). By
+//! default the source and target are the first two columns and the weight is the column named
+//! `weight` (or `w`, case-insensitive) in the header, else the third;
+//! [`Columns`](crate::ingest::Columns) picks them by their header names instead (the first line
+//! is then always the header).
 
 use std::path::Path;
 
+use super::is_integer;
 use super::text::{fields, is_blank_or_comment, MAX_COLS};
 use crate::error::{Error, Result};
 use crate::ingest::Columns;
 
 /// The header of a CSV file.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub(crate) struct CsvHeader {
     /// Column index of the source.
     pub src_col: usize,
@@ -21,11 +25,13 @@ pub(crate) struct CsvHeader {
     pub header_bytes: usize,
     /// Lines taken by them.
     pub header_lines: u64,
+    /// The header line (1-based line number, text), if the file has one.
+    pub header: Option<(u64, String)>,
 }
 
-/// Finds the header line at the start of `data` (the first non-blank, non-comment line) and
-/// the columns named by `cols` in it (an error naming the file and the header line when a name
-/// is not there).
+/// Finds the header line at the start of `data` (the first non-blank, non-comment line, unless
+/// no columns are named and it starts with two integer ids) and the columns named by `cols` in
+/// it (an error naming the file and the header line when a name is not there).
 pub(crate) fn parse_header(path: &Path, data: &[u8], cols: &Columns) -> Result<CsvHeader> {
     let mut pos = 0;
     let mut lines = 0;
@@ -38,6 +44,16 @@ pub(crate) fn parse_header(path: &Path, data: &[u8], cols: &Columns) -> Result<C
             let mut f = [(0, 0); MAX_COLS];
             let k = fields(line, true, MAX_COLS, &mut f);
             let names: Vec<&[u8]> = f[..k].iter().map(|&(a, b)| &line[a..b]).collect();
+            if !cols.any() && k >= 2 && is_integer(names[0]) && is_integer(names[1]) {
+                return Ok(CsvHeader {
+                    src_col: 0,
+                    dst_col: 1,
+                    weight_col: 2,
+                    header_bytes: pos,
+                    header_lines: lines - 1,
+                    header: None,
+                });
+            }
             let find = |name: &Option<String>, default: Option<usize>| -> Result<usize> {
                 match name {
                     None => Ok(default.unwrap_or(2)),
@@ -58,18 +74,28 @@ pub(crate) fn parse_header(path: &Path, data: &[u8], cols: &Columns) -> Result<C
             let default_weight = names
                 .iter()
                 .position(|name| name.eq_ignore_ascii_case(b"weight") || name.eq_ignore_ascii_case(b"w"));
+            // Named columns say the file has a header: no notice for it then.
+            let text = (!cols.any()).then(|| (lines, String::from_utf8_lossy(line).trim().to_string()));
             return Ok(CsvHeader {
                 src_col: find(&cols.source, Some(0))?,
                 dst_col: find(&cols.target, Some(1))?,
                 weight_col: find(&cols.weight, default_weight)?,
                 header_bytes: next,
                 header_lines: lines,
+                header: text,
             });
         }
         pos = next;
     }
-    if cols.source.is_some() || cols.target.is_some() || cols.weight.is_some() {
+    if cols.any() {
         return Err(Error::input_line(path, lines.max(1), "no header line naming the columns"));
     }
-    Ok(CsvHeader { src_col: 0, dst_col: 1, weight_col: 2, header_bytes: data.len(), header_lines: lines })
+    Ok(CsvHeader {
+        src_col: 0,
+        dst_col: 1,
+        weight_col: 2,
+        header_bytes: data.len(),
+        header_lines: lines,
+        header: None,
+    })
 }

@@ -29,6 +29,8 @@ pub(crate) struct Piece {
     /// Binary mode: the ids are read in place from the block, little-endian, of this many bytes
     /// (4 or 8; 0 when not binary).
     pub raw_width: usize,
+    /// Binary mode: bytes per record (two ids, plus a 4-byte weight in weighted records).
+    pub raw_stride: usize,
     /// Binary mode: number of edges in the block.
     pub raw_edges: usize,
 }
@@ -43,9 +45,10 @@ impl Piece {
     /// parsed from `block`.
     #[inline]
     pub(crate) fn id(&self, block: &[u8], k: usize) -> u64 {
+        let at = k / 2 * self.raw_stride + k % 2 * self.raw_width;
         match self.raw_width {
-            8 => u64::from_le_bytes(block[8 * k..8 * k + 8].try_into().unwrap_or_default()),
-            4 => u32::from_le_bytes(block[4 * k..4 * k + 4].try_into().unwrap_or_default()) as u64,
+            8 => u64::from_le_bytes(block[at..at + 8].try_into().unwrap_or_default()),
+            4 => u32::from_le_bytes(block[at..at + 4].try_into().unwrap_or_default()) as u64,
             _ => self.ints[k],
         }
     }
@@ -172,7 +175,17 @@ pub(crate) fn show(tok: &[u8]) -> String {
     }
 }
 
-/// The error for an id above the limit of a graph without relabelling.
+/// Largest vertex id of a graph built without relabelling.
+pub(crate) const MAX_ID: u64 = u32::MAX as u64 - 1;
+
+/// The error for an id above `max`: the limit of a graph without relabelling ([`MAX_ID`]), or
+/// the last id of a vertex count the user gave.
 pub(crate) fn too_large(id: u64, max: u64) -> String {
-    format!("vertex id {id} exceeds the largest id {max} of a 32-bit graph; use --relabel to compact the ids")
+    if max >= MAX_ID {
+        format!(
+            "vertex id {id} exceeds the largest id {max} of a 32-bit graph; use --relabel to compact the ids"
+        )
+    } else {
+        format!("vertex id {id} is not below the {} vertices given (--num-vertices)", max + 1)
+    }
 }

@@ -1,10 +1,12 @@
 //! MatrixMarket coordinate files: `%%MatrixMarket matrix coordinate pattern|real|integer
 //! general|symmetric`, then `%` comments, then the size line `rows cols entries`, then one
-//! 1-based `row col [value]` line per entry.
+//! 1-based `row col [value]` line per entry. A file without the banner (a size line, then the
+//! entries) is read as `general`, with values when its first entry has a third column; the
+//! import reports that it was read so.
 
 use std::path::Path;
 
-use super::text::{fields, is_blank_or_comment};
+use super::text::{data_lines, fields, is_blank_or_comment};
 use crate::error::{Error, Result};
 
 /// What the banner and size line say.
@@ -22,6 +24,8 @@ pub(crate) struct MtxHeader {
     pub header_bytes: usize,
     /// Lines taken by the header.
     pub header_lines: u64,
+    /// The file starts with the `%%MatrixMarket` banner (otherwise it was read without one).
+    pub banner: bool,
 }
 
 /// Whether `data` starts with the MatrixMarket banner.
@@ -29,23 +33,22 @@ pub(crate) fn is_mtx(data: &[u8]) -> bool {
     data.len() >= 14 && data[..14].eq_ignore_ascii_case(b"%%MatrixMarket")
 }
 
-/// Parses the header at the start of the first block `data` of `path`.
+/// Parses the header at the start of the first block `data` of `path`: the banner (or none),
+/// comments, the size line.
 pub(crate) fn parse_header(path: &Path, data: &[u8]) -> Result<MtxHeader> {
     let mut pos = 0;
     let mut line_no = 0u64;
     let mut banner: Option<(bool, bool)> = None;
+    let has_banner = is_mtx(data);
     while pos < data.len() {
         let nl = memchr::memchr(b'\n', &data[pos..]).map_or(data.len(), |i| pos + i);
         let line = &data[pos..nl];
         line_no += 1;
         let next = (nl + 1).min(data.len());
         let bad = |msg: String| Error::input_line(path, line_no, msg);
-        if banner.is_none() {
+        if banner.is_none() && has_banner {
             let text = String::from_utf8_lossy(line).to_ascii_lowercase();
             let words: Vec<&str> = text.split_whitespace().collect();
-            if words.first() != Some(&"%%matrixmarket") {
-                return Err(bad("expected the '%%MatrixMarket' banner".into()));
-            }
             if words.len() < 5 || words[1] != "matrix" || words[2] != "coordinate" {
                 return Err(bad(format!(
                     "unsupported MatrixMarket banner '{}': only 'matrix coordinate' is supported",
@@ -68,19 +71,22 @@ pub(crate) fn parse_header(path: &Path, data: &[u8]) -> Result<MtxHeader> {
             };
             banner = Some((has_values, symmetric));
         } else if !is_blank_or_comment(line) {
+            let without = if has_banner { "" } else { " (the file has no '%%MatrixMarket' banner)" };
             let mut f = [(0, 0); 16];
             let k = fields(line, false, 3, &mut f);
             let mut nums = [0u64; 3];
             for (i, num) in nums.iter_mut().enumerate().take(k) {
                 *num = super::parse_id(&line[f[i].0..f[i].1])
-                    .map_err(|e| bad(format!("bad MatrixMarket size line: {e}")))?;
+                    .map_err(|e| bad(format!("bad MatrixMarket size line{without}: {e}")))?;
             }
             if k != 3 {
                 return Err(bad(format!(
-                    "bad MatrixMarket size line: expected 'rows cols entries', found {k} numbers"
+                    "bad MatrixMarket size line{without}: expected 'rows cols entries', found {k} numbers"
                 )));
             }
-            let (has_values, symmetric) = banner.unwrap_or((false, false));
+            // Without a banner: values when the first entry has a third column.
+            let first_entry_cols = || data_lines(&data[next..], false, 1).first().map_or(0, |l| l.1.len());
+            let (has_values, symmetric) = banner.unwrap_or_else(|| (first_entry_cols() >= 3, false));
             return Ok(MtxHeader {
                 has_values,
                 symmetric,
@@ -88,6 +94,7 @@ pub(crate) fn parse_header(path: &Path, data: &[u8]) -> Result<MtxHeader> {
                 entries: nums[2],
                 header_bytes: next,
                 header_lines: line_no,
+                banner: has_banner,
             });
         }
         pos = next;

@@ -20,6 +20,8 @@ pub(crate) struct Input {
     pub gzip: bool,
     /// Size of the file on disk.
     pub file_len: u64,
+    /// Bytes per block read ([`BLOCK`]; smaller for an input in memory).
+    block: usize,
 }
 
 /// Whether the file at `path` starts with the gzip magic bytes.
@@ -49,7 +51,24 @@ impl Input {
         } else {
             Box::new(f)
         };
-        Ok(Input { path: path.to_path_buf(), reader, gzip, file_len })
+        Ok(Input { path: path.to_path_buf(), reader, gzip, file_len, block: BLOCK })
+    }
+
+    /// An input reading `bytes` (gzip'd when they start with the magic bytes) as if from `path`,
+    /// in blocks of 4 KiB (so that lines and records cross blocks).
+    #[cfg(feature = "fuzzing")]
+    pub(crate) fn from_bytes(path: &Path, bytes: Vec<u8>) -> Input {
+        let gzip = bytes.starts_with(&[0x1f, 0x8b]);
+        let file_len = bytes.len() as u64;
+        let cursor = std::io::Cursor::new(bytes);
+        let reader: Box<dyn Read + Send> =
+            if gzip { Box::new(MultiGzDecoder::new(cursor)) } else { Box::new(cursor) };
+        Input { path: path.to_path_buf(), reader, gzip, file_len, block: 4096 }
+    }
+
+    /// The path errors name.
+    pub(crate) fn path(&self) -> &Path {
+        &self.path
     }
 
     /// Reads until `buf` is full or the input ends; returns the bytes read.
@@ -82,7 +101,8 @@ pub(crate) struct LineBlocks {
 impl LineBlocks {
     /// Starts reading `input`.
     pub(crate) fn new(input: Input) -> LineBlocks {
-        LineBlocks { input, buf: vec![0; BLOCK], filled: 0, consumed: 0, eof: false }
+        let buf = vec![0; input.block];
+        LineBlocks { input, buf, filled: 0, consumed: 0, eof: false }
     }
 
     /// The next block of whole lines (the last may lack its newline), or `None` at the end.
@@ -122,7 +142,8 @@ pub(crate) struct RecordBlocks {
 impl RecordBlocks {
     /// Starts reading records of `record` bytes.
     pub(crate) fn new(input: Input, record: usize) -> RecordBlocks {
-        RecordBlocks { input, buf: vec![0; BLOCK / record * record], record, offset: 0 }
+        let buf = vec![0; (input.block / record).max(1) * record];
+        RecordBlocks { input, buf, record, offset: 0 }
     }
 
     /// The next block and the byte offset of its start, or `None` at the end. A trailing

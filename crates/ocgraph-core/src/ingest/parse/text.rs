@@ -59,19 +59,22 @@ pub(crate) fn fields(line: &[u8], csv: bool, want: usize, out: &mut [(usize, usi
     k
 }
 
-/// Field `col` of the first data line of `data`, if any (the source column: decides integer vs
-/// string ids).
-pub(crate) fn first_token(data: &[u8], csv: bool, col: usize) -> Option<&[u8]> {
+/// The first `want` data lines (not blank, not comments) of `data`: each with its 0-based line
+/// index in `data` and its fields (at most [`MAX_COLS`]).
+pub(crate) fn data_lines(data: &[u8], csv: bool, want: usize) -> Vec<(u64, Vec<&[u8]>)> {
     let mut f = [(0, 0); MAX_COLS];
-    for line in data.split(|&c| c == b'\n') {
+    let mut found = Vec::new();
+    for (i, line) in data.split(|&c| c == b'\n').enumerate() {
+        if found.len() == want {
+            break;
+        }
         if is_blank_or_comment(line) {
             continue;
         }
-        if fields(line, csv, col + 1, &mut f) == col + 1 {
-            return Some(&line[f[col].0..f[col].1]);
-        }
+        let k = fields(line, csv, MAX_COLS, &mut f);
+        found.push((i as u64, f[..k].iter().map(|&(a, b)| &line[a..b]).collect()));
     }
-    None
+    found
 }
 
 /// Parses the lines of `block[start..end]`.
@@ -141,6 +144,13 @@ pub(crate) fn parse_lines(
                 if cfg.strings {
                     if a == b {
                         return Err(err("empty vertex id".into()));
+                    }
+                    if let Err(e) = std::str::from_utf8(&line[a..b]) {
+                        return Err(err(format!(
+                            "vertex id '{}' is not valid UTF-8 (byte {} of the id); string ids must be UTF-8",
+                            line[a..b.min(a + 64)].escape_ascii(),
+                            e.valid_up_to()
+                        )));
                     }
                     p.strs.push((pos + a, pos + b));
                 } else {

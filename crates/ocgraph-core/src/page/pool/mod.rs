@@ -335,7 +335,7 @@ impl Core {
                     .compare_exchange(w, table::with_state(w, LOCKED), Ordering::Acquire, Ordering::Relaxed)
                     .is_ok()
                 {
-                    return self.load_cold(file, page, w & LOADED_ONCE != 0, through);
+                    return self.load_cold(file, page, w, through);
                 }
             } else {
                 // Locked by a loader or evictor (or the pin count is saturated): wait.
@@ -374,11 +374,18 @@ impl Core {
     /// with the same `preadv`, as long as frames can be had without waiting.
     #[cold]
     #[inline(never)]
-    fn load_cold(&self, file: FileId, page: u64, loaded_before: bool, through: u64) -> (usize, u64) {
+    fn load_cold(&self, file: FileId, page: u64, w: u64, through: u64) -> (usize, u64) {
+        let loaded_before = w & LOADED_ONCE != 0;
         let fs = &self.files[file as usize];
         let offset = page << self.page_shift;
         // (page, loaded before, frame) of every page read by this call; the first is requested.
-        let first = self.take_frame(page_key(file, page), true).expect("take_frame waits for a frame");
+        let Some(first) = self.take_frame(page_key(file, page), true) else {
+            // Only a failed write-back makes a waiting `take_frame` give up; reads have no
+            // error path, so this read fails as an I/O error does.
+            let why = self.write.as_ref().and_then(|ws| ws.failure()).unwrap_or_default();
+            fs.table[page as usize].store(w, Ordering::Release);
+            panic!("ocgraph: no frame for a read of {}: {why}", self.files[file as usize].io.path.display());
+        };
         let mut batch = vec![(page, loaded_before, first)];
         let demand_max = (through - page).min((self.mem.count() / MAX_ADJACENT_DIVISOR) as u64);
         self.lock_evicted_run(file, page + 1, demand_max, &mut batch);
@@ -497,6 +504,10 @@ impl Core {
             // Every unpinned frame is dirty: write some back (writable pools only).
             if let Some(f) = self.write_back_for(key) {
                 return Some(f);
+            }
+            // A failed write-back frees nothing, now or later.
+            if self.write.as_ref().is_some_and(|ws| ws.failure().is_some()) {
+                return None;
             }
             backoff(&mut spins);
         }

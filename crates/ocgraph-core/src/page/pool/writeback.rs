@@ -135,9 +135,23 @@ pub(super) struct WriteState {
     /// Runs the background flusher has written (a miss waiting for the write-back lock then
     /// looks for a clean victim first).
     flushed: AtomicU64,
+    /// The first failed write-back (file, offset, error text): from then on every write and
+    /// every miss that needs a frame fails with it (the pages it could not write stay dirty
+    /// and resident, so nothing written is lost from memory, but the pool is not used on).
+    failed: Mutex<Option<String>>,
 }
 
 impl WriteState {
+    /// Records the first write-back failure.
+    fn fail(&self, msg: String) {
+        self.failed.lock().get_or_insert(msg);
+    }
+
+    /// The first write-back failure, if any.
+    pub(super) fn failure(&self) -> Option<String> {
+        self.failed.lock().clone()
+    }
+
     /// The write state for `frames` frames over files whose first page past their size at
     /// open is `zero_from` (see [`pages_on_disk`]).
     pub(super) fn new(mode: WriteBack, frames: usize, zero_from: Vec<u64>) -> WriteState {
@@ -157,6 +171,7 @@ impl WriteState {
                 _ => usize::MAX,
             }),
             flushed: AtomicU64::new(0),
+            failed: Mutex::new(None),
         }
     }
 
@@ -180,6 +195,38 @@ impl WriteState {
 }
 
 impl BufferPool {
+    /// [`PageSource::read_into`] for writable pools, failing instead of panicking when write-back
+    /// has failed: before reading a page that is not resident, a frame is made free (writing
+    /// dirty pages back if need be), so the read's miss does not have to write back itself.
+    /// Exact while one thread at a time reads and writes the pool (as [`PagedDelta`] does under
+    /// its directory lock); with concurrent readers a read can still meet the failure and panic.
+    ///
+    /// [`PageSource::read_into`]: crate::page::PageSource::read_into
+    /// [`PagedDelta`]: crate::update::PagedDelta
+    pub(crate) fn try_read_into(&self, file: FileId, offset: u64, dst: &mut [u8]) -> Result<()> {
+        if let Some(ws) = &self.write {
+            let fs = &self.files[file as usize];
+            let fail = |msg: String| Error::io(&fs.io.path, "write back", std::io::Error::other(msg));
+            if let Some(msg) = ws.failure() {
+                return Err(fail(msg));
+            }
+            let (first, last) =
+                (offset >> self.page_shift, (offset + dst.len().max(1) as u64 - 1) >> self.page_shift);
+            let missing = (first..=last).any(|p| {
+                let w = fs.table.get(p as usize).map_or(0, |e| e.load(Ordering::Acquire));
+                table::state(w) == EVICTED
+            });
+            if missing && self.free_len.load(Ordering::Acquire) == 0 {
+                match self.take_frame(page_key(file, first), true) {
+                    Some(f) => self.release_frame(f),
+                    None => return Err(fail(ws.failure().unwrap_or_default())),
+                }
+            }
+        }
+        crate::page::PageSource::read_into(self, file, offset, dst);
+        Ok(())
+    }
+
     /// Opens a writable pool over `files`: each file is created if missing and extended
     /// (sparse) to its `len`, the fixed maximum size of the file, which must be a multiple of
     /// `page_size`; the page table covers all of it. Other parameters as for
@@ -233,7 +280,9 @@ impl Core {
             let p = lo >> self.page_shift;
             let hi = end.min((p + 1) * ps);
             let n = (hi - lo) as usize;
-            let f = self.lock_for_write(ws, file, p, n == self.page_size);
+            let f = self
+                .lock_for_write(ws, file, p, n == self.page_size)
+                .map_err(|msg| Error::io(&fs.io.path, "write back", std::io::Error::other(msg)))?;
             let start = (lo - p * ps) as usize;
             // SAFETY: the page is locked by this thread: no other thread reads or writes frame `f`.
             unsafe { self.mem.frame_mut(f)[start..start + n].copy_from_slice(&data[done..done + n]) };
@@ -255,7 +304,11 @@ impl Core {
 
     /// Locks page `page` of `file` for writing, loading it if evicted (without reading when
     /// `whole`: the caller overwrites all of it). Returns its frame.
-    fn lock_for_write(&self, ws: &WriteState, file: FileId, page: u64, whole: bool) -> usize {
+    /// Fails (with the write-back failure) when a frame is needed and write-back has failed.
+    fn lock_for_write(&self, ws: &WriteState, file: FileId, page: u64, whole: bool) -> Result<usize, String> {
+        if let Some(msg) = ws.failure() {
+            return Err(msg);
+        }
         let entry = &self.files[file as usize].table[page as usize];
         let mut spins = 0u32;
         loop {
@@ -270,7 +323,7 @@ impl Core {
                     let f = table::frame(w);
                     self.counters.add(Counter::Hits, 1);
                     self.policy.on_hit(f);
-                    return f;
+                    return Ok(f);
                 }
             } else {
                 // Pinned by readers, or locked by another thread: wait.
@@ -281,10 +334,21 @@ impl Core {
 
     /// Miss path of a write: the caller holds the evicted page's word `w` locked.
     #[cold]
-    fn load_for_write(&self, ws: &WriteState, file: FileId, page: u64, w: u64, whole: bool) -> usize {
+    fn load_for_write(
+        &self,
+        ws: &WriteState,
+        file: FileId,
+        page: u64,
+        w: u64,
+        whole: bool,
+    ) -> Result<usize, String> {
         let fs = &self.files[file as usize];
         let key = page_key(file, page);
-        let f = self.take_frame(key, true).expect("take_frame waits for a frame");
+        let Some(f) = self.take_frame(key, true) else {
+            // Only a failed write-back makes a waiting `take_frame` give up: unlock the page.
+            fs.table[page as usize].store(w, Ordering::Release);
+            return Err(ws.failure().unwrap_or_else(|| "no frame could be had".into()));
+        };
         self.owner[f].store(key, Ordering::Release);
         let loaded_before = w & LOADED_ONCE != 0;
         // SAFETY: frame `f` was claimed by `take_frame`: no page maps to it but ours, locked.
@@ -311,7 +375,7 @@ impl Core {
         c.add(Counter::Misses, 1);
         c.add(if loaded_before { Counter::CapacityMisses } else { Counter::ColdMisses }, 1);
         self.policy.get().on_load(f, key);
-        f
+        Ok(f)
     }
 
     /// Puts frame `f` (holding no page) back on the free list.
@@ -460,11 +524,12 @@ impl Core {
                     fs.table[p as usize].store(table::resident(f, 0), Ordering::Release);
                     ws.runs.lock().insert(file, p);
                 }
-                panic!(
-                    "ocgraph: I/O error writing {} at offset {}: {e}",
+                ws.fail(format!(
+                    "I/O error writing {} at offset {}: {e}",
                     fs.io.path.display(),
                     written[i].0 << self.page_shift
-                );
+                ));
+                return None;
             }
             i = j;
         }
@@ -485,7 +550,8 @@ impl Core {
                 ws.runs.lock().insert(file, page);
                 self.unlock_frame(f);
                 let path = self.files[file as usize].io.path.display();
-                panic!("ocgraph: I/O error writing {path} at offset {}: {e}", page << self.page_shift);
+                ws.fail(format!("I/O error writing {path} at offset {}: {e}", page << self.page_shift));
+                return None;
             }
         }
         self.drop_written_page(ws, file, page, f);

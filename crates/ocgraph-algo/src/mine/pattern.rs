@@ -1,0 +1,291 @@
+//! Matching a user pattern: count or list its subgraph matches, edge-induced (every pattern
+//! edge present; monomorphisms) or vertex-induced (pattern edges present and no other edge
+//! among the matched vertices), optionally with vertex labels.
+//!
+//! Method: pattern-aware exploration as in GraphPi (Shi et al., SC 2020) and Peregrine
+//! (Jamshidi et al., EuroSys 2020): the pattern's matching order and symmetry-breaking
+//! restrictions ([`super::plan`]) are fixed once; the data vertex of the first pattern vertex
+//! runs over every vertex (split over rayon workers in edge-balanced ranges), and each later
+//! pattern vertex takes its candidates from the intersection of the sorted neighbour lists of
+//! its already-matched pattern neighbours, clipped to the id interval its restrictions allow,
+//! minus the neighbours of its matched non-neighbours when vertex-induced. The last step is
+//! counted without being enumerated. Each match is found exactly once: its data vertices are
+//! reported in pattern-vertex order.
+//!
+//! State per worker: one neighbour list and one candidate list per pattern vertex; nothing per
+//! data vertex (lists are read through the page layer as the search needs them).
+
+use ocgraph_core::{Adjacency, Error, Result, Vertex};
+use rayon::prelude::*;
+
+use super::plan::{Pattern, Plan};
+use super::{intersect_into, Undirected};
+use crate::bfs::check_directions;
+use crate::chunks::{degrees, edge_balanced_ranges, pieces_for};
+
+/// How a pattern is matched.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct MatchOptions<'a> {
+    /// Vertex-induced (no edge between matched vertices beyond the pattern's) instead of
+    /// edge-induced.
+    pub induced: bool,
+    /// A label per data vertex; required when the pattern is labelled (a pattern vertex then
+    /// matches only data vertices with its label).
+    pub labels: Option<&'a [u32]>,
+}
+
+/// Where a match goes: `None` counts only.
+pub(crate) type Emit<'e> = Option<&'e mut dyn FnMut(&[Vertex])>;
+
+/// The search state of one worker (per matching-order position).
+pub(crate) struct State {
+    /// Data vertex at each position.
+    m: Vec<Vertex>,
+    /// Neighbour list of each position's data vertex (filled when a later step needs it).
+    lists: Vec<Vec<Vertex>>,
+    /// Candidate buffers, one per position.
+    cand: Vec<Vec<Vertex>>,
+    /// Scratch for intersections.
+    tmp: Vec<Vertex>,
+    /// The current match by pattern vertex (for emitting).
+    by_vertex: Vec<Vertex>,
+}
+
+impl State {
+    pub(crate) fn new(k: usize) -> State {
+        State {
+            m: vec![0; k],
+            lists: vec![Vec::new(); k],
+            cand: vec![Vec::new(); k],
+            tmp: Vec::new(),
+            by_vertex: vec![0; k],
+        }
+    }
+}
+
+/// A plan bound to a graph.
+pub(crate) struct Matcher<'a, O, I> {
+    g: Undirected<'a, O, I>,
+    plan: Plan,
+    labels: Option<&'a [u32]>,
+}
+
+impl<'a, O: Adjacency, I: Adjacency> Matcher<'a, O, I> {
+    /// Binds `plan` to the graph `out`/`in_`; checks the labels against the graph and pattern.
+    pub(crate) fn new(
+        out: &'a O,
+        in_: &'a I,
+        pattern: &Pattern,
+        plan: Plan,
+        labels: Option<&'a [u32]>,
+    ) -> Result<Self> {
+        check_directions(out, in_)?;
+        if pattern.is_labelled() && labels.is_none() {
+            return Err(Error::invalid("the pattern is labelled: pass a label per data vertex"));
+        }
+        if let Some(l) = labels {
+            if l.len() < out.num_vertices() {
+                return Err(Error::invalid(format!(
+                    "{} labels given for a graph of {} vertices",
+                    l.len(),
+                    out.num_vertices()
+                )));
+            }
+        }
+        Ok(Matcher { g: Undirected::new(out, in_), plan, labels: labels.filter(|_| pattern.is_labelled()) })
+    }
+
+    fn k(&self) -> usize {
+        self.plan.steps.len()
+    }
+
+    fn label_ok(&self, i: usize, c: Vertex) -> bool {
+        match (self.plan.steps[i].label, self.labels) {
+            (Some(want), Some(l)) => l.get(c as usize) == Some(&want),
+            _ => true,
+        }
+    }
+
+    /// Whether `c` may take position `i` given positions `0..i` (every check of the step).
+    fn accepts(&self, st: &State, i: usize, c: Vertex) -> bool {
+        let s = &self.plan.steps[i];
+        (c as usize) < self.g.num_vertices()
+            && self.label_ok(i, c)
+            && !st.m[..i].contains(&c)
+            && s.adjacent.iter().all(|&j| st.lists[j].binary_search(&c).is_ok())
+            && s.non_adjacent.iter().all(|&j| st.lists[j].binary_search(&c).is_err())
+            && s.above.iter().all(|&j| st.m[j] < c)
+            && s.below.iter().all(|&j| st.m[j] > c)
+    }
+
+    /// Places `v` at position `i` (reading its list when a later step needs it).
+    fn place(&self, st: &mut State, i: usize, v: Vertex) {
+        st.m[i] = v;
+        if self.plan.steps[i].list_needed {
+            let mut list = std::mem::take(&mut st.lists[i]);
+            self.g.fill(v, &mut list);
+            st.lists[i] = list;
+        }
+    }
+
+    fn emit(&self, st: &mut State, emit: &mut Emit<'_>) {
+        if let Some(f) = emit {
+            for (i, s) in self.plan.steps.iter().enumerate() {
+                st.by_vertex[s.vertex] = st.m[i];
+            }
+            f(&st.by_vertex);
+        }
+    }
+
+    /// Counts (and emits) the matches extending positions `0..i`.
+    fn search(&self, st: &mut State, i: usize, emit: &mut Emit<'_>) -> u64 {
+        let k = self.k();
+        if i == k {
+            self.emit(st, emit);
+            return 1;
+        }
+        let s = &self.plan.steps[i];
+        // Candidates: the intersection of the adjacent positions' lists, each first clipped to
+        // the id interval the restrictions allow (above every `above`, below every `below`).
+        let lo = s.above.iter().map(|&j| st.m[j]).max();
+        let hi = s.below.iter().map(|&j| st.m[j]).min();
+        let clip = |l: &[Vertex]| -> std::ops::Range<usize> {
+            let a = lo.map_or(0, |x| l.partition_point(|&c| c <= x));
+            let b = hi.map_or(l.len(), |x| l.partition_point(|&c| c < x));
+            a..b.max(a)
+        };
+        let mut cand = std::mem::take(&mut st.cand[i]);
+        let first = &st.lists[s.adjacent[0]];
+        cand.clear();
+        cand.extend_from_slice(&first[clip(first)]);
+        for &j in &s.adjacent[1..] {
+            let l = &st.lists[j];
+            intersect_into(&cand, &l[clip(l)], &mut st.tmp);
+            std::mem::swap(&mut cand, &mut st.tmp);
+        }
+        let mut total = 0;
+        for &c in &cand {
+            if st.m[..i].contains(&c)
+                || !self.label_ok(i, c)
+                || s.non_adjacent.iter().any(|&j| st.lists[j].binary_search(&c).is_ok())
+            {
+                continue;
+            }
+            if i + 1 == k && emit.is_none() {
+                total += 1;
+                continue;
+            }
+            self.place(st, i, c);
+            total += self.search(st, i + 1, emit);
+        }
+        st.cand[i] = cand;
+        total
+    }
+
+    /// Counts (and emits) the matches whose first position is `v`.
+    pub(crate) fn starting_at(&self, st: &mut State, v: Vertex, emit: &mut Emit<'_>) -> u64 {
+        if !self.label_ok(0, v) {
+            return 0;
+        }
+        self.place(st, 0, v);
+        self.search(st, 1, emit)
+    }
+
+    /// Counts (and emits) the matches whose first two positions are `u` and `v`.
+    pub(crate) fn starting_at_pair(&self, st: &mut State, u: Vertex, v: Vertex, emit: &mut Emit<'_>) -> u64 {
+        if !self.accepts(st, 0, u) {
+            return 0;
+        }
+        // Position 1's checks read position 0's list: always fill it here.
+        st.m[0] = u;
+        let mut list = std::mem::take(&mut st.lists[0]);
+        self.g.fill(u, &mut list);
+        st.lists[0] = list;
+        if !self.accepts(st, 1, v) {
+            return 0;
+        }
+        self.place(st, 1, v);
+        self.search(st, 2, emit)
+    }
+}
+
+/// The static plan of `pattern`: matching order from the highest-degree vertex, restrictions.
+fn static_plan(pattern: &Pattern, induced: bool) -> Plan {
+    let order = pattern.matching_order(None, None);
+    let restrictions = pattern.restrictions(&order);
+    Plan::new(pattern, &order, &restrictions, induced)
+}
+
+/// Runs `body(matcher, state, v)` for every vertex `v` in parallel (edge-balanced ranges) and
+/// returns each range's result, in vertex order.
+fn per_range<O: Adjacency, I: Adjacency, T: Send>(
+    m: &Matcher<'_, O, I>,
+    out: &O,
+    k: usize,
+    body: impl Fn(&Matcher<'_, O, I>, &mut State, std::ops::Range<Vertex>) -> T + Sync,
+) -> Vec<T> {
+    let deg = degrees(out);
+    edge_balanced_ranges(&deg, pieces_for(deg.len()))
+        .into_par_iter()
+        .map(|r| body(m, &mut State::new(k), r))
+        .collect()
+}
+
+/// Calls `f(match)` for every match of `pattern` (data vertices in pattern-vertex order), from
+/// the rayon workers; returns the number of matches.
+///
+/// Errors: directions disagreeing on the vertex count; a labelled pattern without labels, or
+/// fewer labels than vertices.
+pub fn for_each_match<O: Adjacency, I: Adjacency>(
+    out: &O,
+    in_: &I,
+    pattern: &Pattern,
+    opts: MatchOptions<'_>,
+    f: impl Fn(&[Vertex]) + Sync,
+) -> Result<u64> {
+    let k = pattern.num_vertices();
+    let m = Matcher::new(out, in_, pattern, static_plan(pattern, opts.induced), opts.labels)?;
+    let counts = per_range(&m, out, k, |m, st, r| {
+        let mut sink = |x: &[Vertex]| f(x);
+        r.map(|v| m.starting_at(st, v, &mut Some(&mut sink))).sum::<u64>()
+    });
+    Ok(counts.into_iter().sum())
+}
+
+/// Number of matches of `pattern` (each subgraph isomorphic to it counted once).
+///
+/// Errors: as [`for_each_match`].
+pub fn count_matches<O: Adjacency, I: Adjacency>(
+    out: &O,
+    in_: &I,
+    pattern: &Pattern,
+    opts: MatchOptions<'_>,
+) -> Result<u64> {
+    let k = pattern.num_vertices();
+    let m = Matcher::new(out, in_, pattern, static_plan(pattern, opts.induced), opts.labels)?;
+    let counts = per_range(&m, out, k, |m, st, r| r.map(|v| m.starting_at(st, v, &mut None)).sum::<u64>());
+    Ok(counts.into_iter().sum())
+}
+
+/// Every match of `pattern`, flattened: `k` data vertices per match in pattern-vertex order,
+/// matches ordered by the data vertex of the first pattern vertex in the matching order.
+///
+/// Errors: as [`for_each_match`].
+pub fn list_matches<O: Adjacency, I: Adjacency>(
+    out: &O,
+    in_: &I,
+    pattern: &Pattern,
+    opts: MatchOptions<'_>,
+) -> Result<Vec<Vertex>> {
+    let k = pattern.num_vertices();
+    let m = Matcher::new(out, in_, pattern, static_plan(pattern, opts.induced), opts.labels)?;
+    let parts = per_range(&m, out, k, |m, st, r| {
+        let mut found = Vec::new();
+        let mut sink = |x: &[Vertex]| found.extend_from_slice(x);
+        for v in r {
+            m.starting_at(st, v, &mut Some(&mut sink));
+        }
+        found
+    });
+    Ok(parts.concat())
+}

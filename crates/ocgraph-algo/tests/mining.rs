@@ -1,0 +1,411 @@
+//! Pattern mining against brute force on small random graphs (self-loops, duplicate arcs,
+//! directed and undirected): k-cliques, the 3-/4-vertex motif census, the directed triad
+//! census, user patterns (edge- and vertex-induced, labelled), and watched patterns over random
+//! update streams; plus cliques and motifs through a buffer pool of 10% of a stored graph.
+
+mod common;
+
+use std::collections::BTreeSet;
+
+use common::{random_graph, TestGraph};
+use ocgraph_algo::mine::{
+    count_cliques, count_matches, list_cliques, list_matches, motif_census, triad_census, MatchOptions,
+    Pattern, Watch,
+};
+use ocgraph_core::Vertex;
+use rand::{Rng, SeedableRng};
+use rand_xoshiro::Xoshiro256PlusPlus;
+
+/// Simple undirected adjacency matrix of a test graph.
+fn matrix(g: &TestGraph) -> Vec<Vec<bool>> {
+    let mut a = vec![vec![false; g.n]; g.n];
+    for &(u, v, _) in &g.edges {
+        if u != v {
+            a[u as usize][v as usize] = true;
+            a[v as usize][u as usize] = true;
+        }
+    }
+    a
+}
+
+/// Every `k`-subset of `0..n`, ascending.
+fn subsets(n: usize, k: usize) -> Vec<Vec<usize>> {
+    fn rec(start: usize, n: usize, k: usize, cur: &mut Vec<usize>, out: &mut Vec<Vec<usize>>) {
+        if cur.len() == k {
+            out.push(cur.clone());
+            return;
+        }
+        for x in start..n {
+            cur.push(x);
+            rec(x + 1, n, k, cur, out);
+            cur.pop();
+        }
+    }
+    let mut out = Vec::new();
+    rec(0, n, k, &mut Vec::new(), &mut out);
+    out
+}
+
+/// Dense-ish random graphs (so cliques up to 6 occur), directed or not, with loops/duplicates.
+fn graphs() -> Vec<TestGraph> {
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(7);
+    (0..12)
+        .map(|i| {
+            let n = rng.gen_range(1..16);
+            let m = rng.gen_range(0..n * n);
+            let directed = i % 2 == 1;
+            let edges =
+                (0..m).map(|_| (rng.gen_range(0..n as Vertex), rng.gen_range(0..n as Vertex), 1.0)).collect();
+            TestGraph::new(n, directed, false, edges)
+        })
+        .chain([random_graph(40, 300, false, false, 3), random_graph(40, 300, true, false, 4)])
+        .collect()
+}
+
+#[test]
+fn cliques_equal_brute_force() {
+    for g in graphs() {
+        let a = matrix(&g);
+        for k in 3..=6 {
+            let want: BTreeSet<Vec<Vertex>> = subsets(g.n, k)
+                .into_iter()
+                .filter(|s| s.iter().enumerate().all(|(i, &x)| s[i + 1..].iter().all(|&y| a[x][y])))
+                .map(|s| s.into_iter().map(|x| x as Vertex).collect())
+                .collect();
+            assert_eq!(count_cliques(&g.out, &g.in_, k).unwrap(), want.len() as u64, "k={k}");
+            let list = list_cliques(&g.out, &g.in_, k).unwrap();
+            let got: BTreeSet<Vec<Vertex>> = list.chunks(k).map(|c| c.to_vec()).collect();
+            assert_eq!(list.len(), want.len() * k, "no duplicates");
+            assert_eq!(got, want);
+        }
+    }
+    assert!(count_cliques(&graphs()[0].out, &graphs()[0].in_, 1).is_err());
+}
+
+/// Class of the induced subgraph on `s` (sizes 3 and 4), as [`motif_names`] orders them;
+/// `None` when not connected.
+fn motif_class(a: &[Vec<bool>], s: &[usize]) -> Option<usize> {
+    let deg: Vec<usize> = s.iter().map(|&x| s.iter().filter(|&&y| a[x][y]).count()).collect();
+    let m: usize = deg.iter().sum::<usize>() / 2;
+    let mut sorted = deg.clone();
+    sorted.sort_unstable();
+    match (s.len(), m, sorted.as_slice()) {
+        (3, 2, _) => Some(0),
+        (3, 3, _) => Some(1),
+        (4, 3, [1, 1, 1, 3]) => Some(0),
+        (4, 3, [1, 1, 2, 2]) => Some(1),
+        (4, 4, [1, 2, 2, 3]) => Some(2),
+        (4, 4, [2, 2, 2, 2]) => Some(3),
+        (4, 5, _) => Some(4),
+        (4, 6, _) => Some(5),
+        _ => None,
+    }
+}
+
+#[test]
+fn motif_census_equals_brute_force() {
+    for g in graphs() {
+        let a = matrix(&g);
+        for size in [3, 4] {
+            let mut want = vec![0u64; if size == 3 { 2 } else { 6 }];
+            for s in subsets(g.n, size) {
+                if let Some(c) = motif_class(&a, &s) {
+                    want[c] += 1;
+                }
+            }
+            assert_eq!(motif_census(&g.out, &g.in_, size).unwrap(), want, "size {size}");
+        }
+    }
+}
+
+#[test]
+fn triad_census_equals_brute_force() {
+    // networkx's table, indexed by the 6-bit arc code of (v, u, w) (see motifs.rs).
+    let names = ocgraph_algo::mine::TRIAD_NAMES;
+    for g in graphs() {
+        let mut arc = vec![vec![false; g.n]; g.n];
+        for (u, v, _) in g.arcs() {
+            if u != v {
+                arc[u as usize][v as usize] = true;
+            }
+        }
+        let mut want = [0u64; 16];
+        for s in subsets(g.n, 3) {
+            // Classify by (mutual, asymmetric, null) dyads and the in/out pattern.
+            let (x, y, z) = (s[0], s[1], s[2]);
+            let pairs = [(x, y), (x, z), (y, z)];
+            let mutual = pairs.iter().filter(|&&(p, q)| arc[p][q] && arc[q][p]).count();
+            let asym = pairs.iter().filter(|&&(p, q)| arc[p][q] != arc[q][p]).count();
+            let outdeg = |p: usize| s.iter().filter(|&&q| arc[p][q]).count();
+            let indeg = |p: usize| s.iter().filter(|&&q| arc[q][p]).count();
+            let name = match (mutual, asym) {
+                (0, 0) => "003",
+                (0, 1) => "012",
+                (1, 0) => "102",
+                (0, 2) => {
+                    if s.iter().any(|&p| outdeg(p) == 2) {
+                        "021D"
+                    } else if s.iter().any(|&p| indeg(p) == 2) {
+                        "021U"
+                    } else {
+                        "021C"
+                    }
+                }
+                (1, 1) => {
+                    // 111D: the asymmetric arc points into the mutual dyad's shared... decide by
+                    // whether the vertex outside the mutual dyad sends (111U) or receives.
+                    let (p, q) = *pairs.iter().find(|&&(p, q)| arc[p][q] && arc[q][p]).unwrap();
+                    let r = s.iter().copied().find(|&t| t != p && t != q).unwrap();
+                    if outdeg(r) == 1 {
+                        "111D"
+                    } else {
+                        "111U"
+                    }
+                }
+                (0, 3) => {
+                    if s.iter().all(|&p| outdeg(p) == 1) {
+                        "030C"
+                    } else {
+                        "030T"
+                    }
+                }
+                (2, 0) => "201",
+                (1, 2) => {
+                    let (p, q) = *pairs.iter().find(|&&(p, q)| arc[p][q] && arc[q][p]).unwrap();
+                    let r = s.iter().copied().find(|&t| t != p && t != q).unwrap();
+                    match outdeg(r) {
+                        2 => "120D",
+                        0 => "120U",
+                        _ => "120C",
+                    }
+                }
+                (2, 1) => "210",
+                (3, 0) => "300",
+                _ => unreachable!(),
+            };
+            want[names.iter().position(|&x| x == name).unwrap()] += 1;
+        }
+        assert_eq!(triad_census(&g.out, &g.in_).unwrap(), want);
+    }
+}
+
+/// A match's identity: its sorted vertex set and sorted edge images.
+type MatchKey = (Vec<usize>, Vec<(usize, usize)>);
+
+/// What the brute-force matcher matches against.
+struct Brute<'a> {
+    a: &'a [Vec<bool>],
+    p: &'a Pattern,
+    induced: bool,
+    labels: Option<&'a [u32]>,
+}
+
+impl Brute<'_> {
+    /// Extends the injective map `m` in every way; inserts each complete match's key.
+    fn rec(&self, m: &mut Vec<usize>, out: &mut BTreeSet<MatchKey>) {
+        let (k, i) = (self.p.num_vertices(), m.len());
+        if i == k {
+            out.insert(key(m, self.p));
+            return;
+        }
+        for x in 0..self.a.len() {
+            if m.contains(&x) || self.labels.is_some_and(|l| Some(l[x]) != self.p.label(i)) {
+                continue;
+            }
+            let ok = (0..i).all(|j| {
+                if self.p.has_edge(i, j) {
+                    self.a[x][m[j]]
+                } else {
+                    !self.induced || !self.a[x][m[j]]
+                }
+            });
+            if ok {
+                m.push(x);
+                self.rec(m, out);
+                m.pop();
+            }
+        }
+    }
+}
+
+/// The matches of `p` by brute force over injective maps, each counted once.
+fn brute_matches(a: &[Vec<bool>], p: &Pattern, induced: bool, labels: Option<&[u32]>) -> BTreeSet<MatchKey> {
+    let mut out = BTreeSet::new();
+    Brute { a, p, induced, labels }.rec(&mut Vec::new(), &mut out);
+    out
+}
+
+/// The identity of the match `m` (pattern vertex `i` to data vertex `m[i]`).
+fn key(m: &[usize], p: &Pattern) -> MatchKey {
+    let mut vs = m.to_vec();
+    vs.sort_unstable();
+    let mut es: Vec<(usize, usize)> =
+        p.edges().iter().map(|&(x, y)| (m[x].min(m[y]), m[x].max(m[y]))).collect();
+    es.sort_unstable();
+    (vs, es)
+}
+
+fn keys(flat: &[Vertex], p: &Pattern) -> Vec<MatchKey> {
+    flat.chunks(p.num_vertices())
+        .map(|c| key(&c.iter().map(|&x| x as usize).collect::<Vec<_>>(), p))
+        .collect()
+}
+
+fn patterns() -> Vec<Pattern> {
+    let mut ps: Vec<Pattern> = [
+        "wedge",
+        "triangle",
+        "4-path",
+        "4-star",
+        "4-cycle",
+        "tailed-triangle",
+        "diamond",
+        "4-clique",
+        "5-cycle",
+    ]
+    .iter()
+    .map(|n| Pattern::named(n).unwrap())
+    .collect();
+    // An asymmetric 5-vertex pattern (a house: square plus roof).
+    ps.push(Pattern::from_edges(&[(0, 1), (1, 2), (2, 3), (3, 0), (0, 4), (1, 4)], None).unwrap());
+    ps
+}
+
+#[test]
+fn pattern_matches_equal_brute_force() {
+    for g in graphs().into_iter().filter(|g| g.n <= 12) {
+        let a = matrix(&g);
+        for p in patterns() {
+            for induced in [false, true] {
+                let want = brute_matches(&a, &p, induced, None);
+                let opts = MatchOptions { induced, labels: None };
+                assert_eq!(count_matches(&g.out, &g.in_, &p, opts).unwrap(), want.len() as u64);
+                let list = list_matches(&g.out, &g.in_, &p, opts).unwrap();
+                let got = keys(&list, &p);
+                assert_eq!(got.len(), want.len(), "one report per match");
+                assert_eq!(got.into_iter().collect::<BTreeSet<_>>(), want);
+            }
+        }
+    }
+}
+
+#[test]
+fn labelled_patterns_equal_brute_force() {
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(11);
+    for g in graphs().into_iter().filter(|g| g.n <= 12) {
+        let a = matrix(&g);
+        let labels: Vec<u32> = (0..g.n).map(|_| rng.gen_range(0..2)).collect();
+        for (edges, pl) in [
+            (vec![(0, 1), (1, 2), (2, 0)], vec![0, 0, 1]),
+            (vec![(0, 1), (1, 2), (2, 3)], vec![1, 0, 0, 1]),
+            (vec![(0, 1), (1, 2), (2, 3), (3, 0)], vec![0, 1, 0, 1]),
+        ] {
+            let p = Pattern::from_edges(&edges, Some(pl)).unwrap();
+            for induced in [false, true] {
+                let want = brute_matches(&a, &p, induced, Some(&labels));
+                let opts = MatchOptions { induced, labels: Some(&labels) };
+                let list = list_matches(&g.out, &g.in_, &p, opts).unwrap();
+                assert_eq!(keys(&list, &p).into_iter().collect::<BTreeSet<_>>(), want);
+                assert_eq!(count_matches(&g.out, &g.in_, &p, opts).unwrap(), want.len() as u64);
+            }
+        }
+        let p = Pattern::from_edges(&[(0, 1)], Some(vec![0, 1])).unwrap();
+        assert!(count_matches(&g.out, &g.in_, &p, MatchOptions::default()).is_err());
+    }
+}
+
+/// A random stream of batches (additions and removals) on an undirected graph: after every
+/// batch, the emitted changes equal the difference of the static match sets, with no duplicate.
+#[test]
+fn watch_emits_exactly_the_changed_matches() {
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(5);
+    for p in patterns().into_iter().take(9) {
+        for induced in [false, true] {
+            let n = 14u32;
+            let mut edges: BTreeSet<(Vertex, Vertex)> = BTreeSet::new();
+            for _ in 0..35 {
+                let (u, v) = (rng.gen_range(0..n), rng.gen_range(0..n));
+                if u != v {
+                    edges.insert((u.min(v), u.max(v)));
+                }
+            }
+            let watch = Watch::new(p.clone(), induced);
+            let opts = MatchOptions { induced, labels: None };
+            for _ in 0..8 {
+                let before = TestGraph::new(
+                    n as usize,
+                    false,
+                    false,
+                    edges.iter().map(|&(u, v)| (u, v, 1.0)).collect(),
+                );
+                let mut batch = Vec::new();
+                for _ in 0..rng.gen_range(1..6) {
+                    let (u, v) = (rng.gen_range(0..n), rng.gen_range(0..n));
+                    batch.push((u, v));
+                    if u != v {
+                        let e = (u.min(v), u.max(v));
+                        if !edges.remove(&e) {
+                            edges.insert(e);
+                        }
+                    }
+                }
+                let after = TestGraph::new(
+                    n as usize,
+                    false,
+                    false,
+                    edges.iter().map(|&(u, v)| (u, v, 1.0)).collect(),
+                );
+                let ch =
+                    watch.apply((&before.out, &before.in_), (&after.out, &after.in_), None, &batch).unwrap();
+                let old: BTreeSet<_> = keys(&list_matches(&before.out, &before.in_, &p, opts).unwrap(), &p)
+                    .into_iter()
+                    .collect();
+                let new: BTreeSet<_> =
+                    keys(&list_matches(&after.out, &after.in_, &p, opts).unwrap(), &p).into_iter().collect();
+                let (added, removed) = (keys(&ch.added, &p), keys(&ch.removed, &p));
+                let added_set: BTreeSet<_> = added.iter().cloned().collect();
+                let removed_set: BTreeSet<_> = removed.iter().cloned().collect();
+                assert_eq!(added.len(), added_set.len(), "duplicate additions");
+                assert_eq!(removed.len(), removed_set.len(), "duplicate removals");
+                assert_eq!(added_set, new.difference(&old).cloned().collect::<BTreeSet<_>>());
+                assert_eq!(removed_set, old.difference(&new).cloned().collect::<BTreeSet<_>>());
+            }
+        }
+    }
+}
+
+/// Cliques and motifs through a buffer pool of 10% of a stored Kronecker graph equal the
+/// in-memory results (the same lists read through the page layer).
+#[test]
+fn mining_through_a_small_pool() {
+    use ocgraph_core::generate::{generate_into, kronecker};
+    use ocgraph_core::ingest::{BuildOptions, GraphBuilder, IdMap, NoProgress};
+    use ocgraph_core::page::BackendKind;
+    use ocgraph_core::{Graph, OpenOptions};
+
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("kron11");
+    let dir = dir.as_path();
+    let o = BuildOptions { directed: false, dedup: true, drop_self_loops: true, ..BuildOptions::default() };
+    let mut b = GraphBuilder::new(dir, o).unwrap();
+    generate_into(&mut b, &kronecker(11, 8, 3).unwrap(), &NoProgress).unwrap();
+    b.finish(IdMap::Identity, &NoProgress).unwrap();
+    let mem = Graph::open(dir, &OpenOptions::default()).unwrap();
+    let bytes: u64 = mem.manifest().files.values().map(|f| f.padded_len()).sum();
+    let backend =
+        BackendKind::Pool { capacity: (bytes / 10).max(16 * 4096), page_size: 4096, policy: "clock".into() };
+    let pool = Graph::open(dir, &OpenOptions { backend }).unwrap();
+    for k in [3, 4, 5] {
+        let want = count_cliques(&mem.out(), &mem.in_(), k).unwrap();
+        assert_eq!(count_cliques(&pool.out(), &pool.in_(), k).unwrap(), want);
+    }
+    assert_eq!(
+        motif_census(&pool.out(), &pool.in_(), 4).unwrap(),
+        motif_census(&mem.out(), &mem.in_(), 4).unwrap()
+    );
+    let p = Pattern::named("4-cycle").unwrap();
+    let opts = MatchOptions::default();
+    let cycles = count_matches(&pool.out(), &pool.in_(), &p, opts).unwrap();
+    assert_eq!(cycles, count_matches(&mem.out(), &mem.in_(), &p, opts).unwrap());
+    assert!(pool.io_stats().misses > 0);
+}

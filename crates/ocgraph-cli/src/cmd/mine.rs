@@ -1,0 +1,315 @@
+//! `ocgraph mine`: pattern mining on the undirected simple view of a graph: k-cliques, the
+//! 3-/4-vertex motif census (or the directed triad census), and user patterns, counted or
+//! listed (`--list --out FILE`: one match a line, its vertex ids separated by spaces, in
+//! pattern-vertex order; cliques ascending).
+//!
+//! A pattern is a name (`triangle`, `4-cycle`, `5-clique`, ...) or a file of edges `a b`, one a
+//! line, over pattern vertices `0..k` (`#` starts a comment); a line `label a L` gives pattern
+//! vertex `a` the label `L`, and `--labels FILE` the data vertices theirs (one integer a line,
+//! line `i` for vertex `i`).
+
+use std::io::{BufRead, BufReader, BufWriter, IsTerminal, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use clap::{Args, ValueEnum};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use ocgraph_algo::mine::{self, MatchOptions, Pattern, TRIAD_NAMES};
+use ocgraph_core::{with_adjacency, Adjacency, Error, Result, Vertex};
+
+use crate::backend_args::BackendArgs;
+
+/// What `ocgraph mine` looks for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Kind {
+    /// k-cliques (--k).
+    Cliques,
+    /// Induced connected motifs of --size 3 or 4 (undirected), or the 16 directed triad
+    /// classes (--directed).
+    Motifs,
+    /// Matches of --pattern (a name or an edge-list file).
+    Pattern,
+}
+
+/// Arguments of `ocgraph mine`.
+#[derive(Args)]
+pub struct MineArgs {
+    /// What to mine.
+    #[arg(value_enum)]
+    kind: Kind,
+    /// Graph directory.
+    graph: PathBuf,
+    /// Clique size (cliques), 2 to 16.
+    #[arg(long, default_value_t = 3)]
+    k: usize,
+    /// Motif size (motifs): 3 or 4.
+    #[arg(long, default_value_t = 3)]
+    size: usize,
+    /// Directed triad census instead of the undirected census (motifs, size 3).
+    #[arg(long)]
+    directed: bool,
+    /// The pattern: a name (triangle, wedge, diamond, tailed-triangle, K-clique, K-cycle,
+    /// K-path, K-star) or an edge-list file (pattern).
+    #[arg(long)]
+    pattern: Option<String>,
+    /// Vertex-induced matches (no extra edge among the matched vertices); default
+    /// edge-induced (pattern).
+    #[arg(long)]
+    induced: bool,
+    /// Data vertex labels, one integer a line (pattern with labels).
+    #[arg(long, value_name = "FILE")]
+    labels: Option<PathBuf>,
+    /// Count the matches (the default).
+    #[arg(long, conflicts_with = "list")]
+    count: bool,
+    /// List the matches into --out.
+    #[arg(long, requires = "out")]
+    list: bool,
+    /// Where --list writes the matches (text, one a line).
+    #[arg(long)]
+    out: Option<PathBuf>,
+    /// Threads (0 = one per core).
+    #[arg(long, default_value_t = 0)]
+    threads: usize,
+    /// No progress display.
+    #[arg(long)]
+    quiet: bool,
+    #[command(flatten)]
+    backend: BackendArgs,
+}
+
+/// Runs `ocgraph mine`.
+pub fn run(args: &MineArgs) -> Result<()> {
+    let view = args.backend.open_view(&args.graph)?;
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(args.threads)
+        .build()
+        .map_err(|e| Error::invalid(format!("--threads {}: {e}", args.threads)))?;
+    let labels = match &args.labels {
+        Some(p) => Some(read_labels(p)?),
+        None => None,
+    };
+    let pattern = match (args.kind, &args.pattern) {
+        (Kind::Pattern, None) => return Err(Error::invalid("mine pattern needs --pattern NAME or FILE")),
+        (Kind::Pattern, Some(p)) => Some(read_pattern(p)?),
+        _ => None,
+    };
+    if args.list && args.kind == Kind::Motifs {
+        return Err(Error::invalid("--list lists cliques or pattern matches; motifs are counted"));
+    }
+    let writer = match (&args.out, args.list) {
+        (Some(path), true) => {
+            let f = std::fs::File::create(path).map_err(|e| Error::io(path, "create", e))?;
+            Some(Mutex::new((BufWriter::new(f), None::<std::io::Error>)))
+        }
+        _ => None,
+    };
+    let found = Arc::new(AtomicU64::new(0));
+    let progress = Progress::start(args.quiet, &found);
+    let started = Instant::now();
+    // Each listed match: one line; the first write error is kept and reported.
+    let emit = |m: &[Vertex]| {
+        found.fetch_add(1, Relaxed);
+        if let Some(w) = &writer {
+            let mut line = String::with_capacity(m.len() * 8);
+            for (i, v) in m.iter().enumerate() {
+                line.push_str(if i == 0 { "" } else { " " });
+                line.push_str(&v.to_string());
+            }
+            line.push('\n');
+            let mut w = w.lock().unwrap_or_else(|e| e.into_inner());
+            if w.1.is_none() {
+                if let Err(e) = w.0.write_all(line.as_bytes()) {
+                    w.1 = Some(e);
+                }
+            }
+        }
+    };
+    let lines: Vec<String> = pool.install(|| {
+        with_adjacency!(&view, |out, inn| mine_on(
+            args,
+            pattern.as_ref(),
+            labels.as_deref(),
+            &out,
+            &inn,
+            &emit
+        ))
+    })?;
+    let secs = started.elapsed().as_secs_f64();
+    progress.finish();
+    for l in &lines {
+        println!("{l}");
+    }
+    println!("mine {}: {secs:.6} s, {} thread(s)", kind_name(args.kind), pool.current_num_threads());
+    if let (Some(w), Some(path)) = (writer, &args.out) {
+        let (mut w, err) = w.into_inner().unwrap_or_else(|e| e.into_inner());
+        if let Some(e) = err {
+            return Err(Error::io(path, "write", e));
+        }
+        w.flush().map_err(|e| Error::io(path, "write", e))?;
+        println!("{} matches written to {}", found.load(Relaxed), path.display());
+    }
+    args.backend.report_stats(view.base())
+}
+
+fn kind_name(k: Kind) -> String {
+    k.to_possible_value().expect("no skipped variants").get_name().to_string()
+}
+
+/// Runs the chosen miner; returns the summary lines.
+fn mine_on<O: Adjacency, I: Adjacency>(
+    args: &MineArgs,
+    pattern: Option<&Pattern>,
+    labels: Option<&[u32]>,
+    out: &O,
+    inn: &I,
+    emit: &(impl Fn(&[Vertex]) + Sync),
+) -> Result<Vec<String>> {
+    Ok(match args.kind {
+        Kind::Cliques => {
+            let c = if args.list {
+                mine::for_each_clique(out, inn, args.k, emit)?
+            } else {
+                mine::count_cliques(out, inn, args.k)?
+            };
+            vec![format!("{}-cliques: {c}", args.k)]
+        }
+        Kind::Motifs if args.directed => {
+            if args.size != 3 {
+                return Err(Error::invalid("the directed census is over 3 vertices (--size 3)"));
+            }
+            let c = mine::triad_census(out, inn)?;
+            TRIAD_NAMES.iter().zip(c).map(|(n, c)| format!("{n}: {c}")).collect()
+        }
+        Kind::Motifs => {
+            let names = mine::motif_names(args.size)?;
+            let c = mine::motif_census(out, inn, args.size)?;
+            names.iter().zip(c).map(|(n, c)| format!("{n}: {c}")).collect()
+        }
+        Kind::Pattern => {
+            let p = pattern.expect("checked by run");
+            let opts = MatchOptions { induced: args.induced, labels };
+            let c = if args.list {
+                mine::for_each_match(out, inn, p, opts, emit)?
+            } else {
+                mine::count_matches(out, inn, p, opts)?
+            };
+            let kind = if args.induced { "vertex-induced" } else { "edge-induced" };
+            vec![format!("matches ({kind}, {} vertices, {} edges): {c}", p.num_vertices(), p.edges().len())]
+        }
+    })
+}
+
+/// A spinner with the elapsed time and the matches listed so far (on a terminal only).
+struct Progress {
+    bar: Option<ProgressBar>,
+    stop: Option<std::sync::mpsc::Sender<()>>,
+}
+
+impl Progress {
+    /// Starts the display (nothing when `quiet` or stderr is not a terminal); `found` counts
+    /// the matches listed so far.
+    fn start(quiet: bool, found: &Arc<AtomicU64>) -> Progress {
+        if quiet || !std::io::stderr().is_terminal() {
+            return Progress { bar: None, stop: None };
+        }
+        let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
+        bar.set_style(
+            ProgressStyle::with_template("{spinner} mining: {msg} ({elapsed})").expect("valid template"),
+        );
+        let (tx, rx) = std::sync::mpsc::channel::<()>();
+        let (b, found) = (bar.clone(), found.clone());
+        std::thread::spawn(move || {
+            while rx.recv_timeout(Duration::from_millis(200)).is_err() {
+                b.set_message(format!("{} listed", found.load(Relaxed)));
+                b.tick();
+            }
+        });
+        Progress { bar: Some(bar), stop: Some(tx) }
+    }
+
+    fn finish(self) {
+        if let Some(tx) = self.stop {
+            let _ = tx.send(());
+        }
+        if let Some(bar) = self.bar {
+            bar.finish_and_clear();
+        }
+    }
+}
+
+/// Reads a pattern: a name, or an edge-list file (see the module docs).
+fn read_pattern(spec: &str) -> Result<Pattern> {
+    let path = Path::new(spec);
+    if !path.exists() {
+        return Pattern::named(spec);
+    }
+    let f = std::fs::File::open(path).map_err(|e| Error::io(path, "open", e))?;
+    let (mut edges, mut labels) = (Vec::new(), Vec::<Option<u32>>::new());
+    for (i, line) in BufReader::new(f).lines().enumerate() {
+        let line = line.map_err(|e| Error::io(path, "read", e))?;
+        let text = line.split('#').next().unwrap_or("").trim();
+        if text.is_empty() {
+            continue;
+        }
+        let bad = || {
+            Error::invalid(format!(
+                "{}:{}: expected `a b` or `label a L`, got {text:?}",
+                path.display(),
+                i + 1
+            ))
+        };
+        let words: Vec<&str> = text.split_whitespace().collect();
+        let num = |w: &str| w.parse::<usize>().map_err(|_| bad());
+        match words.as_slice() {
+            ["label", a, l] => {
+                let (a, l) = (num(a)?, num(l)? as u32);
+                if labels.len() <= a {
+                    labels.resize(a + 1, None);
+                }
+                labels[a] = Some(l);
+            }
+            [a, b] => edges.push((num(a)?, num(b)?)),
+            _ => return Err(bad()),
+        }
+    }
+    let labels = if labels.is_empty() {
+        None
+    } else {
+        let k = edges.iter().map(|&(a, b)| a.max(b) + 1).max().unwrap_or(0).max(labels.len());
+        labels.resize(k, None);
+        Some(
+            labels
+                .iter()
+                .enumerate()
+                .map(|(a, l)| {
+                    l.ok_or_else(|| {
+                        Error::invalid(format!("{}: pattern vertex {a} has no label", path.display()))
+                    })
+                })
+                .collect::<Result<Vec<u32>>>()?,
+        )
+    };
+    Pattern::from_edges(&edges, labels)
+}
+
+/// Reads data vertex labels: one unsigned integer a line.
+fn read_labels(path: &Path) -> Result<Vec<u32>> {
+    let f = std::fs::File::open(path).map_err(|e| Error::io(path, "open", e))?;
+    BufReader::new(f)
+        .lines()
+        .enumerate()
+        .map(|(i, line)| {
+            let line = line.map_err(|e| Error::io(path, "read", e))?;
+            line.trim().parse::<u32>().map_err(|_| {
+                Error::invalid(format!(
+                    "{}:{}: expected a label (unsigned integer), got {line:?}",
+                    path.display(),
+                    i + 1
+                ))
+            })
+        })
+        .collect()
+}

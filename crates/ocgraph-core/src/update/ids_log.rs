@@ -1,0 +1,264 @@
+//! [`AddedIds`]: the original ids of vertices that updates added to a relabelled graph (one
+//! imported with `--relabel`, whose base keeps an id map), in `<graph>/ids.log`.
+//!
+//! The log is append-only. One record per added vertex (byte layout in docs/design.md):
+//!
+//! ```text
+//! offset  size  field
+//! 0       4     vertex (u32 LE)
+//! 4       4     id length L (u32 LE)
+//! 8       L     the id: 8 bytes (u64 LE) for integer ids, UTF-8 for string ids
+//! 8+L     4     CRC-32C of bytes [0, 8 + L) (u32 LE)
+//! ```
+//!
+//! A batch that adds named vertices appends their records (fsynced unless the durability mode
+//! is `none`) before its WAL frame, so a logged batch always finds its names. Records are for
+//! consecutive vertices from the base's vertex count on; on open, a torn or corrupt tail is
+//! dropped, records of vertices that are already in the base (left by a compaction that was
+//! interrupted before it rewrote the log) are skipped, and records past the recovered vertex
+//! count (a batch that never reached the WAL) are cut off. After a compaction, whose base holds
+//! every id it covers, the log is rewritten (temporary file + rename) with the rest.
+
+use std::collections::HashMap;
+use std::fs::{File, OpenOptions};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use crate::error::{Error, Result};
+use crate::format::IdMapKind;
+use crate::graph::Vertex;
+use crate::ids::OriginalId;
+
+/// File name of the log inside the graph directory.
+pub const IDS_LOG: &str = "ids.log";
+/// Longest id accepted (bytes): guards against a corrupt length field.
+const MAX_ID_BYTES: usize = 1 << 20;
+
+/// The ids of the vertices added after the base, and the log that keeps them.
+pub(crate) struct AddedIds {
+    path: PathBuf,
+    kind: IdMapKind,
+    /// Vertex count of the base: `ids[i]` is the id of vertex `base_n + i`.
+    base_n: u64,
+    ids: Vec<OriginalId>,
+    index: HashMap<OriginalId, Vertex>,
+    /// Bytes of the log holding `ids` (where the next record goes).
+    len: u64,
+    /// Record end offsets: `ends[i]` is where the record of `ids[i]` ends.
+    ends: Vec<u64>,
+}
+
+/// Encodes the record of vertex `v` named `id`.
+fn encode(v: Vertex, id: &OriginalId, out: &mut Vec<u8>) {
+    let start = out.len();
+    let bytes: Vec<u8> = match id {
+        OriginalId::Int(i) => i.to_le_bytes().to_vec(),
+        OriginalId::Str(s) => s.as_bytes().to_vec(),
+    };
+    out.extend_from_slice(&v.to_le_bytes());
+    out.extend_from_slice(&(bytes.len() as u32).to_le_bytes());
+    out.extend_from_slice(&bytes);
+    let crc = crc32c::crc32c(&out[start..]);
+    out.extend_from_slice(&crc.to_le_bytes());
+}
+
+/// Decodes the record at the start of `b`: `(vertex, id, record length)`, or `None` when `b`
+/// does not start with a whole, valid record of this id kind.
+fn decode(b: &[u8], kind: IdMapKind) -> Option<(Vertex, OriginalId, usize)> {
+    let v = u32::from_le_bytes(b.get(0..4)?.try_into().ok()?);
+    let len = u32::from_le_bytes(b.get(4..8)?.try_into().ok()?) as usize;
+    if len > MAX_ID_BYTES {
+        return None;
+    }
+    let body = b.get(8..8 + len)?;
+    let crc = u32::from_le_bytes(b.get(8 + len..12 + len)?.try_into().ok()?);
+    if crc != crc32c::crc32c(&b[..8 + len]) {
+        return None;
+    }
+    let id = match kind {
+        IdMapKind::U64 => OriginalId::Int(u64::from_le_bytes(body.try_into().ok()?)),
+        _ => OriginalId::Str(String::from_utf8(body.to_vec()).ok()?),
+    };
+    Some((v, id, 12 + len))
+}
+
+/// Reads the valid records of `path` for a base of `base_n` vertices: the ids of vertices
+/// `base_n..` in order, with each record's end offset. Stops at the first torn, corrupt or
+/// out-of-order record.
+fn read_log(path: &Path, kind: IdMapKind, base_n: u64) -> Result<(Vec<OriginalId>, Vec<u64>)> {
+    let bytes = match std::fs::read(path) {
+        Ok(b) => b,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
+        Err(e) => return Err(Error::io(path, "read", e)),
+    };
+    let (mut ids, mut ends) = (Vec::new(), Vec::new());
+    let mut at = 0;
+    while let Some((v, id, len)) = decode(&bytes[at..], kind) {
+        let expected = base_n + ids.len() as u64;
+        if (v as u64) < base_n && ids.is_empty() {
+            // Already in the base (a compaction covered it).
+        } else if v as u64 == expected {
+            ids.push(id);
+            ends.push((at + len) as u64);
+        } else {
+            break;
+        }
+        at += len;
+    }
+    Ok((ids, ends))
+}
+
+/// The original ids of the vertices `base_n..num_vertices` of the graph at `dir` (for readers
+/// of an updated graph): an error when the log names fewer.
+pub fn read_added_ids(
+    dir: &Path,
+    kind: IdMapKind,
+    base_n: u64,
+    num_vertices: u64,
+) -> Result<Vec<OriginalId>> {
+    if kind == IdMapKind::Identity || num_vertices <= base_n {
+        return Ok(Vec::new());
+    }
+    let path = dir.join(IDS_LOG);
+    let (mut ids, _) = read_log(&path, kind, base_n)?;
+    let want = (num_vertices - base_n) as usize;
+    if ids.len() < want {
+        return Err(Error::format(
+            &path,
+            format!("names {} added vertices but the graph has {want}", ids.len()),
+        ));
+    }
+    ids.truncate(want);
+    Ok(ids)
+}
+
+impl AddedIds {
+    /// Loads the log of the graph at `dir` (base of `base_n` vertices, id map `kind`) and cuts
+    /// it to the `num_vertices` the graph has after WAL recovery.
+    pub(crate) fn open(dir: &Path, kind: IdMapKind, base_n: u64, num_vertices: u64) -> Result<AddedIds> {
+        let path = dir.join(IDS_LOG);
+        let (ids, ends) = if kind == IdMapKind::Identity {
+            (Vec::new(), Vec::new())
+        } else {
+            read_log(&path, kind, base_n)?
+        };
+        let mut added = AddedIds { path, kind, base_n, ids: Vec::new(), index: HashMap::new(), len: 0, ends };
+        for (i, id) in ids.into_iter().enumerate() {
+            added.index.insert(id.clone(), (base_n + i as u64) as Vertex);
+            added.ids.push(id);
+        }
+        let want = num_vertices.saturating_sub(base_n) as usize;
+        if kind != IdMapKind::Identity && added.ids.len() < want {
+            return Err(Error::format(
+                &added.path,
+                format!("names {} added vertices but the graph has {want}", added.ids.len()),
+            ));
+        }
+        added.truncate(added.ids.len().min(want))?;
+        Ok(added)
+    }
+
+    /// The vertex named `id` among the added vertices.
+    pub(crate) fn vertex(&self, id: &OriginalId) -> Option<Vertex> {
+        self.index.get(id).copied()
+    }
+
+    /// The id of added vertex `v`, if `v` is one.
+    pub(crate) fn original(&self, v: Vertex) -> Option<&OriginalId> {
+        (v as u64).checked_sub(self.base_n).and_then(|i| self.ids.get(i as usize))
+    }
+
+    /// Number of named added vertices.
+    pub(crate) fn len(&self) -> usize {
+        self.ids.len()
+    }
+
+    /// Appends the names of the vertices `base_n + len() ..` (`ids`, distinct and new), and
+    /// fsyncs the log when `sync`. On an error the log is cut back to what it held.
+    pub(crate) fn append(&mut self, ids: &[OriginalId], sync: bool) -> Result<()> {
+        let mut buf = Vec::new();
+        let mut ends = Vec::with_capacity(ids.len());
+        for (i, id) in ids.iter().enumerate() {
+            let v = self.base_n + (self.ids.len() + i) as u64;
+            encode(v as Vertex, id, &mut buf);
+            ends.push(self.len + buf.len() as u64);
+        }
+        let written = (|| -> std::io::Result<()> {
+            let mut f = OpenOptions::new().create(true).append(true).open(&self.path)?;
+            f.write_all(&buf)?;
+            if sync {
+                f.sync_data()?;
+            }
+            Ok(())
+        })();
+        if let Err(e) = written {
+            let _ = self.cut_file(self.len);
+            return Err(Error::io(&self.path, "append to the id log", e));
+        }
+        for id in ids {
+            let v = (self.base_n + self.ids.len() as u64) as Vertex;
+            self.index.insert(id.clone(), v);
+            self.ids.push(id.clone());
+        }
+        self.ends.extend(ends);
+        self.len += buf.len() as u64;
+        Ok(())
+    }
+
+    /// Keeps the first `count` names (the log cut after their records).
+    pub(crate) fn truncate(&mut self, count: usize) -> Result<()> {
+        for id in self.ids.drain(count.min(self.ids.len())..) {
+            self.index.remove(&id);
+        }
+        self.ends.truncate(self.ids.len());
+        self.len = self.ends.last().copied().unwrap_or(0);
+        if self.kind != IdMapKind::Identity {
+            let on_disk = std::fs::metadata(&self.path).map_or(0, |m| m.len());
+            if on_disk > self.len {
+                self.cut_file(self.len)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn cut_file(&self, len: u64) -> Result<()> {
+        let f = File::options().write(true).open(&self.path).map_err(|e| Error::io(&self.path, "open", e))?;
+        f.set_len(len).map_err(|e| Error::io(&self.path, "truncate", e))?;
+        f.sync_data().map_err(|e| Error::io(&self.path, "fsync", e))
+    }
+
+    /// The ids of vertices `base_n .. base_n + count` (what a compaction writes into its base).
+    pub(crate) fn first(&self, count: usize) -> &[OriginalId] {
+        &self.ids[..count.min(self.ids.len())]
+    }
+
+    /// After a compaction whose base holds the first `new_base_n` vertices: keeps the rest,
+    /// rewriting the log (temporary file, fsync, rename).
+    pub(crate) fn rebase(&mut self, new_base_n: u64) -> Result<()> {
+        if self.kind == IdMapKind::Identity {
+            self.base_n = new_base_n;
+            return Ok(());
+        }
+        let covered = new_base_n.saturating_sub(self.base_n) as usize;
+        let rest: Vec<OriginalId> = self.ids.get(covered..).unwrap_or_default().to_vec();
+        let mut buf = Vec::new();
+        let mut ends = Vec::with_capacity(rest.len());
+        for (i, id) in rest.iter().enumerate() {
+            encode((new_base_n + i as u64) as Vertex, id, &mut buf);
+            ends.push(buf.len() as u64);
+        }
+        let tmp = self.path.with_extension("log.tmp");
+        (|| -> std::io::Result<()> {
+            let mut f = File::create(&tmp)?;
+            f.write_all(&buf)?;
+            f.sync_all()?;
+            std::fs::rename(&tmp, &self.path)
+        })()
+        .map_err(|e| Error::io(&self.path, "rewrite the id log", e))?;
+        self.base_n = new_base_n;
+        self.ids = rest;
+        self.ends = ends;
+        self.len = buf.len() as u64;
+        Ok(())
+    }
+}

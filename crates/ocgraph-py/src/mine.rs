@@ -1,0 +1,208 @@
+//! Pattern mining on an opened graph (`_ocgraph._count_cliques`, ...) and watched patterns
+//! (`_ocgraph.Watch`). The Python `Graph` methods wrap these; each runs with the GIL released.
+//! Matches come back as `(count, k)` uint32 arrays, one row per match.
+
+use std::sync::Mutex;
+
+use numpy::{IntoPyArray, PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray1};
+use ocgraph_algo::mine::{self, MatchOptions, Pattern, Watch};
+use ocgraph_core::{with_adjacency, GraphView, Vertex};
+use pyo3::prelude::*;
+
+use crate::algo::kernel;
+use crate::errors::{invalid, run, IntoPy};
+use crate::graph::PyGraph;
+
+/// `flat` (k entries per row) as a `(rows, k)` uint32 array.
+fn rows<'py>(py: Python<'py>, flat: Vec<Vertex>, k: usize) -> PyResult<Bound<'py, PyArray2<u32>>> {
+    let n = flat.len() / k.max(1);
+    flat.into_pyarray(py).reshape([n, k])
+}
+
+/// The pattern from Python's arguments: a name, or edges with optional pattern labels.
+fn pattern(
+    name: Option<String>,
+    edges: Option<Vec<(usize, usize)>>,
+    labels: Option<Vec<u32>>,
+) -> PyResult<Pattern> {
+    match (name, edges) {
+        (Some(n), None) => Pattern::named(&n).py(),
+        (None, Some(e)) => Pattern::from_edges(&e, labels).py(),
+        _ => Err(invalid("give a pattern name or its edges")),
+    }
+}
+
+/// Number of k-cliques.
+#[pyfunction]
+#[pyo3(signature = (g, k, threads=None))]
+pub(crate) fn _count_cliques(py: Python<'_>, g: &PyGraph, k: usize, threads: Option<usize>) -> PyResult<u64> {
+    kernel(py, g, threads, |gr| with_adjacency!(gr, |out, inn| mine::count_cliques(&out, &inn, k)).py())
+}
+
+/// Every k-clique, one row each (ascending ids).
+#[pyfunction]
+#[pyo3(signature = (g, k, threads=None))]
+pub(crate) fn _list_cliques<'py>(
+    py: Python<'py>,
+    g: &PyGraph,
+    k: usize,
+    threads: Option<usize>,
+) -> PyResult<Bound<'py, PyArray2<u32>>> {
+    let flat =
+        kernel(py, g, threads, |gr| with_adjacency!(gr, |out, inn| mine::list_cliques(&out, &inn, k)).py())?;
+    rows(py, flat, k)
+}
+
+/// The motif census: (class names, counts).
+#[pyfunction]
+#[pyo3(signature = (g, size, directed, threads=None))]
+pub(crate) fn _motifs<'py>(
+    py: Python<'py>,
+    g: &PyGraph,
+    size: usize,
+    directed: bool,
+    threads: Option<usize>,
+) -> PyResult<(Vec<&'static str>, Bound<'py, PyArray1<u64>>)> {
+    if directed {
+        if size != 3 {
+            return Err(invalid("the directed census is over 3 vertices (size=3)"));
+        }
+        let c =
+            kernel(py, g, threads, |gr| with_adjacency!(gr, |out, inn| mine::triad_census(&out, &inn)).py())?;
+        return Ok((mine::TRIAD_NAMES.to_vec(), c.to_vec().into_pyarray(py)));
+    }
+    let names = mine::motif_names(size).py()?.to_vec();
+    let c = kernel(py, g, threads, |gr| {
+        with_adjacency!(gr, |out, inn| mine::motif_census(&out, &inn, size)).py()
+    })?;
+    Ok((names, c.into_pyarray(py)))
+}
+
+/// Matches of a pattern: their number, and with `listing` the `(count, k)` array.
+#[pyfunction]
+#[pyo3(signature = (g, name, edges, pattern_labels, induced, labels, listing, threads=None))]
+#[allow(clippy::too_many_arguments, clippy::type_complexity)]
+pub(crate) fn _match<'py>(
+    py: Python<'py>,
+    g: &PyGraph,
+    name: Option<String>,
+    edges: Option<Vec<(usize, usize)>>,
+    pattern_labels: Option<Vec<u32>>,
+    induced: bool,
+    labels: Option<PyReadonlyArray1<'py, u32>>,
+    listing: bool,
+    threads: Option<usize>,
+) -> PyResult<(u64, Option<Bound<'py, PyArray2<u32>>>)> {
+    let p = pattern(name, edges, pattern_labels)?;
+    let labels = match &labels {
+        Some(l) => Some(l.as_slice()?.to_vec()),
+        None => None,
+    };
+    let opts = MatchOptions { induced, labels: labels.as_deref() };
+    if !listing {
+        let c = kernel(py, g, threads, |gr| {
+            with_adjacency!(gr, |out, inn| mine::count_matches(&out, &inn, &p, opts)).py()
+        })?;
+        return Ok((c, None));
+    }
+    let flat = kernel(py, g, threads, |gr| {
+        with_adjacency!(gr, |out, inn| mine::list_matches(&out, &inn, &p, opts)).py()
+    })?;
+    let k = p.num_vertices();
+    Ok(((flat.len() / k) as u64, Some(rows(py, flat, k)?)))
+}
+
+/// What a graph's reads saw at one moment (taken around an update batch for the watches).
+#[pyclass(module = "ocgraph._ocgraph", name = "Snapshot", frozen)]
+pub(crate) struct PySnapshot {
+    view: GraphView,
+}
+
+/// The graph as reads see it now.
+#[pyfunction]
+pub(crate) fn _snapshot(g: &PyGraph) -> PyResult<PySnapshot> {
+    Ok(PySnapshot { view: g.graph()? })
+}
+
+/// A watched pattern: the matches each update batch made appear and disappear, kept until
+/// `changes()` takes them.
+#[pyclass(module = "ocgraph._ocgraph", name = "Watch", subclass)]
+pub(crate) struct PyWatch {
+    watch: Watch,
+    labels: Option<Vec<u32>>,
+    /// Pending (added, removed) matches, flattened.
+    pending: Mutex<(Vec<Vertex>, Vec<Vertex>)>,
+}
+
+#[pymethods]
+impl PyWatch {
+    /// A watch on the pattern given by `name` or `edges` (+ `pattern_labels`, then `labels` per
+    /// data vertex), edge- or vertex-induced.
+    #[new]
+    #[pyo3(signature = (name=None, edges=None, pattern_labels=None, induced=false, labels=None))]
+    fn new(
+        name: Option<String>,
+        edges: Option<Vec<(usize, usize)>>,
+        pattern_labels: Option<Vec<u32>>,
+        induced: bool,
+        labels: Option<PyReadonlyArray1<'_, u32>>,
+    ) -> PyResult<PyWatch> {
+        let p = pattern(name, edges, pattern_labels)?;
+        if p.is_labelled() && labels.is_none() {
+            return Err(invalid("the pattern is labelled: pass labels (one per data vertex)"));
+        }
+        let labels = match &labels {
+            Some(l) => Some(l.as_slice()?.to_vec()),
+            None => None,
+        };
+        Ok(PyWatch { watch: Watch::new(p, induced), labels, pending: Mutex::new((Vec::new(), Vec::new())) })
+    }
+
+    /// Number of pattern vertices (columns of the change arrays).
+    #[getter]
+    fn k(&self) -> usize {
+        self.watch.pattern().num_vertices()
+    }
+
+    /// Records the matches that the batch of pairs `src[i], dst[i]` made appear and disappear
+    /// between the snapshots `before` and `after`.
+    fn _update(
+        &self,
+        py: Python<'_>,
+        before: &PySnapshot,
+        after: &PySnapshot,
+        src: PyReadonlyArray1<'_, i64>,
+        dst: PyReadonlyArray1<'_, i64>,
+    ) -> PyResult<()> {
+        let (s, d) = (src.as_slice()?, dst.as_slice()?);
+        let batch: Vec<(Vertex, Vertex)> = s
+            .iter()
+            .zip(d)
+            .filter(|(&u, &v)| u >= 0 && v >= 0 && u <= Vertex::MAX as i64 && v <= Vertex::MAX as i64)
+            .map(|(&u, &v)| (u as Vertex, v as Vertex))
+            .collect();
+        let ch =
+            run(py, || {
+                with_adjacency!(&before.view, |bo, bi| with_adjacency!(&after.view, |ao, ai| self
+                    .watch
+                    .apply((&bo, &bi), (&ao, &ai), self.labels.as_deref(), &batch)))
+                .py()
+            })?;
+        let mut p = self.pending.lock().unwrap_or_else(|e| e.into_inner());
+        p.0.extend(ch.added);
+        p.1.extend(ch.removed);
+        Ok(())
+    }
+
+    /// The matches added and removed since the last call, as two `(count, k)` uint32 arrays
+    /// (one row per match, its data vertices in pattern-vertex order); clears them.
+    #[allow(clippy::type_complexity)]
+    fn changes<'py>(
+        &self,
+        py: Python<'py>,
+    ) -> PyResult<(Bound<'py, PyArray2<u32>>, Bound<'py, PyArray2<u32>>)> {
+        let (added, removed) = std::mem::take(&mut *self.pending.lock().unwrap_or_else(|e| e.into_inner()));
+        let k = self.k();
+        Ok((rows(py, added, k)?, rows(py, removed, k)?))
+    }
+}

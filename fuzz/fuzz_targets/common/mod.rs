@@ -1,0 +1,106 @@
+//! Shared by the file-based targets: a small stored graph made once per process (under
+//! /dev/shm when there is one, so that writes cost no disk I/O), copies of it, byte patches
+//! from the fuzz input, and a full read of a graph that opened.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+use ocgraph_core::ingest::{BuildOptions, GraphBuilder, IdMap, NoProgress};
+use ocgraph_core::{with_adjacency, Adjacency, GraphView, OpenOptions};
+
+/// This process's scratch directory.
+pub fn scratch() -> &'static Path {
+    static DIR: OnceLock<PathBuf> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let root =
+            if Path::new("/dev/shm").is_dir() { PathBuf::from("/dev/shm") } else { std::env::temp_dir() };
+        let dir = root.join(format!("ocgraph-fuzz-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("scratch directory");
+        dir
+    })
+}
+
+/// A directed weighted graph of 300 vertices and 1,500 arcs (fixed seed), built once.
+pub fn base_graph() -> &'static Path {
+    static DIR: OnceLock<PathBuf> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let dir = scratch().join("base");
+        let opts = BuildOptions { weighted: true, ..BuildOptions::default() };
+        let mut b = GraphBuilder::new(&dir, opts).expect("builder");
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        let (mut src, mut dst, mut w) = (Vec::new(), Vec::new(), Vec::new());
+        for i in 0..1500u32 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            src.push(i % 300);
+            dst.push((x % 300) as u32);
+            w.push((x >> 40) as f32 / 1000.0);
+        }
+        b.push(&src, &dst, Some(&w)).expect("push");
+        b.finish(IdMap::Identity, &NoProgress).expect("build");
+        dir
+    })
+}
+
+/// Replaces `dst` with a copy of the directory tree `src`.
+pub fn copy_dir(src: &Path, dst: &Path) {
+    let _ = std::fs::remove_dir_all(dst);
+    std::fs::create_dir_all(dst).expect("create copy");
+    for e in std::fs::read_dir(src).expect("list") {
+        let e = e.expect("entry");
+        let to = dst.join(e.file_name());
+        if e.file_type().expect("type").is_dir() {
+            copy_dir(&e.path(), &to);
+        } else {
+            std::fs::copy(e.path(), &to).expect("copy");
+        }
+    }
+}
+
+/// The regular files of `dir` (not recursive), sorted by name.
+pub fn files(dir: &Path) -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
+        .expect("list")
+        .flatten()
+        .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
+        .map(|e| e.path())
+        .collect();
+    v.sort();
+    v
+}
+
+/// Applies the patches of `data` to `bytes`: 4-byte records `(op, offset lo, offset hi,
+/// value)`: op % 4 = 0 sets a byte, 1 xors it, 2 truncates there, 3 inserts the byte.
+pub fn patch(bytes: &mut Vec<u8>, data: &[u8]) {
+    for p in data.chunks_exact(4) {
+        if bytes.is_empty() {
+            bytes.push(p[3]);
+            continue;
+        }
+        let at = u16::from_le_bytes([p[1], p[2]]) as usize % bytes.len();
+        match p[0] % 4 {
+            0 => bytes[at] = p[3],
+            1 => bytes[at] ^= p[3],
+            2 => bytes.truncate(at),
+            _ => bytes.insert(at, p[3]),
+        }
+    }
+}
+
+/// Opens the graph at `dir` and reads every list and weight in both directions (at most the
+/// first 100,000 vertices): what opened must read without a panic.
+pub fn read_all(dir: &Path) {
+    let Ok(g) = GraphView::open(dir, &OpenOptions::default()) else { return };
+    let n = g.num_vertices().min(100_000) as u32;
+    with_adjacency!(g, |out, inn| {
+        for v in 0..n {
+            let d = out.degree(v);
+            assert_eq!(out.neighbors(v).len(), d);
+            let _ = out.weights(v);
+            let _ = inn.neighbors(v);
+        }
+    });
+}

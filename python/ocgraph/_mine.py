@@ -1,0 +1,92 @@
+"""Pattern mining behind :class:`ocgraph.Graph`'s ``count_cliques``, ``list_cliques``,
+``motifs``, ``match``, ``count_matches`` and ``watch`` (see ``docs/mining.md``).
+
+Every miner reads the undirected simple view of the graph (directions ignored, self-loops and
+duplicate edges dropped); ``motifs(3, directed=True)`` is the directed triad census.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from . import _ocgraph
+from ._errors import InvalidArgumentError
+
+__all__ = ["MOTIF_NAMES", "Watch"]
+
+#: Class names of ``Graph.motifs(size, directed)``, in the order of its counts.
+MOTIF_NAMES: dict[tuple[int, bool], tuple[str, ...]] = {
+    (3, False): ("wedge", "triangle"),
+    (4, False): ("3-star", "4-path", "tailed-triangle", "4-cycle", "diamond", "4-clique"),
+    (3, True): (
+        "003", "012", "102", "021D", "021U", "021C", "111D", "111U",
+        "030T", "030C", "201", "120D", "120U", "120C", "210", "300",
+    ),
+}  # fmt: skip
+
+
+class Watch(_ocgraph.Watch):
+    """A pattern watched on a graph (from :meth:`ocgraph.Graph.watch`).
+
+    Each update of the graph (``add_edges``, ``remove_edges``, ``remove_vertices``) records the
+    matches it made appear and disappear; :meth:`changes` returns and clears them. A match is a
+    row of data vertices in pattern-vertex order; each changed match is reported once per batch.
+    """
+
+    def changes(self) -> tuple[np.ndarray, np.ndarray]:
+        """``(added, removed)``: the matches that appeared and disappeared since the last call,
+        as ``(count, k)`` uint32 arrays."""
+        return super().changes()
+
+
+def pattern_args(pattern: Any, pattern_labels: Any) -> tuple[str | None, list | None, list | None]:
+    """(name, edges, labels) for the native calls from a pattern name or edge list."""
+    if isinstance(pattern, str):
+        if pattern_labels is not None:
+            raise InvalidArgumentError("pattern_labels need the pattern as an edge list")
+        return pattern, None, None
+    edges = np.asarray(pattern, dtype=np.int64)
+    if edges.ndim != 2 or edges.shape[1] != 2 or len(edges) == 0:
+        raise InvalidArgumentError(f"a pattern is a name or a list of (a, b) edges, got shape {edges.shape}")
+    if edges.min() < 0:
+        raise InvalidArgumentError("pattern vertices are 0 .. k-1")
+    labels = None if pattern_labels is None else [int(x) for x in pattern_labels]
+    return None, [(int(a), int(b)) for a, b in edges], labels
+
+
+def data_labels(labels: Any) -> np.ndarray | None:
+    """Per-vertex labels as a contiguous uint32 array (or None)."""
+    if labels is None:
+        return None
+    arr = np.asarray(labels)
+    if arr.ndim != 1 or (arr.size and (arr.min() < 0 or arr.max() > np.iinfo(np.uint32).max)):
+        raise InvalidArgumentError("labels must be a 1-D array of non-negative integers below 2**32")
+    return np.ascontiguousarray(arr, dtype=np.uint32)
+
+
+def before_update(g: Any) -> Any:
+    """A snapshot of ``g`` when something watches it (else None)."""
+    return _ocgraph._snapshot(g) if getattr(g, "_watches", None) else None
+
+
+def after_update(g: Any, before: Any, src: np.ndarray, dst: np.ndarray) -> None:
+    """Hands the batch of pairs ``src[i], dst[i]`` to every watch of ``g``."""
+    if before is None:
+        return
+    after = _ocgraph._snapshot(g)
+    for w in g._watches:
+        w._update(before, after, src, dst)
+
+
+def incident_pairs(g: Any, ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The pairs ``(v, w)`` of every edge at each vertex of ``ids`` (both directions)."""
+    src, dst = [], []
+    for v in ids.tolist():
+        nb = np.concatenate([g.neighbors(v), g.in_neighbors(v)]).astype(np.int64)
+        src.append(np.full(len(nb), v, dtype=np.int64))
+        dst.append(nb)
+    if not src:
+        return np.empty(0, np.int64), np.empty(0, np.int64)
+    return np.concatenate(src), np.concatenate(dst)

@@ -1,0 +1,266 @@
+"""Pattern mining against independent implementations: k-cliques against networkx's
+``enumerate_all_cliques`` and python-igraph's ``cliques``; motif censuses against igraph's
+``motifs_randesu`` and networkx's ``triadic_census``; pattern matches against networkx's
+``GraphMatcher`` (monomorphisms for edge-induced, isomorphisms for vertex-induced, with a label
+``node_match``); watched patterns against the difference of static matches after every batch.
+Random graphs keep duplicates and self-loops (the miners use the simple undirected view)."""
+
+from __future__ import annotations
+
+import itertools
+
+import igraph as ig
+import networkx as nx
+import numpy as np
+import pytest
+from networkx.algorithms import isomorphism
+
+import ocgraph
+from conftest import DATA, open_with, random_edges
+
+
+def simple_view(g: ocgraph.Graph) -> nx.Graph:
+    """The undirected simple graph underlying ``g`` (networkx)."""
+    h = nx.Graph(g.to_networkx().to_undirected())
+    h.remove_edges_from(list(nx.selfloop_edges(h)))
+    return h
+
+
+@pytest.fixture(scope="module")
+def graphs(tmp_path_factory):
+    """Random graphs with duplicates and self-loops, directed and not: (path, simple view)."""
+    out = []
+    rng = np.random.default_rng(40)
+    base = tmp_path_factory.mktemp("mining")
+    for i in range(6):
+        n = int(rng.integers(8, 60))
+        src, dst, _ = random_edges(rng, n, int(rng.integers(n, 6 * n)))
+        g = ocgraph.from_edges(src, dst, base / f"g{i}", num_vertices=n, directed=i % 2 == 0)
+        out.append((base / f"g{i}", simple_view(g)))
+        g.close()
+    return out
+
+
+def key(row, pattern_edges) -> tuple:
+    """A match's identity: its vertex set and its edge images."""
+    es = sorted((min(int(row[a]), int(row[b])), max(int(row[a]), int(row[b]))) for a, b in pattern_edges)
+    return tuple(sorted(int(x) for x in row)), tuple(es)
+
+
+@pytest.mark.parametrize("backend", ["mmap", "pool"])
+def test_cliques_against_networkx(graphs, backend):
+    for path, h in graphs:
+        by_size: dict[int, set] = {}
+        for c in nx.enumerate_all_cliques(h):
+            by_size.setdefault(len(c), set()).add(tuple(sorted(c)))
+        with open_with(path, backend) as g:
+            for k in range(3, 9):
+                want = by_size.get(k, set())
+                assert g.count_cliques(k) == len(want)
+                rows = g.list_cliques(k)
+                assert rows.shape == (len(want), k) and rows.dtype == np.uint32
+                assert {tuple(r) for r in rows.tolist()} == want
+
+
+@pytest.fixture(scope="module")
+def medium(tmp_path_factory):
+    """A skewed random graph of 400 vertices (dense enough for 6-cliques) and its igraph twin."""
+    rng = np.random.default_rng(7)
+    n = 400
+    src = (rng.random(6000) ** 2 * n).astype(np.int64)
+    dst = rng.integers(0, n, 6000)
+    g = ocgraph.from_edges(src, dst, tmp_path_factory.mktemp("medium") / "g", num_vertices=n, directed=False)
+    h = ig.Graph(n=n, edges=list(zip(src.tolist(), dst.tolist()))).simplify()
+    return g, h, {size: igraph_census(h, size).tolist() for size in (3, 4)}
+
+
+def test_clique_counts_against_igraph(medium):
+    g, h, _ = medium
+    for k in (3, 4, 5, 6):
+        assert g.count_cliques(k) == len(h.cliques(k, k))
+
+
+def igraph_census(h: ig.Graph, size: int) -> np.ndarray:
+    """igraph's induced motif counts, mapped to ``MOTIF_NAMES[(size, False)]`` by degree sequence."""
+    by_degrees = {
+        (1, 1, 2): "wedge", (2, 2, 2): "triangle",
+        (1, 1, 1, 3): "3-star", (1, 1, 2, 2): "4-path", (1, 2, 2, 3): "tailed-triangle",
+        (2, 2, 2, 2): "4-cycle", (2, 2, 3, 3): "diamond", (3, 3, 3, 3): "4-clique",
+    }  # fmt: skip
+    names = ocgraph.MOTIF_NAMES[(size, False)]
+    out = np.zeros(len(names), dtype=np.int64)
+    for cls, count in enumerate(h.motifs_randesu(size=size)):
+        degrees = tuple(sorted(ig.Graph.Isoclass(size, cls).degree()))
+        if degrees in by_degrees:
+            out[names.index(by_degrees[degrees])] = int(count)
+    return out
+
+
+@pytest.mark.parametrize("backend", ["mmap", "pool"])
+def test_motifs_against_igraph(graphs, medium, backend):
+    g, _, census = medium
+    for size in (3, 4):
+        assert g.motifs(size).tolist() == census[size]
+    for path, s in graphs:
+        h = ig.Graph.from_networkx(s)
+        with open_with(path, backend) as g:
+            for size in (3, 4):
+                assert g.motifs(size).tolist() == igraph_census(h, size).tolist()
+
+
+def test_triad_census_against_networkx(graphs):
+    for path, _ in graphs:
+        with ocgraph.open(path) as g:
+            d = g.to_networkx()
+            d = nx.DiGraph(d) if g.directed else nx.DiGraph(d.to_directed())
+            d.remove_edges_from(list(nx.selfloop_edges(d)))
+            want = nx.triadic_census(d)
+            got = g.motifs(3, directed=True)
+            assert dict(zip(ocgraph.MOTIF_NAMES[(3, True)], got.tolist())) == want
+
+
+def test_astro_against_scipy_and_igraph(tmp_path):
+    """ca-AstroPh: the whole graph's 3-census against scipy (degrees, trace of A^3), and the
+    4-census, 4-/5-cliques and 4-clique matches of the subgraph on its first 1000 vertices
+    (first-seen order) against igraph (igraph's census of the whole graph takes minutes)."""
+    with ocgraph.import_edges(
+        DATA / "ca-AstroPh.txt.gz", tmp_path / "astro", undirected=True, dedup=True, relabel="first-seen"
+    ) as g:
+        a = g.to_scipy().tocsr()
+        a = ((a + a.T) > 0).astype(np.int64)
+        a.setdiag(0)
+        a.eliminate_zeros()
+        deg = np.asarray(a.sum(axis=1)).ravel()
+        triangles = int((a @ a).multiply(a).sum()) // 6
+        wedges = int((deg * (deg - 1) // 2).sum()) - 3 * triangles
+        assert g.motifs(3).tolist() == [wedges, triangles]
+        assert g.count_cliques(3) == triangles
+        sub = a[:1000, :1000].tocoo()
+    src, dst = sub.row[sub.row < sub.col], sub.col[sub.row < sub.col]
+    with ocgraph.from_edges(src, dst, tmp_path / "sub", num_vertices=1000, directed=False) as g:
+        h = ig.Graph(n=1000, edges=list(zip(src.tolist(), dst.tolist())))
+        assert g.motifs(4).tolist() == igraph_census(h, 4).tolist()
+        for k in (4, 5):
+            assert g.count_cliques(k) == len(h.cliques(k, k))
+        assert g.count_matches("4-clique") == g.count_cliques(4)
+
+
+PATTERNS = [
+    [(0, 1), (1, 2)],
+    [(0, 1), (1, 2), (2, 0)],
+    [(0, 1), (1, 2), (2, 3), (3, 0)],
+    [(0, 1), (1, 2), (2, 0), (2, 3)],
+    [(0, 1), (0, 2), (0, 3)],
+    [(0, 1), (1, 2), (2, 3), (3, 0), (0, 4), (1, 4)],
+]
+
+
+def nx_matches(h: nx.Graph, edges, induced: bool, labels=None, plabels=None) -> set:
+    p = nx.Graph(edges)
+    nm = None
+    if labels is not None:
+        nx.set_node_attributes(p, {a: plabels[a] for a in p}, "l")
+        h = h.copy()
+        nx.set_node_attributes(h, {v: int(labels[v]) for v in h}, "l")
+        nm = isomorphism.categorical_node_match("l", None)
+    gm = isomorphism.GraphMatcher(h, p, node_match=nm)
+    it = gm.subgraph_isomorphisms_iter() if induced else gm.subgraph_monomorphisms_iter()
+    out = set()
+    for m in it:
+        inv = {b: a for a, b in m.items()}
+        out.add(key([inv[a] for a in range(len(p))], edges))
+    return out
+
+
+@pytest.mark.parametrize("induced", [False, True])
+def test_matches_against_networkx(graphs, induced):
+    for path, h in graphs[:3]:
+        with open_with(path, "pool") as g:
+            for edges in PATTERNS:
+                want = nx_matches(h, edges, induced)
+                rows = g.match(edges, induced=induced)
+                got = [key(r, edges) for r in rows.tolist()]
+                assert len(got) == len(set(got)), "each match once"
+                assert set(got) == want
+                assert g.count_matches(edges, induced=induced) == len(want)
+
+
+def test_labelled_matches_against_networkx(graphs):
+    rng = np.random.default_rng(3)
+    for path, h in graphs[:4]:
+        with ocgraph.open(path) as g:
+            labels = rng.integers(0, 2, g.num_vertices)
+            for edges, pl in [
+                (PATTERNS[1], [0, 0, 1]),
+                (PATTERNS[2], [0, 1, 0, 1]),
+                (PATTERNS[3], [1, 0, 0, 1]),
+            ]:
+                for induced in (False, True):
+                    want = nx_matches(h, edges, induced, labels, pl)
+                    rows = g.match(edges, induced=induced, labels=labels, pattern_labels=pl)
+                    assert {key(r, edges) for r in rows.tolist()} == want
+                    assert len(rows) == len(want)
+
+
+def test_mining_errors(graphs):
+    with ocgraph.open(graphs[0][0]) as g:
+        for bad in ("blob", [(0, 0)], [(0, 1), (2, 3)], [(0, 9)]):
+            with pytest.raises(ocgraph.InvalidArgumentError):
+                g.count_matches(bad)
+        with pytest.raises(ocgraph.InvalidArgumentError):
+            g.count_cliques(1)
+        with pytest.raises(ocgraph.InvalidArgumentError):
+            g.motifs(5)
+        with pytest.raises(ocgraph.InvalidArgumentError):
+            g.match(PATTERNS[1], pattern_labels=[0, 0, 1])  # labelled pattern, no labels
+
+
+@pytest.mark.parametrize(
+    "pattern,induced", [("triangle", False), ("4-clique", False), ("4-cycle", True), (PATTERNS[3], False)]
+)
+def test_watch_reports_exactly_the_changes(tmp_path, pattern, induced):
+    rng = np.random.default_rng(sum(map(ord, str(pattern))) + induced)
+    n = 30
+    src, dst, _ = random_edges(rng, n, 120)
+    ocgraph.from_edges(src, dst, tmp_path / "g", num_vertices=n, directed=False, dedup=True).close()
+    with ocgraph.open(tmp_path / "g", writable=True, durability="none") as g:
+        w = g.watch(pattern, induced=induced)
+        k = w.k
+        pattern_edges = pattern_edges_of(pattern, k)
+
+        def current() -> set:
+            return {key(r, pattern_edges) for r in g.match(pattern, induced=induced).tolist()}
+
+        before = current()
+        for step in range(12):
+            m = int(rng.integers(1, 8))
+            s, d = rng.integers(0, n, m), rng.integers(0, n, m)
+            if step % 3 == 2:
+                g.remove_edges(s, d)
+            elif step % 5 == 4:
+                g.remove_vertices(s[:1])
+            else:
+                g.add_edges(s, d)
+            added, removed = w.changes()
+            assert added.shape[1] == k and removed.shape[1] == k
+            a = [key(r, pattern_edges) for r in added.tolist()]
+            r = [key(x, pattern_edges) for x in removed.tolist()]
+            assert len(a) == len(set(a)) and len(r) == len(set(r)), "no duplicates"
+            after = current()
+            assert set(a) == after - before
+            assert set(r) == before - after
+            before = after
+        g.unwatch(w)
+        g.add_edges([0], [1])
+        assert all(len(x) == 0 for x in w.changes())
+
+
+def pattern_edges_of(pattern, k):
+    """The edges of a named or listed pattern (for match identities)."""
+    if not isinstance(pattern, str):
+        return pattern
+    if pattern == "triangle" or pattern.endswith("clique"):
+        return list(itertools.combinations(range(k), 2))
+    if pattern.endswith("cycle"):
+        return [(i, (i + 1) % k) for i in range(k)]
+    raise ValueError(pattern)
