@@ -1,7 +1,7 @@
 # Single entry point for building, testing and demoing ocgraph.
 #
 #   make setup   .venv with the Python dev dependencies + the extension built into it (release)
-#   make test    setup, Rust tests (dev profile), Python tests      (OCGRAPH_SLOW=1: slow tests too)
+#   make test    setup, CLI, Rust tests (dev profile), Python tests (OCGRAPH_SLOW=1: slow tests too)
 #   make demo    setup + CLI: generate, import, info, run; then the same from Python
 #   make lint    rustfmt --check, clippy -D warnings, ruff check + ruff format --check
 #   make fmt     rustfmt + ruff format
@@ -57,8 +57,9 @@ test: setup test-rust test-python
 test-rust:
 	$(CARGO) test --workspace --exclude ocgraph-py
 
-test-python: setup
-	$(VPY) -m pytest tests/python -q
+# The Python tests also drive the release CLI (Parquet/CSV import, the README's tour).
+test-python: setup cli
+	OCGRAPH_BIN=$(OCGRAPH_BIN) $(VPY) -m pytest tests/python -q
 
 demo: setup cli
 	@mkdir -p $(DEMO_DIR)

@@ -471,7 +471,7 @@ def main():
         HEADER = HEADER.replace("xGAPBS_ref", "xGAPBS_here")
         notes.append(f"ratio column: ocgraph secs / GAPBS secs measured in this run ({args.gapbs})")
     else:
-        notes.append("ratio column: ocgraph secs / the reference GAPBS table (issue 4)")
+        notes.append("ratio column: ocgraph secs / the reference GAPBS table")
     if not capped:
         notes.append("memcap failed: mmap rows ran without a memory cap")
     for s in args.systems.split(","):

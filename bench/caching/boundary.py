@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Boundary adjustment (issue 5, seed 001): GAC with and without it, in real pool runs.
+"""Boundary adjustment (seed 001): GAC with and without it, in real pool runs.
 
 Usage: bench/caching/boundary.py [--graphs kron20,ca-AstroPh,cnr-2000] [--algos pagerank,wcc,bfs]
        [--mem 10,30,60] [--threads 2] [--reps 3] [--bin PATH] [--tag NAME]

@@ -6,7 +6,7 @@ Usage: bench/caching/cpu_ab.py CSV [AFTER_CSV]
 For each run prints the ratio per demand miss (the CSV's `ratio`), the same per page read
 (GAC's extra instructions per page read over CLOCK's instructions per page read) and GAC's
 extra instructions in the policy code (`pol_ir_gac - pol_ir_clock`); with two CSVs (e.g. the
-same runs before and after a change, measured in one session) the two side by side and the
+same runs before and after a change, measured on the same day) the two side by side and the
 change of the policy's extra. Ends with how many runs meet <= 10% by each measure.
 """
 

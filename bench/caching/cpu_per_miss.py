@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
-"""GAC's extra CPU per miss against CLOCK's CPU per miss, in real pool runs (issue 5 target).
+"""GAC's extra CPU per miss against CLOCK's CPU per miss, in real pool runs (the CPU target).
 
 Usage: bench/caching/cpu_per_miss.py [--graphs k14,k16,astro (also k18, k20)] [--algos pagerank,wcc,bfs,triangle-count]
        [--mem 10,30] [--reps 1] [--cpu-reps 3] [--bin PATH] [--tag NAME]
 
-Target (issue 5): "GAC's extra CPU per miss is <= 10% of CLOCK's in the real runs."
+Target: "GAC's extra CPU per miss is <= 10% of CLOCK's in the real runs."
 
 For every graph, kernel and pool size (% of the graph's bytes) the CLI runs
 `ocgraph run ALGO G --backend pool --memory M --policy clock|gac --threads 1 --stats`:

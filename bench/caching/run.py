@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Caching study (issue 5, seed 001): GAC vs static policies vs Belady's OPT on graph kernels.
+"""Caching study (seed 001): GAC vs static policies vs Belady's OPT on graph kernels.
 
 Usage: bench/caching/run.py [--scale 22] [--quick] [--bin PATH] [--threads T] [--out DIR]
                            [--algos pagerank,wcc,...] [--no-real] [--pool-timeout SECS]

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""GAC settings compared on a directory of page-access traces (issue 5 ablations).
+"""GAC settings compared on a directory of page-access traces (ablations).
 
 Usage: bench/caching/sweep.py TRACE_DIR VARIANT [VARIANT ...] [--bin PATH] [--csv OUT]
 
@@ -7,7 +7,7 @@ Replays every `*.trace` in TRACE_DIR (e.g. kept by `bench/caching/run.py --keep-
 `ocgraph cache-sim` at 5%, 10%, 20%, ..., 100% of its distinct pages, for CLOCK, LIFO and each
 VARIANT (a GAC spec such as `gac` or `gac:guided=0:decay=0.99`), and prints per variant the
 number of (trace, size) points where its hit ratio is within 2 points of the better of CLOCK
-and LIFO (the issue's target), its worst point, and the points it misses. --csv writes
+and LIFO (the target), its worst point, and the points it misses. --csv writes
 `trace,size,policy,hit_ratio` rows.
 """
 

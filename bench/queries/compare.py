@@ -4,7 +4,7 @@
 Each run is a fresh `ocgraph query --backend pool --json` process with the pool at 10% of the
 graph's files (manifest excluded); post-cold = t(N) - t(N/10). For every (graph, workload) the
 runs named by --runs go round-robin --reps times; the median of each is printed with its ratio
-to the first. The "hand-run" tables of bench/queries/RESULTS.md (session 20) came from this.
+to the first. The hand-run prefetcher A/B comparisons are made with this.
 
 Usage: bench/queries/compare.py --graphs road-usroads,kron22 --runs OLD:none,NEW:neighbourhood
            --bin OLD=/path/to/ocgraph --bin NEW=target/release/ocgraph

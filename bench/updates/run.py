@@ -16,7 +16,7 @@ operation by operation. Prints a table of per-operation latency (mean, p50,
 p99 in microseconds) and the delta pool's write statistics per mode (random % = random
 writes per write call; seeks/page = random writes per page written), and writes
 bench/updates/results/linkbench-<graph>.csv (one row per mode and operation, with the mode's
-write statistics repeated on each row), then issue 7's verdicts (`target MET` / `MISSED`):
+write statistics repeated on each row), then the verdicts (`target MET` / `MISSED`):
 batch issues fewer random writes than single, and is not slower on any operation (a mean
 higher by more than 2 standard errors of the difference, or a p50 more than 2% + 0.05 us
 higher).
@@ -171,7 +171,7 @@ TIMER_RESOLUTION_US = 0.05
 
 
 def check_targets(by_op, modes):
-    """Prints issue 7's verdicts: batch write-back issues fewer random writes than single-page
+    """Prints the verdicts: batch write-back issues fewer random writes than single-page
     write-back, and is not slower on any operation. "Slower" means a pooled mean higher by more
     than twice the standard error of the difference (the means are dominated by rare
     millisecond tails), or a median p50 more than 2% (the runs' resolution) plus the timer's

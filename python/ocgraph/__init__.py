@@ -8,6 +8,9 @@ Open a graph built with the ``ocgraph`` CLI or with :func:`import_edges` / :func
         print(g.num_vertices, g.num_edges)
         print(g.neighbors(0))
 
+pandas, Arrow and Parquet: :func:`from_pandas`, :func:`from_arrow`, :func:`from_parquet` in,
+:meth:`Graph.to_pandas`, :meth:`Graph.to_arrow`, :meth:`Graph.to_series` out (needs pyarrow).
+
 Vertex ids are ``0 .. num_vertices - 1``; arrays come back as numpy arrays. Every error is an
 :class:`ocgraph.Error` (see :mod:`ocgraph._errors` for the hierarchy). Long-running calls
 release the GIL.
@@ -15,6 +18,7 @@ release the GIL.
 
 from __future__ import annotations
 
+from ._arrow import from_arrow, from_pandas, from_parquet
 from ._build import from_edges, generate, import_edges, pack, reorder
 from ._errors import (
     Error,
@@ -40,7 +44,10 @@ __all__ = [
     "VertexError",
     "Watch",
     "__version__",
+    "from_arrow",
     "from_edges",
+    "from_pandas",
+    "from_parquet",
     "generate",
     "import_edges",
     "open",

@@ -90,6 +90,60 @@ class Graph(_NativeGraph):
             h.add_weighted_edges_from(zip(src, dst, weights.astype(np.float64).tolist()))
         return h
 
+    # ----- pandas / Arrow (needs pyarrow; see ocgraph._arrow) ------------------------------
+
+    def iter_arrow_batches(
+        self,
+        batch_rows: int = 1 << 20,
+        original_ids: bool = True,
+        source: str = "src",
+        target: str = "dst",
+        weight: str = "weight",
+    ) -> Any:
+        """The edges as ``pyarrow.RecordBatch`` es of about ``batch_rows`` rows, read one slice
+        of vertices at a time (for graphs larger than memory).
+
+        Columns ``source``, ``target`` (and ``weight``, float32, on weighted graphs). An
+        undirected edge appears once, with ``source <= target`` in vertex order. With
+        ``original_ids`` the ids are the input's (uint64 or string) on relabelled or reordered
+        graphs; on other graphs they are the vertex ids (uint32).
+        """
+        from ._arrow import iter_arrow_batches
+
+        return iter_arrow_batches(self, batch_rows, original_ids, source, target, weight)
+
+    def to_arrow(self, original_ids: bool = True, **names: str) -> Any:
+        """The edges as a ``pyarrow.Table`` (see :meth:`iter_arrow_batches` for the columns;
+        ``source=``, ``target=``, ``weight=`` rename them). Holds the whole edge list in memory."""
+        import pyarrow as pa
+
+        batches = list(self.iter_arrow_batches(original_ids=original_ids, **names))
+        if not batches:
+            return pa.Table.from_batches([], schema=self._arrow_schema(original_ids, **names))
+        return pa.Table.from_batches(batches)
+
+    def _arrow_schema(self, original_ids: bool, **names: str) -> Any:
+        import pyarrow as pa
+
+        ids = self.original_ids() if original_ids else None
+        t = pa.string() if isinstance(ids, list) else pa.uint32()
+        fields = [(names.get("source", "src"), t), (names.get("target", "dst"), t)]
+        if self.weighted:
+            fields.append((names.get("weight", "weight"), pa.float32()))
+        return pa.schema(fields)
+
+    def to_pandas(self, original_ids: bool = True, **names: str) -> Any:
+        """The edges as a pandas ``DataFrame`` (the columns of :meth:`to_arrow`)."""
+        return self.to_arrow(original_ids=original_ids, **names).to_pandas()
+
+    def to_series(self, values: Any, name: str | None = None) -> Any:
+        """A per-vertex result (one value per vertex, e.g. :meth:`pagerank`'s scores) as a
+        pandas ``Series`` indexed by the original ids (the vertex ids on graphs that were not
+        relabelled or reordered)."""
+        from ._arrow import to_series
+
+        return to_series(self, values, name)
+
     # ----- algorithms -------------------------------------------------------------------
     # Each runs in Rust with the GIL released. ``threads``: run on a pool of that many
     # threads (default: all cores, shared pool).
@@ -124,7 +178,8 @@ class Graph(_NativeGraph):
         weight: bool = True,
         threads: int | None = None,
         method: str = "jacobi",
-    ) -> np.ndarray:
+        as_series: bool = False,
+    ) -> Any:
         """PageRank scores (float64, summing to 1) with networkx's semantics
         (``networkx.pagerank(G, alpha=damping, max_iter=..., tol=..., personalization=...)``):
         dangling vertices redistribute by the personalization vector; iteration stops when the
@@ -137,6 +192,8 @@ class Graph(_NativeGraph):
         ``method``: ``"jacobi"`` (networkx's power iteration, the same iterates) or
         ``"gauss-seidel"`` (in-place sweeps as GAPBS: the same fixed point in about half the
         iterations; the iterates depend on thread timing).
+        ``as_series``: return a pandas ``Series`` indexed by the original ids
+        (:meth:`to_series`) instead of an array indexed by vertex.
         """
         p = None
         if personalization is not None:
@@ -156,7 +213,7 @@ class Graph(_NativeGraph):
         scores, _iterations, _converged = _ocgraph._pagerank(
             self, float(damping), int(max_iter), float(tol), p, bool(weight), str(method), threads
         )
-        return scores
+        return self.to_series(scores, "pagerank") if as_series else scores
 
     def triangle_count(self, threads: int | None = None) -> int:
         """Exact number of triangles of the underlying undirected simple graph (directions,

@@ -51,6 +51,31 @@ class Graph:
     def _csr(
         self,
     ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.uint32], npt.NDArray[np.float32] | None]: ...
+    def _csr_range(
+        self, start: int, end: int
+    ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.uint32], npt.NDArray[np.float32] | None]: ...
+
+class EdgeBuilder:
+    def __init__(
+        self,
+        path: str,
+        directed: bool,
+        weighted: bool,
+        dedup: bool,
+        drop_self_loops: bool,
+        memory: Size,
+        overwrite: bool,
+        source: str,
+    ) -> None: ...
+    def push(
+        self,
+        src: npt.NDArray[np.uint32],
+        dst: npt.NDArray[np.uint32],
+        weights: npt.NDArray[np.float32] | None = None,
+    ) -> None: ...
+    def reserve_vertices(self, n: int) -> None: ...
+    def finish(self, original_ids: npt.NDArray[np.uint64] | list[str] | None = None) -> dict[str, int]: ...
+    def abort(self) -> None: ...
 
 def _from_edges(
     path: str,

@@ -140,10 +140,14 @@ def test_reorder_renumbers_by_degree_and_keeps_original_ids(tmp_path, directed):
     np.testing.assert_allclose(pr_r, pr_g[old], rtol=1e-7)
     rp = ocgraph.pack(tmp_path / "r", tmp_path / "rp")
     assert rp.packed and named_arcs(rp) == named_arcs(g)
+    a, b = r.original_id(0), r.original_id(n - 1)
     for h in (g, r, rp):
         h.close()
-    with pytest.raises(ocgraph.InvalidArgumentError, match="relabelled"):
-        ocgraph.open(tmp_path / "r", writable=True)
+    with ocgraph.open(tmp_path / "r", writable=True) as w:  # updates by original id on the copy
+        w.add_edges([a], [b], ids="original")
+        assert w.vertex(b) in w.neighbors(w.vertex(a))
+    with pytest.raises(ocgraph.InvalidArgumentError, match="packed"):
+        ocgraph.open(tmp_path / "rp", writable=True)
     with pytest.raises(ocgraph.OcgraphIOError):
         ocgraph.reorder(tmp_path / "g", tmp_path / "r")
 

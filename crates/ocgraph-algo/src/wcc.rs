@@ -22,7 +22,7 @@
 //! in-list pass is left out: each arc from a skipped vertex is then also an out-arc of its other
 //! end, which is linked from there unless that end is skipped too (and so already connected).
 //! On kron20 with the pool at 10% (3 trials, 2 threads) this cut the bytes read from 2.5 GB to
-//! 0.95 GB and the time from 0.40 s to 0.17 s (bench/RESULTS.md, quiet side by side with GAPBS).
+//! 0.95 GB and the time from 0.40 s to 0.17 s (`bench/algos/run.py` against GAPBS).
 
 use std::cmp::Reverse;
 use std::collections::HashMap;

@@ -24,6 +24,18 @@ impl CliProgress {
         CliProgress { bar, start: Instant::now() }
     }
 
+    /// A spinner with `msg` and the elapsed time, for a step that reports no progress of its
+    /// own (a kernel's trials, a compaction, a cache simulation); cleared by `finish`.
+    pub fn spinner(&self, msg: &str) {
+        if let Some(bar) = &self.bar {
+            bar.set_style(
+                ProgressStyle::with_template("{spinner} {msg} ({elapsed})").expect("valid template"),
+            );
+            bar.set_message(msg.to_string());
+            bar.enable_steady_tick(std::time::Duration::from_millis(200));
+        }
+    }
+
     /// Prints the one-line summary: `what` `edges` edges in seconds, M edges/s.
     pub fn summary(&self, what: &str, edges: u64, detail: &str) {
         let secs = self.start.elapsed().as_secs_f64();

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use ingest_common::{open_lists, reference, scratch};
 use ocgraph_core::ids::OriginalId;
-use ocgraph_core::ingest::{import, BuildOptions, ImportOptions, InputFormat, NoProgress, Relabel};
+use ocgraph_core::ingest::{import, BuildOptions, Columns, ImportOptions, InputFormat, NoProgress, Relabel};
 use ocgraph_core::{Adjacency, Graph, OpenOptions};
 use proptest::prelude::*;
 
@@ -215,4 +215,31 @@ fn identity_ids_and_csv_string_ids() {
     assert_eq!(ids.original(3), OriginalId::Int(3));
     assert_eq!(ids.vertex(&OriginalId::Int(4)), Some(4));
     assert_eq!(ids.vertex(&OriginalId::Int(5)), None);
+}
+
+#[test]
+fn csv_columns_by_header_name() {
+    let tmp = scratch();
+    let csv = b"id,dst,len,src\n0,2,1.5,1\n1,0,2.5,2\n2,1,0.5,2\n";
+    let input = write(tmp.path(), "named.csv", csv);
+    let out = tmp.path().join("g");
+    let columns =
+        Columns { source: Some("src".into()), target: Some("dst".into()), weight: Some("len".into()) };
+    let opts = ImportOptions { columns, ..ImportOptions::default() };
+    let r = import(&input, &out, &opts, &NoProgress).unwrap();
+    assert_eq!((r.num_vertices, r.num_edges), (3, 3));
+    let (g, lists, _) = open_lists(&out);
+    assert!(g.is_weighted(), "a weight column makes the graph weighted");
+    // Edges src -> dst with weight len: 1 -> 2 (1.5), 2 -> 0 (2.5), 2 -> 1 (0.5).
+    let bits = |l: &[(u32, f32)]| l.iter().map(|&(v, w)| (v, w.to_bits())).collect::<Vec<_>>();
+    assert_eq!(lists, vec![vec![], bits(&[(2, 1.5)]), bits(&[(0, 2.5), (1, 0.5)])]);
+
+    let missing = Columns { target: Some("to".into()), ..Columns::default() };
+    let opts = ImportOptions { columns: missing, ..ImportOptions::default() };
+    let err = import(&input, &tmp.path().join("h"), &opts, &NoProgress).unwrap_err().to_string();
+    assert!(err.contains("named.csv:1:") && err.contains("no column 'to'"), "{err}");
+    let text = write(tmp.path(), "e.txt", b"0 1\n");
+    let opts = ImportOptions { columns: Columns { source: Some("a".into()), ..Columns::default() }, ..opts };
+    let err = import(&text, &tmp.path().join("i"), &opts, &NoProgress).unwrap_err().to_string();
+    assert!(err.contains("only in CSV files"), "{err}");
 }

@@ -73,3 +73,106 @@ pub(crate) fn _from_edges<'py>(
     })?;
     report(py, &r)
 }
+
+/// A graph built from batches of edges pushed one after the other (`ocgraph.from_arrow`
+/// streams record batches through it): the builder keeps at most `memory` bytes of edges and
+/// spills sorted runs to disk beyond that, so the input can be larger than memory. Nothing
+/// appears at `path` until `finish` succeeds.
+#[pyclass(module = "ocgraph._ocgraph")]
+pub(crate) struct EdgeBuilder {
+    builder: Option<GraphBuilder>,
+    weighted: bool,
+}
+
+impl EdgeBuilder {
+    fn builder(&mut self) -> PyResult<&mut GraphBuilder> {
+        self.builder.as_mut().ok_or_else(|| invalid("the builder is finished"))
+    }
+}
+
+#[pymethods]
+impl EdgeBuilder {
+    /// Starts building the graph `path` (fails now if it exists without `overwrite`).
+    #[new]
+    #[pyo3(signature = (path, directed, weighted, dedup, drop_self_loops, memory, overwrite, source))]
+    #[allow(clippy::too_many_arguments)]
+    fn new(
+        py: Python<'_>,
+        path: PathBuf,
+        directed: bool,
+        weighted: bool,
+        dedup: bool,
+        drop_self_loops: bool,
+        memory: Size,
+        overwrite: bool,
+        source: String,
+    ) -> PyResult<Self> {
+        let opts =
+            BuildOptions { directed, weighted, dedup, drop_self_loops, memory: memory.0, overwrite, source };
+        let b = run(py, || GraphBuilder::new(&path, opts).py())?;
+        Ok(EdgeBuilder { builder: Some(b), weighted })
+    }
+
+    /// Adds the edges `src[i] -> dst[i]` (uint32 vertex ids below 2^32 - 1; float32 `weights`
+    /// of the same length when the graph is weighted, else None).
+    #[pyo3(signature = (src, dst, weights=None))]
+    fn push(
+        &mut self,
+        py: Python<'_>,
+        src: PyReadonlyArray1<'_, u32>,
+        dst: PyReadonlyArray1<'_, u32>,
+        weights: Option<PyReadonlyArray1<'_, f32>>,
+    ) -> PyResult<()> {
+        let (s, d) = (src.as_slice()?, dst.as_slice()?);
+        let w = match &weights {
+            Some(w) => Some(w.as_slice()?),
+            None => None,
+        };
+        if s.len() != d.len() || w.is_some_and(|w| w.len() != s.len()) {
+            return Err(invalid("src, dst and weights must have the same length"));
+        }
+        if w.is_some() != self.weighted {
+            return Err(invalid(if self.weighted {
+                "this graph is weighted: pass weights"
+            } else {
+                "this graph is unweighted: weights must be None"
+            }));
+        }
+        let b = self.builder()?;
+        run(py, || b.push(s, d, w).py())
+    }
+
+    /// Declares that the graph has at least `n` vertices (isolated ones included).
+    fn reserve_vertices(&mut self, n: u64) -> PyResult<()> {
+        self.builder()?.reserve_vertices(n);
+        Ok(())
+    }
+
+    /// Writes the graph and returns the build report as a dict. `original_ids`: None (vertex
+    /// ids are the input ids), a uint64 array or a list of str: the input id of each vertex.
+    #[pyo3(signature = (original_ids=None))]
+    fn finish<'py>(
+        &mut self,
+        py: Python<'py>,
+        original_ids: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        let ids = match original_ids {
+            None => IdMap::Identity,
+            Some(o) => {
+                if let Ok(a) = o.extract::<PyReadonlyArray1<'py, u64>>() {
+                    IdMap::U64(a.as_slice()?.to_vec())
+                } else {
+                    IdMap::Strings(o.extract::<Vec<String>>()?)
+                }
+            }
+        };
+        let b = self.builder.take().ok_or_else(|| invalid("the builder is finished"))?;
+        let r = run(py, || b.finish(ids, &NoProgress).py())?;
+        report(py, &r)
+    }
+
+    /// Drops the builder without writing the graph (its scratch files are removed).
+    fn abort(&mut self) {
+        self.builder = None;
+    }
+}

@@ -138,13 +138,17 @@ fn degrees(g: &GraphView, dir: Dir) -> PyResult<Vec<i64>> {
 type Csr = (Vec<i64>, Vec<u32>, Option<Vec<f32>>);
 
 fn csr(g: &GraphView) -> Csr {
-    let n = g.num_vertices();
-    let mut indptr = Vec::with_capacity(n + 1);
+    csr_range(g, 0..g.num_vertices() as Vertex)
+}
+
+/// The out-lists of the vertices `range` as CSR arrays (`indptr` starts at 0).
+fn csr_range(g: &GraphView, range: std::ops::Range<Vertex>) -> Csr {
+    let mut indptr = Vec::with_capacity(range.len() + 1);
     indptr.push(0i64);
     let mut indices = Vec::new();
     let mut weights = g.is_weighted().then(Vec::new);
-    if n > 0 {
-        with_adjacency!(g, |out, _inn| out.for_each_weighted_in_range(0..n as Vertex, |_, nb, w| {
+    if !range.is_empty() {
+        with_adjacency!(g, |out, _inn| out.for_each_weighted_in_range(range, |_, nb, w| {
             indices.extend_from_slice(nb);
             if let Some(ws) = weights.as_mut() {
                 ws.extend_from_slice(w);
@@ -418,6 +422,26 @@ impl PyGraph {
     {
         let g = self.graph()?;
         let (indptr, indices, weights) = run(py, || Ok(csr(&g)))?;
+        Ok((indptr.into_pyarray(py), indices.into_pyarray(py), weights.map(|w| w.into_pyarray(py))))
+    }
+
+    /// The out-lists of vertices `start .. end` as numpy arrays `(indptr int64 starting at 0,
+    /// indices uint32, weights float32 or None)`: one slice of the graph at a time, for
+    /// streaming a graph larger than memory.
+    #[allow(clippy::type_complexity)]
+    fn _csr_range<'py>(
+        &self,
+        py: Python<'py>,
+        start: u64,
+        end: u64,
+    ) -> PyResult<(Bound<'py, PyArray1<i64>>, Bound<'py, PyArray1<u32>>, Option<Bound<'py, PyArray1<f32>>>)>
+    {
+        let g = self.graph()?;
+        let n = g.num_vertices() as u64;
+        if start > end || end > n {
+            return Err(invalid(format!("vertex range {start}..{end} is not within 0..{n}")));
+        }
+        let (indptr, indices, weights) = run(py, || Ok(csr_range(&g, start as Vertex..end as Vertex)))?;
         Ok((indptr.into_pyarray(py), indices.into_pyarray(py), weights.map(|w| w.into_pyarray(py))))
     }
 }

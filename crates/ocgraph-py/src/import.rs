@@ -75,6 +75,7 @@ pub(crate) fn _import_edges<'py>(
         },
         num_vertices,
         allow_sparse_ids,
+        ..ImportOptions::default()
     };
     let r = run(py, || ingest::import(&input, &out, &opts, &NoProgress).py())?;
     report(py, &r)

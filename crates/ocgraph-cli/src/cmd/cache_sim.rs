@@ -13,6 +13,10 @@ use ocgraph_core::page::trace::Trace;
 use ocgraph_core::{Error, Result};
 use rayon::prelude::*;
 
+use ocgraph_core::ingest::Progress;
+
+use crate::progress::CliProgress;
+
 /// Arguments of `ocgraph cache-sim`.
 #[derive(Args)]
 pub struct CacheSimArgs {
@@ -88,7 +92,9 @@ pub fn run(args: &CacheSimArgs) -> Result<()> {
         .collect::<Result<_>>()?;
     let jobs: Vec<(usize, usize)> =
         (0..sizes.len()).flat_map(|s| (0..policies.len()).map(move |p| (s, p))).collect();
-    let results: Vec<SimStats> = jobs
+    let progress = CliProgress::new(false);
+    progress.spinner(&format!("simulating {} policies x {} sizes", policies.len(), sizes.len()));
+    let results: Result<Vec<SimStats>> = jobs
         .par_iter()
         .map(|&(s, p)| {
             let frames = sizes[s].1;
@@ -98,7 +104,9 @@ pub fn run(args: &CacheSimArgs) -> Result<()> {
                 simulate(policies[p], &dense, frames)
             }
         })
-        .collect::<Result<_>>()?;
+        .collect();
+    progress.finish();
+    let results = results?;
 
     // Table: one row per size, one column per policy.
     let mut out = format!("{:>10} {:>9}", "size", "frames");

@@ -7,9 +7,11 @@ use std::path::{Path, PathBuf};
 
 use clap::{Args, ValueEnum};
 use ocgraph_core::ids::{IdLookup, OriginalId};
+use ocgraph_core::ingest::{Progress, Unit};
 use ocgraph_core::{with_adjacency, Adjacency, Error, GraphView, Result, Vertex};
 
 use crate::backend_args::BackendArgs;
+use crate::progress::CliProgress;
 
 /// Output formats.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -20,6 +22,8 @@ pub enum ExportFormat {
     Bin32,
     /// Little-endian u64 `(src, dst)` pairs (weights are not written).
     Bin64,
+    /// A Parquet table with columns `src`, `dst` (and `weight`), snappy-compressed.
+    Parquet,
     /// Little-endian `(u32 src, u32 dst, f32 weight)` records, 12 bytes (weight 1 when unweighted).
     Bin32w,
     /// Little-endian `(u64 src, u64 dst, f32 weight)` records, 20 bytes (weight 1 when unweighted).
@@ -34,7 +38,7 @@ pub struct ExportArgs {
     /// Output file.
     out: PathBuf,
     /// Output format (default: from OUT's extension: .bin/.u32 = bin32, .u64 = bin64,
-    /// .u32w = bin32w, .u64w = bin64w, else text).
+    /// .u32w = bin32w, .u64w = bin64w, .parquet = parquet, else text).
     #[arg(long, value_enum)]
     format: Option<ExportFormat>,
     /// Write the original ids of the input (relabelled graphs) instead of vertex ids.
@@ -49,6 +53,7 @@ impl ExportFormat {
         match path.extension().and_then(|e| e.to_str()) {
             Some("bin" | "u32") => ExportFormat::Bin32,
             Some("u64") => ExportFormat::Bin64,
+            Some("parquet" | "pq") => ExportFormat::Parquet,
             Some("u32w") => ExportFormat::Bin32w,
             Some("u64w") => ExportFormat::Bin64w,
             _ => ExportFormat::Text,
@@ -75,7 +80,10 @@ fn put_u32(buf: &mut Vec<u8>, mut x: u32, end: u8) {
 
 /// Calls `f(u, v, w)` for every exported edge: every arc of a directed graph, each undirected
 /// edge once (`u <= v`).
-fn for_each_edge(g: &GraphView, mut f: impl FnMut(Vertex, Vertex, Option<f32>) -> Result<()>) -> Result<()> {
+pub(crate) fn for_each_edge(
+    g: &GraphView,
+    mut f: impl FnMut(Vertex, Vertex, Option<f32>) -> Result<()>,
+) -> Result<()> {
     let n = g.num_vertices() as Vertex;
     let directed = g.is_directed();
     let mut result = Ok(());
@@ -104,7 +112,16 @@ pub fn run(args: &ExportArgs) -> Result<()> {
     let name = args.out.file_name().ok_or_else(|| Error::invalid("OUT must name a file"))?;
     let tmp = args.out.with_file_name(format!(".{}.tmp-{}", name.to_string_lossy(), std::process::id()));
     let ids = if args.original_ids { Some(g.base().ids()?) } else { None };
-    let written = write_edges(&g, &tmp, format, ids.as_ref()).and_then(|count| {
+    let progress = CliProgress::new(false);
+    let written = match format {
+        ExportFormat::Parquet => super::parquet::export(&g, &tmp, ids.as_ref(), &progress),
+        _ => {
+            progress.phase("write", Some(g.num_edges()), Unit::Edges);
+            write_edges(&g, &tmp, format, ids.as_ref(), &progress)
+        }
+    };
+    progress.finish();
+    let written = written.and_then(|count| {
         std::fs::rename(&tmp, &args.out).map_err(|e| Error::io(&args.out, "rename", e))?;
         Ok(count)
     });
@@ -128,7 +145,13 @@ fn binary_id(ids: &IdLookup, v: Vertex, max: u64, path: &Path) -> Result<u64> {
     }
 }
 
-fn write_edges(g: &GraphView, path: &Path, format: ExportFormat, ids: Option<&IdLookup>) -> Result<u64> {
+fn write_edges(
+    g: &GraphView,
+    path: &Path,
+    format: ExportFormat,
+    ids: Option<&IdLookup>,
+    progress: &dyn Progress,
+) -> Result<u64> {
     let file = File::create(path).map_err(|e| Error::io(path, "create", e))?;
     let mut out = BufWriter::with_capacity(1 << 20, file);
     let mut buf: Vec<u8> = Vec::with_capacity(1 << 16);
@@ -151,6 +174,7 @@ fn write_edges(g: &GraphView, path: &Path, format: ExportFormat, ids: Option<&Id
                         );
                     }
                 }
+                ExportFormat::Parquet => unreachable!("Parquet is written by parquet::export"),
                 ExportFormat::Bin64 | ExportFormat::Bin64w => {
                     for x in [u, v] {
                         buf.extend_from_slice(&binary_id(ids, x, u64::MAX, path)?.to_le_bytes());
@@ -173,6 +197,7 @@ fn write_edges(g: &GraphView, path: &Path, format: ExportFormat, ids: Option<&Id
                     buf.extend_from_slice(&u.to_le_bytes());
                     buf.extend_from_slice(&v.to_le_bytes());
                 }
+                ExportFormat::Parquet => unreachable!("Parquet is written by parquet::export"),
                 ExportFormat::Bin64 | ExportFormat::Bin64w => {
                     buf.extend_from_slice(&(u as u64).to_le_bytes());
                     buf.extend_from_slice(&(v as u64).to_le_bytes());
@@ -186,6 +211,9 @@ fn write_edges(g: &GraphView, path: &Path, format: ExportFormat, ids: Option<&Id
         if buf.len() >= 1 << 16 {
             out.write_all(&buf).map_err(io)?;
             buf.clear();
+        }
+        if count.is_multiple_of(1 << 16) {
+            progress.advance(1 << 16);
         }
         Ok(())
     })?;

@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
-use ocgraph_core::ingest::{self, BuildOptions, ImportOptions, InputFormat, Progress, Relabel};
+use ocgraph_core::ingest::{self, BuildOptions, Columns, ImportOptions, InputFormat, Progress, Relabel};
 use ocgraph_core::Result;
 
 use super::output_args::BuilderArgs;
@@ -25,6 +25,8 @@ pub enum FormatArg {
     Bin32,
     /// Little-endian u64 pairs.
     Bin64,
+    /// A Parquet table (columns named by --source-col, --target-col, --weight-col).
+    Parquet,
     /// Little-endian (u32, u32, f32 weight) records.
     Bin32w,
     /// Little-endian (u64, u64, f32 weight) records.
@@ -43,16 +45,26 @@ pub enum RelabelArg {
 /// Arguments of `ocgraph import`.
 #[derive(Args)]
 pub struct ImportArgs {
-    /// Input edge list (may be gzip'd).
+    /// Input edge list (may be gzip'd), or a Parquet file (`.parquet`).
     input: PathBuf,
     /// Output graph directory.
     out: PathBuf,
     /// Store each edge in both directions (an undirected graph).
     #[arg(long)]
     undirected: bool,
-    /// Read a third column as f32 weights.
+    /// Read a third column as f32 weights (CSV: the column named `weight` or `w`, else the
+    /// third; Parquet: the column `weight`).
     #[arg(long)]
     weighted: bool,
+    /// CSV or Parquet: the column of source ids, by its header name (Parquet default: src).
+    #[arg(long, value_name = "NAME")]
+    source_col: Option<String>,
+    /// CSV or Parquet: the column of target ids, by its header name (Parquet default: dst).
+    #[arg(long, value_name = "NAME")]
+    target_col: Option<String>,
+    /// CSV or Parquet: the column of weights, by its header name (makes the graph weighted).
+    #[arg(long, value_name = "NAME")]
+    weight_col: Option<String>,
     /// Remove duplicate edges.
     #[arg(long)]
     dedup: bool,
@@ -82,6 +94,8 @@ pub struct ImportArgs {
 /// Runs `ocgraph import`.
 pub fn run(args: &ImportArgs) -> Result<()> {
     set_threads(args.threads)?;
+    let parquet = args.format == FormatArg::Parquet
+        || (args.format == FormatArg::Auto && super::parquet::is_parquet(&args.input));
     let opts = ImportOptions {
         format: match args.format {
             FormatArg::Auto => InputFormat::Auto,
@@ -90,6 +104,7 @@ pub fn run(args: &ImportArgs) -> Result<()> {
             FormatArg::Mtx => InputFormat::MatrixMarket,
             FormatArg::Bin32 => InputFormat::Binary32,
             FormatArg::Bin64 => InputFormat::Binary64,
+            FormatArg::Parquet => InputFormat::Auto,
             FormatArg::Bin32w => InputFormat::Binary32Weighted,
             FormatArg::Bin64w => InputFormat::Binary64Weighted,
         },
@@ -107,11 +122,35 @@ pub fn run(args: &ImportArgs) -> Result<()> {
             overwrite: args.build.output.force,
             source: String::new(),
         },
+        columns: Columns {
+            source: args.source_col.clone(),
+            target: args.target_col.clone(),
+            weight: args.weight_col.clone(),
+        },
         num_vertices: args.num_vertices,
         allow_sparse_ids: args.allow_sparse_ids,
     };
     let progress = CliProgress::new(args.build.output.quiet);
-    let result = ingest::import(&args.input, &args.out, &opts, &progress);
+    let result = if parquet {
+        let weight = args.weight_col.as_deref().or(args.weighted.then_some("weight"));
+        let cols = super::parquet::ColumnNames {
+            source: args.source_col.as_deref().unwrap_or("src"),
+            target: args.target_col.as_deref().unwrap_or("dst"),
+            weight,
+        };
+        super::parquet::import(
+            &args.input,
+            &args.out,
+            &cols,
+            opts.relabel,
+            opts.build,
+            opts.num_vertices,
+            opts.allow_sparse_ids,
+            &progress,
+        )
+    } else {
+        ingest::import(&args.input, &args.out, &opts, &progress)
+    };
     progress.finish();
     let report = result?;
     for notice in &report.notices {

@@ -1,5 +1,6 @@
 //! The subcommands, one module each.
 
+mod advise;
 mod cache_sim;
 mod check;
 mod export;
@@ -9,6 +10,7 @@ mod info;
 mod mine;
 mod output_args;
 mod pack;
+mod parquet;
 mod query;
 mod reorder;
 mod run;
@@ -24,7 +26,7 @@ use ocgraph_core::Result;
 /// Every `ocgraph` subcommand.
 #[derive(Subcommand)]
 pub enum Command {
-    /// Build a graph from an edge-list file (text, CSV, MatrixMarket, gzip'd, binary pairs).
+    /// Build a graph from an edge-list file (text, CSV, MatrixMarket, gzip'd, binary pairs, Parquet).
     Import(import::ImportArgs),
     /// Generate a synthetic graph (Kronecker, Erdős–Rényi, road grid).
     Generate(generate::GenerateArgs),
@@ -32,7 +34,7 @@ pub enum Command {
     Info(info::InfoArgs),
     /// Verify every checksum and the CSR invariants of a graph.
     Check(check::CheckArgs),
-    /// Write a graph as an edge list (text or binary pairs).
+    /// Write a graph as an edge list (text, binary pairs or Parquet).
     Export(export::ExportArgs),
     /// Copy a graph with its neighbour lists packed (bit-packed gaps: about half the bytes).
     Pack(pack::PackArgs),
@@ -57,6 +59,8 @@ pub enum Command {
     Query(query::QueryArgs),
     /// Run the analytics on Apache Spark (`spark run ALGO G --master local[2]`), via Python.
     Spark(spark::SparkArgs),
+    /// Recommend backend, memory budget, policy and copy (reorder/pack) per kernel.
+    Advise(advise::AdviseArgs),
 }
 
 /// Runs a parsed subcommand.
@@ -78,6 +82,7 @@ pub fn run(cmd: Command) -> Result<()> {
         Command::Query(a) => query::run(&a),
         Command::Stream(a) => stream::run(&a),
         Command::Spark(a) => spark::run(&a),
+        Command::Advise(a) => advise::run(&a),
     }
 }
 

@@ -14,6 +14,9 @@ use ocgraph_core::ids::{IdLookup, OriginalId};
 use ocgraph_core::{with_adjacency, Adjacency, Error, Result, Vertex};
 
 use crate::backend_args::BackendArgs;
+use ocgraph_core::ingest::Progress;
+
+use crate::progress::CliProgress;
 
 /// The kernels `ocgraph run` can run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -128,6 +131,9 @@ pub fn run(args: &RunArgs) -> Result<()> {
         source: by_id("--source-id", &args.source_id)?.unwrap_or(args.source),
         target: by_id("--target-id", &args.target_id)?.or(args.target),
     };
+    let progress = CliProgress::new(false);
+    let name = args.algo.to_possible_value().map(|v| v.get_name().to_string()).unwrap_or_default();
+    progress.spinner(&format!("{name} on {}", args.graph.display()));
     let started = std::time::Instant::now();
     let mut warmups = 0;
     while args.warmup_secs > 0.0 && (warmups == 0 || started.elapsed().as_secs_f64() < args.warmup_secs) {
@@ -138,9 +144,11 @@ pub fn run(args: &RunArgs) -> Result<()> {
         view.reset_io_stats();
         println!("warm-up: {warmups} untimed trial(s) in {:.3} s", started.elapsed().as_secs_f64());
     }
-    let (report, values, summary) = pool.install(|| {
+    let result = pool.install(|| {
         with_adjacency!(&view, |out, inn| execute(args, ends, args.trials, args.verify, out, inn))
-    })?;
+    });
+    progress.finish();
+    let (report, values, summary) = result?;
     for (i, t) in report.trial_secs.iter().enumerate() {
         println!("trial {i}: {t:.6} s");
     }

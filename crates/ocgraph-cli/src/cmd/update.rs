@@ -17,6 +17,9 @@ use ocgraph_core::update::{Durability, WritableGraph, WriteOptions};
 use ocgraph_core::{Error, Result, Vertex};
 
 use crate::backend_args::BackendArgs;
+use ocgraph_core::ingest::Progress;
+
+use crate::progress::CliProgress;
 
 /// When a batch is durable.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -235,7 +238,11 @@ fn finish(args: &UpdateArgs, g: WritableGraph) -> Result<()> {
 pub fn compact(args: &CompactArgs) -> Result<()> {
     let g = WritableGraph::open(&args.graph, &write_options(&args.backend, Durability::PerBatch)?)?;
     let (levels, start) = (g.num_levels(), Instant::now());
-    g.compact()?;
+    let progress = CliProgress::new(false);
+    progress.spinner(&format!("compacting {levels} level(s) of {}", args.graph.display()));
+    let result = g.compact();
+    progress.finish();
+    result?;
     println!(
         "compacted {levels} level(s) and the delta into a new base in {:.3} s",
         start.elapsed().as_secs_f64()

@@ -70,6 +70,9 @@ pub struct ImportOptions {
     pub relabel: Relabel,
     /// How to build the graph (a `symmetric` MatrixMarket file forces `directed: false`).
     pub build: BuildOptions,
+    /// CSV: the columns to read, by their header names (a weight column makes the graph
+    /// weighted).
+    pub columns: Columns,
     /// The vertex count of a graph that keeps the ids (no relabelling): ids must be below it,
     /// vertices without edges are isolated. Also lifts the sparse-id check.
     pub num_vertices: Option<u64>,
@@ -78,12 +81,32 @@ pub struct ImportOptions {
     pub allow_sparse_ids: bool,
 }
 
+/// The header names of the columns of a CSV file that hold the source, the target and the
+/// weight; `None` keeps the default (the first, the second, and the column named `weight` or
+/// `w`, else the third).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Columns {
+    /// The source column.
+    pub source: Option<String>,
+    /// The target column.
+    pub target: Option<String>,
+    /// The weight column.
+    pub weight: Option<String>,
+}
+
+impl Columns {
+    pub(crate) fn any(&self) -> bool {
+        self.source.is_some() || self.target.is_some() || self.weight.is_some()
+    }
+}
+
 impl Default for ImportOptions {
     fn default() -> Self {
         ImportOptions {
             format: InputFormat::Auto,
             relabel: Relabel::None,
             build: BuildOptions::default(),
+            columns: Columns::default(),
             num_vertices: None,
             allow_sparse_ids: false,
         }
@@ -140,6 +163,15 @@ pub fn import(
     let format = detect(input, opts.format)?;
     let mut notices = Vec::new();
     let mut build = opts.build.clone();
+    if opts.columns.any() && format != InputFormat::Csv {
+        return Err(Error::invalid(format!(
+            "{}: columns are named only in CSV files with a header (this one reads as {format:?})",
+            input.display()
+        )));
+    }
+    if opts.columns.weight.is_some() {
+        build.weighted = true;
+    }
     let keep_ids = opts.relabel == Relabel::None;
     if let Some(n) = opts.num_vertices {
         if !keep_ids {
@@ -207,9 +239,10 @@ pub fn import(
         (true, Some(n)) => n - 1,
         (true, None) => MAX_ID,
     };
+    let scan_cfg = ScanCfg { format, columns: &opts.columns, weighted, max_id };
     let mut mapper = Mapper::new(opts.relabel);
     if opts.relabel == Relabel::Sorted {
-        scan(Input::open(input)?, format, weighted, max_id, progress, "relabel", |block, piece| {
+        scan(Input::open(input)?, &scan_cfg, progress, "relabel", |block, piece| {
             mapper.collect(block, piece);
             Ok(())
         })?;
@@ -218,7 +251,7 @@ pub fn import(
     let (mut src, mut dst) = (Vec::new(), Vec::new());
     // Unweighted integer ids without relabelling go straight into the builder, in parallel.
     let direct = keep_ids && !weighted;
-    let found = scan(Input::open(input)?, format, weighted, max_id, progress, "parse", |block, piece| {
+    let found = scan(Input::open(input)?, &scan_cfg, progress, "parse", |block, piece| {
         if direct && piece.strs.is_empty() {
             let id = |k| piece.id(block, k) as u32;
             return builder.push_with(piece.edges(), |i| (id(2 * i), id(2 * i + 1)));
@@ -311,7 +344,9 @@ pub fn parse_bytes(bytes: Vec<u8>, format: InputFormat, weighted: bool, relabel:
     let mut mapper = Mapper::new(relabel);
     let (mut src, mut dst) = (Vec::new(), Vec::new());
     let input = Input::from_bytes(path, bytes);
-    let found = scan(input, format, weighted, max_id, &super::NoProgress, "parse", |block, piece| {
+    let columns = Columns::default();
+    let cfg = ScanCfg { format, columns: &columns, weighted, max_id };
+    let found = scan(input, &cfg, &super::NoProgress, "parse", |block, piece| {
         mapper.map(block, piece, &mut src, &mut dst)?;
         if weighted && piece.weights.len() != src.len() {
             return Err(Error::invalid("a weight per edge"));
@@ -321,16 +356,27 @@ pub fn parse_bytes(bytes: Vec<u8>, format: InputFormat, weighted: bool, relabel:
     Ok(found.edges)
 }
 
+/// How [`scan`] reads an input.
+struct ScanCfg<'a> {
+    /// The resolved format (not `Auto`).
+    format: InputFormat,
+    /// CSV: the columns named in the header.
+    columns: &'a Columns,
+    /// Read a weight per edge.
+    weighted: bool,
+    /// Largest allowed id.
+    max_id: u64,
+}
+
 /// Reads the whole input, calling `each(block, piece)` for every parsed piece in file order.
 fn scan(
     input: Input,
-    format: InputFormat,
-    weighted: bool,
-    max_id: u64,
+    cfg: &ScanCfg,
     progress: &dyn Progress,
     phase: &str,
     mut each: impl FnMut(&[u8], &Piece) -> Result<()>,
 ) -> Result<Scan> {
+    let ScanCfg { format, columns, weighted, max_id } = *cfg;
     let path = &input.path().to_path_buf();
     progress.phase(phase, (!input.gzip).then_some(input.file_len), Unit::Bytes);
     let mut found = Scan { edges: 0, lines: 0, strings: false, notices: Vec::new() };
@@ -358,7 +404,7 @@ fn scan(
     let mut blocks = LineBlocks::new(input);
     let mut line = 1u64;
     let mut header_done = false;
-    let (mut weight_col, mut mtx_size) = (2, None);
+    let (mut src_col, mut dst_col, mut weight_col, mut mtx_size) = (0, 1, 2, None);
     let csv = format == InputFormat::Csv;
     let mut strings: Option<bool> = None;
     while let Some(block) = blocks.next_block()? {
@@ -368,8 +414,8 @@ fn scan(
             header_done = true;
             let skip = match format {
                 InputFormat::Csv => {
-                    let h = csv::parse_header(block);
-                    weight_col = h.weight_col;
+                    let h = csv::parse_header(path, block, columns)?;
+                    (src_col, dst_col, weight_col) = (h.src_col, h.dst_col, h.weight_col);
                     line += h.header_lines;
                     if let Some((at, text)) = h.header {
                         found.notices.push(format!(
@@ -390,7 +436,9 @@ fn scan(
             };
             data = &block[skip..];
             let first = text::data_lines(data, csv, 9);
-            if let Some((at, cols)) = first.first().filter(|(_, c)| !weighted && c.len() > 2) {
+            // (Named columns say which are read.)
+            let unnamed = !columns.any();
+            if let Some((at, cols)) = first.first().filter(|(_, c)| unnamed && !weighted && c.len() > 2) {
                 if format != InputFormat::MatrixMarket {
                     found.notices.push(format!(
                         "{}:{}: {} columns: the first two are the edge, the rest were ignored (an \
@@ -428,12 +476,15 @@ fn scan(
             strings = if format == InputFormat::MatrixMarket {
                 Some(false)
             } else {
-                text::data_lines(data, csv, 1).first().map(|(_, c)| !c.first().is_some_and(|t| is_integer(t)))
+                text::data_lines(data, csv, 1)
+                    .first()
+                    .map(|(_, c)| !c.get(src_col).is_some_and(|t| is_integer(t)))
             };
         }
         let is_strings = strings.unwrap_or(false);
         found.strings = is_strings;
-        let cfg = LineCfg { csv, strings: is_strings, weighted, weight_col, mtx_size, max_id };
+        let cfg =
+            LineCfg { csv, strings: is_strings, weighted, src_col, dst_col, weight_col, mtx_size, max_id };
         for piece in parse_block(path, data, line, &cfg)? {
             line += piece.lines;
             found.edges += piece.edges() as u64;

@@ -25,7 +25,7 @@ pub use builder::{BuildOptions, BuildReport, GraphBuilder, IdMap};
 #[cfg(feature = "fuzzing")]
 pub use import::parse_bytes;
 pub use import::{
-    import, sparse_ids_problem, ImportOptions, InputFormat, Relabel, SPARSE_IDS_MAX_RATIO,
+    import, sparse_ids_problem, Columns, ImportOptions, InputFormat, Relabel, SPARSE_IDS_MAX_RATIO,
     SPARSE_IDS_MIN_BYTES,
 };
 pub use pack::{pack, PackReport};

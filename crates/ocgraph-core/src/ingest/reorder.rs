@@ -5,7 +5,8 @@
 //! frontier bitmaps, components' labels) touches those values at random. On a skewed graph most
 //! arcs lead to a few hubs; numbered first, the hubs' values share a few cache lines and pages,
 //! and neighbour lists hold smaller ids in smaller gaps (packed lists shrink further). On kron22
-//! PageRank-20 in memory runs 1.8x faster on the reordered copy (`bench/RESULTS.md`, session 11).
+//! PageRank-20 in memory runs 1.8x faster on the reordered copy (`bench/algos/run.py`,
+//! `docs/benchmarks.md`).
 //! Graphs whose given order already keeps neighbours close (road networks, crawl-ordered web
 //! graphs) get slower.
 //!

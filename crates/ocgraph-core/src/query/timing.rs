@@ -1,10 +1,10 @@
 //! What the query runner records of each query's timing, in memory that does not grow with
 //! the number of queries: a latency histogram per client and the progress checkpoints.
 //!
-//! Until session 22 the runner kept `(index, latency, completion)` for every query (24 bytes
-//! each, in vectors that doubled as they grew): 1M queries held ~40 MB at the end of a run.
+//! Keeping `(index, latency, completion)` for every query instead (24 bytes each, in vectors
+//! that double as they grow) would hold ~40 MB after 1M queries.
 //! Under a memory cgroup (the mmap benchmark caps the whole process at 10% of the graph) that
-//! memory squeezed the page cache as the run went on.
+//! memory would squeeze the page cache as the run goes on.
 //!
 //! - [`Histogram`]: log-linear buckets, exact below 128 ns and 128 buckets per power of two
 //!   above, so a reported percentile is within 1/128 of the true value (the mean and maximum

@@ -1,4 +1,4 @@
-//! Durable updates (issue 7): write-ahead log, in-memory delta, immutable levels, snapshots
+//! Durable updates: write-ahead log, in-memory delta, immutable levels, snapshots
 //! and compaction over the CSR base (after LLAMA's multiversioned CSR).
 //!
 //! - `delta`: the [`DeltaLog`] trait: an append-only, multiversioned record of arc operations

@@ -1,14 +1,24 @@
-//! CSV edge lists: an optional header line, then `source,target[,weight]` rows. A first line
-//! whose first two fields are integers is data (no header); any other first line is the header
-//! (reported as such). The weight column is the one named `weight` (or `w`, case-insensitive)
-//! in the header, else the third column.
+//! CSV edge lists: an optional header line, then data rows. A first line whose first two fields
+//! are integers is data (no header); any other first line is the header (reported as such). By
+//! default the source and target are the first two columns and the weight is the column named
+//! `weight` (or `w`, case-insensitive) in the header, else the third;
+//! [`Columns`](crate::ingest::Columns) picks them by their header names instead (the first line
+//! is then always the header).
+
+use std::path::Path;
 
 use super::is_integer;
-use super::text::{fields, is_blank_or_comment};
+use super::text::{fields, is_blank_or_comment, MAX_COLS};
+use crate::error::{Error, Result};
+use crate::ingest::Columns;
 
 /// The header of a CSV file.
 #[derive(Debug, Clone)]
 pub(crate) struct CsvHeader {
+    /// Column index of the source.
+    pub src_col: usize,
+    /// Column index of the target.
+    pub dst_col: usize,
     /// Column index of the weight.
     pub weight_col: usize,
     /// Bytes of the first block taken by comments and the header line.
@@ -20,8 +30,9 @@ pub(crate) struct CsvHeader {
 }
 
 /// Finds the header line at the start of `data` (the first non-blank, non-comment line, unless
-/// it starts with two integer ids).
-pub(crate) fn parse_header(data: &[u8]) -> CsvHeader {
+/// no columns are named and it starts with two integer ids) and the columns named by `cols` in
+/// it (an error naming the file and the header line when a name is not there).
+pub(crate) fn parse_header(path: &Path, data: &[u8], cols: &Columns) -> Result<CsvHeader> {
     let mut pos = 0;
     let mut lines = 0;
     while pos < data.len() {
@@ -30,24 +41,61 @@ pub(crate) fn parse_header(data: &[u8]) -> CsvHeader {
         lines += 1;
         let next = (nl + 1).min(data.len());
         if !is_blank_or_comment(line) {
-            let mut f = [(0, 0); 16];
-            let k = fields(line, true, 16, &mut f);
-            let field = |i: usize| &line[f[i].0..f[i].1];
-            if k >= 2 && is_integer(field(0)) && is_integer(field(1)) {
-                return CsvHeader { weight_col: 2, header_bytes: pos, header_lines: lines - 1, header: None };
+            let mut f = [(0, 0); MAX_COLS];
+            let k = fields(line, true, MAX_COLS, &mut f);
+            let names: Vec<&[u8]> = f[..k].iter().map(|&(a, b)| &line[a..b]).collect();
+            if !cols.any() && k >= 2 && is_integer(names[0]) && is_integer(names[1]) {
+                return Ok(CsvHeader {
+                    src_col: 0,
+                    dst_col: 1,
+                    weight_col: 2,
+                    header_bytes: pos,
+                    header_lines: lines - 1,
+                    header: None,
+                });
             }
-            let weight_col = (0..k)
-                .position(|i| field(i).eq_ignore_ascii_case(b"weight") || field(i).eq_ignore_ascii_case(b"w"))
-                .unwrap_or(2);
-            let text = String::from_utf8_lossy(line).trim().to_string();
-            return CsvHeader {
-                weight_col,
+            let find = |name: &Option<String>, default: Option<usize>| -> Result<usize> {
+                match name {
+                    None => Ok(default.unwrap_or(2)),
+                    Some(n) => names.iter().position(|c| *c == n.as_bytes()).ok_or_else(|| {
+                        let header: Vec<String> =
+                            names.iter().map(|c| String::from_utf8_lossy(c).into()).collect();
+                        Error::input_line(
+                            path,
+                            lines,
+                            format!(
+                                "no column '{n}' in the header (columns: {}; at most {MAX_COLS} are read)",
+                                header.join(", ")
+                            ),
+                        )
+                    }),
+                }
+            };
+            let default_weight = names
+                .iter()
+                .position(|name| name.eq_ignore_ascii_case(b"weight") || name.eq_ignore_ascii_case(b"w"));
+            // Named columns say the file has a header: no notice for it then.
+            let text = (!cols.any()).then(|| (lines, String::from_utf8_lossy(line).trim().to_string()));
+            return Ok(CsvHeader {
+                src_col: find(&cols.source, Some(0))?,
+                dst_col: find(&cols.target, Some(1))?,
+                weight_col: find(&cols.weight, default_weight)?,
                 header_bytes: next,
                 header_lines: lines,
-                header: Some((lines, text)),
-            };
+                header: text,
+            });
         }
         pos = next;
     }
-    CsvHeader { weight_col: 2, header_bytes: data.len(), header_lines: lines, header: None }
+    if cols.any() {
+        return Err(Error::input_line(path, lines.max(1), "no header line naming the columns"));
+    }
+    Ok(CsvHeader {
+        src_col: 0,
+        dst_col: 1,
+        weight_col: 2,
+        header_bytes: data.len(),
+        header_lines: lines,
+        header: None,
+    })
 }

@@ -63,6 +63,10 @@ pub(crate) struct LineCfg {
     pub strings: bool,
     /// Read a weight from column `weight_col`.
     pub weighted: bool,
+    /// Column of the source (0-based).
+    pub src_col: usize,
+    /// Column of the target (0-based).
+    pub dst_col: usize,
     /// Column of the weight (0-based).
     pub weight_col: usize,
     /// MatrixMarket: ids are 1-based (one is subtracted) and at most this size-line dimension.

@@ -3,7 +3,7 @@
 use super::{parse_id, parse_weight, too_large, LineCfg, Piece, PieceError};
 
 /// Most columns looked at in a line.
-const MAX_COLS: usize = 16;
+pub(crate) const MAX_COLS: usize = 16;
 
 /// Whether a line (without its newline) carries no data: blank, or a `#`/`%` comment.
 pub(crate) fn is_blank_or_comment(line: &[u8]) -> bool {
@@ -85,7 +85,8 @@ pub(crate) fn parse_lines(
     cfg: &LineCfg,
 ) -> std::result::Result<Piece, PieceError> {
     let mut p = Piece::default();
-    let want = if cfg.weighted { (cfg.weight_col + 1).max(2) } else { 2 };
+    let ids_want = cfg.src_col.max(cfg.dst_col) + 1;
+    let want = if cfg.weighted { (cfg.weight_col + 1).max(ids_want) } else { ids_want };
     // Plain `src dst` integer lines are read by a single scan; anything else takes the
     // general path (which also produces the errors).
     let fast = !cfg.strings && !cfg.weighted && !cfg.csv;
@@ -118,8 +119,16 @@ pub(crate) fn parse_lines(
             p.ints.push(id_of(b)?);
         } else if !is_blank_or_comment(line) {
             let k = fields(line, cfg.csv, want, &mut f);
-            if k < 2 {
-                return Err(err(format!("expected at least 2 columns (source, target), found {k}")));
+            if k < ids_want {
+                return Err(err(if ids_want == 2 {
+                    format!("expected at least 2 columns (source, target), found {k}")
+                } else {
+                    format!(
+                        "expected at least {ids_want} columns (source in column {}, target in column {}), found {k}",
+                        cfg.src_col + 1,
+                        cfg.dst_col + 1
+                    )
+                }));
             }
             if cfg.weighted {
                 if k <= cfg.weight_col || f[cfg.weight_col].0 == f[cfg.weight_col].1 {
@@ -131,7 +140,7 @@ pub(crate) fn parse_lines(
                 let (a, b) = f[cfg.weight_col];
                 p.weights.push(parse_weight(&line[a..b]).map_err(err)?);
             }
-            for &(a, b) in &f[..2] {
+            for (a, b) in [f[cfg.src_col], f[cfg.dst_col]] {
                 if cfg.strings {
                     if a == b {
                         return Err(err("empty vertex id".into()));
@@ -205,6 +214,8 @@ mod tests {
             csv: false,
             strings: false,
             weighted: false,
+            src_col: 0,
+            dst_col: 1,
             weight_col: 2,
             mtx_size: None,
             max_id: u32::MAX as u64 - 1,

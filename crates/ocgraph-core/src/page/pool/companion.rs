@@ -9,8 +9,8 @@
 //! hit. On this project's VM a pair of direct 4 KiB reads submitted together takes about two
 //! thirds of two reads one after the other, and half the kernel CPU per read
 //! (`examples/ring_reads.rs`). The query thread submits the reads itself: no hand-off to
-//! another thread, which costs more than the read on this guest (`bench/queries/RESULTS.md`,
-//! session 25).
+//! another thread, which costs more than the read on this guest
+//! (`bench/pages/direct_reads.py --busy 0,1`).
 //!
 //! The companion is only a hint, taken when it costs no waiting: its page must be evicted,
 //! its word lockable at once and a frame free or evictable without waiting; it is published

@@ -15,7 +15,7 @@
 //!   0.36 s). The fresh huge pages are committed ahead by the pre-fault thread like any frame.
 //! - **A larger pool** fills most frames once or a few times, and starts on 4 KiB pages: fresh
 //!   huge pages are slow to fault in on this VM (kron22's 547 MB first scan took 1.57 s with
-//!   `MADV_HUGEPAGE` at open, 0.43 s without, bench/RESULTS.md; in session 9, 0.6-0.8 GB/s when
+//!   `MADV_HUGEPAGE` at open, 0.43 s without, `bench/pages/run.py`; 0.6-0.8 GB/s when
 //!   the huge pages were new to the process's memory, 1.5-2.2 GB/s when they were reused; a
 //!   16 KiB-page pool a few pages short of its files, huge at open, scanned at 43-60% of dd in
 //!   all five rounds of `bench/pages`, run 12). Whenever such a pool has settled

@@ -198,7 +198,7 @@ const ASYNC_READ_AHEAD_BYTES: usize = 8 << 20;
 /// used page is passed twice: once to clear its bit, once to evict it), so windows must stay
 /// under 1/32 of the frames; 1/64 leaves a 2x margin. With 1/8, a kron22 scan at 10% read 21%
 /// more bytes than the file (1/32: 7%, 1/64: 3%), and PageRank-20 on kron20 at 10% read 5.9 GB
-/// (1/64: 3.6 GB; hand-run A/B, `bench/RESULTS.md`).
+/// (1/64: 3.6 GB; hand-run A/B with `bench/algos/run.py`).
 const ASYNC_WINDOW_DIVISOR: usize = 64;
 
 impl BufferPool {

@@ -35,7 +35,7 @@ const STREAMS: usize = 4;
 /// Jobs queued for the background threads before new ones are dropped.
 const QUEUE: usize = 16;
 /// Background readers: two, so that the next window is read while the previous one is still
-/// in flight (hand-run A/B on kron20 and kron22 at 10% pools, `bench/RESULTS.md`).
+/// in flight (hand-run A/B with `bench/algos/run.py` on kron20 and kron22 at 10% pools).
 const READERS: usize = 2;
 /// [`Core::ahead_limit`]: at most 1/`AHEAD_LIMIT_DIVISOR` of the frames hold unused pages
 /// read ahead before the next window waits.

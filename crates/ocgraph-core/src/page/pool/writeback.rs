@@ -34,7 +34,7 @@
 //! that writes the longest run's cold part, leaving it resident and clean, whenever more than
 //! half of the frames are dirty, so that foreground misses mostly find clean victims. It is not
 //! the default: on a 2-core machine the flusher competes with the foreground thread and made
-//! edge inserts 8-15% slower on average than plain `Batch` (bench/RESULTS.md, LinkBench-like).
+//! edge inserts 8-15% slower on average than plain `Batch` (`bench/updates/run.py`, LinkBench-like).
 //!
 //! The run set holds pinned dirty pages too (tracking pins there would put a lock on the read
 //! hit path); the batch skips them when locking. A dirty flag is set or cleared, and a page

@@ -15,8 +15,8 @@
 //! the neighbourhood policy advises nothing, that alone made the queries 1.2x slower than with
 //! no advisor (14.5 s against 11.7 s; the query thread's `pread`s took 37 µs each instead of
 //! 16 µs under strace). Parking the advisor and waking it at every push cost as much, even with
-//! the advisor doing nothing with the entries. Sleeping 1 ms between batches: 11.7 s. Hand-run,
-//! session 19; `bench/queries/RESULTS.md` has the runs at the sizes.
+//! the advisor doing nothing with the entries. Sleeping 1 ms between batches: 11.7 s. Hand-run
+//! with `bench/queries/compare.py`; `bench/queries/run.py` measures the full sizes.
 
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Duration;
@@ -31,10 +31,10 @@ use crate::query::workload::Workload;
 /// again.
 pub const IDLE_SLEEP: Duration = Duration::from_millis(1);
 
-/// The omniscient advisor, the bound, still polls as every advisor did until session 19:
+/// The omniscient advisor, the bound, polls instead of sleeping between batches:
 /// 16 yields, then sleeps of this length. It must keep pace with the queries (its lookahead is a
 /// few queries on a small pool); with 1 ms sleeps it fell to 1.01-1.05x of none on ca-AstroPh at
-/// alpha 0.5 and 1 (1M queries, hand-run, session 19).
+/// alpha 0.5 and 1 (1M queries, hand-run with `bench/queries/compare.py`).
 const OMNISCIENT_SLEEP: Duration = Duration::from_micros(50);
 
 /// Where protection locks pages (mmap), the default share of the memory the neighbourhood

@@ -10,7 +10,7 @@
 //!   submission (the pool), so the list read after it is a hit. This is what wins where a
 //!   query's pages are its own vertex's bounds and list, known to no advisor in time
 //!   (road-usroads: friends-of-friends 1.26-1.53x faster than none on the pool at 10%,
-//!   `bench/queries/RESULTS.md`, session 29). The omniscient bound predicts list starts too,
+//!   `bench/queries/run.py`, `docs/benchmarks.md`). The omniscient bound predicts list starts too,
 //!   so that it stays a bound.
 //! - [`PrefetchMode::Sequential`] ([`sequential`]): advise the window of the neighbours file
 //!   that follows the visited vertex's first arc.

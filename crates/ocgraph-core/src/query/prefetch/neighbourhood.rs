@@ -13,7 +13,7 @@
 //!   neighbour whose bounds are not in memory gets them advised rather than read. Reading them
 //!   (a miss in the advisor, on the query's heels) had made road-usroads (pool at 10%, 50K
 //!   queries of ~90 µs, its vertex table 4.4 times the memory) 4-5% slower than no
-//!   prefetcher; peeking, it is level (hand-run, session 21). Where the table is kept the
+//!   prefetcher; peeking, it is level (hand-run, `bench/queries/compare.py`). Where the table is kept the
 //!   bounds are always in memory and nothing changes;
 //! - edge queries: the alpha-recency stream draws the next vertex from a FIFO of recently seen
 //!   vertices, which `v`'s neighbours enter *in list order*, so the ones that stay longest are
@@ -30,7 +30,7 @@
 //!     uses. Hand-run on kron22, pool at 10%, 100K queries, two runs each: with these reads the
 //!     read calls (queries' and advisor's) fell from 130K to 104K at alpha 0.1 and from 73K
 //!     to 61K at alpha 1, and the runs took 7.9-8.0 s against 10.4-11.7 s with no prefetcher
-//!     (alpha 0.1) and 4.1-4.3 s against 6.2-6.8 s (alpha 1). Since session 20 only where
+//!     (alpha 0.1) and 4.1-4.3 s against 6.2-6.8 s (alpha 1). They are read only where
 //!     memory is unbounded: with a bound, the whole table is protected where it fits
 //!     ([`KeptTable`]; kron22 at 10%, 100K queries: 1.22x, 1.43x and 1.28x faster than none
 //!     at alpha 0.1, 0.5 and 1, against 0.98x, 1.15x and 1.14x with these reads);
@@ -42,7 +42,7 @@
 //!     reads. The threshold is the break-even: each visit advises 16 pages, a hit saves one or two demand
 //!     reads, and a background read costs the queries about a tenth of a demand read (device
 //!     time, evictions). On kron22 predictions hit ~5% of edge queries at alpha = 0.1, ~3% at
-//!     0.5 and none at 1 (`bench/queries/RESULTS.md`), so the lists are rarely advised there;
+//!     0.5 and none at 1 (`bench/queries/predictability.py`), so the lists are rarely advised there;
 //!   - **the recent neighbourhood, where the vertex table is neither read nor kept** (it does
 //!     not fit in [`TABLE_KEEP_SHARE`] of the memory): a
 //!     [`Window`] of the last [`WINDOW`] vertices seen (each visited vertex, then its
@@ -54,7 +54,7 @@
 //!     next query drawn from the recent vertices needs its entry first, on a page with
 //!     probability proportional to that page's weight, and the pool's CLOCK evicts such pages
 //!     between their uses (a page enters with its reference bit clear). Hand-run on the pool
-//!     at 10% (`bench/queries/RESULTS.md`, session 15): 14-16% fewer demand misses on
+//!     at 10% (`bench/queries/compare.py`): 14-16% fewer demand misses on
 //!     ca-AstroPh at alpha 0.1 and 0.5, 4-5% on road-usroads and cnr-2000 at alpha 0.5.
 //!     The window weighs the pages of lists too (the page each vertex's list starts on, where
 //!     its bounds are in memory: [`Direction::cached_list_page`]). While the window's pages
@@ -73,13 +73,13 @@
 //!     pages kept) saved 4% and 2%, as its background loads took back what its demand misses
 //!     saved. Protection rather than a use counted: the advisor wakes only every
 //!     [`KEEP_IDLE_SLEEP`] (see [`super::advisor`]), and a reference bit set in one batch is
-//!     cleared by the clock hand before the next; counting uses, the 1M-query run of session 19
+//!     cleared by the clock hand before the next; counting uses, a 1M-query run
 //!     read 0.3% fewer bytes than none at alpha 0.5 (road-usroads, pool at 10%). Where the window fits (cnr-2000 at 10%), keeping list pages too cost 3-6% more
-//!     misses than keeping the bounds pages alone (session 16), so the first rule stays. The
+//!     misses than keeping the bounds pages alone, so the first rule stays. The
 //!     advisor takes `v`'s neighbours from its list only if it is still in memory
 //!     ([`Direction::cached_neighbors_part`]: a peek, which neither loads a page nor counts
 //!     as a use; the query thread pushes `v` once it has read the list). Reading it as a query
-//!     does had cost road-usroads (pool at 10% = 57 frames) 9% more misses in session 14: the
+//!     does had cost road-usroads (pool at 10% = 57 frames) 9% more misses: the
 //!     advisor, lagging a few queries, reloaded evicted lists. Gated like the lists above, on
 //!     the share of visits found in the window ([`MIN_WINDOW_RATE`]): a uniform stream
 //!     (alpha = 1) keeps nothing;
@@ -109,7 +109,7 @@ pub const VERTEX_TABLE_NEIGHBOURS: usize = 512;
 /// ([`KeptTable`]), for edge and friends-of-friends queries (both start at a uniformly picked
 /// vertex). (At 10%: kron22's table is 0.61 of the memory, ca-AstroPh's 0.80, cnr-2000's
 /// 0.84; road-usroads' 4.4 does not fit.) Not for shortest paths: on cnr-2000 (20 pairs at
-/// 10%) it doubled their bytes read and time (session 18).
+/// 10%) it doubled their bytes read and time (hand-run, `bench/queries/compare.py`).
 pub const TABLE_KEEP_SHARE: f64 = 0.875;
 /// Bytes advised per neighbour list for edge queries and shortest paths (one 4 KiB page:
 /// 1024 plain ids, or about twice as many packed ones).
@@ -125,7 +125,7 @@ pub const MIN_HIT_RATE: f64 = 0.10;
 /// pace with the misses (road-usroads at 10%: 57 frames, 7 of them left unprotected, ~30
 /// misses per millisecond): a heavy page a miss brings in is protected only at the next batch.
 /// Hand-run, 200K edge queries: misses fell 12.6% and 6.7% against none at alpha 0.1 and 0.5
-/// with 250 µs, 6.6% and 3.3% with 1 ms (session 20).
+/// with 250 µs, 6.6% and 3.3% with 1 ms (`bench/queries/compare.py`).
 pub const KEEP_IDLE_SLEEP: Duration = Duration::from_micros(250);
 /// Vertices in the recent-neighbourhood window (the seed's FIFO held 1000).
 pub const WINDOW: usize = 1024;
@@ -315,7 +315,7 @@ impl Neighbourhood {
     /// recent-neighbourhood window, `v` enters it; otherwise does nothing. The window stands
     /// for the workload's FIFO of recently seen vertices, which every query feeds: when the
     /// advisor falls behind (on the pool at 10% it skipped ~45% of road-usroads' visits as
-    /// stale, hand-run, session 16) a window of only the fresh visits weighs the wrong pages.
+    /// stale, hand-run) a window of only the fresh visits weighs the wrong pages.
     pub fn record(&mut self, sink: &mut Sink<'_>, v: Vertex) {
         if self.records_stale() {
             self.keep_recent(sink, v, false);

@@ -11,8 +11,7 @@
 //! further than the advised queries not yet started fit in [`MEMORY_SHARE`] of the memory (by
 //! the pages each reads), but always the next query. Without that bound, on the small real
 //! graphs (pools of 46-200 frames) the loads for 64 queries ahead evicted pages before their
-//! queries came, and the "bound" was slower than no prefetching (`bench/queries/RESULTS.md`,
-//! session 12).
+//! queries came, and the "bound" was slower than no prefetching (`bench/queries/run.py`).
 
 use std::collections::VecDeque;
 

@@ -11,9 +11,9 @@
 //! [`KeptTable`] loads the table in the background on the first visit (one `WillNeed` over the
 //! whole bounds file) and protects its pages from eviction ([`Sink::protect`]: eviction passes
 //! over them, and a page a fallback eviction took is protected again once a query loads it);
-//! the lists share the frames the table leaves. Until session 20 it counted a use of a few
-//! table pages in turn at every visit instead, as many as kept each page marked while the
-//! clock hand swept the lists' frames; that needed the advisor awake every 250 µs (ca-AstroPh
+//! the lists share the frames the table leaves. Counting a use of a few table pages in turn
+//! at every visit instead, as many as would keep each page marked while the clock hand
+//! swept the lists' frames, would need the advisor awake every 250 µs (ca-AstroPh
 //! at 10% makes ~30 misses per millisecond), and each wake-up costs the queries (see
 //! [`super::advisor`]); it also could not keep the table for friends-of-friends queries
 //! reading more lists per visit than the lists' frames allow a sweep.

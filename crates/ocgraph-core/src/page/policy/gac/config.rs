@@ -69,7 +69,7 @@ pub struct GacConfig {
     /// dropped, so that the cache comes to hold what the winning shadows hold rather than
     /// freezing what CLOCK left in it. Default true (on 55 traces of the caching study's
     /// kernels: within 2 points of the better of CLOCK and LIFO at 564 of 605 points, against
-    /// 546 without; see `bench/RESULTS.md`).
+    /// 546 without; `bench/caching/run.py`).
     pub guided: bool,
     /// Guided LIFO acts once the LIFO shadows have hit this many times the voter groups'
     /// frames more often than the cache (decayed with the score) while LIFO was active.

@@ -211,7 +211,7 @@ fn shared_pages_are_replaced_ended_and_ignored_without_boundary_adjustment() {
 
 #[test]
 fn loop_twice_the_cache_keeps_lifo_active() {
-    // The issue-5 miss (PageRank/WCC at 30-50% of the pages): a loop twice the cache. LIFO
+    // The hard case for a recency policy (PageRank/WCC at 30-50% of the pages): a loop twice the cache. LIFO
     // keeps half of the loop (hit ratio ~0.5), CLOCK none. Seed 001's rules disclose LIFO's
     // wins a whole loop after the choice, decayed to nothing, while CLOCK's rule-1 wins on the
     // churning newest frames come at once (on the PageRank traces CLOCK became active). Duel

@@ -1,0 +1,177 @@
+//! `ocgraph advise`: which backend, memory budget, policy and copy (`reorder`, `pack`) to use
+//! for each kernel, from the graph's sizes, its degree skew and locality, and the memory at
+//! hand. The rules restate the measured results of `docs/benchmarks.md` (the scripts named
+//! there): a pool holding the graph runs within 1.1-1.7x of GAPBS; below that, the reordered
+//! and packed copy is the fast form of skewed graphs (BFS, connected components), while road
+//! networks and crawl-ordered web graphs keep their order; PageRank reads every list each
+//! iteration and gains from a reordered copy even in memory.
+
+use std::path::PathBuf;
+
+use clap::Args;
+use ocgraph_core::format::{IdMapKind, MANIFEST_FILE};
+use ocgraph_core::size::format_size;
+use ocgraph_core::{Adjacency, Error, Graph, OpenOptions, Result, Vertex};
+
+use super::size_arg;
+
+/// Arguments of `ocgraph advise`.
+#[derive(Args)]
+pub struct AdviseArgs {
+    /// Graph directory.
+    graph: PathBuf,
+    /// Memory for ocgraph (graph pages plus the kernels' per-vertex state); default: the
+    /// machine's available memory (`MemAvailable` in /proc/meminfo).
+    #[arg(long, value_parser = size_arg)]
+    memory: Option<u64>,
+}
+
+/// Kernel state held in RAM besides the graph pages: bytes per vertex, and bytes per arc.
+const KERNELS: [(&str, u64, u64); 5] =
+    [("bfs", 12, 0), ("wcc", 5, 0), ("sssp", 16, 0), ("pagerank", 36, 0), ("triangle-count", 8, 2)];
+
+/// Values of /proc/meminfo in bytes (`kB` lines scaled, counts as they are).
+fn meminfo(key: &str) -> Option<u64> {
+    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
+    text.lines().find_map(|l| {
+        let rest = l.strip_prefix(key)?.strip_prefix(':')?;
+        let mut it = rest.split_whitespace();
+        let v: u64 = it.next()?.parse().ok()?;
+        Some(if it.next() == Some("kB") { v * 1024 } else { v })
+    })
+}
+
+/// Degree skew (max / mean out-degree) and locality (median |u - v| / n over the lists of a
+/// sample of vertices): skewed graphs gain from `reorder`, local ones lose.
+fn shape(g: &Graph) -> (f64, f64) {
+    let n = g.num_vertices() as Vertex;
+    if n == 0 || g.num_arcs() == 0 {
+        return (1.0, 0.0);
+    }
+    let out = g.out();
+    let mut max = 0u64;
+    let step = (n / 4096).max(1);
+    let mut gaps = Vec::new();
+    let mut v = 0;
+    while v < n {
+        let nb = out.neighbors(v);
+        max = max.max(nb.len() as u64);
+        gaps.extend(nb.iter().take(16).map(|&u| (u as i64 - v as i64).unsigned_abs()));
+        v += step;
+    }
+    let mean = g.num_arcs() as f64 / n as f64;
+    gaps.sort_unstable();
+    let median = gaps.get(gaps.len() / 2).copied().unwrap_or(0);
+    (max as f64 / mean.max(1e-9), median as f64 / n as f64)
+}
+
+/// Runs `ocgraph advise`.
+pub fn run(args: &AdviseArgs) -> Result<()> {
+    let g = Graph::open(&args.graph, &OpenOptions::default())?;
+    let m = g.manifest();
+    let ids: u64 = m.files.iter().filter(|(k, _)| k.starts_with("ids")).map(|(_, e)| e.padded_len()).sum();
+    let total: u64 = m.files.values().map(|e| e.padded_len()).sum();
+    let manifest = std::fs::metadata(args.graph.join(MANIFEST_FILE)).map(|m| m.len()).unwrap_or(0);
+    let graph_bytes = total - ids;
+    let (n, arcs) = (g.num_vertices() as u64, g.num_arcs());
+    let available = match args.memory {
+        Some(m) => m,
+        None => meminfo("MemAvailable")
+            .ok_or_else(|| Error::invalid("cannot read MemAvailable from /proc/meminfo: give --memory"))?,
+    };
+    let (skew, locality) = shape(&g);
+    let skewed = skew > 50.0 && locality > 0.01;
+    println!("graph      {} ({} vertices, {arcs} arcs)", args.graph.display(), n);
+    println!(
+        "size       {} of lists and offsets, {} of original ids{}",
+        format_size(graph_bytes),
+        format_size(ids + manifest),
+        if m.is_packed() { " (packed)" } else { "" }
+    );
+    println!(
+        "memory     {} {}",
+        format_size(available),
+        if args.memory.is_some() { "(--memory)" } else { "available (/proc/meminfo MemAvailable)" }
+    );
+    println!(
+        "shape      max/mean out-degree {skew:.0}, median neighbour distance {:.2}% of n: {}",
+        locality * 100.0,
+        if skewed {
+            "skewed and scattered (social or Kronecker-like): a reordered copy helps"
+        } else if locality <= 0.01 {
+            "neighbours already close (road, crawl-ordered web): keep the given order"
+        } else {
+            "degrees even: a reordered copy gains little"
+        }
+    );
+    println!();
+    println!("{:<15} {:>10} {:>10}  advice", "kernel", "state", "pool");
+    for (kernel, per_vertex, per_arc) in KERNELS {
+        let state = n * per_vertex + arcs * per_arc;
+        // What is left for graph pages after the kernel's state and a 10% margin.
+        let pool = (available.saturating_sub(state) as f64 * 0.9) as u64;
+        let advice = if state >= available {
+            format!("does not fit: the kernel alone needs {} of RAM", format_size(state))
+        } else if pool >= graph_bytes {
+            let copy = if kernel == "pagerank" && skewed && !m.is_packed() {
+                "; `ocgraph reorder` first (PageRank-20 1.8x faster on kron22)"
+            } else {
+                ""
+            };
+            format!("the graph fits: --backend pool --memory {}{copy}", format_size(graph_bytes))
+        } else {
+            let copy = match (kernel, skewed, m.is_packed()) {
+                ("triangle-count", ..) => "; reads the lists once into oriented lists in RAM",
+                (_, _, true) => "",
+                (_, true, false) => "; `ocgraph reorder` then `ocgraph pack` (fewer bytes, hubs together)",
+                (_, false, false) => "; `ocgraph pack` (fewer bytes; keep the given order)",
+            };
+            let policy = if kernel == "pagerank" { "lifo" } else { "gac" };
+            format!(
+                "{:.0}% of the graph: --backend pool --memory {} --policy {policy}{copy}",
+                100.0 * pool as f64 / graph_bytes.max(1) as f64,
+                format_size(pool)
+            )
+        };
+        println!(
+            "{kernel:<15} {:>10} {:>10}  {advice}",
+            format_size(state),
+            format_size(pool.min(graph_bytes))
+        );
+    }
+    println!("queries         online queries: --backend pool, --prefetch neighbourhood, --page-size 4KiB");
+    huge_pages(available.min(graph_bytes));
+    if m.id_map != IdMapKind::Identity {
+        println!("ids        relabelled: give sources by original id with --source-id");
+    }
+    Ok(())
+}
+
+/// Reports whether huge pages are reserved for the pool's frames.
+fn huge_pages(pool: u64) {
+    let size = meminfo("Hugepagesize").unwrap_or(2 << 20);
+    match (meminfo("HugePages_Total"), meminfo("HugePages_Free")) {
+        (Some(total), Some(free)) if total > 0 => println!(
+            "huge pages {total} reserved, {free} free ({}): the pool's frames take them",
+            format_size(free * size)
+        ),
+        _ => println!(
+            "huge pages none reserved; for faster cold scans reserve the pool's size: sudo sysctl vm.nr_hugepages={}",
+            pool.div_ceil(size).max(1)
+        ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn meminfo_reads_kb_and_counts() {
+        if std::path::Path::new("/proc/meminfo").exists() {
+            assert!(meminfo("MemTotal").is_some_and(|m| m > 1 << 20));
+            assert!(meminfo("HugePages_Total").is_some());
+        }
+        assert_eq!(meminfo("NoSuchKey"), None);
+    }
+}

@@ -1,0 +1,436 @@
+//! Parquet edge tables in and out, through the `parquet` crate's Arrow reader and writer.
+//!
+//! Import reads only the named columns, one record batch at a time, into the budgeted graph
+//! builder (integer ids are vertex ids unless relabelled; string ids are always relabelled,
+//! first-seen unless sorted). Export writes `src`, `dst` (and `weight`) in row groups of
+//! [`BATCH_ROWS`] rows.
+
+use std::collections::HashMap;
+use std::fs::File;
+use std::path::Path;
+use std::sync::Arc;
+
+use arrow_array::cast::AsArray;
+use arrow_array::types::{
+    Float32Type, Float64Type, Int16Type, Int32Type, Int64Type, Int8Type, UInt16Type, UInt32Type, UInt64Type,
+    UInt8Type,
+};
+use arrow_array::{Array, ArrayRef, Float32Array, RecordBatch, StringArray, UInt32Array, UInt64Array};
+use arrow_schema::{DataType, Field, Schema};
+use ocgraph_core::ids::{IdLookup, OriginalId};
+use ocgraph_core::ingest::{BuildOptions, BuildReport, GraphBuilder, IdMap, Progress, Relabel, Unit};
+use ocgraph_core::{Error, GraphView, Result, Vertex};
+use parquet::arrow::arrow_reader::{ParquetRecordBatchReader, ParquetRecordBatchReaderBuilder};
+use parquet::arrow::{ArrowWriter, ProjectionMask};
+use parquet::basic::Compression;
+use parquet::file::properties::WriterProperties;
+
+/// Rows per record batch read or written.
+const BATCH_ROWS: usize = 1 << 16;
+/// Largest vertex id of a graph built without relabelling.
+const MAX_ID: u64 = u32::MAX as u64 - 1;
+
+/// Whether `path` names a Parquet file (by its extension).
+pub(crate) fn is_parquet(path: &Path) -> bool {
+    path.extension().is_some_and(|e| e.eq_ignore_ascii_case("parquet") || e.eq_ignore_ascii_case("pq"))
+}
+
+/// The names of the columns to read.
+pub(crate) struct ColumnNames<'a> {
+    /// Source ids.
+    pub source: &'a str,
+    /// Target ids.
+    pub target: &'a str,
+    /// Weights (a weighted graph), or none.
+    pub weight: Option<&'a str>,
+}
+
+fn perr(path: &Path, e: impl std::fmt::Display) -> Error {
+    Error::Input { path: path.into(), line: None, offset: None, msg: e.to_string() }
+}
+
+fn row_err(path: &Path, row: u64, msg: impl std::fmt::Display) -> Error {
+    Error::Input { path: path.into(), line: None, offset: None, msg: format!("row {row}: {msg}") }
+}
+
+/// A reader of the named columns of `path`, and its number of rows.
+fn reader(path: &Path, cols: &ColumnNames) -> Result<(ParquetRecordBatchReader, u64)> {
+    let file = File::open(path).map_err(|e| Error::io(path, "open", e))?;
+    let builder = ParquetRecordBatchReaderBuilder::try_new(file).map_err(|e| perr(path, e))?;
+    let rows = builder.metadata().file_metadata().num_rows().max(0) as u64;
+    let schema = builder.schema().clone();
+    let mut roots = Vec::new();
+    for name in [Some(cols.source), Some(cols.target), cols.weight].into_iter().flatten() {
+        let i = schema.index_of(name).map_err(|_| {
+            let names: Vec<&str> = schema.fields().iter().map(|f| f.name().as_str()).collect();
+            perr(path, format!("no column '{name}' (columns: {})", names.join(", ")))
+        })?;
+        roots.push(i);
+    }
+    let mask = ProjectionMask::roots(builder.parquet_schema(), roots);
+    let r = builder.with_projection(mask).with_batch_size(BATCH_ROWS).build().map_err(|e| perr(path, e))?;
+    Ok((r, rows))
+}
+
+/// The ids of one column of a batch: integers (checked non-negative) or strings.
+enum Ids<'a> {
+    Ints(Vec<u64>),
+    Strs(&'a dyn StringColumn),
+}
+
+/// A string column of either offset width.
+trait StringColumn {
+    fn value(&self, i: usize) -> &str;
+}
+
+impl StringColumn for arrow_array::StringArray {
+    fn value(&self, i: usize) -> &str {
+        arrow_array::StringArray::value(self, i)
+    }
+}
+
+impl StringColumn for arrow_array::LargeStringArray {
+    fn value(&self, i: usize) -> &str {
+        arrow_array::LargeStringArray::value(self, i)
+    }
+}
+
+/// The first null of `a`, as a row of the file.
+fn check_nulls(path: &Path, a: &dyn Array, name: &str, first_row: u64) -> Result<()> {
+    if a.null_count() > 0 {
+        let i = (0..a.len()).find(|&i| a.is_null(i)).unwrap_or(0);
+        return Err(row_err(path, first_row + i as u64, format!("column '{name}' is null")));
+    }
+    Ok(())
+}
+
+fn ids<'a>(path: &Path, a: &'a ArrayRef, name: &str, first_row: u64) -> Result<Ids<'a>> {
+    check_nulls(path, a, name, first_row)?;
+    macro_rules! signed {
+        ($t:ty) => {{
+            let v = a.as_primitive::<$t>();
+            let mut out = Vec::with_capacity(v.len());
+            for (i, &x) in v.values().iter().enumerate() {
+                if x < 0 {
+                    return Err(row_err(
+                        path,
+                        first_row + i as u64,
+                        format!("column '{name}' has the negative id {x}"),
+                    ));
+                }
+                out.push(x as u64);
+            }
+            Ids::Ints(out)
+        }};
+    }
+    macro_rules! unsigned {
+        ($t:ty) => {
+            Ids::Ints(a.as_primitive::<$t>().values().iter().map(|&x| x as u64).collect())
+        };
+    }
+    Ok(match a.data_type() {
+        DataType::Int8 => signed!(Int8Type),
+        DataType::Int16 => signed!(Int16Type),
+        DataType::Int32 => signed!(Int32Type),
+        DataType::Int64 => signed!(Int64Type),
+        DataType::UInt8 => unsigned!(UInt8Type),
+        DataType::UInt16 => unsigned!(UInt16Type),
+        DataType::UInt32 => unsigned!(UInt32Type),
+        DataType::UInt64 => unsigned!(UInt64Type),
+        DataType::Utf8 => Ids::Strs(a.as_string::<i32>()),
+        DataType::LargeUtf8 => Ids::Strs(a.as_string::<i64>()),
+        t => return Err(perr(path, format!("column '{name}' must hold integers or strings, found {t}"))),
+    })
+}
+
+fn weights(path: &Path, a: &ArrayRef, name: &str, first_row: u64) -> Result<Vec<f32>> {
+    check_nulls(path, a, name, first_row)?;
+    Ok(match a.data_type() {
+        DataType::Float32 => a.as_primitive::<Float32Type>().values().to_vec(),
+        DataType::Float64 => a.as_primitive::<Float64Type>().values().iter().map(|&x| x as f32).collect(),
+        DataType::Int32 => a.as_primitive::<Int32Type>().values().iter().map(|&x| x as f32).collect(),
+        DataType::Int64 => a.as_primitive::<Int64Type>().values().iter().map(|&x| x as f32).collect(),
+        t => return Err(perr(path, format!("column '{name}' must hold numbers, found {t}"))),
+    })
+}
+
+/// Maps original ids to vertex ids (first-seen, or sorted after a first pass).
+#[derive(Default)]
+struct Mapper {
+    ints: HashMap<u64, u32>,
+    int_ids: Vec<u64>,
+    strs: HashMap<String, u32>,
+    str_ids: Vec<String>,
+    sealed: bool,
+}
+
+impl Mapper {
+    fn int(&mut self, x: u64) -> Result<u32> {
+        if let Some(&v) = self.ints.get(&x) {
+            return Ok(v);
+        }
+        self.new_id(self.int_ids.len())?;
+        let v = self.int_ids.len() as u32;
+        self.ints.insert(x, v);
+        self.int_ids.push(x);
+        Ok(v)
+    }
+
+    fn str(&mut self, x: &str) -> Result<u32> {
+        if let Some(&v) = self.strs.get(x) {
+            return Ok(v);
+        }
+        self.new_id(self.str_ids.len())?;
+        let v = self.str_ids.len() as u32;
+        self.strs.insert(x.to_string(), v);
+        self.str_ids.push(x.to_string());
+        Ok(v)
+    }
+
+    fn new_id(&self, n: usize) -> Result<()> {
+        if self.sealed {
+            return Err(Error::invalid("an id not seen in the first pass (the file changed while read)"));
+        }
+        if n as u64 > MAX_ID {
+            return Err(Error::invalid("more than 2^32 - 1 distinct vertex ids"));
+        }
+        Ok(())
+    }
+
+    /// Numbers the ids collected so far in ascending order and refuses new ones.
+    fn seal_sorted(&mut self) {
+        self.int_ids.sort_unstable();
+        self.int_ids.dedup();
+        self.ints = self.int_ids.iter().enumerate().map(|(i, &x)| (x, i as u32)).collect();
+        self.str_ids.sort_unstable();
+        self.str_ids.dedup();
+        self.strs = self.str_ids.iter().enumerate().map(|(i, x)| (x.clone(), i as u32)).collect();
+        self.sealed = true;
+    }
+
+    fn id_map(self) -> IdMap {
+        if self.str_ids.is_empty() {
+            IdMap::U64(self.int_ids)
+        } else {
+            IdMap::Strings(self.str_ids)
+        }
+    }
+}
+
+/// Maps integer ids into `out` (`mapper` None: the ids are vertex ids, checked against the
+/// 32-bit id space).
+fn map_ints(
+    path: &Path,
+    ids: &[u64],
+    name: &str,
+    first_row: u64,
+    mapper: Option<&mut Mapper>,
+    out: &mut Vec<u32>,
+) -> Result<()> {
+    match mapper {
+        None => {
+            for (i, &x) in ids.iter().enumerate() {
+                if x > MAX_ID {
+                    return Err(row_err(
+                        path,
+                        first_row + i as u64,
+                        format!("column '{name}' has the id {x}, beyond 2^32 - 2 (import with --relabel)"),
+                    ));
+                }
+                out.push(x as u32);
+            }
+        }
+        Some(m) => {
+            for &x in ids {
+                out.push(m.int(x)?);
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Builds a graph at `out` from the Parquet file `input`. With the ids kept, `num_vertices` and
+/// `allow_sparse_ids` act as in [`ocgraph_core::ingest::import`].
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn import(
+    input: &Path,
+    out: &Path,
+    cols: &ColumnNames,
+    relabel: Relabel,
+    mut build: BuildOptions,
+    num_vertices: Option<u64>,
+    allow_sparse_ids: bool,
+    progress: &dyn Progress,
+) -> Result<BuildReport> {
+    build.weighted = cols.weight.is_some();
+    let directed = build.directed;
+    if build.source.is_empty() {
+        build.source = format!("{} (Parquet)", input.display());
+    }
+    let mut mapper = (relabel != Relabel::None).then(Mapper::default);
+    if relabel == Relabel::Sorted {
+        let m = mapper.as_mut().expect("a mapper for sorted relabelling");
+        let (r, rows) = reader(input, cols)?;
+        progress.phase("relabel", Some(rows), Unit::Edges);
+        let mut row = 0u64;
+        for batch in r {
+            let batch = batch.map_err(|e| perr(input, e))?;
+            for (k, name) in [cols.source, cols.target].into_iter().enumerate() {
+                match ids(input, batch.column(k), name, row)? {
+                    Ids::Ints(v) => m.int_ids.extend_from_slice(&v),
+                    Ids::Strs(s) => m.str_ids.extend((0..batch.num_rows()).map(|i| s.value(i).to_string())),
+                }
+            }
+            row += batch.num_rows() as u64;
+            progress.advance(batch.num_rows() as u64);
+            if m.int_ids.len() > 1 << 24 || m.str_ids.len() > 1 << 22 {
+                m.int_ids.sort_unstable();
+                m.int_ids.dedup();
+                m.str_ids.sort_unstable();
+                m.str_ids.dedup();
+            }
+        }
+        m.seal_sorted();
+    }
+    let mut builder = GraphBuilder::new(out, build)?;
+    let (r, rows) = reader(input, cols)?;
+    progress.phase("parse", Some(rows), Unit::Edges);
+    let (mut src, mut dst) = (Vec::new(), Vec::new());
+    let mut row = 0u64;
+    for batch in r {
+        let batch = batch.map_err(|e| perr(input, e))?;
+        let n = batch.num_rows();
+        let s = ids(input, batch.column(0), cols.source, row)?;
+        let d = ids(input, batch.column(1), cols.target, row)?;
+        if matches!(s, Ids::Strs(_)) != matches!(d, Ids::Strs(_)) {
+            return Err(perr(
+                input,
+                format!("columns '{}' and '{}' hold different id types", cols.source, cols.target),
+            ));
+        }
+        for (ids, name, out) in [(&s, cols.source, &mut src), (&d, cols.target, &mut dst)] {
+            out.clear();
+            match ids {
+                Ids::Strs(c) => {
+                    // String ids are always relabelled (first-seen unless sorted).
+                    let m = mapper.get_or_insert_with(Mapper::default);
+                    for i in 0..n {
+                        out.push(m.str(c.value(i))?);
+                    }
+                }
+                Ids::Ints(v) => map_ints(input, v, name, row, mapper.as_mut(), out)?,
+            }
+        }
+        let w = match cols.weight {
+            Some(name) => Some(weights(input, batch.column(2), name, row)?),
+            None => None,
+        };
+        builder.push(&src, &dst, w.as_deref())?;
+        row += n as u64;
+        progress.advance(n as u64);
+    }
+    if row == 0 {
+        return Err(perr(input, "no edges"));
+    }
+    let id_map = match mapper {
+        Some(m) => {
+            let n = m.int_ids.len().max(m.str_ids.len()) as u64;
+            builder.reserve_vertices(n);
+            m.id_map()
+        }
+        None => {
+            let found = builder.num_vertices();
+            match num_vertices {
+                Some(n) if found > n => {
+                    return Err(perr(input, format!("an id is {}, not below --num-vertices {n}", found - 1)));
+                }
+                Some(n) => builder.reserve_vertices(n),
+                None if !allow_sparse_ids => {
+                    if let Some(msg) = ocgraph_core::ingest::sparse_ids_problem(found, row, directed) {
+                        return Err(perr(input, msg));
+                    }
+                }
+                None => {}
+            }
+            IdMap::Identity
+        }
+    };
+    builder.finish(id_map, progress)
+}
+
+/// The column of ids of the vertices `vs`: vertex ids, or the original ids.
+fn id_column(vs: &[Vertex], ids: Option<&IdLookup>) -> ArrayRef {
+    match ids {
+        None => Arc::new(UInt32Array::from(vs.to_vec())),
+        Some(ids) => match vs.first().map(|&v| ids.original(v)) {
+            Some(OriginalId::Str(_)) => {
+                Arc::new(StringArray::from_iter_values(vs.iter().map(|&v| ids.original(v).to_string())))
+            }
+            _ => Arc::new(UInt64Array::from_iter_values(vs.iter().map(|&v| match ids.original(v) {
+                OriginalId::Int(i) => i,
+                OriginalId::Str(_) => 0,
+            }))),
+        },
+    }
+}
+
+/// Writes the edges of `g` (each undirected edge once) to the Parquet file `path`; returns the
+/// number of edges.
+pub(crate) fn export(
+    g: &GraphView,
+    path: &Path,
+    ids: Option<&IdLookup>,
+    progress: &dyn Progress,
+) -> Result<u64> {
+    let id_type = match ids.map(|ids| (ids.is_empty(), ids.original(0))) {
+        None | Some((true, _)) => DataType::UInt32,
+        Some((false, OriginalId::Str(_))) => DataType::Utf8,
+        Some((false, OriginalId::Int(_))) => DataType::UInt64,
+    };
+    let ids = ids.filter(|_| id_type != DataType::UInt32);
+    let mut fields = vec![Field::new("src", id_type.clone(), false), Field::new("dst", id_type, false)];
+    if g.is_weighted() {
+        fields.push(Field::new("weight", DataType::Float32, false));
+    }
+    let schema = Arc::new(Schema::new(fields));
+    let file = File::create(path).map_err(|e| Error::io(path, "create", e))?;
+    let props = WriterProperties::builder()
+        .set_compression(Compression::SNAPPY)
+        .set_max_row_group_row_count(Some(1 << 20))
+        .build();
+    let werr = |e: parquet::errors::ParquetError| Error::io(path, "write", std::io::Error::other(e));
+    let mut writer = ArrowWriter::try_new(file, schema.clone(), Some(props)).map_err(werr)?;
+    progress.phase("write", Some(g.num_edges()), Unit::Edges);
+    let (mut us, mut vs, mut ws) = (Vec::new(), Vec::new(), Vec::new());
+    let mut count = 0u64;
+    let mut flush = |us: &mut Vec<Vertex>, vs: &mut Vec<Vertex>, ws: &mut Vec<f32>| -> Result<()> {
+        let mut cols = vec![id_column(us, ids), id_column(vs, ids)];
+        if g.is_weighted() {
+            cols.push(Arc::new(Float32Array::from(std::mem::take(ws))));
+        }
+        let batch = RecordBatch::try_new(schema.clone(), cols).map_err(|e| Error::invalid(e.to_string()))?;
+        writer.write(&batch).map_err(werr)?;
+        progress.advance(us.len() as u64);
+        us.clear();
+        vs.clear();
+        Ok(())
+    };
+    super::export::for_each_edge(g, |u, v, w| {
+        us.push(u);
+        vs.push(v);
+        if let Some(w) = w {
+            ws.push(w);
+        }
+        count += 1;
+        if us.len() == BATCH_ROWS * 16 {
+            flush(&mut us, &mut vs, &mut ws)?;
+        }
+        Ok(())
+    })?;
+    if !us.is_empty() {
+        flush(&mut us, &mut vs, &mut ws)?;
+    }
+    let file = writer.into_inner().map_err(werr)?;
+    file.sync_all().map_err(|e| Error::io(path, "fsync", e))?;
+    Ok(count)
+}

@@ -1,0 +1,431 @@
+"""pandas, Arrow and Parquet in and out.
+
+In: :func:`from_arrow` (a ``pyarrow.Table``, a record batch, a ``RecordBatchReader`` or any
+iterable of record batches), :func:`from_pandas` (a ``DataFrame``) and :func:`from_parquet` (a
+Parquet file). Each streams the edges batch by batch through the budgeted builder, so an input
+larger than memory builds within ``memory`` (plus the id map when ids are relabelled).
+
+Out: :meth:`Graph.iter_arrow_batches`, :meth:`Graph.to_arrow`, :meth:`Graph.to_pandas` (the
+edge table, one slice of vertices at a time) and :meth:`Graph.to_series` (a per-vertex result
+indexed by the original ids).
+
+Needs pyarrow (and pandas for the pandas functions): ``pip install ocgraph[arrow]``.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+import numpy as np
+
+from . import _ocgraph
+from ._errors import InputError, InvalidArgumentError
+from ._graph import Graph, PathLike, Size
+
+__all__ = ["from_arrow", "from_pandas", "from_parquet"]
+
+#: Rows per record batch when a table or a DataFrame is cut into batches.
+BATCH_ROWS = 1 << 20
+#: Largest vertex id the builder takes (``n`` must fit in 32 bits).
+_MAX_ID = 2**32 - 2
+
+
+def _pa() -> Any:
+    try:
+        import pyarrow
+    except ImportError as e:  # pragma: no cover - depends on the environment
+        raise ImportError("ocgraph's Arrow and Parquet functions need pyarrow: pip install pyarrow") from e
+    return pyarrow
+
+
+class _Column:
+    """Checks one id or weight column of a batch and converts it."""
+
+    def __init__(self, name: str, role: str) -> None:
+        self.name = name
+        self.role = role
+        self.kind: str | None = None  # "int" or "str", fixed by the first batch
+
+    def array(self, batch: Any, offset: int) -> Any:
+        pa = _pa()
+        try:
+            col = batch.column(self.name)
+        except KeyError:
+            raise InputError(
+                f"no column '{self.name}' for the {self.role} (columns: {', '.join(batch.schema.names)})"
+            ) from None
+        if pa.types.is_dictionary(col.type):
+            col = col.dictionary_decode()
+        if col.null_count:
+            import pyarrow.compute as pc
+
+            row = offset + pc.index(pc.is_null(col), True).as_py()
+            raise InputError(f"column '{self.name}' ({self.role}) is null at row {row}")
+        return col
+
+    def ids(self, batch: Any, offset: int) -> Any:
+        pa = _pa()
+        col = self.array(batch, offset)
+        if pa.types.is_integer(col.type):
+            kind = "int"
+        elif pa.types.is_string(col.type) or pa.types.is_large_string(col.type):
+            kind = "str"
+        else:
+            raise InputError(
+                f"column '{self.name}' ({self.role}) must hold integers or strings, got {col.type}"
+            )
+        if self.kind is None:
+            self.kind = kind
+        elif kind != self.kind:
+            raise InputError(f"column '{self.name}' changes from {self.kind} to {kind} ids at row {offset}")
+        return col
+
+
+def _check_range(a: np.ndarray, name: str, offset: int, top: int) -> None:
+    if a.size == 0:
+        return
+    if a.min() < 0:
+        i = int(np.argmax(a < 0))
+        raise InputError(f"column '{name}' has the negative id {a[i]} at row {offset + i}")
+    if a.max() > top:
+        i = int(np.argmax(a > top))
+        raise InputError(f"column '{name}' has the id {a[i]} at row {offset + i}, beyond 2^32 - 2")
+
+
+class _Relabel:
+    """Maps original ids (integers or strings) to dense vertex ids, in order of first
+    appearance (edge by edge, source before target) or in sorted order (ids given upfront)."""
+
+    def __init__(self, sorted_ids: Any = None) -> None:
+        self.ids: dict[Any, int] = {}
+        self.order: list[Any] = []
+        self.sealed = sorted_ids is not None
+        if sorted_ids is not None:
+            self.order = sorted_ids.to_pylist()
+            self.ids = {x: i for i, x in enumerate(self.order)}
+
+    def map(self, s: Any, d: Any) -> tuple[np.ndarray, np.ndarray]:
+        pa = _pa()
+        import pyarrow.compute as pc
+
+        k = len(s)
+        both = pa.concat_arrays([s, d.cast(s.type)])
+        # Interleave source and target so that first appearance follows the edge order.
+        perm = np.empty(2 * k, dtype=np.int64)
+        perm[0::2] = np.arange(k)
+        perm[1::2] = np.arange(k, 2 * k)
+        both = pc.take(both, pa.array(perm))
+        uniq = pc.unique(both)
+        codes = pc.index_in(both, value_set=uniq).to_numpy()
+        local = np.empty(len(uniq), dtype=np.uint32)
+        for j, x in enumerate(uniq.to_pylist()):
+            v = self.ids.get(x)
+            if v is None:
+                if self.sealed:
+                    raise InputError(f"id {x!r} was not seen when the ids were sorted")
+                v = len(self.order)
+                if v > _MAX_ID:
+                    raise InputError("more than 2^32 - 1 distinct vertex ids")
+                self.ids[x] = v
+                self.order.append(x)
+            local[j] = v
+        mapped = local[codes]
+        return np.ascontiguousarray(mapped[0::2]), np.ascontiguousarray(mapped[1::2])
+
+    def original_ids(self) -> Any:
+        if self.order and isinstance(self.order[0], str):
+            return self.order
+        return np.asarray(self.order, dtype=np.uint64)
+
+
+def _sorted_ids(batches: Iterable[Any], source: str, target: str) -> Any:
+    """The distinct ids of both columns over every batch, sorted (first pass of a sorted relabel)."""
+    pa = _pa()
+    import pyarrow.compute as pc
+
+    cols = (_Column(source, "source"), _Column(target, "target"))
+    parts = []
+    offset = 0
+    for b in batches:
+        for c in cols:
+            parts.append(pc.unique(c.ids(b, offset)))
+        offset += b.num_rows
+    if not parts:
+        return pa.array([], pa.int64())
+    t = parts[0].type
+    all_ids = pc.unique(pa.concat_arrays([p.cast(t) for p in parts]))
+    return pc.take(all_ids, pc.sort_indices(all_ids))
+
+
+def _batches(data: Any) -> tuple[Any, bool]:
+    """A function giving a fresh iterator of record batches over ``data``, and whether it can
+    be called twice (tables and files can; readers and generators cannot)."""
+    pa = _pa()
+    if isinstance(data, pa.Table):
+        return (lambda: iter(data.to_batches(max_chunksize=BATCH_ROWS))), True
+    if isinstance(data, pa.RecordBatch):
+        return (lambda: iter([data])), True
+    if isinstance(data, (list, tuple)):
+        return (lambda: iter(data)), True
+    if isinstance(data, Iterable):
+        return (lambda: iter(data)), False
+    raise InvalidArgumentError(
+        f"expected a pyarrow Table, RecordBatch, RecordBatchReader or an iterable of record batches, "
+        f"got {type(data).__name__}"
+    )
+
+
+def _build(
+    batches: Any,
+    reusable: bool,
+    path: PathLike,
+    source: str,
+    target: str,
+    weight: str | None,
+    directed: bool,
+    dedup: bool,
+    drop_self_loops: bool,
+    relabel: str | None,
+    memory: Size,
+    overwrite: bool,
+    origin: str,
+) -> Graph:
+    if relabel not in (None, "first-seen", "sorted"):
+        raise InvalidArgumentError(f"unknown relabel {relabel!r} (expected None, 'first-seen' or 'sorted')")
+    mapper = None
+    if relabel == "sorted":
+        if not reusable:
+            raise InvalidArgumentError(
+                "relabel='sorted' reads the input twice: pass a Table, a DataFrame or a Parquet file, "
+                "not a one-shot reader"
+            )
+        mapper = _Relabel(_sorted_ids(batches(), source, target))
+    elif relabel == "first-seen":
+        mapper = _Relabel()
+    builder = _ocgraph.EdgeBuilder(
+        os.fspath(path), bool(directed), weight is not None, bool(dedup), bool(drop_self_loops), memory,
+        bool(overwrite), origin,
+    )  # fmt: skip
+    try:
+        cols = (_Column(source, "source"), _Column(target, "target"))
+        wcol = _Column(weight, "weight") if weight is not None else None
+        offset = 0
+        for b in batches():
+            s, d = (c.ids(b, offset) for c in cols)
+            if cols[0].kind != cols[1].kind:
+                kinds = f"{cols[0].kind}, {cols[1].kind}"
+                raise InputError(f"columns '{source}' and '{target}' hold different id types ({kinds})")
+            if mapper is None and cols[0].kind == "str":
+                mapper = _Relabel()  # string ids are always relabelled, as the file importer does
+            if cols[0].kind == "int":
+                sa = s.to_numpy(zero_copy_only=False)
+                da = d.to_numpy(zero_copy_only=False)
+                top = _MAX_ID if mapper is None else np.iinfo(sa.dtype).max
+                _check_range(sa, source, offset, top)
+                _check_range(da, target, offset, top)
+            if mapper is not None:
+                su, du = mapper.map(s, d)
+            else:
+                su = np.ascontiguousarray(sa, dtype=np.uint32)
+                du = np.ascontiguousarray(da, dtype=np.uint32)
+            w = None
+            if wcol is not None:
+                wa = wcol.array(b, offset)
+                pa = _pa()
+                if not (pa.types.is_integer(wa.type) or pa.types.is_floating(wa.type)):
+                    raise InputError(f"column '{weight}' (weight) must hold numbers, got {wa.type}")
+                w = np.ascontiguousarray(wa.to_numpy(zero_copy_only=False), dtype=np.float32)
+            builder.push(su, du, w)
+            offset += b.num_rows
+        if mapper is not None:
+            builder.reserve_vertices(len(mapper.order))
+            builder.finish(mapper.original_ids())
+        else:
+            builder.finish(None)
+    except BaseException:
+        builder.abort()
+        raise
+    return Graph(os.fspath(path))
+
+
+def from_arrow(
+    data: Any,
+    path: PathLike,
+    source: str = "src",
+    target: str = "dst",
+    weight: str | None = None,
+    directed: bool = True,
+    dedup: bool = False,
+    drop_self_loops: bool = False,
+    relabel: str | None = None,
+    memory: Size = "1GiB",
+    overwrite: bool = False,
+) -> Graph:
+    """Builds a graph at ``path`` from Arrow data, one record batch at a time, and opens it.
+
+    Args:
+        data: a ``pyarrow.Table``, a ``RecordBatch``, a ``RecordBatchReader`` or an iterable of
+            record batches (streamed: only one batch is held at a time).
+        source, target: the names of the id columns; edge ``i`` goes ``source[i] -> target[i]``.
+            Integer columns are vertex ids unless ``relabel`` is given; string columns are
+            always relabelled (``"first-seen"`` unless ``"sorted"``).
+        weight: the name of a numeric weight column (stored as float32), or None.
+        directed: store a directed graph; otherwise every edge is stored in both directions.
+        dedup: remove duplicate edges, keeping the smallest weight.
+        drop_self_loops: remove edges ``u -> u``.
+        relabel: None, ``"first-seen"`` (dense ids in order of first appearance, edge by edge)
+            or ``"sorted"`` (dense ids in sorted order of the original ids; reads the input twice).
+            Relabelled graphs keep the original ids (:meth:`Graph.original_ids`).
+        memory: buffer budget of the builder; beyond it sorted runs are spilled to disk.
+        overwrite: replace an existing graph at ``path``.
+
+    Raises:
+        InputError: a missing column, a null (naming the column and the row), ids that are not
+            integers or strings, negative or too large integer ids.
+        OcgraphIOError: ``path`` exists (without ``overwrite``) or cannot be written.
+    """
+    batches, reusable = _batches(data)
+    return _build(
+        batches, reusable, path, source, target, weight, directed, dedup, drop_self_loops, relabel,
+        memory, overwrite, "ocgraph.from_arrow (Arrow record batches)",
+    )  # fmt: skip
+
+
+def from_pandas(
+    df: Any,
+    path: PathLike,
+    source: str = "src",
+    target: str = "dst",
+    weight: str | None = None,
+    directed: bool = True,
+    dedup: bool = False,
+    drop_self_loops: bool = False,
+    relabel: str | None = None,
+    memory: Size = "1GiB",
+    overwrite: bool = False,
+) -> Graph:
+    """Builds a graph at ``path`` from a pandas ``DataFrame`` of edges and opens it.
+
+    The frame is converted to Arrow ``BATCH_ROWS`` rows at a time; the arguments are those of
+    :func:`from_arrow`. Row numbers in errors are positions (0-based), not index labels.
+    """
+    pa = _pa()
+    cols = [c for c in (source, target, weight) if c is not None]
+    missing = [c for c in cols if c not in df.columns]
+    if missing:
+        raise InputError(
+            f"no column {missing[0]!r} in the DataFrame (columns: {', '.join(map(str, df.columns))})"
+        )
+    sub = df[cols]
+
+    def batches() -> Iterator[Any]:
+        for start in range(0, len(sub), BATCH_ROWS):
+            yield pa.RecordBatch.from_pandas(sub.iloc[start : start + BATCH_ROWS], preserve_index=False)
+
+    return _build(
+        batches, True, path, source, target, weight, directed, dedup, drop_self_loops, relabel, memory,
+        overwrite, "ocgraph.from_pandas (DataFrame)",
+    )  # fmt: skip
+
+
+def from_parquet(
+    file: PathLike,
+    path: PathLike,
+    source: str = "src",
+    target: str = "dst",
+    weight: str | None = None,
+    directed: bool = True,
+    dedup: bool = False,
+    drop_self_loops: bool = False,
+    relabel: str | None = None,
+    memory: Size = "1GiB",
+    overwrite: bool = False,
+) -> Graph:
+    """Builds a graph at ``path`` from a Parquet file of edges, streaming its row groups, and
+    opens it. The arguments are those of :func:`from_arrow`; only the named columns are read."""
+    _pa()
+    import pyarrow.parquet as pq
+
+    cols = [c for c in (source, target, weight) if c is not None]
+    pf = pq.ParquetFile(os.fspath(file))
+    names = pf.schema_arrow.names
+    for c in cols:
+        if c not in names:
+            raise InputError(f"{os.fspath(file)}: no column '{c}' (columns: {', '.join(names)})")
+
+    def batches() -> Iterator[Any]:
+        return pf.iter_batches(batch_size=BATCH_ROWS, columns=cols)
+
+    return _build(
+        batches, True, path, source, target, weight, directed, dedup, drop_self_loops, relabel, memory,
+        overwrite, os.fspath(file),
+    )  # fmt: skip
+
+
+# ----- out ------------------------------------------------------------------------------
+
+
+def _is_identity(ids: Any) -> bool:
+    return isinstance(ids, np.ndarray) and bool(np.array_equal(ids, np.arange(len(ids), dtype=ids.dtype)))
+
+
+def iter_arrow_batches(
+    g: Graph,
+    batch_rows: int = BATCH_ROWS,
+    original_ids: bool = True,
+    source: str = "src",
+    target: str = "dst",
+    weight: str = "weight",
+) -> Iterator[Any]:
+    """See :meth:`Graph.iter_arrow_batches`."""
+    pa = _pa()
+    if batch_rows < 1:
+        raise InvalidArgumentError(f"batch_rows must be positive, got {batch_rows}")
+    n = g.num_vertices
+    ids = g.original_ids() if original_ids else None
+    if ids is not None and _is_identity(ids):
+        ids = None
+    if isinstance(ids, list):
+        ids = pa.array(ids, pa.string())
+    # Slices of consecutive vertices holding about batch_rows arcs each (at least one vertex).
+    ends = np.cumsum(g.out_degrees())
+    start = 0
+    while start < n:
+        before = int(ends[start - 1]) if start else 0
+        end = max(start + 1, int(np.searchsorted(ends, before + batch_rows, side="right")))
+        end = min(end, n)
+        indptr, indices, weights = g._csr_range(start, end)
+        src = np.repeat(np.arange(start, end, dtype=np.uint32), np.diff(indptr))
+        dst = indices
+        keep = None
+        if not g.directed:
+            keep = src <= dst  # each undirected edge once
+            src, dst = src[keep], dst[keep]
+        arrays = [src, dst]
+        names = [source, target]
+        if weights is not None:
+            arrays.append(weights if keep is None else weights[keep])
+            names.append(weight)
+        if ids is not None:
+            if isinstance(ids, np.ndarray):
+                arrays[0], arrays[1] = ids[arrays[0]], ids[arrays[1]]
+            else:
+                arrays[0], arrays[1] = ids.take(pa.array(arrays[0])), ids.take(pa.array(arrays[1]))
+        yield pa.RecordBatch.from_arrays([pa.array(a) for a in arrays], names=names)
+        start = end
+
+
+def to_series(g: Graph, values: Any, name: str | None = None) -> Any:
+    """See :meth:`Graph.to_series`."""
+    import pandas as pd
+
+    values = np.asarray(values)
+    if values.shape != (g.num_vertices,):
+        raise InvalidArgumentError(
+            f"expected one value per vertex ({g.num_vertices}), got shape {values.shape}"
+        )
+    ids = g.original_ids()
+    index = pd.Index(ids, name="id")
+    return pd.Series(values, index=index, name=name)

@@ -1,0 +1,276 @@
+"""pandas / Arrow / Parquet in and out: round trips on the real graphs of data/ (read with pandas
+and scipy, not with ocgraph's parsers), results keyed by original id against networkx and scipy,
+streaming in small batches, and the errors (nulls named by row)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+import networkx as nx
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+import scipy.io
+import scipy.sparse
+import scipy.sparse.csgraph as csgraph
+
+import ocgraph
+from conftest import DATA
+
+OCGRAPH_BIN = Path(
+    os.environ.get("OCGRAPH_BIN", Path(__file__).resolve().parents[2] / "target" / "release" / "ocgraph")
+)
+
+
+@pytest.fixture(scope="module")
+def astro_df():
+    """ca-AstroPh as string ids ("a<id>"), both directions of each edge listed as in the file."""
+    df = pd.read_csv(DATA / "ca-AstroPh.txt.gz", sep=r"\s+", comment="#", header=None, names=["src", "dst"])
+    return pd.DataFrame({"src": "a" + df["src"].astype(str), "dst": "a" + df["dst"].astype(str)})
+
+
+@pytest.fixture(scope="module")
+def cnr_df():
+    return pd.read_csv(DATA / "cnr-2000.el.gz", sep="\t", comment="#", header=None, names=["src", "dst"])
+
+
+@pytest.fixture(scope="module")
+def road_df():
+    """road-usroads with its 1-based MatrixMarket ids and a weight column, each edge once."""
+    m = scipy.io.mmread(DATA / "road-usroads.mtx.gz").tocoo()
+    lower = m.row > m.col  # scipy gives both triangles of a symmetric file
+    m = scipy.sparse.coo_matrix((m.data[lower], (m.row[lower], m.col[lower])), shape=m.shape)
+    return pd.DataFrame({"src": m.row + 1, "dst": m.col + 1, "w": (m.row % 7 + 1).astype(np.float64)})
+
+
+def undirected_edge_set(src, dst) -> set:
+    return {(a, b) if a <= b else (b, a) for a, b in zip(src, dst)}
+
+
+def test_pandas_round_trip_string_ids(tmp_path, astro_df):
+    g = ocgraph.from_pandas(astro_df, tmp_path / "astro", directed=False, dedup=True)
+    assert (g.num_vertices, g.num_edges) == (18772, 198110)
+    ids = g.original_ids()
+    assert isinstance(ids, list) and ids[0] == astro_df["src"].iloc[0]  # first seen is vertex 0
+    out = g.to_pandas()
+    assert list(out.columns) == ["src", "dst"]
+    assert len(out) == 198110
+    assert undirected_edge_set(out["src"], out["dst"]) == undirected_edge_set(
+        astro_df["src"], astro_df["dst"]
+    )
+
+
+def test_pagerank_series_keyed_by_original_id_equals_networkx(tmp_path, astro_df):
+    # Self-loops are left out: networkx counts an undirected self-loop twice in the degree.
+    g = ocgraph.from_pandas(astro_df, tmp_path / "astro", directed=False, dedup=True, drop_self_loops=True)
+    pr = g.pagerank(tol=1e-12, max_iter=500, as_series=True)
+    assert isinstance(pr, pd.Series) and pr.index.name == "id"
+    h = nx.from_pandas_edgelist(astro_df, "src", "dst")
+    h.remove_edges_from(list(nx.selfloop_edges(h)))
+    ref = pd.Series(nx.pagerank(h, tol=1e-12, max_iter=500))
+    assert set(pr.index) == set(ref.index)
+    np.testing.assert_allclose(pr.sort_index().to_numpy(), ref.sort_index().to_numpy(), rtol=1e-6, atol=1e-12)
+
+
+def test_parquet_round_trip_directed(tmp_path, cnr_df):
+    pq.write_table(
+        pa.Table.from_pandas(cnr_df, preserve_index=False), tmp_path / "in.parquet", row_group_size=500_000
+    )
+    g = ocgraph.from_parquet(tmp_path / "in.parquet", tmp_path / "cnr")
+    assert (g.num_vertices, g.num_edges) == (325557, 3216152)
+    pq.write_table(g.to_arrow(), tmp_path / "out.parquet")
+    back = pq.read_table(tmp_path / "out.parquet").to_pandas()
+    a = back.sort_values(["src", "dst"]).to_numpy(dtype=np.int64)
+    b = cnr_df.sort_values(["src", "dst"]).to_numpy(dtype=np.int64)
+    np.testing.assert_array_equal(a, b)
+    # Weakly connected components keyed by vertex agree with scipy's (label = smallest member).
+    m = g.to_scipy()
+    _, labels = csgraph.connected_components(m, directed=True, connection="weak")
+    ours = g.wcc()
+    assert len(np.unique(ours)) == len(np.unique(labels))
+    pairs = pd.DataFrame({"ours": ours, "ref": labels}).drop_duplicates()
+    assert len(pairs) == len(np.unique(labels))
+
+
+def test_parquet_round_trip_weighted_sorted_relabel(tmp_path, road_df):
+    pq.write_table(pa.Table.from_pandas(road_df, preserve_index=False), tmp_path / "road.parquet")
+    g = ocgraph.from_parquet(
+        tmp_path / "road.parquet", tmp_path / "road", weight="w", directed=False, relabel="sorted"
+    )
+    assert (g.num_vertices, g.num_edges) == (129164, 165435)
+    np.testing.assert_array_equal(g.original_ids(), np.arange(1, 129165, dtype=np.uint64))
+    pq.write_table(g.to_arrow(), tmp_path / "out.parquet")
+    back = pq.read_table(tmp_path / "out.parquet").to_pandas()
+    assert back["src"].dtype == np.uint64 and back["weight"].dtype == np.float32
+    lo = np.minimum(road_df["src"], road_df["dst"])
+    hi = np.maximum(road_df["src"], road_df["dst"])
+    ref = pd.DataFrame({"src": lo, "dst": hi, "weight": road_df["w"]}).sort_values(["src", "dst"])
+    got = back.sort_values(["src", "dst"])
+    np.testing.assert_array_equal(
+        got[["src", "dst"]].to_numpy(np.int64), ref[["src", "dst"]].to_numpy(np.int64)
+    )
+    np.testing.assert_array_equal(got["weight"].to_numpy(np.float64), ref["weight"].to_numpy())
+    # Components keyed by original id equal networkx's.
+    h = nx.from_pandas_edgelist(road_df, "src", "dst")
+    comp = g.to_series(g.wcc())
+    for c in nx.connected_components(h):
+        labels = comp.loc[sorted(c)]
+        assert labels.nunique() == 1
+    assert comp.nunique() == nx.number_connected_components(h)
+    # Weighted distances keyed by original id equal networkx's Dijkstra.
+    nx.set_edge_attributes(h, {(a, b): w for a, b, w in road_df.itertuples(index=False)}, "weight")
+    src_id = int(road_df["src"].iloc[0])
+    dist = g.to_series(g.sssp(g.vertex(src_id)))
+    ref_d = nx.single_source_dijkstra_path_length(h, src_id)
+    reached = dist[np.isfinite(dist)]
+    assert len(reached) == len(ref_d)
+    np.testing.assert_allclose(reached.loc[list(ref_d)].to_numpy(), list(ref_d.values()))
+
+
+def test_streaming_small_batches_and_budget(tmp_path, cnr_df):
+    small = cnr_df.iloc[:200_000]
+    table = pa.Table.from_pandas(small, preserve_index=False)
+    one_shot = iter(table.to_batches(max_chunksize=7_001))  # a one-shot stream of batches
+    g = ocgraph.from_arrow(one_shot, tmp_path / "s", memory="256KiB")
+    ref = ocgraph.from_edges(small["src"], small["dst"], tmp_path / "r")
+    np.testing.assert_array_equal(g.out_degrees(), ref.out_degrees())
+    batches = list(g.iter_arrow_batches(batch_rows=10_000))
+    assert len(batches) > 10
+    assert all(b.num_rows < 40_000 for b in batches)
+    t = pa.Table.from_batches(batches)
+    assert t.num_rows == len(small)
+    assert t.equals(g.to_arrow())
+    with pytest.raises(ocgraph.InvalidArgumentError, match="twice"):
+        ocgraph.from_arrow(iter(table.to_batches()), tmp_path / "x", relabel="sorted")
+
+
+def test_first_seen_and_sorted_match_the_file_importer(tmp_path):
+    text = "30 10\n10 20\n20 30\n40 10\n"
+    (tmp_path / "e.txt").write_text(text)
+    rows = [tuple(map(int, line.split())) for line in text.splitlines()]
+    df = pd.DataFrame(rows, columns=["a", "b"])
+    for relabel in ("first-seen", "sorted"):
+        f = ocgraph.import_edges(tmp_path / "e.txt", tmp_path / f"f-{relabel}", relabel=relabel)
+        p = ocgraph.from_pandas(df, tmp_path / f"p-{relabel}", source="a", target="b", relabel=relabel)
+        np.testing.assert_array_equal(p.original_ids(), f.original_ids())
+        np.testing.assert_array_equal(p.out_degrees(), f.out_degrees())
+
+
+@pytest.mark.parametrize(
+    "column",
+    [
+        pd.array([1, 2, 3, None, 5], dtype="Int64"),
+        pd.array(["a", "b", "c", None, "e"], dtype="string"),
+    ],
+)
+def test_nulls_refused_naming_the_row(tmp_path, column):
+    df = pd.DataFrame({"src": column, "dst": column[::-1]})
+    df["dst"] = column  # the null is in both columns at row 3; the source is checked first
+    with pytest.raises(ocgraph.InputError, match=r"column 'src' \(source\) is null at row 3"):
+        ocgraph.from_pandas(df, tmp_path / "g")
+    assert not (tmp_path / "g").exists()
+
+
+def test_null_in_a_later_batch_names_the_global_row(tmp_path):
+    ok = pa.record_batch({"src": pa.array([0, 1, 2]), "dst": pa.array([1, 2, 0])})
+    bad = pa.record_batch({"src": pa.array([3, 4]), "dst": pa.array([4, None], pa.int64())})
+    with pytest.raises(ocgraph.InputError, match=r"column 'dst' \(target\) is null at row 4"):
+        ocgraph.from_arrow([ok, bad], tmp_path / "g")
+
+
+def test_input_errors(tmp_path):
+    with pytest.raises(ocgraph.InputError, match="no column 'from'"):
+        ocgraph.from_pandas(pd.DataFrame({"src": [0], "dst": [1]}), tmp_path / "a", source="from")
+    with pytest.raises(ocgraph.InputError, match="negative id -1 at row 1"):
+        ocgraph.from_pandas(pd.DataFrame({"src": [0, -1], "dst": [1, 2]}), tmp_path / "b")
+    with pytest.raises(ocgraph.InputError, match="integers or strings"):
+        ocgraph.from_pandas(pd.DataFrame({"src": [0.5], "dst": [1.0]}), tmp_path / "c")
+    with pytest.raises(ocgraph.InputError, match="different id types"):
+        ocgraph.from_pandas(pd.DataFrame({"src": ["x"], "dst": [1]}), tmp_path / "d")
+    with pytest.raises(ocgraph.InputError, match="negative id -5 at row 0"):
+        ocgraph.from_pandas(pd.DataFrame({"src": [-5], "dst": [1]}), tmp_path / "e", relabel="first-seen")
+
+
+def test_categorical_and_large_integer_ids(tmp_path):
+    big = 2**40
+    df = pd.DataFrame({"src": [big, big + 1, big + 2], "dst": [big + 1, big + 2, big]})
+    g = ocgraph.from_pandas(df, tmp_path / "big", relabel="first-seen")
+    out = g.to_pandas()
+    assert sorted(zip(out["src"], out["dst"])) == sorted(zip(df["src"], df["dst"]))
+    cat = pd.DataFrame({"src": pd.Categorical(["x", "y"]), "dst": pd.Categorical(["y", "z"])})
+    h = ocgraph.from_pandas(cat, tmp_path / "cat")
+    assert h.original_ids() == ["x", "y", "z"]
+    assert h.to_series(h.bfs(0)).to_dict() == {"x": 0, "y": 1, "z": 2}
+
+
+def test_empty_graph_to_arrow(tmp_path):
+    g = ocgraph.from_edges(
+        np.array([], dtype=np.int64), np.array([], dtype=np.int64), tmp_path / "e", num_vertices=3
+    )
+    t = g.to_arrow()
+    assert t.num_rows == 0 and t.column_names == ["src", "dst"]
+
+
+# ----- the CLI: `ocgraph import x.parquet`, CSV columns by name, `ocgraph export G x.parquet` ----------
+
+
+def ocgraph_cli(*args, ok=True):
+    """Runs the release CLI (built by `make test`); skips when it is not built."""
+    if not OCGRAPH_BIN.exists():
+        pytest.skip(f"{OCGRAPH_BIN} is not built (make cli)")
+    r = subprocess.run([str(OCGRAPH_BIN), *map(str, args)], capture_output=True, text=True)
+    assert (r.returncode == 0) == ok, r.stderr
+    return r
+
+
+def test_cli_parquet_round_trip_string_ids_and_weights(tmp_path, road_df):
+    df = pd.DataFrame({"a": "r" + road_df["src"].astype(str), "b": "r" + road_df["dst"].astype(str)})
+    df["len"] = road_df["w"]
+    pq.write_table(
+        pa.Table.from_pandas(df, preserve_index=False), tmp_path / "in.parquet", row_group_size=50_000
+    )
+    ocgraph_cli("import", tmp_path / "in.parquet", tmp_path / "g", "--undirected", "--source-col", "a",
+                "--target-col", "b", "--weight-col", "len", "--quiet")  # fmt: skip
+    g = ocgraph.open(tmp_path / "g")
+    assert (g.num_vertices, g.num_edges, g.weighted) == (129164, 165435, True)
+    ocgraph_cli("export", tmp_path / "g", tmp_path / "out.parquet", "--original-ids")
+    back = pq.read_table(tmp_path / "out.parquet").to_pandas()
+    assert list(back.columns) == ["src", "dst", "weight"]
+    got = {(min(a, b), max(a, b)): w for a, b, w in back.itertuples(index=False)}
+    ref = {(min(a, b), max(a, b)): w for a, b, w in df.itertuples(index=False)}
+    assert got == ref
+
+
+def test_cli_parquet_integer_ids_and_nulls(tmp_path, cnr_df):
+    pq.write_table(pa.Table.from_pandas(cnr_df, preserve_index=False), tmp_path / "in.parquet")
+    ocgraph_cli("import", tmp_path / "in.parquet", tmp_path / "g", "--quiet")
+    ocgraph_cli("export", tmp_path / "g", tmp_path / "out.parquet")
+    back = pq.read_table(tmp_path / "out.parquet")
+    assert back.schema.field("src").type == pa.uint32()
+    np.testing.assert_array_equal(back.column("src").to_numpy(), cnr_df["src"].to_numpy())
+    np.testing.assert_array_equal(back.column("dst").to_numpy(), cnr_df["dst"].to_numpy())
+    bad = pa.table({"src": pa.array([0, 1, 2, 3]), "dst": pa.array([1, 2, None, 0], pa.int64())})
+    pq.write_table(bad, tmp_path / "bad.parquet")
+    r = ocgraph_cli("import", tmp_path / "bad.parquet", tmp_path / "b", ok=False)
+    assert "row 2: column 'dst' is null" in r.stderr and "bad.parquet" in r.stderr
+    assert not (tmp_path / "b").exists()
+    r = ocgraph_cli("import", tmp_path / "in.parquet", tmp_path / "c", "--source-col", "from", ok=False)
+    assert "no column 'from' (columns: src, dst)" in r.stderr
+
+
+def test_cli_csv_columns_by_header_name(tmp_path, astro_df):
+    df = astro_df.rename(columns={"src": "author", "dst": "coauthor"})
+    df.insert(0, "paper", np.arange(len(df)))
+    df.to_csv(tmp_path / "e.csv", index=False)
+    ocgraph_cli("import", tmp_path / "e.csv", tmp_path / "g", "--undirected", "--dedup",
+                "--source-col", "author", "--target-col", "coauthor", "--quiet")  # fmt: skip
+    g = ocgraph.open(tmp_path / "g")
+    assert (g.num_vertices, g.num_edges) == (18772, 198110)
+    out = g.to_pandas()
+    assert undirected_edge_set(out["src"], out["dst"]) == undirected_edge_set(df["author"], df["coauthor"])
+    r = ocgraph_cli("import", tmp_path / "e.csv", tmp_path / "h", "--source-col", "writer", ok=False)
+    assert "e.csv:1: no column 'writer' in the header (columns: paper, author, coauthor" in r.stderr
