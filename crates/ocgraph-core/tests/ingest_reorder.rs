@@ -6,7 +6,7 @@ mod ingest_common;
 use ingest_common::{open_lists, reference, Lists};
 use ocgraph_core::ids::OriginalId;
 use ocgraph_core::ingest::{reorder, BuildOptions, GraphBuilder, IdMap, NoProgress};
-use ocgraph_core::{Graph, OpenOptions};
+use ocgraph_core::{Adjacency, Graph, OpenOptions};
 use proptest::prelude::*;
 
 /// Builds the graph of `edges` over `n` vertices with the original ids `ids` at `dir`.
@@ -107,7 +107,7 @@ fn graphs_without_edges_and_single_vertices() {
 }
 
 #[test]
-fn reordered_copies_are_read_only_and_updates_must_be_compacted() {
+fn reordered_copies_take_updates_by_original_id_and_updates_must_be_compacted() {
     let tmp = ingest_common::scratch();
     let (src, dst) = (tmp.path().join("g"), tmp.path().join("r"));
     let edges: Vec<(u32, u32, f32)> = (0..50).map(|v| (v, (v * 7 + 3) % 50, 1.0)).collect();
@@ -116,11 +116,14 @@ fn reordered_copies_are_read_only_and_updates_must_be_compacted() {
     let e = reorder(&src, &dst, 1 << 20, false, &NoProgress).unwrap_err().to_string();
     assert!(e.contains("exists"), "{e}");
     reorder(&src, &dst, 1 << 20, true, &NoProgress).unwrap();
-    let Err(e) = ocgraph_core::update::WritableGraph::open(&dst, &Default::default()) else {
-        panic!("a reordered copy opened for updates");
-    };
-    let e = e.to_string();
-    assert!(e.contains("relabelled"), "{e}");
+    // A reordered copy keeps the original ids: it takes updates by them, not plain new vertices.
+    let copy = ocgraph_core::update::WritableGraph::open(&dst, &Default::default()).unwrap();
+    let (a, b) = (OriginalId::Int(1), OriginalId::Int(2));
+    copy.add_edges_by_id(&[(a.clone(), b.clone())], None).unwrap();
+    let (va, vb) = (copy.vertex_of(&a).unwrap().unwrap(), copy.vertex_of(&b).unwrap().unwrap());
+    assert!(copy.snapshot().out().neighbors(va).contains(&vb));
+    assert!(copy.add_vertices(1).unwrap_err().to_string().contains("original ids"));
+    drop(copy);
     let w = ocgraph_core::update::WritableGraph::open(&src, &Default::default()).unwrap();
     w.add_edges(&[(1, 2)], None).unwrap();
     drop(w);
