@@ -389,18 +389,7 @@ impl WritableGraph {
     /// 1.0 when `None` on weighted ones). Adding an existing edge replaces its weight. Returns the
     /// batch's sequence number once it is durable.
     pub fn add_edges(&self, edges: &[(Vertex, Vertex)], weights: Option<&[f32]>) -> Result<u64> {
-        if let Some(w) = weights {
-            if w.len() != edges.len() {
-                return Err(Error::invalid(format!(
-                    "add_edges: {} edges but {} weights",
-                    edges.len(),
-                    w.len()
-                )));
-            }
-            if !self.is_weighted() {
-                return Err(Error::invalid("add_edges: the graph is unweighted; weights are not accepted"));
-            }
-        }
+        self.check_added_weights(edges.len(), weights)?;
         let items: Vec<WalItem> = edges
             .iter()
             .enumerate()
@@ -417,16 +406,7 @@ impl WritableGraph {
 
     /// Sets the weights of existing edges (missing edges are ignored; weighted graphs only).
     pub fn set_edge_weights(&self, edges: &[(Vertex, Vertex)], weights: &[f32]) -> Result<u64> {
-        if weights.len() != edges.len() {
-            return Err(Error::invalid(format!(
-                "set_edge_weights: {} edges but {} weights",
-                edges.len(),
-                weights.len()
-            )));
-        }
-        if !self.is_weighted() {
-            return Err(Error::invalid("set_edge_weights: the graph is unweighted"));
-        }
+        self.check_new_weights(edges.len(), weights)?;
         let items: Vec<WalItem> = edges
             .iter()
             .zip(weights)
@@ -584,16 +564,7 @@ impl WritableGraph {
         edges: &[(OriginalId, OriginalId)],
         weights: Option<&[f32]>,
     ) -> Result<u64> {
-        if weights.is_some_and(|w| w.len() != edges.len()) {
-            return Err(Error::invalid(format!(
-                "add_edges: {} edges but {} weights",
-                edges.len(),
-                weights.map_or(0, |w| w.len())
-            )));
-        }
-        if weights.is_some() && !self.is_weighted() {
-            return Err(Error::invalid("add_edges: the graph is unweighted; weights are not accepted"));
-        }
+        self.check_added_weights(edges.len(), weights)?;
         let mut names = self.shared.names.lock();
         let ids: Vec<&OriginalId> = edges.iter().flat_map(|(a, b)| [a, b]).collect();
         let r = self.resolve(&mut names, &ids, true)?;
@@ -624,16 +595,7 @@ impl WritableGraph {
     /// [`WritableGraph::set_edge_weights`] by original ids (edges with an unknown id are
     /// missing, so ignored).
     pub fn set_edge_weights_by_id(&self, edges: &[(OriginalId, OriginalId)], weights: &[f32]) -> Result<u64> {
-        if weights.len() != edges.len() {
-            return Err(Error::invalid(format!(
-                "set_edge_weights: {} edges but {} weights",
-                edges.len(),
-                weights.len()
-            )));
-        }
-        if !self.is_weighted() {
-            return Err(Error::invalid("set_edge_weights: the graph is unweighted"));
-        }
+        self.check_new_weights(edges.len(), weights)?;
         let mut names = self.shared.names.lock();
         let ids: Vec<&OriginalId> = edges.iter().flat_map(|(a, b)| [a, b]).collect();
         let r = self.resolve(&mut names, &ids, false)?;
@@ -644,6 +606,32 @@ impl WritableGraph {
             .filter_map(|(p, &weight)| Some(WalItem::SetWeight { src: p[0]?, dst: p[1]?, weight }))
             .collect();
         self.commit_named(&mut names, &r, items, "set_edge_weights")
+    }
+
+    /// Checks the weights of `add_edges` (`edges` of them, when given; weighted graphs only).
+    fn check_added_weights(&self, edges: usize, weights: Option<&[f32]>) -> Result<()> {
+        let Some(w) = weights else { return Ok(()) };
+        if w.len() != edges {
+            return Err(Error::invalid(format!("add_edges: {edges} edges but {} weights", w.len())));
+        }
+        if !self.is_weighted() {
+            return Err(Error::invalid("add_edges: the graph is unweighted; weights are not accepted"));
+        }
+        Ok(())
+    }
+
+    /// Checks the weights of `set_edge_weights` (`edges` of them; weighted graphs only).
+    fn check_new_weights(&self, edges: usize, weights: &[f32]) -> Result<()> {
+        if weights.len() != edges {
+            return Err(Error::invalid(format!(
+                "set_edge_weights: {edges} edges but {} weights",
+                weights.len()
+            )));
+        }
+        if !self.is_weighted() {
+            return Err(Error::invalid("set_edge_weights: the graph is unweighted"));
+        }
+        Ok(())
     }
 
     /// Adds a vertex for each id of `ids` not in the graph yet; returns the vertex of every id
