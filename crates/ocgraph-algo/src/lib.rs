@@ -14,6 +14,7 @@ mod stash;
 
 pub mod bfs;
 pub mod diameter;
+pub mod grid;
 pub mod harness;
 pub mod incremental;
 pub mod khop;
@@ -21,17 +22,20 @@ pub mod mine;
 pub mod pagerank;
 pub mod queries;
 pub mod shortest_path;
+pub mod spmv;
 pub mod sssp;
 pub mod triangles;
 pub mod wcc;
 
 pub use bfs::{bfs, bfs_with_stash, verify_bfs, BfsResult, STASH_BYTES_PER_VERTEX};
 pub use diameter::{diameter_estimate, verify_diameter_estimate, DiameterEstimate};
+pub use grid::{pagerank_grid, spmv_grid, wcc_grid};
 pub use harness::{run_trials, KernelReport};
 pub use khop::{friends_of_friends, k_hop, verify_friends_of_friends, verify_k_hop};
 pub use mine::{count_cliques, list_cliques, motif_census, triad_census, Pattern, Watch};
 pub use pagerank::{pagerank, verify_pagerank, Method as PageRankMethod, PageRankOptions, PageRankResult};
 pub use shortest_path::{shortest_path, verify_shortest_path};
+pub use spmv::{spmv, verify_spmv};
 pub use sssp::{default_delta, dijkstra, sssp, verify_sssp};
 pub use triangles::{triangle_count, verify_triangle_count};
 pub use wcc::{count_components_serial, verify_wcc, wcc};

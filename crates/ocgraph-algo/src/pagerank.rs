@@ -73,7 +73,7 @@ impl Contrib for f32 {
 
 /// A contribution slot updated in place by a Gauss-Seidel sweep while other threads read it:
 /// an `f64` or `f32` in an atomic word (relaxed loads and stores, plain moves on x86).
-trait SharedContrib: Send + Sync {
+pub(crate) trait SharedContrib: Send + Sync {
     fn new(x: f64) -> Self;
     fn get(&self) -> f64;
     fn set(&self, x: f64);
@@ -169,7 +169,7 @@ pub struct PageRankResult {
 }
 
 /// Validates the options and returns the normalised teleport vector.
-fn teleport_vector(n: usize, opts: &PageRankOptions) -> Result<Vec<f64>> {
+pub(crate) fn teleport_vector(n: usize, opts: &PageRankOptions) -> Result<Vec<f64>> {
     if !(0.0..=1.0).contains(&opts.damping) {
         return Err(Error::invalid(format!("damping must be in [0, 1], got {}", opts.damping)));
     }
@@ -200,7 +200,7 @@ fn teleport_vector(n: usize, opts: &PageRankOptions) -> Result<Vec<f64>> {
 }
 
 /// Out-weight `W(u)` of every vertex: out-degree, or the sum of out-arc weights.
-fn out_weights<O: Adjacency>(out: &O, weighted: bool) -> Result<Vec<f64>> {
+pub(crate) fn out_weights<O: Adjacency>(out: &O, weighted: bool) -> Result<Vec<f64>> {
     if !weighted {
         return Ok(degrees(out).into_par_iter().map(|d| d as f64).collect());
     }

@@ -42,7 +42,7 @@ const SAMPLES: usize = 1024;
 
 /// Links the trees of `u` and `v` (GAPBS Afforest `Link`): the larger root goes under the
 /// smaller one.
-fn link(u: Vertex, v: Vertex, comp: &[AtomicU32]) {
+pub(crate) fn link(u: Vertex, v: Vertex, comp: &[AtomicU32]) {
     let get = |x: Vertex| comp[x as usize].load(Relaxed);
     let (mut p1, mut p2) = (get(u), get(v));
     while p1 != p2 {
@@ -60,7 +60,7 @@ fn link(u: Vertex, v: Vertex, comp: &[AtomicU32]) {
 }
 
 /// Points every vertex directly at its root.
-fn compress(comp: &[AtomicU32]) {
+pub(crate) fn compress(comp: &[AtomicU32]) {
     comp.par_iter().for_each(|c| loop {
         let p = c.load(Relaxed);
         let pp = comp[p as usize].load(Relaxed);

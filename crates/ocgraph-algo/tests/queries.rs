@@ -74,6 +74,7 @@ fn write_graph(dir: &Path, lists: &Lists) {
         source: String::new(),
         data_dir: None,
         updates: None,
+        grid: None,
     };
     w.commit(manifest).unwrap();
 }

@@ -7,6 +7,7 @@ use std::sync::Arc;
 
 mod chunk_cursor;
 mod direction;
+mod grid;
 mod list_starts;
 
 use crate::error::{Error, Result};
@@ -17,6 +18,8 @@ use list_starts::ListStarts;
 
 pub use crate::page::Slice;
 pub use direction::Direction;
+pub(crate) use grid::load_index as load_grid_index;
+pub use grid::{CellBuf, EdgeGrid, Grid};
 
 /// The packed lists and index files of the out-edges.
 const OUT_PACKED: [FileRole; 2] = [FileRole::OutPacked, FileRole::OutPackedIndex];
@@ -160,6 +163,8 @@ pub struct Graph {
     trace: Option<Arc<page::trace::TraceRecorder>>,
     /// List-start predictions for reads of bounds ([`Graph::predict_list_starts`]).
     list_starts: ListStarts,
+    /// The grid layout's verified index, when the graph has one.
+    grid: Option<crate::format::grid::GridIndex>,
 }
 
 impl std::fmt::Debug for Graph {
@@ -204,8 +209,18 @@ impl Graph {
             BackendKind::Mmap { .. } => (4096, None),
         };
         let list_starts = ListStarts::new(manifest.num_vertices);
-        let g =
-            Graph { dir, manifest, source, files, trace_page_size, memory_budget, trace: None, list_starts };
+        let grid = grid::load_index(&data, &manifest)?;
+        let g = Graph {
+            dir,
+            manifest,
+            source,
+            files,
+            trace_page_size,
+            memory_budget,
+            trace: None,
+            list_starts,
+            grid,
+        };
         g.verify_offsets_ends()?;
         Ok(g)
     }
@@ -241,6 +256,16 @@ impl Graph {
     /// The verified manifest.
     pub fn manifest(&self) -> &Manifest {
         &self.manifest
+    }
+
+    /// The directory holding the data files (the graph directory, or its compacted base).
+    pub fn data_path(&self) -> PathBuf {
+        self.manifest.data_path(&self.dir)
+    }
+
+    /// The grid layout, when the graph has one (`ocgraph layout grid`).
+    pub fn grid(&self) -> Option<Grid<'_>> {
+        self.grid.as_ref().map(|index| Grid::new(self, index))
     }
 
     /// Bytes of memory the graph's pages may occupy: the buffer pool's capacity as given at

@@ -90,6 +90,7 @@ fn manifest(n: u64, arcs: u64, directed: bool, weighted: bool) -> Manifest {
         source: String::new(),
         data_dir: None,
         updates: None,
+        grid: None,
     }
 }
 

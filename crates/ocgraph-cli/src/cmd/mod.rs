@@ -7,6 +7,7 @@ mod export;
 mod generate;
 mod import;
 mod info;
+mod layout;
 mod mine;
 mod output_args;
 mod pack;
@@ -36,6 +37,8 @@ pub enum Command {
     Check(check::CheckArgs),
     /// Write a graph as an edge list (text, binary pairs or Parquet).
     Export(export::ExportArgs),
+    /// Build the grid layout beside a graph's CSR, for edge-centric kernels (or remove it).
+    Layout(layout::LayoutArgs),
     /// Copy a graph with its neighbour lists packed (bit-packed gaps: about half the bytes).
     Pack(pack::PackArgs),
     /// Copy a graph with its vertices renumbered by descending degree (hubs first; ids kept).
@@ -71,6 +74,7 @@ pub fn run(cmd: Command) -> Result<()> {
         Command::Info(a) => info::run(&a),
         Command::Check(a) => check::run(&a),
         Command::Export(a) => export::run(&a),
+        Command::Layout(a) => layout::run(&a),
         Command::Pack(a) => pack::run(&a),
         Command::Reorder(a) => reorder::run(&a),
         Command::Run(a) => run::run(&a),

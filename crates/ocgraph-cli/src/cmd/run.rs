@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use clap::{Args, ValueEnum};
 use ocgraph_algo::*;
 use ocgraph_core::ids::{IdLookup, OriginalId};
-use ocgraph_core::{with_adjacency, Adjacency, Error, Result, Vertex};
+use ocgraph_core::{with_adjacency, Adjacency, Error, GraphView, Grid, Result, Vertex};
 
 use crate::backend_args::BackendArgs;
 use ocgraph_core::ingest::Progress;
@@ -37,6 +37,20 @@ pub enum Algo {
     KHop,
     /// A fewest-hops path from --source to --target; output: the path (empty if none).
     ShortestPath,
+    /// Sparse matrix-vector product y = A^T x with x = 1 (weighted in-degrees); output: y.
+    Spmv,
+}
+
+/// Which stored layout a kernel reads (`--layout`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum LayoutArg {
+    /// The grid for pagerank, wcc and spmv when the graph has one and no pending updates,
+    /// else the CSR (see docs/layouts.md for the measurements behind the rule).
+    Auto,
+    /// The adjacency lists (plain or packed).
+    Csr,
+    /// The grid (`ocgraph layout grid`): pagerank, wcc and spmv only.
+    Grid,
 }
 
 /// Arguments of `ocgraph run`.
@@ -99,6 +113,9 @@ pub struct RunArgs {
     /// Write the result to this file: `.npy` (NumPy array) or anything else (text, one value a line).
     #[arg(long)]
     out: Option<PathBuf>,
+    /// Layout to read: auto, csr, or grid (pagerank, wcc, spmv; built by `ocgraph layout grid`).
+    #[arg(long, value_enum, default_value_t = LayoutArg::Auto)]
+    layout: LayoutArg,
     #[command(flatten)]
     backend: BackendArgs,
 }
@@ -131,13 +148,16 @@ pub fn run(args: &RunArgs) -> Result<()> {
         source: by_id("--source-id", &args.source_id)?.unwrap_or(args.source),
         target: by_id("--target-id", &args.target_id)?.or(args.target),
     };
+    let (grid, why) = choose_layout(args, &view)?;
     let progress = CliProgress::new(false);
     let name = args.algo.to_possible_value().map(|v| v.get_name().to_string()).unwrap_or_default();
     progress.spinner(&format!("{name} on {}", args.graph.display()));
     let started = std::time::Instant::now();
     let mut warmups = 0;
     while args.warmup_secs > 0.0 && (warmups == 0 || started.elapsed().as_secs_f64() < args.warmup_secs) {
-        pool.install(|| with_adjacency!(&view, |out, inn| execute(args, ends, 1, false, out, inn)))?;
+        pool.install(|| {
+            with_adjacency!(&view, |out, inn| execute(args, ends, 1, false, grid.as_ref(), out, inn))
+        })?;
         warmups += 1;
     }
     if warmups > 0 {
@@ -145,7 +165,15 @@ pub fn run(args: &RunArgs) -> Result<()> {
         println!("warm-up: {warmups} untimed trial(s) in {:.3} s", started.elapsed().as_secs_f64());
     }
     let result = pool.install(|| {
-        with_adjacency!(&view, |out, inn| execute(args, ends, args.trials, args.verify, out, inn))
+        with_adjacency!(&view, |out, inn| execute(
+            args,
+            ends,
+            args.trials,
+            args.verify,
+            grid.as_ref(),
+            out,
+            inn
+        ))
     });
     progress.finish();
     let (report, values, summary) = result?;
@@ -169,8 +197,46 @@ pub fn run(args: &RunArgs) -> Result<()> {
     if let Some(path) = &args.out {
         write_values(path, &values)?;
     }
+    if args.backend.stats {
+        eprintln!("layout: {} ({why})", if grid.is_some() { "grid" } else { "csr" });
+    }
     args.backend.report_stats(view.base())?;
     Ok(())
+}
+
+/// Kernels with a grid version.
+fn has_grid_kernel(algo: Algo) -> bool {
+    matches!(algo, Algo::Pagerank | Algo::Wcc | Algo::Spmv)
+}
+
+/// The grid to run on (`None`: the CSR) and why, from `--layout`, the kernel and the graph.
+fn choose_layout<'v>(args: &RunArgs, view: &'v GraphView) -> Result<(Option<Grid<'v>>, String)> {
+    let grid = match view {
+        GraphView::Stored(g) => g.grid(),
+        GraphView::Updated(_) => None,
+    };
+    let missing = || match view {
+        GraphView::Updated(_) => "the graph has updates since its grid was built; run `ocgraph compact`",
+        GraphView::Stored(_) => "the graph has no grid; build one with `ocgraph layout grid`",
+    };
+    let grid_kernel = has_grid_kernel(args.algo);
+    Ok(match args.layout {
+        LayoutArg::Csr => (None, "--layout csr".into()),
+        LayoutArg::Grid if !grid_kernel => {
+            return Err(Error::invalid("--layout grid: only pagerank, wcc and spmv run on the grid"))
+        }
+        LayoutArg::Grid => match grid {
+            Some(g) => (Some(g), "--layout grid".into()),
+            None => {
+                return Err(Error::invalid(format!("--layout grid: {}: {}", args.graph.display(), missing())))
+            }
+        },
+        LayoutArg::Auto if !grid_kernel => (None, "auto: this kernel follows adjacency lists".into()),
+        LayoutArg::Auto => match grid {
+            Some(g) => (Some(g), "auto: an edge-centric kernel and the graph has a grid".into()),
+            None => (None, format!("auto: {}", missing())),
+        },
+    })
 }
 
 /// The source and target vertices of a run, resolved from their flags.
@@ -196,6 +262,7 @@ fn execute<A: Adjacency>(
     ends: Ends,
     trials: usize,
     verify: bool,
+    grid: Option<&Grid>,
     out: A,
     inn: A,
 ) -> Result<(KernelReport, Values, String)> {
@@ -219,8 +286,11 @@ fn execute<A: Adjacency>(
             (rep, Values::F64(d), format!("reached {reached} vertices, max distance {max}"))
         }
         Algo::Wcc => {
-            let (rep, labels) =
-                run_trials(&name, trials, verify, || wcc(&out, &inn), |l| verify_wcc(&out, l))?;
+            let run = || match grid {
+                Some(g) => wcc_grid(g, !g.is_directed()),
+                None => wcc(&out, &inn),
+            };
+            let (rep, labels) = run_trials(&name, trials, verify, run, |l| verify_wcc(&out, l))?;
             let count = labels.iter().enumerate().filter(|&(v, &l)| v == l as usize).count();
             (rep, Values::I64(to_i64(labels)), format!("{count} components"))
         }
@@ -236,7 +306,10 @@ fn execute<A: Adjacency>(
                 &name,
                 trials,
                 verify,
-                || pagerank(&out, &inn, &opts),
+                || match grid {
+                    Some(g) => pagerank_grid(g, &out, &opts),
+                    None => pagerank(&out, &inn, &opts),
+                },
                 |r| verify_pagerank(&out, &opts, r),
             )?;
             let summary = format!(
@@ -294,6 +367,16 @@ fn execute<A: Adjacency>(
                 None => format!("no path from {s} to {t}"),
             };
             (rep, Values::I64(to_i64(p.unwrap_or_default())), summary)
+        }
+        Algo::Spmv => {
+            let x = vec![1.0; out.num_vertices()];
+            let run = || match grid {
+                Some(g) => spmv_grid(g, &x),
+                None => spmv(&out, &inn, &x),
+            };
+            let (rep, y) = run_trials(&name, trials, verify, run, |y| verify_spmv(&out, &x, y))?;
+            let total: f64 = y.iter().sum();
+            (rep, Values::F64(y), format!("sum of y {total}"))
         }
     })
 }

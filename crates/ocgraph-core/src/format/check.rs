@@ -1,12 +1,15 @@
 //! Deep verification of a graph directory (`ocgraph check`): every checksum, and the CSR
 //! invariants (offsets non-decreasing from 0 to the arc count, neighbour ids in range and
 //! sorted within each list; packed lists: the index rising from 0 to the packed file's length,
-//! and every list decoding to as many neighbours as its offsets say).
+//! and every list decoding to as many neighbours as its offsets say; the grid layout: its index
+//! as on open, every cell decoding to as many arcs as the index says, every offset inside the
+//! cell's blocks, and the grid holding as many arcs per source block as the CSR).
 
 use std::fs::File;
 use std::io::{BufReader, Read};
 use std::path::Path;
 
+use super::grid::Codec;
 use super::layout::FileRole;
 use super::manifest::{IdMapKind, Manifest};
 use super::packed::decode_list;
@@ -62,6 +65,9 @@ pub fn check_graph(dir: &Path) -> Result<CheckReport> {
         if m.directed {
             check_csr(dir, &m, FileRole::InOffsets, FileRole::InNeighbors)?;
         }
+    }
+    if m.grid.is_some() {
+        check_grid(dir, &m)?;
     }
     if m.id_map == IdMapKind::Strings {
         let strings_len = m.file(FileRole::IdsStrings).map_or(0, |e| e.len);
@@ -169,6 +175,66 @@ fn check_packed(dir: &Path, m: &Manifest, roles: [FileRole; 3]) -> Result<()> {
             return Err(bad(format!("neighbour {u} of vertex {v} is out of range")));
         }
         (arc, pos) = (next, end);
+        Ok(())
+    })
+}
+
+/// Verifies the grid layout: the index (as on open), then every cell in stored order.
+fn check_grid(dir: &Path, m: &Manifest) -> Result<()> {
+    let index = crate::graph::load_grid_index(dir, m)?.expect("the manifest records a grid");
+    let info = index.info;
+    let path = dir.join(FileRole::GridEdges.file_name());
+    let mut r = open(&path)?;
+    let p = info.cells_per_side;
+    let (mut payload, mut raw) = (Vec::new(), Vec::new());
+    let mut per_row = vec![0u64; p as usize];
+    for c in 0..p {
+        for row in 0..p {
+            let k = index.cell(row, c);
+            let m_edges = (index.edges[k + 1] - index.edges[k]) as usize;
+            let at = index.bytes[k];
+            raw.resize((index.bytes[k + 1] - at) as usize, 0);
+            r.read_exact(&mut raw).map_err(|e| Error::io(&path, "read", e))?;
+            let bad = |msg: String| Error::Format { path: path.clone(), offset: Some(at), msg };
+            payload.resize(4 * m_edges, 0u8);
+            match info.codec {
+                Codec::None => payload.copy_from_slice(&raw),
+                Codec::Lz4 => match lz4_flex::block::decompress_into(&raw, &mut payload) {
+                    Ok(k) if k == payload.len() => {}
+                    _ => return Err(bad(format!("cell ({row}, {c}) does not decode to {m_edges} arcs"))),
+                },
+            }
+            let limit = |b: u32| (m.num_vertices - ((b as u64) << info.block_bits)).min(1 << info.block_bits);
+            let (rows, cols) = (limit(row), limit(c));
+            for (i, pair) in payload.chunks_exact(2).enumerate() {
+                let off = u16::from_le_bytes([pair[0], pair[1]]) as u64;
+                let (side, bound) = if i < m_edges { ("source", rows) } else { ("destination", cols) };
+                if off >= bound {
+                    return Err(bad(format!("cell ({row}, {c}): {side} offset {off} is outside its block")));
+                }
+            }
+            per_row[row as usize] += m_edges as u64;
+        }
+    }
+    // Each source block's arcs in the grid are the CSR's arcs of those vertices.
+    let n = m.num_vertices;
+    let mut block_first = 0u64;
+    check_monotone(dir, FileRole::OutOffsets, n + 1, m.num_arcs, |v, offset| {
+        let ends_block = v > 0 && (v.is_multiple_of(1 << info.block_bits) || v == n);
+        if ends_block {
+            let row = ((v - 1) >> info.block_bits) as usize;
+            if per_row[row] != offset - block_first {
+                return Err(Error::format(
+                    &path,
+                    format!(
+                        "the cells of row {row} hold {} arcs, the CSR {}",
+                        per_row[row],
+                        offset - block_first
+                    ),
+                ));
+            }
+            block_first = offset;
+        }
         Ok(())
     })
 }

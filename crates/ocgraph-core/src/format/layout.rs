@@ -38,11 +38,18 @@ pub enum FileRole {
     InPacked = 11,
     /// `in.packed_index`: packed directed graphs only.
     InPackedIndex = 12,
+    /// `grid.index`: graphs with a grid layout only, the header and cell index
+    /// (see [`crate::format::grid`]).
+    GridIndex = 13,
+    /// `grid.edges`: graphs with a grid layout only, the cells' edges.
+    GridEdges = 14,
+    /// `grid.weights`: weighted graphs with a grid layout only, one f32 per edge in cell order.
+    GridWeights = 15,
 }
 
 impl FileRole {
     /// Number of roles.
-    pub const COUNT: usize = 13;
+    pub const COUNT: usize = 16;
 
     /// All roles, in id order.
     pub const ALL: [FileRole; Self::COUNT] = [
@@ -59,10 +66,14 @@ impl FileRole {
         FileRole::OutPackedIndex,
         FileRole::InPacked,
         FileRole::InPackedIndex,
+        FileRole::GridIndex,
+        FileRole::GridEdges,
+        FileRole::GridWeights,
     ];
 
-    /// Roles served through the page layer (graph data read by algorithms).
-    pub const PAGED: [FileRole; 10] = [
+    /// Roles served through the page layer (graph data read by algorithms; the small grid
+    /// index is read whole at open).
+    pub const PAGED: [FileRole; 12] = [
         FileRole::OutOffsets,
         FileRole::OutNeighbors,
         FileRole::OutWeights,
@@ -73,6 +84,8 @@ impl FileRole {
         FileRole::OutPackedIndex,
         FileRole::InPacked,
         FileRole::InPackedIndex,
+        FileRole::GridEdges,
+        FileRole::GridWeights,
     ];
 
     /// The file name inside the graph directory.
@@ -91,6 +104,9 @@ impl FileRole {
             FileRole::OutPackedIndex => "out.packed_index",
             FileRole::InPacked => "in.packed",
             FileRole::InPackedIndex => "in.packed_index",
+            FileRole::GridIndex => "grid.index",
+            FileRole::GridEdges => "grid.edges",
+            FileRole::GridWeights => "grid.weights",
         }
     }
 
@@ -109,8 +125,9 @@ impl FileRole {
             | FileRole::OutPackedIndex
             | FileRole::InPackedIndex => 8,
             FileRole::OutNeighbors | FileRole::InNeighbors => 4,
-            FileRole::OutWeights | FileRole::InWeights => 4,
-            FileRole::IdsStrings | FileRole::OutPacked | FileRole::InPacked => 1,
+            FileRole::OutWeights | FileRole::InWeights | FileRole::GridWeights => 4,
+            FileRole::GridIndex => 8,
+            FileRole::IdsStrings | FileRole::OutPacked | FileRole::InPacked | FileRole::GridEdges => 1,
         }
     }
 }

@@ -15,6 +15,7 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
+use super::grid::GridInfo;
 use super::layout::{pad_len, FileRole};
 use crate::error::{Error, Result};
 
@@ -87,6 +88,10 @@ pub struct Manifest {
     /// graph never updated (all v1 graphs written by ingest).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub updates: Option<UpdateState>,
+    /// The grid layout built beside the CSR (`ocgraph layout grid`), if any: its shape; its
+    /// files are `grid.index`, `grid.edges` and (weighted graphs) `grid.weights`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub grid: Option<GridInfo>,
 }
 
 /// The durable update state recorded in the manifest (see `update/` and docs/design.md).
@@ -292,6 +297,47 @@ impl Manifest {
         }
         if self.id_map == IdMapKind::Strings && self.file(FileRole::IdsStrings).is_none() {
             return Err(bad("required file 'ids.strings' is not listed".into()));
+        }
+        self.validate_grid(path)
+    }
+
+    /// The grid files are listed exactly when the manifest records a grid, with the sizes its
+    /// shape implies.
+    fn validate_grid(&self, path: &Path) -> Result<()> {
+        let grid_files = [FileRole::GridIndex, FileRole::GridEdges, FileRole::GridWeights];
+        let Some(info) = self.grid else {
+            return match grid_files.iter().find(|&&r| self.file(r).is_some()) {
+                Some(r) => Err(Error::format(path, format!("'{}' is listed but no grid is", r.file_name()))),
+                None => Ok(()),
+            };
+        };
+        info.validate(self.num_vertices, path)?;
+        let mut expect = vec![(FileRole::GridIndex, Some(info.index_len())), (FileRole::GridEdges, None)];
+        if self.weighted {
+            expect.push((FileRole::GridWeights, Some(self.num_arcs * 4)));
+        } else if self.file(FileRole::GridWeights).is_some() {
+            return Err(Error::format(path, "'grid.weights' is listed in an unweighted graph"));
+        }
+        for (role, len) in expect {
+            match (self.file(role), len) {
+                (None, _) => {
+                    return Err(Error::format(
+                        path,
+                        format!("grid file '{}' is not listed", role.file_name()),
+                    ))
+                }
+                (Some(e), Some(len)) if e.len != len => {
+                    return Err(Error::format(
+                        path,
+                        format!(
+                            "'{}' should hold {len} bytes for this grid, manifest says {}",
+                            role.file_name(),
+                            e.len
+                        ),
+                    ))
+                }
+                _ => {}
+            }
         }
         Ok(())
     }

@@ -297,6 +297,7 @@ impl GraphBuilder {
             source: opts.source.clone(),
             data_dir: None,
             updates: None,
+            grid: None,
         };
         self.writer.commit(manifest)?;
         progress.finish();

@@ -6,10 +6,12 @@
 //!   binary u32/u64 pairs, with or without weights), optionally relabels ids, and builds the
 //!   graph; it refuses ids so sparse that the graph would be mostly empty vertices.
 //! - [`pack`]: a copy of a stored graph with packed neighbour lists.
+//! - [`build_grid`]: the grid layout of a stored graph, built beside its CSR.
 //! - [`reorder`]: a copy of a stored graph with its vertices renumbered by descending degree.
 
 mod builder;
 mod csr;
+mod grid;
 mod import;
 mod memory;
 mod merge;
@@ -22,6 +24,7 @@ mod reorder;
 mod runs;
 
 pub use builder::{BuildOptions, BuildReport, GraphBuilder, IdMap};
+pub use grid::{build_grid, remove_grid, GridOptions, GridReport};
 #[cfg(feature = "fuzzing")]
 pub use import::parse_bytes;
 pub use import::{

@@ -103,6 +103,7 @@ pub(crate) fn write_base(
         source: base.source.clone(),
         data_dir: None,
         updates: None,
+        grid: None,
     };
     w.commit(manifest)?;
     Manifest::read(out)

@@ -1,0 +1,43 @@
+//! Edge-centric kernels over the grid layout ([`ocgraph_core::EdgeGrid`]): PageRank, weakly
+//! connected components and SpMV, each equal to its CSR counterpart.
+//!
+//! Every kernel pulls into one destination block (a column of cells) at a time: the cells of
+//! a column are stored one after the other, so a worker reads one contiguous run of the file,
+//! and the vertex state it touches is the column's block (written by this worker alone, no
+//! locks) and one source block per cell, both of at most 2^16 entries: they stay in the
+//! processor's cache, where the CSR's pull reads the sources' state all over memory. Columns
+//! are handed to the threads in order ([`crate::chunks::in_order`]) so that the threads read
+//! the file as one front.
+//!
+//! Vertex state is kept in arrays padded to `P * 2^block_bits + 2^16` entries, so that any
+//! 16-bit offset in any cell indexes inside them: a corrupted cell gives a wrong answer (which
+//! `ocgraph check` catches by its checksum), never an out-of-bounds access.
+
+mod pagerank;
+mod spmv;
+mod wcc;
+
+pub use pagerank::pagerank_grid;
+pub use spmv::spmv_grid;
+pub use wcc::wcc_grid;
+
+use ocgraph_core::{EdgeGrid, Vertex};
+
+/// Ids a 16-bit offset can name.
+const BLOCK_SPAN: usize = 1 << 16;
+
+/// Length of a padded vertex-state array (see the module documentation).
+fn padded_len<G: EdgeGrid>(grid: &G) -> usize {
+    ((grid.cells_per_side() as usize) << grid.block_bits()) + BLOCK_SPAN
+}
+
+/// The `2^16` padded entries of `state` starting at block `b`'s first vertex.
+fn block_window<'a, T, G: EdgeGrid>(grid: &G, state: &'a [T], b: u32) -> &'a [T; BLOCK_SPAN] {
+    let lo = (b as usize) << grid.block_bits();
+    state[lo..lo + BLOCK_SPAN].try_into().expect("padded state array")
+}
+
+/// The first vertex of block `b`.
+fn block_start<G: EdgeGrid>(grid: &G, b: u32) -> Vertex {
+    grid.block(b).start
+}

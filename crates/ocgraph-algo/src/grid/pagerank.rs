@@ -1,0 +1,153 @@
+//! PageRank over the grid, with the definition, stopping rules and methods of
+//! [`crate::pagerank`] (networkx's power iteration, or GAPBS's Gauss-Seidel sweep), so that
+//! both layouts return the same scores (Jacobi; Gauss-Seidel up to its timing-dependent
+//! iterates) and are checked by the same [`crate::verify_pagerank`].
+//!
+//! Algorithm: per iteration, each column of cells is pulled into a `2^16`-entry f64 array
+//! ([`super`]): `acc[v] += contrib[u] * w(u,v)` for the column's arcs, then the block's new
+//! scores are `acc + base * p`. Jacobi computes every contribution `d * x[u] / W(u)` before the
+//! pass; Gauss-Seidel writes a block's new contributions as soon as its column is done, so the
+//! columns after it (taken in order) already use them. The out-weights `W(u)` come from one
+//! scan of the CSR's offsets (or weights), as the CSR kernel finds them. Contributions are
+//! stored as `f32` from [`crate::pagerank::F32_CONTRIB_MIN_VERTICES`] vertices on, as there.
+
+use std::sync::atomic::{AtomicU32, AtomicU64};
+
+use ocgraph_core::{Adjacency, CellBuf, EdgeGrid, Error, Result};
+use rayon::prelude::*;
+
+use super::{block_window, padded_len, BLOCK_SPAN};
+use crate::chunks::in_order;
+use crate::pagerank::{
+    out_weights, teleport_vector, Method, PageRankOptions, PageRankResult, SharedContrib,
+    F32_CONTRIB_MIN_VERTICES,
+};
+
+/// PageRank of the graph whose arcs `grid` holds; `out` is the same graph's out-CSR, read once
+/// for the out-weights. Runs on the current rayon pool.
+///
+/// Errors: as [`crate::pagerank`], and a cell that does not decode.
+pub fn pagerank_grid<G: EdgeGrid, O: Adjacency>(
+    grid: &G,
+    out: &O,
+    opts: &PageRankOptions,
+) -> Result<PageRankResult> {
+    let n = grid.num_vertices();
+    if out.num_vertices() != n {
+        return Err(Error::invalid(format!(
+            "grid and CSR disagree on the vertex count ({n} vs {})",
+            out.num_vertices()
+        )));
+    }
+    if n == 0 {
+        teleport_vector(0, &PageRankOptions { personalization: None, ..opts.clone() })?;
+        return Ok(PageRankResult { scores: Vec::new(), iterations: 0, converged: true });
+    }
+    if n >= F32_CONTRIB_MIN_VERTICES {
+        iterate::<G, O, AtomicU32>(grid, out, opts)
+    } else {
+        iterate::<G, O, AtomicU64>(grid, out, opts)
+    }
+}
+
+fn iterate<G: EdgeGrid, O: Adjacency, C: SharedContrib>(
+    grid: &G,
+    out: &O,
+    opts: &PageRankOptions,
+) -> Result<PageRankResult> {
+    let n = grid.num_vertices();
+    let p = teleport_vector(n, opts)?;
+    let weighted = opts.use_weights && out.is_weighted() && grid.is_weighted();
+    let w_out = out_weights(out, weighted)?;
+    let d = opts.damping;
+    let gauss_seidel = opts.method == Method::GaussSeidel;
+    let contrib_of = |xu: f64, wu: f64| if wu > 0.0 { d * xu / wu } else { 0.0 };
+    let mut x = if gauss_seidel { p.clone() } else { vec![1.0 / n as f64; n] };
+    let mut next = vec![0.0; n];
+    let contrib: Vec<C> = (0..padded_len(grid)).into_par_iter().map(|_| C::new(0.0)).collect();
+    let cells = grid.cells_per_side();
+    let block = 1usize << grid.block_bits();
+    for iter in 1..=opts.max_iter {
+        let mut base = 1.0 - d;
+        if !gauss_seidel || iter == 1 {
+            contrib[..n].par_iter().zip(&x).zip(&w_out).for_each(|((c, &xu), &wu)| c.set(contrib_of(xu, wu)));
+        }
+        if !gauss_seidel {
+            let dangling: f64 =
+                x.par_iter().zip(&w_out).map(|(&xu, &wu)| if wu > 0.0 { 0.0 } else { xu }).sum();
+            base += d * dangling;
+        }
+        // Gauss-Seidel updates `x` in place; Jacobi writes `next`.
+        let target: &mut [f64] = if gauss_seidel { &mut x } else { &mut next };
+        let columns: Vec<(u32, &mut [f64])> = (0..cells).zip(target.chunks_mut(block)).collect();
+        let (p, w_out, contrib) = (&p, &w_out, &contrib);
+        let results = in_order(
+            columns,
+            || (vec![0.0f64; BLOCK_SPAN], CellBuf::default(), 0.0f64, 0.0f64, Ok(())),
+            |(acc, buf, err, sum, status): &mut (Vec<f64>, CellBuf, f64, f64, Result<()>),
+             (c, slot): (u32, &mut [f64])| {
+                let acc: &mut [f64; BLOCK_SPAN] = acc.as_mut_slice().try_into().expect("block span");
+                acc.fill(0.0);
+                for r in 0..cells {
+                    let src = block_window(grid, contrib, r);
+                    let done = grid.for_each_piece(r, c, buf, |s, dst, w| match (weighted, w) {
+                        (true, Some(w)) => {
+                            for i in 0..s.len() {
+                                acc[dst[i] as usize] += src[s[i] as usize].get() * w[i] as f64;
+                            }
+                        }
+                        _ => {
+                            for (&s, &dst) in s.iter().zip(dst) {
+                                acc[dst as usize] += src[s as usize].get();
+                            }
+                        }
+                    });
+                    if let Err(e) = done {
+                        *status = Err(e);
+                        return;
+                    }
+                }
+                let lo = c as usize * block;
+                for (i, score) in slot.iter_mut().enumerate() {
+                    let v = lo + i;
+                    let val = acc[i] + base * p[v];
+                    if gauss_seidel {
+                        *err += (val - *score).abs();
+                        contrib[v].set(contrib_of(val, w_out[v]));
+                    }
+                    *sum += val;
+                    *score = val;
+                }
+            },
+        );
+        let (mut err, mut sum) = (0.0, 0.0);
+        for (_, _, e, s, status) in results {
+            status?;
+            err += e;
+            sum += s;
+        }
+        if gauss_seidel {
+            if err < n as f64 * opts.tol * sum {
+                return Ok(normalised(x, iter, true));
+            }
+        } else {
+            err = next.par_iter().zip(&x).map(|(a, b)| (a - b).abs()).sum();
+            std::mem::swap(&mut x, &mut next);
+            if err < n as f64 * opts.tol {
+                return Ok(PageRankResult { scores: x, iterations: iter, converged: true });
+            }
+        }
+    }
+    Ok(if gauss_seidel {
+        normalised(x, opts.max_iter, false)
+    } else {
+        PageRankResult { scores: x, iterations: opts.max_iter, converged: false }
+    })
+}
+
+/// Gauss-Seidel's `y` scaled to sum 1 (see [`crate::pagerank`]).
+fn normalised(mut y: Vec<f64>, iterations: usize, converged: bool) -> PageRankResult {
+    let sum: f64 = y.par_iter().sum();
+    y.par_iter_mut().for_each(|s| *s /= sum);
+    PageRankResult { scores: y, iterations, converged }
+}

@@ -1,0 +1,86 @@
+//! `ocgraph layout`: build (or remove) a graph's grid layout, stored beside its CSR in the
+//! same directory, for the edge-centric kernels (`ocgraph run pagerank|wcc|spmv --layout grid`).
+
+use std::path::PathBuf;
+
+use clap::{Args, Subcommand};
+use ocgraph_core::format::grid::Codec;
+use ocgraph_core::ingest::{build_grid, remove_grid, GridOptions};
+use ocgraph_core::size::format_size;
+use ocgraph_core::Result;
+
+use super::size_arg;
+use crate::progress::CliProgress;
+
+/// Arguments of `ocgraph layout`.
+#[derive(Args)]
+pub struct LayoutArgs {
+    #[command(subcommand)]
+    what: LayoutCommand,
+}
+
+/// The layouts `ocgraph layout` builds.
+#[derive(Subcommand)]
+enum LayoutCommand {
+    /// Build the grid: the arcs cut into P x P cells by source and destination block
+    /// (replaces a grid the graph had). The graph must have no unmerged updates.
+    Grid(GridArgs),
+    /// Remove the grid of a graph.
+    RemoveGrid {
+        /// Graph directory.
+        graph: PathBuf,
+    },
+}
+
+/// Arguments of `ocgraph layout grid`.
+#[derive(Args)]
+struct GridArgs {
+    /// Graph directory.
+    graph: PathBuf,
+    /// Cells per side (default: blocks of 65,536 vertices, the largest; rounded so that blocks
+    /// are powers of two).
+    #[arg(long)]
+    cells_per_side: Option<u32>,
+    /// Memory for the build's buffers.
+    #[arg(long, value_parser = size_arg, default_value = "256MiB")]
+    memory: u64,
+    /// Compress each cell: none or lz4.
+    #[arg(long, default_value = "none")]
+    compress: Codec,
+    /// Threads (0 = one per core).
+    #[arg(long, default_value_t = 0)]
+    threads: usize,
+    /// No progress bar (a summary line is still printed).
+    #[arg(long)]
+    quiet: bool,
+}
+
+/// Runs `ocgraph layout`.
+pub fn run(args: &LayoutArgs) -> Result<()> {
+    match &args.what {
+        LayoutCommand::Grid(a) => grid(a),
+        LayoutCommand::RemoveGrid { graph } => {
+            let removed = remove_grid(graph)?;
+            eprintln!("{}: {}", graph.display(), if removed { "grid removed" } else { "no grid to remove" });
+            Ok(())
+        }
+    }
+}
+
+fn grid(args: &GridArgs) -> Result<()> {
+    super::set_threads(args.threads)?;
+    let progress = CliProgress::new(args.quiet);
+    let opts = GridOptions { cells_per_side: args.cells_per_side, memory: args.memory, codec: args.compress };
+    let r = build_grid(&args.graph, &opts, &progress)?;
+    let p = r.info.cells_per_side;
+    let detail = format!(
+        " into {p} x {p} cells of {} vertices, {} ({:.2}x smaller than {} uncompressed), {}",
+        1u64 << r.info.block_bits,
+        format_size(r.stored_bytes),
+        r.raw_bytes as f64 / r.stored_bytes.max(1) as f64,
+        format_size(r.raw_bytes),
+        args.graph.display()
+    );
+    progress.summary("grid of", r.arcs, &detail);
+    Ok(())
+}

@@ -1,0 +1,268 @@
+//! The grid layout: the arcs of the out-CSR cut into `P x P` cells by the blocks of their
+//! source and destination, for edge-centric kernels (seed 002 ch. 5; GridGraph, Zhu et al.,
+//! USENIX ATC 2015). Byte-by-byte layout in docs/design.md, "Grid layout".
+//!
+//! Vertices are cut into `P` blocks of `2^block_bits` ids (`block_bits <= 16`; the last block
+//! may be short). Cell `(r, c)` holds the arcs `u -> v` with `u` in block `r` (its *row*) and `v`
+//! in block `c` (its *column*), each end stored as its 16-bit offset in its block, in the order
+//! of the CSR (by source, then destination). Cells are stored column by column (cell index
+//! `c * P + r`), so that a kernel pulling into one destination block reads one contiguous run.
+//!
+//! `grid.index` is a 64-byte header and `P * P + 1` entries `(first edge, first byte)` of u64s:
+//! cell `k` holds edges `[edge[k], edge[k+1])`, stored in bytes `[byte[k], byte[k+1])` of
+//! `grid.edges`. A cell's payload is its `m` source offsets (u16) followed by its `m` destination
+//! offsets (u16): `4m` bytes, or with [`Codec::Lz4`] that payload compressed as one LZ4 block.
+//! `grid.weights` (weighted graphs) holds one f32 per edge at index `edge[k] + i`, uncompressed.
+
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Error, Result};
+
+/// Magic bytes of `grid.index`.
+pub const GRID_MAGIC: &[u8; 8] = b"OCGGRID\0";
+/// Version of the grid files this build writes and reads.
+pub const GRID_VERSION: u32 = 1;
+/// Bytes of the `grid.index` header.
+pub const GRID_HEADER_LEN: usize = 64;
+/// The largest block: offsets within a block fit 16 bits.
+pub const MAX_BLOCK_BITS: u32 = 16;
+
+/// How cell payloads are stored.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Codec {
+    /// Payloads as they are: `4m` bytes per cell.
+    None,
+    /// Each payload compressed as one LZ4 block (`lz4_flex`, no size prefix).
+    Lz4,
+}
+
+impl Codec {
+    fn code(self) -> u32 {
+        match self {
+            Codec::None => 0,
+            Codec::Lz4 => 1,
+        }
+    }
+
+    fn from_code(code: u32) -> Option<Codec> {
+        match code {
+            0 => Some(Codec::None),
+            1 => Some(Codec::Lz4),
+            _ => None,
+        }
+    }
+}
+
+impl std::str::FromStr for Codec {
+    type Err = Error;
+
+    fn from_str(s: &str) -> Result<Codec> {
+        match s {
+            "none" => Ok(Codec::None),
+            "lz4" => Ok(Codec::Lz4),
+            _ => Err(Error::invalid(format!("unknown grid compression {s:?} (none, lz4)"))),
+        }
+    }
+}
+
+/// The grid's shape, recorded in the manifest (and repeated in the `grid.index` header).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GridInfo {
+    /// Cells per side `P`: the number of vertex blocks.
+    pub cells_per_side: u32,
+    /// A block holds `2^block_bits` vertex ids.
+    pub block_bits: u32,
+    /// How cell payloads are stored.
+    pub codec: Codec,
+}
+
+impl GridInfo {
+    /// The shape for `n` vertices: the fewest blocks of at most `2^16` ids, or about `cells`
+    /// blocks when asked for (blocks are powers of two, so the count is rounded).
+    pub fn for_vertices(n: u64, cells: Option<u32>, codec: Codec) -> Result<GridInfo> {
+        let want = match cells {
+            Some(0) => return Err(Error::invalid("--cells-per-side must be at least 1")),
+            Some(p) => p as u64,
+            None => 1,
+        };
+        let per_block = n.div_ceil(want).max(1);
+        let block_bits = (64 - (per_block - 1).leading_zeros()).min(MAX_BLOCK_BITS);
+        let cells_per_side = n.div_ceil(1 << block_bits).max(1);
+        Ok(GridInfo { cells_per_side: cells_per_side as u32, block_bits, codec })
+    }
+
+    /// Number of cells, `P * P`.
+    pub fn num_cells(&self) -> usize {
+        (self.cells_per_side as usize).pow(2)
+    }
+
+    /// Length in bytes of `grid.index`.
+    pub fn index_len(&self) -> u64 {
+        GRID_HEADER_LEN as u64 + (self.num_cells() as u64 + 1) * 16
+    }
+
+    /// Checks the shape against the vertex count `n`.
+    pub fn validate(&self, n: u64, path: &Path) -> Result<()> {
+        let p = self.cells_per_side as u64;
+        let ok = self.block_bits <= MAX_BLOCK_BITS
+            && (1..=(1 << 16)).contains(&p)
+            && (p - 1) << self.block_bits < n.max(1)
+            && n <= p << self.block_bits;
+        if !ok {
+            return Err(Error::format(
+                path,
+                format!(
+                    "grid of {p} x {p} cells with blocks of 2^{} ids does not cover {n} vertices",
+                    self.block_bits
+                ),
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// The decoded `grid.index`: where each cell's edges and bytes are.
+#[derive(Debug, Clone)]
+pub struct GridIndex {
+    /// The shape.
+    pub info: GridInfo,
+    /// `P * P + 1` first-edge indexes, rising from 0 to the arc count.
+    pub edges: Vec<u64>,
+    /// `P * P + 1` first-byte offsets into `grid.edges`, rising from 0 to its data length.
+    pub bytes: Vec<u64>,
+}
+
+/// The fields of the `grid.index` header after its magic.
+pub struct GridHeader {
+    /// The shape.
+    pub info: GridInfo,
+    /// Vertices the grid was built for.
+    pub num_vertices: u64,
+    /// Arcs it holds.
+    pub num_arcs: u64,
+    /// Whether `grid.weights` holds weights.
+    pub weighted: bool,
+}
+
+impl GridIndex {
+    /// Serialises the index with its header.
+    pub fn to_bytes(&self, num_vertices: u64, num_arcs: u64, weighted: bool) -> Vec<u8> {
+        let mut entries = Vec::with_capacity(self.edges.len() * 16);
+        for (e, b) in self.edges.iter().zip(&self.bytes) {
+            entries.extend_from_slice(&e.to_le_bytes());
+            entries.extend_from_slice(&b.to_le_bytes());
+        }
+        let mut out = Vec::with_capacity(GRID_HEADER_LEN + entries.len());
+        out.extend_from_slice(GRID_MAGIC);
+        for word in [GRID_VERSION, self.info.cells_per_side, self.info.block_bits, self.info.codec.code()] {
+            out.extend_from_slice(&word.to_le_bytes());
+        }
+        out.extend_from_slice(&num_vertices.to_le_bytes());
+        out.extend_from_slice(&num_arcs.to_le_bytes());
+        out.extend_from_slice(&(weighted as u32).to_le_bytes());
+        out.extend_from_slice(&crc32c::crc32c(&entries).to_le_bytes());
+        out.resize(GRID_HEADER_LEN, 0);
+        out.extend_from_slice(&entries);
+        out
+    }
+
+    /// Parses and verifies `grid.index` bytes (`path` names the file in errors): magic,
+    /// version, the entries' checksum, that the header agrees with `expect` (the manifest's
+    /// view), and that the entries rise from 0 to `num_arcs` edges and `edges_len` bytes, with
+    /// `4m` bytes for a cell of `m` edges when uncompressed.
+    pub fn parse(bytes: &[u8], path: &Path, expect: &GridHeader, edges_len: u64) -> Result<GridIndex> {
+        let bad = |offset: usize, msg: String| Error::Format {
+            path: path.into(),
+            offset: Some(offset as u64),
+            msg,
+        };
+        if bytes.len() < GRID_HEADER_LEN || &bytes[..8] != GRID_MAGIC {
+            return Err(bad(0, "not a grid index (bad magic or shorter than its header)".into()));
+        }
+        let u32_at = |o: usize| u32::from_le_bytes(bytes[o..o + 4].try_into().expect("4 bytes"));
+        let u64_at = |o: usize| u64::from_le_bytes(bytes[o..o + 8].try_into().expect("8 bytes"));
+        if u32_at(8) != GRID_VERSION {
+            return Err(Error::Version { path: path.into(), found: u32_at(8), supported: GRID_VERSION });
+        }
+        let codec =
+            Codec::from_code(u32_at(20)).ok_or_else(|| bad(20, format!("unknown codec {}", u32_at(20))))?;
+        let info = GridInfo { cells_per_side: u32_at(12), block_bits: u32_at(16), codec };
+        let found = (info, u64_at(24), u64_at(32), u32_at(40) == 1);
+        let want = (expect.info, expect.num_vertices, expect.num_arcs, expect.weighted);
+        if found != want {
+            return Err(bad(
+                12,
+                format!(
+                    "header says {}x{} cells of 2^{} ids, {:?}, {} vertices, {} arcs, weighted {}; \
+                     the manifest says {}x{} cells of 2^{} ids, {:?}, {} vertices, {} arcs, weighted {}",
+                    found.0.cells_per_side,
+                    found.0.cells_per_side,
+                    found.0.block_bits,
+                    found.0.codec,
+                    found.1,
+                    found.2,
+                    found.3,
+                    want.0.cells_per_side,
+                    want.0.cells_per_side,
+                    want.0.block_bits,
+                    want.0.codec,
+                    want.1,
+                    want.2,
+                    want.3
+                ),
+            ));
+        }
+        let count = info.num_cells() + 1;
+        if bytes.len() as u64 != info.index_len() {
+            return Err(bad(
+                0,
+                format!("{} bytes, {} expected for {count} entries", bytes.len(), info.index_len()),
+            ));
+        }
+        let entries = &bytes[GRID_HEADER_LEN..];
+        let crc = crc32c::crc32c(entries);
+        if crc != u32_at(44) {
+            return Err(bad(
+                44,
+                format!("entries checksum mismatch (stored {:#010x}, computed {crc:#010x})", u32_at(44)),
+            ));
+        }
+        let mut edges = Vec::with_capacity(count);
+        let mut offsets = Vec::with_capacity(count);
+        for k in 0..count {
+            let o = GRID_HEADER_LEN + 16 * k;
+            let (e, b) = (u64_at(o), u64_at(o + 8));
+            let (pe, pb) = if k == 0 { (0, 0) } else { (edges[k - 1], offsets[k - 1]) };
+            let raw = (e.wrapping_sub(pe)) * 4;
+            let fits = e >= pe && b >= pb && (codec != Codec::None || b - pb == raw);
+            if !fits || (k == 0 && (e, b) != (0, 0)) {
+                return Err(bad(
+                    o,
+                    format!("cell entry {k} ({e} edges, byte {b}) does not follow entry {}", k.max(1) - 1),
+                ));
+            }
+            edges.push(e);
+            offsets.push(b);
+        }
+        if edges[count - 1] != expect.num_arcs || offsets[count - 1] != edges_len {
+            return Err(bad(
+                GRID_HEADER_LEN + 16 * (count - 1),
+                format!(
+                    "cells end at {} edges and byte {}, expected {} arcs and {edges_len} bytes",
+                    edges[count - 1],
+                    offsets[count - 1],
+                    expect.num_arcs
+                ),
+            ));
+        }
+        Ok(GridIndex { info, edges, bytes: offsets })
+    }
+
+    /// Index of cell `(row, col)`: cells are stored column by column.
+    pub fn cell(&self, row: u32, col: u32) -> usize {
+        col as usize * self.info.cells_per_side as usize + row as usize
+    }
+}

@@ -1,0 +1,207 @@
+//! [`Grid`]: the grid layout of a graph read through the page layer, and [`EdgeGrid`]: the
+//! cell-access trait edge-centric kernels are generic over. The layout is described in
+//! [`crate::format::grid`].
+
+use std::ops::Range;
+use std::path::Path;
+
+use super::Graph;
+use crate::error::{Error, Result};
+use crate::format::grid::{Codec, GridHeader, GridIndex};
+use crate::format::FileRole;
+use crate::page::{FileId, PageSource};
+use crate::Vertex;
+
+/// Edges handed to a kernel per call when a cell is read uncompressed: the arrays of one
+/// piece span a few pages, so a read pins (or copies) little at a time.
+const PIECE_EDGES: u64 = 16 << 10;
+
+/// Reusable memory for reading cells (a decompressed payload); one per worker thread.
+#[derive(Default)]
+pub struct CellBuf {
+    payload: Vec<u16>,
+}
+
+/// Edge-centric access to a graph cut into `P x P` cells by source and destination block.
+///
+/// A kernel pulls into destination block `c` by visiting the cells `(0, c) .. (P - 1, c)`;
+/// each visit hands it the cell's edges as parallel arrays of 16-bit offsets within the row
+/// and column blocks. Implemented by [`Grid`].
+pub trait EdgeGrid: Sync {
+    /// Number of vertices.
+    fn num_vertices(&self) -> usize;
+
+    /// Number of arcs in all cells.
+    fn num_arcs(&self) -> u64;
+
+    /// Cells per side `P` (= the number of vertex blocks).
+    fn cells_per_side(&self) -> u32;
+
+    /// `log2` of the ids per block; block `b` holds vertices `b << block_bits ..`.
+    fn block_bits(&self) -> u32;
+
+    /// Whether the cells carry arc weights.
+    fn is_weighted(&self) -> bool;
+
+    /// Number of arcs in cell `(row, col)`.
+    fn cell_len(&self, row: u32, col: u32) -> u64;
+
+    /// Calls `f(sources, destinations, weights)` for the arcs of cell `(row, col)`, in one or
+    /// more pieces, in stored order: `sources[i]` is the offset of the `i`-th arc's source in
+    /// block `row`, `destinations[i]` that of its destination in block `col`, `weights` (when
+    /// the grid is weighted) its weight. `buf` is scratch memory reused across calls.
+    ///
+    /// Errors: a compressed cell that does not decode (a corrupted file; `ocgraph check`
+    /// verifies the checksums). I/O errors panic as every page read does ([`crate::page`]).
+    fn for_each_piece<F: FnMut(&[u16], &[u16], Option<&[f32]>)>(
+        &self,
+        row: u32,
+        col: u32,
+        buf: &mut CellBuf,
+        f: F,
+    ) -> Result<()>;
+
+    /// The vertices of block `b`.
+    fn block(&self, b: u32) -> Range<Vertex> {
+        let bits = self.block_bits();
+        let start = (b as u64) << bits;
+        let end = (((b as u64) + 1) << bits).min(self.num_vertices() as u64);
+        start as Vertex..end.max(start) as Vertex
+    }
+}
+
+/// The grid layout of an opened [`Graph`], read through its page backend.
+pub struct Grid<'g> {
+    graph: &'g Graph,
+    index: &'g GridIndex,
+    edges: FileId,
+    weights: Option<FileId>,
+}
+
+impl<'g> Grid<'g> {
+    pub(super) fn new(graph: &'g Graph, index: &'g GridIndex) -> Grid<'g> {
+        let id = |role: FileRole| graph.files[role as usize];
+        Grid {
+            graph,
+            index,
+            edges: id(FileRole::GridEdges).expect("grid edges listed (checked on open)"),
+            weights: id(FileRole::GridWeights),
+        }
+    }
+
+    /// Whether the graph is directed (an undirected graph's grid holds every arc both ways).
+    pub fn is_directed(&self) -> bool {
+        self.graph.is_directed()
+    }
+
+    /// How the cells are stored.
+    pub fn codec(&self) -> Codec {
+        self.index.info.codec
+    }
+
+    /// Bytes of `grid.edges` (compressed size with a codec).
+    pub fn stored_bytes(&self) -> u64 {
+        self.index.bytes.last().copied().unwrap_or(0)
+    }
+
+    fn source(&self) -> &'g dyn PageSource {
+        &*self.graph.source
+    }
+
+    fn weights_of(&self, first_edge: u64, count: u64) -> Option<crate::Slice<'g, f32>> {
+        self.weights.map(|w| self.source().read(w, first_edge * 4, (count * 4) as usize).typed())
+    }
+}
+
+impl EdgeGrid for Grid<'_> {
+    fn num_vertices(&self) -> usize {
+        self.graph.num_vertices()
+    }
+
+    fn num_arcs(&self) -> u64 {
+        self.graph.num_arcs()
+    }
+
+    fn cells_per_side(&self) -> u32 {
+        self.index.info.cells_per_side
+    }
+
+    fn block_bits(&self) -> u32 {
+        self.index.info.block_bits
+    }
+
+    fn is_weighted(&self) -> bool {
+        self.weights.is_some()
+    }
+
+    fn cell_len(&self, row: u32, col: u32) -> u64 {
+        let k = self.index.cell(row, col);
+        self.index.edges[k + 1] - self.index.edges[k]
+    }
+
+    fn for_each_piece<F: FnMut(&[u16], &[u16], Option<&[f32]>)>(
+        &self,
+        row: u32,
+        col: u32,
+        buf: &mut CellBuf,
+        mut f: F,
+    ) -> Result<()> {
+        let k = self.index.cell(row, col);
+        let (e0, e1) = (self.index.edges[k], self.index.edges[k + 1]);
+        let (b0, b1) = (self.index.bytes[k], self.index.bytes[k + 1]);
+        let m = e1 - e0;
+        if m == 0 {
+            return Ok(());
+        }
+        let src = self.source();
+        match self.index.info.codec {
+            Codec::None => {
+                let mut i = 0;
+                while i < m {
+                    let len = PIECE_EDGES.min(m - i);
+                    let s = src.read(self.edges, b0 + 2 * i, (2 * len) as usize).typed::<u16>();
+                    let d = src.read(self.edges, b0 + 2 * (m + i), (2 * len) as usize).typed::<u16>();
+                    let w = self.weights_of(e0 + i, len);
+                    f(&s, &d, w.as_deref());
+                    i += len;
+                }
+                Ok(())
+            }
+            Codec::Lz4 => {
+                let packed = src.read(self.edges, b0, (b1 - b0) as usize).typed::<u8>();
+                buf.payload.resize(2 * m as usize, 0);
+                let out: &mut [u8] = bytemuck::cast_slice_mut(&mut buf.payload);
+                let ok = lz4_flex::block::decompress_into(&packed, out).is_ok_and(|k| k == out.len());
+                if !ok {
+                    let path = self.graph.data_path().join(FileRole::GridEdges.file_name());
+                    return Err(Error::Format {
+                        path,
+                        offset: Some(b0),
+                        msg: format!("cell ({row}, {col}) does not decompress: the file is corrupted"),
+                    });
+                }
+                drop(packed);
+                let w = self.weights_of(e0, m);
+                let (s, d) = buf.payload.split_at(m as usize);
+                f(s, d, w.as_deref());
+                Ok(())
+            }
+        }
+    }
+}
+
+/// Reads and verifies `grid.index` of a graph whose manifest records a grid.
+pub(crate) fn load_index(data: &Path, graph: &crate::format::Manifest) -> Result<Option<GridIndex>> {
+    let Some(info) = graph.grid else { return Ok(None) };
+    let path = data.join(FileRole::GridIndex.file_name());
+    let bytes = std::fs::read(&path).map_err(|e| Error::io(&path, "read", e))?;
+    let len = graph.file(FileRole::GridIndex).map_or(0, |e| e.len) as usize;
+    let edges_len = graph.file(FileRole::GridEdges).map_or(0, |e| e.len);
+    let expect = GridHeader {
+        info,
+        num_vertices: graph.num_vertices,
+        num_arcs: graph.num_arcs,
+        weighted: graph.weighted,
+    };
+    GridIndex::parse(&bytes[..len.min(bytes.len())], &path, &expect, edges_len).map(Some)
+}
