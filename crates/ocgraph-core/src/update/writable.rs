@@ -35,9 +35,11 @@ use super::stream::{BatchChanges, ChangeSubscriber, Feed, SubscriptionId};
 use super::wal::{Durability, RecoveryReport, Wal, WalOptions};
 use super::wal_frame::WalItem;
 use crate::error::{Error, Result};
+use crate::format::grid::MAX_BLOCK_BITS;
 use crate::format::{FileRole, IdMapKind, Manifest, UpdateState, MANIFEST_FILE};
 use crate::graph::{Adjacency, Graph, OpenOptions, Vertex};
 use crate::ids::{IdLookup, OriginalId};
+use crate::ingest::{build_grid, GridOptions, NoProgress};
 use crate::page::BackendKind;
 
 /// Subdirectory holding the WAL segments.
@@ -986,7 +988,18 @@ impl Shared {
         };
         let name = format!("base.{gen:08}");
         let ids = self.ids_for_base(&view)?;
-        let base_manifest = write_base(&view, &self.dir.join(&name), ids.as_ref())?;
+        let mut base_manifest = write_base(&view, &self.dir.join(&name), ids.as_ref())?;
+        if let Some(grid) = view.base.manifest().grid {
+            // A grid is rebuilt on the new base with the old one's blocks and codec.
+            let base_dir = self.dir.join(&name);
+            let opts = GridOptions {
+                cells_per_side: (grid.block_bits < MAX_BLOCK_BITS).then_some(grid.cells_per_side),
+                codec: grid.codec,
+                ..GridOptions::default()
+            };
+            build_grid(&base_dir, &opts, &NoProgress)?;
+            base_manifest = Manifest::read(&base_dir)?;
+        }
         let mut names = self.names.lock();
         let mut st = self.state.lock();
         let old = st.manifest.clone();

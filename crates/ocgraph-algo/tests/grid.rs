@@ -1,0 +1,230 @@
+//! The grid layout: every grid kernel (PageRank, WCC, SpMV) equals its CSR counterpart on
+//! random directed, undirected and weighted graphs, with vertex counts that are not a multiple
+//! of the block, through pools far smaller than the graph, compressed and not; compaction
+//! rebuilds the grid; corrupted grid files are refused by `check` and on open.
+
+mod common;
+
+use common::{arb_graph, random_graph, TestGraph};
+use ocgraph_algo::{
+    pagerank, pagerank_grid, spmv, spmv_grid, verify_pagerank, verify_spmv, wcc, wcc_grid, PageRankMethod,
+    PageRankOptions,
+};
+use ocgraph_core::format::check_graph;
+use ocgraph_core::format::grid::Codec;
+use ocgraph_core::ingest::{build_grid, BuildOptions, GraphBuilder, GridOptions, IdMap, NoProgress};
+use ocgraph_core::page::BackendKind;
+use ocgraph_core::update::{WritableGraph, WriteOptions};
+use ocgraph_core::{EdgeGrid, Graph, OpenOptions, Vertex};
+use proptest::prelude::*;
+
+/// Stores `g` in `dir` (duplicates and self-loops kept, as the test graph has them).
+fn store(dir: &std::path::Path, g: &TestGraph) {
+    let o = BuildOptions { directed: g.directed, weighted: g.weighted, ..BuildOptions::default() };
+    let mut b = GraphBuilder::new(dir, o).unwrap();
+    b.reserve_vertices(g.n as u64);
+    let (s, d): (Vec<Vertex>, Vec<Vertex>) = g.edges.iter().map(|e| (e.0, e.1)).unzip();
+    let w: Vec<f32> = g.edges.iter().map(|e| e.2).collect();
+    b.push(&s, &d, g.weighted.then_some(&w[..])).unwrap();
+    b.finish(IdMap::Identity, &NoProgress).unwrap();
+}
+
+/// A pool of `frames` 4 KiB frames.
+fn pool(frames: u64) -> OpenOptions {
+    OpenOptions {
+        backend: BackendKind::Pool { capacity: frames * 4096, page_size: 4096, policy: "clock".into() },
+    }
+}
+
+fn grid_opts(cells: Option<u32>, codec: Codec) -> GridOptions {
+    GridOptions { cells_per_side: cells, codec, memory: 1 << 16 }
+}
+
+fn close(a: &[f64], b: &[f64], tol: f64) -> Result<(), String> {
+    if a.len() != b.len() {
+        return Err(format!("{} values vs {}", a.len(), b.len()));
+    }
+    match (0..a.len()).find(|&i| (a[i] - b[i]).abs() > tol * (1.0 + b[i].abs())) {
+        Some(i) => Err(format!("value {i}: {} vs {}", a[i], b[i])),
+        None => Ok(()),
+    }
+}
+
+/// Runs the three grid kernels on `g` and compares them with the CSR kernels on the same
+/// graph and with the in-memory test graph's CSR.
+fn compare(g: &Graph, t: &TestGraph) -> Result<(), String> {
+    let grid = g.grid().ok_or("no grid")?;
+    let (out, inn) = (g.out(), g.in_());
+    for method in [PageRankMethod::Jacobi, PageRankMethod::GaussSeidel] {
+        let opts = PageRankOptions { method, tol: 1e-10, max_iter: 200, ..PageRankOptions::default() };
+        let a = pagerank_grid(&grid, &out, &opts).map_err(|e| e.to_string())?;
+        verify_pagerank(&t.out, &opts, &a)?;
+        let b = pagerank(&t.out, &t.in_, &opts).map_err(|e| e.to_string())?;
+        let tol = if method == PageRankMethod::Jacobi && t.n < 1 << 16 { 1e-12 } else { 1e-6 };
+        close(&a.scores, &b.scores, tol).map_err(|e| format!("pagerank {method:?}: {e}"))?;
+    }
+    let labels = wcc_grid(&grid, !g.is_directed()).map_err(|e| e.to_string())?;
+    let want = wcc(&t.out, &t.in_).map_err(|e| e.to_string())?;
+    if labels != want {
+        return Err("wcc labels differ".into());
+    }
+    let x: Vec<f64> = (0..t.n).map(|v| 1.0 + (v % 7) as f64).collect();
+    let y = spmv_grid(&grid, &x).map_err(|e| e.to_string())?;
+    verify_spmv(&t.out, &x, &y)?;
+    let y_csr = spmv(&out, &inn, &x).map_err(|e| e.to_string())?;
+    close(&y, &y_csr, 1e-12).map_err(|e| format!("spmv: {e}"))
+}
+
+#[test]
+fn grid_kernels_equal_csr_kernels_across_blocks_pools_and_codecs() {
+    let dir = tempfile::tempdir().unwrap();
+    // 70,000 vertices: two blocks of 2^16, the second short; and 1,000 vertices cut into 7
+    // cells per side (blocks of 256: 4 blocks, the last short).
+    let cases = [(70_000, 300_000, None), (1_000, 6_000, Some(7))];
+    for (i, &(n, m, cells)) in cases.iter().enumerate() {
+        for (j, (directed, weighted)) in
+            [(false, false), (true, false), (false, true), (true, true)].into_iter().enumerate()
+        {
+            let t = random_graph(n, m, directed, weighted, (i * 10 + j) as u64);
+            let path = dir.path().join(format!("g{i}{j}"));
+            store(&path, &t);
+            for codec in [Codec::None, Codec::Lz4] {
+                build_grid(&path, &grid_opts(cells, codec), &NoProgress).unwrap();
+                check_graph(&path).unwrap();
+                let stored_bytes = {
+                    let g = Graph::open(&path, &OpenOptions::default()).unwrap();
+                    let grid = g.grid().unwrap();
+                    assert_eq!(grid.num_arcs(), t.arcs().len() as u64);
+                    if cells == Some(7) {
+                        assert_eq!((grid.cells_per_side(), grid.block_bits()), (4, 8));
+                    }
+                    compare(&g, &t).unwrap_or_else(|e| {
+                        panic!("n={n} directed={directed} weighted={weighted} {codec:?} mmap: {e}")
+                    });
+                    grid.stored_bytes()
+                };
+                // A pool of 16 frames (64 KiB) against a graph of megabytes.
+                assert!(stored_bytes > 16 * 4096 || n < 10_000);
+                let g = Graph::open(&path, &pool(16)).unwrap();
+                compare(&g, &t).unwrap_or_else(|e| {
+                    panic!("n={n} directed={directed} weighted={weighted} {codec:?} pool: {e}")
+                });
+                assert!(g.io_stats().bytes_read > 0);
+            }
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(24))]
+
+    /// Small random graphs (isolated vertices, self-loops, duplicate arcs) cut into 1 to 8
+    /// cells per side.
+    #[test]
+    fn grid_kernels_equal_csr_kernels_on_small_graphs(t in arb_graph(), cells in 1u32..9, lz4 in any::<bool>()) {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("g");
+        store(&path, &t);
+        let codec = if lz4 { Codec::Lz4 } else { Codec::None };
+        build_grid(&path, &grid_opts(Some(cells), codec), &NoProgress).unwrap();
+        check_graph(&path).unwrap();
+        let g = Graph::open(&path, &pool(4)).unwrap();
+        prop_assert_eq!(compare(&g, &t), Ok(()));
+    }
+}
+
+#[test]
+fn compaction_rebuilds_the_grid_of_the_new_base() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("g");
+    let t = random_graph(3_000, 20_000, false, false, 5);
+    store(&path, &t);
+    build_grid(&path, &grid_opts(Some(3), Codec::Lz4), &NoProgress).unwrap();
+    let w = WritableGraph::open(&path, &WriteOptions::default()).unwrap();
+    w.add_edges(&[(0, 2_999), (1, 2_998)], None).unwrap();
+    w.compact().unwrap();
+    w.close().unwrap();
+    check_graph(&path).unwrap();
+    let mut edges = t.edges.clone();
+    edges.extend([(0, 2_999, 1.0), (1, 2_998, 1.0)]);
+    // The writable graph sees a simple graph: the base's repeated arcs collapse.
+    let mut arcs: Vec<_> =
+        TestGraph::new(3_000, false, false, edges).arcs().iter().map(|a| (a.0, a.1)).collect();
+    arcs.sort_unstable();
+    arcs.dedup();
+    let (s, d): (Vec<Vertex>, Vec<Vertex>) = arcs.iter().copied().unzip();
+    let simple = common::Csr::from_arcs(
+        3_000,
+        &s.iter().zip(&d).map(|(&a, &b)| (a, b, 1.0)).collect::<Vec<_>>(),
+        false,
+    );
+    let want = TestGraph {
+        n: 3_000,
+        directed: false,
+        weighted: false,
+        edges: Vec::new(),
+        out: simple.clone(),
+        in_: simple,
+    };
+    let g = Graph::open(&path, &pool(8)).unwrap();
+    assert_eq!(g.manifest().grid.map(|i| (i.cells_per_side, i.codec)), Some((3, Codec::Lz4)));
+    compare(&g, &want).unwrap();
+}
+
+#[test]
+fn corrupted_grid_files_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = random_graph(5_000, 30_000, true, true, 3);
+    for codec in [Codec::None, Codec::Lz4] {
+        let path = dir.path().join(format!("{codec:?}"));
+        store(&path, &t);
+        build_grid(&path, &grid_opts(Some(2), codec), &NoProgress).unwrap();
+        let flip = |name: &str, at: u64| {
+            let p = path.join(name);
+            let mut bytes = std::fs::read(&p).unwrap();
+            bytes[at as usize] ^= 0x5a;
+            std::fs::write(&p, bytes).unwrap();
+        };
+        // A flipped byte in a cell: `check` names the file; open succeeds (as for the CSR, data
+        // checksums are `check`'s), and a compressed cell that no longer decodes is an error.
+        flip("grid.edges", 100);
+        let err = check_graph(&path).unwrap_err().to_string();
+        assert!(err.contains("grid.edges") && err.contains("checksum"), "{err}");
+        flip("grid.edges", 100);
+        check_graph(&path).unwrap();
+        // A flipped byte in the index: refused on open, naming the file.
+        flip("grid.index", 70);
+        let err = Graph::open(&path, &OpenOptions::default()).unwrap_err().to_string();
+        assert!(err.contains("grid.index"), "{err}");
+        flip("grid.index", 70);
+        // A truncated cell file: refused on open.
+        let p = path.join("grid.edges");
+        let len = std::fs::metadata(&p).unwrap().len();
+        std::fs::OpenOptions::new().write(true).open(&p).unwrap().set_len(len - 4096).unwrap();
+        let err = Graph::open(&path, &OpenOptions::default()).unwrap_err().to_string();
+        assert!(err.contains("grid.edges"), "{err}");
+    }
+    // A compressed cell that does not decode: the kernel returns an error naming the file.
+    let path = dir.path().join("decode");
+    store(&path, &t);
+    build_grid(&path, &grid_opts(Some(2), Codec::Lz4), &NoProgress).unwrap();
+    let p = path.join("grid.edges");
+    let mut bytes = std::fs::read(&p).unwrap();
+    bytes[..64].fill(0xff);
+    std::fs::write(&p, bytes).unwrap();
+    let g = Graph::open(&path, &OpenOptions::default()).unwrap();
+    let err = wcc_grid(&g.grid().unwrap(), false).unwrap_err().to_string();
+    assert!(err.contains("grid.edges") && err.contains("decompress"), "{err}");
+}
+
+#[test]
+fn a_graph_with_updates_builds_no_grid() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("g");
+    store(&path, &random_graph(500, 2_000, false, false, 1));
+    let w = WritableGraph::open(&path, &WriteOptions::default()).unwrap();
+    w.add_edges(&[(0, 1)], None).unwrap();
+    w.close().unwrap();
+    let err = build_grid(&path, &GridOptions::default(), &NoProgress).unwrap_err().to_string();
+    assert!(err.contains("compact"), "{err}");
+}
