@@ -19,7 +19,7 @@ release the GIL.
 from __future__ import annotations
 
 from ._arrow import from_arrow, from_pandas, from_parquet
-from ._build import from_edges, generate, import_edges, pack, reorder
+from ._build import build_grid, from_edges, generate, import_edges, pack, reorder
 from ._errors import (
     Error,
     FormatError,
@@ -44,6 +44,7 @@ __all__ = [
     "VertexError",
     "Watch",
     "__version__",
+    "build_grid",
     "from_arrow",
     "from_edges",
     "from_pandas",

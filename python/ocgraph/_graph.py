@@ -164,10 +164,24 @@ class Graph(_NativeGraph):
         edge on unweighted graphs. Parallel delta-stepping."""
         return _ocgraph._sssp(self, source, threads)
 
-    def wcc(self, threads: int | None = None) -> np.ndarray:
+    def wcc(self, threads: int | None = None, layout: str = "auto") -> np.ndarray:
         """Weakly connected components: a uint32 label per vertex, the smallest vertex id of its
-        component (edge directions ignored)."""
-        return _ocgraph._wcc(self, threads)
+        component (edge directions ignored).
+
+        ``layout``: ``"auto"`` (the grid when the graph has one, see :func:`ocgraph.build_grid`,
+        else the adjacency lists), ``"csr"`` or ``"grid"``; the labels are the same."""
+        return _ocgraph._wcc(self, threads, str(layout))
+
+    def spmv(self, x: Any = None, threads: int | None = None, layout: str = "auto") -> np.ndarray:
+        """Sparse matrix-vector product ``y = A^T x``: for each vertex the sum of ``x`` over its
+        in-neighbours, times the edge weights on a weighted graph (float64). ``x``: one value
+        per vertex (default all ones: ``y`` is then the weighted in-degree). ``layout`` as for
+        :meth:`wcc`."""
+        n = self.num_vertices
+        x = np.ones(n) if x is None else np.ascontiguousarray(x, dtype=np.float64)
+        if x.shape != (n,):
+            raise InvalidArgumentError(f"x must have one value per vertex ({n}), got shape {x.shape}")
+        return _ocgraph._spmv(self, x, threads, str(layout))
 
     def pagerank(
         self,
@@ -179,6 +193,7 @@ class Graph(_NativeGraph):
         threads: int | None = None,
         method: str = "jacobi",
         as_series: bool = False,
+        layout: str = "auto",
     ) -> Any:
         """PageRank scores (float64, summing to 1) with networkx's semantics
         (``networkx.pagerank(G, alpha=damping, max_iter=..., tol=..., personalization=...)``):
@@ -194,6 +209,8 @@ class Graph(_NativeGraph):
         iterations; the iterates depend on thread timing).
         ``as_series``: return a pandas ``Series`` indexed by the original ids
         (:meth:`to_series`) instead of an array indexed by vertex.
+        ``layout``: ``"auto"`` (the grid when the graph has one, see :func:`ocgraph.build_grid`,
+        else the adjacency lists), ``"csr"`` or ``"grid"``; both give the same scores.
         """
         p = None
         if personalization is not None:
@@ -211,7 +228,15 @@ class Graph(_NativeGraph):
                         f"personalization must have one value per vertex ({n}), got shape {p.shape}"
                     )
         scores, _iterations, _converged = _ocgraph._pagerank(
-            self, float(damping), int(max_iter), float(tol), p, bool(weight), str(method), threads
+            self,
+            float(damping),
+            int(max_iter),
+            float(tol),
+            p,
+            bool(weight),
+            str(method),
+            threads,
+            str(layout),
         )
         return self.to_series(scores, "pagerank") if as_series else scores
 

@@ -26,4 +26,4 @@ mod view;
 
 pub use error::{Error, Result};
 pub use graph::{Adjacency, CellBuf, Direction, EdgeGrid, Graph, Grid, OpenOptions, Slice, Vertex};
-pub use view::{has_updates, GraphView};
+pub use view::{has_updates, GraphView, Layout};

@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 use crate::error::Result;
 use crate::format::Manifest;
-use crate::graph::{Graph, OpenOptions};
+use crate::graph::{Graph, Grid, OpenOptions};
 use crate::ids::IdLookup;
 use crate::page::IoStats;
 use crate::update::ids_log::read_added_ids;
@@ -115,6 +115,69 @@ impl GraphView {
     /// Resets the I/O statistics.
     pub fn reset_io_stats(&self) {
         self.base().reset_io_stats()
+    }
+}
+
+/// Which stored layout a kernel with a grid version reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Layout {
+    /// The grid when the graph has one and no pending updates, else the adjacency lists: the
+    /// grid's kernels read as many bytes and keep the vertex state they touch in cache, and
+    /// were faster at every memory budget measured (`bench/layouts/run.py`, docs/layouts.md).
+    #[default]
+    Auto,
+    /// The adjacency lists (plain or packed).
+    Csr,
+    /// The grid (`ocgraph layout grid`); an error when the graph has none.
+    Grid,
+}
+
+impl std::str::FromStr for Layout {
+    type Err = crate::Error;
+
+    fn from_str(s: &str) -> Result<Layout> {
+        match s {
+            "auto" => Ok(Layout::Auto),
+            "csr" => Ok(Layout::Csr),
+            "grid" => Ok(Layout::Grid),
+            _ => Err(crate::Error::invalid(format!("unknown layout {s:?} (auto, csr, grid)"))),
+        }
+    }
+}
+
+impl GraphView {
+    /// The grid a kernel should read under `layout` (`None`: the adjacency lists), and why.
+    /// `edge_centric`: whether the kernel has a grid version (PageRank, WCC, SpMV).
+    ///
+    /// Errors: `Layout::Grid` for a kernel without a grid version, or for a graph without a
+    /// grid or with updates since it was built.
+    pub fn choose_layout(&self, layout: Layout, edge_centric: bool) -> Result<(Option<Grid<'_>>, String)> {
+        let grid = match self {
+            GraphView::Stored(g) => g.grid(),
+            GraphView::Updated(_) => None,
+        };
+        let missing = match self {
+            GraphView::Updated(_) => "the graph has updates since its grid was built; run `ocgraph compact`",
+            GraphView::Stored(_) => "the graph has no grid; build one with `ocgraph layout grid`",
+        };
+        Ok(match (layout, grid) {
+            (Layout::Csr, _) => (None, "layout csr".into()),
+            (Layout::Grid, _) if !edge_centric => {
+                return Err(crate::Error::invalid("layout grid: only pagerank, wcc and spmv run on the grid"))
+            }
+            (Layout::Grid, Some(g)) => (Some(g), "layout grid".into()),
+            (Layout::Grid, None) => {
+                return Err(crate::Error::invalid(format!(
+                    "layout grid: {}: {missing}",
+                    self.path().display()
+                )))
+            }
+            (Layout::Auto, _) if !edge_centric => (None, "auto: this kernel follows adjacency lists".into()),
+            (Layout::Auto, Some(g)) => {
+                (Some(g), "auto: an edge-centric kernel and the graph has a grid".into())
+            }
+            (Layout::Auto, None) => (None, format!("auto: {missing}")),
+        })
     }
 }
 

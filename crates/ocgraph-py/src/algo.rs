@@ -3,7 +3,7 @@
 
 use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1};
 use ocgraph_algo as algo;
-use ocgraph_core::{with_adjacency, GraphView};
+use ocgraph_core::{with_adjacency, GraphView, Layout};
 use pyo3::prelude::*;
 
 use crate::errors::{invalid, run, IntoPy};
@@ -74,19 +74,49 @@ pub(crate) fn _sssp<'py>(
 
 /// Weakly connected component labels (uint32): the smallest vertex id of each component.
 #[pyfunction]
-#[pyo3(signature = (g, threads=None))]
+#[pyo3(signature = (g, threads=None, layout="auto"))]
 pub(crate) fn _wcc<'py>(
     py: Python<'py>,
     g: &PyGraph,
     threads: Option<usize>,
+    layout: &str,
 ) -> PyResult<Bound<'py, PyArray1<u32>>> {
-    let l = kernel(py, g, threads, |gr| with_adjacency!(gr, |out, inn| algo::wcc(&out, &inn)).py())?;
+    let layout = layout.parse::<Layout>().py()?;
+    let l = kernel(py, g, threads, |gr| {
+        match gr.choose_layout(layout, true).py()?.0 {
+            Some(grid) => algo::wcc_grid(&grid, !grid.is_directed()),
+            None => with_adjacency!(gr, |out, inn| algo::wcc(&out, &inn)),
+        }
+        .py()
+    })?;
     Ok(l.into_pyarray(py))
+}
+
+/// `y = A^T x`: for each vertex the weighted sum of `x` over its in-neighbours (float64).
+#[pyfunction]
+#[pyo3(signature = (g, x, threads=None, layout="auto"))]
+pub(crate) fn _spmv<'py>(
+    py: Python<'py>,
+    g: &PyGraph,
+    x: PyReadonlyArray1<'py, f64>,
+    threads: Option<usize>,
+    layout: &str,
+) -> PyResult<Bound<'py, PyArray1<f64>>> {
+    let layout = layout.parse::<Layout>().py()?;
+    let x = x.as_slice()?.to_vec();
+    let y = kernel(py, g, threads, |gr| {
+        match gr.choose_layout(layout, true).py()?.0 {
+            Some(grid) => algo::spmv_grid(&grid, &x),
+            None => with_adjacency!(gr, |out, inn| algo::spmv(&out, &inn, &x)),
+        }
+        .py()
+    })?;
+    Ok(y.into_pyarray(py))
 }
 
 /// PageRank scores (float64, sum 1), iterations, converged.
 #[pyfunction]
-#[pyo3(signature = (g, damping, max_iter, tol, personalization, weight, method, threads=None))]
+#[pyo3(signature = (g, damping, max_iter, tol, personalization, weight, method, threads=None, layout="auto"))]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn _pagerank<'py>(
     py: Python<'py>,
@@ -98,15 +128,22 @@ pub(crate) fn _pagerank<'py>(
     weight: bool,
     method: &str,
     threads: Option<usize>,
+    layout: &str,
 ) -> PyResult<(Bound<'py, PyArray1<f64>>, usize, bool)> {
     let method = method.parse::<algo::PageRankMethod>().py()?;
+    let layout = layout.parse::<Layout>().py()?;
     let personalization = match &personalization {
         Some(p) => Some(p.as_slice()?.to_vec()),
         None => None,
     };
     let opts = algo::PageRankOptions { damping, max_iter, tol, personalization, use_weights: weight, method };
-    let r =
-        kernel(py, g, threads, |gr| with_adjacency!(gr, |out, inn| algo::pagerank(&out, &inn, &opts)).py())?;
+    let r = kernel(py, g, threads, |gr| {
+        match gr.choose_layout(layout, true).py()?.0 {
+            Some(grid) => with_adjacency!(gr, |out, _inn| algo::pagerank_grid(&grid, &out, &opts)),
+            None => with_adjacency!(gr, |out, inn| algo::pagerank(&out, &inn, &opts)),
+        }
+        .py()
+    })?;
     Ok((r.scores.into_pyarray(py), r.iterations, r.converged))
 }
 

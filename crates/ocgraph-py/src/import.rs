@@ -1,5 +1,5 @@
 //! `_import_edges`: an edge-list file into a graph directory; `_pack`: a packed copy of a graph;
-//! `_reorder`: a copy renumbered by degree.
+//! `_reorder`: a copy renumbered by degree; `_build_grid`: the grid layout of a graph.
 
 use std::path::PathBuf;
 
@@ -112,4 +112,21 @@ pub(crate) fn _reorder(
     overwrite: bool,
 ) -> PyResult<u64> {
     run(py, || ingest::reorder(&graph, &out, memory.0, overwrite, &NoProgress).py())
+}
+
+/// Builds the grid layout of the graph `graph` in place (replacing any grid it had); returns
+/// the cells per side, the vertices per block, the arcs, and the stored and uncompressed bytes.
+#[pyfunction]
+#[pyo3(signature = (graph, cells_per_side, memory, compress))]
+pub(crate) fn _build_grid(
+    py: Python<'_>,
+    graph: PathBuf,
+    cells_per_side: Option<u32>,
+    memory: Size,
+    compress: &str,
+) -> PyResult<(u32, u64, u64, u64, u64)> {
+    let codec = compress.parse::<ocgraph_core::format::grid::Codec>().py()?;
+    let opts = ingest::GridOptions { cells_per_side, memory: memory.0, codec };
+    let r = run(py, || ingest::build_grid(&graph, &opts, &NoProgress).py())?;
+    Ok((r.info.cells_per_side, 1 << r.info.block_bits, r.arcs, r.stored_bytes, r.raw_bytes))
 }

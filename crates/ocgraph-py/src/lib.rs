@@ -30,11 +30,13 @@ fn _ocgraph(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(import::_import_edges, m)?)?;
     m.add_function(wrap_pyfunction!(import::_sparse_ids_problem, m)?)?;
     m.add_function(wrap_pyfunction!(import::_pack, m)?)?;
+    m.add_function(wrap_pyfunction!(import::_build_grid, m)?)?;
     m.add_function(wrap_pyfunction!(import::_reorder, m)?)?;
     m.add_function(wrap_pyfunction!(generate::_generate, m)?)?;
     m.add_function(wrap_pyfunction!(algo::_bfs, m)?)?;
     m.add_function(wrap_pyfunction!(algo::_sssp, m)?)?;
     m.add_function(wrap_pyfunction!(algo::_wcc, m)?)?;
+    m.add_function(wrap_pyfunction!(algo::_spmv, m)?)?;
     m.add_function(wrap_pyfunction!(algo::_pagerank, m)?)?;
     m.add_function(wrap_pyfunction!(algo::_triangle_count, m)?)?;
     m.add_function(wrap_pyfunction!(algo::_diameter_estimate, m)?)?;

@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use clap::{Args, ValueEnum};
 use ocgraph_algo::*;
 use ocgraph_core::ids::{IdLookup, OriginalId};
-use ocgraph_core::{with_adjacency, Adjacency, Error, GraphView, Grid, Result, Vertex};
+use ocgraph_core::{with_adjacency, Adjacency, Error, Grid, Layout, Result, Vertex};
 
 use crate::backend_args::BackendArgs;
 use ocgraph_core::ingest::Progress;
@@ -51,6 +51,16 @@ pub enum LayoutArg {
     Csr,
     /// The grid (`ocgraph layout grid`): pagerank, wcc and spmv only.
     Grid,
+}
+
+impl From<LayoutArg> for Layout {
+    fn from(l: LayoutArg) -> Layout {
+        match l {
+            LayoutArg::Auto => Layout::Auto,
+            LayoutArg::Csr => Layout::Csr,
+            LayoutArg::Grid => Layout::Grid,
+        }
+    }
 }
 
 /// Arguments of `ocgraph run`.
@@ -148,7 +158,7 @@ pub fn run(args: &RunArgs) -> Result<()> {
         source: by_id("--source-id", &args.source_id)?.unwrap_or(args.source),
         target: by_id("--target-id", &args.target_id)?.or(args.target),
     };
-    let (grid, why) = choose_layout(args, &view)?;
+    let (grid, why) = view.choose_layout(args.layout.into(), has_grid_kernel(args.algo))?;
     let progress = CliProgress::new(false);
     let name = args.algo.to_possible_value().map(|v| v.get_name().to_string()).unwrap_or_default();
     progress.spinner(&format!("{name} on {}", args.graph.display()));
@@ -207,36 +217,6 @@ pub fn run(args: &RunArgs) -> Result<()> {
 /// Kernels with a grid version.
 fn has_grid_kernel(algo: Algo) -> bool {
     matches!(algo, Algo::Pagerank | Algo::Wcc | Algo::Spmv)
-}
-
-/// The grid to run on (`None`: the CSR) and why, from `--layout`, the kernel and the graph.
-fn choose_layout<'v>(args: &RunArgs, view: &'v GraphView) -> Result<(Option<Grid<'v>>, String)> {
-    let grid = match view {
-        GraphView::Stored(g) => g.grid(),
-        GraphView::Updated(_) => None,
-    };
-    let missing = || match view {
-        GraphView::Updated(_) => "the graph has updates since its grid was built; run `ocgraph compact`",
-        GraphView::Stored(_) => "the graph has no grid; build one with `ocgraph layout grid`",
-    };
-    let grid_kernel = has_grid_kernel(args.algo);
-    Ok(match args.layout {
-        LayoutArg::Csr => (None, "--layout csr".into()),
-        LayoutArg::Grid if !grid_kernel => {
-            return Err(Error::invalid("--layout grid: only pagerank, wcc and spmv run on the grid"))
-        }
-        LayoutArg::Grid => match grid {
-            Some(g) => (Some(g), "--layout grid".into()),
-            None => {
-                return Err(Error::invalid(format!("--layout grid: {}: {}", args.graph.display(), missing())))
-            }
-        },
-        LayoutArg::Auto if !grid_kernel => (None, "auto: this kernel follows adjacency lists".into()),
-        LayoutArg::Auto => match grid {
-            Some(g) => (Some(g), "auto: an edge-centric kernel and the graph has a grid".into()),
-            None => (None, format!("auto: {}", missing())),
-        },
-    })
 }
 
 /// The source and target vertices of a run, resolved from their flags.

@@ -1,0 +1,116 @@
+"""The grid layout from Python and the CLI: PageRank, WCC and SpMV on the grid against networkx
+and scipy, for directed, undirected and weighted graphs, compressed and not, with vertex counts
+that are not a multiple of the block; layout errors; the CLI's layout choice."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+import networkx as nx
+import numpy as np
+import pytest
+
+import ocgraph
+from conftest import open_with, random_edges
+
+ROOT = Path(__file__).resolve().parents[2]
+OCGRAPH_BIN = Path(os.environ.get("OCGRAPH_BIN", ROOT / "target" / "release" / "ocgraph"))
+
+CASES = [
+    (directed, weighted, compress)
+    for directed in (False, True)
+    for weighted in (False, True)
+    for compress in ("none", "lz4")
+]
+
+
+@pytest.mark.parametrize(("directed", "weighted", "compress"), CASES)
+@pytest.mark.parametrize("backend", ["mmap", "pool"])
+def test_grid_kernels_match_networkx(tmp_path, directed, weighted, compress, backend):
+    rng = np.random.default_rng(7 + 2 * directed + weighted)
+    n = 700
+    src, dst, w = random_edges(rng, n, 3000, weighted)
+    path = tmp_path / "g"
+    g = ocgraph.from_edges(
+        src, dst, path, num_vertices=n, weights=w, directed=directed, dedup=True, drop_self_loops=True
+    )
+    h = g.to_networkx()
+    g.close()
+    # 5 cells per side of 256 vertices: 3 blocks, the last one short.
+    shape = ocgraph.build_grid(path, cells_per_side=5, compress=compress)
+    assert (shape["cells_per_side"], shape["block_vertices"]) == (3, 256)
+    assert shape["arcs"] == (h.number_of_edges() if directed else 2 * h.number_of_edges())
+    g = open_with(path, backend)
+    want = nx.pagerank(h, tol=1e-10, max_iter=500, weight="weight" if weighted else None)
+    got = g.pagerank(tol=1e-10, max_iter=500, layout="grid")
+    np.testing.assert_allclose(got, [want[v] for v in range(n)], rtol=1e-6, atol=1e-12)
+    np.testing.assert_allclose(got, g.pagerank(tol=1e-10, max_iter=500, layout="csr"), rtol=1e-12)
+    labels = g.wcc(layout="grid")
+    comps = nx.weakly_connected_components(h) if directed else nx.connected_components(h)
+    for c in comps:
+        assert set(labels[list(c)]) == {min(c)}
+    x = rng.random(n)
+    a = nx.to_scipy_sparse_array(h, nodelist=range(n), weight="weight" if weighted else None, format="csr")
+    want_y = a.T @ x if directed else a @ x
+    np.testing.assert_allclose(g.spmv(x, layout="grid"), want_y, rtol=1e-12)
+    np.testing.assert_allclose(g.spmv(x, layout="csr"), want_y, rtol=1e-12)
+    g.close()
+
+
+def test_layout_errors(tmp_path):
+    g = ocgraph.from_edges([0, 1], [1, 2], tmp_path / "g", num_vertices=3)
+    with pytest.raises(ocgraph.InvalidArgumentError, match="layout grid"):
+        g.pagerank(layout="grid")
+    with pytest.raises(ocgraph.InvalidArgumentError, match="unknown layout"):
+        g.wcc(layout="cells")
+    # auto falls back to the adjacency lists.
+    np.testing.assert_array_equal(g.wcc(), [0, 0, 0])
+    g.close()
+    with pytest.raises(ocgraph.InvalidArgumentError, match="compression"):
+        ocgraph.build_grid(tmp_path / "g", compress="zip")
+
+
+@pytest.mark.skipif(not OCGRAPH_BIN.exists(), reason="the CLI is not built (make cli)")
+def test_cli_builds_the_grid_and_auto_chooses_it(tmp_path):
+    path = tmp_path / "k"
+    run = lambda *a: subprocess.run([str(OCGRAPH_BIN), *a], capture_output=True, text=True, check=True)  # noqa: E731
+    run("generate", "kronecker", "--scale", "10", "--quiet", str(path))
+    csr = run(
+        "run",
+        "pagerank",
+        str(path),
+        "--tol",
+        "0",
+        "--max-iter",
+        "10",
+        "--stats",
+        "--out",
+        str(tmp_path / "a.npy"),
+    )
+    assert "layout: csr (auto: the graph has no grid" in csr.stderr
+    built = run("layout", "grid", str(path), "--compress", "lz4", "--quiet")
+    assert "1 x 1 cells" in built.stderr
+    run("check", str(path))
+    grid = run(
+        "run",
+        "pagerank",
+        str(path),
+        "--tol",
+        "0",
+        "--max-iter",
+        "10",
+        "--verify",
+        "--stats",
+        "--out",
+        str(tmp_path / "b.npy"),
+    )
+    assert "layout: grid (auto" in grid.stderr and "verification: PASS" in grid.stdout
+    np.testing.assert_allclose(np.load(tmp_path / "a.npy"), np.load(tmp_path / "b.npy"), rtol=1e-12)
+    bfs = run("run", "bfs", str(path), "--stats")
+    assert "layout: csr (auto: this kernel follows adjacency lists)" in bfs.stderr
+    run("layout", "remove-grid", str(path))
+    with pytest.raises(subprocess.CalledProcessError) as e:
+        run("run", "wcc", str(path), "--layout", "grid")
+    assert "ocgraph layout grid" in e.value.stderr
