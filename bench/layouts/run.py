@@ -287,28 +287,34 @@ def prepare_ocgraph(args, exe, caps, scale, builds):
             note(f"{name}.lz4 copied from {name} after its plain grid was built")
         shutil.rmtree(lz4, ignore_errors=True)
         shutil.copytree(g, lz4)
-        cmd = [exe, "layout", "grid", lz4, "--compress", "lz4", *extra]
-        secs, out = timed(cmd, "layout grid --compress lz4")
-        b["ocgraph_grid_lz4"] = {
-            "secs": secs,
-            "cmd": " ".join(cmd[1:]),
-            "output": out.strip()[-300:],
-            "bytes": dir_bytes(lz4) - csr_bytes(lz4),
-        }
-        save_builds(args.work, builds)
-    if "cgrid" in args.layouts:
+        if not build_grid(args, exe, lz4, "lz4", extra, builds, "ocgraph_grid_lz4", name):
+            shutil.rmtree(lz4, ignore_errors=True)
+    if "cgrid" in args.layouts and "ocgraph_grid_lz4" in b:
         paths["cgrid"] = lz4
     if ("grid" in args.layouts or "auto" in args.layouts) and "ocgraph_grid" not in b:
-        cmd = [exe, "layout", "grid", g, "--compress", "none", *extra]
-        secs, out = timed(cmd, "layout grid")
-        b["ocgraph_grid"] = {
-            "secs": secs,
-            "cmd": " ".join(cmd[1:]),
-            "output": out.strip()[-300:],
-            "bytes": dir_bytes(g) - csr_bytes(g),
-        }
-        save_builds(args.work, builds)
+        build_grid(args, exe, g, "none", extra, builds, "ocgraph_grid", name)
+    if "ocgraph_grid" not in b:
+        paths.pop("grid")
+        paths.pop("auto")
     return paths
+
+
+def build_grid(args, exe, graph, compress, extra, builds, key, name):
+    """`ocgraph layout grid GRAPH --compress C`, timed into builds[name][key]; False on failure."""
+    cmd = [exe, "layout", "grid", graph, "--compress", compress, *extra]
+    try:
+        secs, out = timed(cmd, "layout grid")
+    except RuntimeError as e:
+        note(f"{name}: {e}: its rows are skipped")
+        return False
+    builds[name][key] = {
+        "secs": secs,
+        "cmd": " ".join(cmd[1:]),
+        "output": out.strip()[-300:],
+        "bytes": dir_bytes(graph) - csr_bytes(graph),
+    }
+    save_builds(args.work, builds)
+    return True
 
 
 def csr_bytes_any(graph):
