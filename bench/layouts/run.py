@@ -20,17 +20,22 @@ parameters, undirected, as bench/algos), then
   kronS.lz4     a `cp -r` of the plain kronS made before its grid is built, then
                 `ocgraph layout grid kronS.lz4 --compress lz4` (the compressed grid),
   kronS         `ocgraph layout grid kronS` (the plain grid, inside the CSR graph),
-with --cells-per-side P and --memory M passed to `layout grid` when --grid-cells / --build-memory
-are given. Wall times of generate, pack and both grid builds are recorded in WORK/builds.json
-(so a later run that reuses the graphs still reports them). --prepare-only makes all the inputs
-(these, GAPBS's and GridGraph's below) and stops, so that a later measuring run starts at once.
+with --threads N --quiet (and --cells-per-side P, --memory M when --grid-cells, --build-memory
+are given). Wall times of generate, pack and both grid builds are recorded in WORK/builds.json
+(so a later run that reuses the graphs still reports them); --retime-builds rebuilds both grids
+in place, and GridGraph's grids (re-exporting their input), to time them again side by side on
+a quiet machine. --prepare-only makes all the inputs (these, GAPBS's and GridGraph's below) and
+stops, so that a later measuring run starts at once.
 
 ocgraph rows: `ocgraph run ALGO G --layout L --backend pool --memory B --trials T --threads N
 --stats`, ALGO = pagerank (pr20: --tol 0 --max-iter 20, --method only when --pr-method is
 given), wcc, spmv, bfs (--source S, S = a vertex of maximal degree, the same S for every
 system). Layouts: csr (kronS, --layout csr), packed (kronS-packed, --layout csr), grid (kronS,
 --layout grid), cgrid (kronS.lz4, --layout grid), auto (kronS, --layout auto: CSR or the plain
-grid, the CLI's choice; the "layout" field of --stats says which ran and is shown in the note).
+grid, the CLI's choice; its "layout: L (...)" line, or a "layout" field of --stats, says which
+ran: layout_ran in the CSV, and in the note of auto rows).
+The grid serves pagerank, wcc and spmv only: the bfs rows of grid and cgrid show the CLI's
+refusal.
 The budget B is a percentage of the CSR size (out.offsets + out.neighbors of the plain kronS, the
 same bytes for every layout); 100% is that size plus 8 MB, so that the CSR fits whole, and its
 rows first run untimed trials for --warmup seconds (`--warmup-secs`, so their trials find the
@@ -184,11 +189,14 @@ def load_builds(work):
     return {}
 
 
-def save_builds(work, builds):
+def save_builds(work, builds, name):
+    """Writes builds[name] into WORK/builds.json (merged: runs of other scales may share it)."""
     path = os.path.join(work, "builds.json")
-    with open(path + ".part", "w") as f:
-        json.dump(builds, f, indent=1, sort_keys=True)
-    os.replace(path + ".part", path)
+    disk = load_builds(work)
+    disk[name] = builds[name]
+    with open(path + f".{os.getpid()}.part", "w") as f:
+        json.dump(disk, f, indent=1, sort_keys=True)
+    os.replace(path + f".{os.getpid()}.part", path)
 
 
 def manifest_info(exe, graph):
@@ -259,7 +267,9 @@ def prepare_ocgraph(args, exe, caps, scale, builds):
         b["generate"] = {"secs": timed(cmd, "generate")[0], "cmd": " ".join(cmd[1:])}
         for k in ("ocgraph_grid", "ocgraph_grid_lz4", "ocgraph_pack"):
             b.pop(k, None)
-        save_builds(args.work, builds)
+        for d in (g + "-packed", g + ".lz4"):  # copies of an older kronS
+            shutil.rmtree(d, ignore_errors=True)
+        save_builds(args.work, builds, name)
     paths = {"csr": g, "auto": g, "grid": g}
     packed = g + "-packed"
     if "packed" in args.layouts:
@@ -270,7 +280,7 @@ def prepare_ocgraph(args, exe, caps, scale, builds):
                 "cmd": " ".join(cmd[1:]),
                 "bytes": csr_bytes_any(packed),
             }
-            save_builds(args.work, builds)
+            save_builds(args.work, builds, name)
         paths["packed"] = packed
     want_grid = any(x in args.layouts for x in ("grid", "cgrid", "auto"))
     if want_grid and not caps["layout_cmd"]:
@@ -282,11 +292,15 @@ def prepare_ocgraph(args, exe, caps, scale, builds):
     if args.build_memory:
         extra += ["--memory", args.build_memory]
     lz4 = g + ".lz4"
-    if "cgrid" in args.layouts and ("ocgraph_grid_lz4" not in b or not os.path.exists(lz4)):
-        if "ocgraph_grid" in b:
-            note(f"{name}.lz4 copied from {name} after its plain grid was built")
-        shutil.rmtree(lz4, ignore_errors=True)
-        shutil.copytree(g, lz4)
+    if args.retime_builds:
+        b.pop("ocgraph_grid", None)
+        b.pop("ocgraph_grid_lz4", None)  # `layout grid` replaces a graph's grid: rebuilt in place
+    if "cgrid" in args.layouts and "ocgraph_grid_lz4" not in b:
+        if not os.path.exists(os.path.join(lz4, "manifest")):
+            if "ocgraph_grid" in b:
+                note(f"{name}.lz4 copied from {name} after its plain grid was built (then replaced)")
+            shutil.rmtree(lz4, ignore_errors=True)
+            shutil.copytree(g, lz4)
         if not build_grid(args, exe, lz4, "lz4", extra, builds, "ocgraph_grid_lz4", name):
             shutil.rmtree(lz4, ignore_errors=True)
     if "cgrid" in args.layouts and "ocgraph_grid_lz4" in b:
@@ -301,7 +315,8 @@ def prepare_ocgraph(args, exe, caps, scale, builds):
 
 def build_grid(args, exe, graph, compress, extra, builds, key, name):
     """`ocgraph layout grid GRAPH --compress C`, timed into builds[name][key]; False on failure."""
-    cmd = [exe, "layout", "grid", graph, "--compress", compress, *extra]
+    cmd = [exe, "layout", "grid", graph, "--compress", compress, "--threads", str(args.threads), "--quiet"]
+    cmd += extra
     try:
         secs, out = timed(cmd, "layout grid")
     except RuntimeError as e:
@@ -313,7 +328,7 @@ def build_grid(args, exe, graph, compress, extra, builds, key, name):
         "output": out.strip()[-300:],
         "bytes": dir_bytes(graph) - csr_bytes(graph),
     }
-    save_builds(args.work, builds)
+    save_builds(args.work, builds, name)
     return True
 
 
@@ -375,7 +390,7 @@ def prepare_gridgraph(args, exe, scale, info, builds, weighted):
         "partitions": args.gg_partitions,
     }
     b = builds.setdefault(name, {})
-    if meta == want and key in b:
+    if meta == want and key in b and not args.retime_builds:
         return grid
     fmt, ext, words = ("bin32w", ".u32w", 3) if weighted else ("bin32", ".u32", 2)
     one = os.path.join(args.work, name + ".one" + ext)
@@ -406,7 +421,7 @@ def prepare_gridgraph(args, exe, scale, info, builds, weighted):
         "input_bytes": os.path.getsize(sym),
         "bytes": dir_bytes(grid),
     }
-    save_builds(args.work, builds)
+    save_builds(args.work, builds, name)
     if gg_meta(grid) != want:
         note(f"{grid}: meta {gg_meta(grid)} differs from the expected {want}")
     if not args.keep_inputs:
@@ -470,7 +485,8 @@ def run_ocgraph(args, exe, caps, graph, layout, kernel, pct, budget, source):
     notes = []
     if not caps["layout_flag"]:
         notes.append("no --layout (CLI default)")
-    ran = stats.get("layout")
+    said = re.search(r"^layout: (\w+)", out + "\n" + err, re.M)
+    ran = stats.get("layout") or (said.group(1) if said else None)
     if layout == "auto" and ran:
         notes.append(f"auto ran {ran}")
     iters = re.search(r"^pagerank: (\d+) iterations", out, re.M)
@@ -873,6 +889,11 @@ def main():
     ap.add_argument("--gg-pc-memory", type=int, default=8, help="GridGraph's GB argument in page cache")
     ap.add_argument("--gg-vertex-bytes", type=int, default=48, help="cgroup allowance per vertex, GridGraph")
     ap.add_argument("--keep-inputs", action="store_true", help="keep GridGraph's symmetrised edge files")
+    ap.add_argument(
+        "--retime-builds",
+        action="store_true",
+        help="rebuild (and time) the ocgraph grids and GridGraph's grids even when cached",
+    )
     ap.add_argument(
         "--prepare-only",
         action="store_true",
