@@ -62,7 +62,9 @@ default 8 as in PEERS.md). Its spmv needs a weighted grid (it asserts edge type 
 `--format bin32w` records (u32 src, u32 dst, f32 weight 1.0), `-t 1`, into WORK/kronS.ggw. The
 preprocess wall time (and the time it prints itself, "it takes X seconds to generate edge grid")
 is recorded in WORK/builds.json; the symmetrised inputs are deleted afterwards unless
---keep-inputs.
+--keep-inputs. Preprocess writes every edge three times (block-I-J files, then their copies in
+`row` and `column` order); the engine only stats the block files, so they are then made sparse
+at the same size (a third of the disk back; --gg-keep-blocks keeps them).
   Commands (what its sources read): `bin/pagerank DIR ITER MEM_GB`, `bin/wcc DIR MEM_GB`, `bin/bfs
 DIR START MEM_GB`, `bin/spmv DIR X MEM_GB` (spmv's usage line says `spmv DIR MEM_GB` but it reads
 the memory from the third argument, so X is a placeholder). MEM_GB is parsed with atol and
@@ -377,6 +379,17 @@ def gg_meta(grid):
         return None
 
 
+def hollow_blocks(grid):
+    """Makes GridGraph's block-I-J files sparse, keeping their sizes: once preprocess has copied
+    them into `row` and `column`, its engine only stats them (Graph::init's fsize)."""
+    for f in os.listdir(grid):
+        path = os.path.join(grid, f)
+        if f.startswith("block-") and os.stat(path).st_blocks > 0:
+            size = os.path.getsize(path)
+            os.truncate(path, 0)
+            os.truncate(path, size)
+
+
 def prepare_gridgraph(args, exe, scale, info, builds, weighted):
     """GridGraph's grid of kronS (weighted: the -t 1 copy for spmv), preprocessed once and timed."""
     name = f"kron{scale}"
@@ -391,6 +404,8 @@ def prepare_gridgraph(args, exe, scale, info, builds, weighted):
     }
     b = builds.setdefault(name, {})
     if meta == want and key in b and not args.retime_builds:
+        if not args.gg_keep_blocks:
+            hollow_blocks(grid)
         return grid
     fmt, ext, words = ("bin32w", ".u32w", 3) if weighted else ("bin32", ".u32", 2)
     one = os.path.join(args.work, name + ".one" + ext)
@@ -426,6 +441,8 @@ def prepare_gridgraph(args, exe, scale, info, builds, weighted):
         note(f"{grid}: meta {gg_meta(grid)} differs from the expected {want}")
     if not args.keep_inputs:
         os.remove(sym)
+    if not args.gg_keep_blocks:
+        hollow_blocks(grid)
     return grid
 
 
@@ -888,6 +905,9 @@ def main():
     ap.add_argument("--gg-partitions", type=int, default=8, help="GridGraph preprocess -p")
     ap.add_argument("--gg-pc-memory", type=int, default=8, help="GridGraph's GB argument in page cache")
     ap.add_argument("--gg-vertex-bytes", type=int, default=48, help="cgroup allowance per vertex, GridGraph")
+    ap.add_argument(
+        "--gg-keep-blocks", action="store_true", help="keep GridGraph's block files whole (not sparse)"
+    )
     ap.add_argument("--keep-inputs", action="store_true", help="keep GridGraph's symmetrised edge files")
     ap.add_argument(
         "--retime-builds",
