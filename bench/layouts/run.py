@@ -7,11 +7,11 @@ Usage: bench/layouts/run.py [--scales 22,23 | --quick] [--budgets 5,10,25,100]
                             [--kernels pr20,wcc,spmv,bfs] [--layouts csr,packed,grid,cgrid,auto]
                             [--trials 2] [--threads 2] [--work DIR] [--ocgraph BIN]
                             [--gapbs DIR] [--gridgraph DIR] [--memcap PATH] [--timeout 400]
-                            [--prepare-only] [--name NAME]
+                            [--prepare-only] [--retime-builds] [--name NAME]
 
 Run it niced on a shared machine (`nice -n 10 python3 bench/layouts/run.py ...`); --quick (scale
-16, budgets 10% and 100%, at most 2 trials) is a smoke test of the whole pipeline, about a
-minute on 2 idle cores.
+16, budgets 10% and 100%, at most 2 trials) is a smoke test of the whole pipeline, about 30 s
+on 2 cores.
 
 Graphs (cached in --work, default bench/out/layouts-work; everything below is reused when
 present): kronS = `ocgraph generate kronecker --scale S --edge-factor 16 --seed 1` (Graph500
@@ -86,11 +86,12 @@ gives read_bytes (from the block device) when non-zero.
 untimed warm run, then --trials runs: the graph in the page cache.
   gridgraph-cg@B%: MEM_GB = max(1, ceil(B / 2^30)) (it cannot express less than 1 GiB), run
 under `memcap CAP -- timeout ...` (/work/shared/tools/memcap: a memory cgroup counting the page
-cache; --memcap or $OCGRAPH_MEMCAP) with CAP = B + 48 bytes per vertex (--gg-vertex-bytes: the vertex arrays, as
-bench/algos allows the mmap backend; ocgraph's own arrays are outside its pool budget too) + 24 MiB per hardware thread (its fixed I/O buffers) + 32
-MiB (binary, heap). Before each run the grid directory's pages are dropped from the page cache
-(fsync + posix_fadvise DONTNEED on its files only: no machine-wide drop_caches), so that they
-are charged to the cgroup when read again. memcap's peak usage is in peak_bytes. When memcap
+cache; --memcap or $OCGRAPH_MEMCAP) with CAP = B + 48 bytes per vertex (--gg-vertex-bytes: its
+vertex arrays, as bench/algos allows the mmap backend; ocgraph's own arrays are outside its pool
+budget too) + 24 MiB per hardware thread (its fixed I/O buffers) + 32 MiB (binary, heap).
+Before each run the grid directory's pages are dropped from the page cache (fsync +
+posix_fadvise DONTNEED on its files only: no machine-wide drop_caches), so that they are
+charged to the cgroup when read again. memcap's peak usage is in peak_bytes. When memcap
 fails, the cg rows run uncapped and say so.
   Every GridGraph run has a --timeout (default 400 s; `timeout -k 5`): "timeout" in the note.
 
