@@ -119,6 +119,7 @@ pub fn run(args: &InfoArgs) -> Result<()> {
             "weighted": g.is_weighted(),
             "id_map": id_map,
             "packed": m.is_packed(),
+            "grid": m.grid,
             "source": m.source,
             "created_by": m.created_by,
             "files": files,
@@ -137,6 +138,15 @@ pub fn run(args: &InfoArgs) -> Result<()> {
         println!("weighted   {}", g.is_weighted());
         println!("id map     {id_map}");
         println!("lists      {}", if m.is_packed() { "packed (read-only)" } else { "plain" });
+        match m.grid {
+            Some(grid) => println!(
+                "grid       {p} x {p} cells of {} vertices, compression {}",
+                1u64 << grid.block_bits,
+                grid.codec.name(),
+                p = grid.cells_per_side
+            ),
+            None => println!("grid       none (`ocgraph layout grid` builds one)"),
+        }
         println!("source     {}", m.source);
         println!(
             "out-degree min {} / max {max} / mean {mean:.3} / median {median}",

@@ -40,6 +40,14 @@ pub enum Codec {
 }
 
 impl Codec {
+    /// The name `--compress` takes.
+    pub fn name(self) -> &'static str {
+        match self {
+            Codec::None => "none",
+            Codec::Lz4 => "lz4",
+        }
+    }
+
     fn code(self) -> u32 {
         match self {
             Codec::None => 0,
