@@ -9,7 +9,7 @@ use std::fs::File;
 use std::io::{BufReader, Read};
 use std::path::Path;
 
-use super::grid::Codec;
+use super::grid::{decode_cell, Codec};
 use super::layout::FileRole;
 use super::manifest::{IdMapKind, Manifest};
 use super::packed::decode_list;
@@ -186,7 +186,7 @@ fn check_grid(dir: &Path, m: &Manifest) -> Result<()> {
     let path = dir.join(FileRole::GridEdges.file_name());
     let mut r = open(&path)?;
     let p = info.cells_per_side;
-    let (mut payload, mut raw) = (Vec::new(), Vec::new());
+    let (mut payload, mut raw, mut bytes) = (Vec::new(), Vec::new(), Vec::new());
     let mut per_row = vec![0u64; p as usize];
     for c in 0..p {
         for row in 0..p {
@@ -196,18 +196,21 @@ fn check_grid(dir: &Path, m: &Manifest) -> Result<()> {
             raw.resize((index.bytes[k + 1] - at) as usize, 0);
             r.read_exact(&mut raw).map_err(|e| Error::io(&path, "read", e))?;
             let bad = |msg: String| Error::Format { path: path.clone(), offset: Some(at), msg };
-            payload.resize(4 * m_edges, 0u8);
+            payload.resize(2 * m_edges, 0u16);
             match info.codec {
-                Codec::None => payload.copy_from_slice(&raw),
-                Codec::Lz4 => match lz4_flex::block::decompress_into(&raw, &mut payload) {
-                    Ok(k) if k == payload.len() => {}
-                    _ => return Err(bad(format!("cell ({row}, {c}) does not decode to {m_edges} arcs"))),
-                },
+                Codec::None => bytemuck::cast_slice_mut(&mut payload).copy_from_slice(&raw),
+                Codec::Lz4 => {
+                    bytes.resize(4 * m_edges, 0u8);
+                    match lz4_flex::block::decompress_into(&raw, &mut bytes) {
+                        Ok(k) if k == bytes.len() => decode_cell(&bytes, &mut payload),
+                        _ => return Err(bad(format!("cell ({row}, {c}) does not decode to {m_edges} arcs"))),
+                    }
+                }
             }
             let limit = |b: u32| (m.num_vertices - ((b as u64) << info.block_bits)).min(1 << info.block_bits);
             let (rows, cols) = (limit(row), limit(c));
-            for (i, pair) in payload.chunks_exact(2).enumerate() {
-                let off = u16::from_le_bytes([pair[0], pair[1]]) as u64;
+            for (i, &off) in payload.iter().enumerate() {
+                let off = off as u64;
                 let (side, bound) = if i < m_edges { ("source", rows) } else { ("destination", cols) };
                 if off >= bound {
                     return Err(bad(format!("cell ({row}, {c}): {side} offset {off} is outside its block")));

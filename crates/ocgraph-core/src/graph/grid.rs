@@ -7,7 +7,7 @@ use std::path::Path;
 
 use super::Graph;
 use crate::error::{Error, Result};
-use crate::format::grid::{Codec, GridHeader, GridIndex};
+use crate::format::grid::{decode_cell, Codec, GridHeader, GridIndex};
 use crate::format::FileRole;
 use crate::page::{FileId, PageSource};
 use crate::Vertex;
@@ -19,6 +19,7 @@ const PIECE_EDGES: u64 = 16 << 10;
 /// Reusable memory for reading cells (a decompressed payload); one per worker thread.
 #[derive(Default)]
 pub struct CellBuf {
+    bytes: Vec<u8>,
     payload: Vec<u16>,
 }
 
@@ -169,9 +170,9 @@ impl EdgeGrid for Grid<'_> {
             }
             Codec::Lz4 => {
                 let packed = src.read(self.edges, b0, (b1 - b0) as usize).typed::<u8>();
-                buf.payload.resize(2 * m as usize, 0);
-                let out: &mut [u8] = bytemuck::cast_slice_mut(&mut buf.payload);
-                let ok = lz4_flex::block::decompress_into(&packed, out).is_ok_and(|k| k == out.len());
+                buf.bytes.resize(4 * m as usize, 0);
+                let ok = lz4_flex::block::decompress_into(&packed, &mut buf.bytes)
+                    .is_ok_and(|k| k == buf.bytes.len());
                 if !ok {
                     let path = self.graph.data_path().join(FileRole::GridEdges.file_name());
                     return Err(Error::Format {
@@ -181,6 +182,8 @@ impl EdgeGrid for Grid<'_> {
                     });
                 }
                 drop(packed);
+                buf.payload.resize(2 * m as usize, 0);
+                decode_cell(&buf.bytes, &mut buf.payload);
                 let w = self.weights_of(e0, m);
                 let (s, d) = buf.payload.split_at(m as usize);
                 f(s, d, w.as_deref());

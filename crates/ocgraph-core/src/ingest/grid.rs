@@ -25,7 +25,7 @@ use rayon::prelude::*;
 use super::pack::open_base;
 use super::progress::{Progress, Unit};
 use crate::error::{Error, Result};
-use crate::format::grid::{Codec, GridIndex, GridInfo};
+use crate::format::grid::{encode_cell, Codec, GridIndex, GridInfo};
 use crate::format::{pad_len, FileEntry, FileRole, Manifest};
 use crate::graph::Graph;
 use crate::{Adjacency, Vertex};
@@ -318,10 +318,12 @@ fn compress(raw: &Path, out: &Path, edges: &[u64], progress: &dyn Progress) -> R
         let packed: Vec<Vec<u8>> = group
             .par_iter()
             .map(|&k| {
-                let mut payload = vec![0u8; ((edges[k + 1] - edges[k]) * 4) as usize];
-                input.read_exact_at(&mut payload, edges[k] * 4).map_err(|e| Error::io(raw, "read", e))?;
+                let mut payload = vec![0u16; ((edges[k + 1] - edges[k]) * 2) as usize];
+                input
+                    .read_exact_at(bytemuck::cast_slice_mut(&mut payload), edges[k] * 4)
+                    .map_err(|e| Error::io(raw, "read", e))?;
                 progress.advance(edges[k + 1] - edges[k]);
-                Ok(lz4_flex::block::compress(&payload))
+                Ok(lz4_flex::block::compress(&encode_cell(&payload)))
             })
             .collect::<Result<_>>()?;
         for p in packed {
