@@ -63,7 +63,7 @@ fn compare(g: &Graph, t: &TestGraph) -> Result<(), String> {
         let tol = if method == PageRankMethod::Jacobi && t.n < 1 << 16 { 1e-12 } else { 1e-6 };
         close(&a.scores, &b.scores, tol).map_err(|e| format!("pagerank {method:?}: {e}"))?;
     }
-    let labels = wcc_grid(&grid, !g.is_directed()).map_err(|e| e.to_string())?;
+    let labels = wcc_grid(&grid).map_err(|e| e.to_string())?;
     let want = wcc(&t.out, &t.in_).map_err(|e| e.to_string())?;
     if labels != want {
         return Err("wcc labels differ".into());
@@ -213,7 +213,7 @@ fn corrupted_grid_files_are_refused() {
     bytes[..64].fill(0xff);
     std::fs::write(&p, bytes).unwrap();
     let g = Graph::open(&path, &OpenOptions::default()).unwrap();
-    let err = wcc_grid(&g.grid().unwrap(), false).unwrap_err().to_string();
+    let err = wcc_grid(&g.grid().unwrap()).unwrap_err().to_string();
     assert!(err.contains("grid.edges") && err.contains("decompress"), "{err}");
 }
 

@@ -84,7 +84,7 @@ pub(crate) fn _wcc<'py>(
     let layout = layout.parse::<Layout>().py()?;
     let l = kernel(py, g, threads, |gr| {
         match gr.choose_layout(layout, true).py()?.0 {
-            Some(grid) => algo::wcc_grid(&grid, !grid.is_directed()),
+            Some(grid) => algo::wcc_grid(&grid),
             None => with_adjacency!(gr, |out, inn| algo::wcc(&out, &inn)),
         }
         .py()

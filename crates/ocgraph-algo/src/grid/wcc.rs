@@ -5,9 +5,9 @@
 //! [`crate::wcc`]: a root is only linked below a smaller root, by compare-and-swap; finds halve
 //! the paths they walk, so the trees stay shallow without compression passes), then path
 //! compression. GridGraph propagates labels instead, which reads every active cell once per
-//! round and needs as many rounds as the graph's diameter; linking reads each cell once. When
-//! the arcs are symmetric (an undirected graph: `u -> v` is stored with `v -> u`), only the
-//! cells on and above the diagonal are read, and in a diagonal cell only the arcs `u <= v`.
+//! round and needs as many rounds as the graph's diameter; linking reads each cell once. On a
+//! symmetric grid ([`EdgeGrid::is_symmetric`]) only the cells on and above the diagonal are
+//! read, and in a diagonal cell only the arcs `u <= v`.
 
 use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
 
@@ -49,12 +49,13 @@ fn link(u: Vertex, v: Vertex, comp: &[AtomicU32]) {
     }
 }
 
-/// Component labels of the graph whose arcs `grid` holds (`symmetric`: every arc is stored in
-/// both directions, so half of them are read). Runs on the current rayon pool.
+/// Component labels of the graph whose arcs `grid` holds (on a symmetric grid, half of the
+/// cells are read). Runs on the current rayon pool.
 ///
 /// Errors: a cell that does not decode.
-pub fn wcc_grid<G: EdgeGrid>(grid: &G, symmetric: bool) -> Result<Vec<Vertex>> {
+pub fn wcc_grid<G: EdgeGrid>(grid: &G) -> Result<Vec<Vertex>> {
     let n = grid.num_vertices();
+    let symmetric = grid.is_symmetric();
     let comp: Vec<AtomicU32> = (0..padded_len(grid) as u32).into_par_iter().map(AtomicU32::new).collect();
     let p = grid.cells_per_side();
     let results = in_order(

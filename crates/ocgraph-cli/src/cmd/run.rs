@@ -267,7 +267,7 @@ fn execute<A: Adjacency>(
         }
         Algo::Wcc => {
             let run = || match grid {
-                Some(g) => wcc_grid(g, !g.is_directed()),
+                Some(g) => wcc_grid(g),
                 None => wcc(&out, &inn),
             };
             let (rep, labels) = run_trials(&name, trials, verify, run, |l| verify_wcc(&out, l))?;

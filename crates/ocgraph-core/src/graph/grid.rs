@@ -44,6 +44,10 @@ pub trait EdgeGrid: Sync {
     /// Whether the cells carry arc weights.
     fn is_weighted(&self) -> bool;
 
+    /// Whether every arc `u -> v` is stored with `v -> u` and the same weight (an undirected
+    /// graph), so that kernels may read only the cells on and above the diagonal.
+    fn is_symmetric(&self) -> bool;
+
     /// Number of arcs in cell `(row, col)`.
     fn cell_len(&self, row: u32, col: u32) -> u64;
 
@@ -90,11 +94,6 @@ impl<'g> Grid<'g> {
         }
     }
 
-    /// Whether the graph is directed (an undirected graph's grid holds every arc both ways).
-    pub fn is_directed(&self) -> bool {
-        self.graph.is_directed()
-    }
-
     /// How the cells are stored.
     pub fn codec(&self) -> Codec {
         self.index.info.codec
@@ -133,6 +132,10 @@ impl EdgeGrid for Grid<'_> {
 
     fn is_weighted(&self) -> bool {
         self.weights.is_some()
+    }
+
+    fn is_symmetric(&self) -> bool {
+        !self.graph.is_directed()
     }
 
     fn cell_len(&self, row: u32, col: u32) -> u64 {
