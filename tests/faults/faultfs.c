@@ -1,6 +1,7 @@
 /*
- * faultfs: an LD_PRELOAD shim that makes one libc file call fail, for the fault suite
- * (crates/ocgraph-cli/tests/faults.rs). Build: cc -shared -fPIC -o faultfs.so faultfs.c -ldl
+ * faultfs: an LD_PRELOAD shim that makes one libc file call fail, for the fault suites
+ * (crates/ocgraph-cli/tests/faults.rs, crates/ocgraph-core/tests/update_crash.rs).
+ * Build: cc -shared -fPIC -o faultfs.so faultfs.c -ldl
  *
  * Configuration (environment; without FAULT_OP the shim only passes calls through):
  *   FAULT_OP           write   write, pwrite, pwrite64, writev, pwritev, pwritev64
