@@ -1,10 +1,14 @@
 #!/usr/bin/env bash
 # The long crash and fault suites, with their summary lines kept as a result file:
-#   bench/robustness/run.sh            1,200 SIGKILL trials during update batches (each durability
-#                                      mode in turn, some right after a compaction starts), 300
-#                                      during import/reorder/pack, and the failing-write trials
-#   bench/robustness/run.sh --small    the CI share (24 + 12 trials)
-# Writes bench/robustness/results/crash[-small].txt; exits non-zero when a trial fails.
+#   bench/robustness/run.sh            the fault suite (every call of each write-path call site
+#                                      failed in turn, up to 40 per site, under the LD_PRELOAD
+#                                      shim), 300 SIGKILL trials during import/reorder/pack, then
+#                                      1,200 during update batches (each durability mode in turn,
+#                                      some right after a compaction starts) and the failing-write
+#                                      trials (prlimit, and the fault shim on the paged delta)
+#   bench/robustness/run.sh --small    the CI share (one fault per site and kind, 12 + 24 trials)
+# Writes bench/robustness/results/crash[-small].txt as the tests run (summary lines, progress
+# every 100 SIGKILL trials, and the per-call-site fault table); exits non-zero when a trial fails.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 name=crash
@@ -15,11 +19,37 @@ else
 fi
 out=bench/robustness/results/$name.txt
 mkdir -p "$(dirname "$out")"
-{
-  echo "# $(date -u +%Y-%m-%dT%H:%MZ) $(git rev-parse --short HEAD) OCGRAPH_SLOW=${OCGRAPH_SLOW:-0}"
-  for t in "ocgraph-core update_crash" "ocgraph-cli crash"; do
-    set -- $t
-    cargo test -q -p "$1" --test "$2" -- --nocapture --test-threads=1 2>&1 \
-      | grep -E "trials|fault trial|test result" || { echo "FAILED: $t"; exit 1; }
-  done
-} | tee "$out"
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+
+# Prints the per-call-site fault table from the faults test's `fault site | ...` lines.
+fault_table() {
+  printf '%-42s | %-6s | %-6s | %6s | %11s | %9s | %12s | %5s\n' \
+    "call site" op fault trials "named file" completed "caught panic" lost
+  grep "^fault site" "$1" | awk -F'|' '{
+    gsub(/^ +| +$/, "", $2); gsub(/^ +| +$/, "", $3); gsub(/^ +| +$/, "", $4)
+    n = split($6, t, " "); trials = t[n]; n = split($7, e, " "); named = e[n]
+    n = split($8, c, " "); done = c[n]; n = split($9, p, " "); caught = p[n]
+    n = split($11, l, " "); lost = l[n]
+    printf "%-42s | %-6s | %-6s | %6s | %11s | %9s | %12s | %5s\n", $2, $3, $4, trials, named, done, caught, lost
+  }'
+}
+
+echo "# $(date -u +%Y-%m-%dT%H:%MZ) $(git rev-parse --short HEAD) OCGRAPH_SLOW=${OCGRAPH_SLOW:-0}" | tee "$out"
+for t in "ocgraph-cli faults" "ocgraph-cli crash" "ocgraph-core update_crash"; do
+  set -- $t
+  set +o pipefail
+  cargo test -q -p "$1" --test "$2" -- --nocapture --test-threads=1 2>&1 | tee "$log" \
+    | grep --line-buffered -E "trials|fault trial|test result" | grep --line-buffered -v "^fault site" \
+    | sed -u "s/^\.*//" | tee -a "$out"
+  status=${PIPESTATUS[0]}
+  set -o pipefail
+  if [ "$status" != 0 ]; then
+    grep -E "panicked|FAILED|error" "$log" | head -20 | tee -a "$out"
+    echo "FAILED: $t" | tee -a "$out"
+    exit 1
+  fi
+  if [ "$2" = faults ]; then
+    { echo; fault_table "$log"; echo; } | tee -a "$out"
+  fi
+done

@@ -276,6 +276,27 @@ fn relabel_then_export_original_ids() {
     assert!(!t.path().join("o.bin").exists());
 }
 
+/// Vertices that updates added by original id keep their ids in `export --original-ids` (it
+/// once read only the base's id map and panicked on the first added vertex).
+#[test]
+fn export_original_ids_includes_vertices_added_by_updates() {
+    let t = tempfile::tempdir().unwrap();
+    let input = t.path().join("in.txt");
+    std::fs::write(&input, "1000 20\n20 7\n").unwrap();
+    let g = t.path().join("g");
+    ok(&["import", p(&input), p(&g), "--relabel"]);
+    let add = t.path().join("add.txt");
+    std::fs::write(&add, "7 9000\n9000 9001\n").unwrap();
+    ok(&["update", p(&g), "--original-ids", "--add-edges", p(&add)]);
+    let out = t.path().join("out.txt");
+    ok(&["export", p(&g), p(&out), "--original-ids"]);
+    let mut got: Vec<String> = std::fs::read_to_string(&out).unwrap().lines().map(String::from).collect();
+    got.sort();
+    let mut want: Vec<&str> = ["1000 20", "20 7", "7 9000", "9000 9001"].into();
+    want.sort();
+    assert_eq!(got, want);
+}
+
 /// A fresh directory with an input file holding `bytes`.
 fn input_file(name: &str, bytes: &[u8]) -> (tempfile::TempDir, PathBuf, PathBuf) {
     let t = tempfile::tempdir().unwrap();

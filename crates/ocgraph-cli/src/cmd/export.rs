@@ -111,7 +111,7 @@ pub fn run(args: &ExportArgs) -> Result<()> {
     }
     let name = args.out.file_name().ok_or_else(|| Error::invalid("OUT must name a file"))?;
     let tmp = args.out.with_file_name(format!(".{}.tmp-{}", name.to_string_lossy(), std::process::id()));
-    let ids = if args.original_ids { Some(g.base().ids()?) } else { None };
+    let ids = if args.original_ids { Some(g.ids()?) } else { None };
     let progress = CliProgress::new(false);
     let written = match format {
         ExportFormat::Parquet => super::parquet::export(&g, &tmp, ids.as_ref(), &progress),

@@ -146,7 +146,7 @@ pub fn run(args: &RunArgs) -> Result<()> {
     // The id map is loaded once, and only when a vertex is given by its original id.
     let ids = match (&args.source_id, &args.target_id) {
         (None, None) => None,
-        _ => Some(view.base().ids()?),
+        _ => Some(view.ids()?),
     };
     let by_id = |flag: &str, id: &Option<String>| -> Result<Option<Vertex>> {
         match (id.as_deref(), &ids) {

@@ -68,6 +68,10 @@ pub struct UpdateArgs {
     /// Freeze the in-memory delta into a new level at the end.
     #[arg(long)]
     freeze: bool,
+    /// Print `ack N` as soon as batch N is acknowledged (durable per `--durability`): after a
+    /// failure, the batches acknowledged before it are the ones a reopen must show.
+    #[arg(long)]
+    ack: bool,
     /// The files hold original ids (as imported, e.g. with `--relabel`) instead of vertex ids:
     /// a new id in `--add-edges` gets a new vertex, an unknown id elsewhere is missing.
     #[arg(long)]
@@ -127,17 +131,22 @@ fn read_lines<T>(
     Ok((out, weights))
 }
 
-/// Applies `f` to `items` in batches of `size`; prints the count and rate.
+/// Applies `f` to `items` in batches of `size` (printing `ack N` after each batch when `ack`);
+/// prints the count and rate.
 fn batched<T>(
     what: &str,
     items: &[T],
     size: usize,
+    ack: bool,
     mut f: impl FnMut(&[T], usize) -> Result<u64>,
 ) -> Result<()> {
     let (start, size) = (Instant::now(), size.max(1));
     let mut last = 0;
     for (i, chunk) in items.chunks(size).enumerate() {
         last = f(chunk, i * size)?;
+        if ack {
+            println!("ack {last}");
+        }
     }
     let secs = start.elapsed().as_secs_f64();
     println!(
@@ -173,7 +182,7 @@ pub fn run(args: &UpdateArgs) -> Result<()> {
     if let Some(path) = &args.add_edges {
         let (ids, weights) = read_lines(path, 2, g.is_weighted(), vertex)?;
         let edges: Vec<(Vertex, Vertex)> = ids.chunks_exact(2).map(|p| (p[0], p[1])).collect();
-        batched("added edges", &edges, args.batch_size, |chunk, at| {
+        batched("added edges", &edges, args.batch_size, args.ack, |chunk, at| {
             let w = g.is_weighted().then(|| &weights[at..at + chunk.len()]);
             g.add_edges(chunk, w)
         })?;
@@ -181,11 +190,11 @@ pub fn run(args: &UpdateArgs) -> Result<()> {
     if let Some(path) = &args.remove_edges {
         let (ids, _) = read_lines(path, 2, false, vertex)?;
         let edges: Vec<(Vertex, Vertex)> = ids.chunks_exact(2).map(|p| (p[0], p[1])).collect();
-        batched("removed edges", &edges, args.batch_size, |chunk, _| g.remove_edges(chunk))?;
+        batched("removed edges", &edges, args.batch_size, args.ack, |chunk, _| g.remove_edges(chunk))?;
     }
     if let Some(path) = &args.remove_vertices {
         let (ids, _) = read_lines(path, 1, false, vertex)?;
-        batched("removed vertices", &ids, args.batch_size, |chunk, _| g.remove_vertices(chunk))?;
+        batched("removed vertices", &ids, args.batch_size, args.ack, |chunk, _| g.remove_vertices(chunk))?;
     }
     finish(args, g)
 }
@@ -207,7 +216,7 @@ fn run_by_original_id(args: &UpdateArgs, g: WritableGraph) -> Result<()> {
         let (ids, weights) = read_lines(path, 2, g.is_weighted(), id)?;
         let edges = pairs(ids);
         let before = g.num_vertices();
-        batched("added edges", &edges, args.batch_size, |chunk, at| {
+        batched("added edges", &edges, args.batch_size, args.ack, |chunk, at| {
             let w = g.is_weighted().then(|| &weights[at..at + chunk.len()]);
             g.add_edges_by_id(chunk, w)
         })?;
@@ -216,11 +225,13 @@ fn run_by_original_id(args: &UpdateArgs, g: WritableGraph) -> Result<()> {
     if let Some(path) = &args.remove_edges {
         let (ids, _) = read_lines(path, 2, false, id)?;
         let edges = pairs(ids);
-        batched("removed edges", &edges, args.batch_size, |chunk, _| g.remove_edges_by_id(chunk))?;
+        batched("removed edges", &edges, args.batch_size, args.ack, |chunk, _| g.remove_edges_by_id(chunk))?;
     }
     if let Some(path) = &args.remove_vertices {
         let (ids, _) = read_lines(path, 1, false, id)?;
-        batched("removed vertices", &ids, args.batch_size, |chunk, _| g.remove_vertices_by_id(chunk))?;
+        batched("removed vertices", &ids, args.batch_size, args.ack, |chunk, _| {
+            g.remove_vertices_by_id(chunk)
+        })?;
     }
     finish(args, g)
 }

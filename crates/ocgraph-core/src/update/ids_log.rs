@@ -247,14 +247,15 @@ impl AddedIds {
             encode((new_base_n + i as u64) as Vertex, id, &mut buf);
             ends.push(buf.len() as u64);
         }
+        // Errors name the file the failing call was on (the temporary file, or the log for the
+        // rename).
         let tmp = self.path.with_extension("log.tmp");
-        (|| -> std::io::Result<()> {
-            let mut f = File::create(&tmp)?;
-            f.write_all(&buf)?;
-            f.sync_all()?;
-            std::fs::rename(&tmp, &self.path)
-        })()
-        .map_err(|e| Error::io(&self.path, "rewrite the id log", e))?;
+        {
+            let mut f = File::create(&tmp).map_err(|e| Error::io(&tmp, "create the new id log", e))?;
+            f.write_all(&buf).map_err(|e| Error::io(&tmp, "write the new id log", e))?;
+            f.sync_all().map_err(|e| Error::io(&tmp, "fsync the new id log", e))?;
+        }
+        std::fs::rename(&tmp, &self.path).map_err(|e| Error::io(&self.path, "rename the new id log", e))?;
         self.base_n = new_base_n;
         self.ids = rest;
         self.ends = ends;

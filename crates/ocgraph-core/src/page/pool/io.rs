@@ -3,12 +3,49 @@
 //! second copy of what the pool holds. Writable files (see [`PoolFile::open_writable`]) are
 //! written back with `pwritev` from the frames.
 
+use std::cell::Cell;
 use std::fs::File;
 use std::os::unix::fs::OpenOptionsExt;
 use std::os::unix::io::AsRawFd;
 use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Result};
+
+thread_local! {
+    /// Set while [`fallible`] runs a read on this thread: a failed page read then unwinds with
+    /// a [`ReadFailure`] payload (through `resume_unwind`, so no panic hook prints it) for
+    /// `fallible` to return as an error, instead of panicking.
+    static FALLIBLE: Cell<bool> = const { Cell::new(false) };
+}
+
+/// The payload a failed page read unwinds with inside [`fallible`].
+struct ReadFailure(Error);
+
+/// Runs `f` (reads through the pool on this thread) and returns a failed page read as an
+/// error naming the file and offset. The pool gives back the frames and unlocks the pages of a
+/// failed read as it unwinds, as it does for the panic of an infallible read.
+pub(super) fn fallible<R>(f: impl FnOnce() -> R) -> Result<R> {
+    let before = FALLIBLE.replace(true);
+    let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f));
+    FALLIBLE.set(before);
+    match r {
+        Ok(v) => Ok(v),
+        Err(payload) => match payload.downcast::<ReadFailure>() {
+            Ok(failure) => Err(failure.0),
+            Err(payload) => std::panic::resume_unwind(payload),
+        },
+    }
+}
+
+/// A failed page read of `path` at `offset`: inside [`fallible`] it unwinds to it, elsewhere it
+/// panics naming the file and offset (see `PageSource::read`).
+fn read_failed(path: &Path, offset: u64, e: std::io::Error) -> ! {
+    if FALLIBLE.get() {
+        let e = std::io::Error::new(e.kind(), format!("at offset {offset}: {e}"));
+        std::panic::resume_unwind(Box::new(ReadFailure(Error::io(path, "read", e))));
+    }
+    panic!("ocgraph: I/O error reading {} at offset {offset}: {e}", path.display())
+}
 
 /// The most buffers one `preadv` takes (Linux's `IOV_MAX`).
 pub(super) const MAX_IOV: usize = 1024;
@@ -146,14 +183,15 @@ impl PoolFile {
     /// zeroed. Returns the number of bytes read and the number of `pread` calls.
     ///
     /// Panics on an I/O error, or when the file ends before its expected length (it was
-    /// truncated after open), naming the file and offset (see `PageSource::read`).
+    /// truncated after open), naming the file and offset (see `PageSource::read`); inside
+    /// [`fallible`] unwinds to it with the error instead.
     pub(super) fn read_page(&self, buf: &mut [u8], offset: u64) -> (usize, u64) {
         let mut done = 0;
         let mut calls = 0;
         while done < buf.len() {
-            let n = self.pread(&mut buf[done..], offset + done as u64).unwrap_or_else(|e| {
-                panic!("ocgraph: I/O error reading {} at offset {}: {e}", self.path.display(), offset)
-            });
+            let n = self
+                .pread(&mut buf[done..], offset + done as u64)
+                .unwrap_or_else(|e| read_failed(&self.path, offset, e));
             calls += 1;
             if n == 0 {
                 break;
@@ -166,11 +204,13 @@ impl PoolFile {
         }
         let expected = self.len.saturating_sub(offset).min(buf.len() as u64) as usize;
         if done < expected {
-            panic!(
-                "ocgraph: reading {} at offset {}: file is shorter than the manifest says: \
-                 truncated after open? (got {done} of {expected} bytes)",
-                self.path.display(),
+            let msg = format!(
+                "file is shorter than the manifest says: truncated after open? (got {done} of {expected} bytes)"
+            );
+            read_failed(
+                &self.path,
                 offset + done as u64,
+                std::io::Error::new(std::io::ErrorKind::UnexpectedEof, msg),
             );
         }
         buf[done..].fill(0);

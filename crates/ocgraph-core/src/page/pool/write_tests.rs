@@ -277,6 +277,24 @@ fn bad_writes_are_rejected() {
     assert!(WriteBack::by_name("lru").is_err());
 }
 
+/// A page read that fails inside `try_read_into` (here: the file was cut short under the pool)
+/// is an error naming the file, not a panic; the pool gives the frame back and reads the page
+/// once the file is whole again.
+#[test]
+fn a_failed_read_in_try_read_into_is_an_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let (specs, model) = files(dir.path(), 4, 1, 9);
+    let pool = BufferPool::open_writable(&specs, 2 * PAGE as u64, PAGE, "clock", WriteBack::Batch).unwrap();
+    std::fs::OpenOptions::new().write(true).open(&specs[0].path).unwrap().set_len(PAGE as u64).unwrap();
+    let mut buf = vec![0u8; 100];
+    let err = pool.try_read_into(0, 3 * PAGE as u64 + 7, &mut buf).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::Io);
+    assert!(err.to_string().contains("f0"), "{err}");
+    std::fs::write(&specs[0].path, &model[0]).unwrap();
+    pool.try_read_into(0, 3 * PAGE as u64 + 7, &mut buf).unwrap();
+    assert_eq!(buf, model[0][3 * PAGE + 7..3 * PAGE + 107]);
+}
+
 /// Batch mode with the background flusher: once more than half of the 16 frames are dirty, the
 /// flusher writes the cold part of the dirty run and leaves its pages resident and clean (no
 /// eviction). Every page it cleaned is on disk as written, and after a flush the files equal

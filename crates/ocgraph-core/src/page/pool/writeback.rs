@@ -196,7 +196,7 @@ impl WriteState {
 
 impl BufferPool {
     /// [`PageSource::read_into`] for writable pools, failing instead of panicking when write-back
-    /// has failed: before reading a page that is not resident, a frame is made free (writing
+    /// has failed or a page read fails (an error naming the file and offset): before reading a page that is not resident, a frame is made free (writing
     /// dirty pages back if need be), so the read's miss does not have to write back itself.
     /// Exact while one thread at a time reads and writes the pool (as [`PagedDelta`] does under
     /// its directory lock); with concurrent readers a read can still meet the failure and panic.
@@ -223,8 +223,8 @@ impl BufferPool {
                 }
             }
         }
-        crate::page::PageSource::read_into(self, file, offset, dst);
-        Ok(())
+        // A failed read is an error here, not a panic.
+        super::io::fallible(|| crate::page::PageSource::read_into(self, file, offset, dst))
     }
 
     /// Opens a writable pool over `files`: each file is created if missing and extended
