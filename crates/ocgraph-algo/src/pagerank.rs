@@ -48,7 +48,7 @@ use crate::chunks::{degrees, edge_balanced_ranges, in_order, mark_cuts, pieces_f
 pub const F32_CONTRIB_MIN_VERTICES: usize = 1 << 16;
 
 /// Storage type of the per-iteration contributions: `f64`, or `f32` for large graphs.
-pub(crate) trait Contrib: Copy + Send + Sync + Default {
+trait Contrib: Copy + Send + Sync + Default {
     fn from_f64(x: f64) -> Self;
     fn to_f64(self) -> f64;
 }

@@ -9,9 +9,11 @@
 //! are handed to the threads in order ([`crate::chunks::in_order`]) so that the threads read
 //! the file as one front.
 //!
-//! On a symmetric grid (an undirected graph) PageRank (power iteration) and SpMV read only the
-//! cells on and above the diagonal, each arc serving both of its ends ([`symmetric_product`]);
-//! WCC does the same with its links.
+//! On a symmetric grid (an undirected graph) WCC reads only the cells on and above the diagonal.
+//! PageRank and SpMV read every cell: reading half and adding each arc to both ends was tried
+//! and measured slower on kron22 (PageRank-20 5.2 s against 2.4 s in memory, 9.0 s against 6.1 s
+//! with the pool at 10%, `bench/layouts/run.py` configurations): each cell then also reads and
+//! writes back its row block's sums, 2.5 times the memory traffic of a pull.
 //!
 //! Vertex state is kept in arrays padded to `P * 2^block_bits + 2^16` entries, so that any
 //! 16-bit offset in any cell indexes inside them: a corrupted cell gives a wrong answer (which
@@ -25,11 +27,7 @@ pub use pagerank::pagerank_grid;
 pub use spmv::spmv_grid;
 pub use wcc::wcc_grid;
 
-use ocgraph_core::{CellBuf, EdgeGrid, Result, Vertex};
-use rayon::prelude::*;
-
-use crate::chunks::in_order;
-use crate::pagerank::Contrib;
+use ocgraph_core::{EdgeGrid, Vertex};
 
 /// Ids a 16-bit offset can name.
 const BLOCK_SPAN: usize = 1 << 16;
@@ -48,90 +46,4 @@ fn block_window<'a, T, G: EdgeGrid>(grid: &G, state: &'a [T], b: u32) -> &'a [T;
 /// The first vertex of block `b`.
 fn block_start<G: EdgeGrid>(grid: &G, b: u32) -> Vertex {
     grid.block(b).start
-}
-
-/// `y[v] = Σ_{u~v} w(u,v) * value[u]` on a symmetric grid, reading only the cells on and above
-/// the diagonal (half the bytes): each arc of such a cell adds to both of its ends. The two
-/// blocks a cell touches are again cache-sized, but a column's worker now also writes into the
-/// row's block, so each worker sums into an array of its own over all vertices (8 bytes per
-/// vertex and thread), and the arrays are added at the end. `value` is padded
-/// ([`padded_len`]); `weighted`: use the cells' weights (else 1).
-fn symmetric_product<G: EdgeGrid, C: Contrib>(grid: &G, value: &[C], weighted: bool) -> Result<Vec<f64>> {
-    let n = grid.num_vertices();
-    let (p, bits) = (grid.cells_per_side(), grid.block_bits());
-    let len = padded_len(grid);
-    // Two blocks written at once must not overlap, so the written windows are one block long
-    // and the offsets masked to it (a no-op on a sound grid).
-    let (block, mask) = (1usize << bits, (1usize << bits) - 1);
-    let sums = in_order(
-        (0..p).collect(),
-        || (Vec::new(), CellBuf::default(), Ok(())),
-        |(acc, buf, status): &mut (Vec<f64>, CellBuf, Result<()>), c: u32| {
-            if acc.is_empty() {
-                acc.resize(len, 0.0);
-            }
-            let col_lo = (c as usize) << bits;
-            let col_val = block_window(grid, value, c);
-            for r in 0..=c {
-                let row_lo = (r as usize) << bits;
-                let row_val = block_window(grid, value, r);
-                let done = if r == c {
-                    let a = &mut acc[col_lo..col_lo + block];
-                    grid.for_each_piece(r, c, buf, |s, d, w| {
-                        for i in 0..s.len() {
-                            let (s, d) = (s[i] as usize & mask, d[i] as usize & mask);
-                            let w = if weighted { w.map_or(1.0, |w| w[i] as f64) } else { 1.0 };
-                            if s < d {
-                                a[d] += row_val[s].to_f64() * w;
-                                a[s] += col_val[d].to_f64() * w;
-                            } else if s == d {
-                                a[d] += row_val[s].to_f64() * w;
-                            }
-                        }
-                    })
-                } else {
-                    // r < c: the row's block lies before the column's.
-                    let (head, tail) = acc.split_at_mut(col_lo);
-                    let (row_acc, col_acc) = (&mut head[row_lo..row_lo + block], &mut tail[..block]);
-                    grid.for_each_piece(r, c, buf, |s, d, w| match (weighted, w) {
-                        (true, Some(w)) => {
-                            for i in 0..s.len() {
-                                let (s, d, w) = (s[i] as usize & mask, d[i] as usize & mask, w[i] as f64);
-                                col_acc[d] += row_val[s].to_f64() * w;
-                                row_acc[s] += col_val[d].to_f64() * w;
-                            }
-                        }
-                        _ => {
-                            for (&s, &d) in s.iter().zip(d) {
-                                let (s, d) = (s as usize & mask, d as usize & mask);
-                                col_acc[d] += row_val[s].to_f64();
-                                row_acc[s] += col_val[d].to_f64();
-                            }
-                        }
-                    })
-                };
-                if let Err(e) = done {
-                    *status = Err(e);
-                    return;
-                }
-            }
-        },
-    );
-    let mut parts = Vec::with_capacity(sums.len());
-    for (acc, _, status) in sums {
-        status?;
-        if !acc.is_empty() {
-            parts.push(acc);
-        }
-    }
-    let mut y = vec![0.0; n];
-    y.par_chunks_mut(1 << 16).enumerate().for_each(|(k, out)| {
-        let lo = k << 16;
-        for part in &parts {
-            for (o, a) in out.iter_mut().zip(&part[lo..]) {
-                *o += a;
-            }
-        }
-    });
-    Ok(y)
 }

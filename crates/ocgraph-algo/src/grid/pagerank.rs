@@ -10,19 +10,16 @@
 //! columns after it (taken in order) already use them. The out-weights `W(u)` come from one
 //! scan of the CSR's offsets (or weights), as the CSR kernel finds them. Contributions are
 //! stored as `f32` from [`crate::pagerank::F32_CONTRIB_MIN_VERTICES`] vertices on, as there.
-//! On a symmetric grid the power iteration reads only the cells on and above the diagonal
-//! ([`super::symmetric_product`]: 8 more bytes per vertex and thread); Gauss-Seidel, which needs
-//! a block's whole sum before the next column, reads every cell.
 
 use std::sync::atomic::{AtomicU32, AtomicU64};
 
 use ocgraph_core::{Adjacency, CellBuf, EdgeGrid, Error, Result};
 use rayon::prelude::*;
 
-use super::{block_window, padded_len, symmetric_product, BLOCK_SPAN};
+use super::{block_window, padded_len, BLOCK_SPAN};
 use crate::chunks::in_order;
 use crate::pagerank::{
-    out_weights, teleport_vector, Contrib, Method, PageRankOptions, PageRankResult, SharedContrib,
+    out_weights, teleport_vector, Method, PageRankOptions, PageRankResult, SharedContrib,
     F32_CONTRIB_MIN_VERTICES,
 };
 
@@ -46,50 +43,11 @@ pub fn pagerank_grid<G: EdgeGrid, O: Adjacency>(
         teleport_vector(0, &PageRankOptions { personalization: None, ..opts.clone() })?;
         return Ok(PageRankResult { scores: Vec::new(), iterations: 0, converged: true });
     }
-    match (grid.is_symmetric() && opts.method == Method::Jacobi, n >= F32_CONTRIB_MIN_VERTICES) {
-        (true, true) => iterate_symmetric::<G, O, f32>(grid, out, opts),
-        (true, false) => iterate_symmetric::<G, O, f64>(grid, out, opts),
-        (false, true) => iterate::<G, O, AtomicU32>(grid, out, opts),
-        (false, false) => iterate::<G, O, AtomicU64>(grid, out, opts),
+    if n >= F32_CONTRIB_MIN_VERTICES {
+        iterate::<G, O, AtomicU32>(grid, out, opts)
+    } else {
+        iterate::<G, O, AtomicU64>(grid, out, opts)
     }
-}
-
-/// The power iteration on a symmetric grid: each iteration is one [`symmetric_product`] of the
-/// contributions (half the cells read).
-fn iterate_symmetric<G: EdgeGrid, O: Adjacency, C: Contrib>(
-    grid: &G,
-    out: &O,
-    opts: &PageRankOptions,
-) -> Result<PageRankResult> {
-    let n = grid.num_vertices();
-    let p = teleport_vector(n, opts)?;
-    let weighted = opts.use_weights && out.is_weighted() && grid.is_weighted();
-    let w_out = out_weights(out, weighted)?;
-    let d = opts.damping;
-    let mut x = vec![1.0 / n as f64; n];
-    let mut contrib = vec![C::default(); padded_len(grid)];
-    for iter in 1..=opts.max_iter {
-        contrib[..n].par_iter_mut().zip(&x).zip(&w_out).for_each(|((c, &xu), &wu)| {
-            *c = C::from_f64(if wu > 0.0 { d * xu / wu } else { 0.0 });
-        });
-        let dangling: f64 = x.par_iter().zip(&w_out).map(|(&xu, &wu)| if wu > 0.0 { 0.0 } else { xu }).sum();
-        let base = d * dangling + 1.0 - d;
-        let mut next = symmetric_product(grid, &contrib, weighted)?;
-        let err: f64 = next
-            .par_iter_mut()
-            .zip(&x)
-            .zip(&p)
-            .map(|((y, &old), &pv)| {
-                *y += base * pv;
-                (*y - old).abs()
-            })
-            .sum();
-        x = next;
-        if err < n as f64 * opts.tol {
-            return Ok(PageRankResult { scores: x, iterations: iter, converged: true });
-        }
-    }
-    Ok(PageRankResult { scores: x, iterations: opts.max_iter, converged: false })
 }
 
 fn iterate<G: EdgeGrid, O: Adjacency, C: SharedContrib>(

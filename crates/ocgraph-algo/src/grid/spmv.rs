@@ -3,12 +3,11 @@
 //! `spmv` computes it. Same result as [`crate::spmv`] on the CSR (up to the order of the sums).
 //!
 //! Algorithm: per column of cells, a worker accumulates the destination block's sums in an
-//! array of `2^16` f64 (see [`super`]); a symmetric grid is read half, each arc adding to both
-//! ends.
+//! array of `2^16` f64 (see [`super`]).
 
 use ocgraph_core::{CellBuf, EdgeGrid, Error, Result};
 
-use super::{block_window, padded_len, symmetric_product, BLOCK_SPAN};
+use super::{block_window, padded_len, BLOCK_SPAN};
 use crate::chunks::in_order;
 
 /// `y = Aᵀx` over the grid; `x` has one value per vertex. Runs on the current rayon pool.
@@ -21,9 +20,6 @@ pub fn spmv_grid<G: EdgeGrid>(grid: &G, x: &[f64]) -> Result<Vec<f64>> {
     }
     let mut xs = vec![0.0f64; padded_len(grid)];
     xs[..n].copy_from_slice(x);
-    if grid.is_symmetric() {
-        return symmetric_product(grid, &xs, true);
-    }
     let mut y = vec![0.0f64; n];
     let p = grid.cells_per_side();
     let columns: Vec<(u32, &mut [f64])> = (0..p).zip(y.chunks_mut(1 << grid.block_bits())).collect();
