@@ -4,7 +4,7 @@
 # Limits: 10 s per input (a hang is a crash), 1 GiB per allocation and 2 GiB of RSS.
 set -uo pipefail
 secs=${FUZZ_SECS:-60}
-targets=${FUZZ_TARGETS:-"edges_text edges_csv edges_mtx edges_gzip edges_binary manifest open_graph wal_frame wal_recovery level packed_list check_corrupt"}
+targets=${FUZZ_TARGETS:-"edges_text edges_csv edges_mtx edges_gzip edges_binary manifest open_graph wal_frame wal_recovery level packed_list check_corrupt grid_cells"}
 cd "$(dirname "$0")"
 export RUSTC_BOOTSTRAP=1
 export CARGO_TARGET_DIR="$PWD/target"
