@@ -81,7 +81,7 @@ def count(pdir: str, data: str, task: str, threads: int, timeout: float) -> dict
     if r.returncode != 0:
         return {"secs": None, "count": None, "note": f"failed: {r.stderr.strip()[-200:]}"}
     secs = float(re.search(r"finished after ([\d.e+-]+)s", r.stdout, re.I).group(1))
-    found = {p: int(c) for p, c in re.findall(r"^(\[.*\]|\(.*\)): (\d+)$", r.stdout, re.M)}
+    found = {p: int(c) for p, c in re.findall(r"^([\[(][^:]*): (\d+)$", r.stdout, re.M)}
     if task.startswith("clique"):
         counts = [sum(found.values())]
     else:

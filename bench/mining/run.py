@@ -7,7 +7,7 @@ Peregrine and python-igraph in the same run; and incremental watching of a trian
 Usage: bench/mining/run.py [--small] [--graphs astro,cnr,kron18,kron20] [--tasks clique4,...]
                            [--threads 2] [--timeout 300] [--igraph-timeout 60] [--no-igraph]
                            [--peregrine DIR] [--stream 1000000] [--stream-graph kron20]
-                           [--batches 1,1000] [--stream-timeout 1200] [--work DIR]
+                           [--batches 1,1000] [--stream-timeout 1200] [--work DIR] [--out DIR]
 
 Graphs (made once under --work, default bench/out/mining-work): astro = data/ca-AstroPh
 (--undirected --dedup --relabel), cnr = data/cnr-2000 (directed; the miners use its undirected
@@ -34,7 +34,7 @@ updates/s is over the whole stream, p50/p99 the batch latency (update plus watch
 update's latency with batch 1); "recount" is one static `ocgraph mine cliques` of the pattern
 on the graph, the cost per batch of recounting instead.
 
-Output: tables, bench/out/mining.csv and bench/out/mining.json.
+Output: tables, mining.csv and mining.json in --out (default bench/out).
 """
 
 from __future__ import annotations
@@ -255,7 +255,8 @@ def ratio(peer: dict | None, ours: float | None, cap: float) -> str:
         return ""
     if peer["secs"]:
         return f"{peer['secs'] / ours:.2f}x"
-    return f">{cap / ours:.0f}x" if peer["note"].startswith("timeout") else ""
+    # A timed-out peer took over `cap`: a lower bound, unless ocgraph took longer than that.
+    return f">{cap / ours:.1f}x" if peer["note"].startswith("timeout") and cap > ours else ""
 
 
 def check(peer: dict, ours: list[int] | None) -> str:
@@ -274,7 +275,7 @@ def static(args, pdir: str | None) -> list[dict]:
         f"{'graph':8} {'task':8} {'system':9} {'config':7} {'secs':>9} {'wall':>8}"
         f" {'vs igraph':>10} {'vs peregr':>10}  count"
     )
-    for name in args.graphs.split(","):
+    for name in filter(None, args.graphs.split(",")):
         path = prepare(name, args.work)
         pdata = peregrine.prepare(pdir, BIN, path, args.work) if pdir else None
         for task in args.tasks.split(","):
@@ -331,6 +332,7 @@ def main() -> None:
     ap.add_argument("--batches", default="1,1000", help="batch sizes of the incremental run")
     ap.add_argument("--stream-timeout", type=float, default=1200)
     ap.add_argument("--work", default=os.path.join(OUT, "mining-work"))
+    ap.add_argument("--out", default=OUT, help="where mining.csv and mining.json go")
     args = ap.parse_args()
     if args.small:
         args.graphs, args.stream, args.stream_graph = "astro,kron12", 3000, "kron12"
@@ -364,8 +366,8 @@ def main() -> None:
                 f" {r['added'] if r['added'] is not None else '-':>9} {r['removed'] if r['removed'] is not None else '-':>9}"
                 f" {fmt(r['watch_secs']):>8} {recount:>10}"
             )
-    os.makedirs(OUT, exist_ok=True)
-    with open(os.path.join(OUT, "mining.csv"), "w", newline="") as f:
+    os.makedirs(args.out, exist_ok=True)
+    with open(os.path.join(args.out, "mining.csv"), "w", newline="") as f:
         keys = [
             "graph",
             "task",
@@ -383,7 +385,7 @@ def main() -> None:
         wr.writeheader()
         for r in rows:
             wr.writerow({**r, "count": json.dumps(r.get("count"))})
-    with open(os.path.join(OUT, "mining.json"), "w") as f:
+    with open(os.path.join(args.out, "mining.json"), "w") as f:
         json.dump({"static": rows, "incremental": inc, "args": vars(args)}, f, indent=1)
     if mismatches:
         for r in mismatches:
