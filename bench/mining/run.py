@@ -363,7 +363,7 @@ def main() -> None:
             recount = fmt(r.get("recount_secs")) if r.get("recount_secs") else r.get("recount_note", "")
             print(
                 f"{r['pattern']:9} {r['batch']:6} {r['updates_per_s']:10.0f} {r['p50_us']:9.1f} {r['p99_us']:10.1f}"
-                f" {r['added'] if r['added'] is not None else '-':>9} {r['removed'] if r['removed'] is not None else '-':>9}"
+                f" {'-' if r['added'] is None else int(r['added']):>9} {'-' if r['removed'] is None else int(r['removed']):>9}"
                 f" {fmt(r['watch_secs']):>8} {recount:>10}"
             )
     os.makedirs(args.out, exist_ok=True)
