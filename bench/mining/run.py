@@ -1,30 +1,40 @@
 #!/usr/bin/env python3
 """Pattern-mining benchmark: k-clique counts and motif censuses with `ocgraph mine`, in memory
-(mmap, page cache warm) and through a buffer pool of 10% of the graph, against python-igraph
-(capped by a timeout, reported as ">T"); and incremental watching of a triangle and a 4-clique
-over a stream of single-edge updates against recounting.
+(mmap, page cache warm) and through a buffer pool of 10% of the graph, side by side with
+Peregrine and python-igraph in the same run; and incremental watching of a triangle and a
+4-clique (`ocgraph stream --watch`) over a stream of updates, against recounting.
 
-Usage: bench/mining/run.py [--small] [--graphs astro,cnr,kron18] [--tasks clique4,...]
-                           [--threads 2] [--timeout 300] [--igraph-timeout 60]
-                           [--stream 2000] [--stream-graph kron18] [--work DIR]
+Usage: bench/mining/run.py [--small] [--graphs astro,cnr,kron18,kron20] [--tasks clique4,...]
+                           [--threads 2] [--timeout 300] [--igraph-timeout 60] [--no-igraph]
+                           [--peregrine DIR] [--stream 1000000] [--stream-graph kron20]
+                           [--batches 1,1000] [--stream-timeout 1200] [--work DIR] [--out DIR]
 
 Graphs (made once under --work, default bench/out/mining-work): astro = data/ca-AstroPh
 (--undirected --dedup --relabel), cnr = data/cnr-2000 (directed; the miners use its undirected
 view), kronS = `ocgraph generate kronecker --scale S --edge-factor 16 --seed 1`. --small:
-astro and kron12, 4-/5-cliques and both censuses, a 300-update stream on kron12, igraph capped
-at 10 s (for `make bench`).
+astro and kron12, 4-/5-cliques and both censuses, a 3,000-update stream on kron12, igraph
+capped at 10 s (for `make bench`).
 
 Each ocgraph row is one `ocgraph mine ... --threads T --stats` process: `secs` is the kernel
 time it prints (graph opening excluded), `wall` the whole command. igraph loads the edge list
-`ocgraph export` wrote (load time excluded) and runs `cliques(k, k)` or `motifs_randesu(size)`;
-its counts are checked against ocgraph's ("ok"/"DIFF").
+`ocgraph export` wrote (load time excluded) and runs `cliques(k, k)` or `motifs_randesu(size)`,
+capped by --igraph-timeout ("timeout"). Peregrine (--peregrine DIR, a build of pdclab/peregrine
+made outside the repository as /work/shared/PEERS.md says: `make count convert_data`; this
+script does not build it and says so when it is missing) gets each graph's undirected simple
+edge list through its `convert_data` (made once under --work) and runs `bin/count G 4-clique T`
+or `bin/count G 3-motifs T` with the same thread count; its `secs` is the matching time it
+prints (loading excluded). Ratio columns are peer time / ocgraph time (above 1: ocgraph
+faster). Every peer count is checked against ocgraph's ("ok"/"DIFF"); a DIFF is printed as a
+COUNT MISMATCH and the script exits with status 1.
 
-Incremental: a copy of the stream graph opened writable (durability none); each update is one
-`add_edges` or `remove_edges` call of one random edge (half additions of random pairs, half
-removals of existing edges), timed from Python with and without a watch (the difference is the
-watch's cost); "recount" is one static count of the pattern, the cost per update of recounting.
+Incremental: `ocgraph workload updates --mix 50/50` makes the stream (half additions of random
+pairs, half removals of existing edges); per batch size and watch (none, triangle, 4-clique) a
+fresh copy of the graph runs `ocgraph stream --batch-size B --durability none [--watch P]`;
+updates/s is over the whole stream, p50/p99 the batch latency (update plus watch: a single
+update's latency with batch 1); "recount" is one static `ocgraph mine cliques` of the pattern
+on the graph, the cost per batch of recounting instead.
 
-Output: a table, bench/out/mining.csv and bench/out/mining.json.
+Output: tables, mining.csv and mining.json in --out (default bench/out).
 """
 
 from __future__ import annotations
@@ -39,11 +49,15 @@ import subprocess
 import sys
 import time
 
+import peregrine
+
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 TARGET = os.environ.get("CARGO_TARGET_DIR", os.path.join(ROOT, "target"))
 BIN = os.environ.get("OCGRAPH_BIN", os.path.join(TARGET, "release", "ocgraph"))
 OUT = os.path.join(ROOT, "bench", "out")
 TASKS = ["clique4", "clique5", "clique6", "motif3", "motif4"]
+# Watched patterns of the incremental run and their clique size (for the recount).
+WATCHED = {"triangle": 3, "4-clique": 4}
 
 IGRAPH_SCRIPT = r"""
 import json, sys, time
@@ -131,7 +145,7 @@ def run_ocgraph(task: str, path: str, config: str, threads: int, timeout: float)
     try:
         out, wall = sh(cmd, timeout)
     except subprocess.TimeoutExpired:
-        return {"secs": None, "wall": None, "count": None, "note": f">{timeout:g}"}
+        return {"secs": None, "wall": None, "count": None, "note": f"timeout (>{timeout:g} s)"}
     secs = float(re.search(r"^mine \w+: ([\d.]+) s", out, re.M).group(1))
     return {"secs": secs, "wall": wall, "count": parse_counts(out), "note": ""}
 
@@ -143,7 +157,7 @@ def run_igraph(task: str, path: str, work: str, timeout: float) -> dict:
     try:
         out, _ = sh([sys.executable, "-c", IGRAPH_SCRIPT, el, task], timeout)
     except subprocess.TimeoutExpired:
-        return {"secs": None, "count": None, "note": f">{timeout:g}"}
+        return {"secs": None, "count": None, "note": f"timeout (>{timeout:g} s)"}
     r = json.loads(out)
     count = r["count"]
     if task.startswith("motif"):
@@ -155,67 +169,79 @@ def igraph_to_names(counts: list[int], size: int) -> list[int]:
     """igraph's isoclass counts in `ocgraph.MOTIF_NAMES` order (classes told by degrees)."""
     import igraph as ig
 
-    order = {
-        3: [(1, 1, 2), (2, 2, 2)],
-        4: [(1, 1, 1, 3), (1, 1, 2, 2), (1, 2, 2, 3), (2, 2, 2, 2), (2, 2, 3, 3), (3, 3, 3, 3)],
-    }
     by_deg = {tuple(sorted(ig.Graph.Isoclass(size, c).degree())): n for c, n in enumerate(counts)}
-    return [by_deg.get(d, 0) for d in order[size]]
+    return [by_deg.get(d, 0) for d in peregrine.MOTIF_ORDER[size]]
 
 
-def stream(path: str, work: str, updates: int, patterns: list[str], seed: int = 1) -> list[dict]:
-    """Per-update latency of single-edge updates with and without a watch, and recount time."""
-    import numpy as np
-
-    import ocgraph
-
-    rows = []
-    for pattern in ["none", *patterns]:
-        copy = os.path.join(work, "stream-copy")
-        shutil.rmtree(copy, ignore_errors=True)
-        shutil.copytree(path, copy)
-        g = ocgraph.open(copy, writable=True, durability="none")
-        n = g.num_vertices
-        w = g.watch(pattern) if pattern != "none" else None
-        lat = []
-        added = removed = 0
-        rs = np.random.default_rng(seed)
-        for i in range(updates):
-            if i % 2 == 0:
-                u, v = int(rs.integers(0, n)), int(rs.integers(0, n))
-                t = time.perf_counter()
-                g.add_edges([u], [v], durable=False)
-            else:
-                u = int(rs.integers(0, n))
-                nb = g.neighbors(u)
-                v = int(nb[rs.integers(0, len(nb))]) if len(nb) else u
-                t = time.perf_counter()
-                g.remove_edges([u], [v], durable=False)
-            lat.append(time.perf_counter() - t)
-            if w is not None:
-                a, r = w.changes()
-                added += len(a)
-                removed += len(r)
-        recount = None
-        if pattern != "none":
-            t = time.perf_counter()
-            g.count_cliques(3 if pattern == "triangle" else 4)
-            recount = time.perf_counter() - t
-        g.close()
-        lat_us = np.array(lat) * 1e6
-        rows.append(
-            {
-                "pattern": pattern,
-                "updates": updates,
-                "updates_per_s": updates / sum(lat),
-                "p50_us": float(np.percentile(lat_us, 50)),
-                "p99_us": float(np.percentile(lat_us, 99)),
-                "added": added,
-                "removed": removed,
-                "recount_secs": recount,
-            }
+def stream(
+    path: str, work: str, updates: int, batches: list[int], threads: int, timeout: float
+) -> list[dict]:
+    """`ocgraph stream --watch` over `updates` random updates (half additions, half removals,
+    from `ocgraph workload updates`) per batch size and watched pattern (and none), each on a
+    fresh copy of the graph; then one static recount per pattern for comparison."""
+    ups = os.path.join(work, f"{os.path.basename(path)}.updates{updates}.txt")
+    if not os.path.exists(ups):
+        sh(
+            [
+                BIN,
+                "workload",
+                "updates",
+                path,
+                "--count",
+                str(updates),
+                "--mix",
+                "50/50",
+                "--seed",
+                "1",
+                "--out",
+                ups,
+            ]
         )
-    shutil.rmtree(os.path.join(work, "stream-copy"), ignore_errors=True)
+    rows = []
+    copy = os.path.join(work, "stream-copy")
+    for batch in batches:
+        for pattern in ["none", *WATCHED]:
+            shutil.rmtree(copy, ignore_errors=True)
+            shutil.copytree(path, copy)
+            report = os.path.join(work, "stream.json")
+            cmd = [BIN, "stream", copy, "--updates", ups, "--batch-size", str(batch)]
+            cmd += ["--durability", "none", "--no-save", "--json", report]
+            if pattern != "none":
+                cmd += ["--watch", pattern]
+            try:
+                sh(cmd, timeout)
+            except subprocess.TimeoutExpired:
+                rows.append(
+                    {
+                        "pattern": pattern,
+                        "batch": batch,
+                        "updates": updates,
+                        "note": f"timeout (>{timeout:g} s)",
+                    }
+                )
+                continue
+            with open(report) as f:
+                r = json.load(f)
+            rows.append(
+                {
+                    "pattern": pattern,
+                    "batch": batch,
+                    "updates": updates,
+                    "updates_per_s": r["updates_per_sec"],
+                    "p50_us": r["p50_us"],
+                    "p99_us": r["p99_us"],
+                    "added": r.get("watch_added"),
+                    "removed": r.get("watch_removed"),
+                    "watch_secs": r.get("watch_secs"),
+                    "note": "",
+                }
+            )
+    shutil.rmtree(copy, ignore_errors=True)
+    for pattern, k in WATCHED.items():
+        r = run_ocgraph(f"clique{k}", path, "mmap", threads, timeout)
+        for row in rows:
+            if row["pattern"] == pattern:
+                row["recount_secs"], row["recount_note"] = r["secs"], r["note"]
     return rows
 
 
@@ -223,82 +249,148 @@ def fmt(x, digits=3):
     return "-" if x is None else f"{x:.{digits}f}"
 
 
+def ratio(peer: dict | None, ours: float | None, cap: float) -> str:
+    """How many times faster ocgraph ran than `peer` (">Nx" when the peer timed out)."""
+    if peer is None or not ours:
+        return ""
+    if peer["secs"]:
+        return f"{peer['secs'] / ours:.2f}x"
+    # A timed-out peer took over `cap`: a lower bound, unless ocgraph took longer than that.
+    return f">{cap / ours:.1f}x" if peer["note"].startswith("timeout") and cap > ours else ""
+
+
+def check(peer: dict, ours: list[int] | None) -> str:
+    """ "ok" when the peer's counts equal ocgraph's, "DIFF" when not, "" when either is missing."""
+    if not peer["count"] or not ours:
+        return ""
+    return "ok" if peer["count"] == ours else "DIFF"
+
+
+def static(args, pdir: str | None) -> list[dict]:
+    """The static rows: per graph and task, the peers once (in memory), ocgraph per config;
+    ratio columns are peer time / ocgraph time (above 1: ocgraph faster)."""
+    rows = []
+    configs = args.configs.split(",")
+    print(
+        f"{'graph':8} {'task':8} {'system':9} {'config':7} {'secs':>9} {'wall':>8}"
+        f" {'vs igraph':>10} {'vs peregr':>10}  count"
+    )
+    for name in filter(None, args.graphs.split(",")):
+        path = prepare(name, args.work)
+        pdata = peregrine.prepare(pdir, BIN, path, args.work) if pdir else None
+        for task in args.tasks.split(","):
+            ig = None if args.no_igraph else run_igraph(task, path, args.work, args.igraph_timeout)
+            pg = peregrine.count(pdir, pdata, task, args.threads, args.timeout) if pdir else None
+            ours = None
+            for config in configs:
+                r = run_ocgraph(task, path, config, args.threads, args.timeout)
+                ours = ours or r["count"]
+                row = dict(
+                    graph=name,
+                    task=task,
+                    system="ocgraph",
+                    config=config,
+                    **r,
+                    speedup=ratio(ig, r["secs"], args.igraph_timeout),
+                    vs_peregrine=ratio(pg, r["secs"], args.timeout),
+                )
+                rows.append(row)
+                print(
+                    f"{name:8} {task:8} {'ocgraph':9} {config:7} {fmt(r['secs']):>9} {fmt(r['wall']):>8}"
+                    f" {row['speedup']:>10} {row['vs_peregrine']:>10}  {r['count'] or r['note']}"
+                )
+            for system, peer in (("igraph", ig), ("peregrine", pg)):
+                if peer is None:
+                    continue
+                peer.update(graph=name, task=task, system=system, config="mem", wall=None)
+                peer["check"] = check(peer, ours)
+                rows.append(peer)
+                shown = peer["note"] or f"{peer['count']} {peer['check']}"
+                print(
+                    f"{name:8} {task:8} {system:9} {'mem':7} {fmt(peer['secs']):>9} {'':>8} {'':>10} {'':>10}  {shown}"
+                )
+                if peer["check"] == "DIFF":
+                    print(f"COUNT MISMATCH: {system} {peer['count']} != ocgraph {ours}", file=sys.stderr)
+    return rows
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--small", action="store_true")
-    ap.add_argument("--graphs", default="astro,cnr,kron18")
+    ap.add_argument("--graphs", default="astro,cnr,kron18,kron20")
     ap.add_argument("--tasks", default=",".join(TASKS))
     ap.add_argument("--configs", default="mmap,pool10")
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--timeout", type=float, default=300)
     ap.add_argument("--igraph-timeout", type=float, default=60)
     ap.add_argument("--no-igraph", action="store_true")
-    ap.add_argument("--stream", type=int, default=2000, help="updates in the incremental run (0: none)")
-    ap.add_argument("--stream-graph", default="kron18")
+    ap.add_argument(
+        "--peregrine", metavar="DIR", help="a build of pdclab/peregrine (see /work/shared/PEERS.md)"
+    )
+    ap.add_argument("--stream", type=int, default=1_000_000, help="updates in the incremental run (0: none)")
+    ap.add_argument("--stream-graph", default="kron20")
+    ap.add_argument("--batches", default="1,1000", help="batch sizes of the incremental run")
+    ap.add_argument("--stream-timeout", type=float, default=1200)
     ap.add_argument("--work", default=os.path.join(OUT, "mining-work"))
+    ap.add_argument("--out", default=OUT, help="where mining.csv and mining.json go")
     args = ap.parse_args()
     if args.small:
-        args.graphs, args.stream, args.stream_graph = "astro,kron12", 300, "kron12"
+        args.graphs, args.stream, args.stream_graph = "astro,kron12", 3000, "kron12"
         args.tasks, args.igraph_timeout, args.timeout = "clique4,clique5,motif3,motif4", 10, 60
     os.makedirs(args.work, exist_ok=True)
-    tasks = args.tasks.split(",")
-    rows = []
-    print(
-        f"{'graph':8} {'task':8} {'system':7} {'config':7} {'secs':>9} {'wall':>8}  {'vs igraph':>10}  count"
-    )
-    for name in args.graphs.split(","):
-        path = prepare(name, args.work)
-        for task in tasks:
-            ig_row = None if args.no_igraph else run_igraph(task, path, args.work, args.igraph_timeout)
-            for config in args.configs.split(","):
-                r = run_ocgraph(task, path, config, args.threads, args.timeout)
-                speedup = ""
-                if ig_row is not None and r["secs"]:
-                    speedup = (
-                        f"{ig_row['secs'] / r['secs']:.0f}x"
-                        if ig_row["secs"]
-                        else f">{args.igraph_timeout / r['secs']:.0f}x"
-                    )
-                row = dict(graph=name, task=task, system="ocgraph", config=config, **r, speedup=speedup)
-                rows.append(row)
-                print(
-                    f"{name:8} {task:8} {'ocgraph':7} {config:7} {fmt(r['secs']):>9} {fmt(r['wall']):>8}  {speedup:>10}  {r['count'] or r['note']}"
-                )
-            if ig_row is not None:
-                ours = next((x["count"] for x in rows[-len(args.configs.split(",")) :] if x["count"]), None)
-                check = (
-                    "" if not ig_row["count"] or not ours else ("ok" if ig_row["count"] == ours else "DIFF")
-                )
-                ig_row.update(graph=name, task=task, system="igraph", config="mem", wall=None, check=check)
-                rows.append(ig_row)
-                shown = ig_row["note"] or f"{ig_row['count']} {check}"
-                print(
-                    f"{name:8} {task:8} {'igraph':7} {'mem':7} {fmt(ig_row['secs']):>9} {'':>8}  {'':>10}  {shown}"
-                )
+    pdir = args.peregrine
+    if pdir and (why := peregrine.missing(pdir)):
+        print(f"peregrine: {why}; its rows are left out", file=sys.stderr)
+        pdir = None
+    elif not pdir:
+        print("peregrine: not given (--peregrine DIR); its rows are left out", file=sys.stderr)
+    rows = static(args, pdir)
+    mismatches = [r for r in rows if r.get("check") == "DIFF"]
     inc = []
     if args.stream:
         path = prepare(args.stream_graph, args.work)
-        inc = stream(path, args.work, args.stream, ["triangle", "4-clique"])
+        batches = [int(b) for b in args.batches.split(",")]
+        inc = stream(path, args.work, args.stream, batches, args.threads, args.stream_timeout)
+        print(f"\nincremental, {args.stream_graph}, {args.stream} updates (half additions, half removals)")
         print(
-            f"\nincremental, {args.stream_graph}, {args.stream} single-edge updates (half additions, half removals)"
-        )
-        print(
-            f"{'watch':9} {'updates/s':>10} {'p50 us':>8} {'p99 us':>9} {'added':>8} {'removed':>8} {'recount s':>10}"
+            f"{'watch':9} {'batch':>6} {'updates/s':>10} {'p50 us':>9} {'p99 us':>10} {'added':>9}"
+            f" {'removed':>9} {'watch s':>8} {'recount s':>10}"
         )
         for r in inc:
+            if r["note"]:
+                print(f"{r['pattern']:9} {r['batch']:6} {r['note']}")
+                continue
+            recount = fmt(r.get("recount_secs")) if r.get("recount_secs") else r.get("recount_note", "")
             print(
-                f"{r['pattern']:9} {r['updates_per_s']:10.0f} {r['p50_us']:8.1f} {r['p99_us']:9.1f} "
-                f"{r['added']:8} {r['removed']:8} {fmt(r['recount_secs']):>10}"
+                f"{r['pattern']:9} {r['batch']:6} {r['updates_per_s']:10.0f} {r['p50_us']:9.1f} {r['p99_us']:10.1f}"
+                f" {'-' if r['added'] is None else int(r['added']):>9} {'-' if r['removed'] is None else int(r['removed']):>9}"
+                f" {fmt(r['watch_secs']):>8} {recount:>10}"
             )
-    os.makedirs(OUT, exist_ok=True)
-    with open(os.path.join(OUT, "mining.csv"), "w", newline="") as f:
-        keys = ["graph", "task", "system", "config", "secs", "wall", "speedup", "note", "count"]
+    os.makedirs(args.out, exist_ok=True)
+    with open(os.path.join(args.out, "mining.csv"), "w", newline="") as f:
+        keys = [
+            "graph",
+            "task",
+            "system",
+            "config",
+            "secs",
+            "wall",
+            "speedup",
+            "vs_peregrine",
+            "check",
+            "note",
+            "count",
+        ]
         wr = csv.DictWriter(f, fieldnames=keys, extrasaction="ignore")
         wr.writeheader()
         for r in rows:
             wr.writerow({**r, "count": json.dumps(r.get("count"))})
-    with open(os.path.join(OUT, "mining.json"), "w") as f:
+    with open(os.path.join(args.out, "mining.json"), "w") as f:
         json.dump({"static": rows, "incremental": inc, "args": vars(args)}, f, indent=1)
+    if mismatches:
+        for r in mismatches:
+            print(f"COUNT MISMATCH: {r['graph']} {r['task']} {r['system']}", file=sys.stderr)
+        sys.exit(1)
 
 
 if __name__ == "__main__":

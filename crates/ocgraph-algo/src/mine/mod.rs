@@ -53,6 +53,15 @@ impl<'a, O: Adjacency, I: Adjacency> Undirected<'a, O, I> {
         self.out.num_vertices()
     }
 
+    /// Whether `u` and `v` are adjacent (an arc either way; both below the vertex count).
+    pub(crate) fn adjacent(&self, u: Vertex, v: Vertex) -> bool {
+        let n = self.num_vertices();
+        (u as usize) < n
+            && (v as usize) < n
+            && (self.out.neighbors(u).binary_search(&v).is_ok()
+                || (!self.same && self.in_.neighbors(u).binary_search(&v).is_ok()))
+    }
+
     /// Writes `v`'s simple undirected neighbour list (sorted, no duplicate, no `v`) into `buf`.
     pub(crate) fn fill(&self, v: Vertex, buf: &mut Vec<Vertex>) {
         buf.clear();

@@ -66,7 +66,7 @@ impl State {
 /// A plan bound to a graph.
 pub(crate) struct Matcher<'a, O, I> {
     g: Undirected<'a, O, I>,
-    plan: Plan,
+    plan: &'a Plan,
     labels: Option<&'a [u32]>,
 }
 
@@ -76,7 +76,7 @@ impl<'a, O: Adjacency, I: Adjacency> Matcher<'a, O, I> {
         out: &'a O,
         in_: &'a I,
         pattern: &Pattern,
-        plan: Plan,
+        plan: &'a Plan,
         labels: Option<&'a [u32]>,
     ) -> Result<Self> {
         check_directions(out, in_)?;
@@ -112,10 +112,10 @@ impl<'a, O: Adjacency, I: Adjacency> Matcher<'a, O, I> {
         (c as usize) < self.g.num_vertices()
             && self.label_ok(i, c)
             && !st.m[..i].contains(&c)
-            && s.adjacent.iter().all(|&j| st.lists[j].binary_search(&c).is_ok())
-            && s.non_adjacent.iter().all(|&j| st.lists[j].binary_search(&c).is_err())
             && s.above.iter().all(|&j| st.m[j] < c)
             && s.below.iter().all(|&j| st.m[j] > c)
+            && s.adjacent.iter().all(|&j| st.lists[j].binary_search(&c).is_ok())
+            && s.non_adjacent.iter().all(|&j| st.lists[j].binary_search(&c).is_err())
     }
 
     /// Places `v` at position `i` (reading its list when a later step needs it).
@@ -191,21 +191,36 @@ impl<'a, O: Adjacency, I: Adjacency> Matcher<'a, O, I> {
         self.search(st, 1, emit)
     }
 
-    /// Counts (and emits) the matches whose first two positions are `u` and `v`.
-    pub(crate) fn starting_at_pair(&self, st: &mut State, u: Vertex, v: Vertex, emit: &mut Emit<'_>) -> u64 {
+    /// Counts (and emits) the matches whose first two positions are `u` and `v`, given their
+    /// neighbour lists `lu` and `lv` as [`Undirected::fill`] writes them (lent to the search
+    /// and given back, so several plans share one read of each list).
+    pub(crate) fn starting_at_pair(
+        &self,
+        st: &mut State,
+        (u, lu): (Vertex, &mut Vec<Vertex>),
+        (v, lv): (Vertex, &mut Vec<Vertex>),
+        emit: &mut Emit<'_>,
+    ) -> u64 {
         if !self.accepts(st, 0, u) {
             return 0;
         }
-        // Position 1's checks read position 0's list: always fill it here.
+        // Position 1's checks read position 0's list: it is always lent.
         st.m[0] = u;
-        let mut list = std::mem::take(&mut st.lists[0]);
-        self.g.fill(u, &mut list);
-        st.lists[0] = list;
-        if !self.accepts(st, 1, v) {
-            return 0;
+        std::mem::swap(&mut st.lists[0], lu);
+        let mut total = 0;
+        if self.accepts(st, 1, v) {
+            st.m[1] = v;
+            let lend = self.plan.steps[1].list_needed;
+            if lend {
+                std::mem::swap(&mut st.lists[1], lv);
+            }
+            total = self.search(st, 2, emit);
+            if lend {
+                std::mem::swap(&mut st.lists[1], lv);
+            }
         }
-        self.place(st, 1, v);
-        self.search(st, 2, emit)
+        std::mem::swap(&mut st.lists[0], lu);
+        total
     }
 }
 
@@ -244,7 +259,8 @@ pub fn for_each_match<O: Adjacency, I: Adjacency>(
     f: impl Fn(&[Vertex]) + Sync,
 ) -> Result<u64> {
     let k = pattern.num_vertices();
-    let m = Matcher::new(out, in_, pattern, static_plan(pattern, opts.induced), opts.labels)?;
+    let plan = static_plan(pattern, opts.induced);
+    let m = Matcher::new(out, in_, pattern, &plan, opts.labels)?;
     let counts = per_range(&m, out, k, |m, st, r| {
         let mut sink = |x: &[Vertex]| f(x);
         r.map(|v| m.starting_at(st, v, &mut Some(&mut sink))).sum::<u64>()
@@ -262,7 +278,8 @@ pub fn count_matches<O: Adjacency, I: Adjacency>(
     opts: MatchOptions<'_>,
 ) -> Result<u64> {
     let k = pattern.num_vertices();
-    let m = Matcher::new(out, in_, pattern, static_plan(pattern, opts.induced), opts.labels)?;
+    let plan = static_plan(pattern, opts.induced);
+    let m = Matcher::new(out, in_, pattern, &plan, opts.labels)?;
     let counts = per_range(&m, out, k, |m, st, r| r.map(|v| m.starting_at(st, v, &mut None)).sum::<u64>());
     Ok(counts.into_iter().sum())
 }
@@ -278,7 +295,8 @@ pub fn list_matches<O: Adjacency, I: Adjacency>(
     opts: MatchOptions<'_>,
 ) -> Result<Vec<Vertex>> {
     let k = pattern.num_vertices();
-    let m = Matcher::new(out, in_, pattern, static_plan(pattern, opts.induced), opts.labels)?;
+    let plan = static_plan(pattern, opts.induced);
+    let m = Matcher::new(out, in_, pattern, &plan, opts.labels)?;
     let parts = per_range(&m, out, k, |m, st, r| {
         let mut found = Vec::new();
         let mut sink = |x: &[Vertex]| found.extend_from_slice(x);

@@ -11,18 +11,21 @@
 //! `b ← v` extends the rest; the pattern's symmetry-breaking restrictions keep one embedding
 //! per match. Removed matches are those found on the snapshot before the batch, added ones
 //! those found on the snapshot after (a match containing a changed pair cannot be in both: its
-//! edges or its induced subgraph differ). Update canonicity: a match containing several changed
+//! edges or its induced subgraph differ; an edge-induced match only contains changed pairs that
+//! are edges, so each such pair is explored on one snapshot only). Update canonicity: a match containing several changed
 //! pairs is reported only from the lowest-indexed one (pairs sorted by `(min, max)`), so each is
 //! reported once; the changed pairs are explored in parallel.
 //!
-//! State: the changed pairs (a hash map) and, per worker, a neighbour list per pattern vertex.
+//! State: the changed pairs (sorted; canonicity checks search them) and, per worker, a
+//! neighbour list per pattern vertex; the two anchors' lists are read once per pair and lent
+//! to every plan.
 
 use ocgraph_core::{Adjacency, Result, Vertex};
 use rayon::prelude::*;
-use rustc_hash::FxHashMap;
 
 use super::pattern::{Matcher, State};
 use super::plan::{Pattern, Plan};
+use super::Undirected;
 
 /// A watched pattern: the plans anchored at each ordered pair of pattern vertices.
 #[derive(Debug, Clone)]
@@ -45,12 +48,11 @@ pub struct Changes {
     pub removed: Vec<Vertex>,
 }
 
-/// Whether `u` and `v` are adjacent in the undirected view of `out` (an arc either way).
-fn adjacent<O: Adjacency>(out: &O, u: Vertex, v: Vertex) -> bool {
-    let n = out.num_vertices();
-    (u as usize) < n
-        && (v as usize) < n
-        && (out.neighbors(u).binary_search(&v).is_ok() || out.neighbors(v).binary_search(&u).is_ok())
+/// The changed pairs of a batch (sorted, distinct `(min, max)`) and, for each, whether it is
+/// an edge after the batch (it is one before exactly when not).
+struct Changed {
+    pairs: Vec<(Vertex, Vertex)>,
+    edge_after: Vec<bool>,
 }
 
 impl Watch {
@@ -82,67 +84,80 @@ impl Watch {
         self.induced
     }
 
-    /// The pairs of `batch` (any order, repeats allowed) whose undirected adjacency differs
-    /// between the out-directions `before` and `after`, as sorted, distinct `(min, max)` pairs.
-    pub fn changed_pairs<B: Adjacency, A: Adjacency>(
-        before: &B,
-        after: &A,
+    /// The pairs of `batch` (any order, repeats allowed) whose adjacency in the undirected
+    /// view differs between the graph `before` and `after` (each given by its directions).
+    fn changed_pairs<BO: Adjacency, BI: Adjacency, AO: Adjacency, AI: Adjacency>(
+        before: &Undirected<'_, BO, BI>,
+        after: &Undirected<'_, AO, AI>,
         batch: &[(Vertex, Vertex)],
-    ) -> Vec<(Vertex, Vertex)> {
-        let mut pairs: Vec<(Vertex, Vertex)> =
+    ) -> Changed {
+        let mut all: Vec<(Vertex, Vertex)> =
             batch.iter().filter(|(u, v)| u != v).map(|&(u, v)| (u.min(v), u.max(v))).collect();
-        pairs.sort_unstable();
-        pairs.dedup();
-        pairs.retain(|&(u, v)| adjacent(before, u, v) != adjacent(after, u, v));
-        pairs
+        all.sort_unstable();
+        all.dedup();
+        let mut changed = Changed { pairs: Vec::new(), edge_after: Vec::new() };
+        for (u, v) in all {
+            let now = after.adjacent(u, v);
+            if before.adjacent(u, v) != now {
+                changed.pairs.push((u, v));
+                changed.edge_after.push(now);
+            }
+        }
+        changed
     }
 
-    /// Every match on `out`/`in_` containing one of the sorted, distinct `changed` pairs (as
-    /// the image of a pattern edge, or of any pattern vertex pair when vertex-induced), each
-    /// once (reported from its lowest-indexed changed pair); flattened as in [`Changes`].
+    /// Every match on `out`/`in_` (the graph after the batch when `after`, else before it)
+    /// containing one of the `changed` pairs (as the image of a pattern edge, or of any pattern
+    /// vertex pair when vertex-induced), each once (reported from its lowest-indexed changed
+    /// pair); flattened as in [`Changes`]. Edge-induced matches only contain pairs that are
+    /// edges of this graph, so the other pairs are not explored.
     ///
     /// Errors: a labelled pattern without enough `labels`; directions disagreeing.
-    pub fn matches_touching<O: Adjacency, I: Adjacency>(
+    fn matches_touching<O: Adjacency, I: Adjacency>(
         &self,
-        out: &O,
-        in_: &I,
+        (out, in_): (&O, &I),
+        after: bool,
         labels: Option<&[u32]>,
-        changed: &[(Vertex, Vertex)],
+        changed: &Changed,
     ) -> Result<Vec<Vertex>> {
         let k = self.pattern.num_vertices();
         let matchers: Vec<Matcher<'_, O, I>> = self
             .plans
             .iter()
-            .map(|p| Matcher::new(out, in_, &self.pattern, p.clone(), labels))
+            .map(|p| Matcher::new(out, in_, &self.pattern, p, labels))
             .collect::<Result<_>>()?;
-        let index: FxHashMap<(Vertex, Vertex), usize> =
-            changed.iter().enumerate().map(|(i, &p)| (p, i)).collect();
-        let n = out.num_vertices();
-        let one = |i: usize, st: &mut State| {
-            let (u, v) = changed[i];
+        let g = Undirected::new(out, in_);
+        let n = g.num_vertices();
+        // Per worker: the search state and the two anchors' lists, read once per pair.
+        let pairs = &changed.pairs;
+        let one = |i: usize, (st, lu, lv): &mut (State, Vec<Vertex>, Vec<Vertex>)| {
+            let (u, v) = pairs[i];
             let mut found = Vec::new();
-            if (u as usize) >= n || (v as usize) >= n {
+            if (u as usize) >= n || (v as usize) >= n || (!self.induced && changed.edge_after[i] != after) {
                 return found;
             }
+            g.fill(u, lu);
+            g.fill(v, lv);
             let mut sink = |m: &[Vertex]| {
                 let earlier = self.pairs.iter().any(|&(a, b)| {
                     let key = (m[a].min(m[b]), m[a].max(m[b]));
-                    index.get(&key).is_some_and(|&j| j < i)
+                    pairs[..i].binary_search(&key).is_ok()
                 });
                 if !earlier {
                     found.extend_from_slice(m);
                 }
             };
             for m in &matchers {
-                m.starting_at_pair(st, u, v, &mut Some(&mut sink));
+                m.starting_at_pair(st, (u, lu), (v, lv), &mut Some(&mut sink));
             }
             found
         };
-        let parts: Vec<Vec<Vertex>> = if changed.len() < 64 {
-            let mut st = State::new(k);
-            (0..changed.len()).map(|i| one(i, &mut st)).collect()
+        let init = || (State::new(k), Vec::new(), Vec::new());
+        let parts: Vec<Vec<Vertex>> = if pairs.len() < 64 {
+            let mut w = init();
+            (0..pairs.len()).map(|i| one(i, &mut w)).collect()
         } else {
-            (0..changed.len()).into_par_iter().map_init(|| State::new(k), |st, i| one(i, st)).collect()
+            (0..pairs.len()).into_par_iter().map_init(init, |w, i| one(i, w)).collect()
         };
         Ok(parts.concat())
     }
@@ -150,7 +165,7 @@ impl Watch {
     /// The matches that a batch of edge updates `batch` (added or removed pairs) made appear
     /// and disappear, given the graph before (`before_out`, `before_in`) and after it.
     ///
-    /// Errors: as [`Watch::matches_touching`].
+    /// Errors: a labelled pattern without enough `labels`; directions disagreeing.
     pub fn apply<BO: Adjacency, BI: Adjacency, AO: Adjacency, AI: Adjacency>(
         &self,
         before: (&BO, &BI),
@@ -158,12 +173,16 @@ impl Watch {
         labels: Option<&[u32]>,
         batch: &[(Vertex, Vertex)],
     ) -> Result<Changes> {
-        let changed = Self::changed_pairs(before.0, after.0, batch);
-        if changed.is_empty() {
+        let changed = Self::changed_pairs(
+            &Undirected::new(before.0, before.1),
+            &Undirected::new(after.0, after.1),
+            batch,
+        );
+        if changed.pairs.is_empty() {
             return Ok(Changes::default());
         }
-        let removed = self.matches_touching(before.0, before.1, labels, &changed)?;
-        let added = self.matches_touching(after.0, after.1, labels, &changed)?;
+        let removed = self.matches_touching(before, false, labels, &changed)?;
+        let added = self.matches_touching(after, true, labels, &changed)?;
         Ok(Changes { added, removed })
     }
 }

@@ -241,7 +241,7 @@ impl Progress {
 }
 
 /// Reads a pattern: a name, or an edge-list file (see the module docs).
-fn read_pattern(spec: &str) -> Result<Pattern> {
+pub(crate) fn read_pattern(spec: &str) -> Result<Pattern> {
     let path = Path::new(spec);
     if !path.exists() {
         return Pattern::named(spec);
@@ -296,7 +296,7 @@ fn read_pattern(spec: &str) -> Result<Pattern> {
 }
 
 /// Reads data vertex labels: one unsigned integer a line.
-fn read_labels(path: &Path) -> Result<Vec<u32>> {
+pub(crate) fn read_labels(path: &Path) -> Result<Vec<u32>> {
     let f = std::fs::File::open(path).map_err(|e| Error::io(path, "open", e))?;
     BufReader::new(f)
         .lines()

@@ -17,6 +17,7 @@ mod reorder;
 mod run;
 mod spark;
 mod stream;
+mod stream_watch;
 mod stream_workload;
 mod update;
 mod workload;

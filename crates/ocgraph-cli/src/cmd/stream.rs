@@ -6,6 +6,9 @@
 //! one, `+v n` adds `n` vertices, `-v u` removes every edge of `u`. Every `--batch-size`
 //! operations are one batch (one log record; mixed kinds allowed). `ocgraph workload updates`
 //! writes such files.
+//!
+//! `--watch PATTERN` reports, after every batch, the matches of a pattern that the batch made
+//! appear and disappear (see [`super::stream_watch`]).
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
@@ -16,6 +19,8 @@ use ocgraph_algo::incremental::{Maintainer, Spec, Values};
 use ocgraph_core::update::{WalItem, WritableGraph, WriteOptions};
 use ocgraph_core::{Error, Result, Vertex};
 
+use super::mine::{read_labels, read_pattern};
+use super::stream_watch::Watcher;
 use super::update::DurabilityArg;
 use crate::backend_args::BackendArgs;
 
@@ -44,6 +49,20 @@ pub struct StreamArgs {
     /// Do not save the maintained results at the end (under `<graph>/maintained/`).
     #[arg(long)]
     no_save: bool,
+    /// A pattern to watch (a name such as triangle or 4-clique, or an edge-list file as in
+    /// `ocgraph mine pattern`): every batch finds the matches it added and removed.
+    #[arg(long, value_name = "PATTERN")]
+    watch: Option<String>,
+    /// Watch vertex-induced matches (default edge-induced).
+    #[arg(long, requires = "watch")]
+    watch_induced: bool,
+    /// Data vertex labels for a labelled watched pattern, one integer a line.
+    #[arg(long, value_name = "FILE", requires = "watch")]
+    watch_labels: Option<PathBuf>,
+    /// Write every change of the watched pattern to this file: `B + v0 v1 ...` (appeared in
+    /// batch B, 0-based) or `B - v0 v1 ...` (disappeared).
+    #[arg(long, value_name = "FILE", requires = "watch")]
+    watch_out: Option<PathBuf>,
     /// Write the measurements as JSON to this file.
     #[arg(long)]
     json: Option<PathBuf>,
@@ -144,12 +163,22 @@ pub fn run(args: &StreamArgs) -> Result<()> {
         report.insert(format!("start_secs.{}", spec.name()), secs.into());
         ms.push(m);
     }
+    let mut watcher = match &args.watch {
+        Some(p) => {
+            let labels = args.watch_labels.as_deref().map(read_labels).transpose()?;
+            Some(Watcher::start(&w, read_pattern(p)?, args.watch_induced, labels, args.watch_out.as_deref())?)
+        }
+        None => None,
+    };
     let size = args.batch_size.max(1);
     let mut lat = Vec::with_capacity(items.len() / size + 1);
     let start = Instant::now();
-    for chunk in items.chunks(size) {
+    for (b, chunk) in items.chunks(size).enumerate() {
         let t = Instant::now();
         w.update(chunk)?;
+        if let Some(wa) = &mut watcher {
+            wa.after_batch(&w, chunk, b)?;
+        }
         lat.push(t.elapsed().as_secs_f64());
     }
     let total = start.elapsed().as_secs_f64();
@@ -165,6 +194,19 @@ pub fn run(args: &StreamArgs) -> Result<()> {
             p99 * 1e6,
             max * 1e6
         );
+    }
+    if let Some(wa) = &mut watcher {
+        wa.finish()?;
+        let name = args.watch.as_deref().unwrap_or_default();
+        println!(
+            "watch {name}: {} matches added, {} removed; {:.3} s finding them",
+            wa.added, wa.removed, wa.secs
+        );
+        for (k, v) in
+            [("watch_added", wa.added as f64), ("watch_removed", wa.removed as f64), ("watch_secs", wa.secs)]
+        {
+            report.insert(k.into(), v.into());
+        }
     }
     for (k, v) in [
         ("updates", items.len() as f64),

@@ -468,6 +468,12 @@ impl Adjacency for SnapshotDirection<'_> {
         self.snap.view.base.is_weighted()
     }
 
+    /// This snapshot and the side it reads: an undirected graph's two directions read the same
+    /// side, so kernels given both read one (the id is the snapshot's, with the side as file).
+    fn lists_id(&self) -> Option<(usize, crate::page::FileId)> {
+        Some((self.snap as *const Inner as usize, self.side as crate::page::FileId))
+    }
+
     /// Scans the base block by block (see [`Direction`]) and merges the touched vertices'
     /// changes into the scanned lists; vertices added after the base come last.
     fn for_each_in_range<F: FnMut(Vertex, &[Vertex])>(&self, vertices: Range<Vertex>, mut f: F) {

@@ -1,0 +1,240 @@
+//! `ocgraph stream --watch` end to end: on random update streams (edge additions, removals of
+//! existing edges, vertex removals) over small generated graphs, the changes written to
+//! `--watch-out` for every batch equal the difference between brute-force recounts of the
+//! pattern before and after that batch, with no duplicate; the totals printed match.
+//!
+//! The reference replays the stream on its own edge set (directed arcs or undirected edges, as
+//! the graph is) and enumerates the matches by brute force over the undirected simple view.
+//! Matches are compared as sorted vertex sets: each clique, and each vertex-induced match of a
+//! pattern, is determined by its vertices.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+use std::process::Command;
+
+type Match = Vec<u32>;
+
+fn ok(args: &[&str]) -> String {
+    let out = Command::new(env!("CARGO_BIN_EXE_ocgraph")).args(args).output().expect("run ocgraph");
+    assert!(out.status.success(), "ocgraph {args:?} failed: {}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8_lossy(&out.stdout).to_string()
+}
+
+fn p(path: &Path) -> &str {
+    path.to_str().unwrap()
+}
+
+/// The arcs (or undirected edges, stored once as `(min, max)`) of `g`, read from `ocgraph export`.
+fn read_edges(g: &Path, directed: bool) -> BTreeSet<(u32, u32)> {
+    let el = g.with_extension("el");
+    ok(&["export", p(g), p(&el)]);
+    std::fs::read_to_string(&el)
+        .unwrap()
+        .lines()
+        .map(|l| {
+            let mut w = l.split_whitespace().map(|x| x.parse::<u32>().unwrap());
+            let (u, v) = (w.next().unwrap(), w.next().unwrap());
+            if directed {
+                (u, v)
+            } else {
+                (u.min(v), u.max(v))
+            }
+        })
+        .collect()
+}
+
+/// A small deterministic generator (xorshift64*).
+struct Rng(u64);
+
+impl Rng {
+    fn below(&mut self, n: usize) -> usize {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        (self.0.wrapping_mul(0x2545_f491_4f6c_dd1d) >> 33) as usize % n
+    }
+}
+
+/// One update: `+ u v`, `- u v` or `-v u`.
+#[derive(Clone, Copy)]
+enum Op {
+    Add(u32, u32),
+    Remove(u32, u32),
+    RemoveVertex(u32),
+}
+
+impl Op {
+    fn line(&self) -> String {
+        match *self {
+            Op::Add(u, v) => format!("+ {u} {v}"),
+            Op::Remove(u, v) => format!("- {u} {v}"),
+            Op::RemoveVertex(u) => format!("-v {u}"),
+        }
+    }
+
+    fn apply(&self, edges: &mut BTreeSet<(u32, u32)>, directed: bool) {
+        let key = |u: u32, v: u32| if directed { (u, v) } else { (u.min(v), u.max(v)) };
+        match *self {
+            Op::Add(u, v) => {
+                edges.insert(key(u, v));
+            }
+            Op::Remove(u, v) => {
+                edges.remove(&key(u, v));
+            }
+            Op::RemoveVertex(x) => edges.retain(|&(u, v)| u != x && v != x),
+        }
+    }
+}
+
+/// `count` random updates replayed on a copy of `edges`: 45% additions of random pairs, 50%
+/// removals of an existing edge, 5% vertex removals.
+fn random_ops(edges: &BTreeSet<(u32, u32)>, n: u32, directed: bool, count: usize, seed: u64) -> Vec<Op> {
+    let mut rng = Rng(seed);
+    let mut cur = edges.clone();
+    let mut ops = Vec::with_capacity(count);
+    for _ in 0..count {
+        let r = rng.below(100);
+        let op = if r < 45 || cur.is_empty() {
+            Op::Add(rng.below(n as usize) as u32, rng.below(n as usize) as u32)
+        } else if r < 95 {
+            let &(u, v) = cur.iter().nth(rng.below(cur.len())).unwrap();
+            Op::Remove(u, v)
+        } else {
+            Op::RemoveVertex(rng.below(n as usize) as u32)
+        };
+        op.apply(&mut cur, directed);
+        ops.push(op);
+    }
+    ops
+}
+
+/// The undirected simple view of `edges` as neighbour sets.
+fn neighbour_sets(edges: &BTreeSet<(u32, u32)>, n: u32) -> Vec<BTreeSet<u32>> {
+    let mut nb = vec![BTreeSet::new(); n as usize];
+    for &(u, v) in edges {
+        if u != v {
+            nb[u as usize].insert(v);
+            nb[v as usize].insert(u);
+        }
+    }
+    nb
+}
+
+/// Every k-clique (ascending vertices), by extending ascending cliques one vertex at a time.
+fn cliques(nb: &[BTreeSet<u32>], k: usize) -> BTreeSet<Match> {
+    let mut level: Vec<Match> = (0..nb.len() as u32).map(|v| vec![v]).collect();
+    for _ in 1..k {
+        level = level
+            .iter()
+            .flat_map(|c| {
+                let last = *c.last().unwrap();
+                nb[last as usize]
+                    .range(last + 1..)
+                    .filter(|&&x| c.iter().all(|&y| nb[y as usize].contains(&x)))
+                    .map(|&x| [c.as_slice(), &[x]].concat())
+                    .collect::<Vec<_>>()
+            })
+            .collect();
+    }
+    level.into_iter().collect()
+}
+
+/// Every 4-vertex set inducing exactly a 4-cycle (every vertex of degree 2, 4 edges).
+fn induced_4_cycles(nb: &[BTreeSet<u32>]) -> BTreeSet<Match> {
+    let n = nb.len() as u32;
+    let mut found = BTreeSet::new();
+    for a in 0..n {
+        for b in a + 1..n {
+            for c in b + 1..n {
+                for d in c + 1..n {
+                    let s = [a, b, c, d];
+                    let deg = |x: u32| s.iter().filter(|&&y| nb[x as usize].contains(&y)).count();
+                    if s.iter().all(|&x| deg(x) == 2) {
+                        found.insert(s.to_vec());
+                    }
+                }
+            }
+        }
+    }
+    found
+}
+
+/// The `--watch-out` lines grouped by batch: (added, removed) as sorted vertex sets; asserts
+/// that no change is reported twice.
+fn read_changes(path: &Path) -> BTreeMap<usize, (BTreeSet<Match>, BTreeSet<Match>)> {
+    let mut by_batch: BTreeMap<usize, (BTreeSet<Match>, BTreeSet<Match>)> = BTreeMap::new();
+    for line in std::fs::read_to_string(path).unwrap().lines() {
+        let w: Vec<&str> = line.split(' ').collect();
+        let batch: usize = w[0].parse().unwrap();
+        let mut m: Match = w[2..].iter().map(|x| x.parse().unwrap()).collect();
+        m.sort_unstable();
+        let e = by_batch.entry(batch).or_default();
+        let fresh = if w[1] == "+" { e.0.insert(m) } else { e.1.insert(m) };
+        assert!(fresh, "change reported twice: {line}");
+    }
+    by_batch
+}
+
+/// Streams random updates over a generated graph with `pattern` watched and checks every
+/// batch's changes against `reference` recounts.
+fn check_stream(
+    gen: &[&str],
+    directed: bool,
+    pattern: &[&str],
+    batch: usize,
+    updates: usize,
+    reference: fn(&[BTreeSet<u32>]) -> BTreeSet<Match>,
+) {
+    let tmp = tempfile::tempdir().unwrap();
+    let g = tmp.path().join("g");
+    ok(&[&["generate"], gen, &["--quiet", p(&g)]].concat());
+    let mut edges = read_edges(&g, directed);
+    let n = 1 + edges.iter().map(|&(u, v)| u.max(v)).max().unwrap();
+    let ops = random_ops(&edges, n, directed, updates, 7);
+    let file = tmp.path().join("updates.txt");
+    std::fs::write(&file, ops.iter().map(|o| o.line() + "\n").collect::<String>()).unwrap();
+    let out_path = tmp.path().join("changes.txt");
+    let batch_arg = batch.to_string();
+    let args = [
+        &["stream", p(&g), "--updates", p(&file), "--batch-size", &batch_arg, "--no-save"],
+        pattern,
+        &["--watch-out", p(&out_path)],
+    ]
+    .concat();
+    let summary = ok(&args);
+    let got = read_changes(&out_path);
+
+    let mut before = reference(&neighbour_sets(&edges, n));
+    let (mut added, mut removed) = (0, 0);
+    for (b, chunk) in ops.chunks(batch).enumerate() {
+        for op in chunk {
+            op.apply(&mut edges, directed);
+        }
+        let after = reference(&neighbour_sets(&edges, n));
+        let want_added: BTreeSet<Match> = after.difference(&before).cloned().collect();
+        let want_removed: BTreeSet<Match> = before.difference(&after).cloned().collect();
+        let empty = (BTreeSet::new(), BTreeSet::new());
+        let (ga, gr) = got.get(&b).unwrap_or(&empty);
+        assert_eq!(ga, &want_added, "batch {b}: added matches");
+        assert_eq!(gr, &want_removed, "batch {b}: removed matches");
+        added += want_added.len();
+        removed += want_removed.len();
+        before = after;
+    }
+    assert!(added > 0 && removed > 0, "the stream should add and remove matches ({added}, {removed})");
+    assert!(summary.contains(&format!(": {added} matches added, {removed} removed;")), "{summary}");
+    assert_eq!(read_edges(&g, directed), edges, "the reference replay disagrees with the stored graph");
+}
+
+#[test]
+fn watched_cliques_match_recounts() {
+    let gen = ["kronecker", "--scale", "7", "--edge-factor", "8", "--seed", "3"];
+    check_stream(&gen, false, &["--watch", "triangle"], 1, 300, |nb| cliques(nb, 3));
+    check_stream(&gen, false, &["--watch", "4-clique"], 9, 600, |nb| cliques(nb, 4));
+}
+
+#[test]
+fn watched_induced_cycles_on_a_directed_graph_match_recounts() {
+    let gen = ["kronecker", "--scale", "5", "--edge-factor", "4", "--seed", "5", "--directed"];
+    check_stream(&gen, true, &["--watch", "4-cycle", "--watch-induced"], 4, 200, induced_4_cycles);
+}
