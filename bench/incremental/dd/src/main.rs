@@ -21,7 +21,7 @@
 //! Prints one JSON object: updates, updates/s over the stream, per-batch latency p50/p99/max in
 //! microseconds, the seconds to load the base and reach the first fixpoint, and a summary of the
 //! final result (reached vertices and distance sum for BFS, number of components for WCC) to
-//! check against ocgraph's.
+//! check against ocgraph's; with `--workers` above 1 the summary covers worker 0's share only.
 
 use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
