@@ -18,6 +18,16 @@ tolerance `n * tol` is so loose on these sizes that the static kernel stops afte
 PageRank runs at --pagerank-batch only (default 1000: the issue's target; see RESULTS.md for
 why smaller batches are not worth the time). With --verify each stream ends by checking the maintained result against a recomputation.
 
+--dd: differential-dataflow side by side. Builds bench/incremental/dd (a separate cargo project
+on differential-dataflow 0.26 / timely 0.32, in its own target dir bench/out/dd-target),
+exports each base once as u32 pairs (`ocgraph export --format bin32`), and after each WCC and
+BFS cell runs the same kernel over the same stream file and batch size in it (one timely round
+per batch, --dd-workers workers, default 1 as ocgraph's maintenance): dd_* columns, and
+`vs_dd` = ocgraph updates/s over differential's. Differential runs at --dd-batch-sizes only
+(default: the largest batch size) and at most --dd-max-batches rounds per cell (default 10: a
+round that joins a smaller label to the giant component takes seconds in its label
+propagation); the cell then replays a prefix of the stream, noted in dd_updates.
+
 Prints a table (updates/s, per-batch p50/p99/max in microseconds, speedup over recomputation)
 and writes bench/out/incremental.csv and .json (every row), then the issue's targets:
 WCC and BFS >= 2M additions/s and >= 500K removals/s at batch 10K (the 100/0 and 50/50
@@ -55,7 +65,16 @@ FIELDS = [
     "recompute_secs",
     "recompute_updates_per_sec",
     "speedup",
+    "dd_updates",
+    "dd_updates_per_sec",
+    "dd_p50_us",
+    "dd_p99_us",
+    "dd_max_us",
+    "dd_load_secs",
+    "dd_result",
+    "vs_dd",
 ]
+DD_DIR = os.path.join(ROOT, "bench", "incremental", "dd")
 
 
 def sh(*args: str) -> str:
@@ -94,6 +113,52 @@ def stream(base: str, updates: str, kernel: str, batch: int, tol: float, verify:
             return json.load(f)
 
 
+def build_dd(target: str) -> str:
+    """Builds the differential-dataflow baseline (release) in its own target dir; its binary."""
+    subprocess.run(
+        [
+            "cargo",
+            "build",
+            "--release",
+            "--manifest-path",
+            os.path.join(DD_DIR, "Cargo.toml"),
+            "--target-dir",
+            target,
+        ],
+        check=True,
+    )
+    return os.path.join(target, "release", "ocgraph-dd-bench")
+
+
+def run_dd(binary: str, kernel: str, edges: str, updates: str, batch: int, a: argparse.Namespace) -> dict:
+    """One differential-dataflow cell: the JSON object its binary prints."""
+    upd = updates
+    if a.dd_max_batches and sum(1 for _ in open(updates)) > batch * a.dd_max_batches:
+        upd = f"{updates}.first{batch * a.dd_max_batches}"
+        if not os.path.exists(upd):
+            with open(updates) as f, open(upd, "w") as g:
+                for i, line in enumerate(f):
+                    if i >= batch * a.dd_max_batches:
+                        break
+                    g.write(line)
+    args = [
+        binary,
+        kernel,
+        edges,
+        upd,
+        str(batch),
+        "--undirected",
+        "--source",
+        "0",
+        "--workers",
+        str(a.dd_workers),
+    ]
+    r = subprocess.run(args, capture_output=True, text=True)
+    if r.returncode != 0:
+        sys.exit(f"{' '.join(args)} failed:\n{r.stdout}{r.stderr}")
+    return json.loads(r.stdout.strip().splitlines()[-1])
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--small", action="store_true")
@@ -108,6 +173,10 @@ def main() -> None:
     ap.add_argument("--verify", action="store_true")
     ap.add_argument("--work", default=os.path.join(ROOT, "bench", "out", "incremental-work"))
     ap.add_argument("--name", default="incremental")
+    ap.add_argument("--dd", action="store_true", help="run differential-dataflow side by side")
+    ap.add_argument("--dd-workers", type=int, default=1)
+    ap.add_argument("--dd-batch-sizes", default=None)
+    ap.add_argument("--dd-max-batches", type=int, default=10)
     a = ap.parse_args()
     if a.small:
         a.scales, a.count, a.count_single, a.batch_sizes, a.pagerank_batch = (
@@ -121,6 +190,9 @@ def main() -> None:
     os.makedirs(a.work, exist_ok=True)
     rows = []
     out_dir = os.path.join(ROOT, "bench", "out")
+    dd_bin = build_dd(os.path.join(out_dir, "dd-target")) if a.dd else None
+    sizes = [int(b) for b in a.batch_sizes.split(",")]
+    dd_sizes = [int(b) for b in a.dd_batch_sizes.split(",")] if a.dd_batch_sizes else [max(sizes)]
     for scale in a.scales.split(","):
         base = os.path.join(a.work, f"kron{scale}")
         if not os.path.exists(base):
@@ -136,6 +208,11 @@ def main() -> None:
                 "--quiet",
                 base,
             )
+        if "directed   true" in sh("info", base):
+            sys.exit("--dd compares undirected Kronecker bases only")
+        edges_bin = base + ".edges.bin"
+        if dd_bin and not os.path.exists(edges_bin):
+            sh("export", base, edges_bin, "--format", "bin32")
         recompute = {k: static_secs(base, k, a.tol) for k in a.kernels.split(",")}
         for mi, mix in enumerate(a.mixes.split(",")):
             upd = os.path.join(a.work, f"kron{scale}-{mix.replace('/', '-')}.txt")
@@ -186,6 +263,20 @@ def main() -> None:
                         "recompute_updates_per_sec": rec_rate,
                         "speedup": r["updates_per_sec"] / rec_rate if rec_rate else None,
                     }
+                    if dd_bin and kernel in ("wcc", "bfs") and batch in dd_sizes:
+                        d = run_dd(dd_bin, kernel, edges_bin, single if batch == 1 else upd, batch, a)
+                        row.update(
+                            {
+                                "dd_updates": d["updates"],
+                                "dd_updates_per_sec": d["updates_per_sec"],
+                                "dd_p50_us": d["p50_us"],
+                                "dd_p99_us": d["p99_us"],
+                                "dd_max_us": d["max_us"],
+                                "dd_load_secs": d["load_secs"],
+                                "dd_result": d.get("reached", d.get("components")),
+                                "vs_dd": r["updates_per_sec"] / d["updates_per_sec"],
+                            }
+                        )
                     rows.append(row)
                     print(
                         f"{row['graph']:7} {mix:6} {kernel:9} batch {batch:6}: {row['updates_per_sec']:12.0f} upd/s"
@@ -197,6 +288,13 @@ def main() -> None:
                         ),
                         flush=True,
                     )
+                    if row.get("vs_dd"):
+                        print(
+                            f"{'':7} {'':6} {'dd-' + kernel:9} batch {batch:6}: {row['dd_updates_per_sec']:12.0f} upd/s"
+                            f"  p50 {row['dd_p50_us']:10.1f}  p99 {row['dd_p99_us']:10.1f}  max {row['dd_max_us']:10.1f} us"
+                            f"  ({row['dd_updates']} updates, load {row['dd_load_secs']:.1f} s) -> ocgraph x{row['vs_dd']:.2f}",
+                            flush=True,
+                        )
                     with open(os.path.join(out_dir, f"{a.name}.csv"), "w", newline="") as f:
                         w = csv.DictWriter(f, fieldnames=FIELDS)
                         w.writeheader()
@@ -216,6 +314,11 @@ def main() -> None:
             ok = "MET" if r["p50_us"] <= 10 else "MISSED"
             print(
                 f"  {r['graph']} {r['kernel']} single-edge additions: median {r['p50_us']:.1f} us (<= 10) {ok}"
+            )
+        if r.get("vs_dd") and r["mix"] == "100/0" and r["batch"] == big:
+            ok = "MET" if r["vs_dd"] >= 5 else "MISSED"
+            print(
+                f"  {r['graph']} {r['kernel']} {r['mix']} batch {big}: x{r['vs_dd']:.2f} differential-dataflow (>= 5) {ok}"
             )
         if r["kernel"] == "pagerank" and r["batch"] == a.pagerank_batch:
             frac = r["p50_us"] * 1e-6 / r["recompute_secs"]

@@ -1,17 +1,23 @@
 //! Maintained results (BFS, SSSP, WCC, PageRank) equal a full static recomputation on the
 //! snapshot after every batch of a random stream (additions, removals of tree and non-tree
 //! edges, whole vertices, weight increases and decreases, added vertices), on the in-memory
-//! delta with the base on mmap or on a buffer pool far smaller than the graph; and saved results
-//! are reused on reopen only when current.
+//! delta with the base on mmap or on a buffer pool far smaller than the graph, also when batches
+//! stop part-way and recompute (tiny arc limits); and saved results are reused on reopen only
+//! when current.
 
 use std::collections::BTreeMap;
 use std::path::Path;
+use std::sync::{Arc, Mutex};
 
-use ocgraph_algo::incremental::{saved_path, Maintainer, Spec, Values};
+use ocgraph_algo::incremental::{
+    saved_path, Bfs, Maintained, Maintainer, Program, Spec, Sssp, Tree, Values, Wcc,
+};
 use ocgraph_algo::{bfs, dijkstra, pagerank, verify_pagerank, wcc, PageRankOptions, PageRankResult};
 use ocgraph_core::ingest::{BuildOptions, GraphBuilder, IdMap, NoProgress};
 use ocgraph_core::page::BackendKind;
-use ocgraph_core::update::{Durability, Snapshot, WalItem, WritableGraph, WriteOptions};
+use ocgraph_core::update::{
+    BatchChanges, ChangeSubscriber, Durability, Snapshot, WalItem, WritableGraph, WriteOptions,
+};
 use ocgraph_core::{Adjacency, Vertex};
 use proptest::prelude::*;
 use rand::{Rng, SeedableRng};
@@ -124,39 +130,7 @@ fn run_stream(
     }
     let mut n = n0;
     for round in 0..(24 / batch).max(3) {
-        let mut items = Vec::new();
-        let mut live: Vec<(Vertex, Vertex)> = Vec::new();
-        let snap = w.snapshot();
-        for u in 0..n {
-            for &v in snap.out().neighbors(u).iter() {
-                live.push((u, v));
-            }
-        }
-        for _ in 0..batch {
-            let roll = rng.gen_range(0..100);
-            let pick = |rng: &mut Xoshiro256PlusPlus| live.get(rng.gen_range(0..live.len().max(1))).copied();
-            let item = match roll {
-                0..=44 => Some(WalItem::AddEdge {
-                    src: rng.gen_range(0..n),
-                    dst: rng.gen_range(0..n),
-                    weight: weight(&mut rng),
-                }),
-                // Removals of existing edges: tree edges among them, often disconnecting ones.
-                45..=74 => pick(&mut rng).map(|(src, dst)| WalItem::RemoveEdge { src, dst }),
-                75..=84 if weighted => {
-                    pick(&mut rng).map(|(src, dst)| WalItem::SetWeight { src, dst, weight: weight(&mut rng) })
-                }
-                85..=92 => Some(WalItem::RemoveVertex { v: rng.gen_range(0..n) }),
-                93..=96 => Some(WalItem::RemoveEdge { src: rng.gen_range(0..n), dst: rng.gen_range(0..n) }),
-                97..=99 => {
-                    let count = rng.gen_range(1..3);
-                    n += count;
-                    Some(WalItem::AddVertices { count })
-                }
-                _ => None,
-            };
-            items.extend(item);
-        }
+        let items = random_batch(&mut rng, &w, &mut n, batch, weighted);
         w.update(&items).unwrap();
         if round % 4 == 3 {
             w.freeze().unwrap();
@@ -167,6 +141,114 @@ fn run_stream(
             prop_assert_eq!(m.seq(&w).unwrap(), snap.seq());
             check(&s, &m.result(&w).unwrap(), &snap, &format!("after batch {round}"))?;
         }
+    }
+    Ok(())
+}
+
+/// A random batch of `batch` updates on `w` (`n` vertices, raised by the vertices it adds):
+/// additions, removals of existing edges (tree edges among them, often disconnecting ones) and
+/// of missing ones, weight changes, vertex removals and additions.
+fn random_batch(
+    rng: &mut Xoshiro256PlusPlus,
+    w: &WritableGraph,
+    n: &mut u32,
+    batch: usize,
+    weighted: bool,
+) -> Vec<WalItem> {
+    let weight = |rng: &mut Xoshiro256PlusPlus| if weighted { rng.gen_range(0..5) as f32 } else { 1.0 };
+    let mut items = Vec::new();
+    let mut live: Vec<(Vertex, Vertex)> = Vec::new();
+    let snap = w.snapshot();
+    for u in 0..*n {
+        for &v in snap.out().neighbors(u).iter() {
+            live.push((u, v));
+        }
+    }
+    {
+        let n = &mut *n;
+        for _ in 0..batch {
+            let roll = rng.gen_range(0..100);
+            let pick = |rng: &mut Xoshiro256PlusPlus| live.get(rng.gen_range(0..live.len().max(1))).copied();
+            let item = match roll {
+                0..=44 => Some(WalItem::AddEdge {
+                    src: rng.gen_range(0..*n),
+                    dst: rng.gen_range(0..*n),
+                    weight: weight(rng),
+                }),
+                45..=74 => pick(rng).map(|(src, dst)| WalItem::RemoveEdge { src, dst }),
+                75..=84 if weighted => {
+                    pick(rng).map(|(src, dst)| WalItem::SetWeight { src, dst, weight: weight(rng) })
+                }
+                85..=92 => Some(WalItem::RemoveVertex { v: rng.gen_range(0..*n) }),
+                93..=96 => Some(WalItem::RemoveEdge { src: rng.gen_range(0..*n), dst: rng.gen_range(0..*n) }),
+                97..=99 => {
+                    let count = rng.gen_range(1..3);
+                    *n += count;
+                    Some(WalItem::AddVertices { count })
+                }
+                _ => None,
+            };
+            items.extend(item);
+        }
+    }
+    items
+}
+
+/// A [`Tree`] kept current by the change feed directly, with its own recomputation limit.
+struct Kept<P: Program>(Mutex<Tree<P>>);
+
+impl<P: Program> ChangeSubscriber for Kept<P> {
+    fn on_batch(&self, changes: &BatchChanges, snap: &Snapshot) {
+        self.0.lock().unwrap().apply(changes, snap).unwrap();
+    }
+}
+
+/// Keeps BFS, SSSP and WCC trees whose batches stop after `limit` arcs read and recompute:
+/// every result equals the static kernels after every batch, whichever way each batch went.
+fn run_limited(
+    seed: u64,
+    directed: bool,
+    weighted: bool,
+    batch: usize,
+    limit: u64,
+) -> Result<(), TestCaseError> {
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("g");
+    let n0: u32 = rng.gen_range(2..60);
+    let mut edges = BTreeMap::new();
+    for _ in 0..rng.gen_range(0..3 * n0) {
+        let (u, v) = (rng.gen_range(0..n0), rng.gen_range(0..n0));
+        let key = if directed { (u, v) } else { (u.min(v), u.max(v)) };
+        edges.insert(key, if weighted { rng.gen_range(0..5) as f32 } else { 1.0 });
+    }
+    build(&dir, n0, directed, weighted, &edges);
+    let opts = WriteOptions { durability: Durability::None, auto_compact_levels: None, ..Default::default() };
+    let w = WritableGraph::open(&dir, &opts).unwrap();
+    let snap = w.snapshot();
+    let kept = |t: &mut dyn Maintained| t.rebuild(&snap).unwrap();
+    let (mut b, mut s, mut c) = (
+        Tree::empty(Bfs { source: 0 }).with_recompute_after(limit),
+        Tree::empty(Sssp { source: 0 }).with_recompute_after(limit),
+        Tree::empty(Wcc).with_recompute_after(limit),
+    );
+    kept(&mut b);
+    kept(&mut s);
+    kept(&mut c);
+    let (b, s, c) =
+        (Arc::new(Kept(Mutex::new(b))), Arc::new(Kept(Mutex::new(s))), Arc::new(Kept(Mutex::new(c))));
+    w.subscribe(b.clone()).unwrap();
+    w.subscribe(s.clone()).unwrap();
+    w.subscribe(c.clone()).unwrap();
+    let mut n = n0;
+    for round in 0..(24 / batch).max(3) {
+        let items = random_batch(&mut rng, &w, &mut n, batch, weighted);
+        w.update(&items).unwrap();
+        let snap = w.snapshot();
+        let what = format!("limit {limit}, after batch {round}");
+        check(&Spec::Bfs { source: 0 }, &b.0.lock().unwrap().result(), &snap, &what)?;
+        check(&Spec::Sssp { source: 0 }, &s.0.lock().unwrap().result(), &snap, &what)?;
+        check(&Spec::Wcc, &c.0.lock().unwrap().result(), &snap, &what)?;
     }
     Ok(())
 }
@@ -183,6 +265,17 @@ proptest! {
         pool in any::<bool>(),
     ) {
         run_stream(seed, directed, weighted, batch, pool)?;
+    }
+
+    #[test]
+    fn batches_past_their_limit_recompute(
+        seed in any::<u64>(),
+        directed in any::<bool>(),
+        weighted in any::<bool>(),
+        batch in prop_oneof![Just(1usize), 2usize..8, Just(20usize)],
+        limit in prop_oneof![Just(0u64), 1u64..60],
+    ) {
+        run_limited(seed, directed, weighted, batch, limit)?;
     }
 }
 

@@ -13,6 +13,7 @@
 //! number and a checksum) and reuses a saved result on start only when its sequence number is
 //! the graph's (otherwise it recomputes): a result is never stale.
 
+mod first_values;
 pub mod pagerank;
 pub mod tree;
 

@@ -5,6 +5,9 @@
 //! min over arcs y -> x of relax(value(y), w))`, and keeps one *parent* per vertex: the
 //! in-neighbour its value came from (a seeded vertex is its own parent). `relax` strictly
 //! increases values (a hop count is part of every value), so parent pointers form a forest.
+//! WCC keeps its labels at the least fixpoint but not its hops ([`Program::improves`]): a
+//! vertex takes an offer only for a smaller label, and its hops then bound, rather than equal,
+//! its distance to the labelling vertex (parents still strictly smaller, so still a forest).
 //!
 //! A batch is applied on the snapshot that includes it, from its net arc changes:
 //! 1. A removed (or heavier) arc `u -> x` with `parent[x] == u` that no longer yields `x`'s
@@ -24,8 +27,9 @@ use std::collections::{BinaryHeap, VecDeque};
 
 use ocgraph_core::update::{ArcOp, BatchChanges, EdgeChange, Snapshot};
 use ocgraph_core::{Adjacency, Error, Result, Vertex};
-use rustc_hash::{FxHashMap, FxHashSet};
+use rustc_hash::FxHashSet;
 
+use super::first_values::FirstValues;
 use super::{bytes, Changes, Maintained, Values};
 
 /// No parent (unreached, or invalidated).
@@ -43,6 +47,13 @@ pub trait Program: Send + 'static {
     fn seed(&self, v: Vertex) -> Option<Self::Value>;
     /// The value an arc of weight `w` gives from a vertex of value `from` (strictly larger).
     fn relax(&self, from: Self::Value, w: f32) -> Self::Value;
+    /// Whether a vertex of value `old` takes the offered value `new` (and its parent). By
+    /// default when `new < old`: values are the least fixpoint. A program whose output is only
+    /// part of the value may take fewer offers (WCC: only smaller labels, whatever the hops):
+    /// values then stay at least `relax` of their parent's, which keeps parents acyclic.
+    fn improves(&self, new: Self::Value, old: Self::Value) -> bool {
+        new < old
+    }
     /// Whether lists are followed in both directions (WCC).
     fn both_directions(&self) -> bool;
     /// Whether arc weights count (SSSP).
@@ -108,8 +119,14 @@ pub struct Tree<P: Program> {
     val: Vec<P::Value>,
     parent: Vec<Vertex>,
     /// First output value since the last [`Maintained::changes`] of each vertex changed since.
-    old: FxHashMap<Vertex, Out>,
+    old: FirstValues<Out>,
     heap: BinaryHeap<Entry<P::Value>>,
+    /// Arcs a batch may read before it is recomputed instead (`None`: an eighth of the base's,
+    /// at least 65536).
+    recompute_after: Option<u64>,
+    /// Arcs the current batch has read, and its limit.
+    read: u64,
+    limit: u64,
 }
 
 impl<P: Program> Tree<P> {
@@ -120,9 +137,28 @@ impl<P: Program> Tree<P> {
             seq: 0,
             val: Vec::new(),
             parent: Vec::new(),
-            old: FxHashMap::default(),
+            old: FirstValues::default(),
             heap: BinaryHeap::new(),
+            recompute_after: None,
+            read: 0,
+            limit: u64::MAX,
         }
+    }
+
+    /// Makes a batch whose repair and propagation read more than `arcs` arcs stop and
+    /// recompute the result with the static kernels (by default an eighth of the base's arcs,
+    /// at least 65536:
+    /// a batch that joins a low label or the source to a large component re-walks it, which
+    /// the static kernels do faster).
+    pub fn with_recompute_after(mut self, arcs: u64) -> Tree<P> {
+        self.recompute_after = Some(arcs);
+        self
+    }
+
+    /// Counts `arcs` read by the current batch; false once past its limit.
+    fn within_limit(&mut self, arcs: usize) -> bool {
+        self.read += arcs as u64;
+        self.read <= self.limit
     }
 
     /// Every forward arc of `v` (both directions for WCC on directed graphs).
@@ -146,22 +182,22 @@ impl<P: Program> Tree<P> {
     /// Sets `x`'s value and parent, remembering its first output since the last `changes`.
     fn set(&mut self, x: Vertex, v: P::Value, parent: Vertex) {
         let i = x as usize;
-        let before = self.prog.output(self.val[i]);
-        self.old.entry(x).or_insert(before);
+        self.old.note(x, self.prog.output(self.val[i]));
         self.val[i] = v;
         self.parent[i] = parent;
     }
 
     /// Relaxes `x` to `c` via `parent` when that improves it, queueing it.
     fn offer(&mut self, x: Vertex, c: P::Value, parent: Vertex) {
-        if c < self.val[x as usize] {
+        if self.prog.improves(c, self.val[x as usize]) {
             self.set(x, c, parent);
             self.heap.push(Entry(c, x));
         }
     }
 
-    /// Propagates queued improvements in value order.
-    fn propagate(&mut self, snap: &Snapshot) -> Result<()> {
+    /// Propagates queued improvements in value order; false (leaving the rest queued) once
+    /// the batch has read more arcs than its limit.
+    fn propagate(&mut self, snap: &Snapshot) -> Result<bool> {
         let mut arcs = Vec::new();
         while let Some(Entry(v, x)) = self.heap.pop() {
             if v != self.val[x as usize] {
@@ -169,6 +205,9 @@ impl<P: Program> Tree<P> {
             }
             arcs.clear();
             self.forward(snap, x, |y, w| arcs.push((y, w)));
+            if !self.within_limit(arcs.len()) {
+                return Ok(false);
+            }
             for &(y, w) in &arcs {
                 if self.prog.weighted() && bad_weight(w) {
                     return Err(Error::invalid(format!(
@@ -179,22 +218,24 @@ impl<P: Program> Tree<P> {
                 self.offer(y, self.prog.relax(v, w), x);
             }
         }
-        Ok(())
+        Ok(true)
     }
 
-    /// Whether `x`'s value still comes from its parent `u` over an arc of the snapshot.
+    /// Whether `x`'s value is still supported by its parent `u` over an arc of the snapshot
+    /// (the arc gives `x` at most its value: exactly it for least-fixpoint programs).
     fn supported(&self, snap: &Snapshot, u: Vertex, x: Vertex) -> bool {
         let (vu, vx) = (self.val[u as usize], self.val[x as usize]);
         if vu.partial_cmp(&P::INF) == Some(Ordering::Equal) {
             return false;
         }
         let mut ok = false;
-        self.backward(snap, x, |y, w| ok |= y == u && self.prog.relax(vu, w) == vx);
+        self.backward(snap, x, |y, w| ok |= y == u && self.prog.relax(vu, w) <= vx);
         ok
     }
 
-    /// Invalidates the subtrees of `roots` and re-seeds them from their remaining in-arcs.
-    fn repair(&mut self, snap: &Snapshot, roots: Vec<Vertex>) {
+    /// Invalidates the subtrees of `roots` and re-seeds them from their remaining in-arcs;
+    /// false (with the state to be recomputed) once the batch has read more arcs than its limit.
+    fn repair(&mut self, snap: &Snapshot, roots: Vec<Vertex>) -> bool {
         let mut dead: FxHashSet<Vertex> = FxHashSet::default();
         let mut stack = roots;
         let mut subtree = Vec::new();
@@ -203,11 +244,16 @@ impl<P: Program> Tree<P> {
                 continue;
             }
             subtree.push(y);
+            let mut read = 0;
             self.forward(snap, y, |x, _| {
+                read += 1;
                 if self.parent[x as usize] == y && x != y && !dead.contains(&x) {
                     stack.push(x);
                 }
             });
+            if !self.within_limit(read) {
+                return false;
+            }
         }
         for &x in &subtree {
             self.set(x, P::INF, NONE);
@@ -225,7 +271,18 @@ impl<P: Program> Tree<P> {
                     self.offer(x, self.prog.relax(vy, w), y);
                 }
             }
+            if !self.within_limit(arcs.len()) {
+                return false;
+            }
         }
+        true
+    }
+
+    /// Gives up the current batch's repair and propagation and recomputes (the first values
+    /// noted for `changes` so far stay: the recomputation notes only what differs from them).
+    fn recompute(&mut self, snap: &Snapshot) -> Result<()> {
+        self.heap.clear();
+        self.rebuild(snap)
     }
 
     /// The net arc changes of `changes` as this program sees them (both directions for WCC on a
@@ -251,11 +308,11 @@ impl<P: Program> Maintained for Tree<P> {
         let (val, parent) = self.prog.initial(snap)?;
         for (x, (&a, &b)) in before.iter().zip(&val).enumerate() {
             if self.prog.output(a) != self.prog.output(b) {
-                self.old.entry(x as Vertex).or_insert(self.prog.output(a));
+                self.old.note(x as Vertex, self.prog.output(a));
             }
         }
         for x in before.len()..val.len() {
-            self.old.entry(x as Vertex).or_insert(self.prog.output(P::INF));
+            self.old.note(x as Vertex, self.prog.output(P::INF));
         }
         self.val = val;
         self.parent = parent;
@@ -273,6 +330,8 @@ impl<P: Program> Maintained for Tree<P> {
             }
         }
         let arcs = self.arcs(changes);
+        self.read = 0;
+        self.limit = self.recompute_after.unwrap_or_else(|| (snap.base().out().num_arcs() / 8).max(1 << 16));
         // 1-2. Tree arcs removed or made heavier.
         let mut roots = Vec::new();
         for e in &arcs {
@@ -281,15 +340,15 @@ impl<P: Program> Maintained for Tree<P> {
                 continue;
             }
             let still = match e.op {
-                ArcOp::Add(w) => self.prog.relax(self.val[u as usize], w) == self.val[x as usize],
+                ArcOp::Add(w) => self.prog.relax(self.val[u as usize], w) <= self.val[x as usize],
                 ArcOp::Remove => false,
             };
             if !still && !self.supported(snap, u, x) {
                 roots.push(x);
             }
         }
-        if !roots.is_empty() {
-            self.repair(snap, roots);
+        if !roots.is_empty() && !self.repair(snap, roots) {
+            return self.recompute(snap);
         }
         // 3. Added or lighter arcs relax forward.
         for e in &arcs {
@@ -309,7 +368,9 @@ impl<P: Program> Maintained for Tree<P> {
             }
         }
         // 4. Propagate.
-        self.propagate(snap)?;
+        if !self.propagate(snap)? {
+            return self.recompute(snap);
+        }
         self.seq = changes.seq;
         Ok(())
     }
@@ -319,8 +380,7 @@ impl<P: Program> Maintained for Tree<P> {
     }
 
     fn changes(&mut self) -> Changes {
-        let mut vs: Vec<(Vertex, Out)> = self.old.drain().collect();
-        vs.sort_unstable_by_key(|e| e.0);
+        let mut vs = self.old.drain();
         vs.retain(|&(x, o)| self.prog.output(self.val[x as usize]) != o);
         Changes {
             vertices: vs.iter().map(|e| e.0).collect(),
@@ -494,6 +554,11 @@ impl Program for Wcc {
     }
     fn relax(&self, from: (u32, u32), _w: f32) -> (u32, u32) {
         (from.0, from.1 + 1)
+    }
+    /// Only a smaller label: a shorter path to the labelling vertex changes no output, and
+    /// following it would re-walk the component after most additions.
+    fn improves(&self, new: (u32, u32), old: (u32, u32)) -> bool {
+        new.0 < old.0
     }
     fn both_directions(&self) -> bool {
         true

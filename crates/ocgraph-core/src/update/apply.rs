@@ -24,16 +24,33 @@ pub(crate) struct Plan {
     pub num_vertices: u64,
     directed: bool,
     /// Indices into `sides[s]` of the operations on each `(s, src)`: reads inside the batch
-    /// see its own earlier items.
-    by_src: HashMap<(usize, Vertex), Vec<usize>>,
+    /// see its own earlier items. Built at the first such read (a weight change or a vertex
+    /// removal), so batches of edge additions and removals never hash their arcs.
+    by_src: Option<HashMap<(usize, Vertex), Vec<usize>>>,
     /// The change feed's record of the batch (`stream.rs`), when someone listens.
     pub log: Option<BatchChanges>,
 }
 
 impl Plan {
     fn push_arc(&mut self, side: usize, src: Vertex, dst: Vertex, op: ArcOp) {
-        self.by_src.entry((side, src)).or_default().push(self.sides[side].len());
+        if let Some(by_src) = self.by_src.as_mut() {
+            by_src.entry((side, src)).or_default().push(self.sides[side].len());
+        }
         self.sides[side].push((src, dst, op));
+    }
+
+    /// The index of the batch's operations by `(side, src)`, built on first use.
+    fn index(&mut self) -> &HashMap<(usize, Vertex), Vec<usize>> {
+        let sides = &self.sides;
+        self.by_src.get_or_insert_with(|| {
+            let mut m: HashMap<(usize, Vertex), Vec<usize>> = HashMap::new();
+            for (side, ops) in sides.iter().enumerate() {
+                for (i, &(src, _, _)) in ops.iter().enumerate() {
+                    m.entry((side, src)).or_default().push(i);
+                }
+            }
+            m
+        })
     }
 
     fn push(&mut self, src: Vertex, dst: Vertex, op: ArcOp) {
@@ -49,13 +66,15 @@ impl Plan {
     }
 
     /// The neighbours of `v` on `side` with the batch's earlier items applied.
-    fn current_list(&self, view: &View, side: usize, v: Vertex) -> Vec<Vertex> {
+    fn current_list(&mut self, view: &View, side: usize, v: Vertex) -> Vec<Vertex> {
         let mut ns = match view.merged(side, v) {
             Some((ns, _)) => ns,
             None => view.base_list(side, v).0.to_vec(),
         };
         let side = if self.directed { side } else { 0 };
-        if let Some(idx) = self.by_src.get(&(side, v)) {
+        self.index();
+        let index = self.by_src.as_ref().expect("built above");
+        if let Some(idx) = index.get(&(side, v)) {
             let ops: Vec<(Vertex, ArcOp)> =
                 idx.iter().map(|&i| (self.sides[side][i].1, self.sides[side][i].2)).collect();
             for (d, op) in fold_ops(&ops) {
@@ -125,7 +144,7 @@ pub(crate) fn plan(view: &View, items: &[WalItem], log: Option<BatchChanges>) ->
         sides: [Vec::with_capacity(cap), Vec::new()],
         num_vertices: view.num_vertices,
         directed,
-        by_src: HashMap::new(),
+        by_src: None,
         log: log.map(|mut l| {
             l.directed = directed;
             l.vertices_before = view.num_vertices;

@@ -1,23 +1,21 @@
-//! [`MemoryDelta`]: the in-memory [`DeltaLog`], a small log-structured merge of sorted runs.
+//! [`MemoryDelta`]: the in-memory [`DeltaLog`], one small unsorted array of operations per
+//! touched source vertex (after seed 002's per-vertex edge arrays).
 //!
-//! Each batch becomes one *run*: its operations as 16-byte entries `(src, dst, weight bits,
-//! seq)` sorted by source vertex (stably, so one vertex's operations stay in record order); a
-//! removal is the weight bit pattern `0xFFFF_FFFF` (a NaN no caller may store: weights are
-//! checked not to be NaN); `seq` is stored relative to the delta's first batch. A new run is
-//! merged with the newest runs while they are less than twice its size, so there are
-//! `O(log(entries / batch))` runs, each operation is copied `O(log)` times by sequential merges,
-//! and recording touches no per-vertex structure (no hash lookups, no per-vertex allocation).
+//! Each operation is a 12-byte entry `(dst, weight bits, seq)` appended to its source vertex's
+//! array, so a vertex's operations are in record order and their sequence numbers never
+//! decrease: a reader as of `upto` takes the prefix with `seq <= upto`. A removal is the weight
+//! bit pattern `0xFFFF_FFFF` (a NaN no caller may store: weights are checked not to be NaN);
+//! `seq` is stored relative to the delta's first batch. Vertices find their array through a
+//! dense index (`slot[v]`, 4 bytes per vertex up to the largest touched one), so recording and
+//! point reads do no hashing and no search: a batch is recorded under one write lock with one
+//! append per operation, and a point read costs a read lock and a copy of the vertex's own
+//! operations, whatever the size of the delta.
 //!
-//! Reads binary-search every run for the vertex: runs are ordered oldest first and merges are
-//! stable (older entries first), so concatenating the runs' matches gives record order.
-//! Runs are immutable `Arc`s: merges run outside the lock and readers only hold a read lock
-//! to copy the run list. Memory: 16 bytes per operation (what [`DeltaLog::bytes`] reports),
-//! plus transiently the runs being merged.
+//! Memory: the entries (12 bytes each plus vector headroom), one array header per touched
+//! vertex and the index; [`DeltaLog::bytes`] reports 16 bytes per operation (the unit the
+//! freeze threshold and a paged delta's capacity are stated in).
 
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Arc;
-
-use parking_lot::{Mutex, RwLock};
+use parking_lot::RwLock;
 
 use super::delta::{ArcOp, DeltaLog, VertexOpsFn};
 use crate::error::{Error, Result};
@@ -25,9 +23,11 @@ use crate::graph::Vertex;
 
 const REMOVE_BITS: u32 = u32::MAX;
 
+/// Bytes reported per operation (see the module docs).
+const BYTES_PER_OP: u64 = 16;
+
 #[derive(Clone, Copy, Debug)]
 struct Entry {
-    src: Vertex,
     dst: Vertex,
     bits: u32,
     /// Batch sequence number minus the delta's first one.
@@ -44,55 +44,46 @@ impl Entry {
     }
 }
 
-type Run = Arc<Vec<Entry>>;
-
-#[derive(Default, Clone)]
-struct Runs {
+#[derive(Default)]
+struct Lists {
     /// Sequence number of the first batch recorded (entries store `seq - base`).
-    base: u64,
-    /// Oldest first; each sorted by `src`, record order within a source.
-    runs: Vec<Run>,
+    base: Option<u64>,
+    /// `slot[v]`: one more than the index of `v`'s array in `lists`; 0 when `v` is untouched.
+    slot: Vec<u32>,
+    /// The touched vertices in first-touch order, each with its operations in record order.
+    lists: Vec<(Vertex, Vec<Entry>)>,
+    entries: u64,
 }
 
-impl Runs {
+impl Lists {
     /// `upto` relative to `base`, or `None` when no recorded batch is `<= upto`.
     fn rel(&self, upto: u64) -> Option<u32> {
-        (!self.runs.is_empty() && upto >= self.base).then(|| (upto - self.base).min(u32::MAX as u64) as u32)
+        let base = self.base?;
+        (upto >= base).then(|| (upto - base).min(u32::MAX as u64) as u32)
+    }
+
+    /// The operations of `v` (all batches), empty when untouched.
+    fn of(&self, v: Vertex) -> &[Entry] {
+        match self.slot.get(v as usize) {
+            Some(&s) if s > 0 => &self.lists[s as usize - 1].1,
+            _ => &[],
+        }
+    }
+
+    /// The indices into `lists` of the vertices touched by a batch `<= rel`, by vertex.
+    fn touched_slots(&self, rel: u32) -> Vec<usize> {
+        // First-touch order has non-decreasing first sequence numbers: a prefix qualifies.
+        let k = self.lists.partition_point(|(_, ops)| ops[0].seq <= rel);
+        let mut idx: Vec<usize> = (0..k).collect();
+        idx.sort_unstable_by_key(|&i| self.lists[i].0);
+        idx
     }
 }
 
 /// An in-memory, multiversioned delta (see the module docs for its layout and memory use).
 #[derive(Default)]
 pub struct MemoryDelta {
-    runs: RwLock<Runs>,
-    /// Serialises writers (merges happen outside `runs`' lock).
-    writer: Mutex<()>,
-    entries: AtomicU64,
-}
-
-/// Merges two runs sorted by `src`; on equal sources the entries of `old` come first.
-fn merge(old: &[Entry], new: &[Entry]) -> Vec<Entry> {
-    let mut out = Vec::with_capacity(old.len() + new.len());
-    let (mut i, mut j) = (0, 0);
-    while i < old.len() && j < new.len() {
-        if old[i].src <= new[j].src {
-            out.push(old[i]);
-            i += 1;
-        } else {
-            out.push(new[j]);
-            j += 1;
-        }
-    }
-    out.extend_from_slice(&old[i..]);
-    out.extend_from_slice(&new[j..]);
-    out
-}
-
-/// The entries of `src` in a run sorted by source.
-fn entries_of(run: &[Entry], src: Vertex) -> &[Entry] {
-    let lo = run.partition_point(|e| e.src < src);
-    let hi = lo + run[lo..].partition_point(|e| e.src == src);
-    &run[lo..hi]
+    lists: RwLock<Lists>,
 }
 
 impl MemoryDelta {
@@ -100,19 +91,11 @@ impl MemoryDelta {
     pub fn new() -> MemoryDelta {
         MemoryDelta::default()
     }
+}
 
-    /// Every run merged into one (sorted by source, record order within a source).
-    fn merged(&self) -> Vec<Entry> {
-        let runs = self.runs.read().runs.clone();
-        let mut it = runs.iter().rev();
-        let Some(last) = it.next() else { return Vec::new() };
-        // Newest (smallest) first, so the merged prefix grows geometrically.
-        let mut acc: Vec<Entry> = last.to_vec();
-        for r in it {
-            acc = merge(r, &acc);
-        }
-        acc
-    }
+/// The prefix of `ops` recorded by batches `<= rel`, as `(dst, op)` pairs.
+fn visible(ops: &[Entry], rel: u32) -> impl Iterator<Item = (Vertex, ArcOp)> + '_ {
+    ops.iter().take_while(move |e| e.seq <= rel).map(|e| (e.dst, e.op()))
 }
 
 impl DeltaLog for MemoryDelta {
@@ -124,94 +107,63 @@ impl DeltaLog for MemoryDelta {
         if ops.is_empty() {
             return Ok(());
         }
-        let _w = self.writer.lock();
-        let (base, mut tail) = {
-            let r = self.runs.read();
-            (if r.runs.is_empty() { seq } else { r.base }, r.runs.clone())
-        };
+        let mut l = self.lists.write();
+        let base = *l.base.get_or_insert(seq);
         let rel = seq.checked_sub(base).filter(|&d| d <= u32::MAX as u64).ok_or_else(|| {
             Error::invalid(format!("delta: batch {seq} is out of range of the delta's first batch {base}"))
         })? as u32;
-        let mut run: Vec<Entry> = ops
-            .iter()
-            .map(|&(src, dst, op)| {
-                let bits = match op {
-                    ArcOp::Add(w) => w.to_bits(),
-                    ArcOp::Remove => REMOVE_BITS,
-                };
-                Entry { src, dst, bits, seq: rel }
-            })
-            .collect();
-        run.sort_by_key(|e| e.src); // stable: record order within a source
-        let keep = {
-            let mut k = tail.len();
-            while k > 0 && tail[k - 1].len() < 2 * run.len() {
-                k -= 1;
-                run = merge(&tail[k], &run);
+        let top = ops.iter().map(|o| o.0).max().expect("non-empty") as usize;
+        if l.slot.len() <= top {
+            l.slot.resize(top + 1, 0);
+        }
+        for &(src, dst, op) in ops {
+            let bits = match op {
+                ArcOp::Add(w) => w.to_bits(),
+                ArcOp::Remove => REMOVE_BITS,
+            };
+            let e = Entry { dst, bits, seq: rel };
+            let s = l.slot[src as usize];
+            if s > 0 {
+                l.lists[s as usize - 1].1.push(e);
+            } else {
+                l.lists.push((src, vec![e]));
+                let n = l.lists.len() as u32;
+                l.slot[src as usize] = n;
             }
-            k
-        };
-        tail.truncate(keep);
-        tail.push(Arc::new(run));
-        *self.runs.write() = Runs { base, runs: tail };
-        self.entries.fetch_add(ops.len() as u64, Ordering::Relaxed);
+        }
+        l.entries += ops.len() as u64;
         Ok(())
     }
 
     fn ops(&self, src: Vertex, upto: u64, out: &mut Vec<(Vertex, ArcOp)>) -> Result<()> {
-        let r = self.runs.read();
-        let Some(rel) = r.rel(upto) else { return Ok(()) };
-        for run in &r.runs {
-            // Within a source, seq never decreases: stop at the first later entry.
-            out.extend(entries_of(run, src).iter().take_while(|e| e.seq <= rel).map(|e| (e.dst, e.op())));
+        let l = self.lists.read();
+        if let Some(rel) = l.rel(upto) {
+            out.extend(visible(l.of(src), rel));
         }
         Ok(())
     }
 
     fn touched(&self, upto: u64) -> Vec<Vertex> {
-        let r = self.runs.read().clone();
-        let Some(rel) = r.rel(upto) else { return Vec::new() };
-        let mut out: Vec<Vertex> = Vec::new();
-        for run in &r.runs {
-            let start = out.len();
-            out.extend(run.iter().filter(|e| e.seq <= rel).map(|e| e.src));
-            let mut k = start;
-            for i in start..out.len() {
-                if k == start || out[k - 1] != out[i] {
-                    out[k] = out[i];
-                    k += 1;
-                }
-            }
-            out.truncate(k);
-        }
-        out.sort_unstable();
-        out.dedup();
-        out
+        let l = self.lists.read();
+        let Some(rel) = l.rel(upto) else { return Vec::new() };
+        l.touched_slots(rel).into_iter().map(|i| l.lists[i].0).collect()
     }
 
     fn for_each_vertex(&self, upto: u64, f: &mut VertexOpsFn<'_>) -> Result<()> {
-        let Some(rel) = self.runs.read().rel(upto) else { return Ok(()) };
-        let all = self.merged();
+        let l = self.lists.read();
+        let Some(rel) = l.rel(upto) else { return Ok(()) };
         let mut ops = Vec::new();
-        let mut i = 0;
-        while i < all.len() {
-            let v = all[i].src;
+        for i in l.touched_slots(rel) {
+            let (v, list) = &l.lists[i];
             ops.clear();
-            while i < all.len() && all[i].src == v {
-                if all[i].seq <= rel {
-                    ops.push((all[i].dst, all[i].op()));
-                }
-                i += 1;
-            }
-            if !ops.is_empty() {
-                f(v, &ops)?;
-            }
+            ops.extend(visible(list, rel));
+            f(*v, &ops)?;
         }
         Ok(())
     }
 
     fn bytes(&self) -> u64 {
-        self.entries.load(Ordering::Relaxed) * std::mem::size_of::<Entry>() as u64
+        self.lists.read().entries * BYTES_PER_OP
     }
 }
 
@@ -244,10 +196,10 @@ mod tests {
         assert_eq!(d.bytes(), 4 * 16);
     }
 
-    /// Many batches of random operations (forcing merges of runs) read back as a brute-force
+    /// Many batches of random operations (on few vertices, so arrays grow) read back as a brute-force
     /// log of `(seq, src, dst, op)` does, at every `upto`.
     #[test]
-    fn merged_runs_match_a_plain_log() {
+    fn per_vertex_arrays_match_a_plain_log() {
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(7);
         let d = MemoryDelta::new();
         let mut log: Vec<(u64, Vertex, Vertex, ArcOp)> = Vec::new();
@@ -266,7 +218,6 @@ mod tests {
             d.record_batch(seq, &batch).unwrap();
             log.extend(batch.iter().map(|&(s, t, op)| (seq, s, t, op)));
         }
-        assert!(d.runs.read().runs.len() <= 12);
         for upto in [0, 9, 10, 33, 59, 100] {
             let mut want_touched: Vec<Vertex> = log.iter().filter(|e| e.0 <= upto).map(|e| e.1).collect();
             want_touched.sort_unstable();

@@ -274,8 +274,10 @@ struct Inner {
     view: View,
     counts: [OnceLock<Counts>; 2],
     overlays: [OnceLock<Overlay>; 2],
-    /// Point reads per side served without the overlay (see [`Inner::point_changes`]).
+    /// Point reads per side served without the overlay, and how many may be (see
+    /// [`Inner::point_changes`]).
     point_reads: [AtomicU64; 2],
+    point_limit: [OnceLock<u64>; 2],
 }
 
 /// A consistent read-only view of a writable graph (cheap to clone: an `Arc`).
@@ -290,8 +292,8 @@ pub struct Snapshot {
 
 impl Snapshot {
     pub(crate) fn new(view: View) -> Snapshot {
-        let (counts, overlays, point_reads) = Default::default();
-        Snapshot { inner: Arc::new(Inner { view, counts, overlays, point_reads }) }
+        let (counts, overlays, point_reads, point_limit) = Default::default();
+        Snapshot { inner: Arc::new(Inner { view, counts, overlays, point_reads, point_limit }) }
     }
 
     /// The sequence number of the last batch visible in this snapshot.
@@ -358,12 +360,20 @@ impl Inner {
 
     /// The changes of `v` for a point read (degree, neighbours, weights). Building the overlay
     /// costs a pass over the levels and the delta, too much for a snapshot taken for a few
-    /// reads: the first `max(1024, n / 16)` point reads look `v` up layer by layer (a binary
-    /// search per level and run), later ones build and use the overlay (as range scans do).
+    /// reads (a maintained result reads the lists of a batch's vertices from the snapshot of
+    /// each batch): the first `max(1024, n / 16, operations in the deltas)` point reads look `v`
+    /// up layer by layer (a binary search per level, the delta's own array of `v`), later ones
+    /// build and use the overlay (as range scans do), so its cost is amortised over at least
+    /// as many reads as it has entries.
     fn point_changes(&self, side: usize, v: Vertex) -> Option<Cow<'_, [(Vertex, ArcOp)]>> {
         let s = self.view.side(side);
         if self.overlays[s].get().is_none() {
-            let limit = (self.view.num_vertices / 16).max(1024);
+            let limit = *self.point_limit[s].get_or_init(|| {
+                let v = &self.view;
+                let deltas = v.frozen.iter().map(|f| &f[s]).chain([&v.delta[s]]);
+                let delta_ops: u64 = deltas.map(|d| d.bytes() / 16).sum();
+                (v.num_vertices / 16).max(1024).max(delta_ops)
+            });
             if self.point_reads[s].fetch_add(1, Ordering::Relaxed) < limit {
                 return self.view.changes(s, v).map(Cow::Owned);
             }
