@@ -77,35 +77,13 @@ def test_cli_builds_the_grid_and_auto_chooses_it(tmp_path):
     path = tmp_path / "k"
     run = lambda *a: subprocess.run([str(OCGRAPH_BIN), *a], capture_output=True, text=True, check=True)  # noqa: E731
     run("generate", "kronecker", "--scale", "10", "--quiet", str(path))
-    csr = run(
-        "run",
-        "pagerank",
-        str(path),
-        "--tol",
-        "0",
-        "--max-iter",
-        "10",
-        "--stats",
-        "--out",
-        str(tmp_path / "a.npy"),
-    )
+    pr = ("run", "pagerank", str(path), "--tol", "0", "--max-iter", "10", "--stats")
+    csr = run(*pr, "--out", str(tmp_path / "a.npy"))
     assert "layout: csr (auto: the graph has no grid" in csr.stderr
     built = run("layout", "grid", str(path), "--compress", "lz4", "--quiet")
     assert "1 x 1 cells" in built.stderr
     run("check", str(path))
-    grid = run(
-        "run",
-        "pagerank",
-        str(path),
-        "--tol",
-        "0",
-        "--max-iter",
-        "10",
-        "--verify",
-        "--stats",
-        "--out",
-        str(tmp_path / "b.npy"),
-    )
+    grid = run(*pr, "--verify", "--out", str(tmp_path / "b.npy"))
     assert "layout: grid (auto" in grid.stderr and "verification: PASS" in grid.stdout
     np.testing.assert_allclose(np.load(tmp_path / "a.npy"), np.load(tmp_path / "b.npy"), rtol=1e-12)
     bfs = run("run", "bfs", str(path), "--stats")
