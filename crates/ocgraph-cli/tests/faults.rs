@@ -28,6 +28,10 @@ use std::process::{Command, Output};
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
+#[path = "../../../tests/faults/shim.rs"]
+mod shim;
+use shim::build_shim;
+
 /// Vertices of the base graph (ids `0..BASE_N`, plus [`ID_OFFSET`] in the relabelled one).
 const BASE_N: u64 = 60;
 /// Offset of the original ids of the relabelled base.
@@ -290,20 +294,6 @@ fn kinds(op: &str) -> &'static [&'static str] {
         "write" => &["eio", "enospc", "short", "full"],
         "read" => &["eio", "short"],
         _ => &["eio", "enospc"],
-    }
-}
-
-/// The shim, compiled into `dir`; `None` (with a notice) when there is no C compiler.
-fn build_shim(dir: &Path) -> Option<PathBuf> {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/faults/faultfs.c");
-    let so = dir.join("faultfs.so");
-    match Command::new("cc").args(["-shared", "-fPIC", "-o"]).arg(&so).arg(&src).arg("-ldl").output() {
-        Ok(o) if o.status.success() => Some(so),
-        Ok(o) => panic!("compiling the fault shim failed: {}", String::from_utf8_lossy(&o.stderr)),
-        Err(_) => {
-            eprintln!("skipped: no C compiler (cc) to build the fault shim");
-            None
-        }
     }
 }
 

@@ -30,6 +30,10 @@ use parking_lot::Mutex;
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
+#[path = "../../../tests/faults/shim.rs"]
+mod shim;
+use shim::build_shim;
+
 const CHILD_ENV: &str = "OCGRAPH_CRASH_CHILD_DIR";
 const BASE_N: u32 = 200;
 
@@ -181,20 +185,6 @@ fn failing_writes_give_errors_and_lose_no_acknowledged_batch() {
 
 /// A fault the shim injects: `(op, kind, nth)` as its `FAULT_OP`, `FAULT_KIND`, `FAULT_NTH`.
 type ShimFault = (&'static str, &'static str, u64);
-
-/// The fault shim compiled into `dir`; `None` (with a notice) without a C compiler.
-fn build_shim(dir: &Path) -> Option<std::path::PathBuf> {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/faults/faultfs.c");
-    let so = dir.join("faultfs.so");
-    match Command::new("cc").args(["-shared", "-fPIC", "-o"]).arg(&so).arg(&src).arg("-ldl").output() {
-        Ok(o) if o.status.success() => Some(so),
-        Ok(o) => panic!("compiling the fault shim failed: {}", String::from_utf8_lossy(&o.stderr)),
-        Err(_) => {
-            eprintln!("skipped: no C compiler (cc) to build the fault shim");
-            None
-        }
-    }
-}
 
 /// The paged delta's write-back (`pwritev`) and page reads (`pread`, `preadv`) fail once under
 /// the shim: the stream stops with an error naming the delta file (or, for a short count or a
