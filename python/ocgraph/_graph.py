@@ -10,6 +10,7 @@ import numpy as np
 from . import _mine, _ocgraph
 from ._errors import InvalidArgumentError
 from ._ocgraph import Graph as _NativeGraph
+from ._vectors import personalization_vector
 
 Size = Union[int, str]
 PathLike = Union[str, "os.PathLike[str]"]
@@ -212,21 +213,7 @@ class Graph(_NativeGraph):
         ``layout``: ``"auto"`` (the grid when the graph has one, see :func:`ocgraph.build_grid`,
         else the adjacency lists), ``"csr"`` or ``"grid"``; both give the same scores.
         """
-        p = None
-        if personalization is not None:
-            n = self.num_vertices
-            if isinstance(personalization, dict):
-                p = np.zeros(n, dtype=np.float64)
-                for v, x in personalization.items():
-                    if not 0 <= int(v) < n:
-                        raise InvalidArgumentError(f"personalization vertex {v} out of range")
-                    p[int(v)] = float(x)
-            else:
-                p = np.ascontiguousarray(personalization, dtype=np.float64)
-                if p.shape != (n,):
-                    raise InvalidArgumentError(
-                        f"personalization must have one value per vertex ({n}), got shape {p.shape}"
-                    )
+        p = None if personalization is None else personalization_vector(personalization, self.num_vertices)
         scores, _iterations, _converged = _ocgraph._pagerank(
             self,
             float(damping),

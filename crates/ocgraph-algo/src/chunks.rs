@@ -100,3 +100,18 @@ pub(crate) fn in_order<T: Send, A: Send>(
         acc
     })
 }
+
+/// `x` cut into the consecutive slices of `ranges` (which cover it in order), each with its
+/// range: the pieces one sweep hands out.
+pub(crate) fn split_by_ranges<'a>(
+    mut x: &'a mut [f64],
+    ranges: &[Range<u32>],
+) -> Vec<(Range<u32>, &'a mut [f64])> {
+    let mut pieces = Vec::with_capacity(ranges.len());
+    for r in ranges {
+        let (head, tail) = std::mem::take(&mut x).split_at_mut(r.len());
+        pieces.push((r.clone(), head));
+        x = tail;
+    }
+    pieces
+}

@@ -42,7 +42,9 @@ use ocgraph_core::{Adjacency, Error, Result, Vertex};
 use rayon::prelude::*;
 
 use crate::bfs::check_directions;
-use crate::chunks::{degrees, edge_balanced_ranges, in_order, mark_cuts, pieces_for, vertex_blocks};
+use crate::chunks::{
+    degrees, edge_balanced_ranges, in_order, mark_cuts, pieces_for, split_by_ranges, vertex_blocks,
+};
 
 /// Graphs with at least this many vertices store per-iteration contributions as `f32`.
 pub const F32_CONTRIB_MIN_VERTICES: usize = 1 << 16;
@@ -335,21 +337,6 @@ fn sweep<O: Adjacency, I: Adjacency, C: SharedContrib>(
     let sum: f64 = x.par_iter().sum();
     x.par_iter_mut().for_each(|s| *s /= sum);
     Ok(PageRankResult { scores: x, iterations, converged })
-}
-
-/// `x` cut into the consecutive slices of `ranges` (which cover it in order), each with its
-/// range: the pieces one sweep hands out.
-fn split_by_ranges<'a>(
-    mut x: &'a mut [f64],
-    ranges: &[std::ops::Range<Vertex>],
-) -> Vec<(std::ops::Range<Vertex>, &'a mut [f64])> {
-    let mut pieces = Vec::with_capacity(ranges.len());
-    for r in ranges {
-        let (head, tail) = std::mem::take(&mut x).split_at_mut(r.len());
-        pieces.push((r.clone(), head));
-        x = tail;
-    }
-    pieces
 }
 
 /// The power iteration, with contributions stored as `C`.

@@ -7,7 +7,7 @@
 use ocgraph_core::{Adjacency, Error, Result, Vertex};
 
 use crate::bfs::check_directions;
-use crate::chunks::{degrees, edge_balanced_ranges, in_order, mark_cuts, pieces_for};
+use crate::chunks::{degrees, edge_balanced_ranges, in_order, mark_cuts, pieces_for, split_by_ranges};
 
 /// `y = Aᵀx`: for each vertex the weighted sum of `x` over its in-neighbours. `in_` gives the
 /// in-edges (with their weights on a weighted directed graph). Runs on the current rayon pool.
@@ -22,13 +22,7 @@ pub fn spmv<O: Adjacency, I: Adjacency>(out: &O, in_: &I, x: &[f64]) -> Result<V
     let ranges = edge_balanced_ranges(&degrees(in_), pieces_for(n));
     mark_cuts(in_, &ranges);
     let mut y = vec![0.0; n];
-    let mut rest = y.as_mut_slice();
-    let mut pieces = Vec::with_capacity(ranges.len());
-    for r in ranges {
-        let (head, tail) = std::mem::take(&mut rest).split_at_mut(r.len());
-        pieces.push((r, head));
-        rest = tail;
-    }
+    let pieces = split_by_ranges(&mut y, &ranges);
     let weighted = in_.is_weighted();
     in_order(
         pieces,

@@ -33,6 +33,7 @@ from typing import Any
 import numpy as np
 
 from .._errors import InvalidArgumentError, VertexError
+from .._vectors import personalization_vector
 from . import _frames, _partitions
 from ._dataset import export_parquet, import_parquet, read_meta
 from ._session import missing_requirement, session, stop
@@ -246,19 +247,7 @@ class SparkGraph:
     def _personalization(self, personalization: Any) -> np.ndarray | None:
         if personalization is None:
             return None
-        n = self.num_vertices
-        if isinstance(personalization, dict):
-            p = np.zeros(n)
-            for v, x in personalization.items():
-                if not 0 <= int(v) < n:
-                    raise InvalidArgumentError(f"personalization vertex {v} out of range")
-                p[int(v)] = float(x)
-        else:
-            p = np.array(personalization, dtype=np.float64)
-            if p.shape != (n,):
-                raise InvalidArgumentError(
-                    f"personalization must have one value per vertex ({n}), got shape {p.shape}"
-                )
+        p = personalization_vector(personalization, self.num_vertices)
         if (p < 0).any() or p.sum() <= 0:
             raise InvalidArgumentError("personalization must be non-negative with a positive sum")
         return p / p.sum()

@@ -27,7 +27,7 @@ pub use pagerank::pagerank_grid;
 pub use spmv::spmv_grid;
 pub use wcc::wcc_grid;
 
-use ocgraph_core::{EdgeGrid, Vertex};
+use ocgraph_core::{CellBuf, EdgeGrid, Result};
 
 /// Ids a 16-bit offset can name.
 const BLOCK_SPAN: usize = 1 << 16;
@@ -43,7 +43,32 @@ fn block_window<'a, T, G: EdgeGrid>(grid: &G, state: &'a [T], b: u32) -> &'a [T;
     state[lo..lo + BLOCK_SPAN].try_into().expect("padded state array")
 }
 
-/// The first vertex of block `b`.
-fn block_start<G: EdgeGrid>(grid: &G, b: u32) -> Vertex {
-    grid.block(b).start
+/// Sums the arcs of column `c` into `acc` (zeroed first): `acc[v] += get(values[u]) * w(u, v)`
+/// over the column's cells, `w = 1` unless `weighted`; `values` is padded ([`padded_len`]).
+fn pull_column<G: EdgeGrid, T>(
+    grid: &G,
+    c: u32,
+    values: &[T],
+    get: impl Fn(&T) -> f64,
+    weighted: bool,
+    acc: &mut [f64; BLOCK_SPAN],
+    buf: &mut CellBuf,
+) -> Result<()> {
+    acc.fill(0.0);
+    for r in 0..grid.cells_per_side() {
+        let src = block_window(grid, values, r);
+        grid.for_each_piece(r, c, buf, |s, d, w| match (weighted, w) {
+            (true, Some(w)) => {
+                for i in 0..s.len() {
+                    acc[d[i] as usize] += get(&src[s[i] as usize]) * w[i] as f64;
+                }
+            }
+            _ => {
+                for (&s, &d) in s.iter().zip(d) {
+                    acc[d as usize] += get(&src[s as usize]);
+                }
+            }
+        })?;
+    }
+    Ok(())
 }

@@ -16,7 +16,7 @@ use std::sync::atomic::{AtomicU32, AtomicU64};
 use ocgraph_core::{Adjacency, CellBuf, EdgeGrid, Error, Result};
 use rayon::prelude::*;
 
-use super::{block_window, padded_len, BLOCK_SPAN};
+use super::{padded_len, pull_column, BLOCK_SPAN};
 use crate::chunks::in_order;
 use crate::pagerank::{
     out_weights, teleport_vector, Method, PageRankOptions, PageRankResult, SharedContrib,
@@ -87,25 +87,9 @@ fn iterate<G: EdgeGrid, O: Adjacency, C: SharedContrib>(
             |(acc, buf, err, sum, status): &mut (Vec<f64>, CellBuf, f64, f64, Result<()>),
              (c, slot): (u32, &mut [f64])| {
                 let acc: &mut [f64; BLOCK_SPAN] = acc.as_mut_slice().try_into().expect("block span");
-                acc.fill(0.0);
-                for r in 0..cells {
-                    let src = block_window(grid, contrib, r);
-                    let done = grid.for_each_piece(r, c, buf, |s, dst, w| match (weighted, w) {
-                        (true, Some(w)) => {
-                            for i in 0..s.len() {
-                                acc[dst[i] as usize] += src[s[i] as usize].get() * w[i] as f64;
-                            }
-                        }
-                        _ => {
-                            for (&s, &dst) in s.iter().zip(dst) {
-                                acc[dst as usize] += src[s as usize].get();
-                            }
-                        }
-                    });
-                    if let Err(e) = done {
-                        *status = Err(e);
-                        return;
-                    }
+                if let Err(e) = pull_column(grid, c, contrib, C::get, weighted, acc, buf) {
+                    *status = Err(e);
+                    return;
                 }
                 let lo = c as usize * block;
                 for (i, score) in slot.iter_mut().enumerate() {

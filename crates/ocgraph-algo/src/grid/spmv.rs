@@ -7,7 +7,7 @@
 
 use ocgraph_core::{CellBuf, EdgeGrid, Error, Result};
 
-use super::{block_window, padded_len, BLOCK_SPAN};
+use super::{padded_len, pull_column, BLOCK_SPAN};
 use crate::chunks::in_order;
 
 /// `y = Aᵀx` over the grid; `x` has one value per vertex. Runs on the current rayon pool.
@@ -21,32 +21,16 @@ pub fn spmv_grid<G: EdgeGrid>(grid: &G, x: &[f64]) -> Result<Vec<f64>> {
     let mut xs = vec![0.0f64; padded_len(grid)];
     xs[..n].copy_from_slice(x);
     let mut y = vec![0.0f64; n];
-    let p = grid.cells_per_side();
-    let columns: Vec<(u32, &mut [f64])> = (0..p).zip(y.chunks_mut(1 << grid.block_bits())).collect();
+    let columns: Vec<(u32, &mut [f64])> =
+        (0..grid.cells_per_side()).zip(y.chunks_mut(1 << grid.block_bits())).collect();
     let results = in_order(
         columns,
         || (vec![0.0f64; BLOCK_SPAN], CellBuf::default(), Ok(())),
         |(acc, buf, status): &mut (Vec<f64>, CellBuf, Result<()>), (c, out): (u32, &mut [f64])| {
             let acc: &mut [f64; BLOCK_SPAN] = acc.as_mut_slice().try_into().expect("block span");
-            acc.fill(0.0);
-            for r in 0..p {
-                let src = block_window(grid, &xs, r);
-                let done = grid.for_each_piece(r, c, buf, |s, d, w| match w {
-                    Some(w) => {
-                        for i in 0..s.len() {
-                            acc[d[i] as usize] += src[s[i] as usize] * w[i] as f64;
-                        }
-                    }
-                    None => {
-                        for (&s, &d) in s.iter().zip(d) {
-                            acc[d as usize] += src[s as usize];
-                        }
-                    }
-                });
-                if let Err(e) = done {
-                    *status = Err(e);
-                    return;
-                }
+            if let Err(e) = pull_column(grid, c, &xs, |x| *x, true, acc, buf) {
+                *status = Err(e);
+                return;
             }
             out.copy_from_slice(&acc[..out.len()]);
         },

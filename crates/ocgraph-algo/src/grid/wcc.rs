@@ -14,7 +14,7 @@ use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
 use ocgraph_core::{CellBuf, EdgeGrid, Result, Vertex};
 use rayon::prelude::*;
 
-use super::{block_start, padded_len};
+use super::padded_len;
 use crate::chunks::in_order;
 use crate::wcc::compress;
 
@@ -62,10 +62,10 @@ pub fn wcc_grid<G: EdgeGrid>(grid: &G) -> Result<Vec<Vertex>> {
         (0..p).collect(),
         || (CellBuf::default(), Ok(())),
         |(buf, status): &mut (CellBuf, Result<()>), c: u32| {
-            let col = block_start(grid, c);
+            let col = grid.block(c).start;
             let rows = if symmetric { 0..c + 1 } else { 0..p };
             for r in rows {
-                let row = block_start(grid, r);
+                let row = grid.block(r).start;
                 let diagonal = symmetric && r == c;
                 let done = grid.for_each_piece(r, c, buf, |s, d, _| {
                     for (&s, &d) in s.iter().zip(d) {

@@ -117,13 +117,14 @@ pub fn build_grid(dir: &Path, opts: &GridOptions, progress: &dyn Progress) -> Re
     if let Some(w) = &weights_path {
         files.push((FileRole::GridWeights, seal(w, m.num_arcs * 4)?));
     }
+    let arcs = m.num_arcs;
     install(dir, &data, m, info, &files)?;
     progress.finish();
     Ok(GridReport {
         info,
-        arcs: index.edges.last().copied().unwrap_or(0),
+        arcs,
         stored_bytes: stored,
-        raw_bytes: index.edges.last().copied().unwrap_or(0) * 4,
+        raw_bytes: arcs * 4,
         secs: started.elapsed().as_secs_f64(),
     })
 }
@@ -254,13 +255,8 @@ struct CellBuffers {
 
 impl CellBuffers {
     fn new(cells: usize, cap: usize, weighted: bool) -> CellBuffers {
-        let lists = |on: bool| if on { vec![Vec::new(); cells] } else { Vec::new() };
-        CellBuffers {
-            cap,
-            src: lists(true),
-            dst: lists(true),
-            w: if weighted { vec![Vec::new(); cells] } else { Vec::new() },
-        }
+        let w = if weighted { vec![Vec::new(); cells] } else { Vec::new() };
+        CellBuffers { cap, src: vec![Vec::new(); cells], dst: vec![Vec::new(); cells], w }
     }
 
     fn len(&self, k: usize) -> usize {

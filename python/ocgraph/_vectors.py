@@ -1,0 +1,27 @@
+"""Per-vertex input vectors given by users (shared by the local and the Spark graphs)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ._errors import InvalidArgumentError
+
+
+def personalization_vector(personalization: Any, n: int) -> np.ndarray:
+    """A float64 array of ``n`` values from a dict ``{vertex: weight}`` (missing vertices get 0)
+    or an array-like of ``n`` values; raises ``InvalidArgumentError`` naming the problem."""
+    if isinstance(personalization, dict):
+        p = np.zeros(n, dtype=np.float64)
+        for v, x in personalization.items():
+            if not 0 <= int(v) < n:
+                raise InvalidArgumentError(f"personalization vertex {v} out of range")
+            p[int(v)] = float(x)
+        return p
+    p = np.array(personalization, dtype=np.float64)
+    if p.shape != (n,):
+        raise InvalidArgumentError(
+            f"personalization must have one value per vertex ({n}), got shape {p.shape}"
+        )
+    return p
