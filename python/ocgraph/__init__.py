@@ -19,7 +19,16 @@ release the GIL.
 from __future__ import annotations
 
 from ._arrow import from_arrow, from_pandas, from_parquet
-from ._build import build_grid, from_edges, generate, import_edges, pack, reorder
+from ._build import (
+    build_grid,
+    from_edges,
+    generate,
+    import_edges,
+    pack,
+    remove_labels,
+    reorder,
+    set_labels,
+)
 from ._errors import (
     Error,
     FormatError,
@@ -29,12 +38,13 @@ from ._errors import (
     VertexError,
 )
 from ._graph import Graph, open
-from ._mine import MOTIF_NAMES, Watch
+from ._mine import MOTIF_NAMES, NO_LABEL, Watch
 from ._ocgraph import __version__
 from ._query import workload
 
 __all__ = [
     "MOTIF_NAMES",
+    "NO_LABEL",
     "Error",
     "FormatError",
     "Graph",
@@ -53,6 +63,8 @@ __all__ = [
     "import_edges",
     "open",
     "pack",
+    "remove_labels",
     "reorder",
+    "set_labels",
     "workload",
 ]

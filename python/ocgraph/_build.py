@@ -124,6 +124,7 @@ def import_edges(
     overwrite: bool = False,
     num_vertices: int | None = None,
     allow_sparse_ids: bool = False,
+    labels: PathLike | None = None,
 ) -> Graph:
     """Imports an edge-list file into a graph directory ``out`` and opens it.
 
@@ -149,6 +150,7 @@ def import_edges(
             below it; the others are isolated vertices.
         allow_sparse_ids: keep the ids even when the largest makes the graph mostly empty
             vertices (offsets over 64 MiB and over 16 times the edges' 8 bytes each).
+        labels: a label file to store with the graph (see :func:`set_labels`).
 
     Raises:
         InputError: a malformed line (the message names the file and line), or ids so sparse
@@ -169,10 +171,39 @@ def import_edges(
         bool(overwrite),
         None if num_vertices is None else int(num_vertices),
         bool(allow_sparse_ids),
+        None if labels is None else os.fspath(labels),
     )
     for notice in report["notices"]:
         warnings.warn(notice, UserWarning, stacklevel=2)
     return Graph(os.fspath(out))
+
+
+def set_labels(graph: PathLike, labels: Any) -> int:
+    """Stores vertex labels with the graph at ``graph`` (which must have no uncompacted
+    updates), replacing any it had; returns the number of labelled vertices. Labelled patterns
+    (:meth:`Graph.match` with ``pattern_labels``) match against them.
+
+    ``labels`` is either one non-negative integer per vertex (below ``ocgraph.NO_LABEL``, which
+    marks a vertex without a label), or the path of a label file: ``vertex label`` lines
+    (white space or a comma between), ``vertex`` an original id as in the imported edge list,
+    ``#``/``%`` comment lines; vertices it does not name get no label.
+
+    Raises:
+        InputError: a malformed line, an unknown vertex or a vertex labelled twice (the
+            message names the file and line).
+        InvalidArgumentError: not one label per vertex, or the graph has updates.
+    """
+    if isinstance(labels, (str, os.PathLike)):
+        return _ocgraph._set_labels(os.fspath(graph), None, os.fspath(labels))
+    arr = np.asarray(labels)
+    if arr.ndim != 1 or (arr.size and (arr.min() < 0 or arr.max() > np.iinfo(np.uint32).max)):
+        raise InvalidArgumentError("labels must be a 1-D array of non-negative integers below 2**32")
+    return _ocgraph._set_labels(os.fspath(graph), np.ascontiguousarray(arr, dtype=np.uint32), None)
+
+
+def remove_labels(graph: PathLike) -> bool:
+    """Removes the labels of the graph at ``graph``; returns whether it had any."""
+    return _ocgraph._remove_labels(os.fspath(graph))
 
 
 def pack(graph: PathLike, out: PathLike, overwrite: bool = False) -> Graph:

@@ -301,11 +301,12 @@ class Graph(_NativeGraph):
         """Every match of ``pattern``, each once: a ``(count, k)`` uint32 array, row ``i`` the
         data vertices of match ``i`` in pattern-vertex order. ``induced``: vertex-induced (no
         edge among the matched vertices beyond the pattern's) instead of edge-induced.
-        ``pattern_labels`` (one per pattern vertex) with ``labels`` (one per data vertex):
-        pattern vertices match only data vertices with their label."""
+        ``pattern_labels`` (one per pattern vertex) with ``labels`` (one per data vertex;
+        default: the labels stored with the graph, see :meth:`vertex_labels`): pattern
+        vertices match only data vertices with their label."""
         name, edges, plabels = _mine.pattern_args(pattern, pattern_labels)
         _count, rows = _ocgraph._match(
-            self, name, edges, plabels, induced, _mine.data_labels(labels), True, threads
+            self, name, edges, plabels, induced, self._data_labels(plabels, labels), True, threads
         )
         return rows
 
@@ -320,7 +321,7 @@ class Graph(_NativeGraph):
         """Number of matches of ``pattern`` (as :meth:`match`, without listing them)."""
         name, edges, plabels = _mine.pattern_args(pattern, pattern_labels)
         count, _rows = _ocgraph._match(
-            self, name, edges, plabels, induced, _mine.data_labels(labels), False, threads
+            self, name, edges, plabels, induced, self._data_labels(plabels, labels), False, threads
         )
         return count
 
@@ -332,9 +333,23 @@ class Graph(_NativeGraph):
         appear and disappear, which ``w.changes()`` returns as ``(added, removed)`` arrays.
         Stop with :meth:`unwatch`."""
         name, edges, plabels = _mine.pattern_args(pattern, pattern_labels)
-        w = _mine.Watch(name, edges, plabels, induced, _mine.data_labels(labels))
+        w = _mine.Watch(name, edges, plabels, induced, self._data_labels(plabels, labels))
         self.__dict__.setdefault("_watches", []).append(w)
         return w
+
+    def vertex_labels(self) -> np.ndarray | None:
+        """The labels stored with the graph (:func:`ocgraph.set_labels`, or ``labels=`` of
+        :func:`ocgraph.import_edges`), one uint32 per vertex, ``ocgraph.NO_LABEL`` for a
+        vertex without one (vertices added by updates have none); None when the graph has no
+        labels."""
+        return _ocgraph._vertex_labels(self)
+
+    def _data_labels(self, pattern_labels: Any, labels: Any) -> np.ndarray | None:
+        """The data labels a match uses: ``labels`` when given, else for a labelled pattern
+        the stored ones."""
+        if labels is None and pattern_labels is not None:
+            return self.vertex_labels()
+        return _mine.data_labels(labels)
 
     def unwatch(self, w: _mine.Watch) -> None:
         """Stops recording changes for ``w``."""

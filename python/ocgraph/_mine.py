@@ -14,7 +14,7 @@ import numpy as np
 from . import _ocgraph
 from ._errors import InvalidArgumentError
 
-__all__ = ["MOTIF_NAMES", "Watch"]
+__all__ = ["MOTIF_NAMES", "NO_LABEL", "Watch"]
 
 #: Class names of ``Graph.motifs(size, directed)``, in the order of its counts.
 MOTIF_NAMES: dict[tuple[int, bool], tuple[str, ...]] = {
@@ -54,6 +54,10 @@ def pattern_args(pattern: Any, pattern_labels: Any) -> tuple[str | None, list | 
         raise InvalidArgumentError("pattern vertices are 0 .. k-1")
     labels = None if pattern_labels is None else [int(x) for x in pattern_labels]
     return None, [(int(a), int(b)) for a, b in edges], labels
+
+
+#: The label of a vertex that has none (no pattern label matches it).
+NO_LABEL = 2**32 - 1
 
 
 def data_labels(labels: Any) -> np.ndarray | None:

@@ -351,6 +351,11 @@ impl Graph {
         crate::ids::IdLookup::load(&self.manifest.data_path(&self.dir), &self.manifest)
     }
 
+    /// The vertex labels stored with the graph, if any (see [`crate::labels`]).
+    pub fn labels(&self) -> Result<Option<Vec<u32>>> {
+        crate::labels::load(&self.data_path(), &self.manifest)
+    }
+
     /// I/O statistics of the page backend since open or the last reset.
     pub fn io_stats(&self) -> IoStats {
         self.source.stats()

@@ -90,6 +90,25 @@ impl IdLookup {
         Ok(IdLookup { n, ids, reverse: OnceLock::new() })
     }
 
+    /// A lookup over the id map of a graph being built (`n` vertices), copying the ids.
+    pub(crate) fn of_build(n: u64, map: &crate::ingest::IdMap) -> IdLookup {
+        let ids = match map {
+            crate::ingest::IdMap::Identity => Ids::Identity,
+            crate::ingest::IdMap::U64(v) => Ids::U64(v.clone()),
+            crate::ingest::IdMap::Strings(v) => {
+                let mut offsets = Vec::with_capacity(v.len() + 1);
+                offsets.push(0);
+                let mut bytes = String::new();
+                for s in v {
+                    bytes.push_str(s);
+                    offsets.push(bytes.len() as u64);
+                }
+                Ids::Strings { offsets, bytes }
+            }
+        };
+        IdLookup { n, ids, reverse: OnceLock::new() }
+    }
+
     /// This lookup with `added` appended as the ids of the vertices `len()..` (vertices that
     /// updates added to the graph).
     pub fn with_added(mut self, added: &[OriginalId]) -> Result<IdLookup> {
@@ -134,6 +153,11 @@ impl IdLookup {
     /// Number of vertices.
     pub fn len(&self) -> u64 {
         self.n
+    }
+
+    /// Whether the original ids are strings (else integers).
+    pub fn has_string_ids(&self) -> bool {
+        matches!(self.ids, Ids::Strings { .. })
     }
 
     /// Whether the graph has no vertices.

@@ -8,6 +8,7 @@
 //! - [`ingest`]: parsers for edge-list formats and the budgeted CSR builder.
 //! - [`generate`]: deterministic graph generators (Kronecker, Erdős–Rényi, road grid).
 //! - [`query`]: online query workloads, the query runner and graph-aware prefetchers.
+//! - [`labels`]: vertex labels stored with a graph (`labels.u32`).
 //! - [`update`]: durable updates: the delta log (WAL, levels and compaction build on it).
 //! - [`GraphView`]: what readers open: a graph as stored or the latest snapshot of an updated one.
 //! - [`error`]: the error type shared by all layers.
@@ -18,6 +19,7 @@ pub mod generate;
 pub mod graph;
 pub mod ids;
 pub mod ingest;
+pub mod labels;
 pub mod page;
 pub mod query;
 pub mod size;

@@ -54,6 +54,12 @@ impl GraphView {
         }
     }
 
+    /// The vertex labels stored with the base, if any, over every vertex of the view
+    /// (vertices that updates added have [`crate::labels::NO_LABEL`]).
+    pub fn labels(&self) -> Result<Option<Vec<u32>>> {
+        Ok(self.base().labels()?.map(|l| crate::labels::padded(l, self.num_vertices())))
+    }
+
     /// The original ids of every vertex: the base's id map, and for an updated graph of a
     /// relabelled base the ids of the vertices updates added (from `ids.log`).
     pub fn ids(&self) -> Result<IdLookup> {

@@ -44,7 +44,7 @@ fn parse_relabel(s: Option<&str>) -> PyResult<Relabel> {
 
 /// Imports the edge-list file `input` into a graph directory `out`.
 #[pyfunction]
-#[pyo3(signature = (input, out, format, relabel, directed, weighted, dedup, drop_self_loops, memory, overwrite, num_vertices, allow_sparse_ids))]
+#[pyo3(signature = (input, out, format, relabel, directed, weighted, dedup, drop_self_loops, memory, overwrite, num_vertices, allow_sparse_ids, labels=None))]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn _import_edges<'py>(
     py: Python<'py>,
@@ -60,6 +60,7 @@ pub(crate) fn _import_edges<'py>(
     overwrite: bool,
     num_vertices: Option<u64>,
     allow_sparse_ids: bool,
+    labels: Option<PathBuf>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let opts = ImportOptions {
         format: parse_format(format)?,
@@ -75,6 +76,7 @@ pub(crate) fn _import_edges<'py>(
         },
         num_vertices,
         allow_sparse_ids,
+        labels,
         ..ImportOptions::default()
     };
     let r = run(py, || ingest::import(&input, &out, &opts, &NoProgress).py())?;

@@ -11,6 +11,7 @@ mod errors;
 mod generate;
 mod graph;
 mod import;
+mod labels;
 mod maintain;
 mod mine;
 mod options;
@@ -32,6 +33,9 @@ fn _ocgraph(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(import::_pack, m)?)?;
     m.add_function(wrap_pyfunction!(import::_build_grid, m)?)?;
     m.add_function(wrap_pyfunction!(import::_reorder, m)?)?;
+    m.add_function(wrap_pyfunction!(labels::_set_labels, m)?)?;
+    m.add_function(wrap_pyfunction!(labels::_remove_labels, m)?)?;
+    m.add_function(wrap_pyfunction!(labels::_vertex_labels, m)?)?;
     m.add_function(wrap_pyfunction!(generate::_generate, m)?)?;
     m.add_function(wrap_pyfunction!(algo::_bfs, m)?)?;
     m.add_function(wrap_pyfunction!(algo::_sssp, m)?)?;

@@ -6,6 +6,7 @@ use std::sync::Mutex;
 
 use numpy::{IntoPyArray, PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray1};
 use ocgraph_algo::mine::{self, MatchOptions, Pattern, Watch};
+use ocgraph_core::labels::padded;
 use ocgraph_core::{with_adjacency, GraphView, Vertex};
 use pyo3::prelude::*;
 
@@ -149,7 +150,9 @@ impl PyWatch {
     ) -> PyResult<PyWatch> {
         let p = pattern(name, edges, pattern_labels)?;
         if p.is_labelled() && labels.is_none() {
-            return Err(invalid("the pattern is labelled: pass labels (one per data vertex)"));
+            return Err(invalid(
+                "the pattern is labelled and the graph has no labels: pass labels (one per data vertex)",
+            ));
         }
         let labels = match &labels {
             Some(l) => Some(l.as_slice()?.to_vec()),
@@ -175,6 +178,10 @@ impl PyWatch {
         dst: PyReadonlyArray1<'_, i64>,
     ) -> PyResult<()> {
         let (s, d) = (src.as_slice()?, dst.as_slice()?);
+        // Vertices added since the watch started have no label.
+        let n = after.view.num_vertices();
+        let grown = self.labels.as_ref().filter(|l| l.len() < n).map(|l| padded(l.clone(), n));
+        let labels = grown.as_deref().or(self.labels.as_deref());
         let batch: Vec<(Vertex, Vertex)> = s
             .iter()
             .zip(d)
@@ -185,7 +192,7 @@ impl PyWatch {
             run(py, || {
                 with_adjacency!(&before.view, |bo, bi| with_adjacency!(&after.view, |ao, ai| self
                     .watch
-                    .apply((&bo, &bi), (&ao, &ai), self.labels.as_deref(), &batch)))
+                    .apply((&bo, &bi), (&ao, &ai), labels, &batch)))
                 .py()
             })?;
         let mut p = self.pending.lock().unwrap_or_else(|e| e.into_inner());

@@ -84,6 +84,10 @@ pub struct ImportArgs {
     /// the import stops when the offsets would exceed 64 MiB and 16x the edges' bytes).
     #[arg(long, conflicts_with = "relabel")]
     allow_sparse_ids: bool,
+    /// Vertex labels to store with the graph: a file of `vertex label` lines (ids as in the
+    /// input, labels unsigned integers), for labelled patterns (`ocgraph mine pattern`).
+    #[arg(long, value_name = "FILE")]
+    labels: Option<PathBuf>,
     /// Worker threads (default: one per core).
     #[arg(long, default_value_t = 0)]
     threads: usize,
@@ -129,6 +133,7 @@ pub fn run(args: &ImportArgs) -> Result<()> {
         },
         num_vertices: args.num_vertices,
         allow_sparse_ids: args.allow_sparse_ids,
+        labels: args.labels.clone(),
     };
     let progress = CliProgress::new(args.build.output.quiet);
     let result = if parquet {
@@ -138,16 +143,7 @@ pub fn run(args: &ImportArgs) -> Result<()> {
             target: args.target_col.as_deref().unwrap_or("dst"),
             weight,
         };
-        super::parquet::import(
-            &args.input,
-            &args.out,
-            &cols,
-            opts.relabel,
-            opts.build,
-            opts.num_vertices,
-            opts.allow_sparse_ids,
-            &progress,
-        )
+        super::parquet::import(&args.input, &args.out, &cols, &opts, &progress)
     } else {
         ingest::import(&args.input, &args.out, &opts, &progress)
     };

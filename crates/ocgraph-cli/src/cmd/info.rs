@@ -5,6 +5,7 @@ use std::path::PathBuf;
 
 use clap::Args;
 use ocgraph_core::format::{IdMapKind, MANIFEST_FILE};
+use ocgraph_core::labels::NO_LABEL;
 use ocgraph_core::size::format_size;
 use ocgraph_core::{Adjacency, Direction, Result, Vertex};
 use serde_json::json;
@@ -109,6 +110,14 @@ pub fn run(args: &InfoArgs) -> Result<()> {
         IdMapKind::U64 => "u64",
         IdMapKind::Strings => "strings",
     };
+    // Labelled vertices and distinct labels.
+    let labels = g.labels()?.map(|mut l| {
+        l.retain(|&x| x != NO_LABEL);
+        let labelled = l.len();
+        l.sort_unstable();
+        l.dedup();
+        (labelled, l.len())
+    });
     if args.json {
         let v = json!({
             "path": args.graph.display().to_string(),
@@ -120,6 +129,7 @@ pub fn run(args: &InfoArgs) -> Result<()> {
             "id_map": id_map,
             "packed": m.is_packed(),
             "grid": m.grid,
+            "labels": labels.map(|(labelled, distinct)| json!({ "labelled": labelled, "distinct": distinct })),
             "source": m.source,
             "created_by": m.created_by,
             "files": files,
@@ -146,6 +156,12 @@ pub fn run(args: &InfoArgs) -> Result<()> {
                 p = grid.cells_per_side
             ),
             None => println!("grid       none (`ocgraph layout grid` builds one)"),
+        }
+        match labels {
+            Some((labelled, distinct)) => {
+                println!("labels     {labelled} vertices labelled, {distinct} distinct labels")
+            }
+            None => println!("labels     none"),
         }
         println!("source     {}", m.source);
         println!(

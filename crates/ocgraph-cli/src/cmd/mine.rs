@@ -5,7 +5,8 @@
 //!
 //! A pattern is a name (`triangle`, `4-cycle`, `5-clique`, ...) or a file of edges `a b`, one a
 //! line, over pattern vertices `0..k` (`#` starts a comment); a line `label a L` gives pattern
-//! vertex `a` the label `L`, and `--labels FILE` the data vertices theirs (one integer a line,
+//! vertex `a` the label `L`. Data vertices take the labels stored with the graph (`ocgraph
+//! import --labels`, `ocgraph labels set`), or those of `--labels FILE` (one integer a line,
 //! line `i` for vertex `i`).
 
 use std::io::{BufRead, BufReader, BufWriter, IsTerminal, Write};
@@ -89,13 +90,20 @@ pub fn run(args: &MineArgs) -> Result<()> {
         .map_err(|e| Error::invalid(format!("--threads {}: {e}", args.threads)))?;
     let labels = match &args.labels {
         Some(p) => Some(read_labels(p)?),
-        None => None,
+        None => view.labels()?,
     };
     let pattern = match (args.kind, &args.pattern) {
         (Kind::Pattern, None) => return Err(Error::invalid("mine pattern needs --pattern NAME or FILE")),
         (Kind::Pattern, Some(p)) => Some(read_pattern(p)?),
         _ => None,
     };
+    if pattern.as_ref().is_some_and(Pattern::is_labelled) && labels.is_none() {
+        return Err(Error::invalid(format!(
+            "the pattern is labelled and {} has no labels: import it with --labels FILE, run \
+             `ocgraph labels set`, or pass --labels FILE",
+            args.graph.display()
+        )));
+    }
     if args.list && args.kind == Kind::Motifs {
         return Err(Error::invalid("--list lists cliques or pattern matches; motifs are counted"));
     }

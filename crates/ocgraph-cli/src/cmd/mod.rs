@@ -7,6 +7,7 @@ mod export;
 mod generate;
 mod import;
 mod info;
+mod labels;
 mod layout;
 mod mine;
 mod output_args;
@@ -40,6 +41,8 @@ pub enum Command {
     Export(export::ExportArgs),
     /// Build the grid layout beside a graph's CSR, for edge-centric kernels (or remove it).
     Layout(layout::LayoutArgs),
+    /// Set, show or remove the vertex labels stored with a graph (for labelled patterns).
+    Labels(labels::LabelsArgs),
     /// Copy a graph with its neighbour lists packed (bit-packed gaps: about half the bytes).
     Pack(pack::PackArgs),
     /// Copy a graph with its vertices renumbered by descending degree (hubs first; ids kept).
@@ -76,6 +79,7 @@ pub fn run(cmd: Command) -> Result<()> {
         Command::Check(a) => check::run(&a),
         Command::Export(a) => export::run(&a),
         Command::Layout(a) => layout::run(&a),
+        Command::Labels(a) => labels::run(&a),
         Command::Pack(a) => pack::run(&a),
         Command::Reorder(a) => reorder::run(&a),
         Command::Run(a) => run::run(&a),

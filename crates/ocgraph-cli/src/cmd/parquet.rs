@@ -18,7 +18,9 @@ use arrow_array::types::{
 use arrow_array::{Array, ArrayRef, Float32Array, RecordBatch, StringArray, UInt32Array, UInt64Array};
 use arrow_schema::{DataType, Field, Schema};
 use ocgraph_core::ids::{IdLookup, OriginalId};
-use ocgraph_core::ingest::{BuildOptions, BuildReport, GraphBuilder, IdMap, Progress, Relabel, Unit};
+use ocgraph_core::ingest::{
+    BuildReport, GraphBuilder, IdMap, ImportOptions, LabelSource, Progress, Relabel, Unit,
+};
 use ocgraph_core::{Error, GraphView, Result, Vertex};
 use parquet::arrow::arrow_reader::{ParquetRecordBatchReader, ParquetRecordBatchReaderBuilder};
 use parquet::arrow::{ArrowWriter, ProjectionMask};
@@ -249,19 +251,19 @@ fn map_ints(
     Ok(())
 }
 
-/// Builds a graph at `out` from the Parquet file `input`. With the ids kept, `num_vertices` and
-/// `allow_sparse_ids` act as in [`ocgraph_core::ingest::import`].
-#[allow(clippy::too_many_arguments)]
+/// Builds a graph at `out` from the Parquet file `input` with the relabelling, build options,
+/// vertex count, sparse-id check and labels of `opts`, as [`ocgraph_core::ingest::import`]
+/// does for edge-list files (`opts.format` and `opts.columns` are not used: `cols` names the
+/// columns).
 pub(crate) fn import(
     input: &Path,
     out: &Path,
     cols: &ColumnNames,
-    relabel: Relabel,
-    mut build: BuildOptions,
-    num_vertices: Option<u64>,
-    allow_sparse_ids: bool,
+    opts: &ImportOptions,
     progress: &dyn Progress,
 ) -> Result<BuildReport> {
+    let (relabel, num_vertices, allow_sparse_ids) = (opts.relabel, opts.num_vertices, opts.allow_sparse_ids);
+    let mut build = opts.build.clone();
     build.weighted = cols.weight.is_some();
     let directed = build.directed;
     if build.source.is_empty() {
@@ -293,6 +295,9 @@ pub(crate) fn import(
         m.seal_sorted();
     }
     let mut builder = GraphBuilder::new(out, build)?;
+    if let Some(path) = &opts.labels {
+        builder.set_labels(LabelSource::File(path.clone()));
+    }
     let (r, rows) = reader(input, cols)?;
     progress.phase("parse", Some(rows), Unit::Edges);
     let (mut src, mut dst) = (Vec::new(), Vec::new());

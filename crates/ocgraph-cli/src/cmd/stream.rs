@@ -56,7 +56,8 @@ pub struct StreamArgs {
     /// Watch vertex-induced matches (default edge-induced).
     #[arg(long, requires = "watch")]
     watch_induced: bool,
-    /// Data vertex labels for a labelled watched pattern, one integer a line.
+    /// Data vertex labels for a labelled watched pattern, one integer a line (default: the
+    /// labels stored with the graph).
     #[arg(long, value_name = "FILE", requires = "watch")]
     watch_labels: Option<PathBuf>,
     /// Write every change of the watched pattern to this file: `B + v0 v1 ...` (appeared in
@@ -165,7 +166,10 @@ pub fn run(args: &StreamArgs) -> Result<()> {
     }
     let mut watcher = match &args.watch {
         Some(p) => {
-            let labels = args.watch_labels.as_deref().map(read_labels).transpose()?;
+            let labels = match &args.watch_labels {
+                Some(p) => Some(read_labels(p)?),
+                None => w.snapshot().base().labels()?,
+            };
             Some(Watcher::start(&w, read_pattern(p)?, args.watch_induced, labels, args.watch_out.as_deref())?)
         }
         None => None,

@@ -12,6 +12,7 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use ocgraph_algo::mine::{Pattern, Watch};
+use ocgraph_core::labels::NO_LABEL;
 use ocgraph_core::update::{Snapshot, WalItem, WritableGraph};
 use ocgraph_core::{Adjacency, Error, Result, Vertex};
 
@@ -58,7 +59,9 @@ impl Watcher {
         out: Option<&Path>,
     ) -> Result<Watcher> {
         if pattern.is_labelled() && labels.is_none() {
-            return Err(Error::invalid("the watched pattern is labelled: pass --watch-labels FILE"));
+            return Err(Error::invalid(
+                "the watched pattern is labelled and the graph has no labels: pass --watch-labels FILE",
+            ));
         }
         let out = match out {
             Some(p) => {
@@ -85,6 +88,10 @@ impl Watcher {
         let after = w.snapshot();
         let pairs = touched_pairs(items, &self.before);
         let (b, a) = (&self.before, &after);
+        if let Some(l) = &mut self.labels {
+            // Vertices the stream added have no label.
+            l.resize(l.len().max(a.out().num_vertices()), NO_LABEL);
+        }
         let ch =
             self.watch.apply((&b.out(), &b.in_()), (&a.out(), &a.in_()), self.labels.as_deref(), &pairs)?;
         let k = self.watch.pattern().num_vertices();

@@ -45,11 +45,14 @@ pub enum FileRole {
     GridEdges = 14,
     /// `grid.weights`: weighted graphs with a grid layout only, one f32 per edge in cell order.
     GridWeights = 15,
+    /// `labels.u32`: graphs with vertex labels only, one u32 label per vertex
+    /// ([`crate::labels::NO_LABEL`] for a vertex the label file did not name).
+    Labels = 16,
 }
 
 impl FileRole {
     /// Number of roles.
-    pub const COUNT: usize = 16;
+    pub const COUNT: usize = 17;
 
     /// All roles, in id order.
     pub const ALL: [FileRole; Self::COUNT] = [
@@ -69,6 +72,7 @@ impl FileRole {
         FileRole::GridIndex,
         FileRole::GridEdges,
         FileRole::GridWeights,
+        FileRole::Labels,
     ];
 
     /// Roles served through the page layer (graph data read by algorithms; the small grid
@@ -107,6 +111,7 @@ impl FileRole {
             FileRole::GridIndex => "grid.index",
             FileRole::GridEdges => "grid.edges",
             FileRole::GridWeights => "grid.weights",
+            FileRole::Labels => "labels.u32",
         }
     }
 
@@ -125,7 +130,7 @@ impl FileRole {
             | FileRole::OutPackedIndex
             | FileRole::InPackedIndex => 8,
             FileRole::OutNeighbors | FileRole::InNeighbors => 4,
-            FileRole::OutWeights | FileRole::InWeights | FileRole::GridWeights => 4,
+            FileRole::OutWeights | FileRole::InWeights | FileRole::GridWeights | FileRole::Labels => 4,
             FileRole::GridIndex => 8,
             FileRole::IdsStrings | FileRole::OutPacked | FileRole::InPacked | FileRole::GridEdges => 1,
         }

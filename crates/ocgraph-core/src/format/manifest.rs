@@ -277,6 +277,9 @@ impl Manifest {
                 expect.push((FileRole::InWeights, self.num_arcs * 4));
             }
         }
+        if self.file(FileRole::Labels).is_some() {
+            expect.push((FileRole::Labels, n * 4));
+        }
         match self.id_map {
             IdMapKind::Identity => {}
             IdMapKind::U64 => expect.push((FileRole::IdsU64, n * 8)),

@@ -26,6 +26,8 @@ use super::record::Record;
 use super::runs::{sort_records, RunReader, RunSet};
 use crate::error::{Error, Result};
 use crate::format::{FileRole, GraphWriter, IdMapKind, Manifest};
+use crate::ids::IdLookup;
+use crate::labels::read_label_file;
 
 /// How to build a graph.
 #[derive(Clone, Debug)]
@@ -70,6 +72,16 @@ pub enum IdMap {
     U64(Vec<u64>),
     /// Original string ids (written to `ids.offsets` + `ids.strings`).
     Strings(Vec<String>),
+}
+
+/// Where a build's vertex labels come from.
+#[derive(Debug, Clone)]
+pub enum LabelSource {
+    /// A label file of `vertex label` lines over the input's ids
+    /// ([`crate::labels::read_label_file`]).
+    File(PathBuf),
+    /// One label per vertex of the built graph.
+    Values(Vec<u32>),
 }
 
 /// What a build produced.
@@ -168,6 +180,8 @@ pub struct GraphBuilder {
     /// One past the largest vertex id pushed.
     seen: u64,
     inner: Inner,
+    /// Labels to store with the graph.
+    labels: Option<LabelSource>,
 }
 
 /// Largest vertex id (ids are u32 and `n` must fit in u32).
@@ -185,7 +199,13 @@ impl GraphBuilder {
         } else {
             Inner::Plain(Buffer::new(opts.memory, !opts.directed, scratch))
         };
-        Ok(GraphBuilder { writer, opts, reserved: 0, seen: 0, inner })
+        Ok(GraphBuilder { writer, opts, reserved: 0, seen: 0, inner, labels: None })
+    }
+
+    /// Stores vertex labels with the graph (see [`crate::labels`]), resolved when the build
+    /// finishes and the vertex ids are known.
+    pub fn set_labels(&mut self, labels: LabelSource) {
+        self.labels = Some(labels);
     }
 
     /// Declares that the graph has at least `n` vertices (isolated ones included).
@@ -282,6 +302,16 @@ impl GraphBuilder {
             std::fs::remove_dir_all(&scratch).map_err(|e| Error::io(&scratch, "remove", e))?;
         }
         let kind = write_ids(&mut self.writer, &id_map)?;
+        if let Some(src) = self.labels.take() {
+            let labels = match src {
+                LabelSource::File(path) => read_label_file(&path, &IdLookup::of_build(n, &id_map))?,
+                LabelSource::Values(v) => v,
+            };
+            if labels.len() as u64 != n {
+                return Err(Error::invalid(format!("{} labels for a graph of {n} vertices", labels.len())));
+            }
+            self.writer.write_slice(FileRole::Labels, &labels)?;
+        }
         let num_edges = if opts.directed { out.arcs } else { (out.arcs - out.loops) / 2 + out.loops };
         debug_assert!(!opts.directed || inn.arcs == out.arcs);
         let manifest = Manifest {

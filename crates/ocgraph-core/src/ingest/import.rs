@@ -1,8 +1,8 @@
 //! [`import`]: an edge-list file to a graph directory.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
-use super::builder::{BuildOptions, BuildReport, GraphBuilder};
+use super::builder::{BuildOptions, BuildReport, GraphBuilder, LabelSource};
 use super::parse::binary::{parse_records, record_bytes};
 use super::parse::mtx::{self, MtxHeader};
 use super::parse::source::{Input, LineBlocks, RecordBlocks};
@@ -79,6 +79,9 @@ pub struct ImportOptions {
     /// Keep the ids even when the largest makes the graph mostly empty vertices (see
     /// [`sparse_ids_problem`]); otherwise such an import stops with an error.
     pub allow_sparse_ids: bool,
+    /// A label file to store with the graph (`vertex label` lines over the input's ids, see
+    /// [`crate::labels::read_label_file`]).
+    pub labels: Option<PathBuf>,
 }
 
 /// The header names of the columns of a CSV file that hold the source, the target and the
@@ -109,6 +112,7 @@ impl Default for ImportOptions {
             columns: Columns::default(),
             num_vertices: None,
             allow_sparse_ids: false,
+            labels: None,
         }
     }
 }
@@ -234,6 +238,9 @@ pub fn import(
     let weighted = build.weighted;
     let directed = build.directed;
     let mut builder = GraphBuilder::new(out, build)?;
+    if let Some(path) = &opts.labels {
+        builder.set_labels(LabelSource::File(path.clone()));
+    }
     let max_id = match (keep_ids, opts.num_vertices) {
         (false, _) => u64::MAX,
         (true, Some(n)) => n - 1,

@@ -7,12 +7,14 @@
 //!   graph; it refuses ids so sparse that the graph would be mostly empty vertices.
 //! - [`pack`]: a copy of a stored graph with packed neighbour lists.
 //! - [`build_grid`]: the grid layout of a stored graph, built beside its CSR.
+//! - [`set_labels`]: stores vertex labels with a graph.
 //! - [`reorder`]: a copy of a stored graph with its vertices renumbered by descending degree.
 
 mod builder;
 mod csr;
 mod grid;
 mod import;
+mod labels;
 mod memory;
 mod merge;
 mod pack;
@@ -23,7 +25,7 @@ mod relabel;
 mod reorder;
 mod runs;
 
-pub use builder::{BuildOptions, BuildReport, GraphBuilder, IdMap};
+pub use builder::{BuildOptions, BuildReport, GraphBuilder, IdMap, LabelSource};
 pub use grid::{build_grid, remove_grid, GridOptions, GridReport};
 #[cfg(feature = "fuzzing")]
 pub use import::parse_bytes;
@@ -31,6 +33,7 @@ pub use import::{
     import, sparse_ids_problem, Columns, ImportOptions, InputFormat, Relabel, SPARSE_IDS_MAX_RATIO,
     SPARSE_IDS_MIN_BYTES,
 };
+pub use labels::{remove_labels, set_labels};
 pub use pack::{pack, PackReport};
 pub use progress::{NoProgress, Progress, Unit};
 pub use reorder::reorder;

@@ -11,8 +11,8 @@
 //! graphs) get slower.
 //!
 //! The copy keeps the original ids: new vertex `p` is old vertex `order[p]`, and its original id
-//! (`ids.u64`, or the strings of a string-id graph) is that of `order[p]` in the source. Like every
-//! relabelled graph it is read-only.
+//! (`ids.u64`, or the strings of a string-id graph) and its label, if the graph has labels, are
+//! those of `order[p]` in the source. Like every relabelled graph it is read-only.
 //!
 //! How: the degrees give the order; the source's lists are then read once in file order and
 //! their arcs, renumbered, go to the budgeted [`GraphBuilder`] (an in-memory sort within the
@@ -26,7 +26,7 @@ use std::path::Path;
 
 use rayon::prelude::*;
 
-use super::builder::{BuildOptions, GraphBuilder, IdMap};
+use super::builder::{BuildOptions, GraphBuilder, IdMap, LabelSource};
 use super::pack::open_base;
 use super::progress::{Progress, Unit};
 use crate::error::Result;
@@ -78,6 +78,9 @@ pub fn reorder(src: &Path, dst: &Path, memory: u64, overwrite: bool, progress: &
                 .collect(),
         ),
     };
+    if let Some(labels) = g.labels()? {
+        b.set_labels(LabelSource::Values(order.iter().map(|&u| labels[u as usize]).collect()));
+    }
     drop(order);
     Ok(b.finish(id_map, progress)?.num_arcs)
 }

@@ -89,6 +89,9 @@ pub(crate) fn write_base(
         }
         None => IdMapKind::Identity,
     };
+    if let Some(labels) = view.base.labels()? {
+        w.write_slice(FileRole::Labels, &crate::labels::padded(labels, n))?;
+    }
     let base = view.base.manifest();
     let manifest = Manifest {
         num_vertices: n as u64,

@@ -1,0 +1,78 @@
+//! `ocgraph labels`: set, show or remove the vertex labels stored with a graph (the labels that
+//! labelled patterns match, see `ocgraph mine pattern`).
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use clap::{Args, Subcommand};
+use ocgraph_core::ingest::{remove_labels, set_labels};
+use ocgraph_core::labels::{read_label_file, NO_LABEL};
+use ocgraph_core::{Error, Graph, OpenOptions, Result};
+
+/// Arguments of `ocgraph labels`.
+#[derive(Args)]
+pub struct LabelsArgs {
+    #[command(subcommand)]
+    what: LabelsCommand,
+}
+
+/// What `ocgraph labels` does.
+#[derive(Subcommand)]
+enum LabelsCommand {
+    /// Store labels read from FILE (`vertex label` lines, ids as in the edge list the graph
+    /// was imported from), replacing any the graph had; vertices FILE does not name have
+    /// none. The graph must have no unmerged updates.
+    Set {
+        /// Graph directory.
+        graph: PathBuf,
+        /// Label file.
+        file: PathBuf,
+    },
+    /// Print the labelled vertices as `vertex label` lines (original ids).
+    Show {
+        /// Graph directory.
+        graph: PathBuf,
+    },
+    /// Remove the labels of a graph.
+    Remove {
+        /// Graph directory.
+        graph: PathBuf,
+    },
+}
+
+/// Runs `ocgraph labels`.
+pub fn run(args: &LabelsArgs) -> Result<()> {
+    match &args.what {
+        LabelsCommand::Set { graph, file } => {
+            let g = Graph::open(graph, &OpenOptions::default())?;
+            let labels = read_label_file(file, &g.ids()?)?;
+            drop(g);
+            set_labels(graph, &labels)?;
+            let named = labels.iter().filter(|&&l| l != NO_LABEL).count();
+            eprintln!("{}: {named} of {} vertices labelled", graph.display(), labels.len());
+            Ok(())
+        }
+        LabelsCommand::Show { graph } => {
+            let g = Graph::open(graph, &OpenOptions::default())?;
+            let labels = g
+                .labels()?
+                .ok_or_else(|| Error::invalid(format!("{}: the graph has no labels", graph.display())))?;
+            let ids = g.ids()?;
+            let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+            for (v, &l) in labels.iter().enumerate().filter(|&(_, &l)| l != NO_LABEL) {
+                writeln!(out, "{} {l}", ids.original(v as u32))
+                    .map_err(|e| Error::io("<stdout>", "write", e))?;
+            }
+            out.flush().map_err(|e| Error::io("<stdout>", "write", e))
+        }
+        LabelsCommand::Remove { graph } => {
+            let removed = remove_labels(graph)?;
+            eprintln!(
+                "{}: {}",
+                graph.display(),
+                if removed { "labels removed" } else { "no labels to remove" }
+            );
+            Ok(())
+        }
+    }
+}

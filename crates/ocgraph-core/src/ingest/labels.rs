@@ -1,0 +1,55 @@
+//! Sets and removes the vertex labels of a stored graph ([`crate::labels`]).
+//!
+//! Installation is crash-safe in the manner of the grid's: the new file is written under a
+//! temporary name and fsynced; a graph that had labels first gets a manifest without them;
+//! then the file is renamed into place and the manifest naming it (with its checksum)
+//! replaces the old one. A crash at any point leaves a graph that opens, with the old labels,
+//! none, or the new ones.
+
+use std::path::Path;
+
+use super::grid::seal;
+use super::pack::open_base;
+use crate::error::{Error, Result};
+use crate::format::{FileRole, Manifest};
+
+/// Stores `labels` (one per vertex) with the graph at `dir`, which must have no unmerged
+/// updates, replacing any labels it had.
+pub fn set_labels(dir: &Path, labels: &[u32]) -> Result<()> {
+    let g = open_base(dir, "labelling")?;
+    let mut m = g.manifest().clone();
+    drop(g);
+    if labels.len() as u64 != m.num_vertices {
+        return Err(Error::invalid(format!(
+            "{} labels given for a graph of {} vertices",
+            labels.len(),
+            m.num_vertices
+        )));
+    }
+    let data = m.data_path(dir);
+    let name = FileRole::Labels.file_name();
+    let tmp = data.join(format!("{name}.tmp"));
+    std::fs::write(&tmp, bytemuck::cast_slice::<u32, u8>(labels)).map_err(|e| Error::io(&tmp, "write", e))?;
+    let entry = seal(&tmp, labels.len() as u64 * 4)?;
+    if m.files.remove(name).is_some() {
+        m.write_atomic(dir)?;
+    }
+    let to = data.join(name);
+    std::fs::rename(&tmp, &to).map_err(|e| Error::io(&to, "rename", e))?;
+    crate::format::fsync_dir(&data)?;
+    m.files.insert(name.to_string(), entry);
+    m.write_atomic(dir)
+}
+
+/// Removes the labels of the graph at `dir`, if it has any: the manifest first, then the file.
+pub fn remove_labels(dir: &Path) -> Result<bool> {
+    let mut m = Manifest::read(dir)?;
+    let name = FileRole::Labels.file_name();
+    if m.files.remove(name).is_none() {
+        return Ok(false);
+    }
+    m.write_atomic(dir)?;
+    let path = m.data_path(dir).join(name);
+    std::fs::remove_file(&path).map_err(|e| Error::io(&path, "remove", e))?;
+    Ok(true)
+}

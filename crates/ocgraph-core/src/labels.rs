@@ -1,0 +1,101 @@
+//! Vertex labels stored with a graph: `labels.u32`, one u32 label per vertex, listed and
+//! checksummed in the manifest like every data file (docs/design.md gives the layout).
+//!
+//! Labels are what labelled patterns match against (`ocgraph mine pattern`, watches). They are
+//! set by `ocgraph import --labels FILE` or `ocgraph labels set`, copied by `pack`, permuted by
+//! `reorder` and carried by compaction. A vertex the label file does not name, and a vertex
+//! added by updates, has [`NO_LABEL`], which no pattern label matches.
+//!
+//! Memory: readers load the labels whole, 4 bytes per vertex.
+
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+
+use crate::error::{Error, Result};
+use crate::format::{FileRole, Manifest};
+use crate::ids::{IdLookup, OriginalId};
+
+/// The label of a vertex that has none; a label file may not use it.
+pub const NO_LABEL: u32 = u32::MAX;
+
+/// Loads the labels of the graph whose data files are in `data` (manifest `m`), if it has any,
+/// checking their length and checksum against the manifest.
+pub fn load(data: &Path, m: &Manifest) -> Result<Option<Vec<u32>>> {
+    let Some(entry) = m.file(FileRole::Labels) else {
+        return Ok(None);
+    };
+    let path = data.join(FileRole::Labels.file_name());
+    let bytes = std::fs::read(&path).map_err(|e| Error::io(&path, "read", e))?;
+    if bytes.len() as u64 != entry.padded_len() {
+        return Err(Error::format(
+            &path,
+            format!("file is {} bytes, manifest expects {}", bytes.len(), entry.padded_len()),
+        ));
+    }
+    if crc32c::crc32c(&bytes) != entry.crc32c {
+        return Err(Error::format(&path, "checksum mismatch: the labels are corrupted"));
+    }
+    let labels = bytes[..entry.len as usize]
+        .chunks_exact(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect();
+    Ok(Some(labels))
+}
+
+/// `labels` extended to `n` vertices with [`NO_LABEL`] (vertices added by updates).
+pub fn padded(mut labels: Vec<u32>, n: usize) -> Vec<u32> {
+    if labels.len() < n {
+        labels.resize(n, NO_LABEL);
+    }
+    labels
+}
+
+/// Reads a label file for the graph whose original ids are `ids`: one `vertex label` pair a
+/// line, separated by white space or a comma; `vertex` is an original id as in the edge list
+/// the graph was imported from, `label` an unsigned 32-bit integer other than [`NO_LABEL`].
+/// Blank lines and lines starting with `#` or `%` are skipped. Vertices the file does not
+/// name get [`NO_LABEL`].
+///
+/// Errors name the file and line: a malformed line, a vertex not in the graph, a vertex
+/// labelled twice, a label out of range.
+pub fn read_label_file(path: &Path, ids: &IdLookup) -> Result<Vec<u32>> {
+    let file = std::fs::File::open(path).map_err(|e| Error::io(path, "open", e))?;
+    let mut labels = vec![NO_LABEL; ids.len() as usize];
+    let bad = |line: u64, msg: String| Error::input_line(path, line, msg);
+    for (i, line) in BufReader::new(file).split(b'\n').enumerate() {
+        let line_no = i as u64 + 1;
+        let raw = line.map_err(|e| Error::io(path, "read", e))?;
+        let text = std::str::from_utf8(&raw).map_err(|_| bad(line_no, "the line is not UTF-8".into()))?;
+        let text = text.trim();
+        if text.is_empty() || text.starts_with('#') || text.starts_with('%') {
+            continue;
+        }
+        let fields: Vec<&str> =
+            text.split(|c: char| c.is_whitespace() || c == ',').filter(|f| !f.is_empty()).collect();
+        let [vertex, label] = fields[..] else {
+            return Err(bad(line_no, format!("expected `vertex label`, found {} fields", fields.len())));
+        };
+        let id = if ids.has_string_ids() {
+            OriginalId::Str(vertex.to_string())
+        } else {
+            OriginalId::Int(
+                vertex
+                    .parse()
+                    .map_err(|_| bad(line_no, format!("vertex {vertex:?} is not an integer id")))?,
+            )
+        };
+        let v =
+            ids.vertex(&id).ok_or_else(|| bad(line_no, format!("vertex {vertex} is not in the graph")))?;
+        let label: u32 = label
+            .parse()
+            .ok()
+            .filter(|&l| l != NO_LABEL)
+            .ok_or_else(|| bad(line_no, format!("label {label:?} is not an integer below {NO_LABEL}")))?;
+        let slot = &mut labels[v as usize];
+        if *slot != NO_LABEL {
+            return Err(bad(line_no, format!("vertex {vertex} is labelled twice")));
+        }
+        *slot = label;
+    }
+    Ok(labels)
+}

@@ -1,0 +1,59 @@
+//! Vertex labels stored with a graph: `_set_labels` (from an array or a label file),
+//! `_remove_labels`, and `_vertex_labels` of an opened graph.
+
+use std::path::PathBuf;
+
+use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1};
+use ocgraph_core::ingest;
+use ocgraph_core::labels::read_label_file;
+use ocgraph_core::{Graph, OpenOptions};
+use pyo3::prelude::*;
+
+use crate::errors::{invalid, run, IntoPy};
+use crate::graph::PyGraph;
+
+/// Stores labels with the graph at `graph`: `labels` (one per vertex) or those read from
+/// `file` (`vertex label` lines over the original ids). Returns the number of labelled vertices.
+#[pyfunction]
+#[pyo3(signature = (graph, labels=None, file=None))]
+pub(crate) fn _set_labels(
+    py: Python<'_>,
+    graph: PathBuf,
+    labels: Option<PyReadonlyArray1<'_, u32>>,
+    file: Option<PathBuf>,
+) -> PyResult<usize> {
+    let given = match &labels {
+        Some(l) => Some(l.as_slice()?.to_vec()),
+        None => None,
+    };
+    run(py, || {
+        let values = match (given, file) {
+            (Some(v), None) => v,
+            (None, Some(f)) => {
+                let g = Graph::open(&graph, &OpenOptions::default()).py()?;
+                read_label_file(&f, &g.ids().py()?).py()?
+            }
+            _ => return Err(invalid("give labels or a label file")),
+        };
+        ingest::set_labels(&graph, &values).py()?;
+        Ok(values.iter().filter(|&&l| l != ocgraph_core::labels::NO_LABEL).count())
+    })
+}
+
+/// Removes the labels of the graph at `graph`; whether it had any.
+#[pyfunction]
+pub(crate) fn _remove_labels(py: Python<'_>, graph: PathBuf) -> PyResult<bool> {
+    run(py, || ingest::remove_labels(&graph).py())
+}
+
+/// The labels stored with `g` over its current vertices (`NO_LABEL` for vertices added by
+/// updates), or None.
+#[pyfunction]
+pub(crate) fn _vertex_labels<'py>(
+    py: Python<'py>,
+    g: &PyGraph,
+) -> PyResult<Option<Bound<'py, PyArray1<u32>>>> {
+    let view = g.graph()?;
+    let labels = run(py, || view.labels().py())?;
+    Ok(labels.map(|l| l.into_pyarray(py)))
+}
