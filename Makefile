@@ -7,10 +7,11 @@
 #   make fmt     rustfmt + ruff format
 #   make bench   every bench/*/run.py at small scale
 #   make fuzz    every fuzz target (fuzz/, cargo fuzz on stable via RUSTC_BOOTSTRAP) for FUZZ_SECS each
+#                (or until FUZZ_RUNS executions, when set and reached first)
 #
 # Variables: PYTHON (interpreter that creates the venv), VENV, CARGO_TARGET_DIR,
 # MATURIN_FLAGS (default --release; `make test MATURIN_FLAGS=` builds the extension in dev profile),
-# FUZZ_SECS (default 60), FUZZ_TARGETS (default: all).
+# FUZZ_SECS (default 60), FUZZ_RUNS (default: unset), FUZZ_TARGETS (default: all).
 
 SHELL := /bin/bash
 .SHELLFLAGS := -eu -o pipefail -c
@@ -26,6 +27,7 @@ OCGRAPH_BIN := $(CARGO_TARGET_DIR)/release/ocgraph
 DEMO_DIR ?= $(CARGO_TARGET_DIR)/demo
 PY_SOURCES := python tests/python $(wildcard bench)
 FUZZ_SECS ?= 60
+FUZZ_RUNS ?=
 FUZZ_TARGETS ?=
 
 .PHONY: help setup deps ext cli demo test test-rust test-python fmt lint bench fuzz clean
@@ -94,7 +96,7 @@ bench: setup cli
 fuzz:
 	@command -v cargo-fuzz >/dev/null || $(CARGO) install cargo-fuzz --locked
 	cd fuzz && RUSTC_BOOTSTRAP=1 CARGO_TARGET_DIR=$(CURDIR)/fuzz/target $(CARGO) fuzz build -O -a
-	FUZZ_SECS=$(FUZZ_SECS) FUZZ_TARGETS="$(FUZZ_TARGETS)" fuzz/run.sh
+	FUZZ_SECS=$(FUZZ_SECS) FUZZ_RUNS=$(FUZZ_RUNS) FUZZ_TARGETS="$(FUZZ_TARGETS)" fuzz/run.sh
 
 clean:
 	rm -rf $(VENV) $(DEMO_DIR)

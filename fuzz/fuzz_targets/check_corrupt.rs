@@ -13,6 +13,7 @@ use ocgraph_core::format::{check_graph, Manifest, MANIFEST_FILE};
 use ocgraph_core::ingest::{pack, NoProgress};
 
 fuzz_target!(|data: &[u8]| {
+    common::inline_rayon();
     static PACKED: OnceLock<std::path::PathBuf> = OnceLock::new();
     let Some((&mode, patches)) = data.split_first() else { return };
     let base = common::base_graph();

@@ -2,10 +2,13 @@
 //! format, weighted reading and relabelling. Ends in an error or a count of edges.
 #![no_main]
 
+mod common;
+
 use libfuzzer_sys::fuzz_target;
 use ocgraph_core::ingest::{parse_bytes, InputFormat, Relabel};
 
 fuzz_target!(|data: &[u8]| {
+    common::inline_rayon();
     let Some((&mode, rest)) = data.split_first() else { return };
     let format = [
         InputFormat::Binary32,

@@ -3,12 +3,15 @@
 //! included). Ends in an error or a count of edges.
 #![no_main]
 
+mod common;
+
 use std::io::Write;
 
 use libfuzzer_sys::fuzz_target;
 use ocgraph_core::ingest::{parse_bytes, InputFormat, Relabel};
 
 fuzz_target!(|data: &[u8]| {
+    common::inline_rayon();
     if data.len() < 4 {
         return;
     }

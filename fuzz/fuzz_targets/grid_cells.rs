@@ -4,12 +4,15 @@
 //! decompressed cell decodes, and encoding any payload decodes back to it.
 #![no_main]
 
+mod common;
+
 use std::path::Path;
 
 use libfuzzer_sys::fuzz_target;
 use ocgraph_core::format::grid::{decode_cell, encode_cell, Codec, GridHeader, GridIndex, GridInfo};
 
 fuzz_target!(|data: &[u8]| {
+    common::inline_rayon();
     if data.len() < 4 {
         return;
     }

@@ -32,6 +32,7 @@ fn with_level() -> &'static PathBuf {
 }
 
 fuzz_target!(|data: &[u8]| {
+    common::inline_rayon();
     let Some((&mode, patches)) = data.split_first() else { return };
     let dir = common::scratch().join("level");
     common::copy_dir(with_level(), &dir);

@@ -3,12 +3,15 @@
 //! behind it are reached; even, the rest is the whole manifest.
 #![no_main]
 
+mod common;
+
 use std::path::Path;
 
 use libfuzzer_sys::fuzz_target;
 use ocgraph_core::format::{Manifest, FORMAT_VERSION, MANIFEST_MAGIC};
 
 fuzz_target!(|data: &[u8]| {
+    common::inline_rayon();
     let Some((&mode, rest)) = data.split_first() else { return };
     let bytes = if mode & 1 != 0 {
         let mut b = MANIFEST_MAGIC.to_vec();

@@ -9,6 +9,7 @@ use libfuzzer_sys::fuzz_target;
 use ocgraph_core::format::{Manifest, MANIFEST_FILE};
 
 fuzz_target!(|data: &[u8]| {
+    common::inline_rayon();
     let Some((&mode, patches)) = data.split_first() else { return };
     let base = common::base_graph();
     let dir = common::scratch().join("open");

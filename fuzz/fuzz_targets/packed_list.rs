@@ -2,10 +2,13 @@
 //! re-encode to the same bytes.
 #![no_main]
 
+mod common;
+
 use libfuzzer_sys::fuzz_target;
 use ocgraph_core::format::packed::{decode_list, encode_list};
 
 fuzz_target!(|data: &[u8]| {
+    common::inline_rayon();
     if data.len() < 4 {
         return;
     }

@@ -1,10 +1,13 @@
 //! WAL frame decoding from arbitrary bytes: a frame, "truncated" or "invalid", never a panic.
 #![no_main]
 
+mod common;
+
 use libfuzzer_sys::fuzz_target;
 use ocgraph_core::update::wal_frame::{decode_frame, encode_frame, Decoded};
 
 fuzz_target!(|data: &[u8]| {
+    common::inline_rayon();
     if let Decoded::Frame { seq, items, len } = decode_frame(data) {
         assert!(len <= data.len());
         // A decoded frame re-encodes to a frame that decodes to the same encoding.

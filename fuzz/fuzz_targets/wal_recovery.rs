@@ -13,6 +13,7 @@ use ocgraph_core::update::wal_frame::encode_frame;
 use ocgraph_core::update::{StdLogFs, Wal, WalItem, WalOptions};
 
 fuzz_target!(|data: &[u8]| {
+    common::inline_rayon();
     let Some((&mode, patches)) = data.split_first() else { return };
     let dir = common::scratch().join("wal");
     let _ = std::fs::remove_dir_all(&dir);

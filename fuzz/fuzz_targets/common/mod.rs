@@ -1,13 +1,25 @@
-//! Shared by the file-based targets: a small stored graph made once per process (under
-//! /dev/shm when there is one, so that writes cost no disk I/O), copies of it, byte patches
-//! from the fuzz input, and a full read of a graph that opened.
+//! Shared by the targets: rayon on the fuzzing thread ([`inline_rayon`]); for the file-based
+//! ones a small stored graph made once per process (under /dev/shm when there is one, so that
+//! writes cost no disk I/O), copies of it, byte patches from the fuzz input, and a full read of
+//! a graph that opened.
 #![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
+use std::sync::{Once, OnceLock};
 
 use ocgraph_core::ingest::{BuildOptions, GraphBuilder, IdMap, NoProgress};
 use ocgraph_core::{with_adjacency, Adjacency, GraphView, OpenOptions};
+
+/// Makes rayon run on the calling thread: a global pool of one worker, this thread. libFuzzer
+/// calls every input from the same thread, so the parsers' parallel loops then cost no
+/// cross-thread hand-off per input (which would otherwise bound a target to a few thousand
+/// executions per second).
+pub fn inline_rayon() {
+    static INIT: Once = Once::new();
+    INIT.call_once(|| {
+        let _ = rayon::ThreadPoolBuilder::new().num_threads(1).use_current_thread().build_global();
+    });
+}
 
 /// This process's scratch directory.
 pub fn scratch() -> &'static Path {
