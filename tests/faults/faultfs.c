@@ -4,14 +4,20 @@
  * Build: cc -shared -fPIC -o faultfs.so faultfs.c -ldl
  *
  * Configuration (environment; without FAULT_OP the shim only passes calls through):
- *   FAULT_OP           write   write, pwrite, pwrite64, writev, pwritev, pwritev64
- *                      fsync   fsync, fdatasync
- *                      read    read, pread, pread64, readv, preadv, preadv64
- *                      rename  rename (matched on either path)
+ *   FAULT_OP           write     write, pwrite, pwrite64, writev, pwritev, pwritev64
+ *                      fsync     fsync, fdatasync
+ *                      read      read, pread, pread64, readv, preadv, preadv64
+ *                      rename    rename (matched on either path)
+ *                      open      open, open64, openat, openat64 (any flags)
+ *                      mkdir     mkdir, mkdirat
+ *                      unlink    unlink, unlinkat, rmdir
+ *                      truncate  ftruncate, ftruncate64
+ *                      (a path relative to a directory descriptor is matched as the
+ *                      directory's path, '/', and the name)
  *   FAULT_PATH_SUBSTR  only calls on a file whose path (readlink /proc/self/fd/N) contains
  *                      this string count; a trailing '$' means "ends with" (a directory).
  *   FAULT_KIND         eio | enospc | short. A short write or read moves half the bytes (at
- *                      least one) and returns that count; for fsync and rename, short is eio.
+ *                      least one) and returns that count; for the other calls, short is eio.
  *   FAULT_NTH          the matching call to fail, counting from 1 (default 1).
  *   FAULT_STICKY       when "1", every matching call from the Nth on fails (a disk that stays
  *                      full); otherwise only the Nth fails and later calls behave normally
@@ -27,15 +33,17 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
+#include <sys/stat.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
-enum op { OP_NONE, OP_WRITE, OP_FSYNC, OP_READ, OP_RENAME };
+enum op { OP_NONE, OP_WRITE, OP_FSYNC, OP_READ, OP_RENAME, OP_OPEN, OP_MKDIR, OP_UNLINK, OP_TRUNCATE };
 enum kind { K_EIO, K_ENOSPC, K_SHORT };
 
 static int cfg_loaded;
@@ -58,6 +66,10 @@ static void load(void) {
     else if (op && !strcmp(op, "fsync")) o = OP_FSYNC;
     else if (op && !strcmp(op, "read")) o = OP_READ;
     else if (op && !strcmp(op, "rename")) o = OP_RENAME;
+    else if (op && !strcmp(op, "open")) o = OP_OPEN;
+    else if (op && !strcmp(op, "mkdir")) o = OP_MKDIR;
+    else if (op && !strcmp(op, "unlink")) o = OP_UNLINK;
+    else if (op && !strcmp(op, "truncate")) o = OP_TRUNCATE;
     enum kind k = K_EIO;
     if (kind && !strcmp(kind, "enospc")) k = K_ENOSPC;
     else if (kind && !strcmp(kind, "short")) k = K_SHORT;
@@ -85,7 +97,17 @@ static const char *kind_name(void) {
 }
 
 static const char *op_name(enum op o) {
-    return o == OP_WRITE ? "write" : o == OP_FSYNC ? "fsync" : o == OP_READ ? "read" : "rename";
+    switch (o) {
+    case OP_WRITE: return "write";
+    case OP_FSYNC: return "fsync";
+    case OP_READ: return "read";
+    case OP_RENAME: return "rename";
+    case OP_OPEN: return "open";
+    case OP_MKDIR: return "mkdir";
+    case OP_UNLINK: return "unlink";
+    case OP_TRUNCATE: return "truncate";
+    default: return "none";
+    }
 }
 
 /* Appends one line to FAULT_LOG with raw syscalls (the wrappers below must not recurse). */
@@ -329,4 +351,131 @@ int rename(const char *from, const char *to) {
         }
     }
     return real(from, to);
+}
+
+/* Whether a call on `path` relative to the directory descriptor `dirfd` is the one to fail. */
+static int at_fails(enum op o, int dirfd, const char *path) {
+    load();
+    if (cfg_op != o) return 0;
+    if (path[0] == '/' || dirfd == AT_FDCWD) return should_fail(o, path);
+    char link[64], full[4096];
+    snprintf(link, sizeof link, "/proc/self/fd/%d", dirfd);
+    ssize_t n = readlink(link, full, sizeof full - 1);
+    if (n < 0) return 0;
+    full[n] = 0;
+    snprintf(full + n, sizeof full - (size_t)n, "/%s", path);
+    return should_fail(o, full);
+}
+
+/* The mode argument of an open that creates a file. */
+#define OPEN_MODE(flags)                                             \
+    mode_t mode = 0;                                                 \
+    if ((flags) & O_CREAT || ((flags) & O_TMPFILE) == O_TMPFILE) {   \
+        va_list ap;                                                  \
+        va_start(ap, flags);                                         \
+        mode = (mode_t)va_arg(ap, int);                              \
+        va_end(ap);                                                  \
+    }
+
+int open(const char *path, int flags, ...) {
+    OPEN_MODE(flags);
+    REAL(open);
+    if (at_fails(OP_OPEN, AT_FDCWD, path)) {
+        errno = fault_errno();
+        return -1;
+    }
+    return real(path, flags, mode);
+}
+
+int open64(const char *path, int flags, ...) {
+    OPEN_MODE(flags);
+    REAL(open64);
+    if (at_fails(OP_OPEN, AT_FDCWD, path)) {
+        errno = fault_errno();
+        return -1;
+    }
+    return real(path, flags, mode);
+}
+
+int openat(int dirfd, const char *path, int flags, ...) {
+    OPEN_MODE(flags);
+    REAL(openat);
+    if (at_fails(OP_OPEN, dirfd, path)) {
+        errno = fault_errno();
+        return -1;
+    }
+    return real(dirfd, path, flags, mode);
+}
+
+int openat64(int dirfd, const char *path, int flags, ...) {
+    OPEN_MODE(flags);
+    REAL(openat64);
+    if (at_fails(OP_OPEN, dirfd, path)) {
+        errno = fault_errno();
+        return -1;
+    }
+    return real(dirfd, path, flags, mode);
+}
+
+int mkdir(const char *path, mode_t mode) {
+    REAL(mkdir);
+    if (at_fails(OP_MKDIR, AT_FDCWD, path)) {
+        errno = fault_errno();
+        return -1;
+    }
+    return real(path, mode);
+}
+
+int mkdirat(int dirfd, const char *path, mode_t mode) {
+    REAL(mkdirat);
+    if (at_fails(OP_MKDIR, dirfd, path)) {
+        errno = fault_errno();
+        return -1;
+    }
+    return real(dirfd, path, mode);
+}
+
+int unlink(const char *path) {
+    REAL(unlink);
+    if (at_fails(OP_UNLINK, AT_FDCWD, path)) {
+        errno = fault_errno();
+        return -1;
+    }
+    return real(path);
+}
+
+int unlinkat(int dirfd, const char *path, int flags) {
+    REAL(unlinkat);
+    if (at_fails(OP_UNLINK, dirfd, path)) {
+        errno = fault_errno();
+        return -1;
+    }
+    return real(dirfd, path, flags);
+}
+
+int rmdir(const char *path) {
+    REAL(rmdir);
+    if (at_fails(OP_UNLINK, AT_FDCWD, path)) {
+        errno = fault_errno();
+        return -1;
+    }
+    return real(path);
+}
+
+int ftruncate(int fd, off_t len) {
+    REAL(ftruncate);
+    if (fd_fails(OP_TRUNCATE, fd)) {
+        errno = fault_errno();
+        return -1;
+    }
+    return real(fd, len);
+}
+
+int ftruncate64(int fd, off64_t len) {
+    REAL(ftruncate64);
+    if (fd_fails(OP_TRUNCATE, fd)) {
+        errno = fault_errno();
+        return -1;
+    }
+    return real(fd, len);
 }
