@@ -24,14 +24,13 @@ trap 'rm -f "$log"' EXIT
 
 # Prints the per-call-site fault table from the faults test's `fault site | ...` lines.
 fault_table() {
-  printf '%-42s | %-6s | %-6s | %6s | %11s | %9s | %12s | %5s\n' \
-    "call site" op fault trials "named file" completed "caught panic" lost
+  printf '%-42s | %-6s | %-6s | %6s | %11s | %9s | %5s\n' \
+    "call site" op fault trials "named file" completed lost
   grep "^fault site" "$1" | awk -F'|' '{
     gsub(/^ +| +$/, "", $2); gsub(/^ +| +$/, "", $3); gsub(/^ +| +$/, "", $4)
     n = split($6, t, " "); trials = t[n]; n = split($7, e, " "); named = e[n]
-    n = split($8, c, " "); done = c[n]; n = split($9, p, " "); caught = p[n]
-    n = split($11, l, " "); lost = l[n]
-    printf "%-42s | %-6s | %-6s | %6s | %11s | %9s | %12s | %5s\n", $2, $3, $4, trials, named, done, caught, lost
+    n = split($8, c, " "); done = c[n]; n = split($10, l, " "); lost = l[n]
+    printf "%-42s | %-6s | %-6s | %6s | %11s | %9s | %5s\n", $2, $3, $4, trials, named, done, lost
   }'
 }
 

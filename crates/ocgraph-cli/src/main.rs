@@ -30,7 +30,9 @@ fn main() -> ExitCode {
             .unwrap_or_else(|| "unknown failure".into());
         eprintln!("error: internal error: {msg}");
     }));
-    match std::panic::catch_unwind(|| cmd::run(cli.command)) {
+    // A failed page read of the buffer pool comes back as an error naming the file and offset.
+    let run = || ocgraph_core::page::catch_read_errors(|| cmd::run(cli.command)).and_then(|r| r);
+    match std::panic::catch_unwind(run) {
         Ok(Ok(())) => ExitCode::SUCCESS,
         Ok(Err(e)) => {
             eprintln!("error: {e}");

@@ -247,10 +247,6 @@ struct Site {
     scenario: Scenario,
     op: &'static str,
     pattern: &'static str,
-    /// A known limitation: the buffer pool's page reads are infallible (`PageSource::read`, like
-    /// a read of mapped memory) and panic on an I/O error, naming the file and offset; the CLI
-    /// catches the panic and exits with code 1 ("internal error: ... I/O error reading FILE").
-    read_panics: bool,
     /// A best-effort removal of a file no reader needs any more (a compacted level): its
     /// failure may be ignored, leaving the file for the next open to remove.
     cleanup: bool,
@@ -259,20 +255,13 @@ struct Site {
 /// Every call site of the write path the shim can reach through the CLI.
 fn sites() -> Vec<Site> {
     use Scenario::*;
-    let s = |name, scenario, op, pattern| Site {
-        name,
-        scenario,
-        op,
-        pattern,
-        read_panics: false,
-        cleanup: false,
-    };
+    let s = |name, scenario, op, pattern| Site { name, scenario, op, pattern, cleanup: false };
     vec![
         s("WAL segment append", Update, "write", "wal/0"),
         s("WAL segment fdatasync (per batch)", Update, "fsync", "wal/0"),
         s("WAL directory fsync (creation)", Update, "fsync", "wal$"),
         s("graph directory fsync (WAL creation)", Update, "fsync", "$"),
-        Site { read_panics: true, ..s("base pages read (pool backend)", UpdatePool, "read", "out.") },
+        s("base pages read (pool backend)", UpdatePool, "read", "out."),
         s("WAL segment read (replay)", Replay, "read", "wal/0"),
         s("manifest read (open)", Replay, "read", "manifest"),
         s("WAL segment fdatasync (rotation, close)", Freeze, "fsync", "wal/0"),
@@ -407,8 +396,6 @@ struct Outcome {
     named: bool,
     /// The command completed (a short count the engine retried, a read it made again).
     completed: bool,
-    /// The command stopped on a caught panic naming the file (see [`Site::read_panics`]).
-    panicked: bool,
     /// Batches the command acknowledged (including the setup's).
     acked: u64,
     /// Batches the reopened graph holds.
@@ -468,7 +455,7 @@ fn trial(
     let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
     assert!(out.status.code().is_some(), "{what}: killed by a signal ({}): {stderr}", out.status);
     let panicked = stderr.contains("panicked") || stderr.contains("internal error");
-    assert!(!panicked || site.read_panics, "{what}: panicked: {stderr}");
+    assert!(!panicked, "{what}: panicked: {stderr}");
     let fired: Vec<String> = std::fs::read_to_string(&log)
         .unwrap_or_default()
         .lines()
@@ -494,8 +481,7 @@ fn trial(
         let err =
             stderr.lines().rfind(|l| l.starts_with("error: ")).unwrap_or_else(|| panic!("{what}: {stderr}"));
         assert!(err.contains(&file_name), "{what}: the error does not name {faulted_path}: {err}");
-        outcome.named = !panicked;
-        outcome.panicked = panicked;
+        outcome.named = true;
     }
     let setup = prep.setup_batches.len() as u64;
     let acks = stdout.lines().filter_map(|l| l.strip_prefix("ack ")).map(|s| s.parse::<u64>().unwrap());
@@ -541,7 +527,6 @@ struct Tally {
     trials: u64,
     named: u64,
     completed: u64,
-    panicked: u64,
     acked: u64,
 }
 
@@ -583,14 +568,13 @@ fn faults_below_the_engine_give_errors_naming_the_file_and_lose_no_acknowledged_
                 t.trials += 1;
                 t.named += o.named as u64;
                 t.completed += o.completed as u64;
-                t.panicked += o.panicked as u64;
                 t.acked += o.acked;
                 assert!(o.recovered >= o.acked);
             }
             total += t.trials;
             lines.push(format!(
-                "fault site | {:<42} | {:<6} | {:<6} | calls {:>3} | trials {:>3} | errors naming the file {:>3} | completed {:>3} | caught panics naming the file {:>3} | acknowledged batches {:>5} | lost 0",
-                site.name, site.op, kind, calls, t.trials, t.named, t.completed, t.panicked, t.acked
+                "fault site | {:<42} | {:<6} | {:<6} | calls {:>3} | trials {:>3} | errors naming the file {:>3} | completed {:>3} | acknowledged batches {:>5} | lost 0",
+                site.name, site.op, kind, calls, t.trials, t.named, t.completed, t.acked
             ));
         }
     }

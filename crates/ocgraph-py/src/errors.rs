@@ -113,8 +113,10 @@ where
     T: Send,
     F: FnOnce() -> PyResult<T> + Send,
 {
-    match py.allow_threads(|| catch_unwind(AssertUnwindSafe(f))) {
-        Ok(r) => r,
+    // A failed page read of the buffer pool comes back as an I/O error naming the file.
+    match py.allow_threads(|| catch_unwind(AssertUnwindSafe(|| ocgraph_core::page::catch_read_errors(f)))) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => Err(to_pyerr(e)),
         Err(payload) => Err(panic_to_pyerr(payload)),
     }
 }

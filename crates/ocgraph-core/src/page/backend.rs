@@ -77,8 +77,10 @@ pub(crate) struct PartitionCut {
 pub(crate) trait PageSource: Send + Sync {
     /// Bytes `[offset, offset + len)` of `file`. The returned value pins what it covers.
     ///
-    /// An I/O error at this point (the file was verified on open) is unrecoverable for the
-    /// running operation and panics with a message naming the file and offset; bindings catch it.
+    /// An I/O error at this point (the file was verified on open) ends the running operation:
+    /// inside [`crate::page::catch_read_errors`] (every CLI command and Python call runs in
+    /// one) it comes back from that scope as an error naming the file and offset; elsewhere it
+    /// panics with that message.
     fn read(&self, file: FileId, offset: u64, len: usize) -> Bytes<'_>;
 
     /// Copies bytes `[offset, offset + dst.len())` of `file` into `dst`, holding no pin after

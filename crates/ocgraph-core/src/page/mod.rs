@@ -22,5 +22,6 @@ pub mod trace;
 pub use backend::{Advice, BackendKind, FileId, PagedFile};
 pub(crate) use backend::{PageSource, PartitionCut};
 pub(crate) use mmap::MmapSource;
+pub use pool::catch_read_errors;
 pub use slice::Slice;
 pub use stats::IoStats;

@@ -3,31 +3,32 @@
 //! second copy of what the pool holds. Writable files (see [`PoolFile::open_writable`]) are
 //! written back with `pwritev` from the frames.
 
-use std::cell::Cell;
 use std::fs::File;
 use std::os::unix::fs::OpenOptionsExt;
 use std::os::unix::io::AsRawFd;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use crate::error::{Error, Result};
 
-thread_local! {
-    /// Set while [`fallible`] runs a read on this thread: a failed page read then unwinds with
-    /// a [`ReadFailure`] payload (through `resume_unwind`, so no panic hook prints it) for
-    /// `fallible` to return as an error, instead of panicking.
-    static FALLIBLE: Cell<bool> = const { Cell::new(false) };
-}
+/// How many [`catch_read_errors`] scopes are running in the process. While one is, a failed
+/// page read on any thread (the caller's or a worker it waits for, such as rayon's) unwinds
+/// with a [`ReadFailure`] payload (through `resume_unwind`, so no panic hook prints it), which
+/// the scope returns as an error; outside every scope it panics naming the file and offset.
+static SCOPES: AtomicUsize = AtomicUsize::new(0);
 
-/// The payload a failed page read unwinds with inside [`fallible`].
+/// The payload a failed page read unwinds with inside [`catch_read_errors`].
 struct ReadFailure(Error);
 
-/// Runs `f` (reads through the pool on this thread) and returns a failed page read as an
-/// error naming the file and offset. The pool gives back the frames and unlocks the pages of a
-/// failed read as it unwinds, as it does for the panic of an infallible read.
-pub(super) fn fallible<R>(f: impl FnOnce() -> R) -> Result<R> {
-    let before = FALLIBLE.replace(true);
+/// Runs `f` (which may read through a buffer pool, on this thread or on worker threads it
+/// joins) and returns a failed page read as an [`Error::Io`] naming the file and offset,
+/// instead of the panic an infallible page read otherwise raises. The pool gives back the frames and unlocks the pages of a failed read as it
+/// unwinds. Other panics pass through unchanged. The CLI and the Python bindings run every
+/// command and call inside one.
+pub fn catch_read_errors<R>(f: impl FnOnce() -> R) -> Result<R> {
+    SCOPES.fetch_add(1, Ordering::SeqCst);
     let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f));
-    FALLIBLE.set(before);
+    SCOPES.fetch_sub(1, Ordering::SeqCst);
     match r {
         Ok(v) => Ok(v),
         Err(payload) => match payload.downcast::<ReadFailure>() {
@@ -37,10 +38,10 @@ pub(super) fn fallible<R>(f: impl FnOnce() -> R) -> Result<R> {
     }
 }
 
-/// A failed page read of `path` at `offset`: inside [`fallible`] it unwinds to it, elsewhere it
-/// panics naming the file and offset (see `PageSource::read`).
+/// A failed page read of `path` at `offset`: inside [`catch_read_errors`] it unwinds to it,
+/// elsewhere it panics naming the file and offset (see `PageSource::read`).
 fn read_failed(path: &Path, offset: u64, e: std::io::Error) -> ! {
-    if FALLIBLE.get() {
+    if SCOPES.load(Ordering::SeqCst) > 0 {
         let e = std::io::Error::new(e.kind(), format!("at offset {offset}: {e}"));
         std::panic::resume_unwind(Box::new(ReadFailure(Error::io(path, "read", e))));
     }
@@ -184,7 +185,7 @@ impl PoolFile {
     ///
     /// Panics on an I/O error, or when the file ends before its expected length (it was
     /// truncated after open), naming the file and offset (see `PageSource::read`); inside
-    /// [`fallible`] unwinds to it with the error instead.
+    /// [`catch_read_errors`] unwinds to it with the error instead.
     pub(super) fn read_page(&self, buf: &mut [u8], offset: u64) -> (usize, u64) {
         let mut done = 0;
         let mut calls = 0;

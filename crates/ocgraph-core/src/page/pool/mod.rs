@@ -33,6 +33,7 @@ mod ring;
 mod table;
 mod writeback;
 
+pub use io::catch_read_errors;
 pub use writeback::WriteBack;
 
 #[cfg(test)]

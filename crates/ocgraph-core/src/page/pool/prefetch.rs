@@ -285,8 +285,10 @@ mod tests {
         }
         assert_eq!(pool.stats().hits, 4);
         // The reader's own miss reports the truncation.
-        let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| drop(pool.read(0, 6 * 4096, 8))));
-        let msg = r.err().and_then(|p| p.downcast::<String>().ok()).map(|s| *s).unwrap_or_default();
+        let msg = super::super::catch_read_errors(|| drop(pool.read(0, 6 * 4096, 8)))
+            .err()
+            .map(|e| e.to_string())
+            .unwrap_or_default();
         assert!(msg.contains("truncated after open?"), "{msg}");
     }
 }

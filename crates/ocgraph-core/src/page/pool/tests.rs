@@ -5,7 +5,7 @@ use std::path::Path;
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
-use super::BufferPool;
+use super::{catch_read_errors, BufferPool};
 use crate::error::ErrorKind;
 use crate::page::backend::{PageSource, PagedFile, PartitionCut};
 use crate::page::mmap::MmapSource;
@@ -437,33 +437,31 @@ fn bad_parameters_are_rejected() {
 }
 
 #[test]
-fn io_error_after_open_panics_naming_the_file() {
+fn io_error_after_open_is_an_error_naming_the_file() {
     let dir = tempfile::tempdir().unwrap();
     let mut files = random_files(dir.path(), &[4096 * 2], 29).0;
     // A directory opens like a file on Linux, but reading it fails (EISDIR).
     files[0] = PagedFile { path: dir.path().to_path_buf(), len: 4096 };
     let pool = BufferPool::open(&files, 4 * 4096, 4096, "clock").unwrap();
-    let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| drop(pool.read(0, 0, 8))));
-    let msg = r.err().and_then(|p| p.downcast::<String>().ok()).map(|s| *s).unwrap_or_default();
+    let msg = catch_read_errors(|| drop(pool.read(0, 0, 8))).err().map(|e| e.to_string()).unwrap_or_default();
     assert!(msg.contains(&dir.path().display().to_string()) && msg.contains("offset 0"), "{msg}");
     // The page was unlocked and the frame given back.
     assert_eq!(pool.resident_pages(), 0);
 }
 
 #[test]
-fn a_file_truncated_after_open_panics_instead_of_reading_zeros() {
+fn a_file_truncated_after_open_is_an_error_instead_of_zeros() {
     let dir = tempfile::tempdir().unwrap();
     let (files, data) = random_files(dir.path(), &[4096 * 8], 37);
     let pool = BufferPool::open(&files, 8 * 4096, 4096, "clock").unwrap();
     let path = files[0].path.display().to_string();
     // Truncate to the middle of page 5.
     std::fs::OpenOptions::new().write(true).open(&files[0].path).unwrap().set_len(4096 * 5 + 100).unwrap();
-    let panic_message = |pool: &BufferPool, offset: u64| {
-        let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| drop(pool.read(0, offset, 8))));
-        r.err().and_then(|p| p.downcast::<String>().ok()).map(|s| *s)
+    let error_message = |pool: &BufferPool, offset: u64| {
+        catch_read_errors(|| drop(pool.read(0, offset, 8))).err().map(|e| e.to_string())
     };
     let check = |pool: &BufferPool, offset: u64, at: u64, resident: usize| {
-        let msg = panic_message(pool, offset).unwrap_or_else(|| panic!("no panic reading at {offset}"));
+        let msg = error_message(pool, offset).unwrap_or_else(|| panic!("no error reading at {offset}"));
         assert!(
             msg.contains(&path)
                 && msg.contains(&format!("offset {at}:"))

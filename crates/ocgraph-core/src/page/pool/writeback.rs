@@ -224,7 +224,7 @@ impl BufferPool {
             }
         }
         // A failed read is an error here, not a panic.
-        super::io::fallible(|| crate::page::PageSource::read_into(self, file, offset, dst))
+        super::io::catch_read_errors(|| crate::page::PageSource::read_into(self, file, offset, dst))
     }
 
     /// Opens a writable pool over `files`: each file is created if missing and extended
