@@ -157,3 +157,19 @@ def test_pack_refusals_and_corruption(tmp_path):
     index.write_bytes(index.read_bytes()[:100])
     with pytest.raises(ocgraph.FormatError, match=r"out\.packed_index"):
         ocgraph.open(dst)
+
+
+def test_a_page_read_failing_under_the_pool_is_an_io_error_naming_the_file(tmp_path):
+    """A data file cut short after open: the pool's page read fails in a rayon worker of the
+    kernel, and the call raises OcgraphIOError naming the file and offset (no panic)."""
+    rng = np.random.default_rng(5)
+    src, dst = rng.integers(0, 20000, 200000), rng.integers(0, 20000, 200000)
+    ocgraph.from_edges(src, dst, tmp_path / "g", num_vertices=20000).close()
+    with ocgraph.open(tmp_path / "g", backend="pool", memory="64KiB") as g:
+        for name in ("out.neighbors", "in.neighbors"):
+            with open(tmp_path / "g" / name, "r+b") as f:
+                f.truncate(4096)
+        with pytest.raises(ocgraph.OcgraphIOError, match=r"\.neighbors.*offset"):
+            g.pagerank(max_iter=2, threads=2)
+        with pytest.raises(ocgraph.OcgraphIOError, match=r"\.neighbors.*offset"):
+            g.bfs(0, threads=2)
