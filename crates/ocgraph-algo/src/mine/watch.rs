@@ -12,12 +12,16 @@
 //! per match. Removed matches are those found on the snapshot before the batch, added ones
 //! those found on the snapshot after (a match containing a changed pair cannot be in both: its
 //! edges or its induced subgraph differ; an edge-induced match only contains changed pairs that
-//! are edges, so each such pair is explored on one snapshot only). Update canonicity: a match containing several changed
-//! pairs is reported only from the lowest-indexed one (pairs sorted by `(min, max)`), so each is
-//! reported once; the changed pairs are explored in parallel.
+//! are edges, so each such pair is explored on one snapshot only). Update canonicity: a match
+//! containing several changed pairs is reported only from the lowest-indexed one (pairs sorted
+//! by `(min, max)`), so each is reported once; the changed pairs are explored in parallel.
 //!
-//! State: the changed pairs (sorted; canonicity checks search them) and, per worker, a
-//! neighbour list per pattern vertex; the two anchors' lists are read once per pair and lent
+//! The graphs before and after a batch are given as two pairs of directions ([`Watch::apply`])
+//! or kept by the watch itself across a stream ([`super::WatchStore`]).
+//!
+//! State: the changed pairs (sorted; canonicity checks search them, past a bitmap of their
+//! endpoints when there are many) and, per worker, a neighbour list per pattern vertex (lent by
+//! the graph when it is already simple); the two anchors' lists are read once per pair and lent
 //! to every plan.
 
 use ocgraph_core::{Adjacency, Result, Vertex};
@@ -131,6 +135,18 @@ impl Watch {
         let n = g.num_vertices();
         // Per worker: the search state and the two anchors' lists, read once per pair.
         let pairs = &changed.pairs;
+        // With many changed pairs, a bitmap of their endpoints spares most canonicity checks
+        // their binary search: a match's other pairs rarely join two endpoints.
+        let ends: Option<Vec<u64>> = (pairs.len() >= 64).then(|| {
+            let mut bits = vec![0u64; n.div_ceil(64)];
+            for &(u, v) in pairs {
+                for x in [u, v].into_iter().map(|x| x as usize).filter(|&x| x < n) {
+                    bits[x / 64] |= 1 << (x % 64);
+                }
+            }
+            bits
+        });
+        let is_end = |x: Vertex| ends.as_ref().is_none_or(|b| b[x as usize / 64] >> (x % 64) & 1 == 1);
         let one = |i: usize, (st, lu, lv): &mut (State<'a>, ListBuf<'a>, ListBuf<'a>)| {
             let (u, v) = pairs[i];
             let mut found = Vec::new();
@@ -142,7 +158,7 @@ impl Watch {
             let mut sink = |m: &[Vertex]| {
                 let earlier = self.pairs.iter().any(|&(a, b)| {
                     let key = (m[a].min(m[b]), m[a].max(m[b]));
-                    pairs[..i].binary_search(&key).is_ok()
+                    is_end(key.0) && is_end(key.1) && pairs[..i].binary_search(&key).is_ok()
                 });
                 if !earlier {
                     found.extend_from_slice(m);
