@@ -84,11 +84,6 @@ impl WatchStore {
         self.n = self.n.max(num_vertices);
     }
 
-    /// Number of vertices changed pairs have touched (whose lists the store holds).
-    pub fn num_stored(&self) -> usize {
-        self.lists.len()
-    }
-
     /// The current simple undirected neighbour list of `v` (empty for an unknown vertex), given
     /// the graph `start` the watch started on.
     pub fn neighbors<O: Adjacency, I: Adjacency>(&self, start: (&O, &I), v: Vertex) -> Vec<Vertex> {
