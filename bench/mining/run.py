@@ -7,6 +7,7 @@ Peregrine and python-igraph in the same run; and incremental watching of a trian
 Usage: bench/mining/run.py [--small] [--graphs astro,cnr,kron18,kron20] [--tasks clique4,...]
                            [--threads 2] [--timeout 300] [--igraph-timeout 60] [--no-igraph]
                            [--peregrine DIR] [--stream 1000000] [--stream-graph kron20]
+                           [--pattern-updates 4-clique=100000] [--mixes 50/50,100/0]
                            [--batches 1,1000] [--stream-timeout 1200] [--work DIR] [--out DIR]
 
 Graphs (made once under --work, default bench/out/mining-work): astro = data/ca-AstroPh
@@ -27,12 +28,15 @@ prints (loading excluded). Ratio columns are peer time / ocgraph time (above 1: 
 faster). Every peer count is checked against ocgraph's ("ok"/"DIFF"); a DIFF is printed as a
 COUNT MISMATCH and the script exits with status 1.
 
-Incremental: `ocgraph workload updates --mix 50/50` makes the stream (half additions of random
-pairs, half removals of existing edges); per batch size and watch (none, triangle, 4-clique) a
-fresh copy of the graph runs `ocgraph stream --batch-size B --durability none [--watch P]`;
-updates/s is over the whole stream, p50/p99 the batch latency (update plus watch: a single
-update's latency with batch 1); "recount" is one static `ocgraph mine cliques` of the pattern
-on the graph, the cost per batch of recounting instead.
+Incremental: per mix of --mixes, `ocgraph workload updates --mix M --seed 1` makes the stream
+(50/50: half additions of random pairs, half removals of existing edges; 100/0: additions
+only); per mix, batch size and watch (none, triangle, 4-clique) a fresh copy of the graph runs
+`ocgraph stream --batch-size B --durability none [--watch P]` over --stream updates, or fewer
+for the patterns --pattern-updates names (`4-clique=100000`: its stream is the first 100,000
+updates of the same file); updates/s is over the whole stream, p50/p99 the batch latency
+(update plus watch: a single update's latency with batch 1); "recount" is one static `ocgraph
+mine cliques` of the pattern on the graph (capped by --timeout), the cost per batch of
+recounting instead.
 
 Output: tables, mining.csv and mining.json in --out (default bench/out).
 """
@@ -174,71 +178,67 @@ def igraph_to_names(counts: list[int], size: int) -> list[int]:
 
 
 def stream(
-    path: str, work: str, updates: int, batches: list[int], threads: int, timeout: float
+    path: str,
+    work: str,
+    updates: int,
+    per_pattern: dict[str, int],
+    mixes: list[str],
+    batches: list[int],
+    threads: int,
+    timeouts: tuple[float, float],
 ) -> list[dict]:
-    """`ocgraph stream --watch` over `updates` random updates (half additions, half removals,
-    from `ocgraph workload updates`) per batch size and watched pattern (and none), each on a
-    fresh copy of the graph; then one static recount per pattern for comparison."""
-    ups = os.path.join(work, f"{os.path.basename(path)}.updates{updates}.txt")
-    if not os.path.exists(ups):
-        sh(
-            [
-                BIN,
-                "workload",
-                "updates",
-                path,
-                "--count",
-                str(updates),
-                "--mix",
-                "50/50",
-                "--seed",
-                "1",
-                "--out",
-                ups,
-            ]
-        )
+    """`ocgraph stream --watch` per mix, batch size and watched pattern (and none), each on a
+    fresh copy of the graph, over `updates` updates (`per_pattern[p]` for the patterns it
+    names: a prefix of the same stream); then one static recount per pattern for comparison.
+    `timeouts`: (each stream run, each recount)."""
     rows = []
     copy = os.path.join(work, "stream-copy")
-    for batch in batches:
-        for pattern in ["none", *WATCHED]:
-            shutil.rmtree(copy, ignore_errors=True)
-            shutil.copytree(path, copy)
-            report = os.path.join(work, "stream.json")
-            cmd = [BIN, "stream", copy, "--updates", ups, "--batch-size", str(batch)]
-            cmd += ["--durability", "none", "--no-save", "--json", report]
-            if pattern != "none":
-                cmd += ["--watch", pattern]
-            try:
-                sh(cmd, timeout)
-            except subprocess.TimeoutExpired:
+    for mix in mixes:
+        ups = os.path.join(work, f"{os.path.basename(path)}.updates{updates}.mix{mix.replace('/', '-')}.txt")
+        if not os.path.exists(ups):
+            cmd = [BIN, "workload", "updates", path, "--count", str(updates), "--mix", mix]
+            sh([*cmd, "--seed", "1", "--out", ups])
+        with open(ups) as f:
+            lines = f.readlines()
+        for batch in batches:
+            for pattern in ["none", *WATCHED]:
+                count = min(per_pattern.get(pattern, updates), updates)
+                part = os.path.join(work, "stream-part.txt")
+                with open(part, "w") as f:
+                    f.writelines(lines[:count])
+                shutil.rmtree(copy, ignore_errors=True)
+                shutil.copytree(path, copy)
+                report = os.path.join(work, "stream.json")
+                cmd = [BIN, "stream", copy, "--updates", part, "--batch-size", str(batch)]
+                cmd += ["--durability", "none", "--no-save", "--json", report]
+                if pattern != "none":
+                    cmd += ["--watch", pattern]
+                row = {"mix": mix, "pattern": pattern, "batch": batch, "updates": count, "note": ""}
+                try:
+                    sh(cmd, timeouts[0])
+                except subprocess.TimeoutExpired:
+                    rows.append({**row, "note": f"timeout (>{timeouts[0]:g} s)"})
+                    continue
+                with open(report) as f:
+                    r = json.load(f)
                 rows.append(
                     {
-                        "pattern": pattern,
-                        "batch": batch,
-                        "updates": updates,
-                        "note": f"timeout (>{timeout:g} s)",
+                        **row,
+                        "updates_per_s": r["updates_per_sec"],
+                        "p50_us": r["p50_us"],
+                        "p99_us": r["p99_us"],
+                        "added": r.get("watch_added"),
+                        "removed": r.get("watch_removed"),
+                        "watch_secs": r.get("watch_secs"),
                     }
                 )
-                continue
-            with open(report) as f:
-                r = json.load(f)
-            rows.append(
-                {
-                    "pattern": pattern,
-                    "batch": batch,
-                    "updates": updates,
-                    "updates_per_s": r["updates_per_sec"],
-                    "p50_us": r["p50_us"],
-                    "p99_us": r["p99_us"],
-                    "added": r.get("watch_added"),
-                    "removed": r.get("watch_removed"),
-                    "watch_secs": r.get("watch_secs"),
-                    "note": "",
-                }
-            )
+                print(
+                    f"  {mix} batch {batch} {pattern}: {r['updates_per_sec']:.0f} updates/s",
+                    file=sys.stderr,
+                )
     shutil.rmtree(copy, ignore_errors=True)
     for pattern, k in WATCHED.items():
-        r = run_ocgraph(f"clique{k}", path, "mmap", threads, timeout)
+        r = run_ocgraph(f"clique{k}", path, "mmap", threads, timeouts[1])
         for row in rows:
             if row["pattern"] == pattern:
                 row["recount_secs"], row["recount_note"] = r["secs"], r["note"]
@@ -329,6 +329,12 @@ def main() -> None:
     )
     ap.add_argument("--stream", type=int, default=1_000_000, help="updates in the incremental run (0: none)")
     ap.add_argument("--stream-graph", default="kron20")
+    ap.add_argument(
+        "--pattern-updates",
+        default="",
+        help="fewer updates for some watched patterns, e.g. 4-clique=100000 (a prefix of the stream)",
+    )
+    ap.add_argument("--mixes", default="50/50,100/0", help="additions/removals mixes of the incremental run")
     ap.add_argument("--batches", default="1,1000", help="batch sizes of the incremental run")
     ap.add_argument("--stream-timeout", type=float, default=1200)
     ap.add_argument("--work", default=os.path.join(OUT, "mining-work"))
@@ -350,21 +356,29 @@ def main() -> None:
     if args.stream:
         path = prepare(args.stream_graph, args.work)
         batches = [int(b) for b in args.batches.split(",")]
-        inc = stream(path, args.work, args.stream, batches, args.threads, args.stream_timeout)
-        print(f"\nincremental, {args.stream_graph}, {args.stream} updates (half additions, half removals)")
+        per_pattern = {
+            name: int(count)
+            for name, count in (x.split("=") for x in filter(None, args.pattern_updates.split(",")))
+        }
+        mixes = args.mixes.split(",")
+        timeouts = (args.stream_timeout, args.timeout)
+        inc = stream(path, args.work, args.stream, per_pattern, mixes, batches, args.threads, timeouts)
+        print(f"\nincremental, {args.stream_graph} (mix: additions/removals %)")
         print(
-            f"{'watch':9} {'batch':>6} {'updates/s':>10} {'p50 us':>9} {'p99 us':>10} {'added':>9}"
-            f" {'removed':>9} {'watch s':>8} {'recount s':>10}"
+            f"{'mix':6} {'watch':9} {'batch':>6} {'updates':>8} {'updates/s':>10} {'p50 us':>8} {'p99 us':>9}"
+            f" {'added':>9} {'removed':>10} {'watch s':>8} {'recount s':>10}"
         )
         for r in inc:
+            head = f"{r['mix']:6} {r['pattern']:9} {r['batch']:6} {r['updates']:8}"
             if r["note"]:
-                print(f"{r['pattern']:9} {r['batch']:6} {r['note']}")
+                print(f"{head} {r['note']}")
                 continue
             recount = fmt(r.get("recount_secs")) if r.get("recount_secs") else r.get("recount_note", "")
+            added = "-" if r["added"] is None else int(r["added"])
+            removed = "-" if r["removed"] is None else int(r["removed"])
             print(
-                f"{r['pattern']:9} {r['batch']:6} {r['updates_per_s']:10.0f} {r['p50_us']:9.1f} {r['p99_us']:10.1f}"
-                f" {'-' if r['added'] is None else int(r['added']):>9} {'-' if r['removed'] is None else int(r['removed']):>9}"
-                f" {fmt(r['watch_secs']):>8} {recount:>10}"
+                f"{head} {r['updates_per_s']:10.0f} {r['p50_us']:8.1f} {r['p99_us']:9.1f}"
+                f" {added:>9} {removed:>10} {fmt(r['watch_secs']):>8} {recount:>10}"
             )
     os.makedirs(args.out, exist_ok=True)
     with open(os.path.join(args.out, "mining.csv"), "w", newline="") as f:

@@ -1,7 +1,7 @@
 //! Pattern mining against brute force on small random graphs (self-loops, duplicate arcs,
 //! directed and undirected): k-cliques, the 3-/4-vertex motif census, the directed triad
 //! census, user patterns (edge- and vertex-induced, labelled), and watched patterns over random
-//! update streams; plus cliques and motifs through a buffer pool of 10% of a stored graph.
+//! update streams (on snapshots, and on the watch's own store); plus cliques and motifs through a buffer pool of 10% of a stored graph.
 
 mod common;
 
@@ -10,7 +10,7 @@ use std::collections::BTreeSet;
 use common::{random_graph, TestGraph};
 use ocgraph_algo::mine::{
     count_cliques, count_matches, list_cliques, list_matches, motif_census, triad_census, MatchOptions,
-    Pattern, Watch,
+    Pattern, Watch, WatchStore,
 };
 use ocgraph_core::Vertex;
 use rand::{Rng, SeedableRng};
@@ -408,4 +408,76 @@ fn mining_through_a_small_pool() {
     let cycles = count_matches(&pool.out(), &pool.in_(), &p, opts).unwrap();
     assert_eq!(cycles, count_matches(&mem.out(), &mem.in_(), &p, opts).unwrap());
     assert!(pool.io_stats().misses > 0);
+}
+
+/// A watch on its own store ([`WatchStore`]) over random batches, from start graphs with
+/// self-loops and repeated arcs (directed ones too: the store reads their undirected view):
+/// batches set pairs several times (the last state wins), set pairs to their current state
+/// (no change), and grow the graph with vertices that then get edges. After every batch the
+/// emitted changes equal the difference of static recounts, with no duplicate, and the store's
+/// lists equal the reference edge set's.
+#[test]
+fn watch_store_emits_exactly_the_changed_matches() {
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(11);
+    for p in patterns().into_iter().take(9) {
+        for (induced, directed) in [(false, false), (true, false), (false, true), (true, true)] {
+            let mut n = 12u32;
+            let start_edges: Vec<(Vertex, Vertex, f32)> =
+                (0..40).map(|_| (rng.gen_range(0..n), rng.gen_range(0..n), 1.0)).collect();
+            let start = TestGraph::new(n as usize, directed, false, start_edges.clone());
+            let mut edges: BTreeSet<(Vertex, Vertex)> =
+                start_edges.iter().filter(|e| e.0 != e.1).map(|e| (e.0.min(e.1), e.0.max(e.1))).collect();
+            let watch = Watch::new(p.clone(), induced);
+            let mut store = WatchStore::new(n as usize);
+            let opts = MatchOptions { induced, labels: None };
+            let graph = |edges: &BTreeSet<(Vertex, Vertex)>, n: u32| {
+                TestGraph::new(n as usize, false, false, edges.iter().map(|&(u, v)| (u, v, 1.0)).collect())
+            };
+            for b in 0..10 {
+                let before = graph(&edges, n);
+                if b == 4 {
+                    n += 3;
+                    store.set_num_vertices(n as usize);
+                }
+                let mut batch = Vec::new();
+                for _ in 0..rng.gen_range(1..7) {
+                    let (u, v) = (rng.gen_range(0..n), rng.gen_range(0..n));
+                    let on = rng.gen_bool(0.5);
+                    batch.push((u, v, on));
+                    if rng.gen_bool(0.3) {
+                        batch.push((v, u, !on));
+                    }
+                }
+                for &(u, v, on) in &batch {
+                    if u != v {
+                        let e = (u.min(v), u.max(v));
+                        if on {
+                            edges.insert(e);
+                        } else {
+                            edges.remove(&e);
+                        }
+                    }
+                }
+                let after = graph(&edges, n);
+                let ch = store.apply(&watch, (&start.out, &start.in_), None, &batch).unwrap();
+                let old: BTreeSet<_> = keys(&list_matches(&before.out, &before.in_, &p, opts).unwrap(), &p)
+                    .into_iter()
+                    .collect();
+                let new: BTreeSet<_> =
+                    keys(&list_matches(&after.out, &after.in_, &p, opts).unwrap(), &p).into_iter().collect();
+                let (added, removed) = (keys(&ch.added, &p), keys(&ch.removed, &p));
+                let added_set: BTreeSet<_> = added.iter().cloned().collect();
+                let removed_set: BTreeSet<_> = removed.iter().cloned().collect();
+                assert_eq!(added.len(), added_set.len(), "duplicate additions");
+                assert_eq!(removed.len(), removed_set.len(), "duplicate removals");
+                assert_eq!(added_set, new.difference(&old).cloned().collect::<BTreeSet<_>>());
+                assert_eq!(removed_set, old.difference(&new).cloned().collect::<BTreeSet<_>>());
+                for v in 0..n {
+                    let want: Vec<Vertex> =
+                        (0..n).filter(|&x| x != v && edges.contains(&(v.min(x), v.max(x)))).collect();
+                    assert_eq!(store.neighbors((&start.out, &start.in_), v), want, "list of {v}");
+                }
+            }
+        }
+    }
 }

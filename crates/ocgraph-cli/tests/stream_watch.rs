@@ -185,12 +185,26 @@ fn check_stream(
     updates: usize,
     reference: fn(&[BTreeSet<u32>]) -> BTreeSet<Match>,
 ) {
+    let ops = |edges: &BTreeSet<(u32, u32)>, n| random_ops(edges, n, directed, updates, 7);
+    check_ops(gen, directed, pattern, batch, ops, reference);
+}
+
+/// Streams the updates `make_ops(edges, n)` makes over a generated graph with `pattern` watched
+/// and checks every batch's changes against `reference` recounts.
+fn check_ops(
+    gen: &[&str],
+    directed: bool,
+    pattern: &[&str],
+    batch: usize,
+    make_ops: impl Fn(&BTreeSet<(u32, u32)>, u32) -> Vec<Op>,
+    reference: fn(&[BTreeSet<u32>]) -> BTreeSet<Match>,
+) {
     let tmp = tempfile::tempdir().unwrap();
     let g = tmp.path().join("g");
     ok(&[&["generate"], gen, &["--quiet", p(&g)]].concat());
     let mut edges = read_edges(&g, directed);
     let n = 1 + edges.iter().map(|&(u, v)| u.max(v)).max().unwrap();
-    let ops = random_ops(&edges, n, directed, updates, 7);
+    let ops = make_ops(&edges, n);
     let file = tmp.path().join("updates.txt");
     std::fs::write(&file, ops.iter().map(|o| o.line() + "\n").collect::<String>()).unwrap();
     let out_path = tmp.path().join("changes.txt");
@@ -237,4 +251,45 @@ fn watched_cliques_match_recounts() {
 fn watched_induced_cycles_on_a_directed_graph_match_recounts() {
     let gen = ["kronecker", "--scale", "5", "--edge-factor", "4", "--seed", "5", "--directed"];
     check_stream(&gen, true, &["--watch", "4-cycle", "--watch-induced"], 4, 200, induced_4_cycles);
+}
+
+/// Batches that set one pair several times, give a vertex edges and then remove it (its new
+/// edges go too), re-add edges to a removed vertex, and remove a triangle's edge and put it
+/// back: the watch reports each batch's net change only.
+#[test]
+fn batches_touching_a_pair_twice_and_removing_a_fresh_vertex() {
+    let gen = ["kronecker", "--scale", "6", "--edge-factor", "8", "--seed", "3"];
+    let ops = |edges: &BTreeSet<(u32, u32)>, _n: u32| {
+        let nb = neighbour_sets(edges, 64);
+        // A triangle a-b-c, and its vertex of most neighbours as a hub.
+        let (a, b, c) = (0..64u32)
+            .flat_map(|a| nb[a as usize].iter().map(move |&b| (a, b)))
+            .find_map(|(a, b)| nb[a as usize].intersection(&nb[b as usize]).next().map(|&c| (a, b, c)))
+            .expect("a triangle");
+        let far = (0..64u32).find(|x| ![a, b, c].contains(x) && !nb[a as usize].contains(x)).unwrap();
+        vec![
+            // Batch 0: a-b removed, re-added, removed again (net: removed).
+            Op::Remove(a, b),
+            Op::Add(b, a),
+            Op::Remove(a, b),
+            Op::Add(far, a),
+            // Batch 1: far gets b and c, then loses every edge, then gets c back.
+            Op::Add(far, b),
+            Op::Add(c, far),
+            Op::RemoveVertex(far),
+            Op::Add(far, c),
+            // Batch 2: a-b back and removed and back (net: added), far-a and far-b added.
+            Op::Add(a, b),
+            Op::Remove(b, a),
+            Op::Add(a, b),
+            Op::Add(far, a),
+            // Batch 3: far-b twice, then a removed vertex and a no-op removal.
+            Op::Add(far, b),
+            Op::Add(b, far),
+            Op::RemoveVertex(c),
+            Op::Remove(c, a),
+        ]
+    };
+    check_ops(&gen, false, &["--watch", "triangle"], 4, ops, |nb| cliques(nb, 3));
+    check_ops(&gen, false, &["--watch", "4-clique"], 4, ops, |nb| cliques(nb, 4));
 }

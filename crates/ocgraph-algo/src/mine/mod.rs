@@ -18,7 +18,9 @@
 //! and one 4-byte counter per vertex per worker thread (4-cycles); pattern matching and the
 //! triad census hold no per-vertex state (a few neighbour lists per worker).
 
-use ocgraph_core::{Adjacency, Vertex};
+use std::ops::Deref;
+
+use ocgraph_core::{Adjacency, Slice, Vertex};
 
 use crate::triangles::for_each_union;
 
@@ -27,12 +29,14 @@ pub mod motifs;
 pub mod pattern;
 pub mod plan;
 pub mod watch;
+pub mod watch_store;
 
 pub use cliques::{count_cliques, for_each_clique, list_cliques};
 pub use motifs::{motif_census, motif_names, triad_census, TRIAD_NAMES};
 pub use pattern::{count_matches, for_each_match, list_matches, MatchOptions};
 pub use plan::{Pattern, MAX_PATTERN_VERTICES};
 pub use watch::{Changes, Watch};
+pub use watch_store::WatchStore;
 
 /// The undirected simple view of a graph given by its two directions.
 pub(crate) struct Undirected<'a, O, I> {
@@ -41,6 +45,14 @@ pub(crate) struct Undirected<'a, O, I> {
     /// `out` and `in_` serve the same lists (an undirected graph): read one.
     same: bool,
 }
+
+impl<O, I> Clone for Undirected<'_, O, I> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<O, I> Copy for Undirected<'_, O, I> {}
 
 impl<'a, O: Adjacency, I: Adjacency> Undirected<'a, O, I> {
     pub(crate) fn new(out: &'a O, in_: &'a I) -> Self {
@@ -74,9 +86,117 @@ impl<'a, O: Adjacency, I: Adjacency> Undirected<'a, O, I> {
     }
 }
 
-/// Writes the sorted intersection of the sorted lists `a` and `b` into `out`.
+/// A neighbour list read for a search: lent by the graph when it is already simple (sorted, no
+/// repeat, no self-loop), else a copy in a buffer kept across reads.
+#[derive(Default)]
+pub(crate) struct ListBuf<'a> {
+    own: Vec<Vertex>,
+    lent: Option<Slice<'a, Vertex>>,
+}
+
+impl<'a> ListBuf<'a> {
+    /// Empties the list (the buffer keeps its capacity).
+    pub(crate) fn clear(&mut self) {
+        self.lent = None;
+        self.own.clear();
+    }
+
+    /// Lends `list`.
+    pub(crate) fn lend(&mut self, list: &'a [Vertex]) {
+        self.lent = Some(Slice::from_slice(list));
+    }
+}
+
+impl Deref for ListBuf<'_> {
+    type Target = [Vertex];
+
+    fn deref(&self) -> &[Vertex] {
+        match &self.lent {
+            Some(s) => s,
+            None => &self.own,
+        }
+    }
+}
+
+/// Where a search reads simple undirected neighbour lists.
+pub(crate) trait ListSource<'a>: Sync {
+    /// Number of vertices.
+    fn num_vertices(&self) -> usize;
+
+    /// Puts `v`'s simple undirected neighbour list (sorted, no repeat, no `v`) in `buf`.
+    fn read(&self, v: Vertex, buf: &mut ListBuf<'a>);
+
+    /// Whether `u` and `v` are adjacent (both below the vertex count).
+    fn adjacent(&self, u: Vertex, v: Vertex) -> bool;
+}
+
+impl<'a, L: ListSource<'a>> ListSource<'a> for &L {
+    fn num_vertices(&self) -> usize {
+        (**self).num_vertices()
+    }
+
+    fn read(&self, v: Vertex, buf: &mut ListBuf<'a>) {
+        (**self).read(v, buf)
+    }
+
+    fn adjacent(&self, u: Vertex, v: Vertex) -> bool {
+        (**self).adjacent(u, v)
+    }
+}
+
+impl<'a, O: Adjacency, I: Adjacency> ListSource<'a> for Undirected<'a, O, I> {
+    fn num_vertices(&self) -> usize {
+        Undirected::num_vertices(self)
+    }
+
+    /// Lends the stored list when both directions share it and it is already simple (a check
+    /// with no write, cheaper than the copy it saves), else copies it through [`Self::fill`].
+    fn read(&self, v: Vertex, buf: &mut ListBuf<'a>) {
+        if self.same {
+            let out: &'a O = self.out;
+            let o = out.neighbors(v);
+            if o.windows(2).all(|w| w[0] < w[1]) && o.binary_search(&v).is_err() {
+                buf.lent = Some(o);
+                return;
+            }
+        }
+        buf.lent = None;
+        self.fill(v, &mut buf.own);
+    }
+
+    fn adjacent(&self, u: Vertex, v: Vertex) -> bool {
+        Undirected::adjacent(self, u, v)
+    }
+}
+
+/// Above this length ratio, [`intersect_into`] gallops through the longer list.
+const GALLOP_RATIO: usize = 32;
+
+/// Writes the sorted intersection of the sorted lists `a` and `b` into `out`: a branch-free
+/// merge, or for lists of very different lengths an exponential search in the longer one per
+/// element of the shorter (`O(short * log(long / short))`).
 pub(crate) fn intersect_into(a: &[Vertex], b: &[Vertex], out: &mut Vec<Vertex>) {
     out.clear();
+    let (short, long) = if a.len() <= b.len() { (a, b) } else { (b, a) };
+    if short.len() * GALLOP_RATIO < long.len() {
+        let mut rest = long;
+        for &x in short {
+            let mut step = 1;
+            while step < rest.len() && rest[step] < x {
+                step *= 2;
+            }
+            let end = (step + 1).min(rest.len());
+            let at = rest[..end].partition_point(|&y| y < x);
+            if at < rest.len() && rest[at] == x {
+                out.push(x);
+            }
+            rest = &rest[at..];
+            if rest.is_empty() {
+                break;
+            }
+        }
+        return;
+    }
     let (mut i, mut j) = (0, 0);
     while i < a.len() && j < b.len() {
         let (x, y) = (a[i], b[j]);
@@ -85,5 +205,37 @@ pub(crate) fn intersect_into(a: &[Vertex], b: &[Vertex], out: &mut Vec<Vertex>) 
         }
         i += (x <= y) as usize;
         j += (y <= x) as usize;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The galloping and merging intersections equal a set intersection, for lists of equal and
+    /// very different lengths.
+    #[test]
+    fn intersections_equal_a_set_intersection() {
+        let mut x = 12345u64;
+        let mut next = |m: u64| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            (x % m) as Vertex
+        };
+        for (la, lb) in [(0, 5), (3, 1000), (40, 40), (7, 5000), (1, 1), (100, 3)] {
+            let mut a: Vec<Vertex> = (0..la).map(|_| next(3000)).collect();
+            let mut b: Vec<Vertex> = (0..lb).map(|_| next(3000)).collect();
+            a.sort_unstable();
+            a.dedup();
+            b.sort_unstable();
+            b.dedup();
+            let want: Vec<Vertex> = a.iter().copied().filter(|v| b.binary_search(v).is_ok()).collect();
+            let mut out = Vec::new();
+            intersect_into(&a, &b, &mut out);
+            assert_eq!(out, want, "{la} x {lb}");
+            intersect_into(&b, &a, &mut out);
+            assert_eq!(out, want, "{lb} x {la}");
+        }
     }
 }

@@ -19,7 +19,7 @@ use ocgraph_core::{Adjacency, Error, Result, Vertex};
 use rayon::prelude::*;
 
 use super::plan::{Pattern, Plan};
-use super::{intersect_into, Undirected};
+use super::{intersect_into, ListBuf, ListSource, Undirected};
 use crate::bfs::check_directions;
 use crate::chunks::{degrees, edge_balanced_ranges, pieces_for};
 
@@ -37,12 +37,12 @@ pub struct MatchOptions<'a> {
 /// Where a match goes: `None` counts only.
 pub(crate) type Emit<'e> = Option<&'e mut dyn FnMut(&[Vertex])>;
 
-/// The search state of one worker (per matching-order position).
-pub(crate) struct State {
+/// The search state of one worker (per matching-order position), reading lists that live `'a`.
+pub(crate) struct State<'a> {
     /// Data vertex at each position.
     m: Vec<Vertex>,
-    /// Neighbour list of each position's data vertex (filled when a later step needs it).
-    lists: Vec<Vec<Vertex>>,
+    /// Neighbour list of each position's data vertex (read when a later step needs it).
+    lists: Vec<ListBuf<'a>>,
     /// Candidate buffers, one per position.
     cand: Vec<Vec<Vertex>>,
     /// Scratch for intersections.
@@ -51,11 +51,11 @@ pub(crate) struct State {
     by_vertex: Vec<Vertex>,
 }
 
-impl State {
-    pub(crate) fn new(k: usize) -> State {
+impl State<'_> {
+    pub(crate) fn new(k: usize) -> Self {
         State {
             m: vec![0; k],
-            lists: vec![Vec::new(); k],
+            lists: (0..k).map(|_| ListBuf::default()).collect(),
             cand: vec![Vec::new(); k],
             tmp: Vec::new(),
             by_vertex: vec![0; k],
@@ -63,14 +63,22 @@ impl State {
     }
 }
 
-/// A plan bound to a graph.
-pub(crate) struct Matcher<'a, O, I> {
-    g: Undirected<'a, O, I>,
+/// A step's candidate list (before the per-candidate checks) and the exclusive id bounds it was
+/// clipped to.
+struct Candidates<'c> {
+    list: &'c [Vertex],
+    lo: Option<Vertex>,
+    hi: Option<Vertex>,
+}
+
+/// A plan bound to the lists of a graph.
+pub(crate) struct Matcher<'a, L> {
+    g: L,
     plan: &'a Plan,
     labels: Option<&'a [u32]>,
 }
 
-impl<'a, O: Adjacency, I: Adjacency> Matcher<'a, O, I> {
+impl<'a, O: Adjacency, I: Adjacency> Matcher<'a, Undirected<'a, O, I>> {
     /// Binds `plan` to the graph `out`/`in_`; checks the labels against the graph and pattern.
     pub(crate) fn new(
         out: &'a O,
@@ -80,19 +88,31 @@ impl<'a, O: Adjacency, I: Adjacency> Matcher<'a, O, I> {
         labels: Option<&'a [u32]>,
     ) -> Result<Self> {
         check_directions(out, in_)?;
+        Matcher::on_lists(Undirected::new(out, in_), pattern, plan, labels)
+    }
+}
+
+impl<'a, L: ListSource<'a>> Matcher<'a, L> {
+    /// Binds `plan` to the lists of `g`; checks the labels against the graph and pattern.
+    pub(crate) fn on_lists(
+        g: L,
+        pattern: &Pattern,
+        plan: &'a Plan,
+        labels: Option<&'a [u32]>,
+    ) -> Result<Self> {
         if pattern.is_labelled() && labels.is_none() {
             return Err(Error::invalid("the pattern is labelled: pass a label per data vertex"));
         }
         if let Some(l) = labels {
-            if l.len() < out.num_vertices() {
+            if l.len() < g.num_vertices() {
                 return Err(Error::invalid(format!(
                     "{} labels given for a graph of {} vertices",
                     l.len(),
-                    out.num_vertices()
+                    g.num_vertices()
                 )));
             }
         }
-        Ok(Matcher { g: Undirected::new(out, in_), plan, labels: labels.filter(|_| pattern.is_labelled()) })
+        Ok(Matcher { g, plan, labels: labels.filter(|_| pattern.is_labelled()) })
     }
 
     fn k(&self) -> usize {
@@ -107,7 +127,7 @@ impl<'a, O: Adjacency, I: Adjacency> Matcher<'a, O, I> {
     }
 
     /// Whether `c` may take position `i` given positions `0..i` (every check of the step).
-    fn accepts(&self, st: &State, i: usize, c: Vertex) -> bool {
+    fn accepts(&self, st: &State<'a>, i: usize, c: Vertex) -> bool {
         let s = &self.plan.steps[i];
         (c as usize) < self.g.num_vertices()
             && self.label_ok(i, c)
@@ -119,16 +139,14 @@ impl<'a, O: Adjacency, I: Adjacency> Matcher<'a, O, I> {
     }
 
     /// Places `v` at position `i` (reading its list when a later step needs it).
-    fn place(&self, st: &mut State, i: usize, v: Vertex) {
+    fn place(&self, st: &mut State<'a>, i: usize, v: Vertex) {
         st.m[i] = v;
         if self.plan.steps[i].list_needed {
-            let mut list = std::mem::take(&mut st.lists[i]);
-            self.g.fill(v, &mut list);
-            st.lists[i] = list;
+            self.g.read(v, &mut st.lists[i]);
         }
     }
 
-    fn emit(&self, st: &mut State, emit: &mut Emit<'_>) {
+    fn emit(&self, st: &mut State<'a>, emit: &mut Emit<'_>) {
         if let Some(f) = emit {
             for (i, s) in self.plan.steps.iter().enumerate() {
                 st.by_vertex[s.vertex] = st.m[i];
@@ -137,8 +155,9 @@ impl<'a, O: Adjacency, I: Adjacency> Matcher<'a, O, I> {
         }
     }
 
-    /// Counts (and emits) the matches extending positions `0..i`.
-    fn search(&self, st: &mut State, i: usize, emit: &mut Emit<'_>) -> u64 {
+    /// Counts (and emits) the matches extending positions `0..i`; `prev` is the previous
+    /// step's candidate list with the id interval it was clipped to, when it has one.
+    fn search(&self, st: &mut State<'a>, i: usize, emit: &mut Emit<'_>, prev: Option<Candidates<'_>>) -> u64 {
         let k = self.k();
         if i == k {
             self.emit(st, emit);
@@ -154,14 +173,34 @@ impl<'a, O: Adjacency, I: Adjacency> Matcher<'a, O, I> {
             let b = hi.map_or(l.len(), |x| l.partition_point(|&c| c < x));
             a..b.max(a)
         };
+        // When this step's adjacent positions extend the previous step's and its interval lies
+        // within the previous one, the previous candidates already hold the intersection of
+        // the shared lists: only the new ones are intersected (cliques: one list per step).
+        let within = |p: &Candidates<'_>| {
+            p.lo.is_none_or(|x| lo.is_some_and(|y| y >= x)) && p.hi.is_none_or(|x| hi.is_some_and(|y| y <= x))
+        };
+        let (first, rest): (&[Vertex], &[usize]) = match (&s.extends, &prev) {
+            (Some(new), Some(p)) if within(p) => (&p.list[clip(p.list)], new),
+            _ => {
+                let l = &st.lists[s.adjacent[0]];
+                (&l[clip(l)], &s.adjacent[1..])
+            }
+        };
         let mut cand = std::mem::take(&mut st.cand[i]);
-        let first = &st.lists[s.adjacent[0]];
-        cand.clear();
-        cand.extend_from_slice(&first[clip(first)]);
-        for &j in &s.adjacent[1..] {
-            let l = &st.lists[j];
-            intersect_into(&cand, &l[clip(l)], &mut st.tmp);
-            std::mem::swap(&mut cand, &mut st.tmp);
+        match rest.split_first() {
+            None => {
+                cand.clear();
+                cand.extend_from_slice(first);
+            }
+            Some((&j, more)) => {
+                let l = &st.lists[j];
+                intersect_into(first, &l[clip(l)], &mut cand);
+                for &j in more {
+                    let l = &st.lists[j];
+                    intersect_into(&cand, &l[clip(l)], &mut st.tmp);
+                    std::mem::swap(&mut cand, &mut st.tmp);
+                }
+            }
         }
         let mut total = 0;
         for &c in &cand {
@@ -176,29 +215,29 @@ impl<'a, O: Adjacency, I: Adjacency> Matcher<'a, O, I> {
                 continue;
             }
             self.place(st, i, c);
-            total += self.search(st, i + 1, emit);
+            total += self.search(st, i + 1, emit, Some(Candidates { list: &cand, lo, hi }));
         }
         st.cand[i] = cand;
         total
     }
 
     /// Counts (and emits) the matches whose first position is `v`.
-    pub(crate) fn starting_at(&self, st: &mut State, v: Vertex, emit: &mut Emit<'_>) -> u64 {
+    pub(crate) fn starting_at(&self, st: &mut State<'a>, v: Vertex, emit: &mut Emit<'_>) -> u64 {
         if !self.label_ok(0, v) {
             return 0;
         }
         self.place(st, 0, v);
-        self.search(st, 1, emit)
+        self.search(st, 1, emit, None)
     }
 
     /// Counts (and emits) the matches whose first two positions are `u` and `v`, given their
-    /// neighbour lists `lu` and `lv` as [`Undirected::fill`] writes them (lent to the search
+    /// neighbour lists `lu` and `lv` as [`ListSource::read`] gives them (lent to the search
     /// and given back, so several plans share one read of each list).
     pub(crate) fn starting_at_pair(
         &self,
-        st: &mut State,
-        (u, lu): (Vertex, &mut Vec<Vertex>),
-        (v, lv): (Vertex, &mut Vec<Vertex>),
+        st: &mut State<'a>,
+        (u, lu): (Vertex, &mut ListBuf<'a>),
+        (v, lv): (Vertex, &mut ListBuf<'a>),
         emit: &mut Emit<'_>,
     ) -> u64 {
         if !self.accepts(st, 0, u) {
@@ -214,7 +253,7 @@ impl<'a, O: Adjacency, I: Adjacency> Matcher<'a, O, I> {
             if lend {
                 std::mem::swap(&mut st.lists[1], lv);
             }
-            total = self.search(st, 2, emit);
+            total = self.search(st, 2, emit, None);
             if lend {
                 std::mem::swap(&mut st.lists[1], lv);
             }
@@ -233,11 +272,11 @@ fn static_plan(pattern: &Pattern, induced: bool) -> Plan {
 
 /// Runs `body(matcher, state, v)` for every vertex `v` in parallel (edge-balanced ranges) and
 /// returns each range's result, in vertex order.
-fn per_range<O: Adjacency, I: Adjacency, T: Send>(
-    m: &Matcher<'_, O, I>,
+fn per_range<'a, O: Adjacency, I: Adjacency, T: Send>(
+    m: &Matcher<'a, Undirected<'a, O, I>>,
     out: &O,
     k: usize,
-    body: impl Fn(&Matcher<'_, O, I>, &mut State, std::ops::Range<Vertex>) -> T + Sync,
+    body: impl Fn(&Matcher<'a, Undirected<'a, O, I>>, &mut State<'a>, std::ops::Range<Vertex>) -> T + Sync,
 ) -> Vec<T> {
     let deg = degrees(out);
     edge_balanced_ranges(&deg, pieces_for(deg.len()))

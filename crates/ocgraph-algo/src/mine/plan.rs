@@ -250,6 +250,10 @@ pub(crate) struct Step {
     pub label: Option<u32>,
     /// Whether a later step reads this step's neighbour list.
     pub list_needed: bool,
+    /// When this step's adjacent positions are the previous step's plus the previous position
+    /// itself (and maybe more): those added positions, whose lists filter the previous step's
+    /// candidates into this step's.
+    pub extends: Option<Vec<usize>>,
 }
 
 /// A matching plan: the order and, per step, the checks on its candidates.
@@ -290,6 +294,12 @@ impl Plan {
             let needed =
                 steps[i + 1..].iter().any(|s| s.adjacent.contains(&i) || s.non_adjacent.contains(&i));
             steps[i].list_needed = needed;
+        }
+        for i in 2..steps.len() {
+            let (prev, this) = (&steps[i - 1].adjacent, &steps[i].adjacent);
+            if this.contains(&(i - 1)) && prev.iter().all(|j| this.contains(j)) {
+                steps[i].extends = Some(this.iter().copied().filter(|j| !prev.contains(j)).collect());
+            }
         }
         Plan { steps }
     }

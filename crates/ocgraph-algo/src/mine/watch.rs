@@ -12,12 +12,16 @@
 //! per match. Removed matches are those found on the snapshot before the batch, added ones
 //! those found on the snapshot after (a match containing a changed pair cannot be in both: its
 //! edges or its induced subgraph differ; an edge-induced match only contains changed pairs that
-//! are edges, so each such pair is explored on one snapshot only). Update canonicity: a match containing several changed
-//! pairs is reported only from the lowest-indexed one (pairs sorted by `(min, max)`), so each is
-//! reported once; the changed pairs are explored in parallel.
+//! are edges, so each such pair is explored on one snapshot only). Update canonicity: a match
+//! containing several changed pairs is reported only from the lowest-indexed one (pairs sorted
+//! by `(min, max)`), so each is reported once; the changed pairs are explored in parallel.
 //!
-//! State: the changed pairs (sorted; canonicity checks search them) and, per worker, a
-//! neighbour list per pattern vertex; the two anchors' lists are read once per pair and lent
+//! The graphs before and after a batch are given as two pairs of directions ([`Watch::apply`])
+//! or kept by the watch itself across a stream ([`super::WatchStore`]).
+//!
+//! State: the changed pairs (sorted; canonicity checks search them, past a bitmap of their
+//! endpoints when there are many) and, per worker, a neighbour list per pattern vertex (lent by
+//! the graph when it is already simple); the two anchors' lists are read once per pair and lent
 //! to every plan.
 
 use ocgraph_core::{Adjacency, Result, Vertex};
@@ -25,7 +29,8 @@ use rayon::prelude::*;
 
 use super::pattern::{Matcher, State};
 use super::plan::{Pattern, Plan};
-use super::Undirected;
+use super::{ListBuf, ListSource, Undirected};
+use crate::bfs::check_directions;
 
 /// A watched pattern: the plans anchored at each ordered pair of pattern vertices.
 #[derive(Debug, Clone)]
@@ -50,9 +55,10 @@ pub struct Changes {
 
 /// The changed pairs of a batch (sorted, distinct `(min, max)`) and, for each, whether it is
 /// an edge after the batch (it is one before exactly when not).
-struct Changed {
-    pairs: Vec<(Vertex, Vertex)>,
-    edge_after: Vec<bool>,
+#[derive(Default)]
+pub(crate) struct Changed {
+    pub(crate) pairs: Vec<(Vertex, Vertex)>,
+    pub(crate) edge_after: Vec<bool>,
 }
 
 impl Watch {
@@ -86,9 +92,9 @@ impl Watch {
 
     /// The pairs of `batch` (any order, repeats allowed) whose adjacency in the undirected
     /// view differs between the graph `before` and `after` (each given by its directions).
-    fn changed_pairs<BO: Adjacency, BI: Adjacency, AO: Adjacency, AI: Adjacency>(
-        before: &Undirected<'_, BO, BI>,
-        after: &Undirected<'_, AO, AI>,
+    fn changed_pairs<'a, 'b>(
+        before: &impl ListSource<'a>,
+        after: &impl ListSource<'b>,
         batch: &[(Vertex, Vertex)],
     ) -> Changed {
         let mut all: Vec<(Vertex, Vertex)> =
@@ -106,42 +112,53 @@ impl Watch {
         changed
     }
 
-    /// Every match on `out`/`in_` (the graph after the batch when `after`, else before it)
+    /// Every match on `g` (the graph after the batch when `after`, else before it)
     /// containing one of the `changed` pairs (as the image of a pattern edge, or of any pattern
     /// vertex pair when vertex-induced), each once (reported from its lowest-indexed changed
     /// pair); flattened as in [`Changes`]. Edge-induced matches only contain pairs that are
     /// edges of this graph, so the other pairs are not explored.
     ///
-    /// Errors: a labelled pattern without enough `labels`; directions disagreeing.
-    fn matches_touching<O: Adjacency, I: Adjacency>(
-        &self,
-        (out, in_): (&O, &I),
+    /// Errors: a labelled pattern without enough `labels`.
+    pub(crate) fn matches_touching<'a, L: ListSource<'a>>(
+        &'a self,
+        g: &'a L,
         after: bool,
-        labels: Option<&[u32]>,
+        labels: Option<&'a [u32]>,
         changed: &Changed,
     ) -> Result<Vec<Vertex>> {
         let k = self.pattern.num_vertices();
-        let matchers: Vec<Matcher<'_, O, I>> = self
+        let matchers: Vec<Matcher<'a, &'a L>> = self
             .plans
             .iter()
-            .map(|p| Matcher::new(out, in_, &self.pattern, p, labels))
+            .map(|p| Matcher::on_lists(g, &self.pattern, p, labels))
             .collect::<Result<_>>()?;
-        let g = Undirected::new(out, in_);
         let n = g.num_vertices();
         // Per worker: the search state and the two anchors' lists, read once per pair.
         let pairs = &changed.pairs;
-        let one = |i: usize, (st, lu, lv): &mut (State, Vec<Vertex>, Vec<Vertex>)| {
+        // With many changed pairs, a bitmap of their endpoints spares most canonicity checks
+        // their binary search: a match's other pairs rarely join two endpoints.
+        let ends: Option<Vec<u64>> = (pairs.len() >= 64).then(|| {
+            let mut bits = vec![0u64; n.div_ceil(64)];
+            for &(u, v) in pairs {
+                for x in [u, v].into_iter().map(|x| x as usize).filter(|&x| x < n) {
+                    bits[x / 64] |= 1 << (x % 64);
+                }
+            }
+            bits
+        });
+        let is_end = |x: Vertex| ends.as_ref().is_none_or(|b| b[x as usize / 64] >> (x % 64) & 1 == 1);
+        let one = |i: usize, (st, lu, lv): &mut (State<'a>, ListBuf<'a>, ListBuf<'a>)| {
             let (u, v) = pairs[i];
             let mut found = Vec::new();
             if (u as usize) >= n || (v as usize) >= n || (!self.induced && changed.edge_after[i] != after) {
                 return found;
             }
-            g.fill(u, lu);
-            g.fill(v, lv);
+            g.read(u, lu);
+            g.read(v, lv);
             let mut sink = |m: &[Vertex]| {
                 let earlier = self.pairs.iter().any(|&(a, b)| {
                     let key = (m[a].min(m[b]), m[a].max(m[b]));
-                    pairs[..i].binary_search(&key).is_ok()
+                    is_end(key.0) && is_end(key.1) && pairs[..i].binary_search(&key).is_ok()
                 });
                 if !earlier {
                     found.extend_from_slice(m);
@@ -152,7 +169,7 @@ impl Watch {
             }
             found
         };
-        let init = || (State::new(k), Vec::new(), Vec::new());
+        let init = || (State::new(k), ListBuf::default(), ListBuf::default());
         let parts: Vec<Vec<Vertex>> = if pairs.len() < 64 {
             let mut w = init();
             (0..pairs.len()).map(|i| one(i, &mut w)).collect()
@@ -173,16 +190,15 @@ impl Watch {
         labels: Option<&[u32]>,
         batch: &[(Vertex, Vertex)],
     ) -> Result<Changes> {
-        let changed = Self::changed_pairs(
-            &Undirected::new(before.0, before.1),
-            &Undirected::new(after.0, after.1),
-            batch,
-        );
+        check_directions(before.0, before.1)?;
+        check_directions(after.0, after.1)?;
+        let (b, a) = (Undirected::new(before.0, before.1), Undirected::new(after.0, after.1));
+        let changed = Self::changed_pairs(&b, &a, batch);
         if changed.pairs.is_empty() {
             return Ok(Changes::default());
         }
-        let removed = self.matches_touching(before, false, labels, &changed)?;
-        let added = self.matches_touching(after, true, labels, &changed)?;
+        let removed = self.matches_touching(&b, false, labels, &changed)?;
+        let added = self.matches_touching(&a, true, labels, &changed)?;
         Ok(Changes { added, removed })
     }
 }

@@ -1,6 +1,13 @@
 //! `ocgraph stream --watch PATTERN`: after every batch, the matches of a watched pattern that
 //! the batch made appear and disappear ([`ocgraph_algo::mine::Watch`], explored only around the
-//! pairs the batch changed, between the snapshot before the batch and the one after).
+//! pairs the batch changed), on the watch's own copy of the changed vertices' lists
+//! ([`WatchStore`]) over the graph as it was when the stream started.
+//!
+//! What a batch sets: on an undirected graph, `+ u v` makes `u - v` an edge and `- u v` not,
+//! `-v u` removes every edge of `u` (those it had before the batch and those the batch gave it
+//! earlier), in batch order (the update path's semantics). On a directed graph the undirected
+//! view of a pair depends on both arcs: the same pairs are looked up in the snapshot after the
+//! batch.
 //!
 //! `--watch-out FILE` writes one line per change: `B + v0 v1 ...` for a match that appeared in
 //! batch `B` (0-based), `B - v0 v1 ...` for one that disappeared, the data vertices in
@@ -11,7 +18,7 @@ use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use ocgraph_algo::mine::{Pattern, Watch};
+use ocgraph_algo::mine::{Pattern, Watch, WatchStore};
 use ocgraph_core::labels::NO_LABEL;
 use ocgraph_core::update::{Snapshot, WalItem, WritableGraph};
 use ocgraph_core::{Adjacency, Error, Result, Vertex};
@@ -20,32 +27,51 @@ use ocgraph_core::{Adjacency, Error, Result, Vertex};
 pub(crate) struct Watcher {
     watch: Watch,
     labels: Option<Vec<u32>>,
-    /// The graph as the last batch left it (the "before" of the next batch).
-    before: Snapshot,
+    /// The graph when the watch started (read for the lists the store does not hold).
+    start: Snapshot,
+    store: WatchStore,
+    /// The pairs the current batch sets (reused across batches).
+    updates: Vec<(Vertex, Vertex, bool)>,
     out: Option<(PathBuf, BufWriter<File>)>,
     /// Matches added and removed so far.
     pub(crate) added: u64,
     pub(crate) removed: u64,
-    /// Seconds spent finding the changes (snapshots included).
+    /// Seconds spent finding the changes.
     pub(crate) secs: f64,
 }
 
-/// The vertex pairs whose adjacency the batch `items` may change, given the graph `before` it
-/// (a vertex removal changes every pair it had an edge in).
-fn touched_pairs(items: &[WalItem], before: &Snapshot) -> Vec<(Vertex, Vertex)> {
-    let mut pairs = Vec::with_capacity(items.len());
+/// The pairs the batch `items` sets, in batch order, each with whether it is an edge after the
+/// item (`-v u` lists `u`'s pairs in `store` and those earlier items set). For a directed
+/// graph (`after` given: the snapshot after the batch) the state is read there instead.
+fn batch_updates(
+    items: &[WalItem],
+    store: &WatchStore,
+    start: &Snapshot,
+    after: Option<&Snapshot>,
+    updates: &mut Vec<(Vertex, Vertex, bool)>,
+) {
+    updates.clear();
     for item in items {
         match *item {
-            WalItem::AddEdge { src, dst, .. } | WalItem::RemoveEdge { src, dst } => pairs.push((src, dst)),
-            WalItem::RemoveVertex { v } if (v as usize) < before.out().num_vertices() => {
-                for nb in [before.out().neighbors(v), before.in_().neighbors(v)] {
-                    pairs.extend(nb.iter().map(|&x| (v, x)));
-                }
+            WalItem::AddEdge { src, dst, .. } => updates.push((src, dst, true)),
+            WalItem::RemoveEdge { src, dst } => updates.push((src, dst, false)),
+            WalItem::RemoveVertex { v } => {
+                let mut nb = store.neighbors((&start.out(), &start.in_()), v);
+                nb.extend(updates.iter().filter(|p| p.0 == v).map(|p| p.1));
+                nb.extend(updates.iter().filter(|p| p.1 == v).map(|p| p.0));
+                updates.extend(nb.into_iter().map(|x| (v, x, false)));
             }
-            WalItem::RemoveVertex { .. } | WalItem::SetWeight { .. } | WalItem::AddVertices { .. } => {}
+            WalItem::SetWeight { .. } | WalItem::AddVertices { .. } => {}
         }
     }
-    pairs
+    if let Some(a) = after {
+        let (out, in_) = (a.out(), a.in_());
+        let arc = |u: Vertex, v: Vertex| out.neighbors(u).binary_search(&v).is_ok();
+        let n = out.num_vertices() as Vertex;
+        for p in updates.iter_mut() {
+            p.2 = p.0 < n && p.1 < n && (arc(p.0, p.1) || in_.neighbors(p.0).binary_search(&p.1).is_ok());
+        }
+    }
 }
 
 impl Watcher {
@@ -73,7 +99,9 @@ impl Watcher {
         Ok(Watcher {
             watch: Watch::new(pattern, induced),
             labels,
-            before: w.snapshot(),
+            start: w.snapshot(),
+            store: WatchStore::new(w.num_vertices()),
+            updates: Vec::new(),
             out,
             added: 0,
             removed: 0,
@@ -85,22 +113,22 @@ impl Watcher {
     /// made appear and disappear; counts them and writes them to the `--watch-out` file.
     pub(crate) fn after_batch(&mut self, w: &WritableGraph, items: &[WalItem], batch: usize) -> Result<()> {
         let t = Instant::now();
-        let after = w.snapshot();
-        let pairs = touched_pairs(items, &self.before);
-        let (b, a) = (&self.before, &after);
+        self.store.set_num_vertices(w.num_vertices());
         if let Some(l) = &mut self.labels {
             // Vertices the stream added have no label.
-            l.resize(l.len().max(a.out().num_vertices()), NO_LABEL);
+            l.resize(l.len().max(w.num_vertices()), NO_LABEL);
         }
+        let after = w.is_directed().then(|| w.snapshot());
+        batch_updates(items, &self.store, &self.start, after.as_ref(), &mut self.updates);
+        let s = &self.start;
         let ch =
-            self.watch.apply((&b.out(), &b.in_()), (&a.out(), &a.in_()), self.labels.as_deref(), &pairs)?;
+            self.store.apply(&self.watch, (&s.out(), &s.in_()), self.labels.as_deref(), &self.updates)?;
         let k = self.watch.pattern().num_vertices();
         self.added += (ch.added.len() / k) as u64;
         self.removed += (ch.removed.len() / k) as u64;
         if let Some((path, f)) = &mut self.out {
             write_changes(f, batch, &ch.added, &ch.removed, k).map_err(|e| Error::io(&*path, "write", e))?;
         }
-        self.before = after;
         self.secs += t.elapsed().as_secs_f64();
         Ok(())
     }
