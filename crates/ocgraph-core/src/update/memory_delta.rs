@@ -110,16 +110,20 @@ impl Lists {
         vs
     }
 
-    /// Appends the entries of `es` (operations of one batch on `v`, in record order) to `v`'s block, moving
-    /// the block to the end of the arena when it lacks room.
-    fn append(&mut self, v: Vertex, es: &[(Vertex, Entry)]) -> Result<()> {
+    /// The header of `v`'s block, if any.
+    #[inline]
+    fn header(&self, v: Vertex) -> Option<Entry> {
         let s = self.slot[v as usize];
-        let (old, len, cap) = if s > 0 {
-            let p = s as usize - 1;
-            let h = self.arena[p];
-            (Some(p), h.bits as usize, h.seq as usize)
-        } else {
-            (None, 0, 0)
+        (s > 0).then(|| self.arena[s as usize - 1])
+    }
+
+    /// Appends the entries of `es` (operations of one batch on `v`, in record order) to `v`'s
+    /// block, whose header is `header` (`None`: no block yet), moving the block to the end of
+    /// the arena when it lacks room.
+    fn append(&mut self, v: Vertex, header: Option<Entry>, es: &[(Vertex, Entry)]) -> Result<()> {
+        let (old, len, cap) = match header {
+            Some(h) => (Some(self.slot[v as usize] as usize - 1), h.bits as usize, h.seq as usize),
+            None => (None, 0, 0),
         };
         let new_len = len + es.len();
         if let Some(p) = old.filter(|_| new_len <= cap) {
@@ -225,8 +229,12 @@ impl DeltaLog for MemoryDelta {
             l.slot.resize(top as usize + 1, 0);
         }
         sort_by_source(&mut items, top);
-        for group in items.chunk_by(|a, b| a.0 == b.0) {
-            l.append(group[0].0, group)?;
+        let groups: Vec<&[(Vertex, Entry)]> = items.chunk_by(|a, b| a.0 == b.0).collect();
+        // One cache miss per touched vertex (its block's header) is most of the cost: a first
+        // tight pass reads every header, so the misses overlap, and the appends find them cached.
+        let headers: Vec<Option<Entry>> = groups.iter().map(|g| l.header(g[0].0)).collect();
+        for (group, header) in groups.iter().zip(headers) {
+            l.append(group[0].0, header, group)?;
         }
         l.entries += ops.len() as u64;
         Ok(())
