@@ -309,7 +309,8 @@ mod tests {
         let mut log: Vec<(u64, Vertex, Vertex, ArcOp)> = Vec::new();
         for seq in 10..60u64 {
             // Small batches on few vertices (blocks grow) and large ones (the radix sort).
-            let (k, span) = if seq % 5 == 0 { (rng.gen_range(256..900), 3000) } else { (rng.gen_range(0..40), 20) };
+            let (k, span) =
+                if seq % 5 == 0 { (rng.gen_range(256..900), 3000) } else { (rng.gen_range(0..40), 20) };
             let batch: Vec<(Vertex, Vertex, ArcOp)> = (0..k)
                 .map(|_| {
                     let op = if rng.gen_bool(0.3) {
