@@ -83,18 +83,23 @@ pub fn fold_ops_into(ops: &[(Vertex, ArcOp)], out: &mut Vec<(Vertex, ArcOp)>) {
     }
     let start = out.len();
     out.extend_from_slice(ops);
+    fold_tail(out, start);
+}
+
+/// Folds `ops[start..]` (in record order) in place, as [`fold_ops`] does.
+pub(crate) fn fold_tail(ops: &mut Vec<(Vertex, ArcOp)>, start: usize) {
     // Stable sort by destination keeps record order among equal destinations; the last of
     // each run of equal destinations is kept.
-    out[start..].sort_by_key(|&(d, _)| d);
+    ops[start..].sort_by_key(|&(d, _)| d);
     let mut kept = start;
-    for i in start..out.len() {
-        if i + 1 < out.len() && out[i + 1].0 == out[i].0 {
+    for i in start..ops.len() {
+        if i + 1 < ops.len() && ops[i + 1].0 == ops[i].0 {
             continue;
         }
-        out[kept] = out[i];
+        ops[kept] = ops[i];
         kept += 1;
     }
-    out.truncate(kept);
+    ops.truncate(kept);
 }
 
 #[cfg(test)]

@@ -26,6 +26,7 @@
 use parking_lot::RwLock;
 
 use super::delta::{ArcOp, DeltaLog, VertexOpsFn};
+use super::radix::sort_by_u32_key;
 use crate::error::{Error, Result};
 use crate::graph::Vertex;
 
@@ -36,12 +37,6 @@ const BYTES_PER_OP: u64 = 16;
 
 /// The room of a vertex's first block, in entries.
 pub const MIN_CAP: usize = 3;
-
-/// Batches with fewer operations are sorted by comparison, larger ones by radix.
-const RADIX_MIN: usize = 256;
-
-/// Bits per radix pass.
-const RADIX_BITS: u32 = 11;
 
 #[derive(Clone, Copy, Debug, Default)]
 struct Entry {
@@ -153,35 +148,6 @@ impl Lists {
     }
 }
 
-/// Sorts `items` by source, stably (a radix sort on the bits of `top`, the largest source).
-fn sort_by_source(items: &mut Vec<(Vertex, Entry)>, top: Vertex) {
-    if items.len() < RADIX_MIN {
-        items.sort_by_key(|e| e.0);
-        return;
-    }
-    let bits = u32::BITS - top.leading_zeros();
-    let mut buf = vec![(0, Entry::default()); items.len()];
-    let mut shift = 0;
-    while shift < bits {
-        let digit = |v: Vertex| (v >> shift) as usize & ((1 << RADIX_BITS) - 1);
-        let mut at = vec![0usize; 1 << RADIX_BITS];
-        for e in items.iter() {
-            at[digit(e.0)] += 1;
-        }
-        let mut sum = 0;
-        for c in at.iter_mut() {
-            (*c, sum) = (sum, sum + *c);
-        }
-        for e in items.iter() {
-            let d = digit(e.0);
-            buf[at[d]] = *e;
-            at[d] += 1;
-        }
-        std::mem::swap(items, &mut buf);
-        shift += RADIX_BITS;
-    }
-}
-
 /// An in-memory, multiversioned delta (see the module docs for its layout and memory use).
 #[derive(Default)]
 pub struct MemoryDelta {
@@ -228,7 +194,7 @@ impl DeltaLog for MemoryDelta {
         if l.slot.len() <= top as usize {
             l.slot.resize(top as usize + 1, 0);
         }
-        sort_by_source(&mut items, top);
+        sort_by_u32_key(&mut items, top, |e| e.0);
         let groups: Vec<&[(Vertex, Entry)]> = items.chunk_by(|a, b| a.0 == b.0).collect();
         // One cache miss per touched vertex (its block's header) is most of the cost: a first
         // tight pass reads every header, so the misses overlap, and the appends find them cached.
