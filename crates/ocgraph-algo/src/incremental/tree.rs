@@ -72,7 +72,7 @@ pub trait Program: Send + 'static {
         None
     }
     /// The value of `(label, hops)` (called only when [`Program::as_label`] gives `Some`).
-    fn from_label(&self, _label: (u32, u32)) -> Option<Self::Value> {
+    fn labelled_value(&self, _label: (u32, u32)) -> Option<Self::Value> {
         None
     }
     /// Whether arc weights count (SSSP).
@@ -395,12 +395,12 @@ impl<P: Program> Tree<P> {
         }
         for &x in &members {
             let (_, h) = self.prog.as_label(self.val[x as usize]).expect("labelled");
-            let v = self.prog.from_label((label, h + shift)).expect("labelled");
+            let v = self.prog.labelled_value((label, h + shift)).expect("labelled");
             self.set(x, v, self.parent[x as usize]);
         }
         let mut up = a;
         for (i, &x) in path.iter().enumerate() {
-            let v = self.prog.from_label((label, ha + 1 + i as u32)).expect("labelled");
+            let v = self.prog.labelled_value((label, ha + 1 + i as u32)).expect("labelled");
             self.set(x, v, up);
             up = x;
         }
@@ -484,10 +484,11 @@ impl<P: Program> Maintained for Tree<P> {
             return self.recompute(snap);
         }
         // 3a. Large components joined to smaller labels.
-        if !self.sizes.is_empty() && arcs.iter().any(|e| matches!(e.op, ArcOp::Add(_))) {
-            if !self.propagate(snap)? || !self.relabel_large(&arcs) {
-                return self.recompute(snap);
-            }
+        if !self.sizes.is_empty()
+            && arcs.iter().any(|e| matches!(e.op, ArcOp::Add(_)))
+            && (!self.propagate(snap)? || !self.relabel_large(&arcs))
+        {
+            return self.recompute(snap);
         }
         // 3. Added or lighter arcs relax forward.
         for e in &arcs {
@@ -706,7 +707,7 @@ impl Program for Wcc {
     fn as_label(&self, v: (u32, u32)) -> Option<(u32, u32)> {
         Some(v)
     }
-    fn from_label(&self, label: (u32, u32)) -> Option<(u32, u32)> {
+    fn labelled_value(&self, label: (u32, u32)) -> Option<(u32, u32)> {
         Some(label)
     }
     fn weighted(&self) -> bool {
