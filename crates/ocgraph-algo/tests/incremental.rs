@@ -203,7 +203,8 @@ impl<P: Program> ChangeSubscriber for Kept<P> {
     }
 }
 
-/// Keeps BFS, SSSP and WCC trees whose batches stop after `limit` arcs read and recompute:
+/// Keeps BFS, SSSP and WCC trees whose batches stop after `limit` arcs read and recompute (and
+/// whose WCC relabels components of `relabel` vertices or more by re-rooting, when given):
 /// every result equals the static kernels after every batch, whichever way each batch went.
 fn run_limited(
     seed: u64,
@@ -211,6 +212,7 @@ fn run_limited(
     weighted: bool,
     batch: usize,
     limit: u64,
+    relabel: Option<u32>,
 ) -> Result<(), TestCaseError> {
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
     let tmp = tempfile::tempdir().unwrap();
@@ -230,7 +232,10 @@ fn run_limited(
     let (mut b, mut s, mut c) = (
         Tree::empty(Bfs { source: 0 }).with_recompute_after(limit),
         Tree::empty(Sssp { source: 0 }).with_recompute_after(limit),
-        Tree::empty(Wcc).with_recompute_after(limit),
+        match relabel {
+            Some(r) => Tree::empty(Wcc).with_recompute_after(limit).with_relabel_from(r),
+            None => Tree::empty(Wcc).with_recompute_after(limit),
+        },
     );
     kept(&mut b);
     kept(&mut s);
@@ -275,7 +280,17 @@ proptest! {
         batch in prop_oneof![Just(1usize), 2usize..8, Just(20usize)],
         limit in prop_oneof![Just(0u64), 1u64..60],
     ) {
-        run_limited(seed, directed, weighted, batch, limit)?;
+        run_limited(seed, directed, weighted, batch, limit, None)?;
+    }
+
+    #[test]
+    fn wcc_relabelled_by_rerooting_equals_static(
+        seed in any::<u64>(),
+        directed in any::<bool>(),
+        batch in prop_oneof![Just(1usize), 2usize..8, Just(20usize)],
+        relabel in 1u32..6,
+    ) {
+        run_limited(seed, directed, false, batch, u64::MAX, Some(relabel))?;
     }
 }
 

@@ -17,6 +17,15 @@
 //! 3. Each added (or lighter) arc relaxes forward from its source.
 //! 4. Improved vertices propagate in value order (a binary heap), as Dijkstra.
 //!
+//! WCC keeps the size of every component: before step 3, the repairs are propagated and each
+//! added arc that joins a large component (at least `relabel_from` vertices, by default
+//! `max(1024, n / 256)`) to one of smaller label relabels the large one at once (3a): its tree
+//! is re-rooted at the arc's end (the path to the old root reversed) and hung from the other
+//! end, and one pass over the vertices gives its members the new label, their hops raised by
+//! a common shift (the path's vertices get consecutive hops), so every parent stays strictly
+//! smaller. That costs one pass over the vertex values instead of a walk of the component's
+//! arcs (the case of a batch that joins a low id to the giant component).
+//!
 //! Vertex state is in memory (the value and a 4-byte parent per vertex); neighbour lists come
 //! from the snapshot (base CSR through the page layer, levels, delta). Forward lists are the
 //! out-lists and backward lists the in-lists (for directed graphs the stored reverse
@@ -56,6 +65,16 @@ pub trait Program: Send + 'static {
     }
     /// Whether lists are followed in both directions (WCC).
     fn both_directions(&self) -> bool;
+    /// For programs whose value is a component label and hops (WCC): the value as `(label,
+    /// hops)`, so that a batch joining a large component to one of smaller label can relabel
+    /// it by re-rooting its tree ([`Tree`]'s step 3a). `None` (the default): no such shortcut.
+    fn as_label(&self, _v: Self::Value) -> Option<(u32, u32)> {
+        None
+    }
+    /// The value of `(label, hops)` (called only when [`Program::as_label`] gives `Some`).
+    fn labelled_value(&self, _label: (u32, u32)) -> Option<Self::Value> {
+        None
+    }
     /// Whether arc weights count (SSSP).
     fn weighted(&self) -> bool;
     /// The result's form of a value.
@@ -127,6 +146,11 @@ pub struct Tree<P: Program> {
     /// Arcs the current batch has read, and its limit.
     read: u64,
     limit: u64,
+    /// Programs with labels ([`Program::as_label`]): the number of vertices of each label.
+    sizes: Vec<u32>,
+    /// Components of at least this many vertices are relabelled by re-rooting (`None`:
+    /// `max(1024, n / 256)`).
+    relabel_from: Option<u32>,
 }
 
 impl<P: Program> Tree<P> {
@@ -142,6 +166,39 @@ impl<P: Program> Tree<P> {
             recompute_after: None,
             read: 0,
             limit: u64::MAX,
+            sizes: Vec::new(),
+            relabel_from: None,
+        }
+    }
+
+    /// Makes step 3a relabel components of at least `size` vertices (by default `max(1024, n /
+    /// 256)`); programs without labels ignore it.
+    pub fn with_relabel_from(mut self, size: u32) -> Tree<P> {
+        self.relabel_from = Some(size);
+        self
+    }
+
+    /// Whether the program's values are labels ([`Program::as_label`]).
+    fn labelled(&self) -> bool {
+        self.prog.as_label(P::INF).is_some()
+    }
+
+    /// The label of a value, when it has one (not unreached).
+    fn label_of(&self, v: P::Value) -> Option<u32> {
+        self.prog.as_label(v).map(|(l, _)| l).filter(|&l| l != u32::MAX)
+    }
+
+    /// Counts the vertices of every label from scratch.
+    fn count_sizes(&mut self) {
+        self.sizes.clear();
+        if !self.labelled() {
+            return;
+        }
+        self.sizes.resize(self.val.len(), 0);
+        for i in 0..self.val.len() {
+            if let Some(l) = self.label_of(self.val[i]) {
+                self.sizes[l as usize] += 1;
+            }
         }
     }
 
@@ -182,6 +239,14 @@ impl<P: Program> Tree<P> {
     /// Sets `x`'s value and parent, remembering its first output since the last `changes`.
     fn set(&mut self, x: Vertex, v: P::Value, parent: Vertex) {
         let i = x as usize;
+        if !self.sizes.is_empty() {
+            if let Some(l) = self.label_of(self.val[i]) {
+                self.sizes[l as usize] -= 1;
+            }
+            if let Some(l) = self.label_of(v) {
+                self.sizes[l as usize] += 1;
+            }
+        }
         self.old.note(x, self.prog.output(self.val[i]));
         self.val[i] = v;
         self.parent[i] = parent;
@@ -278,6 +343,70 @@ impl<P: Program> Tree<P> {
         true
     }
 
+    /// Step 3a (see the module docs): relabels, by re-rooting, every large component that an
+    /// added arc of `arcs` joins to a component of smaller label. Called with nothing queued.
+    /// Returns false when hops would overflow (the batch then recomputes).
+    fn relabel_large(&mut self, arcs: &[EdgeChange]) -> bool {
+        let from = self.relabel_from.unwrap_or((self.val.len() / 256).max(1024) as u32);
+        for e in arcs {
+            if !matches!(e.op, ArcOp::Add(_)) {
+                continue;
+            }
+            let (Some(lu), Some(lx)) =
+                (self.label_of(self.val[e.src as usize]), self.label_of(self.val[e.dst as usize]))
+            else {
+                continue;
+            };
+            // `a` keeps its label; `b`, in the component of larger label, is relabelled.
+            let (a, b, large) = match lu.cmp(&lx) {
+                Ordering::Less => (e.src, e.dst, lx),
+                Ordering::Greater => (e.dst, e.src, lu),
+                Ordering::Equal => continue,
+            };
+            if self.sizes[large as usize] >= from && !self.reroot(a, b, large) {
+                return false;
+            }
+        }
+        true
+    }
+
+    /// Hangs the tree of `b` (label `large`, rooted at vertex `large`) from `a` by the arc
+    /// `a - b`: the path from `b` to the root reversed, every member relabelled with `a`'s label.
+    /// False (nothing changed) when the new hops would overflow.
+    fn reroot(&mut self, a: Vertex, b: Vertex, large: u32) -> bool {
+        let (label, ha) = self.prog.as_label(self.val[a as usize]).expect("labelled");
+        let mut path = vec![b];
+        let mut y = b;
+        while self.parent[y as usize] != y {
+            y = self.parent[y as usize];
+            path.push(y);
+        }
+        debug_assert_eq!(y, large);
+        let members: Vec<Vertex> = (0..self.val.len() as Vertex)
+            .filter(|&x| self.label_of(self.val[x as usize]) == Some(large))
+            .collect();
+        // Off the path, hops rise by `shift`; the path's vertices get `ha + 1 + i`, below every
+        // child's shifted hops (each at least 1 + shift).
+        let Some(shift) = ha.checked_add(1 + path.len() as u32) else { return false };
+        let top =
+            members.iter().map(|&x| self.prog.as_label(self.val[x as usize]).expect("labelled").1).max();
+        if top.unwrap_or(0).checked_add(shift).is_none_or(|h| h == u32::MAX) {
+            return false;
+        }
+        for &x in &members {
+            let (_, h) = self.prog.as_label(self.val[x as usize]).expect("labelled");
+            let v = self.prog.labelled_value((label, h + shift)).expect("labelled");
+            self.set(x, v, self.parent[x as usize]);
+        }
+        let mut up = a;
+        for (i, &x) in path.iter().enumerate() {
+            let v = self.prog.labelled_value((label, ha + 1 + i as u32)).expect("labelled");
+            self.set(x, v, up);
+            up = x;
+        }
+        true
+    }
+
     /// Gives up the current batch's repair and propagation and recomputes (the first values
     /// noted for `changes` so far stay: the recomputation notes only what differs from them).
     fn recompute(&mut self, snap: &Snapshot) -> Result<()> {
@@ -317,11 +446,15 @@ impl<P: Program> Maintained for Tree<P> {
         self.val = val;
         self.parent = parent;
         self.seq = snap.seq();
+        self.count_sizes();
         Ok(())
     }
 
     fn apply(&mut self, changes: &BatchChanges, snap: &Snapshot) -> Result<()> {
         let n = snap.num_vertices();
+        if !self.sizes.is_empty() {
+            self.sizes.resize(n, 0);
+        }
         for x in self.val.len()..n {
             self.val.push(P::INF);
             self.parent.push(NONE);
@@ -348,6 +481,13 @@ impl<P: Program> Maintained for Tree<P> {
             }
         }
         if !roots.is_empty() && !self.repair(snap, roots) {
+            return self.recompute(snap);
+        }
+        // 3a. Large components joined to smaller labels.
+        if !self.sizes.is_empty()
+            && arcs.iter().any(|e| matches!(e.op, ArcOp::Add(_)))
+            && (!self.propagate(snap)? || !self.relabel_large(&arcs))
+        {
             return self.recompute(snap);
         }
         // 3. Added or lighter arcs relax forward.
@@ -411,6 +551,7 @@ impl<P: Program> Maintained for Tree<P> {
         }
         (self.val, self.parent, self.seq) = (val, parent, seq);
         self.old.clear();
+        self.count_sizes();
         Some(())
     }
 }
@@ -562,6 +703,12 @@ impl Program for Wcc {
     }
     fn both_directions(&self) -> bool {
         true
+    }
+    fn as_label(&self, v: (u32, u32)) -> Option<(u32, u32)> {
+        Some(v)
+    }
+    fn labelled_value(&self, label: (u32, u32)) -> Option<(u32, u32)> {
+        Some(label)
     }
     fn weighted(&self) -> bool {
         false

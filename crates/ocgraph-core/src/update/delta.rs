@@ -75,23 +75,31 @@ pub fn fold_ops(ops: &[(Vertex, ArcOp)]) -> Vec<(Vertex, ArcOp)> {
     out
 }
 
-/// [`fold_ops`] appending to `out` (no allocation for a vertex with one operation).
+/// [`fold_ops`] appending to `out` (sorted in place: no allocation for short lists).
 pub fn fold_ops_into(ops: &[(Vertex, ArcOp)], out: &mut Vec<(Vertex, ArcOp)>) {
     if let [one] = ops {
         out.push(*one);
         return;
     }
     let start = out.len();
-    let mut last: Vec<(Vertex, usize)> = ops.iter().enumerate().map(|(i, &(d, _))| (d, i)).collect();
-    // Stable sort by destination keeps record order among equal destinations.
-    last.sort_by_key(|&(d, _)| d);
-    for (d, i) in last {
-        let n = out.len();
-        match out.last_mut() {
-            Some(prev) if n > start && prev.0 == d => prev.1 = ops[i].1,
-            _ => out.push((d, ops[i].1)),
+    out.extend_from_slice(ops);
+    fold_tail(out, start);
+}
+
+/// Folds `ops[start..]` (in record order) in place, as [`fold_ops`] does.
+pub(crate) fn fold_tail(ops: &mut Vec<(Vertex, ArcOp)>, start: usize) {
+    // Stable sort by destination keeps record order among equal destinations; the last of
+    // each run of equal destinations is kept.
+    ops[start..].sort_by_key(|&(d, _)| d);
+    let mut kept = start;
+    for i in start..ops.len() {
+        if i + 1 < ops.len() && ops[i + 1].0 == ops[i].0 {
+            continue;
         }
+        ops[kept] = ops[i];
+        kept += 1;
     }
+    ops.truncate(kept);
 }
 
 #[cfg(test)]

@@ -1,23 +1,32 @@
-//! [`MemoryDelta`]: the in-memory [`DeltaLog`], one small unsorted array of operations per
-//! touched source vertex (after seed 002's per-vertex edge arrays).
+//! [`MemoryDelta`]: the in-memory [`DeltaLog`], one array of operations per touched source
+//! vertex (after seed 002's per-vertex edge arrays), all carved out of one arena.
 //!
-//! Each operation is a 12-byte entry `(dst, weight bits, seq)` appended to its source vertex's
-//! array, so a vertex's operations are in record order and their sequence numbers never
-//! decrease: a reader as of `upto` takes the prefix with `seq <= upto`. A removal is the weight
-//! bit pattern `0xFFFF_FFFF` (a NaN no caller may store: weights are checked not to be NaN);
-//! `seq` is stored relative to the delta's first batch. Vertices find their array through a
-//! dense index (`slot[v]`, 4 bytes per vertex up to the largest touched one), so recording and
-//! point reads do no hashing and no search: a batch is recorded under one write lock with one
-//! append per operation, and a point read costs a read lock and a copy of the vertex's own
-//! operations, whatever the size of the delta.
+//! Each operation is a 12-byte entry `(dst, weight bits, seq)`; a vertex's entries are in
+//! record order and their sequence numbers never decrease, so a reader as of `upto` takes the
+//! prefix with `seq <= upto`. A removal is the weight bit pattern `0xFFFF_FFFF` (a NaN no caller
+//! may store: weights are checked not to be NaN); `seq` is stored relative to the delta's first
+//! batch. A vertex's array is a *block* of the arena: a header entry (vertex, length, capacity)
+//! followed by `capacity` entries (at least [`MIN_CAP`], a power of two above that). A block that
+//! fills up is copied to a block of twice the room at the end of the arena (the old one is left
+//! unused: at most as many entries as are live). Vertices find their block through a dense index
+//! (`slot[v]`, 4 bytes per vertex up to the largest touched one).
 //!
-//! Memory: the entries (12 bytes each plus vector headroom), one array header per touched
-//! vertex and the index; [`DeltaLog::bytes`] reports 16 bytes per operation (the unit the
-//! freeze threshold and a paged delta's capacity are stated in).
+//! Recording a batch: its operations are sorted by source (a stable radix sort, so each vertex's
+//! keep their order), then each touched vertex costs one index lookup (in ascending order) and
+//! one append of all its operations of the batch to its block; vertices touched for the first
+//! time get consecutive blocks at the end of the arena. No allocation per vertex, no hashing.
+//! A point read costs a read lock and a copy of the vertex's own block prefix, whatever the size
+//! of the delta.
+//!
+//! Memory: the arena (12 bytes per entry, with the blocks' spare room and the blocks left
+//! behind by growth: at most about 4 times the operations) and the index; [`DeltaLog::bytes`]
+//! reports 16 bytes per operation (the unit the freeze threshold and a paged delta's capacity
+//! are stated in).
 
 use parking_lot::RwLock;
 
 use super::delta::{ArcOp, DeltaLog, VertexOpsFn};
+use super::radix::sort_by_u32_key;
 use crate::error::{Error, Result};
 use crate::graph::Vertex;
 
@@ -26,7 +35,10 @@ const REMOVE_BITS: u32 = u32::MAX;
 /// Bytes reported per operation (see the module docs).
 const BYTES_PER_OP: u64 = 16;
 
-#[derive(Clone, Copy, Debug)]
+/// The room of a vertex's first block, in entries.
+pub const MIN_CAP: usize = 3;
+
+#[derive(Clone, Copy, Debug, Default)]
 struct Entry {
     dst: Vertex,
     bits: u32,
@@ -42,16 +54,23 @@ impl Entry {
             ArcOp::Add(f32::from_bits(self.bits))
         }
     }
+
+    /// A block's header: its vertex, length and capacity.
+    fn header(v: Vertex, len: usize, cap: usize) -> Entry {
+        Entry { dst: v, bits: len as u32, seq: cap as u32 }
+    }
 }
 
 #[derive(Default)]
 struct Lists {
     /// Sequence number of the first batch recorded (entries store `seq - base`).
     base: Option<u64>,
-    /// `slot[v]`: one more than the index of `v`'s array in `lists`; 0 when `v` is untouched.
+    /// `slot[v]`: one more than the arena position of `v`'s block header; 0 when untouched.
     slot: Vec<u32>,
-    /// The touched vertices in first-touch order, each with its operations in record order.
-    lists: Vec<(Vertex, Vec<Entry>)>,
+    /// The blocks (see the module docs).
+    arena: Vec<Entry>,
+    /// The touched vertices in first-touch order (ascending within each batch).
+    order: Vec<Vertex>,
     entries: u64,
 }
 
@@ -65,18 +84,67 @@ impl Lists {
     /// The operations of `v` (all batches), empty when untouched.
     fn of(&self, v: Vertex) -> &[Entry] {
         match self.slot.get(v as usize) {
-            Some(&s) if s > 0 => &self.lists[s as usize - 1].1,
+            Some(&s) if s > 0 => {
+                let p = s as usize - 1;
+                &self.arena[p + 1..p + 1 + self.arena[p].bits as usize]
+            }
             _ => &[],
         }
     }
 
-    /// The indices into `lists` of the vertices touched by a batch `<= rel`, by vertex.
-    fn touched_slots(&self, rel: u32) -> Vec<usize> {
+    /// The vertices touched by a batch `<= rel`, ascending.
+    fn touched(&self, rel: u32) -> Vec<Vertex> {
         // First-touch order has non-decreasing first sequence numbers: a prefix qualifies.
-        let k = self.lists.partition_point(|(_, ops)| ops[0].seq <= rel);
-        let mut idx: Vec<usize> = (0..k).collect();
-        idx.sort_unstable_by_key(|&i| self.lists[i].0);
-        idx
+        let k = self.order.partition_point(|&v| self.of(v)[0].seq <= rel);
+        if k == self.order.len() && self.slot.len() <= 16 * k {
+            // Most of the index is touched: one scan of it beats sorting.
+            return (0..self.slot.len() as Vertex).filter(|&v| self.slot[v as usize] > 0).collect();
+        }
+        let mut vs = self.order[..k].to_vec();
+        vs.sort_unstable();
+        vs
+    }
+
+    /// The header of `v`'s block, if any.
+    #[inline]
+    fn header(&self, v: Vertex) -> Option<Entry> {
+        let s = self.slot[v as usize];
+        (s > 0).then(|| self.arena[s as usize - 1])
+    }
+
+    /// Appends the entries of `es` (operations of one batch on `v`, in record order) to `v`'s
+    /// block, whose header is `header` (`None`: no block yet), moving the block to the end of
+    /// the arena when it lacks room.
+    fn append(&mut self, v: Vertex, header: Option<Entry>, es: &[(Vertex, Entry)]) -> Result<()> {
+        let (old, len, cap) = match header {
+            Some(h) => (Some(self.slot[v as usize] as usize - 1), h.bits as usize, h.seq as usize),
+            None => (None, 0, 0),
+        };
+        let new_len = len + es.len();
+        if let Some(p) = old.filter(|_| new_len <= cap) {
+            for (slot, e) in self.arena[p + 1 + len..p + 1 + new_len].iter_mut().zip(es) {
+                *slot = e.1;
+            }
+            self.arena[p].bits = new_len as u32;
+            return Ok(());
+        }
+        let new_cap = new_len.next_power_of_two().max(MIN_CAP);
+        let at = self.arena.len();
+        if at + 1 + new_cap >= u32::MAX as usize {
+            return Err(Error::invalid(
+                "delta: more than 2^32 entries in memory; freeze the delta into a level more often",
+            ));
+        }
+        self.arena.push(Entry::header(v, new_len, new_cap));
+        if let Some(p) = old {
+            self.arena.extend_from_within(p + 1..p + 1 + len);
+        } else {
+            self.order.push(v);
+        }
+        self.arena.extend(es.iter().map(|e| e.1));
+        self.arena.resize(at + 1 + new_cap, Entry::default());
+        self.slot[v as usize] = at as u32 + 1;
+        Ok(())
     }
 }
 
@@ -112,24 +180,27 @@ impl DeltaLog for MemoryDelta {
         let rel = seq.checked_sub(base).filter(|&d| d <= u32::MAX as u64).ok_or_else(|| {
             Error::invalid(format!("delta: batch {seq} is out of range of the delta's first batch {base}"))
         })? as u32;
-        let top = ops.iter().map(|o| o.0).max().expect("non-empty") as usize;
-        if l.slot.len() <= top {
-            l.slot.resize(top + 1, 0);
+        let mut items: Vec<(Vertex, Entry)> = ops
+            .iter()
+            .map(|&(src, dst, op)| {
+                let bits = match op {
+                    ArcOp::Add(w) => w.to_bits(),
+                    ArcOp::Remove => REMOVE_BITS,
+                };
+                (src, Entry { dst, bits, seq: rel })
+            })
+            .collect();
+        let top = items.iter().map(|e| e.0).max().expect("non-empty");
+        if l.slot.len() <= top as usize {
+            l.slot.resize(top as usize + 1, 0);
         }
-        for &(src, dst, op) in ops {
-            let bits = match op {
-                ArcOp::Add(w) => w.to_bits(),
-                ArcOp::Remove => REMOVE_BITS,
-            };
-            let e = Entry { dst, bits, seq: rel };
-            let s = l.slot[src as usize];
-            if s > 0 {
-                l.lists[s as usize - 1].1.push(e);
-            } else {
-                l.lists.push((src, vec![e]));
-                let n = l.lists.len() as u32;
-                l.slot[src as usize] = n;
-            }
+        sort_by_u32_key(&mut items, top, |e| e.0);
+        let groups: Vec<&[(Vertex, Entry)]> = items.chunk_by(|a, b| a.0 == b.0).collect();
+        // One cache miss per touched vertex (its block's header) is most of the cost: a first
+        // tight pass reads every header, so the misses overlap, and the appends find them cached.
+        let headers: Vec<Option<Entry>> = groups.iter().map(|g| l.header(g[0].0)).collect();
+        for (group, header) in groups.iter().zip(headers) {
+            l.append(group[0].0, header, group)?;
         }
         l.entries += ops.len() as u64;
         Ok(())
@@ -146,18 +217,17 @@ impl DeltaLog for MemoryDelta {
     fn touched(&self, upto: u64) -> Vec<Vertex> {
         let l = self.lists.read();
         let Some(rel) = l.rel(upto) else { return Vec::new() };
-        l.touched_slots(rel).into_iter().map(|i| l.lists[i].0).collect()
+        l.touched(rel)
     }
 
     fn for_each_vertex(&self, upto: u64, f: &mut VertexOpsFn<'_>) -> Result<()> {
         let l = self.lists.read();
         let Some(rel) = l.rel(upto) else { return Ok(()) };
         let mut ops = Vec::new();
-        for i in l.touched_slots(rel) {
-            let (v, list) = &l.lists[i];
+        for v in l.touched(rel) {
             ops.clear();
-            ops.extend(visible(list, rel));
-            f(*v, &ops)?;
+            ops.extend(visible(l.of(v), rel));
+            f(v, &ops)?;
         }
         Ok(())
     }
@@ -204,7 +274,9 @@ mod tests {
         let d = MemoryDelta::new();
         let mut log: Vec<(u64, Vertex, Vertex, ArcOp)> = Vec::new();
         for seq in 10..60u64 {
-            let k = rng.gen_range(0..40);
+            // Small batches on few vertices (blocks grow) and large ones (the radix sort).
+            let (k, span) =
+                if seq % 5 == 0 { (rng.gen_range(256..900), 3000) } else { (rng.gen_range(0..40), 20) };
             let batch: Vec<(Vertex, Vertex, ArcOp)> = (0..k)
                 .map(|_| {
                     let op = if rng.gen_bool(0.3) {
@@ -212,7 +284,7 @@ mod tests {
                     } else {
                         ArcOp::Add(rng.gen_range(1..9) as f32)
                     };
-                    (rng.gen_range(0..20), rng.gen_range(0..20), op)
+                    (rng.gen_range(0..span), rng.gen_range(0..20), op)
                 })
                 .collect();
             d.record_batch(seq, &batch).unwrap();

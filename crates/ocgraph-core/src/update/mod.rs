@@ -20,6 +20,7 @@ mod level;
 pub mod log_file;
 pub mod memory_delta;
 pub mod paged_delta;
+mod radix;
 pub mod snapshot;
 pub mod stream;
 pub mod wal;

@@ -9,7 +9,7 @@ use std::ops::Range;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
 
-use super::delta::{fold_ops, ArcOp, DeltaLog};
+use super::delta::{fold_tail, ArcOp, DeltaLog};
 use super::level::Level;
 use super::level::SideOps;
 use crate::graph::{Adjacency, Direction, Graph, Slice, Vertex};
@@ -76,7 +76,10 @@ impl View {
             f[side].ops(v, self.upto, &mut ops).expect("delta read failed");
         }
         self.delta[side].ops(v, self.upto, &mut ops).expect("delta read failed");
-        (!ops.is_empty()).then(|| fold_ops(&ops))
+        (!ops.is_empty()).then(|| {
+            fold_tail(&mut ops, 0);
+            ops
+        })
     }
 
     /// `v`'s merged list (neighbours, weights) when touched; `None` when it equals the base list.

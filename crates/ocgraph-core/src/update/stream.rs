@@ -21,6 +21,7 @@ use std::sync::Arc;
 use parking_lot::{Mutex, MutexGuard};
 
 use super::delta::ArcOp;
+use super::radix::sort_by_u32_key;
 use super::snapshot::{Snapshot, View};
 use crate::graph::Vertex;
 
@@ -64,8 +65,11 @@ impl BatchChanges {
                 arcs.push(EdgeChange { src: e.dst, dst: e.src, op: e.op });
             }
         }
-        // Stable: batch order within an arc, so the last one is the net change.
-        arcs.sort_by_key(|e| (e.src, e.dst));
+        // Stable (by destination, then by source): batch order within an arc, so the last one
+        // is the net change.
+        let top = arcs.iter().map(|e| e.src.max(e.dst)).max().unwrap_or(0);
+        sort_by_u32_key(&mut arcs, top, |e| e.dst);
+        sort_by_u32_key(&mut arcs, top, |e| e.src);
         let mut out: Vec<EdgeChange> = Vec::with_capacity(arcs.len());
         for e in arcs {
             match out.last_mut() {
@@ -179,5 +183,38 @@ mod tests {
         let d = BatchChanges { directed: true, ..c };
         assert_eq!(d.net_arcs().len(), 3);
         assert_eq!(d.net_arcs()[0], EdgeChange { src: 1, dst: 2, op: ArcOp::Add(1.0) });
+    }
+
+    /// A large random batch (the radix sort's path) nets to what a map of the last operation
+    /// per arc holds, in arc order.
+    #[test]
+    fn net_arcs_of_a_large_batch_match_a_map() {
+        use rand::{Rng, SeedableRng};
+        use std::collections::BTreeMap;
+        let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(5);
+        for directed in [false, true] {
+            let edges: Vec<EdgeChange> = (0..3000)
+                .map(|_| EdgeChange {
+                    src: rng.gen_range(0..40),
+                    dst: rng.gen_range(0..5000),
+                    op: if rng.gen_bool(0.5) {
+                        ArcOp::Remove
+                    } else {
+                        ArcOp::Add(rng.gen_range(1..4) as f32)
+                    },
+                })
+                .collect();
+            let mut want = BTreeMap::new();
+            for e in &edges {
+                want.insert((e.src, e.dst), e.op);
+                if !directed && e.src != e.dst {
+                    want.insert((e.dst, e.src), e.op);
+                }
+            }
+            let c = BatchChanges { directed, edges, ..BatchChanges::default() };
+            let got: Vec<((Vertex, Vertex), ArcOp)> =
+                c.net_arcs().iter().map(|e| ((e.src, e.dst), e.op)).collect();
+            assert_eq!(got, want.into_iter().collect::<Vec<_>>());
+        }
     }
 }
