@@ -19,7 +19,16 @@ release the GIL.
 from __future__ import annotations
 
 from ._arrow import from_arrow, from_pandas, from_parquet
-from ._build import build_grid, from_edges, generate, import_edges, pack, reorder
+from ._build import (
+    build_grid,
+    compress,
+    from_edges,
+    generate,
+    import_edges,
+    pack,
+    remove_compressed,
+    reorder,
+)
 from ._errors import (
     Error,
     FormatError,
@@ -45,6 +54,7 @@ __all__ = [
     "Watch",
     "__version__",
     "build_grid",
+    "compress",
     "from_arrow",
     "from_edges",
     "from_pandas",
@@ -53,6 +63,7 @@ __all__ = [
     "import_edges",
     "open",
     "pack",
+    "remove_compressed",
     "reorder",
     "workload",
 ]

@@ -333,7 +333,7 @@ fn compress(raw: &Path, out: &Path, edges: &[u64], progress: &dyn Progress) -> R
 
 /// Pads the file at `path` holding `len` bytes of data to the alignment, fsyncs it, and returns
 /// its manifest entry (its checksum read back from the file).
-fn seal(path: &Path, len: u64) -> Result<FileEntry> {
+pub(super) fn seal(path: &Path, len: u64) -> Result<FileEntry> {
     let mut f = std::fs::OpenOptions::new()
         .read(true)
         .write(true)
