@@ -7,7 +7,7 @@ Usage: bench/layouts/run.py [--scales 22,23 | --quick] [--budgets 5,10,25,100]
                             [--kernels pr20,wcc,spmv,bfs] [--layouts csr,ccsr,packed,grid,cgrid,auto]
                             [--trials 2] [--threads 2] [--work DIR] [--ocgraph BIN]
                             [--gapbs DIR] [--gridgraph DIR] [--memcap PATH] [--timeout 400]
-                            [--block-size 64KiB] [--prepare-only] [--retime-builds] [--name NAME]
+                            [--block-size 16KiB] [--prepare-only] [--retime-builds] [--name NAME]
 
 Run it niced on a shared machine (`nice -n 10 python3 bench/layouts/run.py ...`); --quick (scale
 16, budgets 10% and 100%, at most 2 trials) is a smoke test of the whole pipeline, about 30 s
@@ -19,8 +19,9 @@ parameters, undirected, as bench/algos), then
   kronS-packed  `ocgraph pack kronS kronS-packed` (packed CSR: bit-packed gaps),
   kronS-ccsr    hard links to the files of kronS (its manifest is replaced, not written in
                 place), then `ocgraph layout compress kronS-ccsr --block-size B` (--block-size,
-                default 64KiB): the CSR with LZ4-compressed copies of its lists, which the pool
-                reads and decodes into its frames (compressed CSR),
+                default 16KiB; remade when the block size differs from the recorded one): the
+                CSR with LZ4-compressed copies of its lists, which the pool reads and decodes
+                into its frames (compressed CSR),
   kronS.lz4     a `cp -r` of the plain kronS made before its grid is built, then
                 `ocgraph layout grid kronS.lz4 --compress lz4` (the compressed grid),
   kronS         `ocgraph layout grid kronS` (the plain grid, inside the CSR graph),
@@ -292,13 +293,20 @@ def prepare_ocgraph(args, exe, caps, scale, builds):
         paths["packed"] = packed
     ccsr = g + "-ccsr"
     if "ccsr" in args.layouts:
-        if args.retime_builds or "ocgraph_compress" not in b or not os.path.exists(os.path.join(ccsr, "manifest")):
+        made = b.get("ocgraph_compress", {})
+        if args.retime_builds or made.get("block_size") != args.block_size or not os.path.exists(ccsr):
             link_files(g, ccsr)
             cmd = [exe, "layout", "compress", ccsr, "--block-size", args.block_size]
             cmd += ["--threads", str(args.threads), "--quiet"]
             secs, out = timed(cmd, "layout compress")
             stored = sum(os.path.getsize(os.path.join(ccsr, f)) for f in os.listdir(ccsr) if f.endswith(".lz4"))
-            b["ocgraph_compress"] = {"secs": secs, "cmd": " ".join(cmd[1:]), "output": out.strip()[-300:], "bytes": stored}
+            b["ocgraph_compress"] = {
+                "secs": secs,
+                "cmd": " ".join(cmd[1:]),
+                "output": out.strip()[-300:],
+                "bytes": stored,
+                "block_size": args.block_size,
+            }
             save_builds(args.work, builds, name)
         paths["ccsr"] = ccsr
     want_grid = any(x in args.layouts for x in ("grid", "cgrid", "auto"))
@@ -917,7 +925,7 @@ def main():
     ap.add_argument("--budgets", default="5,10,25,100", help="pool sizes, %% of the CSR size")
     ap.add_argument("--kernels", default=",".join(KERNELS))
     ap.add_argument("--layouts", default=",".join(LAYOUTS))
-    ap.add_argument("--block-size", default="64KiB", help="block size of the compressed CSR (ccsr)")
+    ap.add_argument("--block-size", default="16KiB", help="block size of the compressed CSR (ccsr)")
     ap.add_argument("--trials", type=int, default=2)
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--work", default=os.path.join(ROOT, "bench", "out", "layouts-work"))

@@ -220,7 +220,7 @@ def build_grid(
     }
 
 
-def compress(graph: PathLike, block_size: Size = "64KiB") -> dict:
+def compress(graph: PathLike, block_size: Size = "16KiB") -> dict:
     """Writes block-compressed copies of the adjacency files of ``graph`` (neighbours and
     weights, each cut into blocks of ``block_size`` bytes compressed with LZ4) beside the plain
     files, replacing copies it had, as ``ocgraph layout compress`` does.

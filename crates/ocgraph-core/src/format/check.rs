@@ -99,7 +99,7 @@ fn check_compressed(plain: &Path, plain_len: u64, copy: &Path, copy_len: u64) ->
     );
     let bs = index.block_size as usize;
     let (mut stored, mut planes, mut block, mut want) =
-        (Vec::new(), vec![0u8; bs], vec![0u8; bs], vec![0u8; bs]);
+        (Vec::new(), vec![0u8; bs + bs / 4], vec![0u8; bs], vec![0u8; bs]);
     for (k, e) in index.blocks.iter().enumerate() {
         let len = index.logical_block_len(k);
         stored.resize(e.len as usize, 0);

@@ -7,8 +7,8 @@
 //! A compressed file is a 64-byte header, then one 16-byte index entry per block, then the
 //! blocks back to back. Block `k` covers bytes `k * block_size ..` of the plain file as stored
 //! (padded to 4096); its stored bytes are the plain bytes as they are when that is not larger,
-//! otherwise the block's u32 words transformed by [`encode_block`] and compressed as one LZ4
-//! block (`lz4_flex::block`, no size prefix).
+//! otherwise the plane mask of [`encode_block`] (one byte) followed by the planes it lists
+//! compressed as one LZ4 block (`lz4_flex::block`, no size prefix).
 
 use std::path::Path;
 
@@ -25,7 +25,7 @@ pub const BLOCKS_ENTRY_LEN: usize = 16;
 /// Codec code of LZ4 (the only codec).
 const CODEC_LZ4: u32 = 1;
 /// The default logical block size (see docs/layouts.md for the measurement behind it).
-pub const DEFAULT_BLOCK_SIZE: u32 = 64 << 10;
+pub const DEFAULT_BLOCK_SIZE: u32 = 16 << 10;
 /// The largest logical block.
 pub const MAX_BLOCK_SIZE: u32 = 1 << 20;
 
@@ -34,8 +34,8 @@ pub const MAX_BLOCK_SIZE: u32 = 1 << 20;
 pub enum Transform {
     /// Byte planes only (weights).
     Planes,
-    /// Each word minus the previous one (wrapping; the first minus 0), then byte planes
-    /// (neighbour ids, ascending within each list).
+    /// The zigzag code of each word minus the previous one (the first minus 0), then byte
+    /// planes (neighbour ids, ascending within each list).
     DeltaPlanes,
 }
 
@@ -56,54 +56,85 @@ impl Transform {
     }
 }
 
+/// Zigzag code of a signed difference: `2d` for `d >= 0`, `-2d - 1` for `d < 0`.
+fn zigzag(d: u32) -> u32 {
+    (d << 1) ^ ((d as i32 >> 31) as u32)
+}
+
+/// Inverts [`zigzag`].
+fn unzigzag(z: u32) -> u32 {
+    (z >> 1) ^ 0u32.wrapping_sub(z & 1)
+}
+
 /// Transforms the u32 words of `raw` (a multiple of 4 bytes) for LZ4: with
-/// [`Transform::DeltaPlanes`] each word becomes its difference from the previous one
-/// (wrapping, the first from 0); then byte `j` of word `i` goes to `out[j * words + i]`, so
-/// that the mostly-zero high bytes of small gaps form long runs.
-pub fn encode_block(raw: &[u8], transform: Transform) -> Vec<u8> {
+/// [`Transform::DeltaPlanes`] each word becomes the zigzag code of its difference from the
+/// previous one (the first from 0); then byte `j` of word `i` goes to plane `j`, at index `i`.
+/// Returns the mask of the planes holding a non-zero byte (bit `j`: plane `j`) and those planes
+/// back to back, so that the zero high bytes of small gaps cost nothing.
+pub fn encode_block(raw: &[u8], transform: Transform) -> (u8, Vec<u8>) {
     let words = raw.len() / 4;
-    let mut out = vec![0u8; raw.len()];
+    let mut planes = vec![0u8; raw.len()];
     let mut prev = 0u32;
     for (i, w) in raw.chunks_exact(4).enumerate() {
         let w = u32::from_le_bytes(w.try_into().expect("4 bytes"));
         let v = match transform {
             Transform::Planes => w,
-            Transform::DeltaPlanes => w.wrapping_sub(prev),
+            Transform::DeltaPlanes => zigzag(w.wrapping_sub(prev)),
         };
         prev = w;
         for (j, b) in v.to_le_bytes().into_iter().enumerate() {
-            out[j * words + i] = b;
+            planes[j * words + i] = b;
         }
     }
-    out
+    let mut mask = 0u8;
+    let mut out = Vec::with_capacity(raw.len());
+    for (j, plane) in planes.chunks(words.max(1)).enumerate() {
+        if plane.iter().any(|&b| b != 0) {
+            mask |= 1 << j;
+            out.extend_from_slice(plane);
+        }
+    }
+    (mask, out)
 }
 
-/// Inverts [`encode_block`]: `planes` (as decompressed) into `out` (the same length). Any
-/// input decodes (wrapping arithmetic); a corrupted one gives wrong words, which the block's
-/// checksum catches first.
-pub fn decode_planes(planes: &[u8], transform: Transform, out: &mut [u8]) {
+/// Inverts [`encode_block`]: the planes of `mask`, back to back in `present` (as
+/// decompressed), into `out`; `zeros` stands for the absent planes (`out.len() / 4` zero
+/// bytes). Any input decodes (wrapping arithmetic); a corrupted one gives wrong words, which
+/// the block's checksum catches first.
+pub fn decode_planes(mask: u8, present: &[u8], zeros: &[u8], transform: Transform, out: &mut [u8]) {
     let words = out.len() / 4;
-    let (p0, rest) = planes.split_at(words);
-    let (p1, rest) = rest.split_at(words);
-    let (p2, p3) = rest.split_at(words);
-    let mut prev = 0u32;
-    let delta = transform == Transform::DeltaPlanes;
-    for (i, o) in out.chunks_exact_mut(4).enumerate() {
-        let v = u32::from_le_bytes([p0[i], p1[i], p2[i], p3[i]]);
-        let w = if delta { prev.wrapping_add(v) } else { v };
-        prev = w;
-        o.copy_from_slice(&w.to_le_bytes());
+    let mut next = present.chunks_exact(words.max(1));
+    let mut plane = |j: u8| if mask & (1 << j) != 0 { next.next().unwrap_or(zeros) } else { zeros };
+    let (p0, p1, p2, p3) = (plane(0), plane(1), plane(2), plane(3));
+    let planes = p0[..words].iter().zip(&p1[..words]).zip(&p2[..words]).zip(&p3[..words]);
+    let words = out.chunks_exact_mut(4).zip(planes);
+    match transform {
+        Transform::Planes => {
+            for (o, (((&a, &b), &c), &d)) in words {
+                o.copy_from_slice(&[a, b, c, d]);
+            }
+        }
+        Transform::DeltaPlanes => {
+            let mut prev = 0u32;
+            for (o, (((&a, &b), &c), &d)) in words {
+                prev = prev.wrapping_add(unzigzag(u32::from_le_bytes([a, b, c, d])));
+                o.copy_from_slice(&prev.to_le_bytes());
+            }
+        }
     }
 }
 
 /// Compresses one logical block: the bytes to store for `raw` (the plain bytes when
-/// compression would not make them smaller).
+/// compression would not make them smaller): the plane mask of [`encode_block`], then its
+/// planes compressed as one LZ4 block.
 pub fn compress_block(raw: &[u8], transform: Transform) -> Vec<u8> {
-    let packed = lz4_flex::block::compress(&encode_block(raw, transform));
-    if packed.len() >= raw.len() {
+    let (mask, planes) = encode_block(raw, transform);
+    let mut stored = vec![mask];
+    stored.extend_from_slice(&lz4_flex::block::compress(&planes));
+    if stored.len() >= raw.len() {
         raw.to_vec()
     } else {
-        packed
+        stored
     }
 }
 
@@ -257,16 +288,10 @@ impl BlockIndex {
     }
 
     /// Decodes block `k` from its `stored` bytes into `out` (its logical length), using
-    /// `planes` (at least that long) as scratch. Checks the stored bytes' checksum and the
-    /// decompressed length; the error message names the block (the caller adds the file and
-    /// offset).
-    pub fn decode(
-        &self,
-        k: usize,
-        stored: &[u8],
-        planes: &mut [u8],
-        out: &mut [u8],
-    ) -> std::result::Result<(), String> {
+    /// `planes` (at least 5/4 of that long) as scratch. Checks the stored bytes' checksum, the
+    /// plane mask and the decompressed length; the error message names the block (the caller
+    /// adds the file and offset).
+    pub fn decode(&self, k: usize, stored: &[u8], planes: &mut [u8], out: &mut [u8]) -> std::result::Result<(), String> {
         let e = self.blocks[k];
         let crc = crc32c::crc32c(stored);
         if crc != e.crc32c {
@@ -276,13 +301,20 @@ impl BlockIndex {
             out.copy_from_slice(stored);
             return Ok(());
         }
-        let planes = &mut planes[..out.len()];
-        match lz4_flex::block::decompress_into(stored, planes) {
-            Ok(n) if n == out.len() => {}
-            Ok(n) => return Err(format!("block {k}: decompresses to {n} bytes, expected {}", out.len())),
+        let (&mask, packed) = stored.split_first().ok_or_else(|| format!("block {k}: empty"))?;
+        if mask > 0xf {
+            return Err(format!("block {k}: bad plane mask {mask:#04x}"));
+        }
+        let words = out.len() / 4;
+        let want = mask.count_ones() as usize * words;
+        let (present, zeros) = planes[..out.len() + words].split_at_mut(out.len());
+        match lz4_flex::block::decompress_into(packed, &mut present[..want]) {
+            Ok(n) if n == want => {}
+            Ok(n) => return Err(format!("block {k}: decompresses to {n} bytes, expected {want}")),
             Err(err) => return Err(format!("block {k}: LZ4 data does not decode: {err}")),
         }
-        decode_planes(planes, self.transform, out);
+        zeros.fill(0);
+        decode_planes(mask, &present[..want], zeros, self.transform, out);
         Ok(())
     }
 }
@@ -293,18 +325,26 @@ mod tests {
 
     #[test]
     fn delta_planes_layout_and_round_trip() {
-        // Words 5, 7, 7, 3 (a new list starting lower): deltas 5, 2, 0, 0xffff_fffc.
+        // Words 5, 7, 7, 3 (a new list starting lower): differences 5, 2, 0, -4, zigzag
+        // 10, 4, 0, 7: only plane 0 is not zero.
         let words = [5u32, 7, 7, 3];
         let raw: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
-        let enc = encode_block(&raw, Transform::DeltaPlanes);
-        assert_eq!(&enc[..4], &[5, 2, 0, 0xfc]);
-        assert_eq!(&enc[4..], &[0, 0, 0, 0xff, 0, 0, 0, 0xff, 0, 0, 0, 0xff]);
+        let (mask, planes) = encode_block(&raw, Transform::DeltaPlanes);
+        assert_eq!((mask, &planes[..]), (0b0001, &[10u8, 4, 0, 7][..]));
+        let zeros = [0u8; 4];
         let mut back = vec![0u8; raw.len()];
-        decode_planes(&enc, Transform::DeltaPlanes, &mut back);
+        decode_planes(mask, &planes, &zeros, Transform::DeltaPlanes, &mut back);
         assert_eq!(back, raw);
-        let enc = encode_block(&raw, Transform::Planes);
-        assert_eq!(&enc[..4], &[5, 7, 7, 3]);
-        decode_planes(&enc, Transform::Planes, &mut back);
+        // Weights 1.0 and 2.5 (0x3f800000, 0x40200000): planes 2 and 3.
+        let raw: Vec<u8> = [1.0f32, 2.5].iter().flat_map(|w| w.to_le_bytes()).collect();
+        let (mask, planes) = encode_block(&raw, Transform::Planes);
+        assert_eq!((mask, &planes[..]), (0b1100, &[0x80u8, 0x20, 0x3f, 0x40][..]));
+        decode_planes(mask, &planes, &zeros, Transform::Planes, &mut back[..8]);
+        assert_eq!(&back[..8], &raw[..]);
+        // Extremes: the largest jumps both ways.
+        let raw: Vec<u8> = [0u32, u32::MAX, 0, 1 << 31].iter().flat_map(|w| w.to_le_bytes()).collect();
+        let (mask, planes) = encode_block(&raw, Transform::DeltaPlanes);
+        decode_planes(mask, &planes, &zeros, Transform::DeltaPlanes, &mut back);
         assert_eq!(back, raw);
     }
 
@@ -336,7 +376,7 @@ mod tests {
         for k in 0..3 {
             let e = read.blocks[k];
             let stored = &file[e.offset as usize..(e.offset + e.len as u64) as usize];
-            let (mut planes, mut out) = (vec![0u8; 4096], vec![0u8; 4096]);
+            let (mut planes, mut out) = (vec![0u8; 5120], vec![0u8; 4096]);
             read.decode(k, stored, &mut planes, &mut out).unwrap();
             assert_eq!(out, &plain[k * 4096..(k + 1) * 4096]);
             let mut bad = stored.to_vec();

@@ -71,7 +71,7 @@ impl Blocks {
             stored.resize((to - from) as usize, 0);
             self.file.read_exact_at(stored, from).unwrap_or_else(|e| read_failed(&self.path, from, e));
             self.drop_cached(from, to - from);
-            planes.resize(bs as usize, 0);
+            planes.resize(bs as usize + bs as usize / 4, 0);
             block.resize(bs as usize, 0);
             for k in k0..=k1 {
                 let e = ix.blocks[k];
