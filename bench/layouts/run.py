@@ -299,7 +299,9 @@ def prepare_ocgraph(args, exe, caps, scale, builds):
             cmd = [exe, "layout", "compress", ccsr, "--block-size", args.block_size]
             cmd += ["--threads", str(args.threads), "--quiet"]
             secs, out = timed(cmd, "layout compress")
-            stored = sum(os.path.getsize(os.path.join(ccsr, f)) for f in os.listdir(ccsr) if f.endswith(".lz4"))
+            stored = sum(
+                os.path.getsize(os.path.join(ccsr, f)) for f in os.listdir(ccsr) if f.endswith(".lz4")
+            )
             b["ocgraph_compress"] = {
                 "secs": secs,
                 "cmd": " ".join(cmd[1:]),

@@ -30,7 +30,8 @@ fn main() {
         eprintln!("usage: block_codec GRAPH OUT.csv [block KiB, comma-separated]");
         std::process::exit(2);
     }
-    let plain = std::fs::read(std::path::Path::new(&args[1]).join("out.neighbors")).expect("read out.neighbors");
+    let plain =
+        std::fs::read(std::path::Path::new(&args[1]).join("out.neighbors")).expect("read out.neighbors");
     let sizes: Vec<usize> = args
         .get(3)
         .map_or("4,16,64,256".into(), |s| s.clone())
@@ -59,7 +60,8 @@ fn main() {
         });
         row(bs, "lz4", blocks.iter().map(Vec::len).sum(), t, t);
         // The stored codec, decoded through the block index as the pool does.
-        let blocks: Vec<Vec<u8>> = plain.par_chunks(bs).map(|b| compress_block(b, Transform::DeltaPlanes)).collect();
+        let blocks: Vec<Vec<u8>> =
+            plain.par_chunks(bs).map(|b| compress_block(b, Transform::DeltaPlanes)).collect();
         let mut index = BlockIndex {
             block_size: bs as u32,
             transform: Transform::DeltaPlanes,

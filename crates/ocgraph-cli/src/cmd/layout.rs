@@ -111,14 +111,15 @@ fn compress(args: &CompressArgs) -> Result<()> {
     let block_size = u32::try_from(args.block_size)
         .map_err(|_| ocgraph_core::Error::invalid(format!("block size {} is too large", args.block_size)))?;
     let r = compress_adjacency(&args.graph, block_size, &progress)?;
-    let detail = format!(
-        " in blocks of {}: {} ({:.2}x smaller), {}",
-        format_size(r.block_size as u64),
+    eprintln!(
+        "compressed {} of lists and weights into {} ({:.2}x smaller) in blocks of {}, {} in {:.2} s",
+        format_size(r.plain_bytes),
         format_size(r.stored_bytes),
         r.plain_bytes as f64 / r.stored_bytes.max(1) as f64,
-        args.graph.display()
+        format_size(r.block_size as u64),
+        args.graph.display(),
+        r.secs
     );
-    progress.summary("compressed", r.plain_bytes, &detail);
     Ok(())
 }
 

@@ -234,7 +234,7 @@ impl BlockIndex {
         let transform = Transform::from_code(u32_at(16))
             .ok_or_else(|| bad(16, format!("unknown transform {}", u32_at(16))))?;
         let block_size = u32_at(20);
-        if block_size == 0 || block_size % 4096 != 0 || block_size > MAX_BLOCK_SIZE {
+        if block_size == 0 || !block_size.is_multiple_of(4096) || block_size > MAX_BLOCK_SIZE {
             return Err(bad(
                 20,
                 format!("block size {block_size} is not a multiple of 4096 up to {MAX_BLOCK_SIZE}"),
@@ -291,7 +291,13 @@ impl BlockIndex {
     /// `planes` (at least 5/4 of that long) as scratch. Checks the stored bytes' checksum, the
     /// plane mask and the decompressed length; the error message names the block (the caller
     /// adds the file and offset).
-    pub fn decode(&self, k: usize, stored: &[u8], planes: &mut [u8], out: &mut [u8]) -> std::result::Result<(), String> {
+    pub fn decode(
+        &self,
+        k: usize,
+        stored: &[u8],
+        planes: &mut [u8],
+        out: &mut [u8],
+    ) -> std::result::Result<(), String> {
         let e = self.blocks[k];
         let crc = crc32c::crc32c(stored);
         if crc != e.crc32c {

@@ -50,7 +50,7 @@ pub struct CompressReport {
 /// multiple of 4096, at most 1 MiB), and installs them, replacing copies it had.
 pub fn compress_adjacency(dir: &Path, block_size: u32, progress: &dyn Progress) -> Result<CompressReport> {
     let started = Instant::now();
-    if block_size == 0 || block_size % 4096 != 0 || block_size > MAX_BLOCK_SIZE {
+    if block_size == 0 || !block_size.is_multiple_of(4096) || block_size > MAX_BLOCK_SIZE {
         return Err(Error::invalid(format!(
             "block size {block_size} must be a multiple of 4096 bytes up to {MAX_BLOCK_SIZE}"
         )));
