@@ -1,13 +1,13 @@
 #!/usr/bin/env python3
-"""Layouts benchmark: CSR, packed CSR, grid and compressed grid (and `auto`) under a buffer pool of
+"""Layouts benchmark: CSR, compressed CSR, packed CSR, grid and compressed grid (and `auto`) under a buffer pool of
 5%, 10%, 25% and 100% of the CSR size, against GridGraph (page cache and memory cgroup) and GAPBS
 (in memory), side by side in one run; plus the grid build time against GridGraph's preprocess.
 
 Usage: bench/layouts/run.py [--scales 22,23 | --quick] [--budgets 5,10,25,100]
-                            [--kernels pr20,wcc,spmv,bfs] [--layouts csr,packed,grid,cgrid,auto]
+                            [--kernels pr20,wcc,spmv,bfs] [--layouts csr,ccsr,packed,grid,cgrid,auto]
                             [--trials 2] [--threads 2] [--work DIR] [--ocgraph BIN]
                             [--gapbs DIR] [--gridgraph DIR] [--memcap PATH] [--timeout 400]
-                            [--prepare-only] [--retime-builds] [--name NAME]
+                            [--block-size 16KiB] [--prepare-only] [--retime-builds] [--name NAME]
 
 Run it niced on a shared machine (`nice -n 10 python3 bench/layouts/run.py ...`); --quick (scale
 16, budgets 10% and 100%, at most 2 trials) is a smoke test of the whole pipeline, about 30 s
@@ -17,12 +17,17 @@ Graphs (cached in --work, default bench/out/layouts-work; everything below is re
 present): kronS = `ocgraph generate kronecker --scale S --edge-factor 16 --seed 1` (Graph500
 parameters, undirected, as bench/algos), then
   kronS-packed  `ocgraph pack kronS kronS-packed` (packed CSR: bit-packed gaps),
+  kronS-ccsr    hard links to the files of kronS (its manifest is replaced, not written in
+                place), then `ocgraph layout compress kronS-ccsr --block-size B` (--block-size,
+                default 16KiB; remade when the block size differs from the recorded one): the
+                CSR with LZ4-compressed copies of its lists, which the pool reads and decodes
+                into its frames (compressed CSR),
   kronS.lz4     a `cp -r` of the plain kronS made before its grid is built, then
                 `ocgraph layout grid kronS.lz4 --compress lz4` (the compressed grid),
   kronS         `ocgraph layout grid kronS` (the plain grid, inside the CSR graph),
 with --threads N --quiet (and --cells-per-side P, --memory M when --grid-cells, --build-memory
 are given). Wall times of generate, pack and both grid builds are recorded in WORK/builds.json
-(so a later run that reuses the graphs still reports them); --retime-builds rebuilds both grids
+(so a later run that reuses the graphs still reports them; `layout compress` too); --retime-builds rebuilds both grids
 in place, and GridGraph's grids (re-exporting their input), to time them again side by side on
 a quiet machine. --prepare-only makes all the inputs (these, GAPBS's and GridGraph's below) and
 stops, so that a later measuring run starts at once.
@@ -30,7 +35,8 @@ stops, so that a later measuring run starts at once.
 ocgraph rows: `ocgraph run ALGO G --layout L --backend pool --memory B --trials T --threads N
 --stats`, ALGO = pagerank (pr20: --tol 0 --max-iter 20, --method only when --pr-method is
 given), wcc, spmv, bfs (--source S, S = a vertex of maximal degree, the same S for every
-system). Layouts: csr (kronS, --layout csr), packed (kronS-packed, --layout csr), grid (kronS,
+system). Layouts: csr (kronS, --layout csr), ccsr (kronS-ccsr, --layout csr), packed
+(kronS-packed, --layout csr), grid (kronS,
 --layout grid), cgrid (kronS.lz4, --layout grid), auto (kronS, --layout auto: CSR or the plain
 grid, the CLI's choice; its "layout: L (...)" line, or a "layout" field of --stats, says which
 ran: layout_ran in the CSV, and in the note of auto rows).
@@ -132,7 +138,7 @@ MEMCAPS = [
 ]
 
 KERNELS = ["pr20", "wcc", "spmv", "bfs"]
-LAYOUTS = ["csr", "packed", "grid", "cgrid", "auto"]
+LAYOUTS = ["csr", "ccsr", "packed", "grid", "cgrid", "auto"]
 ALGO = {"pr20": "pagerank", "wcc": "wcc", "spmv": "spmv", "bfs": "bfs"}
 GAPBS_BIN = {"pr20": "pr", "wcc": "cc", "bfs": "bfs"}
 GG_BIN = {"pr20": "pagerank", "wcc": "wcc", "spmv": "spmv", "bfs": "bfs"}
@@ -268,9 +274,9 @@ def prepare_ocgraph(args, exe, caps, scale, builds):
         cmd = [exe, "generate", "kronecker", "--scale", str(scale), "--edge-factor", "16", "--seed", "1"]
         cmd += ["--quiet", "--force", "--memory", "4GiB", g]
         b["generate"] = {"secs": timed(cmd, "generate")[0], "cmd": " ".join(cmd[1:])}
-        for k in ("ocgraph_grid", "ocgraph_grid_lz4", "ocgraph_pack"):
+        for k in ("ocgraph_grid", "ocgraph_grid_lz4", "ocgraph_pack", "ocgraph_compress"):
             b.pop(k, None)
-        for d in (g + "-packed", g + ".lz4"):  # copies of an older kronS
+        for d in (g + "-packed", g + ".lz4", g + "-ccsr"):  # copies of an older kronS
             shutil.rmtree(d, ignore_errors=True)
         save_builds(args.work, builds, name)
     paths = {"csr": g, "auto": g, "grid": g}
@@ -285,6 +291,26 @@ def prepare_ocgraph(args, exe, caps, scale, builds):
             }
             save_builds(args.work, builds, name)
         paths["packed"] = packed
+    ccsr = g + "-ccsr"
+    if "ccsr" in args.layouts:
+        made = b.get("ocgraph_compress", {})
+        if args.retime_builds or made.get("block_size") != args.block_size or not os.path.exists(ccsr):
+            link_files(g, ccsr)
+            cmd = [exe, "layout", "compress", ccsr, "--block-size", args.block_size]
+            cmd += ["--threads", str(args.threads), "--quiet"]
+            secs, out = timed(cmd, "layout compress")
+            stored = sum(
+                os.path.getsize(os.path.join(ccsr, f)) for f in os.listdir(ccsr) if f.endswith(".lz4")
+            )
+            b["ocgraph_compress"] = {
+                "secs": secs,
+                "cmd": " ".join(cmd[1:]),
+                "output": out.strip()[-300:],
+                "bytes": stored,
+                "block_size": args.block_size,
+            }
+            save_builds(args.work, builds, name)
+        paths["ccsr"] = ccsr
     want_grid = any(x in args.layouts for x in ("grid", "cgrid", "auto"))
     if want_grid and not caps["layout_cmd"]:
         note("this ocgraph has no `layout` subcommand: no grid built, grid/cgrid/auto rows skipped")
@@ -314,6 +340,15 @@ def prepare_ocgraph(args, exe, caps, scale, builds):
         paths.pop("grid")
         paths.pop("auto")
     return paths
+
+
+def link_files(src, dst):
+    """A fresh directory `dst` holding hard links to the files of `src` (subdirectories left out)."""
+    shutil.rmtree(dst, ignore_errors=True)
+    os.makedirs(dst)
+    for f in os.listdir(src):
+        if os.path.isfile(os.path.join(src, f)):
+            os.link(os.path.join(src, f), os.path.join(dst, f))
 
 
 def build_grid(args, exe, graph, compress, extra, builds, key, name):
@@ -476,7 +511,7 @@ def run_ocgraph(args, exe, caps, graph, layout, kernel, pct, budget, source):
         str(budget),
     ]
     if caps["layout_flag"]:
-        cmd += ["--layout", {"packed": "csr", "cgrid": "grid"}.get(layout, layout)]
+        cmd += ["--layout", {"packed": "csr", "ccsr": "csr", "cgrid": "grid"}.get(layout, layout)]
     if kernel == "pr20":
         cmd += ["--tol", "0", "--max-iter", "20"]
         if args.pr_method:
@@ -717,6 +752,7 @@ def build_rows(builds, graph):
         ("ocgraph_grid", "ocgraph layout grid"),
         ("ocgraph_grid_lz4", "ocgraph layout grid lz4"),
         ("ocgraph_pack", "ocgraph pack"),
+        ("ocgraph_compress", "ocgraph layout compress"),
         ("gridgraph_preprocess", "GridGraph preprocess -t 0"),
         ("gridgraph_preprocess_w", "GridGraph preprocess -t 1"),
     ):
@@ -891,6 +927,7 @@ def main():
     ap.add_argument("--budgets", default="5,10,25,100", help="pool sizes, %% of the CSR size")
     ap.add_argument("--kernels", default=",".join(KERNELS))
     ap.add_argument("--layouts", default=",".join(LAYOUTS))
+    ap.add_argument("--block-size", default="16KiB", help="block size of the compressed CSR (ccsr)")
     ap.add_argument("--trials", type=int, default=2)
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--work", default=os.path.join(ROOT, "bench", "out", "layouts-work"))

@@ -21,10 +21,12 @@ from __future__ import annotations
 from ._arrow import from_arrow, from_pandas, from_parquet
 from ._build import (
     build_grid,
+    compress,
     from_edges,
     generate,
     import_edges,
     pack,
+    remove_compressed,
     remove_labels,
     reorder,
     set_labels,
@@ -55,6 +57,7 @@ __all__ = [
     "Watch",
     "__version__",
     "build_grid",
+    "compress",
     "from_arrow",
     "from_edges",
     "from_pandas",
@@ -63,6 +66,7 @@ __all__ = [
     "import_edges",
     "open",
     "pack",
+    "remove_compressed",
     "remove_labels",
     "reorder",
     "set_labels",

@@ -251,6 +251,29 @@ def build_grid(
     }
 
 
+def compress(graph: PathLike, block_size: Size = "16KiB") -> dict:
+    """Writes block-compressed copies of the adjacency files of ``graph`` (neighbours and
+    weights, each cut into blocks of ``block_size`` bytes compressed with LZ4) beside the plain
+    files, replacing copies it had, as ``ocgraph layout compress`` does.
+
+    A graph opened with the buffer pool (``backend="pool"``) then reads the copies and decodes
+    them into its frames: fewer bytes read, the same results; ``backend="mmap"`` keeps reading
+    the plain files. Open the graph again to use copies written after it was opened. Returns
+    the block size and the plain and stored bytes.
+
+    Raises:
+        InvalidArgumentError: the graph has updates not yet compacted, is packed, or a bad
+            block size (a multiple of 4 KiB up to 1 MiB).
+    """
+    block, plain, stored = _ocgraph._compress(os.fspath(graph), block_size)
+    return {"block_size": block, "plain_bytes": plain, "stored_bytes": stored}
+
+
+def remove_compressed(graph: PathLike) -> bool:
+    """Removes the compressed copies written by :func:`compress`; returns whether there were any."""
+    return bool(_ocgraph._remove_compressed(os.fspath(graph)))
+
+
 def reorder(graph: PathLike, out: PathLike, memory: Size = "1GiB", overwrite: bool = False) -> Graph:
     """Writes ``out``, a copy of ``graph`` with its vertices renumbered by degree, and opens it.
 

@@ -4,6 +4,7 @@ that are not a multiple of the block; layout errors; the CLI's layout choice."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 from pathlib import Path
@@ -92,3 +93,78 @@ def test_cli_builds_the_grid_and_auto_chooses_it(tmp_path):
     with pytest.raises(subprocess.CalledProcessError) as e:
         run("run", "wcc", str(path), "--layout", "grid")
     assert "ocgraph layout grid" in e.value.stderr
+
+
+@pytest.mark.parametrize(("directed", "weighted"), [(d, w) for d in (False, True) for w in (False, True)])
+def test_compressed_adjacency_matches_networkx(tmp_path, directed, weighted):
+    rng = np.random.default_rng(11 + 2 * directed + weighted)
+    n = 3000
+    src, dst, w = random_edges(rng, n, 20000, weighted)
+    path = tmp_path / "g"
+    g = ocgraph.from_edges(src, dst, path, num_vertices=n, weights=w, directed=directed, dedup=True)
+    h = g.to_networkx()
+    g.close()
+    sizes = ocgraph.compress(path, block_size="4KiB")
+    assert sizes["block_size"] == 4096
+    assert 0 < sizes["stored_bytes"] < sizes["plain_bytes"]
+    # A pool of 64 KiB: a small part of the graph, read from the compressed copies.
+    g = open_with(path, "pool")
+    depth = g.bfs(0)
+    want = nx.single_source_shortest_path_length(h, 0)
+    np.testing.assert_array_equal(depth, [want.get(v, -1) for v in range(n)])
+    dist = g.sssp(0)
+    want = nx.single_source_dijkstra_path_length(h, 0, weight="weight" if weighted else None)
+    np.testing.assert_allclose(dist, [want.get(v, np.inf) for v in range(n)], rtol=1e-9)
+    want = nx.pagerank(h, tol=1e-10, max_iter=500, weight="weight" if weighted else None)
+    got = g.pagerank(tol=1e-10, max_iter=500, layout="csr")
+    np.testing.assert_allclose(got, [want[v] for v in range(n)], rtol=1e-6, atol=1e-12)
+    labels = g.wcc(layout="csr")
+    for c in nx.weakly_connected_components(h) if directed else nx.connected_components(h):
+        assert set(labels[list(c)]) == {min(c)}
+    g.close()
+    assert ocgraph.remove_compressed(path)
+    assert not ocgraph.remove_compressed(path)
+    assert not (path / "out.neighbors.lz4").exists()
+
+
+def test_compress_errors(tmp_path):
+    g = ocgraph.from_edges([0, 1], [1, 2], tmp_path / "g", num_vertices=3)
+    g.close()
+    with pytest.raises(ocgraph.InvalidArgumentError, match="multiple of 4096"):
+        ocgraph.compress(tmp_path / "g", block_size=5000)
+    ocgraph.pack(tmp_path / "g", tmp_path / "p").close()
+    with pytest.raises(ocgraph.InvalidArgumentError, match="packed"):
+        ocgraph.compress(tmp_path / "p")
+
+
+@pytest.mark.skipif(not OCGRAPH_BIN.exists(), reason="the CLI is not built (make cli)")
+def test_cli_compresses_checks_and_refuses_a_corrupted_copy(tmp_path):
+    path = tmp_path / "k"
+
+    def run(*a, check=True):
+        return subprocess.run([str(OCGRAPH_BIN), *a], capture_output=True, text=True, check=check)
+
+    run("generate", "kronecker", "--scale", "10", "--quiet", str(path))
+    plain = run("run", "bfs", str(path), "--source", "0", "--backend", "pool", "--memory", "64KiB", "--stats")
+    run("layout", "compress", str(path), "--block-size", "8KiB", "--quiet")
+    assert "compressed LZ4 blocks of 8.0 KiB" in run("info", str(path)).stdout
+    run("check", str(path))
+    comp = run("run", "bfs", str(path), "--source", "0", "--backend", "pool", "--memory", "64KiB", "--stats")
+
+    # The same BFS summary (reached vertices, depth; not the timing) from the compressed copies.
+    def summary(out):
+        return [ln.split(";")[0] for ln in out.stdout.splitlines() if ln.startswith("bfs:")]
+
+    assert summary(plain) and summary(plain) == summary(comp)
+    # Fewer bytes read from the copies.
+    stats = [ln for r in (plain, comp) for ln in r.stderr.splitlines() if ln.startswith("{")]
+    read = [json.loads(ln)["bytes_read"] for ln in stats]
+    assert len(read) == 2 and read[1] < read[0]
+    copy = path / "out.neighbors.lz4"
+    data = bytearray(copy.read_bytes())
+    data[-5000] ^= 0xFF
+    copy.write_bytes(bytes(data))
+    bad = run("check", str(path), check=False)
+    assert bad.returncode == 1 and "out.neighbors.lz4" in bad.stderr
+    run("layout", "remove-compress", str(path))
+    run("check", str(path))

@@ -12,7 +12,7 @@ mod list_starts;
 
 use crate::error::{Error, Result};
 use crate::format::{FileRole, Manifest};
-use crate::page::{self, BackendKind, FileId, IoStats, PageSource, PagedFile};
+use crate::page::{self, BackendKind, CompressedFile, FileId, IoStats, PageSource, PagedFile};
 use direction::Lists;
 use list_starts::ListStarts;
 
@@ -25,6 +25,22 @@ pub use grid::{CellBuf, EdgeGrid, Grid};
 const OUT_PACKED: [FileRole; 2] = [FileRole::OutPacked, FileRole::OutPackedIndex];
 /// The packed lists and index files of the in-edges.
 const IN_PACKED: [FileRole; 2] = [FileRole::InPacked, FileRole::InPackedIndex];
+
+/// The verified compressed copy of the plain file `role` (`len` bytes on disk), when the
+/// graph has one: the buffer pool reads the file's pages from it; mmap reads the plain file.
+fn compressed_copy(
+    data: &Path,
+    manifest: &Manifest,
+    role: FileRole,
+    len: u64,
+) -> Result<Option<CompressedFile>> {
+    let Some((role, entry)) = role.compressed().and_then(|c| Some((c, manifest.file(c)?))) else {
+        return Ok(None);
+    };
+    let path = data.join(role.file_name());
+    let index = crate::format::compressed::BlockIndex::read(&path, entry.len, len)?;
+    Ok(Some(CompressedFile { path, index: Arc::new(index) }))
+}
 
 /// A vertex id: `0..num_vertices`.
 pub type Vertex = u32;
@@ -184,10 +200,12 @@ impl Graph {
         let data = manifest.data_path(&dir);
         let mut files = [None; FileRole::COUNT];
         let mut paged = Vec::new();
+        let mut compressed = Vec::new();
         for role in FileRole::PAGED {
             if let Some(entry) = manifest.file(role) {
                 files[role as usize] = Some(paged.len() as FileId);
                 paged.push(PagedFile { path: data.join(role.file_name()), len: entry.padded_len() });
+                compressed.push(compressed_copy(&data, &manifest, role, entry.padded_len())?);
             }
         }
         let source: Arc<dyn PageSource> = match &options.backend {
@@ -200,9 +218,9 @@ impl Graph {
                 }
                 Arc::new(src)
             }
-            BackendKind::Pool { capacity, page_size, policy } => {
-                Arc::new(page::pool::BufferPool::open(&paged, *capacity, *page_size, policy)?)
-            }
+            BackendKind::Pool { capacity, page_size, policy } => Arc::new(
+                page::pool::BufferPool::open_graph(&paged, &compressed, *capacity, *page_size, policy)?,
+            ),
         };
         let (trace_page_size, memory_budget) = match &options.backend {
             BackendKind::Pool { page_size, capacity, .. } => (*page_size, Some(*capacity)),

@@ -1,5 +1,6 @@
 //! `_import_edges`: an edge-list file into a graph directory; `_pack`: a packed copy of a graph;
-//! `_reorder`: a copy renumbered by degree; `_build_grid`: the grid layout of a graph.
+//! `_reorder`: a copy renumbered by degree; `_build_grid`: the grid layout of a graph;
+//! `_compress`, `_remove_compressed`: the compressed copies of its adjacency files.
 
 use std::path::PathBuf;
 
@@ -131,4 +132,21 @@ pub(crate) fn _build_grid(
     let opts = ingest::GridOptions { cells_per_side, memory: memory.0, codec };
     let r = run(py, || ingest::build_grid(&graph, &opts, &NoProgress).py())?;
     Ok((r.info.cells_per_side, 1 << r.info.block_bits, r.arcs, r.stored_bytes, r.raw_bytes))
+}
+
+/// Writes the block-compressed copies of the adjacency files of `graph` in place (replacing
+/// copies it had); returns the block size, and the plain and stored bytes.
+#[pyfunction]
+#[pyo3(signature = (graph, block_size))]
+pub(crate) fn _compress(py: Python<'_>, graph: PathBuf, block_size: Size) -> PyResult<(u64, u64, u64)> {
+    let block = u32::try_from(block_size.0)
+        .map_err(|_| invalid(format!("block size {} is too large", block_size.0)))?;
+    let r = run(py, || ingest::compress_adjacency(&graph, block, &NoProgress).py())?;
+    Ok((r.block_size as u64, r.plain_bytes, r.stored_bytes))
+}
+
+/// Removes the compressed copies of `graph`'s adjacency files; returns whether it had any.
+#[pyfunction]
+pub(crate) fn _remove_compressed(py: Python<'_>, graph: PathBuf) -> PyResult<bool> {
+    run(py, || ingest::remove_compressed(&graph).py())
 }

@@ -4,10 +4,11 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use clap::Args;
-use ocgraph_core::format::{IdMapKind, MANIFEST_FILE};
+use ocgraph_core::format::compressed::BlockIndex;
+use ocgraph_core::format::{FileRole, IdMapKind, MANIFEST_FILE};
 use ocgraph_core::labels::NO_LABEL;
 use ocgraph_core::size::format_size;
-use ocgraph_core::{Adjacency, Direction, Result, Vertex};
+use ocgraph_core::{Adjacency, Direction, Graph, Result, Vertex};
 use serde_json::json;
 
 use crate::backend_args::BackendArgs;
@@ -118,6 +119,7 @@ pub fn run(args: &InfoArgs) -> Result<()> {
         l.dedup();
         (labelled, l.len())
     });
+    let compressed = compressed_summary(&g)?;
     if args.json {
         let v = json!({
             "path": args.graph.display().to_string(),
@@ -129,6 +131,7 @@ pub fn run(args: &InfoArgs) -> Result<()> {
             "id_map": id_map,
             "packed": m.is_packed(),
             "grid": m.grid,
+            "compressed": compressed,
             "labels": labels.map(|(labelled, distinct)| json!({ "labelled": labelled, "distinct": distinct })),
             "source": m.source,
             "created_by": m.created_by,
@@ -157,6 +160,16 @@ pub fn run(args: &InfoArgs) -> Result<()> {
             ),
             None => println!("grid       none (`ocgraph layout grid` builds one)"),
         }
+        match &compressed {
+            Some(c) => println!(
+                "compressed LZ4 blocks of {}, {} of {} plain ({:.2}x; read by the pool)",
+                format_size(c["block_size"].as_u64().unwrap_or(0)),
+                format_size(c["stored_bytes"].as_u64().unwrap_or(0)),
+                format_size(c["plain_bytes"].as_u64().unwrap_or(0)),
+                c["ratio"].as_f64().unwrap_or(0.0)
+            ),
+            None => println!("compressed none (`ocgraph layout compress` writes copies)"),
+        }
         match labels {
             Some((labelled, distinct)) => {
                 println!("labels     {labelled} vertices labelled, {distinct} distinct labels")
@@ -177,6 +190,26 @@ pub fn run(args: &InfoArgs) -> Result<()> {
     }
     args.backend.report_stats(&g)?;
     Ok(())
+}
+
+/// The compressed copies of the graph's adjacency files (block size, plain and stored bytes,
+/// ratio), or `None` when it has none.
+fn compressed_summary(g: &Graph) -> Result<Option<serde_json::Value>> {
+    let m = g.manifest();
+    let data = g.data_path();
+    let (mut plain, mut stored, mut block) = (0u64, 0u64, 0u32);
+    for (p, c) in FileRole::COMPRESSIBLE {
+        if let (Some(pe), Some(ce)) = (m.file(p), m.file(c)) {
+            let index = BlockIndex::read(&data.join(c.file_name()), ce.len, pe.padded_len())?;
+            block = index.block_size;
+            plain += pe.padded_len();
+            stored += ce.len;
+        }
+    }
+    Ok((stored > 0).then(|| {
+        json!({"codec": "lz4", "block_size": block, "plain_bytes": plain, "stored_bytes": stored,
+               "ratio": plain as f64 / stored as f64})
+    }))
 }
 
 #[cfg(test)]

@@ -1,11 +1,14 @@
 //! `ocgraph layout`: build (or remove) a graph's grid layout, stored beside its CSR in the
-//! same directory, for the edge-centric kernels (`ocgraph run pagerank|wcc|spmv --layout grid`).
+//! same directory, for the edge-centric kernels (`ocgraph run pagerank|wcc|spmv --layout grid`),
+//! or the block-compressed copies of its adjacency files that the buffer pool reads instead of
+//! the plain ones.
 
 use std::path::PathBuf;
 
 use clap::{Args, Subcommand};
+use ocgraph_core::format::compressed::DEFAULT_BLOCK_SIZE;
 use ocgraph_core::format::grid::Codec;
-use ocgraph_core::ingest::{build_grid, remove_grid, GridOptions};
+use ocgraph_core::ingest::{build_grid, compress_adjacency, remove_compressed, remove_grid, GridOptions};
 use ocgraph_core::size::format_size;
 use ocgraph_core::Result;
 
@@ -30,6 +33,34 @@ enum LayoutCommand {
         /// Graph directory.
         graph: PathBuf,
     },
+    /// Write block-compressed copies of the neighbour and weight files (replacing copies the
+    /// graph had), which the buffer pool (`--backend pool`) then reads instead of the plain
+    /// files; mmap keeps reading the plain files. The graph must have no unmerged updates.
+    Compress(CompressArgs),
+    /// Remove the compressed copies of a graph.
+    RemoveCompress {
+        /// Graph directory.
+        graph: PathBuf,
+    },
+}
+
+/// Arguments of `ocgraph layout compress`.
+#[derive(Args)]
+struct CompressArgs {
+    /// Graph directory.
+    graph: PathBuf,
+    /// Codec: lz4 (the only one).
+    #[arg(long, default_value = "lz4", value_parser = ["lz4"])]
+    codec: String,
+    /// Logical block size: a multiple of 4KiB up to 1MiB, each block compressed on its own.
+    #[arg(long, value_parser = size_arg, default_value_t = DEFAULT_BLOCK_SIZE as u64)]
+    block_size: u64,
+    /// Threads (0 = one per core).
+    #[arg(long, default_value_t = 0)]
+    threads: usize,
+    /// No progress bar (a summary line is still printed).
+    #[arg(long)]
+    quiet: bool,
 }
 
 /// Arguments of `ocgraph layout grid`.
@@ -64,7 +95,32 @@ pub fn run(args: &LayoutArgs) -> Result<()> {
             eprintln!("{}: {}", graph.display(), if removed { "grid removed" } else { "no grid to remove" });
             Ok(())
         }
+        LayoutCommand::Compress(a) => compress(a),
+        LayoutCommand::RemoveCompress { graph } => {
+            let removed = remove_compressed(graph)?;
+            let what = if removed { "compressed copies removed" } else { "no compressed copies to remove" };
+            eprintln!("{}: {what}", graph.display());
+            Ok(())
+        }
     }
+}
+
+fn compress(args: &CompressArgs) -> Result<()> {
+    super::set_threads(args.threads)?;
+    let progress = CliProgress::new(args.quiet);
+    let block_size = u32::try_from(args.block_size)
+        .map_err(|_| ocgraph_core::Error::invalid(format!("block size {} is too large", args.block_size)))?;
+    let r = compress_adjacency(&args.graph, block_size, &progress)?;
+    eprintln!(
+        "compressed {} of lists and weights into {} ({:.2}x smaller) in blocks of {}, {} in {:.2} s",
+        format_size(r.plain_bytes),
+        format_size(r.stored_bytes),
+        r.plain_bytes as f64 / r.stored_bytes.max(1) as f64,
+        format_size(r.block_size as u64),
+        args.graph.display(),
+        r.secs
+    );
+    Ok(())
 }
 
 fn grid(args: &GridArgs) -> Result<()> {

@@ -3,12 +3,14 @@
 //! sorted within each list; packed lists: the index rising from 0 to the packed file's length,
 //! and every list decoding to as many neighbours as its offsets say; the grid layout: its index
 //! as on open, every cell decoding to as many arcs as the index says, every offset inside the
-//! cell's blocks, and the grid holding as many arcs per source block as the CSR).
+//! cell's blocks, and the grid holding as many arcs per source block as the CSR; compressed
+//! copies: every block decoding to the bytes of its plain file).
 
 use std::fs::File;
 use std::io::{BufReader, Read};
 use std::path::Path;
 
+use super::compressed::BlockIndex;
 use super::grid::{decode_cell, Codec};
 use super::layout::FileRole;
 use super::manifest::{IdMapKind, Manifest};
@@ -69,11 +71,55 @@ pub fn check_graph(dir: &Path) -> Result<CheckReport> {
     if m.grid.is_some() {
         check_grid(dir, &m)?;
     }
+    for (plain, copy) in FileRole::COMPRESSIBLE {
+        if let (Some(p), Some(c)) = (m.file(plain), m.file(copy)) {
+            check_compressed(
+                &dir.join(plain.file_name()),
+                p.padded_len(),
+                &dir.join(copy.file_name()),
+                c.len,
+            )?;
+        }
+    }
     if m.id_map == IdMapKind::Strings {
         let strings_len = m.file(FileRole::IdsStrings).map_or(0, |e| e.len);
         check_monotone(dir, FileRole::IdsOffsets, m.num_vertices + 1, strings_len, |_, _| Ok(()))?;
     }
     Ok(report)
+}
+
+/// Decodes every block of the compressed copy at `copy` (`copy_len` bytes of data) and
+/// compares it with the plain file at `plain` (`plain_len` bytes on disk).
+fn check_compressed(plain: &Path, plain_len: u64, copy: &Path, copy_len: u64) -> Result<()> {
+    use std::os::unix::fs::FileExt;
+    let index = BlockIndex::read(copy, copy_len, plain_len)?;
+    let (pf, cf) = (
+        File::open(plain).map_err(|e| Error::io(plain, "open", e))?,
+        File::open(copy).map_err(|e| Error::io(copy, "open", e))?,
+    );
+    let bs = index.block_size as usize;
+    let (mut stored, mut planes, mut block, mut want) =
+        (Vec::new(), vec![0u8; bs + bs / 4], vec![0u8; bs], vec![0u8; bs]);
+    for (k, e) in index.blocks.iter().enumerate() {
+        let len = index.logical_block_len(k);
+        stored.resize(e.len as usize, 0);
+        cf.read_exact_at(&mut stored, e.offset).map_err(|err| Error::io(copy, "read", err))?;
+        index.decode(k, &stored, &mut planes, &mut block[..len]).map_err(|msg| Error::Format {
+            path: copy.into(),
+            offset: Some(e.offset),
+            msg,
+        })?;
+        let at = k as u64 * bs as u64;
+        pf.read_exact_at(&mut want[..len], at).map_err(|err| Error::io(plain, "read", err))?;
+        if block[..len] != want[..len] {
+            return Err(Error::Format {
+                path: copy.into(),
+                offset: Some(e.offset),
+                msg: format!("block {k} decodes to bytes that differ from {} at {at}..", plain.display()),
+            });
+        }
+    }
+    Ok(())
 }
 
 fn open(path: &Path) -> Result<BufReader<File>> {

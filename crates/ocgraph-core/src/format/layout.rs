@@ -45,14 +45,23 @@ pub enum FileRole {
     GridEdges = 14,
     /// `grid.weights`: weighted graphs with a grid layout only, one f32 per edge in cell order.
     GridWeights = 15,
+    /// `out.neighbors.lz4`: graphs compressed by `ocgraph layout compress` only, `out.neighbors`
+    /// in compressed blocks (see [`crate::format::compressed`]).
+    OutNeighborsLz4 = 16,
+    /// `out.weights.lz4`: compressed weighted graphs only.
+    OutWeightsLz4 = 17,
+    /// `in.neighbors.lz4`: compressed directed graphs only.
+    InNeighborsLz4 = 18,
+    /// `in.weights.lz4`: compressed directed weighted graphs only.
+    InWeightsLz4 = 19,
     /// `labels.u32`: graphs with vertex labels only, one u32 label per vertex
     /// ([`crate::labels::NO_LABEL`] for a vertex the label file did not name).
-    Labels = 16,
+    Labels = 20,
 }
 
 impl FileRole {
     /// Number of roles.
-    pub const COUNT: usize = 17;
+    pub const COUNT: usize = 21;
 
     /// All roles, in id order.
     pub const ALL: [FileRole; Self::COUNT] = [
@@ -72,8 +81,31 @@ impl FileRole {
         FileRole::GridIndex,
         FileRole::GridEdges,
         FileRole::GridWeights,
+        FileRole::OutNeighborsLz4,
+        FileRole::OutWeightsLz4,
+        FileRole::InNeighborsLz4,
+        FileRole::InWeightsLz4,
         FileRole::Labels,
     ];
+
+    /// The plain files that `ocgraph layout compress` compresses, each with its compressed
+    /// copy.
+    pub const COMPRESSIBLE: [(FileRole, FileRole); 4] = [
+        (FileRole::OutNeighbors, FileRole::OutNeighborsLz4),
+        (FileRole::OutWeights, FileRole::OutWeightsLz4),
+        (FileRole::InNeighbors, FileRole::InNeighborsLz4),
+        (FileRole::InWeights, FileRole::InWeightsLz4),
+    ];
+
+    /// The compressed copy of this plain file's role, if it has one.
+    pub fn compressed(self) -> Option<FileRole> {
+        Self::COMPRESSIBLE.iter().find(|(p, _)| *p == self).map(|&(_, c)| c)
+    }
+
+    /// Whether this is the role of a compressed copy.
+    pub fn is_compressed(self) -> bool {
+        Self::COMPRESSIBLE.iter().any(|&(_, c)| c == self)
+    }
 
     /// Roles served through the page layer (graph data read by algorithms; the small grid
     /// index is read whole at open).
@@ -111,6 +143,10 @@ impl FileRole {
             FileRole::GridIndex => "grid.index",
             FileRole::GridEdges => "grid.edges",
             FileRole::GridWeights => "grid.weights",
+            FileRole::OutNeighborsLz4 => "out.neighbors.lz4",
+            FileRole::OutWeightsLz4 => "out.weights.lz4",
+            FileRole::InNeighborsLz4 => "in.neighbors.lz4",
+            FileRole::InWeightsLz4 => "in.weights.lz4",
             FileRole::Labels => "labels.u32",
         }
     }
@@ -133,6 +169,10 @@ impl FileRole {
             FileRole::OutWeights | FileRole::InWeights | FileRole::GridWeights | FileRole::Labels => 4,
             FileRole::GridIndex => 8,
             FileRole::IdsStrings | FileRole::OutPacked | FileRole::InPacked | FileRole::GridEdges => 1,
+            FileRole::OutNeighborsLz4
+            | FileRole::OutWeightsLz4
+            | FileRole::InNeighborsLz4
+            | FileRole::InWeightsLz4 => 1,
         }
     }
 }

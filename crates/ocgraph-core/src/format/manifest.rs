@@ -301,7 +301,26 @@ impl Manifest {
         if self.id_map == IdMapKind::Strings && self.file(FileRole::IdsStrings).is_none() {
             return Err(bad("required file 'ids.strings' is not listed".into()));
         }
-        self.validate_grid(path)
+        self.validate_grid(path)?;
+        self.validate_compressed(path)
+    }
+
+    /// A compressed copy (`ocgraph layout compress`) is listed only beside its plain file.
+    fn validate_compressed(&self, path: &Path) -> Result<()> {
+        for (plain, compressed) in FileRole::COMPRESSIBLE {
+            if self.file(compressed).is_some() && self.file(plain).is_none() {
+                return Err(Error::format(
+                    path,
+                    format!("'{}' is listed without '{}'", compressed.file_name(), plain.file_name()),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// Whether the adjacency files have compressed copies (`ocgraph layout compress`).
+    pub fn is_compressed(&self) -> bool {
+        FileRole::COMPRESSIBLE.iter().any(|&(_, c)| self.file(c).is_some())
     }
 
     /// The grid files are listed exactly when the manifest records a grid, with the sizes its

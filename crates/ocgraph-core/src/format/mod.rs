@@ -2,6 +2,7 @@
 //! files. The byte-by-byte layout is in `docs/design.md`.
 
 mod check;
+pub mod compressed;
 pub mod grid;
 mod layout;
 mod manifest;

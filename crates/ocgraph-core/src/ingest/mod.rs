@@ -11,6 +11,7 @@
 //! - [`reorder`]: a copy of a stored graph with its vertices renumbered by descending degree.
 
 mod builder;
+mod compress;
 mod csr;
 mod grid;
 mod import;
@@ -26,6 +27,7 @@ mod reorder;
 mod runs;
 
 pub use builder::{BuildOptions, BuildReport, GraphBuilder, IdMap, LabelSource};
+pub use compress::{compress_adjacency, remove_compressed, CompressReport};
 pub use grid::{build_grid, remove_grid, GridOptions, GridReport};
 #[cfg(feature = "fuzzing")]
 pub use import::parse_bytes;

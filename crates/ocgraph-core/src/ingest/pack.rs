@@ -1,5 +1,6 @@
 //! [`pack`]: a copy of a stored graph with its neighbour lists packed
-//! ([`crate::format::packed`]); every other file (offsets, weights, ids) is copied as is.
+//! ([`crate::format::packed`]); every other file (offsets, weights, ids) is copied as is, compressed copies of the lists
+//! and weights (`ocgraph layout compress`) excepted.
 
 use std::io::Read;
 use std::path::Path;
@@ -37,7 +38,8 @@ pub fn pack(src: &Path, dst: &Path, overwrite: bool, progress: &dyn Progress) ->
     let data = m.data_path(src);
     for (name, entry) in &m.files {
         let role = FileRole::from_file_name(name).expect("manifest roles are checked on open");
-        if matches!(role, FileRole::OutNeighbors | FileRole::InNeighbors) {
+        // The packed lists replace the plain ones and their compressed copies.
+        if matches!(role, FileRole::OutNeighbors | FileRole::InNeighbors) || role.is_compressed() {
             continue;
         }
         let path = data.join(name);

@@ -17,6 +17,16 @@ pub struct PagedFile {
     pub len: u64,
 }
 
+/// The compressed copy of a file (`ocgraph layout compress`) that the buffer pool reads the
+/// file's pages from, decoding blocks into its frames.
+#[derive(Debug, Clone)]
+pub(crate) struct CompressedFile {
+    /// Path of the compressed copy.
+    pub path: PathBuf,
+    /// Its verified header and block index.
+    pub index: std::sync::Arc<crate::format::compressed::BlockIndex>,
+}
+
 /// Access-pattern advice for a file, as `madvise` understands it (the pool uses it to
 /// decide read-ahead; `WillNeed` prefetches).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -20,7 +20,7 @@ pub mod sim;
 pub mod trace;
 
 pub use backend::{Advice, BackendKind, FileId, PagedFile};
-pub(crate) use backend::{PageSource, PartitionCut};
+pub(crate) use backend::{CompressedFile, PageSource, PartitionCut};
 pub(crate) use mmap::MmapSource;
 pub use pool::catch_read_errors;
 pub use slice::Slice;

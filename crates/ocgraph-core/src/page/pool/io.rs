@@ -9,7 +9,9 @@ use std::os::unix::io::AsRawFd;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
+use super::blocks::Blocks;
 use crate::error::{Error, Result};
+use crate::page::CompressedFile;
 
 /// How many [`catch_read_errors`] scopes are running in the process. While one is, a failed
 /// page read on any thread (the caller's or a worker it waits for, such as rayon's) unwinds
@@ -22,8 +24,8 @@ struct ReadFailure(Error);
 
 /// Runs `f` (which may read through a buffer pool, on this thread or on worker threads it
 /// joins) and returns a failed page read as an [`Error::Io`] naming the file and offset,
-/// instead of the panic an infallible page read otherwise raises. The pool gives back the frames and unlocks the pages of a failed read as it
-/// unwinds. Other panics pass through unchanged. The CLI and the Python bindings run every
+/// instead of the panic an infallible page read otherwise raises. The pool gives back the
+/// frames and unlocks the pages of a failed read as it unwinds. Other panics pass through unchanged. The CLI and the Python bindings run every
 /// command and call inside one.
 pub fn catch_read_errors<R>(f: impl FnOnce() -> R) -> Result<R> {
     SCOPES.fetch_add(1, Ordering::SeqCst);
@@ -40,7 +42,7 @@ pub fn catch_read_errors<R>(f: impl FnOnce() -> R) -> Result<R> {
 
 /// A failed page read of `path` at `offset`: inside [`catch_read_errors`] it unwinds to it,
 /// elsewhere it panics naming the file and offset (see `PageSource::read`).
-fn read_failed(path: &Path, offset: u64, e: std::io::Error) -> ! {
+pub(super) fn read_failed(path: &Path, offset: u64, e: std::io::Error) -> ! {
     if SCOPES.load(Ordering::SeqCst) > 0 {
         let e = std::io::Error::new(e.kind(), format!("at offset {offset}: {e}"));
         std::panic::resume_unwind(Box::new(ReadFailure(Error::io(path, "read", e))));
@@ -77,6 +79,8 @@ pub(super) struct PoolFile {
     len: u64,
     /// Opened with O_DIRECT.
     pub(super) direct: bool,
+    /// The compressed copy the pages are read from instead of `file` (then not direct).
+    blocks: Option<Blocks>,
 }
 
 impl PoolFile {
@@ -86,14 +90,27 @@ impl PoolFile {
     pub(super) fn open(path: &Path, len: u64, probe: &mut [u8]) -> Result<PoolFile> {
         let direct = std::fs::OpenOptions::new().read(true).custom_flags(libc::O_DIRECT).open(path);
         if let Ok(file) = direct {
-            let mut f = PoolFile { path: path.to_path_buf(), file, len, direct: true };
+            let mut f = PoolFile { path: path.to_path_buf(), file, len, direct: true, blocks: None };
             if len == 0 || f.pread(&mut probe[..4096], 0).is_ok() {
                 return Ok(f);
             }
             f.direct = false;
         }
         let file = File::open(path).map_err(|e| Error::io(path, "open", e))?;
-        Ok(PoolFile { path: path.to_path_buf(), file, len, direct: false })
+        Ok(PoolFile { path: path.to_path_buf(), file, len, direct: false, blocks: None })
+    }
+
+    /// Opens the plain file of `len` bytes to be served from its compressed copy `c`: its
+    /// pages are read by decoding blocks (see [`Blocks`]), never with O_DIRECT or io_uring.
+    pub(super) fn open_compressed(c: &CompressedFile, len: u64) -> Result<PoolFile> {
+        let blocks = Blocks::open(c)?;
+        let file = File::open(&c.path).map_err(|e| Error::io(&c.path, "open", e))?;
+        Ok(PoolFile { path: blocks.path().to_path_buf(), file, len, direct: false, blocks: Some(blocks) })
+    }
+
+    /// The logical block size of the compressed copy the pages are read from, if any.
+    pub(super) fn block_size(&self) -> Option<u64> {
+        self.blocks.as_ref().map(Blocks::block_size)
     }
 
     /// The file's descriptor, for reads queued on a [`Ring`](super::ring::Ring).
@@ -128,6 +145,9 @@ impl PoolFile {
     /// read, error) are read again one by one with [`PoolFile::read_page`]. Returns bytes read
     /// and read calls.
     pub(super) fn read_pages(&self, bufs: &mut [&mut [u8]], offset: u64) -> (usize, u64) {
+        if let Some(b) = &self.blocks {
+            return b.read_pages(bufs, offset);
+        }
         let (mut total, mut calls) = (0, 0);
         let mut off = offset;
         for chunk in bufs.chunks_mut(MAX_IOV) {
@@ -187,6 +207,9 @@ impl PoolFile {
     /// truncated after open), naming the file and offset (see `PageSource::read`); inside
     /// [`catch_read_errors`] unwinds to it with the error instead.
     pub(super) fn read_page(&self, buf: &mut [u8], offset: u64) -> (usize, u64) {
+        if let Some(b) = &self.blocks {
+            return b.read_pages(&mut [buf], offset);
+        }
         let mut done = 0;
         let mut calls = 0;
         while done < buf.len() {
@@ -244,7 +267,7 @@ impl PoolFile {
         }
         drop(file);
         if let Ok(file) = opts.custom_flags(libc::O_DIRECT).open(path) {
-            let f = PoolFile { path: path.to_path_buf(), file, len, direct: true };
+            let f = PoolFile { path: path.to_path_buf(), file, len, direct: true, blocks: None };
             if len == 0 || f.pread(&mut probe[..4096], 0).is_ok() {
                 return Ok(f);
             }
@@ -254,7 +277,7 @@ impl PoolFile {
             .write(true)
             .open(path)
             .map_err(|e| Error::io(path, "open", e))?;
-        Ok(PoolFile { path: path.to_path_buf(), file, len, direct: false })
+        Ok(PoolFile { path: path.to_path_buf(), file, len, direct: false, blocks: None })
     }
 
     /// Writes `bufs` (whole frames, 4096-aligned) to consecutive pages from `offset`, with one

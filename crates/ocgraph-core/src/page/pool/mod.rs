@@ -21,6 +21,7 @@
 //! time or seed 004's batch of the longest run of contiguous dirty pages ([`WriteBack`]).
 
 mod background;
+mod blocks;
 mod companion;
 mod dirty_runs;
 mod flusher;
@@ -46,7 +47,7 @@ use std::sync::{Arc, Weak};
 
 use parking_lot::Mutex;
 
-use super::backend::{Advice, FileId, PageSource, PagedFile, PartitionCut};
+use super::backend::{Advice, CompressedFile, FileId, PageSource, PagedFile, PartitionCut};
 use super::policy::{page_key, policy_by_name, split_page_key, Clock, PageKey, ReplacementPolicy};
 use super::slice::{Bytes, PinRelease};
 use super::stats::{Counter, IoStats, StripedCounters};
@@ -206,19 +207,33 @@ impl BufferPool {
     /// Opens a pool over `files` holding at most `capacity` bytes of pages (`capacity /
     /// page_size` frames, at least 2; fewer when the files have fewer pages). `page_size` is a
     /// power of two from 4 KiB to 64 KiB; `policy` a name accepted by [`policy_by_name`].
+    #[cfg(test)]
     pub(crate) fn open(
         files: &[PagedFile],
         capacity: u64,
         page_size: usize,
         policy: &str,
     ) -> Result<BufferPool> {
-        BufferPool::open_with(files, capacity, page_size, policy, None)
+        BufferPool::open_with(files, &[], capacity, page_size, policy, None)
+    }
+
+    /// [`BufferPool::open`] for a graph whose file `i` is read from its compressed copy
+    /// `compressed[i]` when that is `Some` (decoded into the frames: see [`blocks`]).
+    pub(crate) fn open_graph(
+        files: &[PagedFile],
+        compressed: &[Option<CompressedFile>],
+        capacity: u64,
+        page_size: usize,
+        policy: &str,
+    ) -> Result<BufferPool> {
+        BufferPool::open_with(files, compressed, capacity, page_size, policy, None)
     }
 
     /// [`BufferPool::open`], or with `write_back` set a writable pool (see
     /// [`BufferPool::open_writable`]).
     fn open_with(
         files: &[PagedFile],
+        compressed: &[Option<CompressedFile>],
         capacity: u64,
         page_size: usize,
         policy: &str,
@@ -248,12 +263,13 @@ impl BufferPool {
         })?;
         let zero_from = write_back.map(|_| writeback::pages_on_disk(files, page_size));
         let mut states = Vec::with_capacity(files.len());
-        for f in files {
+        for (i, f) in files.iter().enumerate() {
             // SAFETY: no frame is in use yet; frame 0 serves as the probe buffer.
             let probe = unsafe { mem.frame_mut(0) };
-            let io = match write_back {
-                None => PoolFile::open(&f.path, f.len, probe)?,
-                Some(_) => PoolFile::open_writable(&f.path, f.len, probe)?,
+            let io = match (write_back, compressed.get(i).and_then(Option::as_ref)) {
+                (None, Some(c)) => PoolFile::open_compressed(c, f.len)?,
+                (None, None) => PoolFile::open(&f.path, f.len, probe)?,
+                (Some(_), _) => PoolFile::open_writable(&f.path, f.len, probe)?,
             };
             let pages = f.len.div_ceil(page_size as u64) as usize;
             states.push(FileState {
@@ -372,7 +388,10 @@ impl Core {
     ///
     /// Read-ahead: when the miss starts where the previous read of the file ended, the
     /// following pages that are evicted (up to `read_ahead` of them) are locked too and read
-    /// with the same `preadv`, as long as frames can be had without waiting.
+    /// with the same `preadv`, as long as frames can be had without waiting. A miss that is not
+    /// sequential in a file read from its compressed copy reads ahead (unless read-ahead is
+    /// off) the evicted pages after the demand run up to the end of its block, which is
+    /// decoded whole anyway.
     #[cold]
     #[inline(never)]
     fn load_cold(&self, file: FileId, page: u64, w: u64, through: u64) -> (usize, u64) {
@@ -399,6 +418,12 @@ impl Core {
             // after it, they were often still queued when the reader had used this batch, and
             // its next miss read them itself.
             self.start_stream(file, page, page + batch.len() as u64, batch.len() as u64);
+        } else if let Some(block) = fs.io.block_size().filter(|_| self.read_ahead.load(Ordering::Relaxed) > 0)
+        {
+            // A compressed copy decodes whole blocks: the rest of this one costs no I/O.
+            let block_pages = (block >> self.page_shift).max(1);
+            let next = page + demanded as u64;
+            self.lock_evicted_run(file, next, (block_pages - next % block_pages) % block_pages, &mut batch);
         }
         let (bytes, calls) = self.read_batch_with_companion(file, &batch);
         let c = &self.counters;
@@ -409,7 +434,7 @@ impl Core {
         c.add(Counter::BytesRead, bytes as u64);
         c.add(Counter::ReadCalls, calls);
         c.add(Counter::PrefetchesIssued, (batch.len() - demanded) as u64);
-        let prev_end = fs.last_end.swap(offset + bytes as u64, Ordering::Relaxed);
+        let prev_end = fs.last_end.swap(self.run_end(fs, offset, batch.len()), Ordering::Relaxed);
         if prev_end == offset {
             c.add(Counter::SequentialReads, 1);
         }
@@ -450,6 +475,12 @@ impl Core {
             };
             batch.push((q, w & LOADED_ONCE != 0, f));
         }
+    }
+
+    /// Where a read of `pages` pages of `fs` from `offset` ends in the file: at most its end.
+    /// (Not `offset` plus the bytes read: a compressed copy reads fewer bytes than it serves.)
+    fn run_end(&self, fs: &FileState, offset: u64, pages: usize) -> u64 {
+        (offset + ((pages as u64) << self.page_shift)).min(fs.len)
     }
 
     /// Reads the consecutive locked pages of `batch` into their frames with one `preadv`; the

@@ -234,7 +234,7 @@ impl Core {
         c.add(Counter::BytesRead, bytes as u64);
         c.add(Counter::ReadCalls, calls);
         c.add(Counter::PrefetchesIssued, batch.len() as u64);
-        if fs.last_end.swap(offset + bytes as u64, Ordering::Relaxed) == offset {
+        if fs.last_end.swap(self.run_end(fs, offset, batch.len()), Ordering::Relaxed) == offset {
             c.add(Counter::SequentialReads, 1);
         }
         self.unused_ahead.fetch_add(batch.len(), Ordering::Relaxed);

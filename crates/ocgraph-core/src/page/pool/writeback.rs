@@ -245,7 +245,7 @@ impl BufferPool {
                 f.len
             )));
         }
-        BufferPool::open_with(files, capacity, page_size, policy, Some(write_back))
+        BufferPool::open_with(files, &[], capacity, page_size, policy, Some(write_back))
     }
 }
 
