@@ -10,11 +10,10 @@
 use std::cell::RefCell;
 use std::fs::File;
 use std::os::unix::fs::FileExt;
-use std::os::unix::io::AsRawFd;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use super::io::read_failed;
+use super::io::{drop_from_page_cache, read_failed};
 use crate::error::{Error, Result};
 use crate::format::compressed::BlockIndex;
 use crate::page::CompressedFile;
@@ -70,7 +69,7 @@ impl Blocks {
             let (stored, planes, block) = &mut *s.borrow_mut();
             stored.resize((to - from) as usize, 0);
             self.file.read_exact_at(stored, from).unwrap_or_else(|e| read_failed(&self.path, from, e));
-            self.drop_cached(from, to - from);
+            drop_from_page_cache(&self.file, from, to - from);
             planes.resize(bs as usize + bs as usize / 4, 0);
             block.resize(bs as usize, 0);
             for k in k0..=k1 {
@@ -94,19 +93,6 @@ impl Blocks {
             at += b.len() as u64;
         }
         ((to - from) as usize, 1)
-    }
-
-    /// Drops the compressed bytes just read from the page cache (the pool holds them decoded).
-    fn drop_cached(&self, offset: u64, len: u64) {
-        // SAFETY: advisory syscall on an open descriptor; failures are harmless.
-        unsafe {
-            libc::posix_fadvise(
-                self.file.as_raw_fd(),
-                offset as libc::off_t,
-                len as libc::off_t,
-                libc::POSIX_FADV_DONTNEED,
-            );
-        }
     }
 }
 

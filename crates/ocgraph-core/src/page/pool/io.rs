@@ -50,6 +50,20 @@ pub(super) fn read_failed(path: &Path, offset: u64, e: std::io::Error) -> ! {
     panic!("ocgraph: I/O error reading {} at offset {offset}: {e}", path.display())
 }
 
+/// Asks the OS to drop bytes `[offset, offset + len)` of `file` from its page cache (the pool
+/// holds what it read, so the cache need not keep a second copy).
+pub(super) fn drop_from_page_cache(file: &File, offset: u64, len: u64) {
+    // SAFETY: advisory syscall on an open descriptor; failures are harmless.
+    unsafe {
+        libc::posix_fadvise(
+            file.as_raw_fd(),
+            offset as libc::off_t,
+            len as libc::off_t,
+            libc::POSIX_FADV_DONTNEED,
+        );
+    }
+}
+
 /// The most buffers one `preadv` takes (Linux's `IOV_MAX`).
 pub(super) const MAX_IOV: usize = 1024;
 
@@ -186,15 +200,7 @@ impl PoolFile {
             page_off += len;
         }
         if !self.direct && n > 0 {
-            // SAFETY: advisory syscall on an open descriptor; failures are harmless.
-            unsafe {
-                libc::posix_fadvise(
-                    self.file.as_raw_fd(),
-                    offset as libc::off_t,
-                    n as libc::off_t,
-                    libc::POSIX_FADV_DONTNEED,
-                );
-            }
+            drop_from_page_cache(&self.file, offset, n as u64);
         }
         (total, calls)
     }
@@ -239,15 +245,7 @@ impl PoolFile {
         }
         buf[done..].fill(0);
         if !self.direct && done > 0 {
-            // SAFETY: plain advisory syscall on an open descriptor; failures are harmless.
-            unsafe {
-                libc::posix_fadvise(
-                    self.file.as_raw_fd(),
-                    offset as libc::off_t,
-                    done as libc::off_t,
-                    libc::POSIX_FADV_DONTNEED,
-                );
-            }
+            drop_from_page_cache(&self.file, offset, done as u64);
         }
         (done, calls)
     }
@@ -330,15 +328,7 @@ impl PoolFile {
             }
         }
         if !self.direct {
-            // SAFETY: advisory syscall on an open descriptor; failures are harmless.
-            unsafe {
-                libc::posix_fadvise(
-                    self.file.as_raw_fd(),
-                    offset as libc::off_t,
-                    (off - offset) as libc::off_t,
-                    libc::POSIX_FADV_DONTNEED,
-                );
-            }
+            drop_from_page_cache(&self.file, offset, off - offset);
         }
         Ok(calls)
     }
