@@ -20,10 +20,11 @@ fn with_level() -> &'static PathBuf {
         let dir = common::scratch().join("level-base");
         common::copy_dir(common::base_graph(), &dir);
         let g = WritableGraph::open(&dir, &WriteOptions::default()).expect("open writable");
-        let add: Vec<(u32, u32)> = (0..200).map(|i| (i, (i * 7 + 3) % 300)).collect();
-        let w: Vec<f32> = (0..200).map(|i| i as f32).collect();
+        let n = common::BASE_VERTICES;
+        let add: Vec<(u32, u32)> = (0..n).map(|i| (i, (i * 7 + 3) % n)).collect();
+        let w: Vec<f32> = (0..n).map(|i| i as f32).collect();
         g.add_edges(&add, Some(&w)).expect("add");
-        let remove: Vec<(u32, u32)> = (0..50).map(|i| (i * 3, (i * 7 + 3) % 300)).collect();
+        let remove: Vec<(u32, u32)> = (0..n / 4).map(|i| (i * 3, (i * 7 + 3) % n)).collect();
         g.remove_edges(&remove).expect("remove");
         g.freeze().expect("freeze");
         g.close().expect("close");

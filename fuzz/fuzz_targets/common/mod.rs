@@ -34,7 +34,12 @@ pub fn scratch() -> &'static Path {
     })
 }
 
-/// A directed weighted graph of 300 vertices and 1,500 arcs (fixed seed), built once.
+/// Vertices of [`base_graph`]: small, so that a full read of a patched copy costs little
+/// (every list of the graph is read at each execution) while each file keeps its layout.
+pub const BASE_VERTICES: u32 = 64;
+
+/// A directed weighted graph of [`BASE_VERTICES`] vertices and 5 arcs per vertex (fixed
+/// seed), built once.
 pub fn base_graph() -> &'static Path {
     static DIR: OnceLock<PathBuf> = OnceLock::new();
     DIR.get_or_init(|| {
@@ -43,12 +48,12 @@ pub fn base_graph() -> &'static Path {
         let mut b = GraphBuilder::new(&dir, opts).expect("builder");
         let mut x = 0x9e37_79b9_7f4a_7c15u64;
         let (mut src, mut dst, mut w) = (Vec::new(), Vec::new(), Vec::new());
-        for i in 0..1500u32 {
+        for i in 0..5 * BASE_VERTICES {
             x ^= x << 13;
             x ^= x >> 7;
             x ^= x << 17;
-            src.push(i % 300);
-            dst.push((x % 300) as u32);
+            src.push(i % BASE_VERTICES);
+            dst.push((x % BASE_VERTICES as u64) as u32);
             w.push((x >> 40) as f32 / 1000.0);
         }
         b.push(&src, &dst, Some(&w)).expect("push");

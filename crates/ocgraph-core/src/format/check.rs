@@ -33,11 +33,12 @@ pub fn check_graph(dir: &Path) -> Result<CheckReport> {
     let data = m.data_path(dir);
     let dir = data.as_path();
     let mut report = CheckReport::default();
+    let largest = m.files.values().map(|e| e.len).max().unwrap_or(0);
+    let mut buf = vec![0u8; largest.clamp(1, READ_CHUNK as u64) as usize];
     for (name, entry) in &m.files {
         let path = dir.join(name);
-        let mut r = open(&path)?;
+        let mut r = File::open(&path).map_err(|e| Error::io(&path, "open", e))?;
         let mut crc = 0u32;
-        let mut buf = vec![0u8; 1 << 20];
         loop {
             let k = r.read(&mut buf).map_err(|e| Error::io(&path, "read", e))?;
             if k == 0 {
@@ -122,9 +123,14 @@ fn check_compressed(plain: &Path, plain_len: u64, copy: &Path, copy_len: u64) ->
     Ok(())
 }
 
+/// Bytes read at a time: buffers are this size, or the file's size when that is smaller (a
+/// small graph's check then allocates little).
+const READ_CHUNK: usize = 1 << 20;
+
 fn open(path: &Path) -> Result<BufReader<File>> {
     let f = File::open(path).map_err(|e| Error::io(path, "open", e))?;
-    Ok(BufReader::with_capacity(1 << 20, f))
+    let len = f.metadata().map_err(|e| Error::io(path, "stat", e))?.len();
+    Ok(BufReader::with_capacity(len.clamp(1, READ_CHUNK as u64) as usize, f))
 }
 
 /// Reads `count` u64 values of `role`, checks they are non-decreasing from 0 to `last`, and calls
