@@ -13,23 +13,30 @@
 //! change), so `Σ |T(x) - x| <= n * tol / 4`: after normalising `x` to sum 1 (the result), one
 //! more networkx iteration moves it by less than `n * tol / 2`, within networkx's criterion.
 //!
-//! When pushing has read a quarter of the graph's arcs and the tolerance does not hold yet,
-//! the batch falls back to a recomputation (a batch that moves the scores that far is cheaper
-//! to recompute).
+//! A batch whose contributions leave `Σ |r| + |g|` above [`WARM_FACTOR`] times the target (or
+//! above what the last push that failed started from), or whose pushing reads a sixteenth of
+//! the graph's arcs before the tolerance holds, is brought back by power iterations from the current scores instead ([`crate::pagerank`]'s pull, from
+//! `x` rather than from `1/n`): such a batch moved the scores so far that the residual has to
+//! travel through most of the graph, and a pull step moves it through every vertex at scan
+//! speed, where pushing reads lists one by one. From the current scores a few steps suffice,
+//! against the static kernel's full run from `1/n` (bench/incremental/run.py measures both).
 //!
 //! The first computation is the static kernel ([`crate::pagerank`], Jacobi) followed by one
 //! pass computing `r`. Memory: 24 bytes per vertex (scores, residuals, out-weights), a queue
-//! and a bitmap.
+//! and a bitmap; a warm restart adds 36 bytes per vertex while it runs.
 
 use std::collections::VecDeque;
-
-use rustc_hash::FxHashMap;
 
 use ocgraph_core::update::{BatchChanges, Snapshot};
 use ocgraph_core::{Adjacency, Error, Result, Vertex};
 
+use super::first_values::FirstValues;
 use super::{bytes, Changes, Maintained, Values};
 use crate::{PageRankOptions, PageRankResult};
+
+/// Pushing is skipped for power iterations when a batch leaves the residual above this many
+/// times the target (see the module docs).
+const WARM_FACTOR: f64 = 4.0;
 
 /// Maintained PageRank (see the module docs).
 pub struct PageRank {
@@ -56,7 +63,10 @@ pub struct PageRank {
     queued: Vec<bool>,
     queue: VecDeque<Vertex>,
     /// First normalised score since the last `changes` of each vertex pushed since.
-    old: FxHashMap<Vertex, f64>,
+    old: FirstValues<f64>,
+    /// The residual, in multiples of the target, that the last failed push started from:
+    /// batches that leave at least as much skip pushing (see the module docs).
+    push_failed_at: f64,
 }
 
 /// The out-arcs of `v` with their weights (1 when unweighted), and their weight sum.
@@ -98,7 +108,8 @@ impl PageRank {
             prev: None,
             queued: Vec::new(),
             queue: VecDeque::new(),
-            old: FxHashMap::default(),
+            old: FirstValues::default(),
+            push_failed_at: f64::INFINITY,
         })
     }
 
@@ -136,11 +147,11 @@ impl PageRank {
     /// queue runs dry first, the pending uniform part is spread (when it is the larger part) or
     /// the queueing threshold is lowered and the vertices above it queued (one pass each).
     /// Returns false (leaving a consistent state still to push) once it has read a quarter of the
-    /// graph's arcs: a recomputation by the static kernel is then cheaper.
+    /// graph's arcs: power iterations from the current scores are then cheaper.
     fn push(&mut self, snap: &Snapshot) -> bool {
         let mut arcs = Vec::new();
         let d = self.damping;
-        let budget = self.w_out.iter().filter(|&&w| w > 0.0).count() as u64 + self.arcs / 4;
+        let budget = self.arcs / 16;
         let mut read = 0u64;
         loop {
             while self.l1 + self.g.abs() > self.target() {
@@ -153,7 +164,7 @@ impl PageRank {
                     continue;
                 }
                 let score = self.x[i] / self.sum;
-                self.old.entry(v).or_insert(score);
+                self.old.note(v, score);
                 self.x[i] += delta;
                 self.sum += delta;
                 let w = self.w_out[i];
@@ -282,7 +293,7 @@ impl Maintained for PageRank {
         self.arcs = total;
         for (v, (a, b)) in before.iter().zip(self.result_scores()).enumerate() {
             if *a != b {
-                self.old.entry(v as Vertex).or_insert(*a);
+                self.old.note(v as Vertex, *a);
             }
         }
         self.prev = Some(snap.clone());
@@ -314,9 +325,14 @@ impl Maintained for PageRank {
             self.contribute(u, &old, w_old, -1.0);
             self.contribute(u, &new, w_new, 1.0);
             self.w_out[u as usize] = w_new;
+            self.arcs = (self.arcs + new.len() as u64).saturating_sub(old.len() as u64);
         }
-        if !self.push(snap) {
-            return self.rebuild(snap);
+        let excess = (self.l1 + self.g.abs()) / self.target();
+        if excess > WARM_FACTOR.min(self.push_failed_at) {
+            self.warm_restart(snap);
+        } else if !self.push(snap) {
+            self.push_failed_at = excess;
+            self.warm_restart(snap);
         }
         self.prev = Some(snap.clone());
         self.seq = changes.seq;
@@ -328,8 +344,7 @@ impl Maintained for PageRank {
     }
 
     fn changes(&mut self) -> Changes {
-        let mut vs: Vec<(Vertex, f64)> = self.old.drain().collect();
-        vs.sort_unstable_by_key(|e| e.0);
+        let mut vs = self.old.drain();
         let now = |v: Vertex| self.x[v as usize] / self.sum;
         vs.retain(|&(v, o)| now(v) != o);
         Changes {
@@ -380,6 +395,38 @@ impl Maintained for PageRank {
 }
 
 impl PageRank {
+    /// Brings the state within the tolerance by power iterations from the normalised current
+    /// scores (see the module docs), recording the old score of every vertex that moved.
+    fn warm_restart(&mut self, snap: &Snapshot) {
+        let mut x = self.result_scores();
+        let weighted = snap.out().is_weighted() && snap.in_().is_weighted();
+        let target = self.target();
+        // Each step contracts the step's L1 norm by at least the damping factor, and the first
+        // is at most 2 (scores summing to 1): this many steps reach the target.
+        let steps = if self.damping > 0.0 { (target / 2.0).ln() / self.damping.ln() } else { 0.0 };
+        let (r, l1, _) = crate::pagerank::iterate_from(
+            &snap.in_(),
+            weighted,
+            &self.w_out,
+            self.damping,
+            &mut x,
+            target,
+            steps.ceil() as usize + 1,
+        );
+        for (v, &b) in x.iter().enumerate() {
+            let a = self.x[v] / self.sum;
+            if a != b {
+                self.old.note(v as Vertex, a);
+            }
+        }
+        self.sum = x.iter().sum();
+        (self.x, self.r, self.l1, self.g) = (x, r, l1, 0.0);
+        for q in self.queue.drain(..) {
+            self.queued[q as usize] = false;
+        }
+        self.eps = self.tol;
+    }
+
     /// The scores normalised to sum 1.
     fn result_scores(&self) -> Vec<f64> {
         self.x.iter().map(|v| v / self.sum).collect()
