@@ -6,7 +6,7 @@
 
 mod common;
 
-use std::sync::OnceLock;
+use std::sync::{Mutex, OnceLock};
 
 use libfuzzer_sys::fuzz_target;
 use ocgraph_core::format::{check_graph, Manifest, MANIFEST_FILE};
@@ -14,32 +14,30 @@ use ocgraph_core::ingest::{pack, NoProgress};
 
 fuzz_target!(|data: &[u8]| {
     common::inline_rayon();
-    static PACKED: OnceLock<std::path::PathBuf> = OnceLock::new();
+    static WORK: OnceLock<[Mutex<common::Workdir>; 2]> = OnceLock::new();
     let Some((&mode, patches)) = data.split_first() else { return };
-    let base = common::base_graph();
-    let src = if mode & 1 != 0 {
-        PACKED.get_or_init(|| {
-            let dir = common::scratch().join("packed");
-            pack(base, &dir, false, &NoProgress).expect("pack");
-            dir
-        })
-    } else {
-        base
-    };
-    let dir = common::scratch().join("check");
-    common::copy_dir(src, &dir);
+    let work = WORK.get_or_init(|| {
+        let base = common::base_graph();
+        let packed = common::scratch().join("packed");
+        pack(base, &packed, false, &NoProgress).expect("pack");
+        let plain_copy = common::Workdir::new(base, common::scratch().join("check"));
+        let packed_copy = common::Workdir::new(&packed, common::scratch().join("check-packed"));
+        [Mutex::new(plain_copy), Mutex::new(packed_copy)]
+    });
+    let mut work = work[(mode & 1) as usize].lock().expect("workdir");
+    let dir = work.reset().to_path_buf();
     let files: Vec<_> = common::files(&dir).into_iter().filter(|f| !f.ends_with("manifest")).collect();
     let file = &files[(mode >> 1) as usize % files.len()];
     let mut bytes = std::fs::read(file).expect("read");
     common::patch(&mut bytes, patches);
-    std::fs::write(file, &bytes).expect("write");
+    work.write(file, &bytes);
     if mode & 0x80 != 0 {
         let mut m = Manifest::read(&dir).expect("manifest");
         let name = file.file_name().expect("name").to_string_lossy().into_owned();
         if let Some(e) = m.files.get_mut(&name) {
             e.crc32c = crc32c::crc32c(&bytes);
         }
-        std::fs::write(dir.join(MANIFEST_FILE), m.to_bytes()).expect("write manifest");
+        work.write(&dir.join(MANIFEST_FILE), &m.to_bytes());
     }
     if check_graph(&dir).is_ok() {
         common::read_all(&dir);

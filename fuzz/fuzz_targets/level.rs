@@ -7,7 +7,7 @@
 mod common;
 
 use std::path::PathBuf;
-use std::sync::OnceLock;
+use std::sync::{Mutex, OnceLock};
 
 use libfuzzer_sys::fuzz_target;
 use ocgraph_core::format::{Manifest, MANIFEST_FILE};
@@ -34,9 +34,13 @@ fn with_level() -> &'static PathBuf {
 
 fuzz_target!(|data: &[u8]| {
     common::inline_rayon();
+    static WORK: OnceLock<Mutex<common::Workdir>> = OnceLock::new();
     let Some((&mode, patches)) = data.split_first() else { return };
-    let dir = common::scratch().join("level");
-    common::copy_dir(with_level(), &dir);
+    let mut work = WORK
+        .get_or_init(|| Mutex::new(common::Workdir::new(with_level(), common::scratch().join("level"))))
+        .lock()
+        .expect("workdir");
+    let dir = work.reset().to_path_buf();
     let levels = common::files(&dir.join(LEVELS_DIR));
     let Some(file) = levels.first() else { return };
     let mut bytes = std::fs::read(file).expect("read level");
@@ -51,9 +55,9 @@ fuzz_target!(|data: &[u8]| {
                 e.crc32c = crc;
                 e.len = bytes.len() as u64;
             }
-            std::fs::write(dir.join(MANIFEST_FILE), m.to_bytes()).expect("write manifest");
+            work.write(&dir.join(MANIFEST_FILE), &m.to_bytes());
         }
     }
-    std::fs::write(file, &bytes).expect("write level");
+    work.write(file, &bytes);
     common::read_all(&dir);
 });

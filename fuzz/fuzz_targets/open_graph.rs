@@ -5,15 +5,22 @@
 
 mod common;
 
+use std::sync::{Mutex, OnceLock};
+
 use libfuzzer_sys::fuzz_target;
 use ocgraph_core::format::{Manifest, MANIFEST_FILE};
 
 fuzz_target!(|data: &[u8]| {
     common::inline_rayon();
+    static WORK: OnceLock<Mutex<common::Workdir>> = OnceLock::new();
     let Some((&mode, patches)) = data.split_first() else { return };
-    let base = common::base_graph();
-    let dir = common::scratch().join("open");
-    common::copy_dir(base, &dir);
+    let mut work = WORK
+        .get_or_init(|| {
+            Mutex::new(common::Workdir::new(common::base_graph(), common::scratch().join("open")))
+        })
+        .lock()
+        .expect("workdir");
+    let dir = work.reset().to_path_buf();
     let path = dir.join(MANIFEST_FILE);
     let mut bytes = std::fs::read(&path).expect("manifest");
     if mode & 1 != 0 {
@@ -27,13 +34,13 @@ fuzz_target!(|data: &[u8]| {
     } else {
         common::patch(&mut bytes, patches);
     }
-    std::fs::write(&path, &bytes).expect("write manifest");
+    work.write(&path, &bytes);
     if mode & 2 != 0 {
         // Also cut a data file short.
         let files = common::files(&dir);
         let f = &files[mode as usize % files.len()];
         let len = std::fs::metadata(f).expect("stat").len();
-        let _ = std::fs::OpenOptions::new().write(true).open(f).and_then(|h| h.set_len(len / 2));
+        work.set_len(f, len / 2);
     }
     let _ = Manifest::read(&dir);
     common::read_all(&dir);

@@ -77,6 +77,68 @@ pub fn copy_dir(src: &Path, dst: &Path) {
     }
 }
 
+/// A copy of a stored graph that every execution patches. [`Workdir::reset`] makes it equal to
+/// its source again by rewriting only the files the last execution changed through
+/// [`Workdir::write`] and [`Workdir::set_len`] (a fresh copy per execution cost more than the
+/// target's own work), and copies the whole tree again when the copy's listing (names and
+/// sizes) changed some other way.
+pub struct Workdir {
+    src: PathBuf,
+    dst: PathBuf,
+    listing: Vec<(PathBuf, u64)>,
+    written: Vec<PathBuf>,
+}
+
+impl Workdir {
+    /// Copies `src` to `dst`.
+    pub fn new(src: &Path, dst: PathBuf) -> Workdir {
+        copy_dir(src, &dst);
+        let listing = tree(&dst);
+        Workdir { src: src.to_path_buf(), dst, listing, written: Vec::new() }
+    }
+
+    /// Makes the copy equal to the source and returns its path.
+    pub fn reset(&mut self) -> &Path {
+        for p in self.written.drain(..) {
+            let rel = p.strip_prefix(&self.dst).expect("inside the copy");
+            std::fs::copy(self.src.join(rel), &p).expect("restore");
+        }
+        if tree(&self.dst) != self.listing {
+            copy_dir(&self.src, &self.dst);
+        }
+        &self.dst
+    }
+
+    /// Replaces the file at `path` (inside the copy) with `bytes`.
+    pub fn write(&mut self, path: &Path, bytes: &[u8]) {
+        self.written.push(path.to_path_buf());
+        std::fs::write(path, bytes).expect("write");
+    }
+
+    /// Cuts or extends the file at `path` (inside the copy) to `len` bytes.
+    pub fn set_len(&mut self, path: &Path, len: u64) {
+        self.written.push(path.to_path_buf());
+        let _ = std::fs::OpenOptions::new().write(true).open(path).and_then(|h| h.set_len(len));
+    }
+}
+
+/// Every file under `dir` with its size, sorted.
+fn tree(dir: &Path) -> Vec<(PathBuf, u64)> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).expect("list").flatten() {
+            match e.metadata() {
+                Ok(m) if m.is_dir() => stack.push(e.path()),
+                Ok(m) => out.push((e.path(), m.len())),
+                Err(_) => out.push((e.path(), u64::MAX)),
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
 /// The regular files of `dir` (not recursive), sorted by name.
 pub fn files(dir: &Path) -> Vec<PathBuf> {
     let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
