@@ -72,9 +72,15 @@ pub fn copy_dir(src: &Path, dst: &Path) {
         if e.file_type().expect("type").is_dir() {
             copy_dir(&e.path(), &to);
         } else {
-            std::fs::copy(e.path(), &to).expect("copy");
+            copy_file(&e.path(), &to);
         }
     }
+}
+
+/// Copies a file with a read and a write, which retry when a signal interrupts them (libFuzzer's
+/// timer does), where `std::fs::copy`'s `copy_file_range` returns `EINTR`.
+fn copy_file(from: &Path, to: &Path) {
+    std::fs::write(to, std::fs::read(from).expect("read for a copy")).expect("write a copy");
 }
 
 /// A copy of a stored graph that every execution patches. [`Workdir::reset`] makes it equal to
@@ -101,7 +107,7 @@ impl Workdir {
     pub fn reset(&mut self) -> &Path {
         for p in self.written.drain(..) {
             let rel = p.strip_prefix(&self.dst).expect("inside the copy");
-            std::fs::copy(self.src.join(rel), &p).expect("restore");
+            copy_file(&self.src.join(rel), &p);
         }
         if tree(&self.dst) != self.listing {
             copy_dir(&self.src, &self.dst);
