@@ -16,7 +16,7 @@ use ocgraph_core::ingest::{
     compress_adjacency, remove_compressed, BuildOptions, GraphBuilder, IdMap, NoProgress,
 };
 use ocgraph_core::page::BackendKind;
-use ocgraph_core::{Graph, OpenOptions};
+use ocgraph_core::{Adjacency, Graph, OpenOptions};
 
 /// Writes `t` as a stored graph at `dir`.
 fn store(t: &TestGraph, dir: &Path) {
@@ -184,4 +184,40 @@ fn updates_pending_and_packed_graphs_are_refused() {
     drop(g);
     let err = compress_adjacency(&dir, 65536, &NoProgress).unwrap_err().to_string();
     assert!(err.contains("ocgraph compact"), "{err}");
+}
+
+#[test]
+fn compaction_rebuilds_the_compressed_copies_with_their_block_size() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("g");
+    let t = random_graph(4_000, 30_000, true, false, 11);
+    store(&t, &dir);
+    compress_adjacency(&dir, 8192, &NoProgress).unwrap();
+    let w = ocgraph_core::update::WritableGraph::open(&dir, &Default::default()).unwrap();
+    w.add_edges(&[(0, 3_999), (5, 7), (3_998, 1)], None).unwrap();
+    w.remove_edges(&[(t.edges[0].0, t.edges[0].1)]).unwrap();
+    w.compact().unwrap();
+    w.close().unwrap();
+    check_graph(&dir).unwrap();
+    let g = Graph::open(&dir, &OpenOptions::default()).unwrap();
+    let m = g.manifest().clone();
+    assert!(m.is_compressed());
+    // Directed and unweighted: both lists have copies.
+    for (plain, copy) in [FileRole::COMPRESSIBLE[0], FileRole::COMPRESSIBLE[2]] {
+        let (p, c) = (m.file(plain).unwrap(), m.file(copy).unwrap());
+        let path = m.data_path(&dir).join(copy.file_name());
+        let index = ocgraph_core::format::compressed::BlockIndex::read(&path, c.len, p.padded_len()).unwrap();
+        assert_eq!(index.block_size, 8192, "{}", copy.file_name());
+    }
+    // The pool reads the new copies, mmap the new plain files: the same results.
+    let want = run_all(&g);
+    let got = run_all(&open_pool(&dir, 64 << 10, 4096).unwrap());
+    assert_eq!(got.depth, want.depth);
+    assert!(close(&got.dist, &want.dist));
+    assert_eq!(got.comp, want.comp);
+    assert!(close(&got.rank, &want.rank));
+    assert_eq!(got.triangles, want.triangles);
+    assert!(
+        g.out().neighbors(0).contains(&3_999) && !g.out().neighbors(t.edges[0].0).contains(&t.edges[0].1)
+    );
 }

@@ -147,6 +147,18 @@ fn install(dir: &Path, data: &Path, mut m: Manifest, files: &[(FileRole, FileEnt
     m.write_atomic(dir)
 }
 
+/// The block size of the compressed copies of the graph at `dir` (manifest `m`), if it has
+/// any: read from the index of the first copy (compaction rebuilds the copies with it).
+pub(crate) fn copies_block_size(dir: &Path, m: &Manifest) -> Result<Option<u32>> {
+    for (plain, copy) in FileRole::COMPRESSIBLE {
+        if let (Some(p), Some(c)) = (m.file(plain), m.file(copy)) {
+            let path = m.data_path(dir).join(copy.file_name());
+            return Ok(Some(BlockIndex::read(&path, c.len, p.padded_len())?.block_size));
+        }
+    }
+    Ok(None)
+}
+
 /// Removes the compressed copies of the graph at `dir`, if it has any: the manifest first,
 /// then the files. Returns whether there were any.
 pub fn remove_compressed(dir: &Path) -> Result<bool> {

@@ -27,6 +27,7 @@ mod reorder;
 mod runs;
 
 pub use builder::{BuildOptions, BuildReport, GraphBuilder, IdMap, LabelSource};
+pub(crate) use compress::copies_block_size;
 pub use compress::{compress_adjacency, remove_compressed, CompressReport};
 pub use grid::{build_grid, remove_grid, GridOptions, GridReport};
 #[cfg(feature = "fuzzing")]

@@ -39,7 +39,7 @@ use crate::format::grid::MAX_BLOCK_BITS;
 use crate::format::{FileRole, IdMapKind, Manifest, UpdateState, MANIFEST_FILE};
 use crate::graph::{Adjacency, Graph, OpenOptions, Vertex};
 use crate::ids::{IdLookup, OriginalId};
-use crate::ingest::{build_grid, GridOptions, NoProgress};
+use crate::ingest::{build_grid, compress_adjacency, copies_block_size, GridOptions, NoProgress};
 use crate::page::BackendKind;
 
 /// Subdirectory holding the WAL segments.
@@ -998,6 +998,12 @@ impl Shared {
                 ..GridOptions::default()
             };
             build_grid(&base_dir, &opts, &NoProgress)?;
+            base_manifest = Manifest::read(&base_dir)?;
+        }
+        if let Some(block_size) = copies_block_size(&self.dir, view.base.manifest())? {
+            // So are the compressed copies of the lists, with the old ones' block size.
+            let base_dir = self.dir.join(&name);
+            compress_adjacency(&base_dir, block_size, &NoProgress)?;
             base_manifest = Manifest::read(&base_dir)?;
         }
         let mut names = self.names.lock();
