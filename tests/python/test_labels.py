@@ -7,8 +7,10 @@ from __future__ import annotations
 
 import re
 
+import networkx as nx
 import numpy as np
 import pytest
+from networkx.algorithms import isomorphism
 from test_mining import PATTERNS, key, nx_matches, simple_view
 
 import ocgraph
@@ -183,8 +185,6 @@ def nx_positions(h, edges, induced: bool, labels, plabels) -> set:
     """Every match of the pattern (``None``/-1 labels: wildcards) by networkx's ``GraphMatcher``,
     as the data vertices in pattern-vertex order, the smallest such tuple over the pattern's
     label-preserving automorphisms (so one match has one key)."""
-    from networkx.algorithms import isomorphism
-
     p = ocgraph_pattern(edges, plabels)
     h = h.copy()
     for v in h:
@@ -193,7 +193,7 @@ def nx_positions(h, edges, induced: bool, labels, plabels) -> set:
     def node_match(data, pat):
         return pat["l"] is None or data["l"] == pat["l"]
 
-    auts = [dict(m) for m in isomorphism.GraphMatcher(p, p, node_match=lambda a, b: a["l"] == b["l"]).isomorphisms_iter()]
+    auts = automorphisms(p)
     gm = isomorphism.GraphMatcher(h, p, node_match=node_match)
     it = gm.subgraph_isomorphisms_iter() if induced else gm.subgraph_monomorphisms_iter()
     out = set()
@@ -203,10 +203,14 @@ def nx_positions(h, edges, induced: bool, labels, plabels) -> set:
     return out
 
 
+def automorphisms(p) -> list:
+    """The label-preserving automorphisms of the networkx pattern ``p``."""
+    gm = isomorphism.GraphMatcher(p, p, node_match=lambda a, b: a["l"] == b["l"])
+    return [dict(m) for m in gm.isomorphisms_iter()]
+
+
 def ocgraph_pattern(edges, plabels):
     """The pattern as a networkx graph with an ``l`` attribute (None for a wildcard)."""
-    import networkx as nx
-
     p = nx.Graph(edges)
     for a in p:
         p.nodes[a]["l"] = None if plabels[a] in (None, -1) else plabels[a]
@@ -215,11 +219,8 @@ def ocgraph_pattern(edges, plabels):
 
 def position_keys(rows, edges, plabels) -> list:
     """The keys of ocgraph's rows as ``nx_positions`` makes them."""
-    from networkx.algorithms import isomorphism
-
-    p = ocgraph_pattern(edges, plabels)
-    auts = [dict(m) for m in isomorphism.GraphMatcher(p, p, node_match=lambda a, b: a["l"] == b["l"]).isomorphisms_iter()]
-    return [min(tuple(int(r[s[a]]) for a in range(len(p))) for s in auts) for r in rows.tolist()]
+    auts = automorphisms(ocgraph_pattern(edges, plabels))
+    return [min(tuple(int(r[s[a]]) for a in range(len(plabels))) for s in auts) for r in rows.tolist()]
 
 
 @pytest.mark.parametrize("induced", [False, True])

@@ -271,7 +271,7 @@ impl Watch {
                 let still = self.pattern.labels_match(m, |x| there.get(x));
                 match (after, still) {
                     (false, true) => modified.extend_from_slice(m),
-                    (false, false) | (true, false) => reported.extend_from_slice(m),
+                    (_, false) => reported.extend_from_slice(m),
                     (true, true) => {}
                 }
             };
