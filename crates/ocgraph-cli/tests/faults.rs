@@ -215,7 +215,9 @@ impl Scenario {
                 ]]
             }
             Scenario::Replay | Scenario::Freeze => vec![upd("add-a.txt")],
-            Scenario::Labels => vec![vec!["update", "G", "--set-labels", "labels-a.txt", "--batch-size", "20"]],
+            Scenario::Labels => {
+                vec![vec!["update", "G", "--set-labels", "labels-a.txt", "--batch-size", "20"]]
+            }
             Scenario::LabelsCompact => {
                 let mut a = upd("add-a.txt");
                 a.extend(["--set-labels", "labels-a.txt", "--freeze"]);
@@ -242,7 +244,9 @@ impl Scenario {
             Scenario::Freeze | Scenario::Labels => {
                 a.extend(["--remove-edges", "rm-a.txt", "--durability", "none", "--freeze"])
             }
-            Scenario::Compact | Scenario::IdsCompact | Scenario::LabelsCompact => return vec!["compact", "G"],
+            Scenario::Compact | Scenario::IdsCompact | Scenario::LabelsCompact => {
+                return vec!["compact", "G"]
+            }
             Scenario::Ids => a.extend(["--original-ids", "--add-edges", "ids-add.txt"]),
         }
         a

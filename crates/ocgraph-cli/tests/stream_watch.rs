@@ -237,7 +237,10 @@ fn check_ops(
         before = after;
     }
     assert!(added > 0 && removed > 0, "the stream should add and remove matches ({added}, {removed})");
-    assert!(summary.contains(&format!(": {added} matches added, {removed} removed, 0 modified;")), "{summary}");
+    assert!(
+        summary.contains(&format!(": {added} matches added, {removed} removed, 0 modified;")),
+        "{summary}"
+    );
     assert_eq!(read_edges(&g, directed), edges, "the reference replay disagrees with the stored graph");
 }
 
@@ -345,8 +348,19 @@ fn labelled_watch_with_label_lines_matches_recounts() {
     let out_path = tmp.path().join("changes.txt");
     let json = tmp.path().join("run.json");
     let summary = ok(&[
-        "stream", p(&g), "--updates", p(&file), "--batch-size", "7", "--no-save", "--watch", p(&pattern),
-        "--watch-out", p(&out_path), "--json", p(&json),
+        "stream",
+        p(&g),
+        "--updates",
+        p(&file),
+        "--batch-size",
+        "7",
+        "--no-save",
+        "--watch",
+        p(&pattern),
+        "--watch-out",
+        p(&out_path),
+        "--json",
+        p(&json),
     ]);
     // Brute force: ordered triangles (a, b, c) with label(a) = 1 and label(c) = 2.
     let matches = |edges: &BTreeSet<(u32, u32)>, labels: &[Option<u32>]| -> BTreeSet<Match> {
