@@ -556,7 +556,9 @@ fn labelled_watch_emits_added_removed_and_modified_matches() {
     use ocgraph_core::labels::NO_LABEL;
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(23);
     let (x, w) = (Some, None::<u32>);
-    let pats: Vec<(Vec<(usize, usize)>, Vec<Option<u32>>)> = vec![
+    // (pattern edges, pattern labels with wildcards)
+    type Labelled = (Vec<(usize, usize)>, Vec<Option<u32>>);
+    let pats: Vec<Labelled> = vec![
         (vec![(0, 1), (1, 2), (2, 0)], vec![x(0), w, x(1)]),
         (vec![(0, 1), (1, 2), (2, 0)], vec![x(0), x(0), x(1)]),
         (vec![(0, 1), (1, 2)], vec![w, x(2), w]),

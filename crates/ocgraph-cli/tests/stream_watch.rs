@@ -321,7 +321,7 @@ fn labelled_watch_with_label_lines_matches_recounts() {
         let r = rng.below(100);
         let op = if i < 120 || r < 40 {
             // Early lines label most vertices; later ones relabel, some several times a batch.
-            let v = if r % 3 == 0 { (i % 5) as u32 } else { rng.below(n as usize) as u32 };
+            let v = if r.is_multiple_of(3) { (i % 5) as u32 } else { rng.below(n as usize) as u32 };
             let l = match rng.below(5) {
                 0 => None,
                 x => Some(1 + x as u32 % 3),

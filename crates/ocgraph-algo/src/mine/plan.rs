@@ -33,8 +33,8 @@ pub struct Pattern {
 
 impl Pattern {
     /// The pattern with the given undirected edges over vertices `0..k` (`k` = largest endpoint
-    /// + 1, or the number of labels when larger). Duplicate edges collapse. `labels` gives each
-    /// pattern vertex a label or `None`, a wildcard that matches any data vertex.
+    /// plus one, or the number of labels when larger). Duplicate edges collapse. `labels` gives
+    /// each pattern vertex a label or `None`, a wildcard that matches any data vertex.
     ///
     /// Errors: no edge, a self-loop, more than [`MAX_PATTERN_VERTICES`] vertices, a pattern that
     /// is not connected, or labels not covering every pattern vertex.

@@ -162,9 +162,12 @@ fn encode(seq: u64, changes: &[(Vertex, u32)], out: &mut Vec<u8>) {
     out.extend_from_slice(&crc.to_le_bytes());
 }
 
-/// Decodes the record at the start of `b`: `(seq, changes, record length)`, or `None` when `b`
-/// does not start with a whole, valid record.
-fn decode(b: &[u8]) -> Option<(u64, Vec<(Vertex, u32)>, usize)> {
+/// A decoded record: batch sequence number, its changes, and the record's length in bytes.
+type Record = (u64, Vec<(Vertex, u32)>, usize);
+
+/// Decodes the record at the start of `b`, or `None` when `b` does not start with a whole,
+/// valid record.
+fn decode(b: &[u8]) -> Option<Record> {
     let seq = u64::from_le_bytes(b.get(0..8)?.try_into().ok()?);
     let count = u32::from_le_bytes(b.get(8..12)?.try_into().ok()?) as usize;
     if count > MAX_CHANGES {
