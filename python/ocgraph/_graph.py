@@ -329,20 +329,41 @@ class Graph(_NativeGraph):
         self, pattern: Any, induced: bool = False, labels: Any = None, pattern_labels: Any = None
     ) -> _mine.Watch:
         """Watches ``pattern`` (arguments as :meth:`match`): every later ``add_edges``,
-        ``remove_edges`` and ``remove_vertices`` on this graph records the matches it made
-        appear and disappear, which ``w.changes()`` returns as ``(added, removed)`` arrays.
-        Stop with :meth:`unwatch`."""
+        ``remove_edges``, ``remove_vertices`` and ``set_vertex_labels`` on this graph records
+        the matches it made appear and disappear and, for a labelled pattern, those whose data
+        vertices' labels it changed; ``w.changes()`` returns them (``added, removed =
+        w.changes()``; ``.modified`` for the relabelled ones). The watch's data labels start as
+        ``labels`` or the graph's (none: every vertex unlabelled) and follow
+        ``set_vertex_labels``. Stop with :meth:`unwatch`."""
         name, edges, plabels = _mine.pattern_args(pattern, pattern_labels)
-        w = _mine.Watch(name, edges, plabels, induced, self._data_labels(plabels, labels))
+        data = self._data_labels(plabels, labels)
+        if data is None and plabels is not None:
+            data = np.full(self.num_vertices, _mine.NO_LABEL, dtype=np.uint32)
+        w = _mine.Watch(name, edges, plabels, induced, data)
         self.__dict__.setdefault("_watches", []).append(w)
         return w
 
     def vertex_labels(self) -> np.ndarray | None:
-        """The labels stored with the graph (:func:`ocgraph.set_labels`, or ``labels=`` of
-        :func:`ocgraph.import_edges`), one uint32 per vertex, ``ocgraph.NO_LABEL`` for a
-        vertex without one (vertices added by updates have none); None when the graph has no
-        labels."""
+        """The labels stored with the graph (:func:`ocgraph.set_labels`, ``labels=`` of
+        :func:`ocgraph.import_edges`, and on a graph with updates :meth:`set_vertex_labels`),
+        one uint32 per vertex, ``ocgraph.NO_LABEL`` for a vertex without one (vertices added
+        by updates have none until labelled); None when the graph has no labels."""
         return _ocgraph._vertex_labels(self)
+
+    def set_vertex_labels(self, vertices: Any, labels: Any, durable: bool = True) -> int:
+        """Sets the label of ``vertices[i]`` to ``labels[i]`` (in order: the last one per vertex
+        wins) as one update batch; ``ocgraph.NO_LABEL`` removes a vertex's label. A graph
+        without labels gets them (every other vertex unlabelled). Returns the batch's sequence
+        number (see :meth:`add_edges` for ``durable``)."""
+        v = _ids(vertices)
+        lab = _mine.data_labels(labels)
+        if lab is None or len(lab) != len(v):
+            raise InvalidArgumentError(f"set_vertex_labels: {len(v)} vertices need as many labels")
+        before = _mine.before_update(self)
+        seq = _ocgraph._set_vertex_labels(self, v, lab, durable)
+        empty = np.empty(0, dtype=np.int64)
+        _mine.after_update(self, before, empty, empty, v, lab)
+        return seq
 
     def _data_labels(self, pattern_labels: Any, labels: Any) -> np.ndarray | None:
         """The data labels a match uses: ``labels`` when given, else for a labelled pattern

@@ -27,18 +27,45 @@ MOTIF_NAMES: dict[tuple[int, bool], tuple[str, ...]] = {
 }  # fmt: skip
 
 
+class Changes(tuple):
+    """What :meth:`Watch.changes` returns: the pair ``(added, removed)`` (so ``added, removed =
+    w.changes()`` works), with the fields ``added``, ``removed`` and ``modified``, each a
+    ``(count, k)`` uint32 array."""
+
+    modified: np.ndarray
+
+    def __new__(cls, added: np.ndarray, removed: np.ndarray, modified: np.ndarray) -> Changes:
+        out = super().__new__(cls, (added, removed))
+        out.modified = modified
+        return out
+
+    @property
+    def added(self) -> np.ndarray:
+        """Matches present after the batches and not before."""
+        return self[0]
+
+    @property
+    def removed(self) -> np.ndarray:
+        """Matches present before the batches and not after."""
+        return self[1]
+
+
 class Watch(_ocgraph.Watch):
     """A pattern watched on a graph (from :meth:`ocgraph.Graph.watch`).
 
-    Each update of the graph (``add_edges``, ``remove_edges``, ``remove_vertices``) records the
-    matches it made appear and disappear; :meth:`changes` returns and clears them. A match is a
-    row of data vertices in pattern-vertex order; each changed match is reported once per batch.
+    Each update of the graph (``add_edges``, ``remove_edges``, ``remove_vertices``,
+    ``set_vertex_labels``) records the matches it made appear and disappear and, for a
+    labelled pattern, those it left in place with other labels; :meth:`changes` returns and
+    clears them. A match is a row of data vertices in pattern-vertex order; each changed match
+    is reported once per batch.
     """
 
-    def changes(self) -> tuple[np.ndarray, np.ndarray]:
-        """``(added, removed)``: the matches that appeared and disappeared since the last call,
-        as ``(count, k)`` uint32 arrays."""
-        return super().changes()
+    def changes(self) -> Changes:
+        """The matches that appeared (``added``), disappeared (``removed``) and, for a labelled
+        pattern, kept their data vertices in the same positions but changed labels
+        (``modified``) since the last call, as ``(count, k)`` uint32 arrays. Unpacks as
+        ``added, removed``."""
+        return Changes(*self._changes())
 
 
 def pattern_args(pattern: Any, pattern_labels: Any) -> tuple[str | None, list | None, list | None]:
@@ -52,8 +79,17 @@ def pattern_args(pattern: Any, pattern_labels: Any) -> tuple[str | None, list | 
         raise InvalidArgumentError(f"a pattern is a name or a list of (a, b) edges, got shape {edges.shape}")
     if edges.min() < 0:
         raise InvalidArgumentError("pattern vertices are 0 .. k-1")
-    labels = None if pattern_labels is None else [int(x) for x in pattern_labels]
+    labels = None if pattern_labels is None else [_pattern_label(x) for x in pattern_labels]
     return None, [(int(a), int(b)) for a, b in edges], labels
+
+
+def _pattern_label(x: Any) -> int | None:
+    """A pattern vertex's label: an int, or None (or -1) for a wildcard."""
+    if x is None or int(x) == -1:
+        return None
+    if not 0 <= int(x) < NO_LABEL:
+        raise InvalidArgumentError(f"pattern label {x} is not an integer in 0 .. 2**32 - 2 (or None / -1)")
+    return int(x)
 
 
 #: The label of a vertex that has none (no pattern label matches it).
@@ -75,13 +111,21 @@ def before_update(g: Any) -> Any:
     return _ocgraph._snapshot(g) if getattr(g, "_watches", None) else None
 
 
-def after_update(g: Any, before: Any, src: np.ndarray, dst: np.ndarray) -> None:
-    """Hands the batch of pairs ``src[i], dst[i]`` to every watch of ``g``."""
+def after_update(
+    g: Any,
+    before: Any,
+    src: np.ndarray,
+    dst: np.ndarray,
+    vertices: np.ndarray | None = None,
+    labels: np.ndarray | None = None,
+) -> None:
+    """Hands the batch of pairs ``src[i], dst[i]`` and label changes ``(vertices[i],
+    labels[i])`` to every watch of ``g``."""
     if before is None:
         return
     after = _ocgraph._snapshot(g)
     for w in g._watches:
-        w._update(before, after, src, dst)
+        w._update(before, after, src, dst, vertices, labels)
 
 
 def incident_pairs(g: Any, ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -167,7 +167,7 @@ def _match(
     g: Graph,
     name: str | None,
     edges: list[tuple[int, int]] | None,
-    pattern_labels: list[int] | None,
+    pattern_labels: list[int | None] | None,
     induced: bool,
     labels: npt.NDArray[np.uint32] | None,
     listing: bool,
@@ -183,16 +183,24 @@ class Watch:
         self,
         name: str | None = None,
         edges: list[tuple[int, int]] | None = None,
-        pattern_labels: list[int] | None = None,
+        pattern_labels: list[int | None] | None = None,
         induced: bool = False,
         labels: npt.NDArray[np.uint32] | None = None,
     ) -> None: ...
     @property
     def k(self) -> int: ...
     def _update(
-        self, before: Snapshot, after: Snapshot, src: npt.NDArray[np.int64], dst: npt.NDArray[np.int64]
+        self,
+        before: Snapshot,
+        after: Snapshot,
+        src: npt.NDArray[np.int64],
+        dst: npt.NDArray[np.int64],
+        vertices: npt.NDArray[np.int64] | None = None,
+        labels: npt.NDArray[np.uint32] | None = None,
     ) -> None: ...
-    def changes(self) -> tuple[npt.NDArray[np.uint32], npt.NDArray[np.uint32]]: ...
+    def _changes(
+        self,
+    ) -> tuple[npt.NDArray[np.uint32], npt.NDArray[np.uint32], npt.NDArray[np.uint32]]: ...
 
 def _workload(
     g: Graph, kind: str, out: str, count: int, seed: int = 1, alpha: float = 0.1, queue: int = 1000

@@ -7,8 +7,10 @@ from __future__ import annotations
 
 import re
 
+import networkx as nx
 import numpy as np
 import pytest
+from networkx.algorithms import isomorphism
 from test_mining import PATTERNS, key, nx_matches, simple_view
 
 import ocgraph
@@ -169,3 +171,135 @@ def test_watch_and_compaction_use_stored_labels(tmp_path):
         g.compact()
         np.testing.assert_array_equal(g.vertex_labels(), stored)
         assert current() == before
+
+
+# Labelled patterns with wildcard vertices (None or -1).
+WILDCARD = [
+    (PATTERNS[1], [1, None, 2]),
+    (PATTERNS[0], [None, 1, -1]),
+    (PATTERNS[3], [None, 2, None, 1]),
+]
+
+
+def nx_positions(h, edges, induced: bool, labels, plabels) -> set:
+    """Every match of the pattern (``None``/-1 labels: wildcards) by networkx's ``GraphMatcher``,
+    as the data vertices in pattern-vertex order, the smallest such tuple over the pattern's
+    label-preserving automorphisms (so one match has one key)."""
+    p = ocgraph_pattern(edges, plabels)
+    h = h.copy()
+    for v in h:
+        h.nodes[v]["l"] = int(labels[v])
+
+    def node_match(data, pat):
+        return pat["l"] is None or data["l"] == pat["l"]
+
+    auts = automorphisms(p)
+    gm = isomorphism.GraphMatcher(h, p, node_match=node_match)
+    it = gm.subgraph_isomorphisms_iter() if induced else gm.subgraph_monomorphisms_iter()
+    out = set()
+    for m in it:
+        inv = {b: a for a, b in m.items()}
+        out.add(min(tuple(inv[s[a]] for a in range(len(p))) for s in auts))
+    return out
+
+
+def automorphisms(p) -> list:
+    """The label-preserving automorphisms of the networkx pattern ``p``."""
+    gm = isomorphism.GraphMatcher(p, p, node_match=lambda a, b: a["l"] == b["l"])
+    return [dict(m) for m in gm.isomorphisms_iter()]
+
+
+def ocgraph_pattern(edges, plabels):
+    """The pattern as a networkx graph with an ``l`` attribute (None for a wildcard)."""
+    p = nx.Graph(edges)
+    for a in p:
+        p.nodes[a]["l"] = None if plabels[a] in (None, -1) else plabels[a]
+    return p
+
+
+def position_keys(rows, edges, plabels) -> list:
+    """The keys of ocgraph's rows as ``nx_positions`` makes them."""
+    auts = automorphisms(ocgraph_pattern(edges, plabels))
+    return [min(tuple(int(r[s[a]]) for a in range(len(plabels))) for s in auts) for r in rows.tolist()]
+
+
+@pytest.mark.parametrize("induced", [False, True])
+@pytest.mark.parametrize("pattern,pl", WILDCARD)
+def test_watch_reports_label_changes(tmp_path, pattern, pl, induced):
+    """A watched labelled pattern with wildcards on a graph that starts without labels, over
+    batches of label changes (some vertices several times, labels removed), edge additions and
+    removals: after each batch ``added``/``removed`` equal the difference of networkx's match
+    sets and ``modified`` the matches in both whose vertices' labels changed."""
+    rng = np.random.default_rng(len(pattern) * 10 + induced)
+    n = 24
+    src, dst, _ = random_edges(rng, n, 90)
+    ocgraph.from_edges(src, dst, tmp_path / "g", num_vertices=n, directed=False, dedup=True).close()
+    labels = np.full(n, ocgraph.NO_LABEL, dtype=np.uint32)
+    kinds = {"added": 0, "removed": 0, "modified": 0}
+    with ocgraph.open(tmp_path / "g", writable=True, durability="none") as g:
+        w = g.watch(pattern, induced=induced, pattern_labels=pl)
+        before = nx_positions(simple_view(g), pattern, induced, labels, pl)
+        for step in range(16):
+            old = labels.copy()
+            if step % 4 == 1:
+                s, d = rng.integers(0, n, 6), rng.integers(0, n, 6)
+                g.add_edges(s, d)
+            elif step % 4 == 3:
+                s, d = rng.integers(0, n, 6), rng.integers(0, n, 6)
+                g.remove_edges(s, d)
+            else:
+                vs = rng.integers(0, n, int(rng.integers(1, 16)))
+                vs[: len(vs) // 3] = vs[0]  # one vertex relabelled several times
+                ls = rng.integers(0, 4, len(vs)).astype(np.uint32)
+                ls[ls == 3] = ocgraph.NO_LABEL
+                g.set_vertex_labels(vs, ls)
+                labels[vs] = ls  # numpy: the last assignment per vertex wins, as in the batch
+            ch = w.changes()
+            added, removed = ch  # unpacks as before
+            after = nx_positions(simple_view(g), pattern, induced, labels, pl)
+            changed = {m for m in before & after if any(old[v] != labels[v] for v in m)}
+            for name, rows, want in [
+                ("added", added, after - before),
+                ("removed", removed, before - after),
+                ("modified", ch.modified, changed),
+            ]:
+                assert rows.shape[1] == len(pl)
+                got = position_keys(rows, pattern, pl)
+                assert len(got) == len(set(got)), f"duplicate {name}"
+                assert set(got) == want, f"step {step}: {name}"
+                kinds[name] += len(want)
+            before = after
+        np.testing.assert_array_equal(g.vertex_labels(), labels)
+    assert kinds["modified"] > 0 and kinds["added"] > 0 and kinds["removed"] > 0, kinds
+
+
+def test_label_updates_are_durable(tmp_path):
+    """Labels set by update batches on a graph without labels survive reopen, freeze and
+    compaction and reach readers; bad calls raise and change nothing."""
+    rng = np.random.default_rng(4)
+    n = 20
+    src, dst, _ = random_edges(rng, n, 40)
+    ocgraph.from_edges(src, dst, tmp_path / "g", num_vertices=n, directed=False).close()
+    want = np.full(n + 2, ocgraph.NO_LABEL, dtype=np.uint32)
+    with ocgraph.open(tmp_path / "g", writable=True) as g:
+        assert g.vertex_labels() is None
+        g.set_vertex_labels([1, 2, 1], [4, 5, 6])
+        g.freeze()
+        g.add_vertices(2)
+        g.set_vertex_labels(np.array([n + 1, 2]), np.array([7, ocgraph.NO_LABEL]))
+        want[[1, n + 1]] = [6, 7]
+        np.testing.assert_array_equal(g.vertex_labels(), want)
+        with pytest.raises(IndexError):
+            g.set_vertex_labels([n + 5], [1])
+        with pytest.raises(ocgraph.InvalidArgumentError):
+            g.set_vertex_labels([1, 2], [1])
+        np.testing.assert_array_equal(g.vertex_labels(), want)
+    with ocgraph.open(tmp_path / "g") as g:
+        np.testing.assert_array_equal(g.vertex_labels(), want)
+        with pytest.raises(ocgraph.InvalidArgumentError):
+            g.set_vertex_labels([1], [1])  # read-only
+    with ocgraph.open(tmp_path / "g", writable=True) as g:
+        g.compact()
+        np.testing.assert_array_equal(g.vertex_labels(), want)
+        rows = g.match(PATTERNS[0], pattern_labels=[6, None, None])
+        assert all(r[0] == 1 for r in rows.tolist())

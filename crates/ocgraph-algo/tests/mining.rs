@@ -209,7 +209,8 @@ impl Brute<'_> {
             return;
         }
         for x in 0..self.a.len() {
-            if m.contains(&x) || self.labels.is_some_and(|l| Some(l[x]) != self.p.label(i)) {
+            if m.contains(&x) || self.labels.is_some_and(|l| self.p.label(i).is_some_and(|want| l[x] != want))
+            {
                 continue;
             }
             let ok = (0..i).all(|j| {
@@ -300,7 +301,8 @@ fn labelled_patterns_equal_brute_force() {
             (vec![(0, 1), (1, 2), (2, 3)], vec![1, 0, 0, 1]),
             (vec![(0, 1), (1, 2), (2, 3), (3, 0)], vec![0, 1, 0, 1]),
         ] {
-            let p = Pattern::from_edges(&edges, Some(pl)).unwrap();
+            let pl: Vec<u32> = pl;
+            let p = Pattern::from_edges(&edges, Some(pl.into_iter().map(Some).collect())).unwrap();
             for induced in [false, true] {
                 let want = brute_matches(&a, &p, induced, Some(&labels));
                 let opts = MatchOptions { induced, labels: Some(&labels) };
@@ -309,7 +311,7 @@ fn labelled_patterns_equal_brute_force() {
                 assert_eq!(count_matches(&g.out, &g.in_, &p, opts).unwrap(), want.len() as u64);
             }
         }
-        let p = Pattern::from_edges(&[(0, 1)], Some(vec![0, 1])).unwrap();
+        let p = Pattern::from_edges(&[(0, 1)], Some(vec![Some(0), Some(1)])).unwrap();
         assert!(count_matches(&g.out, &g.in_, &p, MatchOptions::default()).is_err());
     }
 }
@@ -355,8 +357,9 @@ fn watch_emits_exactly_the_changed_matches() {
                     false,
                     edges.iter().map(|&(u, v)| (u, v, 1.0)).collect(),
                 );
-                let ch =
-                    watch.apply((&before.out, &before.in_), (&after.out, &after.in_), None, &batch).unwrap();
+                let ch = watch
+                    .apply((&before.out, &before.in_), (&after.out, &after.in_), None, &batch, &[])
+                    .unwrap();
                 let old: BTreeSet<_> = keys(&list_matches(&before.out, &before.in_, &p, opts).unwrap(), &p)
                     .into_iter()
                     .collect();
@@ -459,7 +462,7 @@ fn watch_store_emits_exactly_the_changed_matches() {
                     }
                 }
                 let after = graph(&edges, n);
-                let ch = store.apply(&watch, (&start.out, &start.in_), None, &batch).unwrap();
+                let ch = store.apply(&watch, (&start.out, &start.in_), None, &batch, &[]).unwrap();
                 let old: BTreeSet<_> = keys(&list_matches(&before.out, &before.in_, &p, opts).unwrap(), &p)
                     .into_iter()
                     .collect();
@@ -480,4 +483,171 @@ fn watch_store_emits_exactly_the_changed_matches() {
             }
         }
     }
+}
+
+/// The identity of a labelled match found as the embedding `m` (pattern vertex `i` to data
+/// vertex `m[i]`): the smallest of its images under the pattern's automorphisms, so that two
+/// embeddings of one match (same data vertices in the same pattern positions, up to the
+/// pattern's symmetry) have one key.
+fn position_key(m: &[usize], aut: &[Vec<usize>]) -> Vec<usize> {
+    aut.iter().map(|s| s.iter().map(|&i| m[i]).collect::<Vec<usize>>()).min().expect("the identity")
+}
+
+/// Every match of the labelled pattern `p` by brute force, as position keys.
+fn brute_positions(a: &[Vec<bool>], p: &Pattern, induced: bool, labels: &[u32]) -> BTreeSet<Vec<usize>> {
+    struct Rec<'a> {
+        a: &'a [Vec<bool>],
+        p: &'a Pattern,
+        induced: bool,
+        labels: &'a [u32],
+        aut: Vec<Vec<usize>>,
+    }
+    impl Rec<'_> {
+        fn go(&self, m: &mut Vec<usize>, out: &mut BTreeSet<Vec<usize>>) {
+            let i = m.len();
+            if i == self.p.num_vertices() {
+                out.insert(position_key(m, &self.aut));
+                return;
+            }
+            for x in 0..self.a.len() {
+                if m.contains(&x) || self.p.label(i).is_some_and(|want| self.labels[x] != want) {
+                    continue;
+                }
+                let ok = (0..i).all(|j| {
+                    if self.p.has_edge(i, j) {
+                        self.a[x][m[j]]
+                    } else {
+                        !self.induced || !self.a[x][m[j]]
+                    }
+                });
+                if ok {
+                    m.push(x);
+                    self.go(m, out);
+                    m.pop();
+                }
+            }
+        }
+    }
+    let mut out = BTreeSet::new();
+    Rec { a, p, induced, labels, aut: p.automorphisms() }.go(&mut Vec::new(), &mut out);
+    out
+}
+
+/// The position keys of flattened matches, checked free of duplicates.
+fn position_keys(flat: &[Vertex], p: &Pattern, what: &str) -> BTreeSet<Vec<usize>> {
+    let aut = p.automorphisms();
+    let list: Vec<Vec<usize>> = flat
+        .chunks(p.num_vertices())
+        .map(|c| position_key(&c.iter().map(|&x| x as usize).collect::<Vec<_>>(), &aut))
+        .collect();
+    let set: BTreeSet<Vec<usize>> = list.iter().cloned().collect();
+    assert_eq!(set.len(), list.len(), "duplicate {what} matches");
+    set
+}
+
+/// Labelled patterns (with wildcard vertices) watched over random streams that mix edge
+/// additions and removals with label changes (batches of 1 to 20 operations, some vertices
+/// relabelled several times in one batch, labels removed and set back), through `Watch::apply`
+/// and through a `WatchStore`: after every batch, `added` and `removed` equal the differences
+/// of brute-force match sets before and after, and `modified` equals the matches in both
+/// whose data vertices' labels changed; no duplicates.
+#[test]
+fn labelled_watch_emits_added_removed_and_modified_matches() {
+    use ocgraph_core::labels::NO_LABEL;
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(23);
+    let (x, w) = (Some, None::<u32>);
+    // (pattern edges, pattern labels with wildcards)
+    type Labelled = (Vec<(usize, usize)>, Vec<Option<u32>>);
+    let pats: Vec<Labelled> = vec![
+        (vec![(0, 1), (1, 2), (2, 0)], vec![x(0), w, x(1)]),
+        (vec![(0, 1), (1, 2), (2, 0)], vec![x(0), x(0), x(1)]),
+        (vec![(0, 1), (1, 2)], vec![w, x(2), w]),
+        (vec![(0, 1), (1, 2), (2, 3)], vec![x(1), w, w, x(0)]),
+        (vec![(0, 1), (1, 2), (2, 3), (3, 0)], vec![x(0), x(1), x(0), x(1)]),
+        (vec![(0, 1), (0, 2), (1, 2), (2, 3)], vec![w, w, x(2), w]),
+        (vec![(0, 1), (0, 2), (1, 2), (1, 3), (2, 3)], vec![w, w, w, w]),
+    ];
+    let random_label = |rng: &mut Xoshiro256PlusPlus| match rng.gen_range(0..4) {
+        3 => NO_LABEL,
+        l => l,
+    };
+    let (mut total_modified, mut total_other) = (0, 0);
+    for (edges_p, pl) in pats {
+        let p = Pattern::from_edges(&edges_p, Some(pl)).unwrap();
+        for (induced, use_store) in [(false, false), (true, false), (false, true), (true, true)] {
+            let n = 11u32;
+            let mut labels: Vec<u32> = (0..n).map(|_| random_label(&mut rng)).collect();
+            let mut edges: BTreeSet<(Vertex, Vertex)> = BTreeSet::new();
+            for _ in 0..30 {
+                let (u, v) = (rng.gen_range(0..n), rng.gen_range(0..n));
+                if u != v {
+                    edges.insert((u.min(v), u.max(v)));
+                }
+            }
+            let graph = |edges: &BTreeSet<(Vertex, Vertex)>| {
+                TestGraph::new(n as usize, false, false, edges.iter().map(|&(u, v)| (u, v, 1.0)).collect())
+            };
+            let start = graph(&edges);
+            let watch = Watch::new(p.clone(), induced);
+            let mut store = WatchStore::new(n as usize);
+            for _ in 0..12 {
+                let before = graph(&edges);
+                let labels_before = labels.clone();
+                let (mut pairs, mut relabels) = (Vec::new(), Vec::new());
+                // A few vertices take most label changes, so some change several times.
+                let hot: Vec<Vertex> = (0..2).map(|_| rng.gen_range(0..n)).collect();
+                for _ in 0..rng.gen_range(1..=20) {
+                    if rng.gen_bool(0.5) {
+                        let v =
+                            if rng.gen_bool(0.5) { hot[rng.gen_range(0..2)] } else { rng.gen_range(0..n) };
+                        let l = if rng.gen_bool(0.2) {
+                            labels_before[v as usize]
+                        } else {
+                            random_label(&mut rng)
+                        };
+                        relabels.push((v, l));
+                        labels[v as usize] = l;
+                    } else {
+                        let (u, v) = (rng.gen_range(0..n), rng.gen_range(0..n));
+                        let on = rng.gen_bool(0.5);
+                        pairs.push((u, v, on));
+                        if u != v {
+                            let e = (u.min(v), u.max(v));
+                            if on {
+                                edges.insert(e);
+                            } else {
+                                edges.remove(&e);
+                            }
+                        }
+                    }
+                }
+                let after = graph(&edges);
+                let ch = if use_store {
+                    store
+                        .apply(&watch, (&start.out, &start.in_), Some(&labels_before), &pairs, &relabels)
+                        .unwrap()
+                } else {
+                    // `Watch::apply` takes the pairs a batch touched; their state comes from the graphs.
+                    let touched: Vec<(Vertex, Vertex)> = pairs.iter().map(|&(u, v, _)| (u, v)).collect();
+                    let (b, a) = ((&before.out, &before.in_), (&after.out, &after.in_));
+                    watch.apply(b, a, Some(&labels_before), &touched, &relabels).unwrap()
+                };
+                let old = brute_positions(&matrix(&before), &p, induced, &labels_before);
+                let new = brute_positions(&matrix(&after), &p, induced, &labels);
+                let relabelled = |m: &Vec<usize>| m.iter().any(|&v| labels_before[v] != labels[v]);
+                let want_modified: BTreeSet<Vec<usize>> =
+                    old.intersection(&new).filter(|m| relabelled(m)).cloned().collect();
+                assert_eq!(position_keys(&ch.added, &p, "added"), new.difference(&old).cloned().collect());
+                assert_eq!(
+                    position_keys(&ch.removed, &p, "removed"),
+                    old.difference(&new).cloned().collect()
+                );
+                assert_eq!(position_keys(&ch.modified, &p, "modified"), want_modified);
+                total_modified += want_modified.len();
+                total_other += ch.added.len() + ch.removed.len();
+            }
+        }
+    }
+    // The streams exercise every kind of change.
+    assert!(total_modified > 50 && total_other > 50, "{total_modified} modified, {total_other} others");
 }

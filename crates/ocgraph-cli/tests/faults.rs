@@ -6,7 +6,7 @@
 //!
 //! Each call site is a file pattern and an operation in a scenario that reaches it (the plain
 //! update path, WAL replay at open, a freeze into a level, a compaction, the id log of a
-//! relabelled graph). A dry run under the shim counts the site's calls; trials then fail one of
+//! relabelled graph, the label log of label updates). A dry run under the shim counts the site's calls; trials then fail one of
 //! them (the middle one; every one up to 40 with `OCGRAPH_SLOW=1`) and check that:
 //!
 //! - the command ends with a normal error (no panic, no signal) whose message names the file
@@ -129,6 +129,15 @@ impl Inputs {
         write("add-b.txt", wlines(&add_b, 0));
         write("rm-a.txt", rm.iter().map(|(s, d)| format!("{s} {d}\n")).collect());
         write("ids-add.txt", wlines(&ids_add, 0));
+        // Label updates: 3 batches, some vertices labelled twice, some labels removed.
+        let labels: Vec<String> = (0..50)
+            .map(|i| {
+                let v = if i % 7 == 0 { 3 } else { rng.gen_range(0..BASE_N) };
+                let l = if i % 9 == 4 { "-".to_string() } else { rng.gen_range(0..5).to_string() };
+                format!("L {v} {l}\n")
+            })
+            .collect();
+        write("labels-a.txt", labels);
         Inputs { dir: dir.to_path_buf(), base }
     }
 
@@ -136,14 +145,17 @@ impl Inputs {
         self.dir.join(name)
     }
 
-    /// The batches `update` makes of file `name` (adds or removals, [`BATCH`] edges each).
+    /// The batches `update` makes of file `name` (adds or removals, [`BATCH`] edges each; a
+    /// label file's batches change no edge).
     fn batches(&self, name: &str) -> Vec<Batch> {
         let text = std::fs::read_to_string(self.file(name)).unwrap();
         let rows: Vec<Vec<&str>> = text.lines().map(|l| l.split_whitespace().collect()).collect();
         let num = |s: &str| s.parse::<u64>().unwrap();
         rows.chunks(BATCH)
             .map(|c| {
-                if name.starts_with("rm") {
+                if name.starts_with("labels") {
+                    Batch::Add(Vec::new())
+                } else if name.starts_with("rm") {
                     Batch::Remove(c.iter().map(|r| (num(r[0]), num(r[1]))).collect())
                 } else {
                     Batch::Add(c.iter().map(|r| (num(r[0]), num(r[1]), r[2].parse().unwrap())).collect())
@@ -177,6 +189,12 @@ enum Scenario {
     /// `compact` of that graph after the update (the id log rewritten without the ids the new
     /// base holds).
     IdsCompact,
+    /// `update --durability none --freeze` after label updates (the label log created and
+    /// appended at the checkpoint).
+    Labels,
+    /// `compact` after label updates were frozen (the labels written into the new base, the
+    /// label log removed).
+    LabelsCompact,
 }
 
 impl Scenario {
@@ -197,6 +215,14 @@ impl Scenario {
                 ]]
             }
             Scenario::Replay | Scenario::Freeze => vec![upd("add-a.txt")],
+            Scenario::Labels => {
+                vec![vec!["update", "G", "--set-labels", "labels-a.txt", "--batch-size", "20"]]
+            }
+            Scenario::LabelsCompact => {
+                let mut a = upd("add-a.txt");
+                a.extend(["--set-labels", "labels-a.txt", "--freeze"]);
+                vec![a]
+            }
             Scenario::Compact => {
                 let mut a = upd("add-a.txt");
                 a.push("--freeze");
@@ -215,8 +241,12 @@ impl Scenario {
                 a.extend(["--remove-edges", "rm-a.txt", "--backend", "pool", "--memory", "64KiB"])
             }
             Scenario::Replay => a.extend(["--remove-edges", "rm-a.txt"]),
-            Scenario::Freeze => a.extend(["--remove-edges", "rm-a.txt", "--durability", "none", "--freeze"]),
-            Scenario::Compact | Scenario::IdsCompact => return vec!["compact", "G"],
+            Scenario::Freeze | Scenario::Labels => {
+                a.extend(["--remove-edges", "rm-a.txt", "--durability", "none", "--freeze"])
+            }
+            Scenario::Compact | Scenario::IdsCompact | Scenario::LabelsCompact => {
+                return vec!["compact", "G"]
+            }
             Scenario::Ids => a.extend(["--original-ids", "--add-edges", "ids-add.txt"]),
         }
         a
@@ -236,6 +266,8 @@ impl Scenario {
             Scenario::Compact => (vec!["add-a.txt", "rm-a.txt"], vec![]),
             Scenario::Ids => (vec![], vec!["ids-add.txt"]),
             Scenario::IdsCompact => (vec!["ids-add.txt"], vec![]),
+            Scenario::Labels => (vec!["labels-a.txt"], vec!["rm-a.txt"]),
+            Scenario::LabelsCompact => (vec!["add-a.txt", "labels-a.txt"], vec![]),
         }
     }
 }
@@ -285,6 +317,10 @@ fn sites() -> Vec<Site> {
         s("id log fdatasync", Ids, "fsync", "ids.log"),
         s("id log rewrite fsync (compact)", IdsCompact, "fsync", "ids.log"),
         s("id log rewrite rename (compact)", IdsCompact, "rename", "ids.log"),
+        s("label log create (freeze)", Labels, "open", "labels."),
+        s("label log append (freeze)", Labels, "write", "labels."),
+        s("label log fdatasync (freeze)", Labels, "fsync", "labels."),
+        Site { cleanup: true, ..s("compacted label log removal", LabelsCompact, "unlink", "labels.") },
         s("WAL directory create", Update, "mkdir", "wal$"),
         s("WAL segment create", Update, "open", "wal/0"),
         s("levels directory create", Freeze, "mkdir", "levels$"),

@@ -6,7 +6,8 @@
 //! The reference replays the stream on its own edge set (directed arcs or undirected edges, as
 //! the graph is) and enumerates the matches by brute force over the undirected simple view.
 //! Matches are compared as sorted vertex sets: each clique, and each vertex-induced match of a
-//! pattern, is determined by its vertices.
+//! pattern, is determined by its vertices. A labelled pattern with label updates in the stream
+//! is checked the same way, with matches as vertex tuples in pattern order (`B ~` lines).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
@@ -236,7 +237,10 @@ fn check_ops(
         before = after;
     }
     assert!(added > 0 && removed > 0, "the stream should add and remove matches ({added}, {removed})");
-    assert!(summary.contains(&format!(": {added} matches added, {removed} removed;")), "{summary}");
+    assert!(
+        summary.contains(&format!(": {added} matches added, {removed} removed, 0 modified;")),
+        "{summary}"
+    );
     assert_eq!(read_edges(&g, directed), edges, "the reference replay disagrees with the stored graph");
 }
 
@@ -292,4 +296,129 @@ fn batches_touching_a_pair_twice_and_removing_a_fresh_vertex() {
     };
     check_ops(&gen, false, &["--watch", "triangle"], 4, ops, |nb| cliques(nb, 3));
     check_ops(&gen, false, &["--watch", "4-clique"], 4, ops, |nb| cliques(nb, 4));
+}
+
+/// A labelled triangle (pattern vertex 0 labelled 1, vertex 1 a wildcard, vertex 2 labelled 2:
+/// no symmetry, so a match is its vertex tuple) watched over a stream mixing edge updates with
+/// `L v label` lines, on a graph that starts without labels: every batch's `+`, `-` and `~`
+/// lines equal the brute-force differences before and after it; `ocgraph labels show` then
+/// lists the streamed labels, and `ocgraph update --set-labels` changes them durably.
+#[test]
+fn labelled_watch_with_label_lines_matches_recounts() {
+    let tmp = tempfile::tempdir().unwrap();
+    let g = tmp.path().join("g");
+    ok(&["generate", "kronecker", "--scale", "6", "--edge-factor", "8", "--seed", "4", "--quiet", p(&g)]);
+    let mut edges = read_edges(&g, false);
+    let n = 64u32;
+    let pattern = tmp.path().join("tri.txt");
+    std::fs::write(&pattern, "0 1\n1 2\n2 0\nlabel 0 1\nlabel 2 2\n").unwrap();
+    let mut rng = Rng(11);
+    let mut labels: Vec<Option<u32>> = vec![None; n as usize];
+    let mut lines = Vec::new();
+    // Per line: the edge op, or the label change.
+    let mut ops: Vec<Result<Op, (u32, Option<u32>)>> = Vec::new();
+    for i in 0..600 {
+        let r = rng.below(100);
+        let op = if i < 120 || r < 40 {
+            // Early lines label most vertices; later ones relabel, some several times a batch.
+            let v = if r.is_multiple_of(3) { (i % 5) as u32 } else { rng.below(n as usize) as u32 };
+            let l = match rng.below(5) {
+                0 => None,
+                x => Some(1 + x as u32 % 3),
+            };
+            Err((v, l))
+        } else if r < 70 || edges.is_empty() {
+            Ok(Op::Add(rng.below(n as usize) as u32, rng.below(n as usize) as u32))
+        } else {
+            let &(u, v) = edges.iter().nth(rng.below(edges.len())).unwrap();
+            Ok(Op::Remove(u, v))
+        };
+        match &op {
+            Ok(o) => {
+                lines.push(o.line());
+                o.apply(&mut edges, false);
+            }
+            Err((v, l)) => lines.push(format!("L {v} {}", l.map_or("-".to_string(), |l| l.to_string()))),
+        }
+        ops.push(op);
+    }
+    let mut edges = read_edges(&g, false);
+    let file = tmp.path().join("updates.txt");
+    std::fs::write(&file, lines.iter().map(|l| format!("{l}\n")).collect::<String>()).unwrap();
+    let out_path = tmp.path().join("changes.txt");
+    let json = tmp.path().join("run.json");
+    let summary = ok(&[
+        "stream",
+        p(&g),
+        "--updates",
+        p(&file),
+        "--batch-size",
+        "7",
+        "--no-save",
+        "--watch",
+        p(&pattern),
+        "--watch-out",
+        p(&out_path),
+        "--json",
+        p(&json),
+    ]);
+    // Brute force: ordered triangles (a, b, c) with label(a) = 1 and label(c) = 2.
+    let matches = |edges: &BTreeSet<(u32, u32)>, labels: &[Option<u32>]| -> BTreeSet<Match> {
+        let nb = neighbour_sets(edges, n);
+        let mut out = BTreeSet::new();
+        for a in (0..n).filter(|&a| labels[a as usize] == Some(1)) {
+            for &c in nb[a as usize].iter().filter(|&&c| labels[c as usize] == Some(2)) {
+                for &b in nb[a as usize].intersection(&nb[c as usize]) {
+                    out.insert(vec![a, b, c]);
+                }
+            }
+        }
+        out
+    };
+    let mut got: BTreeMap<(usize, String), BTreeSet<Match>> = BTreeMap::new();
+    for line in std::fs::read_to_string(&out_path).unwrap().lines() {
+        let w: Vec<&str> = line.split(' ').collect();
+        let m: Match = w[2..].iter().map(|x| x.parse().unwrap()).collect();
+        assert!(got.entry((w[0].parse().unwrap(), w[1].to_string())).or_default().insert(m), "twice: {line}");
+    }
+    let mut before = matches(&edges, &labels);
+    let (mut totals, none) = ([0usize; 3], BTreeSet::new());
+    for (b, chunk) in ops.chunks(7).enumerate() {
+        let old_labels = labels.clone();
+        for op in chunk {
+            match op {
+                Ok(o) => o.apply(&mut edges, false),
+                Err((v, l)) => labels[*v as usize] = *l,
+            }
+        }
+        let after = matches(&edges, &labels);
+        let relabelled = |m: &Match| m.iter().any(|&v| old_labels[v as usize] != labels[v as usize]);
+        let want = [
+            after.difference(&before).cloned().collect::<BTreeSet<_>>(),
+            before.difference(&after).cloned().collect(),
+            before.intersection(&after).filter(|m| relabelled(m)).cloned().collect(),
+        ];
+        for (i, sign) in ["+", "-", "~"].iter().enumerate() {
+            assert_eq!(got.get(&(b, sign.to_string())).unwrap_or(&none), &want[i], "batch {b}: {sign} lines");
+            totals[i] += want[i].len();
+        }
+        before = after;
+    }
+    assert!(totals.iter().all(|&t| t > 5), "every kind of change happens: {totals:?}");
+    let [a, r, m] = totals;
+    assert!(summary.contains(&format!(": {a} matches added, {r} removed, {m} modified;")), "{summary}");
+    let report = std::fs::read_to_string(&json).unwrap();
+    assert!(report.contains(&format!("\"watch_modified\": {m}")), "{report}");
+    // The streamed labels are the graph's now.
+    let shown = |labels: &[Option<u32>]| -> String {
+        labels.iter().enumerate().filter_map(|(v, l)| l.map(|l| format!("{v} {l}\n"))).collect()
+    };
+    assert_eq!(ok(&["labels", "show", p(&g)]), shown(&labels));
+    let set = tmp.path().join("set.txt");
+    std::fs::write(&set, "L 3 9\n4 -\n# comment\nL 3 8\n").unwrap();
+    ok(&["update", p(&g), "--set-labels", p(&set), "--freeze"]);
+    (labels[3], labels[4]) = (Some(8), None);
+    assert_eq!(ok(&["labels", "show", p(&g)]), shown(&labels));
+    ok(&["compact", p(&g)]);
+    assert_eq!(ok(&["labels", "show", p(&g)]), shown(&labels));
 }

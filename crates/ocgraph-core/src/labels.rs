@@ -2,9 +2,10 @@
 //! checksummed in the manifest like every data file (docs/design.md gives the layout).
 //!
 //! Labels are what labelled patterns match against (`ocgraph mine pattern`, watches). They are
-//! set by `ocgraph import --labels FILE` or `ocgraph labels set`, copied by `pack`, permuted by
-//! `reorder` and carried by compaction. A vertex the label file does not name, and a vertex
-//! added by updates, has [`NO_LABEL`], which no pattern label matches.
+//! set by `ocgraph import --labels FILE` or `ocgraph labels set`, changed by update batches on a
+//! writable graph (`update/label_log.rs`), copied by `pack`, permuted by `reorder` and carried
+//! by compaction. A vertex the label file does not name, and a vertex added by updates, has
+//! [`NO_LABEL`] until labelled: no pattern label matches it (a wildcard pattern vertex does).
 //!
 //! Memory: readers load the labels whole, 4 bytes per vertex.
 

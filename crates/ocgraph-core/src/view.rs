@@ -54,10 +54,14 @@ impl GraphView {
         }
     }
 
-    /// The vertex labels stored with the base, if any, over every vertex of the view
-    /// (vertices that updates added have [`crate::labels::NO_LABEL`]).
+    /// The vertex labels, if any, over every vertex of the view: those stored with the base,
+    /// under the label changes of updates for an updated graph ([`crate::labels::NO_LABEL`]
+    /// for a vertex never labelled).
     pub fn labels(&self) -> Result<Option<Vec<u32>>> {
-        Ok(self.base().labels()?.map(|l| crate::labels::padded(l, self.num_vertices())))
+        match self {
+            GraphView::Stored(g) => Ok(g.labels()?.map(|l| crate::labels::padded(l, self.num_vertices()))),
+            GraphView::Updated(s) => Ok(s.labels()),
+        }
     }
 
     /// The original ids of every vertex: the base's id map, and for an updated graph of a

@@ -61,6 +61,7 @@ fn _ocgraph(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(update::_set_edge_weights, m)?)?;
     m.add_function(wrap_pyfunction!(update::_add_vertices, m)?)?;
     m.add_function(wrap_pyfunction!(update::_remove_vertices, m)?)?;
+    m.add_function(wrap_pyfunction!(update::_set_vertex_labels, m)?)?;
     m.add_function(wrap_pyfunction!(update::_add_edges_by_id, m)?)?;
     m.add_function(wrap_pyfunction!(update::_remove_edges_by_id, m)?)?;
     m.add_function(wrap_pyfunction!(update::_set_edge_weights_by_id, m)?)?;

@@ -24,7 +24,7 @@ fn rows<'py>(py: Python<'py>, flat: Vec<Vertex>, k: usize) -> PyResult<Bound<'py
 fn pattern(
     name: Option<String>,
     edges: Option<Vec<(usize, usize)>>,
-    labels: Option<Vec<u32>>,
+    labels: Option<Vec<Option<u32>>>,
 ) -> PyResult<Pattern> {
     match (name, edges) {
         (Some(n), None) => Pattern::named(&n).py(),
@@ -88,7 +88,7 @@ pub(crate) fn _match<'py>(
     g: &PyGraph,
     name: Option<String>,
     edges: Option<Vec<(usize, usize)>>,
-    pattern_labels: Option<Vec<u32>>,
+    pattern_labels: Option<Vec<Option<u32>>>,
     induced: bool,
     labels: Option<PyReadonlyArray1<'py, u32>>,
     listing: bool,
@@ -125,26 +125,34 @@ pub(crate) fn _snapshot(g: &PyGraph) -> PyResult<PySnapshot> {
     Ok(PySnapshot { view: g.graph()? })
 }
 
-/// A watched pattern: the matches each update batch made appear and disappear, kept until
-/// `changes()` takes them.
+/// Matches waiting for `changes()`, flattened.
+#[derive(Default)]
+struct Pending {
+    added: Vec<Vertex>,
+    removed: Vec<Vertex>,
+    modified: Vec<Vertex>,
+}
+
+/// A watched pattern: the matches each update batch made appear, disappear and (labelled
+/// patterns) change labels, kept until `changes()` takes them.
 #[pyclass(module = "ocgraph._ocgraph", name = "Watch", subclass)]
 pub(crate) struct PyWatch {
     watch: Watch,
-    labels: Option<Vec<u32>>,
-    /// Pending (added, removed) matches, flattened.
-    pending: Mutex<(Vec<Vertex>, Vec<Vertex>)>,
+    /// The data labels as of the last batch (labelled patterns), edited by label updates.
+    labels: Mutex<Option<Vec<u32>>>,
+    pending: Mutex<Pending>,
 }
 
 #[pymethods]
 impl PyWatch {
-    /// A watch on the pattern given by `name` or `edges` (+ `pattern_labels`, then `labels` per
-    /// data vertex), edge- or vertex-induced.
+    /// A watch on the pattern given by `name` or `edges` (+ `pattern_labels`, `None` for a
+    /// wildcard, then `labels` per data vertex), edge- or vertex-induced.
     #[new]
     #[pyo3(signature = (name=None, edges=None, pattern_labels=None, induced=false, labels=None))]
     fn new(
         name: Option<String>,
         edges: Option<Vec<(usize, usize)>>,
-        pattern_labels: Option<Vec<u32>>,
+        pattern_labels: Option<Vec<Option<u32>>>,
         induced: bool,
         labels: Option<PyReadonlyArray1<'_, u32>>,
     ) -> PyResult<PyWatch> {
@@ -158,7 +166,7 @@ impl PyWatch {
             Some(l) => Some(l.as_slice()?.to_vec()),
             None => None,
         };
-        Ok(PyWatch { watch: Watch::new(p, induced), labels, pending: Mutex::new((Vec::new(), Vec::new())) })
+        Ok(PyWatch { watch: Watch::new(p, induced), labels: Mutex::new(labels), pending: Mutex::default() })
     }
 
     /// Number of pattern vertices (columns of the change arrays).
@@ -167,8 +175,11 @@ impl PyWatch {
         self.watch.pattern().num_vertices()
     }
 
-    /// Records the matches that the batch of pairs `src[i], dst[i]` made appear and disappear
-    /// between the snapshots `before` and `after`.
+    /// Records the matches that the batch of pairs `src[i], dst[i]` and label changes
+    /// `(vertices[i], labels[i])` made appear, disappear and change labels between the
+    /// snapshots `before` and `after`.
+    #[pyo3(signature = (before, after, src, dst, vertices=None, labels=None))]
+    #[allow(clippy::too_many_arguments)]
     fn _update(
         &self,
         py: Python<'_>,
@@ -176,12 +187,27 @@ impl PyWatch {
         after: &PySnapshot,
         src: PyReadonlyArray1<'_, i64>,
         dst: PyReadonlyArray1<'_, i64>,
+        vertices: Option<PyReadonlyArray1<'_, i64>>,
+        labels: Option<PyReadonlyArray1<'_, u32>>,
     ) -> PyResult<()> {
         let (s, d) = (src.as_slice()?, dst.as_slice()?);
+        let relabels: Vec<(Vertex, u32)> = match (&vertices, &labels) {
+            (Some(v), Some(l)) => v
+                .as_slice()?
+                .iter()
+                .zip(l.as_slice()?)
+                .filter(|(&v, _)| v >= 0 && v <= Vertex::MAX as i64)
+                .map(|(&v, &l)| (v as Vertex, l))
+                .collect(),
+            _ => Vec::new(),
+        };
+        let mut guard = self.labels.lock().unwrap_or_else(|e| e.into_inner());
         // Vertices added since the watch started have no label.
         let n = after.view.num_vertices();
-        let grown = self.labels.as_ref().filter(|l| l.len() < n).map(|l| padded(l.clone(), n));
-        let labels = grown.as_deref().or(self.labels.as_deref());
+        if let Some(l) = guard.as_mut().filter(|l| l.len() < n) {
+            *l = padded(std::mem::take(l), n);
+        }
+        let labels = guard.as_deref();
         let batch: Vec<(Vertex, Vertex)> = s
             .iter()
             .zip(d)
@@ -192,24 +218,33 @@ impl PyWatch {
             run(py, || {
                 with_adjacency!(&before.view, |bo, bi| with_adjacency!(&after.view, |ao, ai| self
                     .watch
-                    .apply((&bo, &bi), (&ao, &ai), labels, &batch)))
+                    .apply((&bo, &bi), (&ao, &ai), labels, &batch, &relabels)))
                 .py()
             })?;
+        if let Some(l) = guard.as_mut() {
+            for &(v, label) in &relabels {
+                if let Some(slot) = l.get_mut(v as usize) {
+                    *slot = label;
+                }
+            }
+        }
         let mut p = self.pending.lock().unwrap_or_else(|e| e.into_inner());
-        p.0.extend(ch.added);
-        p.1.extend(ch.removed);
+        p.added.extend(ch.added);
+        p.removed.extend(ch.removed);
+        p.modified.extend(ch.modified);
         Ok(())
     }
 
-    /// The matches added and removed since the last call, as two `(count, k)` uint32 arrays
-    /// (one row per match, its data vertices in pattern-vertex order); clears them.
+    /// The matches added, removed and modified (labels changed) since the last call, as three
+    /// `(count, k)` uint32 arrays (one row per match, its data vertices in pattern-vertex
+    /// order); clears them.
     #[allow(clippy::type_complexity)]
-    fn changes<'py>(
+    fn _changes<'py>(
         &self,
         py: Python<'py>,
-    ) -> PyResult<(Bound<'py, PyArray2<u32>>, Bound<'py, PyArray2<u32>>)> {
-        let (added, removed) = std::mem::take(&mut *self.pending.lock().unwrap_or_else(|e| e.into_inner()));
+    ) -> PyResult<(Bound<'py, PyArray2<u32>>, Bound<'py, PyArray2<u32>>, Bound<'py, PyArray2<u32>>)> {
+        let p = std::mem::take(&mut *self.pending.lock().unwrap_or_else(|e| e.into_inner()));
         let k = self.k();
-        Ok((rows(py, added, k)?, rows(py, removed, k)?))
+        Ok((rows(py, p.added, k)?, rows(py, p.removed, k)?, rows(py, p.modified, k)?))
     }
 }

@@ -129,6 +129,26 @@ pub(crate) fn _remove_vertices(
     update(py, g, durable, |w| w.remove_vertices(&ids))
 }
 
+/// Sets the label of `vertices[i]` to `labels[i]`, in order, as one batch (`NO_LABEL` removes
+/// a label).
+#[pyfunction]
+#[pyo3(signature = (g, vertices, labels, durable=true))]
+pub(crate) fn _set_vertex_labels(
+    py: Python<'_>,
+    g: &PyGraph,
+    vertices: PyReadonlyArray1<'_, i64>,
+    labels: PyReadonlyArray1<'_, u32>,
+    durable: bool,
+) -> PyResult<u64> {
+    let (vs, ls) = (vertices.as_slice()?, labels.as_slice()?);
+    if vs.len() != ls.len() {
+        return Err(invalid(format!("{} vertices but {} labels", vs.len(), ls.len())));
+    }
+    let vs = self::vertices(vs, g.writer()?.num_vertices())?;
+    let changes: Vec<(Vertex, u32)> = vs.into_iter().zip(ls.iter().copied()).collect();
+    update(py, g, durable, |w| w.set_labels(&changes))
+}
+
 /// Converts a Python int or str to an original id.
 pub(crate) fn original_id(x: &Bound<'_, PyAny>) -> PyResult<OriginalId> {
     if let Ok(s) = x.extract::<String>() {

@@ -34,6 +34,36 @@ pub struct MatchOptions<'a> {
     pub labels: Option<&'a [u32]>,
 }
 
+/// The data vertices' labels as a search reads them: an array, with the labels of a few
+/// vertices overridden (a watch reading the labels after a batch that changed them).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct DataLabels<'a> {
+    all: &'a [u32],
+    /// `(vertex, label)` sorted by vertex, one per vertex.
+    over: &'a [(Vertex, u32)],
+}
+
+impl<'a> DataLabels<'a> {
+    /// The labels `all`, with `over` (sorted by vertex, one per vertex) replacing theirs.
+    pub(crate) fn new(all: &'a [u32], over: &'a [(Vertex, u32)]) -> Self {
+        DataLabels { all, over }
+    }
+
+    /// The label of `v` (`None` past the array).
+    pub(crate) fn get(&self, v: Vertex) -> Option<u32> {
+        if !self.over.is_empty() {
+            if let Ok(i) = self.over.binary_search_by_key(&v, |o| o.0) {
+                return Some(self.over[i].1);
+            }
+        }
+        self.all.get(v as usize).copied()
+    }
+
+    fn len(&self) -> usize {
+        self.all.len()
+    }
+}
+
 /// Where a match goes: `None` counts only.
 pub(crate) type Emit<'e> = Option<&'e mut dyn FnMut(&[Vertex])>;
 
@@ -75,7 +105,7 @@ struct Candidates<'c> {
 pub(crate) struct Matcher<'a, L> {
     g: L,
     plan: &'a Plan,
-    labels: Option<&'a [u32]>,
+    labels: Option<DataLabels<'a>>,
 }
 
 impl<'a, O: Adjacency, I: Adjacency> Matcher<'a, Undirected<'a, O, I>> {
@@ -88,7 +118,7 @@ impl<'a, O: Adjacency, I: Adjacency> Matcher<'a, Undirected<'a, O, I>> {
         labels: Option<&'a [u32]>,
     ) -> Result<Self> {
         check_directions(out, in_)?;
-        Matcher::on_lists(Undirected::new(out, in_), pattern, plan, labels)
+        Matcher::on_lists(Undirected::new(out, in_), pattern, plan, labels.map(|l| DataLabels::new(l, &[])))
     }
 }
 
@@ -98,7 +128,7 @@ impl<'a, L: ListSource<'a>> Matcher<'a, L> {
         g: L,
         pattern: &Pattern,
         plan: &'a Plan,
-        labels: Option<&'a [u32]>,
+        labels: Option<DataLabels<'a>>,
     ) -> Result<Self> {
         if pattern.is_labelled() && labels.is_none() {
             return Err(Error::invalid("the pattern is labelled: pass a label per data vertex"));
@@ -121,7 +151,7 @@ impl<'a, L: ListSource<'a>> Matcher<'a, L> {
 
     fn label_ok(&self, i: usize, c: Vertex) -> bool {
         match (self.plan.steps[i].label, self.labels) {
-            (Some(want), Some(l)) => l.get(c as usize) == Some(&want),
+            (Some(want), Some(l)) => l.get(c) == Some(want),
             _ => true,
         }
     }

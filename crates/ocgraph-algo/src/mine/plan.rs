@@ -1,7 +1,8 @@
 //! Patterns, their automorphisms, symmetry-breaking restrictions and matching orders.
 //!
 //! A [`Pattern`] is a small connected undirected simple graph (2 to [`MAX_PATTERN_VERTICES`]
-//! vertices), optionally with a label per vertex. Matching it against a data graph explores
+//! vertices), optionally labelled: each vertex then has a label or is a wildcard (matches a
+//! data vertex with any label, or none). Matching it against a data graph explores
 //! embeddings vertex by vertex in a *matching order* chosen from the pattern's structure (as
 //! GraphPi, Peregrine and Tesseract do): first the pattern vertex of highest degree, then always
 //! the unplaced vertex with the most edges to the placed ones (ties: higher degree, then lower
@@ -26,17 +27,18 @@ pub const MAX_PATTERN_VERTICES: usize = 8;
 pub struct Pattern {
     /// Adjacency bitmask per pattern vertex (bit `j` of `adj[i]`: edge `i - j`).
     adj: Vec<u8>,
-    /// One label per pattern vertex, when labelled.
-    labels: Option<Vec<u32>>,
+    /// One label per pattern vertex (`None`: a wildcard), when labelled.
+    labels: Option<Vec<Option<u32>>>,
 }
 
 impl Pattern {
     /// The pattern with the given undirected edges over vertices `0..k` (`k` = largest endpoint
-    /// + 1, or the number of labels when larger). Duplicate edges collapse.
+    /// plus one, or the number of labels when larger). Duplicate edges collapse. `labels` gives
+    /// each pattern vertex a label or `None`, a wildcard that matches any data vertex.
     ///
     /// Errors: no edge, a self-loop, more than [`MAX_PATTERN_VERTICES`] vertices, a pattern that
     /// is not connected, or labels not covering every pattern vertex.
-    pub fn from_edges(edges: &[(usize, usize)], labels: Option<Vec<u32>>) -> Result<Pattern> {
+    pub fn from_edges(edges: &[(usize, usize)], labels: Option<Vec<Option<u32>>>) -> Result<Pattern> {
         if edges.is_empty() {
             return Err(Error::invalid("a pattern needs at least one edge"));
         }
@@ -131,12 +133,23 @@ impl Pattern {
         self.adj[a] >> b & 1 == 1
     }
 
-    /// The label of pattern vertex `a`, when labelled.
+    /// The label of pattern vertex `a`: `None` when the pattern is unlabelled or `a` is a
+    /// wildcard.
     pub fn label(&self, a: usize) -> Option<u32> {
-        self.labels.as_ref().map(|l| l[a])
+        self.labels.as_ref().and_then(|l| l[a])
     }
 
-    /// Whether the pattern carries vertex labels.
+    /// Whether the data labels `label(m[a])` of the data vertices `m` (in pattern-vertex
+    /// order) satisfy every pattern label.
+    pub fn labels_match(
+        &self,
+        m: &[ocgraph_core::Vertex],
+        label: impl Fn(ocgraph_core::Vertex) -> Option<u32>,
+    ) -> bool {
+        (0..m.len()).all(|a| self.label(a).is_none_or(|want| label(m[a]) == Some(want)))
+    }
+
+    /// Whether the pattern carries vertex labels (wildcards included).
     pub fn is_labelled(&self) -> bool {
         self.labels.is_some()
     }
@@ -317,8 +330,11 @@ mod tests {
         assert_eq!(Pattern::named("4-star").unwrap().automorphisms().len(), 6);
         assert_eq!(Pattern::named("diamond").unwrap().automorphisms().len(), 4);
         assert_eq!(Pattern::named("tailed-triangle").unwrap().automorphisms().len(), 2);
-        let labelled = Pattern::from_edges(&[(0, 1), (1, 2), (2, 0)], Some(vec![1, 1, 2])).unwrap();
+        let labelled =
+            Pattern::from_edges(&[(0, 1), (1, 2), (2, 0)], Some(vec![Some(1), Some(1), Some(2)])).unwrap();
         assert_eq!(labelled.automorphisms().len(), 2);
+        let wild = Pattern::from_edges(&[(0, 1), (1, 2), (2, 0)], Some(vec![None, Some(1), None])).unwrap();
+        assert_eq!(wild.automorphisms().len(), 2);
     }
 
     /// Exactly one permutation of each coset satisfies the restrictions: the number of

@@ -16,6 +16,20 @@
 //! containing several changed pairs is reported only from the lowest-indexed one (pairs sorted
 //! by `(min, max)`), so each is reported once; the changed pairs are explored in parallel.
 //!
+//! Label changes (labelled patterns): a batch may also change the labels of some vertices (the
+//! *relabelled* ones: their label after differs from before). A match found from a changed
+//! pair is removed or added as above, with the labels before or after the batch. Every other
+//! match whose validity or labels changed contains a relabelled vertex, so embeddings are also
+//! explored anchored at each relabelled vertex `r` (a plan starting with `a ← r` for each
+//! pattern vertex `a`), on the graph before with the labels before and on the graph after with
+//! the labels after. Update canonicity across both kinds of change: such a match is skipped
+//! when it contains a changed pair (pattern-edge images, or any pair when vertex-induced; the
+//! pair exploration reported it) or a relabelled vertex lower than `r`. The rest have the same
+//! edges before and after, so a match found before is *modified* (same data vertices in the same
+//! pattern positions, other labels) when the labels after satisfy the pattern too, else
+//! removed; one found after is added when the labels before do not satisfy it (else it is the
+//! modified match already reported).
+//!
 //! The graphs before and after a batch are given as two pairs of directions ([`Watch::apply`])
 //! or kept by the watch itself across a stream ([`super::WatchStore`]).
 //!
@@ -24,10 +38,11 @@
 //! the graph when it is already simple); the two anchors' lists are read once per pair and lent
 //! to every plan.
 
+use ocgraph_core::labels::NO_LABEL;
 use ocgraph_core::{Adjacency, Result, Vertex};
 use rayon::prelude::*;
 
-use super::pattern::{Matcher, State};
+use super::pattern::{DataLabels, Matcher, State};
 use super::plan::{Pattern, Plan};
 use super::{ListBuf, ListSource, Undirected};
 use crate::bfs::check_directions;
@@ -41,6 +56,9 @@ pub struct Watch {
     plans: Vec<Plan>,
     /// Pattern vertex pairs whose image is checked for canonicity.
     pairs: Vec<(usize, usize)>,
+    /// Plans starting with pattern vertex `a` at position 0 (labelled patterns: explored from
+    /// relabelled vertices).
+    anchors: Vec<Plan>,
 }
 
 /// The matches that appeared and disappeared in one batch, flattened: `k` data vertices per
@@ -51,6 +69,9 @@ pub struct Changes {
     pub added: Vec<Vertex>,
     /// Matches present before the batch and not after.
     pub removed: Vec<Vertex>,
+    /// Matches present before and after the batch (same data vertices in the same pattern
+    /// positions) whose data vertices' labels the batch changed (labelled patterns).
+    pub modified: Vec<Vertex>,
 }
 
 /// The changed pairs of a batch (sorted, distinct `(min, max)`) and, for each, whether it is
@@ -77,7 +98,14 @@ impl Watch {
                 Plan::new(&pattern, &pattern.matching_order(Some(a), Some(b)), &restrictions, induced)
             })
             .collect();
-        Watch { pattern, induced, plans, pairs }
+        let anchors = if pattern.is_labelled() {
+            (0..k)
+                .map(|a| Plan::new(&pattern, &pattern.matching_order(Some(a), None), &restrictions, induced))
+                .collect()
+        } else {
+            Vec::new()
+        };
+        Watch { pattern, induced, plans, pairs, anchors }
     }
 
     /// The watched pattern.
@@ -123,7 +151,7 @@ impl Watch {
         &'a self,
         g: &'a L,
         after: bool,
-        labels: Option<&'a [u32]>,
+        labels: Option<DataLabels<'a>>,
         changed: &Changed,
     ) -> Result<Vec<Vertex>> {
         let k = self.pattern.num_vertices();
@@ -179,8 +207,124 @@ impl Watch {
         Ok(parts.concat())
     }
 
-    /// The matches that a batch of edge updates `batch` (added or removed pairs) made appear
-    /// and disappear, given the graph before (`before_out`, `before_in`) and after it.
+    /// The relabelled vertices of a batch: its label changes `relabels` (in batch order, the
+    /// last one per vertex winning) whose label differs from `labels` (before the batch; a
+    /// vertex past its end has none), sorted by vertex. Empty for unlabelled patterns.
+    pub(crate) fn relabelled(
+        &self,
+        labels: Option<&[u32]>,
+        relabels: &[(Vertex, u32)],
+    ) -> Vec<(Vertex, u32)> {
+        let Some(labels) = labels.filter(|_| self.pattern.is_labelled()) else { return Vec::new() };
+        let mut net = relabels.to_vec();
+        // Stable: batch order within a vertex, so its last change is its final label.
+        net.sort_by_key(|&(v, _)| v);
+        let mut out: Vec<(Vertex, u32)> = Vec::with_capacity(net.len());
+        for (i, &(v, l)) in net.iter().enumerate() {
+            let last = net.get(i + 1).is_none_or(|n| n.0 != v);
+            if last && labels.get(v as usize).copied().unwrap_or(NO_LABEL) != l {
+                out.push((v, l));
+            }
+        }
+        out
+    }
+
+    /// The matches on `g` (after the batch when `after`, else before it) containing a vertex of
+    /// `relabelled` and no `changed` pair, each reported from its lowest relabelled vertex (see
+    /// the module docs), read with the labels `here` and checked against the labels `there` of
+    /// the other side of the batch: `(reported, modified)`, where before the batch `reported`
+    /// are the removed matches and `modified` those still matching after; after it, `reported`
+    /// are the added ones and `modified` stays empty.
+    fn matches_at_relabelled<'a, L: ListSource<'a>>(
+        &'a self,
+        g: &'a L,
+        after: bool,
+        (here, there): (DataLabels<'a>, DataLabels<'a>),
+        changed: &Changed,
+        relabelled: &[(Vertex, u32)],
+    ) -> Result<(Vec<Vertex>, Vec<Vertex>)> {
+        let k = self.pattern.num_vertices();
+        let matchers: Vec<Matcher<'a, &'a L>> = self
+            .anchors
+            .iter()
+            .map(|p| Matcher::on_lists(g, &self.pattern, p, Some(here)))
+            .collect::<Result<_>>()?;
+        let n = g.num_vertices();
+        let pairs = &changed.pairs;
+        let one = |i: usize, st: &mut State<'a>| {
+            let (mut reported, mut modified) = (Vec::new(), Vec::new());
+            let r = relabelled[i].0;
+            if (r as usize) >= n {
+                return (reported, modified);
+            }
+            let mut sink = |m: &[Vertex]| {
+                let has_pair = !pairs.is_empty()
+                    && self
+                        .pairs
+                        .iter()
+                        .any(|&(a, b)| pairs.binary_search(&(m[a].min(m[b]), m[a].max(m[b]))).is_ok());
+                let earlier =
+                    m.iter().any(|&x| x < r && relabelled.binary_search_by_key(&x, |c| c.0).is_ok());
+                if has_pair || earlier {
+                    return;
+                }
+                let still = self.pattern.labels_match(m, |x| there.get(x));
+                match (after, still) {
+                    (false, true) => modified.extend_from_slice(m),
+                    (_, false) => reported.extend_from_slice(m),
+                    (true, true) => {}
+                }
+            };
+            for m in &matchers {
+                m.starting_at(st, r, &mut Some(&mut sink));
+            }
+            (reported, modified)
+        };
+        let parts: Vec<(Vec<Vertex>, Vec<Vertex>)> = if relabelled.len() < 64 {
+            let mut st = State::new(k);
+            (0..relabelled.len()).map(|i| one(i, &mut st)).collect()
+        } else {
+            (0..relabelled.len()).into_par_iter().map_init(|| State::new(k), |st, i| one(i, st)).collect()
+        };
+        let (reported, modified): (Vec<Vec<Vertex>>, Vec<Vec<Vertex>>) = parts.into_iter().unzip();
+        Ok((reported.concat(), modified.concat()))
+    }
+
+    /// One side of a batch whose changed pairs are `changed` and relabelled vertices
+    /// `relabelled` (see [`Watch::relabelled`]), given the labels before it: on the graph `g`
+    /// before the batch (`after` false), `(removed, modified)`; on the graph after it, `(added,
+    /// nothing)`.
+    pub(crate) fn side<'a, L: ListSource<'a>>(
+        &'a self,
+        g: &'a L,
+        after: bool,
+        labels: Option<&'a [u32]>,
+        changed: &Changed,
+        relabelled: &'a [(Vertex, u32)],
+    ) -> Result<(Vec<Vertex>, Vec<Vertex>)> {
+        let before_labels = labels.map(|l| DataLabels::new(l, &[]));
+        let after_labels = labels.map(|l| DataLabels::new(l, relabelled));
+        let (here, there) = if after { (after_labels, before_labels) } else { (before_labels, after_labels) };
+        let mut found = Vec::new();
+        if !changed.pairs.is_empty() {
+            found = self.matches_touching(g, after, here, changed)?;
+        }
+        let mut modified = Vec::new();
+        if let (Some(h), Some(t)) = (here, there) {
+            if !relabelled.is_empty() {
+                let (more, m) = self.matches_at_relabelled(g, after, (h, t), changed, relabelled)?;
+                found.extend(more);
+                modified = m;
+            }
+        }
+        Ok((found, modified))
+    }
+
+    /// The matches that a batch of edge updates `batch` (added or removed pairs) and label
+    /// changes `relabels` (`(vertex, label)` in batch order, the last one per vertex winning)
+    /// made appear, disappear and change labels, given the graph before (`before_out`,
+    /// `before_in`) and after it and the data labels before it (`labels`, at least one per
+    /// vertex after the batch).
     ///
     /// Errors: a labelled pattern without enough `labels`; directions disagreeing.
     pub fn apply<BO: Adjacency, BI: Adjacency, AO: Adjacency, AI: Adjacency>(
@@ -189,16 +333,15 @@ impl Watch {
         after: (&AO, &AI),
         labels: Option<&[u32]>,
         batch: &[(Vertex, Vertex)],
+        relabels: &[(Vertex, u32)],
     ) -> Result<Changes> {
         check_directions(before.0, before.1)?;
         check_directions(after.0, after.1)?;
         let (b, a) = (Undirected::new(before.0, before.1), Undirected::new(after.0, after.1));
         let changed = Self::changed_pairs(&b, &a, batch);
-        if changed.pairs.is_empty() {
-            return Ok(Changes::default());
-        }
-        let removed = self.matches_touching(&b, false, labels, &changed)?;
-        let added = self.matches_touching(&a, true, labels, &changed)?;
-        Ok(Changes { added, removed })
+        let relabelled = self.relabelled(labels, relabels);
+        let (removed, modified) = self.side(&b, false, labels, &changed, &relabelled)?;
+        let (added, _) = self.side(&a, true, labels, &changed, &relabelled)?;
+        Ok(Changes { added, removed, modified })
     }
 }

@@ -97,8 +97,10 @@ impl WatchStore {
 
     /// The matches of `watch` that the batch setting the pairs `updates` (`(u, v, edge after)`,
     /// in batch order, the last one per pair winning; self-loops and pairs beyond the vertex
-    /// count ignored) made appear and disappear; applies the batch to the store. `start` is the
-    /// graph the watch started on (the same every call); `labels` as in [`Watch::apply`].
+    /// count ignored) and the labels `relabels` made appear, disappear and change labels;
+    /// applies the batch's pairs to the store. `start` is the graph the watch started on (the
+    /// same every call); `labels` (before the batch) and `relabels` as in [`Watch::apply`]:
+    /// the caller keeps the labels and applies `relabels` to them afterwards.
     ///
     /// Errors: a labelled pattern without enough `labels`; directions disagreeing.
     pub fn apply<O: Adjacency, I: Adjacency>(
@@ -107,17 +109,20 @@ impl WatchStore {
         start: (&O, &I),
         labels: Option<&[u32]>,
         updates: &[(Vertex, Vertex, bool)],
+        relabels: &[(Vertex, u32)],
     ) -> Result<Changes> {
         check_directions(start.0, start.1)?;
         let start = Undirected::new(start.0, start.1);
         let changed = self.changed(&Tracked { start, store: self }, updates);
-        if changed.pairs.is_empty() {
+        let relabelled = watch.relabelled(labels, relabels);
+        if changed.pairs.is_empty() && relabelled.is_empty() {
             return Ok(Changes::default());
         }
-        let removed = watch.matches_touching(&Tracked { start, store: self }, false, labels, &changed)?;
+        let (removed, modified) =
+            watch.side(&Tracked { start, store: self }, false, labels, &changed, &relabelled)?;
         self.edit(&start, &changed);
-        let added = watch.matches_touching(&Tracked { start, store: self }, true, labels, &changed)?;
-        Ok(Changes { added, removed })
+        let (added, _) = watch.side(&Tracked { start, store: self }, true, labels, &changed, &relabelled)?;
+        Ok(Changes { added, removed, modified })
     }
 
     /// The pairs of `updates` whose final state differs from the graph's `g` now.

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use clap::{Args, Subcommand};
 use ocgraph_core::ingest::{remove_labels, set_labels};
 use ocgraph_core::labels::{read_label_file, NO_LABEL};
-use ocgraph_core::{Error, Graph, OpenOptions, Result};
+use ocgraph_core::{Error, Graph, GraphView, OpenOptions, Result};
 
 /// Arguments of `ocgraph labels`.
 #[derive(Args)]
@@ -21,19 +21,21 @@ pub struct LabelsArgs {
 enum LabelsCommand {
     /// Store labels read from FILE (`vertex label` lines, ids as in the edge list the graph
     /// was imported from), replacing any the graph had; vertices FILE does not name have
-    /// none. The graph must have no unmerged updates.
+    /// none. The graph must have no unmerged updates (on a graph with updates, labels change
+    /// by update batches: `ocgraph update --set-labels`, `L` lines of `ocgraph stream`).
     Set {
         /// Graph directory.
         graph: PathBuf,
         /// Label file.
         file: PathBuf,
     },
-    /// Print the labelled vertices as `vertex label` lines (original ids).
+    /// Print the labelled vertices as `vertex label` lines (original ids), label updates
+    /// included.
     Show {
         /// Graph directory.
         graph: PathBuf,
     },
-    /// Remove the labels of a graph.
+    /// Remove the labels of a graph (which must have no unmerged updates).
     Remove {
         /// Graph directory.
         graph: PathBuf,
@@ -53,7 +55,8 @@ pub fn run(args: &LabelsArgs) -> Result<()> {
             Ok(())
         }
         LabelsCommand::Show { graph } => {
-            let g = Graph::open(graph, &OpenOptions::default())?;
+            // With updates: the labels as of the latest batch (label updates included).
+            let g = GraphView::open(graph, &OpenOptions::default())?;
             let labels = g
                 .labels()?
                 .ok_or_else(|| Error::invalid(format!("{}: the graph has no labels", graph.display())))?;

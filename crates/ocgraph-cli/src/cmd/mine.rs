@@ -5,9 +5,10 @@
 //!
 //! A pattern is a name (`triangle`, `4-cycle`, `5-clique`, ...) or a file of edges `a b`, one a
 //! line, over pattern vertices `0..k` (`#` starts a comment); a line `label a L` gives pattern
-//! vertex `a` the label `L`. Data vertices take the labels stored with the graph (`ocgraph
-//! import --labels`, `ocgraph labels set`), or those of `--labels FILE` (one integer a line,
-//! line `i` for vertex `i`).
+//! vertex `a` the label `L`; in a pattern with labels, a vertex without one is a wildcard (it
+//! matches any data vertex, labelled or not). Data vertices take the labels stored with the
+//! graph (`ocgraph import --labels`, `ocgraph labels set`, label updates), or those of
+//! `--labels FILE` (one integer a line, line `i` for vertex `i`).
 
 use std::io::{BufRead, BufReader, BufWriter, IsTerminal, Write};
 use std::path::{Path, PathBuf};
@@ -283,22 +284,13 @@ pub(crate) fn read_pattern(spec: &str) -> Result<Pattern> {
             _ => return Err(bad()),
         }
     }
+    // A pattern vertex without a `label` line is a wildcard (matches any data label).
     let labels = if labels.is_empty() {
         None
     } else {
         let k = edges.iter().map(|&(a, b)| a.max(b) + 1).max().unwrap_or(0).max(labels.len());
         labels.resize(k, None);
-        Some(
-            labels
-                .iter()
-                .enumerate()
-                .map(|(a, l)| {
-                    l.ok_or_else(|| {
-                        Error::invalid(format!("{}: pattern vertex {a} has no label", path.display()))
-                    })
-                })
-                .collect::<Result<Vec<u32>>>()?,
-        )
+        Some(labels)
     };
     Pattern::from_edges(&edges, labels)
 }

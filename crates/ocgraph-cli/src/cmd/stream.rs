@@ -3,12 +3,13 @@
 //!
 //! Update files hold one operation per line (internal vertex ids; `#` or `%` starts a
 //! comment): `+ u v [w]` adds an edge (an existing one gets the new weight), `- u v` removes
-//! one, `+v n` adds `n` vertices, `-v u` removes every edge of `u`. Every `--batch-size`
+//! one, `+v n` adds `n` vertices, `-v u` removes every edge of `u`, `L u label` sets the label
+//! of `u` (`L u -` removes it). Every `--batch-size`
 //! operations are one batch (one log record; mixed kinds allowed). `ocgraph workload updates`
 //! writes such files.
 //!
 //! `--watch PATTERN` reports, after every batch, the matches of a pattern that the batch made
-//! appear and disappear (see [`super::stream_watch`]).
+//! appear, disappear and (labelled patterns) change labels (see [`super::stream_watch`]).
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
@@ -16,6 +17,7 @@ use std::time::Instant;
 
 use clap::Args;
 use ocgraph_algo::incremental::{Maintainer, Spec, Values};
+use ocgraph_core::labels::NO_LABEL;
 use ocgraph_core::update::{WalItem, WritableGraph, WriteOptions};
 use ocgraph_core::{Error, Result, Vertex};
 
@@ -29,7 +31,9 @@ use crate::backend_args::BackendArgs;
 pub struct StreamArgs {
     /// Graph directory.
     graph: PathBuf,
-    /// The update file (`+ u v [w]`, `- u v`, `+v n`, `-v u` per line).
+    /// The update file, one operation a line: `+ u v [w]` adds an edge, `- u v` removes one,
+    /// `+v n` adds n vertices, `-v u` removes every edge of u, `L u label` sets u's label
+    /// (`L u -` removes it).
     #[arg(long)]
     updates: PathBuf,
     /// Results to keep current, comma-separated: wcc, bfs:source=S, sssp:source=S,
@@ -50,18 +54,20 @@ pub struct StreamArgs {
     #[arg(long)]
     no_save: bool,
     /// A pattern to watch (a name such as triangle or 4-clique, or an edge-list file as in
-    /// `ocgraph mine pattern`): every batch finds the matches it added and removed.
+    /// `ocgraph mine pattern`): every batch finds the matches it added and removed, and for a
+    /// labelled pattern those whose labels it changed.
     #[arg(long, value_name = "PATTERN")]
     watch: Option<String>,
     /// Watch vertex-induced matches (default edge-induced).
     #[arg(long, requires = "watch")]
     watch_induced: bool,
     /// Data vertex labels for a labelled watched pattern, one integer a line (default: the
-    /// labels stored with the graph).
+    /// labels stored with the graph); the stream's `L` lines change them.
     #[arg(long, value_name = "FILE", requires = "watch")]
     watch_labels: Option<PathBuf>,
     /// Write every change of the watched pattern to this file: `B + v0 v1 ...` (appeared in
-    /// batch B, 0-based) or `B - v0 v1 ...` (disappeared).
+    /// batch B, 0-based), `B - v0 v1 ...` (disappeared) or `B ~ v0 v1 ...` (same vertices,
+    /// labels changed).
     #[arg(long, value_name = "FILE", requires = "watch")]
     watch_out: Option<PathBuf>,
     /// Write the measurements as JSON to this file.
@@ -113,11 +119,28 @@ pub(crate) fn read_updates(path: &Path, mut n: u64, weighted: bool) -> Result<Ve
                 WalItem::AddVertices { count }
             }
             ("-v", 2) => WalItem::RemoveVertex { v: vertex(cols[1])? },
-            _ => return Err(bad(format!("expected '+ u v [w]', '- u v', '+v n' or '-v u', found '{text}'"))),
+            ("L", 3) => WalItem::SetLabel {
+                v: vertex(cols[1])?,
+                label: parse_label(cols[2]).ok_or_else(|| bad(format!("bad label '{}'", cols[2])))?,
+            },
+            _ => {
+                return Err(bad(format!(
+                    "expected '+ u v [w]', '- u v', '+v n', '-v u' or 'L u label', found '{text}'"
+                )))
+            }
         };
         items.push(item);
     }
     Ok(items)
+}
+
+/// A label of an update file: an unsigned 32-bit integer, or `-` for none (`NO_LABEL`, which
+/// may also be written as its value).
+pub(crate) fn parse_label(text: &str) -> Option<u32> {
+    if text == "-" {
+        return Some(NO_LABEL);
+    }
+    text.parse().ok()
 }
 
 /// The `p`-th percentile (0..=100) of sorted `xs`.
@@ -168,7 +191,7 @@ pub fn run(args: &StreamArgs) -> Result<()> {
         Some(p) => {
             let labels = match &args.watch_labels {
                 Some(p) => Some(read_labels(p)?),
-                None => w.snapshot().base().labels()?,
+                None => w.snapshot().labels(),
             };
             Some(Watcher::start(&w, read_pattern(p)?, args.watch_induced, labels, args.watch_out.as_deref())?)
         }
@@ -203,12 +226,15 @@ pub fn run(args: &StreamArgs) -> Result<()> {
         wa.finish()?;
         let name = args.watch.as_deref().unwrap_or_default();
         println!(
-            "watch {name}: {} matches added, {} removed; {:.3} s finding them",
-            wa.added, wa.removed, wa.secs
+            "watch {name}: {} matches added, {} removed, {} modified; {:.3} s finding them",
+            wa.added, wa.removed, wa.modified, wa.secs
         );
-        for (k, v) in
-            [("watch_added", wa.added as f64), ("watch_removed", wa.removed as f64), ("watch_secs", wa.secs)]
-        {
+        for (k, v) in [
+            ("watch_added", wa.added as f64),
+            ("watch_removed", wa.removed as f64),
+            ("watch_modified", wa.modified as f64),
+            ("watch_secs", wa.secs),
+        ] {
             report.insert(k.into(), v.into());
         }
     }

@@ -1,7 +1,9 @@
 //! `ocgraph stream --watch PATTERN`: after every batch, the matches of a watched pattern that
-//! the batch made appear and disappear ([`ocgraph_algo::mine::Watch`], explored only around the
-//! pairs the batch changed), on the watch's own copy of the changed vertices' lists
-//! ([`WatchStore`]) over the graph as it was when the stream started.
+//! the batch made appear and disappear, and for a labelled pattern those whose labels it
+//! changed ([`ocgraph_algo::mine::Watch`], explored only around the pairs and the relabelled
+//! vertices of the batch), on the watch's own copy of the changed vertices' lists
+//! ([`WatchStore`]) over the graph as it was when the stream started, and its own copy of the
+//! labels (the graph's, or `--watch-labels`, edited by the stream's `L` lines).
 //!
 //! What a batch sets: on an undirected graph, `+ u v` makes `u - v` an edge and `- u v` not,
 //! `-v u` removes every edge of `u` (those it had before the batch and those the batch gave it
@@ -10,15 +12,16 @@
 //! batch.
 //!
 //! `--watch-out FILE` writes one line per change: `B + v0 v1 ...` for a match that appeared in
-//! batch `B` (0-based), `B - v0 v1 ...` for one that disappeared, the data vertices in
-//! pattern-vertex order. Totals and the watch's own time go to the summary.
+//! batch `B` (0-based), `B - v0 v1 ...` for one that disappeared, `B ~ v0 v1 ...` for one whose
+//! data vertices' labels changed, the data vertices in pattern-vertex order. Totals and the
+//! watch's own time go to the summary.
 
 use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use ocgraph_algo::mine::{Pattern, Watch, WatchStore};
+use ocgraph_algo::mine::{Changes, Pattern, Watch, WatchStore};
 use ocgraph_core::labels::NO_LABEL;
 use ocgraph_core::update::{Snapshot, WalItem, WritableGraph};
 use ocgraph_core::{Adjacency, Error, Result, Vertex};
@@ -32,10 +35,14 @@ pub(crate) struct Watcher {
     store: WatchStore,
     /// The pairs the current batch sets (reused across batches).
     updates: Vec<(Vertex, Vertex, bool)>,
+    /// The label changes of the current batch (reused across batches).
+    relabels: Vec<(Vertex, u32)>,
     out: Option<(PathBuf, BufWriter<File>)>,
     /// Matches added and removed so far.
     pub(crate) added: u64,
     pub(crate) removed: u64,
+    /// Matches whose labels changed so far.
+    pub(crate) modified: u64,
     /// Seconds spent finding the changes.
     pub(crate) secs: f64,
 }
@@ -61,7 +68,7 @@ fn batch_updates(
                 nb.extend(updates.iter().filter(|p| p.1 == v).map(|p| p.0));
                 updates.extend(nb.into_iter().map(|x| (v, x, false)));
             }
-            WalItem::SetWeight { .. } | WalItem::AddVertices { .. } => {}
+            WalItem::SetWeight { .. } | WalItem::AddVertices { .. } | WalItem::SetLabel { .. } => {}
         }
     }
     if let Some(a) = after {
@@ -76,7 +83,8 @@ fn batch_updates(
 
 impl Watcher {
     /// Starts watching `pattern` (edge- or vertex-induced) on `w` as it is now; `labels` gives
-    /// each data vertex its label (labelled patterns); changes go to `out` when given.
+    /// each data vertex its label (labelled patterns; `None`: every vertex unlabelled); changes
+    /// go to `out` when given.
     pub(crate) fn start(
         w: &WritableGraph,
         pattern: Pattern,
@@ -84,11 +92,10 @@ impl Watcher {
         labels: Option<Vec<u32>>,
         out: Option<&Path>,
     ) -> Result<Watcher> {
-        if pattern.is_labelled() && labels.is_none() {
-            return Err(Error::invalid(
-                "the watched pattern is labelled and the graph has no labels: pass --watch-labels FILE",
-            ));
-        }
+        let labels = match labels {
+            None if pattern.is_labelled() => Some(vec![NO_LABEL; w.num_vertices()]),
+            l => l,
+        };
         let out = match out {
             Some(p) => {
                 let f = File::create(p).map_err(|e| Error::io(p, "create", e))?;
@@ -102,9 +109,11 @@ impl Watcher {
             start: w.snapshot(),
             store: WatchStore::new(w.num_vertices()),
             updates: Vec::new(),
+            relabels: Vec::new(),
             out,
             added: 0,
             removed: 0,
+            modified: 0,
             secs: 0.0,
         })
     }
@@ -120,14 +129,30 @@ impl Watcher {
         }
         let after = w.is_directed().then(|| w.snapshot());
         batch_updates(items, &self.store, &self.start, after.as_ref(), &mut self.updates);
+        self.relabels.clear();
+        self.relabels.extend(items.iter().filter_map(|it| match *it {
+            WalItem::SetLabel { v, label } => Some((v, label)),
+            _ => None,
+        }));
         let s = &self.start;
-        let ch =
-            self.store.apply(&self.watch, (&s.out(), &s.in_()), self.labels.as_deref(), &self.updates)?;
+        let ch = self.store.apply(
+            &self.watch,
+            (&s.out(), &s.in_()),
+            self.labels.as_deref(),
+            &self.updates,
+            &self.relabels,
+        )?;
+        if let Some(l) = &mut self.labels {
+            for &(v, label) in &self.relabels {
+                l[v as usize] = label;
+            }
+        }
         let k = self.watch.pattern().num_vertices();
         self.added += (ch.added.len() / k) as u64;
         self.removed += (ch.removed.len() / k) as u64;
+        self.modified += (ch.modified.len() / k) as u64;
         if let Some((path, f)) = &mut self.out {
-            write_changes(f, batch, &ch.added, &ch.removed, k).map_err(|e| Error::io(&*path, "write", e))?;
+            write_changes(f, batch, &ch, k).map_err(|e| Error::io(&*path, "write", e))?;
         }
         self.secs += t.elapsed().as_secs_f64();
         Ok(())
@@ -142,15 +167,9 @@ impl Watcher {
     }
 }
 
-/// Writes the flattened matches `added` and `removed` (`k` vertices each) of batch `batch`.
-fn write_changes(
-    f: &mut impl Write,
-    batch: usize,
-    added: &[Vertex],
-    removed: &[Vertex],
-    k: usize,
-) -> std::io::Result<()> {
-    for (sign, flat) in [('+', added), ('-', removed)] {
+/// Writes the changes `ch` (flattened matches, `k` vertices each) of batch `batch`.
+fn write_changes(f: &mut impl Write, batch: usize, ch: &Changes, k: usize) -> std::io::Result<()> {
+    for (sign, flat) in [('+', &ch.added), ('-', &ch.removed), ('~', &ch.modified)] {
         for m in flat.chunks(k) {
             write!(f, "{batch} {sign}")?;
             for v in m {

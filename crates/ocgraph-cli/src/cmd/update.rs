@@ -5,6 +5,8 @@
 //! `--original-ids` the ids of the imported input, where a new id gets a new vertex; `#` or `%`
 //! starts a comment). Each file is applied in batches of `--batch-size` edges; every batch is written to
 //! the write-ahead log and is durable (per `--durability`) when the command moves on.
+//! `--set-labels FILE` sets vertex labels the same way, from `L vertex label` lines (`-` for
+//! the label removes it; the `L` may be left out).
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
@@ -16,6 +18,7 @@ use ocgraph_core::ids::OriginalId;
 use ocgraph_core::update::{Durability, WritableGraph, WriteOptions};
 use ocgraph_core::{Error, Result, Vertex};
 
+use super::stream::parse_label;
 use crate::backend_args::BackendArgs;
 use ocgraph_core::ingest::Progress;
 
@@ -59,6 +62,10 @@ pub struct UpdateArgs {
     /// Remove every edge of the vertices listed in this file (one id per line).
     #[arg(long)]
     remove_vertices: Option<PathBuf>,
+    /// Set vertex labels from this file (applied last): `L vertex label` per line (the `L` is
+    /// optional; label `-` removes the vertex's label).
+    #[arg(long)]
+    set_labels: Option<PathBuf>,
     /// Edges per batch.
     #[arg(long, default_value_t = 10_000)]
     batch_size: usize,
@@ -131,6 +138,33 @@ fn read_lines<T>(
     Ok((out, weights))
 }
 
+/// Reads the `L vertex label` lines of `path` (the `L` optional; label `-` for none), each
+/// vertex read by `parse`; errors name the file and line.
+fn read_label_lines<T>(path: &Path, parse: impl Fn(&str) -> Option<T>) -> Result<Vec<(T, u32)>> {
+    let file = std::fs::File::open(path).map_err(|e| Error::io(path, "open", e))?;
+    let mut out = Vec::new();
+    for (i, line) in BufReader::new(file).lines().enumerate() {
+        let line = line.map_err(|e| Error::io(path, "read", e))?;
+        let no = i as u64 + 1;
+        let text = line.trim();
+        if text.is_empty() || text.starts_with('#') || text.starts_with('%') {
+            continue;
+        }
+        let cols: Vec<&str> = text.split_whitespace().collect();
+        let [v, label] = match cols[..] {
+            ["L", v, l] | [v, l] => [v, l],
+            _ => {
+                return Err(Error::input_line(path, no, format!("expected 'L vertex label', found '{text}'")))
+            }
+        };
+        let v = parse(v).ok_or_else(|| Error::input_line(path, no, format!("bad vertex id '{v}'")))?;
+        let label =
+            parse_label(label).ok_or_else(|| Error::input_line(path, no, format!("bad label '{label}'")))?;
+        out.push((v, label));
+    }
+    Ok(out)
+}
+
 /// Applies `f` to `items` in batches of `size` (printing `ack N` after each batch when `ack`);
 /// prints the count and rate.
 fn batched<T>(
@@ -196,6 +230,10 @@ pub fn run(args: &UpdateArgs) -> Result<()> {
         let (ids, _) = read_lines(path, 1, false, vertex)?;
         batched("removed vertices", &ids, args.batch_size, args.ack, |chunk, _| g.remove_vertices(chunk))?;
     }
+    if let Some(path) = &args.set_labels {
+        let labels = read_label_lines(path, vertex)?;
+        batched("set labels", &labels, args.batch_size, args.ack, |chunk, _| g.set_labels(chunk))?;
+    }
     finish(args, g)
 }
 
@@ -232,6 +270,10 @@ fn run_by_original_id(args: &UpdateArgs, g: WritableGraph) -> Result<()> {
         batched("removed vertices", &ids, args.batch_size, args.ack, |chunk, _| {
             g.remove_vertices_by_id(chunk)
         })?;
+    }
+    if let Some(path) = &args.set_labels {
+        let labels = read_label_lines(path, id)?;
+        batched("set labels", &labels, args.batch_size, args.ack, |chunk, _| g.set_labels_by_id(chunk))?;
     }
     finish(args, g)
 }

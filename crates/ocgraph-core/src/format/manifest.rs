@@ -109,6 +109,20 @@ pub struct UpdateState {
     /// (read with repeated arcs collapsed, see docs/design.md), `None` when not yet scanned.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub base_simple: Option<bool>,
+    /// The label log holding the label changes of the batches `<= checkpoint_seq` since the
+    /// base (`update/label_log.rs`), when there are any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub labels_log: Option<LabelLogEntry>,
+}
+
+/// The label log of an updated graph: a file in the graph directory, of which the first `len`
+/// bytes are whole records.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LabelLogEntry {
+    /// File name inside the graph directory (`labels.NNNNNNNN.log`).
+    pub name: String,
+    /// Bytes of records the manifest vouches for.
+    pub len: u64,
 }
 
 /// One immutable delta level file under `levels/`.

@@ -12,7 +12,8 @@ mod writer;
 pub use check::check_graph;
 pub use layout::{pad_len, FileRole, ALIGN};
 pub use manifest::{
-    FileEntry, IdMapKind, LevelEntry, Manifest, UpdateState, FORMAT_VERSION, MANIFEST_FILE, MANIFEST_MAGIC,
+    FileEntry, IdMapKind, LabelLogEntry, LevelEntry, Manifest, UpdateState, FORMAT_VERSION, MANIFEST_FILE,
+    MANIFEST_MAGIC,
 };
 pub(crate) use writer::fsync_dir;
 pub use writer::{remove_stale_temp_dirs, FileWriter, GraphWriter, StaleTempDir};

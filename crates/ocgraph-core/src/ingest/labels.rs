@@ -42,7 +42,9 @@ pub fn set_labels(dir: &Path, labels: &[u32]) -> Result<()> {
 }
 
 /// Removes the labels of the graph at `dir`, if it has any: the manifest first, then the file.
+/// Refused on a graph with uncompacted updates (as [`set_labels`]).
 pub fn remove_labels(dir: &Path) -> Result<bool> {
+    drop(open_base(dir, "removing the labels of")?);
     let mut m = Manifest::read(dir)?;
     let name = FileRole::Labels.file_name();
     if m.files.remove(name).is_none() {

@@ -5,7 +5,8 @@
 //! edge and setting the weight of a missing edge are no-ops; removing a vertex removes every
 //! incident edge and keeps its id valid (degree 0). Undirected graphs record each operation on
 //! both endpoints (a self-loop once); directed graphs record it on the out side of the source and
-//! the in side of the destination.
+//! the in side of the destination. A label change is recorded in the view's label history
+//! (`label_log.rs`), tagged with the batch like the arc operations.
 
 use std::collections::HashMap;
 
@@ -27,6 +28,8 @@ pub(crate) struct Plan {
     /// see its own earlier items. Built at the first such read (a weight change or a vertex
     /// removal), so batches of edge additions and removals never hash their arcs.
     by_src: Option<HashMap<(usize, Vertex), Vec<usize>>>,
+    /// The label changes `(vertex, label)`, in item order.
+    pub labels: Vec<(Vertex, u32)>,
     /// The change feed's record of the batch (`stream.rs`), when someone listens.
     pub log: Option<BatchChanges>,
 }
@@ -127,7 +130,7 @@ pub(crate) fn validate(items: &[WalItem], mut n: u64, weighted: bool, what: &str
                     return Err(Error::invalid(format!("{what}: more than {} vertices", u32::MAX)));
                 }
             }
-            WalItem::RemoveVertex { v } => check(i, v, n)?,
+            WalItem::RemoveVertex { v } | WalItem::SetLabel { v, .. } => check(i, v, n)?,
         }
     }
     Ok(())
@@ -145,6 +148,7 @@ pub(crate) fn plan(view: &View, items: &[WalItem], log: Option<BatchChanges>) ->
         num_vertices: view.num_vertices,
         directed,
         by_src: None,
+        labels: Vec::new(),
         log: log.map(|mut l| {
             l.directed = directed;
             l.vertices_before = view.num_vertices;
@@ -164,6 +168,7 @@ pub(crate) fn plan(view: &View, items: &[WalItem], log: Option<BatchChanges>) ->
                 }
             }
             WalItem::AddVertices { count } => plan.num_vertices += count as u64,
+            WalItem::SetLabel { v, label } => plan.labels.push((v, label)),
             WalItem::RemoveVertex { v } => {
                 if let Some(log) = plan.log.as_mut() {
                     log.removed_vertices.push(v);
@@ -181,6 +186,7 @@ pub(crate) fn plan(view: &View, items: &[WalItem], log: Option<BatchChanges>) ->
     }
     if let Some(log) = plan.log.as_mut() {
         log.vertices_after = plan.num_vertices;
+        log.labels.clone_from(&plan.labels);
     }
     plan
 }
@@ -195,6 +201,7 @@ pub(crate) fn record(view: &mut View, seq: u64, plan: &Plan) -> Result<()> {
             view.delta[side].record_batch(seq, ops)?;
         }
     }
+    view.labels.history.record(seq, &plan.labels);
     view.num_vertices = plan.num_vertices;
     Ok(())
 }

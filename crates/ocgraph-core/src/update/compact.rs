@@ -89,8 +89,8 @@ pub(crate) fn write_base(
         }
         None => IdMapKind::Identity,
     };
-    if let Some(labels) = view.base.labels()? {
-        w.write_slice(FileRole::Labels, &crate::labels::padded(labels, n))?;
+    if let Some(labels) = snap.labels() {
+        w.write_slice(FileRole::Labels, &labels)?;
     }
     let base = view.base.manifest();
     let manifest = Manifest {

@@ -6,6 +6,7 @@
 //! - [`wal`] / [`wal_frame`] / [`log_file`]: the framed, checksummed write-ahead log with group
 //!   commit, written through the [`LogFile`] trait (fault injection in tests).
 //! - [`memory_delta`]: [`MemoryDelta`], the in-memory [`DeltaLog`].
+//! - `label_log`: vertex label changes since the base, in memory and in the label log.
 //! - `level`: immutable on-disk levels (CSR over touched vertices, with tombstones).
 //! - [`snapshot`]: [`Snapshot`], a consistent view (base + levels + delta as of a batch).
 //! - [`stream`]: the change feed (what each batch changed, delivered to subscribers).
@@ -16,6 +17,7 @@ mod apply;
 mod compact;
 mod delta;
 pub mod ids_log;
+mod label_log;
 mod level;
 pub mod log_file;
 pub mod memory_delta;

@@ -10,6 +10,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
 
 use super::delta::{fold_tail, ArcOp, DeltaLog};
+use super::label_log::ViewLabels;
 use super::level::Level;
 use super::level::SideOps;
 use crate::graph::{Adjacency, Direction, Graph, Slice, Vertex};
@@ -31,6 +32,8 @@ pub(crate) struct View {
     /// base lists are read with repeated neighbours collapsed to one (the smallest weight), so that
     /// updates see a simple graph (removing an edge removes every copy).
     pub dedup_base: bool,
+    /// Vertex labels: the base's, under the changes of updates.
+    pub labels: ViewLabels,
 }
 
 impl View {
@@ -322,6 +325,24 @@ impl Snapshot {
     /// The base graph under the levels (its page backend serves the base CSR).
     pub fn base(&self) -> &Graph {
         &self.inner.view.base
+    }
+
+    /// The label of vertex `v` in this snapshot ([`NO_LABEL`](crate::labels::NO_LABEL) when
+    /// it has none, or is past the vertex count).
+    pub fn label(&self, v: Vertex) -> u32 {
+        let view = &self.inner.view;
+        if v as u64 >= view.num_vertices {
+            return crate::labels::NO_LABEL;
+        }
+        view.labels.label(v, view.upto)
+    }
+
+    /// Every vertex's label in this snapshot: the base's labels under the label changes of
+    /// the batches it sees (`NO_LABEL` for vertices never labelled); `None` when the base has
+    /// no labels and no batch set one.
+    pub fn labels(&self) -> Option<Vec<u32>> {
+        let view = &self.inner.view;
+        view.labels.all(view.num_vertices as usize, view.upto)
     }
 
     /// Number of levels under this snapshot.

@@ -4,7 +4,8 @@
 //! A batch's [`BatchChanges`] lists its edge operations in batch order, as the update path
 //! turned them into arc operations: additions (with their weight; 1.0 on unweighted graphs),
 //! removals (including one per incident edge of each removed vertex), and weight changes of
-//! existing edges (as additions with the new weight), plus the vertex count before and after.
+//! existing edges (as additions with the new weight), its label changes, plus the vertex count
+//! before and after.
 //! An operation may leave the graph as it was (removing a missing edge, adding an edge with its
 //! present weight): consumers that need the resulting state read the [`Snapshot`] delivered
 //! with the batch, which sees exactly the batches up to and including this one.
@@ -51,6 +52,9 @@ pub struct BatchChanges {
     pub edges: Vec<EdgeChange>,
     /// Vertices whose edges the batch removed (`remove_vertices`), in batch order.
     pub removed_vertices: Vec<Vertex>,
+    /// Label changes `(vertex, label)` in batch order (the last one per vertex wins;
+    /// [`NO_LABEL`](crate::labels::NO_LABEL) removes the label).
+    pub labels: Vec<(Vertex, u32)>,
 }
 
 impl BatchChanges {
@@ -170,6 +174,7 @@ mod tests {
                 EdgeChange { src: 3, dst: 3, op: ArcOp::Add(2.0) },
             ],
             removed_vertices: vec![],
+            labels: vec![],
         };
         let net = c.net_arcs();
         assert_eq!(

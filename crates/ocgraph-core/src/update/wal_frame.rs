@@ -62,6 +62,15 @@ pub enum WalItem {
         /// The vertex.
         v: Vertex,
     },
+    /// Set the label of `v` (op code 6; `a` = v, `b` = label; [`NO_LABEL`] removes it).
+    ///
+    /// [`NO_LABEL`]: crate::labels::NO_LABEL
+    SetLabel {
+        /// The vertex.
+        v: Vertex,
+        /// Its label from this batch on.
+        label: u32,
+    },
 }
 
 impl WalItem {
@@ -72,6 +81,7 @@ impl WalItem {
             WalItem::SetWeight { src, dst, weight } => (3, src, dst, weight),
             WalItem::AddVertices { count } => (4, count, 0, 0.0),
             WalItem::RemoveVertex { v } => (5, v, 0, 0.0),
+            WalItem::SetLabel { v, label } => (6, v, label, 0.0),
         };
         out.push(op);
         out.extend_from_slice(&a.to_le_bytes());
@@ -88,6 +98,7 @@ impl WalItem {
             3 => WalItem::SetWeight { src: a, dst: d, weight: w },
             4 => WalItem::AddVertices { count: a },
             5 => WalItem::RemoveVertex { v: a },
+            6 => WalItem::SetLabel { v: a, label: d },
             _ => return None,
         })
     }
@@ -176,10 +187,11 @@ mod tests {
             WalItem::SetWeight { src: 5, dst: 6, weight: 2.0 },
             WalItem::AddVertices { count: 7 },
             WalItem::RemoveVertex { v: 8 },
+            WalItem::SetLabel { v: 9, label: 10 },
         ];
         let mut buf = Vec::new();
         encode_frame(42, &items, &mut buf);
-        assert_eq!(buf.len(), HEADER_LEN + 5 * ITEM_LEN + TRAILER_LEN);
+        assert_eq!(buf.len(), HEADER_LEN + 6 * ITEM_LEN + TRAILER_LEN);
         assert_eq!(decode_frame(&buf), Decoded::Frame { seq: 42, items: items.clone(), len: buf.len() });
         for cut in 0..buf.len() {
             assert_eq!(decode_frame(&buf[..cut]), Decoded::Truncated, "cut at {cut}");

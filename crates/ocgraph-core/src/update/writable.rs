@@ -26,6 +26,7 @@ use super::apply::{apply, plan, record, validate};
 use super::compact::write_base;
 use super::delta::DeltaLog;
 use super::ids_log::AddedIds;
+use super::label_log::{is_label_log, LabelHistory, LabelLog, ViewLabels};
 use super::level::{write_level, Level, SideOps};
 use super::log_file::{LogFs, StdLogFs};
 use super::memory_delta::MemoryDelta;
@@ -101,6 +102,8 @@ struct State {
     next_seq: u64,
     /// `(seq, vertex count from that batch on)`, for snapshots older than the last applied batch.
     vertex_history: Vec<(u64, u64)>,
+    /// The label log (label changes of checkpointed batches).
+    label_log: LabelLog,
     closed: bool,
 }
 
@@ -209,7 +212,10 @@ fn remove_strays(dir: &Path, m: &Manifest) -> Result<()> {
     for e in std::fs::read_dir(dir).map_err(|e| Error::io(dir, "list graph directory", e))?.flatten() {
         let name = e.file_name().to_string_lossy().into_owned();
         let gen_dir = name.starts_with("base.") || name.starts_with(".base.");
-        if gen_dir && m.data_dir.as_deref() != Some(name.as_str()) {
+        let listed_log = up.labels_log.as_ref().is_some_and(|l| l.name == name);
+        if is_label_log(&name) && !listed_log {
+            let _ = std::fs::remove_file(e.path());
+        } else if gen_dir && m.data_dir.as_deref() != Some(name.as_str()) {
             let _ = std::fs::remove_dir_all(e.path());
         } else if m.data_dir.is_some() && FileRole::from_file_name(&name).is_some() {
             let _ = std::fs::remove_file(e.path());
@@ -293,6 +299,7 @@ impl WritableGraph {
             levels: Vec::new(),
             next_file_id: 1,
             base_simple: None,
+            labels_log: None,
         });
         let base_simple = match up.base_simple {
             Some(simple) => simple,
@@ -310,6 +317,9 @@ impl WritableGraph {
             up.levels.iter().map(|e| Level::open(&levels_dir, e).map(Arc::new)).collect::<Result<_>>()?;
         let directed = base.is_directed();
         let weighted = base.is_weighted();
+        let history = LabelHistory::default();
+        let label_log = LabelLog::open(&dir, up.labels_log.as_ref(), up.checkpoint_seq, &history)?;
+        let labels = ViewLabels { base: base.labels()?.map(Arc::new), history: Arc::new(history) };
         let mut view = View {
             base,
             levels: Arc::new(levels),
@@ -318,6 +328,7 @@ impl WritableGraph {
             upto: up.checkpoint_seq,
             num_vertices: up.num_vertices,
             dedup_base: !base_simple,
+            labels,
         };
         let mut vertex_history = vec![(up.checkpoint_seq, up.num_vertices)];
         let wal_dir = dir.join(WAL_DIR);
@@ -337,7 +348,7 @@ impl WritableGraph {
         let kind = manifest.id_map;
         let added = AddedIds::open(&dir, kind, manifest.num_vertices, view.num_vertices)?;
         let names = Mutex::new(Names { kind, base: None, added });
-        let state = State { view, manifest, next_seq, vertex_history, closed: false };
+        let state = State { view, manifest, next_seq, vertex_history, label_log, closed: false };
         let shared = Arc::new(Shared {
             dir,
             opts: opts.clone(),
@@ -661,6 +672,30 @@ impl WritableGraph {
         self.commit_named(&mut names, &r, items, "remove_vertices")
     }
 
+    /// Sets the label of each vertex `labels[i].0` to `labels[i].1`, in order (the last one per
+    /// vertex wins), as one batch; [`NO_LABEL`](crate::labels::NO_LABEL) removes a label. A
+    /// graph without labels gets them (every other vertex unlabelled). Returns the batch's
+    /// sequence number.
+    ///
+    /// Errors: a vertex out of range (naming it).
+    pub fn set_labels(&self, labels: &[(Vertex, u32)]) -> Result<u64> {
+        let items: Vec<WalItem> = labels.iter().map(|&(v, label)| WalItem::SetLabel { v, label }).collect();
+        self.commit(&items, "set_labels").map(|(s, _)| s)
+    }
+
+    /// [`WritableGraph::set_labels`] by original ids; an unknown id is an error naming it.
+    pub fn set_labels_by_id(&self, labels: &[(OriginalId, u32)]) -> Result<u64> {
+        let mut names = self.shared.names.lock();
+        let refs: Vec<&OriginalId> = labels.iter().map(|(id, _)| id).collect();
+        let r = self.resolve(&mut names, &refs, false)?;
+        let mut items = Vec::with_capacity(labels.len());
+        for ((id, label), v) in labels.iter().zip(&r.vertices) {
+            let v = v.ok_or_else(|| Error::invalid(format!("set_labels: no vertex has the id {id}")))?;
+            items.push(WalItem::SetLabel { v, label: *label });
+        }
+        self.commit_named(&mut names, &r, items, "set_labels")
+    }
+
     /// Removes every edge incident to each vertex of `ids` (the ids stay valid, with degree 0).
     pub fn remove_vertices(&self, ids: &[Vertex]) -> Result<u64> {
         let items: Vec<WalItem> = ids.iter().map(|&v| WalItem::RemoveVertex { v }).collect();
@@ -905,6 +940,7 @@ impl Shared {
                 levels: Vec::new(),
                 next_file_id: 1,
                 base_simple,
+                labels_log: None,
             });
             if seq == up.checkpoint_seq {
                 return Ok(false);
@@ -931,6 +967,11 @@ impl Shared {
         let mut st = self.state.lock();
         let mut manifest = st.manifest.clone();
         let up = manifest.updates.as_mut().expect("reserved in step 1");
+        // The label changes the checkpoint covers reach the label log before the manifest
+        // names it; the WAL segments holding them are deleted only after the switch.
+        let State { label_log, view, .. } = &mut *st;
+        label_log.append(&view.labels.history, seq, id)?;
+        up.labels_log = label_log.entry();
         up.levels.push(entry);
         up.checkpoint_seq = seq;
         up.num_vertices = n;
@@ -1013,6 +1054,11 @@ impl Shared {
         let dropped: Vec<_> = up.levels.drain(..covered).collect();
         // The new base is written from merged (deduplicated) lists.
         up.base_simple = Some(true);
+        // The new base holds the labels as of its batch; the label log keeps the later
+        // checkpointed changes.
+        let base_seq = view.upto;
+        let new_log = st.label_log.rewritten(&st.view.labels.history, base_seq, up.checkpoint_seq, gen)?;
+        up.labels_log = new_log.entry();
         let manifest = Manifest {
             data_dir: Some(name),
             updates: Some(up),
@@ -1020,10 +1066,16 @@ impl Shared {
             source: old.source.clone(),
             ..base_manifest
         };
-        manifest.write_atomic(&self.dir)?;
+        if let Err(e) = manifest.write_atomic(&self.dir) {
+            new_log.remove();
+            return Err(e);
+        }
         let new_base_n = manifest.num_vertices;
         st.manifest = manifest;
         let base = Arc::new(Graph::open(&self.dir, &OpenOptions { backend: self.opts.backend.clone() })?);
+        std::mem::replace(&mut st.label_log, new_log).remove();
+        let history = Arc::new(st.view.labels.history.after(base_seq));
+        st.view.labels = ViewLabels { base: base.labels()?.map(Arc::new), history };
         st.view.base = base;
         st.view.dedup_base = false;
         // The new base names the vertices it holds (a reopen skips their records anyway).
