@@ -5,7 +5,7 @@
 use std::sync::Mutex;
 
 use numpy::{IntoPyArray, PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray1};
-use ocgraph_algo::mine::{self, MatchOptions, Pattern, Watch};
+use ocgraph_algo::mine::{self, MatchOptions, Pattern, Watch, WatchStore};
 use ocgraph_core::labels::padded;
 use ocgraph_core::{with_adjacency, GraphView, Vertex};
 use pyo3::prelude::*;
@@ -138,6 +138,9 @@ struct Pending {
 #[pyclass(module = "ocgraph._ocgraph", name = "Watch", subclass)]
 pub(crate) struct PyWatch {
     watch: Watch,
+    /// The graph before the first batch and the watch's store of the lists batches changed
+    /// since (as `stream --watch` keeps them): a batch reads no snapshot but the one after it.
+    tracked: Mutex<Option<(GraphView, WatchStore)>>,
     /// The data labels as of the last batch (labelled patterns), edited by label updates.
     labels: Mutex<Option<Vec<u32>>>,
     pending: Mutex<Pending>,
@@ -166,7 +169,12 @@ impl PyWatch {
             Some(l) => Some(l.as_slice()?.to_vec()),
             None => None,
         };
-        Ok(PyWatch { watch: Watch::new(p, induced), labels: Mutex::new(labels), pending: Mutex::default() })
+        Ok(PyWatch {
+            watch: Watch::new(p, induced),
+            tracked: Mutex::default(),
+            labels: Mutex::new(labels),
+            pending: Mutex::default(),
+        })
     }
 
     /// Number of pattern vertices (columns of the change arrays).
@@ -176,8 +184,9 @@ impl PyWatch {
     }
 
     /// Records the matches that the batch of pairs `src[i], dst[i]` and label changes
-    /// `(vertices[i], labels[i])` made appear, disappear and change labels between the
-    /// snapshots `before` and `after`.
+    /// `(vertices[i], labels[i])` made appear, disappear and change labels: `after` is the graph
+    /// after the batch, `before` the graph before it (read at the first batch only, which fixes
+    /// the graph the watch's store starts from).
     #[pyo3(signature = (before, after, src, dst, vertices=None, labels=None))]
     #[allow(clippy::too_many_arguments)]
     fn _update(
@@ -214,13 +223,20 @@ impl PyWatch {
             .filter(|(&u, &v)| u >= 0 && v >= 0 && u <= Vertex::MAX as i64 && v <= Vertex::MAX as i64)
             .map(|(&u, &v)| (u as Vertex, v as Vertex))
             .collect();
-        let ch =
-            run(py, || {
-                with_adjacency!(&before.view, |bo, bi| with_adjacency!(&after.view, |ao, ai| self
-                    .watch
-                    .apply((&bo, &bi), (&ao, &ai), labels, &batch, &relabels)))
-                .py()
-            })?;
+        let mut tracked = self.tracked.lock().unwrap_or_else(|e| e.into_inner());
+        let (start, store) =
+            tracked.get_or_insert_with(|| (before.view.clone(), WatchStore::new(before.view.num_vertices())));
+        let ch = run(py, || {
+            with_adjacency!(&*start, |so, si| with_adjacency!(&after.view, |ao, ai| store.apply_pairs(
+                &self.watch,
+                (&so, &si),
+                (&ao, &ai),
+                labels,
+                &batch,
+                &relabels
+            )))
+            .py()
+        })?;
         if let Some(l) = guard.as_mut() {
             for &(v, label) in &relabels {
                 if let Some(slot) = l.get_mut(v as usize) {

@@ -125,6 +125,28 @@ impl WatchStore {
         Ok(Changes { added, removed, modified })
     }
 
+    /// [`WatchStore::apply`] for a batch given as the pairs it touched (`pairs`, any order,
+    /// repeats allowed) and the graph `after` it: each pair's state after the batch is read
+    /// from `after`, whose vertex count the store takes. For callers that see a batch as the
+    /// graph before and after it (the Python watches).
+    #[allow(clippy::too_many_arguments)]
+    pub fn apply_pairs<O: Adjacency, I: Adjacency, AO: Adjacency, AI: Adjacency>(
+        &mut self,
+        watch: &Watch,
+        start: (&O, &I),
+        after: (&AO, &AI),
+        labels: Option<&[u32]>,
+        pairs: &[(Vertex, Vertex)],
+        relabels: &[(Vertex, u32)],
+    ) -> Result<Changes> {
+        check_directions(after.0, after.1)?;
+        let after = Undirected::new(after.0, after.1);
+        self.set_num_vertices(after.num_vertices());
+        let updates: Vec<(Vertex, Vertex, bool)> =
+            pairs.iter().map(|&(u, v)| (u, v, after.adjacent(u, v))).collect();
+        self.apply(watch, start, labels, &updates, relabels)
+    }
+
     /// The pairs of `updates` whose final state differs from the graph's `g` now.
     fn changed<'a, O: Adjacency, I: Adjacency>(
         &self,
