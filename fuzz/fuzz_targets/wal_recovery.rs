@@ -21,9 +21,12 @@ fuzz_target!(|data: &[u8]| {
     let mut log = Vec::new();
     let mut frame = Vec::new();
     for seq in 1..=(mode % 8) as u64 {
-        let items =
-            [WalItem::AddEdge { src: seq as u32, dst: 2, weight: 0.5 }, WalItem::RemoveVertex { v: 3 }];
-        encode_frame(seq, &items[..(seq % 2 + 1) as usize], &mut frame);
+        let items = [
+            WalItem::AddEdge { src: seq as u32, dst: 2, weight: 0.5 },
+            WalItem::RemoveVertex { v: 3 },
+            WalItem::SetLabel { v: 4, label: seq as u32 },
+        ];
+        encode_frame(seq, &items[..(seq % 3 + 1) as usize], &mut frame);
         log.extend_from_slice(&frame);
     }
     if mode & 0x80 != 0 {
