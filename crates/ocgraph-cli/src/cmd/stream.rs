@@ -11,7 +11,6 @@
 //! `--watch PATTERN` reports, after every batch, the matches of a pattern that the batch made
 //! appear, disappear and (labelled patterns) change labels (see [`super::stream_watch`]).
 
-use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -23,6 +22,7 @@ use ocgraph_core::{Error, Result, Vertex};
 
 use super::mine::{read_labels, read_pattern};
 use super::stream_watch::Watcher;
+use super::update::for_each_line;
 use super::update::DurabilityArg;
 use crate::backend_args::BackendArgs;
 
@@ -80,15 +80,8 @@ pub struct StreamArgs {
 /// Parses an update file; `n` is the graph's vertex count (ids are checked against it as
 /// `+v` lines grow it). Errors name the file and line.
 pub(crate) fn read_updates(path: &Path, mut n: u64, weighted: bool) -> Result<Vec<WalItem>> {
-    let file = std::fs::File::open(path).map_err(|e| Error::io(path, "open", e))?;
     let mut items = Vec::new();
-    for (i, line) in BufReader::new(file).lines().enumerate() {
-        let line = line.map_err(|e| Error::io(path, "read", e))?;
-        let no = i as u64 + 1;
-        let text = line.trim();
-        if text.is_empty() || text.starts_with('#') || text.starts_with('%') {
-            continue;
-        }
+    for_each_line(path, |no, text| {
         let bad = |msg: String| Error::input_line(path, no, msg);
         let cols: Vec<&str> = text.split_whitespace().collect();
         let vertex = |c: &str| -> Result<Vertex> {
@@ -130,7 +123,8 @@ pub(crate) fn read_updates(path: &Path, mut n: u64, weighted: bool) -> Result<Ve
             }
         };
         items.push(item);
-    }
+        Ok(())
+    })?;
     Ok(items)
 }
 

@@ -104,15 +104,8 @@ fn read_lines<T>(
     weighted: bool,
     parse: impl Fn(&str) -> Option<T>,
 ) -> Result<(Vec<T>, Vec<f32>)> {
-    let file = std::fs::File::open(path).map_err(|e| Error::io(path, "open", e))?;
     let (mut out, mut weights) = (Vec::new(), Vec::new());
-    for (i, line) in BufReader::new(file).lines().enumerate() {
-        let line = line.map_err(|e| Error::io(path, "read", e))?;
-        let no = i as u64 + 1;
-        let text = line.trim();
-        if text.is_empty() || text.starts_with('#') || text.starts_with('%') {
-            continue;
-        }
+    for_each_line(path, |no, text| {
         let cols: Vec<&str> = text.split_whitespace().collect();
         let max = ids + usize::from(weighted);
         if cols.len() < ids || cols.len() > max {
@@ -134,22 +127,16 @@ fn read_lines<T>(
             };
             weights.push(w);
         }
-    }
+        Ok(())
+    })?;
     Ok((out, weights))
 }
 
 /// Reads the `L vertex label` lines of `path` (the `L` optional; label `-` for none), each
 /// vertex read by `parse`; errors name the file and line.
 fn read_label_lines<T>(path: &Path, parse: impl Fn(&str) -> Option<T>) -> Result<Vec<(T, u32)>> {
-    let file = std::fs::File::open(path).map_err(|e| Error::io(path, "open", e))?;
     let mut out = Vec::new();
-    for (i, line) in BufReader::new(file).lines().enumerate() {
-        let line = line.map_err(|e| Error::io(path, "read", e))?;
-        let no = i as u64 + 1;
-        let text = line.trim();
-        if text.is_empty() || text.starts_with('#') || text.starts_with('%') {
-            continue;
-        }
+    for_each_line(path, |no, text| {
         let cols: Vec<&str> = text.split_whitespace().collect();
         let [v, label] = match cols[..] {
             ["L", v, l] | [v, l] => [v, l],
@@ -161,8 +148,23 @@ fn read_label_lines<T>(path: &Path, parse: impl Fn(&str) -> Option<T>) -> Result
         let label =
             parse_label(label).ok_or_else(|| Error::input_line(path, no, format!("bad label '{label}'")))?;
         out.push((v, label));
-    }
+        Ok(())
+    })?;
     Ok(out)
+}
+
+/// Calls `f(line number, trimmed text)` on every line of `path` that is not blank or a `#` or
+/// `%` comment (the update files' lines); errors name the file.
+pub(crate) fn for_each_line(path: &Path, mut f: impl FnMut(u64, &str) -> Result<()>) -> Result<()> {
+    let file = std::fs::File::open(path).map_err(|e| Error::io(path, "open", e))?;
+    for (i, line) in BufReader::new(file).lines().enumerate() {
+        let line = line.map_err(|e| Error::io(path, "read", e))?;
+        let text = line.trim();
+        if !(text.is_empty() || text.starts_with('#') || text.starts_with('%')) {
+            f(i as u64 + 1, text)?;
+        }
+    }
+    Ok(())
 }
 
 /// Applies `f` to `items` in batches of `size` (printing `ack N` after each batch when `ack`);
