@@ -5,6 +5,7 @@ recomputation after each batch.
 Usage: bench/incremental/run.py [--small] [--scales 18,20] [--count N] [--count-single N]
                                 [--batch-sizes 1,100,10000] [--mixes 100/0,90/10,50/50]
                                 [--kernels none,wcc,bfs,pagerank] [--tol T] [--work DIR]
+                                [--source hub|V] [--backend mmap|pool] [--pool-frac F]
 
 For each Kronecker base (edge factor 16, seed 1, generated with the `ocgraph` CLI under --work,
 default bench/out/incremental-work) and each mix, writes a seeded update stream with
@@ -13,7 +14,10 @@ then, for each kernel and batch size, applies it to a fresh copy of the base wit
 `ocgraph stream --maintain KERNEL --durability none --json` (kernel `none`: the update path
 alone). The full-recomputation baseline is the static kernel's best of 3 (`ocgraph run`) on the
 base: recomputing after every batch sustains `batch / (update-path p50 + recompute)`
-updates per second. PageRank uses networkx's tolerance --tol (default 1e-9: at 1e-6 the
+updates per second. BFS starts at --source: a vertex id, or `hub` (default), the vertex of
+largest degree, in the giant component of a Kronecker graph. --backend pool opens the graph
+(stream and recomputation alike) through a buffer pool of --pool-frac (default 0.1) of the
+graph's files. PageRank uses networkx's tolerance --tol (default 1e-9: at 1e-6 the
 tolerance `n * tol` is so loose on these sizes that the static kernel stops after 2 iterations).
 PageRank runs at --pagerank-batch only (default 1000: the issue's target; see RESULTS.md for
 why smaller batches are not worth the time). With --verify each stream ends by checking the maintained result against a recomputation.
@@ -39,6 +43,7 @@ after 1K updates in <= 5% of a full recomputation (--pagerank-batch, default 100
 from __future__ import annotations
 
 import argparse
+import array
 import csv
 import json
 import os
@@ -53,6 +58,8 @@ TARGET = os.environ.get("CARGO_TARGET_DIR", os.path.join(ROOT, "target"))
 BIN = os.environ.get("OCGRAPH_BIN", os.path.join(TARGET, "release", "ocgraph"))
 FIELDS = [
     "graph",
+    "backend",
+    "source",
     "mix",
     "kernel",
     "batch",
@@ -84,31 +91,59 @@ def sh(*args: str) -> str:
     return r.stdout
 
 
-def spec(kernel: str, tol: float) -> str | None:
-    return {"none": None, "wcc": "wcc", "bfs": "bfs:source=0", "pagerank": f"pagerank:tol={tol}"}[kernel]
+def spec(kernel: str, tol: float, source: int) -> str | None:
+    return {"none": None, "wcc": "wcc", "bfs": f"bfs:source={source}", "pagerank": f"pagerank:tol={tol}"}[
+        kernel
+    ]
 
 
-def static_secs(graph: str, kernel: str, tol: float) -> float:
+def hub(graph: str) -> int:
+    """The vertex of largest out-degree (the first of them), from the graph's offsets file."""
+    offsets = array.array("Q")
+    with open(os.path.join(graph, "out.offsets"), "rb") as f:
+        offsets.frombytes(f.read())
+    n = int(json.loads(sh("info", graph, "--json"))["vertices"])
+    best, best_deg = 0, -1
+    for v in range(n):
+        d = offsets[v + 1] - offsets[v]
+        if d > best_deg:
+            best, best_deg = v, d
+    return best
+
+
+def backend_args(graph: str, backend: str, pool_frac: float) -> list[str]:
+    """`--backend pool --memory B` with B = pool_frac of the graph's files (none for mmap)."""
+    if backend == "mmap":
+        return []
+    size = int(json.loads(sh("info", graph, "--json"))["total_bytes"] * pool_frac)
+    return ["--backend", "pool", "--memory", str(max(size, 1 << 20))]
+
+
+def static_secs(graph: str, kernel: str, tol: float, source: int, backend: list[str]) -> float:
     """Best of 3 of the static kernel (the full recomputation)."""
     if kernel == "none":
         return 0.0
-    extra = ["--source", "0"] if kernel == "bfs" else ["--tol", str(tol)] if kernel == "pagerank" else []
-    out = sh("run", kernel, graph, "--trials", "3", *extra)
+    extra = (
+        ["--source", str(source)] if kernel == "bfs" else ["--tol", str(tol)] if kernel == "pagerank" else []
+    )
+    out = sh("run", kernel, graph, "--trials", "3", *extra, *backend)
     return float(re.search(r"min ([0-9.e+-]+) s", out).group(1))
 
 
-def stream(base: str, updates: str, kernel: str, batch: int, tol: float, verify: bool) -> dict:
+def stream(
+    base: str, updates: str, kernel: str, batch: int, a: argparse.Namespace, source: int, backend: list[str]
+) -> dict:
     with tempfile.TemporaryDirectory(dir=os.path.dirname(base)) as tmp:
         g = os.path.join(tmp, "g")
         shutil.copytree(base, g)
         js = os.path.join(tmp, "r.json")
         args = ["stream", g, "--updates", updates, "--batch-size", str(batch), "--no-save", "--json", js]
-        s = spec(kernel, tol)
+        s = spec(kernel, a.tol, source)
         if s:
             args += ["--maintain", s]
-        if verify and s:
+        if a.verify and s:
             args.append("--verify")
-        sh(*args)
+        sh(*args, *backend)
         with open(js) as f:
             return json.load(f)
 
@@ -130,7 +165,9 @@ def build_dd(target: str) -> str:
     return os.path.join(target, "release", "ocgraph-dd-bench")
 
 
-def run_dd(binary: str, kernel: str, edges: str, updates: str, batch: int, a: argparse.Namespace) -> dict:
+def run_dd(
+    binary: str, kernel: str, edges: str, updates: str, batch: int, a: argparse.Namespace, source: int
+) -> dict:
     """One differential-dataflow cell: the JSON object its binary prints."""
     upd = updates
     if a.dd_max_batches and sum(1 for _ in open(updates)) > batch * a.dd_max_batches:
@@ -149,7 +186,7 @@ def run_dd(binary: str, kernel: str, edges: str, updates: str, batch: int, a: ar
         str(batch),
         "--undirected",
         "--source",
-        "0",
+        str(source),
         "--workers",
         str(a.dd_workers),
     ]
@@ -173,6 +210,9 @@ def main() -> None:
     ap.add_argument("--verify", action="store_true")
     ap.add_argument("--work", default=os.path.join(ROOT, "bench", "out", "incremental-work"))
     ap.add_argument("--name", default="incremental")
+    ap.add_argument("--source", default="hub", help="BFS source: a vertex id, or hub (largest degree)")
+    ap.add_argument("--backend", choices=["mmap", "pool"], default="mmap")
+    ap.add_argument("--pool-frac", type=float, default=0.1, help="pool size, fraction of the graph's files")
     ap.add_argument("--dd", action="store_true", help="run differential-dataflow side by side")
     ap.add_argument("--dd-workers", type=int, default=1)
     ap.add_argument("--dd-batch-sizes", default=None)
@@ -213,7 +253,10 @@ def main() -> None:
         edges_bin = base + ".edges.bin"
         if dd_bin and not os.path.exists(edges_bin):
             sh("export", base, edges_bin, "--format", "bin32")
-        recompute = {k: static_secs(base, k, a.tol) for k in a.kernels.split(",")}
+        source = hub(base) if a.source == "hub" else int(a.source)
+        backend = backend_args(base, a.backend, a.pool_frac)
+        print(f"kron{scale}: BFS source {source}, backend {' '.join(backend) or 'mmap'}", flush=True)
+        recompute = {k: static_secs(base, k, a.tol, source, backend) for k in a.kernels.split(",")}
         for mi, mix in enumerate(a.mixes.split(",")):
             upd = os.path.join(a.work, f"kron{scale}-{mix.replace('/', '-')}.txt")
             if not os.path.exists(upd):
@@ -243,13 +286,15 @@ def main() -> None:
                 if kernel == "pagerank":
                     sizes = [a.pagerank_batch]
                 for batch in sizes:
-                    r = stream(base, single if batch == 1 else upd, kernel, batch, a.tol, a.verify)
+                    r = stream(base, single if batch == 1 else upd, kernel, batch, a, source, backend)
                     if kernel == "none":
                         bare[batch] = r["p50_us"] * 1e-6
                     rec = recompute[kernel]
                     rec_rate = batch / (bare.get(batch, 0.0) + rec) if kernel != "none" else None
                     row = {
                         "graph": f"kron{scale}",
+                        "backend": a.backend if a.backend == "mmap" else f"pool {a.pool_frac:g}",
+                        "source": source,
                         "mix": mix,
                         "kernel": kernel,
                         "batch": batch,
@@ -264,7 +309,7 @@ def main() -> None:
                         "speedup": r["updates_per_sec"] / rec_rate if rec_rate else None,
                     }
                     if dd_bin and kernel in ("wcc", "bfs") and batch in dd_sizes:
-                        d = run_dd(dd_bin, kernel, edges_bin, single if batch == 1 else upd, batch, a)
+                        d = run_dd(dd_bin, kernel, edges_bin, single if batch == 1 else upd, batch, a, source)
                         row.update(
                             {
                                 "dd_updates": d["updates"],

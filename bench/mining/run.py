@@ -36,7 +36,11 @@ for the patterns --pattern-updates names (`4-clique=100000`: its stream is the f
 updates of the same file); updates/s is over the whole stream, p50/p99 the batch latency
 (update plus watch: a single update's latency with batch 1); "recount" is one static `ocgraph
 mine cliques` of the pattern on the graph (capped by --timeout), the cost per batch of
-recounting instead.
+recounting instead. --label-changes K (default 10; 0: not) adds the watch `labelled-triangle`:
+a triangle with labels 0 and 1 on two vertices and a wildcard third, on a copy of the graph with
+stored labels drawn from 0..3 (`ocgraph labels set`), over the same updates with a line `L v
+label` (random vertex and label) after every K of them; its "modified" column counts the
+matches whose labels changed in place, and "updates" counts the label changes too.
 
 Output: tables, mining.csv and mining.json in --out (default bench/out).
 """
@@ -47,6 +51,7 @@ import argparse
 import csv
 import json
 import os
+import random
 import re
 import shutil
 import subprocess
@@ -62,6 +67,10 @@ OUT = os.path.join(ROOT, "bench", "out")
 TASKS = ["clique4", "clique5", "clique6", "motif3", "motif4"]
 # Watched patterns of the incremental run and their clique size (for the recount).
 WATCHED = {"triangle": 3, "4-clique": 4}
+# The labelled watch (--label-changes): a triangle with labels 0 and 1 on two of its vertices,
+# the third a wildcard, over data labels drawn from 0..LABELS-1.
+LABELLED_TRIANGLE = "0 1\n1 2\n2 0\nlabel 0 0\nlabel 1 1\n"
+LABELS = 4
 
 IGRAPH_SCRIPT = r"""
 import json, sys, time
@@ -133,6 +142,8 @@ def prepare(name: str, work: str) -> str:
 
 
 def mine_cmd(task: str, path: str) -> list[str]:
+    if task.startswith("pattern:"):
+        return [BIN, "mine", "pattern", path, "--pattern", task[8:]]
     if task.startswith("clique"):
         return [BIN, "mine", "cliques", path, "--k", task[6:]]
     return [BIN, "mine", "motifs", path, "--size", task[5:]]
@@ -186,13 +197,20 @@ def stream(
     batches: list[int],
     threads: int,
     timeouts: tuple[float, float],
+    label_every: int,
 ) -> list[dict]:
     """`ocgraph stream --watch` per mix, batch size and watched pattern (and none), each on a
     fresh copy of the graph, over `updates` updates (`per_pattern[p]` for the patterns it
     names: a prefix of the same stream); then one static recount per pattern for comparison.
-    `timeouts`: (each stream run, each recount)."""
+    `timeouts`: (each stream run, each recount). With `label_every` > 0, also the labelled
+    triangle (`LABELLED_TRIANGLE`) on a copy of the graph with random stored labels, over the
+    same updates with a label change (`L v label`) after every `label_every` of them."""
     rows = []
     copy = os.path.join(work, "stream-copy")
+    patterns = ["none", *WATCHED]
+    if label_every:
+        labelled, pattern_file = labelled_graph(path, work)
+        patterns.append("labelled-triangle")
     for mix in mixes:
         ups = os.path.join(work, f"{os.path.basename(path)}.updates{updates}.mix{mix.replace('/', '-')}.txt")
         if not os.path.exists(ups):
@@ -201,18 +219,22 @@ def stream(
         with open(ups) as f:
             lines = f.readlines()
         for batch in batches:
-            for pattern in ["none", *WATCHED]:
+            for pattern in patterns:
                 count = min(per_pattern.get(pattern, updates), updates)
                 part = os.path.join(work, "stream-part.txt")
                 with open(part, "w") as f:
-                    f.writelines(lines[:count])
+                    if pattern == "labelled-triangle":
+                        f.writelines(with_label_changes(lines[:count], label_every, path))
+                        count += count // label_every
+                    else:
+                        f.writelines(lines[:count])
                 shutil.rmtree(copy, ignore_errors=True)
-                shutil.copytree(path, copy)
+                shutil.copytree(labelled if pattern == "labelled-triangle" else path, copy)
                 report = os.path.join(work, "stream.json")
                 cmd = [BIN, "stream", copy, "--updates", part, "--batch-size", str(batch)]
                 cmd += ["--durability", "none", "--no-save", "--json", report]
                 if pattern != "none":
-                    cmd += ["--watch", pattern]
+                    cmd += ["--watch", pattern_file if pattern == "labelled-triangle" else pattern]
                 row = {"mix": mix, "pattern": pattern, "batch": batch, "updates": count, "note": ""}
                 try:
                     sh(cmd, timeouts[0])
@@ -229,6 +251,7 @@ def stream(
                         "p99_us": r["p99_us"],
                         "added": r.get("watch_added"),
                         "removed": r.get("watch_removed"),
+                        "modified": r.get("watch_modified"),
                         "watch_secs": r.get("watch_secs"),
                     }
                 )
@@ -237,12 +260,50 @@ def stream(
                     file=sys.stderr,
                 )
     shutil.rmtree(copy, ignore_errors=True)
-    for pattern, k in WATCHED.items():
-        r = run_ocgraph(f"clique{k}", path, "mmap", threads, timeouts[1])
-        for row in rows:
-            if row["pattern"] == pattern:
-                row["recount_secs"], row["recount_note"] = r["secs"], r["note"]
+    recounts = {p: run_ocgraph(f"clique{k}", path, "mmap", threads, timeouts[1]) for p, k in WATCHED.items()}
+    if label_every:
+        recounts["labelled-triangle"] = run_ocgraph(
+            f"pattern:{pattern_file}", labelled, "mmap", threads, timeouts[1]
+        )
+    for row in rows:
+        if row["pattern"] in recounts:
+            row["recount_secs"], row["recount_note"] = (
+                recounts[row["pattern"]]["secs"],
+                recounts[row["pattern"]]["note"],
+            )
     return rows
+
+
+def labelled_graph(path: str, work: str) -> tuple[str, str]:
+    """A copy of `path` whose vertices carry stored labels drawn uniformly from 0..3 (seed 1),
+    made once under `work`, and the labelled triangle's pattern file."""
+    labelled = os.path.join(work, os.path.basename(path) + "-labelled")
+    pattern_file = os.path.join(work, "labelled-triangle.txt")
+    with open(pattern_file, "w") as f:
+        f.write(LABELLED_TRIANGLE)
+    if not os.path.exists(labelled):
+        n = int(json.loads(sh([BIN, "info", path, "--json"])[0])["vertices"])
+        rng = random.Random(1)
+        labels = os.path.join(work, "labels.txt")
+        with open(labels, "w") as f:
+            f.writelines(f"{v} {rng.randrange(LABELS)}\n" for v in range(n))
+        shutil.copytree(path, labelled + ".tmp")
+        sh([BIN, "labels", "set", labelled + ".tmp", labels])
+        os.rename(labelled + ".tmp", labelled)
+    return labelled, pattern_file
+
+
+def with_label_changes(lines: list[str], every: int, path: str) -> list[str]:
+    """`lines` with a line `L v label` (random vertex, random label of 0..3, seed 2) after every
+    `every` of them."""
+    n = int(json.loads(sh([BIN, "info", path, "--json"])[0])["vertices"])
+    rng = random.Random(2)
+    out = []
+    for i, line in enumerate(lines, 1):
+        out.append(line)
+        if i % every == 0:
+            out.append(f"L {rng.randrange(n)} {rng.randrange(LABELS)}\n")
+    return out
 
 
 def fmt(x, digits=3):
@@ -337,6 +398,13 @@ def main() -> None:
     ap.add_argument("--mixes", default="50/50,100/0", help="additions/removals mixes of the incremental run")
     ap.add_argument("--batches", default="1,1000", help="batch sizes of the incremental run")
     ap.add_argument("--stream-timeout", type=float, default=1200)
+    ap.add_argument(
+        "--label-changes",
+        type=int,
+        default=10,
+        metavar="K",
+        help="also watch a labelled triangle over the stream with a label change after every K updates (0: not)",
+    )
     ap.add_argument("--work", default=os.path.join(OUT, "mining-work"))
     ap.add_argument("--out", default=OUT, help="where mining.csv and mining.json go")
     args = ap.parse_args()
@@ -362,23 +430,34 @@ def main() -> None:
         }
         mixes = args.mixes.split(",")
         timeouts = (args.stream_timeout, args.timeout)
-        inc = stream(path, args.work, args.stream, per_pattern, mixes, batches, args.threads, timeouts)
+        inc = stream(
+            path,
+            args.work,
+            args.stream,
+            per_pattern,
+            mixes,
+            batches,
+            args.threads,
+            timeouts,
+            args.label_changes,
+        )
         print(f"\nincremental, {args.stream_graph} (mix: additions/removals %)")
         print(
-            f"{'mix':6} {'watch':9} {'batch':>6} {'updates':>8} {'updates/s':>10} {'p50 us':>8} {'p99 us':>9}"
-            f" {'added':>9} {'removed':>10} {'watch s':>8} {'recount s':>10}"
+            f"{'mix':6} {'watch':17} {'batch':>6} {'updates':>8} {'updates/s':>10} {'p50 us':>8} {'p99 us':>9}"
+            f" {'added':>9} {'removed':>10} {'modified':>9} {'watch s':>8} {'recount s':>10}"
         )
         for r in inc:
-            head = f"{r['mix']:6} {r['pattern']:9} {r['batch']:6} {r['updates']:8}"
+            head = f"{r['mix']:6} {r['pattern']:17} {r['batch']:6} {r['updates']:8}"
             if r["note"]:
                 print(f"{head} {r['note']}")
                 continue
             recount = fmt(r.get("recount_secs")) if r.get("recount_secs") else r.get("recount_note", "")
             added = "-" if r["added"] is None else int(r["added"])
             removed = "-" if r["removed"] is None else int(r["removed"])
+            modified = "-" if r.get("modified") is None else int(r["modified"])
             print(
                 f"{head} {r['updates_per_s']:10.0f} {r['p50_us']:8.1f} {r['p99_us']:9.1f}"
-                f" {added:>9} {removed:>10} {fmt(r['watch_secs']):>8} {recount:>10}"
+                f" {added:>9} {removed:>10} {modified:>9} {fmt(r['watch_secs']):>8} {recount:>10}"
             )
     os.makedirs(args.out, exist_ok=True)
     with open(os.path.join(args.out, "mining.csv"), "w", newline="") as f:
