@@ -23,6 +23,7 @@ use rayon::prelude::*;
 use super::grid::seal;
 use super::pack::open_base;
 use super::progress::{Progress, Unit};
+use super::remove::remove_files;
 use crate::error::{Error, Result};
 use crate::format::compressed::{compress_block, BlockEntry, BlockIndex, Transform, MAX_BLOCK_SIZE};
 use crate::format::{FileEntry, FileRole, Manifest};
@@ -162,20 +163,10 @@ pub(crate) fn copies_block_size(dir: &Path, m: &Manifest) -> Result<Option<u32>>
 /// Removes the compressed copies of the graph at `dir`, if it has any: the manifest first,
 /// then the files. Returns whether there were any.
 pub fn remove_compressed(dir: &Path) -> Result<bool> {
-    let mut m = Manifest::read(dir)?;
+    let m = Manifest::read(dir)?;
     if !m.is_compressed() {
         return Ok(false);
     }
-    let data = m.data_path(dir);
-    let mut names = Vec::new();
-    for (_, c) in FileRole::COMPRESSIBLE {
-        if m.files.remove(c.file_name()).is_some() {
-            names.push(data.join(c.file_name()));
-        }
-    }
-    m.write_atomic(dir)?;
-    for p in names {
-        std::fs::remove_file(&p).map_err(|e| Error::io(&p, "remove", e))?;
-    }
+    remove_files(dir, m, FileRole::COMPRESSIBLE.map(|(_, c)| c))?;
     Ok(true)
 }

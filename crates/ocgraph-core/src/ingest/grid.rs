@@ -24,6 +24,7 @@ use rayon::prelude::*;
 
 use super::pack::open_base;
 use super::progress::{Progress, Unit};
+use super::remove::remove_files;
 use crate::error::{Error, Result};
 use crate::format::grid::{encode_cell, Codec, GridIndex, GridInfo};
 use crate::format::{pad_len, FileEntry, FileRole, Manifest};
@@ -390,16 +391,6 @@ pub fn remove_grid(dir: &Path) -> Result<bool> {
         return Ok(false);
     }
     m.grid = None;
-    let data = m.data_path(dir);
-    let mut names = Vec::new();
-    for r in [FileRole::GridIndex, FileRole::GridEdges, FileRole::GridWeights] {
-        if m.files.remove(r.file_name()).is_some() {
-            names.push(data.join(r.file_name()));
-        }
-    }
-    m.write_atomic(dir)?;
-    for p in names {
-        std::fs::remove_file(&p).map_err(|e| Error::io(&p, "remove", e))?;
-    }
+    remove_files(dir, m, [FileRole::GridIndex, FileRole::GridEdges, FileRole::GridWeights])?;
     Ok(true)
 }

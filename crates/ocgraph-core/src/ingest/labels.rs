@@ -10,6 +10,7 @@ use std::path::Path;
 
 use super::grid::seal;
 use super::pack::open_base;
+use super::remove::remove_files;
 use crate::error::{Error, Result};
 use crate::format::{FileRole, Manifest};
 
@@ -45,13 +46,10 @@ pub fn set_labels(dir: &Path, labels: &[u32]) -> Result<()> {
 /// Refused on a graph with uncompacted updates (as [`set_labels`]).
 pub fn remove_labels(dir: &Path) -> Result<bool> {
     drop(open_base(dir, "removing the labels of")?);
-    let mut m = Manifest::read(dir)?;
-    let name = FileRole::Labels.file_name();
-    if m.files.remove(name).is_none() {
+    let m = Manifest::read(dir)?;
+    if !m.files.contains_key(FileRole::Labels.file_name()) {
         return Ok(false);
     }
-    m.write_atomic(dir)?;
-    let path = m.data_path(dir).join(name);
-    std::fs::remove_file(&path).map_err(|e| Error::io(&path, "remove", e))?;
+    remove_files(dir, m, [FileRole::Labels])?;
     Ok(true)
 }

@@ -23,6 +23,7 @@ mod parse;
 mod progress;
 mod record;
 mod relabel;
+mod remove;
 mod reorder;
 mod runs;
 

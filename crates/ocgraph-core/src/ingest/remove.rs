@@ -1,0 +1,25 @@
+//! Taking optional files (the grid, compressed copies, labels) off a stored graph.
+
+use std::path::Path;
+
+use crate::error::{Error, Result};
+use crate::format::{FileRole, Manifest};
+
+/// Unlists the files of `roles` from `m`, the manifest of the graph at `dir` (written
+/// atomically), then deletes those it listed: a crash in between leaves unlisted files behind,
+/// never a listed file that is gone.
+pub(super) fn remove_files(
+    dir: &Path,
+    mut m: Manifest,
+    roles: impl IntoIterator<Item = FileRole>,
+) -> Result<()> {
+    let data = m.data_path(dir);
+    let listed: Vec<FileRole> =
+        roles.into_iter().filter(|r| m.files.remove(r.file_name()).is_some()).collect();
+    m.write_atomic(dir)?;
+    for r in listed {
+        let p = data.join(r.file_name());
+        std::fs::remove_file(&p).map_err(|e| Error::io(&p, "remove", e))?;
+    }
+    Ok(())
+}
