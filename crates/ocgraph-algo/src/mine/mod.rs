@@ -181,12 +181,7 @@ pub(crate) fn intersect_into(a: &[Vertex], b: &[Vertex], out: &mut Vec<Vertex>) 
     if short.len() * GALLOP_RATIO < long.len() {
         let mut rest = long;
         for &x in short {
-            let mut step = 1;
-            while step < rest.len() && rest[step] < x {
-                step *= 2;
-            }
-            let end = (step + 1).min(rest.len());
-            let at = rest[..end].partition_point(|&y| y < x);
+            let at = gallop(rest, x);
             if at < rest.len() && rest[at] == x {
                 out.push(x);
             }
@@ -208,6 +203,34 @@ pub(crate) fn intersect_into(a: &[Vertex], b: &[Vertex], out: &mut Vec<Vertex>) 
     }
 }
 
+/// The position of the first element of the sorted list `rest` not below `x` (`rest.len()`
+/// when none): an exponential search from the front, then a binary search.
+fn gallop(rest: &[Vertex], x: Vertex) -> usize {
+    let mut step = 1;
+    while step < rest.len() && rest[step] < x {
+        step *= 2;
+    }
+    let end = (step + 1).min(rest.len());
+    rest[..end].partition_point(|&y| y < x)
+}
+
+/// Whether the sorted lists `a` and `b` share a vertex: an exponential search in the longer
+/// list per element of the shorter, stopping at the first common one.
+pub(crate) fn intersects(a: &[Vertex], b: &[Vertex]) -> bool {
+    let (short, mut rest) = if a.len() <= b.len() { (a, b) } else { (b, a) };
+    for &x in short {
+        let at = gallop(rest, x);
+        if at < rest.len() && rest[at] == x {
+            return true;
+        }
+        rest = &rest[at..];
+        if rest.is_empty() {
+            return false;
+        }
+    }
+    false
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -223,7 +246,7 @@ mod tests {
             x ^= x << 17;
             (x % m) as Vertex
         };
-        for (la, lb) in [(0, 5), (3, 1000), (40, 40), (7, 5000), (1, 1), (100, 3)] {
+        for (la, lb) in [(0, 5), (3, 1000), (40, 40), (7, 5000), (1, 1), (100, 3), (2, 30), (5, 8)] {
             let mut a: Vec<Vertex> = (0..la).map(|_| next(3000)).collect();
             let mut b: Vec<Vertex> = (0..lb).map(|_| next(3000)).collect();
             a.sort_unstable();
@@ -236,6 +259,8 @@ mod tests {
             assert_eq!(out, want, "{la} x {lb}");
             intersect_into(&b, &a, &mut out);
             assert_eq!(out, want, "{lb} x {la}");
+            assert_eq!(intersects(&a, &b), !want.is_empty(), "{la} x {lb}");
+            assert_eq!(intersects(&b, &a), !want.is_empty(), "{lb} x {la}");
         }
     }
 }

@@ -33,6 +33,10 @@
 //! The graphs before and after a batch are given as two pairs of directions ([`Watch::apply`])
 //! or kept by the watch itself across a stream ([`super::WatchStore`]).
 //!
+//! A pair whose ends have no common neighbour is skipped when every plan's third vertex is
+//! adjacent to its first two (a clique's plans): the common case of an edge added between
+//! vertices of low degree.
+//!
 //! State: the changed pairs (sorted; canonicity checks search them, past a bitmap of their
 //! endpoints when there are many) and, per worker, a neighbour list per pattern vertex (lent by
 //! the graph when it is already simple); the two anchors' lists are read once per pair and lent
@@ -44,7 +48,7 @@ use rayon::prelude::*;
 
 use super::pattern::{DataLabels, Matcher, State};
 use super::plan::{Pattern, Plan};
-use super::{ListBuf, ListSource, Undirected};
+use super::{intersects, ListBuf, ListSource, Undirected};
 use crate::bfs::check_directions;
 
 /// A watched pattern: the plans anchored at each ordered pair of pattern vertices.
@@ -59,6 +63,9 @@ pub struct Watch {
     /// Plans starting with pattern vertex `a` at position 0 (labelled patterns: explored from
     /// relabelled vertices).
     anchors: Vec<Plan>,
+    /// Whether every plan's third vertex is adjacent to its first two (cliques, for one): a
+    /// changed pair without a common neighbour is then in no match, and its plans are skipped.
+    common_first: bool,
 }
 
 /// The matches that appeared and disappeared in one batch, flattened: `k` data vertices per
@@ -91,7 +98,7 @@ impl Watch {
             .flat_map(|a| (a + 1..k).map(move |b| (a, b)))
             .filter(|&(a, b)| induced || pattern.has_edge(a, b))
             .collect();
-        let plans = pairs
+        let plans: Vec<Plan> = pairs
             .iter()
             .flat_map(|&(a, b)| [(a, b), (b, a)])
             .map(|(a, b)| {
@@ -105,7 +112,10 @@ impl Watch {
         } else {
             Vec::new()
         };
-        Watch { pattern, induced, plans, pairs, anchors }
+        let common_first = plans
+            .iter()
+            .all(|p| p.steps.get(2).is_some_and(|s| s.adjacent.contains(&0) && s.adjacent.contains(&1)));
+        Watch { pattern, induced, plans, pairs, anchors, common_first }
     }
 
     /// The watched pattern.
@@ -183,6 +193,9 @@ impl Watch {
             }
             g.read(u, lu);
             g.read(v, lv);
+            if self.common_first && !intersects(lu, lv) {
+                return found;
+            }
             let mut sink = |m: &[Vertex]| {
                 let earlier = self.pairs.iter().any(|&(a, b)| {
                     let key = (m[a].min(m[b]), m[a].max(m[b]));
