@@ -43,7 +43,6 @@ after 1K updates in <= 5% of a full recomputation (--pagerank-batch, default 100
 from __future__ import annotations
 
 import argparse
-import array
 import csv
 import json
 import os
@@ -54,6 +53,9 @@ import sys
 import tempfile
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+sys.path.insert(0, os.path.join(ROOT, "bench"))
+from graph_files import max_degree_vertex  # noqa: E402
+
 TARGET = os.environ.get("CARGO_TARGET_DIR", os.path.join(ROOT, "target"))
 BIN = os.environ.get("OCGRAPH_BIN", os.path.join(TARGET, "release", "ocgraph"))
 FIELDS = [
@@ -98,17 +100,8 @@ def spec(kernel: str, tol: float, source: int) -> str | None:
 
 
 def hub(graph: str) -> int:
-    """The vertex of largest out-degree (the first of them), from the graph's offsets file."""
-    offsets = array.array("Q")
-    with open(os.path.join(graph, "out.offsets"), "rb") as f:
-        offsets.frombytes(f.read())
-    n = int(json.loads(sh("info", graph, "--json"))["vertices"])
-    best, best_deg = 0, -1
-    for v in range(n):
-        d = offsets[v + 1] - offsets[v]
-        if d > best_deg:
-            best, best_deg = v, d
-    return best
+    """The vertex of largest out-degree (the first of them)."""
+    return max_degree_vertex(graph, int(json.loads(sh("info", graph, "--json"))["vertices"]))
 
 
 def backend_args(graph: str, backend: str, pool_frac: float) -> list[str]:

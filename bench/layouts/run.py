@@ -131,6 +131,9 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
 TARGET = os.environ.get("CARGO_TARGET_DIR", os.path.join(ROOT, "target"))
 RESULTS = os.path.join(HERE, "results")
+sys.path.insert(0, os.path.join(ROOT, "bench"))
+from graph_files import max_degree_vertex  # noqa: E402
+
 MEMCAPS = [
     os.environ.get("OCGRAPH_MEMCAP"),
     os.path.join(ROOT, "..", "shared", "tools", "memcap"),
@@ -231,18 +234,6 @@ def dir_bytes(path):
     for dp, _, fs in os.walk(path):
         total += sum(os.path.getsize(os.path.join(dp, f)) for f in fs)
     return total
-
-
-def max_degree_vertex(graph, n):
-    offs = array.array("Q")
-    with open(os.path.join(graph, "out.offsets"), "rb") as f:
-        offs.fromfile(f, n + 1)
-    best, best_d = 0, -1
-    for v in range(n):
-        d = offs[v + 1] - offs[v]
-        if d > best_d:
-            best, best_d = v, d
-    return best
 
 
 def timed(cmd, what):
