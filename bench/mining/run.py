@@ -209,7 +209,8 @@ def stream(
     copy = os.path.join(work, "stream-copy")
     patterns = ["none", *WATCHED]
     if label_every:
-        labelled, pattern_file = labelled_graph(path, work)
+        n = int(json.loads(sh([BIN, "info", path, "--json"])[0])["vertices"])
+        labelled, pattern_file = labelled_graph(path, work, n)
         patterns.append("labelled-triangle")
     for mix in mixes:
         ups = os.path.join(work, f"{os.path.basename(path)}.updates{updates}.mix{mix.replace('/', '-')}.txt")
@@ -224,7 +225,7 @@ def stream(
                 part = os.path.join(work, "stream-part.txt")
                 with open(part, "w") as f:
                     if pattern == "labelled-triangle":
-                        f.writelines(with_label_changes(lines[:count], label_every, path))
+                        f.writelines(with_label_changes(lines[:count], label_every, n))
                         count += count // label_every
                     else:
                         f.writelines(lines[:count])
@@ -274,15 +275,14 @@ def stream(
     return rows
 
 
-def labelled_graph(path: str, work: str) -> tuple[str, str]:
-    """A copy of `path` whose vertices carry stored labels drawn uniformly from 0..3 (seed 1),
-    made once under `work`, and the labelled triangle's pattern file."""
+def labelled_graph(path: str, work: str, n: int) -> tuple[str, str]:
+    """A copy of `path` (`n` vertices) whose vertices carry stored labels drawn uniformly from
+    0..3 (seed 1), made once under `work`, and the labelled triangle's pattern file."""
     labelled = os.path.join(work, os.path.basename(path) + "-labelled")
     pattern_file = os.path.join(work, "labelled-triangle.txt")
     with open(pattern_file, "w") as f:
         f.write(LABELLED_TRIANGLE)
     if not os.path.exists(labelled):
-        n = int(json.loads(sh([BIN, "info", path, "--json"])[0])["vertices"])
         rng = random.Random(1)
         labels = os.path.join(work, "labels.txt")
         with open(labels, "w") as f:
@@ -293,10 +293,9 @@ def labelled_graph(path: str, work: str) -> tuple[str, str]:
     return labelled, pattern_file
 
 
-def with_label_changes(lines: list[str], every: int, path: str) -> list[str]:
-    """`lines` with a line `L v label` (random vertex, random label of 0..3, seed 2) after every
-    `every` of them."""
-    n = int(json.loads(sh([BIN, "info", path, "--json"])[0])["vertices"])
+def with_label_changes(lines: list[str], every: int, n: int) -> list[str]:
+    """`lines` with a line `L v label` (random vertex of `n`, random label of 0..3, seed 2) after
+    every `every` of them."""
     rng = random.Random(2)
     out = []
     for i, line in enumerate(lines, 1):
