@@ -6,6 +6,7 @@ Usage: bench/incremental/run.py [--small] [--scales 18,20] [--count N] [--count-
                                 [--batch-sizes 1,100,10000] [--mixes 100/0,90/10,50/50]
                                 [--kernels none,wcc,bfs,pagerank] [--tol T] [--work DIR]
                                 [--source hub|V] [--backend mmap|pool] [--pool-frac F]
+                                [--background] [--dd]
 
 For each Kronecker base (edge factor 16, seed 1, generated with the `ocgraph` CLI under --work,
 default bench/out/incremental-work) and each mix, writes a seeded update stream with
@@ -21,6 +22,11 @@ graph's files. PageRank uses networkx's tolerance --tol (default 1e-9: at 1e-6 t
 tolerance `n * tol` is so loose on these sizes that the static kernel stops after 2 iterations).
 PageRank runs at --pagerank-batch only (default 1000: the issue's target; see RESULTS.md for
 why smaller batches are not worth the time). With --verify each stream ends by checking the maintained result against a recomputation.
+
+--background: each maintained cell runs a second time with `ocgraph stream --background` (the
+kernel maintained on its own thread; the stream's time ends when the result includes the last
+batch): bg_* columns, p50/p99 of the update calls, and `bg_vs_call` = its updates/s over the
+in-call run's.
 
 --dd: differential-dataflow side by side. Builds bench/incremental/dd (a separate cargo project
 on differential-dataflow 0.26 / timely 0.32, in its own target dir bench/out/dd-target),
@@ -82,6 +88,10 @@ FIELDS = [
     "dd_load_secs",
     "dd_result",
     "vs_dd",
+    "bg_updates_per_sec",
+    "bg_p50_us",
+    "bg_p99_us",
+    "bg_vs_call",
 ]
 DD_DIR = os.path.join(ROOT, "bench", "incremental", "dd")
 
@@ -124,7 +134,14 @@ def static_secs(graph: str, kernel: str, tol: float, source: int, backend: list[
 
 
 def stream(
-    base: str, updates: str, kernel: str, batch: int, a: argparse.Namespace, source: int, backend: list[str]
+    base: str,
+    updates: str,
+    kernel: str,
+    batch: int,
+    a: argparse.Namespace,
+    source: int,
+    backend: list[str],
+    background: bool = False,
 ) -> dict:
     with tempfile.TemporaryDirectory(dir=os.path.dirname(base)) as tmp:
         g = os.path.join(tmp, "g")
@@ -136,6 +153,8 @@ def stream(
             args += ["--maintain", s]
         if a.verify and s:
             args.append("--verify")
+        if background:
+            args.append("--background")
         sh(*args, *backend)
         with open(js) as f:
             return json.load(f)
@@ -207,6 +226,9 @@ def main() -> None:
     ap.add_argument("--backend", choices=["mmap", "pool"], default="mmap")
     ap.add_argument("--pool-frac", type=float, default=0.1, help="pool size, fraction of the graph's files")
     ap.add_argument("--dd", action="store_true", help="run differential-dataflow side by side")
+    ap.add_argument(
+        "--background", action="store_true", help="also maintain each kernel on its own thread, side by side"
+    )
     ap.add_argument("--dd-workers", type=int, default=1)
     ap.add_argument("--dd-batch-sizes", default=None)
     ap.add_argument("--dd-max-batches", type=int, default=10)
@@ -315,6 +337,18 @@ def main() -> None:
                                 "vs_dd": r["updates_per_sec"] / d["updates_per_sec"],
                             }
                         )
+                    if a.background and kernel != "none":
+                        g = stream(
+                            base, single if batch == 1 else upd, kernel, batch, a, source, backend, True
+                        )
+                        row.update(
+                            {
+                                "bg_updates_per_sec": g["updates_per_sec"],
+                                "bg_p50_us": g["p50_us"],
+                                "bg_p99_us": g["p99_us"],
+                                "bg_vs_call": g["updates_per_sec"] / r["updates_per_sec"],
+                            }
+                        )
                     rows.append(row)
                     print(
                         f"{row['graph']:7} {mix:6} {kernel:9} batch {batch:6}: {row['updates_per_sec']:12.0f} upd/s"
@@ -326,6 +360,13 @@ def main() -> None:
                         ),
                         flush=True,
                     )
+                    if row.get("bg_vs_call"):
+                        print(
+                            f"{'':7} {'':6} {'bg-' + kernel:9} batch {batch:6}: {row['bg_updates_per_sec']:12.0f} upd/s"
+                            f"  p50 {row['bg_p50_us']:10.1f}  p99 {row['bg_p99_us']:10.1f} us (update calls)"
+                            f"  -> x{row['bg_vs_call']:.2f} of maintaining in the call",
+                            flush=True,
+                        )
                     if row.get("vs_dd"):
                         print(
                             f"{'':7} {'':6} {'dd-' + kernel:9} batch {batch:6}: {row['dd_updates_per_sec']:12.0f} upd/s"

@@ -491,6 +491,7 @@ class Graph(_NativeGraph):
         source: int | None = None,
         damping: float = 0.85,
         tol: float = 1e-6,
+        background: bool = False,
     ) -> Any:
         """Keeps a result current as the graph changes (writable graphs).
 
@@ -502,8 +503,13 @@ class Graph(_NativeGraph):
         new)`` arrays since the previous call), ``save()`` and ``stop()``. :meth:`close` saves
         them under ``<graph>/maintained/``; a later ``maintain`` reuses a saved result when the
         graph has not changed since, and recomputes it otherwise.
+
+        With ``background=True`` the result is updated on a thread of its own: update calls
+        return once their batch is queued (waiting only while a few batches are), and
+        ``result()``, ``changes()`` and ``wait(seq)`` first wait for the batches committed
+        before them (``wait(seq)``: for batch ``seq``, an update call's return value).
         """
-        m = _ocgraph._maintain(self, kind, source, damping, tol)
+        m = _ocgraph._maintain(self, kind, source, damping, tol, background)
         self.__dict__.setdefault("_maintained", []).append(m)
         return m
 

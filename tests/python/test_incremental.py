@@ -52,16 +52,18 @@ def check(ms: dict, h: nx.Graph, weighted: bool) -> None:
 
 @pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize(("directed", "weighted"), [(True, False), (False, True)])
-def test_maintained_results_match_networkx(tmp_path, backend, directed, weighted):
+@pytest.mark.parametrize("background", [False, True])
+def test_maintained_results_match_networkx(tmp_path, backend, directed, weighted, background):
     rng = np.random.default_rng(7)
     n = 50
     path, h = make_graph(tmp_path, rng, n, 70, directed, weighted)
     g = open_writable(path, backend, durability="none")
+    kw = {"background": background}
     ms = {
-        "bfs": g.maintain("bfs", source=0),
-        "sssp": g.maintain("sssp", source=0),
-        "wcc": g.maintain("wcc"),
-        "pagerank": g.maintain("pagerank", damping=0.85, tol=TOL),
+        "bfs": g.maintain("bfs", source=0, **kw),
+        "sssp": g.maintain("sssp", source=0, **kw),
+        "wcc": g.maintain("wcc", **kw),
+        "pagerank": g.maintain("pagerank", damping=0.85, tol=TOL, **kw),
     }
     check(ms, h, weighted)
     for step in range(30):
@@ -99,6 +101,9 @@ def test_maintained_results_match_networkx(tmp_path, backend, directed, weighted
             h.remove_edges_from(list(h.edges(victim)))
             if directed:
                 h.remove_edges_from(list(h.in_edges(victim)))
+        if background and step % 3 != 2:
+            # Batches queue up; the next check's reads wait for them.
+            continue
         check(ms, h, weighted)
     g.close()
 
@@ -154,4 +159,21 @@ def test_saved_results_are_reused_only_when_current(tmp_path):
     labels = wcc.result()
     for comp in nx.weakly_connected_components(h):
         assert {int(labels[v]) for v in comp} == {min(comp)}
+    g.close()
+
+
+def test_background_wait_returns_once_the_batch_is_in(tmp_path):
+    """A path grown one edge an update call: after ``wait(seq)`` the background WCC has every
+    batch up to ``seq``; ``result()`` waits for all of them."""
+    path = tmp_path / "g"
+    ocgraph.from_edges(np.array([], np.int64), np.array([], np.int64), path, num_vertices=300).close()
+    g = ocgraph.open(path, writable=True, durability="none")
+    wcc = g.maintain("wcc", background=True)
+    seqs = [g.add_edges([v - 1], [v]) for v in range(1, 300)]
+    wcc.wait(seqs[149])
+    assert wcc.seq >= seqs[149]
+    assert wcc.result().tolist() == [0] * 300
+    g.remove_edges([149], [150])
+    wcc.wait()
+    assert wcc.result().tolist() == [0] * 150 + [150] * 150
     g.close()

@@ -91,13 +91,15 @@ fn check(spec: &Spec, got: &Values, snap: &Snapshot, what: &str) -> Result<(), T
     Ok(())
 }
 
-/// One random stream on one random graph; every maintained result checked after every batch.
+/// One random stream on one random graph; every maintained result checked after every batch
+/// (maintained in the background: after every third batch, so batches queue up meanwhile).
 fn run_stream(
     seed: u64,
     directed: bool,
     weighted: bool,
     batch: usize,
     pool: bool,
+    background: bool,
 ) -> Result<(), TestCaseError> {
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
     let tmp = tempfile::tempdir().unwrap();
@@ -112,8 +114,10 @@ fn run_stream(
     }
     build(&dir, n0, directed, weighted, &edges);
     let backend = if pool {
-        // Two 4 KiB frames: far smaller than the graph's files.
-        BackendKind::Pool { capacity: 8192, page_size: 4096, policy: "clock".into() }
+        // Two 4 KiB frames: far smaller than the graph's files. Each background result reads
+        // on its own thread, holding up to two slices: two frames each, and one to evict.
+        let frames = if background { 2 * specs().len() as u64 + 1 } else { 2 };
+        BackendKind::Pool { capacity: 4096 * frames, page_size: 4096, policy: "clock".into() }
     } else {
         BackendKind::default()
     };
@@ -124,7 +128,8 @@ fn run_stream(
         ..Default::default()
     };
     let w = WritableGraph::open(&dir, &opts).unwrap();
-    let ms: Vec<Maintainer> = specs().into_iter().map(|s| Maintainer::start(&w, s).unwrap()).collect();
+    let start = if background { Maintainer::start_background } else { Maintainer::start };
+    let ms: Vec<Maintainer> = specs().into_iter().map(|s| start(&w, s).unwrap()).collect();
     for (m, s) in ms.iter().zip(specs()) {
         check(&s, &m.result(&w).unwrap(), &w.snapshot(), "initial")?;
     }
@@ -134,6 +139,9 @@ fn run_stream(
         w.update(&items).unwrap();
         if round % 4 == 3 {
             w.freeze().unwrap();
+        }
+        if background && round % 3 != 2 {
+            continue;
         }
         let snap = w.snapshot();
         prop_assert_eq!(snap.num_vertices(), n as usize);
@@ -268,8 +276,9 @@ proptest! {
         weighted in any::<bool>(),
         batch in prop_oneof![Just(1usize), 2usize..8, Just(20usize)],
         pool in any::<bool>(),
+        background in any::<bool>(),
     ) {
-        run_stream(seed, directed, weighted, batch, pool)?;
+        run_stream(seed, directed, weighted, batch, pool, background)?;
     }
 
     #[test]
@@ -375,4 +384,38 @@ fn saved_results_are_reused_only_when_current() {
     let again = Maintainer::start(&w, Spec::Wcc).unwrap();
     assert!(!again.loaded());
     assert_eq!(again.result(&w).unwrap(), ms[2].result(&w).unwrap());
+}
+
+/// In the background, `wait(seq)` returns once the result includes batch `seq` (a path grown
+/// one edge a batch: its WCC labels tell which batches are in), later batches catch up on the
+/// next read, and stopping with batches still queued returns.
+#[test]
+fn background_results_wait_for_their_batch() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("g");
+    build(&dir, 400, false, false, &BTreeMap::new());
+    let opts = WriteOptions { durability: Durability::None, ..Default::default() };
+    let w = WritableGraph::open(&dir, &opts).unwrap();
+    let comp = Maintainer::start_background(&w, Spec::Wcc).unwrap();
+    let mut seqs = Vec::new();
+    for v in 1..400 {
+        seqs.push(w.add_edges(&[(v - 1, v)], None).unwrap());
+    }
+    comp.wait(&w, seqs[99]).unwrap();
+    assert!(comp.seq(&w).unwrap() >= seqs[99]);
+    let Values::Int(labels) = comp.result(&w).unwrap() else { panic!("wcc labels are integers") };
+    assert_eq!(labels, vec![0; 400]);
+    assert_eq!(comp.seq(&w).unwrap(), w.last_seq());
+    // Removing the middle edge splits the path: vertices 200.. get label 200.
+    w.remove_edges(&[(199, 200)]).unwrap();
+    let want: Vec<i64> = (0..400).map(|v| if v < 200 { 0 } else { 200 }).collect();
+    assert_eq!(comp.result(&w).unwrap(), Values::Int(want));
+    // Stopping while batches are queued neither hangs nor applies them afterwards.
+    let late = Maintainer::start_background(&w, Spec::Bfs { source: 0 }).unwrap();
+    for v in 0..50 {
+        w.add_edges(&[(v, v + 300)], None).unwrap();
+    }
+    late.stop(&w);
+    comp.stop(&w);
+    w.add_edges(&[(0, 399)], None).unwrap();
 }

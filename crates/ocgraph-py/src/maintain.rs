@@ -78,6 +78,13 @@ impl PyMaintained {
         self.inner.lock().unwrap_or_else(|e| e.into_inner()).is_none()
     }
 
+    /// Waits until the result includes batch `seq` (an update call's return value; default:
+    /// the graph's last batch). Results maintained in the update calls are always current.
+    #[pyo3(signature = (seq=None))]
+    fn wait(&self, py: Python<'_>, seq: Option<u64>) -> PyResult<()> {
+        self.with(py, |w, m| m.wait(w, seq.unwrap_or(u64::MAX)))
+    }
+
     /// The sequence number of the last batch the result includes.
     #[getter]
     fn seq(&self, py: Python<'_>) -> PyResult<u64> {
@@ -102,9 +109,9 @@ impl PyMaintained {
 }
 
 /// Starts maintaining `kind` (`bfs`, `sssp`: with `source`; `wcc`; `pagerank`: `damping`,
-/// `tol`) on a writable graph.
+/// `tol`) on a writable graph, in the update calls or (`background`) on a thread of its own.
 #[pyfunction]
-#[pyo3(signature = (g, kind, source=None, damping=0.85, tol=1e-6))]
+#[pyo3(signature = (g, kind, source=None, damping=0.85, tol=1e-6, background=false))]
 pub(crate) fn _maintain(
     py: Python<'_>,
     g: &PyGraph,
@@ -112,6 +119,7 @@ pub(crate) fn _maintain(
     source: Option<i64>,
     damping: f64,
     tol: f64,
+    background: bool,
 ) -> PyResult<PyMaintained> {
     let w = g.writer()?;
     let source = match source {
@@ -131,6 +139,7 @@ pub(crate) fn _maintain(
         _ => return Err(invalid(format!("unknown maintained result {kind:?} (bfs, sssp, wcc, pagerank)"))),
     };
     let name = spec.name();
-    let m = run(py, || Maintainer::start(&w, spec).py())?;
+    let start = if background { Maintainer::start_background } else { Maintainer::start };
+    let m = run(py, || start(&w, spec).py())?;
     Ok(PyMaintained { inner: Mutex::new(Some((w, m))), name })
 }

@@ -12,7 +12,12 @@
 //! batch; it saves the result in `<graph>/maintained/<name>.bin` (with its batch sequence
 //! number and a checksum) and reuses a saved result on start only when its sequence number is
 //! the graph's (otherwise it recomputes): a result is never stale.
+//!
+//! [`Maintainer::start_background`] instead applies the batches on the result's own thread
+//! ([`background`]): update calls return once their batch is queued, and reading the result
+//! first waits for the batches queued before the read.
 
+mod background;
 mod first_values;
 pub mod pagerank;
 pub mod tree;
@@ -20,11 +25,15 @@ pub mod tree;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::thread::JoinHandle;
 
 use ocgraph_core::update::{BatchChanges, ChangeSubscriber, Snapshot, SubscriptionId, WritableGraph};
 use ocgraph_core::{Error, Result, Vertex};
 use parking_lot::Mutex;
 
+use background::Queue;
+
+pub use background::QUEUE_OPS;
 pub use pagerank::PageRank;
 pub use tree::{Bfs, Program, Sssp, Tree, Wcc};
 
@@ -269,10 +278,13 @@ fn load_from(path: &Path, spec: &Spec, snap: &Snapshot) -> Option<Box<dyn Mainta
 struct Slot {
     /// `None` until the first computation, and after a failed update (rebuilt on next use).
     state: Mutex<Option<Box<dyn Maintained>>>,
+    /// Background maintenance: the batches waiting for the worker thread.
+    queue: Option<Queue>,
 }
 
-impl ChangeSubscriber for Slot {
-    fn on_batch(&self, changes: &BatchChanges, snap: &Snapshot) {
+impl Slot {
+    /// Updates the result with one batch (a gap in the sequence numbers rebuilds it).
+    fn apply(&self, changes: &BatchChanges, snap: &Snapshot) {
         let mut st = self.state.lock();
         let Some(m) = st.as_mut() else { return };
         if changes.seq <= m.seq() {
@@ -286,6 +298,15 @@ impl ChangeSubscriber for Slot {
     }
 }
 
+impl ChangeSubscriber for Slot {
+    fn on_batch(&self, changes: &BatchChanges, snap: &Snapshot) {
+        match &self.queue {
+            Some(q) => q.push(changes, snap),
+            None => self.apply(changes, snap),
+        }
+    }
+}
+
 /// A result maintained on a [`WritableGraph`] (see the module docs).
 pub struct Maintainer {
     spec: Spec,
@@ -293,13 +314,29 @@ pub struct Maintainer {
     id: SubscriptionId,
     /// Whether the first computation reused a saved result.
     loaded: bool,
+    /// The background thread applying queued batches.
+    worker: Option<JoinHandle<()>>,
 }
 
 impl Maintainer {
     /// Starts maintaining `spec` on `w`: reuses the saved result when it is current, else
     /// computes it; every batch committed from now on updates it before its update call returns.
     pub fn start(w: &WritableGraph, spec: Spec) -> Result<Maintainer> {
-        let slot = Arc::new(Slot { state: Mutex::new(None) });
+        Maintainer::start_with(w, spec, None)
+    }
+
+    /// As [`Maintainer::start`], but batches are applied on a thread of the result's own: an
+    /// update call returns once its batch is queued (waiting only while batches of
+    /// [`QUEUE_OPS`] operations are), and [`Maintainer::wait`] (or any read of the result) waits for them.
+    /// Through a buffer pool, each result maintained this way is one more reading thread,
+    /// holding up to two slices at a time (see [`ocgraph_core::page`]'s pool).
+    pub fn start_background(w: &WritableGraph, spec: Spec) -> Result<Maintainer> {
+        Maintainer::start_with(w, spec, Some(Queue::default()))
+    }
+
+    fn start_with(w: &WritableGraph, spec: Spec, queue: Option<Queue>) -> Result<Maintainer> {
+        let background = queue.is_some();
+        let slot = Arc::new(Slot { state: Mutex::new(None), queue });
         let (id, snap) = w.subscribe(slot.clone())?;
         let saved = load_from(&saved_path(w.path(), &spec), &spec, &snap);
         let loaded = saved.is_some();
@@ -313,9 +350,37 @@ impl Maintainer {
                 }
             },
         };
-        // Batches delivered meanwhile were skipped: the next one (or the next use) rebuilds.
+        // Batches delivered meanwhile were skipped (or are queued): the next one applied, or
+        // the next use, rebuilds.
         *slot.state.lock() = Some(m);
-        Ok(Maintainer { spec, slot, id, loaded })
+        let worker = match background {
+            false => None,
+            true => {
+                let slot = slot.clone();
+                let name = format!("maintain {}", spec.name());
+                let t = std::thread::Builder::new().name(name).spawn(move || {
+                    let q = slot.queue.as_ref().expect("background slot");
+                    while let Some((changes, snap)) = q.pop() {
+                        slot.apply(&changes, &snap);
+                        q.done(changes.seq);
+                    }
+                });
+                match t {
+                    Ok(t) => Some(t),
+                    Err(e) => {
+                        w.unsubscribe(id);
+                        return Err(Error::invalid(format!("{}: cannot start its thread: {e}", spec.name())));
+                    }
+                }
+            }
+        };
+        Ok(Maintainer { spec, slot, id, loaded, worker })
+    }
+
+    /// Waits until the result includes batch `seq` (or the last batch committed before this
+    /// call, when `seq` is past it). Returns at once for results maintained in the update call.
+    pub fn wait(&self, w: &WritableGraph, seq: u64) -> Result<()> {
+        self.with(w, seq, |_| ())
     }
 
     /// What is maintained.
@@ -328,11 +393,15 @@ impl Maintainer {
         self.loaded
     }
 
-    /// Runs `f` on the result, first rebuilding it when it is not current for `w`'s last batch
-    /// (a batch it missed, or a failed update).
-    fn with<T>(&self, w: &WritableGraph, f: impl FnOnce(&mut dyn Maintained) -> T) -> Result<T> {
+    /// Runs `f` on the result, first waiting for the queued batches up to `upto` (background
+    /// maintenance) and rebuilding it when it is not current for the last batch committed
+    /// before the call (a batch it missed, or a failed update), or for `upto` when earlier.
+    fn with<T>(&self, w: &WritableGraph, upto: u64, f: impl FnOnce(&mut dyn Maintained) -> T) -> Result<T> {
         // Graph calls before the slot's lock: a delivery holds the graph's turn and waits for it.
-        let last = w.last_seq();
+        let last = w.last_seq().min(upto);
+        if let Some(q) = &self.slot.queue {
+            q.wait_for(last);
+        }
         let snap = w.snapshot();
         let mut st = self.slot.state.lock();
         let stale = st.as_ref().is_none_or(|m| m.seq() < last && m.seq() < snap.seq());
@@ -347,17 +416,17 @@ impl Maintainer {
 
     /// The sequence number of the last batch the result includes.
     pub fn seq(&self, w: &WritableGraph) -> Result<u64> {
-        self.with(w, |m| m.seq())
+        self.with(w, u64::MAX, |m| m.seq())
     }
 
     /// The whole result, current for the graph's last batch.
     pub fn result(&self, w: &WritableGraph) -> Result<Values> {
-        self.with(w, |m| m.result())
+        self.with(w, u64::MAX, |m| m.result())
     }
 
     /// The vertices whose value changed since the previous call, with old and new values.
     pub fn changes(&self, w: &WritableGraph) -> Result<Changes> {
-        self.with(w, |m| m.changes())
+        self.with(w, u64::MAX, |m| m.changes())
     }
 
     /// Makes the graph's batches durable, then saves the result in
@@ -365,12 +434,24 @@ impl Maintainer {
     pub fn save(&self, w: &WritableGraph) -> Result<PathBuf> {
         w.sync()?;
         let path = saved_path(w.path(), &self.spec);
-        self.with(w, |m| save_to(&path, &self.spec.name(), m.result().len() as u64, m))??;
+        self.with(w, u64::MAX, |m| save_to(&path, &self.spec.name(), m.result().len() as u64, m))??;
         Ok(path)
     }
 
     /// Stops maintaining (the saved file, if any, stays).
     pub fn stop(self, w: &WritableGraph) {
         w.unsubscribe(self.id);
+    }
+}
+
+impl Drop for Maintainer {
+    /// Stops the background thread (batches still queued are dropped).
+    fn drop(&mut self) {
+        if let Some(q) = &self.slot.queue {
+            q.close();
+        }
+        if let Some(t) = self.worker.take() {
+            let _ = t.join();
+        }
     }
 }

@@ -50,6 +50,11 @@ pub struct StreamArgs {
     /// on the final graph, and time that recomputation.
     #[arg(long)]
     verify: bool,
+    /// Maintain the results on threads of their own: an update call returns once its batch is
+    /// queued, and the stream's time ends when every result includes the last batch (the
+    /// per-batch latencies are then the update calls').
+    #[arg(long)]
+    background: bool,
     /// Do not save the maintained results at the end (under `<graph>/maintained/`).
     #[arg(long)]
     no_save: bool,
@@ -174,7 +179,11 @@ pub fn run(args: &StreamArgs) -> Result<()> {
     let mut ms = Vec::new();
     for spec in specs {
         let t = Instant::now();
-        let m = Maintainer::start(&w, spec.clone())?;
+        let m = if args.background {
+            Maintainer::start_background(&w, spec.clone())?
+        } else {
+            Maintainer::start(&w, spec.clone())?
+        };
         let secs = t.elapsed().as_secs_f64();
         let how = if m.loaded() { "loaded (current)" } else { "computed" };
         println!("{}: {how} in {secs:.3} s", spec.name());
@@ -201,6 +210,10 @@ pub fn run(args: &StreamArgs) -> Result<()> {
             wa.after_batch(&w, chunk, b)?;
         }
         lat.push(t.elapsed().as_secs_f64());
+    }
+    let last = w.last_seq();
+    for m in &ms {
+        m.wait(&w, last)?;
     }
     let total = start.elapsed().as_secs_f64();
     let rate = items.len() as f64 / total.max(1e-12);

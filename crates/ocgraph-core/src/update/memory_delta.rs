@@ -23,7 +23,7 @@
 //! reports 16 bytes per operation (the unit the freeze threshold and a paged delta's capacity
 //! are stated in).
 
-use parking_lot::RwLock;
+use parking_lot::{RwLock, RwLockUpgradableReadGuard};
 
 use super::delta::{ArcOp, DeltaLog, VertexOpsFn};
 use super::radix::sort_by_u32_key;
@@ -108,7 +108,7 @@ impl Lists {
     /// The header of `v`'s block, if any.
     #[inline]
     fn header(&self, v: Vertex) -> Option<Entry> {
-        let s = self.slot[v as usize];
+        let s = *self.slot.get(v as usize)?;
         (s > 0).then(|| self.arena[s as usize - 1])
     }
 
@@ -175,8 +175,10 @@ impl DeltaLog for MemoryDelta {
         if ops.is_empty() {
             return Ok(());
         }
-        let mut l = self.lists.write();
-        let base = *l.base.get_or_insert(seq);
+        // Readers (snapshots' point reads) go on while the batch is sorted and the headers read:
+        // the lock is upgraded to a write lock only for the appends.
+        let l = self.lists.upgradable_read();
+        let base = l.base.unwrap_or(seq);
         let rel = seq.checked_sub(base).filter(|&d| d <= u32::MAX as u64).ok_or_else(|| {
             Error::invalid(format!("delta: batch {seq} is out of range of the delta's first batch {base}"))
         })? as u32;
@@ -191,14 +193,16 @@ impl DeltaLog for MemoryDelta {
             })
             .collect();
         let top = items.iter().map(|e| e.0).max().expect("non-empty");
-        if l.slot.len() <= top as usize {
-            l.slot.resize(top as usize + 1, 0);
-        }
         sort_by_u32_key(&mut items, top, |e| e.0);
         let groups: Vec<&[(Vertex, Entry)]> = items.chunk_by(|a, b| a.0 == b.0).collect();
         // One cache miss per touched vertex (its block's header) is most of the cost: a first
         // tight pass reads every header, so the misses overlap, and the appends find them cached.
         let headers: Vec<Option<Entry>> = groups.iter().map(|g| l.header(g[0].0)).collect();
+        let mut l = RwLockUpgradableReadGuard::upgrade(l);
+        l.base.get_or_insert(base);
+        if l.slot.len() <= top as usize {
+            l.slot.resize(top as usize + 1, 0);
+        }
         for (group, header) in groups.iter().zip(headers) {
             l.append(group[0].0, header, group)?;
         }
