@@ -40,6 +40,7 @@ use rustc_hash::FxHashSet;
 
 use super::first_values::FirstValues;
 use super::{bytes, Changes, Maintained, Values};
+use crate::BfsResult;
 
 /// No parent (unreached, or invalidated).
 const NONE: Vertex = Vertex::MAX;
@@ -679,6 +680,21 @@ impl Program for Sssp {
     }
 }
 
+/// The share of the vertices (`1 / GIANT_BFS_SHARE`) a component needs for [`Wcc`]'s first
+/// computation to run the static BFS kernel on it.
+const GIANT_BFS_SHARE: usize = 64;
+
+/// The smallest vertex of the largest component of `label` (labels are components' smallest
+/// vertices), when that component holds at least `1 / GIANT_BFS_SHARE` of the vertices.
+fn giant_root(label: &[Vertex]) -> Option<Vertex> {
+    let mut size = vec![0u32; label.len()];
+    for &l in label {
+        size[l as usize] += 1;
+    }
+    let (root, &largest) = size.iter().enumerate().max_by_key(|&(v, &s)| (s, std::cmp::Reverse(v)))?;
+    (largest as usize * GIANT_BFS_SHARE >= label.len()).then_some(root as Vertex)
+}
+
 /// Weakly connected components, labelled by their smallest vertex id. The value is `(label,
 /// hops to the labelling vertex)`; every vertex seeds itself.
 pub struct Wcc;
@@ -717,15 +733,30 @@ impl Program for Wcc {
         Out::Int(if v.0 == u32::MAX { -1 } else { i64::from(v.0) })
     }
     /// Static Afforest labels, then a BFS from every component's smallest vertex at once for the
-    /// hops and parents.
+    /// hops and parents. On an undirected graph the largest component, when it holds at least a
+    /// 64th of the vertices, gets its hops and parents from the static BFS kernel first
+    /// (direction-optimising: its bottom-up steps scan the lists in order, where the queue reads
+    /// them one by one, which through a small pool is a random read each); the queue then
+    /// covers the other components.
     fn initial(&self, snap: &Snapshot) -> Result<(Vec<(u32, u32)>, Vec<Vertex>)> {
         let label = crate::wcc(&snap.out(), &snap.in_())?;
         let n = label.len();
         let mut val = vec![Self::INF; n];
         let mut parent = vec![NONE; n];
+        if !snap.is_directed() {
+            if let Some(root) = giant_root(&label) {
+                let r = crate::bfs(&snap.out(), &snap.in_(), root)?;
+                for (v, (&d, &p)) in r.depth.iter().zip(&r.parent).enumerate() {
+                    if d != BfsResult::UNREACHED {
+                        val[v] = (root, d);
+                        parent[v] = p;
+                    }
+                }
+            }
+        }
         let mut queue: VecDeque<Vertex> = VecDeque::new();
         for v in 0..n as Vertex {
-            if label[v as usize] == v {
+            if label[v as usize] == v && parent[v as usize] == NONE {
                 val[v as usize] = (v, 0);
                 parent[v as usize] = v;
                 queue.push_back(v);
