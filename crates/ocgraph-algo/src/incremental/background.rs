@@ -4,12 +4,12 @@
 //! An update call then returns as soon as its batch is queued, and the next batch's update path
 //! (log, plan, delta) runs while this one's maintenance does (whether that raises a stream's
 //! throughput depends on where its time goes: bench/incremental/run.py `--background` measures
-//! it side by side with maintaining in the call). The queue holds batches of at most [`QUEUE_OPS`] operations in
-//! all besides the one being applied (each a copy of its changes and a snapshot, which keeps its
-//! part of the delta alive; a larger batch queues alone); an update call whose batch finds it
-//! full waits for room, so memory stays bounded when updates arrive faster than they are
-//! maintained. Callers that need the result of a batch wait for its sequence number
-//! ([`Queue::wait_for`]).
+//! it side by side with maintaining in the call). The queue holds batches of at most
+//! [`QUEUE_OPS`] operations in all besides the one being applied (each a copy of its changes and
+//! a snapshot, which keeps its part of the delta alive; a larger batch queues alone); an update
+//! call whose batch finds it full waits for room, so memory stays bounded when updates arrive
+//! faster than they are maintained. Callers that need the result of a batch wait for its
+//! sequence number ([`Queue::wait_for`]).
 
 use std::collections::VecDeque;
 

@@ -307,6 +307,20 @@ impl ChangeSubscriber for Slot {
     }
 }
 
+/// Starts the thread applying the batches queued in `slot` until its queue closes.
+fn spawn_worker(slot: Arc<Slot>, spec: &Spec) -> Result<JoinHandle<()>> {
+    std::thread::Builder::new()
+        .name(format!("maintain {}", spec.name()))
+        .spawn(move || {
+            let q = slot.queue.as_ref().expect("a background slot has a queue");
+            while let Some((changes, snap)) = q.pop() {
+                slot.apply(&changes, &snap);
+                q.done(changes.seq);
+            }
+        })
+        .map_err(|e| Error::invalid(format!("{}: cannot start its thread: {e}", spec.name())))
+}
+
 /// A result maintained on a [`WritableGraph`] (see the module docs).
 pub struct Maintainer {
     spec: Spec,
@@ -327,9 +341,9 @@ impl Maintainer {
 
     /// As [`Maintainer::start`], but batches are applied on a thread of the result's own: an
     /// update call returns once its batch is queued (waiting only while batches of
-    /// [`QUEUE_OPS`] operations are), and [`Maintainer::wait`] (or any read of the result) waits for them.
-    /// Through a buffer pool, each result maintained this way is one more reading thread,
-    /// holding up to two slices at a time (see [`ocgraph_core::page`]'s pool).
+    /// [`QUEUE_OPS`] operations are), and [`Maintainer::wait`] (or any read of the result)
+    /// waits for them. Through a buffer pool, each result maintained this way is one more
+    /// reading thread, holding up to two slices at a time (see [`ocgraph_core::page`]'s pool).
     pub fn start_background(w: &WritableGraph, spec: Spec) -> Result<Maintainer> {
         Maintainer::start_with(w, spec, Some(Queue::default()))
     }
@@ -353,26 +367,16 @@ impl Maintainer {
         // Batches delivered meanwhile were skipped (or are queued): the next one applied, or
         // the next use, rebuilds.
         *slot.state.lock() = Some(m);
-        let worker = match background {
-            false => None,
-            true => {
-                let slot = slot.clone();
-                let name = format!("maintain {}", spec.name());
-                let t = std::thread::Builder::new().name(name).spawn(move || {
-                    let q = slot.queue.as_ref().expect("background slot");
-                    while let Some((changes, snap)) = q.pop() {
-                        slot.apply(&changes, &snap);
-                        q.done(changes.seq);
-                    }
-                });
-                match t {
-                    Ok(t) => Some(t),
-                    Err(e) => {
-                        w.unsubscribe(id);
-                        return Err(Error::invalid(format!("{}: cannot start its thread: {e}", spec.name())));
-                    }
+        let worker = if background {
+            match spawn_worker(slot.clone(), &spec) {
+                Ok(t) => Some(t),
+                Err(e) => {
+                    w.unsubscribe(id);
+                    return Err(e);
                 }
             }
+        } else {
+            None
         };
         Ok(Maintainer { spec, slot, id, loaded, worker })
     }
