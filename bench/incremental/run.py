@@ -6,7 +6,7 @@ Usage: bench/incremental/run.py [--small] [--scales 18,20] [--count N] [--count-
                                 [--batch-sizes 1,100,10000] [--mixes 100/0,90/10,50/50]
                                 [--kernels none,wcc,bfs,pagerank] [--tol T] [--work DIR]
                                 [--source hub|V] [--backend mmap|pool] [--pool-frac F]
-                                [--background] [--dd]
+                                [--background] [--dd] [--baseline-bin PATH]
 
 For each Kronecker base (edge factor 16, seed 1, generated with the `ocgraph` CLI under --work,
 default bench/out/incremental-work) and each mix, writes a seeded update stream with
@@ -27,6 +27,11 @@ why smaller batches are not worth the time). With --verify each stream ends by c
 kernel maintained on its own thread; the stream's time ends when the result includes the last
 batch): bg_* columns, p50/p99 of the update calls, and `bg_vs_call` = its updates/s over the
 in-call run's.
+
+--baseline-bin PATH: every cell runs a second time, right after the first, with another build of
+`ocgraph` (an earlier commit's, to measure a change on this shared machine by a ratio rather
+than by absolute rates taken at different times): base_* columns and `vs_base` = updates/s over
+the baseline's.
 
 --dd: differential-dataflow side by side. Builds bench/incremental/dd (a separate cargo project
 on differential-dataflow 0.26 / timely 0.32, in its own target dir bench/out/dd-target),
@@ -92,12 +97,15 @@ FIELDS = [
     "bg_p50_us",
     "bg_p99_us",
     "bg_vs_call",
+    "base_updates_per_sec",
+    "base_p50_us",
+    "vs_base",
 ]
 DD_DIR = os.path.join(ROOT, "bench", "incremental", "dd")
 
 
-def sh(*args: str) -> str:
-    r = subprocess.run([BIN, *args], capture_output=True, text=True)
+def sh(*args: str, binary: str = BIN) -> str:
+    r = subprocess.run([binary, *args], capture_output=True, text=True)
     if r.returncode != 0:
         sys.exit(f"ocgraph {' '.join(args)} failed:\n{r.stdout}{r.stderr}")
     return r.stdout
@@ -142,6 +150,7 @@ def stream(
     source: int,
     backend: list[str],
     background: bool = False,
+    binary: str = BIN,
 ) -> dict:
     with tempfile.TemporaryDirectory(dir=os.path.dirname(base)) as tmp:
         g = os.path.join(tmp, "g")
@@ -155,7 +164,7 @@ def stream(
             args.append("--verify")
         if background:
             args.append("--background")
-        sh(*args, *backend)
+        sh(*args, *backend, binary=binary)
         with open(js) as f:
             return json.load(f)
 
@@ -226,6 +235,7 @@ def main() -> None:
     ap.add_argument("--backend", choices=["mmap", "pool"], default="mmap")
     ap.add_argument("--pool-frac", type=float, default=0.1, help="pool size, fraction of the graph's files")
     ap.add_argument("--dd", action="store_true", help="run differential-dataflow side by side")
+    ap.add_argument("--baseline-bin", help="another ocgraph build to run every cell with, side by side")
     ap.add_argument(
         "--background", action="store_true", help="also maintain each kernel on its own thread, side by side"
     )
@@ -337,6 +347,24 @@ def main() -> None:
                                 "vs_dd": r["updates_per_sec"] / d["updates_per_sec"],
                             }
                         )
+                    if a.baseline_bin:
+                        b = stream(
+                            base,
+                            single if batch == 1 else upd,
+                            kernel,
+                            batch,
+                            a,
+                            source,
+                            backend,
+                            binary=a.baseline_bin,
+                        )
+                        row.update(
+                            {
+                                "base_updates_per_sec": b["updates_per_sec"],
+                                "base_p50_us": b["p50_us"],
+                                "vs_base": r["updates_per_sec"] / b["updates_per_sec"],
+                            }
+                        )
                     if a.background and kernel != "none":
                         g = stream(
                             base, single if batch == 1 else upd, kernel, batch, a, source, backend, True
@@ -360,6 +388,12 @@ def main() -> None:
                         ),
                         flush=True,
                     )
+                    if row.get("vs_base"):
+                        print(
+                            f"{'':7} {'':6} {'baseline':9} batch {batch:6}: {row['base_updates_per_sec']:12.0f} upd/s"
+                            f"  p50 {row['base_p50_us']:10.1f} us  -> this build x{row['vs_base']:.2f}",
+                            flush=True,
+                        )
                     if row.get("bg_vs_call"):
                         print(
                             f"{'':7} {'':6} {'bg-' + kernel:9} batch {batch:6}: {row['bg_updates_per_sec']:12.0f} upd/s"
