@@ -202,6 +202,8 @@ pub fn run(args: &StreamArgs) -> Result<()> {
     };
     let size = args.batch_size.max(1);
     let mut lat = Vec::with_capacity(items.len() / size + 1);
+    // The I/O statistics cover the stream alone, not the results' first computation.
+    w.snapshot().base().reset_io_stats();
     let start = Instant::now();
     for (b, chunk) in items.chunks(size).enumerate() {
         let t = Instant::now();
@@ -245,7 +247,13 @@ pub fn run(args: &StreamArgs) -> Result<()> {
             report.insert(k.into(), v.into());
         }
     }
+    let io = w.snapshot().base().io_stats();
+    if args.backend.stats {
+        eprintln!("{}", io.to_json());
+    }
     for (k, v) in [
+        ("misses", io.misses as f64),
+        ("bytes_read", io.bytes_read as f64),
         ("updates", items.len() as f64),
         ("batches", lat.len() as f64),
         ("batch_size", size as f64),

@@ -1,0 +1,146 @@
+//! `ocgraph stream --maintain` end to end: random update streams (edge additions, removals of
+//! existing edges, vertex removals) over small generated graphs, with WCC and BFS maintained.
+//!
+//! `--verify` makes the command fail unless every maintained result equals a full
+//! recomputation at the end of the stream; the recomputation (`ocgraph run`) is itself compared
+//! here with a brute-force replay of the stream on the test's own edge set. The results saved
+//! with the graph are reused by the next stream when the graph has not changed since, and
+//! recomputed when it has.
+
+mod common;
+
+use std::collections::{BTreeSet, VecDeque};
+use std::path::Path;
+
+use common::{ok, p, random_ops, read_edges, run};
+
+/// The number of vertices of the graph at `g` (`ocgraph info --json`).
+fn num_vertices(g: &Path) -> usize {
+    let info: serde_json::Value = serde_json::from_str(&ok(&["info", p(g), "--json"])).unwrap();
+    info["vertices"].as_u64().unwrap() as usize
+}
+
+/// `ocgraph run KERNEL G ARGS --out FILE`: one value a line.
+fn static_result(g: &Path, kernel: &str, args: &[&str]) -> Vec<i64> {
+    let out = g.with_extension(format!("{kernel}.txt"));
+    ok(&[&["run", kernel, p(g), "--out", p(&out)], args].concat());
+    std::fs::read_to_string(&out).unwrap().lines().map(|l| l.trim().parse().unwrap()).collect()
+}
+
+/// Out-neighbours of every vertex (both directions of each undirected edge).
+fn adjacency(edges: &BTreeSet<(u32, u32)>, n: usize, directed: bool) -> Vec<Vec<usize>> {
+    let mut adj = vec![Vec::new(); n];
+    for &(u, v) in edges {
+        adj[u as usize].push(v as usize);
+        if !directed {
+            adj[v as usize].push(u as usize);
+        }
+    }
+    adj
+}
+
+/// Hop distances from `s` by a plain queue (-1 unreachable).
+fn bfs_hops(adj: &[Vec<usize>], s: usize) -> Vec<i64> {
+    let mut hops = vec![-1; adj.len()];
+    hops[s] = 0;
+    let mut queue = VecDeque::from([s]);
+    while let Some(u) = queue.pop_front() {
+        for &v in &adj[u] {
+            if hops[v] < 0 {
+                hops[v] = hops[u] + 1;
+                queue.push_back(v);
+            }
+        }
+    }
+    hops
+}
+
+/// The smallest vertex id of each vertex's weakly connected component.
+fn min_labels(edges: &BTreeSet<(u32, u32)>, n: usize) -> Vec<i64> {
+    let adj = adjacency(edges, n, false);
+    let mut label = vec![-1; n];
+    for s in 0..n {
+        if label[s] < 0 {
+            let reached = bfs_hops(&adj, s);
+            for (v, &h) in reached.iter().enumerate() {
+                if h >= 0 {
+                    label[v] = s as i64;
+                }
+            }
+        }
+    }
+    label
+}
+
+/// Streams `count` random updates in batches of `batch` with WCC and BFS (from vertex 0)
+/// maintained and verified, checks the final graph's results against brute force, then checks
+/// that the saved results are reused or recomputed as the graph requires.
+fn check(gen: &[&str], directed: bool, count: usize, batch: usize) {
+    let tmp = tempfile::tempdir().unwrap();
+    let g = tmp.path().join("g");
+    ok(&[&["generate"], gen, &["--quiet", p(&g)]].concat());
+    let n = num_vertices(&g);
+    let mut edges = read_edges(&g, directed);
+    let ops = random_ops(&edges, n as u32, directed, count, 11);
+    let file = tmp.path().join("updates.txt");
+    std::fs::write(&file, ops.iter().map(|o| o.line() + "\n").collect::<String>()).unwrap();
+    let json = tmp.path().join("stream.json");
+    let batch_arg = batch.to_string();
+    let maintain = "wcc,bfs:source=0";
+    let out = run(&[
+        "stream",
+        p(&g),
+        "--updates",
+        p(&file),
+        "--maintain",
+        maintain,
+        "--batch-size",
+        &batch_arg,
+        "--verify",
+        "--stats",
+        "--json",
+        p(&json),
+    ]);
+    let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert!(out.status.success(), "stream failed:\n{stdout}\n{stderr}");
+    assert!(stdout.contains("wcc: computed") && stdout.contains("bfs-source-0: computed"), "{stdout}");
+    let report: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(report["updates"].as_f64(), Some(count as f64));
+    assert_eq!(report["batches"].as_f64(), Some(count.div_ceil(batch) as f64));
+    // `--stats`: the backend's I/O statistics over the stream, as JSON on stderr.
+    let io: serde_json::Value = serde_json::from_str(stderr.lines().last().unwrap()).unwrap();
+    assert!(io["page_requests"].as_u64().is_some(), "{stderr}");
+
+    for op in &ops {
+        op.apply(&mut edges, directed);
+    }
+    assert_eq!(read_edges(&g, directed), edges, "the reference replay disagrees with the stored graph");
+    assert_eq!(static_result(&g, "wcc", &[]), min_labels(&edges, n));
+    assert_eq!(static_result(&g, "bfs", &["--source", "0"]), bfs_hops(&adjacency(&edges, n, directed), 0));
+
+    // Nothing changed since: the saved results are current and reused.
+    let empty = tmp.path().join("empty.txt");
+    std::fs::write(&empty, "").unwrap();
+    let again = ok(&["stream", p(&g), "--updates", p(&empty), "--maintain", maintain, "--verify"]);
+    assert!(
+        again.contains("wcc: loaded (current)") && again.contains("bfs-source-0: loaded (current)"),
+        "{again}"
+    );
+    // The graph changes without them: they are recomputed, never reused stale.
+    let one = tmp.path().join("one.txt");
+    std::fs::write(&one, "+ 1 2\n").unwrap();
+    ok(&["stream", p(&g), "--updates", p(&one)]);
+    let after = ok(&["stream", p(&g), "--updates", p(&empty), "--maintain", maintain, "--verify"]);
+    assert!(after.contains("wcc: computed") && after.contains("bfs-source-0: computed"), "{after}");
+}
+
+#[test]
+fn maintained_wcc_and_bfs_on_an_undirected_graph() {
+    check(&["kronecker", "--scale", "7", "--edge-factor", "6", "--seed", "4"], false, 240, 1);
+    check(&["kronecker", "--scale", "8", "--edge-factor", "4", "--seed", "5"], false, 400, 37);
+}
+
+#[test]
+fn maintained_wcc_and_bfs_on_a_directed_graph() {
+    check(&["kronecker", "--scale", "7", "--edge-factor", "6", "--seed", "6", "--directed"], true, 300, 9);
+}
