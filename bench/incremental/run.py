@@ -43,8 +43,8 @@ per batch, --dd-workers workers, default 1 as ocgraph's maintenance): dd_* colum
 round that joins a smaller label to the giant component takes seconds in its label
 propagation); the cell then replays a prefix of the stream, noted in dd_updates.
 
-Prints a table (updates/s, per-batch p50/p99/max in microseconds, speedup over recomputation)
-and writes bench/out/incremental.csv and .json (every row), then the issue's targets:
+Prints a table (updates/s, per-batch p50/p99/max in microseconds, speedup over recomputation;
+with the pool, the pool's misses per update over the stream: `misses_per_update`) and writes bench/out/incremental.csv and .json (every row), then the issue's targets:
 WCC and BFS >= 2M additions/s and >= 500K removals/s at batch 10K (the 100/0 and 50/50
 streams), single-edge addition batches with a median <= 10 us, PageRank back within tolerance
 after 1K updates in <= 5% of a full recomputation (--pagerank-batch, default 1000).
@@ -82,6 +82,7 @@ FIELDS = [
     "p99_us",
     "max_us",
     "start_secs",
+    "misses_per_update",
     "recompute_secs",
     "recompute_updates_per_sec",
     "speedup",
@@ -329,6 +330,7 @@ def main() -> None:
                         "p99_us": r["p99_us"],
                         "max_us": r["max_us"],
                         "start_secs": sum(v for k, v in r.items() if k.startswith("start_secs")),
+                        "misses_per_update": r["misses"] / max(r["updates"], 1),
                         "recompute_secs": rec,
                         "recompute_updates_per_sec": rec_rate,
                         "speedup": r["updates_per_sec"] / rec_rate if rec_rate else None,
@@ -385,7 +387,8 @@ def main() -> None:
                             f"  recompute {rec:.4f} s -> {rec_rate:10.0f} upd/s, x{row['speedup']:.1f}"
                             if rec_rate
                             else ""
-                        ),
+                        )
+                        + (f"  {row['misses_per_update']:.3f} misses/update" if a.backend == "pool" else ""),
                         flush=True,
                     )
                     if row.get("vs_base"):
