@@ -12,7 +12,7 @@ mod common;
 use std::collections::{BTreeSet, VecDeque};
 use std::path::Path;
 
-use common::{ok, p, random_ops, read_edges, run};
+use common::{ok, p, random_ops, read_edges, run, Op};
 
 /// The number of vertices of the graph at `g` (`ocgraph info --json`).
 fn num_vertices(g: &Path) -> usize {
@@ -143,4 +143,93 @@ fn maintained_wcc_and_bfs_on_an_undirected_graph() {
 #[test]
 fn maintained_wcc_and_bfs_on_a_directed_graph() {
     check(&["kronecker", "--scale", "7", "--edge-factor", "6", "--seed", "6", "--directed"], true, 300, 9);
+}
+
+/// The 13-byte binary item of an update (docs/design.md, "Binary update file").
+fn binary_item(op: &Op) -> Vec<u8> {
+    let (code, a, b, w) = match *op {
+        Op::Add(u, v) => (1u8, u, v, 1.0f32),
+        Op::Remove(u, v) => (2, u, v, 0.0),
+        Op::RemoveVertex(u) => (5, u, 0, 0.0),
+    };
+    let mut out = vec![code];
+    out.extend_from_slice(&a.to_le_bytes());
+    out.extend_from_slice(&b.to_le_bytes());
+    out.extend_from_slice(&w.to_le_bytes());
+    out
+}
+
+#[test]
+fn binary_update_files_apply_as_their_text_lines() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (g, h) = (tmp.path().join("g"), tmp.path().join("h"));
+    let gen = ["generate", "kronecker", "--scale", "7", "--edge-factor", "6", "--seed", "8", "--quiet"];
+    ok(&[&gen[..], &[p(&g)]].concat());
+    ok(&[&gen[..], &[p(&h)]].concat());
+    let n = num_vertices(&g);
+    let mut edges = read_edges(&g, false);
+    let ops = random_ops(&edges, n as u32, false, 300, 21);
+    let text = tmp.path().join("u.txt");
+    std::fs::write(&text, ops.iter().map(|o| o.line() + "\n").collect::<String>()).unwrap();
+    let bin = tmp.path().join("u.updates");
+    let mut bytes = b"OCUPDAT1".to_vec();
+    ops.iter().for_each(|o| bytes.extend(binary_item(o)));
+    std::fs::write(&bin, &bytes).unwrap();
+    for (graph, file) in [(&g, &text), (&h, &bin)] {
+        let out = ok(&[
+            "stream",
+            p(graph),
+            "--updates",
+            p(file),
+            "--batch-size",
+            "16",
+            "--maintain",
+            "wcc",
+            "--verify",
+        ]);
+        assert!(out.contains("300 updates in 19 batches"), "{out}");
+    }
+    for op in &ops {
+        op.apply(&mut edges, false);
+    }
+    assert_eq!(read_edges(&g, false), edges);
+    assert_eq!(read_edges(&h, false), edges);
+
+    // Damage is named by the item's byte offset.
+    let err = |data: &[u8]| {
+        std::fs::write(&bin, data).unwrap();
+        let out = run(&["stream", p(&h), "--updates", p(&bin)]);
+        assert!(!out.status.success());
+        String::from_utf8_lossy(&out.stderr).to_string()
+    };
+    let e = err(&bytes[..bytes.len() - 5]);
+    assert!(e.contains("u.updates") && e.contains(&(8 + 13 * 299).to_string()) && e.contains("torn"), "{e}");
+    let mut far = bytes.clone();
+    far[8 + 13 * 4 + 1..8 + 13 * 4 + 5].copy_from_slice(&(n as u32 + 7).to_le_bytes());
+    let e = err(&far);
+    assert!(e.contains(&(8 + 13 * 4).to_string()) && e.contains("out of range"), "{e}");
+
+    // `workload updates --binary` writes the items of its text output.
+    let k = tmp.path().join("k");
+    ok(&[&gen[..], &[p(&k)]].concat());
+    let (wt, wb) = (tmp.path().join("w.txt"), tmp.path().join("w.bin"));
+    let w = ["workload", "updates", p(&k), "--count", "200", "--mix", "70/30", "--seed", "3", "--out"];
+    ok(&[&w[..], &[p(&wt)]].concat());
+    ok(&[&w[..], &[p(&wb), "--binary"]].concat());
+    let lines: Vec<Op> = std::fs::read_to_string(&wt)
+        .unwrap()
+        .lines()
+        .map(|l| {
+            let c: Vec<&str> = l.split_whitespace().collect();
+            let (u, v) = (c[1].parse().unwrap(), c[2].parse().unwrap());
+            if c[0] == "+" {
+                Op::Add(u, v)
+            } else {
+                Op::Remove(u, v)
+            }
+        })
+        .collect();
+    let mut want = b"OCUPDAT1".to_vec();
+    lines.iter().for_each(|o| want.extend(binary_item(o)));
+    assert_eq!(std::fs::read(&wb).unwrap(), want);
 }

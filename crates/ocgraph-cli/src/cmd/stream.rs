@@ -4,9 +4,10 @@
 //! Update files hold one operation per line (internal vertex ids; `#` or `%` starts a
 //! comment): `+ u v [w]` adds an edge (an existing one gets the new weight), `- u v` removes
 //! one, `+v n` adds `n` vertices, `-v u` removes every edge of `u`, `L u label` sets the label
-//! of `u` (`L u -` removes it). Every `--batch-size`
-//! operations are one batch (one log record; mixed kinds allowed). `ocgraph workload updates`
-//! writes such files.
+//! of `u` (`L u -` removes it). A binary update file (`ocgraph_core::update::update_file`: the
+//! magic "OCUPDAT1", then 13-byte items) holds the same operations and is recognised by its
+//! magic. Every `--batch-size` operations are one batch (one log record; mixed kinds allowed).
+//! `ocgraph workload updates` writes such files.
 //!
 //! `--watch PATTERN` reports, after every batch, the matches of a pattern that the batch made
 //! appear, disappear and (labelled patterns) change labels (see [`super::stream_watch`]).
@@ -17,7 +18,7 @@ use std::time::Instant;
 use clap::Args;
 use ocgraph_algo::incremental::{Maintainer, Spec, Values};
 use ocgraph_core::labels::NO_LABEL;
-use ocgraph_core::update::{WalItem, WritableGraph, WriteOptions};
+use ocgraph_core::update::{is_update_file, read_update_file, WalItem, WritableGraph, WriteOptions};
 use ocgraph_core::{Error, Result, Vertex};
 
 use super::mine::{read_labels, read_pattern};
@@ -82,9 +83,52 @@ pub struct StreamArgs {
     backend: BackendArgs,
 }
 
-/// Parses an update file; `n` is the graph's vertex count (ids are checked against it as
-/// `+v` lines grow it). Errors name the file and line.
-pub(crate) fn read_updates(path: &Path, mut n: u64, weighted: bool) -> Result<Vec<WalItem>> {
+/// Parses an update file, text or binary; `n` is the graph's vertex count (ids are checked
+/// against it as `+v` lines grow it). Errors name the file and the line (text) or the item's
+/// byte offset (binary).
+pub(crate) fn read_updates(path: &Path, n: u64, weighted: bool) -> Result<Vec<WalItem>> {
+    if is_update_file(path)? {
+        return read_binary_updates(path, n, weighted);
+    }
+    read_text_updates(path, n, weighted)
+}
+
+/// The items of a binary update file, checked as the text lines are.
+fn read_binary_updates(path: &Path, mut n: u64, weighted: bool) -> Result<Vec<WalItem>> {
+    let items = read_update_file(path)?;
+    for &(offset, item) in &items {
+        let bad = |msg: String| Error::input_offset(path, offset, msg);
+        let vertex = |v: Vertex| -> Result<()> {
+            if v as u64 >= n {
+                return Err(bad(format!("vertex {v} out of range (the graph has {n} vertices here)")));
+            }
+            Ok(())
+        };
+        match item {
+            WalItem::AddEdge { src, dst, weight } | WalItem::SetWeight { src, dst, weight } => {
+                vertex(src)?;
+                vertex(dst)?;
+                if weight.is_nan() {
+                    return Err(bad("the weight is NaN".into()));
+                }
+                let reweight = matches!(item, WalItem::SetWeight { .. });
+                if !weighted && (reweight || weight != 1.0) {
+                    return Err(bad("the graph is unweighted; weights are not accepted".into()));
+                }
+            }
+            WalItem::RemoveEdge { src, dst } => {
+                vertex(src)?;
+                vertex(dst)?;
+            }
+            WalItem::AddVertices { count } => n += count as u64,
+            WalItem::RemoveVertex { v } | WalItem::SetLabel { v, .. } => vertex(v)?,
+        }
+    }
+    Ok(items.into_iter().map(|(_, item)| item).collect())
+}
+
+/// The items of a text update file (see the module docs).
+fn read_text_updates(path: &Path, mut n: u64, weighted: bool) -> Result<Vec<WalItem>> {
     let mut items = Vec::new();
     for_each_line(path, |no, text| {
         let bad = |msg: String| Error::input_line(path, no, msg);

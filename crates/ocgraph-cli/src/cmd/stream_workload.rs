@@ -1,5 +1,5 @@
 //! `ocgraph workload updates`: a seeded stream of updates for `ocgraph stream` (text lines
-//! `+ u v [w]` and `- u v`).
+//! `+ u v [w]` and `- u v`, or with `--binary` a binary update file of the same items).
 //!
 //! Additions join two vertices chosen uniformly or, with `--dist power-law`, in proportion to
 //! their degree (the ends of uniformly random arcs: preferential attachment). Removals take an
@@ -11,6 +11,7 @@ use std::collections::HashSet;
 use std::io::{BufWriter, Write};
 use std::path::Path;
 
+use ocgraph_core::update::{UpdateFileWriter, WalItem};
 use ocgraph_core::{Adjacency, Error, Graph, Result, Vertex};
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -29,8 +30,54 @@ fn parse_mix(mix: &str) -> Result<f64> {
     Ok(a / 100.0)
 }
 
-/// Writes `count` updates for `g` to `out`.
-pub fn write(g: &Graph, mix: &str, dist: Dist, count: usize, seed: u64, out: &Path) -> Result<()> {
+/// Where the updates go: text lines or a binary update file.
+enum Sink {
+    Text(BufWriter<std::fs::File>),
+    Binary(UpdateFileWriter),
+}
+
+impl Sink {
+    fn create(out: &Path, binary: bool) -> Result<Sink> {
+        if binary {
+            return Ok(Sink::Binary(UpdateFileWriter::create(out)?));
+        }
+        let file = std::fs::File::create(out).map_err(|e| Error::io(out, "create", e))?;
+        Ok(Sink::Text(BufWriter::new(file)))
+    }
+
+    /// Writes an addition or a removal (text: the weight only when `weighted`).
+    fn push(&mut self, out: &Path, item: WalItem, weighted: bool) -> Result<()> {
+        let f = match self {
+            Sink::Binary(w) => return w.push(&item),
+            Sink::Text(f) => f,
+        };
+        let written = match item {
+            WalItem::AddEdge { src, dst, weight } if weighted => writeln!(f, "+ {src} {dst} {weight}"),
+            WalItem::AddEdge { src, dst, .. } => writeln!(f, "+ {src} {dst}"),
+            WalItem::RemoveEdge { src, dst } => writeln!(f, "- {src} {dst}"),
+            _ => unreachable!("workload updates writes additions and removals only"),
+        };
+        written.map_err(|e| Error::io(out, "write", e))
+    }
+
+    fn finish(self, out: &Path) -> Result<()> {
+        match self {
+            Sink::Text(mut f) => f.flush().map_err(|e| Error::io(out, "write", e)),
+            Sink::Binary(w) => w.finish(),
+        }
+    }
+}
+
+/// Writes `count` updates for `g` to `out` (a binary update file when `binary`).
+pub fn write(
+    g: &Graph,
+    mix: &str,
+    dist: Dist,
+    count: usize,
+    seed: u64,
+    out: &Path,
+    binary: bool,
+) -> Result<()> {
     let add_share = parse_mix(mix)?;
     let adj = g.out();
     let n = adj.num_vertices();
@@ -54,15 +101,12 @@ pub fn write(g: &Graph, mix: &str, dist: Dist, count: usize, seed: u64, out: &Pa
         Some((u as Vertex, adj.neighbors(u as Vertex)[(k - cum[u]) as usize]))
     };
     let key = |(u, v): (Vertex, Vertex)| if g.is_directed() { (u, v) } else { (u.min(v), u.max(v)) };
-    let file = std::fs::File::create(out).map_err(|e| Error::io(out, "create", e))?;
-    let mut f = BufWriter::new(file);
+    let mut sink = Sink::create(out, binary)?;
     let mut added: Vec<(Vertex, Vertex)> = Vec::new();
     let mut removed: HashSet<(Vertex, Vertex)> = HashSet::new();
     let (mut adds, mut dels) = (0usize, 0usize);
-    let mut line = String::new();
     while adds + dels < count {
-        line.clear();
-        if rng.gen_bool(add_share) {
+        let item = if rng.gen_bool(add_share) {
             let end = |rng: &mut Xoshiro256PlusPlus| match dist {
                 Dist::PowerLaw => random_arc(rng).map_or_else(|| rng.gen_range(0..n as Vertex), |a| a.1),
                 Dist::Uniform => rng.gen_range(0..n as Vertex),
@@ -70,11 +114,9 @@ pub fn write(g: &Graph, mix: &str, dist: Dist, count: usize, seed: u64, out: &Pa
             let (u, v) = (end(&mut rng), end(&mut rng));
             added.push((u, v));
             removed.remove(&key((u, v)));
-            line.push_str(&format!("+ {u} {v}"));
-            if g.is_weighted() {
-                line.push_str(&format!(" {}", rng.gen_range(1..10)));
-            }
+            let weight = if g.is_weighted() { rng.gen_range(1..10) as f32 } else { 1.0 };
             adds += 1;
+            WalItem::AddEdge { src: u, dst: v, weight }
         } else {
             let mut pick = None;
             for _ in 0..16 {
@@ -91,12 +133,12 @@ pub fn write(g: &Graph, mix: &str, dist: Dist, count: usize, seed: u64, out: &Pa
             let Some((u, v)) = pick else {
                 return Err(Error::invalid("workload updates: no edge left to remove"));
             };
-            line.push_str(&format!("- {u} {v}"));
             dels += 1;
-        }
-        writeln!(f, "{line}").map_err(|e| Error::io(out, "write", e))?;
+            WalItem::RemoveEdge { src: u, dst: v }
+        };
+        sink.push(out, item, g.is_weighted())?;
     }
-    f.flush().map_err(|e| Error::io(out, "write", e))?;
+    sink.finish(out)?;
     println!(
         "updates workload: {adds} additions ({dist:?}), {dels} removals for a graph of {n} vertices, seed {seed}, written to {}",
         out.display()

@@ -57,6 +57,10 @@ pub struct WorkloadArgs {
     /// How the ends of added edges are chosen (updates).
     #[arg(long, value_enum, default_value_t = Dist::Uniform)]
     dist: Dist,
+    /// Write the updates as a binary update file (the magic "OCUPDAT1", then 13-byte items;
+    /// docs/design.md) instead of text lines.
+    #[arg(long)]
+    binary: bool,
     /// The workload file to write.
     #[arg(long)]
     out: PathBuf,
@@ -68,7 +72,15 @@ pub fn run(args: &WorkloadArgs) -> Result<()> {
     let g = Graph::open(&args.graph, &OpenOptions::default())?;
     let n = g.num_vertices();
     if args.kind == Kind::Updates {
-        return super::stream_workload::write(&g, &args.mix, args.dist, args.count, args.seed, &args.out);
+        return super::stream_workload::write(
+            &g,
+            &args.mix,
+            args.dist,
+            args.count,
+            args.seed,
+            &args.out,
+            args.binary,
+        );
     }
     let w = match args.kind {
         Kind::EdgeQueries => Workload::edge_queries(&g.out(), args.alpha, args.queue, args.count, args.seed)?,

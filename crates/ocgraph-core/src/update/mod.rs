@@ -10,6 +10,7 @@
 //! - `level`: immutable on-disk levels (CSR over touched vertices, with tombstones).
 //! - [`snapshot`]: [`Snapshot`], a consistent view (base + levels + delta as of a batch).
 //! - [`stream`]: the change feed (what each batch changed, delivered to subscribers).
+//! - [`update_file`]: binary update files (a stream of items in the WAL's item encoding).
 //! - [`writable`]: [`WritableGraph`], the update API (WAL -> delta -> levels -> compaction).
 //! - [`paged_delta`]: [`PagedDelta`], a delta log stored in buffer-pool pages of a delta file.
 
@@ -25,6 +26,7 @@ pub mod paged_delta;
 mod radix;
 pub mod snapshot;
 pub mod stream;
+pub mod update_file;
 pub mod wal;
 pub mod wal_frame;
 pub mod writable;
@@ -35,6 +37,7 @@ pub use memory_delta::MemoryDelta;
 pub use paged_delta::{PagedDelta, PagedDeltaOptions};
 pub use snapshot::{Snapshot, SnapshotDirection};
 pub use stream::{BatchChanges, ChangeSubscriber, EdgeChange, SubscriptionId};
+pub use update_file::{is_update_file, read_update_file, UpdateFileWriter, UPDATE_FILE_MAGIC};
 pub use wal::{Durability, RecoveryReport, Wal, WalOptions};
 pub use wal_frame::WalItem;
 pub use writable::{DeltaKind, WritableGraph, WriteOptions, DELTA_DIR, LEVELS_DIR, WAL_DIR};

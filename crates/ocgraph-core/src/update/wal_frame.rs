@@ -74,7 +74,8 @@ pub enum WalItem {
 }
 
 impl WalItem {
-    fn encode(&self, out: &mut Vec<u8>) {
+    /// Appends the item's [`ITEM_LEN`] bytes: op (u8), a (u32 LE), b (u32 LE), weight (f32 LE).
+    pub(crate) fn encode(&self, out: &mut Vec<u8>) {
         let (op, a, b, w) = match *self {
             WalItem::AddEdge { src, dst, weight } => (1u8, src, dst, weight),
             WalItem::RemoveEdge { src, dst } => (2, src, dst, 0.0),
@@ -89,7 +90,8 @@ impl WalItem {
         out.extend_from_slice(&w.to_le_bytes());
     }
 
-    fn decode(b: &[u8]) -> Option<WalItem> {
+    /// The item encoded in the first [`ITEM_LEN`] bytes of `b`; `None` for an unknown op code.
+    pub(crate) fn decode(b: &[u8]) -> Option<WalItem> {
         let u = |o: usize| u32::from_le_bytes(b[o..o + 4].try_into().unwrap());
         let (a, d, w) = (u(1), u(5), f32::from_bits(u(9)));
         Some(match b[0] {
