@@ -283,7 +283,7 @@ def main() -> None:
         backend = backend_args(base, a.backend, a.pool_frac)
         print(f"kron{scale}: BFS source {source}, backend {' '.join(backend) or 'mmap'}", flush=True)
         recompute = {k: static_secs(base, k, a.tol, source, backend) for k in a.kernels.split(",")}
-        for mi, mix in enumerate(a.mixes.split(",")):
+        for mix in a.mixes.split(","):
             upd = os.path.join(a.work, f"kron{scale}-{mix.replace('/', '-')}.txt")
             if not os.path.exists(upd):
                 sh(
@@ -295,7 +295,9 @@ def main() -> None:
                     "--mix",
                     mix,
                     "--seed",
-                    str(mi + 1),
+                    # Seed 1 for additions only, 2 for the mixes with removals (whatever the
+                    # order of --mixes, so that every run replays the same streams).
+                    "1" if float(mix.split("/")[1]) == 0 else "2",
                     "--out",
                     upd,
                 )
