@@ -211,21 +211,34 @@ impl<P: Program> ChangeSubscriber for Kept<P> {
     }
 }
 
-/// Keeps BFS, SSSP and WCC trees whose batches stop after `limit` arcs read and recompute (and
-/// whose WCC relabels components of `relabel` vertices or more by re-rooting, when given):
-/// every result equals the static kernels after every batch, whichever way each batch went.
+/// How [`run_limited`] sets up its trees and graphs.
+struct Tuning {
+    /// Arcs a batch may read before it recomputes.
+    limit: u64,
+    /// WCC relabels components of this many vertices or more by re-rooting, when given.
+    relabel: Option<u32>,
+    /// Threads warming the lists of the repairs.
+    warm: usize,
+    /// Graphs of up to `60 scale` vertices.
+    scale: u32,
+    /// Read through a pool of this many 4 KiB frames (else mmap).
+    frames: Option<u64>,
+}
+
+/// Keeps BFS, SSSP and WCC trees set up by `tuning`: every result equals the static kernels
+/// after every batch, whichever way each batch went.
 fn run_limited(
     seed: u64,
     directed: bool,
     weighted: bool,
     batch: usize,
-    limit: u64,
-    relabel: Option<u32>,
+    tuning: Tuning,
 ) -> Result<(), TestCaseError> {
+    let Tuning { limit, relabel, warm, scale, frames } = tuning;
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("g");
-    let n0: u32 = rng.gen_range(2..60);
+    let n0: u32 = rng.gen_range(2..60 * scale);
     let mut edges = BTreeMap::new();
     for _ in 0..rng.gen_range(0..3 * n0) {
         let (u, v) = (rng.gen_range(0..n0), rng.gen_range(0..n0));
@@ -233,17 +246,27 @@ fn run_limited(
         edges.insert(key, if weighted { rng.gen_range(0..5) as f32 } else { 1.0 });
     }
     build(&dir, n0, directed, weighted, &edges);
-    let opts = WriteOptions { durability: Durability::None, auto_compact_levels: None, ..Default::default() };
+    let backend = match frames {
+        Some(f) => BackendKind::Pool { capacity: 4096 * f, page_size: 4096, policy: "clock".into() },
+        None => BackendKind::default(),
+    };
+    let opts = WriteOptions {
+        backend,
+        durability: Durability::None,
+        auto_compact_levels: None,
+        ..Default::default()
+    };
     let w = WritableGraph::open(&dir, &opts).unwrap();
     let snap = w.snapshot();
     let kept = |t: &mut dyn Maintained| t.rebuild(&snap).unwrap();
     let (mut b, mut s, mut c) = (
-        Tree::empty(Bfs { source: 0 }).with_recompute_after(limit),
-        Tree::empty(Sssp { source: 0 }).with_recompute_after(limit),
+        Tree::empty(Bfs { source: 0 }).with_recompute_after(limit).with_warm_threads(warm),
+        Tree::empty(Sssp { source: 0 }).with_recompute_after(limit).with_warm_threads(warm),
         match relabel {
             Some(r) => Tree::empty(Wcc).with_recompute_after(limit).with_relabel_from(r),
             None => Tree::empty(Wcc).with_recompute_after(limit),
-        },
+        }
+        .with_warm_threads(warm),
     );
     kept(&mut b);
     kept(&mut s);
@@ -288,8 +311,9 @@ proptest! {
         weighted in any::<bool>(),
         batch in prop_oneof![Just(1usize), 2usize..8, Just(20usize)],
         limit in prop_oneof![Just(0u64), 1u64..60],
+        warm in 0usize..3,
     ) {
-        run_limited(seed, directed, weighted, batch, limit, None)?;
+        run_limited(seed, directed, weighted, batch, Tuning { limit, relabel: None, warm, scale: 1, frames: None })?;
     }
 
     #[test]
@@ -299,7 +323,20 @@ proptest! {
         batch in prop_oneof![Just(1usize), 2usize..8, Just(20usize)],
         relabel in 1u32..6,
     ) {
-        run_limited(seed, directed, false, batch, u64::MAX, Some(relabel))?;
+        let tuning = Tuning { limit: u64::MAX, relabel: Some(relabel), warm: 2, scale: 1, frames: None };
+        run_limited(seed, directed, false, batch, tuning)?;
+    }
+}
+
+/// Batches of 150 updates on graphs of hundreds of vertices through a pool of 9 frames (two for
+/// each warming thread, one for the batch), so that the removed tree arcs of a batch and the
+/// levels of its invalidated subtrees are many enough, and missing from the pool, to be warmed
+/// on threads.
+#[test]
+fn warmed_batches_on_larger_graphs_equal_static() {
+    for seed in 0..6 {
+        let tuning = Tuning { limit: u64::MAX, relabel: None, warm: 4, scale: 20, frames: Some(9) };
+        run_limited(seed, seed % 2 == 1, seed % 3 == 2, 150, tuning).unwrap();
     }
 }
 

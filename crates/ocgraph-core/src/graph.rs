@@ -81,6 +81,13 @@ pub trait Adjacency: Sync {
     /// The sorted neighbour list of `v`.
     fn neighbors(&self, v: Vertex) -> Slice<'_, Vertex>;
 
+    /// Whether reading `v`'s list needs no I/O, as far as the backend can tell without any
+    /// (the buffer pool counts a use of the pages it checks, as the read it announces would).
+    /// Default: true.
+    fn in_memory(&self, _v: Vertex) -> bool {
+        true
+    }
+
     /// The weights of `v`'s arcs, aligned with [`Adjacency::neighbors`]; `None` when unweighted.
     fn weights(&self, v: Vertex) -> Option<Slice<'_, f32>>;
 

@@ -34,7 +34,7 @@
 use std::cmp::Ordering;
 use std::collections::{BinaryHeap, VecDeque};
 
-use ocgraph_core::update::{ArcOp, BatchChanges, EdgeChange, Snapshot};
+use ocgraph_core::update::{ArcOp, BatchChanges, EdgeChange, Snapshot, SnapshotDirection};
 use ocgraph_core::{Adjacency, Error, Result, Vertex};
 use rustc_hash::FxHashSet;
 
@@ -132,6 +132,47 @@ fn arcs_of<A: Adjacency>(dir: &A, v: Vertex, weighted: bool, mut f: impl FnMut(V
     }
 }
 
+/// Reads of lists that may wait for the disk run on this many threads at most ([`warm`]).
+const WARM_THREADS: u64 = 8;
+
+/// How many threads [`warm`] uses on `snap` by default: none on mmap or when the pool holds the lists,
+/// else one per 4 MiB of pool up to [`WARM_THREADS`] (each reader holds up to two frames, and a
+/// pool whose frames are all held makes its readers wait).
+fn default_warm_threads(snap: &Snapshot) -> usize {
+    let base = snap.base();
+    match base.memory_budget() {
+        Some(budget) if budget < base.num_arcs() * 4 => (budget >> 22).min(WARM_THREADS) as usize,
+        _ => 0,
+    }
+}
+
+/// Reads the lists in `dirs` of those of `vertices` that are not in memory
+/// ([`Adjacency::in_memory`]) on up to `threads` threads, and drops them. Through a pool
+/// smaller than the graph their pages then load concurrently, where the reads of a batch, one
+/// vertex at a time, would each wait for a page read of their own; those reads then find them
+/// in the pool. Nothing when fewer than two lists are missing, or no threads.
+fn warm(dirs: &[SnapshotDirection<'_>], vertices: &[Vertex], threads: usize) {
+    if threads == 0 || vertices.len() < 2 {
+        return;
+    }
+    let missing: Vec<Vertex> =
+        vertices.iter().copied().filter(|&v| dirs.iter().any(|d| !d.in_memory(v))).collect();
+    if missing.len() < 2 {
+        return;
+    }
+    std::thread::scope(|s| {
+        for part in missing.chunks(missing.len().div_ceil(threads)) {
+            s.spawn(move || {
+                for &v in part {
+                    for d in dirs {
+                        drop(d.neighbors(v));
+                    }
+                }
+            });
+        }
+    });
+}
+
 /// A maintained monotonic program (see the module docs).
 pub struct Tree<P: Program> {
     prog: P,
@@ -147,6 +188,8 @@ pub struct Tree<P: Program> {
     /// Arcs the current batch has read, and its limit.
     read: u64,
     limit: u64,
+    /// Threads warming lists before they are read ([`warm`]; `None`: [`default_warm_threads`]).
+    warm: Option<usize>,
     /// Programs with labels ([`Program::as_label`]): the number of vertices of each label.
     sizes: Vec<u32>,
     /// Components of at least this many vertices are relabelled by re-rooting (`None`:
@@ -167,6 +210,7 @@ impl<P: Program> Tree<P> {
             recompute_after: None,
             read: 0,
             limit: u64::MAX,
+            warm: None,
             sizes: Vec::new(),
             relabel_from: None,
         }
@@ -177,6 +221,18 @@ impl<P: Program> Tree<P> {
     pub fn with_relabel_from(mut self, size: u32) -> Tree<P> {
         self.relabel_from = Some(size);
         self
+    }
+
+    /// Warms lists on `threads` threads before a batch reads them ([`warm`]; 0: never), whatever
+    /// the backend (by default: only through a pool smaller than the graph's lists).
+    pub fn with_warm_threads(mut self, threads: usize) -> Tree<P> {
+        self.warm = Some(threads);
+        self
+    }
+
+    /// The threads [`warm`] uses on `snap`.
+    fn warm_threads(&self, snap: &Snapshot) -> usize {
+        self.warm.unwrap_or_else(|| default_warm_threads(snap))
     }
 
     /// Whether the program's values are labels ([`Program::as_label`]).
@@ -299,30 +355,53 @@ impl<P: Program> Tree<P> {
         ok
     }
 
+    /// The forward (`backward` false) or backward lists of a vertex, as [`Tree::forward`] and
+    /// [`Tree::backward`] read them.
+    fn lists<'s>(&self, snap: &'s Snapshot, backward: bool) -> Vec<SnapshotDirection<'s>> {
+        let (first, second) = if backward { (snap.in_(), snap.out()) } else { (snap.out(), snap.in_()) };
+        let both = self.prog.both_directions() && snap.is_directed();
+        if both {
+            vec![first, second]
+        } else {
+            vec![first]
+        }
+    }
+
     /// Invalidates the subtrees of `roots` and re-seeds them from their remaining in-arcs;
     /// false (with the state to be recomputed) once the batch has read more arcs than its limit.
+    /// The subtrees are walked level by level, each level's lists warmed first ([`warm`]).
     fn repair(&mut self, snap: &Snapshot, roots: Vec<Vertex>) -> bool {
+        let threads = self.warm_threads(snap);
         let mut dead: FxHashSet<Vertex> = FxHashSet::default();
-        let mut stack = roots;
+        let mut level = roots;
         let mut subtree = Vec::new();
-        while let Some(y) = stack.pop() {
-            if !dead.insert(y) {
-                continue;
-            }
-            subtree.push(y);
-            let mut read = 0;
-            self.forward(snap, y, |x, _| {
-                read += 1;
-                if self.parent[x as usize] == y && x != y && !dead.contains(&x) {
-                    stack.push(x);
+        while !level.is_empty() {
+            warm(&self.lists(snap, false), &level, threads);
+            let mut next = Vec::new();
+            for y in level {
+                if !dead.insert(y) {
+                    continue;
                 }
-            });
-            if !self.within_limit(read) {
-                return false;
+                subtree.push(y);
+                let mut read = 0;
+                self.forward(snap, y, |x, _| {
+                    read += 1;
+                    if self.parent[x as usize] == y && x != y && !dead.contains(&x) {
+                        next.push(x);
+                    }
+                });
+                if !self.within_limit(read) {
+                    return false;
+                }
             }
+            level = next;
         }
         for &x in &subtree {
             self.set(x, P::INF, NONE);
+        }
+        if snap.is_directed() {
+            // Undirected graphs' backward lists are the forward lists just read.
+            warm(&self.lists(snap, true), &subtree, threads);
         }
         let mut arcs = Vec::new();
         for &x in &subtree {
@@ -467,6 +546,12 @@ impl<P: Program> Maintained for Tree<P> {
         self.read = 0;
         self.limit = self.recompute_after.unwrap_or_else(|| (snap.base().out().num_arcs() / 8).max(1 << 16));
         // 1-2. Tree arcs removed or made heavier.
+        let checked: Vec<Vertex> = arcs
+            .iter()
+            .filter(|e| e.src != e.dst && self.parent[e.dst as usize] == e.src)
+            .map(|e| e.dst)
+            .collect();
+        warm(&self.lists(snap, true), &checked, self.warm_threads(snap));
         let mut roots = Vec::new();
         for e in &arcs {
             let (u, x) = (e.src, e.dst);

@@ -489,6 +489,18 @@ impl Adjacency for Direction<'_> {
         self.graph.num_vertices()
     }
 
+    /// `v`'s bounds and the pages of the first and last entries of its list are in memory.
+    fn in_memory(&self, v: Vertex) -> bool {
+        match self.cached_list_range(v) {
+            None => false,
+            Some(r) if r.is_empty() => true,
+            Some(r) => {
+                let src = self.src();
+                src.keep_cached(self.lists_file(), r.start) && src.keep_cached(self.lists_file(), r.end - 1)
+            }
+        }
+    }
+
     /// Reports the pages shared by two partitions to the page backend
     /// ([`PageSource::share_pages`]) when it wants them (the buffer pool under GAC): finding
     /// them reads the cut vertices' bounds.

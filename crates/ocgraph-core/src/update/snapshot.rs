@@ -473,6 +473,12 @@ impl Adjacency for SnapshotDirection<'_> {
         }
     }
 
+    /// The base's answer ([`Adjacency::in_memory`]); the delta is in memory.
+    fn in_memory(&self, v: Vertex) -> bool {
+        let view = &self.snap.view;
+        (v as usize) >= view.base.num_vertices() || view.base_dir(self.side).in_memory(v)
+    }
+
     fn neighbors(&self, v: Vertex) -> Slice<'_, Vertex> {
         self.check(v);
         let (nb, _) = self.snap.view.base_list(self.side, v);
