@@ -34,7 +34,8 @@ pub struct StreamArgs {
     graph: PathBuf,
     /// The update file, one operation a line: `+ u v [w]` adds an edge, `- u v` removes one,
     /// `+v n` adds n vertices, `-v u` removes every edge of u, `L u label` sets u's label
-    /// (`L u -` removes it).
+    /// (`L u -` removes it); or a binary update file (`workload updates --binary`), recognised
+    /// by its magic.
     #[arg(long)]
     updates: PathBuf,
     /// Results to keep current, comma-separated: wcc, bfs:source=S, sssp:source=S,
