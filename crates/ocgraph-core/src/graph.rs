@@ -7,6 +7,7 @@ use std::sync::Arc;
 
 mod chunk_cursor;
 mod direction;
+mod empty_lists;
 mod grid;
 mod list_starts;
 
@@ -14,6 +15,7 @@ use crate::error::{Error, Result};
 use crate::format::{FileRole, Manifest};
 use crate::page::{self, BackendKind, CompressedFile, FileId, IoStats, PageSource, PagedFile};
 use direction::Lists;
+use empty_lists::EmptyLists;
 use list_starts::ListStarts;
 
 pub use crate::page::Slice;
@@ -188,6 +190,8 @@ pub struct Graph {
     list_starts: ListStarts,
     /// The grid layout's verified index, when the graph has one.
     grid: Option<crate::format::grid::GridIndex>,
+    /// The vertices with empty lists, once learnt ([`Graph::note_empty_lists`]).
+    empty_lists: EmptyLists,
 }
 
 impl std::fmt::Debug for Graph {
@@ -245,6 +249,7 @@ impl Graph {
             trace: None,
             list_starts,
             grid,
+            empty_lists: EmptyLists::default(),
         };
         g.verify_offsets_ends()?;
         Ok(g)
@@ -308,6 +313,23 @@ impl Graph {
     /// ([`crate::query::run_queries`]).
     pub fn predict_list_starts(&self, on: bool) {
         self.list_starts.set_enabled(on);
+    }
+
+    /// Learns which vertices have an empty list in each stored direction (one scan of the
+    /// offsets; 1 bit per vertex and direction, kept while the graph is open), so that
+    /// [`Graph::list_known_empty`] answers without reading their bounds. Once per graph.
+    pub fn note_empty_lists(&self) {
+        self.empty_lists.learn(0, &self.out());
+        if self.is_directed() {
+            self.empty_lists.learn(1, &self.in_());
+        }
+    }
+
+    /// Whether `v`'s list in the out- (`side` 0) or in-direction (1) is known to be empty:
+    /// false until [`Graph::note_empty_lists`] has run. No I/O.
+    pub fn list_known_empty(&self, side: usize, v: Vertex) -> bool {
+        let side = if self.is_directed() { side } else { 0 };
+        self.empty_lists.known_empty(side, v)
     }
 
     /// Number of vertices.

@@ -513,6 +513,11 @@ impl<P: Program> Maintained for Tree<P> {
     }
 
     fn rebuild(&mut self, snap: &Snapshot) -> Result<()> {
+        if self.warm_threads(snap) > 0 {
+            // Where lists are read through a pool smaller than them, a vertex with an empty
+            // base list (an isolated one) then costs no read of its bounds.
+            snap.base().note_empty_lists();
+        }
         let before: Vec<P::Value> = std::mem::take(&mut self.val);
         let (val, parent) = self.prog.initial(snap)?;
         for (x, (&a, &b)) in before.iter().zip(&val).enumerate() {

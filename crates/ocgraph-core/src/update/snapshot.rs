@@ -55,7 +55,7 @@ impl View {
 
     /// The base list of `v` (empty for vertices added after the base).
     pub(crate) fn base_list(&self, side: usize, v: Vertex) -> (Slice<'_, Vertex>, Option<Slice<'_, f32>>) {
-        if (v as usize) >= self.base.num_vertices() {
+        if (v as usize) >= self.base.num_vertices() || self.base.list_known_empty(side, v) {
             return (Slice::from_slice(&[]), self.base.is_weighted().then(|| Slice::from_slice(&[])));
         }
         let d = self.base_dir(side);
@@ -476,7 +476,9 @@ impl Adjacency for SnapshotDirection<'_> {
     /// The base's answer ([`Adjacency::in_memory`]); the delta is in memory.
     fn in_memory(&self, v: Vertex) -> bool {
         let view = &self.snap.view;
-        (v as usize) >= view.base.num_vertices() || view.base_dir(self.side).in_memory(v)
+        (v as usize) >= view.base.num_vertices()
+            || view.base.list_known_empty(self.side, v)
+            || view.base_dir(self.side).in_memory(v)
     }
 
     fn neighbors(&self, v: Vertex) -> Slice<'_, Vertex> {
@@ -655,5 +657,20 @@ mod tests {
         });
         assert_eq!(seen, n);
         assert_eq!(fresh.num_edges(), set.len() as u64);
+
+        // Point reads that skip the base lists known to be empty read the same lists.
+        let base = fresh.base();
+        assert!(!base.list_known_empty(0, 0) && !base.list_known_empty(1, 0), "nothing learnt yet");
+        base.note_empty_lists();
+        let empty = |side: usize| (0..n).filter(|&v| base.list_known_empty(side, v)).count();
+        let base_empty = |d: crate::graph::Direction<'_>| (0..n).filter(|&v| d.degree(v) == 0).count();
+        assert_eq!(empty(0), base_empty(base.out()));
+        assert_eq!(empty(1), base_empty(base.in_()));
+        assert!(empty(0) > 0 && empty(1) > 0);
+        let snap = g.snapshot();
+        for v in 0..n {
+            assert_eq!(&*snap.out().neighbors(v), &out_of(v)[..], "out of {v}, empty lists learnt");
+            assert_eq!(&*snap.in_().neighbors(v), &in_of(v)[..], "in of {v}, empty lists learnt");
+        }
     }
 }
