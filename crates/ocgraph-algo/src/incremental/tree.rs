@@ -372,11 +372,12 @@ impl<P: Program> Tree<P> {
     /// The subtrees are walked level by level, each level's lists warmed first ([`warm`]).
     fn repair(&mut self, snap: &Snapshot, roots: Vec<Vertex>) -> bool {
         let threads = self.warm_threads(snap);
+        let forward = self.lists(snap, false);
         let mut dead: FxHashSet<Vertex> = FxHashSet::default();
         let mut level = roots;
         let mut subtree = Vec::new();
         while !level.is_empty() {
-            warm(&self.lists(snap, false), &level, threads);
+            warm(&forward, &level, threads);
             let mut next = Vec::new();
             for y in level {
                 if !dead.insert(y) {
@@ -551,12 +552,15 @@ impl<P: Program> Maintained for Tree<P> {
         self.read = 0;
         self.limit = self.recompute_after.unwrap_or_else(|| (snap.base().out().num_arcs() / 8).max(1 << 16));
         // 1-2. Tree arcs removed or made heavier.
-        let checked: Vec<Vertex> = arcs
-            .iter()
-            .filter(|e| e.src != e.dst && self.parent[e.dst as usize] == e.src)
-            .map(|e| e.dst)
-            .collect();
-        warm(&self.lists(snap, true), &checked, self.warm_threads(snap));
+        let threads = self.warm_threads(snap);
+        if threads > 0 {
+            let checked: Vec<Vertex> = arcs
+                .iter()
+                .filter(|e| e.src != e.dst && self.parent[e.dst as usize] == e.src)
+                .map(|e| e.dst)
+                .collect();
+            warm(&self.lists(snap, true), &checked, threads);
+        }
         let mut roots = Vec::new();
         for e in &arcs {
             let (u, x) = (e.src, e.dst);

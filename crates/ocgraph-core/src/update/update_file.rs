@@ -27,14 +27,11 @@ pub const UPDATE_FILE_MAGIC: &[u8; 8] = b"OCUPDAT1";
 pub fn is_update_file(path: &Path) -> Result<bool> {
     let mut f = File::open(path).map_err(|e| Error::io(path, "open", e))?;
     let mut head = [0u8; 8];
-    let mut got = 0;
-    while got < head.len() {
-        match f.read(&mut head[got..]).map_err(|e| Error::io(path, "read", e))? {
-            0 => break,
-            k => got += k,
-        }
+    match f.read_exact(&mut head) {
+        Ok(()) => Ok(&head == UPDATE_FILE_MAGIC),
+        Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => Ok(false),
+        Err(e) => Err(Error::io(path, "read", e)),
     }
-    Ok(got == head.len() && &head == UPDATE_FILE_MAGIC)
 }
 
 /// The items of the binary update file at `path`, each with its byte offset (for errors about
