@@ -42,6 +42,9 @@ const BETA: u64 = 18;
 const NONE: u32 = u32::MAX;
 /// Frontier sizes above which sorting runs in parallel.
 const PAR_SORT_MIN: usize = 1 << 14;
+/// Lists at least this long are claimed by all threads in a top-down step, and vertex sets at
+/// least this large have their degrees summed by all threads.
+const SPLIT_LIST: usize = 1 << 14;
 /// Memory [`bfs`] may use to keep lists of unvisited vertices, in bytes per vertex of the graph.
 pub const STASH_BYTES_PER_VERTEX: usize = 4;
 
@@ -196,27 +199,48 @@ fn top_down_step<O: Adjacency>(
     level: u32,
 ) -> (Vec<Vertex>, u64) {
     let chunk = (frontier.len() / (rayon::current_num_threads() * 8)).clamp(16, 1024);
+    let one_task = frontier.len() <= chunk;
+    // Claims the unvisited vertices of `nbrs` for `u`, appending them to `found`.
+    let claim = |u: Vertex, nbrs: &[Vertex], found: &mut Vec<Vertex>| {
+        for &v in nbrs {
+            let p = &parent[v as usize];
+            if p.load(Relaxed) == NONE && p.compare_exchange(NONE, u, Relaxed, Relaxed).is_ok() {
+                depth[v as usize].store(level + 1, Relaxed);
+                found.push(v);
+            }
+        }
+    };
     let parts: Vec<(Vec<Vertex>, u64)> = frontier
         .par_chunks(chunk)
         .map(|vs| {
             let mut found = Vec::new();
             let mut expand = |u: Vertex, nbrs: &[Vertex]| {
-                for &v in nbrs {
-                    let p = &parent[v as usize];
-                    if p.load(Relaxed) == NONE && p.compare_exchange(NONE, u, Relaxed, Relaxed).is_ok() {
-                        depth[v as usize].store(level + 1, Relaxed);
-                        found.push(v);
-                    }
+                if nbrs.len() < SPLIT_LIST || !one_task {
+                    return claim(u, nbrs, &mut found);
                 }
+                // A hub's list in a small frontier (the source's, typically) is claimed by all
+                // threads, in pieces. Only when the frontier is one task: a thread waiting for
+                // the pieces then cannot steal another task and pin more pages while it holds
+                // this list's.
+                let pieces: Vec<Vec<Vertex>> = nbrs
+                    .par_chunks(SPLIT_LIST / 4)
+                    .map(|piece| {
+                        let mut f = Vec::new();
+                        claim(u, piece, &mut f);
+                        f
+                    })
+                    .collect();
+                pieces.iter().for_each(|f| found.extend_from_slice(f));
             };
             let Some(stash) = stash else {
                 out.for_each_of(vs, expand);
-                let edges = out.degree_sum(&found);
+                let edges = degree_sum(out, &found);
                 return (found, edges);
             };
             let mut unstashed = Vec::new();
+            let mut lookup = stash.sorted_lookup();
             for &u in vs {
-                match stash.list(u) {
+                match lookup.list(u) {
                     Some(nbrs) => expand(u, nbrs),
                     None => unstashed.push(u),
                 }
@@ -230,7 +254,7 @@ fn top_down_step<O: Adjacency>(
                     None => unstashed.push(v),
                 }
             }
-            (found, edges + out.degree_sum(&unstashed))
+            (found, edges + degree_sum(out, &unstashed))
         })
         .collect();
     let edges = parts.iter().map(|p| p.1).sum();
@@ -239,6 +263,14 @@ fn top_down_step<O: Adjacency>(
         next.extend_from_slice(&found);
     }
     (next, edges)
+}
+
+/// The out-degrees of `vertices` summed, on all threads when they are many.
+fn degree_sum<O: Adjacency>(out: &O, vertices: &[Vertex]) -> u64 {
+    if vertices.len() < SPLIT_LIST {
+        return out.degree_sum(vertices);
+    }
+    vertices.par_chunks(SPLIT_LIST / 4).map(|vs| out.degree_sum(vs)).sum()
 }
 
 /// One bottom-up step from the graph: every unvisited vertex looks for an in-neighbour in
@@ -277,6 +309,7 @@ fn bottom_up_step<I: Adjacency>(
                     builder.keep(&mut part, w, nbrs);
                 }
             });
+            builder.close(&mut part);
             parts.push(part);
         },
     );

@@ -17,7 +17,7 @@
 //! the next bottom-up step that reads from the graph tries again with fewer unvisited vertices.
 //! Vertices without arcs are never stashed (a bottom-up step cannot find them). The budget
 //! bounds the stash once built; while a step builds it, the growing vectors may hold up to
-//! twice that.
+//! twice that, plus [`COUNT_EVERY`] bytes per thread not yet counted.
 
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicUsize, Ordering::Relaxed};
 
@@ -33,6 +33,10 @@ const NONE: u32 = u32::MAX;
 /// Memory of one stashed list beyond its arcs: the vertex id and its end offset.
 const ENTRY_BYTES: usize = 8;
 
+/// Bytes a part keeps before it counts them in the builder's shared total (so the stash may
+/// pass its budget by this much per thread before the builder notices).
+const COUNT_EVERY: usize = 64 << 10;
+
 /// The stashed lists of one block of [`VERTEX_BLOCK`] vertices, in vertex order.
 #[derive(Default)]
 pub(crate) struct Part {
@@ -42,6 +46,8 @@ pub(crate) struct Part {
     /// `ends[i]`: end of `vertices[i]`'s list in `arcs` (its start is `ends[i - 1]`, or 0).
     ends: Vec<u32>,
     arcs: Vec<Vertex>,
+    /// Bytes kept in this part not yet counted in the builder's shared total.
+    uncounted: usize,
 }
 
 impl Part {
@@ -80,26 +86,45 @@ impl StashBuilder {
         StashBuilder { budget, used: AtomicUsize::new(0), over: AtomicBool::new(budget == 0) }
     }
 
-    /// Stashes `v`'s non-empty `list` in `part`, unless the budget has run out.
+    /// Stashes `v`'s non-empty `list` in `part`, unless the budget has run out. A part counts
+    /// its bytes in the shared total every [`COUNT_EVERY`] bytes (and at [`StashBuilder::close`]),
+    /// not at every list: the threads then rarely write the same counter.
     #[inline]
     pub(crate) fn keep(&self, part: &mut Part, v: Vertex, list: &[Vertex]) {
         if list.is_empty() || self.over.load(Relaxed) {
             return;
         }
-        let bytes = ENTRY_BYTES + 4 * list.len();
+        part.push(v, list);
+        part.uncounted += ENTRY_BYTES + 4 * list.len();
+        if part.uncounted >= COUNT_EVERY {
+            self.count(part);
+        }
+    }
+
+    /// Adds `part`'s uncounted bytes to the shared total, noting when it passes the budget.
+    fn count(&self, part: &mut Part) {
+        let bytes = std::mem::take(&mut part.uncounted);
         if self.used.fetch_add(bytes, Relaxed) + bytes > self.budget {
             self.over.store(true, Relaxed);
-        } else {
-            part.push(v, list);
+        }
+    }
+
+    /// Counts the rest of `part`'s bytes: call once its block is scanned.
+    pub(crate) fn close(&self, part: &mut Part) {
+        if part.uncounted > 0 {
+            self.count(part);
         }
     }
 
     /// The stash of the parts the threads built, or `None` when the budget ran out.
     pub(crate) fn finish(self, parts: impl IntoIterator<Item = Part>) -> Option<ListStash> {
+        let mut parts: Vec<Part> = parts.into_iter().filter(|p| !p.is_empty()).collect();
+        for p in &mut parts {
+            self.close(p);
+        }
         if self.over.load(Relaxed) {
             return None;
         }
-        let mut parts: Vec<Part> = parts.into_iter().filter(|p| !p.is_empty()).collect();
         parts.sort_unstable_by_key(|p| p.block);
         // The budget counts entries; drop the vectors' spare capacity so it bounds the memory.
         for p in &mut parts {
@@ -124,6 +149,12 @@ impl ListStash {
         let p = &self.parts[self.parts.binary_search_by_key(&block, |p| p.block).ok()?];
         let i = p.vertices.binary_search(&v).ok()?;
         Some(&p.arcs[p.range(i)])
+    }
+
+    /// Lookups of [`ListStash::list`] for vertices in non-decreasing order (a sorted frontier),
+    /// each searching on from where the one before stopped.
+    pub(crate) fn sorted_lookup(&self) -> SortedLookup<'_> {
+        SortedLookup { stash: self, part: 0, at: 0 }
     }
 
     /// A bottom-up step at depth `level` from memory: every stashed unvisited vertex looks for an
@@ -175,6 +206,30 @@ impl ListStash {
     }
 }
 
+/// See [`ListStash::sorted_lookup`].
+pub(crate) struct SortedLookup<'a> {
+    stash: &'a ListStash,
+    /// The part of the last lookup, and the position in its vertices to search on from.
+    part: usize,
+    at: usize,
+}
+
+impl<'a> SortedLookup<'a> {
+    /// The stashed list of `v`, if any; `v` must not be below the vertex of the last call.
+    pub(crate) fn list(&mut self, v: Vertex) -> Option<&'a [Vertex]> {
+        let parts = &self.stash.parts;
+        let block = v / VERTEX_BLOCK * VERTEX_BLOCK;
+        if parts.get(self.part).is_none_or(|p| p.block != block) {
+            let rest = parts.get(self.part..).unwrap_or(&[]);
+            self.part += rest.partition_point(|p| p.block < block);
+            self.at = 0;
+        }
+        let p = parts.get(self.part).filter(|p| p.block == block)?;
+        self.at += p.vertices[self.at..].partition_point(|&x| x < v);
+        (p.vertices.get(self.at) == Some(&v)).then(|| &p.arcs[p.range(self.at)])
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -194,6 +249,11 @@ mod tests {
         assert_eq!(s.list(5), Some(&[1, 2][..]));
         assert_eq!(s.list(VERTEX_BLOCK + 1), Some(&[7][..]));
         assert_eq!((s.list(6), s.list(4), s.list(2 * VERTEX_BLOCK)), (None, None, None));
+        // Sorted lookups agree with single ones, over stashed, unstashed and repeated vertices.
+        let mut sorted = s.sorted_lookup();
+        for v in [0, 4, 5, 5, 6, VERTEX_BLOCK, VERTEX_BLOCK + 1, VERTEX_BLOCK + 1, 2 * VERTEX_BLOCK] {
+            assert_eq!(sorted.list(v), s.list(v), "vertex {v}");
+        }
         // One arc more than the budget: no stash.
         let b = StashBuilder::new(2 * ENTRY_BYTES + 4 * 3);
         let mut p = Part::new(0);

@@ -17,6 +17,32 @@ fn on_pool<T: Send>(threads: usize, f: impl FnOnce() -> T + Send) -> T {
     rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap().install(f)
 }
 
+/// A source whose list is long enough to be claimed by all threads in pieces (16384 arcs and
+/// more), directed and undirected, with enough random arcs around it for the first step to
+/// run top-down.
+#[test]
+fn bfs_from_a_hub_claims_its_list_in_pieces() {
+    use rand::{Rng, SeedableRng};
+    let n = 50_000;
+    let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(7);
+    let mut edges: Vec<(Vertex, Vertex, f32)> = (0..n as Vertex).step_by(2).map(|v| (5, v, 1.0)).collect();
+    edges.extend((0..500_000).map(|_| (rng.gen_range(0..n as Vertex), rng.gen_range(0..n as Vertex), 1.0)));
+    for directed in [true, false] {
+        let g = TestGraph::new(n, directed, false, edges.clone());
+        for threads in [1, 2, 3] {
+            on_pool(threads, || {
+                for s in [5, 6] {
+                    let want: Vec<i64> =
+                        bfs_distances(&g, s).iter().map(|d| d.map_or(-1, |d| d as i64)).collect();
+                    let r = bfs(&g.out, &g.in_, s).unwrap();
+                    assert_eq!(r.depth_i64(), want, "source {s}, {threads} threads");
+                    verify_bfs(&g.out, s, &r).unwrap();
+                }
+            });
+        }
+    }
+}
+
 #[test]
 fn large_graphs_pass_verifiers_and_references() {
     for g in graphs() {
