@@ -45,6 +45,22 @@ fn scan_weights<A: Adjacency>(g: &A) -> Result<WeightScan> {
             let mut s = WeightScan { min_positive: f64::INFINITY, max: 0.0 };
             let mut bad = None;
             g.for_each_weighted_in_range(block, |u, nbrs, ws| {
+                // Non-negative floats order like their bits, and a negative or NaN weight's
+                // bits (-0.0's too) are above +inf's: one branch-free pass over the bits, and
+                // the exact checks only for a list with such a weight.
+                let (mut lo, mut hi) = (u32::MAX, 0u32);
+                for &w in ws {
+                    let b = w.to_bits();
+                    hi = hi.max(b);
+                    lo = lo.min(if b == 0 { u32::MAX } else { b });
+                }
+                if hi <= f32::INFINITY.to_bits() {
+                    if lo != u32::MAX {
+                        s.min_positive = s.min_positive.min(f32::from_bits(lo) as f64);
+                        s.max = s.max.max(f32::from_bits(hi) as f64);
+                    }
+                    return;
+                }
                 for (&v, &w) in nbrs.iter().zip(ws) {
                     if w.is_nan() || w < 0.0 {
                         bad.get_or_insert((u, v, w));

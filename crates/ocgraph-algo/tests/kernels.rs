@@ -316,6 +316,28 @@ proptest! {
     }
 }
 
+/// The weight scan (default delta; negative and NaN weights refused) on lists with zero,
+/// negative zero, infinite, negative and NaN weights.
+#[test]
+fn weight_scan_accepts_zeros_and_refuses_negative_and_nan_weights() {
+    // Zero weights (0.0 and -0.0) are allowed; max 4, min positive 0.5, 5 arcs on 4 vertices.
+    let g =
+        TestGraph::new(4, true, true, vec![(0, 1, -0.0), (0, 2, 0.5), (1, 2, 0.0), (2, 3, 4.0), (3, 0, 2.0)]);
+    assert_eq!(default_delta(&g.out).unwrap(), 4.0 / (5.0 / 4.0));
+    assert_eq!(sssp(&g.out, 0, None).unwrap(), vec![0.0, 0.0, 0.0, 4.0]);
+    // The smallest positive weight (4, not a zero) bounds the delta from below.
+    let g =
+        TestGraph::new(4, true, true, vec![(0, 1, 4.0), (1, 2, 0.0), (2, 0, 4.0), (0, 2, -0.0), (2, 3, 4.0)]);
+    assert_eq!(default_delta(&g.out).unwrap(), 4.0);
+    let inf = TestGraph::new(2, true, true, vec![(0, 1, f32::INFINITY)]);
+    assert_eq!(sssp(&inf.out, 0, None).unwrap(), vec![0.0, f64::INFINITY]);
+    for bad in [-1.0, -f32::INFINITY, f32::NAN] {
+        let g = TestGraph::new(3, true, true, vec![(0, 1, 1.0), (0, 2, 2.0), (1, 2, bad)]);
+        let e = sssp(&g.out, 0, None).unwrap_err().to_string();
+        assert!(e.contains("arc 1 -> 2"), "{e}");
+    }
+}
+
 #[test]
 fn bad_arguments_are_errors_not_panics() {
     let g = TestGraph::new(3, true, true, vec![(0, 1, 1.0), (1, 2, -2.0)]);
