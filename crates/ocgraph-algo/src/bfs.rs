@@ -10,7 +10,8 @@
 //! Breadth-First Search", SC 2012), with the switching heuristic of the GAP Benchmark Suite
 //! (`alpha = 15`, `beta = 18`). Top-down steps expand a frontier held as a vertex list; the list
 //! is sorted by id before expansion so neighbour lists are fetched in file order (page-friendly
-//! access, as in Optimus-style out-of-core traversal). Bottom-up steps scan the unvisited
+//! access, as in Optimus-style out-of-core traversal); a hub's list in a frontier of one task
+//! (typically the source's) is claimed by all threads in pieces. Bottom-up steps scan the unvisited
 //! vertices' in-neighbour lists block by block in vertex order (through
 //! [`Adjacency::for_each_selected_in_range`]) against a bitmap frontier. Both steps run on the caller's
 //! rayon pool; parents are claimed with a compare-and-swap, so with several threads the parent

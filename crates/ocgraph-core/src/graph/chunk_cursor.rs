@@ -42,16 +42,40 @@ impl<'g, T: bytemuck::Pod> ChunkCursor<'g, T> {
     }
 
     /// Elements `[start, end)`.
+    #[inline]
     pub(super) fn get(&mut self, start: u64, end: u64) -> &[T] {
         self.get_then(start, end, None)
     }
 
     /// Elements `[start, end)`; a read it makes gets `next` as the prediction of the caller's
-    /// next read ([`PageSource::read_then`]).
+    /// next read ([`PageSource::read_then`]). Inlined for a range inside the pinned chunk (a
+    /// scan's usual case), so that the scan's loop stays small.
+    #[inline]
     pub(super) fn get_then(&mut self, start: u64, end: u64, next: Option<(FileId, u64)>) -> &[T] {
         if start >= end {
             return &[];
         }
+        let inside = self.chunk.is_some()
+            && start >> self.shift << self.shift == self.base
+            && (end - 1) >> self.shift == start >> self.shift;
+        if inside {
+            let chunk = self.chunk.as_deref().unwrap_or(&[]);
+            return &chunk[(start - self.base) as usize..(end - self.base) as usize];
+        }
+        self.get_outside(start, end, next)
+    }
+
+    /// Prefetches element `at` into the CPU cache when it is in the pinned chunk.
+    #[inline]
+    pub(super) fn prefetch(&self, at: u64) {
+        if let Some(chunk) = &self.chunk {
+            chunk.prefetch(at.wrapping_sub(self.base) as usize);
+        }
+    }
+
+    /// [`ChunkCursor::get_then`] for a non-empty range outside the pinned chunk.
+    #[inline(never)]
+    fn get_outside(&mut self, start: u64, end: u64, next: Option<(FileId, u64)>) -> &[T] {
         let c = start >> self.shift;
         if (end - 1) >> self.shift != c {
             // Release our pin first so this read needs only one more frame.

@@ -30,9 +30,13 @@ pub struct Direction<'g> {
     pub(super) weights: Option<FileId>,
 }
 
-/// One vertex of a block scan: the vertex and two ranges read from two `u64` files in lockstep
-/// (see [`Direction::for_each_block`]).
-type BlockStep = Option<(Vertex, [u64; 2], [u64; 2])>;
+/// One vertex of a block scan: the vertex, two ranges read from two `u64` files in lockstep, and
+/// the first file's value [`LOOKAHEAD`] vertices later (for prefetching; see
+/// [`Direction::for_each_block`]).
+type BlockStep = Option<(Vertex, [u64; 2], [u64; 2], u64)>;
+
+/// How many vertices ahead a block scan gives the offset of (see [`BlockStep`]).
+const LOOKAHEAD: usize = 8;
 
 /// The first `k` positions of `range` (`last: false`) or its last `k`, within it.
 fn part(range: Range<u64>, k: usize, last: bool) -> Range<u64> {
@@ -423,9 +427,10 @@ impl<'g> Direction<'g> {
         (a, b)
     }
 
-    /// Calls `f(Some((v, [a, b], [c, d])))` for every `v` in `vertices`: `[a, b]` the values `v`
-    /// and `v + 1` of the `u64` file `file` (offsets, or a packed index), `[c, d]` those of
-    /// `second` (or zeros). The files are read in blocks aligned to the backend's scan chunk
+    /// Calls `f(Some((v, [a, b], [c, d], ahead)))` for every `v` in `vertices`: `[a, b]` the
+    /// values `v` and `v + 1` of the `u64` file `file` (offsets, or a packed index), `[c, d]`
+    /// those of `second` (or zeros), `ahead` the value [`LOOKAHEAD`] vertices later (or the
+    /// block's last). The files are read in blocks aligned to the backend's scan chunk
     /// (copied, so no pin is held while `f` runs). Before reading each block it calls `f(None)`:
     /// the caller drops its pins then, so a scan never holds more than two pins (lists and
     /// weights chunks) and works with a pool of two frames.
@@ -454,8 +459,10 @@ impl<'g> Direction<'g> {
                 Some(s) => other.extend_from_slice(&self.read_u64s(s, a as Vertex, b as Vertex)),
                 None => other.resize(first.len(), 0),
             }
+            let last = first.len() - 1;
             for (i, v) in (a..b).enumerate() {
-                f(Some((v as Vertex, [first[i], first[i + 1]], [other[i], other[i + 1]])));
+                let ahead = first[(i + LOOKAHEAD).min(last)];
+                f(Some((v as Vertex, [first[i], first[i + 1]], [other[i], other[i + 1]], ahead)));
             }
             a = b;
         }
@@ -473,7 +480,7 @@ impl<'g> Direction<'g> {
         let mut lists = ChunkCursor::<u8>::new(self.src(), bytes, self.lists_len);
         let mut buf = Vec::new();
         self.for_each_block(vertices, index, None, |step| match step {
-            Some((v, [a, b], _)) => {
+            Some((v, [a, b], _, _)) => {
                 if select(v) {
                     self.decode(v, lists.get(a, b), a, &mut buf);
                     f(v, &buf)
@@ -585,7 +592,7 @@ impl Adjacency for Direction<'_> {
     /// Reads the offsets only, block by block.
     fn for_each_degree_in_range<F: FnMut(Vertex, usize)>(&self, vertices: Range<Vertex>, mut f: F) {
         self.for_each_block(vertices, self.offsets, None, |step| {
-            if let Some((v, [s, e], _)) = step {
+            if let Some((v, [s, e], _, _)) = step {
                 f(v, (e - s) as usize)
             }
         });
@@ -607,7 +614,9 @@ impl Adjacency for Direction<'_> {
         };
         let mut nbrs = ChunkCursor::new(self.src(), file, self.graph.num_arcs());
         self.for_each_block(vertices, self.offsets, None, |step| match step {
-            Some((v, [s, e], _)) => {
+            Some((v, [s, e], _, ahead)) => {
+                // The list a few vertices on is likely the next this scan reads (or lies between).
+                nbrs.prefetch(ahead);
                 if select(v) {
                     f(v, nbrs.get(s, e))
                 }
@@ -636,7 +645,7 @@ impl Adjacency for Direction<'_> {
             Lists::Plain(file) => {
                 let mut nbrs = ChunkCursor::new(self.src(), file, self.graph.num_arcs());
                 self.for_each_block(vertices, self.offsets, None, |step| match step {
-                    Some((v, [s, e], _)) => f(v, nbrs.get(s, e), wts.get(s, e)),
+                    Some((v, [s, e], _, _)) => f(v, nbrs.get(s, e), wts.get(s, e)),
                     None => {
                         nbrs.release();
                         wts.release();
@@ -647,7 +656,7 @@ impl Adjacency for Direction<'_> {
                 let mut lists = ChunkCursor::<u8>::new(self.src(), bytes, self.lists_len);
                 let mut buf = Vec::new();
                 self.for_each_block(vertices, index, Some(self.offsets), |step| match step {
-                    Some((v, [a, b], [s, e])) => {
+                    Some((v, [a, b], [s, e], _)) => {
                         self.decode(v, lists.get(a, b), a, &mut buf);
                         f(v, &buf, wts.get(s, e))
                     }

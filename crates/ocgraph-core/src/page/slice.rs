@@ -100,6 +100,27 @@ impl<'a, T: bytemuck::Pod> Slice<'a, T> {
     }
 }
 
+impl<T> Slice<'_, T> {
+    /// Asks the CPU to start loading the cache line of element `i` (nothing when `i` is out of
+    /// range): a scan calls it for data a few steps ahead, so that the load overlaps its work.
+    #[inline]
+    pub fn prefetch(&self, i: usize) {
+        #[cfg(target_arch = "x86_64")]
+        if i < self.len {
+            // SAFETY: `_mm_prefetch` is a hint that never faults and reads nothing into the
+            // program; SSE is part of x86_64's baseline, so the intrinsic's target feature is
+            // always present. The address is inside the slice (`i < len`).
+            unsafe {
+                std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(
+                    self.ptr.wrapping_add(i).cast::<i8>(),
+                )
+            }
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = i;
+    }
+}
+
 impl<T> Deref for Slice<'_, T> {
     type Target = [T];
 
