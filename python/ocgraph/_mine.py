@@ -41,12 +41,12 @@ class Changes(tuple):
 
     @property
     def added(self) -> np.ndarray:
-        """Matches present after the batches and not before."""
+        """Matches present now and not at the previous call."""
         return self[0]
 
     @property
     def removed(self) -> np.ndarray:
-        """Matches present before the batches and not after."""
+        """Matches present at the previous call and not now."""
         return self[1]
 
 
@@ -55,16 +55,17 @@ class Watch(_ocgraph.Watch):
 
     Each update of the graph (``add_edges``, ``remove_edges``, ``remove_vertices``,
     ``set_vertex_labels``) records the matches it made appear and disappear and, for a
-    labelled pattern, those it left in place with other labels; :meth:`changes` returns and
-    clears them. A match is a row of data vertices in pattern-vertex order; each changed match
-    is reported once per batch.
+    labelled pattern, those it left in place with other labels; :meth:`changes` returns them
+    netted over the batches since its last call, and starts afresh. A match is a row of data
+    vertices in pattern-vertex order.
     """
 
     def changes(self) -> Changes:
-        """The matches that appeared (``added``), disappeared (``removed``) and, for a labelled
-        pattern, kept their data vertices in the same positions but changed labels
-        (``modified``) since the last call, as ``(count, k)`` uint32 arrays. Unpacks as
-        ``added, removed``."""
+        """The matches present now and not at the last call (``added``), present then and not
+        now (``removed``) and, for a labelled pattern, present at both with a data vertex whose
+        label differs (``modified``), as ``(count, k)`` uint32 arrays with rows in increasing
+        order: a match that appeared and disappeared again in between is in none of them.
+        Unpacks as ``added, removed``."""
         return Changes(*self._changes())
 
 

@@ -257,6 +257,49 @@ def test_watch_reports_exactly_the_changes(tmp_path, pattern, induced):
         assert all(len(x) == 0 for x in w.changes())
 
 
+def test_watch_changes_net_the_batches_since_the_last_call(tmp_path):
+    # Hand-checked: a triangle that appears and disappears between two calls is not reported,
+    # nor one that disappears and comes back.
+    ocgraph.from_edges([0, 1], [1, 2], tmp_path / "h", num_vertices=4, directed=False).close()
+    with ocgraph.open(tmp_path / "h", writable=True, durability="none") as g:
+        w = g.watch("triangle")
+        g.add_edges([0], [2])
+        g.remove_edges([0], [2])
+        assert all(len(x) == 0 for x in w.changes())
+        g.add_edges([0], [2])
+        assert w.changes().added.tolist() == [[0, 1, 2]]
+        g.remove_edges([2], [0])
+        g.add_edges([0], [2])
+        assert all(len(x) == 0 for x in w.changes())
+    # Random streams, changes taken after every 1 to 4 batches.
+    rng = np.random.default_rng(11)
+    n = 25
+    src, dst, _ = random_edges(rng, n, 90)
+    ocgraph.from_edges(src, dst, tmp_path / "g", num_vertices=n, directed=False, dedup=True).close()
+    with ocgraph.open(tmp_path / "g", writable=True, durability="none") as g:
+        w = g.watch("4-cycle", induced=True)
+        edges = pattern_edges_of("4-cycle", 4)
+
+        def current() -> set:
+            return {key(r, edges) for r in g.match("4-cycle", induced=True).tolist()}
+
+        before = current()
+        for _ in range(10):
+            for _ in range(int(rng.integers(1, 5))):
+                s, d = rng.integers(0, n, 3), rng.integers(0, n, 3)
+                (g.add_edges if rng.random() < 0.5 else g.remove_edges)(s, d)
+            added, removed = w.changes()
+            for rows in (added, removed):
+                assert rows.tolist() == sorted(rows.tolist()), "rows in increasing order"
+            a = [key(r, edges) for r in added.tolist()]
+            r = [key(x, edges) for x in removed.tolist()]
+            assert len(a) == len(set(a)) and len(r) == len(set(r))
+            after = current()
+            assert set(a) == after - before
+            assert set(r) == before - after
+            before = after
+
+
 def pattern_edges_of(pattern, k):
     """The edges of a named or listed pattern (for match identities)."""
     if not isinstance(pattern, str):

@@ -5,8 +5,8 @@
 use std::sync::Mutex;
 
 use numpy::{IntoPyArray, PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray1};
-use ocgraph_algo::mine::{self, MatchOptions, Pattern, Watch, WatchStore};
-use ocgraph_core::labels::padded;
+use ocgraph_algo::mine::{self, MatchOptions, NetChanges, Pattern, Watch, WatchStore};
+use ocgraph_core::labels::{padded, NO_LABEL};
 use ocgraph_core::{with_adjacency, GraphView, Vertex};
 use pyo3::prelude::*;
 
@@ -125,14 +125,6 @@ pub(crate) fn _snapshot(g: &PyGraph) -> PyResult<PySnapshot> {
     Ok(PySnapshot { view: g.graph()? })
 }
 
-/// Matches waiting for `changes()`, flattened.
-#[derive(Default)]
-struct Pending {
-    added: Vec<Vertex>,
-    removed: Vec<Vertex>,
-    modified: Vec<Vertex>,
-}
-
 /// A watched pattern: the matches each update batch made appear, disappear and (labelled
 /// patterns) change labels, kept until `changes()` takes them.
 #[pyclass(module = "ocgraph._ocgraph", name = "Watch", subclass)]
@@ -143,7 +135,9 @@ pub(crate) struct PyWatch {
     tracked: Mutex<Option<(GraphView, WatchStore)>>,
     /// The data labels as of the last batch (labelled patterns), edited by label updates.
     labels: Mutex<Option<Vec<u32>>>,
-    pending: Mutex<Pending>,
+    /// The changes since the last `changes()`, netted when it takes them. Locked after
+    /// `labels` (and `tracked`), never before.
+    pending: Mutex<NetChanges>,
 }
 
 #[pymethods]
@@ -169,11 +163,12 @@ impl PyWatch {
             Some(l) => Some(l.as_slice()?.to_vec()),
             None => None,
         };
+        let k = p.num_vertices();
         Ok(PyWatch {
             watch: Watch::new(p, induced),
             tracked: Mutex::default(),
             labels: Mutex::new(labels),
-            pending: Mutex::default(),
+            pending: Mutex::new(NetChanges::new(k)),
         })
     }
 
@@ -237,30 +232,31 @@ impl PyWatch {
             )))
             .py()
         })?;
+        let mut pending = self.pending.lock().unwrap_or_else(|e| e.into_inner());
+        pending.record(&ch);
         if let Some(l) = guard.as_mut() {
             for &(v, label) in &relabels {
                 if let Some(slot) = l.get_mut(v as usize) {
+                    pending.relabel(v, *slot);
                     *slot = label;
                 }
             }
         }
-        let mut p = self.pending.lock().unwrap_or_else(|e| e.into_inner());
-        p.added.extend(ch.added);
-        p.removed.extend(ch.removed);
-        p.modified.extend(ch.modified);
         Ok(())
     }
 
-    /// The matches added, removed and modified (labels changed) since the last call, as three
-    /// `(count, k)` uint32 arrays (one row per match, its data vertices in pattern-vertex
-    /// order); clears them.
+    /// The matches added, removed and modified (labels changed) since the last call, netted
+    /// over the batches since ([`NetChanges`]), as three `(count, k)` uint32 arrays (one row per
+    /// match, its data vertices in pattern-vertex order, rows in increasing order).
     #[allow(clippy::type_complexity)]
     fn _changes<'py>(
         &self,
         py: Python<'py>,
     ) -> PyResult<(Bound<'py, PyArray2<u32>>, Bound<'py, PyArray2<u32>>, Bound<'py, PyArray2<u32>>)> {
-        let p = std::mem::take(&mut *self.pending.lock().unwrap_or_else(|e| e.into_inner()));
+        let labels = self.labels.lock().unwrap_or_else(|e| e.into_inner());
+        let label = |v: Vertex| labels.as_ref().and_then(|l| l.get(v as usize).copied()).unwrap_or(NO_LABEL);
+        let ch = self.pending.lock().unwrap_or_else(|e| e.into_inner()).take(label);
         let k = self.k();
-        Ok((rows(py, p.added, k)?, rows(py, p.removed, k)?, rows(py, p.modified, k)?))
+        Ok((rows(py, ch.added, k)?, rows(py, ch.removed, k)?, rows(py, ch.modified, k)?))
     }
 }

@@ -10,6 +10,7 @@
 //! - [`motifs`]: induced 3- and 4-vertex undirected motif census, 16-class directed triad census.
 //! - [`pattern`]: a user pattern (edge list, optional labels), edge- or vertex-induced.
 //! - [`watch`]: incremental matching (Tesseract) of a watched pattern across update batches.
+//! - [`net_changes`]: a watched pattern's changes over several batches, netted.
 //! - [`plan`]: patterns, automorphisms, symmetry breaking, matching orders.
 //!
 //! Memory (per-vertex state, besides what the backend caches): cliques and the 4-vertex census
@@ -26,6 +27,7 @@ use crate::triangles::for_each_union;
 
 pub mod cliques;
 pub mod motifs;
+pub mod net_changes;
 pub mod pattern;
 pub mod plan;
 pub mod watch;
@@ -33,6 +35,7 @@ pub mod watch_store;
 
 pub use cliques::{count_cliques, for_each_clique, list_cliques};
 pub use motifs::{motif_census, motif_names, triad_census, TRIAD_NAMES};
+pub use net_changes::NetChanges;
 pub use pattern::{count_matches, for_each_match, list_matches, MatchOptions};
 pub use plan::{Pattern, MAX_PATTERN_VERTICES};
 pub use watch::{Changes, Watch};
