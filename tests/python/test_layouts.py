@@ -73,6 +73,33 @@ def test_layout_errors(tmp_path):
         ocgraph.build_grid(tmp_path / "g", compress="zip")
 
 
+def test_a_writable_graph_reads_its_grid_while_it_has_no_updates(tmp_path):
+    rng = np.random.default_rng(5)
+    n = 300
+    src, dst, _ = random_edges(rng, n, 900, False)
+    path = tmp_path / "g"
+    ocgraph.from_edges(src, dst, path, num_vertices=n, directed=True, dedup=True).close()
+    ocgraph.build_grid(path, cells_per_side=3)
+    with ocgraph.open(path, writable=True, durability="none") as g:
+
+        def check() -> None:
+            h = g.to_networkx()
+            want = nx.pagerank(h, tol=1e-10, max_iter=500)
+            got = g.pagerank(tol=1e-10, max_iter=500, layout="grid")
+            np.testing.assert_allclose(got, [want[v] for v in range(n)], rtol=1e-6, atol=1e-12)
+            labels = g.wcc(layout="grid")
+            for c in nx.weakly_connected_components(h):
+                assert set(labels[list(c)]) == {min(c)}
+
+        check()  # opened writable, no update yet
+        g.add_edges([0, 5], [n - 1, 7])
+        with pytest.raises(ocgraph.InvalidArgumentError, match="updates since its grid was built"):
+            g.wcc(layout="grid")
+        np.testing.assert_array_equal(g.wcc(layout="auto"), g.wcc(layout="csr"))
+        g.compact()  # rebuilds the grid of the new base
+        check()
+
+
 @pytest.mark.skipif(not OCGRAPH_BIN.exists(), reason="the CLI is not built (make cli)")
 def test_cli_builds_the_grid_and_auto_chooses_it(tmp_path):
     path = tmp_path / "k"

@@ -160,10 +160,12 @@ impl GraphView {
     /// `edge_centric`: whether the kernel has a grid version (PageRank, WCC, SpMV).
     ///
     /// Errors: `Layout::Grid` for a kernel without a grid version, or for a graph without a
-    /// grid or with updates since it was built.
+    /// grid or with updates since it was built (a writable graph without updates, or just
+    /// compacted, reads its base's grid).
     pub fn choose_layout(&self, layout: Layout, edge_centric: bool) -> Result<(Option<Grid<'_>>, String)> {
         let grid = match self {
             GraphView::Stored(g) => g.grid(),
+            GraphView::Updated(s) if s.is_base() => s.base().grid(),
             GraphView::Updated(_) => None,
         };
         let missing = match self {

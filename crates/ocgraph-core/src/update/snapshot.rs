@@ -345,6 +345,18 @@ impl Snapshot {
         view.labels.all(view.num_vertices as usize, view.upto)
     }
 
+    /// Whether this snapshot reads exactly its base graph: no level, no batch visible in its
+    /// deltas, no vertex added, and a base without repeated arcs (which a snapshot collapses).
+    /// Files built from the base alone (its grid) then serve it too.
+    pub fn is_base(&self) -> bool {
+        let v = &self.inner.view;
+        v.levels.is_empty()
+            && v.frozen.is_empty()
+            && !v.dedup_base
+            && v.num_vertices == v.base.num_vertices() as u64
+            && v.delta.iter().all(|d| d.touched(v.upto).is_empty())
+    }
+
     /// Number of levels under this snapshot.
     pub fn num_levels(&self) -> usize {
         self.inner.view.levels.len()
