@@ -370,7 +370,10 @@ class Graph(_NativeGraph):
         the stored ones."""
         if labels is None and pattern_labels is not None:
             return self.vertex_labels()
-        return _mine.data_labels(labels)
+        data = _mine.data_labels(labels)
+        if data is not None and len(data) != self.num_vertices:
+            raise InvalidArgumentError(f"{len(data)} labels given for a graph of {self.num_vertices} vertices")
+        return data
 
     def unwatch(self, w: _mine.Watch) -> None:
         """Stops recording changes for ``w``."""

@@ -213,6 +213,12 @@ def test_mining_errors(graphs):
             g.motifs(5)
         with pytest.raises(ocgraph.InvalidArgumentError):
             g.match(PATTERNS[1], pattern_labels=[0, 0, 1])  # labelled pattern, no labels
+        n = g.num_vertices
+        for count in (n - 1, n + 2):
+            with pytest.raises(ocgraph.InvalidArgumentError, match=f"{count} labels given"):
+                g.match(PATTERNS[1], labels=np.zeros(count, dtype=np.uint32), pattern_labels=[0, 0, 1])
+        with pytest.raises(ocgraph.InvalidArgumentError, match="4 labels were given"):
+            g.match(PATTERNS[1], labels=np.zeros(n, dtype=np.uint32), pattern_labels=[0, 0, 1, 1])
 
 
 @pytest.mark.parametrize(

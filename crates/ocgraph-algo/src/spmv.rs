@@ -32,11 +32,11 @@ pub fn spmv<O: Adjacency, I: Adjacency>(out: &O, in_: &I, x: &[f64]) -> Result<V
             if weighted {
                 in_.for_each_weighted_in_range(r, |v, nbrs, ws| {
                     slot[(v - lo) as usize] =
-                        nbrs.iter().zip(ws).map(|(&u, &w)| x[u as usize] * w as f64).sum();
+                        nbrs.iter().zip(ws).fold(0.0, |s, (&u, &w)| s + x[u as usize] * w as f64);
                 });
             } else {
                 in_.for_each_in_range(r, |v, nbrs| {
-                    slot[(v - lo) as usize] = nbrs.iter().map(|&u| x[u as usize]).sum();
+                    slot[(v - lo) as usize] = nbrs.iter().fold(0.0, |s, &u| s + x[u as usize]);
                 });
             }
         },

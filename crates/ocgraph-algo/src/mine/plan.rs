@@ -33,18 +33,18 @@ pub struct Pattern {
 
 impl Pattern {
     /// The pattern with the given undirected edges over vertices `0..k` (`k` = largest endpoint
-    /// plus one, or the number of labels when larger). Duplicate edges collapse. `labels` gives
+    /// plus one, which is also the number of labels when given). Duplicate edges collapse. `labels` gives
     /// each pattern vertex a label or `None`, a wildcard that matches any data vertex.
     ///
     /// Errors: no edge, a self-loop, more than [`MAX_PATTERN_VERTICES`] vertices, a pattern that
-    /// is not connected, or labels not covering every pattern vertex.
+    /// is not connected, or a label count other than its vertex count.
     pub fn from_edges(edges: &[(usize, usize)], labels: Option<Vec<Option<u32>>>) -> Result<Pattern> {
         if edges.is_empty() {
             return Err(Error::invalid("a pattern needs at least one edge"));
         }
         let mut k = edges.iter().map(|&(a, b)| a.max(b) + 1).max().unwrap_or(0);
         if let Some(l) = &labels {
-            if l.len() < k {
+            if l.len() != k {
                 return Err(Error::invalid(format!(
                     "the pattern has {k} vertices but {} labels were given",
                     l.len()
