@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import warnings
 from typing import Any, Union
 
 import numpy as np
@@ -518,13 +519,20 @@ class Graph(_NativeGraph):
 
     def close(self) -> None:
         """Saves the maintained results (see :meth:`maintain`), then closes the graph (a
-        writable graph first makes every update durable). Closing twice is allowed."""
+        writable graph first makes every update durable). A result the graph no longer admits
+        (an ``sssp`` after an update gave an arc a negative weight) is not saved, with a
+        ``RuntimeWarning``: ``maintain`` raises its error when it is asked for again. Closing
+        twice is allowed."""
         maintained = self.__dict__.pop("_maintained", [])
         try:
             if not self.closed:
                 for m in maintained:
-                    if not m.stopped:
+                    if m.stopped:
+                        continue
+                    try:
                         m.save()
+                    except InvalidArgumentError as e:
+                        warnings.warn(f"maintained {m.name} not saved: {e}", RuntimeWarning, stacklevel=2)
         finally:
             for m in maintained:
                 m.stop()

@@ -177,3 +177,22 @@ def test_background_wait_returns_once_the_batch_is_in(tmp_path):
     wcc.wait()
     assert wcc.result().tolist() == [0] * 150 + [150] * 150
     g.close()
+
+
+def test_a_negative_weight_fails_a_maintained_sssp_but_not_close(tmp_path):
+    ocgraph.from_edges([0, 1, 0], [1, 2, 2], tmp_path / "g", weights=[1.0, 5.0, 2.0]).close()
+    g = ocgraph.open(tmp_path / "g", writable=True, durability="none")
+    m = g.maintain("sssp", source=0)
+    g.maintain("wcc")
+    np.testing.assert_array_equal(m.result(), [0.0, 1.0, 2.0])
+    g.add_edges([2], [1], weights=[-1.5])  # the graph takes it; shortest paths cannot
+    with pytest.raises(ocgraph.InvalidArgumentError, match="non-negative"):
+        m.result()
+    with pytest.warns(RuntimeWarning, match="not saved"):
+        g.close()
+    assert g.closed
+    with ocgraph.open(tmp_path / "g", writable=True) as g:
+        assert g.maintain("wcc").loaded, "the other result was saved"
+        assert g.edge_weights(2).tolist() == [-1.5]
+        with pytest.raises(ocgraph.InvalidArgumentError, match="non-negative"):
+            g.maintain("sssp", source=0)
