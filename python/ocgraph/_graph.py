@@ -373,7 +373,8 @@ class Graph(_NativeGraph):
             return self.vertex_labels()
         data = _mine.data_labels(labels)
         if data is not None and len(data) != self.num_vertices:
-            raise InvalidArgumentError(f"{len(data)} labels given for a graph of {self.num_vertices} vertices")
+            n = self.num_vertices
+            raise InvalidArgumentError(f"{len(data)} labels given for a graph of {n} vertices")
         return data
 
     def unwatch(self, w: _mine.Watch) -> None:
