@@ -116,7 +116,8 @@ pub fn sssp<A: Adjacency>(g: &A, source: Vertex, delta: Option<f64>) -> Result<V
         None => default_delta(g)?,
     };
     let n = g.num_vertices();
-    let dist: Vec<AtomicU64> = (0..n).map(|_| AtomicU64::new(f64::INFINITY.to_bits())).collect();
+    let dist: Vec<AtomicU64> =
+        (0..n).into_par_iter().map(|_| AtomicU64::new(f64::INFINITY.to_bits())).collect();
     dist[source as usize].store(0f64.to_bits(), Relaxed);
 
     let mut buckets: BTreeMap<usize, Vec<Vertex>> = BTreeMap::new();
