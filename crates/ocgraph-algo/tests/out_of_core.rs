@@ -173,3 +173,34 @@ fn bfs_keeps_unvisited_lists_in_memory_and_reads_less() {
         );
     }
 }
+
+/// A hub's list, claimed by all threads in pieces in the first top-down step, read through the
+/// small pool: depths equal a BFS without the stash and pass the verifier, on 1 and 3 threads.
+#[test]
+fn bfs_from_a_hub_through_a_small_pool() {
+    let dir = tempfile::tempdir().unwrap();
+    let (mut s, mut d) = edges(60_000, 400_000, 11);
+    let hub: Vertex = 7;
+    for v in (0..48_000).step_by(2) {
+        s.push(hub);
+        d.push(v);
+    }
+    let o = BuildOptions { directed: false, dedup: true, ..BuildOptions::default() };
+    let path = dir.path().join("hub");
+    let mut b = GraphBuilder::new(&path, o).unwrap();
+    b.reserve_vertices(60_000);
+    b.push(&s, &d, None).unwrap();
+    b.finish(IdMap::Identity, &NoProgress).unwrap();
+    let g = open_at_10_percent(&path);
+    assert!(g.out().degree(hub) >= 1 << 14, "the hub's list is split");
+    let want = bfs_with_stash(&g.out(), &g.in_(), hub, 0).unwrap();
+    verify_bfs(&g.out(), hub, &want).unwrap();
+    for threads in [1, 3] {
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+        let r = pool
+            .install(|| bfs_with_stash(&g.out(), &g.in_(), hub, STASH_BYTES_PER_VERTEX * 60_000))
+            .unwrap();
+        assert_eq!(r.depth, want.depth, "{threads} threads");
+        verify_bfs(&g.out(), hub, &r).unwrap();
+    }
+}
