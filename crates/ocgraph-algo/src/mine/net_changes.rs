@@ -7,22 +7,32 @@
 //! take and now: added (absent then, present now), removed (present then, absent now) and
 //! modified (present at both, with a data vertex whose label now differs from its label then).
 //!
-//! State: one entry per match changed since the last take (its `k` vertices and two flags),
-//! and the former label of each vertex relabelled since.
+//! State: each change as recorded (its `k` vertices and a byte for its kind, as compact as the
+//! batches' own lists), netted by one sort when taken, and the former label of each vertex
+//! relabelled since.
 
 use ocgraph_core::Vertex;
 use rustc_hash::FxHashMap;
 
 use super::watch::Changes;
 
+/// What a batch said of a match.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Added,
+    Removed,
+    Modified,
+}
+
 /// Changes recorded batch by batch, netted when taken (see the module docs).
-#[derive(Debug, Default)]
+#[derive(Default)]
 pub struct NetChanges {
     /// Data vertices per match.
     k: usize,
-    /// Each match changed since the last take: whether it was present then, and whether it is
-    /// present after the last batch recorded.
-    matches: FxHashMap<Box<[Vertex]>, (bool, bool)>,
+    /// The recorded matches, `k` vertices each, in the order recorded.
+    rows: Vec<Vertex>,
+    /// What the batch said of each recorded match.
+    kinds: Vec<Kind>,
     /// The label at the last take of each vertex relabelled since.
     old_labels: FxHashMap<Vertex, u32>,
 }
@@ -30,17 +40,16 @@ pub struct NetChanges {
 impl NetChanges {
     /// Nothing recorded, for matches of `k` data vertices.
     pub fn new(k: usize) -> NetChanges {
-        NetChanges { k, ..NetChanges::default() }
+        NetChanges { k: k.max(1), ..NetChanges::default() }
     }
 
     /// Records one batch's changes (batches in the order they were applied).
     pub fn record(&mut self, batch: &Changes) {
-        let lists =
-            [(&batch.added, false, true), (&batch.removed, true, false), (&batch.modified, true, true)];
-        for (list, before, after) in lists {
-            for m in list.chunks_exact(self.k.max(1)) {
-                self.matches.entry(m.into()).and_modify(|e| e.1 = after).or_insert((before, after));
-            }
+        for (list, kind) in
+            [(&batch.added, Kind::Added), (&batch.removed, Kind::Removed), (&batch.modified, Kind::Modified)]
+        {
+            self.rows.extend_from_slice(list);
+            self.kinds.extend(std::iter::repeat_n(kind, list.len() / self.k));
         }
     }
 
@@ -53,19 +62,26 @@ impl NetChanges {
     /// The net changes since the last take (each list's matches in increasing order), and a
     /// fresh start; `label(v)` is vertex `v`'s label now.
     pub fn take(&mut self, label: impl Fn(Vertex) -> u32) -> Changes {
+        let (k, rows, kinds) = (self.k, std::mem::take(&mut self.rows), std::mem::take(&mut self.kinds));
         let old_labels = std::mem::take(&mut self.old_labels);
-        let relabelled = |m: &[Vertex]| m.iter().any(|&v| old_labels.get(&v).is_some_and(|&o| o != label(v)));
-        let mut matches: Vec<_> = std::mem::take(&mut self.matches).into_iter().collect();
-        matches.sort_unstable();
+        let row = |i: usize| &rows[i * k..(i + 1) * k];
+        // Equal matches together, each match's changes in the order recorded.
+        let mut order: Vec<usize> = (0..kinds.len()).collect();
+        order.sort_unstable_by(|&a, &b| row(a).cmp(row(b)).then(a.cmp(&b)));
         let mut out = Changes::default();
-        for (m, presence) in matches {
-            let list = match presence {
+        for group in order.chunk_by(|&a, &b| row(a) == row(b)) {
+            // Present at the last take unless first added; present now unless last removed.
+            let before = kinds[group[0]] != Kind::Added;
+            let after = kinds[group[group.len() - 1]] != Kind::Removed;
+            let m = row(group[0]);
+            let relabelled = || m.iter().any(|&v| old_labels.get(&v).is_some_and(|&o| o != label(v)));
+            let list = match (before, after) {
                 (false, true) => &mut out.added,
                 (true, false) => &mut out.removed,
-                (true, true) if relabelled(&m) => &mut out.modified,
+                (true, true) if relabelled() => &mut out.modified,
                 _ => continue,
             };
-            list.extend_from_slice(&m);
+            list.extend_from_slice(m);
         }
         out
     }
