@@ -347,14 +347,15 @@ impl Snapshot {
 
     /// Whether this snapshot reads exactly its base graph: no level, no batch visible in its
     /// deltas, no vertex added, and a base without repeated arcs (which a snapshot collapses).
-    /// Files built from the base alone (its grid) then serve it too.
+    /// Files built from the base alone (its grid) then serve it too. An empty delta answers
+    /// without listing the vertices it touches.
     pub fn is_base(&self) -> bool {
         let v = &self.inner.view;
         v.levels.is_empty()
             && v.frozen.is_empty()
             && !v.dedup_base
             && v.num_vertices == v.base.num_vertices() as u64
-            && v.delta.iter().all(|d| d.touched(v.upto).is_empty())
+            && v.delta.iter().all(|d| d.bytes() == 0 || d.touched(v.upto).is_empty())
     }
 
     /// Number of levels under this snapshot.
