@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 
 from . import _ocgraph
+from ._args import U32_MAX, U64_MAX, int_arg
 from ._errors import InputError, InvalidArgumentError
 from ._graph import Graph, PathLike, Size
 
@@ -240,7 +241,7 @@ def build_grid(
         InvalidArgumentError: the graph has updates not yet compacted, or a bad option.
     """
     p, block, arcs, stored, raw = _ocgraph._build_grid(
-        os.fspath(graph), cells_per_side, memory, str(compress)
+        os.fspath(graph), _opt_int("cells_per_side", cells_per_side), memory, str(compress)
     )
     return {
         "cells_per_side": p,
@@ -327,14 +328,14 @@ def generate(
     _ocgraph._generate(
         kind,
         os.fspath(path),
-        scale,
-        int(edge_factor),
-        n,
-        m,
+        _opt_int("scale", scale),
+        int_arg("edge_factor", edge_factor),
+        _opt_int("n", n, U64_MAX),
+        _opt_int("m", m, U64_MAX),
         p,
-        rows,
-        cols,
-        int(seed),
+        _opt_int("rows", rows),
+        _opt_int("cols", cols),
+        int_arg("seed", seed, 0, U64_MAX),
         bool(directed),
         bool(weighted),
         bool(dedup),
@@ -342,3 +343,8 @@ def generate(
         bool(overwrite),
     )
     return Graph(os.fspath(path))
+
+
+def _opt_int(name: str, value: Any, high: int = U32_MAX) -> int | None:
+    """An optional non-negative integer argument (see :func:`int_arg`)."""
+    return None if value is None else int_arg(name, value, 0, high)

@@ -9,6 +9,7 @@ from typing import Any, Union
 import numpy as np
 
 from . import _mine, _ocgraph
+from ._args import MAX_THREADS, int_arg, threads_arg
 from ._errors import InvalidArgumentError
 from ._ocgraph import Graph as _NativeGraph
 from ._vectors import personalization_vector
@@ -157,14 +158,14 @@ class Graph(_NativeGraph):
         ``parents=True`` the tuple ``(depths, parents)`` where ``parents`` holds each vertex's
         BFS-tree parent (``-1`` unreachable; the source is its own parent).
         """
-        depth, parent = _ocgraph._bfs(self, source, threads)
+        depth, parent = _ocgraph._bfs(self, source, threads_arg(threads))
         return (depth, parent) if parents else depth
 
     def sssp(self, source: int, threads: int | None = None) -> np.ndarray:
         """Single-source shortest-path distances from ``source`` along out-edges (float64;
         ``inf`` for unreachable vertices). Uses the edge weights (which must be >= 0), or 1 per
         edge on unweighted graphs. Parallel delta-stepping."""
-        return _ocgraph._sssp(self, source, threads)
+        return _ocgraph._sssp(self, source, threads_arg(threads))
 
     def wcc(self, threads: int | None = None, layout: str = "auto") -> np.ndarray:
         """Weakly connected components: a uint32 label per vertex, the smallest vertex id of its
@@ -172,7 +173,7 @@ class Graph(_NativeGraph):
 
         ``layout``: ``"auto"`` (the grid when the graph has one, see :func:`ocgraph.build_grid`,
         else the adjacency lists), ``"csr"`` or ``"grid"``; the labels are the same."""
-        return _ocgraph._wcc(self, threads, str(layout))
+        return _ocgraph._wcc(self, threads_arg(threads), str(layout))
 
     def spmv(self, x: Any = None, threads: int | None = None, layout: str = "auto") -> np.ndarray:
         """Sparse matrix-vector product ``y = A^T x``: for each vertex the sum of ``x`` over its
@@ -183,7 +184,7 @@ class Graph(_NativeGraph):
         x = np.ones(n) if x is None else np.ascontiguousarray(x, dtype=np.float64)
         if x.shape != (n,):
             raise InvalidArgumentError(f"x must have one value per vertex ({n}), got shape {x.shape}")
-        return _ocgraph._spmv(self, x, threads, str(layout))
+        return _ocgraph._spmv(self, x, threads_arg(threads), str(layout))
 
     def pagerank(
         self,
@@ -218,12 +219,12 @@ class Graph(_NativeGraph):
         scores, _iterations, _converged = _ocgraph._pagerank(
             self,
             float(damping),
-            int(max_iter),
+            int_arg("max_iter", max_iter),
             float(tol),
             p,
             bool(weight),
             str(method),
-            threads,
+            threads_arg(threads),
             str(layout),
         )
         return self.to_series(scores, "pagerank") if as_series else scores
@@ -231,27 +232,29 @@ class Graph(_NativeGraph):
     def triangle_count(self, threads: int | None = None) -> int:
         """Exact number of triangles of the underlying undirected simple graph (directions,
         duplicate edges and self-loops ignored); equals ``sum(nx.triangles(G).values()) // 3``."""
-        return _ocgraph._triangle_count(self, threads)
+        return _ocgraph._triangle_count(self, threads_arg(threads))
 
     def diameter_estimate(self, start: int = 0, sweeps: int = 4, threads: int | None = None) -> int:
         """A lower bound on the diameter (longest shortest hop distance along out-edges) from
         ``sweeps`` BFS sweeps, starting at ``start``, each from the farthest vertex of the last."""
-        bound, _u, _v = _ocgraph._diameter_estimate(self, start, sweeps, threads)
+        bound, _u, _v = _ocgraph._diameter_estimate(
+            self, start, int_arg("sweeps", sweeps), threads_arg(threads)
+        )
         return bound
 
     def k_hop(self, v: int, k: int, threads: int | None = None) -> np.ndarray:
         """Vertices within ``k`` hops of ``v`` along out-edges, excluding ``v`` (sorted uint32)."""
-        return _ocgraph._k_hop(self, v, k, threads)
+        return _ocgraph._k_hop(self, v, int_arg("k", k), threads_arg(threads))
 
     def friends_of_friends(self, v: int, threads: int | None = None) -> np.ndarray:
         """Vertices exactly two hops from ``v`` along out-edges: not ``v`` and not one of its
         out-neighbours (sorted uint32)."""
-        return _ocgraph._friends_of_friends(self, v, threads)
+        return _ocgraph._friends_of_friends(self, v, threads_arg(threads))
 
     def shortest_path(self, source: int, target: int, threads: int | None = None) -> list | None:
         """A path with the fewest hops from ``source`` to ``target`` along out-edges, as a list
         of vertices ``[source, ..., target]``, or ``None`` when ``target`` is unreachable."""
-        return _ocgraph._shortest_path(self, source, target, threads)
+        return _ocgraph._shortest_path(self, source, target, threads_arg(threads))
 
     def query(self, workload: PathLike, prefetch: str = "none", clients: int = 1, memory: Any = None) -> dict:
         """Answers the queries of a workload file (see :func:`ocgraph.workload`) with a
@@ -266,7 +269,9 @@ class Graph(_NativeGraph):
         paths the path ``[source, ..., target]`` or ``None`` when unreachable."""
         import json
 
-        report, answers = _ocgraph._query(self, os.fspath(workload), prefetch, clients, memory)
+        report, answers = _ocgraph._query(
+            self, os.fspath(workload), prefetch, int_arg("clients", clients, 1, MAX_THREADS), memory
+        )
         out = json.loads(report)
         out["answers"] = answers
         return out
@@ -278,17 +283,17 @@ class Graph(_NativeGraph):
 
     def count_cliques(self, k: int, threads: int | None = None) -> int:
         """Number of ``k``-cliques (2 <= k <= 16)."""
-        return _ocgraph._count_cliques(self, k, threads)
+        return _ocgraph._count_cliques(self, int_arg("k", k), threads_arg(threads))
 
     def list_cliques(self, k: int, threads: int | None = None) -> np.ndarray:
         """Every ``k``-clique, one row each (ascending ids): a ``(count, k)`` uint32 array."""
-        return _ocgraph._list_cliques(self, k, threads)
+        return _ocgraph._list_cliques(self, int_arg("k", k), threads_arg(threads))
 
     def motifs(self, size: int = 3, directed: bool = False, threads: int | None = None) -> np.ndarray:
         """Induced counts of every connected undirected pattern of ``size`` (3 or 4) vertices,
         or with ``directed=True`` (size 3) the 16-class triad census (as networkx's
         ``triadic_census``); a uint64 array ordered as ``ocgraph.MOTIF_NAMES[(size, directed)]``."""
-        _names, counts = _ocgraph._motifs(self, size, directed, threads)
+        _names, counts = _ocgraph._motifs(self, int_arg("size", size), directed, threads_arg(threads))
         return counts
 
     def match(
@@ -307,7 +312,14 @@ class Graph(_NativeGraph):
         vertices match only data vertices with their label."""
         name, edges, plabels = _mine.pattern_args(pattern, pattern_labels)
         _count, rows = _ocgraph._match(
-            self, name, edges, plabels, induced, self._data_labels(plabels, labels), True, threads
+            self,
+            name,
+            edges,
+            plabels,
+            induced,
+            self._data_labels(plabels, labels),
+            True,
+            threads_arg(threads),
         )
         return rows
 
@@ -322,7 +334,14 @@ class Graph(_NativeGraph):
         """Number of matches of ``pattern`` (as :meth:`match`, without listing them)."""
         name, edges, plabels = _mine.pattern_args(pattern, pattern_labels)
         count, _rows = _ocgraph._match(
-            self, name, edges, plabels, induced, self._data_labels(plabels, labels), False, threads
+            self,
+            name,
+            edges,
+            plabels,
+            induced,
+            self._data_labels(plabels, labels),
+            False,
+            threads_arg(threads),
         )
         return count
 
@@ -454,7 +473,7 @@ class Graph(_NativeGraph):
             return np.asarray(_ocgraph._add_vertices_by_id(self, list(ids), durable), dtype=np.int64)
         if count is None:
             raise InvalidArgumentError("add_vertices: give count or ids")
-        first, end = _ocgraph._add_vertices(self, count, durable)
+        first, end = _ocgraph._add_vertices(self, int_arg("count", count), durable)
         return np.arange(first, end, dtype=np.int64)
 
     def remove_vertices(self, vertices: Any, durable: bool = True, ids: str = "internal") -> int:

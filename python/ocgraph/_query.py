@@ -7,6 +7,7 @@ import os
 from typing import TYPE_CHECKING, Union
 
 from . import _ocgraph
+from ._args import U64_MAX, int_arg
 
 if TYPE_CHECKING:
     from ._graph import Graph
@@ -30,4 +31,12 @@ def workload(
     vertex and its neighbours enter the FIFO), ``"fof"`` (uniform vertices) or
     ``"shortest-path"`` (uniform vertex pairs). Same graph, parameters and seed: same file.
     """
-    return _ocgraph._workload(graph, kind, os.fspath(out), count, seed, alpha, queue)
+    return _ocgraph._workload(
+        graph,
+        kind,
+        os.fspath(out),
+        int_arg("count", count, 0, U64_MAX),
+        int_arg("seed", seed, 0, U64_MAX),
+        alpha,
+        int_arg("queue", queue),
+    )

@@ -114,6 +114,32 @@ def test_vertex_out_of_range_and_closed_graph(tmp_path):
     g.close()  # closing twice is fine
 
 
+@pytest.mark.parametrize(
+    "call, name",
+    [
+        (lambda g: g.bfs(0, threads=-1), "threads"),
+        (lambda g: g.wcc(threads=10**9), "threads"),
+        (lambda g: g.pagerank(max_iter=-1), "max_iter"),
+        (lambda g: g.k_hop(0, -2), "k"),
+        (lambda g: g.count_cliques(-3), "k"),
+        (lambda g: g.list_cliques(2**40), "k"),
+        (lambda g: g.motifs(-3), "size"),
+        (lambda g: g.diameter_estimate(sweeps=-1), "sweeps"),
+        (lambda g: g.count_matches("triangle", threads=-1), "threads"),
+        (lambda g: g.add_vertices(-2), "count"),
+        (lambda g: g.add_vertices(2**70), "count"),
+    ],
+)
+def test_negative_or_huge_integer_arguments_name_the_argument(tmp_path, call, name):
+    ocgraph.from_edges([0, 1, 2], [1, 2, 0], tmp_path / "g", directed=False).close()
+    with ocgraph.open(tmp_path / "g", writable=True) as g:
+        with pytest.raises(ocgraph.InvalidArgumentError, match=f"^{name} must be an integer"):
+            call(g)
+        assert g.num_vertices == 3  # nothing was applied
+        with pytest.raises(TypeError):
+            g.bfs(0, threads=1.5)
+
+
 @pytest.mark.parametrize("backend", ["mmap", "pool"])
 def test_engine_panic_becomes_ocgraph_error(tmp_path, backend):
     """A corrupted offsets file (not checked on open) makes the engine fail mid-read: the
