@@ -12,10 +12,13 @@
 //! at its lowest-ranked vertex; orientation bounds every oriented list by `O(√m)`. Because ids
 //! are ranks, `v`'s list holds only ids above `v`, so the merge starts in `u`'s list just after
 //! `v`; relabelling also packs the heavily shared high-degree lists together in memory. The
-//! merge is branch-free (its comparisons are unpredictable). The oriented lists are built in
-//! memory (4 bytes per undirected edge), from two range scans of `out` and `in_`; counting runs
-//! on the caller's rayon pool.
+//! merge is branch-free (its comparisons are unpredictable). The oriented lists (4 bytes per
+//! undirected edge) are built in memory from two range scans of `out` and `in_`, or, when the
+//! graph's memory budget does not allow that, written to a scratch file that is then
+//! memory-mapped ([`ocgraph_core::page::scratch`]); beside them, 12 bytes per vertex (degrees,
+//! ranks) and 8 of offsets. Counting runs on the caller's rayon pool.
 
+use ocgraph_core::page::scratch::{self, ScratchArray, ScratchWriter};
 use ocgraph_core::{Adjacency, Result, Vertex};
 use rayon::prelude::*;
 
@@ -87,8 +90,80 @@ pub(crate) fn ranks(deg: &[u32]) -> Vec<Vertex> {
 }
 
 /// The oriented lists in rank space: `(offsets, targets)` indexed by rank, each rank's list
-/// holding the ranks of its higher-ranked neighbours, sorted.
+/// holding the ranks of its higher-ranked neighbours, sorted; `deg` is the undirected degree
+/// of each vertex. The targets (4 bytes per undirected edge) stay in memory when the
+/// graph's budget allows ([`scratch::keep_in_memory`]), else they go to a scratch file
+/// ([`oriented_to_file`]).
 pub(crate) fn oriented<O: Adjacency, I: Adjacency>(
+    out: &O,
+    in_: &I,
+    rank: &[Vertex],
+    deg: &[u32],
+) -> Result<(Vec<u64>, ScratchArray)> {
+    let bytes = deg.iter().map(|&d| d as u64).sum::<u64>() / 2 * 4;
+    if scratch::keep_in_memory(bytes, out.memory_budget()) {
+        let (offsets, targets) = oriented_in_memory(out, in_, rank);
+        Ok((offsets, ScratchArray::from_vec(targets)))
+    } else {
+        oriented_to_file(out, in_, rank)
+    }
+}
+
+/// [`oriented`] with the targets written in rank order to a scratch file: the vertices are
+/// taken in rank order (point reads of their lists), a window of ranks at a time on all
+/// threads, so memory holds only one window's lists beyond the offsets (8 bytes per vertex).
+fn oriented_to_file<O: Adjacency, I: Adjacency>(
+    out: &O,
+    in_: &I,
+    rank: &[Vertex],
+) -> Result<(Vec<u64>, ScratchArray)> {
+    /// Ranks per task.
+    const TASK: usize = 1 << 14;
+    let n = rank.len();
+    let mut order = vec![0 as Vertex; n];
+    for (v, &r) in rank.iter().enumerate() {
+        order[r as usize] = v as Vertex;
+    }
+    let mut targets = ScratchWriter::new(false)?;
+    let mut offsets = Vec::with_capacity(n + 1);
+    offsets.push(0u64);
+    let window = TASK * 2 * rayon::current_num_threads();
+    for start in (0..n).step_by(window) {
+        let end = (start + window).min(n);
+        let tasks: Vec<std::ops::Range<usize>> =
+            (start..end).step_by(TASK).map(|s| s..(s + TASK).min(end)).collect();
+        let parts: Vec<(Vec<u32>, Vec<Vertex>)> = tasks
+            .into_par_iter()
+            .map(|ranks| {
+                let (mut counts, mut list) = (Vec::with_capacity(ranks.len()), Vec::new());
+                for r in ranks {
+                    let v = order[r];
+                    let before = list.len();
+                    for_each_union(&out.neighbors(v), &in_.neighbors(v), v, |w| {
+                        if rank[w as usize] as usize > r {
+                            list.push(rank[w as usize]);
+                        }
+                    });
+                    list[before..].sort_unstable();
+                    counts.push((list.len() - before) as u32);
+                }
+                (counts, list)
+            })
+            .collect();
+        for (counts, list) in parts {
+            let mut at = *offsets.last().expect("offsets start with 0");
+            for c in counts {
+                at += c as u64;
+                offsets.push(at);
+            }
+            targets.extend_from_slice(&list)?;
+        }
+    }
+    Ok((offsets, targets.finish()?))
+}
+
+/// [`oriented`] in memory: two range scans in id order, then each list moved to its rank.
+fn oriented_in_memory<O: Adjacency, I: Adjacency>(
     out: &O,
     in_: &I,
     rank: &[Vertex],
@@ -174,7 +249,7 @@ pub fn triangle_count<O: Adjacency, I: Adjacency>(out: &O, in_: &I) -> Result<u6
     check_directions(out, in_)?;
     let deg = undirected_degrees(out, in_);
     let rank = ranks(&deg);
-    let (offsets, targets) = oriented(out, in_, &rank);
+    let (offsets, targets) = oriented(out, in_, &rank, &deg)?;
     let list = |v: Vertex| &targets[offsets[v as usize] as usize..offsets[v as usize + 1] as usize];
     // Work at u is Σ over its oriented neighbours v of |F(u)| + |F(v)|: balance by |F(u)|².
     let work: Vec<u32> =

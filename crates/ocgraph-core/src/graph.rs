@@ -104,6 +104,13 @@ pub trait Adjacency: Sync {
         None
     }
 
+    /// Bytes of memory the graph's pages may occupy ([`Graph::memory_budget`]: the buffer
+    /// pool's capacity), which kernels that build derived data hold to (see
+    /// [`crate::page::scratch`]). Default: `None` (no budget given).
+    fn memory_budget(&self) -> Option<u64> {
+        None
+    }
+
     /// A parallel scan is about to hand the ranges that end (and start) at each of `cuts` to
     /// different workers. Backends override this to tell their replacement policy which pages
     /// hold the data of two partitions (boundary adjustment, seed 001). Default: nothing.

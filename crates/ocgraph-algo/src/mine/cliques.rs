@@ -8,10 +8,12 @@
 //! found once, from its lowest-ranked vertex `u`: the candidates start as `u`'s out-list and
 //! each chosen vertex `v` cuts them to the later candidates that are also in `v`'s out-list (a
 //! merge of sorted lists); the last level is only counted. The DAG is the one
-//! [`crate::triangle_count`] builds (in memory: 4 bytes per undirected edge plus 8 bytes of
-//! offsets and 8 of ranks per vertex); the search runs on the caller's rayon pool, balanced by
+//! [`crate::triangle_count`] builds (4 bytes per undirected edge, in memory or in a scratch file
+//! by the graph's memory budget, plus 8 bytes of offsets and 12 of ranks and degrees per
+//! vertex); the search runs on the caller's rayon pool, balanced by
 //! the square of the out-degrees.
 
+use ocgraph_core::page::scratch::ScratchArray;
 use ocgraph_core::{Adjacency, Error, Result, Vertex};
 use rayon::prelude::*;
 
@@ -28,8 +30,9 @@ pub const MAX_CLIQUE: usize = 16;
 pub(crate) struct Dag {
     /// Offsets of each rank's out-list in `targets`.
     pub offsets: Vec<u64>,
-    /// Out-lists (ranks of higher-ranked neighbours, sorted).
-    pub targets: Vec<Vertex>,
+    /// Out-lists (ranks of higher-ranked neighbours, sorted); in memory or mapped from a
+    /// scratch file (see [`crate::triangles`]).
+    pub targets: ScratchArray,
     /// `order[r]`: the vertex of rank `r`.
     pub order: Vec<Vertex>,
     /// `rank[v]`: the rank of vertex `v`.
@@ -44,7 +47,7 @@ impl Dag {
         check_directions(out, in_)?;
         let degree = undirected_degrees(out, in_);
         let rank = ranks(&degree);
-        let (offsets, targets) = oriented(out, in_, &rank);
+        let (offsets, targets) = oriented(out, in_, &rank, &degree)?;
         let mut order = vec![0; rank.len()];
         for (v, &r) in rank.iter().enumerate() {
             order[r as usize] = v as Vertex;

@@ -11,6 +11,8 @@ pub struct Csr {
     offsets: Vec<usize>,
     targets: Vec<Vertex>,
     weights: Option<Vec<f32>>,
+    /// What [`Adjacency::memory_budget`] answers (`Some(0)` sends derived data to scratch files).
+    budget: Option<u64>,
 }
 
 impl Csr {
@@ -29,6 +31,7 @@ impl Csr {
             offsets,
             targets: sorted.iter().map(|a| a.1).collect(),
             weights: weighted.then(|| sorted.iter().map(|a| a.2).collect()),
+            budget: None,
         }
     }
 }
@@ -53,6 +56,9 @@ impl Adjacency for Csr {
     }
     fn is_weighted(&self) -> bool {
         self.weights.is_some()
+    }
+    fn memory_budget(&self) -> Option<u64> {
+        self.budget
     }
     /// This object's identity: an adjacency passed twice serves the same lists.
     fn lists_id(&self) -> Option<(usize, ocgraph_core::page::FileId)> {
@@ -79,6 +85,13 @@ impl TestGraph {
         let rev: Vec<_> = arcs.iter().map(|&(u, v, w)| (v, u, w)).collect();
         let in_ = if directed { Csr::from_arcs(n, &rev, weighted) } else { out.clone() };
         TestGraph { n, directed, weighted, edges, out, in_ }
+    }
+
+    /// The same graph with [`Adjacency::memory_budget`] answering `budget` in both directions.
+    pub fn with_budget(mut self, budget: Option<u64>) -> TestGraph {
+        self.out.budget = budget;
+        self.in_.budget = budget;
+        self
     }
 
     /// The stored arcs (both directions of each undirected non-loop edge).

@@ -508,6 +508,10 @@ impl Adjacency for Direction<'_> {
         }
     }
 
+    fn memory_budget(&self) -> Option<u64> {
+        self.graph.memory_budget()
+    }
+
     /// Reports the pages shared by two partitions to the page backend
     /// ([`PageSource::share_pages`]) when it wants them (the buffer pool under GAC): finding
     /// them reads the cut vertices' bounds.

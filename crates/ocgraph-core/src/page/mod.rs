@@ -16,6 +16,7 @@ mod stats;
 
 pub mod policy;
 pub mod pool;
+pub mod scratch;
 pub mod sim;
 pub mod trace;
 

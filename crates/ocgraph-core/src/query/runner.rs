@@ -162,6 +162,9 @@ impl<A: Adjacency> Adjacency for Observed<'_, A> {
     fn is_weighted(&self) -> bool {
         self.inner.is_weighted()
     }
+    fn memory_budget(&self) -> Option<u64> {
+        self.inner.memory_budget()
+    }
 }
 
 /// The default staleness bound of ring entries ([`RunOptions::max_stale`]) for `clients`

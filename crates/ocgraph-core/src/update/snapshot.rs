@@ -486,6 +486,10 @@ impl Adjacency for SnapshotDirection<'_> {
         }
     }
 
+    fn memory_budget(&self) -> Option<u64> {
+        self.snap.view.base.memory_budget()
+    }
+
     /// The base's answer ([`Adjacency::in_memory`]); the delta is in memory.
     fn in_memory(&self, v: Vertex) -> bool {
         let view = &self.snap.view;
