@@ -7,11 +7,13 @@ from __future__ import annotations
 import operator
 from typing import Any
 
-from ._errors import InvalidArgumentError
+import numpy as np
+
+from ._errors import InputError, InvalidArgumentError
 
 #: Largest ``threads`` accepted: far above any machine's core count, low enough that a typo
 #: cannot ask the OS for millions of threads.
-MAX_THREADS = 4096
+MAX_THREADS = 1024
 
 U32_MAX = 2**32 - 1
 U64_MAX = 2**64 - 1
@@ -23,6 +25,37 @@ def int_arg(name: str, value: Any, low: int = 0, high: int = U32_MAX) -> int:
     if not low <= v <= high:
         raise InvalidArgumentError(f"{name} must be an integer from {low} to {high}, got {v}")
     return v
+
+
+def int_ids(name: str, a: Any, error: type[Exception] = InputError) -> np.ndarray:
+    """``a`` as a 1-D integer array (any integer dtype; an empty sequence is fine): floats,
+    strings and booleans raise ``error`` instead of being truncated or parsed (builders raise
+    :class:`InputError`, updates :class:`InvalidArgumentError`)."""
+    arr = np.asarray(a)
+    if arr.ndim != 1:
+        raise error(f"{name} must be a 1-D array, got shape {arr.shape}")
+    if arr.size and not np.issubdtype(arr.dtype, np.integer):
+        raise error(f"{name} must hold integers, got dtype {arr.dtype}")
+    return arr
+
+
+def finite_weights(name: str, w: Any, n: int, error: type[Exception] = InputError) -> np.ndarray:
+    """``w`` as a contiguous float32 array of ``n`` finite numbers (``error`` otherwise, naming
+    the first bad one: a NaN, an infinity or a value beyond float32's range)."""
+    arr = np.asarray(w)
+    if arr.ndim != 1 or len(arr) != n:
+        raise error(f"{name} must be a 1-D array of length {n}, got shape {arr.shape}")
+    if arr.size and not (
+        np.issubdtype(arr.dtype, np.number) and not np.issubdtype(arr.dtype, np.complexfloating)
+    ):
+        raise error(f"{name} must be real numbers, got dtype {arr.dtype}")
+    with np.errstate(over="ignore", invalid="ignore"):
+        out = np.ascontiguousarray(arr, dtype=np.float32)
+    bad = ~np.isfinite(out)
+    if bad.any():
+        i = int(np.argmax(bad))
+        raise error(f"{name}[{i}] = {arr[i]} is not a finite float32 number")
+    return out
 
 
 def threads_arg(threads: Any) -> int | None:

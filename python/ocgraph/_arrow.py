@@ -111,6 +111,10 @@ class _Relabel:
         import pyarrow.compute as pc
 
         k = len(s)
+        if pa.types.is_integer(s.type) and s.type != d.type:
+            # Columns of different integer widths: compare the ids as 64-bit integers.
+            t = pa.uint64() if pa.uint64() in (s.type, d.type) else pa.int64()
+            s, d = s.cast(t), d.cast(t)
         both = pa.concat_arrays([s, d.cast(s.type)])
         # Interleave source and target so that first appearance follows the edge order.
         perm = np.empty(2 * k, dtype=np.int64)
@@ -155,6 +159,9 @@ def _sorted_ids(batches: Iterable[Any], source: str, target: str) -> Any:
     if not parts:
         return pa.array([], pa.int64())
     t = parts[0].type
+    if pa.types.is_integer(t):
+        # Columns (and batches) may hold ids of different integer widths: compare them as 64-bit.
+        t = pa.uint64() if any(p.type == pa.uint64() for p in parts) else pa.int64()
     all_ids = pc.unique(pa.concat_arrays([p.cast(t) for p in parts]))
     return pc.take(all_ids, pc.sort_indices(all_ids))
 
@@ -222,9 +229,11 @@ def _build(
             if cols[0].kind == "int":
                 sa = s.to_numpy(zero_copy_only=False)
                 da = d.to_numpy(zero_copy_only=False)
-                top = _MAX_ID if mapper is None else np.iinfo(sa.dtype).max
-                _check_range(sa, source, offset, top)
-                _check_range(da, target, offset, top)
+                # Relabelled ids may be any value of their column's type (each column its own).
+                top_s = _MAX_ID if mapper is None else np.iinfo(sa.dtype).max
+                top_d = _MAX_ID if mapper is None else np.iinfo(da.dtype).max
+                _check_range(sa, source, offset, top_s)
+                _check_range(da, target, offset, top_d)
             if mapper is not None:
                 su, du = mapper.map(s, d)
             else:

@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from . import _ocgraph
-from ._args import U32_MAX, U64_MAX, int_arg
+from ._args import U32_MAX, U64_MAX, finite_weights, int_arg, int_ids
 from ._errors import InputError, InvalidArgumentError
 from ._graph import Graph, PathLike, Size
 
@@ -21,11 +21,7 @@ _MAX_VERTICES = 2**32 - 1
 
 
 def _ids(name: str, a: Any) -> np.ndarray:
-    arr = np.asarray(a)
-    if arr.ndim != 1:
-        raise InputError(f"{name} must be a 1-D array, got shape {arr.shape}")
-    if arr.size and not np.issubdtype(arr.dtype, np.integer):
-        raise InputError(f"{name} must hold integers, got dtype {arr.dtype}")
+    arr = int_ids(name, a)
     if arr.size and arr.min() < 0:
         i = int(np.argmax(arr < 0))
         raise InputError(f"{name}[{i}] = {arr[i]} is negative")
@@ -72,16 +68,7 @@ def from_edges(
     d = _ids("dst", dst)
     if len(s) != len(d):
         raise InputError(f"src and dst have different lengths ({len(s)} and {len(d)})")
-    w = None
-    if weights is not None:
-        w = np.asarray(weights)
-        if w.ndim != 1 or len(w) != len(s):
-            raise InputError(f"weights must be a 1-D array of length {len(s)}, got shape {w.shape}")
-        if w.size and not (
-            np.issubdtype(w.dtype, np.number) and not np.issubdtype(w.dtype, np.complexfloating)
-        ):
-            raise InputError(f"weights must be real numbers, got dtype {w.dtype}")
-        w = np.ascontiguousarray(w, dtype=np.float32)
+    w = None if weights is None else finite_weights("weights", weights, len(s))
     top = int(max(s.max(), d.max())) if len(s) else -1
     if num_vertices is None:
         num_vertices = top + 1

@@ -9,7 +9,7 @@ from typing import Any, Union
 import numpy as np
 
 from . import _mine, _ocgraph
-from ._args import MAX_THREADS, int_arg, threads_arg
+from ._args import MAX_THREADS, finite_weights, int_arg, int_ids, threads_arg
 from ._errors import InvalidArgumentError
 from ._ocgraph import Graph as _NativeGraph
 from ._vectors import personalization_vector
@@ -414,15 +414,16 @@ class Graph(_NativeGraph):
         omitted). ``ids="internal"``: vertex ids (array-likes of ints); ``ids="original"``: the
         ids of the input (ints or strs, as imported; see ``original_id``), where an id the graph
         does not have yet gets a new vertex."""
-        w = None if weights is None else np.ascontiguousarray(weights, dtype=np.float32)
         if _by_original(ids):
             src, dst = list(src), list(dst)
+            w = None if weights is None else _weights(weights, len(src))
             before = _mine.before_update(self)
             seq = _ocgraph._add_edges_by_id(self, src, dst, w, durable)
             if before is not None:
                 _mine.after_update(self, before, *self._known_pairs(src, dst))
             return seq
         s, d = _ids(src), _ids(dst)
+        w = None if weights is None else _weights(weights, len(s))
         before = _mine.before_update(self)
         seq = _ocgraph._add_edges(self, s, d, w, durable)
         _mine.after_update(self, before, s, d)
@@ -458,10 +459,12 @@ class Graph(_NativeGraph):
     ) -> int:
         """Sets the weights of existing edges (weighted graphs; missing edges are ignored);
         ``ids`` as in :meth:`add_edges`."""
-        w = np.ascontiguousarray(weights, dtype=np.float32)
         if _by_original(ids):
-            return _ocgraph._set_edge_weights_by_id(self, list(src), list(dst), w, durable)
-        return _ocgraph._set_edge_weights(self, _ids(src), _ids(dst), w, durable)
+            src, dst = list(src), list(dst)
+            w = _weights(weights, len(src))
+            return _ocgraph._set_edge_weights_by_id(self, src, dst, w, durable)
+        s, d = _ids(src), _ids(dst)
+        return _ocgraph._set_edge_weights(self, s, d, _weights(weights, len(s)), durable)
 
     def add_vertices(self, count: Any = None, durable: bool = True, ids: Any = None) -> np.ndarray:
         """Adds ``count`` isolated vertices and returns their vertex ids (int64 array). On a graph
@@ -572,11 +575,13 @@ def _by_original(ids: str) -> bool:
 
 
 def _ids(a: Any) -> np.ndarray:
-    """Vertex ids as a contiguous int64 array."""
-    arr = np.ascontiguousarray(a, dtype=np.int64)
-    if arr.ndim != 1:
-        raise InvalidArgumentError(f"vertex ids must be a 1-D array, got shape {arr.shape}")
-    return arr
+    """Vertex ids as a contiguous int64 array (integers only: see :func:`int_ids`)."""
+    return np.ascontiguousarray(int_ids("vertex ids", a, InvalidArgumentError), dtype=np.int64)
+
+
+def _weights(w: Any, n: int) -> np.ndarray:
+    """An update's weights: ``n`` finite float32 numbers (see :func:`finite_weights`)."""
+    return finite_weights("weights", w, n, InvalidArgumentError)
 
 
 def open(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import operator
 from typing import Any
 
 import numpy as np
@@ -15,11 +16,20 @@ def personalization_vector(personalization: Any, n: int) -> np.ndarray:
     if isinstance(personalization, dict):
         p = np.zeros(n, dtype=np.float64)
         for v, x in personalization.items():
-            if not 0 <= int(v) < n:
+            try:
+                i, w = operator.index(v), float(x)
+            except (TypeError, ValueError) as e:
+                raise InvalidArgumentError(
+                    f"personalization maps vertex ids (ints) to numbers, got {v!r}: {x!r}"
+                ) from e
+            if not 0 <= i < n:
                 raise InvalidArgumentError(f"personalization vertex {v} out of range")
-            p[int(v)] = float(x)
+            p[i] = w
         return p
-    p = np.array(personalization, dtype=np.float64)
+    try:
+        p = np.array(personalization, dtype=np.float64)
+    except (TypeError, ValueError) as e:
+        raise InvalidArgumentError(f"personalization must hold numbers: {e}") from e
     if p.shape != (n,):
         raise InvalidArgumentError(
             f"personalization must have one value per vertex ({n}), got shape {p.shape}"

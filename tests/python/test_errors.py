@@ -140,6 +140,48 @@ def test_negative_or_huge_integer_arguments_name_the_argument(tmp_path, call, na
             g.bfs(0, threads=1.5)
 
 
+def test_update_ids_must_be_integers_and_weights_finite(tmp_path):
+    ocgraph.from_edges([0, 1, 2], [1, 2, 3], tmp_path / "g", num_vertices=5, weights=[1.0, 2.0, 3.0]).close()
+    with ocgraph.open(tmp_path / "g", writable=True) as g:
+        for call in (
+            lambda: g.add_edges([0.9], [2.5]),
+            lambda: g.remove_vertices([1.7]),
+            lambda: g.add_edges(["1"], ["4"]),
+            lambda: g.remove_edges([True], [1]),
+            lambda: g.set_edge_weights([0.0], [1], [2.0]),
+        ):
+            with pytest.raises(ocgraph.InvalidArgumentError, match="must hold integers"):
+                call()
+        for w in (np.inf, np.nan, -np.inf, 1e300):
+            with pytest.raises(ocgraph.InvalidArgumentError, match="not a finite"):
+                g.add_edges([0], [4], weights=[w])
+            with pytest.raises(ocgraph.InvalidArgumentError, match="not a finite"):
+                g.set_edge_weights([0], [1], [w])
+        assert g.neighbors(0).tolist() == [1] and g.neighbors(1).tolist() == [2]
+        assert g.edge_weights(0).tolist() == [1.0]
+        g.add_edges(np.array([0], dtype=np.uint8), np.array([4], dtype=np.int16), weights=[0.5])
+        assert g.neighbors(0).tolist() == [1, 4]
+    for w in (np.inf, np.nan, 3.5e38):
+        with pytest.raises(ocgraph.InputError, match="not a finite"):
+            ocgraph.from_edges([0, 1], [1, 2], tmp_path / "h", weights=[1.0, w], overwrite=True)
+    with pytest.raises(ocgraph.InputError, match="must hold integers"):
+        ocgraph.from_edges([0.5], [1], tmp_path / "i")
+
+
+def test_a_kernel_on_corrupted_lists_reports_the_corrupted_file(tmp_path):
+    # Open checks sizes and bounds, not every byte: a neighbour id flipped out of range is found
+    # when a kernel trips on it, and the error then names the file that fails verification.
+    ocgraph.from_edges([0, 1, 2, 3, 0], [1, 2, 0, 4, 0], tmp_path / "g", weights=[1.5, 2, 3, 1, 1]).close()
+    f = tmp_path / "g" / "out.neighbors"
+    b = bytearray(f.read_bytes())
+    b[8] ^= 0x5A
+    f.write_bytes(bytes(b))
+    with ocgraph.open(tmp_path / "g") as g:
+        for kernel in (g.wcc, lambda: g.sssp(0), g.triangle_count):
+            with pytest.raises(ocgraph.FormatError, match=r"out\.neighbors"):
+                kernel()
+
+
 @pytest.mark.parametrize("backend", ["mmap", "pool"])
 def test_engine_panic_becomes_ocgraph_error(tmp_path, backend):
     """A corrupted offsets file (not checked on open) makes the engine fail mid-read: the

@@ -195,6 +195,14 @@ def test_input_errors(tmp_path):
         ocgraph.from_pandas(pd.DataFrame({"src": [-5], "dst": [1]}), tmp_path / "e", relabel="first-seen")
 
 
+@pytest.mark.parametrize("relabel", [None, "first-seen", "sorted"])
+def test_id_columns_of_different_integer_widths(tmp_path, relabel):
+    t = pa.table({"src": pa.array([1, 2, 5], pa.int8()), "dst": pa.array([300, 2, 1], pa.int64())})
+    g = ocgraph.from_arrow(t, tmp_path / "g", relabel=relabel)
+    out = g.to_pandas()
+    assert sorted(zip(out["src"], out["dst"])) == [(1, 300), (2, 2), (5, 1)]
+
+
 def test_categorical_and_large_integer_ids(tmp_path):
     big = 2**40
     df = pd.DataFrame({"src": [big, big + 1, big + 2], "dst": [big + 1, big + 2, big]})

@@ -4,12 +4,20 @@ networkx on the same mutated graph, before and after freezing levels, compaction
 
 from __future__ import annotations
 
+import os
+import subprocess
+from pathlib import Path
+
 import networkx as nx
 import numpy as np
 import pytest
 
 import ocgraph
 from conftest import BACKENDS, POOL_OPTS, random_edges
+
+OCGRAPH_BIN = Path(
+    os.environ.get("OCGRAPH_BIN", Path(__file__).resolve().parents[2] / "target" / "release" / "ocgraph")
+)
 
 
 def open_writable(path, backend: str, **kw) -> ocgraph.Graph:
@@ -174,6 +182,29 @@ def test_snapshot_isolation_and_errors(tmp_path):
         g.add_edges([0], [1])
     with pytest.raises(ocgraph.InvalidArgumentError, match="durability"):
         ocgraph.open(path, writable=True, durability="sometimes")
+
+
+def test_one_writer_at_a_time(tmp_path):
+    path = tmp_path / "g"
+    ocgraph.from_edges([0, 1], [1, 2], path, num_vertices=10).close()
+    a = ocgraph.open(path, writable=True)
+    a.add_edges([3], [4])
+    with pytest.raises(ocgraph.InvalidArgumentError, match="already open for updates"):
+        ocgraph.open(path, writable=True)
+    if OCGRAPH_BIN.exists():  # another process is refused too (the CLI's update: `make cli`)
+        edges = tmp_path / "e.txt"
+        edges.write_text("2 9\n")
+        cmd = [str(OCGRAPH_BIN), "update", str(path), "--add-edges", str(edges)]
+        r = subprocess.run(cmd, capture_output=True, text=True)
+        assert r.returncode != 0 and "already open for updates" in r.stderr, r.stderr
+    with ocgraph.open(path) as reader:  # readers may open meanwhile
+        assert reader.neighbors(3).tolist() == [4]
+    a.add_edges([7], [8])
+    a.close()
+    with ocgraph.open(path, writable=True) as b:
+        b.add_edges([5], [6])
+    with ocgraph.open(path) as g:
+        assert [g.neighbors(v).tolist() for v in (2, 3, 5, 7)] == [[], [4], [6], [8]]
 
 
 @pytest.mark.parametrize("backend", BACKENDS)

@@ -217,7 +217,7 @@ pub(crate) fn out_weights<O: Adjacency>(out: &O, weighted: bool) -> Result<Vec<f
             out.for_each_weighted_in_range(block, |u, nbrs, ws| {
                 let mut s = 0.0;
                 for (&v, &x) in nbrs.iter().zip(ws) {
-                    if x.is_nan() || x < 0.0 {
+                    if !x.is_finite() || x < 0.0 {
                         bad.get_or_insert((u, v, x));
                     }
                     s += x as f64;
@@ -228,7 +228,9 @@ pub(crate) fn out_weights<O: Adjacency>(out: &O, weighted: bool) -> Result<Vec<f
         })
         .reduce(|| None, |a, b| a.or(b));
     if let Some((u, v, x)) = bad {
-        return Err(Error::invalid(format!("arc {u} -> {v} has weight {x}; PageRank needs weights >= 0")));
+        return Err(Error::invalid(format!(
+            "arc {u} -> {v} has weight {x}; PageRank needs finite weights >= 0"
+        )));
     }
     Ok(w)
 }

@@ -18,6 +18,8 @@
 //! memory-mapped ([`ocgraph_core::page::scratch`]); beside them, 12 bytes per vertex (degrees,
 //! ranks) and 8 of offsets. Counting runs on the caller's rayon pool.
 
+use std::ops::Range;
+
 use ocgraph_core::page::scratch::{self, ScratchArray, ScratchWriter};
 use ocgraph_core::{Adjacency, Result, Vertex};
 use rayon::prelude::*;
@@ -100,26 +102,74 @@ pub(crate) fn oriented<O: Adjacency, I: Adjacency>(
     rank: &[Vertex],
     deg: &[u32],
 ) -> Result<(Vec<u64>, ScratchArray)> {
+    let blocks = vertex_blocks(out.num_vertices());
+    mark_cuts(out, &blocks);
+    if out.lists_id().is_none() || out.lists_id() != in_.lists_id() {
+        mark_cuts(in_, &blocks);
+    }
     let bytes = deg.iter().map(|&d| d as u64).sum::<u64>() / 2 * 4;
     if scratch::keep_in_memory(bytes, out.memory_budget()) {
-        let (offsets, targets) = oriented_in_memory(out, in_, rank);
+        let parts: Vec<BlockLists> = blocks.into_par_iter().map(|b| block_lists(out, in_, rank, b)).collect();
+        let (offsets, targets) = to_rank_order(rank, &parts);
         Ok((offsets, ScratchArray::from_vec(targets)))
     } else {
-        oriented_to_file(out, in_, rank)
+        oriented_to_file(out, in_, rank, blocks)
     }
 }
 
-/// [`oriented`] with the targets written in rank order to a scratch file: the vertices are
-/// taken in rank order (point reads of their lists), a window of ranks at a time on all
-/// threads, so memory holds only one window's lists beyond the offsets (8 bytes per vertex).
+/// One block's oriented lists in id order: each vertex's list length, and the lists (ranks,
+/// sorted) concatenated.
+type BlockLists = (Vec<u32>, Vec<Vertex>);
+
+/// The oriented lists of the vertices of `block` (one range scan of `out`).
+fn block_lists<O: Adjacency, I: Adjacency>(
+    out: &O,
+    in_: &I,
+    rank: &[Vertex],
+    block: Range<Vertex>,
+) -> BlockLists {
+    let (mut counts, mut targets) = (Vec::with_capacity(block.len()), Vec::new());
+    out.for_each_in_range(block, |v, o| {
+        let before = targets.len();
+        let rv = rank[v as usize];
+        for_each_union(o, &in_.neighbors(v), v, |w| {
+            if rank[w as usize] > rv {
+                targets.push(rank[w as usize]);
+            }
+        });
+        targets[before..].sort_unstable();
+        counts.push((targets.len() - before) as u32);
+    });
+    (counts, targets)
+}
+
+/// [`oriented`] through scratch files, in two sequential passes so that memory holds only a
+/// window of blocks' lists beyond 16 bytes per vertex of offsets: the lists are built block by
+/// block in id order (range scans, as in memory) into a first file, which is then read in rank
+/// order (through the page cache) and copied list by list into the second, the result.
 fn oriented_to_file<O: Adjacency, I: Adjacency>(
     out: &O,
     in_: &I,
     rank: &[Vertex],
+    blocks: Vec<Range<Vertex>>,
 ) -> Result<(Vec<u64>, ScratchArray)> {
-    /// Ranks per task.
-    const TASK: usize = 1 << 14;
     let n = rank.len();
+    let mut by_id = ScratchWriter::new(false)?;
+    let mut id_offsets = Vec::with_capacity(n + 1);
+    id_offsets.push(0u64);
+    for window in blocks.chunks(2 * rayon::current_num_threads()) {
+        let parts: Vec<BlockLists> =
+            window.to_vec().into_par_iter().map(|b| block_lists(out, in_, rank, b)).collect();
+        for (counts, targets) in parts {
+            let mut at = *id_offsets.last().expect("offsets start with 0");
+            for c in counts {
+                at += c as u64;
+                id_offsets.push(at);
+            }
+            by_id.extend_from_slice(&targets)?;
+        }
+    }
+    let by_id = by_id.finish()?;
     let mut order = vec![0 as Vertex; n];
     for (v, &r) in rank.iter().enumerate() {
         order[r as usize] = v as Vertex;
@@ -127,76 +177,21 @@ fn oriented_to_file<O: Adjacency, I: Adjacency>(
     let mut targets = ScratchWriter::new(false)?;
     let mut offsets = Vec::with_capacity(n + 1);
     offsets.push(0u64);
-    let window = TASK * 2 * rayon::current_num_threads();
-    for start in (0..n).step_by(window) {
-        let end = (start + window).min(n);
-        let tasks: Vec<std::ops::Range<usize>> =
-            (start..end).step_by(TASK).map(|s| s..(s + TASK).min(end)).collect();
-        let parts: Vec<(Vec<u32>, Vec<Vertex>)> = tasks
-            .into_par_iter()
-            .map(|ranks| {
-                let (mut counts, mut list) = (Vec::with_capacity(ranks.len()), Vec::new());
-                for r in ranks {
-                    let v = order[r];
-                    let before = list.len();
-                    for_each_union(&out.neighbors(v), &in_.neighbors(v), v, |w| {
-                        if rank[w as usize] as usize > r {
-                            list.push(rank[w as usize]);
-                        }
-                    });
-                    list[before..].sort_unstable();
-                    counts.push((list.len() - before) as u32);
-                }
-                (counts, list)
-            })
-            .collect();
-        for (counts, list) in parts {
-            let mut at = *offsets.last().expect("offsets start with 0");
-            for c in counts {
-                at += c as u64;
-                offsets.push(at);
-            }
-            targets.extend_from_slice(&list)?;
-        }
+    for &v in &order {
+        let list = &by_id[id_offsets[v as usize] as usize..id_offsets[v as usize + 1] as usize];
+        targets.extend_from_slice(list)?;
+        offsets.push(targets.len() as u64);
     }
     Ok((offsets, targets.finish()?))
 }
 
-/// [`oriented`] in memory: two range scans in id order, then each list moved to its rank.
-fn oriented_in_memory<O: Adjacency, I: Adjacency>(
-    out: &O,
-    in_: &I,
-    rank: &[Vertex],
-) -> (Vec<u64>, Vec<Vertex>) {
-    let n = out.num_vertices();
-    let blocks = vertex_blocks(n);
-    mark_cuts(out, &blocks);
-    if out.lists_id().is_none() || out.lists_id() != in_.lists_id() {
-        mark_cuts(in_, &blocks);
-    }
-    // Per block, in id order: each vertex's list (ranks, sorted), concatenated.
-    let parts: Vec<(Vec<u32>, Vec<Vertex>)> = blocks
-        .into_par_iter()
-        .map(|b| {
-            let (mut counts, mut targets) = (Vec::with_capacity(b.len()), Vec::new());
-            out.for_each_in_range(b, |v, o| {
-                let before = targets.len();
-                let rv = rank[v as usize];
-                for_each_union(o, &in_.neighbors(v), v, |w| {
-                    if rank[w as usize] > rv {
-                        targets.push(rank[w as usize]);
-                    }
-                });
-                targets[before..].sort_unstable();
-                counts.push((targets.len() - before) as u32);
-            });
-            (counts, targets)
-        })
-        .collect();
+/// The blocks' lists (in id order) moved to rank order: `(offsets, targets)` by rank.
+fn to_rank_order(rank: &[Vertex], parts: &[BlockLists]) -> (Vec<u64>, Vec<Vertex>) {
+    let n = rank.len();
     // Lengths by rank, then offsets by rank.
     let mut len_by_rank = vec![0u32; n];
     let mut v = 0usize;
-    for (counts, _) in &parts {
+    for (counts, _) in parts {
         for &c in counts {
             len_by_rank[rank[v] as usize] = c;
             v += 1;

@@ -297,6 +297,67 @@ fn export_original_ids_includes_vertices_added_by_updates() {
     assert_eq!(got, want);
 }
 
+/// `info` on a graph with updates not yet compacted describes it as it is now (the base under
+/// its log), as `export` and `run` read it, and says the updates are there.
+#[test]
+fn info_counts_the_updates_not_yet_compacted() {
+    let t = tempfile::tempdir().unwrap();
+    let input = t.path().join("in.txt");
+    std::fs::write(&input, "0 1\n1 2\n2 3\n").unwrap();
+    let g = t.path().join("g");
+    ok(&["import", p(&input), p(&g)]);
+    let add = t.path().join("add.txt");
+    std::fs::write(&add, "3 0\n4 5\n5 6\n5 5\n").unwrap();
+    ok(&["update", p(&g), "--add-vertices", "3", "--add-edges", p(&add)]);
+    let info: serde_json::Value = serde_json::from_slice(&ok(&["info", p(&g), "--json"]).stdout).unwrap();
+    assert_eq!(info["vertices"], 7);
+    assert_eq!(info["edges"], 7);
+    assert_eq!(info["self_loops"], 1);
+    // Out-degrees now: 0:1 1:1 2:1 3:1 4:1 5:2 6:0; vertex 6 has an in-arc, so none is isolated.
+    assert_eq!(info["out_degree"]["max"], 2);
+    assert_eq!(info["isolated_vertices"], 0);
+    assert_eq!(info["updates"]["levels"], 0);
+    let text = String::from_utf8(ok(&["info", p(&g)]).stdout).unwrap();
+    assert!(text.contains("vertices   7") && text.contains("compact"), "{text}");
+}
+
+/// `check` verifies a graph's updates too: a byte flipped in a level, or in a log frame followed
+/// by another, is refused naming the file, as opening the graph refuses it.
+#[test]
+fn check_verifies_levels_and_the_log() {
+    let t = tempfile::tempdir().unwrap();
+    let input = t.path().join("in.txt");
+    std::fs::write(&input, "0 1\n1 2\n2 3\n").unwrap();
+    // Three batches; with `freeze`, the first goes into a level.
+    let build = |name: &str, freeze: bool| {
+        let g = t.path().join(name);
+        ok(&["import", p(&input), p(&g)]);
+        for (i, edges) in ["3 4\n", "4 0\n", "1 3\n"].iter().enumerate() {
+            let add = t.path().join(format!("{name}{i}.txt"));
+            std::fs::write(&add, edges).unwrap();
+            ok(&["update", p(&g), "--add-vertices", "1", "--add-edges", p(&add)]);
+            if freeze && i == 0 {
+                ok(&["update", p(&g), "--freeze"]);
+            }
+        }
+        let out = String::from_utf8(ok(&["check", p(&g)]).stdout).unwrap();
+        assert!(out.contains(&format!("updates verified ({} level(s)", freeze as u8)), "{out}");
+        g
+    };
+    let flip = |dir: &Path, at: usize| {
+        let f = std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().path()).min().unwrap();
+        let mut b = std::fs::read(&f).unwrap();
+        b[at] ^= 0x5A;
+        std::fs::write(f, b).unwrap();
+    };
+    let g = build("g", true);
+    flip(&g.join("levels"), 40);
+    fails(&["check", p(&g)], 1, &["levels", "checksum"]);
+    let h = build("h", false);
+    flip(&h.join("wal"), 8);
+    fails(&["check", p(&h)], 1, &["wal", "checksum"]);
+}
+
 /// A fresh directory with an input file holding `bytes`.
 fn input_file(name: &str, bytes: &[u8]) -> (tempfile::TempDir, PathBuf, PathBuf) {
     let t = tempfile::tempdir().unwrap();

@@ -40,7 +40,7 @@ impl GraphView {
             auto_compact_levels: None,
             ..WriteOptions::default()
         };
-        let w = WritableGraph::open(dir, &opts)?;
+        let w = WritableGraph::open_for_reading(dir, &opts)?;
         let snap = w.snapshot();
         w.close()?;
         Ok(GraphView::Updated(snap))

@@ -89,3 +89,36 @@ fn snapshots_under_concurrent_writers_see_exact_prefixes() {
     assert!(m.updates.unwrap().levels.len() <= 3);
     assert!(std::fs::read_dir(dir.join("wal")).unwrap().count() <= 3, "covered WAL segments are deleted");
 }
+
+/// One writer at a time: a second writable open of the same graph is refused while the first is
+/// open (it would interleave its batches with the first's in the WAL and lose them), readers may
+/// open meanwhile and see the durable batches, and the next writer may open once the first closed
+/// or was dropped.
+#[test]
+fn a_second_writer_is_refused_until_the_first_closes() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("g");
+    let mut b = GraphBuilder::new(&dir, BuildOptions { directed: true, ..BuildOptions::default() }).unwrap();
+    b.reserve_vertices(10);
+    b.push(&[0, 1], &[1, 2], None).unwrap();
+    b.finish(IdMap::Identity, &NoProgress).unwrap();
+    let opts = WriteOptions { durability: Durability::PerBatch, ..WriteOptions::default() };
+    let first = WritableGraph::open(&dir, &opts).unwrap();
+    first.add_edges(&[(3, 4)], None).unwrap();
+    let e = WritableGraph::open(&dir, &opts).err().expect("a second writer is refused").to_string();
+    assert!(e.contains("already open for updates"), "{e}");
+    let ocgraph_core::GraphView::Updated(reader) =
+        ocgraph_core::GraphView::open(&dir, &Default::default()).unwrap()
+    else {
+        panic!("a graph with updates opens as a snapshot")
+    };
+    assert_eq!(reader.out().neighbors(3).to_vec(), vec![4], "readers see the durable batch");
+    first.add_edges(&[(5, 6)], None).unwrap();
+    first.close().unwrap();
+    let second = WritableGraph::open(&dir, &opts).unwrap();
+    let snap = second.snapshot();
+    assert_eq!(snap.out().neighbors(3).to_vec(), vec![4]);
+    assert_eq!(snap.out().neighbors(5).to_vec(), vec![6], "no batch of the first writer was lost");
+    drop(second);
+    WritableGraph::open(&dir, &opts).expect("a dropped writer releases the lock").close().unwrap();
+}

@@ -6,7 +6,7 @@ use ocgraph_algo as algo;
 use ocgraph_core::{with_adjacency, GraphView, Layout};
 use pyo3::prelude::*;
 
-use crate::errors::{invalid, run, IntoPy};
+use crate::errors::{invalid, run_on_graph, IntoPy};
 use crate::graph::PyGraph;
 
 /// Runs `f` on a dedicated rayon pool of `threads` threads (`None`: the global pool).
@@ -35,7 +35,8 @@ pub(crate) fn kernel<T: Send>(
     f: impl FnOnce(&GraphView) -> PyResult<T> + Send,
 ) -> PyResult<T> {
     let graph = g.graph()?;
-    run(py, || with_threads(threads, || f(&graph)))
+    let dir = graph.path().to_path_buf();
+    run_on_graph(py, &dir, || with_threads(threads, || f(&graph)))
 }
 
 /// BFS depths (int64, -1 unreachable) and parents (int64, -1 unreachable; source's is itself).

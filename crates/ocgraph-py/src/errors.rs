@@ -113,11 +113,38 @@ where
     T: Send,
     F: FnOnce() -> PyResult<T> + Send,
 {
+    run_with(py, f, panic_to_pyerr)
+}
+
+/// [`run`] for work on the graph at `dir`: a panic there is first taken for a sign of corrupted
+/// graph files (open checks sizes and bounds, not every byte), so the files are verified
+/// (`ocgraph check`): when they fail, the error is that `FormatError`, naming the file.
+pub(crate) fn run_on_graph<T, F>(py: Python<'_>, dir: &std::path::Path, f: F) -> PyResult<T>
+where
+    T: Send,
+    F: FnOnce() -> PyResult<T> + Send,
+{
+    run_with(py, f, |payload| match py.allow_threads(|| ocgraph_core::format::check_graph(dir)) {
+        Err(corrupt) => to_pyerr(corrupt),
+        Ok(_) => panic_to_pyerr(payload),
+    })
+}
+
+/// [`run`], with `on_panic` making the error of a panic.
+fn run_with<T, F>(
+    py: Python<'_>,
+    f: F,
+    on_panic: impl FnOnce(Box<dyn std::any::Any + Send>) -> PyErr,
+) -> PyResult<T>
+where
+    T: Send,
+    F: FnOnce() -> PyResult<T> + Send,
+{
     // A failed page read of the buffer pool comes back as an I/O error naming the file.
     match py.allow_threads(|| catch_unwind(AssertUnwindSafe(|| ocgraph_core::page::catch_read_errors(f)))) {
         Ok(Ok(r)) => r,
         Ok(Err(e)) => Err(to_pyerr(e)),
-        Err(payload) => Err(panic_to_pyerr(payload)),
+        Err(payload) => Err(on_panic(payload)),
     }
 }
 

@@ -317,9 +317,9 @@ impl Maintained for PageRank {
         for u in sources {
             let w_old = out_arcs(&prev, u, &mut old);
             let w_new = out_arcs(snap, u, &mut new);
-            if let Some(&(y, w)) = new.iter().find(|a| a.1.is_nan() || a.1 < 0.0) {
+            if let Some(&(y, w)) = new.iter().find(|a| !a.1.is_finite() || a.1 < 0.0) {
                 return Err(Error::invalid(format!(
-                    "pagerank: arc {u} -> {y} has weight {w}; PageRank needs weights >= 0"
+                    "pagerank: arc {u} -> {y} has weight {w}; PageRank needs finite weights >= 0"
                 )));
             }
             self.contribute(u, &old, w_old, -1.0);

@@ -8,7 +8,7 @@ use ocgraph_core::format::compressed::BlockIndex;
 use ocgraph_core::format::{FileRole, IdMapKind, MANIFEST_FILE};
 use ocgraph_core::labels::NO_LABEL;
 use ocgraph_core::size::format_size;
-use ocgraph_core::{Adjacency, Direction, Graph, Result, Vertex};
+use ocgraph_core::{with_adjacency, Adjacency, Graph, GraphView, Result, Vertex};
 use serde_json::json;
 
 use crate::backend_args::BackendArgs;
@@ -24,9 +24,6 @@ pub struct InfoArgs {
     #[command(flatten)]
     backend: BackendArgs,
 }
-
-/// Vertices per chunk when scanning offsets.
-const CHUNK: Vertex = 1 << 16;
 
 /// An exact degree histogram: dense for small degrees, sparse above.
 #[derive(Default)]
@@ -62,46 +59,40 @@ impl Histogram {
     }
 }
 
-/// Degrees of every vertex in `dir`, chunk by chunk: `f(first_vertex, degrees)`.
-fn for_each_degree_chunk(dir: &Direction<'_>, n: Vertex, mut f: impl FnMut(Vertex, &[u64])) {
-    let mut degs = Vec::with_capacity(CHUNK as usize);
-    let mut lo = 0;
-    while lo < n {
-        let hi = lo.saturating_add(CHUNK).min(n);
-        let offs = dir.offsets(lo, hi);
-        degs.clear();
-        degs.extend(offs.windows(2).map(|w| w[1] - w[0]));
-        f(lo, &degs);
-        lo = hi;
-    }
-}
-
 /// Runs `ocgraph info`.
 pub fn run(args: &InfoArgs) -> Result<()> {
-    let g = args.backend.open(&args.graph)?;
+    // A graph with updates is described as it is now (base, levels and log); its files and
+    // layouts are the base's.
+    let view = args.backend.open_view(&args.graph)?;
+    let g = view.base();
     let m = g.manifest();
-    let n = g.num_vertices() as Vertex;
+    let n = view.num_vertices() as Vertex;
     let (mut min, mut max, mut hist) = (u64::MAX, 0u64, Histogram::default());
-    let mut isolated = 0u64;
-    let (out, inn) = (g.out(), g.in_());
-    for_each_degree_chunk(&out, n, |lo, degs| {
-        let in_offs = g.is_directed().then(|| inn.offsets(lo, lo + degs.len() as Vertex));
-        for (i, &d) in degs.iter().enumerate() {
+    let (mut isolated, mut self_loops) = (0u64, 0u64);
+    let directed = view.is_directed();
+    with_adjacency!(&view, |out, inn| {
+        let mut in_deg = vec![0u32; if directed { n as usize } else { 0 }];
+        if directed {
+            inn.for_each_degree_in_range(0..n, |v, d| in_deg[v as usize] = d as u32);
+        }
+        out.for_each_in_range(0..n, |v, nbrs| {
+            let d = nbrs.len() as u64;
             min = min.min(d);
             max = max.max(d);
             hist.add(d);
-            if d == 0 && in_offs.as_ref().is_none_or(|o| o[i] == o[i + 1]) {
+            if d == 0 && (!directed || in_deg[v as usize] == 0) {
                 isolated += 1;
             }
-        }
+            if nbrs.binary_search(&v).is_ok() {
+                self_loops += 1;
+            }
+        })
     });
-    let mut self_loops = 0u64;
-    g.out().for_each_in_range(0..n, |v, nbrs| {
-        if nbrs.binary_search(&v).is_ok() {
-            self_loops += 1;
-        }
-    });
-    let mean = if n == 0 { 0.0 } else { g.num_arcs() as f64 / n as f64 };
+    let mean = if n == 0 { 0.0 } else { view.num_arcs() as f64 / n as f64 };
+    let levels = match &view {
+        GraphView::Stored(_) => None,
+        GraphView::Updated(s) => Some(s.num_levels()),
+    };
     let median = hist.median(n as u64);
     let manifest_len = std::fs::metadata(args.graph.join(MANIFEST_FILE)).map(|m| m.len()).unwrap_or(0);
     let files: BTreeMap<&str, u64> = m.files.iter().map(|(k, e)| (k.as_str(), e.padded_len())).collect();
@@ -119,13 +110,14 @@ pub fn run(args: &InfoArgs) -> Result<()> {
         l.dedup();
         (labelled, l.len())
     });
-    let compressed = compressed_summary(&g)?;
+    let compressed = compressed_summary(g)?;
     if args.json {
         let v = json!({
             "path": args.graph.display().to_string(),
-            "vertices": g.num_vertices(),
-            "edges": g.num_edges(),
-            "arcs": g.num_arcs(),
+            "vertices": view.num_vertices(),
+            "edges": view.num_edges(),
+            "arcs": view.num_arcs(),
+            "updates": levels.map(|l| json!({ "levels": l })),
             "directed": g.is_directed(),
             "weighted": g.is_weighted(),
             "id_map": id_map,
@@ -144,9 +136,12 @@ pub fn run(args: &InfoArgs) -> Result<()> {
         println!("{}", serde_json::to_string_pretty(&v).expect("json serialises"));
     } else {
         println!("graph      {}", args.graph.display());
-        println!("vertices   {}", g.num_vertices());
-        println!("edges      {}", g.num_edges());
-        println!("arcs       {}", g.num_arcs());
+        println!("vertices   {}", view.num_vertices());
+        println!("edges      {}", view.num_edges());
+        println!("arcs       {}", view.num_arcs());
+        if let Some(l) = levels {
+            println!("updates    {l} level(s) and a log over the base, included above (`ocgraph compact` merges them)");
+        }
         println!("directed   {}", g.is_directed());
         println!("weighted   {}", g.is_weighted());
         println!("id map     {id_map}");
@@ -188,7 +183,7 @@ pub fn run(args: &InfoArgs) -> Result<()> {
             println!("  {name:<16} {}", format_size(*len));
         }
     }
-    args.backend.report_stats(&g)?;
+    args.backend.report_stats(g)?;
     Ok(())
 }
 

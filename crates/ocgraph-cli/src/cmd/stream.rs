@@ -109,8 +109,8 @@ fn read_binary_updates(path: &Path, mut n: u64, weighted: bool) -> Result<Vec<Wa
             WalItem::AddEdge { src, dst, weight } | WalItem::SetWeight { src, dst, weight } => {
                 vertex(src)?;
                 vertex(dst)?;
-                if weight.is_nan() {
-                    return Err(bad("the weight is NaN".into()));
+                if !weight.is_finite() {
+                    return Err(bad(format!("the weight {weight} is not a finite number")));
                 }
                 let reweight = matches!(item, WalItem::SetWeight { .. });
                 if !weighted && (reweight || weight != 1.0) {

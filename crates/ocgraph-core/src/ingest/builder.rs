@@ -237,6 +237,12 @@ impl GraphBuilder {
             (true, None) => return Err(Error::invalid("push: weights are required for a weighted graph")),
             (false, _) => None,
         };
+        if let Some(i) = w.and_then(|w| w.iter().position(|x| !x.is_finite())) {
+            let (u, v, x) = (src[i], dst[i], w.expect("weights")[i]);
+            return Err(Error::invalid(format!(
+                "push: edge {i} ({u} -> {v}) has weight {x}; weights must be finite numbers"
+            )));
+        }
         let max = src.iter().chain(dst).copied().max();
         if let Some(m) = max {
             if m > MAX_ID {

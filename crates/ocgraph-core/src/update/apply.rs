@@ -111,8 +111,10 @@ pub(crate) fn validate(items: &[WalItem], mut n: u64, weighted: bool, what: &str
             WalItem::AddEdge { src, dst, weight } | WalItem::SetWeight { src, dst, weight } => {
                 check(i, src, n)?;
                 check(i, dst, n)?;
-                if weight.is_nan() {
-                    return Err(Error::invalid(format!("{what}: item {i}: weight is NaN")));
+                if !weight.is_finite() {
+                    return Err(Error::invalid(format!(
+                        "{what}: item {i}: weight {weight} is not a finite number"
+                    )));
                 }
                 if !weighted && weight != 1.0 {
                     return Err(Error::invalid(format!(

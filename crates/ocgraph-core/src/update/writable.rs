@@ -123,6 +123,9 @@ struct Shared {
     names: Mutex<Names>,
     /// The change feed (`stream.rs`).
     feed: Feed,
+    /// The open [`WRITER_LOCK`] file, locked while this graph is open for updates (released
+    /// by `close`, or when the last handle goes).
+    writer_lock: Mutex<Option<std::fs::File>>,
 }
 
 /// Original ids: the base's id map (loaded on first use) and the ids of added vertices.
@@ -177,6 +180,32 @@ fn fresh_delta(dir: &Path, opts: &WriteOptions, directed: bool) -> Result<[Arc<d
     let out = side("out")?;
     let inn = if directed { side("in")? } else { out.clone() };
     Ok([out, inn])
+}
+
+/// The file in a graph directory that a graph open for updates holds an exclusive lock on
+/// (`flock`): a second writer, in this process or another, is refused instead of interleaving
+/// its batches with the first one's in the WAL. The lock goes with the last handle of the
+/// file, so a crashed writer leaves none; the empty file itself stays.
+pub const WRITER_LOCK: &str = "writer.lock";
+
+/// Opens and locks `<dir>/writer.lock` (see [`WRITER_LOCK`]).
+fn lock_for_writing(dir: &Path) -> Result<std::fs::File> {
+    let path = dir.join(WRITER_LOCK);
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&path)
+        .map_err(|e| Error::io(&path, "open the writer lock", e))?;
+    match file.try_lock() {
+        Ok(()) => Ok(file),
+        Err(std::fs::TryLockError::WouldBlock) => Err(Error::invalid(format!(
+            "{}: the graph is already open for updates (by this process or another); \
+             close that handle first (one writer at a time; readers may open it meanwhile)",
+            dir.display()
+        ))),
+        Err(std::fs::TryLockError::Error(e)) => Err(Error::io(&path, "lock the writer lock", e)),
+    }
 }
 
 /// Empties `<dir>/delta/` (scratch files of paged deltas), creating it when `paged`.
@@ -273,7 +302,18 @@ impl WritableGraph {
         opts: &WriteOptions,
         fs: Arc<dyn LogFs>,
     ) -> Result<WritableGraph> {
-        let dir = dir.as_ref().to_path_buf();
+        Self::open_impl(dir.as_ref(), opts, fs, true)
+    }
+
+    /// Recovers the latest durable state for a reader ([`crate::GraphView::open`], which
+    /// closes it at once): as [`WritableGraph::open`], without taking the writer lock, so a
+    /// reader may open a graph while a writer has it open.
+    pub(crate) fn open_for_reading(dir: &Path, opts: &WriteOptions) -> Result<WritableGraph> {
+        Self::open_impl(dir, opts, Arc::new(StdLogFs), false)
+    }
+
+    fn open_impl(dir: &Path, opts: &WriteOptions, fs: Arc<dyn LogFs>, writer: bool) -> Result<WritableGraph> {
+        let dir = dir.to_path_buf();
         let manifest = Manifest::read(&dir)?;
         if manifest.is_packed() {
             return Err(Error::invalid(format!(
@@ -281,6 +321,7 @@ impl WritableGraph {
                 dir.display()
             )));
         }
+        let writer_lock = if writer { Some(lock_for_writing(&dir)?) } else { None };
         remove_strays(&dir, &manifest)?;
         if let DeltaKind::Paged(p) = &opts.delta {
             if p.max_bytes <= opts.freeze_threshold {
@@ -359,6 +400,7 @@ impl WritableGraph {
             background_error: Mutex::new(None),
             names,
             feed: Feed::default(),
+            writer_lock: Mutex::new(writer_lock),
         });
         Ok(WritableGraph { shared, compactor: Mutex::new(None), recovery })
     }
@@ -766,7 +808,10 @@ impl WritableGraph {
         st.closed = true;
         let last = st.next_seq - 1;
         drop(st);
-        self.shared.wal.sync_to(last)
+        self.shared.wal.sync_to(last)?;
+        // Snapshots taken from this handle may outlive it; the next writer need not wait.
+        self.shared.writer_lock.lock().take();
+        Ok(())
     }
 
     /// Commits one batch; starts background compaction when due. Returns the batch's sequence
