@@ -7,6 +7,7 @@ duplicate edges dropped); ``motifs(3, directed=True)`` is the directed triad cen
 
 from __future__ import annotations
 
+import operator
 from typing import Any
 
 import numpy as np
@@ -75,7 +76,9 @@ def pattern_args(pattern: Any, pattern_labels: Any) -> tuple[str | None, list | 
         if pattern_labels is not None:
             raise InvalidArgumentError("pattern_labels need the pattern as an edge list")
         return pattern, None, None
-    edges = np.asarray(pattern, dtype=np.int64)
+    edges = np.asarray(pattern)
+    if edges.size and not np.issubdtype(edges.dtype, np.integer):
+        raise InvalidArgumentError(f"pattern edges must be pairs of integers, got dtype {edges.dtype}")
     if edges.ndim != 2 or edges.shape[1] != 2 or len(edges) == 0:
         raise InvalidArgumentError(f"a pattern is a name or a list of (a, b) edges, got shape {edges.shape}")
     if edges.min() < 0:
@@ -86,11 +89,18 @@ def pattern_args(pattern: Any, pattern_labels: Any) -> tuple[str | None, list | 
 
 def _pattern_label(x: Any) -> int | None:
     """A pattern vertex's label: an int, or None (or -1) for a wildcard."""
-    if x is None or int(x) == -1:
+    bad = InvalidArgumentError(f"pattern label {x!r} is not an integer in 0 .. 2**32 - 2 (or None / -1)")
+    if x is None:
         return None
-    if not 0 <= int(x) < NO_LABEL:
-        raise InvalidArgumentError(f"pattern label {x} is not an integer in 0 .. 2**32 - 2 (or None / -1)")
-    return int(x)
+    try:
+        v = operator.index(x)
+    except TypeError:
+        raise bad from None
+    if v == -1:
+        return None
+    if not 0 <= v < NO_LABEL:
+        raise bad
+    return v
 
 
 #: The label of a vertex that has none (no pattern label matches it).
@@ -102,6 +112,8 @@ def data_labels(labels: Any) -> np.ndarray | None:
     if labels is None:
         return None
     arr = np.asarray(labels)
+    if arr.size and not np.issubdtype(arr.dtype, np.integer):
+        raise InvalidArgumentError(f"labels must be integers, got dtype {arr.dtype}")
     if arr.ndim != 1 or (arr.size and (arr.min() < 0 or arr.max() > np.iinfo(np.uint32).max)):
         raise InvalidArgumentError("labels must be a 1-D array of non-negative integers below 2**32")
     return np.ascontiguousarray(arr, dtype=np.uint32)

@@ -219,6 +219,13 @@ def test_mining_errors(graphs):
                 g.match(PATTERNS[1], labels=np.zeros(count, dtype=np.uint32), pattern_labels=[0, 0, 1])
         with pytest.raises(ocgraph.InvalidArgumentError, match="4 labels were given"):
             g.match(PATTERNS[1], labels=np.zeros(n, dtype=np.uint32), pattern_labels=[0, 0, 1, 1])
+        # Floats are refused, not truncated to the neighbouring integer.
+        with pytest.raises(ocgraph.InvalidArgumentError, match="pairs of integers"):
+            g.count_matches([(0, 1.5), (1, 2)])
+        with pytest.raises(ocgraph.InvalidArgumentError, match="must be integers"):
+            g.match(PATTERNS[1], labels=np.full(n, 1.9), pattern_labels=[1, 1, 1])
+        with pytest.raises(ocgraph.InvalidArgumentError, match=r"pattern label 0\.5"):
+            g.match(PATTERNS[1], labels=np.zeros(n, dtype=np.uint32), pattern_labels=[0.5, 0, 0])
 
 
 @pytest.mark.parametrize(

@@ -199,6 +199,15 @@ def test_one_writer_at_a_time(tmp_path):
         assert r.returncode != 0 and "already open for updates" in r.stderr, r.stderr
     with ocgraph.open(path) as reader:  # readers may open meanwhile
         assert reader.neighbors(3).tolist() == [4]
+    # Layouts and labels are written beside the base: refused too while the writer has it.
+    for change in (
+        lambda: ocgraph.build_grid(path),
+        lambda: ocgraph.compress(path),
+        lambda: ocgraph.set_labels(path, np.zeros(10, dtype=np.uint32)),
+        lambda: ocgraph.remove_labels(path),
+    ):
+        with pytest.raises(ocgraph.InvalidArgumentError, match="already open for updates"):
+            change()
     a.add_edges([7], [8])
     a.close()
     with ocgraph.open(path, writable=True) as b:

@@ -233,3 +233,84 @@ fn binary_update_files_apply_as_their_text_lines() {
     lines.iter().for_each(|o| want.extend(binary_item(o)));
     assert_eq!(std::fs::read(&wb).unwrap(), want);
 }
+
+/// A weight that is not a finite number (`inf`, `nan`, or beyond `f32`: `1e40`) in a text update
+/// file is refused by the parser, naming the file and line, before any batch is applied; as in
+/// an `ocgraph update --add-edges` file.
+#[test]
+fn non_finite_weights_in_update_files_name_the_line() {
+    let tmp = tempfile::tempdir().unwrap();
+    let g = tmp.path().join("g");
+    let gen = ["generate", "erdos-renyi", "--vertices", "20", "--edges", "40", "--seed", "1", "--weighted"];
+    ok(&[&gen[..], &["--quiet", p(&g)]].concat());
+    let before = read_edges(&g, false);
+    for w in ["inf", "-inf", "nan", "1e40"] {
+        let u = tmp.path().join("u.txt");
+        std::fs::write(&u, format!("+ 1 2 1\n+ 2 3 1\n+ 3 4 {w}\n")).unwrap();
+        let out = run(&["stream", p(&g), "--updates", p(&u), "--batch-size", "1"]);
+        let e = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success() && e.contains("u.txt:3") && e.contains("finite"), "{w}: {e}");
+        let add = tmp.path().join("add.txt");
+        std::fs::write(&add, format!("1 2 1\n3 4 {w}\n")).unwrap();
+        let out = run(&["update", p(&g), "--add-edges", p(&add)]);
+        let e = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success() && e.contains("add.txt:2") && e.contains("finite"), "{w}: {e}");
+    }
+    assert_eq!(read_edges(&g, false), before, "nothing was applied");
+}
+
+/// `workload updates --mix 0/100` removes every edge when asked for as many removals as there are
+/// edges (the last ones found among those left when random picks miss), each once; asked for
+/// more, it fails and leaves no output file behind.
+#[test]
+fn a_removal_workload_can_remove_every_edge() {
+    let tmp = tempfile::tempdir().unwrap();
+    for directed in [false, true] {
+        let g = tmp.path().join(format!("g{directed}"));
+        let mut gen = vec!["generate", "erdos-renyi", "--vertices", "50", "--edges", "120", "--seed", "2"];
+        if directed {
+            gen.push("--directed");
+        }
+        ok(&[&gen[..], &["--quiet", p(&g)]].concat());
+        let edges = read_edges(&g, directed);
+        let count = edges.len().to_string();
+        let out = tmp.path().join("w.txt");
+        ok(&[
+            "workload",
+            "updates",
+            p(&g),
+            "--count",
+            &count,
+            "--mix",
+            "0/100",
+            "--seed",
+            "3",
+            "--out",
+            p(&out),
+        ]);
+        let mut removed = BTreeSet::new();
+        for l in std::fs::read_to_string(&out).unwrap().lines() {
+            let c: Vec<u32> = l[2..].split_whitespace().map(|x| x.parse().unwrap()).collect();
+            let e = if directed { (c[0], c[1]) } else { (c[0].min(c[1]), c[0].max(c[1])) };
+            assert!(l.starts_with("- ") && edges.contains(&e) && removed.insert(e), "{l}");
+        }
+        assert_eq!(removed, edges);
+        std::fs::remove_file(&out).unwrap();
+        let more = (edges.len() + 1).to_string();
+        let r = run(&[
+            "workload",
+            "updates",
+            p(&g),
+            "--count",
+            &more,
+            "--mix",
+            "0/100",
+            "--seed",
+            "3",
+            "--out",
+            p(&out),
+        ]);
+        assert!(!r.status.success() && String::from_utf8_lossy(&r.stderr).contains("no edge left"));
+        assert!(!out.exists() && !tmp.path().join("w.txt.tmp").exists(), "no partial output");
+    }
+}

@@ -147,8 +147,8 @@ fn read_text_updates(path: &Path, mut n: u64, weighted: bool) -> Result<Vec<WalI
                     Some(c) if weighted => c
                         .parse::<f32>()
                         .ok()
-                        .filter(|w| !w.is_nan())
-                        .ok_or_else(|| bad(format!("bad weight '{c}'")))?,
+                        .filter(|w| w.is_finite())
+                        .ok_or_else(|| bad(format!("bad weight '{c}' (expected a finite number)")))?,
                     Some(_) => return Err(bad("the graph is unweighted; weights are not accepted".into())),
                     None => 1.0,
                 };

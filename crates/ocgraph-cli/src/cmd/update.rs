@@ -120,9 +120,9 @@ fn read_lines<T>(
         }
         if weighted {
             let w = match cols.get(ids) {
-                Some(c) => {
-                    c.parse::<f32>().map_err(|_| Error::input_line(path, no, format!("bad weight '{c}'")))?
-                }
+                Some(c) => c.parse::<f32>().ok().filter(|w| w.is_finite()).ok_or_else(|| {
+                    Error::input_line(path, no, format!("bad weight '{c}' (expected a finite number)"))
+                })?,
                 None => 1.0,
             };
             weights.push(w);

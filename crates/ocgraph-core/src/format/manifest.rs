@@ -160,12 +160,17 @@ impl Manifest {
     /// Reads and verifies `dir/manifest`.
     pub fn read(dir: &Path) -> Result<Manifest> {
         let path = dir.join(MANIFEST_FILE);
-        if !dir.is_dir() {
-            return Err(Error::io(
-                dir,
-                "open graph directory",
-                std::io::Error::new(std::io::ErrorKind::NotFound, "not a directory"),
-            ));
+        match std::fs::metadata(dir) {
+            // The OS's error (no such file, permission denied), with its errno.
+            Err(e) => return Err(Error::io(dir, "open graph directory", e)),
+            Ok(m) if !m.is_dir() => {
+                return Err(Error::io(
+                    dir,
+                    "open graph directory",
+                    std::io::Error::from_raw_os_error(libc::ENOTDIR),
+                ))
+            }
+            Ok(_) => {}
         }
         let bytes = std::fs::read(&path).map_err(|e| Error::io(&path, "read", e))?;
         Self::from_bytes(&bytes, &path)

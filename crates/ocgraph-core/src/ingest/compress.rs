@@ -27,6 +27,7 @@ use super::remove::remove_files;
 use crate::error::{Error, Result};
 use crate::format::compressed::{compress_block, BlockEntry, BlockIndex, Transform, MAX_BLOCK_SIZE};
 use crate::format::{FileEntry, FileRole, Manifest};
+use crate::update::lock_for_writing;
 
 /// Blocks compressed per parallel group.
 const GROUP_BLOCKS: usize = 64;
@@ -50,6 +51,17 @@ pub struct CompressReport {
 /// no unmerged updates and plain, not packed, lists) in logical blocks of `block_size` bytes (a
 /// multiple of 4096, at most 1 MiB), and installs them, replacing copies it had.
 pub fn compress_adjacency(dir: &Path, block_size: u32, progress: &dyn Progress) -> Result<CompressReport> {
+    let _writing = lock_for_writing(dir)?;
+    compress_adjacency_unlocked(dir, block_size, progress)
+}
+
+/// [`compress_adjacency`] by a caller that already holds the graph's writer lock (compaction,
+/// which compresses the lists of a new base before switching to it).
+pub(crate) fn compress_adjacency_unlocked(
+    dir: &Path,
+    block_size: u32,
+    progress: &dyn Progress,
+) -> Result<CompressReport> {
     let started = Instant::now();
     if block_size == 0 || !block_size.is_multiple_of(4096) || block_size > MAX_BLOCK_SIZE {
         return Err(Error::invalid(format!(
@@ -163,6 +175,7 @@ pub(crate) fn copies_block_size(dir: &Path, m: &Manifest) -> Result<Option<u32>>
 /// Removes the compressed copies of the graph at `dir`, if it has any: the manifest first,
 /// then the files. Returns whether there were any.
 pub fn remove_compressed(dir: &Path) -> Result<bool> {
+    let _writing = lock_for_writing(dir)?;
     let m = Manifest::read(dir)?;
     if !m.is_compressed() {
         return Ok(false);

@@ -29,6 +29,7 @@ use crate::error::{Error, Result};
 use crate::format::grid::{encode_cell, Codec, GridIndex, GridInfo};
 use crate::format::{pad_len, FileEntry, FileRole, Manifest};
 use crate::graph::Graph;
+use crate::update::lock_for_writing;
 use crate::{Adjacency, Vertex};
 
 /// How to build a grid.
@@ -75,6 +76,17 @@ const COMPRESS_GROUP: usize = 256;
 /// Builds the grid of the graph at `dir` (which must have no unmerged updates) and installs
 /// it beside the CSR, replacing any grid it had.
 pub fn build_grid(dir: &Path, opts: &GridOptions, progress: &dyn Progress) -> Result<GridReport> {
+    let _writing = lock_for_writing(dir)?;
+    build_grid_unlocked(dir, opts, progress)
+}
+
+/// [`build_grid`] by a caller that already holds the graph's writer lock (compaction, which
+/// builds the grid of a new base before switching to it).
+pub(crate) fn build_grid_unlocked(
+    dir: &Path,
+    opts: &GridOptions,
+    progress: &dyn Progress,
+) -> Result<GridReport> {
     let started = Instant::now();
     let g = open_base(dir, "building a grid for")?;
     let m = g.manifest().clone();
@@ -386,6 +398,7 @@ fn install(
 
 /// Removes the grid of the graph at `dir`, if it has one: the manifest first, then the files.
 pub fn remove_grid(dir: &Path) -> Result<bool> {
+    let _writing = lock_for_writing(dir)?;
     let mut m = Manifest::read(dir)?;
     if m.grid.is_none() {
         return Ok(false);

@@ -13,10 +13,12 @@ use super::pack::open_base;
 use super::remove::remove_files;
 use crate::error::{Error, Result};
 use crate::format::{FileRole, Manifest};
+use crate::update::lock_for_writing;
 
 /// Stores `labels` (one per vertex) with the graph at `dir`, which must have no unmerged
 /// updates, replacing any labels it had.
 pub fn set_labels(dir: &Path, labels: &[u32]) -> Result<()> {
+    let _writing = lock_for_writing(dir)?;
     let g = open_base(dir, "labelling")?;
     let mut m = g.manifest().clone();
     drop(g);
@@ -45,6 +47,7 @@ pub fn set_labels(dir: &Path, labels: &[u32]) -> Result<()> {
 /// Removes the labels of the graph at `dir`, if it has any: the manifest first, then the file.
 /// Refused on a graph with uncompacted updates (as [`set_labels`]).
 pub fn remove_labels(dir: &Path) -> Result<bool> {
+    let _writing = lock_for_writing(dir)?;
     drop(open_base(dir, "removing the labels of")?);
     let m = Manifest::read(dir)?;
     if !m.files.contains_key(FileRole::Labels.file_name()) {

@@ -28,8 +28,10 @@ mod reorder;
 mod runs;
 
 pub use builder::{BuildOptions, BuildReport, GraphBuilder, IdMap, LabelSource};
+pub(crate) use compress::compress_adjacency_unlocked;
 pub(crate) use compress::copies_block_size;
 pub use compress::{compress_adjacency, remove_compressed, CompressReport};
+pub(crate) use grid::build_grid_unlocked;
 pub use grid::{build_grid, remove_grid, GridOptions, GridReport};
 #[cfg(feature = "fuzzing")]
 pub use import::parse_bytes;

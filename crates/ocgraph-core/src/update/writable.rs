@@ -40,7 +40,9 @@ use crate::format::grid::MAX_BLOCK_BITS;
 use crate::format::{FileRole, IdMapKind, Manifest, UpdateState, MANIFEST_FILE};
 use crate::graph::{Adjacency, Graph, OpenOptions, Vertex};
 use crate::ids::{IdLookup, OriginalId};
-use crate::ingest::{build_grid, compress_adjacency, copies_block_size, GridOptions, NoProgress};
+use crate::ingest::{
+    build_grid_unlocked, compress_adjacency_unlocked, copies_block_size, GridOptions, NoProgress,
+};
 use crate::page::BackendKind;
 
 /// Subdirectory holding the WAL segments.
@@ -188,8 +190,9 @@ fn fresh_delta(dir: &Path, opts: &WriteOptions, directed: bool) -> Result<[Arc<d
 /// file, so a crashed writer leaves none; the empty file itself stays.
 pub const WRITER_LOCK: &str = "writer.lock";
 
-/// Opens and locks `<dir>/writer.lock` (see [`WRITER_LOCK`]).
-fn lock_for_writing(dir: &Path) -> Result<std::fs::File> {
+/// Opens and locks `<dir>/writer.lock` (see [`WRITER_LOCK`]): every change of a graph directory
+/// (updates, and the layouts and labels written beside the base) holds it while it writes.
+pub(crate) fn lock_for_writing(dir: &Path) -> Result<std::fs::File> {
     let path = dir.join(WRITER_LOCK);
     let file = std::fs::OpenOptions::new()
         .create(true)
@@ -1083,13 +1086,13 @@ impl Shared {
                 codec: grid.codec,
                 ..GridOptions::default()
             };
-            build_grid(&base_dir, &opts, &NoProgress)?;
+            build_grid_unlocked(&base_dir, &opts, &NoProgress)?;
             base_manifest = Manifest::read(&base_dir)?;
         }
         if let Some(block_size) = copies_block_size(&self.dir, view.base.manifest())? {
             // So are the compressed copies of the lists, with the old ones' block size.
             let base_dir = self.dir.join(&name);
-            compress_adjacency(&base_dir, block_size, &NoProgress)?;
+            compress_adjacency_unlocked(&base_dir, block_size, &NoProgress)?;
             base_manifest = Manifest::read(&base_dir)?;
         }
         let mut names = self.names.lock();
