@@ -270,7 +270,8 @@ def reorder(graph: PathLike, out: PathLike, memory: Size = "1GiB", overwrite: bo
     memory): the hubs' per-vertex values share cache lines. Road networks and crawl-ordered
     web graphs get slower (their order already keeps neighbours close). The copy keeps the
     original ids (:meth:`Graph.original_id`, :meth:`Graph.original_ids`, :meth:`Graph.vertex`),
-    has plain lists (:func:`pack` packs it) and is read-only. The source is read once in file
+    has plain lists (:func:`pack` packs it) and takes updates like any graph (by vertex id, or
+    by original id with ``ids="original"``). The source is read once in file
     order; ``memory`` is the sort budget (beyond it, sorted runs go to disk, as in
     :func:`import_edges`).
 

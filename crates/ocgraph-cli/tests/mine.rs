@@ -89,4 +89,20 @@ fn mine_counts_lists_and_patterns() {
         assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
         assert!(err.starts_with("error: ") && !err.contains("panicked"), "{err}");
     }
+
+    // Bad label lines of a pattern file are named by line.
+    for (body, line, what) in [
+        ("0 1\n1 2\nlabel 5 1\n", 3, "vertices 0 to 2"),
+        ("0 1\nlabel 0 1\n# again\nlabel 0 2\n", 4, "labelled twice"),
+        ("0 1\nlabel 0 4294967295\n", 2, "expected"),
+        ("0 1\nlabel 99999999999999 1\n", 2, "vertices 0 to 1"),
+        ("0 1\nlabel 0 -1\n", 2, "expected"),
+    ] {
+        let pat = tmp.path().join("bad.txt");
+        std::fs::write(&pat, body).unwrap();
+        let out = ocgraph(&["mine", "pattern", p(&g), "--pattern", p(&pat), "--labels", p(&labels)]);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{body:?}: {err}");
+        assert!(err.contains(&format!("bad.txt:{line}:")) && err.contains(what), "{body:?}: {err}");
+    }
 }

@@ -19,6 +19,7 @@ use std::time::{Duration, Instant};
 use clap::{Args, ValueEnum};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use ocgraph_algo::mine::{self, MatchOptions, Pattern, TRIAD_NAMES};
+use ocgraph_core::labels::NO_LABEL;
 use ocgraph_core::{with_adjacency, Adjacency, Error, Result, Vertex};
 
 use crate::backend_args::BackendArgs;
@@ -256,7 +257,8 @@ pub(crate) fn read_pattern(spec: &str) -> Result<Pattern> {
         return Pattern::named(spec);
     }
     let f = std::fs::File::open(path).map_err(|e| Error::io(path, "open", e))?;
-    let (mut edges, mut labels) = (Vec::new(), Vec::<Option<u32>>::new());
+    // Each `label a L` line with its line number, checked once the edges give the vertex count.
+    let (mut edges, mut label_lines) = (Vec::new(), Vec::<(usize, u32, usize)>::new());
     for (i, line) in BufReader::new(f).lines().enumerate() {
         let line = line.map_err(|e| Error::io(path, "read", e))?;
         let text = line.split('#').next().unwrap_or("").trim();
@@ -274,24 +276,30 @@ pub(crate) fn read_pattern(spec: &str) -> Result<Pattern> {
         let num = |w: &str| w.parse::<usize>().map_err(|_| bad());
         match words.as_slice() {
             ["label", a, l] => {
-                let (a, l) = (num(a)?, num(l)? as u32);
-                if labels.len() <= a {
-                    labels.resize(a + 1, None);
-                }
-                labels[a] = Some(l);
+                let l = l.parse::<u32>().ok().filter(|&l| l != NO_LABEL).ok_or_else(bad)?;
+                label_lines.push((num(a)?, l, i + 1));
             }
             [a, b] => edges.push((num(a)?, num(b)?)),
             _ => return Err(bad()),
         }
     }
     // A pattern vertex without a `label` line is a wildcard (matches any data label).
-    let labels = if labels.is_empty() {
-        None
-    } else {
-        let k = edges.iter().map(|&(a, b)| a.max(b) + 1).max().unwrap_or(0).max(labels.len());
-        labels.resize(k, None);
-        Some(labels)
-    };
+    let k = edges.iter().map(|&(a, b)| a.max(b) + 1).max().unwrap_or(0);
+    let mut labels = vec![None; k];
+    for &(a, l, line) in &label_lines {
+        let at = |msg: String| Error::invalid(format!("{}:{line}: {msg}", path.display()));
+        match labels.get_mut(a) {
+            None => {
+                return Err(at(format!(
+                    "label of vertex {a}, but the pattern's edges use vertices 0 to {}",
+                    k.max(1) - 1
+                )))
+            }
+            Some(Some(_)) => return Err(at(format!("vertex {a} is labelled twice"))),
+            Some(slot) => *slot = Some(l),
+        }
+    }
+    let labels = (!label_lines.is_empty()).then_some(labels);
     Pattern::from_edges(&edges, labels)
 }
 

@@ -15,7 +15,7 @@ use crate::progress::CliProgress;
 pub struct ReorderArgs {
     /// Graph directory to read (no pending updates).
     graph: PathBuf,
-    /// Graph directory to write (plain lists, read-only, original ids kept).
+    /// Graph directory to write (plain lists, original ids kept; it takes updates like any graph).
     out: PathBuf,
     #[command(flatten)]
     build: BuilderArgs,
