@@ -84,6 +84,8 @@ def pattern_args(pattern: Any, pattern_labels: Any) -> tuple[str | None, list | 
     if edges.min() < 0:
         raise InvalidArgumentError("pattern vertices are 0 .. k-1")
     labels = None if pattern_labels is None else [_pattern_label(x) for x in pattern_labels]
+    if labels is not None and len(labels) == edges.max() + 1 and all(x is None for x in labels):
+        labels = None  # wildcards only: the unlabelled pattern, on graphs with or without labels
     return None, [(int(a), int(b)) for a, b in edges], labels
 
 
