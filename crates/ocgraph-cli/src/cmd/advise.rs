@@ -26,9 +26,12 @@ pub struct AdviseArgs {
     memory: Option<u64>,
 }
 
-/// Kernel state held in RAM besides the graph pages: bytes per vertex, and bytes per arc.
+/// Kernel state held in RAM besides the graph pages: bytes per vertex, and bytes per arc. Triangle
+/// counting's oriented lists (2 bytes per arc) are not counted: they stay in RAM only when they
+/// take at most a quarter of the pool, else they go to a memory-mapped scratch file (the advice
+/// says which).
 const KERNELS: [(&str, u64, u64); 5] =
-    [("bfs", 12, 0), ("wcc", 5, 0), ("sssp", 16, 0), ("pagerank", 36, 0), ("triangle-count", 8, 2)];
+    [("bfs", 12, 0), ("wcc", 5, 0), ("sssp", 16, 0), ("pagerank", 36, 0), ("triangle-count", 20, 0)];
 
 /// Values of /proc/meminfo in bytes (`kB` lines scaled, counts as they are).
 fn meminfo(key: &str) -> Option<u64> {
@@ -106,6 +109,19 @@ pub fn run(args: &AdviseArgs) -> Result<()> {
     );
     println!();
     println!("{:<15} {:>10} {:>10}  advice", "kernel", "state", "pool");
+    // Where triangle counting's oriented lists go with a pool of `pool` bytes.
+    let lists = |kernel: &str, pool: u64| {
+        let bytes = arcs * 2;
+        match kernel {
+            "triangle-count" if bytes <= pool / 4 => {
+                format!("; oriented lists ({}) in RAM", format_size(bytes))
+            }
+            "triangle-count" => {
+                format!("; oriented lists ({}) to a scratch file in TMPDIR", format_size(bytes))
+            }
+            _ => String::new(),
+        }
+    };
     for (kernel, per_vertex, per_arc) in KERNELS {
         let state = n * per_vertex + arcs * per_arc;
         // What is left for graph pages after the kernel's state and a 10% margin.
@@ -118,19 +134,24 @@ pub fn run(args: &AdviseArgs) -> Result<()> {
             } else {
                 ""
             };
-            format!("the graph fits: --backend pool --memory {}{copy}", format_size(graph_bytes))
+            format!(
+                "the graph fits: --backend pool --memory {}{copy}{}",
+                format_size(graph_bytes),
+                lists(kernel, graph_bytes)
+            )
         } else {
             let copy = match (kernel, skewed, m.is_packed()) {
-                ("triangle-count", ..) => "; reads the lists once into oriented lists in RAM",
+                ("triangle-count", ..) => "",
                 (_, _, true) => "",
                 (_, true, false) => "; `ocgraph reorder` then `ocgraph pack` (fewer bytes, hubs together)",
                 (_, false, false) => "; `ocgraph pack` (fewer bytes; keep the given order)",
             };
             let policy = if kernel == "pagerank" { "lifo" } else { "gac" };
             format!(
-                "{:.0}% of the graph: --backend pool --memory {} --policy {policy}{copy}",
+                "{:.0}% of the graph: --backend pool --memory {} --policy {policy}{copy}{}",
                 100.0 * pool as f64 / graph_bytes.max(1) as f64,
-                format_size(pool)
+                format_size(pool),
+                lists(kernel, pool)
             )
         };
         println!(
