@@ -122,3 +122,59 @@ fn a_second_writer_is_refused_until_the_first_closes() {
     drop(second);
     WritableGraph::open(&dir, &opts).expect("a dropped writer releases the lock").close().unwrap();
 }
+
+/// A reader opening a graph while a writer has it open changes no file: a torn WAL tail (here
+/// half a frame, as a batch being appended leaves it for a moment) ends the reader's replay but
+/// is not cut, and no WAL segment is created or removed. The next writer's open recovers it.
+#[test]
+fn a_reader_changes_no_file_of_a_graph_being_written() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("g");
+    let mut b = GraphBuilder::new(&dir, BuildOptions { directed: true, ..BuildOptions::default() }).unwrap();
+    b.reserve_vertices(10);
+    b.push(&[0, 1], &[1, 2], None).unwrap();
+    b.finish(IdMap::Identity, &NoProgress).unwrap();
+    let opts = WriteOptions { durability: Durability::PerBatch, ..WriteOptions::default() };
+    let writer = WritableGraph::open(&dir, &opts).unwrap();
+    writer.add_edges(&[(3, 4)], None).unwrap();
+    writer.add_edges(&[(5, 6)], None).unwrap();
+    let wal_dir = dir.join(ocgraph_core::update::WAL_DIR);
+    let segment = std::fs::read_dir(&wal_dir).unwrap().map(|e| e.unwrap().path()).max().unwrap();
+    let mut bytes = std::fs::read(&segment).unwrap();
+    let frame = bytes.len() / 2; // the two frames have the same length
+    bytes.extend_from_within(..frame / 2);
+    std::fs::write(&segment, &bytes).unwrap();
+    let listing = |d: &std::path::Path| {
+        let mut names: Vec<_> =
+            walk(d).into_iter().map(|p| (p.clone(), std::fs::read(&p).unwrap())).collect();
+        names.sort();
+        names
+    };
+    fn walk(d: &std::path::Path) -> Vec<std::path::PathBuf> {
+        let mut out = Vec::new();
+        for e in std::fs::read_dir(d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                out.extend(walk(&p))
+            } else {
+                out.push(p)
+            }
+        }
+        out
+    }
+    let before = listing(&dir);
+    for _ in 0..2 {
+        let ocgraph_core::GraphView::Updated(snap) =
+            ocgraph_core::GraphView::open(&dir, &Default::default()).unwrap()
+        else {
+            panic!("a graph with updates opens as a snapshot")
+        };
+        assert_eq!(snap.out().neighbors(3).to_vec(), vec![4]);
+        assert_eq!(snap.out().neighbors(5).to_vec(), vec![6]);
+    }
+    assert_eq!(listing(&dir), before, "the reader changed a file");
+    drop(writer);
+    let again = WritableGraph::open(&dir, &opts).unwrap();
+    assert_eq!(again.recovery().dropped_bytes as usize, frame / 2, "the writer's open cuts the torn tail");
+    assert_eq!(again.snapshot().out().neighbors(5).to_vec(), vec![6]);
+}

@@ -134,8 +134,15 @@ pub fn read_added_ids(
 
 impl AddedIds {
     /// Loads the log of the graph at `dir` (base of `base_n` vertices, id map `kind`) and cuts
-    /// it to the `num_vertices` the graph has after WAL recovery.
-    pub(crate) fn open(dir: &Path, kind: IdMapKind, base_n: u64, num_vertices: u64) -> Result<AddedIds> {
+    /// it to the `num_vertices` the graph has after WAL recovery: in memory, and on disk when
+    /// `recover` (a writer's open; a reader leaves the names a writer may be adding).
+    pub(crate) fn open(
+        dir: &Path,
+        kind: IdMapKind,
+        base_n: u64,
+        num_vertices: u64,
+        recover: bool,
+    ) -> Result<AddedIds> {
         let path = dir.join(IDS_LOG);
         let (ids, ends) = if kind == IdMapKind::Identity {
             (Vec::new(), Vec::new())
@@ -154,7 +161,12 @@ impl AddedIds {
                 format!("names {} added vertices but the graph has {want}", added.ids.len()),
             ));
         }
-        added.truncate(added.ids.len().min(want))?;
+        let keep = added.ids.len().min(want);
+        if recover {
+            added.truncate(keep)?;
+        } else {
+            added.forget_after(keep);
+        }
         Ok(added)
     }
 
@@ -207,11 +219,7 @@ impl AddedIds {
 
     /// Keeps the first `count` names (the log cut after their records).
     pub(crate) fn truncate(&mut self, count: usize) -> Result<()> {
-        for id in self.ids.drain(count.min(self.ids.len())..) {
-            self.index.remove(&id);
-        }
-        self.ends.truncate(self.ids.len());
-        self.len = self.ends.last().copied().unwrap_or(0);
+        self.forget_after(count);
         if self.kind != IdMapKind::Identity {
             let on_disk = std::fs::metadata(&self.path).map_or(0, |m| m.len());
             if on_disk > self.len {
@@ -219,6 +227,15 @@ impl AddedIds {
             }
         }
         Ok(())
+    }
+
+    /// Keeps the first `count` names in memory (the file is left as it is).
+    fn forget_after(&mut self, count: usize) {
+        for id in self.ids.drain(count.min(self.ids.len())..) {
+            self.index.remove(&id);
+        }
+        self.ends.truncate(self.ids.len());
+        self.len = self.ends.last().copied().unwrap_or(0);
     }
 
     fn cut_file(&self, len: u64) -> Result<()> {

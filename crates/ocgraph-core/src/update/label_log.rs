@@ -198,12 +198,13 @@ pub(crate) struct LabelLog {
 impl LabelLog {
     /// Opens the log the manifest lists (`entry`) in `dir`, whose records cover the batches
     /// `<= checkpoint`, and records its changes in `history`. Bytes past the listed length are
-    /// cut off; a listed record that does not decode is a `FormatError` naming its offset.
+    /// cut off when `recover` (a writer's open); a listed record that does not decode is a `FormatError` naming its offset.
     pub(crate) fn open(
         dir: &Path,
         entry: Option<&LabelLogEntry>,
         checkpoint: u64,
         history: &LabelHistory,
+        recover: bool,
     ) -> Result<LabelLog> {
         let Some(entry) = entry else {
             return Ok(LabelLog { dir: dir.to_path_buf(), name: None, len: 0, upto: checkpoint });
@@ -233,7 +234,9 @@ impl LabelLog {
             last = seq;
             at += len;
         }
-        if bytes.len() as u64 > entry.len {
+        // A reader (`recover` false) leaves the bytes past the listed length to the writer that
+        // may be appending them.
+        if recover && bytes.len() as u64 > entry.len {
             cut(&path, entry.len)?;
         }
         Ok(LabelLog {

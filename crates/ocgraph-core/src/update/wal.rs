@@ -150,7 +150,31 @@ impl Wal {
         opts: WalOptions,
         fs: Arc<dyn LogFs>,
         checkpoint: u64,
+        apply: impl FnMut(u64, &[WalItem]) -> Result<()>,
+    ) -> Result<(Wal, RecoveryReport)> {
+        Self::open_mode(dir, opts, fs, checkpoint, apply, true)
+    }
+
+    /// [`Wal::open`] for a reader, which must change nothing a writer may be using at the same
+    /// time: a torn tail (perhaps a batch being appended right now) ends the replay but is not
+    /// cut, no segment is created or deleted when one exists, and the returned log (which the
+    /// reader never appends to) is over the last segment.
+    pub(crate) fn open_for_reading(
+        dir: &Path,
+        opts: WalOptions,
+        checkpoint: u64,
+        apply: impl FnMut(u64, &[WalItem]) -> Result<()>,
+    ) -> Result<(Wal, RecoveryReport)> {
+        Self::open_mode(dir, opts, Arc::new(crate::update::StdLogFs), checkpoint, apply, false)
+    }
+
+    fn open_mode(
+        dir: &Path,
+        opts: WalOptions,
+        fs: Arc<dyn LogFs>,
+        checkpoint: u64,
         mut apply: impl FnMut(u64, &[WalItem]) -> Result<()>,
+        recover: bool,
     ) -> Result<(Wal, RecoveryReport)> {
         if !dir.is_dir() {
             std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, "create WAL directory", e))?;
@@ -197,6 +221,9 @@ impl Wal {
                         ),
                     });
                 }
+                if !recover {
+                    break;
+                }
                 report.dropped_bytes = (bytes.len() - pos) as u64;
                 report.dropped_file = Some(path.clone());
                 let f = fs.open(path).map_err(|e| Error::io(path, "open", e))?;
@@ -216,14 +243,16 @@ impl Wal {
         for (i, (n, path)) in segs.iter().enumerate() {
             let empty = std::fs::metadata(path).map_err(|e| Error::io(path, "stat", e))?.len() == 0;
             if i + 1 == segs.len() {
-                number = if empty { *n } else { n + 1 };
-            } else if empty {
+                number = if empty || !recover { *n } else { n + 1 };
+            } else if empty && recover {
                 std::fs::remove_file(path).map_err(|e| Error::io(path, "remove empty WAL segment", e))?;
             }
         }
         let path = dir.join(segment_name(number));
         let file = fs.open(&path).map_err(|e| Error::io(&path, "create WAL segment", e))?;
-        fsync_dir(dir)?;
+        if recover {
+            fsync_dir(dir)?;
+        }
         let seg = Segment { file, path, number, len: 0, written_seq: prev, buf: Vec::new(), failed: None };
         let sync = SyncState { durable_seq: prev, syncing: false, last_sync: Instant::now(), failed: None };
         let wal = Wal {

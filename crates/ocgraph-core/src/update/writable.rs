@@ -308,9 +308,11 @@ impl WritableGraph {
         Self::open_impl(dir.as_ref(), opts, fs, true)
     }
 
-    /// Recovers the latest durable state for a reader ([`crate::GraphView::open`], which
-    /// closes it at once): as [`WritableGraph::open`], without taking the writer lock, so a
-    /// reader may open a graph while a writer has it open.
+    /// Loads the latest durable state for a reader ([`crate::GraphView::open`], which closes it
+    /// at once). A writer may have the graph open meanwhile, so a reader takes no lock and
+    /// changes no file: it replays the WAL up to a torn tail without cutting it (the tail may be
+    /// a batch being appended), and leaves stray files, the delta directory, the label and id
+    /// logs' tails and the manifest to the writer's open, which recovers them.
     pub(crate) fn open_for_reading(dir: &Path, opts: &WriteOptions) -> Result<WritableGraph> {
         Self::open_impl(dir, opts, Arc::new(StdLogFs), false)
     }
@@ -325,7 +327,9 @@ impl WritableGraph {
             )));
         }
         let writer_lock = if writer { Some(lock_for_writing(&dir)?) } else { None };
-        remove_strays(&dir, &manifest)?;
+        if writer {
+            remove_strays(&dir, &manifest)?;
+        }
         if let DeltaKind::Paged(p) = &opts.delta {
             if p.max_bytes <= opts.freeze_threshold {
                 return Err(Error::invalid(format!(
@@ -334,7 +338,11 @@ impl WritableGraph {
                 )));
             }
         }
-        reset_delta_dir(&dir, matches!(opts.delta, DeltaKind::Paged(_)))?;
+        if writer {
+            reset_delta_dir(&dir, matches!(opts.delta, DeltaKind::Paged(_)))?;
+        } else if matches!(opts.delta, DeltaKind::Paged(_)) {
+            return Err(Error::invalid("a reader's delta is in memory"));
+        }
         let base = Arc::new(Graph::open(&dir, &OpenOptions { backend: opts.backend.clone() })?);
         let mut manifest = manifest;
         let up = manifest.updates.clone().unwrap_or(UpdateState {
@@ -349,7 +357,7 @@ impl WritableGraph {
             Some(simple) => simple,
             None => {
                 let simple = !has_repeated_arcs(&base);
-                if let Some(u) = manifest.updates.as_mut() {
+                if let Some(u) = manifest.updates.as_mut().filter(|_| writer) {
                     u.base_simple = Some(simple);
                     manifest.write_atomic(&dir)?;
                 }
@@ -362,7 +370,7 @@ impl WritableGraph {
         let directed = base.is_directed();
         let weighted = base.is_weighted();
         let history = LabelHistory::default();
-        let label_log = LabelLog::open(&dir, up.labels_log.as_ref(), up.checkpoint_seq, &history)?;
+        let label_log = LabelLog::open(&dir, up.labels_log.as_ref(), up.checkpoint_seq, &history, writer)?;
         let labels = ViewLabels { base: base.labels()?.map(Arc::new), history: Arc::new(history) };
         let mut view = View {
             base,
@@ -377,7 +385,7 @@ impl WritableGraph {
         let mut vertex_history = vec![(up.checkpoint_seq, up.num_vertices)];
         let wal_dir = dir.join(WAL_DIR);
         let wal_opts = WalOptions { durability: opts.durability, segment_bytes: opts.wal_segment_bytes };
-        let (wal, recovery) = Wal::open(&wal_dir, wal_opts, fs, up.checkpoint_seq, |seq, items| {
+        let replay = |seq: u64, items: &[WalItem]| -> Result<()> {
             validate(items, view.num_vertices, weighted, "WAL replay")
                 .map_err(|e| Error::format(&wal_dir, format!("batch {seq} cannot be replayed: {e}")))?;
             let n = view.num_vertices;
@@ -386,11 +394,16 @@ impl WritableGraph {
                 vertex_history.push((seq, view.num_vertices));
             }
             Ok(())
-        })?;
+        };
+        let (wal, recovery) = if writer {
+            Wal::open(&wal_dir, wal_opts, fs, up.checkpoint_seq, replay)?
+        } else {
+            Wal::open_for_reading(&wal_dir, wal_opts, up.checkpoint_seq, replay)?
+        };
         let next_seq = recovery.last_seq.max(up.checkpoint_seq) + 1;
         view.upto = next_seq - 1;
         let kind = manifest.id_map;
-        let added = AddedIds::open(&dir, kind, manifest.num_vertices, view.num_vertices)?;
+        let added = AddedIds::open(&dir, kind, manifest.num_vertices, view.num_vertices, writer)?;
         let names = Mutex::new(Names { kind, base: None, added });
         let state = State { view, manifest, next_seq, vertex_history, label_log, closed: false };
         let shared = Arc::new(Shared {
