@@ -26,8 +26,9 @@ pub enum GraphView {
 }
 
 impl GraphView {
-    /// Opens `dir` for reading. When the graph has updates, this recovers its latest durable
-    /// state as [`WritableGraph::open`] does (replaying the log and truncating a torn tail) and
+    /// Opens `dir` for reading. When the graph has updates, this loads its latest durable
+    /// state as [`WritableGraph::open`] does (replaying the log up to a torn tail, which a
+    /// reader does not cut: it changes no file, as a writer may have the graph open) and
     /// returns a snapshot of it.
     pub fn open(dir: impl AsRef<Path>, options: &OpenOptions) -> Result<GraphView> {
         let dir = dir.as_ref();
