@@ -8,6 +8,7 @@ Random graphs keep duplicates and self-loops (the miners use the simple undirect
 from __future__ import annotations
 
 import itertools
+import threading
 
 import igraph as ig
 import networkx as nx
@@ -314,6 +315,65 @@ def test_watch_changes_net_the_batches_since_the_last_call(tmp_path):
             assert set(a) == after - before
             assert set(r) == before - after
             before = after
+
+
+def test_threads_updating_a_watched_graph_with_a_maintained_result(tmp_path):
+    # Three threads update one graph that a watch and a maintained result follow, while a fourth
+    # reads them: no deadlock (their locks are taken with the GIL released), and the changes
+    # net to the difference of the matches before and after.
+    rng = np.random.default_rng(5)
+    n = 150
+    src, dst, _ = random_edges(rng, n, 250)
+    ocgraph.from_edges(src, dst, tmp_path / "g", num_vertices=n, directed=False, dedup=True).close()
+    with ocgraph.open(tmp_path / "g", writable=True, durability="none") as g:
+        w = g.watch("triangle")
+        m = g.maintain("wcc")
+        edges = pattern_edges_of("triangle", 3)
+        before = {key(r, edges) for r in g.match("triangle").tolist()}
+        calls = []  # (added, removed) of each changes() call, in order
+
+        def writer(seed: int) -> None:
+            r = np.random.default_rng(seed)
+            for i in range(60):
+                s, d = r.integers(0, n, 4), r.integers(0, n, 4)
+                (g.add_edges if i % 3 else g.remove_edges)(s, d, durable=False)
+
+        def reader() -> None:
+            for _ in range(40):
+                m.result()
+                m.changes()
+                calls.append(w.changes())
+
+        threads = [threading.Thread(target=writer, args=(i,)) for i in range(3)]
+        threads.append(threading.Thread(target=reader))
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(timeout=120)
+        assert not any(t.is_alive() for t in threads), "deadlock"
+        calls.append(w.changes())
+        state = set(before)
+        for a, rm in calls:  # each call's changes apply to the state the previous one left
+            ka, kr = {key(x, edges) for x in a.tolist()}, {key(x, edges) for x in rm.tolist()}
+            assert kr <= state and not (ka & state), "removed matches were there, added ones were not"
+            state = (state - kr) | ka
+        assert state == {key(r, edges) for r in g.match("triangle").tolist()}
+        src2, dst2 = g.to_pandas(original_ids=False).values.T
+        labels = np.array(ocgraph_wcc_reference(n, src2, dst2))
+        assert m.result().tolist() == labels.tolist()
+
+
+def ocgraph_wcc_reference(n, src, dst):
+    """Smallest vertex id of each vertex's component (networkx)."""
+    h = nx.Graph()
+    h.add_nodes_from(range(n))
+    h.add_edges_from(zip(src.tolist(), dst.tolist()))
+    label = [0] * n
+    for comp in nx.connected_components(h):
+        low = min(comp)
+        for v in comp:
+            label[v] = low
+    return label
 
 
 def pattern_edges_of(pattern, k):

@@ -27,16 +27,19 @@ fn to_py(py: Python<'_>, v: Values) -> PyObject {
 }
 
 impl PyMaintained {
-    /// Runs `f` with the graph and the maintainer (GIL released).
+    /// Runs `f` with the graph and the maintainer (GIL released). The lock is taken and
+    /// released with the GIL released: a thread holding it never waits for the GIL, so threads
+    /// sharing the result cannot deadlock.
     fn with<T: Send>(
         &self,
         py: Python<'_>,
         f: impl FnOnce(&WritableGraph, &Maintainer) -> ocgraph_core::Result<T> + Send,
     ) -> PyResult<T> {
-        let guard = self.inner.lock().unwrap_or_else(|e| e.into_inner());
-        let (w, m) =
-            guard.as_ref().ok_or_else(|| invalid(format!("{}: maintenance was stopped", self.name)))?;
-        run(py, || f(w, m).py())
+        let done = run(py, || {
+            let guard = self.inner.lock().unwrap_or_else(|e| e.into_inner());
+            Ok(guard.as_ref().map(|(w, m)| f(w, m)))
+        })?;
+        done.ok_or_else(|| invalid(format!("{}: maintenance was stopped", self.name)))?.py()
     }
 }
 

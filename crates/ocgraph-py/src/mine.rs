@@ -205,44 +205,43 @@ impl PyWatch {
                 .collect(),
             _ => Vec::new(),
         };
-        let mut guard = self.labels.lock().unwrap_or_else(|e| e.into_inner());
-        // Vertices added since the watch started have no label.
-        let n = after.view.num_vertices();
-        if let Some(l) = guard.as_mut().filter(|l| l.len() < n) {
-            *l = padded(std::mem::take(l), n);
-        }
-        let labels = guard.as_deref();
         let batch: Vec<(Vertex, Vertex)> = s
             .iter()
             .zip(d)
             .filter(|(&u, &v)| u >= 0 && v >= 0 && u <= Vertex::MAX as i64 && v <= Vertex::MAX as i64)
             .map(|(&u, &v)| (u as Vertex, v as Vertex))
             .collect();
-        let mut tracked = self.tracked.lock().unwrap_or_else(|e| e.into_inner());
-        let (start, store) =
-            tracked.get_or_insert_with(|| (before.view.clone(), WatchStore::new(before.view.num_vertices())));
-        let ch = run(py, || {
-            with_adjacency!(&*start, |so, si| with_adjacency!(&after.view, |ao, ai| store.apply_pairs(
-                &self.watch,
-                (&so, &si),
-                (&ao, &ai),
-                labels,
-                &batch,
-                &relabels
-            )))
-            .py()
-        })?;
-        let mut pending = self.pending.lock().unwrap_or_else(|e| e.into_inner());
-        pending.record(&ch);
-        if let Some(l) = guard.as_mut() {
-            for &(v, label) in &relabels {
-                if let Some(slot) = l.get_mut(v as usize) {
-                    pending.relabel(v, *slot);
-                    *slot = label;
+        // The watch's locks are taken with the GIL released (another thread may hold the GIL
+        // while it waits for them), and released before an error becomes a Python exception.
+        run(py, || {
+            let applied: ocgraph_core::Result<()> = (|| {
+                let mut guard = self.labels.lock().unwrap_or_else(|e| e.into_inner());
+                // Vertices added since the watch started have no label.
+                let n = after.view.num_vertices();
+                if let Some(l) = guard.as_mut().filter(|l| l.len() < n) {
+                    *l = padded(std::mem::take(l), n);
                 }
-            }
-        }
-        Ok(())
+                let labels = guard.as_deref();
+                let mut tracked = self.tracked.lock().unwrap_or_else(|e| e.into_inner());
+                let (start, store) = tracked.get_or_insert_with(|| {
+                    (before.view.clone(), WatchStore::new(before.view.num_vertices()))
+                });
+                let ch = with_adjacency!(&*start, |so, si| with_adjacency!(&after.view, |ao, ai| store
+                    .apply_pairs(&self.watch, (&so, &si), (&ao, &ai), labels, &batch, &relabels)))?;
+                let mut pending = self.pending.lock().unwrap_or_else(|e| e.into_inner());
+                pending.record(&ch);
+                if let Some(l) = guard.as_mut() {
+                    for &(v, label) in &relabels {
+                        if let Some(slot) = l.get_mut(v as usize) {
+                            pending.relabel(v, *slot);
+                            *slot = label;
+                        }
+                    }
+                }
+                Ok(())
+            })();
+            applied.py()
+        })
     }
 
     /// The matches added, removed and modified (labels changed) since the last call, netted
@@ -253,9 +252,13 @@ impl PyWatch {
         &self,
         py: Python<'py>,
     ) -> PyResult<(Bound<'py, PyArray2<u32>>, Bound<'py, PyArray2<u32>>, Bound<'py, PyArray2<u32>>)> {
-        let labels = self.labels.lock().unwrap_or_else(|e| e.into_inner());
-        let label = |v: Vertex| labels.as_ref().and_then(|l| l.get(v as usize).copied()).unwrap_or(NO_LABEL);
-        let ch = self.pending.lock().unwrap_or_else(|e| e.into_inner()).take(label);
+        // As in `_update`: the locks are taken with the GIL released.
+        let ch = py.allow_threads(|| {
+            let labels = self.labels.lock().unwrap_or_else(|e| e.into_inner());
+            let label =
+                |v: Vertex| labels.as_ref().and_then(|l| l.get(v as usize).copied()).unwrap_or(NO_LABEL);
+            self.pending.lock().unwrap_or_else(|e| e.into_inner()).take(label)
+        });
         let k = self.k();
         Ok((rows(py, ch.added, k)?, rows(py, ch.removed, k)?, rows(py, ch.modified, k)?))
     }
