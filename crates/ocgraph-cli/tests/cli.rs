@@ -438,6 +438,13 @@ fn usage_errors_exit_2_and_existing_output_is_kept() {
     assert_eq!(out.status.code(), Some(2));
     assert!(!g.exists());
     fails(&["generate", "kronecker", "--scale", "40", p(&g)], 2, &["scale"]);
+    // Sizes that would take days and fill the disk are refused at once.
+    let huge = ["erdos-renyi", "--vertices", "100", "--edges", "18446744073709551615", "--seed", "1"];
+    fails(&[&["generate"], &huge[..], &[p(&g)]].concat(), 2, &["edges asked for", "2^40"]);
+    let dense = ["erdos-renyi", "--vertices", "3000000000", "--probability", "0.9", "--seed", "1"];
+    fails(&[&["generate"], &dense[..], &[p(&g)]].concat(), 2, &["edges asked for"]);
+    let wide = ["kronecker", "--scale", "30", "--edge-factor", "4096"];
+    fails(&[&["generate"], &wide[..], &[p(&g)]].concat(), 2, &["edges asked for"]);
     ok(&["generate", "kronecker", "--scale", "6", p(&g)]);
     fails(&["generate", "kronecker", "--scale", "7", p(&g)], 1, &["already exists"]);
     assert_eq!(open(&g).num_vertices(), 64);

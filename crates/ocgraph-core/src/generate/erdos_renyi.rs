@@ -47,6 +47,14 @@ pub fn erdos_renyi(n: u64, size: ErdosRenyiSize, seed: u64) -> Result<ErdosRenyi
         }
         _ => {}
     }
+    // Edges asked for (for G(n, p), those expected over ordered pairs, the larger count).
+    let edges = match size {
+        ErdosRenyiSize::Edges(m) => m as f64,
+        ErdosRenyiSize::Probability(p) => p * n as f64 * n.saturating_sub(1) as f64,
+    };
+    if edges > super::MAX_EDGES as f64 {
+        return Err(super::too_many_edges("erdos-renyi", edges));
+    }
     Ok(ErdosRenyi { n, size, seed, directed: false, weighted: false })
 }
 

@@ -38,6 +38,10 @@ pub fn kronecker(scale: u32, edge_factor: u64, seed: u64) -> Result<Kronecker> {
     if scale == 0 || scale > MAX_SCALE {
         return Err(Error::invalid(format!("kronecker scale must be 1..={MAX_SCALE}, got {scale}")));
     }
+    let edges = edge_factor as f64 * (1u64 << scale) as f64;
+    if edges > super::MAX_EDGES as f64 {
+        return Err(super::too_many_edges("kronecker", edges));
+    }
     Ok(Kronecker { scale, edge_factor, seed, weighted: false })
 }
 

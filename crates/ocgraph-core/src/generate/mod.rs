@@ -15,6 +15,17 @@ pub use erdos_renyi::{erdos_renyi, ErdosRenyi, ErdosRenyiSize};
 pub use kronecker::{kronecker, Kronecker};
 pub use road::{road_grid, RoadGrid};
 
+/// Most edges a generator accepts to make (2^40, 8 TiB of edge records): a larger request is a
+/// typo to refuse at once, not hours of work that would fill the disk.
+pub const MAX_EDGES: u64 = 1 << 40;
+
+/// The error for a request of `edges` (more than [`MAX_EDGES`]) from generator `what`.
+fn too_many_edges(what: &str, edges: f64) -> crate::Error {
+    crate::Error::invalid(format!(
+        "{what}: {edges:.3e} edges asked for; at most 2^40 ({MAX_EDGES}) can be generated"
+    ))
+}
+
 use crate::error::Result;
 use crate::ingest::{GraphBuilder, Progress, Unit};
 
