@@ -276,6 +276,21 @@ fn relabel_then_export_original_ids() {
     assert!(!t.path().join("o.bin").exists());
 }
 
+/// A text export of original ids that would not read back as themselves (whitespace inside) is
+/// refused and leaves no file; Parquet keeps them.
+#[test]
+fn text_export_refuses_ids_a_text_edge_list_cannot_hold() {
+    let t = tempfile::tempdir().unwrap();
+    let input = t.path().join("in.csv");
+    std::fs::write(&input, "src,dst\n\"a b\",x\nx,y\n").unwrap();
+    let g = t.path().join("g");
+    ok(&["import", p(&input), p(&g)]);
+    let out = t.path().join("s.txt");
+    fails(&["export", p(&g), p(&out), "--original-ids"], 2, &["\"a b\"", "Parquet"]);
+    assert!(!out.exists());
+    ok(&["export", p(&g), p(&out)]); // vertex ids are fine
+}
+
 /// Vertices that updates added by original id keep their ids in `export --original-ids` (it
 /// once read only the base's id map and panicked on the first added vertex).
 #[test]

@@ -145,6 +145,21 @@ fn binary_id(ids: &IdLookup, v: Vertex, max: u64, path: &Path) -> Result<u64> {
     }
 }
 
+/// The original id of `v` for a text edge list, which splits lines at whitespace and skips lines
+/// starting with `#` or `%`: a string id that would not read back as itself is refused.
+fn text_id(ids: &IdLookup, v: Vertex) -> Result<OriginalId> {
+    let id = ids.original(v);
+    if let OriginalId::Str(s) = &id {
+        if s.is_empty() || s.contains(char::is_whitespace) || s.starts_with(['#', '%']) {
+            return Err(Error::invalid(format!(
+                "export: original id {s:?} of vertex {v} would not read back from a text edge list \
+                 (empty, whitespace, or a comment mark first); export as Parquet or without --original-ids"
+            )));
+        }
+    }
+    Ok(id)
+}
+
 fn write_edges(
     g: &GraphView,
     path: &Path,
@@ -161,7 +176,7 @@ fn write_edges(
         if let Some(ids) = ids {
             match format {
                 ExportFormat::Text => {
-                    write!(buf, "{} {}", ids.original(u), ids.original(v)).expect("write to Vec");
+                    write!(buf, "{} {}", text_id(ids, u)?, text_id(ids, v)?).expect("write to Vec");
                     match w {
                         Some(w) => writeln!(buf, " {w}").expect("write to Vec"),
                         None => buf.push(b'\n'),
