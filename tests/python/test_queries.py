@@ -126,3 +126,27 @@ def test_workloads_are_seeded_and_recent(graph, tmp_path):
         (tmp_path / "bad.bin").write_bytes(b"short")
         with pytest.raises(ocgraph.Error):
             g.query(tmp_path / "bad.bin")
+
+
+def test_queries_on_a_writable_graph_without_pending_updates(tmp_path):
+    # A writable graph reads its base until it has updates, and again once compacted.
+    rng = np.random.default_rng(3)
+    src, dst, _ = random_edges(rng, 40, 120)
+    ocgraph.from_edges(src, dst, tmp_path / "g", num_vertices=40, dedup=True).close()
+    wl = tmp_path / "q.bin"
+    with ocgraph.open(tmp_path / "g", writable=True) as g:
+        assert ocgraph.workload(g, "fof", wl, 20, seed=2) == 20
+        first = g.query(wl)["answers"]
+        g.add_edges([0], [39])
+        with pytest.raises(ocgraph.InvalidArgumentError, match="compact"):
+            g.query(wl)
+        g.compact()
+        h = nx.DiGraph()
+        h.add_nodes_from(range(40))
+        h.add_edges_from(zip(src.tolist(), dst.tolist()))
+        h.add_edge(0, 39)
+        for (v,), got in zip(queries_of(wl, "fof"), g.query(wl)["answers"]):
+            one = set(h.successors(v))
+            two = {y for x in one for y in h.successors(x)} - one - {v}
+            assert got == sorted(two)
+    assert len(first) == 20

@@ -19,8 +19,11 @@ use crate::options::Size;
 fn stored(g: &PyGraph) -> PyResult<Arc<Graph>> {
     match g.graph()? {
         GraphView::Stored(s) => Ok(s),
+        // A writable graph without updates since its base (or just compacted) is its base.
+        GraphView::Updated(s) if s.is_base() => Ok(s.shared_base()),
         GraphView::Updated(_) => Err(invalid(
-            "online queries run on a stored graph; this one has unmerged updates: compact() it first",
+            "online queries run on a stored graph; this one has updates not yet merged (or a base with \
+             repeated edges, which a writable graph reads once each): compact() it first",
         )),
     }
 }

@@ -358,6 +358,11 @@ impl Snapshot {
             && v.delta.iter().all(|d| d.bytes() == 0 || d.touched(v.upto).is_empty())
     }
 
+    /// The base graph, shared (to read it alone when [`Snapshot::is_base`]).
+    pub fn shared_base(&self) -> Arc<Graph> {
+        self.inner.view.base.clone()
+    }
+
     /// Number of levels under this snapshot.
     pub fn num_levels(&self) -> usize {
         self.inner.view.levels.len()
