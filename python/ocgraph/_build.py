@@ -311,7 +311,9 @@ def generate(
         road network (always undirected and weighted).
 
     ``directed`` stores a directed graph (kronecker, erdos-renyi); ``weighted`` adds random
-    weights; ``dedup`` removes duplicate edges.
+    weights; ``dedup`` removes duplicate edges and self-loops, as ``ocgraph generate`` always
+    does (with it, the same parameters and seed give the CLI's graph; without it, a G(n, m)
+    graph is a multigraph).
     """
     _ocgraph._generate(
         kind,

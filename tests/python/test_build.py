@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import itertools
+import os
+import subprocess
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -10,6 +13,10 @@ import scipy.sparse as sp
 
 import ocgraph
 from conftest import graph_arcs, open_with, random_edges, reference_arcs
+
+OCGRAPH_BIN = Path(
+    os.environ.get("OCGRAPH_BIN", Path(__file__).resolve().parents[2] / "target" / "release" / "ocgraph")
+)
 
 CASES = list(itertools.product([True, False], [False, True], [False, True], [False, True]))
 
@@ -166,3 +173,24 @@ def test_original_ids_map_results_of_a_reordered_copy_back(tmp_path):
     back = np.empty(320, dtype=np.int64)
     back[ids] = r.bfs(int(np.flatnonzero(ids == 7)[0]))
     np.testing.assert_array_equal(back, g.bfs(7))
+
+
+@pytest.mark.skipif(not OCGRAPH_BIN.exists(), reason="the CLI is not built (make cli)")
+@pytest.mark.parametrize(
+    "cli, kw",
+    [
+        (["kronecker", "--scale", "6", "--edge-factor", "4"], {"scale": 6, "edge_factor": 4}),
+        (["erdos-renyi", "--vertices", "30", "--edges", "200"], {"n": 30, "m": 200}),
+    ],
+)
+def test_python_generate_with_dedup_makes_the_cli_graph(tmp_path, cli, kw):
+    subprocess.run(
+        [str(OCGRAPH_BIN), "generate", *cli, "--seed", "3", "--quiet", str(tmp_path / "c")], check=True
+    )
+    kind = cli[0]
+    with (
+        ocgraph.open(tmp_path / "c") as c,
+        ocgraph.generate(kind, tmp_path / "p", seed=3, dedup=True, **kw) as g,
+    ):
+        assert sorted(c.to_pandas().itertuples(index=False)) == sorted(g.to_pandas().itertuples(index=False))
+        assert not any(u == v for u, v in g.to_pandas().itertuples(index=False))

@@ -78,7 +78,8 @@ pub(crate) fn _generate<'py>(
         directed: directed && !road,
         weighted: weighted || road,
         dedup,
-        drop_self_loops: false,
+        // As `ocgraph generate`, which always does both: `dedup=True` gives the CLI's graph.
+        drop_self_loops: dedup,
         memory: memory.0,
         overwrite,
         source: generator.describe(),
