@@ -37,6 +37,8 @@ class Graph(_NativeGraph):
     """
 
     def __enter__(self) -> Graph:
+        if self.closed:
+            raise InvalidArgumentError("operation on a closed graph")
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -355,6 +357,8 @@ class Graph(_NativeGraph):
         w.changes()``; ``.modified`` for the relabelled ones). The watch's data labels start as
         ``labels`` or the graph's (none: every vertex unlabelled) and follow
         ``set_vertex_labels``. Stop with :meth:`unwatch`."""
+        if self.closed:
+            raise InvalidArgumentError("operation on a closed graph")
         name, edges, plabels = _mine.pattern_args(pattern, pattern_labels)
         data = self._data_labels(plabels, labels)
         if data is None and plabels is not None:

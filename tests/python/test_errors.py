@@ -111,6 +111,9 @@ def test_vertex_out_of_range_and_closed_graph(tmp_path):
     assert g.closed and "closed" in repr(g)
     with pytest.raises(ocgraph.InvalidArgumentError, match="closed"):
         g.neighbors(0)
+    for call in (lambda: g.watch("triangle"), g.__enter__):
+        with pytest.raises(ocgraph.InvalidArgumentError, match="closed"):
+            call()
     g.close()  # closing twice is fine
 
 
