@@ -315,6 +315,16 @@ def generate(
     does (with it, the same parameters and seed give the CLI's graph; without it, a G(n, m)
     graph is a multigraph).
     """
+    given = {"scale": scale, "n": n, "m": m, "p": p, "rows": rows, "cols": cols}
+    aliases = {
+        ("scale",): ("kronecker", "rmat"),
+        ("n", "m", "p"): ("erdos-renyi", "erdos_renyi", "er", "gnm", "gnp"),
+        ("rows", "cols"): ("road", "road-grid", "road_grid", "grid"),
+    }
+    applies = next((names for names, kinds in aliases.items() if str(kind).lower() in kinds), tuple(given))
+    extra = [k for k, v in given.items() if v is not None and k not in applies]
+    if extra:
+        raise InvalidArgumentError(f"generate {kind!r} takes no {', '.join(extra)}")
     _ocgraph._generate(
         kind,
         os.fspath(path),

@@ -312,18 +312,7 @@ class Graph(_NativeGraph):
         ``pattern_labels`` (one per pattern vertex) with ``labels`` (one per data vertex;
         default: the labels stored with the graph, see :meth:`vertex_labels`): pattern
         vertices match only data vertices with their label."""
-        name, edges, plabels = _mine.pattern_args(pattern, pattern_labels)
-        _count, rows = _ocgraph._match(
-            self,
-            name,
-            edges,
-            plabels,
-            induced,
-            self._data_labels(plabels, labels),
-            True,
-            threads_arg(threads),
-        )
-        return rows
+        return self._match(pattern, induced, labels, pattern_labels, True, threads)[1]
 
     def count_matches(
         self,
@@ -334,18 +323,15 @@ class Graph(_NativeGraph):
         threads: int | None = None,
     ) -> int:
         """Number of matches of ``pattern`` (as :meth:`match`, without listing them)."""
+        return self._match(pattern, induced, labels, pattern_labels, False, threads)[0]
+
+    def _match(
+        self, pattern: Any, induced: bool, labels: Any, pattern_labels: Any, listing: bool, threads: Any
+    ) -> tuple[int, np.ndarray]:
+        """``(count, rows)`` of the matches of ``pattern`` (``rows`` only when ``listing``)."""
         name, edges, plabels = _mine.pattern_args(pattern, pattern_labels)
-        count, _rows = _ocgraph._match(
-            self,
-            name,
-            edges,
-            plabels,
-            induced,
-            self._data_labels(plabels, labels),
-            False,
-            threads_arg(threads),
-        )
-        return count
+        data = self._data_labels(plabels, labels)
+        return _ocgraph._match(self, name, edges, plabels, induced, data, listing, threads_arg(threads))
 
     def watch(
         self, pattern: Any, induced: bool = False, labels: Any = None, pattern_labels: Any = None

@@ -194,3 +194,14 @@ def test_python_generate_with_dedup_makes_the_cli_graph(tmp_path, cli, kw):
     ):
         assert sorted(c.to_pandas().itertuples(index=False)) == sorted(g.to_pandas().itertuples(index=False))
         assert not any(u == v for u, v in g.to_pandas().itertuples(index=False))
+
+
+def test_generate_refuses_options_of_another_kind(tmp_path):
+    for kind, kw in (
+        ("road", {"rows": 3, "cols": 3, "scale": 3}),
+        ("rmat", {"scale": 4, "n": 5}),
+        ("gnp", {"n": 5, "p": 0.5, "rows": 2}),
+    ):
+        with pytest.raises(ocgraph.InvalidArgumentError, match="takes no"):
+            ocgraph.generate(kind, tmp_path / kind, **kw)
+        assert not (tmp_path / kind).exists()

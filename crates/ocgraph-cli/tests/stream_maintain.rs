@@ -275,19 +275,12 @@ fn a_removal_workload_can_remove_every_edge() {
         let edges = read_edges(&g, directed);
         let count = edges.len().to_string();
         let out = tmp.path().join("w.txt");
-        ok(&[
-            "workload",
-            "updates",
-            p(&g),
-            "--count",
-            &count,
-            "--mix",
-            "0/100",
-            "--seed",
-            "3",
-            "--out",
-            p(&out),
-        ]);
+        let removals = |count: &str| {
+            let w =
+                ["workload", "updates", p(&g), "--count", count, "--mix", "0/100", "--seed", "3", "--out"];
+            run(&[&w[..], &[p(&out)]].concat())
+        };
+        assert!(removals(&count).status.success());
         let mut removed = BTreeSet::new();
         for l in std::fs::read_to_string(&out).unwrap().lines() {
             let c: Vec<u32> = l[2..].split_whitespace().map(|x| x.parse().unwrap()).collect();
@@ -297,19 +290,7 @@ fn a_removal_workload_can_remove_every_edge() {
         assert_eq!(removed, edges);
         std::fs::remove_file(&out).unwrap();
         let more = (edges.len() + 1).to_string();
-        let r = run(&[
-            "workload",
-            "updates",
-            p(&g),
-            "--count",
-            &more,
-            "--mix",
-            "0/100",
-            "--seed",
-            "3",
-            "--out",
-            p(&out),
-        ]);
+        let r = removals(&more);
         assert!(!r.status.success() && String::from_utf8_lossy(&r.stderr).contains("no edge left"));
         assert!(!out.exists() && !tmp.path().join("w.txt.tmp").exists(), "no partial output");
     }

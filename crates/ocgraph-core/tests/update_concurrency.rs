@@ -97,12 +97,7 @@ fn snapshots_under_concurrent_writers_see_exact_prefixes() {
 #[test]
 fn a_second_writer_is_refused_until_the_first_closes() {
     let tmp = tempfile::tempdir().unwrap();
-    let dir = tmp.path().join("g");
-    let mut b = GraphBuilder::new(&dir, BuildOptions { directed: true, ..BuildOptions::default() }).unwrap();
-    b.reserve_vertices(10);
-    b.push(&[0, 1], &[1, 2], None).unwrap();
-    b.finish(IdMap::Identity, &NoProgress).unwrap();
-    let opts = WriteOptions { durability: Durability::PerBatch, ..WriteOptions::default() };
+    let (dir, opts) = (small_graph(tmp.path()), WriteOptions::default());
     let first = WritableGraph::open(&dir, &opts).unwrap();
     first.add_edges(&[(3, 4)], None).unwrap();
     let e = WritableGraph::open(&dir, &opts).err().expect("a second writer is refused").to_string();
@@ -129,12 +124,7 @@ fn a_second_writer_is_refused_until_the_first_closes() {
 #[test]
 fn a_reader_changes_no_file_of_a_graph_being_written() {
     let tmp = tempfile::tempdir().unwrap();
-    let dir = tmp.path().join("g");
-    let mut b = GraphBuilder::new(&dir, BuildOptions { directed: true, ..BuildOptions::default() }).unwrap();
-    b.reserve_vertices(10);
-    b.push(&[0, 1], &[1, 2], None).unwrap();
-    b.finish(IdMap::Identity, &NoProgress).unwrap();
-    let opts = WriteOptions { durability: Durability::PerBatch, ..WriteOptions::default() };
+    let (dir, opts) = (small_graph(tmp.path()), WriteOptions::default());
     let writer = WritableGraph::open(&dir, &opts).unwrap();
     writer.add_edges(&[(3, 4)], None).unwrap();
     writer.add_edges(&[(5, 6)], None).unwrap();
@@ -177,4 +167,14 @@ fn a_reader_changes_no_file_of_a_graph_being_written() {
     let again = WritableGraph::open(&dir, &opts).unwrap();
     assert_eq!(again.recovery().dropped_bytes as usize, frame / 2, "the writer's open cuts the torn tail");
     assert_eq!(again.snapshot().out().neighbors(5).to_vec(), vec![6]);
+}
+
+/// A directed graph of 10 vertices and the arcs 0 -> 1 and 1 -> 2, at `<parent>/g`.
+fn small_graph(parent: &std::path::Path) -> std::path::PathBuf {
+    let dir = parent.join("g");
+    let mut b = GraphBuilder::new(&dir, BuildOptions { directed: true, ..BuildOptions::default() }).unwrap();
+    b.reserve_vertices(10);
+    b.push(&[0, 1], &[1, 2], None).unwrap();
+    b.finish(IdMap::Identity, &NoProgress).unwrap();
+    dir
 }
