@@ -66,6 +66,19 @@ fn malformed_lines() {
         ErrorKind::Input,
     );
     assert!(m.contains("h.mtx:4:") && m.contains("beyond the 3 rows/columns"), "{m}");
+    // Lines ended by CR alone would read as one line of many columns (one edge): refused.
+    let m = fails("i.txt", b"# c\n1 2\r2 3\r3 4\r", &opts(), ErrorKind::Input);
+    assert!(m.contains("i.txt:2:") && m.contains("carriage return"), "{m}");
+}
+
+#[test]
+fn crlf_line_endings_import() {
+    let tmp = scratch();
+    let input = tmp.path().join("crlf.txt");
+    std::fs::write(&input, b"1 2\r\n2 3\r\n").unwrap();
+    let out = tmp.path().join("g");
+    import(&input, &out, &opts(), &NoProgress).unwrap();
+    assert_eq!(ocgraph_core::Graph::open(&out, &Default::default()).unwrap().num_edges(), 2);
 }
 
 #[test]

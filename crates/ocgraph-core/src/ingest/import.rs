@@ -442,6 +442,17 @@ fn scan(
                 _ => 0,
             };
             data = &block[skip..];
+            // A carriage return not ending a line: lines end with a bare CR (old Mac files), which
+            // would read as one line of many columns.
+            if let Some(i) = data.windows(2).position(|w| w[0] == b'\r' && w[1] != b'\n') {
+                let at = line + data[..i].iter().filter(|&&c| c == b'\n').count() as u64;
+                return Err(Error::input_line(
+                    path,
+                    at,
+                    "a carriage return inside a line: are its lines ended by CR alone (old Mac \
+                     files)? convert them to LF or CRLF",
+                ));
+            }
             let first = text::data_lines(data, csv, 9);
             // (Named columns say which are read.)
             let unnamed = !columns.any();
