@@ -191,6 +191,7 @@ fn reorder_numbers_hubs_first_and_keeps_original_ids() {
     assert_eq!((0..n).map(|p| a[old[p]]).collect::<Vec<_>>(), b);
     assert_eq!(npy_i64(&t.path().join("c.npy")), b);
     fails(&["run", "bfs", p(&r), "--source-id", &n.to_string()], 2, &["--source-id", "no vertex"]);
+    fails(&["run", "wcc", p(&r), "--threads", "100000"], 2, &["--threads 100000", "at most 1024"]);
     // Updates by original id on the renumbered copy: id 3 is old vertex 3; a new id (n + 7)
     // gets a new vertex.
     let edges = t.path().join("e.txt");

@@ -100,8 +100,30 @@ pub(crate) fn size_arg(s: &str) -> std::result::Result<u64, String> {
     ocgraph_core::size::parse_size(s).map_err(|e| e.to_string())
 }
 
+/// Most `--threads` accepted: far above any machine's cores, low enough that a typo does not
+/// ask the OS for millions of threads.
+const MAX_THREADS: usize = 1024;
+
+/// Refuses a `--threads` above [`MAX_THREADS`].
+fn check_threads(threads: usize) -> Result<()> {
+    if threads > MAX_THREADS {
+        return Err(ocgraph_core::Error::invalid(format!("--threads {threads}: at most {MAX_THREADS}")));
+    }
+    Ok(())
+}
+
+/// A rayon pool of `threads` threads (0 = one per core) for one command.
+pub(crate) fn thread_pool(threads: usize) -> Result<rayon::ThreadPool> {
+    check_threads(threads)?;
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .map_err(|e| ocgraph_core::Error::invalid(format!("--threads {threads}: {e}")))
+}
+
 /// Sets the size of rayon's global pool (0 = one thread per core).
 pub(crate) fn set_threads(threads: usize) -> Result<()> {
+    check_threads(threads)?;
     if threads > 0 {
         rayon::ThreadPoolBuilder::new()
             .num_threads(threads)

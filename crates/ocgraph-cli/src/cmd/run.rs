@@ -139,10 +139,7 @@ enum Values {
 /// Runs `ocgraph run`.
 pub fn run(args: &RunArgs) -> Result<()> {
     let view = args.backend.open_view(&args.graph)?;
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(args.threads)
-        .build()
-        .map_err(|e| Error::invalid(format!("--threads {}: {e}", args.threads)))?;
+    let pool = super::thread_pool(args.threads)?;
     // The id map is loaded once, and only when a vertex is given by its original id.
     let ids = match (&args.source_id, &args.target_id) {
         (None, None) => None,
