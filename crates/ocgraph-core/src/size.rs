@@ -1,4 +1,5 @@
-//! Parsing and printing of byte sizes: `4096`, `64KiB`, `256MB`, `1GiB`, `256M`.
+//! Parsing and printing of byte sizes: `4096`, `64KiB`, `256MB`, `1GiB`, `256M`; the system's
+//! memory sizes (`/proc/meminfo`).
 
 use crate::error::{Error, Result};
 
@@ -52,6 +53,18 @@ pub fn format_size(bytes: u64) -> String {
     }
 }
 
+/// A value of `/proc/meminfo` (`MemAvailable`, `HugePages_Total`...) in bytes: `kB` lines
+/// scaled, counts as they are; `None` when the file or the key is missing.
+pub fn meminfo(key: &str) -> Option<u64> {
+    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
+    text.lines().find_map(|l| {
+        let rest = l.strip_prefix(key)?.strip_prefix(':')?;
+        let mut it = rest.split_whitespace();
+        let v: u64 = it.next()?.parse().ok()?;
+        Some(if it.next() == Some("kB") { v * 1024 } else { v })
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -73,5 +86,14 @@ mod tests {
     fn formats() {
         assert_eq!(format_size(100), "100 B");
         assert_eq!(format_size(1536), "1.5 KiB");
+    }
+
+    #[test]
+    fn meminfo_reads_kb_and_counts() {
+        if std::path::Path::new("/proc/meminfo").exists() {
+            assert!(meminfo("MemTotal").is_some_and(|m| m > 1 << 20));
+            assert!(meminfo("HugePages_Total").is_some());
+        }
+        assert_eq!(meminfo("NoSuchKey"), None);
     }
 }

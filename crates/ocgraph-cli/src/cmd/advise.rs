@@ -10,7 +10,7 @@ use std::path::PathBuf;
 
 use clap::Args;
 use ocgraph_core::format::{IdMapKind, MANIFEST_FILE};
-use ocgraph_core::size::format_size;
+use ocgraph_core::size::{format_size, meminfo};
 use ocgraph_core::{Adjacency, Error, Graph, OpenOptions, Result, Vertex};
 
 use super::size_arg;
@@ -32,17 +32,6 @@ pub struct AdviseArgs {
 /// says which).
 const KERNELS: [(&str, u64, u64); 5] =
     [("bfs", 12, 0), ("wcc", 5, 0), ("sssp", 16, 0), ("pagerank", 36, 0), ("triangle-count", 20, 0)];
-
-/// Values of /proc/meminfo in bytes (`kB` lines scaled, counts as they are).
-fn meminfo(key: &str) -> Option<u64> {
-    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
-    text.lines().find_map(|l| {
-        let rest = l.strip_prefix(key)?.strip_prefix(':')?;
-        let mut it = rest.split_whitespace();
-        let v: u64 = it.next()?.parse().ok()?;
-        Some(if it.next() == Some("kB") { v * 1024 } else { v })
-    })
-}
 
 /// Degree skew (max / mean out-degree) and locality (median |u - v| / n over the lists of a
 /// sample of vertices): skewed graphs gain from `reorder`, local ones lose.
@@ -180,19 +169,5 @@ fn huge_pages(pool: u64) {
             "huge pages none reserved; for faster cold scans reserve the pool's size: sudo sysctl vm.nr_hugepages={}",
             pool.div_ceil(size).max(1)
         ),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn meminfo_reads_kb_and_counts() {
-        if std::path::Path::new("/proc/meminfo").exists() {
-            assert!(meminfo("MemTotal").is_some_and(|m| m > 1 << 20));
-            assert!(meminfo("HugePages_Total").is_some());
-        }
-        assert_eq!(meminfo("NoSuchKey"), None);
     }
 }

@@ -23,16 +23,8 @@ const WRITE_BUFFER: usize = 4 << 20;
 pub fn keep_in_memory(bytes: u64, budget: Option<u64>) -> bool {
     match budget {
         Some(capacity) => bytes <= capacity / 4,
-        None => mem_available().is_none_or(|avail| bytes <= avail / 2),
+        None => crate::size::meminfo("MemAvailable").is_none_or(|avail| bytes <= avail / 2),
     }
-}
-
-/// `MemAvailable` of `/proc/meminfo`, in bytes.
-fn mem_available() -> Option<u64> {
-    let info = std::fs::read_to_string("/proc/meminfo").ok()?;
-    let line = info.lines().find(|l| l.starts_with("MemAvailable:"))?;
-    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    Some(kib * 1024)
 }
 
 /// A `u32` array being written in order (see the module docs); [`ScratchWriter::finish`] makes
