@@ -18,6 +18,7 @@
 //! first waits for the batches queued before the read.
 
 mod background;
+mod component_sizes;
 mod first_values;
 pub mod pagerank;
 pub mod tree;

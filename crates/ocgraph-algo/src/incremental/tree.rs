@@ -38,12 +38,16 @@ use ocgraph_core::update::{ArcOp, BatchChanges, EdgeChange, Snapshot, SnapshotDi
 use ocgraph_core::{Adjacency, Error, Result, Vertex};
 use rustc_hash::FxHashSet;
 
+use super::component_sizes::ComponentSizes;
 use super::first_values::FirstValues;
 use super::{bytes, Changes, Maintained, Values};
 use crate::BfsResult;
 
 /// No parent (unreached, or invalidated).
 const NONE: Vertex = Vertex::MAX;
+
+/// The least size from which step 3a relabels a component by default (see the module docs).
+const DEFAULT_RELABEL_FROM: u32 = 1024;
 
 /// A monotonic program kept by [`Tree`].
 pub trait Program: Send + 'static {
@@ -191,7 +195,7 @@ pub struct Tree<P: Program> {
     /// Threads warming lists before they are read ([`warm`]; `None`: [`default_warm_threads`]).
     warm: Option<usize>,
     /// Programs with labels ([`Program::as_label`]): the number of vertices of each label.
-    sizes: Vec<u32>,
+    sizes: ComponentSizes,
     /// Components of at least this many vertices are relabelled by re-rooting (`None`:
     /// `max(1024, n / 256)`).
     relabel_from: Option<u32>,
@@ -211,7 +215,7 @@ impl<P: Program> Tree<P> {
             read: 0,
             limit: u64::MAX,
             warm: None,
-            sizes: Vec::new(),
+            sizes: ComponentSizes::new(DEFAULT_RELABEL_FROM),
             relabel_from: None,
         }
     }
@@ -220,6 +224,7 @@ impl<P: Program> Tree<P> {
     /// 256)`); programs without labels ignore it.
     pub fn with_relabel_from(mut self, size: u32) -> Tree<P> {
         self.relabel_from = Some(size);
+        self.sizes = ComponentSizes::new(size.min(DEFAULT_RELABEL_FROM));
         self
     }
 
@@ -251,10 +256,10 @@ impl<P: Program> Tree<P> {
         if !self.labelled() {
             return;
         }
-        self.sizes.resize(self.val.len(), 0);
+        self.sizes.resize(self.val.len());
         for i in 0..self.val.len() {
             if let Some(l) = self.label_of(self.val[i]) {
-                self.sizes[l as usize] += 1;
+                self.sizes.add(l);
             }
         }
     }
@@ -298,10 +303,10 @@ impl<P: Program> Tree<P> {
         let i = x as usize;
         if !self.sizes.is_empty() {
             if let Some(l) = self.label_of(self.val[i]) {
-                self.sizes[l as usize] -= 1;
+                self.sizes.remove(l);
             }
             if let Some(l) = self.label_of(v) {
-                self.sizes[l as usize] += 1;
+                self.sizes.add(l);
             }
         }
         self.old.note(x, self.prog.output(self.val[i]));
@@ -428,7 +433,8 @@ impl<P: Program> Tree<P> {
     /// added arc of `arcs` joins to a component of smaller label. Called with nothing queued.
     /// Returns false when hops would overflow (the batch then recomputes).
     fn relabel_large(&mut self, arcs: &[EdgeChange]) -> bool {
-        let from = self.relabel_from.unwrap_or((self.val.len() / 256).max(1024) as u32);
+        let from =
+            self.relabel_from.unwrap_or((self.val.len() / 256).max(DEFAULT_RELABEL_FROM as usize) as u32);
         for e in arcs {
             if !matches!(e.op, ArcOp::Add(_)) {
                 continue;
@@ -444,7 +450,7 @@ impl<P: Program> Tree<P> {
                 Ordering::Greater => (e.dst, e.src, lu),
                 Ordering::Equal => continue,
             };
-            if self.sizes[large as usize] >= from && !self.reroot(a, b, large) {
+            if self.sizes.at_least(large, from) && !self.reroot(a, b, large) {
                 return false;
             }
         }
@@ -488,6 +494,16 @@ impl<P: Program> Tree<P> {
         true
     }
 
+    /// Reads the values of both ends of every arc in one tight pass, so that their cache misses
+    /// overlap: the steps below read them one arc at a time, between branches, where each miss
+    /// would wait on its own (`bench/incremental/run.py` measures the batches).
+    fn warm_values(&self, arcs: &[EdgeChange]) {
+        for e in arcs {
+            std::hint::black_box(self.val[e.src as usize]);
+            std::hint::black_box(self.val[e.dst as usize]);
+        }
+    }
+
     /// Gives up the current batch's repair and propagation and recomputes (the first values
     /// noted for `changes` so far stay: the recomputation notes only what differs from them).
     fn recompute(&mut self, snap: &Snapshot) -> Result<()> {
@@ -514,11 +530,10 @@ impl<P: Program> Maintained for Tree<P> {
     }
 
     fn rebuild(&mut self, snap: &Snapshot) -> Result<()> {
-        if self.warm_threads(snap) > 0 {
-            // Where lists are read through a pool smaller than them, a vertex with an empty
-            // base list (an isolated one) then costs no read of its bounds.
-            snap.base().note_empty_lists();
-        }
+        // A vertex with an empty base list (an isolated one, where most additions land on a
+        // sparse graph) then costs no read of its bounds: a cache miss in memory, a page read
+        // through a pool smaller than the lists (one pass over the offsets, a bit per vertex).
+        snap.base().note_empty_lists();
         let before: Vec<P::Value> = std::mem::take(&mut self.val);
         let (val, parent) = self.prog.initial(snap)?;
         for (x, (&a, &b)) in before.iter().zip(&val).enumerate() {
@@ -539,7 +554,7 @@ impl<P: Program> Maintained for Tree<P> {
     fn apply(&mut self, changes: &BatchChanges, snap: &Snapshot) -> Result<()> {
         let n = snap.num_vertices();
         if !self.sizes.is_empty() {
-            self.sizes.resize(n, 0);
+            self.sizes.resize(n);
         }
         for x in self.val.len()..n {
             self.val.push(P::INF);
@@ -561,10 +576,13 @@ impl<P: Program> Maintained for Tree<P> {
                 .collect();
             warm(&self.lists(snap, true), &checked, threads);
         }
+        self.warm_values(&arcs);
         let mut roots = Vec::new();
         for e in &arcs {
             let (u, x) = (e.src, e.dst);
-            if u == x || self.parent[x as usize] != u {
+            // An unweighted program's tree arc added again still yields its end's value.
+            let unweighted_add = matches!(e.op, ArcOp::Add(_)) && !self.prog.weighted();
+            if u == x || unweighted_add || self.parent[x as usize] != u {
                 continue;
             }
             let still = match e.op {
