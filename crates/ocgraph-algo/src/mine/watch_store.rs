@@ -31,6 +31,9 @@ pub struct WatchStore {
     lists: Vec<Vec<Vertex>>,
 }
 
+/// Stored lists up to this length are searched without looking at the other end's degree.
+const SHORT: usize = 64;
+
 /// The lists a search reads: the store's, else those of the graph at the start.
 struct Tracked<'a, O, I> {
     start: Undirected<'a, O, I>,
@@ -65,8 +68,17 @@ impl<'a, O: Adjacency, I: Adjacency> ListSource<'a> for Tracked<'a, O, I> {
         if (u as usize) >= n || (v as usize) >= n {
             return false;
         }
+        // Each side's list is current, so either answers: search the shorter (a hub's list
+        // costs a cache miss per step of a binary search).
+        let shorter_at_start = |l: &[Vertex], x: Vertex| {
+            l.len() > SHORT && (x as usize) < self.start.num_vertices() && self.start.degree(x) < l.len()
+        };
         match (self.stored(u), self.stored(v)) {
-            (Some(l), _) => l.binary_search(&v).is_ok(),
+            (Some(lu), Some(lv)) if lv.len() < lu.len() => lv.binary_search(&u).is_ok(),
+            (Some(l), Some(_)) => l.binary_search(&v).is_ok(),
+            (Some(l), None) if shorter_at_start(l, v) => self.start.lists_hold(v, u),
+            (Some(l), None) => l.binary_search(&v).is_ok(),
+            (None, Some(l)) if shorter_at_start(l, u) => self.start.lists_hold(u, v),
             (None, Some(l)) => l.binary_search(&u).is_ok(),
             (None, None) => self.start.adjacent(u, v),
         }
