@@ -16,7 +16,9 @@ on 2 cores.
 Graphs (cached in --work, default bench/out/layouts-work; everything below is reused when
 present): kronS = `ocgraph generate kronecker --scale S --edge-factor 16 --seed 1` (Graph500
 parameters, undirected, as bench/algos), then
-  kronS-packed  `ocgraph pack kronS kronS-packed` (packed CSR: bit-packed gaps),
+  kronS         `ocgraph layout pack kronS` (packed CSR, bit-packed gaps, beside the plain
+                lists: the packed rows read them with --layout packed; auto may; older builds
+                without it get kronS-packed = `ocgraph pack kronS kronS-packed` instead),
   kronS-ccsr    hard links to the files of kronS (its manifest is replaced, not written in
                 place), then `ocgraph layout compress kronS-ccsr --block-size B` (--block-size,
                 default 16KiB; remade when the block size differs from the recorded one): the
@@ -36,10 +38,10 @@ ocgraph rows: `ocgraph run ALGO G --layout L --backend pool --memory B --trials 
 --stats`, ALGO = pagerank (pr20: --tol 0 --max-iter 20, --method only when --pr-method is
 given), wcc, spmv, bfs (--source S, S = a vertex of maximal degree, the same S for every
 system). Layouts: csr (kronS, --layout csr), ccsr (kronS-ccsr, --layout csr), packed
-(kronS-packed, --layout csr), grid (kronS,
---layout grid), cgrid (kronS.lz4, --layout grid), auto (kronS, --layout auto: CSR or the plain
-grid, the CLI's choice; its "layout: L (...)" line, or a "layout" field of --stats, says which
-ran: layout_ran in the CSV, and in the note of auto rows).
+(kronS, --layout packed), grid (kronS, --layout grid), cgrid (kronS.lz4, --layout grid), auto
+(kronS, --layout auto: the plain or packed lists or the plain grid, the CLI's choice; its
+"layout: L (...)" line, or a "layout" field of --stats, says which ran: layout_ran in the CSV,
+and in the note of auto rows).
 The grid serves pagerank, wcc and spmv only: the bfs rows of grid and cgrid show the CLI's
 refusal.
 The budget B is a percentage of the CSR size (out.offsets + out.neighbors of the plain kronS, the
@@ -248,11 +250,12 @@ def timed(cmd, what):
 def cli_caps(exe):
     """What this ocgraph build offers: run --layout, run spmv, the layout subcommand."""
     run_help = sh([exe, "run", "--help"]).stdout
-    layout_ok = subprocess.run([exe, "layout", "--help"], capture_output=True).returncode == 0
+    layout = subprocess.run([exe, "layout", "--help"], capture_output=True, text=True)
     return {
         "layout_flag": "--layout" in run_help,
         "spmv": re.search(r"^\s*- spmv", run_help, re.M) is not None,
-        "layout_cmd": layout_ok,
+        "layout_cmd": layout.returncode == 0,
+        "layout_pack": layout.returncode == 0 and "remove-pack" in layout.stdout,
     }
 
 
@@ -265,14 +268,29 @@ def prepare_ocgraph(args, exe, caps, scale, builds):
         cmd = [exe, "generate", "kronecker", "--scale", str(scale), "--edge-factor", "16", "--seed", "1"]
         cmd += ["--quiet", "--force", "--memory", "4GiB", g]
         b["generate"] = {"secs": timed(cmd, "generate")[0], "cmd": " ".join(cmd[1:])}
-        for k in ("ocgraph_grid", "ocgraph_grid_lz4", "ocgraph_pack", "ocgraph_compress"):
+        for k in (
+            "ocgraph_grid",
+            "ocgraph_grid_lz4",
+            "ocgraph_pack",
+            "ocgraph_pack_copy",
+            "ocgraph_compress",
+        ):
             b.pop(k, None)
         for d in (g + "-packed", g + ".lz4", g + "-ccsr"):  # copies of an older kronS
             shutil.rmtree(d, ignore_errors=True)
         save_builds(args.work, builds, name)
     paths = {"csr": g, "auto": g, "grid": g}
     packed = g + "-packed"
-    if "packed" in args.layouts:
+    if caps["layout_pack"] and ("packed" in args.layouts or "auto" in args.layouts):
+        # Packed copies beside the plain lists: the packed rows read them (`--layout packed`),
+        # and auto may.
+        if "ocgraph_pack_copy" not in b:
+            cmd = [exe, "layout", "pack", g, "--quiet"]
+            secs, out = timed(cmd, "layout pack")
+            b["ocgraph_pack_copy"] = {"secs": secs, "cmd": " ".join(cmd[1:]), "output": out.strip()[-300:]}
+            save_builds(args.work, builds, name)
+        paths["packed"] = g
+    elif "packed" in args.layouts:
         if not os.path.exists(os.path.join(packed, "manifest")) or "ocgraph_pack" not in b:
             cmd = [exe, "pack", g, packed, "--force"]
             b["ocgraph_pack"] = {
@@ -502,7 +520,8 @@ def run_ocgraph(args, exe, caps, graph, layout, kernel, pct, budget, source):
         str(budget),
     ]
     if caps["layout_flag"]:
-        cmd += ["--layout", {"packed": "csr", "ccsr": "csr", "cgrid": "grid"}.get(layout, layout)]
+        packed = "packed" if caps["layout_pack"] else "csr"  # older builds: the packed graph's lists
+        cmd += ["--layout", {"packed": packed, "ccsr": "csr", "cgrid": "grid"}.get(layout, layout)]
     if kernel == "pr20":
         cmd += ["--tol", "0", "--max-iter", "20"]
         if args.pr_method:
@@ -743,6 +762,7 @@ def build_rows(builds, graph):
         ("ocgraph_grid", "ocgraph layout grid"),
         ("ocgraph_grid_lz4", "ocgraph layout grid lz4"),
         ("ocgraph_pack", "ocgraph pack"),
+        ("ocgraph_pack_copy", "ocgraph layout pack"),
         ("ocgraph_compress", "ocgraph layout compress"),
         ("gridgraph_preprocess", "GridGraph preprocess -t 0"),
         ("gridgraph_preprocess_w", "GridGraph preprocess -t 1"),

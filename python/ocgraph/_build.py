@@ -262,6 +262,28 @@ def remove_compressed(graph: PathLike) -> bool:
     return bool(_ocgraph._remove_compressed(os.fspath(graph)))
 
 
+def pack_lists(graph: PathLike) -> dict:
+    """Writes packed copies of the neighbour lists of ``graph`` (bit-packed gaps, as
+    :func:`pack`) beside its plain lists, replacing copies it had, as ``ocgraph layout pack``
+    does. The graph keeps taking updates (``compact`` packs the new base again).
+
+    Kernels with a ``layout`` argument then read them with ``layout="packed"``, and with
+    ``layout="auto"`` when the graph is opened with a buffer pool smaller than its plain lists
+    (about half the bytes to read; in memory the plain lists are faster). Open the graph again
+    to use copies written after it was opened. Returns the arcs and the plain and packed bytes.
+
+    Raises:
+        InvalidArgumentError: the graph has updates not yet compacted, or is packed already.
+    """
+    arcs, plain, packed = _ocgraph._pack_lists(os.fspath(graph))
+    return {"arcs": arcs, "plain_bytes": plain, "packed_bytes": packed}
+
+
+def remove_packed_lists(graph: PathLike) -> bool:
+    """Removes the packed copies written by :func:`pack_lists`; returns whether there were any."""
+    return bool(_ocgraph._remove_packed_lists(os.fspath(graph)))
+
+
 def reorder(graph: PathLike, out: PathLike, memory: Size = "1GiB", overwrite: bool = False) -> Graph:
     """Writes ``out``, a copy of ``graph`` with its vertices renumbered by degree, and opens it.
 

@@ -153,28 +153,35 @@ class Graph(_NativeGraph):
     # Each runs in Rust with the GIL released. ``threads``: run on a pool of that many
     # threads (default: all cores, shared pool).
 
-    def bfs(self, source: int, parents: bool = False, threads: int | None = None) -> Any:
+    def bfs(
+        self, source: int, parents: bool = False, threads: int | None = None, layout: str = "auto"
+    ) -> Any:
         """Breadth-first search from ``source`` along out-edges.
 
         Returns the int64 array of hop depths (``-1`` for unreachable vertices), or with
         ``parents=True`` the tuple ``(depths, parents)`` where ``parents`` holds each vertex's
         BFS-tree parent (``-1`` unreachable; the source is its own parent).
+
+        ``layout``: ``"auto"`` (the packed copies of the lists, see :func:`ocgraph.pack_lists`,
+        when the graph has them and its buffer pool is smaller than the plain lists, else the
+        plain lists), ``"csr"`` or ``"packed"``; the results are the same.
         """
-        depth, parent = _ocgraph._bfs(self, source, threads_arg(threads))
+        depth, parent = _ocgraph._bfs(self, source, threads_arg(threads), str(layout))
         return (depth, parent) if parents else depth
 
-    def sssp(self, source: int, threads: int | None = None) -> np.ndarray:
+    def sssp(self, source: int, threads: int | None = None, layout: str = "auto") -> np.ndarray:
         """Single-source shortest-path distances from ``source`` along out-edges (float64;
         ``inf`` for unreachable vertices). Uses the edge weights (which must be >= 0), or 1 per
-        edge on unweighted graphs. Parallel delta-stepping."""
-        return _ocgraph._sssp(self, source, threads_arg(threads))
+        edge on unweighted graphs. Parallel delta-stepping. ``layout`` as for :meth:`bfs`."""
+        return _ocgraph._sssp(self, source, threads_arg(threads), str(layout))
 
     def wcc(self, threads: int | None = None, layout: str = "auto") -> np.ndarray:
         """Weakly connected components: a uint32 label per vertex, the smallest vertex id of its
         component (edge directions ignored).
 
         ``layout``: ``"auto"`` (the grid when the graph has one, see :func:`ocgraph.build_grid`,
-        else the adjacency lists), ``"csr"`` or ``"grid"``; the labels are the same."""
+        else the adjacency lists as for :meth:`bfs`), ``"csr"``, ``"packed"`` or ``"grid"``;
+        the labels are the same."""
         return _ocgraph._wcc(self, threads_arg(threads), str(layout))
 
     def spmv(self, x: Any = None, threads: int | None = None, layout: str = "auto") -> np.ndarray:

@@ -195,3 +195,69 @@ def test_cli_compresses_checks_and_refuses_a_corrupted_copy(tmp_path):
     assert bad.returncode == 1 and "out.neighbors.lz4" in bad.stderr
     run("layout", "remove-compress", str(path))
     run("check", str(path))
+
+
+@pytest.mark.parametrize(("directed", "weighted"), [(d, w) for d in (False, True) for w in (False, True)])
+def test_packed_copies_match_networkx(tmp_path, directed, weighted):
+    rng = np.random.default_rng(31 + 2 * directed + weighted)
+    n = 600
+    src, dst, w = random_edges(rng, n, 2500, weighted)
+    path = tmp_path / "g"
+    g = ocgraph.from_edges(
+        src, dst, path, num_vertices=n, weights=w, directed=directed, dedup=True, drop_self_loops=True
+    )
+    h = g.to_networkx()
+    g.close()
+    with pytest.raises(ocgraph.InvalidArgumentError, match="no packed copy"):
+        ocgraph.open(path).bfs(0, layout="packed")
+    r = ocgraph.pack_lists(path)
+    assert r["arcs"] == (2 if directed else 1) * g_arcs(h, directed)
+    assert 0 < r["packed_bytes"] and r["plain_bytes"] == 4 * r["arcs"]
+    for backend in ("mmap", "pool"):
+        g = open_with(path, backend)
+        want_bfs = nx.single_source_shortest_path_length(h, 0)
+        want_sssp = nx.single_source_dijkstra_path_length(h, 0, weight="weight" if weighted else None)
+        for layout in ("csr", "packed", "auto"):
+            depth = g.bfs(0, layout=layout)
+            assert [depth[v] for v in range(n)] == [want_bfs.get(v, -1) for v in range(n)]
+            dist = g.sssp(0, layout=layout)
+            np.testing.assert_allclose(dist, [want_sssp.get(v, np.inf) for v in range(n)], rtol=1e-6)
+            comps = nx.weakly_connected_components(h) if directed else nx.connected_components(h)
+            want_wcc = np.empty(n, dtype=np.uint32)
+            for c in comps:
+                want_wcc[list(c)] = min(c)
+            np.testing.assert_array_equal(g.wcc(layout=layout), want_wcc)
+        g.close()
+    assert ocgraph.remove_packed_lists(path) is True
+    assert ocgraph.remove_packed_lists(path) is False
+    with pytest.raises(ocgraph.InvalidArgumentError, match="no packed copy"):
+        ocgraph.open(path).bfs(0, layout="packed")
+
+
+def g_arcs(h, directed: bool) -> int:
+    """Arcs of the out-lists of networkx graph ``h`` as ocgraph stores it."""
+    return h.number_of_edges() if directed else 2 * h.number_of_edges()
+
+
+@pytest.mark.skipif(not OCGRAPH_BIN.exists(), reason="the CLI is not built (make cli)")
+def test_cli_packs_lists_and_auto_reads_them_under_a_small_pool(tmp_path):
+    path = tmp_path / "k"
+    run = lambda *a: subprocess.run([str(OCGRAPH_BIN), *a], capture_output=True, text=True, check=True)  # noqa: E731
+    run("generate", "kronecker", "--scale", "12", "--quiet", str(path))
+    run("layout", "pack", str(path), "--quiet")
+    run("check", str(path))
+    info = json.loads(run("info", str(path), "--json").stdout)
+    assert info["packed_copy"] is True and info["packed"] is False
+    bfs = ("run", "bfs", str(path), "--source", "0", "--stats", "--backend", "pool")
+    small = run(*bfs, "--memory", "64KiB", "--out", str(tmp_path / "a.npy"))
+    assert "layout: packed (auto" in small.stderr
+    large = run(*bfs, "--memory", "64MiB", "--out", str(tmp_path / "b.npy"))
+    assert "layout: csr (auto" in large.stderr
+    np.testing.assert_array_equal(np.load(tmp_path / "a.npy"), np.load(tmp_path / "b.npy"))
+    f = path / "out.packed"
+    data = bytearray(f.read_bytes())
+    data[len(data) // 2] ^= 0x5A
+    f.write_bytes(bytes(data))
+    with pytest.raises(subprocess.CalledProcessError) as e:
+        run("check", str(path))
+    assert "out.packed" in e.value.stderr

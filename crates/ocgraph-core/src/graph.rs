@@ -3,6 +3,7 @@
 
 use std::ops::Range;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 mod chunk_cursor;
@@ -23,6 +24,10 @@ pub use direction::Direction;
 pub(crate) use grid::load_index as load_grid_index;
 pub use grid::{CellBuf, EdgeGrid, Grid};
 
+/// The offsets, neighbours and weights files of the out-edges.
+const OUT_ROLES: [FileRole; 3] = [FileRole::OutOffsets, FileRole::OutNeighbors, FileRole::OutWeights];
+/// The offsets, neighbours and weights files of the in-edges (directed graphs).
+const IN_ROLES: [FileRole; 3] = [FileRole::InOffsets, FileRole::InNeighbors, FileRole::InWeights];
 /// The packed lists and index files of the out-edges.
 const OUT_PACKED: [FileRole; 2] = [FileRole::OutPacked, FileRole::OutPackedIndex];
 /// The packed lists and index files of the in-edges.
@@ -199,6 +204,8 @@ pub struct Graph {
     grid: Option<crate::format::grid::GridIndex>,
     /// The vertices with empty lists, once learnt ([`Graph::note_empty_lists`]).
     empty_lists: EmptyLists,
+    /// Whether directions read the packed copies of the lists ([`Graph::read_packed_copy`]).
+    read_packed: AtomicBool,
 }
 
 impl std::fmt::Debug for Graph {
@@ -257,6 +264,7 @@ impl Graph {
             list_starts,
             grid,
             empty_lists: EmptyLists::default(),
+            read_packed: AtomicBool::new(false),
         };
         g.verify_offsets_ends()?;
         Ok(g)
@@ -266,7 +274,14 @@ impl Graph {
     /// every packed index starts at 0 and ends at its packed file's length.
     fn verify_offsets_ends(&self) -> Result<()> {
         let n = self.num_vertices() as u64;
-        for dir in [self.out(), self.in_()] {
+        let mut dirs = vec![self.out(), self.in_()];
+        if self.manifest.has_packed_copy() {
+            dirs.push(self.direction(OUT_ROLES, OUT_PACKED, true));
+            if self.is_directed() {
+                dirs.push(self.direction(IN_ROLES, IN_PACKED, true));
+            }
+        }
+        for dir in dirs {
             let mut ends = vec![(dir.offsets, dir.offsets_role, self.manifest.num_arcs, "arcs")];
             if let Lists::Packed { index, roles, .. } = dir.lists {
                 ends.push((index, roles[1], dir.lists_len, "bytes"));
@@ -366,25 +381,44 @@ impl Graph {
 
     /// Out-edges (for undirected graphs: all incident edges).
     pub fn out(&self) -> Direction<'_> {
-        self.direction([FileRole::OutOffsets, FileRole::OutNeighbors, FileRole::OutWeights], OUT_PACKED)
+        self.direction(OUT_ROLES, OUT_PACKED, self.reads_packed())
     }
 
     /// In-edges (for undirected graphs: the same as [`Graph::out`]).
     pub fn in_(&self) -> Direction<'_> {
         if self.manifest.directed {
-            self.direction([FileRole::InOffsets, FileRole::InNeighbors, FileRole::InWeights], IN_PACKED)
+            self.direction(IN_ROLES, IN_PACKED, self.reads_packed())
         } else {
             self.out()
         }
     }
 
-    /// The direction whose offsets, neighbours and weights files are `roles`, or, in a packed
-    /// graph, whose packed lists and index are `packed`.
-    fn direction(&self, roles: [FileRole; 3], packed: [FileRole; 2]) -> Direction<'_> {
+    /// Makes the directions read the packed copies of the lists (`on`) or the plain lists, in a
+    /// graph that has both (`ocgraph layout pack`); other graphs ignore it. Both hold the same
+    /// lists: the packed ones are about half the bytes to read through a pool smaller than the
+    /// graph, the plain ones faster to read in memory (`bench/layouts/run.py`). Directions made
+    /// before the call keep the lists they read.
+    pub fn read_packed_copy(&self, on: bool) {
+        self.read_packed.store(on, Ordering::Relaxed);
+    }
+
+    /// Whether the directions read packed lists: a packed graph's, or the packed copies after
+    /// [`Graph::read_packed_copy`].
+    pub fn reads_packed(&self) -> bool {
+        self.manifest.is_packed()
+            || (self.manifest.has_packed_copy() && self.read_packed.load(Ordering::Relaxed))
+    }
+
+    /// The direction whose offsets, neighbours and weights files are `roles`, or, reading
+    /// packed lists (`use_packed`, or a packed graph), whose packed lists and index are
+    /// `packed`.
+    fn direction(&self, roles: [FileRole; 3], packed: [FileRole; 2], use_packed: bool) -> Direction<'_> {
         let id = |role: FileRole| self.files[role as usize];
-        let lists = match (id(packed[0]), id(packed[1])) {
-            (Some(bytes), Some(index)) => Lists::Packed { bytes, index, roles: packed },
-            _ => Lists::Plain(id(roles[1]).expect("neighbours file present (checked on open)")),
+        let lists = match (id(packed[0]), id(packed[1]), id(roles[1])) {
+            (Some(bytes), Some(index), plain) if use_packed || plain.is_none() => {
+                Lists::Packed { bytes, index, roles: packed }
+            }
+            (_, _, plain) => Lists::Plain(plain.expect("neighbours file present (checked on open)")),
         };
         let lists_len = match lists {
             Lists::Packed { roles, .. } => self.manifest.file(roles[0]).map_or(0, |e| e.len),

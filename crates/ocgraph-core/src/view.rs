@@ -129,16 +129,23 @@ impl GraphView {
     }
 }
 
-/// Which stored layout a kernel with a grid version reads.
+/// Which stored layout a kernel reads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Layout {
-    /// The grid when the graph has one and no pending updates, else the adjacency lists: the
+    /// For PageRank, WCC and SpMV, the grid when the graph has one and no pending updates: the
     /// grid's kernels read as many bytes and keep the vertex state they touch in cache, and
-    /// were faster at every memory budget measured (`bench/layouts/run.py`, docs/layouts.md).
+    /// were faster at every memory budget measured. Otherwise the adjacency lists: their
+    /// packed copies (`ocgraph layout pack`) when the graph has them and the buffer pool is
+    /// smaller than the plain lists (they are about half the bytes to read: BFS on kron22 took
+    /// half the time at 5%, 10% and 25% of the graph), else the plain lists (faster to decode
+    /// in memory). `bench/layouts/run.py` measures the rule, docs/layouts.md gives the numbers.
     #[default]
     Auto,
-    /// The adjacency lists (plain or packed).
+    /// The plain adjacency lists (a packed graph's packed lists).
     Csr,
+    /// The packed copies of the adjacency lists (`ocgraph layout pack`); an error when the
+    /// graph has none.
+    Packed,
     /// The grid (`ocgraph layout grid`); an error when the graph has none.
     Grid,
 }
@@ -150,20 +157,62 @@ impl std::str::FromStr for Layout {
         match s {
             "auto" => Ok(Layout::Auto),
             "csr" => Ok(Layout::Csr),
+            "packed" => Ok(Layout::Packed),
             "grid" => Ok(Layout::Grid),
-            _ => Err(crate::Error::invalid(format!("unknown layout {s:?} (auto, csr, grid)"))),
+            _ => Err(crate::Error::invalid(format!("unknown layout {s:?} (auto, csr, packed, grid)"))),
         }
     }
 }
 
 impl GraphView {
-    /// The grid a kernel should read under `layout` (`None`: the adjacency lists), and why.
-    /// `edge_centric`: whether the kernel has a grid version (PageRank, WCC, SpMV).
+    /// The grid a kernel should read under `layout` (`None`: the adjacency lists), and why; for
+    /// the adjacency lists, makes the base read their plain lists or their packed copies
+    /// ([`Graph::read_packed_copy`]). `edge_centric`: whether the kernel has a grid version
+    /// (PageRank, WCC, SpMV).
     ///
     /// Errors: `Layout::Grid` for a kernel without a grid version, or for a graph without a
     /// grid or with updates since it was built (a writable graph without updates, or just
-    /// compacted, reads its base's grid).
+    /// compacted, reads its base's grid); `Layout::Packed` for a graph without packed copies.
     pub fn choose_layout(&self, layout: Layout, edge_centric: bool) -> Result<(Option<Grid<'_>>, String)> {
+        let base = self.base();
+        let packed = base.manifest().has_packed_copy();
+        let lists = match layout {
+            Layout::Packed if !packed && !base.manifest().is_packed() => {
+                return Err(crate::Error::invalid(format!(
+                    "layout packed: {}: the graph has no packed copy of its lists; build one with `ocgraph layout pack`",
+                    self.path().display()
+                )))
+            }
+            Layout::Packed => Some((true, "layout packed".to_string())),
+            Layout::Csr => Some((false, "layout csr".to_string())),
+            _ => None,
+        };
+        if let Some((on, why)) = lists {
+            base.read_packed_copy(on);
+            return Ok((None, why));
+        }
+        let (grid, why) = self.choose_grid(layout, edge_centric)?;
+        if grid.is_none() {
+            let plain = plain_lists_bytes(base.manifest());
+            let small = base.memory_budget().is_some_and(|b| b < plain);
+            base.read_packed_copy(packed && small);
+            if packed {
+                let budget = base.memory_budget().map_or("the page cache".into(), crate::size::format_size);
+                let (copy, cmp) = if small { ("packed copies", "<") } else { ("plain lists", ">=") };
+                return Ok((
+                    None,
+                    format!(
+                        "{why}; the {copy}: memory {budget} {cmp} plain lists {}",
+                        crate::size::format_size(plain)
+                    ),
+                ));
+            }
+        }
+        Ok((grid, why))
+    }
+
+    /// [`GraphView::choose_layout`] for `Layout::Auto` and `Layout::Grid`: the grid, or `None`.
+    fn choose_grid(&self, layout: Layout, edge_centric: bool) -> Result<(Option<Grid<'_>>, String)> {
         let grid = match self {
             GraphView::Stored(g) => g.grid(),
             GraphView::Updated(s) if s.is_base() => s.base().grid(),
@@ -174,7 +223,7 @@ impl GraphView {
             GraphView::Stored(_) => "the graph has no grid; build one with `ocgraph layout grid`",
         };
         Ok(match (layout, grid) {
-            (Layout::Csr, _) => (None, "layout csr".into()),
+            (Layout::Csr | Layout::Packed, _) => (None, "adjacency lists".into()),
             (Layout::Grid, _) if !edge_centric => {
                 return Err(crate::Error::invalid("layout grid: only pagerank, wcc and spmv run on the grid"))
             }
@@ -192,6 +241,13 @@ impl GraphView {
             (Layout::Auto, None) => (None, format!("auto: {missing}")),
         })
     }
+}
+
+/// Bytes of the plain lists of the graph of manifest `m` (offsets and neighbours, both
+/// directions): what [`Layout::Auto`] compares the memory budget with.
+fn plain_lists_bytes(m: &Manifest) -> u64 {
+    use crate::format::FileRole::{InNeighbors, InOffsets, OutNeighbors, OutOffsets};
+    [OutOffsets, OutNeighbors, InOffsets, InNeighbors].iter().filter_map(|&r| m.file(r)).map(|e| e.len).sum()
 }
 
 /// Whether the graph at `dir` has updates not merged into its base: levels in its manifest,

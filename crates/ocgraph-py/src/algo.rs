@@ -36,21 +36,26 @@ pub(crate) fn kernel<T: Send>(
 ) -> PyResult<T> {
     let graph = g.graph()?;
     let dir = graph.path().to_path_buf();
+    // The plain lists, unless the kernel's layout chooses the packed copies.
+    graph.base().read_packed_copy(false);
     run_on_graph(py, &dir, || with_threads(threads, || f(&graph)))
 }
 
 /// BFS depths (int64, -1 unreachable) and parents (int64, -1 unreachable; source's is itself).
 #[pyfunction]
-#[pyo3(signature = (g, source, threads=None))]
+#[pyo3(signature = (g, source, threads=None, layout="auto"))]
 #[allow(clippy::type_complexity)]
 pub(crate) fn _bfs<'py>(
     py: Python<'py>,
     g: &PyGraph,
     source: i64,
     threads: Option<usize>,
+    layout: &str,
 ) -> PyResult<(Bound<'py, PyArray1<i64>>, Bound<'py, PyArray1<i64>>)> {
+    let layout = layout.parse::<Layout>().py()?;
     let r = kernel(py, g, threads, |gr| {
         let s = PyGraph::check_vertex(gr, source)?;
+        gr.choose_layout(layout, false).py()?;
         with_adjacency!(gr, |out, inn| algo::bfs(&out, &inn, s)).py()
     })?;
     Ok((r.depth_i64().into_pyarray(py), r.parent_i64().into_pyarray(py)))
@@ -59,15 +64,18 @@ pub(crate) fn _bfs<'py>(
 /// Shortest-path distances from `source` over out-edges (float64, inf unreachable; weights, or
 /// 1 per edge when unweighted).
 #[pyfunction]
-#[pyo3(signature = (g, source, threads=None))]
+#[pyo3(signature = (g, source, threads=None, layout="auto"))]
 pub(crate) fn _sssp<'py>(
     py: Python<'py>,
     g: &PyGraph,
     source: i64,
     threads: Option<usize>,
+    layout: &str,
 ) -> PyResult<Bound<'py, PyArray1<f64>>> {
+    let layout = layout.parse::<Layout>().py()?;
     let d = kernel(py, g, threads, |gr| {
         let s = PyGraph::check_vertex(gr, source)?;
+        gr.choose_layout(layout, false).py()?;
         with_adjacency!(gr, |out, _inn| algo::sssp(&out, s, None)).py()
     })?;
     Ok(d.into_pyarray(py))

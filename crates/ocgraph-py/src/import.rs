@@ -145,6 +145,20 @@ pub(crate) fn _compress(py: Python<'_>, graph: PathBuf, block_size: Size) -> PyR
     Ok((r.block_size as u64, r.plain_bytes, r.stored_bytes))
 }
 
+/// Writes packed copies of the lists of `graph` beside its plain lists (replacing copies it
+/// had); returns the arcs, and the plain and packed bytes.
+#[pyfunction]
+pub(crate) fn _pack_lists(py: Python<'_>, graph: PathBuf) -> PyResult<(u64, u64, u64)> {
+    let r = run(py, || ingest::pack_copy(&graph, &NoProgress).py())?;
+    Ok((r.arcs, r.plain_bytes, r.packed_bytes))
+}
+
+/// Removes the packed copies of `graph`'s lists; returns whether it had any.
+#[pyfunction]
+pub(crate) fn _remove_packed_lists(py: Python<'_>, graph: PathBuf) -> PyResult<bool> {
+    run(py, || ingest::remove_packed_copy(&graph).py())
+}
+
 /// Removes the compressed copies of `graph`'s adjacency files; returns whether it had any.
 #[pyfunction]
 pub(crate) fn _remove_compressed(py: Python<'_>, graph: PathBuf) -> PyResult<bool> {

@@ -122,6 +122,7 @@ pub fn run(args: &InfoArgs) -> Result<()> {
             "weighted": g.is_weighted(),
             "id_map": id_map,
             "packed": m.is_packed(),
+            "packed_copy": m.has_packed_copy(),
             "grid": m.grid,
             "compressed": compressed,
             "labels": labels.map(|(labelled, distinct)| json!({ "labelled": labelled, "distinct": distinct })),
@@ -145,7 +146,12 @@ pub fn run(args: &InfoArgs) -> Result<()> {
         println!("directed   {}", g.is_directed());
         println!("weighted   {}", g.is_weighted());
         println!("id map     {id_map}");
-        println!("lists      {}", if m.is_packed() { "packed (read-only)" } else { "plain" });
+        let lists = match (m.is_packed(), m.has_packed_copy()) {
+            (true, _) => "packed (read-only)",
+            (false, true) => "plain, with packed copies (`ocgraph layout pack`)",
+            (false, false) => "plain",
+        };
+        println!("lists      {lists}");
         match m.grid {
             Some(grid) => println!(
                 "grid       {p} x {p} cells of {} vertices, compression {}",

@@ -1,14 +1,18 @@
 //! `ocgraph layout`: build (or remove) a graph's grid layout, stored beside its CSR in the
 //! same directory, for the edge-centric kernels (`ocgraph run pagerank|wcc|spmv --layout grid`),
-//! or the block-compressed copies of its adjacency files that the buffer pool reads instead of
-//! the plain ones.
+//! the block-compressed copies of its adjacency files that the buffer pool reads instead of
+//! the plain ones, or packed copies of its lists (`--layout packed`, and `auto` under a small
+//! buffer pool).
 
 use std::path::PathBuf;
 
 use clap::{Args, Subcommand};
 use ocgraph_core::format::compressed::DEFAULT_BLOCK_SIZE;
 use ocgraph_core::format::grid::Codec;
-use ocgraph_core::ingest::{build_grid, compress_adjacency, remove_compressed, remove_grid, GridOptions};
+use ocgraph_core::ingest::{
+    build_grid, compress_adjacency, pack_copy, remove_compressed, remove_grid, remove_packed_copy,
+    GridOptions,
+};
 use ocgraph_core::size::format_size;
 use ocgraph_core::Result;
 
@@ -39,6 +43,21 @@ enum LayoutCommand {
     Compress(CompressArgs),
     /// Remove the compressed copies of a graph.
     RemoveCompress {
+        /// Graph directory.
+        graph: PathBuf,
+    },
+    /// Write packed copies of the neighbour lists beside the plain ones (replacing copies the
+    /// graph had): `--layout auto` reads them through a buffer pool smaller than the plain
+    /// lists, `--layout packed` always. The graph must have no unmerged updates.
+    Pack {
+        /// Graph directory.
+        graph: PathBuf,
+        /// No progress bar (a summary line is still printed).
+        #[arg(long)]
+        quiet: bool,
+    },
+    /// Remove the packed copies of a graph's lists.
+    RemovePack {
         /// Graph directory.
         graph: PathBuf,
     },
@@ -96,6 +115,26 @@ pub fn run(args: &LayoutArgs) -> Result<()> {
             Ok(())
         }
         LayoutCommand::Compress(a) => compress(a),
+        LayoutCommand::Pack { graph, quiet } => {
+            let (progress, start) = (CliProgress::new(*quiet), std::time::Instant::now());
+            let r = pack_copy(graph, &progress)?;
+            eprintln!(
+                "packed {} arcs: {} of plain lists into {} ({:.2}x smaller), beside them in {}, in {:.2} s",
+                r.arcs,
+                format_size(r.plain_bytes),
+                format_size(r.packed_bytes),
+                r.plain_bytes as f64 / r.packed_bytes.max(1) as f64,
+                graph.display(),
+                start.elapsed().as_secs_f64()
+            );
+            Ok(())
+        }
+        LayoutCommand::RemovePack { graph } => {
+            let removed = remove_packed_copy(graph)?;
+            let what = if removed { "packed copies removed" } else { "no packed copies to remove" };
+            eprintln!("{}: {what}", graph.display());
+            Ok(())
+        }
         LayoutCommand::RemoveCompress { graph } => {
             let removed = remove_compressed(graph)?;
             let what = if removed { "compressed copies removed" } else { "no compressed copies to remove" };

@@ -45,10 +45,14 @@ pub enum Algo {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum LayoutArg {
     /// The grid for pagerank, wcc and spmv when the graph has one and no pending updates,
-    /// else the CSR (see docs/layouts.md for the measurements behind the rule).
+    /// else the adjacency lists: their packed copies (`ocgraph layout pack`) when the graph has
+    /// them and the buffer pool is smaller than the plain lists, else the plain lists (see
+    /// docs/layouts.md for the measurements behind the rule).
     Auto,
-    /// The adjacency lists (plain or packed).
+    /// The plain adjacency lists (a packed graph's packed lists).
     Csr,
+    /// The packed copies of the adjacency lists (`ocgraph layout pack`).
+    Packed,
     /// The grid (`ocgraph layout grid`): pagerank, wcc and spmv only.
     Grid,
 }
@@ -58,6 +62,7 @@ impl From<LayoutArg> for Layout {
         match l {
             LayoutArg::Auto => Layout::Auto,
             LayoutArg::Csr => Layout::Csr,
+            LayoutArg::Packed => Layout::Packed,
             LayoutArg::Grid => Layout::Grid,
         }
     }
@@ -205,7 +210,8 @@ pub fn run(args: &RunArgs) -> Result<()> {
         write_values(path, &values)?;
     }
     if args.backend.stats {
-        eprintln!("layout: {} ({why})", if grid.is_some() { "grid" } else { "csr" });
+        let lists = if view.base().reads_packed() { "packed" } else { "csr" };
+        eprintln!("layout: {} ({why})", if grid.is_some() { "grid" } else { lists });
     }
     args.backend.report_stats(view.base())?;
     Ok(())

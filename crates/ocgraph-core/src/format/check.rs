@@ -58,15 +58,16 @@ pub fn check_graph(dir: &Path) -> Result<CheckReport> {
         }
         report.files += 1;
     }
-    if m.is_packed() {
-        check_packed(dir, &m, [FileRole::OutOffsets, FileRole::OutPacked, FileRole::OutPackedIndex])?;
-        if m.directed {
-            check_packed(dir, &m, [FileRole::InOffsets, FileRole::InPacked, FileRole::InPackedIndex])?;
-        }
-    } else {
+    if !m.is_packed() {
         check_csr(dir, &m, FileRole::OutOffsets, FileRole::OutNeighbors)?;
         if m.directed {
             check_csr(dir, &m, FileRole::InOffsets, FileRole::InNeighbors)?;
+        }
+    }
+    if m.is_packed() || m.has_packed_copy() {
+        check_packed(dir, &m, [FileRole::OutOffsets, FileRole::OutPacked, FileRole::OutPackedIndex])?;
+        if m.directed {
+            check_packed(dir, &m, [FileRole::InOffsets, FileRole::InPacked, FileRole::InPackedIndex])?;
         }
     }
     if m.grid.is_some() {

@@ -240,9 +240,16 @@ impl Manifest {
         super::writer::fsync_dir(dir)
     }
 
-    /// Whether the neighbour lists are packed ([`crate::format::packed`]): `out.packed` is listed.
+    /// Whether the neighbour lists are packed only ([`crate::format::packed`], a graph written by
+    /// `ocgraph pack`): `out.packed` is listed and `out.neighbors` is not.
     pub fn is_packed(&self) -> bool {
-        self.file(FileRole::OutPacked).is_some()
+        self.file(FileRole::OutPacked).is_some() && self.file(FileRole::OutNeighbors).is_none()
+    }
+
+    /// Whether the graph holds packed copies of its plain lists (`ocgraph layout pack`): both
+    /// `out.packed` and `out.neighbors` are listed.
+    pub fn has_packed_copy(&self) -> bool {
+        self.file(FileRole::OutPacked).is_some() && self.file(FileRole::OutNeighbors).is_some()
     }
 
     /// Checks internal consistency: id width, required files, and sizes implied by the counts.
@@ -266,12 +273,16 @@ impl Manifest {
         }
         let n = self.num_vertices;
         let packed = self.is_packed();
-        // A packed graph lists its packed lists and their index in place of the neighbour files.
+        let copy = self.has_packed_copy();
+        // A packed graph lists its packed lists and their index in place of the neighbour files;
+        // a graph with packed copies lists both.
         let (absent, lists): (&[FileRole], [(FileRole, u64); 2]) = if packed {
             (
                 &[FileRole::OutNeighbors, FileRole::InNeighbors],
                 [(FileRole::OutPackedIndex, (n + 1) * 8), (FileRole::InPackedIndex, (n + 1) * 8)],
             )
+        } else if copy {
+            (&[], [(FileRole::OutNeighbors, self.num_arcs * 4), (FileRole::InNeighbors, self.num_arcs * 4)])
         } else {
             (
                 &[FileRole::OutPackedIndex, FileRole::InPacked, FileRole::InPackedIndex],
@@ -283,11 +294,17 @@ impl Manifest {
             return Err(bad(format!("'{}' is listed in a {kind} graph", role.file_name())));
         }
         let mut expect = vec![(FileRole::OutOffsets, (n + 1) * 8), lists[0]];
+        if copy {
+            expect.push((FileRole::OutPackedIndex, (n + 1) * 8));
+        }
         if self.directed {
             expect.push((FileRole::InOffsets, (n + 1) * 8));
             expect.push(lists[1]);
-            if packed && self.file(FileRole::InPacked).is_none() {
+            if (packed || copy) && self.file(FileRole::InPacked).is_none() {
                 return Err(bad("required file 'in.packed' is not listed".into()));
+            }
+            if copy {
+                expect.push((FileRole::InPackedIndex, (n + 1) * 8));
             }
         }
         if self.weighted {

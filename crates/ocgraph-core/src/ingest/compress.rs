@@ -96,7 +96,7 @@ pub(crate) fn compress_adjacency_unlocked(
         report.stored_bytes += stored;
         report.files.push((plain.file_name().to_string(), len, stored));
     }
-    install(dir, &data, m, &files)?;
+    install_copies(dir, &data, m, &FileRole::COMPRESSIBLE.map(|(_, c)| c), &files)?;
     progress.finish();
     report.secs = started.elapsed().as_secs_f64();
     Ok(report)
@@ -140,12 +140,21 @@ fn compress_file(
     Ok(at)
 }
 
-/// Renames the sealed temporary files into place and lists them in the manifest (see the
-/// module documentation for the order).
-fn install(dir: &Path, data: &Path, mut m: Manifest, files: &[(FileRole, FileEntry)]) -> Result<()> {
-    if m.is_compressed() {
-        for (_, c) in FileRole::COMPRESSIBLE {
-            m.files.remove(c.file_name());
+/// Renames the sealed temporary files `files` (`NAME.tmp` in `data`) into place and lists them
+/// in the manifest `m` of the graph at `dir`, replacing the copies of roles `replaced` it
+/// listed: a manifest without those first, then the renames, then the manifest naming the
+/// new files (see the module documentation).
+pub(super) fn install_copies(
+    dir: &Path,
+    data: &Path,
+    mut m: Manifest,
+    replaced: &[FileRole],
+    files: &[(FileRole, FileEntry)],
+) -> Result<()> {
+    let listed: Vec<FileRole> = replaced.iter().copied().filter(|r| m.file(*r).is_some()).collect();
+    if !listed.is_empty() {
+        for r in listed {
+            m.files.remove(r.file_name());
         }
         m.write_atomic(dir)?;
     }

@@ -40,6 +40,7 @@ pub use import::{
     SPARSE_IDS_MIN_BYTES,
 };
 pub use labels::{remove_labels, set_labels};
-pub use pack::{pack, PackReport};
+pub(crate) use pack::pack_copy_unlocked;
+pub use pack::{pack, pack_copy, remove_packed_copy, PackReport};
 pub use progress::{NoProgress, Progress, Unit};
 pub use reorder::reorder;

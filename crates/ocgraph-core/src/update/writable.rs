@@ -41,7 +41,8 @@ use crate::format::{FileRole, IdMapKind, Manifest, UpdateState, MANIFEST_FILE};
 use crate::graph::{Adjacency, Graph, OpenOptions, Vertex};
 use crate::ids::{IdLookup, OriginalId};
 use crate::ingest::{
-    build_grid_unlocked, compress_adjacency_unlocked, copies_block_size, GridOptions, NoProgress,
+    build_grid_unlocked, compress_adjacency_unlocked, copies_block_size, pack_copy_unlocked, GridOptions,
+    NoProgress,
 };
 use crate::page::BackendKind;
 
@@ -1100,6 +1101,12 @@ impl Shared {
                 ..GridOptions::default()
             };
             build_grid_unlocked(&base_dir, &opts, &NoProgress)?;
+            base_manifest = Manifest::read(&base_dir)?;
+        }
+        if view.base.manifest().has_packed_copy() {
+            // And the packed copies of the lists.
+            let base_dir = self.dir.join(&name);
+            pack_copy_unlocked(&base_dir, &NoProgress)?;
             base_manifest = Manifest::read(&base_dir)?;
         }
         if let Some(block_size) = copies_block_size(&self.dir, view.base.manifest())? {
