@@ -179,6 +179,29 @@ def test_background_wait_returns_once_the_batch_is_in(tmp_path):
     g.close()
 
 
+def test_changes_survive_a_failed_batch(tmp_path):
+    # A batch the result cannot take (a negative weight for SSSP) is followed by one it can:
+    # the rebuilt result's changes() still report every vertex whose value differs since the
+    # last call, with its value then.
+    ocgraph.from_edges(
+        [0, 1, 2], [1, 2, 3], tmp_path / "g", num_vertices=4, weights=[1, 1, 1], directed=True
+    ).close()
+    g = ocgraph.open(tmp_path / "g", writable=True, durability="none")
+    s = g.maintain("sssp", source=0)
+    np.testing.assert_array_equal(s.result(), [0.0, 1.0, 2.0, 3.0])
+    s.changes()
+    g.set_edge_weights([1], [2], [-5.0])
+    g.set_edge_weights([1], [2], [7.0])
+    np.testing.assert_array_equal(s.result(), [0.0, 1.0, 8.0, 9.0])
+    vs, old, new = s.changes()
+    assert vs.tolist() == [2, 3]
+    assert old.tolist() == [2.0, 3.0] and new.tolist() == [8.0, 9.0]
+    g.add_edges([0], [3], weights=[0.5])
+    vs, old, new = s.changes()
+    assert (vs.tolist(), old.tolist(), new.tolist()) == ([3], [9.0], [0.5])
+    g.close()
+
+
 def test_a_negative_weight_fails_a_maintained_sssp_but_not_close(tmp_path):
     ocgraph.from_edges([0, 1, 0], [1, 2, 2], tmp_path / "g", weights=[1.0, 5.0, 2.0]).close()
     g = ocgraph.open(tmp_path / "g", writable=True, durability="none")

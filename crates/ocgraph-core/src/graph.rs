@@ -320,6 +320,13 @@ impl Graph {
         self.grid.as_ref().map(|index| Grid::new(self, index))
     }
 
+    /// The most threads that may read the graph at once: one per two frames of the buffer pool
+    /// (a reader pins up to two pages at a time, and readers that each hold one frame while
+    /// waiting for another would wait forever), `None` with mmap (no limit).
+    pub fn max_reading_threads(&self) -> Option<usize> {
+        self.memory_budget.map(|b| ((b / self.trace_page_size as u64) as usize / 2).max(1))
+    }
+
     /// Bytes of memory the graph's pages may occupy: the buffer pool's capacity as given at
     /// open, or `None` with mmap (the OS page cache decides).
     pub fn memory_budget(&self) -> Option<u64> {

@@ -38,6 +38,11 @@ pub(crate) fn kernel<T: Send>(
     let dir = graph.path().to_path_buf();
     // The plain lists, unless the kernel's layout chooses the packed copies.
     graph.base().read_packed_copy(false);
+    // A small buffer pool takes fewer readers.
+    let threads = match (threads, graph.base().max_reading_threads()) {
+        (t, Some(m)) if t.unwrap_or_else(rayon::current_num_threads) > m => Some(m),
+        (t, _) => t,
+    };
     run_on_graph(py, &dir, || with_threads(threads, || f(&graph)))
 }
 

@@ -25,6 +25,7 @@ pub mod tree;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::thread::JoinHandle;
 
@@ -277,8 +278,12 @@ fn load_from(path: &Path, spec: &Spec, snap: &Snapshot) -> Option<Box<dyn Mainta
 
 /// The subscriber side of a [`Maintainer`].
 struct Slot {
-    /// `None` until the first computation, and after a failed update (rebuilt on next use).
+    /// `None` until the first computation.
     state: Mutex<Option<Box<dyn Maintained>>>,
+    /// A batch failed to update the result: it takes no more batches and is rebuilt on next
+    /// use (which reports the error while it persists). The result is kept, not dropped, so
+    /// that the first values `changes` reports since its last call survive the rebuild.
+    failed: AtomicBool,
     /// Background maintenance: the batches waiting for the worker thread.
     queue: Option<Queue>,
 }
@@ -288,13 +293,20 @@ impl Slot {
     fn apply(&self, changes: &BatchChanges, snap: &Snapshot) {
         let mut st = self.state.lock();
         let Some(m) = st.as_mut() else { return };
-        if changes.seq <= m.seq() {
+        if changes.seq <= m.seq() || self.failed.load(Ordering::Acquire) {
             return;
         }
-        let r = if changes.seq == m.seq() + 1 { m.apply(changes, snap) } else { m.rebuild(snap) };
-        if r.is_err() {
-            // Rebuilt (and the error reported) on next use.
-            *st = None;
+        // A failed page read (an I/O error, a pool too small for its readers) fails the
+        // batch as an error does.
+        let r = ocgraph_core::page::catch_read_errors(|| {
+            if changes.seq == m.seq() + 1 {
+                m.apply(changes, snap)
+            } else {
+                m.rebuild(snap)
+            }
+        });
+        if !matches!(r, Ok(Ok(()))) {
+            self.failed.store(true, Ordering::Release);
         }
     }
 }
@@ -315,7 +327,13 @@ fn spawn_worker(slot: Arc<Slot>, spec: &Spec) -> Result<JoinHandle<()>> {
         .spawn(move || {
             let q = slot.queue.as_ref().expect("a background slot has a queue");
             while let Some((changes, snap)) = q.pop() {
-                slot.apply(&changes, &snap);
+                // The worker outlives a batch that panics (the result is rebuilt, and the panic
+                // reported, on next use), so that readers waiting for the batch return.
+                let applied =
+                    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| slot.apply(&changes, &snap)));
+                if applied.is_err() {
+                    slot.failed.store(true, Ordering::Release);
+                }
                 q.done(changes.seq);
             }
         })
@@ -351,7 +369,7 @@ impl Maintainer {
 
     fn start_with(w: &WritableGraph, spec: Spec, queue: Option<Queue>) -> Result<Maintainer> {
         let background = queue.is_some();
-        let slot = Arc::new(Slot { state: Mutex::new(None), queue });
+        let slot = Arc::new(Slot { state: Mutex::new(None), failed: AtomicBool::new(false), queue });
         let (id, snap) = w.subscribe(slot.clone())?;
         let saved = load_from(&saved_path(w.path(), &spec), &spec, &snap);
         let loaded = saved.is_some();
@@ -409,12 +427,14 @@ impl Maintainer {
         }
         let snap = w.snapshot();
         let mut st = self.slot.state.lock();
-        let stale = st.as_ref().is_none_or(|m| m.seq() < last && m.seq() < snap.seq());
+        let failed = self.slot.failed.load(Ordering::Acquire);
+        let stale = failed || st.as_ref().is_none_or(|m| m.seq() < last && m.seq() < snap.seq());
         if stale {
             match st.as_mut() {
                 Some(m) => m.rebuild(&snap)?,
                 None => *st = Some(self.spec.build(&snap)?),
             }
+            self.slot.failed.store(false, Ordering::Release);
         }
         Ok(f(st.as_mut().expect("built above").as_mut()))
     }

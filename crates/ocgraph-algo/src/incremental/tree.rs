@@ -534,8 +534,10 @@ impl<P: Program> Maintained for Tree<P> {
         // sparse graph) then costs no read of its bounds: a cache miss in memory, a page read
         // through a pool smaller than the lists (one pass over the offsets, a bit per vertex).
         snap.base().note_empty_lists();
-        let before: Vec<P::Value> = std::mem::take(&mut self.val);
+        // A batch that failed midway may have left improvements queued.
+        self.heap.clear();
         let (val, parent) = self.prog.initial(snap)?;
+        let before: Vec<P::Value> = std::mem::take(&mut self.val);
         for (x, (&a, &b)) in before.iter().zip(&val).enumerate() {
             if self.prog.output(a) != self.prog.output(b) {
                 self.old.note(x as Vertex, self.prog.output(a));

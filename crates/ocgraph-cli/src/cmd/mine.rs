@@ -86,7 +86,7 @@ pub struct MineArgs {
 /// Runs `ocgraph mine`.
 pub fn run(args: &MineArgs) -> Result<()> {
     let view = args.backend.open_view(&args.graph)?;
-    let pool = super::thread_pool(args.threads)?;
+    let pool = super::thread_pool(args.threads, view.base())?;
     let labels = match &args.labels {
         Some(p) => Some(read_labels(p)?),
         None => view.labels()?,

@@ -144,7 +144,7 @@ enum Values {
 /// Runs `ocgraph run`.
 pub fn run(args: &RunArgs) -> Result<()> {
     let view = args.backend.open_view(&args.graph)?;
-    let pool = super::thread_pool(args.threads)?;
+    let pool = super::thread_pool(args.threads, view.base())?;
     // The id map is loaded once, and only when a vertex is given by its original id.
     let ids = match (&args.source_id, &args.target_id) {
         (None, None) => None,

@@ -43,11 +43,17 @@ pub fn catch_read_errors<R>(f: impl FnOnce() -> R) -> Result<R> {
 /// A failed page read of `path` at `offset`: inside [`catch_read_errors`] it unwinds to it,
 /// elsewhere it panics naming the file and offset (see `PageSource::read`).
 pub(super) fn read_failed(path: &Path, offset: u64, e: std::io::Error) -> ! {
+    let e = std::io::Error::new(e.kind(), format!("at offset {offset}: {e}"));
+    fail_read(Error::io(path, "read", e))
+}
+
+/// A page read that cannot complete, for the reason `err`: inside [`catch_read_errors`] it
+/// unwinds to it, elsewhere it panics with the message of `err`.
+pub(super) fn fail_read(err: Error) -> ! {
     if SCOPES.load(Ordering::SeqCst) > 0 {
-        let e = std::io::Error::new(e.kind(), format!("at offset {offset}: {e}"));
-        std::panic::resume_unwind(Box::new(ReadFailure(Error::io(path, "read", e))));
+        std::panic::resume_unwind(Box::new(ReadFailure(err)));
     }
-    panic!("ocgraph: I/O error reading {} at offset {offset}: {e}", path.display())
+    panic!("ocgraph: {err}")
 }
 
 /// Asks the OS to drop bytes `[offset, offset + len)` of `file` from its page cache (the pool

@@ -178,6 +178,11 @@ impl Policy {
 /// A thread that waited long for a page (a read-ahead window still in flight) sleeps this
 /// long between checks instead of yielding, freeing its core for the readers.
 const BACKOFF_SLEEP: std::time::Duration = std::time::Duration::from_micros(50);
+/// How long a miss waits for a frame while every frame stays pinned before it gives up: each
+/// reader holds at most two frames at a time and only briefly, so frames that stay pinned this
+/// long belong to readers that each wait for another one (a pool of fewer frames than two per
+/// reading thread), which no wait ends.
+const FRAME_STALL: std::time::Duration = std::time::Duration::from_secs(10);
 
 /// A read spanning pages is served without a copy only when it covers at most
 /// 1/`MAX_ADJACENT_DIVISOR` of the frames ([`Core::pin_adjacent`]).
@@ -400,11 +405,15 @@ impl Core {
         let offset = page << self.page_shift;
         // (page, loaded before, frame) of every page read by this call; the first is requested.
         let Some(first) = self.take_frame(page_key(file, page), true) else {
-            // Only a failed write-back makes a waiting `take_frame` give up; reads have no
+            // A failed write-back or a stall makes a waiting `take_frame` give up; reads have no
             // error path, so this read fails as an I/O error does.
-            let why = self.write.as_ref().and_then(|ws| ws.failure()).unwrap_or_default();
             fs.table[page as usize].store(w, Ordering::Release);
-            panic!("ocgraph: no frame for a read of {}: {why}", self.files[file as usize].io.path.display());
+            let path = &self.files[file as usize].io.path;
+            let err = match self.write.as_ref().and_then(|ws| ws.failure()) {
+                Some(why) => Error::io(path, "read", std::io::Error::other(format!("no frame: {why}"))),
+                None => Error::invalid(self.stall_message()),
+            };
+            io::fail_read(err)
         };
         let mut batch = vec![(page, loaded_before, first)];
         let demand_max = (through - page).min((self.mem.count() / MAX_ADJACENT_DIVISOR) as u64);
@@ -514,12 +523,13 @@ impl Core {
     }
 
     /// A frame for page `key`: a free one, or one evicted for it. When every frame is pinned,
-    /// waits if `wait`, else gives up.
+    /// waits if `wait` (up to [`FRAME_STALL`]), else gives up.
     fn take_frame(&self, key: PageKey, wait: bool) -> Option<usize> {
         if let Some(f) = self.pop_free() {
             return Some(f);
         }
         let mut spins = 0u32;
+        let started = std::time::Instant::now();
         loop {
             // 1. Ask the policy for a candidate; 2. `try_claim` locks its page's word, skipping
             // it when pinned, busy or protected.
@@ -537,12 +547,24 @@ impl Core {
             if let Some(f) = self.write_back_for(key) {
                 return Some(f);
             }
-            // A failed write-back frees nothing, now or later.
-            if self.write.as_ref().is_some_and(|ws| ws.failure().is_some()) {
+            // A failed write-back frees nothing, now or later; nor does a stall.
+            if self.write.as_ref().is_some_and(|ws| ws.failure().is_some()) || started.elapsed() > FRAME_STALL
+            {
                 return None;
             }
             backoff(&mut spins);
         }
+    }
+
+    /// Why a read found no frame for [`FRAME_STALL`].
+    fn stall_message(&self) -> String {
+        let frames = self.mem.count();
+        format!(
+            "the buffer pool's {frames} frames ({}) stayed pinned for {} s by readers that each wait for \
+             another frame: give the pool at least two frames per reading thread (more memory, or fewer threads)",
+            crate::size::format_size((frames << self.page_shift) as u64),
+            FRAME_STALL.as_secs()
+        )
     }
 
     /// A frame from the free list, if any. The first call starts the background thread of
