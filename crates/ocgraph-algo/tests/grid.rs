@@ -5,36 +5,17 @@
 
 mod common;
 
-use common::{arb_graph, random_graph, TestGraph};
+use common::{arb_graph, pool, random_graph, store, TestGraph};
 use ocgraph_algo::{
     pagerank, pagerank_grid, spmv, spmv_grid, verify_pagerank, verify_spmv, wcc, wcc_grid, PageRankMethod,
     PageRankOptions,
 };
 use ocgraph_core::format::check_graph;
 use ocgraph_core::format::grid::Codec;
-use ocgraph_core::ingest::{build_grid, BuildOptions, GraphBuilder, GridOptions, IdMap, NoProgress};
-use ocgraph_core::page::BackendKind;
+use ocgraph_core::ingest::{build_grid, GridOptions, NoProgress};
 use ocgraph_core::update::{WritableGraph, WriteOptions};
 use ocgraph_core::{EdgeGrid, Graph, OpenOptions, Vertex};
 use proptest::prelude::*;
-
-/// Stores `g` in `dir` (duplicates and self-loops kept, as the test graph has them).
-fn store(dir: &std::path::Path, g: &TestGraph) {
-    let o = BuildOptions { directed: g.directed, weighted: g.weighted, ..BuildOptions::default() };
-    let mut b = GraphBuilder::new(dir, o).unwrap();
-    b.reserve_vertices(g.n as u64);
-    let (s, d): (Vec<Vertex>, Vec<Vertex>) = g.edges.iter().map(|e| (e.0, e.1)).unzip();
-    let w: Vec<f32> = g.edges.iter().map(|e| e.2).collect();
-    b.push(&s, &d, g.weighted.then_some(&w[..])).unwrap();
-    b.finish(IdMap::Identity, &NoProgress).unwrap();
-}
-
-/// A pool of `frames` 4 KiB frames.
-fn pool(frames: u64) -> OpenOptions {
-    OpenOptions {
-        backend: BackendKind::Pool { capacity: frames * 4096, page_size: 4096, policy: "clock".into() },
-    }
-}
 
 fn grid_opts(cells: Option<u32>, codec: Codec) -> GridOptions {
     GridOptions { cells_per_side: cells, codec, memory: 1 << 16 }
@@ -87,7 +68,7 @@ fn grid_kernels_equal_csr_kernels_across_blocks_pools_and_codecs() {
         {
             let t = random_graph(n, m, directed, weighted, (i * 10 + j) as u64);
             let path = dir.path().join(format!("g{i}{j}"));
-            store(&path, &t);
+            store(&path, &t, false);
             for codec in [Codec::None, Codec::Lz4] {
                 build_grid(&path, &grid_opts(cells, codec), &NoProgress).unwrap();
                 check_graph(&path).unwrap();
@@ -124,7 +105,7 @@ proptest! {
     fn grid_kernels_equal_csr_kernels_on_small_graphs(t in arb_graph(), cells in 1u32..9, lz4 in any::<bool>()) {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("g");
-        store(&path, &t);
+        store(&path, &t, false);
         let codec = if lz4 { Codec::Lz4 } else { Codec::None };
         build_grid(&path, &grid_opts(Some(cells), codec), &NoProgress).unwrap();
         check_graph(&path).unwrap();
@@ -138,7 +119,7 @@ fn compaction_rebuilds_the_grid_of_the_new_base() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("g");
     let t = random_graph(3_000, 20_000, false, false, 5);
-    store(&path, &t);
+    store(&path, &t, false);
     build_grid(&path, &grid_opts(Some(3), Codec::Lz4), &NoProgress).unwrap();
     let w = WritableGraph::open(&path, &WriteOptions::default()).unwrap();
     w.add_edges(&[(0, 2_999), (1, 2_998)], None).unwrap();
@@ -177,7 +158,7 @@ fn corrupted_grid_files_are_refused() {
     let t = random_graph(5_000, 30_000, true, true, 3);
     for codec in [Codec::None, Codec::Lz4] {
         let path = dir.path().join(format!("{codec:?}"));
-        store(&path, &t);
+        store(&path, &t, false);
         build_grid(&path, &grid_opts(Some(2), codec), &NoProgress).unwrap();
         let flip = |name: &str, at: u64| {
             let p = path.join(name);
@@ -206,7 +187,7 @@ fn corrupted_grid_files_are_refused() {
     }
     // A compressed cell that does not decode: the kernel returns an error naming the file.
     let path = dir.path().join("decode");
-    store(&path, &t);
+    store(&path, &t, false);
     build_grid(&path, &grid_opts(Some(2), Codec::Lz4), &NoProgress).unwrap();
     let p = path.join("grid.edges");
     let mut bytes = std::fs::read(&p).unwrap();
@@ -221,7 +202,7 @@ fn corrupted_grid_files_are_refused() {
 fn a_graph_with_updates_builds_no_grid() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("g");
-    store(&path, &random_graph(500, 2_000, false, false, 1));
+    store(&path, &random_graph(500, 2_000, false, false, 1), false);
     let w = WritableGraph::open(&path, &WriteOptions::default()).unwrap();
     w.add_edges(&[(0, 1)], None).unwrap();
     w.close().unwrap();

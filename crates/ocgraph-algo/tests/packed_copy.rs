@@ -7,32 +7,12 @@
 
 mod common;
 
-use common::{bfs_distances, random_graph, TestGraph};
+use common::{bfs_distances, pool, random_graph, store};
 use ocgraph_algo::{bfs, pagerank, sssp, wcc, PageRankOptions};
 use ocgraph_core::format::check_graph;
-use ocgraph_core::ingest::{pack_copy, remove_packed_copy, BuildOptions, GraphBuilder, IdMap, NoProgress};
-use ocgraph_core::page::BackendKind;
+use ocgraph_core::ingest::{pack_copy, remove_packed_copy, NoProgress};
 use ocgraph_core::update::{WritableGraph, WriteOptions};
-use ocgraph_core::{Graph, GraphView, Layout, OpenOptions, Vertex};
-
-/// Stores `g` in `dir`, duplicates removed (the packed form holds simple lists).
-fn store(dir: &std::path::Path, g: &TestGraph) {
-    let o =
-        BuildOptions { directed: g.directed, weighted: g.weighted, dedup: true, ..BuildOptions::default() };
-    let mut b = GraphBuilder::new(dir, o).unwrap();
-    b.reserve_vertices(g.n as u64);
-    let (s, d): (Vec<Vertex>, Vec<Vertex>) = g.edges.iter().map(|e| (e.0, e.1)).unzip();
-    let w: Vec<f32> = g.edges.iter().map(|e| e.2).collect();
-    b.push(&s, &d, g.weighted.then_some(&w[..])).unwrap();
-    b.finish(IdMap::Identity, &NoProgress).unwrap();
-}
-
-/// A pool of `frames` 4 KiB frames.
-fn pool(frames: u64) -> OpenOptions {
-    OpenOptions {
-        backend: BackendKind::Pool { capacity: frames * 4096, page_size: 4096, policy: "clock".into() },
-    }
-}
+use ocgraph_core::{Graph, GraphView, Layout, OpenOptions};
 
 /// BFS depths, SSSP distances, WCC labels and PageRank scores of `g` as it reads its lists now.
 fn results(g: &Graph) -> (Vec<i64>, Vec<f64>, Vec<u32>, Vec<f64>) {
@@ -54,7 +34,7 @@ fn kernels_on_packed_copies_equal_the_plain_lists_and_a_reference() {
         let path = dir.path().join("g");
         // 3,001 vertices: not a multiple of any block; isolated vertices included.
         let t = random_graph(3_001, 12_000, directed, weighted, 40 + i as u64);
-        store(&path, &t);
+        store(&path, &t, true);
         let r = pack_copy(&path, &NoProgress).unwrap();
         assert_eq!(
             r.arcs,
@@ -86,7 +66,7 @@ fn kernels_on_packed_copies_equal_the_plain_lists_and_a_reference() {
 fn auto_reads_the_packed_copies_only_under_a_pool_smaller_than_the_plain_lists() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("g");
-    store(&path, &random_graph(5_000, 40_000, false, false, 7));
+    store(&path, &random_graph(5_000, 40_000, false, false, 7), true);
     let view = |o: &OpenOptions| GraphView::open(&path, o).unwrap();
     // Without copies, auto reads the plain lists and `packed` is refused.
     let v = view(&pool(4));
@@ -119,7 +99,7 @@ fn compaction_packs_the_new_base_and_removal_leaves_a_plain_graph() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("g");
     let t = random_graph(2_000, 9_000, true, true, 11);
-    store(&path, &t);
+    store(&path, &t, true);
     pack_copy(&path, &NoProgress).unwrap();
     let w = WritableGraph::open(&path, &WriteOptions::default()).unwrap();
     w.add_edges(&[(0, 1_999), (5, 1_998)], Some(&[0.5, 2.0])).unwrap();

@@ -159,3 +159,26 @@ pub fn random_graph(n: usize, m: usize, directed: bool, weighted: bool, seed: u6
         .collect();
     TestGraph::new(n, directed, weighted, edges)
 }
+
+/// Stores `g` as a graph directory at `dir`: duplicate edges kept (as the test graph has
+/// them) unless `dedup`.
+pub fn store(dir: &std::path::Path, g: &TestGraph, dedup: bool) {
+    use ocgraph_core::ingest::{BuildOptions, GraphBuilder, IdMap, NoProgress};
+    let o = BuildOptions { directed: g.directed, weighted: g.weighted, dedup, ..BuildOptions::default() };
+    let mut b = GraphBuilder::new(dir, o).unwrap();
+    b.reserve_vertices(g.n as u64);
+    let (s, d): (Vec<Vertex>, Vec<Vertex>) = g.edges.iter().map(|e| (e.0, e.1)).unzip();
+    let w: Vec<f32> = g.edges.iter().map(|e| e.2).collect();
+    b.push(&s, &d, g.weighted.then_some(&w[..])).unwrap();
+    b.finish(IdMap::Identity, &NoProgress).unwrap();
+}
+
+/// Options opening a graph through a buffer pool of `frames` 4 KiB frames.
+pub fn pool(frames: u64) -> ocgraph_core::OpenOptions {
+    let backend = ocgraph_core::page::BackendKind::Pool {
+        capacity: frames * 4096,
+        page_size: 4096,
+        policy: "clock".into(),
+    };
+    ocgraph_core::OpenOptions { backend }
+}
