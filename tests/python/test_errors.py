@@ -269,13 +269,21 @@ def test_a_pool_of_two_frames_runs_kernels_and_maintained_results(tmp_path):
     np.testing.assert_allclose(
         g.pagerank(tol=1e-10, max_iter=500, threads=2), [pr[v] for v in range(n)], atol=1e-9
     )
+    # A pattern search keeps a list per pattern vertex: through a small pool it copies them.
+    path3 = [(0, 1), (1, 2), (2, 3)]
+    assert g.count_matches(path3, induced=True) == ocgraph.open(tmp_path / "g").count_matches(
+        path3, induced=True
+    )
     g.close()
     g = ocgraph.open(tmp_path / "g", backend="pool", memory="8KiB", writable=True, durability="none")
     w = g.maintain("wcc")
+    p = g.maintain("pagerank", tol=1e-10)
     g.add_edges([0, 1], [n - 1, n - 2])
     h.add_edges_from([(0, n - 1), (1, n - 2)])
     want = np.empty(n, dtype=np.int64)
     for c in nx.connected_components(h):
         want[list(c)] = min(c)
     np.testing.assert_array_equal(w.result(), want)
+    pr = nx.pagerank(h, tol=1e-12, max_iter=1000)
+    np.testing.assert_allclose(p.result(), [pr[v] for v in range(n)], atol=1e-6)
     g.close()

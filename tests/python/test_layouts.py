@@ -261,3 +261,11 @@ def test_cli_packs_lists_and_auto_reads_them_under_a_small_pool(tmp_path):
     with pytest.raises(subprocess.CalledProcessError) as e:
         run("check", str(path))
     assert "out.packed" in e.value.stderr
+    # A kernel reading lists of the copy that do not decode fails naming it.
+    f.write_bytes(b"\xff" * len(data))
+    offsets = np.fromfile(path / "out.offsets", dtype=np.uint64)[: info["vertices"] + 1]
+    source = str(int(np.argmax(np.diff(offsets))))
+    for algo in ("bfs", "k-hop"):
+        with pytest.raises(subprocess.CalledProcessError) as e:
+            run("run", algo, str(path), "--source", source, "--layout", "packed")
+        assert "out.packed" in e.value.stderr.splitlines()[-1]

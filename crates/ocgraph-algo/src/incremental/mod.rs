@@ -276,6 +276,21 @@ fn load_from(path: &Path, spec: &Spec, snap: &Snapshot) -> Option<Box<dyn Mainta
     Some(m)
 }
 
+/// Runs `f`, which reads `snap`, with at most the threads its base's buffer pool has frames for
+/// ([`ocgraph_core::Graph::max_reading_threads`]): a pool of a few frames would otherwise see
+/// every thread hold one frame and wait for another.
+fn with_readers<T: Send>(snap: &Snapshot, f: impl FnOnce() -> T + Send) -> T {
+    match snap.base().max_reading_threads() {
+        Some(m) if m < rayon::current_num_threads() => {
+            match rayon::ThreadPoolBuilder::new().num_threads(m).build() {
+                Ok(pool) => pool.install(f),
+                Err(_) => f(),
+            }
+        }
+        _ => f(),
+    }
+}
+
 /// The subscriber side of a [`Maintainer`].
 struct Slot {
     /// `None` until the first computation.
@@ -299,11 +314,13 @@ impl Slot {
         // A failed page read (an I/O error, a pool too small for its readers) fails the
         // batch as an error does.
         let r = ocgraph_core::page::catch_read_errors(|| {
-            if changes.seq == m.seq() + 1 {
-                m.apply(changes, snap)
-            } else {
-                m.rebuild(snap)
-            }
+            with_readers(snap, || {
+                if changes.seq == m.seq() + 1 {
+                    m.apply(changes, snap)
+                } else {
+                    m.rebuild(snap)
+                }
+            })
         });
         if !matches!(r, Ok(Ok(()))) {
             self.failed.store(true, Ordering::Release);
@@ -431,8 +448,8 @@ impl Maintainer {
         let stale = failed || st.as_ref().is_none_or(|m| m.seq() < last && m.seq() < snap.seq());
         if stale {
             match st.as_mut() {
-                Some(m) => m.rebuild(&snap)?,
-                None => *st = Some(self.spec.build(&snap)?),
+                Some(m) => with_readers(&snap, || m.rebuild(&snap))?,
+                None => *st = Some(with_readers(&snap, || self.spec.build(&snap))?),
             }
             self.slot.failed.store(false, Ordering::Release);
         }

@@ -47,6 +47,10 @@ pub(crate) struct Undirected<'a, O, I> {
     in_: &'a I,
     /// `out` and `in_` serve the same lists (an undirected graph): read one.
     same: bool,
+    /// Lists may be lent (holding their pages pinned while a search keeps them): in memory, or
+    /// through a buffer pool that holds the lists. A search keeps one list per pattern vertex,
+    /// which a smaller pool may not have the frames for: it copies them instead.
+    lend: bool,
 }
 
 impl<O, I> Clone for Undirected<'_, O, I> {
@@ -60,7 +64,8 @@ impl<O, I> Copy for Undirected<'_, O, I> {}
 impl<'a, O: Adjacency, I: Adjacency> Undirected<'a, O, I> {
     pub(crate) fn new(out: &'a O, in_: &'a I) -> Self {
         let same = out.lists_id().is_some() && out.lists_id() == in_.lists_id();
-        Undirected { out, in_, same }
+        let lend = out.memory_budget().is_none_or(|b| b >= out.num_arcs() * 4);
+        Undirected { out, in_, same, lend }
     }
 
     /// Number of vertices.
@@ -172,7 +177,7 @@ impl<'a, O: Adjacency, I: Adjacency> ListSource<'a> for Undirected<'a, O, I> {
     /// Lends the stored list when both directions share it and it is already simple (a check
     /// with no write, cheaper than the copy it saves), else copies it through [`Self::fill`].
     fn read(&self, v: Vertex, buf: &mut ListBuf<'a>) {
-        if self.same {
+        if self.same && self.lend {
             let out: &'a O = self.out;
             let o = out.neighbors(v);
             if o.windows(2).all(|w| w[0] < w[1]) && o.binary_search(&v).is_err() {

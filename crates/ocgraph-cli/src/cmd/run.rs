@@ -141,8 +141,21 @@ enum Values {
     F64(Vec<f64>),
 }
 
-/// Runs `ocgraph run`.
+/// Runs `ocgraph run`. A kernel that panics on lists that are not what the graph says (a
+/// corrupted file that was not checked) reports the corrupted file: the graph is verified then,
+/// as `ocgraph check` does (the panic's own message is printed first).
 pub fn run(args: &RunArgs) -> Result<()> {
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run_kernel(args))) {
+        Ok(r) => r,
+        Err(payload) => match ocgraph_core::format::check_graph(&args.graph) {
+            Err(corrupt) => Err(corrupt),
+            Ok(_) => std::panic::resume_unwind(payload),
+        },
+    }
+}
+
+/// [`run`] without the check after a panic.
+fn run_kernel(args: &RunArgs) -> Result<()> {
     let view = args.backend.open_view(&args.graph)?;
     let pool = super::thread_pool(args.threads, view.base())?;
     // The id map is loaded once, and only when a vertex is given by its original id.

@@ -61,6 +61,8 @@ pub enum DecodeError {
     /// A varint longer than 5 bytes, a count of 0 or more than the bytes can hold, a width
     /// above 32, a value outside `u32`, or bytes left after the last value.
     Malformed,
+    /// A neighbour id at or past the graph's vertex count (found by the reader, which knows it).
+    OutOfRange,
 }
 
 /// Decodes the neighbours of `v` packed in exactly `bytes` into `out` (cleared first).

@@ -394,6 +394,11 @@ impl<'g> Direction<'g> {
         if let Err(e) = packed::decode_list(v, bytes, out) {
             self.corrupt(v, at, e);
         }
+        // A flipped bit can decode to ids past the graph: refused as a list that does not decode.
+        let n = self.graph.num_vertices() as Vertex;
+        if out.iter().fold(0, |m, &u| m.max(u)) >= n && !out.is_empty() {
+            self.corrupt(v, at, DecodeError::OutOfRange);
+        }
     }
 
     /// A packed list that does not decode: the file is corrupted (reads of graph data have no
