@@ -320,11 +320,17 @@ impl Graph {
         self.grid.as_ref().map(|index| Grid::new(self, index))
     }
 
-    /// The most threads that may read the graph at once: one per two frames of the buffer pool
-    /// (a reader pins up to two pages at a time, and readers that each hold one frame while
-    /// waiting for another would wait forever), `None` with mmap (no limit).
-    pub fn max_reading_threads(&self) -> Option<usize> {
-        self.memory_budget.map(|b| ((b / self.trace_page_size as u64) as usize / 2).max(1))
+    /// The threads a kernel asking for `wanted` (`None`: rayon's current pool) may read the
+    /// graph with: at most one per two frames of the buffer pool (a reader pins up to two pages
+    /// at a time, and readers that each hold one frame while waiting for another would wait
+    /// forever). `None` when the request stands (`wanted` is `None` and no limit applies).
+    pub fn reading_threads(&self, wanted: Option<usize>) -> Option<usize> {
+        let most = self.memory_budget.map(|b| ((b / self.trace_page_size as u64) as usize / 2).max(1));
+        match (wanted, most) {
+            (Some(w), Some(m)) => Some(w.min(m)),
+            (None, Some(m)) if m < rayon::current_num_threads() => Some(m),
+            (w, _) => w,
+        }
     }
 
     /// Bytes of memory the graph's pages may occupy: the buffer pool's capacity as given at

@@ -175,44 +175,47 @@ impl GraphView {
     /// compacted, reads its base's grid); `Layout::Packed` for a graph without packed copies.
     pub fn choose_layout(&self, layout: Layout, edge_centric: bool) -> Result<(Option<Grid<'_>>, String)> {
         let base = self.base();
-        let packed = base.manifest().has_packed_copy();
-        let lists = match layout {
-            Layout::Packed if !packed && !base.manifest().is_packed() => {
+        let m = base.manifest();
+        match layout {
+            Layout::Csr => {
+                base.read_packed_copy(false);
+                return Ok((None, "layout csr".into()));
+            }
+            Layout::Packed if m.has_packed_copy() || m.is_packed() => {
+                base.read_packed_copy(true);
+                return Ok((None, "layout packed".into()));
+            }
+            Layout::Packed => {
                 return Err(crate::Error::invalid(format!(
                     "layout packed: {}: the graph has no packed copy of its lists; build one with `ocgraph layout pack`",
                     self.path().display()
                 )))
             }
-            Layout::Packed => Some((true, "layout packed".to_string())),
-            Layout::Csr => Some((false, "layout csr".to_string())),
-            _ => None,
-        };
-        if let Some((on, why)) = lists {
-            base.read_packed_copy(on);
+            Layout::Grid | Layout::Auto => {}
+        }
+        let (grid, why) = self.choose_grid(layout == Layout::Grid, edge_centric)?;
+        if grid.is_some() {
+            return Ok((grid, why));
+        }
+        let plain = plain_lists_bytes(m);
+        let small = base.memory_budget().is_some_and(|b| b < plain);
+        let packed = m.has_packed_copy();
+        base.read_packed_copy(packed && small);
+        if !packed {
             return Ok((None, why));
         }
-        let (grid, why) = self.choose_grid(layout, edge_centric)?;
-        if grid.is_none() {
-            let plain = plain_lists_bytes(base.manifest());
-            let small = base.memory_budget().is_some_and(|b| b < plain);
-            base.read_packed_copy(packed && small);
-            if packed {
-                let budget = base.memory_budget().map_or("the page cache".into(), crate::size::format_size);
-                let (copy, cmp) = if small { ("packed copies", "<") } else { ("plain lists", ">=") };
-                return Ok((
-                    None,
-                    format!(
-                        "{why}; the {copy}: memory {budget} {cmp} plain lists {}",
-                        crate::size::format_size(plain)
-                    ),
-                ));
-            }
-        }
-        Ok((grid, why))
+        let budget = base.memory_budget().map_or("the page cache".into(), crate::size::format_size);
+        let (copy, cmp) = if small { ("packed copies", "<") } else { ("plain lists", ">=") };
+        let why = format!(
+            "{why}; the {copy}: memory {budget} {cmp} plain lists {}",
+            crate::size::format_size(plain)
+        );
+        Ok((None, why))
     }
 
-    /// [`GraphView::choose_layout`] for `Layout::Auto` and `Layout::Grid`: the grid, or `None`.
-    fn choose_grid(&self, layout: Layout, edge_centric: bool) -> Result<(Option<Grid<'_>>, String)> {
+    /// [`GraphView::choose_layout`]'s choice of the grid under `Layout::Grid` (`forced`) or
+    /// `Layout::Auto`: the grid, or `None` for the adjacency lists.
+    fn choose_grid(&self, forced: bool, edge_centric: bool) -> Result<(Option<Grid<'_>>, String)> {
         let grid = match self {
             GraphView::Stored(g) => g.grid(),
             GraphView::Updated(s) if s.is_base() => s.base().grid(),
@@ -222,23 +225,20 @@ impl GraphView {
             GraphView::Updated(_) => "the graph has updates since its grid was built; run `ocgraph compact`",
             GraphView::Stored(_) => "the graph has no grid; build one with `ocgraph layout grid`",
         };
-        Ok(match (layout, grid) {
-            (Layout::Csr | Layout::Packed, _) => (None, "adjacency lists".into()),
-            (Layout::Grid, _) if !edge_centric => {
+        Ok(match (forced, grid) {
+            (true, _) if !edge_centric => {
                 return Err(crate::Error::invalid("layout grid: only pagerank, wcc and spmv run on the grid"))
             }
-            (Layout::Grid, Some(g)) => (Some(g), "layout grid".into()),
-            (Layout::Grid, None) => {
+            (true, Some(g)) => (Some(g), "layout grid".into()),
+            (true, None) => {
                 return Err(crate::Error::invalid(format!(
                     "layout grid: {}: {missing}",
                     self.path().display()
                 )))
             }
-            (Layout::Auto, _) if !edge_centric => (None, "auto: this kernel follows adjacency lists".into()),
-            (Layout::Auto, Some(g)) => {
-                (Some(g), "auto: an edge-centric kernel and the graph has a grid".into())
-            }
-            (Layout::Auto, None) => (None, format!("auto: {missing}")),
+            (false, _) if !edge_centric => (None, "auto: this kernel follows adjacency lists".into()),
+            (false, Some(g)) => (Some(g), "auto: an edge-centric kernel and the graph has a grid".into()),
+            (false, None) => (None, format!("auto: {missing}")),
         })
     }
 }

@@ -39,10 +39,7 @@ pub(crate) fn kernel<T: Send>(
     // The plain lists, unless the kernel's layout chooses the packed copies.
     graph.base().read_packed_copy(false);
     // A small buffer pool takes fewer readers.
-    let threads = match (threads, graph.base().max_reading_threads()) {
-        (t, Some(m)) if t.unwrap_or_else(rayon::current_num_threads) > m => Some(m),
-        (t, _) => t,
-    };
+    let threads = graph.base().reading_threads(threads);
     run_on_graph(py, &dir, || with_threads(threads, || f(&graph)))
 }
 

@@ -144,7 +144,7 @@ pub(crate) fn _maintain(
     let name = spec.name();
     let start = if background { Maintainer::start_background } else { Maintainer::start };
     // The first computation reads with at most the threads a small buffer pool takes.
-    let threads = w.snapshot().base().max_reading_threads().filter(|&m| m < rayon::current_num_threads());
+    let threads = w.snapshot().base().reading_threads(None);
     let m = run(py, || crate::algo::with_threads(threads, || start(&w, spec).py()))?;
     Ok(PyMaintained { inner: Mutex::new(Some((w, m))), name })
 }

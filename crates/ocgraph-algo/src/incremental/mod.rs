@@ -277,17 +277,15 @@ fn load_from(path: &Path, spec: &Spec, snap: &Snapshot) -> Option<Box<dyn Mainta
 }
 
 /// Runs `f`, which reads `snap`, with at most the threads its base's buffer pool has frames for
-/// ([`ocgraph_core::Graph::max_reading_threads`]): a pool of a few frames would otherwise see
+/// ([`ocgraph_core::Graph::reading_threads`]): a pool of a few frames would otherwise see
 /// every thread hold one frame and wait for another.
 fn with_readers<T: Send>(snap: &Snapshot, f: impl FnOnce() -> T + Send) -> T {
-    match snap.base().max_reading_threads() {
-        Some(m) if m < rayon::current_num_threads() => {
-            match rayon::ThreadPoolBuilder::new().num_threads(m).build() {
-                Ok(pool) => pool.install(f),
-                Err(_) => f(),
-            }
-        }
-        _ => f(),
+    match snap.base().reading_threads(None) {
+        Some(m) => match rayon::ThreadPoolBuilder::new().num_threads(m).build() {
+            Ok(pool) => pool.install(f),
+            Err(_) => f(),
+        },
+        None => f(),
     }
 }
 

@@ -113,12 +113,12 @@ fn check_threads(threads: usize) -> Result<()> {
 }
 
 /// A rayon pool of `threads` threads (0 = one per core) for one command on `graph`, at most
-/// [`ocgraph_core::Graph::max_reading_threads`].
+/// [`ocgraph_core::Graph::reading_threads`].
 pub(crate) fn thread_pool(threads: usize, graph: &ocgraph_core::Graph) -> Result<rayon::ThreadPool> {
     check_threads(threads)?;
     // 0 is one per core; a small buffer pool takes fewer readers.
-    let wanted = if threads == 0 { rayon::current_num_threads() } else { threads };
-    let threads = graph.max_reading_threads().map_or(wanted, |m| wanted.min(m));
+    let wanted = (threads > 0).then_some(threads);
+    let threads = graph.reading_threads(wanted).unwrap_or_else(rayon::current_num_threads);
     rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .build()
