@@ -194,9 +194,9 @@ impl<'a, O: Adjacency, I: Adjacency> ListSource<'a> for Undirected<'a, O, I> {
     }
 }
 
-/// Above this length ratio, [`intersect_into`] gallops through the longer list (below it the
-/// block merge reads fewer elements per step; measured on random lists of 500 to 64,000
-/// vertices, galloping wins from a ratio of about 16).
+/// Above this length ratio, [`intersect_into`] gallops through the longer list: a search of
+/// `log2(ratio)` steps per element of the shorter one then reads fewer elements than the block
+/// merge, which passes over both lists (`bench/mining/run.py` times the kernels that use it).
 const GALLOP_RATIO: usize = 16;
 
 /// The block of [`merge_blocks`]: each list advances by this many elements at a time.
@@ -230,7 +230,7 @@ pub(crate) fn intersect_into(a: &[Vertex], b: &[Vertex], out: &mut Vec<Vertex>) 
 /// skipped; otherwise every pair of the two blocks is compared (a fixed-size loop without
 /// branches, which the compiler vectorises) and the block with the smaller last element moves
 /// on (both when equal). A common element is found once: after its blocks meet, one of them has
-/// moved past it. Two to three times faster than an element-by-element merge on random lists.
+/// moved past it. A block wholly below the other list costs one comparison, not four.
 fn merge_blocks(a: &[Vertex], b: &[Vertex], out: &mut Vec<Vertex>) {
     let (mut i, mut j) = (0, 0);
     while i + BLOCK <= a.len() && j + BLOCK <= b.len() {
