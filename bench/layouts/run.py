@@ -4,7 +4,7 @@
 (in memory), side by side in one run; plus the grid build time against GridGraph's preprocess.
 
 Usage: bench/layouts/run.py [--scales 22,23 | --quick] [--budgets 5,10,25,100]
-                            [--kernels pr20,wcc,spmv,bfs] [--layouts csr,ccsr,packed,grid,cgrid,auto]
+                            [--kernels pr20,wcc,spmv,bfs] [--layouts csr,ccsr,packed,grid,cgrid,hubs,auto]
                             [--trials 2] [--threads 2] [--work DIR] [--ocgraph BIN]
                             [--gapbs DIR] [--gridgraph DIR] [--memcap PATH] [--timeout 400]
                             [--block-size 16KiB] [--prepare-only] [--retime-builds] [--name NAME]
@@ -38,7 +38,8 @@ ocgraph rows: `ocgraph run ALGO G --layout L --backend pool --memory B --trials 
 --stats`, ALGO = pagerank (pr20: --tol 0 --max-iter 20, --method only when --pr-method is
 given), wcc, spmv, bfs (--source S, S = a vertex of maximal degree, the same S for every
 system). Layouts: csr (kronS, --layout csr), ccsr (kronS-ccsr, --layout csr), packed
-(kronS, --layout packed), grid (kronS, --layout grid), cgrid (kronS.lz4, --layout grid), auto
+(kronS, --layout packed), grid (kronS, --layout grid), cgrid (kronS.lz4, --layout grid), hubs
+(kronS with its hub index, `ocgraph layout hubs`: --layout hubs, bfs and wcc only), auto
 (kronS, --layout auto: the plain or packed lists or the plain grid, the CLI's choice; its
 "layout: L (...)" line, or a "layout" field of --stats, says which ran: layout_ran in the CSV,
 and in the note of auto rows).
@@ -143,7 +144,9 @@ MEMCAPS = [
 ]
 
 KERNELS = ["pr20", "wcc", "spmv", "bfs"]
-LAYOUTS = ["csr", "ccsr", "packed", "grid", "cgrid", "auto"]
+LAYOUTS = ["csr", "ccsr", "packed", "grid", "cgrid", "hubs", "auto"]
+# Layouts that serve only some kernels (the others are not run on them).
+KERNELS_OF = {"hubs": ("bfs", "wcc")}
 ALGO = {"pr20": "pagerank", "wcc": "wcc", "spmv": "spmv", "bfs": "bfs"}
 GAPBS_BIN = {"pr20": "pr", "wcc": "cc", "bfs": "bfs"}
 GG_BIN = {"pr20": "pagerank", "wcc": "wcc", "spmv": "spmv", "bfs": "bfs"}
@@ -256,6 +259,7 @@ def cli_caps(exe):
         "spmv": re.search(r"^\s*- spmv", run_help, re.M) is not None,
         "layout_cmd": layout.returncode == 0,
         "layout_pack": layout.returncode == 0 and "remove-pack" in layout.stdout,
+        "layout_hubs": layout.returncode == 0 and "remove-hubs" in layout.stdout,
     }
 
 
@@ -273,6 +277,7 @@ def prepare_ocgraph(args, exe, caps, scale, builds):
             "ocgraph_grid_lz4",
             "ocgraph_pack",
             "ocgraph_pack_copy",
+            "ocgraph_hubs",
             "ocgraph_compress",
         ):
             b.pop(k, None)
@@ -300,6 +305,14 @@ def prepare_ocgraph(args, exe, caps, scale, builds):
             }
             save_builds(args.work, builds, name)
         paths["packed"] = packed
+    if caps["layout_hubs"] and ("hubs" in args.layouts or "auto" in args.layouts):
+        # The hub index beside the lists: the hubs rows read it (`--layout hubs`), and auto may.
+        if "ocgraph_hubs" not in b or args.retime_builds:
+            cmd = [exe, "layout", "hubs", g, "--quiet"]
+            secs, out = timed(cmd, "layout hubs")
+            b["ocgraph_hubs"] = {"secs": secs, "cmd": " ".join(cmd[1:]), "output": out.strip()[-300:]}
+            save_builds(args.work, builds, name)
+        paths["hubs"] = g
     ccsr = g + "-ccsr"
     if "ccsr" in args.layouts:
         made = b.get("ocgraph_compress", {})
@@ -548,7 +561,7 @@ def run_ocgraph(args, exe, caps, graph, layout, kernel, pct, budget, source):
     notes = []
     if not caps["layout_flag"]:
         notes.append("no --layout (CLI default)")
-    said = re.search(r"^layout: (\w+)", out + "\n" + err, re.M)
+    said = re.search(r"^layout: ([\w +]+?) \(", out + "\n" + err, re.M)
     ran = stats.get("layout") or (said.group(1) if said else None)
     if layout == "auto" and ran:
         notes.append(f"auto ran {ran}")
@@ -763,6 +776,7 @@ def build_rows(builds, graph):
         ("ocgraph_grid_lz4", "ocgraph layout grid lz4"),
         ("ocgraph_pack", "ocgraph pack"),
         ("ocgraph_pack_copy", "ocgraph layout pack"),
+        ("ocgraph_hubs", "ocgraph layout hubs"),
         ("ocgraph_compress", "ocgraph layout compress"),
         ("gridgraph_preprocess", "GridGraph preprocess -t 0"),
         ("gridgraph_preprocess_w", "GridGraph preprocess -t 1"),
@@ -1078,7 +1092,7 @@ def main():
                     }
                 )
             for layout in args.layouts:
-                if layout not in paths:
+                if layout not in paths or kernel not in KERNELS_OF.get(layout, (kernel,)):
                     continue
                 for pct in args.budgets:
                     b = budget_bytes(csr, pct)

@@ -284,6 +284,30 @@ def remove_packed_lists(graph: PathLike) -> bool:
     return bool(_ocgraph._remove_packed_lists(os.fspath(graph)))
 
 
+def index_hubs(graph: PathLike) -> dict:
+    """Writes the hub index of ``graph`` (each vertex's three in-neighbours of highest
+    out-degree, 12 bytes per vertex) into its directory, replacing the one it had, as ``ocgraph
+    layout hubs`` does. The graph keeps taking updates (``compact`` indexes the new base
+    again; until then kernels do not read the index).
+
+    :meth:`Graph.bfs` and :meth:`Graph.wcc` then look among a vertex's hubs before reading its
+    list (with ``layout="auto"`` or ``"hubs"``): on power-law graphs most lists are never read,
+    which matters when the buffer pool is smaller than the graph. Open the graph again to use
+    an index written after it was opened. Returns the index's bytes and the vertices with three
+    hubs or more.
+
+    Raises:
+        InvalidArgumentError: the graph has updates not yet compacted.
+    """
+    size, full = _ocgraph._index_hubs(os.fspath(graph))
+    return {"bytes": size, "full": full}
+
+
+def remove_hubs(graph: PathLike) -> bool:
+    """Removes the hub index written by :func:`index_hubs`; returns whether there was one."""
+    return bool(_ocgraph._remove_hubs(os.fspath(graph)))
+
+
 def reorder(graph: PathLike, out: PathLike, memory: Size = "1GiB", overwrite: bool = False) -> Graph:
     """Writes ``out``, a copy of ``graph`` with its vertices renumbered by degree, and opens it.
 

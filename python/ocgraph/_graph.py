@@ -164,7 +164,10 @@ class Graph(_NativeGraph):
 
         ``layout``: ``"auto"`` (the packed copies of the lists, see :func:`ocgraph.pack_lists`,
         when the graph has them and its buffer pool is smaller than the plain lists, else the
-        plain lists), ``"csr"`` or ``"packed"``; the results are the same.
+        plain lists; and the hub index, see :func:`ocgraph.index_hubs`, when the graph has one
+        and no pending updates), ``"csr"``, ``"packed"`` or ``"hubs"`` (the hub index with the
+        lists ``"auto"`` reads); the depths are the same (a parent may differ between equally
+        deep candidates).
         """
         depth, parent = _ocgraph._bfs(self, source, threads_arg(threads), str(layout))
         return (depth, parent) if parents else depth
@@ -179,9 +182,10 @@ class Graph(_NativeGraph):
         """Weakly connected components: a uint32 label per vertex, the smallest vertex id of its
         component (edge directions ignored).
 
-        ``layout``: ``"auto"`` (the grid when the graph has one, see :func:`ocgraph.build_grid`,
-        else the adjacency lists as for :meth:`bfs`), ``"csr"``, ``"packed"`` or ``"grid"``;
-        the labels are the same."""
+        ``layout``: ``"auto"`` (the hub index as for :meth:`bfs` when the graph has one, else the
+        grid when it has one, see :func:`ocgraph.build_grid`, else the adjacency lists as for
+        :meth:`bfs`), ``"csr"``, ``"packed"``, ``"grid"`` or ``"hubs"``; the labels are the
+        same."""
         return _ocgraph._wcc(self, threads_arg(threads), str(layout))
 
     def spmv(self, x: Any = None, threads: int | None = None, layout: str = "auto") -> np.ndarray:

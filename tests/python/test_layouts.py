@@ -269,3 +269,83 @@ def test_cli_packs_lists_and_auto_reads_them_under_a_small_pool(tmp_path):
         with pytest.raises(subprocess.CalledProcessError) as e:
             run("run", algo, str(path), "--source", source, "--layout", "packed")
         assert "out.packed" in e.value.stderr.splitlines()[-1]
+
+
+@pytest.mark.parametrize("directed", [False, True])
+def test_hub_index_matches_networkx(tmp_path, directed):
+    rng = np.random.default_rng(53 + directed)
+    n = 700
+    # Skewed sources, so that some vertices are hubs and most lists hold one.
+    src = (rng.random(3000) ** 3 * n).astype(np.int64)
+    dst = rng.integers(0, n, 3000)
+    path = tmp_path / "g"
+    g = ocgraph.from_edges(
+        src, dst, path, num_vertices=n, directed=directed, dedup=True, drop_self_loops=True
+    )
+    h = g.to_networkx()
+    g.close()
+    with pytest.raises(ocgraph.InvalidArgumentError, match="no hub index"):
+        ocgraph.open(path).bfs(0, layout="hubs")
+    r = ocgraph.index_hubs(path)
+    assert r["bytes"] == 12 * n
+    out_degree = dict(h.out_degree()) if directed else dict(h.degree())
+    preds = h.predecessors if directed else h.neighbors
+    assert r["full"] == sum(1 for v in range(n) if len(list(preds(v))) >= 3)
+    comps = nx.weakly_connected_components(h) if directed else nx.connected_components(h)
+    want_wcc = np.empty(n, dtype=np.uint32)
+    for c in comps:
+        want_wcc[list(c)] = min(c)
+    hub = max(range(n), key=lambda v: out_degree[v])
+    for backend in ("mmap", "pool"):
+        g = open_with(path, backend)
+        for source in (hub, 0, n - 1):
+            want = nx.single_source_shortest_path_length(h, source)
+            for layout in ("hubs", "auto", "csr"):
+                depth, parent = g.bfs(source, parents=True, layout=layout)
+                assert [depth[v] for v in range(n)] == [want.get(v, -1) for v in range(n)]
+                # Every parent is an in-neighbour one level up.
+                for v in range(n):
+                    if depth[v] > 0:
+                        assert depth[parent[v]] == depth[v] - 1 and h.has_edge(parent[v], v)
+        for layout in ("hubs", "auto"):
+            np.testing.assert_array_equal(g.wcc(layout=layout), want_wcc)
+        with pytest.raises(ocgraph.InvalidArgumentError, match="hub index"):
+            g.sssp(0, layout="hubs")
+        with pytest.raises(ocgraph.InvalidArgumentError, match="hub index"):
+            g.pagerank(layout="hubs")
+        g.close()
+    assert ocgraph.remove_hubs(path) is True
+    assert ocgraph.remove_hubs(path) is False
+    with pytest.raises(ocgraph.InvalidArgumentError, match="no hub index"):
+        ocgraph.open(path).wcc(layout="hubs")
+
+
+@pytest.mark.skipif(not OCGRAPH_BIN.exists(), reason="the CLI is not built (make cli)")
+def test_cli_indexes_hubs_auto_reads_them_and_a_corrupted_index_is_named(tmp_path):
+    path = tmp_path / "k"
+    run = lambda *a: subprocess.run([str(OCGRAPH_BIN), *a], capture_output=True, text=True, check=True)  # noqa: E731
+    run("generate", "kronecker", "--scale", "12", "--quiet", str(path))
+    base = ("run", "bfs", str(path), "--source", "0", "--stats", "--backend", "pool", "--memory", "64KiB")
+    run(*base, "--out", str(tmp_path / "a.npy"))
+    run("layout", "hubs", str(path), "--quiet")
+    run("check", str(path))
+    assert json.loads(run("info", str(path), "--json").stdout)["hub_index"] is True
+    hubs = run(*base, "--out", str(tmp_path / "b.npy"))
+    assert "layout: hubs + csr (layout hubs" in hubs.stderr
+    np.testing.assert_array_equal(np.load(tmp_path / "a.npy"), np.load(tmp_path / "b.npy"))
+    for layout in ("csr", "hubs"):
+        run("run", "wcc", str(path), "--layout", layout, "--out", str(tmp_path / f"{layout}.npy"))
+    np.testing.assert_array_equal(np.load(tmp_path / "csr.npy"), np.load(tmp_path / "hubs.npy"))
+    with pytest.raises(subprocess.CalledProcessError) as e:
+        run("run", "pagerank", str(path), "--layout", "hubs")
+    assert "only bfs and wcc" in e.value.stderr
+    f = path / "hubs.u32"
+    data = bytearray(f.read_bytes())
+    data[12 * 7 : 12 * 7 + 4] = (1 << 30).to_bytes(4, "little")
+    f.write_bytes(bytes(data))
+    for cmd in (("check", str(path)), ("run", "wcc", str(path))):
+        with pytest.raises(subprocess.CalledProcessError) as e:
+            run(*cmd)
+        assert "hubs.u32" in e.value.stderr.splitlines()[-1]
+    run("layout", "remove-hubs", str(path))
+    run("check", str(path))

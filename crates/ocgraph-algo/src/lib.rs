@@ -27,7 +27,7 @@ pub mod sssp;
 pub mod triangles;
 pub mod wcc;
 
-pub use bfs::{bfs, bfs_with_stash, verify_bfs, BfsResult, STASH_BYTES_PER_VERTEX};
+pub use bfs::{bfs, bfs_with_hubs, bfs_with_stash, verify_bfs, BfsResult, STASH_BYTES_PER_VERTEX};
 pub use diameter::{diameter_estimate, verify_diameter_estimate, DiameterEstimate};
 pub use grid::{pagerank_grid, spmv_grid, wcc_grid};
 pub use harness::{run_trials, KernelReport};
@@ -38,4 +38,4 @@ pub use shortest_path::{shortest_path, verify_shortest_path};
 pub use spmv::{spmv, verify_spmv};
 pub use sssp::{default_delta, dijkstra, sssp, verify_sssp};
 pub use triangles::{triangle_count, verify_triangle_count};
-pub use wcc::{count_components_serial, verify_wcc, wcc};
+pub use wcc::{count_components_serial, verify_wcc, wcc, wcc_with_hubs};

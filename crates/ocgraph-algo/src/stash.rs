@@ -71,6 +71,16 @@ impl Part {
     fn is_empty(&self) -> bool {
         self.vertices.is_empty()
     }
+
+    /// First vertex of the block.
+    pub(crate) fn block(&self) -> Vertex {
+        self.block
+    }
+
+    /// The lists of this part, in vertex order.
+    pub(crate) fn iter(&self) -> impl Iterator<Item = (Vertex, &[Vertex])> {
+        (0..self.vertices.len()).map(|i| (self.vertices[i], &self.arcs[self.range(i)]))
+    }
 }
 
 /// Builds a [`ListStash`] during a bottom-up step, within a byte budget shared by the threads.

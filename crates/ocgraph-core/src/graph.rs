@@ -10,6 +10,7 @@ mod chunk_cursor;
 mod direction;
 mod empty_lists;
 mod grid;
+mod hubs;
 mod list_starts;
 
 use crate::error::{Error, Result};
@@ -23,6 +24,7 @@ pub use crate::page::Slice;
 pub use direction::Direction;
 pub(crate) use grid::load_index as load_grid_index;
 pub use grid::{CellBuf, EdgeGrid, Grid};
+pub use hubs::Hubs;
 
 /// The offsets, neighbours and weights files of the out-edges.
 const OUT_ROLES: [FileRole; 3] = [FileRole::OutOffsets, FileRole::OutNeighbors, FileRole::OutWeights];
@@ -84,6 +86,10 @@ pub trait Adjacency: Sync {
             f(v, &self.neighbors(v));
         }
     }
+
+    /// Hints that the lists of `vertices` will be read soon, so that the page layer can read
+    /// them together instead of one miss after the other. Default: nothing.
+    fn will_need_lists(&self, _vertices: &[Vertex]) {}
 
     /// The sorted neighbour list of `v`.
     fn neighbors(&self, v: Vertex) -> Slice<'_, Vertex>;
@@ -318,6 +324,11 @@ impl Graph {
     /// The grid layout, when the graph has one (`ocgraph layout grid`).
     pub fn grid(&self) -> Option<Grid<'_>> {
         self.grid.as_ref().map(|index| Grid::new(self, index))
+    }
+
+    /// The hub index, when the graph has one (`ocgraph layout hubs`).
+    pub fn hubs(&self) -> Option<Hubs<'_>> {
+        Hubs::new(self)
     }
 
     /// The threads a kernel asking for `wanted` (`None`: rayon's current pool) may read the

@@ -27,5 +27,5 @@ pub mod update;
 mod view;
 
 pub use error::{Error, Result};
-pub use graph::{Adjacency, CellBuf, Direction, EdgeGrid, Graph, Grid, OpenOptions, Slice, Vertex};
+pub use graph::{Adjacency, CellBuf, Direction, EdgeGrid, Graph, Grid, Hubs, OpenOptions, Slice, Vertex};
 pub use view::{has_updates, GraphView, Layout};

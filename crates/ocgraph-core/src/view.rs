@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 use crate::error::Result;
 use crate::format::Manifest;
-use crate::graph::{Graph, Grid, OpenOptions};
+use crate::graph::{Graph, Grid, Hubs, OpenOptions};
 use crate::ids::IdLookup;
 use crate::page::IoStats;
 use crate::update::ids_log::read_added_ids;
@@ -148,6 +148,9 @@ pub enum Layout {
     Packed,
     /// The grid (`ocgraph layout grid`); an error when the graph has none.
     Grid,
+    /// For BFS and WCC, the hub index (`ocgraph layout hubs`) with the lists `Auto` reads; an
+    /// error when the graph has none.
+    Hubs,
 }
 
 impl std::str::FromStr for Layout {
@@ -159,7 +162,8 @@ impl std::str::FromStr for Layout {
             "csr" => Ok(Layout::Csr),
             "packed" => Ok(Layout::Packed),
             "grid" => Ok(Layout::Grid),
-            _ => Err(crate::Error::invalid(format!("unknown layout {s:?} (auto, csr, packed, grid)"))),
+            "hubs" => Ok(Layout::Hubs),
+            _ => Err(crate::Error::invalid(format!("unknown layout {s:?} (auto, csr, packed, grid, hubs)"))),
         }
     }
 }
@@ -191,9 +195,12 @@ impl GraphView {
                     self.path().display()
                 )))
             }
-            Layout::Grid | Layout::Auto => {}
+            Layout::Grid | Layout::Auto | Layout::Hubs => {}
         }
-        let (grid, why) = self.choose_grid(layout == Layout::Grid, edge_centric)?;
+        let (grid, why) = match layout {
+            Layout::Hubs => (None, "layout hubs".into()),
+            _ => self.choose_grid(layout == Layout::Grid, edge_centric)?,
+        };
         if grid.is_some() {
             return Ok((grid, why));
         }
@@ -211,6 +218,31 @@ impl GraphView {
             crate::size::format_size(plain)
         );
         Ok((None, why))
+    }
+
+    /// The hub index a BFS or WCC reads under `layout`: under `Hubs` the graph's (an error
+    /// when it has none, or updates since it was built), under `Auto` the graph's when it has
+    /// one and no pending updates, otherwise none.
+    pub fn choose_hubs(&self, layout: Layout) -> Result<Option<Hubs<'_>>> {
+        let hubs = match self {
+            GraphView::Stored(g) => g.hubs(),
+            GraphView::Updated(s) if s.is_base() => s.base().hubs(),
+            GraphView::Updated(_) => None,
+        };
+        match (layout, hubs) {
+            (Layout::Hubs | Layout::Auto, Some(h)) => Ok(Some(h)),
+            (Layout::Hubs, None) => Err(crate::Error::invalid(format!(
+                "layout hubs: {}: {}",
+                self.path().display(),
+                match self {
+                    GraphView::Updated(_) if self.base().hubs().is_some() => {
+                        "the graph has updates since its hub index was built; run `ocgraph compact`"
+                    }
+                    _ => "the graph has no hub index; build one with `ocgraph layout hubs`",
+                }
+            ))),
+            _ => Ok(None),
+        }
     }
 
     /// [`GraphView::choose_layout`]'s choice of the grid under `Layout::Grid` (`forced`) or

@@ -159,6 +159,20 @@ pub(crate) fn _remove_packed_lists(py: Python<'_>, graph: PathBuf) -> PyResult<b
     run(py, || ingest::remove_packed_copy(&graph).py())
 }
 
+/// Writes the hub index of `graph` (replacing the one it had); returns its bytes and the
+/// vertices with a full set of hubs.
+#[pyfunction]
+pub(crate) fn _index_hubs(py: Python<'_>, graph: PathBuf) -> PyResult<(u64, u64)> {
+    let r = run(py, || ingest::index_hubs(&graph, &NoProgress).py())?;
+    Ok((r.bytes, r.full))
+}
+
+/// Removes the hub index of `graph`; returns whether it had one.
+#[pyfunction]
+pub(crate) fn _remove_hubs(py: Python<'_>, graph: PathBuf) -> PyResult<bool> {
+    run(py, || ingest::remove_hubs(&graph).py())
+}
+
 /// Removes the compressed copies of `graph`'s adjacency files; returns whether it had any.
 #[pyfunction]
 pub(crate) fn _remove_compressed(py: Python<'_>, graph: PathBuf) -> PyResult<bool> {

@@ -36,6 +36,8 @@ fn _ocgraph(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(import::_remove_compressed, m)?)?;
     m.add_function(wrap_pyfunction!(import::_pack_lists, m)?)?;
     m.add_function(wrap_pyfunction!(import::_remove_packed_lists, m)?)?;
+    m.add_function(wrap_pyfunction!(import::_index_hubs, m)?)?;
+    m.add_function(wrap_pyfunction!(import::_remove_hubs, m)?)?;
     m.add_function(wrap_pyfunction!(import::_reorder, m)?)?;
     m.add_function(wrap_pyfunction!(labels::_set_labels, m)?)?;
     m.add_function(wrap_pyfunction!(labels::_remove_labels, m)?)?;

@@ -123,6 +123,7 @@ pub fn run(args: &InfoArgs) -> Result<()> {
             "id_map": id_map,
             "packed": m.is_packed(),
             "packed_copy": m.has_packed_copy(),
+            "hub_index": m.file(FileRole::Hubs).is_some(),
             "grid": m.grid,
             "compressed": compressed,
             "labels": labels.map(|(labelled, distinct)| json!({ "labelled": labelled, "distinct": distinct })),
@@ -160,6 +161,10 @@ pub fn run(args: &InfoArgs) -> Result<()> {
                 p = grid.cells_per_side
             ),
             None => println!("grid       none (`ocgraph layout grid` builds one)"),
+        }
+        match m.file(FileRole::Hubs) {
+            Some(_) => println!("hubs       three per vertex (`ocgraph layout hubs`; read by bfs and wcc)"),
+            None => println!("hubs       none (`ocgraph layout hubs` indexes them)"),
         }
         match &compressed {
             Some(c) => println!(

@@ -1,8 +1,8 @@
 //! `ocgraph layout`: build (or remove) a graph's grid layout, stored beside its CSR in the
 //! same directory, for the edge-centric kernels (`ocgraph run pagerank|wcc|spmv --layout grid`),
 //! the block-compressed copies of its adjacency files that the buffer pool reads instead of
-//! the plain ones, or packed copies of its lists (`--layout packed`, and `auto` under a small
-//! buffer pool).
+//! the plain ones, packed copies of its lists (`--layout packed`, and `auto` under a small
+//! buffer pool), or the hub index that bfs and wcc read before the lists.
 
 use std::path::PathBuf;
 
@@ -10,8 +10,8 @@ use clap::{Args, Subcommand};
 use ocgraph_core::format::compressed::DEFAULT_BLOCK_SIZE;
 use ocgraph_core::format::grid::Codec;
 use ocgraph_core::ingest::{
-    build_grid, compress_adjacency, pack_copy, remove_compressed, remove_grid, remove_packed_copy,
-    GridOptions,
+    build_grid, compress_adjacency, index_hubs, pack_copy, remove_compressed, remove_grid, remove_hubs,
+    remove_packed_copy, GridOptions,
 };
 use ocgraph_core::size::format_size;
 use ocgraph_core::Result;
@@ -58,6 +58,22 @@ enum LayoutCommand {
     },
     /// Remove the packed copies of a graph's lists.
     RemovePack {
+        /// Graph directory.
+        graph: PathBuf,
+    },
+    /// Write the hub index (replacing the one the graph had): each vertex's three
+    /// in-neighbours of highest out-degree, which bfs and wcc read before the lists (`--layout
+    /// auto` when the graph has one, `--layout hubs` always). The graph must have no unmerged
+    /// updates.
+    Hubs {
+        /// Graph directory.
+        graph: PathBuf,
+        /// No progress bar (a summary line is still printed).
+        #[arg(long)]
+        quiet: bool,
+    },
+    /// Remove the hub index of a graph.
+    RemoveHubs {
         /// Graph directory.
         graph: PathBuf,
     },
@@ -132,6 +148,24 @@ pub fn run(args: &LayoutArgs) -> Result<()> {
         LayoutCommand::RemovePack { graph } => {
             let removed = remove_packed_copy(graph)?;
             let what = if removed { "packed copies removed" } else { "no packed copies to remove" };
+            eprintln!("{}: {what}", graph.display());
+            Ok(())
+        }
+        LayoutCommand::Hubs { graph, quiet } => {
+            let (progress, start) = (CliProgress::new(*quiet), std::time::Instant::now());
+            let r = index_hubs(graph, &progress)?;
+            eprintln!(
+                "indexed the hubs of {}: {} ({} vertices with three hubs or more), in {:.2} s",
+                graph.display(),
+                format_size(r.bytes),
+                r.full,
+                start.elapsed().as_secs_f64()
+            );
+            Ok(())
+        }
+        LayoutCommand::RemoveHubs { graph } => {
+            let removed = remove_hubs(graph)?;
+            let what = if removed { "hub index removed" } else { "no hub index to remove" };
             eprintln!("{}: {what}", graph.display());
             Ok(())
         }

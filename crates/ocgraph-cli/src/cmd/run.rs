@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use clap::{Args, ValueEnum};
 use ocgraph_algo::*;
 use ocgraph_core::ids::{IdLookup, OriginalId};
-use ocgraph_core::{with_adjacency, Adjacency, Error, Grid, Layout, Result, Vertex};
+use ocgraph_core::{with_adjacency, Adjacency, Error, Grid, Hubs, Layout, Result, Vertex};
 
 use crate::backend_args::BackendArgs;
 use ocgraph_core::ingest::Progress;
@@ -55,6 +55,8 @@ pub enum LayoutArg {
     Packed,
     /// The grid (`ocgraph layout grid`): pagerank, wcc and spmv only.
     Grid,
+    /// The hub index (`ocgraph layout hubs`) with the lists auto reads: bfs and wcc only.
+    Hubs,
 }
 
 impl From<LayoutArg> for Layout {
@@ -64,6 +66,7 @@ impl From<LayoutArg> for Layout {
             LayoutArg::Csr => Layout::Csr,
             LayoutArg::Packed => Layout::Packed,
             LayoutArg::Grid => Layout::Grid,
+            LayoutArg::Hubs => Layout::Hubs,
         }
     }
 }
@@ -128,7 +131,8 @@ pub struct RunArgs {
     /// Write the result to this file: `.npy` (NumPy array) or anything else (text, one value a line).
     #[arg(long)]
     out: Option<PathBuf>,
-    /// Layout to read: auto, csr, or grid (pagerank, wcc, spmv; built by `ocgraph layout grid`).
+    /// Layout to read: auto, csr, packed, grid (pagerank, wcc, spmv; built by `ocgraph layout
+    /// grid`) or hubs (bfs, wcc; built by `ocgraph layout hubs`).
     #[arg(long, value_enum, default_value_t = LayoutArg::Auto)]
     layout: LayoutArg,
     #[command(flatten)]
@@ -173,16 +177,25 @@ fn run_kernel(args: &RunArgs) -> Result<()> {
         source: by_id("--source-id", &args.source_id)?.unwrap_or(args.source),
         target: by_id("--target-id", &args.target_id)?.or(args.target),
     };
-    let (grid, why) = view.choose_layout(args.layout.into(), has_grid_kernel(args.algo))?;
+    let layout = Layout::from(args.layout);
+    let hubs = match args.algo {
+        Algo::Bfs | Algo::Wcc => view.choose_hubs(layout)?,
+        _ if layout == Layout::Hubs => {
+            return Err(Error::invalid("layout hubs: only bfs and wcc read the hub index"));
+        }
+        _ => None,
+    };
+    // A kernel that reads the hub index reads the lists beside it, not the grid.
+    let list_layout = if hubs.is_some() { Layout::Hubs } else { layout };
+    let (grid, why) = view.choose_layout(list_layout, has_grid_kernel(args.algo))?;
+    let stored = Stored { grid: grid.as_ref(), hubs: hubs.as_ref() };
     let progress = CliProgress::new(false);
     let name = args.algo.to_possible_value().map(|v| v.get_name().to_string()).unwrap_or_default();
     progress.spinner(&format!("{name} on {}", args.graph.display()));
     let started = std::time::Instant::now();
     let mut warmups = 0;
     while args.warmup_secs > 0.0 && (warmups == 0 || started.elapsed().as_secs_f64() < args.warmup_secs) {
-        pool.install(|| {
-            with_adjacency!(&view, |out, inn| execute(args, ends, 1, false, grid.as_ref(), out, inn))
-        })?;
+        pool.install(|| with_adjacency!(&view, |out, inn| execute(args, ends, 1, false, stored, out, inn)))?;
         warmups += 1;
     }
     if warmups > 0 {
@@ -190,15 +203,7 @@ fn run_kernel(args: &RunArgs) -> Result<()> {
         println!("warm-up: {warmups} untimed trial(s) in {:.3} s", started.elapsed().as_secs_f64());
     }
     let result = pool.install(|| {
-        with_adjacency!(&view, |out, inn| execute(
-            args,
-            ends,
-            args.trials,
-            args.verify,
-            grid.as_ref(),
-            out,
-            inn
-        ))
+        with_adjacency!(&view, |out, inn| execute(args, ends, args.trials, args.verify, stored, out, inn))
     });
     progress.finish();
     let (report, values, summary) = result?;
@@ -224,10 +229,19 @@ fn run_kernel(args: &RunArgs) -> Result<()> {
     }
     if args.backend.stats {
         let lists = if view.base().reads_packed() { "packed" } else { "csr" };
-        eprintln!("layout: {} ({why})", if grid.is_some() { "grid" } else { lists });
+        let hubs = if hubs.is_some() { "hubs + " } else { "" };
+        let ran = if grid.is_some() { "grid".to_string() } else { format!("{hubs}{lists}") };
+        eprintln!("layout: {ran} ({why})");
     }
     args.backend.report_stats(view.base())?;
     Ok(())
+}
+
+/// The stored layouts beside the lists a kernel reads: the grid, the hub index.
+#[derive(Clone, Copy)]
+struct Stored<'a> {
+    grid: Option<&'a Grid<'a>>,
+    hubs: Option<&'a Hubs<'a>>,
 }
 
 /// Kernels with a grid version.
@@ -258,17 +272,23 @@ fn execute<A: Adjacency>(
     ends: Ends,
     trials: usize,
     verify: bool,
-    grid: Option<&Grid>,
+    stored: Stored<'_>,
     out: A,
     inn: A,
 ) -> Result<(KernelReport, Values, String)> {
+    let grid = stored.grid;
     let s = ends.source;
     let name = args.algo.to_possible_value().expect("no skipped variants").get_name().to_string();
     let to_i64 = |vs: Vec<Vertex>| vs.into_iter().map(i64::from).collect::<Vec<_>>();
     Ok(match args.algo {
         Algo::Bfs => {
-            let (rep, r) =
-                run_trials(&name, trials, verify, || bfs(&out, &inn, s), |r| verify_bfs(&out, s, r))?;
+            let (rep, r) = run_trials(
+                &name,
+                trials,
+                verify,
+                || bfs_with_hubs(&out, &inn, stored.hubs, s),
+                |r| verify_bfs(&out, s, r),
+            )?;
             let depth = r.depth_i64();
             let reached = depth.iter().filter(|&&d| d >= 0).count();
             let max = depth.iter().max().copied().unwrap_or(0);
@@ -282,9 +302,10 @@ fn execute<A: Adjacency>(
             (rep, Values::F64(d), format!("reached {reached} vertices, max distance {max}"))
         }
         Algo::Wcc => {
-            let run = || match grid {
-                Some(g) => wcc_grid(g),
-                None => wcc(&out, &inn),
+            let run = || match (grid, stored.hubs) {
+                (_, Some(h)) => wcc_with_hubs(&out, &inn, h),
+                (Some(g), None) => wcc_grid(g),
+                (None, None) => wcc(&out, &inn),
             };
             let (rep, labels) = run_trials(&name, trials, verify, run, |l| verify_wcc(&out, l))?;
             let count = labels.iter().enumerate().filter(|&(v, &l)| v == l as usize).count();

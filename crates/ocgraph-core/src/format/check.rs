@@ -4,7 +4,7 @@
 //! and every list decoding to as many neighbours as its offsets say; the grid layout: its index
 //! as on open, every cell decoding to as many arcs as the index says, every offset inside the
 //! cell's blocks, and the grid holding as many arcs per source block as the CSR; compressed
-//! copies: every block decoding to the bytes of its plain file).
+//! copies: every block decoding to the bytes of its plain file; the hub index: ids in range).
 
 use std::fs::File;
 use std::io::{BufReader, Read};
@@ -83,6 +83,9 @@ pub fn check_graph(dir: &Path) -> Result<CheckReport> {
             )?;
         }
     }
+    if m.file(FileRole::Hubs).is_some() {
+        check_hubs(dir, m.num_vertices)?;
+    }
     if m.id_map == IdMapKind::Strings {
         let strings_len = m.file(FileRole::IdsStrings).map_or(0, |e| e.len);
         check_monotone(dir, FileRole::IdsOffsets, m.num_vertices + 1, strings_len, |_, _| Ok(()))?;
@@ -159,6 +162,25 @@ fn check_monotone(
         }
         each(i, v)?;
         prev = v;
+    }
+    Ok(())
+}
+
+/// Every vertex's hub entries name vertices, padded at the end only
+/// ([`super::hubs::check_entries`]).
+fn check_hubs(dir: &Path, n: u64) -> Result<()> {
+    use super::hubs::{check_entries, HUBS_PER_VERTEX};
+    let path = dir.join(FileRole::Hubs.file_name());
+    let mut r = open(&path)?;
+    let mut b = [0u8; 4 * HUBS_PER_VERTEX];
+    for v in 0..n {
+        r.read_exact(&mut b).map_err(|e| Error::io(&path, "read", e))?;
+        let entries: [u32; HUBS_PER_VERTEX] = bytemuck::cast(b);
+        check_entries(&entries, n).map_err(|msg| Error::Format {
+            path: path.clone(),
+            offset: Some(v * b.len() as u64),
+            msg: format!("vertex {v}: {msg}"),
+        })?;
     }
     Ok(())
 }

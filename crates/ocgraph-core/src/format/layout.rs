@@ -57,11 +57,14 @@ pub enum FileRole {
     /// `labels.u32`: graphs with vertex labels only, one u32 label per vertex
     /// ([`crate::labels::NO_LABEL`] for a vertex the label file did not name).
     Labels = 20,
+    /// `hubs.u32`: graphs with a hub index only (`ocgraph layout hubs`), three u32
+    /// per vertex: the in-neighbours of highest out-degree (see [`crate::format::hubs`]).
+    Hubs = 21,
 }
 
 impl FileRole {
     /// Number of roles.
-    pub const COUNT: usize = 21;
+    pub const COUNT: usize = 22;
 
     /// All roles, in id order.
     pub const ALL: [FileRole; Self::COUNT] = [
@@ -86,6 +89,7 @@ impl FileRole {
         FileRole::InNeighborsLz4,
         FileRole::InWeightsLz4,
         FileRole::Labels,
+        FileRole::Hubs,
     ];
 
     /// The plain files that `ocgraph layout compress` compresses, each with its compressed
@@ -109,7 +113,7 @@ impl FileRole {
 
     /// Roles served through the page layer (graph data read by algorithms; the small grid
     /// index is read whole at open).
-    pub const PAGED: [FileRole; 12] = [
+    pub const PAGED: [FileRole; 13] = [
         FileRole::OutOffsets,
         FileRole::OutNeighbors,
         FileRole::OutWeights,
@@ -122,6 +126,7 @@ impl FileRole {
         FileRole::InPackedIndex,
         FileRole::GridEdges,
         FileRole::GridWeights,
+        FileRole::Hubs,
     ];
 
     /// The file name inside the graph directory.
@@ -148,6 +153,7 @@ impl FileRole {
             FileRole::InNeighborsLz4 => "in.neighbors.lz4",
             FileRole::InWeightsLz4 => "in.weights.lz4",
             FileRole::Labels => "labels.u32",
+            FileRole::Hubs => "hubs.u32",
         }
     }
 
@@ -167,6 +173,7 @@ impl FileRole {
             | FileRole::InPackedIndex => 8,
             FileRole::OutNeighbors | FileRole::InNeighbors => 4,
             FileRole::OutWeights | FileRole::InWeights | FileRole::GridWeights | FileRole::Labels => 4,
+            FileRole::Hubs => 4,
             FileRole::GridIndex => 8,
             FileRole::IdsStrings | FileRole::OutPacked | FileRole::InPacked | FileRole::GridEdges => 1,
             FileRole::OutNeighborsLz4

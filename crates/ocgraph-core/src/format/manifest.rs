@@ -316,6 +316,9 @@ impl Manifest {
         if self.file(FileRole::Labels).is_some() {
             expect.push((FileRole::Labels, n * 4));
         }
+        if self.file(FileRole::Hubs).is_some() {
+            expect.push((FileRole::Hubs, n * 4 * super::hubs::HUBS_PER_VERTEX as u64));
+        }
         match self.id_map {
             IdMapKind::Identity => {}
             IdMapKind::U64 => expect.push((FileRole::IdsU64, n * 8)),

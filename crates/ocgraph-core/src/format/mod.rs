@@ -4,6 +4,7 @@
 mod check;
 pub mod compressed;
 pub mod grid;
+pub mod hubs;
 mod layout;
 mod manifest;
 pub mod packed;

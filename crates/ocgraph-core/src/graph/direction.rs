@@ -581,6 +581,18 @@ impl Adjacency for Direction<'_> {
         Some((self.graph as *const Graph as usize, self.lists_file()))
     }
 
+    /// Announces the bounds of all `vertices` first, then (waiting for the bounds as they
+    /// arrive) their lists: the page layer loads them in the background, many at once.
+    fn will_need_lists(&self, vertices: &[Vertex]) {
+        for &v in vertices {
+            self.will_need_offsets(v);
+        }
+        for &v in vertices {
+            let r = self.list_bytes(v);
+            self.will_need_list_bytes(r.start, r.end);
+        }
+    }
+
     fn weights(&self, v: Vertex) -> Option<Slice<'_, f32>> {
         let (a, b) = self.bounds(v);
         self.arc_weights(a, b)

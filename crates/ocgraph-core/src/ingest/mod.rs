@@ -14,6 +14,7 @@ mod builder;
 mod compress;
 mod csr;
 mod grid;
+mod hubs;
 mod import;
 mod labels;
 mod memory;
@@ -33,6 +34,8 @@ pub(crate) use compress::copies_block_size;
 pub use compress::{compress_adjacency, remove_compressed, CompressReport};
 pub(crate) use grid::build_grid_unlocked;
 pub use grid::{build_grid, remove_grid, GridOptions, GridReport};
+pub(crate) use hubs::index_hubs_unlocked;
+pub use hubs::{index_hubs, remove_hubs, HubsReport};
 #[cfg(feature = "fuzzing")]
 pub use import::parse_bytes;
 pub use import::{

@@ -152,26 +152,26 @@ pub fn remove_packed_copy(dir: &Path) -> Result<bool> {
 
 /// A file written under a temporary name (`NAME.tmp`) in the data directory, to be sealed and
 /// renamed into place.
-struct TempFile {
+pub(super) struct TempFile {
     path: std::path::PathBuf,
     out: BufWriter<File>,
     len: u64,
 }
 
 impl TempFile {
-    fn create(data: &Path, role: FileRole) -> Result<TempFile> {
+    pub(super) fn create(data: &Path, role: FileRole) -> Result<TempFile> {
         let path = data.join(format!("{}.tmp", role.file_name()));
         let f = File::create(&path).map_err(|e| Error::io(&path, "create", e))?;
         Ok(TempFile { path, out: BufWriter::with_capacity(1 << 20, f), len: 0 })
     }
 
-    fn write(&mut self, bytes: &[u8]) -> Result<()> {
+    pub(super) fn write(&mut self, bytes: &[u8]) -> Result<()> {
         self.len += bytes.len() as u64;
         self.out.write_all(bytes).map_err(|e| Error::io(&self.path, "write", e))
     }
 
     /// Flushes, pads, fsyncs and checksums the file: its manifest entry.
-    fn seal(mut self) -> Result<crate::format::FileEntry> {
+    pub(super) fn seal(mut self) -> Result<crate::format::FileEntry> {
         self.out.flush().map_err(|e| Error::io(&self.path, "write", e))?;
         drop(self.out);
         seal(&self.path, self.len)

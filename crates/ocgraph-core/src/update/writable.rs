@@ -41,8 +41,8 @@ use crate::format::{FileRole, IdMapKind, Manifest, UpdateState, MANIFEST_FILE};
 use crate::graph::{Adjacency, Graph, OpenOptions, Vertex};
 use crate::ids::{IdLookup, OriginalId};
 use crate::ingest::{
-    build_grid_unlocked, compress_adjacency_unlocked, copies_block_size, pack_copy_unlocked, GridOptions,
-    NoProgress,
+    build_grid_unlocked, compress_adjacency_unlocked, copies_block_size, index_hubs_unlocked,
+    pack_copy_unlocked, GridOptions, NoProgress,
 };
 use crate::page::BackendKind;
 
@@ -1107,6 +1107,12 @@ impl Shared {
             // And the packed copies of the lists.
             let base_dir = self.dir.join(&name);
             pack_copy_unlocked(&base_dir, &NoProgress)?;
+            base_manifest = Manifest::read(&base_dir)?;
+        }
+        if view.base.manifest().file(FileRole::Hubs).is_some() {
+            // And the hub index.
+            let base_dir = self.dir.join(&name);
+            index_hubs_unlocked(&base_dir, &NoProgress)?;
             base_manifest = Manifest::read(&base_dir)?;
         }
         if let Some(block_size) = copies_block_size(&self.dir, view.base.manifest())? {

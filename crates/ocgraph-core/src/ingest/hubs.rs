@@ -1,0 +1,150 @@
+//! The hub index ([`crate::format::hubs`]): [`index_hubs`] writes `hubs.u32` into a graph's
+//! directory from its lists, installed as `ocgraph layout pack` installs packed copies (written
+//! under a temporary name and fsynced, a manifest without the old index first, then the
+//! rename and the manifest naming the new one): a crash leaves a graph that opens, with the old
+//! index, none, or the new one.
+//!
+//! Memory: the out-degree of every vertex (4 bytes per vertex), and the entries of one block
+//! of [`BLOCK`] vertices while it is written.
+
+use std::path::Path;
+
+use rayon::prelude::*;
+
+use super::compress::install_copies;
+use super::pack::{open_base, TempFile};
+use super::progress::{Progress, Unit};
+use super::remove::remove_files;
+use crate::error::Result;
+use crate::format::hubs::{HUBS_PER_VERTEX, NO_HUB};
+use crate::format::{FileRole, Manifest};
+use crate::graph::{Adjacency, Graph, Vertex};
+use crate::update::lock_for_writing;
+
+/// Vertices whose entries are written at once.
+const BLOCK: u32 = 1 << 16;
+/// Vertices per parallel task.
+const TASK: u32 = 1 << 12;
+
+/// What [`index_hubs`] wrote.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct HubsReport {
+    /// Bytes of the index.
+    pub bytes: u64,
+    /// Vertices that have [`HUBS_PER_VERTEX`] hubs or more (their lists are longer).
+    pub full: u64,
+}
+
+/// Writes the hub index of the graph at `dir` (which must have no unmerged updates) and
+/// installs it, replacing the index it had.
+pub fn index_hubs(dir: &Path, progress: &dyn Progress) -> Result<HubsReport> {
+    let _writing = lock_for_writing(dir)?;
+    index_hubs_unlocked(dir, progress)
+}
+
+/// [`index_hubs`] by a caller that already holds the graph's writer lock (compaction, which
+/// indexes the hubs of a new base before switching to it).
+pub(crate) fn index_hubs_unlocked(dir: &Path, progress: &dyn Progress) -> Result<HubsReport> {
+    let g = open_base(dir, "indexing the hubs of")?;
+    let m = g.manifest().clone();
+    let data = m.data_path(dir);
+    let mut file = TempFile::create(&data, FileRole::Hubs)?;
+    let report = write_entries(&g, progress, |entries| file.write(bytemuck::cast_slice(entries)))?;
+    let entry = file.seal()?;
+    drop(g);
+    install_copies(dir, &data, m, &[FileRole::Hubs], &[(FileRole::Hubs, entry)])?;
+    progress.finish();
+    Ok(report)
+}
+
+/// Removes the hub index of the graph at `dir`, if it has one: the manifest first, then the
+/// file. Returns whether there was one.
+pub fn remove_hubs(dir: &Path) -> Result<bool> {
+    let _writing = lock_for_writing(dir)?;
+    let m = Manifest::read(dir)?;
+    if m.file(FileRole::Hubs).is_none() {
+        return Ok(false);
+    }
+    remove_files(dir, m, [FileRole::Hubs])?;
+    Ok(true)
+}
+
+/// Computes the entries of every vertex of `g`, handing `write` one block's at a time.
+fn write_entries(
+    g: &Graph,
+    progress: &dyn Progress,
+    mut write: impl FnMut(&[[u32; HUBS_PER_VERTEX]]) -> Result<()>,
+) -> Result<HubsReport> {
+    let (out, in_) = (g.out(), g.in_());
+    let n = g.num_vertices() as Vertex;
+    let mut degree = vec![0u32; n as usize];
+    degree.par_chunks_mut(TASK as usize).enumerate().for_each(|(t, part)| {
+        let lo = t as u32 * TASK;
+        out.for_each_degree_in_range(lo..lo + part.len() as u32, |v, d| part[(v - lo) as usize] = d as u32);
+    });
+    progress.phase("hubs", Some(g.num_arcs()), Unit::Edges);
+    let mut report = HubsReport::default();
+    let mut entries = Vec::with_capacity(BLOCK as usize);
+    for lo in (0..n).step_by(BLOCK as usize) {
+        let hi = lo.saturating_add(BLOCK).min(n);
+        entries.clear();
+        entries.resize((hi - lo) as usize, [NO_HUB; HUBS_PER_VERTEX]);
+        let arcs: u64 = entries
+            .par_chunks_mut(TASK as usize)
+            .enumerate()
+            .map(|(t, part)| {
+                let start = lo + t as u32 * TASK;
+                let mut arcs = 0;
+                in_.for_each_in_range(start..start + part.len() as u32, |v, list| {
+                    part[(v - start) as usize] = top_hubs(list, &degree);
+                    arcs += list.len() as u64;
+                });
+                arcs
+            })
+            .sum();
+        report.full += entries.iter().filter(|e| e[HUBS_PER_VERTEX - 1] != NO_HUB).count() as u64;
+        write(&entries)?;
+        progress.advance(arcs);
+    }
+    report.bytes = n as u64 * 4 * HUBS_PER_VERTEX as u64;
+    Ok(report)
+}
+
+/// The [`HUBS_PER_VERTEX`] vertices of `list` of highest `degree`, highest first (ties: the
+/// smaller id), padded with [`NO_HUB`].
+fn top_hubs(list: &[Vertex], degree: &[u32]) -> [u32; HUBS_PER_VERTEX] {
+    // Larger key = better: the degree, then the smaller id.
+    let key = |u: Vertex| (u64::from(degree[u as usize]) << 32) | u64::from(!u);
+    let mut best = [(0u64, NO_HUB); HUBS_PER_VERTEX];
+    let mut len = 0;
+    for &u in list {
+        let k = key(u);
+        if len == HUBS_PER_VERTEX && k <= best[len - 1].0 {
+            continue;
+        }
+        let mut i = len.min(HUBS_PER_VERTEX - 1);
+        while i > 0 && best[i - 1].0 < k {
+            best[i] = best[i - 1];
+            i -= 1;
+        }
+        best[i] = (k, u);
+        len = (len + 1).min(HUBS_PER_VERTEX);
+    }
+    best.map(|(_, u)| u)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::top_hubs;
+    use crate::format::hubs::NO_HUB;
+
+    #[test]
+    fn top_hubs_orders_by_degree_then_smaller_id() {
+        let degree = [5, 1, 9, 5, 0, 7];
+        assert_eq!(top_hubs(&[0, 1, 2, 3, 4, 5], &degree), [2, 5, 0]);
+        assert_eq!(top_hubs(&[3, 0], &degree), [0, 3, NO_HUB]);
+        assert_eq!(top_hubs(&[4], &degree), [4, NO_HUB, NO_HUB]);
+        assert_eq!(top_hubs(&[], &degree), [NO_HUB; 3]);
+        assert_eq!(top_hubs(&[1, 4, 3, 2], &degree), [2, 3, 1]);
+    }
+}
