@@ -42,7 +42,7 @@ mod tests;
 #[cfg(test)]
 mod write_tests;
 
-use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Weak};
 
 use parking_lot::Mutex;
@@ -72,9 +72,6 @@ struct FileState {
     table: Box<[AtomicU64]>,
     /// Where the previous read of this file ended (for the sequential-read statistic).
     last_end: AtomicU64,
-    /// Misses in a row that started where the previous read of this file ended (starting at
-    /// one, so that a first read from the start of the file counts as the second).
-    sequential_streak: AtomicU32,
     /// Asynchronous read-ahead streams over this file (see [`readahead`]).
     streams: Mutex<Streams>,
     /// One bit per page, set while a prefetcher protects the page from eviction
@@ -285,7 +282,6 @@ impl BufferPool {
                 len: f.len,
                 table: (0..pages).map(|_| AtomicU64::new(EVICTED)).collect(),
                 last_end: AtomicU64::new(0),
-                sequential_streak: AtomicU32::new(1),
                 streams: Mutex::new(Streams::default()),
                 protected: (0..pages.div_ceil(64)).map(|_| AtomicU64::new(0)).collect(),
                 shared: Mutex::new(Vec::new()),
@@ -395,8 +391,8 @@ impl Core {
     /// same `preadv` and published pinned once, as `page` is: a long neighbour list costs one read
     /// call, not one per page, even with read-ahead off.
     ///
-    /// Read-ahead: when the miss starts where the previous read of the file ended, and so did
-    /// the miss before it (or the file's first read starts at its start), the following pages that are evicted (up to `read_ahead` of them) are locked too and read
+    /// Read-ahead: when the miss starts where the previous read of the file ended, the
+    /// following pages that are evicted (up to `read_ahead` of them) are locked too and read
     /// with the same `preadv`, as long as frames can be had without waiting. A miss that is not
     /// sequential in a file read from its compressed copy reads ahead (unless read-ahead is
     /// off) the evicted pages after the demand run up to the end of its block, which is
@@ -423,18 +419,8 @@ impl Core {
         let demand_max = (through - page).min((self.mem.count() / MAX_ADJACENT_DIVISOR) as u64);
         self.lock_evicted_run(file, page + 1, demand_max, &mut batch);
         let demanded = batch.len();
-        // Read ahead from the second miss in a row that continues the previous read: a reader
-        // moving forward through a few scattered lists (a BFS step reading the lists its hub
-        // index left) continues the previous read now and then by chance, and a window read
-        // for it would go mostly unused (it read 5x the bytes it used: `bench/layouts/run.py`,
-        // the BFS hubs rows).
-        let streak = if fs.last_end.load(Ordering::Relaxed) == offset {
-            fs.sequential_streak.fetch_add(1, Ordering::Relaxed) + 1
-        } else {
-            fs.sequential_streak.store(0, Ordering::Relaxed);
-            0
-        };
-        if streak >= 2 {
+        let sequential = fs.last_end.load(Ordering::Relaxed) == offset;
+        if sequential {
             let read_ahead = self.read_ahead.load(Ordering::Relaxed) as u64;
             self.lock_evicted_run(file, page + demanded as u64, read_ahead, &mut batch);
             // The next windows go to the background readers now, while this read runs: started
