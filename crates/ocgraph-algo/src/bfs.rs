@@ -53,8 +53,10 @@ const PAR_SORT_MIN: usize = 1 << 14;
 /// Lists at least this long are claimed by all threads in a top-down step, and vertex sets at
 /// least this large have their degrees summed by all threads.
 const SPLIT_LIST: usize = 1 << 14;
-/// Lists a bottom-up step with a hub index announces to the page layer and reads together.
-const READ_TOGETHER: usize = 256;
+/// Lists a bottom-up step with a hub index announces to the page layer and reads together: a
+/// few dozen keep enough reads in flight to overlap, and few enough that the pages announced
+/// are still in a small pool when read.
+const READ_TOGETHER: usize = 64;
 /// Memory [`bfs`] may use to keep lists of unvisited vertices, in bytes per vertex of the graph.
 pub const STASH_BYTES_PER_VERTEX: usize = 4;
 
