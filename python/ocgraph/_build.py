@@ -293,14 +293,14 @@ def index_hubs(graph: PathLike) -> dict:
     :meth:`Graph.bfs` and :meth:`Graph.wcc` then look among a vertex's hubs before reading its
     list (with ``layout="auto"`` or ``"hubs"``): on power-law graphs most lists are never read,
     which matters when the buffer pool is smaller than the graph. Open the graph again to use
-    an index written after it was opened. Returns the index's bytes and the vertices with three
-    hubs or more.
+    an index written after it was opened. Returns the index's bytes and the vertices with more
+    in-neighbours than hubs (those whose lists a kernel may still read).
 
     Raises:
         InvalidArgumentError: the graph has updates not yet compacted.
     """
-    size, full = _ocgraph._index_hubs(os.fspath(graph))
-    return {"bytes": size, "full": full}
+    size, more = _ocgraph._index_hubs(os.fspath(graph))
+    return {"bytes": size, "more": more}
 
 
 def remove_hubs(graph: PathLike) -> bool:

@@ -25,7 +25,7 @@
 //! With a hub index (`ocgraph layout hubs`, [`bfs_with_hubs`]), a bottom-up step that reads the
 //! graph first looks for each unvisited vertex's parent among its hubs (its in-neighbours of
 //! highest out-degree, a sequential read of 12 bytes per vertex), and reads the in-lists only of
-//! the vertices whose hubs are not in the frontier and are not their whole list. On kron22 from
+//! the vertices whose hubs are not in the frontier and whose in-lists hold more than them. On kron22 from
 //! its highest-degree vertex, the first bottom-up step then reads about 7,500 lists instead of
 //! 2.2 million (`bench/layouts/run.py`, the hubs rows).
 //!
@@ -409,8 +409,8 @@ fn bottom_up_step<I: Adjacency>(
 }
 
 /// [`bottom_up_step`] that looks among each unvisited vertex's hubs first, in one pass over the
-/// hub index, then reads the in-lists of the vertices not found whose hubs are not their whole
-/// list: all of them at once, announced to the page layer first so that their reads overlap
+/// hub index, then reads the in-lists of the vertices not found whose in-lists hold more than
+/// their hubs: all of them at once, announced to the page layer first so that their reads overlap
 /// ([`Adjacency::will_need_lists`]). Lists left unvisited are stashed in vertex order: the whole
 /// lists from the hubs, the others as read.
 fn hubs_bottom_up_step<I: Adjacency>(
@@ -428,16 +428,16 @@ fn hubs_bottom_up_step<I: Adjacency>(
         |(awake, found): &mut (u64, Vec<(Part, Vec<Vertex>)>), block| {
             let Some(first) = block.clone().find(|&v| step.unvisited(v)) else { return };
             let (mut whole, mut to_read) = (Part::new(block.start), Vec::new());
-            hubs.for_each_in_range(first..block.end, |w, h| {
+            hubs.for_each_in_range(first..block.end, |w, h, more| {
                 if !step.unvisited(w) || h.is_empty() {
                     return;
                 }
                 if step.adopt(w, h) {
                     *awake += 1;
-                } else if h.len() < Hubs::PER_VERTEX {
-                    whole.push(w, h);
-                } else {
+                } else if more {
                     to_read.push(w);
+                } else {
+                    whole.push(w, h);
                 }
             });
             found.push((whole, to_read));

@@ -27,7 +27,7 @@
 //! With a hub index (`ocgraph layout hubs`, [`wcc_with_hubs`]) the sampling phase links each
 //! vertex to its hubs (its in-neighbours of highest out-degree) read from the index, 12 bytes
 //! per vertex, instead of scanning the lists; the last phase then reads only the in-lists of
-//! the vertices outside the skipped component whose hubs are not their whole list (and, in a
+//! the vertices outside the skipped component whose in-lists hold more than their hubs (and, in a
 //! directed graph, their out-lists). On a power-law graph nearly every vertex with a list
 //! longer than its hubs joins the giant component through them, so the lists are hardly read.
 
@@ -159,18 +159,18 @@ pub fn wcc_with_hubs<O: Adjacency, I: Adjacency>(out: &O, in_: &I, hubs: &Hubs<'
         return Ok(Vec::new());
     }
     let comp: Vec<AtomicU32> = (0..n as Vertex).map(AtomicU32::new).collect();
-    // Vertices with as many hubs as the index holds: their in-lists may have more arcs.
-    let full = Bitmap::new(n);
+    // Vertices whose in-lists hold more than their hubs.
+    let longer = Bitmap::new(n);
     let blocks = vertex_blocks(n);
     in_order(
         blocks.clone(),
         || (),
         |_, b| {
-            hubs.for_each_in_range(b, |v, h| {
+            hubs.for_each_in_range(b, |v, h, more| {
                 h.iter().for_each(|&u| link(v, u, &comp));
-                if h.len() == Hubs::PER_VERTEX {
+                if more {
                     // Blocks are multiples of 64 vertices: this thread owns `v`'s word.
-                    full.set_in_owned_word(v);
+                    longer.set_in_owned_word(v);
                 }
             })
         },
@@ -184,7 +184,7 @@ pub fn wcc_with_hubs<O: Adjacency, I: Adjacency>(out: &O, in_: &I, hubs: &Hubs<'
     }
     in_order(blocks, Vec::new, |rest: &mut Vec<Vertex>, b| {
         rest.clear();
-        rest.extend(b.clone().filter(|&v| full.get(v) && !skip(v)));
+        rest.extend(b.clone().filter(|&v| longer.get(v) && !skip(v)));
         in_.for_each_of(rest, |x, nbrs| nbrs.iter().for_each(|&u| link(x, u, &comp)));
         if !symmetric {
             let keep = |v: Vertex| !skip(v);

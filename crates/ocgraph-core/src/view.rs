@@ -138,7 +138,10 @@ pub enum Layout {
     /// packed copies (`ocgraph layout pack`) when the graph has them and the buffer pool is
     /// smaller than the plain lists (they are about half the bytes to read: BFS on kron22 took
     /// half the time at 5%, 10% and 25% of the graph), else the plain lists (faster to decode
-    /// in memory). `bench/layouts/run.py` measures the rule, docs/layouts.md gives the numbers.
+    /// in memory). BFS and WCC also read the hub index (`ocgraph layout hubs`) when the graph
+    /// has one and no pending updates ([`GraphView::choose_hubs`]; WCC then leaves the grid
+    /// out): it was the fastest layout for both at every budget measured. `bench/layouts/run.py`
+    /// measures the rule, docs/layouts.md gives the numbers.
     #[default]
     Auto,
     /// The plain adjacency lists (a packed graph's packed lists).

@@ -160,11 +160,11 @@ pub(crate) fn _remove_packed_lists(py: Python<'_>, graph: PathBuf) -> PyResult<b
 }
 
 /// Writes the hub index of `graph` (replacing the one it had); returns its bytes and the
-/// vertices with a full set of hubs.
+/// vertices with more in-neighbours than hubs.
 #[pyfunction]
 pub(crate) fn _index_hubs(py: Python<'_>, graph: PathBuf) -> PyResult<(u64, u64)> {
     let r = run(py, || ingest::index_hubs(&graph, &NoProgress).py())?;
-    Ok((r.bytes, r.full))
+    Ok((r.bytes, r.more))
 }
 
 /// Removes the hub index of `graph`; returns whether it had one.

@@ -155,10 +155,10 @@ pub fn run(args: &LayoutArgs) -> Result<()> {
             let (progress, start) = (CliProgress::new(*quiet), std::time::Instant::now());
             let r = index_hubs(graph, &progress)?;
             eprintln!(
-                "indexed the hubs of {}: {} ({} vertices with three hubs or more), in {:.2} s",
+                "indexed the hubs of {}: {} ({} vertices with more in-neighbours than hubs), in {:.2} s",
                 graph.display(),
                 format_size(r.bytes),
-                r.full,
+                r.more,
                 start.elapsed().as_secs_f64()
             );
             Ok(())

@@ -46,7 +46,8 @@ pub enum Algo {
 pub enum LayoutArg {
     /// The grid for pagerank, wcc and spmv when the graph has one and no pending updates,
     /// else the adjacency lists: their packed copies (`ocgraph layout pack`) when the graph has
-    /// them and the buffer pool is smaller than the plain lists, else the plain lists (see
+    /// them and the buffer pool is smaller than the plain lists, else the plain lists; for bfs
+    /// and wcc, with the hub index (`ocgraph layout hubs`) when the graph has one (see
     /// docs/layouts.md for the measurements behind the rule).
     Auto,
     /// The plain adjacency lists (a packed graph's packed lists).

@@ -2,13 +2,14 @@
 //! [`HUBS_PER_VERTEX`] in-neighbours of highest out-degree (the neighbours of highest degree in
 //! an undirected graph), highest first, ties broken by the smaller id; [`NO_HUB`] pads the
 //! entries of a vertex with fewer in-neighbours. Vertex `v`'s entries are the u32 at bytes
-//! `12v .. 12v + 12`.
+//! `12v .. 12v + 12`; the first carries [`MORE`] when the vertex has more in-neighbours than
+//! its entries hold (so hub ids are below 2^31, and the index is refused for larger graphs).
 //!
 //! Why: on a power-law graph most vertices are adjacent to a hub, and a hub is reached early.
 //! The first bottom-up step of a BFS then finds most parents among these entries, and the
 //! sampling phase of Afforest links most vertices to the giant component through them, without
 //! reading the lists (a twelfth of the bytes of a plain CSR with 24 arcs per vertex). A vertex
-//! with fewer than [`HUBS_PER_VERTEX`] entries has them all: its whole list.
+//! without [`MORE`] has all its in-neighbours in its entries: its whole list.
 
 /// Entries per vertex.
 pub const HUBS_PER_VERTEX: usize = 3;
@@ -16,21 +17,47 @@ pub const HUBS_PER_VERTEX: usize = 3;
 /// Pads the entries of a vertex with fewer in-neighbours than [`HUBS_PER_VERTEX`].
 pub const NO_HUB: u32 = u32::MAX;
 
-/// The entries of one vertex that name a hub (those before the first [`NO_HUB`]).
-pub fn present(entries: &[u32]) -> &[u32] {
-    let k = entries.iter().position(|&h| h == NO_HUB).unwrap_or(entries.len());
-    &entries[..k]
+/// Set in the first entry of a vertex whose in-list holds more than its entries.
+pub const MORE: u32 = 1 << 31;
+
+/// Vertex count above which a graph has no hub index (ids must leave [`MORE`] free).
+pub const MAX_VERTICES: u64 = MORE as u64;
+
+/// One vertex's entries as stored: its hubs (the first `len` of `hubs`) and whether its in-list
+/// holds more.
+pub fn decode(entries: &[u32; HUBS_PER_VERTEX]) -> ([u32; HUBS_PER_VERTEX], usize, bool) {
+    let mut hubs = *entries;
+    let more = hubs[0] != NO_HUB && hubs[0] & MORE != 0;
+    if more {
+        hubs[0] &= !MORE;
+    }
+    let len = hubs.iter().position(|&h| h == NO_HUB).unwrap_or(HUBS_PER_VERTEX);
+    (hubs, len, more)
 }
 
-/// Checks one vertex's entries: ids below `n`, and [`NO_HUB`] only after the last hub. Returns
-/// what is wrong.
-pub fn check_entries(entries: &[u32], n: u64) -> Result<(), String> {
-    let hubs = present(entries);
-    if let Some(&h) = hubs.iter().find(|&&h| h as u64 >= n) {
+/// One vertex's entries as stored: `hubs` (at most [`HUBS_PER_VERTEX`], below [`MORE`]) and
+/// whether its in-list holds `more`.
+pub fn encode(hubs: &[u32], more: bool) -> [u32; HUBS_PER_VERTEX] {
+    let mut e = [NO_HUB; HUBS_PER_VERTEX];
+    e[..hubs.len()].copy_from_slice(hubs);
+    if more {
+        e[0] |= MORE;
+    }
+    e
+}
+
+/// Checks one vertex's entries: ids below `n`, [`NO_HUB`] only after the last hub, and
+/// [`MORE`] only with a full set of hubs. Returns what is wrong.
+pub fn check_entries(entries: &[u32; HUBS_PER_VERTEX], n: u64) -> Result<(), String> {
+    let (hubs, len, more) = decode(entries);
+    if let Some(&h) = hubs[..len].iter().find(|&&h| h as u64 >= n || h >= MORE) {
         return Err(format!("hub {h} is not a vertex (the graph has {n})"));
     }
-    if entries[hubs.len()..].iter().any(|&h| h != NO_HUB) {
+    if hubs[len..].iter().any(|&h| h != NO_HUB) {
         return Err("a hub follows an empty entry".into());
+    }
+    if more && len < HUBS_PER_VERTEX {
+        return Err("fewer hubs than entries, yet marked as having more in-neighbours".into());
     }
     Ok(())
 }

@@ -4,15 +4,15 @@
 use std::ops::Range;
 
 use super::{Graph, Slice, Vertex};
-use crate::format::hubs::{check_entries, present, HUBS_PER_VERTEX};
+use crate::format::hubs::{check_entries, decode, HUBS_PER_VERTEX};
 use crate::format::FileRole;
 use crate::page::FileId;
 
 /// Vertices whose entries [`Hubs::for_each_in_range`] reads at once (48 KiB).
 const PIECE: u32 = 4096;
 
-/// Each vertex's in-neighbours of highest out-degree, at most [`HUBS_PER_VERTEX`]: all of them
-/// when it has fewer (see [`crate::format::hubs`]).
+/// Each vertex's in-neighbours of highest out-degree, at most [`HUBS_PER_VERTEX`], and whether
+/// it has more (see [`crate::format::hubs`]).
 #[derive(Clone, Copy)]
 pub struct Hubs<'g> {
     graph: &'g Graph,
@@ -25,7 +25,7 @@ impl<'g> Hubs<'g> {
         Some(Hubs { graph, file: graph.files[FileRole::Hubs as usize]? })
     }
 
-    /// Entries per vertex: a vertex with fewer hubs than this has them all.
+    /// Entries per vertex.
     pub const PER_VERTEX: usize = HUBS_PER_VERTEX;
 
     /// Number of vertices.
@@ -33,10 +33,11 @@ impl<'g> Hubs<'g> {
         self.graph.num_vertices()
     }
 
-    /// Calls `f(v, hubs)` for every vertex of `vertices` in order, reading the index
+    /// Calls `f(v, hubs, more)` for every vertex of `vertices` in order (`more`: its in-list
+    /// holds more than `hubs`; without it, `hubs` is its whole in-list), reading the index
     /// [`PIECE`] vertices at a time (one read each: the pages of a piece are pinned together,
     /// or copied when the pool holds them apart).
-    pub fn for_each_in_range<F: FnMut(Vertex, &[Vertex])>(&self, vertices: Range<Vertex>, mut f: F) {
+    pub fn for_each_in_range<F: FnMut(Vertex, &[Vertex], bool)>(&self, vertices: Range<Vertex>, mut f: F) {
         let n = self.graph.num_vertices() as u64;
         let entry = 4 * HUBS_PER_VERTEX;
         let mut lo = vertices.start;
@@ -49,7 +50,8 @@ impl<'g> Hubs<'g> {
                 if let Err(msg) = check_entries(e, n) {
                     self.corrupt(v, &msg);
                 }
-                f(v, present(e));
+                let (hubs, len, more) = decode(e);
+                f(v, &hubs[..len], more);
             }
             lo = hi;
         }

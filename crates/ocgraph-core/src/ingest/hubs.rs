@@ -16,7 +16,7 @@ use super::pack::{open_base, TempFile};
 use super::progress::{Progress, Unit};
 use super::remove::remove_files;
 use crate::error::Result;
-use crate::format::hubs::{HUBS_PER_VERTEX, NO_HUB};
+use crate::format::hubs::{decode, encode, HUBS_PER_VERTEX, MAX_VERTICES, NO_HUB};
 use crate::format::{FileRole, Manifest};
 use crate::graph::{Adjacency, Graph, Vertex};
 use crate::update::lock_for_writing;
@@ -31,8 +31,8 @@ const TASK: u32 = 1 << 12;
 pub struct HubsReport {
     /// Bytes of the index.
     pub bytes: u64,
-    /// Vertices that have [`HUBS_PER_VERTEX`] hubs or more (their lists are longer).
-    pub full: u64,
+    /// Vertices whose in-lists hold more than their hubs.
+    pub more: u64,
 }
 
 /// Writes the hub index of the graph at `dir` (which must have no unmerged updates) and
@@ -76,6 +76,13 @@ fn write_entries(
     mut write: impl FnMut(&[[u32; HUBS_PER_VERTEX]]) -> Result<()>,
 ) -> Result<HubsReport> {
     let (out, in_) = (g.out(), g.in_());
+    if g.num_vertices() as u64 > MAX_VERTICES {
+        return Err(crate::Error::invalid(format!(
+            "{}: the hub index holds vertex ids below 2^31; the graph has {} vertices",
+            g.path().display(),
+            g.num_vertices()
+        )));
+    }
     let n = g.num_vertices() as Vertex;
     let mut degree = vec![0u32; n as usize];
     degree.par_chunks_mut(TASK as usize).enumerate().for_each(|(t, part)| {
@@ -96,13 +103,16 @@ fn write_entries(
                 let start = lo + t as u32 * TASK;
                 let mut arcs = 0;
                 in_.for_each_in_range(start..start + part.len() as u32, |v, list| {
-                    part[(v - start) as usize] = top_hubs(list, &degree);
+                    part[(v - start) as usize] = {
+                        let top = top_hubs(list, &degree);
+                        encode(&top[..list.len().min(HUBS_PER_VERTEX)], list.len() > HUBS_PER_VERTEX)
+                    };
                     arcs += list.len() as u64;
                 });
                 arcs
             })
             .sum();
-        report.full += entries.iter().filter(|e| e[HUBS_PER_VERTEX - 1] != NO_HUB).count() as u64;
+        report.more += entries.iter().filter(|e| decode(e).2).count() as u64;
         write(&entries)?;
         progress.advance(arcs);
     }
