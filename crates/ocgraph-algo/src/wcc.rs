@@ -123,28 +123,41 @@ pub fn wcc<O: Adjacency, I: Adjacency>(out: &O, in_: &I) -> Result<Vec<Vertex>> 
             })
         },
     );
+    Ok(link_the_rest(comp, &longer, (out, NEIGHBOR_ROUNDS), in_, blocks))
+}
+
+/// Afforest's last phase, after the sampling linked the first `linked` arcs of every list of
+/// `first` (and set in `longer` the vertices whose lists hold more): skips the most frequent
+/// component and links the rest of the `first` lists of the vertices in `longer` outside it
+/// (only those lists are read, their offsets and lists through one cursor each) and, when
+/// `second` serves other lists (a directed graph), the whole `second` lists of all the vertices
+/// outside it. Returns the labels.
+fn link_the_rest<A: Adjacency, B: Adjacency>(
+    comp: Vec<AtomicU32>,
+    longer: &Bitmap,
+    (first, linked): (&A, usize),
+    second: &B,
+    blocks: Vec<std::ops::Range<Vertex>>,
+) -> Vec<Vertex> {
     compress(&comp);
     let giant = most_frequent(&comp);
     let skip = |v: Vertex| comp[v as usize].load(Relaxed) == giant;
-    let symmetric = out.lists_id().is_some() && out.lists_id() == in_.lists_id();
+    let symmetric = first.lists_id().is_some() && first.lists_id() == second.lists_id();
     if !symmetric {
-        mark_cuts(in_, &blocks);
+        mark_cuts(second, &blocks);
     }
     in_order(blocks, Vec::new, |rest: &mut Vec<Vertex>, b| {
-        // Only the out-lists that have arcs left, of vertices outside the skipped
-        // component, are read (their offsets and lists through one cursor each).
         rest.clear();
         rest.extend(b.clone().filter(|&v| longer.get(v) && !skip(v)));
-        out.for_each_of(rest, |x, nbrs| {
-            nbrs.iter().skip(NEIGHBOR_ROUNDS).for_each(|&u| link(x, u, &comp));
-        });
+        first.for_each_of(rest, |x, nbrs| nbrs.iter().skip(linked).for_each(|&u| link(x, u, &comp)));
         if !symmetric {
             let keep = |v: Vertex| !skip(v);
-            in_.for_each_selected_in_range(b, keep, |x, nbrs| nbrs.iter().for_each(|&u| link(x, u, &comp)));
+            second
+                .for_each_selected_in_range(b, keep, |x, nbrs| nbrs.iter().for_each(|&u| link(x, u, &comp)));
         }
     });
     compress(&comp);
-    Ok(comp.into_par_iter().map(AtomicU32::into_inner).collect())
+    comp.into_par_iter().map(AtomicU32::into_inner).collect()
 }
 
 /// [`wcc`] that samples each vertex's hubs from the hub index `hubs` of the graph `out` and
@@ -175,24 +188,9 @@ pub fn wcc_with_hubs<O: Adjacency, I: Adjacency>(out: &O, in_: &I, hubs: &Hubs<'
             })
         },
     );
-    compress(&comp);
-    let giant = most_frequent(&comp);
-    let skip = |v: Vertex| comp[v as usize].load(Relaxed) == giant;
-    let symmetric = out.lists_id().is_some() && out.lists_id() == in_.lists_id();
-    if !symmetric {
-        mark_cuts(out, &blocks);
-    }
-    in_order(blocks, Vec::new, |rest: &mut Vec<Vertex>, b| {
-        rest.clear();
-        rest.extend(b.clone().filter(|&v| longer.get(v) && !skip(v)));
-        in_.for_each_of(rest, |x, nbrs| nbrs.iter().for_each(|&u| link(x, u, &comp)));
-        if !symmetric {
-            let keep = |v: Vertex| !skip(v);
-            out.for_each_selected_in_range(b, keep, |x, nbrs| nbrs.iter().for_each(|&u| link(x, u, &comp)));
-        }
-    });
-    compress(&comp);
-    Ok(comp.into_par_iter().map(AtomicU32::into_inner).collect())
+    // The hubs are the in-lists' linked arcs, in no particular place of the lists: the rest
+    // phase links whole in-lists.
+    Ok(link_the_rest(comp, &longer, (in_, 0), out, blocks))
 }
 
 /// Serial union-find over the out-arcs of `g`: the number of weakly connected components.
