@@ -25,9 +25,9 @@
 //! With a hub index (`ocgraph layout hubs`, [`bfs_with_hubs`]), a bottom-up step that reads the
 //! graph first looks for each unvisited vertex's parent among its hubs (its in-neighbours of
 //! highest out-degree, a sequential read of 12 bytes per vertex), and reads the in-lists only of
-//! the vertices whose hubs are not in the frontier and whose in-lists hold more than them. On kron22 from
-//! its highest-degree vertex, the first bottom-up step then reads about 7,500 lists instead of
-//! 2.2 million (`bench/layouts/run.py`, the hubs rows).
+//! the vertices whose hubs are not in the frontier and whose in-lists hold more than them. On
+//! kron22 from its highest-degree vertex with the pool at 10%, a BFS then reads 98 MB against
+//! the packed lists' 320 MB (`bench/layouts/run.py`, the hubs rows).
 //!
 //! Memory: 8 bytes per vertex (depths and parents), two bitmaps while bottom-up, the frontier
 //! list, and the stash.
@@ -410,8 +410,8 @@ fn bottom_up_step<I: Adjacency>(
 
 /// [`bottom_up_step`] that looks among each unvisited vertex's hubs first, in one pass over the
 /// hub index, then reads the in-lists of the vertices not found whose in-lists hold more than
-/// their hubs: all of them at once, announced to the page layer first so that their reads overlap
-/// ([`Adjacency::will_need_lists`]). Lists left unvisited are stashed in vertex order: the whole
+/// their hubs, [`READ_TOGETHER`] at a time, announced to the page layer first so that their
+/// reads overlap ([`Adjacency::will_need_lists`]). Lists left unvisited are stashed in vertex order: the whole
 /// lists from the hubs, the others as read.
 fn hubs_bottom_up_step<I: Adjacency>(
     in_: &I,
@@ -425,7 +425,7 @@ fn hubs_bottom_up_step<I: Adjacency>(
     let per_thread = in_order(
         blocks.to_vec(),
         || (0u64, Vec::new()),
-        |(awake, found): &mut (u64, Vec<(Part, Vec<Vertex>)>), block| {
+        |(awake, left): &mut (u64, Vec<(Part, Vec<Vertex>)>), block| {
             let Some(first) = block.clone().find(|&v| step.unvisited(v)) else { return };
             let (mut whole, mut to_read) = (Part::new(block.start), Vec::new());
             hubs.for_each_in_range(first..block.end, |w, h, more| {
@@ -440,7 +440,7 @@ fn hubs_bottom_up_step<I: Adjacency>(
                     whole.push(w, h);
                 }
             });
-            found.push((whole, to_read));
+            left.push((whole, to_read));
         },
     );
     let mut awake: u64 = per_thread.iter().map(|(a, _)| a).sum();

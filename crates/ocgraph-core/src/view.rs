@@ -223,6 +223,28 @@ impl GraphView {
         Ok((None, why))
     }
 
+    /// The stored layouts a kernel reads under `layout`, and why: the grid, for a kernel with a
+    /// grid version (`edge_centric`), and the hub index, for one that reads it (`reads_hubs`:
+    /// BFS and WCC); settles the lists the base reads beside them as
+    /// [`GraphView::choose_layout`] does. A kernel that reads the hub index reads no grid.
+    ///
+    /// Errors: as [`GraphView::choose_layout`] and [`GraphView::choose_hubs`], and `Hubs` for a
+    /// kernel that does not read the hub index.
+    pub fn choose_stored(
+        &self,
+        layout: Layout,
+        edge_centric: bool,
+        reads_hubs: bool,
+    ) -> Result<(Option<Grid<'_>>, Option<Hubs<'_>>, String)> {
+        if layout == Layout::Hubs && !reads_hubs {
+            return Err(crate::Error::invalid("layout hubs: only bfs and wcc read the hub index"));
+        }
+        let hubs = if reads_hubs { self.choose_hubs(layout)? } else { None };
+        let lists = if hubs.is_some() { Layout::Hubs } else { layout };
+        let (grid, why) = self.choose_layout(lists, edge_centric)?;
+        Ok((grid, hubs, why))
+    }
+
     /// The hub index a BFS or WCC reads under `layout`: under `Hubs` the graph's (an error
     /// when it has none, or updates since it was built), under `Auto` the graph's when it has
     /// one and no pending updates, otherwise none.

@@ -43,30 +43,6 @@ pub(crate) fn kernel<T: Send>(
     run_on_graph(py, &dir, || with_threads(threads, || f(&graph)))
 }
 
-/// The grid and the hub index a BFS (`edge_centric` false) or WCC (true) reads under `layout`
-/// on `gr`, the lists beside them settled: a kernel that reads the hub index reads the lists
-/// with it, not the grid.
-fn stored_layouts(
-    gr: &GraphView,
-    layout: Layout,
-    edge_centric: bool,
-) -> PyResult<(Option<ocgraph_core::Grid<'_>>, Option<ocgraph_core::Hubs<'_>>)> {
-    let hubs = gr.choose_hubs(layout).py()?;
-    let lists = if hubs.is_some() { Layout::Hubs } else { layout };
-    let (grid, _) = gr.choose_layout(lists, edge_centric).py()?;
-    Ok((grid, hubs))
-}
-
-/// `layout`, refused when it is `hubs`: only BFS and WCC read the hub index.
-fn without_hubs(layout: Layout, kernel: &str) -> PyResult<Layout> {
-    match layout {
-        Layout::Hubs => {
-            Err(invalid(format!("layout hubs: {kernel} does not read the hub index (bfs and wcc do)")))
-        }
-        _ => Ok(layout),
-    }
-}
-
 /// BFS depths (int64, -1 unreachable) and parents (int64, -1 unreachable; source's is itself).
 #[pyfunction]
 #[pyo3(signature = (g, source, threads=None, layout="auto"))]
@@ -81,7 +57,7 @@ pub(crate) fn _bfs<'py>(
     let layout = layout.parse::<Layout>().py()?;
     let r = kernel(py, g, threads, |gr| {
         let s = PyGraph::check_vertex(gr, source)?;
-        let (_, hubs) = stored_layouts(gr, layout, false)?;
+        let (_, hubs, _) = gr.choose_stored(layout, false, true).py()?;
         with_adjacency!(gr, |out, inn| algo::bfs_with_hubs(&out, &inn, hubs.as_ref(), s)).py()
     })?;
     Ok((r.depth_i64().into_pyarray(py), r.parent_i64().into_pyarray(py)))
@@ -101,7 +77,7 @@ pub(crate) fn _sssp<'py>(
     let layout = layout.parse::<Layout>().py()?;
     let d = kernel(py, g, threads, |gr| {
         let s = PyGraph::check_vertex(gr, source)?;
-        gr.choose_layout(without_hubs(layout, "sssp")?, false).py()?;
+        gr.choose_stored(layout, false, false).py()?;
         with_adjacency!(gr, |out, _inn| algo::sssp(&out, s, None)).py()
     })?;
     Ok(d.into_pyarray(py))
@@ -118,10 +94,10 @@ pub(crate) fn _wcc<'py>(
 ) -> PyResult<Bound<'py, PyArray1<u32>>> {
     let layout = layout.parse::<Layout>().py()?;
     let l = kernel(py, g, threads, |gr| {
-        match stored_layouts(gr, layout, true)? {
-            (_, Some(hubs)) => with_adjacency!(gr, |out, inn| algo::wcc_with_hubs(&out, &inn, &hubs)),
-            (Some(grid), None) => algo::wcc_grid(&grid),
-            (None, None) => with_adjacency!(gr, |out, inn| algo::wcc(&out, &inn)),
+        match gr.choose_stored(layout, true, true).py()? {
+            (_, Some(hubs), _) => with_adjacency!(gr, |out, inn| algo::wcc_with_hubs(&out, &inn, &hubs)),
+            (Some(grid), None, _) => algo::wcc_grid(&grid),
+            (None, None, _) => with_adjacency!(gr, |out, inn| algo::wcc(&out, &inn)),
         }
         .py()
     })?;
@@ -141,7 +117,7 @@ pub(crate) fn _spmv<'py>(
     let layout = layout.parse::<Layout>().py()?;
     let x = x.as_slice()?.to_vec();
     let y = kernel(py, g, threads, |gr| {
-        match gr.choose_layout(without_hubs(layout, "spmv")?, true).py()?.0 {
+        match gr.choose_stored(layout, true, false).py()?.0 {
             Some(grid) => algo::spmv_grid(&grid, &x),
             None => with_adjacency!(gr, |out, inn| algo::spmv(&out, &inn, &x)),
         }
@@ -174,7 +150,7 @@ pub(crate) fn _pagerank<'py>(
     };
     let opts = algo::PageRankOptions { damping, max_iter, tol, personalization, use_weights: weight, method };
     let r = kernel(py, g, threads, |gr| {
-        match gr.choose_layout(without_hubs(layout, "pagerank")?, true).py()?.0 {
+        match gr.choose_stored(layout, true, false).py()?.0 {
             Some(grid) => with_adjacency!(gr, |out, _inn| algo::pagerank_grid(&grid, &out, &opts)),
             None => with_adjacency!(gr, |out, inn| algo::pagerank(&out, &inn, &opts)),
         }

@@ -178,17 +178,8 @@ fn run_kernel(args: &RunArgs) -> Result<()> {
         source: by_id("--source-id", &args.source_id)?.unwrap_or(args.source),
         target: by_id("--target-id", &args.target_id)?.or(args.target),
     };
-    let layout = Layout::from(args.layout);
-    let hubs = match args.algo {
-        Algo::Bfs | Algo::Wcc => view.choose_hubs(layout)?,
-        _ if layout == Layout::Hubs => {
-            return Err(Error::invalid("layout hubs: only bfs and wcc read the hub index"));
-        }
-        _ => None,
-    };
-    // A kernel that reads the hub index reads the lists beside it, not the grid.
-    let list_layout = if hubs.is_some() { Layout::Hubs } else { layout };
-    let (grid, why) = view.choose_layout(list_layout, has_grid_kernel(args.algo))?;
+    let reads_hubs = matches!(args.algo, Algo::Bfs | Algo::Wcc);
+    let (grid, hubs, why) = view.choose_stored(args.layout.into(), has_grid_kernel(args.algo), reads_hubs)?;
     let stored = Stored { grid: grid.as_ref(), hubs: hubs.as_ref() };
     let progress = CliProgress::new(false);
     let name = args.algo.to_possible_value().map(|v| v.get_name().to_string()).unwrap_or_default();
