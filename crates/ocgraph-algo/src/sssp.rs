@@ -84,14 +84,27 @@ fn scan_weights<A: Adjacency>(g: &A) -> Result<WeightScan> {
     Ok(all)
 }
 
+/// The weights' range: 1 for unweighted graphs, the range recorded with the weights when the
+/// adjacency knows it ([`Adjacency::weight_range`]), else one parallel scan, which also refuses
+/// negative and NaN weights (a graph with such weights records no range).
+fn weight_range<A: Adjacency>(g: &A) -> Result<WeightScan> {
+    if !g.is_weighted() {
+        return Ok(WeightScan { min_positive: 1.0, max: 1.0 });
+    }
+    match g.weight_range() {
+        Some(r) => Ok(WeightScan {
+            min_positive: r.min_positive.map_or(f64::INFINITY, f64::from),
+            max: r.max as f64,
+        }),
+        None => scan_weights(g),
+    }
+}
+
 /// The default bucket width: `max weight / average out-degree` (Meyer & Sanders' Θ(1/d) for
 /// weights in [0, 1]), but at least the smallest positive weight; `1` for unweighted graphs.
 pub fn default_delta<A: Adjacency>(g: &A) -> Result<f64> {
-    if !g.is_weighted() {
-        return Ok(1.0);
-    }
-    let s = scan_weights(g)?;
-    if !s.min_positive.is_finite() {
+    let s = weight_range(g)?;
+    if !g.is_weighted() || !s.min_positive.is_finite() {
         return Ok(1.0);
     }
     let avg_degree = (g.num_arcs() as f64 / g.num_vertices().max(1) as f64).max(1.0);
@@ -101,15 +114,14 @@ pub fn default_delta<A: Adjacency>(g: &A) -> Result<f64> {
 /// Delta-stepping SSSP from `source` over the out-edges of `g`, on the current rayon pool.
 /// `delta` is the bucket width (`None`: [`default_delta`]).
 ///
-/// Errors: `source` out of range; a negative or NaN weight (the whole graph is scanned first);
-/// a `delta` that is not finite and positive.
+/// Errors: `source` out of range; a negative or NaN weight anywhere in the graph (checked
+/// first, by a scan unless the weights' range is recorded); a `delta` that is not finite and
+/// positive.
 pub fn sssp<A: Adjacency>(g: &A, source: Vertex, delta: Option<f64>) -> Result<Vec<f64>> {
     check_vertex(g, source, "source")?;
     let delta = match delta {
         Some(d) if d.is_finite() && d > 0.0 => {
-            if g.is_weighted() {
-                scan_weights(g)?;
-            }
+            weight_range(g)?;
             d
         }
         Some(d) => return Err(Error::invalid(format!("delta must be finite and positive, got {d}"))),

@@ -4,9 +4,9 @@
 
 mod common;
 
-use common::{arb_graph, bfs_distances, random_graph, TestGraph};
+use common::{arb_graph, bfs_distances, random_graph, store, TestGraph};
 use ocgraph_algo::*;
-use ocgraph_core::Vertex;
+use ocgraph_core::{Adjacency, Graph, Vertex};
 use proptest::prelude::*;
 
 /// Runs `f` on a rayon pool with `threads` threads.
@@ -338,6 +338,33 @@ fn weight_scan_accepts_zeros_and_refuses_negative_and_nan_weights() {
         let e = sssp(&g.out, 0, None).unwrap_err().to_string();
         assert!(e.contains("arc 1 -> 2"), "{e}");
     }
+}
+
+/// A stored graph records its weights' range, and SSSP takes its default delta from it
+/// instead of scanning: the same delta and distances as the scan of the same graph in
+/// memory; a stored graph with a negative weight records none and is still refused, even
+/// where the search would not reach the arc.
+#[test]
+fn sssp_on_a_stored_graph_reads_the_recorded_weight_range() {
+    let tmp = tempfile::tempdir().unwrap();
+    for (i, directed) in [false, true].into_iter().enumerate() {
+        let mem = random_graph(300, 2000, directed, true, 7 + i as u64);
+        let dir = tmp.path().join(format!("g{i}"));
+        store(&dir, &mem, false);
+        let g = Graph::open(&dir, &Default::default()).unwrap();
+        assert!(g.out().weight_range().is_some());
+        assert_eq!(default_delta(&g.out()).unwrap(), default_delta(&mem.out).unwrap());
+        for s in [0, 17, 299] {
+            assert_eq!(sssp(&g.out(), s, None).unwrap(), ref_dijkstra(&mem, s));
+        }
+    }
+    let mem = TestGraph::new(3, true, true, vec![(0, 1, 1.0), (2, 1, -1.0)]);
+    let dir = tmp.path().join("negative");
+    store(&dir, &mem, false);
+    let g = Graph::open(&dir, &Default::default()).unwrap();
+    assert_eq!(g.out().weight_range(), None);
+    let e = sssp(&g.out(), 0, None).unwrap_err().to_string();
+    assert!(e.contains("arc 2 -> 1"), "{e}");
 }
 
 #[test]

@@ -75,6 +75,7 @@ fn write_graph(dir: &Path, lists: &Lists) {
         data_dir: None,
         updates: None,
         grid: None,
+        weight_range: None,
     };
     w.commit(manifest).unwrap();
 }

@@ -14,7 +14,7 @@ mod hubs;
 mod list_starts;
 
 use crate::error::{Error, Result};
-use crate::format::{FileRole, Manifest};
+use crate::format::{FileRole, Manifest, WeightRange};
 use crate::page::{self, BackendKind, CompressedFile, FileId, IoStats, PageSource, PagedFile};
 use direction::Lists;
 use empty_lists::EmptyLists;
@@ -106,6 +106,13 @@ pub trait Adjacency: Sync {
 
     /// Whether arcs carry weights.
     fn is_weighted(&self) -> bool;
+
+    /// The range of every weight [`Adjacency::weights`] can return, when it is known without
+    /// reading them (recorded in the manifest when the weights were written, see
+    /// [`WeightRange`]). Default: `None` (kernels that need it scan the weights).
+    fn weight_range(&self) -> Option<WeightRange> {
+        None
+    }
 
     /// Identifies the neighbour lists this adjacency reads: two adjacencies whose ids are equal
     /// and `Some` serve the same lists (as [`Graph::out`] and [`Graph::in_`] of an undirected

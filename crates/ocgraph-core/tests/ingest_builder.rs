@@ -3,6 +3,7 @@
 mod ingest_common;
 
 use ingest_common::{open_lists, reference};
+use ocgraph_core::format::WeightRange;
 use ocgraph_core::ingest::{BuildOptions, GraphBuilder, IdMap, NoProgress};
 use proptest::prelude::*;
 
@@ -53,6 +54,13 @@ fn check_all(n: usize, edges: &[(u32, u32, f32)], batch: usize, tiny: u64) {
             assert_eq!(g.num_edges(), edges_expected as u64);
             assert_eq!(report.num_edges, edges_expected as u64);
             assert_eq!(report.num_arcs, arcs as u64);
+            // The range recorded with the weights: none when a weight is negative.
+            let ws: Vec<f32> = want_out.iter().flatten().map(|e| f32::from_bits(e.1)).collect();
+            let want_range = (o.weighted && ws.iter().all(|&w| w >= 0.0)).then(|| WeightRange {
+                min_positive: ws.iter().copied().filter(|&w| w > 0.0).reduce(f32::min),
+                max: ws.iter().copied().fold(0.0, f32::max),
+            });
+            assert_eq!(g.manifest().weight_range, want_range, "weight range, {o:?}");
             if memory == tiny && arcs as u64 * 8 > tiny {
                 assert!(report.spilled_runs > 0, "tiny budget must spill");
             }

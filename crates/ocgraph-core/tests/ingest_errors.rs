@@ -7,6 +7,7 @@ use std::path::Path;
 
 use ingest_common::scratch;
 use ocgraph_core::error::ErrorKind;
+use ocgraph_core::format::{Manifest, WeightRange};
 use ocgraph_core::ingest::{import, BuildOptions, ImportOptions, InputFormat, NoProgress, Relabel};
 use ocgraph_core::{Graph, OpenOptions};
 
@@ -168,6 +169,36 @@ fn build_small(dir: &Path) {
     let tmp_in = dir.with_extension("txt");
     std::fs::write(&tmp_in, b"0 1\n1 2\n2 0\n2 3\n").unwrap();
     import(&tmp_in, dir, &opts(), &NoProgress).unwrap();
+}
+
+/// A weight range in the manifest that is not the weights' is refused by `check_graph`, naming
+/// the weights file; one that is no range at all is refused on open.
+#[test]
+fn a_wrong_weight_range_is_detected() {
+    let tmp = scratch();
+    let dir = tmp.path().join("g");
+    let input = dir.with_extension("txt");
+    std::fs::write(&input, b"0 1 2.5\n1 2 0\n2 0 7\n").unwrap();
+    import(
+        &input,
+        &dir,
+        &ImportOptions { build: BuildOptions { weighted: true, ..BuildOptions::default() }, ..opts() },
+        &NoProgress,
+    )
+    .unwrap();
+    let mut m = Manifest::read(&dir).unwrap();
+    assert_eq!(m.weight_range, Some(WeightRange { min_positive: Some(2.5), max: 7.0 }));
+    ocgraph_core::format::check_graph(&dir).unwrap();
+    m.weight_range = Some(WeightRange { min_positive: Some(2.5), max: 6.0 });
+    m.write_atomic(&dir).unwrap();
+    let err = ocgraph_core::format::check_graph(&dir).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::Format);
+    assert!(err.to_string().contains("out.weights"), "{err}");
+    m.weight_range = Some(WeightRange { min_positive: Some(8.0), max: 7.0 });
+    m.write_atomic(&dir).unwrap();
+    let err = Graph::open(&dir, &OpenOptions::default()).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::Format);
+    assert!(err.to_string().contains("weight range"), "{err}");
 }
 
 #[test]

@@ -75,7 +75,7 @@ fn write_graph(dir: &Path, lists: &Lists, weighted: bool) {
 }
 
 /// The manifest of a graph of `n` vertices and `arcs` arcs with identity ids (the writer fills
-/// in the files).
+/// in the files and the weight range).
 fn manifest(n: u64, arcs: u64, directed: bool, weighted: bool) -> Manifest {
     Manifest {
         num_vertices: n,
@@ -91,6 +91,7 @@ fn manifest(n: u64, arcs: u64, directed: bool, weighted: bool) -> Manifest {
         data_dir: None,
         updates: None,
         grid: None,
+        weight_range: None,
     }
 }
 

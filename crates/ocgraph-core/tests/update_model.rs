@@ -272,6 +272,12 @@ fn run(
     if updated || !multigraph {
         prop_assert_eq!(plain.num_edges(), m.edges.len() as u64);
     }
+    // The compacted base records its weights' range when they are all non-negative (which
+    // `check_graph` compares with the weights).
+    if updated && weighted {
+        let range = plain.manifest().weight_range;
+        prop_assert_eq!(range.is_some(), m.edges.values().all(|&w| w >= 0.0));
+    }
     ocgraph_core::format::check_graph(&dir).unwrap();
     Ok(())
 }

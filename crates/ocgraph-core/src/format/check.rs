@@ -4,7 +4,8 @@
 //! and every list decoding to as many neighbours as its offsets say; the grid layout: its index
 //! as on open, every cell decoding to as many arcs as the index says, every offset inside the
 //! cell's blocks, and the grid holding as many arcs per source block as the CSR; compressed
-//! copies: every block decoding to the bytes of its plain file; the hub index: ids in range).
+//! copies: every block decoding to the bytes of its plain file; the hub index: ids in range;
+//! the weight range recorded in the manifest: that of the out-weights).
 
 use std::fs::File;
 use std::io::{BufReader, Read};
@@ -15,6 +16,7 @@ use super::grid::{decode_cell, Codec};
 use super::layout::FileRole;
 use super::manifest::{IdMapKind, Manifest};
 use super::packed::decode_list;
+use super::weight_range::{WeightRange, WeightTally};
 use crate::error::{Error, Result};
 
 /// What [`check_graph`] verified.
@@ -85,6 +87,9 @@ pub fn check_graph(dir: &Path) -> Result<CheckReport> {
     }
     if m.file(FileRole::Hubs).is_some() {
         check_hubs(dir, m.num_vertices)?;
+    }
+    if let Some(range) = m.weight_range {
+        check_weight_range(dir, m.num_arcs, range)?;
     }
     if m.id_map == IdMapKind::Strings {
         let strings_len = m.file(FileRole::IdsStrings).map_or(0, |e| e.len);
@@ -162,6 +167,29 @@ fn check_monotone(
         }
         each(i, v)?;
         prev = v;
+    }
+    Ok(())
+}
+
+/// The manifest's weight range is the range of the `arcs` out-weights.
+fn check_weight_range(dir: &Path, arcs: u64, range: WeightRange) -> Result<()> {
+    let path = dir.join(FileRole::OutWeights.file_name());
+    let mut r = open(&path)?;
+    let mut tally = WeightTally::new();
+    let mut buf = vec![0u8; READ_CHUNK];
+    let mut left = arcs * 4;
+    while left > 0 {
+        let k = left.min(READ_CHUNK as u64) as usize;
+        r.read_exact(&mut buf[..k]).map_err(|e| Error::io(&path, "read", e))?;
+        tally.add(&buf[..k]);
+        left -= k as u64;
+    }
+    let found = tally.finish();
+    if found != Some(range) {
+        return Err(Error::format(
+            &path,
+            format!("the manifest records the weight range {range:?}, the weights hold {found:?}"),
+        ));
     }
     Ok(())
 }

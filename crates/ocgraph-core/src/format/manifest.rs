@@ -17,6 +17,7 @@ use serde::{Deserialize, Serialize};
 
 use super::grid::GridInfo;
 use super::layout::{pad_len, FileRole};
+use super::weight_range::WeightRange;
 use crate::error::{Error, Result};
 
 /// Name of the manifest file in a graph directory.
@@ -92,6 +93,10 @@ pub struct Manifest {
     /// files are `grid.index`, `grid.edges` and (weighted graphs) `grid.weights`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub grid: Option<GridInfo>,
+    /// The range of the out-weights (weighted graphs whose weights are all finite and
+    /// non-negative), filled in by [`super::GraphWriter::commit`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub weight_range: Option<WeightRange>,
 }
 
 /// The durable update state recorded in the manifest (see `update/` and docs/design.md).
@@ -265,6 +270,14 @@ impl Manifest {
         }
         if self.num_vertices > u32::MAX as u64 {
             return Err(bad(format!("{} vertices exceed the 32-bit id space", self.num_vertices)));
+        }
+        if let Some(r) = &self.weight_range {
+            if !self.weighted {
+                return Err(bad("an unweighted graph records a weight range".into()));
+            }
+            if let Some(msg) = r.invalid() {
+                return Err(bad(msg));
+            }
         }
         for name in self.files.keys() {
             if FileRole::from_file_name(name).is_none() {

@@ -8,6 +8,7 @@ pub mod hubs;
 mod layout;
 mod manifest;
 pub mod packed;
+mod weight_range;
 mod writer;
 
 pub use check::check_graph;
@@ -16,5 +17,6 @@ pub use manifest::{
     FileEntry, IdMapKind, LabelLogEntry, LevelEntry, Manifest, UpdateState, FORMAT_VERSION, MANIFEST_FILE,
     MANIFEST_MAGIC,
 };
+pub use weight_range::WeightRange;
 pub(crate) use writer::fsync_dir;
 pub use writer::{remove_stale_temp_dirs, FileWriter, GraphWriter, StaleTempDir};

@@ -18,24 +18,30 @@ use rayon::prelude::*;
 
 use super::layout::{pad_len, FileRole};
 use super::manifest::{FileEntry, Manifest, MANIFEST_FILE};
+use super::weight_range::{WeightRange, WeightTally};
 use crate::error::{Error, Result};
 
-/// Streams one data file, computing its length and CRC-32C.
+/// Streams one data file, computing its length and CRC-32C (and, for the out-weights, their
+/// range).
 pub struct FileWriter {
     path: PathBuf,
     out: BufWriter<File>,
     len: u64,
     crc: u32,
+    weights: Option<WeightTally>,
 }
 
 impl FileWriter {
-    fn create(path: PathBuf) -> Result<FileWriter> {
+    fn create(path: PathBuf, weights: Option<WeightTally>) -> Result<FileWriter> {
         let f = File::create(&path).map_err(|e| Error::io(&path, "create", e))?;
-        Ok(FileWriter { path, out: BufWriter::with_capacity(1 << 20, f), len: 0, crc: 0 })
+        Ok(FileWriter { path, out: BufWriter::with_capacity(1 << 20, f), len: 0, crc: 0, weights })
     }
 
     /// Appends raw bytes.
     pub fn write_bytes(&mut self, bytes: &[u8]) -> Result<()> {
+        if let Some(t) = &mut self.weights {
+            t.add(bytes);
+        }
         self.crc = crc32c::crc32c_append(self.crc, bytes);
         self.len += bytes.len() as u64;
         self.out.write_all(bytes).map_err(|e| Error::io(&self.path, "write", e))
@@ -57,9 +63,11 @@ impl FileWriter {
         self.len == 0
     }
 
-    /// Pads to the alignment, flushes and starts the write-back; returns the manifest entry and
-    /// the file, which [`GraphWriter::commit`] fsyncs (all files in parallel) before the manifest.
-    fn finish(mut self) -> Result<(FileEntry, Unsynced)> {
+    /// Pads to the alignment, flushes and starts the write-back; returns the manifest entry,
+    /// the weights' range (out-weights only) and the file, which [`GraphWriter::commit`] fsyncs
+    /// (all files in parallel) before the manifest.
+    fn finish(mut self) -> Result<(FileEntry, Option<WeightRange>, Unsynced)> {
+        let range = self.weights.take().and_then(|t| t.finish());
         let data_len = self.len;
         let pad = (pad_len(data_len) - data_len) as usize;
         self.write_bytes(&vec![0u8; pad])?;
@@ -68,7 +76,7 @@ impl FileWriter {
         // asynchronous write-back so that the fsync at commit has less left to wait for; its
         // failure is harmless (the fsync reports real errors).
         unsafe { libc::sync_file_range(file.as_raw_fd(), 0, 0, libc::SYNC_FILE_RANGE_WRITE) };
-        Ok((FileEntry { len: data_len, crc32c: self.crc }, Unsynced { path: self.path, file }))
+        Ok((FileEntry { len: data_len, crc32c: self.crc }, range, Unsynced { path: self.path, file }))
     }
 }
 
@@ -89,6 +97,7 @@ pub struct GraphWriter {
     out: PathBuf,
     tmp: PathBuf,
     files: BTreeMap<String, FileEntry>,
+    weight_range: Option<WeightRange>,
     unsynced: Vec<Unsynced>,
     overwrite: bool,
     committed: bool,
@@ -126,6 +135,7 @@ impl GraphWriter {
             out: out.to_path_buf(),
             tmp,
             files: BTreeMap::new(),
+            weight_range: None,
             unsynced: Vec::new(),
             overwrite,
             committed: false,
@@ -139,12 +149,16 @@ impl GraphWriter {
 
     /// Opens a streaming writer for `role`; hand it back with [`GraphWriter::add`].
     pub fn file(&self, role: FileRole) -> Result<FileWriter> {
-        FileWriter::create(self.tmp.join(role.file_name()))
+        let tally = (role == FileRole::OutWeights).then(WeightTally::new);
+        FileWriter::create(self.tmp.join(role.file_name()), tally)
     }
 
     /// Finishes `writer` and records it as the file for `role`.
     pub fn add(&mut self, role: FileRole, writer: FileWriter) -> Result<()> {
-        let (entry, file) = writer.finish()?;
+        let (entry, range, file) = writer.finish()?;
+        if role == FileRole::OutWeights {
+            self.weight_range = range;
+        }
         self.files.insert(role.file_name().to_string(), entry);
         self.unsynced.push(file);
         Ok(())
@@ -157,9 +171,11 @@ impl GraphWriter {
         self.add(role, w)
     }
 
-    /// Writes the manifest (with the recorded file entries) and moves the directory into place.
+    /// Writes the manifest (with the recorded file entries and weight range) and moves the
+    /// directory into place.
     pub fn commit(mut self, mut manifest: Manifest) -> Result<()> {
         manifest.files = std::mem::take(&mut self.files);
+        manifest.weight_range = if manifest.weighted { self.weight_range } else { None };
         // Every data file is durable before the manifest that vouches for it exists.
         std::mem::take(&mut self.unsynced).par_iter().try_for_each(Unsynced::sync)?;
         let mpath = self.tmp.join(MANIFEST_FILE);

@@ -6,7 +6,7 @@ use std::ops::Range;
 use super::chunk_cursor::ChunkCursor;
 use super::{Adjacency, Graph, Vertex};
 use crate::format::packed::{self, DecodeError};
-use crate::format::FileRole;
+use crate::format::{FileRole, WeightRange};
 use crate::page::{Advice, FileId, PageSource, PartitionCut, Slice};
 
 /// Where a direction's neighbour lists are stored.
@@ -600,6 +600,11 @@ impl Adjacency for Direction<'_> {
 
     fn is_weighted(&self) -> bool {
         self.weights.is_some()
+    }
+
+    /// The manifest's range: the in-weights are the out-weights in another order.
+    fn weight_range(&self) -> Option<WeightRange> {
+        self.weights.and(self.graph.manifest().weight_range)
     }
 
     /// Scans block by block: the offsets of a block of vertices (one backend chunk of them) are

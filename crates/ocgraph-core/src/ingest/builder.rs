@@ -334,6 +334,8 @@ impl GraphBuilder {
             data_dir: None,
             updates: None,
             grid: None,
+            // Filled in at commit, from the weights written.
+            weight_range: None,
         };
         self.writer.commit(manifest)?;
         progress.finish();

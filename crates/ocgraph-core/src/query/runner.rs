@@ -28,6 +28,7 @@ use super::ring::Ring;
 use super::timing::{Checkpoints, Histogram, Latency};
 use super::workload::{QueryKind, Workload};
 use crate::error::{Error, Result};
+use crate::format::WeightRange;
 use crate::graph::{Adjacency, Graph, Vertex};
 use crate::page::{Advice, Slice};
 
@@ -161,6 +162,9 @@ impl<A: Adjacency> Adjacency for Observed<'_, A> {
     }
     fn is_weighted(&self) -> bool {
         self.inner.is_weighted()
+    }
+    fn weight_range(&self) -> Option<WeightRange> {
+        self.inner.weight_range()
     }
     fn memory_budget(&self) -> Option<u64> {
         self.inner.memory_budget()

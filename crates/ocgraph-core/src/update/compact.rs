@@ -107,6 +107,8 @@ pub(crate) fn write_base(
         data_dir: None,
         updates: None,
         grid: None,
+        // Filled in at commit, from the weights written.
+        weight_range: None,
     };
     w.commit(manifest)?;
     Manifest::read(out)
