@@ -4,6 +4,7 @@ networkx on the same mutated graph, before and after freezing levels, compaction
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 from pathlib import Path
@@ -284,3 +285,33 @@ def test_updates_by_original_string_ids(tmp_path):
     with ocgraph.open(path) as ro:
         assert ro.vertex("erin") == 4
         assert named(ro) == {frozenset(e) for e in h.edges()}
+
+
+def test_compaction_records_the_weight_range_sssp_trusts(tmp_path):
+    """SSSP reads the weight range a base records instead of scanning the weights, so a
+    compacted base with a negative weight (even one no search reaches) must record none, and one
+    whose weights are all non-negative the right range; `ocgraph check` compares the two."""
+    inf = float("inf")
+    path = tmp_path / "g"
+    ocgraph.from_edges(
+        [0, 1, 3], [1, 2, 4], path, num_vertices=5, weights=[0.0, 2.5, 1.0], directed=True
+    ).close()
+    with open_writable(path, "mmap") as g:
+        assert g.sssp(0).tolist() == [0.0, 0.0, 2.5, inf, inf]
+        g.add_edges([3], [2], weights=[-1.0])  # not reachable from 0
+        g.compact()
+        with pytest.raises(ocgraph.InvalidArgumentError, match="arc 3 -> 2"):
+            g.sssp(0)
+        g.set_edge_weights([3], [2], [7.0])
+        g.compact()
+    with ocgraph.open(path) as g:
+        assert g.sssp(3).tolist() == [inf, inf, 7.0, 0.0, 1.0]
+        h = nx.DiGraph()
+        h.add_weighted_edges_from([(0, 1, 0.0), (1, 2, 2.5), (3, 4, 1.0), (3, 2, 7.0)])
+        ref = nx.single_source_dijkstra_path_length(h, 0)
+        assert g.sssp(0).tolist() == [ref.get(v, inf) for v in range(5)]
+    if OCGRAPH_BIN.exists():
+        run = lambda *a: subprocess.run([str(OCGRAPH_BIN), *a], capture_output=True, text=True, check=True)  # noqa: E731
+        run("check", str(path))
+        info = json.loads(run("info", str(path), "--json").stdout)
+        assert info["weight_range"] == {"min_positive": 1.0, "max": 7.0}

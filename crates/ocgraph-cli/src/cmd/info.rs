@@ -111,6 +111,8 @@ pub fn run(args: &InfoArgs) -> Result<()> {
         (labelled, l.len())
     });
     let compressed = compressed_summary(g)?;
+    // The range the base's writer recorded; pending updates may have changed the weights.
+    let weight_range = m.weight_range.filter(|_| levels.is_none());
     if args.json {
         let v = json!({
             "path": args.graph.display().to_string(),
@@ -120,6 +122,7 @@ pub fn run(args: &InfoArgs) -> Result<()> {
             "updates": levels.map(|l| json!({ "levels": l })),
             "directed": g.is_directed(),
             "weighted": g.is_weighted(),
+            "weight_range": weight_range,
             "id_map": id_map,
             "packed": m.is_packed(),
             "packed_copy": m.has_packed_copy(),
@@ -146,6 +149,13 @@ pub fn run(args: &InfoArgs) -> Result<()> {
         }
         println!("directed   {}", g.is_directed());
         println!("weighted   {}", g.is_weighted());
+        if let Some(r) = weight_range {
+            let smallest = r.min_positive.map_or("none".to_string(), |w| w.to_string());
+            println!(
+                "weights    non-negative, largest {}, smallest positive {smallest} (recorded when written)",
+                r.max
+            );
+        }
         println!("id map     {id_map}");
         let lists = match (m.is_packed(), m.has_packed_copy()) {
             (true, _) => "packed (read-only)",
