@@ -11,9 +11,10 @@ Open a graph built with the ``ocgraph`` CLI or with :func:`import_edges` / :func
 pandas, Arrow and Parquet: :func:`from_pandas`, :func:`from_arrow`, :func:`from_parquet` in,
 :meth:`Graph.to_pandas`, :meth:`Graph.to_arrow`, :meth:`Graph.to_series` out (needs pyarrow).
 
-Vertex ids are ``0 .. num_vertices - 1``; arrays come back as numpy arrays. Every error is an
-:class:`ocgraph.Error` (see :mod:`ocgraph._errors` for the hierarchy). Long-running calls
-release the GIL.
+Vertex ids are ``0 .. num_vertices - 1``; arrays come back as numpy arrays. Every error the
+engine raises is an :class:`ocgraph.Error` (see :mod:`ocgraph._errors` for the hierarchy); an
+argument of the wrong Python type (a float where a vertex id goes) raises ``TypeError``, as
+Python functions do. Long-running calls release the GIL.
 """
 
 from __future__ import annotations

@@ -171,6 +171,24 @@ fn build_small(dir: &Path) {
     import(&tmp_in, dir, &opts(), &NoProgress).unwrap();
 }
 
+/// Building a layout on a path that holds no graph fails as opening it would, and leaves the
+/// directory as it was (no `writer.lock`).
+#[test]
+fn layouts_of_a_path_without_a_graph_write_nothing() {
+    let tmp = scratch();
+    let empty = tmp.path().join("empty");
+    std::fs::create_dir(&empty).unwrap();
+    let err = ocgraph_core::ingest::index_hubs(&empty, &NoProgress).unwrap_err();
+    assert!(err.to_string().contains("manifest"), "{err}");
+    assert_eq!(std::fs::read_dir(&empty).unwrap().count(), 0);
+    let err = ocgraph_core::ingest::pack_copy(&tmp.path().join("missing"), &NoProgress).unwrap_err();
+    assert!(
+        err.to_string().contains("open graph directory") && !err.to_string().contains("writer.lock"),
+        "{err}"
+    );
+    assert!(!tmp.path().join("missing").exists());
+}
+
 /// A weight range in the manifest that is not the weights' is refused by `check_graph`, naming
 /// the weights file; one that is no range at all is refused on open.
 #[test]

@@ -3,7 +3,8 @@
 //! an undirected graph), highest first, ties broken by the smaller id; [`NO_HUB`] pads the
 //! entries of a vertex with fewer in-neighbours. Vertex `v`'s entries are the u32 at bytes
 //! `12v .. 12v + 12`; the first carries [`MORE`] when the vertex has more in-neighbours than
-//! its entries hold (so hub ids are below 2^31, and the index is refused for larger graphs).
+//! its entries hold (so hub ids are below 2^31 - 1, since id 2^31 - 1 with [`MORE`] would read
+//! as [`NO_HUB`], and the index is refused for larger graphs).
 //!
 //! Why: on a power-law graph most vertices are adjacent to a hub, and a hub is reached early.
 //! The first bottom-up step of a BFS then finds most parents among these entries, and the
@@ -20,8 +21,9 @@ pub const NO_HUB: u32 = u32::MAX;
 /// Set in the first entry of a vertex whose in-list holds more than its entries.
 pub const MORE: u32 = 1 << 31;
 
-/// Vertex count above which a graph has no hub index (ids must leave [`MORE`] free).
-pub const MAX_VERTICES: u64 = MORE as u64;
+/// Vertex count above which a graph has no hub index: ids must leave [`MORE`] free, and the
+/// largest id with [`MORE`] set must not read as [`NO_HUB`].
+pub const MAX_VERTICES: u64 = MORE as u64 - 1;
 
 /// One vertex's entries as stored: its hubs (the first `len` of `hubs`) and whether its in-list
 /// holds more.
@@ -50,7 +52,7 @@ pub fn encode(hubs: &[u32], more: bool) -> [u32; HUBS_PER_VERTEX] {
 /// [`MORE`] only with a full set of hubs. Returns what is wrong.
 pub fn check_entries(entries: &[u32; HUBS_PER_VERTEX], n: u64) -> Result<(), String> {
     let (hubs, len, more) = decode(entries);
-    if let Some(&h) = hubs[..len].iter().find(|&&h| h as u64 >= n || h >= MORE) {
+    if let Some(&h) = hubs[..len].iter().find(|&&h| h as u64 >= n || h as u64 >= MAX_VERTICES) {
         return Err(format!("hub {h} is not a vertex (the graph has {n})"));
     }
     if hubs[len..].iter().any(|&h| h != NO_HUB) {
@@ -60,4 +62,22 @@ pub fn check_entries(entries: &[u32; HUBS_PER_VERTEX], n: u64) -> Result<(), Str
         return Err("fewer hubs than entries, yet marked as having more in-neighbours".into());
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_largest_indexable_id_round_trips_with_more() {
+        let top = (MAX_VERTICES - 1) as u32;
+        for more in [false, true] {
+            let e = encode(&[top, 0, 1], more);
+            assert_eq!(decode(&e), ([top, 0, 1], 3, more));
+            assert_eq!(check_entries(&e, MAX_VERTICES), Ok(()));
+        }
+        // The next id with MORE would read as no hub at all: it is past the index's limit.
+        assert_eq!(decode(&encode(&[top + 1, 0, 1], true)).1, 0);
+        assert!(check_entries(&[top + 1, 0, 1], MAX_VERTICES + 1).is_err());
+    }
 }

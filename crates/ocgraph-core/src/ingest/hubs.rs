@@ -78,7 +78,7 @@ fn write_entries(
     let (out, in_) = (g.out(), g.in_());
     if g.num_vertices() as u64 > MAX_VERTICES {
         return Err(crate::Error::invalid(format!(
-            "{}: the hub index holds vertex ids below 2^31; the graph has {} vertices",
+            "{}: the hub index holds vertex ids below 2^31 - 1; the graph has {} vertices",
             g.path().display(),
             g.num_vertices()
         )));

@@ -192,8 +192,12 @@ fn fresh_delta(dir: &Path, opts: &WriteOptions, directed: bool) -> Result<[Arc<d
 pub const WRITER_LOCK: &str = "writer.lock";
 
 /// Opens and locks `<dir>/writer.lock` (see [`WRITER_LOCK`]): every change of a graph directory
-/// (updates, and the layouts and labels written beside the base) holds it while it writes.
+/// (updates, and the layouts and labels written beside the base) holds it while it writes. A
+/// path that holds no graph gets no lock file: the error is the one opening it gives.
 pub(crate) fn lock_for_writing(dir: &Path) -> Result<std::fs::File> {
+    if !dir.join(MANIFEST_FILE).is_file() {
+        Manifest::read(dir)?;
+    }
     let path = dir.join(WRITER_LOCK);
     let file = std::fs::OpenOptions::new()
         .create(true)
