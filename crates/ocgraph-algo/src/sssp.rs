@@ -17,6 +17,7 @@ use std::cmp::Reverse;
 use std::collections::{BTreeMap, BinaryHeap};
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
+use ocgraph_core::format::WeightRange;
 use ocgraph_core::{Adjacency, Error, Result, Vertex};
 use rayon::prelude::*;
 
@@ -29,20 +30,17 @@ const LOCAL_BUCKETS: usize = 1024;
 /// Bucket sizes above which sorting runs in parallel.
 const PAR_SORT_MIN: usize = 1 << 14;
 
-/// Summary of the arc weights, from one parallel scan.
-#[derive(Clone, Copy)]
-struct WeightScan {
-    min_positive: f64,
-    max: f64,
-}
+/// A block's smallest positive and largest weight, or its first negative or NaN arc.
+type BlockWeights = std::result::Result<(f32, f32), (Vertex, Vertex, f32)>;
 
-/// Scans all weights: rejects negative or NaN weights, returns min positive and max weight.
-fn scan_weights<A: Adjacency>(g: &A) -> Result<WeightScan> {
+/// Scans all weights: rejects negative or NaN weights, returns their range (whose largest
+/// weight may be infinite here; a recorded range's never is).
+fn scan_weights<A: Adjacency>(g: &A) -> Result<WeightRange> {
     let blocks = vertex_blocks(g.num_vertices());
-    let per_block: Vec<std::result::Result<WeightScan, (Vertex, Vertex, f32)>> = blocks
+    let per_block: Vec<BlockWeights> = blocks
         .into_par_iter()
         .map(|block| {
-            let mut s = WeightScan { min_positive: f64::INFINITY, max: 0.0 };
+            let (mut min_positive, mut max) = (f32::INFINITY, 0f32);
             let mut bad = None;
             g.for_each_weighted_in_range(block, |u, nbrs, ws| {
                 // Non-negative floats order like their bits, and a negative or NaN weight's
@@ -56,8 +54,8 @@ fn scan_weights<A: Adjacency>(g: &A) -> Result<WeightScan> {
                 }
                 if hi <= f32::INFINITY.to_bits() {
                     if lo != u32::MAX {
-                        s.min_positive = s.min_positive.min(f32::from_bits(lo) as f64);
-                        s.max = s.max.max(f32::from_bits(hi) as f64);
+                        min_positive = min_positive.min(f32::from_bits(lo));
+                        max = max.max(f32::from_bits(hi));
                     }
                     return;
                 }
@@ -65,50 +63,42 @@ fn scan_weights<A: Adjacency>(g: &A) -> Result<WeightScan> {
                     if w.is_nan() || w < 0.0 {
                         bad.get_or_insert((u, v, w));
                     } else if w > 0.0 {
-                        s.min_positive = s.min_positive.min(w as f64);
-                        s.max = s.max.max(w as f64);
+                        min_positive = min_positive.min(w);
+                        max = max.max(w);
                     }
                 }
             });
-            bad.map_or(Ok(s), Err)
+            bad.map_or(Ok((min_positive, max)), Err)
         })
         .collect();
-    let mut all = WeightScan { min_positive: f64::INFINITY, max: 0.0 };
+    let (mut min_positive, mut max) = (f32::INFINITY, 0f32);
     for r in per_block {
-        let s = r.map_err(|(u, v, w)| {
+        let (lo, hi) = r.map_err(|(u, v, w)| {
             Error::invalid(format!("arc {u} -> {v} has weight {w}; shortest paths need non-negative weights"))
         })?;
-        all.min_positive = all.min_positive.min(s.min_positive);
-        all.max = all.max.max(s.max);
+        min_positive = min_positive.min(lo);
+        max = max.max(hi);
     }
-    Ok(all)
+    Ok(WeightRange { min_positive: min_positive.is_finite().then_some(min_positive), max })
 }
 
-/// The weights' range: 1 for unweighted graphs, the range recorded with the weights when the
-/// adjacency knows it ([`Adjacency::weight_range`]), else one parallel scan, which also refuses
-/// negative and NaN weights (a graph with such weights records no range).
-fn weight_range<A: Adjacency>(g: &A) -> Result<WeightScan> {
+/// The weights' range, negative and NaN weights refused: every weight 1 for unweighted graphs,
+/// the range recorded with the weights when the adjacency knows it
+/// ([`Adjacency::weight_range`]; a graph with such weights records none), else one scan.
+fn checked_weight_range<A: Adjacency>(g: &A) -> Result<WeightRange> {
     if !g.is_weighted() {
-        return Ok(WeightScan { min_positive: 1.0, max: 1.0 });
+        return Ok(WeightRange { min_positive: Some(1.0), max: 1.0 });
     }
-    match g.weight_range() {
-        Some(r) => Ok(WeightScan {
-            min_positive: r.min_positive.map_or(f64::INFINITY, f64::from),
-            max: r.max as f64,
-        }),
-        None => scan_weights(g),
-    }
+    g.weight_range().map_or_else(|| scan_weights(g), Ok)
 }
 
 /// The default bucket width: `max weight / average out-degree` (Meyer & Sanders' Θ(1/d) for
 /// weights in [0, 1]), but at least the smallest positive weight; `1` for unweighted graphs.
 pub fn default_delta<A: Adjacency>(g: &A) -> Result<f64> {
-    let s = weight_range(g)?;
-    if !g.is_weighted() || !s.min_positive.is_finite() {
-        return Ok(1.0);
-    }
+    let r = checked_weight_range(g)?;
+    let Some(min_positive) = r.min_positive.filter(|_| g.is_weighted()) else { return Ok(1.0) };
     let avg_degree = (g.num_arcs() as f64 / g.num_vertices().max(1) as f64).max(1.0);
-    Ok((s.max / avg_degree).max(s.min_positive))
+    Ok((r.max as f64 / avg_degree).max(min_positive as f64))
 }
 
 /// Delta-stepping SSSP from `source` over the out-edges of `g`, on the current rayon pool.
@@ -121,7 +111,7 @@ pub fn sssp<A: Adjacency>(g: &A, source: Vertex, delta: Option<f64>) -> Result<V
     check_vertex(g, source, "source")?;
     let delta = match delta {
         Some(d) if d.is_finite() && d > 0.0 => {
-            weight_range(g)?;
+            checked_weight_range(g)?;
             d
         }
         Some(d) => return Err(Error::invalid(format!("delta must be finite and positive, got {d}"))),

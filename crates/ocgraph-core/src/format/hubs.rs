@@ -51,6 +51,14 @@ pub fn encode(hubs: &[u32], more: bool) -> [u32; HUBS_PER_VERTEX] {
 /// Checks one vertex's entries: ids below `n`, [`NO_HUB`] only after the last hub, and
 /// [`MORE`] only with a full set of hubs. Returns what is wrong.
 pub fn check_entries(entries: &[u32; HUBS_PER_VERTEX], n: u64) -> Result<(), String> {
+    decode_checked(entries, n).map(|_| ())
+}
+
+/// [`decode`] of entries that pass [`check_entries`]; what is wrong otherwise.
+pub fn decode_checked(
+    entries: &[u32; HUBS_PER_VERTEX],
+    n: u64,
+) -> Result<([u32; HUBS_PER_VERTEX], usize, bool), String> {
     let (hubs, len, more) = decode(entries);
     if let Some(&h) = hubs[..len].iter().find(|&&h| h as u64 >= n || h as u64 >= MAX_VERTICES) {
         return Err(format!("hub {h} is not a vertex (the graph has {n})"));
@@ -61,7 +69,7 @@ pub fn check_entries(entries: &[u32; HUBS_PER_VERTEX], n: u64) -> Result<(), Str
     if more && len < HUBS_PER_VERTEX {
         return Err("fewer hubs than entries, yet marked as having more in-neighbours".into());
     }
-    Ok(())
+    Ok((hubs, len, more))
 }
 
 #[cfg(test)]

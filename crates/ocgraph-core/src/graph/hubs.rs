@@ -4,7 +4,7 @@
 use std::ops::Range;
 
 use super::{Graph, Slice, Vertex};
-use crate::format::hubs::{check_entries, decode, HUBS_PER_VERTEX};
+use crate::format::hubs::{decode_checked, HUBS_PER_VERTEX};
 use crate::format::FileRole;
 use crate::page::FileId;
 
@@ -47,10 +47,7 @@ impl<'g> Hubs<'g> {
                 self.graph.source.read(self.file, lo as u64 * entry as u64, (hi - lo) as usize * entry);
             let entries: Slice<'_, [u32; HUBS_PER_VERTEX]> = bytes.typed();
             for (v, e) in (lo..hi).zip(entries.iter()) {
-                if let Err(msg) = check_entries(e, n) {
-                    self.corrupt(v, &msg);
-                }
-                let (hubs, len, more) = decode(e);
+                let (hubs, len, more) = decode_checked(e, n).unwrap_or_else(|msg| self.corrupt(v, &msg));
                 f(v, &hubs[..len], more);
             }
             lo = hi;
