@@ -94,11 +94,22 @@ impl State<'_> {
 }
 
 /// A step's candidate list (before the per-candidate checks) and the exclusive id bounds it was
-/// clipped to.
+/// clipped to; or, given to the third step, the intersection of the first two positions' lists.
 struct Candidates<'c> {
     list: &'c [Vertex],
     lo: Option<Vertex>,
     hi: Option<Vertex>,
+    /// Which lists `list` intersects.
+    of: Intersected,
+}
+
+/// The lists a [`Candidates`] list is the intersection of.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Intersected {
+    /// The previous step's adjacent positions' lists.
+    PreviousStep,
+    /// The lists of positions 0 and 1.
+    FirstTwo,
 }
 
 /// A plan bound to the lists of a graph.
@@ -156,7 +167,8 @@ impl<'a, L: ListSource<'a>> Matcher<'a, L> {
         }
     }
 
-    /// Whether `c` may take position `i` given positions `0..i` (every check of the step).
+    /// Whether `c` passes the checks of position `i` that read no list (in range, label,
+    /// distinct from the earlier positions, within the restrictions' bounds).
     fn accepts(&self, st: &State<'a>, i: usize, c: Vertex) -> bool {
         let s = &self.plan.steps[i];
         (c as usize) < self.g.num_vertices()
@@ -164,8 +176,6 @@ impl<'a, L: ListSource<'a>> Matcher<'a, L> {
             && !st.m[..i].contains(&c)
             && s.above.iter().all(|&j| st.m[j] < c)
             && s.below.iter().all(|&j| st.m[j] > c)
-            && s.adjacent.iter().all(|&j| st.lists[j].binary_search(&c).is_ok())
-            && s.non_adjacent.iter().all(|&j| st.lists[j].binary_search(&c).is_err())
     }
 
     /// Places `v` at position `i` (reading its list when a later step needs it).
@@ -209,8 +219,15 @@ impl<'a, L: ListSource<'a>> Matcher<'a, L> {
         let within = |p: &Candidates<'_>| {
             p.lo.is_none_or(|x| lo.is_some_and(|y| y >= x)) && p.hi.is_none_or(|x| hi.is_some_and(|y| y <= x))
         };
+        // Likewise when the caller gave the intersection of positions 0 and 1 and this step is
+        // adjacent to both (a watch's changed pair: one intersection shared by every plan).
         let (first, rest): (&[Vertex], &[usize]) = match (&s.extends, &prev) {
-            (Some(new), Some(p)) if within(p) => (&p.list[clip(p.list)], new),
+            (Some(new), Some(p)) if p.of == Intersected::PreviousStep && within(p) => {
+                (&p.list[clip(p.list)], new)
+            }
+            (_, Some(p)) if p.of == Intersected::FirstTwo && s.adjacent.starts_with(&[0, 1]) => {
+                (&p.list[clip(p.list)], &s.adjacent[2..])
+            }
             _ => {
                 let l = &st.lists[s.adjacent[0]];
                 (&l[clip(l)], &s.adjacent[1..])
@@ -245,7 +262,8 @@ impl<'a, L: ListSource<'a>> Matcher<'a, L> {
                 continue;
             }
             self.place(st, i, c);
-            total += self.search(st, i + 1, emit, Some(Candidates { list: &cand, lo, hi }));
+            let prev = Candidates { list: &cand, lo, hi, of: Intersected::PreviousStep };
+            total += self.search(st, i + 1, emit, Some(prev));
         }
         st.cand[i] = cand;
         total
@@ -262,28 +280,38 @@ impl<'a, L: ListSource<'a>> Matcher<'a, L> {
 
     /// Counts (and emits) the matches whose first two positions are `u` and `v`, given their
     /// neighbour lists `lu` and `lv` as [`ListSource::read`] gives them (lent to the search
-    /// and given back, so several plans share one read of each list).
+    /// and given back, so several plans share one read of each list), whether they are
+    /// `adjacent` (known to the caller, so not searched for), and when known their
+    /// intersection `common` (read by a third step adjacent to both instead of intersecting
+    /// them again).
     pub(crate) fn starting_at_pair(
         &self,
         st: &mut State<'a>,
         (u, lu): (Vertex, &mut ListBuf<'a>),
         (v, lv): (Vertex, &mut ListBuf<'a>),
+        adjacent: bool,
+        common: Option<&[Vertex]>,
         emit: &mut Emit<'_>,
     ) -> u64 {
+        // Position 0 has no list checks (no earlier position).
         if !self.accepts(st, 0, u) {
             return 0;
         }
-        // Position 1's checks read position 0's list: it is always lent.
+        // Position 1's list checks concern position 0 alone: the pair's adjacency answers them.
+        let s = &self.plan.steps[1];
+        let pair_ok = (s.adjacent.is_empty() || adjacent) && (s.non_adjacent.is_empty() || !adjacent);
+        // Later steps read position 0's list: it is always lent.
         st.m[0] = u;
         std::mem::swap(&mut st.lists[0], lu);
         let mut total = 0;
-        if self.accepts(st, 1, v) {
+        if pair_ok && self.accepts(st, 1, v) {
             st.m[1] = v;
             let lend = self.plan.steps[1].list_needed;
             if lend {
                 std::mem::swap(&mut st.lists[1], lv);
             }
-            total = self.search(st, 2, emit, None);
+            let prev = common.map(|list| Candidates { list, lo: None, hi: None, of: Intersected::FirstTwo });
+            total = self.search(st, 2, emit, prev);
             if lend {
                 std::mem::swap(&mut st.lists[1], lv);
             }

@@ -33,9 +33,10 @@
 //! The graphs before and after a batch are given as two pairs of directions ([`Watch::apply`])
 //! or kept by the watch itself across a stream ([`super::WatchStore`]).
 //!
-//! A pair whose ends have no common neighbour is skipped when every plan's third vertex is
-//! adjacent to its first two (a clique's plans): the common case of an edge added between
-//! vertices of low degree.
+//! When every plan's third vertex is adjacent to its first two (a clique's plans), the two
+//! anchors' lists are intersected once per pair and every plan's third step reads that
+//! intersection; a pair whose ends have no common neighbour is then skipped (the common case of
+//! an edge added between vertices of low degree).
 //!
 //! State: the changed pairs (sorted; canonicity checks search them, past a bitmap of their
 //! endpoints when there are many) and, per worker, a neighbour list per pattern vertex (lent by
@@ -48,7 +49,7 @@ use rayon::prelude::*;
 
 use super::pattern::{DataLabels, Matcher, State};
 use super::plan::{Pattern, Plan};
-use super::{intersects, ListBuf, ListSource, Undirected};
+use super::{intersect_into, ListBuf, ListSource, Undirected};
 use crate::bfs::check_directions;
 
 /// A watched pattern: the plans anchored at each ordered pair of pattern vertices.
@@ -67,6 +68,10 @@ pub struct Watch {
     /// changed pair without a common neighbour is then in no match, and its plans are skipped.
     common_first: bool,
 }
+
+/// A worker's state exploring changed pairs: the search state, the pair's two lists and (when
+/// every plan's third vertex is adjacent to both) their intersection.
+type Worker<'a> = (State<'a>, ListBuf<'a>, ListBuf<'a>, Vec<Vertex>);
 
 /// The matches that appeared and disappeared in one batch, flattened: `k` data vertices per
 /// match, in pattern-vertex order.
@@ -185,16 +190,19 @@ impl Watch {
             bits
         });
         let is_end = |x: Vertex| ends.as_ref().is_none_or(|b| b[x as usize / 64] >> (x % 64) & 1 == 1);
-        let one = |i: usize, (st, lu, lv): &mut (State<'a>, ListBuf<'a>, ListBuf<'a>)| {
+        // Appends the matches reported from pair `i` to `found`.
+        let one = |i: usize, (st, lu, lv, common): &mut Worker<'a>, found: &mut Vec<Vertex>| {
             let (u, v) = pairs[i];
-            let mut found = Vec::new();
             if (u as usize) >= n || (v as usize) >= n || (!self.induced && changed.edge_after[i] != after) {
-                return found;
+                return;
             }
             g.read(u, lu);
             g.read(v, lv);
-            if self.common_first && !intersects(lu, lv) {
-                return found;
+            if self.common_first {
+                intersect_into(lu, lv, common);
+                if common.is_empty() {
+                    return;
+                }
             }
             let mut sink = |m: &[Vertex]| {
                 let earlier = self.pairs.iter().any(|&(a, b)| {
@@ -205,18 +213,29 @@ impl Watch {
                     found.extend_from_slice(m);
                 }
             };
+            let common = self.common_first.then_some(common.as_slice());
+            // A changed pair is an edge on the side of the batch where it is one after.
+            let adjacent = changed.edge_after[i] == after;
             for m in &matchers {
-                m.starting_at_pair(st, (u, lu), (v, lv), &mut Some(&mut sink));
+                m.starting_at_pair(st, (u, lu), (v, lv), adjacent, common, &mut Some(&mut sink));
             }
-            found
         };
-        let init = || (State::new(k), ListBuf::default(), ListBuf::default());
-        let parts: Vec<Vec<Vertex>> = if pairs.len() < 64 {
-            let mut w = init();
-            (0..pairs.len()).map(|i| one(i, &mut w)).collect()
-        } else {
-            (0..pairs.len()).into_par_iter().map_init(init, |w, i| one(i, w)).collect()
-        };
+        let init = || (State::new(k), ListBuf::default(), ListBuf::default(), Vec::new());
+        if pairs.len() < 64 {
+            let (mut w, mut found) = (init(), Vec::new());
+            for i in 0..pairs.len() {
+                one(i, &mut w, &mut found);
+            }
+            return Ok(found);
+        }
+        let parts: Vec<Vec<Vertex>> = (0..pairs.len())
+            .into_par_iter()
+            .map_init(init, |w, i| {
+                let mut found = Vec::new();
+                one(i, w, &mut found);
+                found
+            })
+            .collect();
         Ok(parts.concat())
     }
 
