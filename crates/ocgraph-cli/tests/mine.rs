@@ -97,6 +97,11 @@ fn mine_counts_lists_and_patterns() {
         ("0 1\nlabel 0 4294967295\n", 2, "expected"),
         ("0 1\nlabel 99999999999999 1\n", 2, "vertices 0 to 1"),
         ("0 1\nlabel 0 -1\n", 2, "expected"),
+        // Edge ends beyond the pattern size limit, up to the largest integers.
+        ("0 1\n0 8\n", 2, "at most 8 vertices"),
+        ("0 4294967295\n", 1, "at most 8 vertices"),
+        ("18446744073709551615 0\n", 1, "at most 8 vertices"),
+        ("0 18446744073709551616\n", 1, "expected"),
     ] {
         let pat = tmp.path().join("bad.txt");
         std::fs::write(&pat, body).unwrap();

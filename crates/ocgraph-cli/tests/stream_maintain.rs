@@ -259,6 +259,38 @@ fn non_finite_weights_in_update_files_name_the_line() {
     assert_eq!(read_edges(&g, false), before, "nothing was applied");
 }
 
+/// Update files that would take the graph past 2^32 - 1 vertices (text and binary), or hold a
+/// line that is not UTF-8, are refused by the parser with the file and line (or byte offset),
+/// exit code 1, before any batch is applied.
+#[test]
+fn update_files_past_the_vertex_limit_or_not_utf8_name_the_place() {
+    let tmp = tempfile::tempdir().unwrap();
+    let g = tmp.path().join("g");
+    ok(&["generate", "erdos-renyi", "--vertices", "20", "--edges", "40", "--seed", "1", "--quiet", p(&g)]);
+    let before = read_edges(&g, false);
+    let refused = |file: &Path, place: &str, what: &str| {
+        let out = run(&["stream", p(&g), "--updates", p(file), "--batch-size", "1"]);
+        let e = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{e}");
+        assert!(e.contains(place) && e.contains(what) && !e.contains("internal error"), "{e}");
+    };
+    let u = tmp.path().join("u.txt");
+    std::fs::write(&u, "+ 0 2\n+v 4294967275\n+v 1\n").unwrap();
+    refused(&u, "u.txt:3", "more than 4294967295 vertices");
+    std::fs::write(&u, b"+ 0 1\n# fine\n+ 0 \xff\n").unwrap();
+    refused(&u, "u.txt:3", "UTF-8");
+    let b = tmp.path().join("u.updates");
+    let mut bytes = b"OCUPDAT1".to_vec();
+    for count in [4294967275u32, 1] {
+        bytes.push(4);
+        bytes.extend(count.to_le_bytes());
+        bytes.extend([0; 8]);
+    }
+    std::fs::write(&b, &bytes).unwrap();
+    refused(&b, "u.updates", &format!("at byte {}", 8 + 13));
+    assert_eq!(read_edges(&g, false), before, "nothing was applied");
+}
+
 /// `workload updates --mix 0/100` removes every edge when asked for as many removals as there are
 /// edges (the last ones found among those left when random picks miss), each once; asked for
 /// more, it fails and leaves no output file behind.

@@ -10,7 +10,7 @@
 //! graph (`ocgraph import --labels`, `ocgraph labels set`, label updates), or those of
 //! `--labels FILE` (one integer a line, line `i` for vertex `i`).
 
-use std::io::{BufRead, BufReader, BufWriter, IsTerminal, Write};
+use std::io::{BufWriter, IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::sync::{Arc, Mutex};
@@ -18,10 +18,11 @@ use std::time::{Duration, Instant};
 
 use clap::{Args, ValueEnum};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use ocgraph_algo::mine::{self, MatchOptions, Pattern, TRIAD_NAMES};
+use ocgraph_algo::mine::{self, MatchOptions, Pattern, MAX_PATTERN_VERTICES, TRIAD_NAMES};
 use ocgraph_core::labels::NO_LABEL;
 use ocgraph_core::{with_adjacency, Adjacency, Error, Result, Vertex};
 
+use super::text_lines::for_each_text_line;
 use crate::backend_args::BackendArgs;
 
 /// What `ocgraph mine` looks for.
@@ -253,33 +254,34 @@ pub(crate) fn read_pattern(spec: &str) -> Result<Pattern> {
     if !path.exists() {
         return Pattern::named(spec);
     }
-    let f = std::fs::File::open(path).map_err(|e| Error::io(path, "open", e))?;
     // Each `label a L` line with its line number, checked once the edges give the vertex count.
-    let (mut edges, mut label_lines) = (Vec::new(), Vec::<(usize, u32, usize)>::new());
-    for (i, line) in BufReader::new(f).lines().enumerate() {
-        let line = line.map_err(|e| Error::io(path, "read", e))?;
+    let (mut edges, mut label_lines) = (Vec::new(), Vec::<(usize, u32, u64)>::new());
+    for_each_text_line(path, |no, line| {
         let text = line.split('#').next().unwrap_or("").trim();
         if text.is_empty() {
-            continue;
+            return Ok(());
         }
-        let bad = || {
-            Error::invalid(format!(
-                "{}:{}: expected `a b` or `label a L`, got {text:?}",
-                path.display(),
-                i + 1
-            ))
-        };
+        let at = |msg: String| Error::invalid(format!("{}:{no}: {msg}", path.display()));
+        let bad = || at(format!("expected `a b` or `label a L`, got {text:?}"));
         let words: Vec<&str> = text.split_whitespace().collect();
         let num = |w: &str| w.parse::<usize>().map_err(|_| bad());
+        // An edge's vertices are numbered from 0, below the pattern size limit.
+        let end = |w: &str| match num(w)? {
+            a if a < MAX_PATTERN_VERTICES => Ok(a),
+            a => Err(at(format!(
+                "pattern vertex {a}: patterns have at most {MAX_PATTERN_VERTICES} vertices, numbered from 0"
+            ))),
+        };
         match words.as_slice() {
             ["label", a, l] => {
                 let l = l.parse::<u32>().ok().filter(|&l| l != NO_LABEL).ok_or_else(bad)?;
-                label_lines.push((num(a)?, l, i + 1));
+                label_lines.push((num(a)?, l, no));
             }
-            [a, b] => edges.push((num(a)?, num(b)?)),
+            [a, b] => edges.push((end(a)?, end(b)?)),
             _ => return Err(bad()),
         }
-    }
+        Ok(())
+    })?;
     // A pattern vertex without a `label` line is a wildcard (matches any data label).
     let k = edges.iter().map(|&(a, b)| a.max(b) + 1).max().unwrap_or(0);
     let mut labels = vec![None; k];
@@ -302,19 +304,13 @@ pub(crate) fn read_pattern(spec: &str) -> Result<Pattern> {
 
 /// Reads data vertex labels: one unsigned integer a line.
 pub(crate) fn read_labels(path: &Path) -> Result<Vec<u32>> {
-    let f = std::fs::File::open(path).map_err(|e| Error::io(path, "open", e))?;
-    BufReader::new(f)
-        .lines()
-        .enumerate()
-        .map(|(i, line)| {
-            let line = line.map_err(|e| Error::io(path, "read", e))?;
-            line.trim().parse::<u32>().map_err(|_| {
-                Error::invalid(format!(
-                    "{}:{}: expected a label (unsigned integer), got {line:?}",
-                    path.display(),
-                    i + 1
-                ))
-            })
-        })
-        .collect()
+    let mut labels = Vec::new();
+    for_each_text_line(path, |no, line| {
+        let label = line.trim().parse::<u32>().map_err(|_| {
+            Error::input_line(path, no, format!("expected a label (unsigned integer), got {line:?}"))
+        })?;
+        labels.push(label);
+        Ok(())
+    })?;
+    Ok(labels)
 }

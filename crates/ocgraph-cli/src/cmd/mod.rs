@@ -20,6 +20,7 @@ mod spark;
 mod stream;
 mod stream_watch;
 mod stream_workload;
+mod text_lines;
 mod update;
 mod workload;
 

@@ -23,7 +23,7 @@ use ocgraph_core::{Error, Result, Vertex};
 
 use super::mine::{read_labels, read_pattern};
 use super::stream_watch::Watcher;
-use super::update::for_each_line;
+use super::text_lines::for_each_line;
 use super::update::DurabilityArg;
 use crate::backend_args::BackendArgs;
 
@@ -121,11 +121,21 @@ fn read_binary_updates(path: &Path, mut n: u64, weighted: bool) -> Result<Vec<Wa
                 vertex(src)?;
                 vertex(dst)?;
             }
-            WalItem::AddVertices { count } => n += count as u64,
+            WalItem::AddVertices { count } => n = added_vertices(n, count).map_err(bad)?,
             WalItem::RemoveVertex { v } | WalItem::SetLabel { v, .. } => vertex(v)?,
         }
     }
     Ok(items.into_iter().map(|(_, item)| item).collect())
+}
+
+/// The vertex count after `count` more vertices are added to `n`; an error past `u32::MAX`
+/// (vertex ids are 32-bit), as the update path would refuse the batch.
+fn added_vertices(n: u64, count: u32) -> std::result::Result<u64, String> {
+    let total = n + count as u64;
+    if total > u32::MAX as u64 {
+        return Err(format!("adding {count} vertices to {n} makes more than {} vertices", u32::MAX));
+    }
+    Ok(total)
 }
 
 /// The items of a text update file (see the module docs).
@@ -135,7 +145,7 @@ fn read_text_updates(path: &Path, mut n: u64, weighted: bool) -> Result<Vec<WalI
         let bad = |msg: String| Error::input_line(path, no, msg);
         let cols: Vec<&str> = text.split_whitespace().collect();
         let vertex = |c: &str| -> Result<Vertex> {
-            let v: Vertex = c.parse().map_err(|_| bad(format!("bad vertex id '{c}'")))?;
+            let v: Vertex = c.parse().map_err(|_| bad(format!("bad vertex id '{}'", c.escape_debug())))?;
             if v as u64 >= n {
                 return Err(bad(format!("vertex {v} out of range (the graph has {n} vertices here)")));
             }
@@ -144,11 +154,11 @@ fn read_text_updates(path: &Path, mut n: u64, weighted: bool) -> Result<Vec<WalI
         let item = match (cols[0], cols.len()) {
             ("+", 3 | 4) => {
                 let weight = match cols.get(3) {
-                    Some(c) if weighted => c
-                        .parse::<f32>()
-                        .ok()
-                        .filter(|w| w.is_finite())
-                        .ok_or_else(|| bad(format!("bad weight '{c}' (expected a finite number)")))?,
+                    Some(c) if weighted => {
+                        c.parse::<f32>().ok().filter(|w| w.is_finite()).ok_or_else(|| {
+                            bad(format!("bad weight '{}' (expected a finite number)", c.escape_debug()))
+                        })?
+                    }
                     Some(_) => return Err(bad("the graph is unweighted; weights are not accepted".into())),
                     None => 1.0,
                 };
@@ -156,19 +166,22 @@ fn read_text_updates(path: &Path, mut n: u64, weighted: bool) -> Result<Vec<WalI
             }
             ("-", 3) => WalItem::RemoveEdge { src: vertex(cols[1])?, dst: vertex(cols[2])? },
             ("+v", 2) => {
-                let count: u32 =
-                    cols[1].parse().map_err(|_| bad(format!("bad vertex count '{}'", cols[1])))?;
-                n += count as u64;
+                let count: u32 = cols[1]
+                    .parse()
+                    .map_err(|_| bad(format!("bad vertex count '{}'", cols[1].escape_debug())))?;
+                n = added_vertices(n, count).map_err(bad)?;
                 WalItem::AddVertices { count }
             }
             ("-v", 2) => WalItem::RemoveVertex { v: vertex(cols[1])? },
             ("L", 3) => WalItem::SetLabel {
                 v: vertex(cols[1])?,
-                label: parse_label(cols[2]).ok_or_else(|| bad(format!("bad label '{}'", cols[2])))?,
+                label: parse_label(cols[2])
+                    .ok_or_else(|| bad(format!("bad label '{}'", cols[2].escape_debug())))?,
             },
             _ => {
                 return Err(bad(format!(
-                    "expected '+ u v [w]', '- u v', '+v n', '-v u' or 'L u label', found '{text}'"
+                    "expected '+ u v [w]', '- u v', '+v n', '-v u' or 'L u label', found '{}'",
+                    text.escape_debug()
                 )))
             }
         };

@@ -8,7 +8,6 @@
 //! `--set-labels FILE` sets vertex labels the same way, from `L vertex label` lines (`-` for
 //! the label removes it; the `L` may be left out).
 
-use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -19,6 +18,7 @@ use ocgraph_core::update::{Durability, WritableGraph, WriteOptions};
 use ocgraph_core::{Error, Result, Vertex};
 
 use super::stream::parse_label;
+use super::text_lines::for_each_line;
 use crate::backend_args::BackendArgs;
 use ocgraph_core::ingest::Progress;
 
@@ -151,20 +151,6 @@ fn read_label_lines<T>(path: &Path, parse: impl Fn(&str) -> Option<T>) -> Result
         Ok(())
     })?;
     Ok(out)
-}
-
-/// Calls `f(line number, trimmed text)` on every line of `path` that is not blank or a `#` or
-/// `%` comment (the update files' lines); errors name the file.
-pub(crate) fn for_each_line(path: &Path, mut f: impl FnMut(u64, &str) -> Result<()>) -> Result<()> {
-    let file = std::fs::File::open(path).map_err(|e| Error::io(path, "open", e))?;
-    for (i, line) in BufReader::new(file).lines().enumerate() {
-        let line = line.map_err(|e| Error::io(path, "read", e))?;
-        let text = line.trim();
-        if !(text.is_empty() || text.starts_with('#') || text.starts_with('%')) {
-            f(i as u64 + 1, text)?;
-        }
-    }
-    Ok(())
 }
 
 /// Applies `f` to `items` in batches of `size` (printing `ack N` after each batch when `ack`);
