@@ -186,6 +186,36 @@ def test_matches_against_networkx(graphs, induced):
                 assert g.count_matches(edges, induced=induced) == len(want)
 
 
+def test_searches_through_pools_of_a_few_frames(tmp_path):
+    """Pools of two and four frames run pattern searches (which keep a list per pattern vertex)
+    and kernels on a weighted directed graph with a pending batch, without waiting for frames:
+    the answers of the memory-mapped graph."""
+    n = 513  # the lists fill just over one 4 KiB page: under the pool, over half of it
+    src = np.arange(n)
+    ocgraph.from_edges(src, (src + 1) % n, tmp_path / "cycle", directed=False).close()
+    with ocgraph.open(tmp_path / "cycle", backend="pool", memory="8KiB") as g:
+        assert g.count_matches("triangle", threads=1) == 0
+        assert g.count_matches("4-path", threads=1) == n
+    rng = np.random.default_rng(0)
+    s, d = (rng.random(1700) ** 3 * 256).astype(int), rng.integers(0, 256, 1700)
+    path = tmp_path / "skewed"
+    ocgraph.from_edges(s, d, path, num_vertices=256, directed=False, dedup=True, drop_self_loops=True).close()
+    with ocgraph.open(path) as g:
+        want = g.count_matches("4-cycle", induced=True)
+    with ocgraph.open(path, backend="pool", memory="16KiB") as g:
+        assert g.count_matches("4-cycle", induced=True, threads=2) == want
+    path = tmp_path / "directed"
+    ocgraph.from_edges([0, 1], [1, 2], path, directed=True, weights=[1.0, 2.0]).close()
+    with ocgraph.open(path, writable=True) as w:
+        w.add_edges([2], [0])  # pending in the log: the 3-cycle 0 -> 1 -> 2 -> 0
+    with ocgraph.open(path, backend="pool", memory="8KiB") as g:
+        assert g.triangle_count(threads=1) == 1
+        assert g.count_matches("wedge", threads=1) == 3
+        census = g.motifs(3, directed=True, threads=1)
+    h = nx.DiGraph([(0, 1), (1, 2), (2, 0)])
+    assert dict(zip(ocgraph.MOTIF_NAMES[(3, True)], census.tolist())) == nx.triadic_census(h)
+
+
 def test_labelled_matches_against_networkx(graphs):
     rng = np.random.default_rng(3)
     for path, h in graphs[:4]:

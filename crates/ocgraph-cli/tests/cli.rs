@@ -292,6 +292,36 @@ fn text_export_refuses_ids_a_text_edge_list_cannot_hold() {
     ok(&["export", p(&g), p(&out)]); // vertex ids are fine
 }
 
+/// `export` to a symlink writes through it (the link stays a link, its target gets the edges)
+/// instead of replacing it; a graph of isolated vertices round-trips through Parquet given
+/// `--num-vertices`, as through text.
+#[test]
+fn export_writes_through_links_and_edgeless_graphs_round_trip() {
+    let t = tempfile::tempdir().unwrap();
+    let input = t.path().join("in.txt");
+    std::fs::write(&input, "0 1\n1 2\n").unwrap();
+    let g = t.path().join("g");
+    ok(&["import", p(&input), p(&g)]);
+    let (target, link) = (t.path().join("target.txt"), t.path().join("link.txt"));
+    std::fs::write(&target, "old\n").unwrap();
+    std::os::unix::fs::symlink(&target, &link).unwrap();
+    ok(&["export", p(&g), p(&link)]);
+    assert!(std::fs::symlink_metadata(&link).unwrap().file_type().is_symlink());
+    assert_eq!(std::fs::read_to_string(&target).unwrap(), "0 1\n1 2\n");
+
+    let empty = t.path().join("empty.txt");
+    std::fs::write(&empty, "").unwrap();
+    let e = t.path().join("e");
+    ok(&["import", p(&empty), p(&e), "--num-vertices", "3"]);
+    let pq = t.path().join("e.parquet");
+    ok(&["export", p(&e), p(&pq)]);
+    let back = t.path().join("back");
+    fails(&["import", p(&pq), p(&back)], 1, &["e.parquet", "no edges"]);
+    ok(&["import", p(&pq), p(&back), "--num-vertices", "3"]);
+    let b = open(&back);
+    assert_eq!((b.num_vertices(), b.out().num_arcs()), (3, 0));
+}
+
 /// Vertices that updates added by original id keep their ids in `export --original-ids` (it
 /// once read only the base's id map and panicked on the first added vertex).
 #[test]

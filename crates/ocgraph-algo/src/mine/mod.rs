@@ -48,10 +48,17 @@ pub(crate) struct Undirected<'a, O, I> {
     /// `out` and `in_` serve the same lists (an undirected graph): read one.
     same: bool,
     /// Lists may be lent (holding their pages pinned while a search keeps them): in memory, or
-    /// through a buffer pool that holds the lists. A search keeps one list per pattern vertex,
-    /// which a smaller pool may not have the frames for: it copies them instead.
+    /// through a buffer pool of at least [`LEND_FACTOR`] times the lists. A search keeps one
+    /// list per pattern vertex, which a smaller pool may not have the frames for: it copies
+    /// them instead.
     lend: bool,
 }
+
+/// A buffer pool lends lists to a search when it holds this many times their bytes: the pages
+/// the lent lists may pin (every page of the lists files, one more where a file ends part-way
+/// into a page) then take at most half the frames, and the other half serves the reads of
+/// offsets and the copies of the workers.
+const LEND_FACTOR: u64 = 4;
 
 impl<O, I> Clone for Undirected<'_, O, I> {
     fn clone(&self) -> Self {
@@ -64,7 +71,8 @@ impl<O, I> Copy for Undirected<'_, O, I> {}
 impl<'a, O: Adjacency, I: Adjacency> Undirected<'a, O, I> {
     pub(crate) fn new(out: &'a O, in_: &'a I) -> Self {
         let same = out.lists_id().is_some() && out.lists_id() == in_.lists_id();
-        let lend = out.memory_budget().is_none_or(|b| b >= out.num_arcs() * 4);
+        let list_bytes = 4 * (out.num_arcs() + if same { 0 } else { in_.num_arcs() });
+        let lend = out.memory_budget().is_none_or(|b| b >= LEND_FACTOR * list_bytes);
         Undirected { out, in_, same, lend }
     }
 

@@ -35,7 +35,8 @@ pub enum ExportFormat {
 pub struct ExportArgs {
     /// Graph directory.
     graph: PathBuf,
-    /// Output file.
+    /// Output file: written beside it and renamed over it, so it appears whole or not at all;
+    /// an existing symlink, pipe or device (`/dev/stdout`) is written through instead.
     out: PathBuf,
     /// Output format (default: from OUT's extension: .bin/.u32 = bin32, .u64 = bin64,
     /// .u32w = bin32w, .u64w = bin64w, .parquet = parquet, else text).
@@ -110,7 +111,13 @@ pub fn run(args: &ExportArgs) -> Result<()> {
         eprintln!("note: binary pair formats carry no weights; weights are not exported (bin32w and bin64w carry them)");
     }
     let name = args.out.file_name().ok_or_else(|| Error::invalid("OUT must name a file"))?;
-    let tmp = args.out.with_file_name(format!(".{}.tmp-{}", name.to_string_lossy(), std::process::id()));
+    // A regular file is written beside OUT and renamed over it; an existing symlink, pipe or
+    // device (such as /dev/stdout) is written through, never replaced.
+    let through = std::fs::symlink_metadata(&args.out).is_ok_and(|m| !m.file_type().is_file());
+    let tmp = match through {
+        true => args.out.clone(),
+        false => args.out.with_file_name(format!(".{}.tmp-{}", name.to_string_lossy(), std::process::id())),
+    };
     let ids = if args.original_ids { Some(g.ids()?) } else { None };
     let progress = CliProgress::new(false);
     let written = match format {
@@ -122,10 +129,12 @@ pub fn run(args: &ExportArgs) -> Result<()> {
     };
     progress.finish();
     let written = written.and_then(|count| {
-        std::fs::rename(&tmp, &args.out).map_err(|e| Error::io(&args.out, "rename", e))?;
+        if !through {
+            std::fs::rename(&tmp, &args.out).map_err(|e| Error::io(&args.out, "rename", e))?;
+        }
         Ok(count)
     });
-    if written.is_err() {
+    if written.is_err() && !through {
         let _ = std::fs::remove_file(&tmp);
     }
     let count = written?;

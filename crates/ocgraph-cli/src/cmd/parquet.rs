@@ -334,7 +334,8 @@ pub(crate) fn import(
         row += n as u64;
         progress.advance(n as u64);
     }
-    if row == 0 {
+    // No edges build a graph only of the vertices --num-vertices asks for (as from text).
+    if row == 0 && num_vertices.unwrap_or(0) == 0 {
         return Err(perr(input, "no edges"));
     }
     let id_map = match mapper {

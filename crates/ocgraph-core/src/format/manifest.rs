@@ -120,6 +120,13 @@ pub struct UpdateState {
     pub labels_log: Option<LabelLogEntry>,
 }
 
+impl UpdateState {
+    /// The state of a graph of `num_vertices` vertices that no batch has changed yet.
+    pub fn fresh(num_vertices: u64) -> UpdateState {
+        UpdateState { num_vertices, next_file_id: 1, ..UpdateState::default() }
+    }
+}
+
 /// The label log of an updated graph: a file in the graph directory, of which the first `len`
 /// bytes are whole records.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

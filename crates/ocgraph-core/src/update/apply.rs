@@ -72,7 +72,7 @@ impl Plan {
     fn current_list(&mut self, view: &View, side: usize, v: Vertex) -> Vec<Vertex> {
         let mut ns = match view.merged(side, v) {
             Some((ns, _)) => ns,
-            None => view.base_list(side, v).0.to_vec(),
+            None => view.base_neighbors(side, v).to_vec(),
         };
         let side = if self.directed { side } else { 0 };
         self.index();

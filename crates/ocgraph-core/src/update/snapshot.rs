@@ -68,6 +68,19 @@ impl View {
         (ns, ws)
     }
 
+    /// The base list of `v` without its weights ([`View::base_list`]'s first half): one page
+    /// pinned, not two, for readers of the lists alone.
+    pub(crate) fn base_neighbors(&self, side: usize, v: Vertex) -> Slice<'_, Vertex> {
+        if (v as usize) >= self.base.num_vertices() || self.base.list_known_empty(side, v) {
+            return Slice::from_slice(&[]);
+        }
+        let ns = self.base_dir(side).list(v);
+        if self.dedup_base && has_repeats(&ns) {
+            return Slice::owned(dedup_list(&ns, None).0);
+        }
+        ns
+    }
+
     /// The net changes to `v`'s list over the base (sorted by dst), or `None` when untouched.
     pub(crate) fn changes(&self, side: usize, v: Vertex) -> Option<Vec<(Vertex, ArcOp)>> {
         let side = self.side(side);
@@ -436,7 +449,7 @@ impl Inner {
             let table = &self.overlay(side).table;
             let mut ns = Vec::new();
             for (i, &u) in table.vertices().iter().enumerate() {
-                let (nb, _) = v.base_list(v.side(side), u);
+                let nb = v.base_neighbors(v.side(side), u);
                 merge_into(&nb, None, table.ops_at(i), &mut ns, None);
                 arcs += ns.len() as i64 - nb.len() as i64;
                 loops += ns.binary_search(&u).is_ok() as i64 - nb.binary_search(&u).is_ok() as i64;
@@ -484,7 +497,7 @@ impl Adjacency for SnapshotDirection<'_> {
 
     fn degree(&self, v: Vertex) -> usize {
         self.check(v);
-        let (nb, _) = self.snap.view.base_list(self.side, v);
+        let nb = self.snap.view.base_neighbors(self.side, v);
         match self.snap.point_changes(self.side, v) {
             Some(c) => merged_len(&nb, &c),
             None => nb.len(),
@@ -505,7 +518,7 @@ impl Adjacency for SnapshotDirection<'_> {
 
     fn neighbors(&self, v: Vertex) -> Slice<'_, Vertex> {
         self.check(v);
-        let (nb, _) = self.snap.view.base_list(self.side, v);
+        let nb = self.snap.view.base_neighbors(self.side, v);
         match self.snap.point_changes(self.side, v) {
             Some(c) => {
                 let mut ns = Vec::with_capacity(nb.len() + c.len());

@@ -350,14 +350,7 @@ impl WritableGraph {
         }
         let base = Arc::new(Graph::open(&dir, &OpenOptions { backend: opts.backend.clone() })?);
         let mut manifest = manifest;
-        let up = manifest.updates.clone().unwrap_or(UpdateState {
-            checkpoint_seq: 0,
-            num_vertices: manifest.num_vertices,
-            levels: Vec::new(),
-            next_file_id: 1,
-            base_simple: None,
-            labels_log: None,
-        });
+        let up = manifest.updates.clone().unwrap_or(UpdateState::fresh(manifest.num_vertices));
         let base_simple = match up.base_simple {
             Some(simple) => simple,
             None => {
@@ -1079,14 +1072,14 @@ impl Shared {
             let mut st = self.state.lock();
             self.check_open(&st)?;
             debug_assert!(st.view.frozen.is_empty());
-            let up = st.manifest.updates.as_mut().map(|u| {
-                u.next_file_id += 1;
-                u.next_file_id - 1
-            });
-            let Some(gen) = up else { return Ok(()) }; // never updated: nothing to merge
-            if st.view.levels.is_empty() {
+            // Nothing to merge, unless the base is a multigraph (compaction writes it simple).
+            if st.view.levels.is_empty() && !st.view.dedup_base {
                 return Ok(());
             }
+            let n = st.manifest.num_vertices;
+            let up = st.manifest.updates.get_or_insert_with(|| UpdateState::fresh(n));
+            up.next_file_id += 1;
+            let gen = up.next_file_id - 1;
             let mut view = st.view.clone();
             view.upto = st.manifest.updates.as_ref().map_or(0, |u| u.checkpoint_seq);
             view.delta = fresh_delta(&self.dir, &self.opts, view.base.is_directed())?;
