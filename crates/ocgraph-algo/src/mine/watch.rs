@@ -41,7 +41,7 @@
 //! State: the changed pairs (sorted; canonicity checks search them, past a bitmap of their
 //! endpoints when there are many) and, per worker, a neighbour list per pattern vertex (lent by
 //! the graph when it is already simple); the two anchors' lists are read once per pair and lent
-//! to every plan.
+//! to every plan, with their intersection (a clique's plans) in a buffer kept per worker.
 
 use ocgraph_core::labels::NO_LABEL;
 use ocgraph_core::{Adjacency, Result, Vertex};
