@@ -308,6 +308,24 @@ fn export_writes_through_links_and_edgeless_graphs_round_trip() {
     ok(&["export", p(&g), p(&link)]);
     assert!(std::fs::symlink_metadata(&link).unwrap().file_type().is_symlink());
     assert_eq!(std::fs::read_to_string(&target).unwrap(), "0 1\n1 2\n");
+    // A device has nothing to fsync: exporting to it succeeds.
+    ok(&["export", p(&g), "/dev/null"]);
+    ok(&["export", p(&g), "/dev/null", "--format", "parquet"]);
+
+    // A corrupted offset that `info` and `export` stumble on is reported by file.
+    let bad = t.path().join("bad");
+    ok(&["generate", "kronecker", "--scale", "6", "--edge-factor", "4", "--seed", "1", "--quiet", p(&bad)]);
+    let mut offsets = std::fs::read(bad.join("out.offsets")).unwrap();
+    offsets[16..20].copy_from_slice(&[0xff; 4]);
+    std::fs::write(bad.join("out.offsets"), &offsets).unwrap();
+    // (The panic's own message is printed first, then the corrupted file, as for `run`.)
+    for args in [vec!["info", p(&bad)], vec!["export", p(&bad), p(&t.path().join("x.txt"))]] {
+        let out = ocgraph(&args);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {err}");
+        let last = err.lines().last().unwrap_or_default();
+        assert!(last.contains("out.offsets") && last.contains("corrupted"), "{args:?}: {err}");
+    }
 
     let empty = t.path().join("empty.txt");
     std::fs::write(&empty, "").unwrap();

@@ -219,6 +219,28 @@ fn a_wrong_weight_range_is_detected() {
     assert!(err.to_string().contains("weight range"), "{err}");
 }
 
+/// A manifest whose edge count cannot go with its arc count (a directed graph's edges are its
+/// arcs; an undirected one has between `e` and `2e` arcs) is refused on open.
+#[test]
+fn an_edge_count_that_contradicts_the_arcs_is_refused() {
+    let tmp = scratch();
+    for (directed, bad_edges) in [(false, 1u64 << 40), (false, 1), (true, 2)] {
+        let dir = tmp.path().join(format!("g{directed}{bad_edges}"));
+        let input = dir.with_extension("txt");
+        std::fs::write(&input, b"0 1\n1 2\n2 2\n").unwrap();
+        let build = BuildOptions { directed, ..BuildOptions::default() };
+        import(&input, &dir, &ImportOptions { build, ..opts() }, &NoProgress).unwrap();
+        let mut m = Manifest::read(&dir).unwrap();
+        // Undirected: 2 edges as 4 arcs and the loop as 1; directed: 3 arcs.
+        assert_eq!((m.num_edges, m.num_arcs), if directed { (3, 3) } else { (3, 5) });
+        m.num_edges = bad_edges;
+        m.write_atomic(&dir).unwrap();
+        let err = Graph::open(&dir, &OpenOptions::default()).unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::Format);
+        assert!(err.to_string().contains("cannot describe"), "{err}");
+    }
+}
+
 #[test]
 fn corrupted_graphs_are_detected() {
     let tmp = scratch();

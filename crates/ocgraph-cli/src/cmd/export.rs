@@ -103,8 +103,14 @@ pub(crate) fn for_each_edge(
     result
 }
 
-/// Runs `ocgraph export`.
+/// Runs `ocgraph export` (a corrupted file it panics on is reported, see
+/// [`super::reporting_corruption`]).
 pub fn run(args: &ExportArgs) -> Result<()> {
+    super::reporting_corruption(&args.graph, || run_export(args))
+}
+
+/// [`run`] without the check after a panic.
+fn run_export(args: &ExportArgs) -> Result<()> {
     let g = args.backend.open_view(&args.graph)?;
     let format = args.format.unwrap_or_else(|| ExportFormat::from_extension(&args.out));
     if g.is_weighted() && matches!(format, ExportFormat::Bin32 | ExportFormat::Bin64) {
@@ -243,8 +249,16 @@ fn write_edges(
     })?;
     out.write_all(&buf).map_err(io)?;
     let file = out.into_inner().map_err(|e| Error::io(path, "write", e.into_error()))?;
-    file.sync_all().map_err(|e| Error::io(path, "fsync", e))?;
+    sync_if_regular(&file, path)?;
     Ok(count)
+}
+
+/// Makes a written regular file durable; a pipe or device (`/dev/stdout`) has nothing to sync.
+pub(crate) fn sync_if_regular(file: &File, path: &Path) -> Result<()> {
+    if file.metadata().is_ok_and(|m| m.is_file()) {
+        file.sync_all().map_err(|e| Error::io(path, "fsync", e))?;
+    }
+    Ok(())
 }
 
 #[cfg(test)]

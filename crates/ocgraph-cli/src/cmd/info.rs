@@ -59,8 +59,14 @@ impl Histogram {
     }
 }
 
-/// Runs `ocgraph info`.
+/// Runs `ocgraph info` (a corrupted file it panics on is reported, see
+/// [`super::reporting_corruption`]).
 pub fn run(args: &InfoArgs) -> Result<()> {
+    super::reporting_corruption(&args.graph, || run_info(args))
+}
+
+/// [`run`] without the check after a panic.
+fn run_info(args: &InfoArgs) -> Result<()> {
     // A graph with updates is described as it is now (base, levels and log); its files and
     // layouts are the base's.
     let view = args.backend.open_view(&args.graph)?;

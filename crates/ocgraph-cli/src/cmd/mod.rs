@@ -96,6 +96,20 @@ pub fn run(cmd: Command) -> Result<()> {
     }
 }
 
+/// Runs `f`, a command reading the graph at `graph`. When it panics on lists that are not what
+/// the graph says (a corrupted file that was not checked), the graph is verified as `ocgraph
+/// check` does and the corrupted file is reported instead (the panic's own message is printed
+/// first); a panic on a graph that checks out passes through.
+pub(crate) fn reporting_corruption(graph: &std::path::Path, f: impl FnOnce() -> Result<()>) -> Result<()> {
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)) {
+        Ok(r) => r,
+        Err(payload) => match ocgraph_core::format::check_graph(graph) {
+            Err(corrupt) => Err(corrupt),
+            Ok(_) => std::panic::resume_unwind(payload),
+        },
+    }
+}
+
 /// clap value parser for byte sizes (`256MB`, `1GiB`, `4096`).
 pub(crate) fn size_arg(s: &str) -> std::result::Result<u64, String> {
     ocgraph_core::size::parse_size(s).map_err(|e| e.to_string())

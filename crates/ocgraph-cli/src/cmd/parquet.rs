@@ -27,6 +27,8 @@ use parquet::arrow::{ArrowWriter, ProjectionMask};
 use parquet::basic::Compression;
 use parquet::file::properties::WriterProperties;
 
+use super::export::sync_if_regular;
+
 /// Rows per record batch read or written.
 const BATCH_ROWS: usize = 1 << 16;
 /// Largest vertex id of a graph built without relabelling.
@@ -437,6 +439,6 @@ pub(crate) fn export(
         flush(&mut us, &mut vs, &mut ws)?;
     }
     let file = writer.into_inner().map_err(werr)?;
-    file.sync_all().map_err(|e| Error::io(path, "fsync", e))?;
+    sync_if_regular(&file, path)?;
     Ok(count)
 }

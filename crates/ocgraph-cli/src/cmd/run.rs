@@ -146,17 +146,10 @@ enum Values {
     F64(Vec<f64>),
 }
 
-/// Runs `ocgraph run`. A kernel that panics on lists that are not what the graph says (a
-/// corrupted file that was not checked) reports the corrupted file: the graph is verified then,
-/// as `ocgraph check` does (the panic's own message is printed first).
+/// Runs `ocgraph run` (a corrupted file a kernel panics on is reported, see
+/// [`super::reporting_corruption`]).
 pub fn run(args: &RunArgs) -> Result<()> {
-    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run_kernel(args))) {
-        Ok(r) => r,
-        Err(payload) => match ocgraph_core::format::check_graph(&args.graph) {
-            Err(corrupt) => Err(corrupt),
-            Ok(_) => std::panic::resume_unwind(payload),
-        },
-    }
+    super::reporting_corruption(&args.graph, || run_kernel(args))
 }
 
 /// [`run`] without the check after a panic.

@@ -278,6 +278,13 @@ impl Manifest {
         if self.num_vertices > u32::MAX as u64 {
             return Err(bad(format!("{} vertices exceed the 32-bit id space", self.num_vertices)));
         }
+        // A directed graph's edges are its arcs; an undirected one stores each edge as two arcs
+        // and each self-loop as one.
+        let (e, a) = (self.num_edges, self.num_arcs);
+        if (self.directed && e != a) || (!self.directed && (a < e || a > e.saturating_mul(2))) {
+            let kind = if self.directed { "directed" } else { "undirected" };
+            return Err(bad(format!("{e} edges and {a} arcs cannot describe one {kind} graph")));
+        }
         if let Some(r) = &self.weight_range {
             if !self.weighted {
                 return Err(bad("an unweighted graph records a weight range".into()));

@@ -97,7 +97,8 @@ impl ErdosRenyi {
         let hi = (lo + span).min(total);
         let mut rng = block_rng(self.seed, block);
         let mut b = EdgeBatch::with_capacity(((hi - lo) as f64 * p * 1.1) as usize + 16, self.weighted);
-        let log_q = (1.0 - p).ln();
+        // ln(1 - p) without rounding `1 - p` to 1 for tiny `p` (which would skip nothing).
+        let log_q = (-p).ln_1p();
         let mut i = lo;
         loop {
             if p < 1.0 {
@@ -221,6 +222,13 @@ mod tests {
         assert_eq!(full.len(), 30 * 29 / 2);
         let none = collect(&erdos_renyi(30, ErdosRenyiSize::Probability(0.0), 1).unwrap());
         assert!(none.is_empty());
+        // Probabilities so small that `1 - p` rounds to 1 still draw (almost surely) nothing.
+        for p in [1e-17, 1e-300] {
+            assert!(
+                collect(&erdos_renyi(50, ErdosRenyiSize::Probability(p), 1).unwrap()).is_empty(),
+                "p = {p}"
+            );
+        }
         assert!(erdos_renyi(30, ErdosRenyiSize::Probability(1.5), 1).is_err());
         assert!(erdos_renyi(1, ErdosRenyiSize::Edges(3), 1).is_err());
     }
