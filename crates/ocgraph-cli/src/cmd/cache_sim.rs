@@ -27,7 +27,8 @@ pub struct CacheSimArgs {
     #[arg(long, default_value = "clock,lru,fifo,lifo,random,s3fifo,arc,gac,opt")]
     policies: String,
     /// Comma-separated cache sizes: N% of the trace's distinct pages, Nf frames, or bytes
-    /// (64MiB; divided by the trace's page size).
+    /// (64MiB; divided by the trace's page size); a size above the trace's distinct pages counts
+    /// as that many frames.
     #[arg(long, default_value = "5%,10%,20%,30%,40%,50%,60%,70%,80%,90%,100%")]
     sizes: String,
     /// Write `policy,size,hit_ratio,frames,hits,capacity_misses,cold_misses` rows to this CSV.
@@ -45,7 +46,9 @@ pub struct CacheSimArgs {
     score_every: u64,
 }
 
-/// Frames for a size spec over a trace with `distinct` pages of `page_size` bytes.
+/// Frames for a size spec over a trace with `distinct` pages of `page_size` bytes. A size above
+/// `distinct` pages is taken as `distinct` frames: no policy evicts then, so every hit ratio is
+/// the same, and the simulators need not allocate the frames asked for.
 fn frames_for(spec: &str, distinct: usize, page_size: u32) -> Result<usize> {
     let bad = |why: &str| Error::invalid(format!("cache size '{spec}': {why}"));
     let frames = if let Some(p) = spec.strip_suffix('%') {
@@ -62,7 +65,7 @@ fn frames_for(spec: &str, distinct: usize, page_size: u32) -> Result<usize> {
     if frames == 0 {
         return Err(bad("is less than one frame"));
     }
-    Ok(frames)
+    Ok(frames.min(distinct.max(1)))
 }
 
 /// Runs `ocgraph cache-sim`.
@@ -205,5 +208,9 @@ mod tests {
         assert!(frames_for("0%", 1000, 4096).is_err());
         assert!(frames_for("100", 1000, 4096).is_err()); // 100 bytes: less than a frame
         assert!(frames_for("x%", 1000, 4096).is_err());
+        // Beyond the trace's pages: as many frames as pages.
+        assert_eq!(frames_for("1e400%", 1000, 4096).unwrap(), 1000);
+        assert_eq!(frames_for("18446744073709551615f", 1000, 4096).unwrap(), 1000);
+        assert_eq!(frames_for("1TiB", 1000, 4096).unwrap(), 1000);
     }
 }
