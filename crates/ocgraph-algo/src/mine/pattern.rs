@@ -306,7 +306,7 @@ impl<'a, L: ListSource<'a>> Matcher<'a, L> {
         let mut total = 0;
         if pair_ok && self.accepts(st, 1, v) {
             st.m[1] = v;
-            let lend = self.plan.steps[1].list_needed;
+            let lend = s.list_needed;
             if lend {
                 std::mem::swap(&mut st.lists[1], lv);
             }

@@ -120,9 +120,10 @@ fn run_export(args: &ExportArgs) -> Result<()> {
     // A regular file is written beside OUT and renamed over it; an existing symlink, pipe or
     // device (such as /dev/stdout) is written through, never replaced.
     let through = std::fs::symlink_metadata(&args.out).is_ok_and(|m| !m.file_type().is_file());
-    let tmp = match through {
-        true => args.out.clone(),
-        false => args.out.with_file_name(format!(".{}.tmp-{}", name.to_string_lossy(), std::process::id())),
+    let tmp = if through {
+        args.out.clone()
+    } else {
+        args.out.with_file_name(format!(".{}.tmp-{}", name.to_string_lossy(), std::process::id()))
     };
     let ids = if args.original_ids { Some(g.ids()?) } else { None };
     let progress = CliProgress::new(false);

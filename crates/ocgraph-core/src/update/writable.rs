@@ -1079,9 +1079,9 @@ impl Shared {
             let n = st.manifest.num_vertices;
             let up = st.manifest.updates.get_or_insert_with(|| UpdateState::fresh(n));
             up.next_file_id += 1;
-            let gen = up.next_file_id - 1;
+            let (gen, checkpoint) = (up.next_file_id - 1, up.checkpoint_seq);
             let mut view = st.view.clone();
-            view.upto = st.manifest.updates.as_ref().map_or(0, |u| u.checkpoint_seq);
+            view.upto = checkpoint;
             view.delta = fresh_delta(&self.dir, &self.opts, view.base.is_directed())?;
             view.frozen = Vec::new();
             (view, st.view.levels.len(), gen)
