@@ -420,6 +420,39 @@ fn check_verifies_levels_and_the_log() {
     let h = build("h", false);
     flip(&h.join("wal"), 8);
     fails(&["check", p(&h)], 1, &["wal", "checksum"]);
+
+    // A byte flipped in the last whole frame: a torn tail, which check passes with a warning
+    // naming the segment and offset, and the next update drops saying so.
+    let k = build("k", false);
+    let seg = std::fs::read_dir(k.join("wal")).unwrap().map(|e| e.unwrap().path()).max().unwrap();
+    let mut b = std::fs::read(&seg).unwrap();
+    let last = b.len() - 1;
+    b[last] ^= 0x5A;
+    std::fs::write(&seg, b).unwrap();
+    let out = ok(&["check", p(&k)]);
+    let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert!(
+        stdout.contains("log replayed up to batch 5"),
+        "the last of six batches is not replayed: {stdout}"
+    );
+    let name = seg.file_name().unwrap().to_str().unwrap();
+    assert!(stderr.contains("warning") && stderr.contains(name) && stderr.contains("checksum"), "{stderr}");
+    let out = String::from_utf8(ok(&["update", p(&k), "--add-vertices", "1"]).stdout).unwrap();
+    assert!(out.contains("dropped a torn tail") && out.contains(name), "{out}");
+
+    // An update state whose vertex count contradicts the base and the levels is refused.
+    let m = build("m", true);
+    let orig = ocgraph_core::format::Manifest::read(&m).unwrap();
+    let n = orig.updates.as_ref().unwrap().num_vertices;
+    for bad in [n - 1, n + 1, 1 << 40] {
+        let mut edited = orig.clone();
+        edited.updates.as_mut().unwrap().num_vertices = bad;
+        edited.write_atomic(&m).unwrap();
+        fails(&["check", p(&m)], 1, &["manifest", "num_vertices"]);
+        fails(&["run", "bfs", p(&m)], 1, &["manifest", "num_vertices"]);
+    }
+    orig.write_atomic(&m).unwrap();
+    ok(&["check", p(&m)]);
 }
 
 /// A fresh directory with an input file holding `bytes`.
@@ -514,6 +547,34 @@ fn usage_errors_exit_2_and_existing_output_is_kept() {
     assert_eq!(open(&g).num_vertices(), 64);
     ok(&["generate", "kronecker", "--scale", "7", "--force", p(&g)]);
     assert_eq!(open(&g).num_vertices(), 128);
+}
+
+/// An output path inside the graph a command reads (or a directory holding it) is refused
+/// before anything is written, through links too; the graph stays whole.
+#[test]
+fn outputs_inside_the_graph_read_are_refused() {
+    let t = tempfile::tempdir().unwrap();
+    let g = t.path().join("g");
+    ok(&["generate", "kronecker", "--scale", "6", p(&g)]);
+    let link = t.path().join("link");
+    std::os::unix::fs::symlink(&g, &link).unwrap();
+    let (manifest, nbrs) = (g.join("manifest"), link.join("out.neighbors"));
+    let (wl, sub) = (g.join("w.bin"), g.join("sub"));
+    let cases: [&[&str]; 8] = [
+        &["run", "bfs", p(&g), "--out", p(&manifest)],
+        &["run", "bfs", p(&g), "--trace", p(&nbrs)],
+        &["export", p(&g), p(&nbrs)],
+        &["workload", "fof", p(&g), "--out", p(&wl)],
+        &["mine", "cliques", p(&g), "--k", "3", "--list", "--out", p(&manifest)],
+        &["pack", p(&g), p(&sub)],
+        &["reorder", p(&g), p(t.path()), "--force"],
+        &["pack", p(&link), p(&g), "--force"],
+    ];
+    for args in cases {
+        fails(args, 2, &["overlaps the graph directory"]);
+        ok(&["check", p(&g)]);
+    }
+    assert!(!wl.exists() && !sub.exists());
 }
 
 #[test]

@@ -242,6 +242,9 @@ fn a_corrupted_tail_is_dropped_and_mid_log_corruption_is_an_error() {
     let (got, rep) = replay(tmp.path()).unwrap();
     assert_eq!(got, expect(&[1, 2, 3]));
     assert_eq!(rep.dropped_bytes, ends[3] - ends[2]);
+    let (at, why) = rep.dropped_at.expect("the report says where the tail starts and why");
+    assert_eq!(at, ends[2]);
+    assert!(why.contains("checksum"), "{why}");
 
     // A flipped byte in the second frame, valid frames after it: an error naming file + offset.
     let mut bad = full.clone();

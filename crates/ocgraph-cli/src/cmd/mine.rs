@@ -86,6 +86,9 @@ pub struct MineArgs {
 
 /// Runs `ocgraph mine`.
 pub fn run(args: &MineArgs) -> Result<()> {
+    if let Some(out) = &args.out {
+        super::output_place::refuse_inside_graph(&args.graph, out, "--out")?;
+    }
     let view = args.backend.open_view(&args.graph)?;
     let pool = super::thread_pool(args.threads, view.base())?;
     let labels = match &args.labels {

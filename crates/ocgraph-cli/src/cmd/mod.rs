@@ -11,6 +11,7 @@ mod labels;
 mod layout;
 mod mine;
 mod output_args;
+pub(crate) mod output_place;
 mod pack;
 mod parquet;
 mod query;

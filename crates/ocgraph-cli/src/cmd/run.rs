@@ -154,6 +154,9 @@ pub fn run(args: &RunArgs) -> Result<()> {
 
 /// [`run`] without the check after a panic.
 fn run_kernel(args: &RunArgs) -> Result<()> {
+    if let Some(out) = &args.out {
+        super::output_place::refuse_inside_graph(&args.graph, out, "--out")?;
+    }
     let view = args.backend.open_view(&args.graph)?;
     let pool = super::thread_pool(args.threads, view.base())?;
     // The id map is loaded once, and only when a vertex is given by its original id.

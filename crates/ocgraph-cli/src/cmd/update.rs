@@ -190,8 +190,12 @@ pub fn run(args: &UpdateArgs) -> Result<()> {
     if rec.replayed > 0 {
         println!("replayed {} batch(es) from the write-ahead log", rec.replayed);
     }
-    if let Some(file) = &rec.dropped_file {
-        println!("dropped a torn tail of {} bytes from {}", rec.dropped_bytes, file.display());
+    if let (Some(file), Some((offset, why))) = (&rec.dropped_file, &rec.dropped_at) {
+        println!(
+            "dropped a torn tail of {} bytes from {} at offset {offset} ({why})",
+            rec.dropped_bytes,
+            file.display()
+        );
     }
     if let Some(n) = args.add_vertices {
         let ids = g.add_vertices(n)?;

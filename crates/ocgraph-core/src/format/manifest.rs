@@ -125,6 +125,34 @@ impl UpdateState {
     pub fn fresh(num_vertices: u64) -> UpdateState {
         UpdateState { num_vertices, next_file_id: 1, ..UpdateState::default() }
     }
+
+    /// What is wrong with this state over a base of `base_vertices` vertices, if anything: the
+    /// vertex count must lie between the base's and the 32-bit id space's; the levels must hold
+    /// rising batch ranges that the checkpoint covers. (The level files' own headers are
+    /// checked against these entries when they are opened.)
+    fn validate(&self, base_vertices: u64) -> std::result::Result<(), String> {
+        if self.num_vertices < base_vertices || self.num_vertices > u32::MAX as u64 {
+            return Err(format!(
+                "updates.num_vertices {} is outside {base_vertices}..={} (the base's vertices to the id space)",
+                self.num_vertices,
+                u32::MAX
+            ));
+        }
+        let mut prev = 0;
+        for l in &self.levels {
+            if l.name.is_empty() || l.name.contains('/') || l.name.starts_with('.') {
+                return Err(format!("level name '{}' must be a plain file name", l.name));
+            }
+            if l.upto_seq <= prev || l.upto_seq > self.checkpoint_seq {
+                return Err(format!(
+                    "level {} holds batches up to {}, not after the previous level's {prev} and within the checkpoint {}",
+                    l.name, l.upto_seq, self.checkpoint_seq
+                ));
+            }
+            prev = l.upto_seq;
+        }
+        Ok(())
+    }
 }
 
 /// The label log of an updated graph: a file in the graph directory, of which the first `len`
@@ -284,6 +312,9 @@ impl Manifest {
         if (self.directed && e != a) || (!self.directed && (a < e || a > e.saturating_mul(2))) {
             let kind = if self.directed { "directed" } else { "undirected" };
             return Err(bad(format!("{e} edges and {a} arcs cannot describe one {kind} graph")));
+        }
+        if let Some(up) = &self.updates {
+            up.validate(self.num_vertices).map_err(bad)?;
         }
         if let Some(r) = &self.weight_range {
             if !self.weighted {

@@ -187,6 +187,8 @@ pub(crate) struct Level {
     src: MmapSource,
     weighted: bool,
     sides: Vec<Side>,
+    /// The vertex count as of the level's last batch (header field).
+    num_vertices: u64,
 }
 
 fn up8(x: u64) -> u64 {
@@ -203,11 +205,23 @@ impl Level {
             return Err(bad(0, format!("level file is {len} bytes, manifest says {}", entry.len)));
         }
         let src = MmapSource::open(&[PagedFile { path: path.clone(), len }])?;
-        let (weighted, sides) = Self::parse(&src.read(0, 0, len as usize).typed::<u8>(), entry, &bad)?;
-        Ok(Level { src, weighted, sides })
+        let (weighted, sides, num_vertices) =
+            Self::parse(&src.read(0, 0, len as usize).typed::<u8>(), entry, &bad)?;
+        Ok(Level { src, weighted, sides, num_vertices })
     }
 
-    fn parse(b: &[u8], entry: &LevelEntry, bad: &dyn Fn(u64, String) -> Error) -> Result<(bool, Vec<Side>)> {
+    /// The vertex count as of the level's last batch.
+    pub(crate) fn num_vertices(&self) -> u64 {
+        self.num_vertices
+    }
+
+    /// The level's weightedness, sections and vertex count, after checking its header against
+    /// `entry` and its checksum.
+    fn parse(
+        b: &[u8],
+        entry: &LevelEntry,
+        bad: &dyn Fn(u64, String) -> Error,
+    ) -> Result<(bool, Vec<Side>, u64)> {
         let len = b.len() as u64;
         let u32_at = |o: usize| u32::from_le_bytes(b[o..o + 4].try_into().unwrap());
         let u64_at = |o: usize| u64::from_le_bytes(b[o..o + 8].try_into().unwrap());
@@ -225,6 +239,13 @@ impl Level {
                 format!("checksum mismatch (stored {:#010x}, computed {crc:#010x})", u32_at(32)),
             ));
         }
+        if u64_at(16) != entry.upto_seq {
+            return Err(bad(
+                16,
+                format!("level holds batches up to {}, manifest says {}", u64_at(16), entry.upto_seq),
+            ));
+        }
+        let num_vertices = u64_at(24);
         let flags = u32_at(12);
         let weighted = flags & 1 != 0;
         let nsides = if flags & 2 != 0 { 2 } else { 1 };
@@ -256,7 +277,7 @@ impl Level {
             sides.push(Side { k, m, vertices, offsets, dsts, ops, weights: weighted.then_some(wts) });
             pos = end;
         }
-        Ok((weighted, sides))
+        Ok((weighted, sides, num_vertices))
     }
 
     fn side(&self, side: usize) -> &Side {

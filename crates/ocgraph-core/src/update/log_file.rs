@@ -50,3 +50,34 @@ impl LogFs for StdLogFs {
         Ok(Arc::new(StdLogFile(f)))
     }
 }
+
+/// The log of a reader, which never appends: opening a segment touches no file (so a graph on
+/// a read-only file system can be read), and any write fails.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct ReadOnlyLogFs;
+
+struct ReadOnlyLogFile;
+
+impl LogFile for ReadOnlyLogFile {
+    fn write_at(&self, _buf: &[u8], _offset: u64) -> io::Result<usize> {
+        Err(read_only())
+    }
+
+    fn sync(&self) -> io::Result<()> {
+        Ok(())
+    }
+
+    fn set_len(&self, _len: u64) -> io::Result<()> {
+        Err(read_only())
+    }
+}
+
+fn read_only() -> io::Error {
+    io::Error::new(io::ErrorKind::PermissionDenied, "the log was opened for reading")
+}
+
+impl LogFs for ReadOnlyLogFs {
+    fn open(&self, _path: &Path) -> io::Result<Arc<dyn LogFile>> {
+        Ok(Arc::new(ReadOnlyLogFile))
+    }
+}

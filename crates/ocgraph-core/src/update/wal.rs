@@ -21,7 +21,7 @@ use std::time::{Duration, Instant};
 
 use parking_lot::{Condvar, Mutex};
 
-use super::log_file::{LogFile, LogFs};
+use super::log_file::{LogFile, LogFs, ReadOnlyLogFs};
 use super::wal_frame::{decode_frame, encode_frame, Decoded, WalItem, FRAME_MAGIC};
 use crate::error::{Error, Result};
 use crate::format::fsync_dir;
@@ -62,10 +62,14 @@ pub struct RecoveryReport {
     pub replayed: u64,
     /// The last sequence number found in the log (0 when empty).
     pub last_seq: u64,
-    /// Bytes of a torn tail that were truncated away.
+    /// Bytes of a torn tail: truncated away by a writer's open, left in place by a reader's.
     pub dropped_bytes: u64,
-    /// The segment that was truncated, if any.
+    /// The segment that ends in the torn tail, if any.
     pub dropped_file: Option<PathBuf>,
+    /// Where the torn tail starts in that segment, and why its frame was not replayed (cut
+    /// short, or a whole frame whose checksum does not match: a batch being written when the
+    /// writer stopped, or a damaged last batch; the log cannot tell which).
+    pub dropped_at: Option<(u64, String)>,
 }
 
 struct Segment {
@@ -165,7 +169,7 @@ impl Wal {
         checkpoint: u64,
         apply: impl FnMut(u64, &[WalItem]) -> Result<()>,
     ) -> Result<(Wal, RecoveryReport)> {
-        Self::open_mode(dir, opts, Arc::new(crate::update::StdLogFs), checkpoint, apply, false)
+        Self::open_mode(dir, opts, Arc::new(ReadOnlyLogFs), checkpoint, apply, false)
     }
 
     fn open_mode(
@@ -176,18 +180,24 @@ impl Wal {
         mut apply: impl FnMut(u64, &[WalItem]) -> Result<()>,
         recover: bool,
     ) -> Result<(Wal, RecoveryReport)> {
-        if !dir.is_dir() {
+        if !dir.is_dir() && recover {
             std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, "create WAL directory", e))?;
             fsync_dir(dir)?;
             if let Some(parent) = dir.parent() {
                 fsync_dir(parent)?;
             }
         }
-        let segs = list_segments(dir)?;
+        let segs = if dir.is_dir() { list_segments(dir)? } else { Vec::new() };
         let mut report = RecoveryReport::default();
         let mut prev = 0u64;
         for (i, (_, path)) in segs.iter().enumerate() {
-            let bytes = std::fs::read(path).map_err(|e| Error::io(path, "read", e))?;
+            // A segment listed but gone was covered by a checkpoint that a writer moved after
+            // this reader read the manifest (batches it held but the manifest's checkpoint does
+            // not cover would show as a gap below).
+            let bytes = match std::fs::read(path) {
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound && !recover => continue,
+                r => r.map_err(|e| Error::io(path, "read", e))?,
+            };
             let mut pos = 0usize;
             while pos < bytes.len() {
                 let problem = match decode_frame(&bytes[pos..]) {
@@ -200,6 +210,19 @@ impl Wal {
                             });
                         }
                         if seq > checkpoint {
+                            // Batches are numbered without gaps from the checkpoint on: a missing
+                            // one means lost segments (or, for a reader, a writer that moved the
+                            // checkpoint and deleted them meanwhile).
+                            let expected = prev.max(checkpoint) + 1;
+                            if seq != expected {
+                                return Err(Error::Format {
+                                    path: path.clone(),
+                                    offset: Some(pos as u64),
+                                    msg: format!(
+                                        "WAL batch {seq} where batch {expected} should be: batches are missing"
+                                    ),
+                                });
+                            }
                             apply(seq, &items)?;
                             report.replayed += 1;
                         }
@@ -221,11 +244,12 @@ impl Wal {
                         ),
                     });
                 }
+                report.dropped_bytes = (bytes.len() - pos) as u64;
+                report.dropped_file = Some(path.clone());
+                report.dropped_at = Some((pos as u64, problem));
                 if !recover {
                     break;
                 }
-                report.dropped_bytes = (bytes.len() - pos) as u64;
-                report.dropped_file = Some(path.clone());
                 let f = fs.open(path).map_err(|e| Error::io(path, "open", e))?;
                 f.set_len(pos as u64).map_err(|e| Error::io(path, "truncate torn WAL tail", e))?;
                 f.sync().map_err(|e| Error::io(path, "fsync", e))?;
@@ -241,7 +265,10 @@ impl Wal {
         // and are deleted (removing them loses nothing whenever a crash interrupts it).
         let mut number = 0;
         for (i, (n, path)) in segs.iter().enumerate() {
-            let empty = std::fs::metadata(path).map_err(|e| Error::io(path, "stat", e))?.len() == 0;
+            let empty = match std::fs::metadata(path) {
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound && !recover => true,
+                r => r.map_err(|e| Error::io(path, "stat", e))?.len() == 0,
+            };
             if i + 1 == segs.len() {
                 number = if empty || !recover { *n } else { n + 1 };
             } else if empty && recover {

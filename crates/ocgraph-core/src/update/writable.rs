@@ -261,6 +261,41 @@ fn remove_strays(dir: &Path, m: &Manifest) -> Result<()> {
     Ok(())
 }
 
+/// Checks the vertex counts the levels' headers record against the manifest's update state:
+/// they never fall, start at the base's or above, and the checkpoint's count is the last
+/// level's (the base's when no level is left), so every kernel sizes its arrays to the vertices
+/// that batches actually added.
+fn check_level_vertex_counts(dir: &Path, base_n: u64, up: &UpdateState, levels: &[Arc<Level>]) -> Result<()> {
+    let manifest_says = |held: u64| {
+        Error::format(
+            dir.join(MANIFEST_FILE),
+            format!(
+                "updates.num_vertices is {}, but the base and levels hold {held} vertices at the checkpoint",
+                up.num_vertices
+            ),
+        )
+    };
+    let mut prev = base_n;
+    for (entry, level) in up.levels.iter().zip(levels) {
+        let n = level.num_vertices();
+        if n < prev {
+            return Err(Error::format(
+                dir.join(LEVELS_DIR).join(&entry.name),
+                format!("level records {n} vertices, fewer than the {prev} before it"),
+            ));
+        }
+        if n > up.num_vertices {
+            return Err(manifest_says(n));
+        }
+        prev = n;
+    }
+    let last_upto = up.levels.last().map_or(up.checkpoint_seq, |l| l.upto_seq);
+    if last_upto == up.checkpoint_seq && prev != up.num_vertices {
+        return Err(manifest_says(prev));
+    }
+    Ok(())
+}
+
 /// Whether some list of `base` holds a neighbour more than once (one sequential scan of the
 /// out-lists: a repeated arc repeats on both sides of a directed graph).
 fn has_repeated_arcs(base: &Graph) -> bool {
@@ -317,9 +352,25 @@ impl WritableGraph {
     /// at once). A writer may have the graph open meanwhile, so a reader takes no lock and
     /// changes no file: it replays the WAL up to a torn tail without cutting it (the tail may be
     /// a batch being appended), and leaves stray files, the delta directory, the label and id
-    /// logs' tails and the manifest to the writer's open, which recovers them.
-    pub(crate) fn open_for_reading(dir: &Path, opts: &WriteOptions) -> Result<WritableGraph> {
-        Self::open_impl(dir, opts, Arc::new(StdLogFs), false)
+    /// logs' tails and the manifest to the writer's open, which recovers them. Its
+    /// [`WritableGraph::recovery`] tells what a writer's open would drop.
+    ///
+    /// A writer that freezes or compacts meanwhile moves the checkpoint and deletes the WAL
+    /// segments, levels and base it covered: the reader then meets a missing file or a gap in
+    /// the batches. So the open is retried while the manifest changes under it, and an error
+    /// is returned only from an open during which the manifest stayed the same.
+    pub fn open_for_reading(dir: &Path, opts: &WriteOptions) -> Result<WritableGraph> {
+        const ATTEMPTS: u32 = 100;
+        let mut attempt = 0;
+        loop {
+            let before = Manifest::read(dir)?;
+            let result = Self::open_impl(dir, opts, Arc::new(StdLogFs), false);
+            attempt += 1;
+            if attempt == ATTEMPTS || Manifest::read(dir).ok().as_ref() == Some(&before) {
+                return result;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(attempt as u64));
+        }
     }
 
     fn open_impl(dir: &Path, opts: &WriteOptions, fs: Arc<dyn LogFs>, writer: bool) -> Result<WritableGraph> {
@@ -363,8 +414,9 @@ impl WritableGraph {
             }
         };
         let levels_dir = dir.join(LEVELS_DIR);
-        let levels =
+        let levels: Vec<Arc<Level>> =
             up.levels.iter().map(|e| Level::open(&levels_dir, e).map(Arc::new)).collect::<Result<_>>()?;
+        check_level_vertex_counts(&dir, base.num_vertices() as u64, &up, &levels)?;
         let directed = base.is_directed();
         let weighted = base.is_weighted();
         let history = LabelHistory::default();
@@ -1079,9 +1131,12 @@ impl Shared {
             let n = st.manifest.num_vertices;
             let up = st.manifest.updates.get_or_insert_with(|| UpdateState::fresh(n));
             up.next_file_id += 1;
-            let (gen, checkpoint) = (up.next_file_id - 1, up.checkpoint_seq);
+            let (gen, checkpoint, checkpoint_n) = (up.next_file_id - 1, up.checkpoint_seq, up.num_vertices);
             let mut view = st.view.clone();
+            // The base holds the graph as of the checkpoint: batches applied since the freeze
+            // above (their vertices too) stay in the WAL and the delta.
             view.upto = checkpoint;
+            view.num_vertices = checkpoint_n;
             view.delta = fresh_delta(&self.dir, &self.opts, view.base.is_directed())?;
             view.frozen = Vec::new();
             (view, st.view.levels.len(), gen)
