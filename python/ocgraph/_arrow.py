@@ -15,13 +15,15 @@ Needs pyarrow (and pandas for the pandas functions): ``pip install ocgraph[arrow
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Iterable, Iterator
 from typing import Any
 
 import numpy as np
 
 from . import _ocgraph
-from ._errors import InputError, InvalidArgumentError
+from ._args import int_arg
+from ._errors import InputError, InvalidArgumentError, OcgraphIOError
 from ._graph import Graph, PathLike, Size
 
 __all__ = ["from_arrow", "from_pandas", "from_parquet"]
@@ -30,6 +32,8 @@ __all__ = ["from_arrow", "from_pandas", "from_parquet"]
 BATCH_ROWS = 1 << 20
 #: Largest vertex id the builder takes (``n`` must fit in 32 bits).
 _MAX_ID = 2**32 - 2
+#: Largest vertex count (``num_vertices``).
+_MAX_VERTICES = 2**32 - 1
 
 
 def _pa() -> Any:
@@ -83,7 +87,9 @@ class _Column:
         return col
 
 
-def _check_range(a: np.ndarray, name: str, offset: int, top: int) -> None:
+def _check_range(a: np.ndarray, name: str, offset: int, top: int, limit: str = "beyond 2^32 - 2") -> None:
+    """Raises InputError naming the first id of column ``name`` (a batch starting at row
+    ``offset``) that is negative or above ``top`` (``limit`` says why it is too large)."""
     if a.size == 0:
         return
     if a.min() < 0:
@@ -91,7 +97,7 @@ def _check_range(a: np.ndarray, name: str, offset: int, top: int) -> None:
         raise InputError(f"column '{name}' has the negative id {a[i]} at row {offset + i}")
     if a.max() > top:
         i = int(np.argmax(a > top))
-        raise InputError(f"column '{name}' has the id {a[i]} at row {offset + i}, beyond 2^32 - 2")
+        raise InputError(f"column '{name}' has the id {a[i]} at row {offset + i}, {limit}")
 
 
 class _Relabel:
@@ -144,6 +150,25 @@ class _Relabel:
         return np.asarray(self.order, dtype=np.uint64)
 
 
+def _weights(col: _Column, batch: Any, offset: int) -> np.ndarray:
+    """The weight column of ``batch`` (rows from ``offset``) as finite float32 numbers; raises
+    InputError naming the column and the row of the first bad one."""
+    pa = _pa()
+    wa = col.array(batch, offset)
+    if not (pa.types.is_integer(wa.type) or pa.types.is_floating(wa.type)):
+        raise InputError(f"column '{col.name}' (weight) must hold numbers, got {wa.type}")
+    raw = wa.to_numpy(zero_copy_only=False)
+    with np.errstate(over="ignore", invalid="ignore"):
+        w = np.ascontiguousarray(raw, dtype=np.float32)
+    bad = ~np.isfinite(w)
+    if bad.any():
+        i = int(np.argmax(bad))
+        raise InputError(
+            f"column '{col.name}' (weight) is {raw[i]} at row {offset + i}: not a finite float32 number"
+        )
+    return w
+
+
 def _sorted_ids(batches: Iterable[Any], source: str, target: str) -> Any:
     """The distinct ids of both columns over every batch, sorted (first pass of a sorted relabel)."""
     pa = _pa()
@@ -170,6 +195,14 @@ def _batches(data: Any) -> tuple[Any, bool]:
     """A function giving a fresh iterator of record batches over ``data``, and whether it can
     be called twice (tables and files can; readers and generators cannot)."""
     pa = _pa()
+    if isinstance(data, (str, bytes, os.PathLike)):
+        raise InvalidArgumentError(
+            f"data is a path ({data!r}), not Arrow data: use ocgraph.from_parquet for a Parquet file "
+            "or ocgraph.import_edges for an edge-list file"
+        )
+    pd = sys.modules.get("pandas")  # a DataFrame means pandas is imported already
+    if pd is not None and isinstance(data, pd.DataFrame):
+        raise InvalidArgumentError("data is a pandas DataFrame, not Arrow data: use ocgraph.from_pandas")
     if isinstance(data, pa.Table):
         return (lambda: iter(data.to_batches(max_chunksize=BATCH_ROWS))), True
     if isinstance(data, pa.RecordBatch):
@@ -198,9 +231,15 @@ def _build(
     memory: Size,
     overwrite: bool,
     origin: str,
+    num_vertices: int | None = None,
+    allow_sparse_ids: bool = False,
 ) -> Graph:
     if relabel not in (None, "first-seen", "sorted"):
         raise InvalidArgumentError(f"unknown relabel {relabel!r} (expected None, 'first-seen' or 'sorted')")
+    if num_vertices is not None:
+        if relabel is not None:
+            raise InvalidArgumentError("num_vertices is for ids kept as they are, not with relabel")
+        num_vertices = int_arg("num_vertices", num_vertices, 0, _MAX_VERTICES)
     mapper = None
     if relabel == "sorted":
         if not reusable:
@@ -218,40 +257,53 @@ def _build(
     try:
         cols = (_Column(source, "source"), _Column(target, "target"))
         wcol = _Column(weight, "weight") if weight is not None else None
+        if num_vertices is None:
+            top_kept, limit = _MAX_ID, "beyond 2^32 - 2"
+        else:
+            top_kept, limit = num_vertices - 1, f"not below num_vertices {num_vertices}"
         offset = 0
+        largest = -1  # the largest id kept (no relabel)
         for b in batches():
             s, d = (c.ids(b, offset) for c in cols)
             if cols[0].kind != cols[1].kind:
                 kinds = f"{cols[0].kind}, {cols[1].kind}"
                 raise InputError(f"columns '{source}' and '{target}' hold different id types ({kinds})")
             if mapper is None and cols[0].kind == "str":
+                if num_vertices is not None:
+                    raise InvalidArgumentError(
+                        "num_vertices is for integer ids kept as they are: string ids are relabelled"
+                    )
                 mapper = _Relabel()  # string ids are always relabelled, as the file importer does
             if cols[0].kind == "int":
                 sa = s.to_numpy(zero_copy_only=False)
                 da = d.to_numpy(zero_copy_only=False)
                 # Relabelled ids may be any value of their column's type (each column its own).
-                top_s = _MAX_ID if mapper is None else np.iinfo(sa.dtype).max
-                top_d = _MAX_ID if mapper is None else np.iinfo(da.dtype).max
-                _check_range(sa, source, offset, top_s)
-                _check_range(da, target, offset, top_d)
+                top_s = top_kept if mapper is None else np.iinfo(sa.dtype).max
+                top_d = top_kept if mapper is None else np.iinfo(da.dtype).max
+                _check_range(sa, source, offset, top_s, limit)
+                _check_range(da, target, offset, top_d, limit)
             if mapper is not None:
                 su, du = mapper.map(s, d)
             else:
                 su = np.ascontiguousarray(sa, dtype=np.uint32)
                 du = np.ascontiguousarray(da, dtype=np.uint32)
+                if len(su):
+                    largest = max(largest, int(su.max()), int(du.max()))
             w = None
             if wcol is not None:
-                wa = wcol.array(b, offset)
-                pa = _pa()
-                if not (pa.types.is_integer(wa.type) or pa.types.is_floating(wa.type)):
-                    raise InputError(f"column '{weight}' (weight) must hold numbers, got {wa.type}")
-                w = np.ascontiguousarray(wa.to_numpy(zero_copy_only=False), dtype=np.float32)
+                w = _weights(wcol, b, offset)
             builder.push(su, du, w)
             offset += b.num_rows
         if mapper is not None:
             builder.reserve_vertices(len(mapper.order))
             builder.finish(mapper.original_ids())
         else:
+            if num_vertices is not None:
+                builder.reserve_vertices(num_vertices)
+            elif not allow_sparse_ids:
+                problem = _ocgraph._sparse_ids_problem(largest + 1, offset, bool(directed))
+                if problem is not None:
+                    raise InputError(problem)
             builder.finish(None)
     except BaseException:
         builder.abort()
@@ -271,6 +323,8 @@ def from_arrow(
     relabel: str | None = None,
     memory: Size = "1GiB",
     overwrite: bool = False,
+    num_vertices: int | None = None,
+    allow_sparse_ids: bool = False,
 ) -> Graph:
     """Builds a graph at ``path`` from Arrow data, one record batch at a time, and opens it.
 
@@ -289,16 +343,26 @@ def from_arrow(
             Relabelled graphs keep the original ids (:meth:`Graph.original_ids`).
         memory: buffer budget of the builder; beyond it sorted runs are spilled to disk.
         overwrite: replace an existing graph at ``path``.
+        num_vertices: the vertex count when integer ids are kept (no ``relabel``): ids must be
+            below it; the others are isolated vertices. Default: the largest id + 1.
+        allow_sparse_ids: keep the ids even when ``num_vertices`` is not given and the largest
+            id makes the graph mostly empty vertices (offsets over 64 MiB and over 16 times the
+            edges' 8 bytes each); otherwise that is an ``InputError``, as in
+            :func:`ocgraph.from_edges`.
 
     Raises:
         InputError: a missing column, a null (naming the column and the row), ids that are not
-            integers or strings, negative or too large integer ids.
+            integers or strings, negative or too large integer ids, a weight that is not a
+            finite float32 number, ids too sparse (see ``allow_sparse_ids``).
+        InvalidArgumentError: ``data`` is not Arrow data (a path or a pandas DataFrame: use
+            :func:`from_parquet` or :func:`from_pandas`), ``num_vertices`` with ``relabel`` or
+            string ids.
         OcgraphIOError: ``path`` exists (without ``overwrite``) or cannot be written.
     """
     batches, reusable = _batches(data)
     return _build(
         batches, reusable, path, source, target, weight, directed, dedup, drop_self_loops, relabel,
-        memory, overwrite, "ocgraph.from_arrow (Arrow record batches)",
+        memory, overwrite, "ocgraph.from_arrow (Arrow record batches)", num_vertices, allow_sparse_ids,
     )  # fmt: skip
 
 
@@ -314,11 +378,15 @@ def from_pandas(
     relabel: str | None = None,
     memory: Size = "1GiB",
     overwrite: bool = False,
+    num_vertices: int | None = None,
+    allow_sparse_ids: bool = False,
 ) -> Graph:
     """Builds a graph at ``path`` from a pandas ``DataFrame`` of edges and opens it.
 
     The frame is converted to Arrow ``BATCH_ROWS`` rows at a time; the arguments are those of
-    :func:`from_arrow`. Row numbers in errors are positions (0-based), not index labels.
+    :func:`from_arrow`. ``source``, ``target`` and ``weight`` are column labels (of any type:
+    the integer labels of a frame read without a header are labels, not positions), three
+    different ones. Row numbers in errors are positions (0-based), not index labels.
     """
     pa = _pa()
     cols = [c for c in (source, target, weight) if c is not None]
@@ -327,15 +395,22 @@ def from_pandas(
         raise InputError(
             f"no column {missing[0]!r} in the DataFrame (columns: {', '.join(map(str, df.columns))})"
         )
-    sub = df[cols]
+    # Arrow names columns by strings: each label's text is its name in the batches and errors.
+    names = [str(c) for c in cols]
+    if len(set(names)) < len(names):
+        given = ", ".join(f"{k}={c!r}" for k, c in zip(("source", "target", "weight"), cols))
+        raise InvalidArgumentError(f"source, target and weight must be different columns, got {given}")
+    sub = df[cols].set_axis(names, axis=1)
 
     def batches() -> Iterator[Any]:
         for start in range(0, len(sub), BATCH_ROWS):
             yield pa.RecordBatch.from_pandas(sub.iloc[start : start + BATCH_ROWS], preserve_index=False)
 
+    source, target = names[0], names[1]
+    weight = None if weight is None else names[2]
     return _build(
         batches, True, path, source, target, weight, directed, dedup, drop_self_loops, relabel, memory,
-        overwrite, "ocgraph.from_pandas (DataFrame)",
+        overwrite, "ocgraph.from_pandas (DataFrame)", num_vertices, allow_sparse_ids,
     )  # fmt: skip
 
 
@@ -351,14 +426,23 @@ def from_parquet(
     relabel: str | None = None,
     memory: Size = "1GiB",
     overwrite: bool = False,
+    num_vertices: int | None = None,
+    allow_sparse_ids: bool = False,
 ) -> Graph:
     """Builds a graph at ``path`` from a Parquet file of edges, streaming its row groups, and
-    opens it. The arguments are those of :func:`from_arrow`; only the named columns are read."""
-    _pa()
+    opens it. The arguments are those of :func:`from_arrow`; only the named columns are read.
+    A file that cannot be opened raises :class:`OcgraphIOError`, one that is not Parquet
+    :class:`InputError`."""
+    pa = _pa()
     import pyarrow.parquet as pq
 
     cols = [c for c in (source, target, weight) if c is not None]
-    pf = pq.ParquetFile(os.fspath(file))
+    try:
+        pf = pq.ParquetFile(os.fspath(file))
+    except OSError as e:
+        raise OcgraphIOError(e.errno, e.strerror or str(e), os.fspath(file)) from e
+    except pa.ArrowInvalid as e:
+        raise InputError(f"{os.fspath(file)}: not a Parquet file ({e})") from e
     names = pf.schema_arrow.names
     for c in cols:
         if c not in names:
@@ -369,7 +453,7 @@ def from_parquet(
 
     return _build(
         batches, True, path, source, target, weight, directed, dedup, drop_self_loops, relabel, memory,
-        overwrite, os.fspath(file),
+        overwrite, os.fspath(file), num_vertices, allow_sparse_ids,
     )  # fmt: skip
 
 

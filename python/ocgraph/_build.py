@@ -12,8 +12,10 @@ import numpy as np
 
 from . import _ocgraph
 from ._args import U32_MAX, U64_MAX, finite_weights, int_arg, int_ids
+from ._arrow import from_parquet
 from ._errors import InputError, InvalidArgumentError
 from ._graph import Graph, PathLike, Size
+from ._mine import data_labels
 
 __all__ = ["from_edges", "generate", "import_edges"]
 
@@ -120,13 +122,15 @@ def import_edges(
     ``"text"`` (SNAP: whitespace-separated pairs, ``#``/``%`` comments), ``"csv"``
     (comma-separated, optional header), ``"mtx"`` (MatrixMarket coordinate, 1-based),
     ``"bin32"`` / ``"bin64"`` (little-endian pairs of u32 / u64), ``"bin32w"`` / ``"bin64w"``
-    (the same followed by an f32 weight per record). What the import took as what, where the
+    (the same followed by an f32 weight per record), ``"parquet"`` (the columns ``src`` and
+    ``dst``, and ``weight`` when ``weighted``, read by :func:`from_parquet`; ``"auto"`` picks it
+    for ``.parquet`` and ``.pq`` files). What the import took as what, where the
     input left room for doubt (a CSV header line, a ``.mtx`` file without its banner, ignored
     columns), is reported as a ``UserWarning``.
 
     Args:
         undirected: store each edge in both directions.
-        weighted: read a third column as a float weight.
+        weighted: read a third column as a float weight (Parquet: the column ``weight``).
         dedup: remove duplicate edges, keeping the smallest weight.
         drop_self_loops: remove edges ``u -> u``.
         relabel: ``None`` (ids are vertex ids), ``"first-seen"`` (dense ids in order of first
@@ -138,14 +142,37 @@ def import_edges(
             below it; the others are isolated vertices.
         allow_sparse_ids: keep the ids even when the largest makes the graph mostly empty
             vertices (offsets over 64 MiB and over 16 times the edges' 8 bytes each).
-        labels: a label file to store with the graph (see :func:`set_labels`).
+        labels: a label file to store with the graph (see :func:`set_labels`; not with
+            Parquet input: call :func:`set_labels` after the import).
 
     Raises:
         InputError: a malformed line (the message names the file and line), or ids so sparse
             that the graph would be mostly empty vertices (relabel them, or see
             ``allow_sparse_ids``).
+        InvalidArgumentError: a bad option (``labels`` with Parquet input, a negative
+            ``num_vertices``).
         OcgraphIOError: the input cannot be read, or ``out`` exists without ``overwrite``.
     """
+    n = _opt_int("num_vertices", num_vertices, _MAX_VERTICES)
+    if format == "parquet" or (format == "auto" and _is_parquet(input)):
+        if labels is not None:
+            raise InvalidArgumentError(
+                "import_edges: labels are not read with Parquet input; "
+                "store them after the import with ocgraph.set_labels(out, labels)"
+            )
+        return from_parquet(
+            input,
+            out,
+            weight="weight" if weighted else None,
+            directed=not undirected,
+            dedup=dedup,
+            drop_self_loops=drop_self_loops,
+            relabel=relabel,
+            memory=memory,
+            overwrite=overwrite,
+            num_vertices=n,
+            allow_sparse_ids=allow_sparse_ids,
+        )
     report = _ocgraph._import_edges(
         os.fspath(input),
         os.fspath(out),
@@ -157,13 +184,18 @@ def import_edges(
         bool(drop_self_loops),
         memory,
         bool(overwrite),
-        None if num_vertices is None else int(num_vertices),
+        n,
         bool(allow_sparse_ids),
         None if labels is None else os.fspath(labels),
     )
     for notice in report["notices"]:
         warnings.warn(notice, UserWarning, stacklevel=2)
     return Graph(os.fspath(out))
+
+
+def _is_parquet(path: PathLike) -> bool:
+    """Whether ``path`` names a Parquet file by its extension (as ``ocgraph import`` decides)."""
+    return os.path.splitext(os.fspath(path))[1].lower() in (".parquet", ".pq")
 
 
 def set_labels(graph: PathLike, labels: Any) -> int:
@@ -179,14 +211,12 @@ def set_labels(graph: PathLike, labels: Any) -> int:
     Raises:
         InputError: a malformed line, an unknown vertex or a vertex labelled twice (the
             message names the file and line).
-        InvalidArgumentError: not one label per vertex, or the graph has updates.
+        InvalidArgumentError: not one label per vertex, labels that are not integers (floats,
+            booleans, strings) or not in ``0 .. 2**32 - 1``, or the graph has updates.
     """
     if isinstance(labels, (str, os.PathLike)):
         return _ocgraph._set_labels(os.fspath(graph), None, os.fspath(labels))
-    arr = np.asarray(labels)
-    if arr.ndim != 1 or (arr.size and (arr.min() < 0 or arr.max() > np.iinfo(np.uint32).max)):
-        raise InvalidArgumentError("labels must be a 1-D array of non-negative integers below 2**32")
-    return _ocgraph._set_labels(os.fspath(graph), np.ascontiguousarray(arr, dtype=np.uint32), None)
+    return _ocgraph._set_labels(os.fspath(graph), data_labels(labels), None)
 
 
 def remove_labels(graph: PathLike) -> bool:

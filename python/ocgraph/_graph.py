@@ -9,8 +9,8 @@ from typing import Any, Union
 import numpy as np
 
 from . import _mine, _ocgraph
-from ._args import MAX_THREADS, finite_weights, int_arg, int_ids, threads_arg
-from ._errors import InvalidArgumentError
+from ._args import MAX_THREADS, U32_MAX, finite_weights, int_arg, int_ids, threads_arg
+from ._errors import InvalidArgumentError, VertexError
 from ._ocgraph import Graph as _NativeGraph
 from ._vectors import personalization_vector
 
@@ -398,8 +398,16 @@ class Graph(_NativeGraph):
         return data
 
     def unwatch(self, w: _mine.Watch) -> None:
-        """Stops recording changes for ``w``."""
-        self.__dict__.get("_watches", []).remove(w)
+        """Stops recording changes for ``w``.
+
+        Raises:
+            InvalidArgumentError: ``w`` is not watching this graph (unwatched already, or
+                from another graph's :meth:`watch`).
+        """
+        watches = self.__dict__.get("_watches", [])
+        if not any(x is w for x in watches):
+            raise InvalidArgumentError("unwatch: w is not watching this graph (unwatched already?)")
+        watches.remove(w)
 
     # ----- updates (graphs opened with writable=True) ------------------------------------
     # Each call is one batch in the write-ahead log. With durable=True (the default) it
@@ -477,8 +485,12 @@ class Graph(_NativeGraph):
             return np.asarray(_ocgraph._add_vertices_by_id(self, list(ids), durable), dtype=np.int64)
         if count is None:
             raise InvalidArgumentError("add_vertices: give count or ids")
-        first, end = _ocgraph._add_vertices(self, int_arg("count", count), durable)
-        return np.arange(first, end, dtype=np.int64)
+        # The array returned is allocated before the batch is committed: a count too large
+        # for memory fails before it adds anything (the total count must fit 32 bits).
+        out = np.arange(int_arg("count", count, 0, U32_MAX - self.num_vertices), dtype=np.int64)
+        first, _end = _ocgraph._add_vertices(self, len(out), durable)
+        out += first
+        return out
 
     def remove_vertices(self, vertices: Any, durable: bool = True, ids: str = "internal") -> int:
         """Removes every edge of each vertex in ``vertices`` (vertex ids stay valid with
@@ -576,8 +588,14 @@ def _by_original(ids: str) -> bool:
 
 
 def _ids(a: Any) -> np.ndarray:
-    """Vertex ids as a contiguous int64 array (integers only: see :func:`int_ids`)."""
-    return np.ascontiguousarray(int_ids("vertex ids", a, InvalidArgumentError), dtype=np.int64)
+    """Vertex ids as a contiguous int64 array (integers only: see :func:`int_ids`); an unsigned
+    id beyond int64 raises :class:`VertexError` naming it (instead of wrapping to a negative)."""
+    arr = int_ids("vertex ids", a, InvalidArgumentError)
+    big = arr > np.iinfo(np.int64).max if arr.dtype == np.uint64 else None
+    if big is not None and big.any():
+        i = int(np.argmax(big))
+        raise VertexError(f"vertex ids[{i}] = {arr[i]} is out of range")
+    return np.ascontiguousarray(arr, dtype=np.int64)
 
 
 def _weights(w: Any, n: int) -> np.ndarray:
@@ -628,6 +646,8 @@ def open(
         FormatError: the directory is not a valid ocgraph graph.
         InvalidArgumentError: a bad option value.
     """
+    if auto_compact_levels is not None:
+        auto_compact_levels = int_arg("auto_compact_levels", auto_compact_levels)
     return Graph(
         os.fspath(path),
         backend=backend,

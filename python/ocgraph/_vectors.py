@@ -12,7 +12,21 @@ from ._errors import InvalidArgumentError
 
 def personalization_vector(personalization: Any, n: int) -> np.ndarray:
     """A float64 array of ``n`` values from a dict ``{vertex: weight}`` (missing vertices get 0)
-    or an array-like of ``n`` values; raises ``InvalidArgumentError`` naming the problem."""
+    or an array-like of ``n`` values; raises ``InvalidArgumentError`` naming the problem.
+    Finite values whose sum overflows are divided by the largest (PageRank normalises the
+    vector, so scaling it changes nothing)."""
+    return _summable(_vector(personalization, n))
+
+
+def _summable(p: np.ndarray) -> np.ndarray:
+    """``p`` divided by its largest value when its values are finite but their sum is not."""
+    with np.errstate(over="ignore"):
+        overflows = p.size and np.isfinite(p).all() and not np.isfinite(p.sum())
+    return p / p.max() if overflows else p
+
+
+def _vector(personalization: Any, n: int) -> np.ndarray:
+    """The values of :func:`personalization_vector`, as given."""
     if isinstance(personalization, dict):
         p = np.zeros(n, dtype=np.float64)
         for v, x in personalization.items():

@@ -108,6 +108,14 @@ def test_pagerank_personalization(graphs):
     np.testing.assert_allclose(g.pagerank(damping=0.7, personalization=arr, tol=1e-8, max_iter=200), got)
     with pytest.raises(ocgraph.InvalidArgumentError):
         g.pagerank(personalization=np.ones(3))
+    # Finite values whose sum overflows float64: the same direction, so the same scores.
+    np.testing.assert_allclose(
+        g.pagerank(damping=0.7, personalization={0: 1e308, 3: 1.5e308}, tol=1e-8, max_iter=200),
+        g.pagerank(damping=0.7, personalization={0: 1.0, 3: 1.5}, tol=1e-8, max_iter=200),
+    )
+    for bad in (np.inf, np.nan, -1.0):
+        with pytest.raises(ocgraph.InvalidArgumentError, match=r"personalization\[3\]"):
+            g.pagerank(personalization={0: 1e308, 3: bad})
     with pytest.raises(ocgraph.InvalidArgumentError, match="gauss-seidel"):
         g.pagerank(method="newton")
     gs = g.pagerank(damping=0.7, personalization=pers, tol=1e-12, max_iter=1000, method="gauss-seidel")

@@ -289,3 +289,51 @@ def test_a_pool_of_two_frames_runs_kernels_and_maintained_results(tmp_path):
     pr = nx.pagerank(h, tol=1e-12, max_iter=1000)
     np.testing.assert_allclose(p.result(), [pr[v] for v in range(n)], atol=1e-6)
     g.close()
+
+
+def test_negative_arguments_of_open_and_import_edges_name_the_argument(tmp_path):
+    ocgraph.from_edges([0, 1], [1, 2], tmp_path / "g").close()
+    with pytest.raises(ocgraph.InvalidArgumentError, match=r"^auto_compact_levels must be an integer"):
+        ocgraph.open(tmp_path / "g", writable=True, auto_compact_levels=-1)
+    (tmp_path / "e.txt").write_text("0 1\n1 2\n")
+    with pytest.raises(ocgraph.InvalidArgumentError, match=r"^num_vertices must be an integer"):
+        ocgraph.import_edges(tmp_path / "e.txt", tmp_path / "h", num_vertices=-1)
+    assert not (tmp_path / "h").exists()
+
+
+def test_unsigned_ids_beyond_int64_are_named_as_given(tmp_path):
+    ocgraph.from_edges([0, 1], [1, 2], tmp_path / "g").close()
+    with ocgraph.open(tmp_path / "g", writable=True) as g:
+        for ids, shown in (([2**63], 2**63), (np.array([1, 2**64 - 1], dtype="u8"), 2**64 - 1)):
+            with pytest.raises(ocgraph.VertexError, match=f"= {shown} is out of range"):
+                g.add_edges(ids, [0] * len(ids))
+        assert g.num_edges == 2
+
+
+def test_unwatch_of_a_watch_not_on_the_graph(tmp_path):
+    ocgraph.from_edges([0, 1, 2], [1, 2, 0], tmp_path / "g").close()
+    with ocgraph.open(tmp_path / "g", writable=True) as g:
+        w = g.watch("triangle")
+        g.unwatch(w)
+        with pytest.raises(ocgraph.InvalidArgumentError, match="not watching this graph"):
+            g.unwatch(w)
+
+
+def test_add_vertices_fails_before_committing_when_the_result_does_not_fit(tmp_path, monkeypatch):
+    ocgraph.from_edges([0, 1], [1, 2], tmp_path / "g", num_vertices=4).close()
+    with ocgraph.open(tmp_path / "g", writable=True) as g:
+        assert g.add_vertices(3).tolist() == [4, 5, 6]
+
+        def no_memory(*args, **kwargs):
+            raise MemoryError("no memory for the returned ids")
+
+        monkeypatch.setattr(np, "arange", no_memory)  # as for 2**32 - 10 vertices
+        with pytest.raises(MemoryError):
+            g.add_vertices(2**32 - 10)
+        monkeypatch.undo()
+        assert g.num_vertices == 7
+        with pytest.raises(
+            ocgraph.InvalidArgumentError, match=r"^count must be an integer from 0 to 4294967288"
+        ):
+            g.add_vertices(2**32 - 7)  # beyond 2**32 - 1 vertices in all: refused before allocating
+    assert ocgraph.open(tmp_path / "g").num_vertices == 7

@@ -282,3 +282,85 @@ def test_cli_csv_columns_by_header_name(tmp_path, astro_df):
     assert undirected_edge_set(out["src"], out["dst"]) == undirected_edge_set(df["author"], df["coauthor"])
     r = ocgraph_cli("import", tmp_path / "e.csv", tmp_path / "h", "--source-col", "writer", ok=False)
     assert "e.csv:1: no column 'writer' in the header (columns: paper, author, coauthor" in r.stderr
+
+
+def test_integer_column_labels_are_labels_not_positions(tmp_path):
+    # A frame read without a header has integer column labels: they name columns, in any order.
+    df = pd.DataFrame({0: [0, 1, 2], 1: [10, 11, 12], 2: ["x", "y", "z"], 3: [0.5, 0.25, 2.0]})
+    g = ocgraph.from_pandas(df, tmp_path / "g", source=1, target=0, weight=3)
+    out = g.to_pandas()
+    assert list(zip(out["src"], out["dst"], out["weight"])) == list(zip(df[1], df[0], df[3]))
+    with pytest.raises(ocgraph.InputError, match=r"column '2' \(weight\) must hold numbers"):
+        ocgraph.from_pandas(df, tmp_path / "h", source=0, target=1, weight=2)
+    for kw in (dict(source=0, target=0), dict(source=0, target=1, weight=1)):
+        with pytest.raises(ocgraph.InvalidArgumentError, match="must be different columns"):
+            ocgraph.from_pandas(df, tmp_path / "i", **kw)
+
+
+def test_sparse_ids_are_refused_unless_asked_as_by_from_edges(tmp_path):
+    df = pd.DataFrame({"src": [0, 1], "dst": [5_000_000, 2]})
+    table = pa.Table.from_pandas(df)
+    pq.write_table(table, tmp_path / "e.parquet")
+    builds = {
+        "pandas": lambda out, **kw: ocgraph.from_pandas(df, out, **kw),
+        "arrow": lambda out, **kw: ocgraph.from_arrow(table, out, **kw),
+        "parquet": lambda out, **kw: ocgraph.from_parquet(tmp_path / "e.parquet", out, **kw),
+    }
+    with pytest.raises(ocgraph.InputError) as e:
+        ocgraph.from_edges(df["src"], df["dst"], tmp_path / "edges")
+    for name, build in builds.items():
+        with pytest.raises(ocgraph.InputError) as got:
+            build(tmp_path / name)
+        assert str(got.value) == str(e.value)  # the same threshold and wording
+        assert not (tmp_path / name).exists()
+    g = builds["pandas"](tmp_path / "sparse", allow_sparse_ids=True)
+    assert g.num_vertices == 5_000_001 and g.neighbors(0).tolist() == [5_000_000]
+    g = builds["parquet"](tmp_path / "n", num_vertices=5_000_002)
+    assert g.num_vertices == 5_000_002 and g.neighbors(1).tolist() == [2]
+    with pytest.raises(
+        ocgraph.InputError, match="column 'dst' has the id 5000000 at row 0, not below num_vertices 10"
+    ):
+        builds["arrow"](tmp_path / "small", num_vertices=10)
+    with pytest.raises(ocgraph.InvalidArgumentError, match="num_vertices"):
+        builds["arrow"](tmp_path / "relabelled", num_vertices=10, relabel="first-seen")
+    assert builds["arrow"](tmp_path / "r", relabel="first-seen").num_vertices == 4
+
+
+def test_import_edges_reads_parquet(tmp_path):
+    src = ["B", "a", "é", "Z", "10", "9"]
+    dst = ["a", "é", "Z", "10", "9", "B"]
+    w = [0.5, 1.0, 1.5, 2.0, 2.5, 3.0]
+    pq.write_table(pa.table({"src": src, "dst": dst, "weight": w}), tmp_path / "e.parquet")
+    g = ocgraph.import_edges(tmp_path / "e.parquet", tmp_path / "g", relabel="sorted", weighted=True)
+    assert g.original_ids() == sorted(set(src))
+    out = g.to_pandas()
+    assert sorted(zip(out["src"], out["dst"], out["weight"])) == sorted(zip(src, dst, w))
+    ints = pd.DataFrame({"src": [0, 1, 2], "dst": [1, 2, 0]})
+    pq.write_table(pa.Table.from_pandas(ints), tmp_path / "i.bin")
+    h = ocgraph.import_edges(tmp_path / "i.bin", tmp_path / "h", format="parquet", undirected=True)
+    assert not h.directed and h.to_networkx().edges == nx.Graph(list(zip(ints["src"], ints["dst"]))).edges
+    with pytest.raises(ocgraph.InvalidArgumentError, match="set_labels"):
+        ocgraph.import_edges(tmp_path / "e.parquet", tmp_path / "l", labels=tmp_path / "labels.txt")
+    (tmp_path / "text.parquet").write_text("0 1\n")
+    with pytest.raises(ocgraph.InputError, match="not a Parquet file"):
+        ocgraph.import_edges(tmp_path / "text.parquet", tmp_path / "t")
+    with pytest.raises(ocgraph.OcgraphIOError):
+        ocgraph.import_edges(tmp_path / "missing.parquet", tmp_path / "m")
+
+
+def test_from_arrow_refuses_what_is_not_arrow_data(tmp_path):
+    df = pd.DataFrame({"src": [0], "dst": [1]})
+    with pytest.raises(ocgraph.InvalidArgumentError, match=r"pandas DataFrame.*from_pandas"):
+        ocgraph.from_arrow(df, tmp_path / "a")
+    for path in ("edges.parquet", tmp_path / "edges.parquet"):
+        with pytest.raises(ocgraph.InvalidArgumentError, match=r"a path.*from_parquet"):
+            ocgraph.from_arrow(path, tmp_path / "b")
+
+
+@pytest.mark.parametrize("bad", [float("nan"), float("inf"), 1e300])
+def test_a_bad_weight_in_a_later_batch_names_the_column_and_row(tmp_path, bad):
+    b1 = pa.record_batch({"src": [0, 1, 2], "dst": [1, 2, 0], "w": [1.0, 2.0, 3.0]})
+    b2 = pa.record_batch({"src": [3, 4, 5], "dst": [4, 5, 3], "w": [1.0, 2.0, bad]})
+    with pytest.raises(ocgraph.InputError, match=r"column 'w' \(weight\) is .* at row 5: not a finite"):
+        ocgraph.from_arrow([b1, b2], tmp_path / "g", weight="w")
+    assert not (tmp_path / "g").exists()

@@ -101,6 +101,18 @@ def test_set_and_remove_labels(tmp_path):
 
 
 @pytest.mark.parametrize(
+    "bad", [[1.5, 2.9, 0.7, 3.0], [1.0, 2.0, 0.0, 3.0], [True, False, True, False], list("abcd")]
+)
+def test_set_labels_refuses_labels_that_are_not_integers(tmp_path, bad):
+    ocgraph.from_edges([0, 1, 2], [1, 2, 0], tmp_path / "g", num_vertices=4).close()
+    ocgraph.set_labels(tmp_path / "g", [0, 1, 2, 0])
+    with pytest.raises(ocgraph.InvalidArgumentError, match="labels must be integers, got dtype"):
+        ocgraph.set_labels(tmp_path / "g", bad)
+    with ocgraph.open(tmp_path / "g") as g:
+        assert g.vertex_labels().tolist() == [0, 1, 2, 0]  # unchanged, not truncated
+
+
+@pytest.mark.parametrize(
     "text,line,what",
     [
         ("0 1\n1\n", 2, "expected `vertex label`"),

@@ -332,3 +332,59 @@ def test_compaction_records_the_weight_range_sssp_trusts(tmp_path):
         run("check", str(path))
         info = json.loads(run("info", str(path), "--json").stdout)
         assert info["weight_range"] == {"min_positive": 1.0, "max": 7.0}
+
+
+def test_a_reader_keeps_its_ids_and_labels_after_writers_replace_them(tmp_path):
+    """A reader reads the id map and labels of the snapshot it opened, even after a writer
+    compacted (deleting that snapshot's base) or replaced the labels."""
+    import pandas as pd
+
+    p = tmp_path / "g"
+    ocgraph.from_pandas(pd.DataFrame({"src": ["ann", "bob"], "dst": ["bob", "cat"]}), p).close()
+    ocgraph.set_labels(p, [0, 1, 2])
+    w = ocgraph.open(p, writable=True)
+    w.add_edges(["cat"], ["ann"], ids="original")
+    w.compact()
+    r = ocgraph.open(p)
+    w.add_edges(["dan"], ["bob"], ids="original")
+    w.compact()
+    w.close()
+    ocgraph.set_labels(p, [7, 7, 7, 7])
+    assert list(r.original_ids()) == ["ann", "bob", "cat"]
+    assert r.vertex("cat") == 2
+    assert r.vertex_labels().tolist() == [0, 1, 2]
+    assert ocgraph.open(p).vertex_labels().tolist() == [7, 7, 7, 7]
+
+
+def test_a_graph_opened_by_a_relative_path_stays_that_graph_after_a_chdir(tmp_path, monkeypatch):
+    """Freeze, compact and close write to the graph opened, whatever the working directory
+    becomes; a graph of the same relative name elsewhere is untouched."""
+    (tmp_path / "A").mkdir()
+    (tmp_path / "B").mkdir()
+    monkeypatch.chdir(tmp_path / "B")
+    ocgraph.from_edges([5, 6], [6, 7], "g", num_vertices=8).close()
+    monkeypatch.chdir(tmp_path / "A")
+    ocgraph.from_edges([0, 1], [1, 2], "g", num_vertices=4).close()
+    w = ocgraph.open("g", writable=True)
+    w.add_edges([2], [3])
+    monkeypatch.chdir(tmp_path / "B")
+    w.freeze()
+    w.add_edges([3], [1])
+    w.compact()
+    w.close()
+    a = ocgraph.open(tmp_path / "A" / "g").to_pandas().values.tolist()
+    b = ocgraph.open(tmp_path / "B" / "g").to_pandas().values.tolist()
+    assert sorted(a) == [[0, 1], [1, 2], [2, 3], [3, 1]]
+    assert sorted(b) == [[5, 6], [6, 7]]
+
+
+def test_integer_ids_on_a_graph_of_string_ids_are_refused(tmp_path):
+    import pandas as pd
+
+    p = tmp_path / "g"
+    ocgraph.from_pandas(pd.DataFrame({"src": ["a"], "dst": ["b"]}), p).close()
+    with ocgraph.open(p, writable=True) as w:
+        with pytest.raises(ocgraph.InvalidArgumentError, match="integer id 5 on a graph of string ids"):
+            w.add_edges([5], ["a"], ids="original")
+        assert w.vertex(5) is None
+        assert w.num_vertices == 2

@@ -12,6 +12,7 @@ mod empty_lists;
 mod grid;
 mod hubs;
 mod list_starts;
+mod side_files;
 
 use crate::error::{Error, Result};
 use crate::format::{FileRole, Manifest, WeightRange};
@@ -19,6 +20,7 @@ use crate::page::{self, BackendKind, CompressedFile, FileId, IoStats, PageSource
 use direction::Lists;
 use empty_lists::EmptyLists;
 use list_starts::ListStarts;
+pub(crate) use side_files::SideFiles;
 
 pub use crate::page::Slice;
 pub use direction::Direction;
@@ -219,6 +221,8 @@ pub struct Graph {
     empty_lists: EmptyLists,
     /// Whether directions read the packed copies of the lists ([`Graph::read_packed_copy`]).
     read_packed: AtomicBool,
+    /// The id map and label files, open since the graph was.
+    side_files: SideFiles,
 }
 
 impl std::fmt::Debug for Graph {
@@ -232,7 +236,8 @@ impl Graph {
     /// checksum), checks every file's size against it, and starts the chosen backend.
     /// Use [`format::check_graph`] to verify every data checksum.
     pub fn open(dir: impl AsRef<Path>, options: &OpenOptions) -> Result<Graph> {
-        let dir = dir.as_ref().to_path_buf();
+        // Absolute: files read later (ids, labels) stay this graph's after a change of directory.
+        let dir = crate::format::absolute(dir.as_ref())?;
         let manifest = Manifest::read(&dir)?;
         manifest.verify_file_sizes(&dir)?;
         let data = manifest.data_path(&dir);
@@ -266,6 +271,7 @@ impl Graph {
         };
         let list_starts = ListStarts::new(manifest.num_vertices);
         let grid = grid::load_index(&data, &manifest)?;
+        let side_files = SideFiles::open(&data, &manifest)?;
         let g = Graph {
             dir,
             manifest,
@@ -278,6 +284,7 @@ impl Graph {
             grid,
             empty_lists: EmptyLists::default(),
             read_packed: AtomicBool::new(false),
+            side_files,
         };
         g.verify_offsets_ends()?;
         Ok(g)
@@ -467,12 +474,12 @@ impl Graph {
 
     /// The original ids of the vertices (identity graphs: `original(v) = Int(v)`).
     pub fn ids(&self) -> Result<crate::ids::IdLookup> {
-        crate::ids::IdLookup::load(&self.manifest.data_path(&self.dir), &self.manifest)
+        crate::ids::IdLookup::load(&self.side_files, &self.manifest)
     }
 
     /// The vertex labels stored with the graph, if any (see [`crate::labels`]).
     pub fn labels(&self) -> Result<Option<Vec<u32>>> {
-        crate::labels::load(&self.data_path(), &self.manifest)
+        crate::labels::load(&self.side_files, &self.manifest)
     }
 
     /// I/O statistics of the page backend since open or the last reset.

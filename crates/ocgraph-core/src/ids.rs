@@ -6,6 +6,7 @@ use std::sync::OnceLock;
 
 use crate::error::{Error, Result};
 use crate::format::{FileRole, IdMapKind, Manifest};
+use crate::graph::SideFiles;
 
 /// An original vertex id.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -44,19 +45,11 @@ pub struct IdLookup {
 }
 
 impl IdLookup {
-    /// Loads the id map of the graph at `dir` described by `manifest`.
-    pub fn load(dir: &Path, manifest: &Manifest) -> Result<IdLookup> {
+    /// Loads the id map described by `manifest` from its open files.
+    pub(crate) fn load(files: &SideFiles, manifest: &Manifest) -> Result<IdLookup> {
         let n = manifest.num_vertices;
-        let read = |role: FileRole| -> Result<Vec<u8>> {
-            let path = dir.join(role.file_name());
-            let len = manifest.file(role).map_or(0, |e| e.len) as usize;
-            let mut bytes = std::fs::read(&path).map_err(|e| Error::io(&path, "read", e))?;
-            if bytes.len() < len {
-                return Err(Error::format(&path, format!("file is {} bytes, expected {len}", bytes.len())));
-            }
-            bytes.truncate(len);
-            Ok(bytes)
-        };
+        let read = |role: FileRole| files.read(role, manifest.file(role).map_or(0, |e| e.len));
+        let path = |role: FileRole| files.path(role).map(Path::to_path_buf).unwrap_or_default();
         let u64s = |b: Vec<u8>| -> Vec<u64> {
             b.chunks_exact(8).map(|c| u64::from_le_bytes(c.try_into().unwrap_or_default())).collect()
         };
@@ -65,17 +58,16 @@ impl IdLookup {
             IdMapKind::U64 => Ids::U64(u64s(read(FileRole::IdsU64)?)),
             IdMapKind::Strings => {
                 let offsets = u64s(read(FileRole::IdsOffsets)?);
-                let spath = dir.join(FileRole::IdsStrings.file_name());
-                let bytes = String::from_utf8(read(FileRole::IdsStrings)?)
-                    .map_err(|e| Error::format(&spath, format!("string ids are not UTF-8: {e}")))?;
+                let bytes = String::from_utf8(read(FileRole::IdsStrings)?).map_err(|e| {
+                    Error::format(path(FileRole::IdsStrings), format!("string ids are not UTF-8: {e}"))
+                })?;
                 let ok = offsets.len() as u64 == n + 1
                     && offsets.first() == Some(&0)
                     && offsets.last() == Some(&(bytes.len() as u64))
                     && offsets.windows(2).all(|w| w[0] <= w[1] && bytes.is_char_boundary(w[1] as usize));
                 if !ok {
-                    let opath = dir.join(FileRole::IdsOffsets.file_name());
                     return Err(Error::format(
-                        &opath,
+                        path(FileRole::IdsOffsets),
                         "string id offsets are not consistent with ids.strings",
                     ));
                 }
@@ -84,7 +76,7 @@ impl IdLookup {
         };
         if let Ids::U64(v) = &ids {
             if v.len() as u64 != n {
-                return Err(Error::format(dir.join(FileRole::IdsU64.file_name()), "wrong number of ids"));
+                return Err(Error::format(path(FileRole::IdsU64), "wrong number of ids"));
             }
         }
         Ok(IdLookup { n, ids, reverse: OnceLock::new() })

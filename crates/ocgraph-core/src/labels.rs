@@ -14,27 +14,22 @@ use std::path::Path;
 
 use crate::error::{Error, Result};
 use crate::format::{FileRole, Manifest};
+use crate::graph::SideFiles;
 use crate::ids::{IdLookup, OriginalId};
 
 /// The label of a vertex that has none; a label file may not use it.
 pub const NO_LABEL: u32 = u32::MAX;
 
-/// Loads the labels of the graph whose data files are in `data` (manifest `m`), if it has any,
-/// checking their length and checksum against the manifest.
-pub fn load(data: &Path, m: &Manifest) -> Result<Option<Vec<u32>>> {
+/// Loads the labels of the graph whose open side files are `files` (manifest `m`), if it has
+/// any, checking their checksum against the manifest.
+pub(crate) fn load(files: &SideFiles, m: &Manifest) -> Result<Option<Vec<u32>>> {
     let Some(entry) = m.file(FileRole::Labels) else {
         return Ok(None);
     };
-    let path = data.join(FileRole::Labels.file_name());
-    let bytes = std::fs::read(&path).map_err(|e| Error::io(&path, "read", e))?;
-    if bytes.len() as u64 != entry.padded_len() {
-        return Err(Error::format(
-            &path,
-            format!("file is {} bytes, manifest expects {}", bytes.len(), entry.padded_len()),
-        ));
-    }
+    let bytes = files.read(FileRole::Labels, entry.padded_len())?;
     if crc32c::crc32c(&bytes) != entry.crc32c {
-        return Err(Error::format(&path, "checksum mismatch: the labels are corrupted"));
+        let path = files.path(FileRole::Labels).unwrap_or(Path::new(FileRole::Labels.file_name()));
+        return Err(Error::format(path, "checksum mismatch: the labels are corrupted"));
     }
     let labels = bytes[..entry.len as usize]
         .chunks_exact(4)

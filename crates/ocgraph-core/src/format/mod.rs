@@ -18,5 +18,5 @@ pub use manifest::{
     MANIFEST_MAGIC,
 };
 pub use weight_range::WeightRange;
-pub(crate) use writer::fsync_dir;
+pub(crate) use writer::{absolute, fsync_dir};
 pub use writer::{remove_stale_temp_dirs, FileWriter, GraphWriter, StaleTempDir};

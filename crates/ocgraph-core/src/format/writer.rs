@@ -305,3 +305,9 @@ pub(crate) fn fsync_dir(dir: &Path) -> Result<()> {
     let f = File::open(dir).map_err(|e| Error::io(dir, "open directory", e))?;
     f.sync_all().map_err(|e| Error::io(dir, "fsync directory", e))
 }
+
+/// `path` made absolute against the working directory (without resolving links), so that a
+/// graph opened by a relative path stays the same graph after the process changes directory.
+pub(crate) fn absolute(path: &Path) -> Result<PathBuf> {
+    std::path::absolute(path).map_err(|e| Error::io(path, "resolve", e))
+}

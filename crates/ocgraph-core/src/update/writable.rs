@@ -374,7 +374,9 @@ impl WritableGraph {
     }
 
     fn open_impl(dir: &Path, opts: &WriteOptions, fs: Arc<dyn LogFs>, writer: bool) -> Result<WritableGraph> {
-        let dir = dir.to_path_buf();
+        // Absolute: every later write (freeze, compact, close) goes to this graph, whatever the
+        // process's working directory becomes.
+        let dir = crate::format::absolute(dir)?;
         let manifest = Manifest::read(&dir)?;
         if manifest.is_packed() {
             return Err(Error::invalid(format!(
@@ -576,8 +578,8 @@ impl WritableGraph {
     /// The vertex whose original id is `id`, if any.
     pub fn vertex_of(&self, id: &OriginalId) -> Result<Option<Vertex>> {
         let mut names = self.shared.names.lock();
-        if matches!(id, OriginalId::Str(_)) && names.kind != IdMapKind::Strings {
-            return Ok(None); // no vertex of an integer-id graph has a string id
+        if matches!(id, OriginalId::Str(_)) != (names.kind == IdMapKind::Strings) {
+            return Ok(None); // ids are all strings or all integers
         }
         let found = self.resolve(&mut names, &[id], false)?;
         Ok(found.vertices[0])
@@ -629,10 +631,16 @@ impl WritableGraph {
         let base = names.base(&self.shared.state.lock().view.base)?;
         let mut fresh: HashMap<&OriginalId, Vertex> = HashMap::new();
         for &id in ids {
-            if names.kind == IdMapKind::U64 {
-                if let OriginalId::Str(s) = id {
+            match (names.kind, id) {
+                (IdMapKind::U64, OriginalId::Str(s)) => {
                     return Err(Error::invalid(format!("string id {s:?} on a graph of integer ids")));
                 }
+                (IdMapKind::Strings, OriginalId::Int(i)) => {
+                    return Err(Error::invalid(format!(
+                        "integer id {i} on a graph of string ids (give it as the string \"{i}\")"
+                    )));
+                }
+                _ => {}
             }
             let known = base.vertex(id).or_else(|| names.added.vertex(id));
             let v = match known {
