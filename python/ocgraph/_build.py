@@ -384,7 +384,7 @@ def generate(
         ``"erdos-renyi"``: ``n`` vertices and ``m`` random edges (``G(n, m)``) or each pair
         with probability ``p`` (``G(n, p)``).
         ``"road"``: a ``rows x cols`` grid with some edges removed and integer weights, like a
-        road network (always undirected and weighted).
+        road network (always undirected and weighted: ``directed=True`` is refused).
 
     ``directed`` stores a directed graph (kronecker, erdos-renyi); ``weighted`` adds random
     weights; ``dedup`` removes duplicate edges and self-loops, as ``ocgraph generate`` always

@@ -78,7 +78,8 @@ class Graph(_NativeGraph):
 
         Every vertex ``0 .. n-1`` is a node (isolated ones too); weighted graphs put the weight
         in the ``'weight'`` edge attribute. networkx graphs are simple: duplicate arcs collapse
-        into one edge (the last one's weight is kept). Loads the whole graph into memory.
+        into one edge with the smallest of their weights (as ``dedup`` and ``sssp`` read them).
+        Loads the whole graph into memory.
         Needs networkx.
         """
         import networkx as nx
@@ -92,7 +93,10 @@ class Graph(_NativeGraph):
         if weights is None:
             h.add_edges_from(zip(src, dst))
         else:
-            h.add_weighted_edges_from(zip(src, dst, weights.astype(np.float64).tolist()))
+            # networkx keeps the last weight given for an edge: add the heaviest arcs first.
+            order = np.argsort(-weights.astype(np.float64), kind="stable")
+            src, dst = np.asarray(src)[order].tolist(), np.asarray(dst)[order].tolist()
+            h.add_weighted_edges_from(zip(src, dst, weights.astype(np.float64)[order].tolist()))
         return h
 
     # ----- pandas / Arrow (needs pyarrow; see ocgraph._arrow) ------------------------------

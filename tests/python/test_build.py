@@ -90,6 +90,11 @@ def test_to_networkx_matches_edges(tmp_path):
             ref.add_edge(u, v, weight=x)  # the smallest weight is added last and kept
         assert set(h.nodes) == set(ref.nodes)
         assert nx.utils.edges_equal(h.edges(data="weight"), ref.edges(data="weight"))
+        # Without dedup the stored arcs repeat; networkx keeps the smallest weight as well.
+        m = ocgraph.from_edges(
+            src, dst, tmp_path / f"m{directed}", num_vertices=32, weights=w, directed=directed
+        )
+        assert nx.utils.edges_equal(m.to_networkx().edges(data="weight"), ref.edges(data="weight"))
 
 
 def test_backends_give_identical_neighbours(tmp_path, backend):
@@ -205,3 +210,6 @@ def test_generate_refuses_options_of_another_kind(tmp_path):
         with pytest.raises(ocgraph.InvalidArgumentError, match="takes no"):
             ocgraph.generate(kind, tmp_path / kind, **kw)
         assert not (tmp_path / kind).exists()
+    with pytest.raises(ocgraph.InvalidArgumentError, match="road grids are undirected"):
+        ocgraph.generate("road", tmp_path / "r", rows=3, cols=3, directed=True)
+    assert not (tmp_path / "r").exists()

@@ -214,6 +214,13 @@ fn reorder_numbers_hubs_first_and_keeps_original_ids() {
 fn weighted_road_and_directed_erdos_renyi_round_trip() {
     let t = tempfile::tempdir().unwrap();
     let road = t.path().join("road");
+    let directed = t.path().join("directed-road");
+    fails(
+        &["generate", "road", "--rows", "4", "--cols", "4", "--directed", p(&directed)],
+        2,
+        &["undirected"],
+    );
+    assert!(!directed.exists());
     ok(&["generate", "road", "--rows", "20", "--cols", "30", "--seed", "2", p(&road)]);
     let rg = open(&road);
     assert!(rg.is_weighted() && !rg.is_directed() && rg.num_vertices() == 600);
@@ -547,6 +554,13 @@ fn usage_errors_exit_2_and_existing_output_is_kept() {
     assert_eq!(open(&g).num_vertices(), 64);
     ok(&["generate", "kronecker", "--scale", "7", "--force", p(&g)]);
     assert_eq!(open(&g).num_vertices(), 128);
+    // A graph open for updates is not replaced under its writer.
+    let writer = ocgraph_core::update::WritableGraph::open(&g, &Default::default()).unwrap();
+    fails(&["generate", "kronecker", "--scale", "6", "--force", p(&g)], 2, &["already open for updates"]);
+    writer.close().unwrap();
+    assert_eq!(open(&g).num_vertices(), 128);
+    ok(&["generate", "kronecker", "--scale", "6", "--force", p(&g)]);
+    assert_eq!(open(&g).num_vertices(), 64);
 }
 
 /// An output path inside the graph a command reads (or a directory holding it) is refused

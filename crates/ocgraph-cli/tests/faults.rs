@@ -622,3 +622,48 @@ fn faults_below_the_engine_give_errors_naming_the_file_and_lose_no_acknowledged_
         sites().len()
     );
 }
+
+/// Result files are written whole or not at all: a full disk while `run --out`, `export`,
+/// `workload` or `mine --list --out` writes leaves the previous file as it was and no
+/// temporary file beside it, with an error naming the output.
+#[test]
+fn a_full_disk_leaves_result_files_as_they_were() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().canonicalize().unwrap();
+    let Some(shim) = build_shim(&root) else { return };
+    let g = root.join("g");
+    let gen = Command::new(env!("CARGO_BIN_EXE_ocgraph"))
+        .args(["generate", "kronecker", "--scale", "10", "--quiet", p(&g)])
+        .output()
+        .unwrap();
+    assert!(gen.status.success());
+    let out = root.join("result.out");
+    let cases: [&[&str]; 4] = [
+        &["run", "bfs", p(&g), "--out", p(&out)],
+        &["export", p(&g), p(&out)],
+        &["workload", "fof", p(&g), "--out", p(&out)],
+        &["mine", "cliques", p(&g), "--k", "3", "--list", "--out", p(&out)],
+    ];
+    for args in cases {
+        std::fs::write(&out, "old\n").unwrap();
+        let o = Command::new(env!("CARGO_BIN_EXE_ocgraph"))
+            .args(args)
+            .env("LD_PRELOAD", &shim)
+            .env("FAULT_OP", "write")
+            .env("FAULT_KIND", "enospc")
+            .env("FAULT_STICKY", "1")
+            .env("FAULT_PATH_SUBSTR", ".result.out.tmp")
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(1), "{args:?}: {err}");
+        assert!(err.contains("result.out") && !err.contains("panicked"), "{args:?}: {err}");
+        assert_eq!(std::fs::read_to_string(&out).unwrap(), "old\n", "{args:?} changed the old file");
+        let left: Vec<_> = std::fs::read_dir(&root)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|n| n.contains(".tmp"))
+            .collect();
+        assert!(left.is_empty(), "{args:?} left {left:?}");
+    }
+}

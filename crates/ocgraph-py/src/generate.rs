@@ -24,7 +24,7 @@ fn build_generated(
 
 /// Generates a graph into `out`. `kind`: "kronecker" (scale, edge_factor), "erdos-renyi"
 /// (n and m or p), "road" (rows, cols). Kronecker and Erdős–Rényi graphs are undirected unless
-/// `directed`; road grids are undirected.
+/// `directed`; road grids are undirected (`directed` is refused for them).
 #[pyfunction]
 #[pyo3(signature = (kind, out, scale, edge_factor, n, m, p, rows, cols, seed, directed, weighted, dedup, memory, overwrite))]
 #[allow(clippy::too_many_arguments)]
@@ -74,8 +74,11 @@ pub(crate) fn _generate<'py>(
         }
     };
     let road = matches!(kind.to_ascii_lowercase().as_str(), "road" | "road-grid" | "road_grid" | "grid");
+    if road && directed {
+        return Err(invalid("road grids are undirected (directed= applies to kronecker and erdos-renyi)"));
+    }
     let opts = BuildOptions {
-        directed: directed && !road,
+        directed,
         weighted: weighted || road,
         dedup,
         // As `ocgraph generate`, which always does both: `dedup=True` gives the CLI's graph.

@@ -90,8 +90,8 @@ impl Pattern {
     pub fn named(name: &str) -> Result<Pattern> {
         let bad = || {
             Error::invalid(format!(
-                "unknown pattern {name:?}: use triangle, wedge, diamond, tailed-triangle, or K-clique, K-cycle, \
-                 K-path, K-star with K from 2 to {MAX_PATTERN_VERTICES}"
+                "unknown pattern {name:?}: use triangle, wedge, diamond, tailed-triangle, or K-clique, K-path, \
+                 K-star with K from 2 to {MAX_PATTERN_VERTICES}, K-cycle with K from 3"
             ))
         };
         let edges: Vec<(usize, usize)> = match name {

@@ -1,11 +1,11 @@
 //! `ocgraph export`: write a graph as an edge list (text `src dst [weight]`, binary pairs, or
 //! binary records with weights).
 
-use std::fs::File;
-use std::io::{BufWriter, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use clap::{Args, ValueEnum};
+use ocgraph_core::format::OutputFile;
 use ocgraph_core::ids::{IdLookup, OriginalId};
 use ocgraph_core::ingest::{Progress, Unit};
 use ocgraph_core::{with_adjacency, Adjacency, Error, GraphView, Result, Vertex};
@@ -117,34 +117,20 @@ fn run_export(args: &ExportArgs) -> Result<()> {
     if g.is_weighted() && matches!(format, ExportFormat::Bin32 | ExportFormat::Bin64) {
         eprintln!("note: binary pair formats carry no weights; weights are not exported (bin32w and bin64w carry them)");
     }
-    let name = args.out.file_name().ok_or_else(|| Error::invalid("OUT must name a file"))?;
-    // A regular file is written beside OUT and renamed over it; an existing symlink, pipe or
-    // device (such as /dev/stdout) is written through, never replaced.
-    let through = std::fs::symlink_metadata(&args.out).is_ok_and(|m| !m.file_type().is_file());
-    let tmp = if through {
-        args.out.clone()
-    } else {
-        args.out.with_file_name(format!(".{}.tmp-{}", name.to_string_lossy(), std::process::id()))
-    };
+    // Written whole or not at all; a symlink, pipe or device (such as /dev/stdout) is written
+    // through, never replaced (see `OutputFile`).
+    let mut file = OutputFile::create(&args.out)?;
     let ids = if args.original_ids { Some(g.ids()?) } else { None };
     let progress = CliProgress::new(false);
     let written = match format {
-        ExportFormat::Parquet => super::parquet::export(&g, &tmp, ids.as_ref(), &progress),
+        ExportFormat::Parquet => super::parquet::export(&g, &mut file, ids.as_ref(), &progress),
         _ => {
             progress.phase("write", Some(g.num_edges()), Unit::Edges);
-            write_edges(&g, &tmp, format, ids.as_ref(), &progress)
+            write_edges(&g, &mut file, format, ids.as_ref(), &progress)
         }
     };
     progress.finish();
-    let written = written.and_then(|count| {
-        if !through {
-            std::fs::rename(&tmp, &args.out).map_err(|e| Error::io(&args.out, "rename", e))?;
-        }
-        Ok(count)
-    });
-    if written.is_err() && !through {
-        let _ = std::fs::remove_file(&tmp);
-    }
+    let written = written.and_then(|count| file.commit().map(|()| count));
     let count = written?;
     eprintln!("exported {count} edges to {}", args.out.display());
     args.backend.report_stats(g.base())?;
@@ -179,13 +165,13 @@ fn text_id(ids: &IdLookup, v: Vertex) -> Result<OriginalId> {
 
 fn write_edges(
     g: &GraphView,
-    path: &Path,
+    out: &mut OutputFile,
     format: ExportFormat,
     ids: Option<&IdLookup>,
     progress: &dyn Progress,
 ) -> Result<u64> {
-    let file = File::create(path).map_err(|e| Error::io(path, "create", e))?;
-    let mut out = BufWriter::with_capacity(1 << 20, file);
+    let path = out.path().to_path_buf();
+    let path = path.as_path();
     let mut buf: Vec<u8> = Vec::with_capacity(1 << 16);
     let mut count = 0u64;
     let io = |e| Error::io(path, "write", e);
@@ -250,17 +236,7 @@ fn write_edges(
         Ok(())
     })?;
     out.write_all(&buf).map_err(io)?;
-    let file = out.into_inner().map_err(|e| Error::io(path, "write", e.into_error()))?;
-    sync_if_regular(&file, path)?;
     Ok(count)
-}
-
-/// Makes a written regular file durable; a pipe or device (`/dev/stdout`) has nothing to sync.
-pub(crate) fn sync_if_regular(file: &File, path: &Path) -> Result<()> {
-    if file.metadata().is_ok_and(|m| m.is_file()) {
-        file.sync_all().map_err(|e| Error::io(path, "fsync", e))?;
-    }
-    Ok(())
 }
 
 #[cfg(test)]

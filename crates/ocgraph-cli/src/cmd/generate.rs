@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use clap::{ArgGroup, Args, Subcommand};
 use ocgraph_core::generate::{self, ErdosRenyiSize, Generator};
 use ocgraph_core::ingest::{BuildOptions, GraphBuilder, IdMap, Progress};
-use ocgraph_core::Result;
+use ocgraph_core::{Error, Result};
 
 use super::output_args::BuilderArgs;
 use crate::progress::CliProgress;
@@ -109,6 +109,9 @@ pub fn run(args: &GenerateArgs) -> Result<()> {
                 .weighted(a.common.weighted)
                 .directed(a.common.directed);
             build(&g, &a.common, a.common.weighted)
+        }
+        Model::Road(a) if a.common.directed => {
+            Err(Error::invalid("road grids are undirected (--directed applies to kronecker and erdos-renyi)"))
         }
         Model::Road(a) => build(&generate::road_grid(a.rows, a.cols, a.seed)?, &a.common, true),
     }

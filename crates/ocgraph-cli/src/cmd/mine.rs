@@ -10,7 +10,7 @@
 //! graph (`ocgraph import --labels`, `ocgraph labels set`, label updates), or those of
 //! `--labels FILE` (one integer a line, line `i` for vertex `i`).
 
-use std::io::{BufWriter, IsTerminal, Write};
+use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::sync::{Arc, Mutex};
@@ -19,6 +19,7 @@ use std::time::{Duration, Instant};
 use clap::{Args, ValueEnum};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use ocgraph_algo::mine::{self, MatchOptions, Pattern, MAX_PATTERN_VERTICES, TRIAD_NAMES};
+use ocgraph_core::format::OutputFile;
 use ocgraph_core::labels::NO_LABEL;
 use ocgraph_core::{with_adjacency, Adjacency, Error, Result, Vertex};
 
@@ -111,10 +112,7 @@ pub fn run(args: &MineArgs) -> Result<()> {
         return Err(Error::invalid("--list lists cliques or pattern matches; motifs are counted"));
     }
     let writer = match (&args.out, args.list) {
-        (Some(path), true) => {
-            let f = std::fs::File::create(path).map_err(|e| Error::io(path, "create", e))?;
-            Some(Mutex::new((BufWriter::new(f), None::<std::io::Error>)))
-        }
+        (Some(path), true) => Some(Mutex::new((OutputFile::create(path)?, None::<std::io::Error>))),
         _ => None,
     };
     let found = Arc::new(AtomicU64::new(0));
@@ -155,11 +153,11 @@ pub fn run(args: &MineArgs) -> Result<()> {
     }
     println!("mine {}: {secs:.6} s, {} thread(s)", kind_name(args.kind), pool.current_num_threads());
     if let (Some(w), Some(path)) = (writer, &args.out) {
-        let (mut w, err) = w.into_inner().unwrap_or_else(|e| e.into_inner());
+        let (w, err) = w.into_inner().unwrap_or_else(|e| e.into_inner());
         if let Some(e) = err {
             return Err(Error::io(path, "write", e));
         }
-        w.flush().map_err(|e| Error::io(path, "write", e))?;
+        w.commit()?;
         println!("{} matches written to {}", found.load(Relaxed), path.display());
     }
     args.backend.report_stats(view.base())

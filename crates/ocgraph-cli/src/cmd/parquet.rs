@@ -27,7 +27,7 @@ use parquet::arrow::{ArrowWriter, ProjectionMask};
 use parquet::basic::Compression;
 use parquet::file::properties::WriterProperties;
 
-use super::export::sync_if_regular;
+use ocgraph_core::format::OutputFile;
 
 /// Rows per record batch read or written.
 const BATCH_ROWS: usize = 1 << 16;
@@ -382,14 +382,16 @@ fn id_column(vs: &[Vertex], ids: Option<&IdLookup>) -> ArrayRef {
     }
 }
 
-/// Writes the edges of `g` (each undirected edge once) to the Parquet file `path`; returns the
-/// number of edges.
+/// Writes the edges of `g` (each undirected edge once) as a Parquet file into `out`; returns
+/// the number of edges.
 pub(crate) fn export(
     g: &GraphView,
-    path: &Path,
+    out: &mut OutputFile,
     ids: Option<&IdLookup>,
     progress: &dyn Progress,
 ) -> Result<u64> {
+    let path = out.path().to_path_buf();
+    let path = path.as_path();
     let id_type = match ids.map(|ids| (ids.is_empty(), ids.original(0))) {
         None | Some((true, _)) => DataType::UInt32,
         Some((false, OriginalId::Str(_))) => DataType::Utf8,
@@ -401,13 +403,12 @@ pub(crate) fn export(
         fields.push(Field::new("weight", DataType::Float32, false));
     }
     let schema = Arc::new(Schema::new(fields));
-    let file = File::create(path).map_err(|e| Error::io(path, "create", e))?;
     let props = WriterProperties::builder()
         .set_compression(Compression::SNAPPY)
         .set_max_row_group_row_count(Some(1 << 20))
         .build();
     let werr = |e: parquet::errors::ParquetError| Error::io(path, "write", std::io::Error::other(e));
-    let mut writer = ArrowWriter::try_new(file, schema.clone(), Some(props)).map_err(werr)?;
+    let mut writer = ArrowWriter::try_new(out, schema.clone(), Some(props)).map_err(werr)?;
     progress.phase("write", Some(g.num_edges()), Unit::Edges);
     let (mut us, mut vs, mut ws) = (Vec::new(), Vec::new(), Vec::new());
     let mut count = 0u64;
@@ -438,7 +439,6 @@ pub(crate) fn export(
     if !us.is_empty() {
         flush(&mut us, &mut vs, &mut ws)?;
     }
-    let file = writer.into_inner().map_err(werr)?;
-    sync_if_regular(&file, path)?;
+    writer.into_inner().map_err(werr)?;
     Ok(count)
 }

@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 
 use clap::{Args, ValueEnum};
 use ocgraph_algo::*;
+use ocgraph_core::format::OutputFile;
 use ocgraph_core::ids::{IdLookup, OriginalId};
 use ocgraph_core::{with_adjacency, Adjacency, Error, Grid, Hubs, Layout, Result, Vertex};
 
@@ -406,7 +407,7 @@ fn write_values(path: &Path, values: &Values) -> Result<()> {
             let _ = writeln!(buf, "{x}");
         }),
     }
-    std::fs::write(path, buf).map_err(|e| Error::io(path, "write", e))
+    OutputFile::write_whole(path, &buf)
 }
 
 /// The header of a 1-D little-endian NPY v1.0 file: magic, version 1.0, header length, and the

@@ -355,7 +355,7 @@ pub fn run(args: &StreamArgs) -> Result<()> {
     }
     if let Some(path) = &args.json {
         let text = serde_json::to_string_pretty(&serde_json::Value::Object(report)).expect("plain values");
-        std::fs::write(path, text).map_err(|e| Error::io(path, "write", e))?;
+        ocgraph_core::format::OutputFile::write_whole(path, text.as_bytes())?;
     }
     for m in ms {
         m.stop(&w);

@@ -16,12 +16,12 @@
 //! data vertices' labels changed, the data vertices in pattern-vertex order. Totals and the
 //! watch's own time go to the summary.
 
-use std::fs::File;
-use std::io::{BufWriter, Write};
-use std::path::{Path, PathBuf};
+use std::io::Write;
+use std::path::Path;
 use std::time::Instant;
 
 use ocgraph_algo::mine::{Changes, Pattern, Watch, WatchStore};
+use ocgraph_core::format::OutputFile;
 use ocgraph_core::labels::NO_LABEL;
 use ocgraph_core::update::{Snapshot, WalItem, WritableGraph};
 use ocgraph_core::{Adjacency, Error, Result, Vertex};
@@ -37,7 +37,7 @@ pub(crate) struct Watcher {
     updates: Vec<(Vertex, Vertex, bool)>,
     /// The label changes of the current batch (reused across batches).
     relabels: Vec<(Vertex, u32)>,
-    out: Option<(PathBuf, BufWriter<File>)>,
+    out: Option<OutputFile>,
     /// Matches added and removed so far.
     pub(crate) added: u64,
     pub(crate) removed: u64,
@@ -96,13 +96,7 @@ impl Watcher {
             None if pattern.is_labelled() => Some(vec![NO_LABEL; w.num_vertices()]),
             l => l,
         };
-        let out = match out {
-            Some(p) => {
-                let f = File::create(p).map_err(|e| Error::io(p, "create", e))?;
-                Some((p.to_path_buf(), BufWriter::new(f)))
-            }
-            None => None,
-        };
+        let out = out.map(OutputFile::create).transpose()?;
         Ok(Watcher {
             watch: Watch::new(pattern, induced),
             labels,
@@ -151,19 +145,17 @@ impl Watcher {
         self.added += (ch.added.len() / k) as u64;
         self.removed += (ch.removed.len() / k) as u64;
         self.modified += (ch.modified.len() / k) as u64;
-        if let Some((path, f)) = &mut self.out {
-            write_changes(f, batch, &ch, k).map_err(|e| Error::io(&*path, "write", e))?;
+        if let Some(f) = &mut self.out {
+            let path = f.path().to_path_buf();
+            write_changes(f, batch, &ch, k).map_err(|e| Error::io(path, "write", e))?;
         }
         self.secs += t.elapsed().as_secs_f64();
         Ok(())
     }
 
-    /// Flushes the `--watch-out` file.
+    /// Puts the `--watch-out` file in place (whole: a stream that fails leaves none).
     pub(crate) fn finish(&mut self) -> Result<()> {
-        match &mut self.out {
-            Some((path, f)) => f.flush().map_err(|e| Error::io(&*path, "write", e)),
-            None => Ok(()),
-        }
+        self.out.take().map_or(Ok(()), OutputFile::commit)
     }
 }
 

@@ -17,8 +17,9 @@ pub enum Kind {
     Fof,
     /// Uniformly random (source, target) pairs for shortest paths.
     ShortestPath,
-    /// A stream of updates for `ocgraph stream`: additions of new edges and removals of
-    /// existing ones (`--mix`, `--dist`), as text lines `+ u v [w]` and `- u v`.
+    /// A stream of updates for `ocgraph stream`: additions of edges between random vertices
+    /// (ends drawn by `--dist`; an edge may already exist, or be a self-loop) and removals of
+    /// existing edges, in the proportions of `--mix`, as text lines `+ u v [w]` and `- u v`.
     Updates,
 }
 

@@ -7,6 +7,7 @@ pub mod grid;
 pub mod hubs;
 mod layout;
 mod manifest;
+mod output_file;
 pub mod packed;
 mod weight_range;
 mod writer;
@@ -17,6 +18,7 @@ pub use manifest::{
     FileEntry, IdMapKind, LabelLogEntry, LevelEntry, Manifest, UpdateState, FORMAT_VERSION, MANIFEST_FILE,
     MANIFEST_MAGIC,
 };
+pub use output_file::OutputFile;
 pub use weight_range::WeightRange;
 pub(crate) use writer::{absolute, fsync_dir};
 pub use writer::{remove_stale_temp_dirs, FileWriter, GraphWriter, StaleTempDir};

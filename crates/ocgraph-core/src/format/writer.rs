@@ -113,13 +113,18 @@ impl GraphWriter {
                 "create graph",
                 std::io::Error::new(
                     std::io::ErrorKind::AlreadyExists,
-                    "already exists (use --force to replace it)",
+                    "already exists (use --force, or overwrite=True in Python, to replace it)",
                 ),
             ));
         }
         let name = out
             .file_name()
             .ok_or_else(|| Error::invalid(format!("'{}' is not a valid output path", out.display())))?;
+        if overwrite {
+            // Refused now, before the work, when a writer has the graph open; checked again
+            // under the lock at commit.
+            drop(lock_existing_graph(out)?);
+        }
         let parent = parent_dir(out);
         std::fs::create_dir_all(&parent).map_err(|e| Error::io(&parent, "create directory", e))?;
         // Best effort: a directory that cannot be removed now is left for `ocgraph check`, which
@@ -189,6 +194,9 @@ impl GraphWriter {
         fsync_dir(&self.tmp)?;
         let parent = parent_dir(&self.out);
         let mut old = None;
+        // A graph being replaced is locked as a writer would lock it, so that a process with
+        // it open for updates does not go on writing acknowledged batches into a deleted graph.
+        let _replacing = if self.overwrite { lock_existing_graph(&self.out)? } else { None };
         if self.out.exists() && self.overwrite {
             let trash = self.tmp.with_extension("old");
             std::fs::rename(&self.out, &trash).map_err(|e| Error::io(&self.out, "rename", e))?;
@@ -298,6 +306,15 @@ fn remove_path(p: &Path) {
     } else {
         let _ = std::fs::remove_file(p);
     }
+}
+
+/// The writer lock of the graph at `out`, when `out` holds one (see
+/// [`crate::update::lock_for_writing`]): an error when another handle has it open for updates.
+fn lock_existing_graph(out: &Path) -> Result<Option<File>> {
+    if !out.join(MANIFEST_FILE).is_file() {
+        return Ok(None);
+    }
+    crate::update::lock_for_writing(out).map(Some)
 }
 
 /// fsyncs a directory so that renames and creations inside it are durable.

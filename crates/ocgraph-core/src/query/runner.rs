@@ -360,8 +360,7 @@ fn client<Q: Answerer>(sh: &Shared<'_, Q>) -> ClientResult {
 /// Writes `answers` to `path` in the answers format (see the module docs).
 pub fn write_answers(path: &Path, kind: QueryKind, answers: &[Answer]) -> Result<()> {
     let io = |e| Error::io(path, "write", e);
-    let f = std::fs::File::create(path).map_err(io)?;
-    let mut out = std::io::BufWriter::new(f);
+    let mut out = crate::format::OutputFile::create(path)?;
     writeln!(out, "# ocgraph answers v1 kind={} count={}", kind.name(), answers.len()).map_err(io)?;
     for (i, a) in answers.iter().enumerate() {
         write!(out, "{i}").map_err(io)?;
@@ -381,5 +380,5 @@ pub fn write_answers(path: &Path, kind: QueryKind, answers: &[Answer]) -> Result
         }
         writeln!(out).map_err(io)?;
     }
-    out.flush().map_err(io)
+    out.commit()
 }

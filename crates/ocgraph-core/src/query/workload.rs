@@ -266,7 +266,7 @@ impl Workload {
 
     /// Writes the workload to `path`.
     pub fn save(&self, path: &Path) -> Result<()> {
-        std::fs::write(path, self.to_bytes()).map_err(|e| Error::io(path, "write", e))
+        crate::format::OutputFile::write_whole(path, &self.to_bytes())
     }
 
     /// Reads a workload file.

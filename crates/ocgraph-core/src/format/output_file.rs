@@ -1,0 +1,125 @@
+//! Result files written whole or not at all: [`OutputFile`] writes beside the destination and
+//! renames over it on [`OutputFile::commit`], so a failure (a full disk) leaves the previous
+//! file, or none, never a truncated one. An existing symbolic link, pipe or device (such as
+//! `/dev/stdout`) is written through instead, never replaced.
+
+use std::fs::File;
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
+
+use super::fsync_dir;
+use crate::error::{Error, Result};
+
+/// A file being written to `path`; see the module docs. Dropped without a commit, it removes
+/// what it wrote.
+pub struct OutputFile {
+    path: PathBuf,
+    /// Where the bytes go: a temporary file beside `path`, or `path` itself (written through).
+    tmp: Option<PathBuf>,
+    out: BufWriter<File>,
+}
+
+impl OutputFile {
+    /// Starts writing the file that [`OutputFile::commit`] will put at `path`.
+    pub fn create(path: &Path) -> Result<OutputFile> {
+        let through = std::fs::symlink_metadata(path).is_ok_and(|m| !m.file_type().is_file());
+        let tmp = if through {
+            None
+        } else {
+            let name = path.file_name().ok_or_else(|| {
+                Error::invalid(format!("'{}' does not name a file to write", path.display()))
+            })?;
+            Some(path.with_file_name(format!(".{}.tmp-{}", name.to_string_lossy(), std::process::id())))
+        };
+        let target = tmp.as_deref().unwrap_or(path);
+        let file = File::create(target).map_err(|e| Error::io(target, "create", e))?;
+        Ok(OutputFile { path: path.to_path_buf(), tmp, out: BufWriter::with_capacity(1 << 20, file) })
+    }
+
+    /// The destination path (for error messages).
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Writes `bytes`, naming the destination in an error.
+    pub fn write_bytes(&mut self, bytes: &[u8]) -> Result<()> {
+        let path = &self.path;
+        self.out.write_all(bytes).map_err(|e| Error::io(path, "write", e))
+    }
+
+    /// Flushes, makes the file durable (a regular file: fsync, rename over the destination,
+    /// fsync of its directory) and puts it in place.
+    pub fn commit(mut self) -> Result<()> {
+        let path = self.path.clone();
+        self.out.flush().map_err(|e| Error::io(&path, "write", e))?;
+        let Some(tmp) = self.tmp.take() else {
+            return Ok(()); // written through a link, pipe or device: nothing to sync or rename
+        };
+        let result = (|| {
+            self.out.get_ref().sync_all().map_err(|e| Error::io(&tmp, "fsync", e))?;
+            std::fs::rename(&tmp, &path).map_err(|e| Error::io(&path, "rename", e))?;
+            let parent = match path.parent() {
+                Some(p) if !p.as_os_str().is_empty() => p,
+                _ => Path::new("."),
+            };
+            fsync_dir(parent)
+        })();
+        if result.is_err() {
+            let _ = std::fs::remove_file(&tmp);
+        }
+        result
+    }
+
+    /// Writes `bytes` as the whole file at `path`.
+    pub fn write_whole(path: &Path, bytes: &[u8]) -> Result<()> {
+        let mut f = OutputFile::create(path)?;
+        f.write_bytes(bytes)?;
+        f.commit()
+    }
+}
+
+impl Write for OutputFile {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.out.write(buf)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.out.flush()
+    }
+}
+
+impl Drop for OutputFile {
+    fn drop(&mut self) {
+        if let Some(tmp) = &self.tmp {
+            let _ = std::fs::remove_file(tmp);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::os::unix::fs::FileTypeExt;
+
+    use super::*;
+
+    #[test]
+    fn a_commit_replaces_the_file_and_a_drop_keeps_the_old_one() {
+        let t = tempfile::tempdir().unwrap();
+        let p = t.path().join("out.txt");
+        std::fs::write(&p, "old").unwrap();
+        let mut f = OutputFile::create(&p).unwrap();
+        f.write_bytes(b"new, half").unwrap();
+        drop(f);
+        assert_eq!(std::fs::read_to_string(&p).unwrap(), "old");
+        assert_eq!(std::fs::read_dir(t.path()).unwrap().count(), 1, "the temporary file is removed");
+        OutputFile::write_whole(&p, b"new").unwrap();
+        assert_eq!(std::fs::read_to_string(&p).unwrap(), "new");
+        assert_eq!(std::fs::read_dir(t.path()).unwrap().count(), 1);
+    }
+
+    #[test]
+    fn a_device_is_written_through() {
+        OutputFile::write_whole(Path::new("/dev/null"), b"bytes").unwrap();
+        assert!(std::fs::symlink_metadata("/dev/null").unwrap().file_type().is_char_device());
+    }
+}
