@@ -667,3 +667,58 @@ fn a_full_disk_leaves_result_files_as_they_were() {
         assert!(left.is_empty(), "{args:?} left {left:?}");
     }
 }
+
+/// A full disk while a layout or the labels are written: the command fails naming the file,
+/// leaves no temporary file in the graph, and a failed `labels set` keeps the old labels.
+#[test]
+fn a_full_disk_during_layouts_and_labels_leaves_the_graph_as_it_was() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().canonicalize().unwrap();
+    let Some(shim) = build_shim(&root) else { return };
+    let g = root.join("g");
+    let run = |args: &[&str], fault: Option<(&str, &str)>| {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_ocgraph"));
+        cmd.args(args);
+        if let Some((path, nth)) = fault {
+            cmd.env("LD_PRELOAD", &shim)
+                .env("FAULT_OP", "write")
+                .env("FAULT_KIND", "enospc")
+                .env("FAULT_NTH", nth)
+                .env("FAULT_PATH_SUBSTR", path);
+        }
+        cmd.output().unwrap()
+    };
+    assert!(run(&["generate", "kronecker", "--scale", "10", "--weighted", "--quiet", p(&g)], None)
+        .status
+        .success());
+    let labels = |name: &str, f: fn(u32) -> u32| {
+        let path = root.join(name);
+        std::fs::write(&path, (0..1024).map(|v| format!("{v} {}\n", f(v))).collect::<String>()).unwrap();
+        path
+    };
+    let (old, new) = (labels("old.txt", |v| v % 5), labels("new.txt", |_| 7));
+    assert!(run(&["labels", "set", p(&g), p(&old)], None).status.success());
+    let shown = |g: &Path| String::from_utf8(run(&["labels", "show", p(g)], None).stdout).unwrap();
+    let before = shown(&g);
+    let cases: [(&[&str], &str, &str); 5] = [
+        (&["layout", "grid", p(&g)], "grid.edges.tmp", "1"),
+        (&["layout", "pack", p(&g)], "out.packed.tmp", "1"),
+        (&["layout", "hubs", p(&g)], "hubs", "1"),
+        (&["layout", "compress", p(&g)], ".lz4.tmp", "1"),
+        (&["labels", "set", p(&g), p(&new)], "manifest.tmp", "2"),
+    ];
+    for (args, path, nth) in cases {
+        let o = run(args, Some((path, nth)));
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(1), "{args:?}: {err}");
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+        let left: Vec<_> = std::fs::read_dir(&g)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|n| n.ends_with(".tmp"))
+            .collect();
+        assert!(left.is_empty(), "{args:?} left {left:?}");
+        assert!(run(&["check", p(&g)], None).status.success(), "{args:?}");
+        assert_eq!(shown(&g), before, "{args:?} changed the labels");
+    }
+}

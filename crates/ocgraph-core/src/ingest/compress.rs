@@ -27,7 +27,7 @@ use super::remove::remove_files;
 use crate::error::{Error, Result};
 use crate::format::compressed::{compress_block, BlockEntry, BlockIndex, Transform, MAX_BLOCK_SIZE};
 use crate::format::{FileEntry, FileRole, Manifest};
-use crate::update::lock_for_writing;
+use crate::update::{lock_for_writing, removing_leftovers_on_error};
 
 /// Blocks compressed per parallel group.
 const GROUP_BLOCKS: usize = 64;
@@ -52,7 +52,7 @@ pub struct CompressReport {
 /// multiple of 4096, at most 1 MiB), and installs them, replacing copies it had.
 pub fn compress_adjacency(dir: &Path, block_size: u32, progress: &dyn Progress) -> Result<CompressReport> {
     let _writing = lock_for_writing(dir)?;
-    compress_adjacency_unlocked(dir, block_size, progress)
+    removing_leftovers_on_error(dir, compress_adjacency_unlocked(dir, block_size, progress))
 }
 
 /// [`compress_adjacency`] by a caller that already holds the graph's writer lock (compaction,

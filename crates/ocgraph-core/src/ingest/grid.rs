@@ -29,7 +29,7 @@ use crate::error::{Error, Result};
 use crate::format::grid::{encode_cell, Codec, GridIndex, GridInfo};
 use crate::format::{pad_len, FileEntry, FileRole, Manifest};
 use crate::graph::Graph;
-use crate::update::lock_for_writing;
+use crate::update::{lock_for_writing, removing_leftovers_on_error};
 use crate::{Adjacency, Vertex};
 
 /// How to build a grid.
@@ -77,7 +77,7 @@ const COMPRESS_GROUP: usize = 256;
 /// it beside the CSR, replacing any grid it had.
 pub fn build_grid(dir: &Path, opts: &GridOptions, progress: &dyn Progress) -> Result<GridReport> {
     let _writing = lock_for_writing(dir)?;
-    build_grid_unlocked(dir, opts, progress)
+    removing_leftovers_on_error(dir, build_grid_unlocked(dir, opts, progress))
 }
 
 /// [`build_grid`] by a caller that already holds the graph's writer lock (compaction, which

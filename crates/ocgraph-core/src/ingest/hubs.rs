@@ -19,7 +19,7 @@ use crate::error::Result;
 use crate::format::hubs::{decode, encode, HUBS_PER_VERTEX, MAX_VERTICES, NO_HUB};
 use crate::format::{FileRole, Manifest};
 use crate::graph::{Adjacency, Graph, Vertex};
-use crate::update::lock_for_writing;
+use crate::update::{lock_for_writing, removing_leftovers_on_error};
 
 /// Vertices whose entries are written at once.
 const BLOCK: u32 = 1 << 16;
@@ -39,7 +39,7 @@ pub struct HubsReport {
 /// installs it, replacing the index it had.
 pub fn index_hubs(dir: &Path, progress: &dyn Progress) -> Result<HubsReport> {
     let _writing = lock_for_writing(dir)?;
-    index_hubs_unlocked(dir, progress)
+    removing_leftovers_on_error(dir, index_hubs_unlocked(dir, progress))
 }
 
 /// [`index_hubs`] by a caller that already holds the graph's writer lock (compaction, which

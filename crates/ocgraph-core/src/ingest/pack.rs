@@ -22,7 +22,7 @@ use crate::error::{Error, Result};
 use crate::format::packed::encode_list;
 use crate::format::{FileRole, GraphWriter};
 use crate::graph::{Adjacency, Direction, Graph, OpenOptions, Vertex};
-use crate::update::lock_for_writing;
+use crate::update::{lock_for_writing, removing_leftovers_on_error};
 
 /// The packed lists and index files of each direction.
 const PACKED: [[FileRole; 2]; 2] =
@@ -106,7 +106,7 @@ pub fn pack(src: &Path, dst: &Path, overwrite: bool, progress: &dyn Progress) ->
 /// and plain lists) beside its plain lists, and installs them, replacing copies it had.
 pub fn pack_copy(dir: &Path, progress: &dyn Progress) -> Result<PackReport> {
     let _writing = lock_for_writing(dir)?;
-    pack_copy_unlocked(dir, progress)
+    removing_leftovers_on_error(dir, pack_copy_unlocked(dir, progress))
 }
 
 /// [`pack_copy`] by a caller that already holds the graph's writer lock (compaction, which

@@ -206,7 +206,10 @@ pub(crate) fn lock_for_writing(dir: &Path) -> Result<std::fs::File> {
         .open(&path)
         .map_err(|e| Error::io(&path, "open the writer lock", e))?;
     match file.try_lock() {
-        Ok(()) => Ok(file),
+        Ok(()) => {
+            remove_unlisted_files(dir)?;
+            Ok(file)
+        }
         Err(std::fs::TryLockError::WouldBlock) => Err(Error::invalid(format!(
             "{}: the graph is already open for updates (by this process or another); \
              close that handle first (one writer at a time; readers may open it meanwhile)",
@@ -214,6 +217,35 @@ pub(crate) fn lock_for_writing(dir: &Path) -> Result<std::fs::File> {
         ))),
         Err(std::fs::TryLockError::Error(e)) => Err(Error::io(&path, "lock the writer lock", e)),
     }
+}
+
+/// `result`, after removing the files a failed layout, label or pack write left (see
+/// [`remove_unlisted_files`]) when it is an error; the writer lock must be held.
+pub(crate) fn removing_leftovers_on_error<T>(dir: &Path, result: Result<T>) -> Result<T> {
+    if result.is_err() {
+        let _ = remove_unlisted_files(dir);
+    }
+    result
+}
+
+/// Removes what an interrupted or failed layout, label or pack write left in the data
+/// directory of the graph at `dir` (the writer lock is held, so no such write is running):
+/// temporary files of graph files (`NAME.tmp`, `NAME.raw.tmp`, ...), and graph files the manifest does not list
+/// (renamed into place by a write that stopped before the manifest named them).
+fn remove_unlisted_files(dir: &Path) -> Result<()> {
+    let m = Manifest::read(dir)?;
+    let data = m.data_path(dir);
+    let Ok(entries) = std::fs::read_dir(&data) else { return Ok(()) };
+    for e in entries.flatten() {
+        let name = e.file_name().to_string_lossy().into_owned();
+        let temporary =
+            name.ends_with(".tmp") && FileRole::ALL.iter().any(|r| name.starts_with(r.file_name()));
+        let unlisted = FileRole::from_file_name(&name).is_some() && !m.files.contains_key(&name);
+        if temporary || unlisted {
+            std::fs::remove_file(e.path()).map_err(|err| Error::io(e.path(), "remove leftover file", err))?;
+        }
+    }
+    Ok(())
 }
 
 /// Empties `<dir>/delta/` (scratch files of paged deltas), creating it when `paged`.
