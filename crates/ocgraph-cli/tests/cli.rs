@@ -514,6 +514,14 @@ fn damaged_graphs_are_rejected() {
     std::fs::write(&nb, &orig).unwrap();
     ok(&["check", p(&g)]);
 
+    // An id past the last vertex in a list: export fails naming the file (and writes nothing).
+    let mut wild = orig.clone();
+    wild[0..4].copy_from_slice(&u32::MAX.to_le_bytes());
+    std::fs::write(&nb, &wild).unwrap();
+    fails(&["export", p(&g), p(&t.path().join("w.txt"))], 1, &["out.neighbors", "corrupted"]);
+    assert!(!t.path().join("w.txt").exists());
+    std::fs::write(&nb, &orig).unwrap();
+
     // Truncation: neither opens nor checks.
     std::fs::write(&nb, &orig[..orig.len() - 4096]).unwrap();
     fails(&["check", p(&g)], 1, &["out.neighbors"]);

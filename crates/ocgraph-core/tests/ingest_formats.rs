@@ -217,6 +217,63 @@ fn identity_ids_and_csv_string_ids() {
     assert_eq!(ids.vertex(&OriginalId::Int(5)), None);
 }
 
+/// Quoted CSV fields (RFC 4180): commas and doubled quotes inside quotes, quoted header names
+/// and quoted numbers; a stray text after a closing quote is an error naming the line.
+#[test]
+fn csv_quoted_fields() {
+    let tmp = scratch();
+    let csv = "\"src\",\"dst\"\n\"Smith, J\",\"Doe, A\"\n\"Doe, A\",Lee\r\n\"O\"\"Brien\" , \"Smith, J\"\n";
+    let input = write(tmp.path(), "quoted.csv", csv.as_bytes());
+    for (relabel, order) in [
+        (Relabel::None, ["Smith, J", "Doe, A", "Lee", "O\"Brien"]),
+        (Relabel::Sorted, ["Doe, A", "Lee", "O\"Brien", "Smith, J"]),
+    ] {
+        let out = tmp.path().join(format!("{relabel:?}"));
+        let opts = ImportOptions { relabel, ..ImportOptions::default() };
+        let r = import(&input, &out, &opts, &NoProgress).unwrap();
+        assert_eq!((r.num_vertices, r.num_edges), (4, 3));
+        assert!(r.notices.iter().any(|n| n.contains("taken as the CSV header")), "{:?}", r.notices);
+        assert!(!r.notices.iter().any(|n| n.contains("ignored")), "{:?}", r.notices);
+        let (g, lists, _) = open_lists(&out);
+        let ids = g.ids().unwrap();
+        let name = |v: u32| match ids.original(v) {
+            OriginalId::Str(s) => s,
+            other => panic!("a string id expected, got {other:?}"),
+        };
+        assert_eq!((0..4).map(name).collect::<Vec<_>>(), order);
+        let mut edges: Vec<(String, String)> = (0..4u32)
+            .flat_map(|u| lists[u as usize].iter().map(move |&(v, _)| (u, v)))
+            .map(|(u, v)| (name(u), name(v)))
+            .collect();
+        edges.sort();
+        let pair = |a: &str, b: &str| (a.to_string(), b.to_string());
+        assert_eq!(edges, [pair("Doe, A", "Lee"), pair("O\"Brien", "Smith, J"), pair("Smith, J", "Doe, A")]);
+    }
+
+    let numbers = write(tmp.path(), "numbers.csv", b"\"1\",\"2\"\n\"2\",0\n");
+    let r = import(&numbers, &tmp.path().join("n"), &ImportOptions::default(), &NoProgress).unwrap();
+    assert_eq!((r.num_vertices, r.num_edges), (3, 2));
+    assert!(r.notices.is_empty(), "{:?}", r.notices);
+    let g = Graph::open(tmp.path().join("n"), &OpenOptions::default()).unwrap();
+    assert_eq!(g.ids().unwrap().original(2), OriginalId::Int(2));
+
+    let named = Columns { source: Some("to, b".into()), target: Some("from".into()), ..Columns::default() };
+    let opts = ImportOptions { columns: named, ..ImportOptions::default() };
+    let swapped = write(tmp.path(), "named.csv", b"from,\"to, b\"\nx,y\n");
+    import(&swapped, &tmp.path().join("s"), &opts, &NoProgress).unwrap();
+    let g = Graph::open(tmp.path().join("s"), &OpenOptions::default()).unwrap();
+    assert_eq!(g.ids().unwrap().original(0), OriginalId::Str("y".into()));
+
+    let bad = write(tmp.path(), "bad.csv", b"a,b\nc,d\n\"Smith\" J,d\n");
+    let err =
+        import(&bad, &tmp.path().join("b"), &ImportOptions::default(), &NoProgress).unwrap_err().to_string();
+    assert!(err.contains("bad.csv:3:") && err.contains("text after the closing quote"), "{err}");
+    let open = write(tmp.path(), "open.csv", b"a,b\n\"c,d\n");
+    let err =
+        import(&open, &tmp.path().join("o"), &ImportOptions::default(), &NoProgress).unwrap_err().to_string();
+    assert!(err.contains("open.csv:2:") && err.contains("not closed"), "{err}");
+}
+
 #[test]
 fn csv_columns_by_header_name() {
     let tmp = scratch();

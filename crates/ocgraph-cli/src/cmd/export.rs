@@ -5,7 +5,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use clap::{Args, ValueEnum};
-use ocgraph_core::format::OutputFile;
+use ocgraph_core::format::{FileRole, OutputFile};
 use ocgraph_core::ids::{IdLookup, OriginalId};
 use ocgraph_core::ingest::{Progress, Unit};
 use ocgraph_core::{with_adjacency, Adjacency, Error, GraphView, Result, Vertex};
@@ -88,18 +88,29 @@ pub(crate) fn for_each_edge(
     let n = g.num_vertices() as Vertex;
     let directed = g.is_directed();
     let mut result = Ok(());
-    with_adjacency!(g, |out, _inn| out.for_each_weighted_in_range(0..n, |u, nbrs, ws| {
+    with_adjacency!(g, |out, _inn| {
+        out.for_each_weighted_in_range(0..n, |u, nbrs, ws| {
         if result.is_err() {
             return;
         }
         let start = if directed { 0 } else { nbrs.partition_point(|&v| v < u) };
         for (&v, &w) in nbrs[start..].iter().zip(&ws[start..]) {
+            if v >= n {
+                // Only a corrupted list holds such an id; `check` finds which file.
+                let role = if g.base().manifest().is_packed() { FileRole::OutPacked } else { FileRole::OutNeighbors };
+                result = Err(Error::format(
+                    g.base().data_path().join(role.file_name()),
+                    format!("vertex {u} lists neighbour {v}, but the graph has {n} vertices: the file is corrupted"),
+                ));
+                return;
+            }
             if let Err(e) = f(u, v, g.is_weighted().then_some(w)) {
                 result = Err(e);
                 return;
             }
         }
-    }));
+    })
+    });
     result
 }
 

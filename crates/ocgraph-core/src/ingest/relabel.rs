@@ -72,8 +72,8 @@ impl Mapper {
         for &id in &*int_ids(block, piece) {
             self.ints.entry(id).or_insert(0);
         }
-        for &(a, b) in &piece.strs {
-            let s = &block[a..b];
+        for k in 0..piece.strs.len() {
+            let s = piece.str_id(block, k);
             if !self.strs.contains_key(&*String::from_utf8_lossy(s)) {
                 self.strs.insert(String::from_utf8_lossy(s).into_owned(), 0);
             }
@@ -114,8 +114,8 @@ impl Mapper {
         dst.clear();
         let sorted = matches!(self.relabel, Relabel::Sorted);
         if !piece.strs.is_empty() {
-            for (i, &(a, b)) in piece.strs.iter().enumerate() {
-                let s = String::from_utf8_lossy(&block[a..b]);
+            for i in 0..piece.strs.len() {
+                let s = String::from_utf8_lossy(piece.str_id(block, i));
                 let v = match self.strs.get(&*s) {
                     Some(&v) => v,
                     None if sorted => {

@@ -1,14 +1,15 @@
-//! CSV edge lists: an optional header line, then data rows. A first line whose first two fields
-//! are integers is data (no header); any other first line is the header (reported as such). By
-//! default the source and target are the first two columns and the weight is the column named
-//! `weight` (or `w`, case-insensitive) in the header, else the third;
-//! [`Columns`](crate::ingest::Columns) picks them by their header names instead (the first line
-//! is then always the header).
+//! CSV edge lists: an optional header line, then data rows; fields may be quoted (RFC 4180). A
+//! first line whose first two fields are integers is data (no header); any other first line is
+//! the header (reported as such). By default the source and target are the first two columns
+//! and the weight is the column named `weight` (or `w`, case-insensitive) in the header, else
+//! the third; [`Columns`](crate::ingest::Columns) picks them by their (unquoted) header names
+//! instead (the first line is then always the header).
 
+use std::borrow::Cow;
 use std::path::Path;
 
 use super::is_integer;
-use super::text::{fields, is_blank_or_comment, MAX_COLS};
+use super::text::{fields, is_blank_or_comment, unquote, MAX_COLS};
 use crate::error::{Error, Result};
 use crate::ingest::Columns;
 
@@ -42,9 +43,9 @@ pub(crate) fn parse_header(path: &Path, data: &[u8], cols: &Columns) -> Result<C
         let next = (nl + 1).min(data.len());
         if !is_blank_or_comment(line) {
             let mut f = [(0, 0); MAX_COLS];
-            let k = fields(line, true, MAX_COLS, &mut f);
-            let names: Vec<&[u8]> = f[..k].iter().map(|&(a, b)| &line[a..b]).collect();
-            if !cols.any() && k >= 2 && is_integer(names[0]) && is_integer(names[1]) {
+            let k = fields(line, true, MAX_COLS, &mut f).map_err(|e| Error::input_line(path, lines, e))?;
+            let names: Vec<Cow<[u8]>> = f[..k].iter().map(|&(a, b)| unquote(&line[a..b])).collect();
+            if !cols.any() && k >= 2 && is_integer(&names[0]) && is_integer(&names[1]) {
                 return Ok(CsvHeader {
                     src_col: 0,
                     dst_col: 1,
@@ -57,7 +58,7 @@ pub(crate) fn parse_header(path: &Path, data: &[u8], cols: &Columns) -> Result<C
             let find = |name: &Option<String>, default: Option<usize>| -> Result<usize> {
                 match name {
                     None => Ok(default.unwrap_or(2)),
-                    Some(n) => names.iter().position(|c| *c == n.as_bytes()).ok_or_else(|| {
+                    Some(n) => names.iter().position(|c| **c == *n.as_bytes()).ok_or_else(|| {
                         let header: Vec<String> =
                             names.iter().map(|c| String::from_utf8_lossy(c).into()).collect();
                         Error::input_line(

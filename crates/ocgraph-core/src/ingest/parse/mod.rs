@@ -20,8 +20,12 @@ use crate::error::{Error, Result};
 pub(crate) struct Piece {
     /// Integer mode: `src, dst` pairs, interleaved.
     pub ints: Vec<u64>,
-    /// String mode: `(start, end)` byte ranges of `src, dst` in the block, interleaved.
+    /// String mode: `(start, end)` byte ranges of `src, dst`, interleaved: in the block, or, at
+    /// or past the block's length, in `unquoted` (read them with [`Piece::str_id`]).
     pub strs: Vec<(usize, usize)>,
+    /// String mode: the ids that are not as such in the block (CSV fields with doubled quotes),
+    /// unquoted and concatenated.
+    pub unquoted: Vec<u8>,
     /// One weight per edge (weighted parsing only).
     pub weights: Vec<f32>,
     /// Newlines in the piece.
@@ -52,12 +56,24 @@ impl Piece {
             _ => self.ints[k],
         }
     }
+
+    /// The `k`-th string id (`2i` is the source, `2i + 1` the target of edge `i`) of a piece
+    /// parsed from `block`.
+    #[inline]
+    pub(crate) fn str_id<'a>(&'a self, block: &'a [u8], k: usize) -> &'a [u8] {
+        let (a, b) = self.strs[k];
+        match a.checked_sub(block.len()) {
+            Some(at) => &self.unquoted[at..at + (b - a)],
+            None => &block[a..b],
+        }
+    }
 }
 
 /// How data lines are split and read.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct LineCfg {
-    /// CSV: fields separated by commas only (and trimmed); otherwise tabs, spaces or commas.
+    /// CSV: fields separated by commas only (and trimmed), which may be quoted (RFC 4180);
+    /// otherwise tabs, spaces or commas.
     pub csv: bool,
     /// Ids are strings (kept as byte ranges) rather than integers.
     pub strings: bool,

@@ -73,7 +73,7 @@ pub(crate) fn parse_header(path: &Path, data: &[u8]) -> Result<MtxHeader> {
         } else if !is_blank_or_comment(line) {
             let without = if has_banner { "" } else { " (the file has no '%%MatrixMarket' banner)" };
             let mut f = [(0, 0); 16];
-            let k = fields(line, false, 3, &mut f);
+            let k = fields(line, false, 3, &mut f).map_err(bad)?;
             let mut nums = [0u64; 3];
             for (i, num) in nums.iter_mut().enumerate().take(k) {
                 *num = super::parse_id(&line[f[i].0..f[i].1])

@@ -1,6 +1,8 @@
 //! Line tokenizer shared by the text (SNAP), CSV and MatrixMarket data lines.
 
-use super::{parse_id, parse_weight, too_large, LineCfg, Piece, PieceError};
+use std::borrow::Cow;
+
+use super::{parse_id, parse_weight, show, too_large, LineCfg, Piece, PieceError};
 
 /// Most columns looked at in a line.
 pub(crate) const MAX_COLS: usize = 16;
@@ -14,33 +16,33 @@ pub(crate) fn is_blank_or_comment(line: &[u8]) -> bool {
 }
 
 /// Splits `line` into up to `want` fields; returns how many were found. Fields are `(start,
-/// end)` offsets within `line`.
+/// end)` offsets within `line`. In CSV a field may be quoted (RFC 4180): the quotes are not part
+/// of it, and it may hold commas and doubled quotes; a quoted field holding doubled quotes is
+/// returned whole, quotes included, for [`unquote`] (an unquoted field never starts with a
+/// quote). The error (CSV only) is an unclosed quote or text after a closing quote.
 #[inline]
-pub(crate) fn fields(line: &[u8], csv: bool, want: usize, out: &mut [(usize, usize); MAX_COLS]) -> usize {
+pub(crate) fn fields(
+    line: &[u8],
+    csv: bool,
+    want: usize,
+    out: &mut [(usize, usize); MAX_COLS],
+) -> std::result::Result<usize, String> {
     let want = want.min(MAX_COLS);
     let mut k = 0;
     let mut i = 0;
     let n = line.len();
     if csv {
+        if memchr::memchr(b'"', line).is_some() {
+            return quoted_fields(line, want, out);
+        }
         while k < want && i <= n {
             let end = memchr::memchr(b',', &line[i..]).map_or(n, |j| i + j);
-            let (mut a, mut b) = (i, end);
-            while a < b && line[a].is_ascii_whitespace() {
-                a += 1;
-            }
-            while b > a && line[b - 1].is_ascii_whitespace() {
-                b -= 1;
-            }
-            if b - a >= 2 && line[a] == b'"' && line[b - 1] == b'"' {
-                a += 1;
-                b -= 1;
-            }
-            out[k] = (a, b);
+            out[k] = trim(line, i, end);
             k += 1;
             i = end + 1;
         }
         // A trailing empty field counts only if there was a comma before it.
-        return k;
+        return Ok(k);
     }
     while k < want {
         while i < n && matches!(line[i], b' ' | b'\t' | b',' | b'\r') {
@@ -56,11 +58,93 @@ pub(crate) fn fields(line: &[u8], csv: bool, want: usize, out: &mut [(usize, usi
         out[k] = (s, i);
         k += 1;
     }
-    k
+    Ok(k)
+}
+
+/// `line[a..b]` without leading and trailing whitespace, as offsets.
+#[inline]
+fn trim(line: &[u8], mut a: usize, mut b: usize) -> (usize, usize) {
+    while a < b && line[a].is_ascii_whitespace() {
+        a += 1;
+    }
+    while b > a && line[b - 1].is_ascii_whitespace() {
+        b -= 1;
+    }
+    (a, b)
+}
+
+/// The CSV branch of [`fields`] for a line holding a quote.
+fn quoted_fields(
+    line: &[u8],
+    want: usize,
+    out: &mut [(usize, usize); MAX_COLS],
+) -> std::result::Result<usize, String> {
+    let mut k = 0;
+    let mut i = 0;
+    while k < want && i <= line.len() {
+        let (field, end) = csv_field(line, i).map_err(|e| format!("column {}: {e}", k + 1))?;
+        out[k] = field;
+        k += 1;
+        i = end + 1;
+    }
+    Ok(k)
+}
+
+/// The CSV field starting at `line[i..]`, as [`fields`] returns it, and the offset of the comma
+/// ending it (or the line's length).
+fn csv_field(line: &[u8], i: usize) -> std::result::Result<((usize, usize), usize), String> {
+    let n = line.len();
+    let (a, _) = trim(line, i, n);
+    if line.get(a) != Some(&b'"') {
+        let end = memchr::memchr(b',', &line[i..]).map_or(n, |j| i + j);
+        return Ok((trim(line, i, end), end));
+    }
+    let close = closing_quote(line, a + 1).ok_or("a quoted field is not closed on its line")?;
+    let (end, _) = trim(line, close + 1, n);
+    if end < n && line[end] != b',' {
+        let stray = memchr::memchr(b',', &line[end..]).map_or(n, |j| end + j);
+        return Err(format!(
+            "text after the closing quote of a quoted field: '{}' (a quote inside quotes is written \"\")",
+            show(&line[close + 1..stray])
+        ));
+    }
+    let doubled = memchr::memchr(b'"', &line[a + 1..close]).is_some();
+    Ok((if doubled { (a, close + 1) } else { (a + 1, close) }, end))
+}
+
+/// The offset of the quote closing a quoted field whose text starts at `line[i..]` (`""` stands
+/// for a quote inside the field), if the line has one.
+fn closing_quote(line: &[u8], mut i: usize) -> Option<usize> {
+    loop {
+        let q = i + memchr::memchr(b'"', &line[i..])?;
+        if line.get(q + 1) != Some(&b'"') {
+            return Some(q);
+        }
+        i = q + 2;
+    }
+}
+
+/// A CSV field as [`fields`] returns it, with a whole quoted field (one holding doubled quotes)
+/// unquoted: without its outer quotes, and each `""` inside made one `"`.
+pub(crate) fn unquote(tok: &[u8]) -> Cow<'_, [u8]> {
+    let [b'"', inner @ .., b'"'] = tok else {
+        return Cow::Borrowed(tok);
+    };
+    let mut s = Vec::with_capacity(inner.len());
+    let mut quote = false;
+    for &c in inner {
+        // The second quote of each pair is dropped.
+        if !(quote && c == b'"') {
+            s.push(c);
+        }
+        quote = c == b'"' && !quote;
+    }
+    Cow::Owned(s)
 }
 
 /// The first `want` data lines (not blank, not comments) of `data`: each with its 0-based line
-/// index in `data` and its fields (at most [`MAX_COLS`]).
+/// index in `data` and its fields (at most [`MAX_COLS`], as [`fields`] returns them). Stops at a
+/// malformed line, which the parse reports.
 pub(crate) fn data_lines(data: &[u8], csv: bool, want: usize) -> Vec<(u64, Vec<&[u8]>)> {
     let mut f = [(0, 0); MAX_COLS];
     let mut found = Vec::new();
@@ -71,7 +155,9 @@ pub(crate) fn data_lines(data: &[u8], csv: bool, want: usize) -> Vec<(u64, Vec<&
         if is_blank_or_comment(line) {
             continue;
         }
-        let k = fields(line, csv, MAX_COLS, &mut f);
+        let Ok(k) = fields(line, csv, MAX_COLS, &mut f) else {
+            break;
+        };
         found.push((i as u64, f[..k].iter().map(|&(a, b)| &line[a..b]).collect()));
     }
     found
@@ -118,7 +204,7 @@ pub(crate) fn parse_lines(
             p.ints.push(id_of(a)?);
             p.ints.push(id_of(b)?);
         } else if !is_blank_or_comment(line) {
-            let k = fields(line, cfg.csv, want, &mut f);
+            let k = fields(line, cfg.csv, want, &mut f).map_err(err)?;
             if k < ids_want {
                 return Err(err(if ids_want == 2 {
                     format!("expected at least 2 columns (source, target), found {k}")
@@ -152,7 +238,7 @@ pub(crate) fn parse_lines(
                             e.valid_up_to()
                         )));
                     }
-                    p.strs.push((pos + a, pos + b));
+                    p.strs.push(str_range(block, &mut p.unquoted, cfg.csv, (pos + a, pos + b)));
                 } else {
                     p.ints.push(id_of(parse_id(&line[a..b]).map_err(err)?)?);
                 }
@@ -165,6 +251,20 @@ pub(crate) fn parse_lines(
     }
     p.lines = line_no;
     Ok(p)
+}
+
+/// Where [`Piece::str_id`] finds the string id at `block[a..b]`: there, or for a CSV field
+/// that needs [`unquote`], at its unquoted text appended to `unquoted` (the range then shifted
+/// by the block's length).
+fn str_range(block: &[u8], unquoted: &mut Vec<u8>, csv: bool, (a, b): (usize, usize)) -> (usize, usize) {
+    if csv {
+        if let Cow::Owned(s) = unquote(&block[a..b]) {
+            let start = block.len() + unquoted.len();
+            unquoted.extend_from_slice(&s);
+            return (start, start + s.len());
+        }
+    }
+    (a, b)
 }
 
 /// A line that is exactly `digits sep digits` optionally followed by a separator and anything
@@ -243,5 +343,84 @@ mod tests {
             let e = parse_lines(line, 0, line.len(), &cfg()).err().unwrap();
             assert!(e.1.contains(msg), "{:?}: {}", String::from_utf8_lossy(line), e.1);
         }
+    }
+
+    /// The CSV configuration of [`cfg`], with string or integer ids.
+    fn csv_cfg(strings: bool) -> LineCfg {
+        LineCfg { csv: true, strings, ..cfg() }
+    }
+
+    /// The string ids a CSV text parses to.
+    fn csv_ids(text: &[u8]) -> Vec<String> {
+        let p = parse_lines(text, 0, text.len(), &csv_cfg(true)).unwrap();
+        (0..p.strs.len()).map(|k| String::from_utf8_lossy(p.str_id(text, k)).into_owned()).collect()
+    }
+
+    /// The error (line within the text, message) of a CSV text.
+    fn csv_error(text: &[u8], strings: bool) -> (u64, String) {
+        parse_lines(text, 0, text.len(), &csv_cfg(strings)).err().unwrap()
+    }
+
+    /// Quoted CSV fields may hold commas and whitespace; the quotes are not part of the id.
+    #[test]
+    fn csv_quoted_ids_with_commas() {
+        let text = b"\"Smith, J\",\"Doe, A\"\n \"Doe, A\" , Lee\r\n\"a b\",\"\xc3\xa9\",x\n";
+        assert_eq!(csv_ids(text), ["Smith, J", "Doe, A", "Doe, A", "Lee", "a b", "\u{e9}"]);
+        // Unquoted lines are split as before.
+        assert_eq!(csv_ids(b"a b, c\n"), ["a b", "c"]);
+    }
+
+    /// `""` inside quotes is one quote.
+    #[test]
+    fn csv_doubled_quotes() {
+        let text = b"\"Doe \"\"Jr\"\"\",\"\"\"\"\"\"\"\"\"\"\n\"\"\"\",x\n";
+        assert_eq!(csv_ids(text), ["Doe \"Jr\"", "\"\"\"\"", "\"", "x"]);
+        assert_eq!(unquote(b"\"a\"\"b\""), &b"a\"b"[..]);
+        assert_eq!(unquote(b"ab"), &b"ab"[..]);
+        // An empty quoted id is still an empty id.
+        assert!(csv_error(b"\"\",x\n", true).1.contains("empty vertex id"));
+    }
+
+    /// Quoted numbers are numbers.
+    #[test]
+    fn csv_quoted_numbers() {
+        let text = b"\"1\",\"2\"\n3, \"4\" \n\"5\",6,\"7,8\"\n";
+        let p = parse_lines(text, 0, text.len(), &csv_cfg(false)).unwrap();
+        assert_eq!(p.ints, [1, 2, 3, 4, 5, 6]);
+        let weighted = LineCfg { weighted: true, ..csv_cfg(false) };
+        let text = b"1,2,\"0.5\"\n";
+        assert_eq!(parse_lines(text, 0, text.len(), &weighted).unwrap().weights, [0.5]);
+    }
+
+    /// A quoted field not closed on its line is an error on that line (0-based in the piece).
+    #[test]
+    fn csv_unterminated_quote_is_an_error() {
+        for strings in [true, false] {
+            let (line, msg) = csv_error(b"1,2\n3,\"4\n5\",6\n", strings);
+            assert_eq!(line, 1);
+            assert!(msg.contains("column 2") && msg.contains("not closed"), "{msg}");
+        }
+        assert_eq!(csv_error(b"a,b\n\"a\"\"\n", true).0, 1);
+    }
+
+    /// Text after a closing quote (before the next comma) is an error.
+    #[test]
+    fn csv_text_after_closing_quote_is_an_error() {
+        let (line, msg) = csv_error(b"a,b\nc,d\n\"Smith\" J,b\n", true);
+        assert_eq!(line, 2);
+        assert!(
+            msg.contains("column 1") && msg.contains("text after the closing quote") && msg.contains("' J'"),
+            "{msg}"
+        );
+        assert_eq!(csv_error(b"\"a\"\"b\"c,d\n", true).0, 0);
+    }
+
+    /// Outside CSV a quote is an ordinary character.
+    #[test]
+    fn quotes_are_plain_in_text_lines() {
+        let text = b"\"a\" \"b,c\"\n";
+        let p = parse_lines(text, 0, text.len(), &LineCfg { strings: true, ..cfg() }).unwrap();
+        let ids: Vec<&[u8]> = (0..p.strs.len()).map(|k| p.str_id(text, k)).collect();
+        assert_eq!(ids, [&b"\"a\""[..], b"\"b"]);
     }
 }
