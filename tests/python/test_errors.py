@@ -337,3 +337,14 @@ def test_add_vertices_fails_before_committing_when_the_result_does_not_fit(tmp_p
         ):
             g.add_vertices(2**32 - 7)  # beyond 2**32 - 1 vertices in all: refused before allocating
     assert ocgraph.open(tmp_path / "g").num_vertices == 7
+
+
+def test_waiting_for_a_negative_batch_names_the_argument(tmp_path):
+    ocgraph.from_edges([0, 1], [1, 2], tmp_path / "g").close()
+    with ocgraph.open(tmp_path / "g", writable=True) as g:
+        m = g.maintain("wcc")
+        with pytest.raises(ocgraph.InvalidArgumentError, match="seq must be a batch number"):
+            m.wait(-1)
+        m.wait(g.add_edges([2], [0]))
+        assert m.result().tolist() == [0, 0, 0]
+        m.stop()

@@ -84,8 +84,13 @@ impl PyMaintained {
     /// Waits until the result includes batch `seq` (an update call's return value; default:
     /// the graph's last batch). Results maintained in the update calls are always current.
     #[pyo3(signature = (seq=None))]
-    fn wait(&self, py: Python<'_>, seq: Option<u64>) -> PyResult<()> {
-        self.with(py, |w, m| m.wait(w, seq.unwrap_or(u64::MAX)))
+    fn wait(&self, py: Python<'_>, seq: Option<i64>) -> PyResult<()> {
+        let seq = match seq {
+            None => u64::MAX,
+            Some(s) => u64::try_from(s)
+                .map_err(|_| invalid(format!("seq must be a batch number (0 or more), got {s}")))?,
+        };
+        self.with(py, |w, m| m.wait(w, seq))
     }
 
     /// The sequence number of the last batch the result includes.

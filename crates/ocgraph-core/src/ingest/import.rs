@@ -137,8 +137,9 @@ pub fn sparse_ids_problem(num_vertices: u64, edges: u64, directed: bool) -> Opti
     }
     Some(format!(
         "the largest vertex id is {} and there are {edges} edges: keeping the ids would write {} of \
-         offsets for {} of edges; relabel the ids to 0..n (--relabel, Python relabel=\"first-seen\"), \
-         or to keep them pass --allow-sparse-ids (allow_sparse_ids=True) or --num-vertices N",
+         offsets for {} of edges; relabel the ids to 0..n (--relabel; in Python relabel=\"first-seen\" where the \
+         function takes it, or np.unique(..., return_inverse=True) before from_edges), or to keep them \
+         pass --allow-sparse-ids (allow_sparse_ids=True) or --num-vertices N",
         num_vertices.saturating_sub(1),
         crate::size::format_size(offsets),
         crate::size::format_size(edge_bytes)
