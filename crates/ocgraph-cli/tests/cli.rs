@@ -562,6 +562,12 @@ fn usage_errors_exit_2_and_existing_output_is_kept() {
     assert_eq!(open(&g).num_vertices(), 64);
     ok(&["generate", "kronecker", "--scale", "7", "--force", p(&g)]);
     assert_eq!(open(&g).num_vertices(), 128);
+    // Counts that must be at least 1.
+    for args in [&["run", "bfs", p(&g), "--trials", "0"][..], &["update", p(&g), "--batch-size", "0"]] {
+        let out = ocgraph(args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(String::from_utf8_lossy(&out.stderr).contains("at least 1"), "{args:?}");
+    }
     // A graph open for updates is not replaced under its writer.
     let writer = ocgraph_core::update::WritableGraph::open(&g, &Default::default()).unwrap();
     fails(&["generate", "kronecker", "--scale", "6", "--force", p(&g)], 2, &["already open for updates"]);

@@ -111,6 +111,15 @@ pub(crate) fn reporting_corruption(graph: &std::path::Path, f: impl FnOnce() -> 
     }
 }
 
+/// clap value parser for counts that must be at least 1 (`--trials`, `--batch-size`).
+pub(crate) fn positive(s: &str) -> std::result::Result<usize, String> {
+    match s.parse::<usize>() {
+        Ok(0) => Err("must be at least 1".into()),
+        Ok(k) => Ok(k),
+        Err(e) => Err(e.to_string()),
+    }
+}
+
 /// clap value parser for byte sizes (`256MB`, `1GiB`, `4096`).
 pub(crate) fn size_arg(s: &str) -> std::result::Result<u64, String> {
     ocgraph_core::size::parse_size(s).map_err(|e| e.to_string())

@@ -85,7 +85,7 @@ pub struct RunArgs {
     #[arg(long, default_value_t = 0)]
     threads: usize,
     /// Number of timed trials.
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = 1, value_parser = super::positive)]
     trials: usize,
     /// Before the timed trials, run untimed ones until this many seconds have passed (at least
     /// one when > 0), so that the timed trials find the graph cached and the pool settled; I/O

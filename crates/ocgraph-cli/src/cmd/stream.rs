@@ -43,7 +43,7 @@ pub struct StreamArgs {
     #[arg(long, value_delimiter = ',')]
     maintain: Vec<String>,
     /// Operations per batch.
-    #[arg(long, default_value_t = 10_000)]
+    #[arg(long, default_value_t = 10_000, value_parser = super::positive)]
     batch_size: usize,
     /// When a batch is durable.
     #[arg(long, value_enum, default_value_t = DurabilityArg::None)]
@@ -263,7 +263,7 @@ pub fn run(args: &StreamArgs) -> Result<()> {
         }
         None => None,
     };
-    let size = args.batch_size.max(1);
+    let size = args.batch_size;
     let mut lat = Vec::with_capacity(items.len() / size + 1);
     // The I/O statistics cover the stream alone, not the results' first computation.
     w.snapshot().base().reset_io_stats();

@@ -67,7 +67,7 @@ pub struct UpdateArgs {
     #[arg(long)]
     set_labels: Option<PathBuf>,
     /// Edges per batch.
-    #[arg(long, default_value_t = 10_000)]
+    #[arg(long, default_value_t = 10_000, value_parser = super::positive)]
     batch_size: usize,
     /// When a batch is durable.
     #[arg(long, value_enum, default_value_t = DurabilityArg::Batch)]
@@ -162,7 +162,7 @@ fn batched<T>(
     ack: bool,
     mut f: impl FnMut(&[T], usize) -> Result<u64>,
 ) -> Result<()> {
-    let (start, size) = (Instant::now(), size.max(1));
+    let start = Instant::now();
     let mut last = 0;
     for (i, chunk) in items.chunks(size).enumerate() {
         last = f(chunk, i * size)?;
