@@ -198,8 +198,10 @@ def test_engine_panic_becomes_ocgraph_error(tmp_path, backend):
     offsets[1] = 2**40
     offsets.tofile(tmp_path / "g" / "out.offsets")
     g = open_with(tmp_path / "g", backend)
-    with pytest.raises(ocgraph.Error):
-        g.neighbors(0)
+    # The error names the file that fails verification.
+    for read in (lambda: g.neighbors(0), lambda: g.out_degree(1), lambda: g.edge_weights(0)):
+        with pytest.raises(ocgraph.FormatError, match=r"out\.offsets"):
+            read()
     with pytest.raises(ocgraph.FormatError, match="decrease"):
         g.out_degrees()
     assert g.neighbors(2).tolist() == [0]  # the graph object is still usable

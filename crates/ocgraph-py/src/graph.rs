@@ -9,7 +9,7 @@ use ocgraph_core::update::WritableGraph;
 use ocgraph_core::{with_adjacency, Adjacency, GraphView, Vertex};
 use pyo3::prelude::*;
 
-use crate::errors::{invalid, run, to_pyerr, vertex_out_of_range, IntoPy};
+use crate::errors::{invalid, run, run_on_graph, to_pyerr, vertex_out_of_range, IntoPy};
 use crate::options::{open_options, parse_durability, Size};
 use ocgraph_core::update::WriteOptions;
 
@@ -282,40 +282,40 @@ impl PyGraph {
     fn out_degree(&self, py: Python<'_>, v: i64) -> PyResult<usize> {
         let g = self.graph()?;
         let v = Self::check_vertex(&g, v)?;
-        run(py, || Ok(with_adjacency!(&g, |out, _inn| out.degree(v))))
+        run_on_graph(py, g.path(), || Ok(with_adjacency!(&g, |out, _inn| out.degree(v))))
     }
 
     /// Number of in-neighbours of `v` (for undirected graphs: the degree).
     fn in_degree(&self, py: Python<'_>, v: i64) -> PyResult<usize> {
         let g = self.graph()?;
         let v = Self::check_vertex(&g, v)?;
-        run(py, || Ok(with_adjacency!(&g, |_out, inn| inn.degree(v))))
+        run_on_graph(py, g.path(), || Ok(with_adjacency!(&g, |_out, inn| inn.degree(v))))
     }
 
     /// Out-degrees of all vertices as an int64 numpy array.
     fn out_degrees<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyArray1<i64>>> {
         let g = self.graph()?;
-        Ok(run(py, || degrees(&g, Dir::Out))?.into_pyarray(py))
+        Ok(run_on_graph(py, g.path(), || degrees(&g, Dir::Out))?.into_pyarray(py))
     }
 
     /// In-degrees of all vertices as an int64 numpy array.
     fn in_degrees<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyArray1<i64>>> {
         let g = self.graph()?;
-        Ok(run(py, || degrees(&g, Dir::In))?.into_pyarray(py))
+        Ok(run_on_graph(py, g.path(), || degrees(&g, Dir::In))?.into_pyarray(py))
     }
 
     /// Sorted out-neighbours of `v` as a uint32 numpy array (a copy).
     fn neighbors<'py>(&self, py: Python<'py>, v: i64) -> PyResult<Bound<'py, PyArray1<u32>>> {
         let g = self.graph()?;
         let v = Self::check_vertex(&g, v)?;
-        Ok(run(py, || Ok(with_adjacency!(&g, |out, _inn| out.neighbors(v).to_vec())))?.into_pyarray(py))
+        Ok(run_on_graph(py, g.path(), || Ok(with_adjacency!(&g, |out, _inn| out.neighbors(v).to_vec())))?.into_pyarray(py))
     }
 
     /// Sorted in-neighbours of `v` as a uint32 numpy array (a copy).
     fn in_neighbors<'py>(&self, py: Python<'py>, v: i64) -> PyResult<Bound<'py, PyArray1<u32>>> {
         let g = self.graph()?;
         let v = Self::check_vertex(&g, v)?;
-        Ok(run(py, || Ok(with_adjacency!(&g, |_out, inn| inn.neighbors(v).to_vec())))?.into_pyarray(py))
+        Ok(run_on_graph(py, g.path(), || Ok(with_adjacency!(&g, |_out, inn| inn.neighbors(v).to_vec())))?.into_pyarray(py))
     }
 
     /// Weights of `v`'s out-edges as a float32 array aligned with `neighbors(v)`
@@ -323,7 +323,7 @@ impl PyGraph {
     fn edge_weights<'py>(&self, py: Python<'py>, v: i64) -> PyResult<Bound<'py, PyArray1<f32>>> {
         let g = self.graph()?;
         let v = Self::check_vertex(&g, v)?;
-        let w = run(py, || {
+        let w = run_on_graph(py, g.path(), || {
             let w = with_adjacency!(&g, |out, _inn| match out.weights(v) {
                 Some(w) => w.to_vec(),
                 None => vec![1.0; out.degree(v)],

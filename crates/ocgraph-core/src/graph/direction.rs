@@ -532,6 +532,9 @@ impl Adjacency for Direction<'_> {
 
     fn degree(&self, v: Vertex) -> usize {
         let (a, b) = self.bounds(v);
+        // Only a corrupted offsets file gets here; the callers' panic handlers name it.
+        let arcs = self.graph.num_arcs();
+        assert!(a <= b && b <= arcs, "offsets of vertex {v} run from {a} to {b}, not within 0..={arcs}");
         (b - a) as usize
     }
 
