@@ -308,14 +308,16 @@ impl PyGraph {
     fn neighbors<'py>(&self, py: Python<'py>, v: i64) -> PyResult<Bound<'py, PyArray1<u32>>> {
         let g = self.graph()?;
         let v = Self::check_vertex(&g, v)?;
-        Ok(run_on_graph(py, g.path(), || Ok(with_adjacency!(&g, |out, _inn| out.neighbors(v).to_vec())))?.into_pyarray(py))
+        Ok(run_on_graph(py, g.path(), || Ok(with_adjacency!(&g, |out, _inn| out.neighbors(v).to_vec())))?
+            .into_pyarray(py))
     }
 
     /// Sorted in-neighbours of `v` as a uint32 numpy array (a copy).
     fn in_neighbors<'py>(&self, py: Python<'py>, v: i64) -> PyResult<Bound<'py, PyArray1<u32>>> {
         let g = self.graph()?;
         let v = Self::check_vertex(&g, v)?;
-        Ok(run_on_graph(py, g.path(), || Ok(with_adjacency!(&g, |_out, inn| inn.neighbors(v).to_vec())))?.into_pyarray(py))
+        Ok(run_on_graph(py, g.path(), || Ok(with_adjacency!(&g, |_out, inn| inn.neighbors(v).to_vec())))?
+            .into_pyarray(py))
     }
 
     /// Weights of `v`'s out-edges as a float32 array aligned with `neighbors(v)`
