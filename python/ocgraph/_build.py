@@ -4,6 +4,7 @@ the opened :class:`Graph`."""
 
 from __future__ import annotations
 
+import operator
 import os
 import warnings
 from typing import Any
@@ -78,8 +79,13 @@ def from_edges(
             problem = _ocgraph._sparse_ids_problem(num_vertices, len(s), bool(directed))
             if problem is not None:
                 raise InputError(problem)
-    elif num_vertices < 0:
-        raise InvalidArgumentError(f"num_vertices must be non-negative, got {num_vertices}")
+    else:
+        try:
+            num_vertices = operator.index(num_vertices)
+        except TypeError:
+            raise TypeError(f"num_vertices must be an integer, got {num_vertices!r}") from None
+        if num_vertices < 0:
+            raise InvalidArgumentError(f"num_vertices must be non-negative, got {num_vertices}")
     if num_vertices > _MAX_VERTICES:
         raise InvalidArgumentError(f"{num_vertices} vertices do not fit 32-bit vertex ids")
     if top >= num_vertices:

@@ -350,3 +350,11 @@ def test_waiting_for_a_negative_batch_names_the_argument(tmp_path):
         m.wait(g.add_edges([2], [0]))
         assert m.result().tolist() == [0, 0, 0]
         m.stop()
+
+
+def test_a_fractional_vertex_count_is_refused(tmp_path):
+    with pytest.raises(TypeError, match=r"num_vertices must be an integer, got 3\.5"):
+        ocgraph.from_edges([0, 1], [1, 2], tmp_path / "g", num_vertices=3.5)
+    assert not (tmp_path / "g").exists()
+    g = ocgraph.from_edges([0, 1], [1, 2], tmp_path / "h", num_vertices=np.int64(5))
+    assert g.num_vertices == 5
