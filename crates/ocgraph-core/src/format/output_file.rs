@@ -7,7 +7,7 @@ use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 
-use super::fsync_dir;
+use super::writer::{fsync_dir, parent_dir};
 use crate::error::{Error, Result};
 
 /// A file being written to `path`; see the module docs. Dropped without a commit, it removes
@@ -58,11 +58,7 @@ impl OutputFile {
         let result = (|| {
             self.out.get_ref().sync_all().map_err(|e| Error::io(&tmp, "fsync", e))?;
             std::fs::rename(&tmp, &path).map_err(|e| Error::io(&path, "rename", e))?;
-            let parent = match path.parent() {
-                Some(p) if !p.as_os_str().is_empty() => p,
-                _ => Path::new("."),
-            };
-            fsync_dir(parent)
+            fsync_dir(&parent_dir(&path))
         })();
         if result.is_err() {
             let _ = std::fs::remove_file(&tmp);

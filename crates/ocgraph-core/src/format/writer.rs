@@ -293,7 +293,8 @@ fn tree_bytes(path: &Path) -> u64 {
     std::fs::read_dir(path).map(|entries| entries.flatten().map(|e| tree_bytes(&e.path())).sum()).unwrap_or(0)
 }
 
-fn parent_dir(p: &Path) -> PathBuf {
+/// The directory holding `p` (`.` for a bare file name).
+pub(super) fn parent_dir(p: &Path) -> PathBuf {
     match p.parent() {
         Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
         _ => PathBuf::from("."),
