@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import os
 import sys
+import warnings
 from collections.abc import Iterable, Iterator
 from typing import Any
 
@@ -84,6 +85,15 @@ class _Column:
             self.kind = kind
         elif kind != self.kind:
             raise InputError(f"column '{self.name}' changes from {self.kind} to {kind} ids at row {offset}")
+        if pa.types.is_signed_integer(col.type):
+            # Before any cast to unsigned (a sorted relabel compares the columns as uint64).
+            import pyarrow.compute as pc
+
+            negative = pc.less(col, 0)
+            if pc.any(negative).as_py():
+                i = pc.index(negative, True).as_py()
+                bad = col[i].as_py()
+                raise InputError(f"column '{self.name}' has the negative id {bad} at row {offset + i}")
         return col
 
 
@@ -234,8 +244,11 @@ def _build(
     num_vertices: int | None = None,
     allow_sparse_ids: bool = False,
 ) -> Graph:
-    if relabel not in (None, "first-seen", "sorted"):
+    # The spellings import_edges takes for text input: any case, first_seen, "none".
+    spelled = {"none": None, "first-seen": "first-seen", "first_seen": "first-seen", "sorted": "sorted"}
+    if relabel is not None and (not isinstance(relabel, str) or relabel.lower() not in spelled):
         raise InvalidArgumentError(f"unknown relabel {relabel!r} (expected None, 'first-seen' or 'sorted')")
+    relabel = None if relabel is None else spelled[relabel.lower()]
     if num_vertices is not None:
         if relabel is not None:
             raise InvalidArgumentError("num_vertices is for ids kept as they are, not with relabel")
@@ -404,7 +417,12 @@ def from_pandas(
 
     def batches() -> Iterator[Any]:
         for start in range(0, len(sub), BATCH_ROWS):
-            yield pa.RecordBatch.from_pandas(sub.iloc[start : start + BATCH_ROWS], preserve_index=False)
+            rows = sub.iloc[start : start + BATCH_ROWS]
+            try:
+                yield pa.RecordBatch.from_pandas(rows, preserve_index=False)
+            except (pa.ArrowInvalid, pa.ArrowTypeError, OverflowError) as e:
+                # An object column of mixed types, or of ints past 64 bits.
+                raise InputError(f"rows {start} to {start + len(rows) - 1}: {e}") from e
 
     source, target = names[0], names[1]
     weight = None if weight is None else names[2]
@@ -447,6 +465,14 @@ def from_parquet(
     for c in cols:
         if c not in names:
             raise InputError(f"{os.fspath(file)}: no column '{c}' (columns: {', '.join(names)})")
+    ignored = [n for n in names if weight is None and n.lower() in ("weight", "w")]
+    if ignored:
+        warnings.warn(
+            f"{os.fspath(file)}: column '{ignored[0]}' was ignored (an unweighted import; "
+            f"weight='{ignored[0]}' reads it)",
+            UserWarning,
+            stacklevel=2,
+        )
 
     def batches() -> Iterator[Any]:
         return pf.iter_batches(batch_size=BATCH_ROWS, columns=cols)
@@ -474,8 +500,7 @@ def iter_arrow_batches(
 ) -> Iterator[Any]:
     """See :meth:`Graph.iter_arrow_batches`."""
     pa = _pa()
-    if batch_rows < 1:
-        raise InvalidArgumentError(f"batch_rows must be positive, got {batch_rows}")
+    batch_rows = int_arg("batch_rows", batch_rows, 1, 2**62)
     n = g.num_vertices
     ids = g.original_ids() if original_ids else None
     if ids is not None and _is_identity(ids):

@@ -73,6 +73,10 @@ def from_edges(
         raise InputError(f"src and dst have different lengths ({len(s)} and {len(d)})")
     w = None if weights is None else finite_weights("weights", weights, len(s))
     top = int(max(s.max(), d.max())) if len(s) else -1
+    if top >= _MAX_VERTICES:
+        arr, name = (s, "src") if s.max() == top else (d, "dst")
+        i = int(np.argmax(arr == top))
+        raise InputError(f"{name}[{i}] = {top} does not fit a 32-bit vertex id (at most {_MAX_VERTICES - 1})")
     if num_vertices is None:
         num_vertices = top + 1
         if not allow_sparse_ids and num_vertices <= _MAX_VERTICES:
@@ -160,7 +164,7 @@ def import_edges(
         OcgraphIOError: the input cannot be read, or ``out`` exists without ``overwrite``.
     """
     n = _opt_int("num_vertices", num_vertices, _MAX_VERTICES)
-    if format == "parquet" or (format == "auto" and _is_parquet(input)):
+    if str(format).lower() == "parquet" or (str(format).lower() == "auto" and _is_parquet(input)):
         if labels is not None:
             raise InvalidArgumentError(
                 "import_edges: labels are not read with Parquet input; "
@@ -369,7 +373,7 @@ def generate(
     kind: str,
     path: PathLike,
     scale: int | None = None,
-    edge_factor: int = 16,
+    edge_factor: int | None = None,
     n: int | None = None,
     m: int | None = None,
     p: float | None = None,
@@ -386,7 +390,7 @@ def generate(
 
     Kinds:
         ``"kronecker"``: Graph500 R-MAT with ``2**scale`` vertices and ``edge_factor * 2**scale``
-        edges (needs ``scale``).
+        edges (needs ``scale``; ``edge_factor`` defaults to 16).
         ``"erdos-renyi"``: ``n`` vertices and ``m`` random edges (``G(n, m)``) or each pair
         with probability ``p`` (``G(n, p)``).
         ``"road"``: a ``rows x cols`` grid with some edges removed and integer weights, like a
@@ -397,9 +401,9 @@ def generate(
     does (with it, the same parameters and seed give the CLI's graph; without it, a G(n, m)
     graph is a multigraph).
     """
-    given = {"scale": scale, "n": n, "m": m, "p": p, "rows": rows, "cols": cols}
+    given = {"scale": scale, "edge_factor": edge_factor, "n": n, "m": m, "p": p, "rows": rows, "cols": cols}
     aliases = {
-        ("scale",): ("kronecker", "rmat"),
+        ("scale", "edge_factor"): ("kronecker", "rmat"),
         ("n", "m", "p"): ("erdos-renyi", "erdos_renyi", "er", "gnm", "gnp"),
         ("rows", "cols"): ("road", "road-grid", "road_grid", "grid"),
     }
@@ -411,7 +415,7 @@ def generate(
         kind,
         os.fspath(path),
         _opt_int("scale", scale),
-        int_arg("edge_factor", edge_factor),
+        int_arg("edge_factor", 16 if edge_factor is None else edge_factor),
         _opt_int("n", n, U64_MAX),
         _opt_int("m", m, U64_MAX),
         p,

@@ -198,7 +198,13 @@ class Graph(_NativeGraph):
         per vertex (default all ones: ``y`` is then the weighted in-degree). ``layout`` as for
         :meth:`wcc`."""
         n = self.num_vertices
-        x = np.ones(n) if x is None else np.ascontiguousarray(x, dtype=np.float64)
+        if x is None:
+            x = np.ones(n)
+        else:
+            given = np.asarray(x)
+            if given.dtype.kind not in "biuf":
+                raise InvalidArgumentError(f"x must hold real numbers, got dtype {given.dtype}")
+            x = np.ascontiguousarray(given, dtype=np.float64)
         if x.shape != (n,):
             raise InvalidArgumentError(f"x must have one value per vertex ({n}), got shape {x.shape}")
         return _ocgraph._spmv(self, x, threads_arg(threads), str(layout))
@@ -310,7 +316,7 @@ class Graph(_NativeGraph):
         """Induced counts of every connected undirected pattern of ``size`` (3 or 4) vertices,
         or with ``directed=True`` (size 3) the 16-class triad census (as networkx's
         ``triadic_census``); a uint64 array ordered as ``ocgraph.MOTIF_NAMES[(size, directed)]``."""
-        _names, counts = _ocgraph._motifs(self, int_arg("size", size), directed, threads_arg(threads))
+        _names, counts = _ocgraph._motifs(self, int_arg("size", size), bool(directed), threads_arg(threads))
         return counts
 
     def match(
@@ -346,7 +352,7 @@ class Graph(_NativeGraph):
         """``(count, rows)`` of the matches of ``pattern`` (``rows`` only when ``listing``)."""
         name, edges, plabels = _mine.pattern_args(pattern, pattern_labels)
         data = self._data_labels(plabels, labels)
-        return _ocgraph._match(self, name, edges, plabels, induced, data, listing, threads_arg(threads))
+        return _ocgraph._match(self, name, edges, plabels, bool(induced), data, listing, threads_arg(threads))
 
     def watch(
         self, pattern: Any, induced: bool = False, labels: Any = None, pattern_labels: Any = None
@@ -364,7 +370,7 @@ class Graph(_NativeGraph):
         data = self._data_labels(plabels, labels)
         if data is None and plabels is not None:
             data = np.full(self.num_vertices, _mine.NO_LABEL, dtype=np.uint32)
-        w = _mine.Watch(name, edges, plabels, induced, data)
+        w = _mine.Watch(name, edges, plabels, bool(induced), data)
         self.__dict__.setdefault("_watches", []).append(w)
         return w
 
@@ -385,7 +391,7 @@ class Graph(_NativeGraph):
         if lab is None or len(lab) != len(v):
             raise InvalidArgumentError(f"set_vertex_labels: {len(v)} vertices need as many labels")
         before = _mine.before_update(self)
-        seq = _ocgraph._set_vertex_labels(self, v, lab, durable)
+        seq = _ocgraph._set_vertex_labels(self, v, lab, bool(durable))
         empty = np.empty(0, dtype=np.int64)
         _mine.after_update(self, before, empty, empty, v, lab)
         return seq
@@ -431,14 +437,14 @@ class Graph(_NativeGraph):
             src, dst = list(src), list(dst)
             w = None if weights is None else _weights(weights, len(src))
             before = _mine.before_update(self)
-            seq = _ocgraph._add_edges_by_id(self, src, dst, w, durable)
+            seq = _ocgraph._add_edges_by_id(self, src, dst, w, bool(durable))
             if before is not None:
                 _mine.after_update(self, before, *self._known_pairs(src, dst))
             return seq
         s, d = _ids(src), _ids(dst)
         w = None if weights is None else _weights(weights, len(s))
         before = _mine.before_update(self)
-        seq = _ocgraph._add_edges(self, s, d, w, durable)
+        seq = _ocgraph._add_edges(self, s, d, w, bool(durable))
         _mine.after_update(self, before, s, d)
         return seq
 
@@ -449,12 +455,12 @@ class Graph(_NativeGraph):
         if _by_original(ids):
             src, dst = list(src), list(dst)
             pairs = self._known_pairs(src, dst) if before is not None else None
-            seq = _ocgraph._remove_edges_by_id(self, src, dst, durable)
+            seq = _ocgraph._remove_edges_by_id(self, src, dst, bool(durable))
             if pairs is not None:
                 _mine.after_update(self, before, *pairs)
             return seq
         s, d = _ids(src), _ids(dst)
-        seq = _ocgraph._remove_edges(self, s, d, durable)
+        seq = _ocgraph._remove_edges(self, s, d, bool(durable))
         _mine.after_update(self, before, s, d)
         return seq
 
@@ -475,9 +481,9 @@ class Graph(_NativeGraph):
         if _by_original(ids):
             src, dst = list(src), list(dst)
             w = _weights(weights, len(src))
-            return _ocgraph._set_edge_weights_by_id(self, src, dst, w, durable)
+            return _ocgraph._set_edge_weights_by_id(self, src, dst, w, bool(durable))
         s, d = _ids(src), _ids(dst)
-        return _ocgraph._set_edge_weights(self, s, d, _weights(weights, len(s)), durable)
+        return _ocgraph._set_edge_weights(self, s, d, _weights(weights, len(s)), bool(durable))
 
     def add_vertices(self, count: Any = None, durable: bool = True, ids: Any = None) -> np.ndarray:
         """Adds ``count`` isolated vertices and returns their vertex ids (int64 array). On a graph
@@ -486,13 +492,13 @@ class Graph(_NativeGraph):
         if ids is not None:
             if count is not None:
                 raise InvalidArgumentError("add_vertices: give count or ids, not both")
-            return np.asarray(_ocgraph._add_vertices_by_id(self, list(ids), durable), dtype=np.int64)
+            return np.asarray(_ocgraph._add_vertices_by_id(self, list(ids), bool(durable)), dtype=np.int64)
         if count is None:
             raise InvalidArgumentError("add_vertices: give count or ids")
         # The array returned is allocated before the batch is committed: a count too large
         # for memory fails before it adds anything (the total count must fit 32 bits).
         out = np.arange(int_arg("count", count, 0, U32_MAX - self.num_vertices), dtype=np.int64)
-        first, _end = _ocgraph._add_vertices(self, len(out), durable)
+        first, _end = _ocgraph._add_vertices(self, len(out), bool(durable))
         out += first
         return out
 
@@ -509,9 +515,9 @@ class Graph(_NativeGraph):
         before = _mine.before_update(self)
         pairs = _mine.incident_pairs(self, internal) if before is not None else None
         if _by_original(ids):
-            seq = _ocgraph._remove_vertices_by_id(self, vertices, durable)
+            seq = _ocgraph._remove_vertices_by_id(self, vertices, bool(durable))
         else:
-            seq = _ocgraph._remove_vertices(self, internal, durable)
+            seq = _ocgraph._remove_vertices(self, internal, bool(durable))
         if pairs is not None:
             _mine.after_update(self, before, *pairs)
         return seq
@@ -553,7 +559,7 @@ class Graph(_NativeGraph):
         ``result()``, ``changes()`` and ``wait(seq)`` first wait for the batches committed
         before them (``wait(seq)``: for batch ``seq``, an update call's return value).
         """
-        m = _ocgraph._maintain(self, kind, source, damping, tol, background)
+        m = _ocgraph._maintain(self, kind, source, damping, tol, bool(background))
         self.__dict__.setdefault("_maintained", []).append(m)
         return m
 
@@ -659,7 +665,7 @@ def open(
         policy=policy,
         page_size=page_size,
         advice=advice,
-        writable=writable,
+        writable=bool(writable),
         durability=durability,
         freeze_threshold=freeze_threshold,
         auto_compact_levels=auto_compact_levels,

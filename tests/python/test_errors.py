@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 import pytest
 
 import ocgraph
@@ -105,6 +106,16 @@ def test_vertex_out_of_range_and_closed_graph(tmp_path):
             call()
     with pytest.raises(ocgraph.InvalidArgumentError):
         g.edge_weights(3)
+    # Ints past 64 bits are out of range too, not a conversion's OverflowError.
+    for call in (
+        lambda: g.bfs(2**63),
+        lambda: g.neighbors(2**64),
+        lambda: g.bfs(np.uint64(2**64 - 1)),
+        lambda: g.shortest_path(0, 2**64),
+        lambda: g.out_degree(-(2**70)),
+    ):
+        with pytest.raises(ocgraph.VertexError, match="out of range"):
+            call()
     assert "3 vertices" in repr(g)
     with g:
         assert g.num_vertices == 3
@@ -358,3 +369,42 @@ def test_a_fractional_vertex_count_is_refused(tmp_path):
     assert not (tmp_path / "g").exists()
     g = ocgraph.from_edges([0, 1], [1, 2], tmp_path / "h", num_vertices=np.int64(5))
     assert g.num_vertices == 5
+
+
+def test_arguments_the_docs_promise(tmp_path):
+    # Flags take any truthy value (0/1 too), as the other flags do.
+    g = ocgraph.from_edges([0, 1, 2], [1, 2, 0], tmp_path / "g", directed=False)
+    assert g.count_matches("triangle", induced=1) == 1
+    assert g.motifs(3, directed=0).tolist() == [0, 1]
+    g.close()
+    w = ocgraph.open(tmp_path / "g", writable=1)
+    assert w.add_edges([0], [0], durable=0) > 0
+    w.close()
+    # An id past the 32-bit id space names the array and the index.
+    with pytest.raises(ocgraph.InputError, match=r"dst\[1\] = 4294967296 does not fit a 32-bit vertex id"):
+        ocgraph.from_edges([0, 1], [1, 2**32], tmp_path / "big")
+    # A parameter the kind does not take is refused, edge_factor included.
+    with pytest.raises(ocgraph.InvalidArgumentError, match="takes no edge_factor"):
+        ocgraph.generate("road", tmp_path / "r", rows=3, cols=3, edge_factor=8)
+    # Wrong types and values name the argument, with the documented classes.
+    g = ocgraph.open(tmp_path / "g")
+    with pytest.raises(TypeError, match="an original id is an int or a str"):
+        g.vertex(3.0)
+    with pytest.raises(ocgraph.InvalidArgumentError, match="real numbers"):
+        g.spmv(np.full(3, 1 + 1j))
+    g.close()
+    with pytest.raises(ocgraph.InvalidArgumentError, match="auto_compact_levels"):
+        ocgraph.Graph(str(tmp_path / "g"), writable=True, auto_compact_levels=-1)
+    with pytest.raises(ocgraph.InputError, match="rows 0 to 1"):
+        ocgraph.from_pandas(pd.DataFrame({"src": [1, "a"], "dst": [2, "b"]}), tmp_path / "p")
+    # Parquet input takes the spellings text input does.
+    pd.DataFrame({"src": [0, 1], "dst": [1, 2]}).to_parquet(tmp_path / "e.pq")
+    h = ocgraph.import_edges(tmp_path / "e.pq", tmp_path / "q", format="Parquet", relabel="First_Seen")
+    assert (h.num_vertices, h.num_edges) == (3, 2)
+    h.close()
+    # A workload larger than it can hold is refused, not an aborted allocation or a wrapped count.
+    g = ocgraph.from_edges([0, 1, 2], [1, 2, 0], tmp_path / "stored")
+    for kind, count in (("edge-queries", 2**40), ("shortest-path", 2**63)):
+        with pytest.raises(ocgraph.InvalidArgumentError, match="count"):
+            ocgraph.workload(g, kind, tmp_path / "w.bin", count)
+    g.close()

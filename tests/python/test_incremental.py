@@ -176,6 +176,8 @@ def test_background_wait_returns_once_the_batch_is_in(tmp_path):
     g.remove_edges([149], [150])
     wcc.wait()
     assert wcc.result().tolist() == [0] * 150 + [150] * 150
+    with pytest.raises(ocgraph.InvalidArgumentError, match="past the graph's last batch"):
+        wcc.wait(g.add_edges([0], [2]) + 1)
     g.close()
 
 
@@ -199,6 +201,9 @@ def test_changes_survive_a_failed_batch(tmp_path):
     g.add_edges([0], [3], weights=[0.5])
     vs, old, new = s.changes()
     assert (vs.tolist(), old.tolist(), new.tolist()) == ([3], [9.0], [0.5])
+    # Nothing changed since: empty arrays of the result's dtype.
+    vs, old, new = s.changes()
+    assert len(vs) == 0 and old.dtype == new.dtype == np.float64
     g.close()
 
 

@@ -270,6 +270,43 @@ def test_cli_parquet_integer_ids_and_nulls(tmp_path, cnr_df):
     assert "no column 'from' (columns: src, dst)" in r.stderr
 
 
+def test_cli_parquet_categorical_ids_and_integer_weights(tmp_path):
+    # pandas writes a categorical as a dictionary column; weights of any integer type are numbers.
+    df = pd.DataFrame({"src": ["x", "y", "z", "x"], "dst": ["y", "z", "x", "z"]}).astype("category")
+    for dtype in ("int8", "uint32", "int16", "uint64"):
+        df["w"] = np.array([3, 1, 2, 5], dtype=dtype)
+        pq.write_table(pa.Table.from_pandas(df, preserve_index=False), tmp_path / f"{dtype}.parquet")
+        ocgraph_cli("import", tmp_path / f"{dtype}.parquet", tmp_path / dtype, "--weight-col", "w", "--quiet")
+        out = ocgraph.open(tmp_path / dtype).to_pandas(original_ids=True)
+        got = sorted(zip(out["src"], out["dst"], out["weight"]))
+        assert got == sorted(zip(df["src"], df["dst"], df["w"].astype(float))), dtype
+    for bad, shown in ((np.inf, "inf"), (np.nan, "NaN"), (1e39, "1e39")):
+        t = pa.table({"src": [0, 1, 2], "dst": [1, 2, 0], "w": pa.array([1.0, bad, 2.0], pa.float64())})
+        pq.write_table(t, tmp_path / "bad.parquet")
+        r = ocgraph_cli("import", tmp_path / "bad.parquet", tmp_path / "b", "--weight-col", "w", ok=False)
+        assert r.returncode == 1, r.stderr
+        assert "bad.parquet" in r.stderr and f"row 1: column 'w' has the weight {shown}" in r.stderr, r.stderr
+        assert not (tmp_path / "b").exists()
+
+
+def test_cli_text_export_refuses_ids_with_commas(tmp_path):
+    (tmp_path / "c.csv").write_text('a,b\n"x,y",z\n')
+    ocgraph_cli("import", tmp_path / "c.csv", tmp_path / "g", "--quiet")
+    r = ocgraph_cli("export", tmp_path / "g", tmp_path / "out.txt", "--original-ids", ok=False)
+    assert 'original id "x,y"' in r.stderr and "whitespace or a comma" in r.stderr
+    assert not (tmp_path / "out.txt").exists()
+    ocgraph_cli("export", tmp_path / "g", tmp_path / "out.parquet", "--original-ids")
+    back = pq.read_table(tmp_path / "out.parquet").to_pylist()
+    assert back == [{"src": "x,y", "dst": "z"}]
+
+
+def test_negative_ids_are_named_with_a_sorted_relabel_of_unsigned_columns(tmp_path):
+    t = pa.table({"src": pa.array([0, 2**64 - 1], pa.uint64()), "dst": pa.array([5, -1], pa.int8())})
+    for relabel in ("first-seen", "sorted"):
+        with pytest.raises(ocgraph.InputError, match="column 'dst' has the negative id -1 at row 1"):
+            ocgraph.from_arrow(t, tmp_path / relabel, relabel=relabel)
+
+
 def test_cli_csv_columns_by_header_name(tmp_path, astro_df):
     df = astro_df.rename(columns={"src": "author", "dst": "coauthor"})
     df.insert(0, "paper", np.arange(len(df)))

@@ -71,6 +71,14 @@ def test_layout_errors(tmp_path):
     g.close()
     with pytest.raises(ocgraph.InvalidArgumentError, match="compression"):
         ocgraph.build_grid(tmp_path / "g", compress="zip")
+    # A shape whose P x P cells could not be counted is refused before any allocation.
+    with pytest.raises(ocgraph.InvalidArgumentError, match="cells-per-side must be at most 1024"):
+        ocgraph.build_grid(tmp_path / "g", cells_per_side=100_000)
+    h = ocgraph.open(tmp_path / "g", writable=True)
+    h.add_edges([2], [0])
+    with pytest.raises(ocgraph.InvalidArgumentError, match="the graph has no grid"):
+        h.pagerank(layout="grid")
+    h.close()
 
 
 def test_a_writable_graph_reads_its_grid_while_it_has_no_updates(tmp_path):

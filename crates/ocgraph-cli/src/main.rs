@@ -28,6 +28,11 @@ fn main() -> ExitCode {
             .map(|s| s.to_string())
             .or_else(|| info.payload().downcast_ref::<String>().cloned())
             .unwrap_or_else(|| "unknown failure".into());
+        if msg.starts_with("failed printing to stdout") && msg.contains("Broken pipe") {
+            // The reader of our output went away (`ocgraph info G | head -2`): stop quietly,
+            // with the status of a process a SIGPIPE ended, as other command-line tools do.
+            std::process::exit(141);
+        }
         eprintln!("error: internal error: {msg}");
     }));
     // A failed page read of the buffer pool comes back as an error naming the file and offset.

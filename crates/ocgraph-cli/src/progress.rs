@@ -36,12 +36,12 @@ impl CliProgress {
         }
     }
 
-    /// Prints the one-line summary: `what` `edges` edges in seconds, M edges/s.
-    pub fn summary(&self, what: &str, edges: u64, detail: &str) {
+    /// Prints the one-line summary: `what` `count` `unit` (edges or arcs) in seconds, M a second.
+    pub fn summary(&self, what: &str, count: u64, unit: &str, detail: &str) {
         let secs = self.start.elapsed().as_secs_f64();
         eprintln!(
-            "{what} {edges} edges{detail} in {secs:.2} s ({:.2} M edges/s)",
-            edges as f64 / secs.max(1e-9) / 1e6
+            "{what} {count} {unit}{detail} in {secs:.2} s ({:.2} M {unit}/s)",
+            count as f64 / secs.max(1e-9) / 1e6
         );
     }
 }

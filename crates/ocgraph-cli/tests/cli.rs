@@ -108,7 +108,7 @@ fn pack_keeps_the_graph_and_refuses_updates() {
     let (g, pk) = (t.path().join("k"), t.path().join("kp"));
     ok(&["generate", "kronecker", "--scale", "10", "--edge-factor", "8", "--seed", "5", p(&g)]);
     let out = String::from_utf8(ok(&["pack", p(&g), p(&pk), "--quiet"]).stderr).unwrap();
-    assert!(out.contains("packed") && out.contains("smaller"), "{out}");
+    assert!(out.contains("packed") && out.contains("x the size"), "{out}");
     let info: serde_json::Value = serde_json::from_slice(&ok(&["info", p(&pk), "--json"]).stdout).unwrap();
     assert_eq!(info["packed"], true);
     assert!(
@@ -318,6 +318,19 @@ fn export_writes_through_links_and_edgeless_graphs_round_trip() {
     // A device has nothing to fsync: exporting to it succeeds.
     ok(&["export", p(&g), "/dev/null"]);
     ok(&["export", p(&g), "/dev/null", "--format", "parquet"]);
+    // `/dev/stdout` is the process's own output, at its offset: a shell's `>>` keeps what the
+    // file held (the export is not written from its start over it).
+    let shell_out = t.path().join("appended.txt");
+    std::fs::write(&shell_out, "header\n").unwrap();
+    let appending = std::fs::OpenOptions::new().append(true).open(&shell_out).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_ocgraph"))
+        .args(["export", p(&g), "/dev/stdout"])
+        .stdout(appending)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = std::fs::read_to_string(&shell_out).unwrap();
+    assert!(text.starts_with("header\n0 1\n1 2\n"), "{text:?}");
 
     // A corrupted offset that `info` and `export` stumble on is reported by file.
     let bad = t.path().join("bad");
@@ -384,12 +397,36 @@ fn info_counts_the_updates_not_yet_compacted() {
     assert_eq!(info["vertices"], 7);
     assert_eq!(info["edges"], 7);
     assert_eq!(info["self_loops"], 1);
+    // A vertex the graph does not have, in an update file: named by file and line (exit 1),
+    // nothing applied.
+    let bad = t.path().join("bad.txt");
+    std::fs::write(&bad, "0 1\n1 99\n").unwrap();
+    fails(
+        &["update", p(&g), "--add-edges", p(&bad)],
+        1,
+        &["bad.txt:2", "vertex 99 is not in the graph (7 vertices)"],
+    );
     // Out-degrees now: 0:1 1:1 2:1 3:1 4:1 5:2 6:0; vertex 6 has an in-arc, so none is isolated.
     assert_eq!(info["out_degree"]["max"], 2);
     assert_eq!(info["isolated_vertices"], 0);
     assert_eq!(info["updates"]["levels"], 0);
     let text = String::from_utf8(ok(&["info", p(&g)]).stdout).unwrap();
     assert!(text.contains("vertices   7") && text.contains("compact"), "{text}");
+    // Every self-loop edge counts, repeats too (no --dedup).
+    let loops = t.path().join("loops.txt");
+    std::fs::write(
+        &loops,
+        "0 0
+0 0
+1 1
+0 1
+",
+    )
+    .unwrap();
+    let h = t.path().join("h");
+    ok(&["import", p(&loops), p(&h), "--undirected"]);
+    let info: serde_json::Value = serde_json::from_slice(&ok(&["info", p(&h), "--json"]).stdout).unwrap();
+    assert_eq!(info["self_loops"], 3);
 }
 
 /// `check` verifies a graph's updates too: a byte flipped in a level, or in a log frame followed

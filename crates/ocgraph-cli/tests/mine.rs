@@ -76,6 +76,15 @@ fn mine_counts_lists_and_patterns() {
         let out = ok(&["mine", "pattern", p(&g), "--pattern", p(&pat), "--labels", p(&labels)]);
         assert!(out.contains(&format!(": {want}\n")), "{out}");
     }
+    // A label file with a line short or one too many is refused, naming it (exit 1).
+    for count in [n - 1, n + 1] {
+        let wrong = tmp.path().join("wrong.txt");
+        std::fs::write(&wrong, "0\n".repeat(count)).unwrap();
+        let out = ocgraph(&["mine", "pattern", p(&g), "--pattern", p(&pat), "--labels", p(&wrong)]);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{err}");
+        assert!(err.contains(&format!("wrong.txt: {count} labels for a graph of {n} vertices")), "{err}");
+    }
 
     // Bad arguments: clean errors, exit code 2.
     for args in [

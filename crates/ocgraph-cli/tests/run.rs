@@ -140,6 +140,11 @@ fn bad_arguments_fail_cleanly() {
         (vec!["run", "wcc", p(&g), "--backend", "pool", "--policy", "clocky"], "unknown replacement policy"),
         (vec!["run", "wcc", p(&g), "--backend", "pool", "--policy", "gac:decay=2"], "decay 2"),
         (vec!["run", "wcc", p(&g), "--backend", "pool", "--policy", "gac:what=1"], "unknown key"),
+        // Refused before the kernel runs, not after.
+        (
+            vec!["run", "wcc", p(&g), "--out", "/nonexistent-dir/wcc.npy"],
+            "the directory /nonexistent-dir does not exist",
+        ),
     ] {
         let o = ocgraph(&args);
         let err = String::from_utf8_lossy(&o.stderr);

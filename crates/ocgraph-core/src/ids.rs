@@ -48,8 +48,17 @@ impl IdLookup {
     /// Loads the id map described by `manifest` from its open files.
     pub(crate) fn load(files: &SideFiles, manifest: &Manifest) -> Result<IdLookup> {
         let n = manifest.num_vertices;
-        let read = |role: FileRole| files.read(role, manifest.file(role).map_or(0, |e| e.len));
         let path = |role: FileRole| files.path(role).map(Path::to_path_buf).unwrap_or_default();
+        // Loaded whole, so checked whole against the manifest's checksum (as the labels are).
+        let read = |role: FileRole| -> Result<Vec<u8>> {
+            let Some(entry) = manifest.file(role) else { return Ok(Vec::new()) };
+            let mut bytes = files.read(role, entry.padded_len())?;
+            if crc32c::crc32c(&bytes) != entry.crc32c {
+                return Err(Error::format(path(role), "checksum mismatch: the original ids are corrupted"));
+            }
+            bytes.truncate(entry.len as usize);
+            Ok(bytes)
+        };
         let u64s = |b: Vec<u8>| -> Vec<u64> {
             b.chunks_exact(8).map(|c| u64::from_le_bytes(c.try_into().unwrap_or_default())).collect()
         };

@@ -279,8 +279,10 @@ impl GraphView {
             GraphView::Updated(_) => None,
         };
         let missing = match self {
-            GraphView::Updated(_) => "the graph has updates since its grid was built; run `ocgraph compact`",
-            GraphView::Stored(_) => "the graph has no grid; build one with `ocgraph layout grid`",
+            GraphView::Updated(s) if s.base().grid().is_some() => {
+                "the graph has updates since its grid was built; run `ocgraph compact`"
+            }
+            _ => "the graph has no grid; build one with `ocgraph layout grid`",
         };
         Ok(match (forced, grid) {
             (true, _) if !edge_centric => {

@@ -300,3 +300,97 @@ fn csv_columns_by_header_name() {
     let err = import(&text, &tmp.path().join("i"), &opts, &NoProgress).unwrap_err().to_string();
     assert!(err.contains("only in CSV files"), "{err}");
 }
+
+/// The ids of every vertex of the graph at `out`, as strings, and its edges by those ids.
+fn named_edges(out: &Path) -> Vec<(String, String)> {
+    let (g, lists, _) = open_lists(out);
+    let name = |v: u32| match g.ids().unwrap().original(v) {
+        OriginalId::Str(s) => s,
+        OriginalId::Int(i) => i.to_string(),
+    };
+    let mut edges: Vec<(String, String)> = (0..lists.len() as u32)
+        .flat_map(|u| lists[u as usize].iter().map(move |&(v, _)| (u, v)))
+        .map(|(u, v)| (name(u), name(v)))
+        .collect();
+    edges.sort();
+    edges
+}
+
+/// A UTF-8 byte-order mark is not part of the first line (text, CSV with and without a header
+/// or named columns, MatrixMarket); a CSV row starting with `#` or `%` after the first row is
+/// data, not a comment (before it, and in a text file, such lines are comments); a first line
+/// whose target is not an integer means string ids.
+#[test]
+fn byte_order_marks_csv_hash_rows_and_string_targets() {
+    let tmp = scratch();
+    let pair = |a: &str, b: &str| (a.to_string(), b.to_string());
+    type Case = (&'static str, &'static [u8], Columns, Vec<(String, String)>);
+    let cases: [Case; 6] = [
+        ("bom.txt", b"\xEF\xBB\xBF1 2\n2 3\n", Columns::default(), vec![pair("1", "2"), pair("2", "3")]),
+        ("bom.csv", b"\xEF\xBB\xBF1,2\n2,3\n", Columns::default(), vec![pair("1", "2"), pair("2", "3")]),
+        (
+            "bom-named.csv",
+            b"\xEF\xBB\xBFsrc,dst\n1,2\n",
+            Columns { source: Some("src".into()), target: Some("dst".into()), ..Columns::default() },
+            vec![pair("1", "2")],
+        ),
+        (
+            "hash.csv",
+            b"# a preamble\nsrc,dst\n#h1,b\nc,d\n%p,q\n",
+            Columns::default(),
+            vec![pair("#h1", "b"), pair("%p", "q"), pair("c", "d")],
+        ),
+        ("hash.txt", b"#h1 b\nc d\n", Columns::default(), vec![pair("c", "d")]),
+        ("strings.txt", b"12 b\na 12\n", Columns::default(), vec![pair("12", "b"), pair("a", "12")]),
+    ];
+    for (name, bytes, columns, want) in cases {
+        let input = write(tmp.path(), name, bytes);
+        let out = tmp.path().join(format!("g-{name}"));
+        let opts = ImportOptions { columns, ..ImportOptions::default() };
+        let r = import(&input, &out, &opts, &NoProgress).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert!(!r.notices.iter().any(|n| n.contains("header: '1")), "{name}: {:?}", r.notices);
+        let mut want = want;
+        want.sort();
+        assert_eq!(named_edges(&out), want, "{name}");
+    }
+    // A weighted text import of more than three columns says which it read.
+    let comma = write(tmp.path(), "comma.txt", b"0 1 1,5\n1 2 2,5\n");
+    let opts = ImportOptions {
+        build: BuildOptions { weighted: true, ..BuildOptions::default() },
+        ..ImportOptions::default()
+    };
+    let r = import(&comma, &tmp.path().join("g-comma"), &opts, &NoProgress).unwrap();
+    assert!(
+        r.notices.iter().any(|n| n.contains("comma.txt:1: 4 columns") && n.contains("decimal comma")),
+        "{:?}",
+        r.notices
+    );
+    let mtx = write(
+        tmp.path(),
+        "bom.mtx",
+        b"\xEF\xBB\xBF%%MatrixMarket matrix coordinate pattern general\n3 3 2\n1 2\n2 3\n",
+    );
+    let out = tmp.path().join("g-mtx");
+    let r = import(&mtx, &out, &ImportOptions::default(), &NoProgress).unwrap();
+    assert_eq!((r.num_vertices, r.num_edges), (3, 2));
+}
+
+/// A layout is not built over offsets corrupted between their ends (which open does not
+/// read): the degrees would not add up to the arcs, and the layout would pass `check`.
+#[test]
+fn layouts_refuse_offsets_whose_degrees_do_not_add_up() {
+    let tmp = scratch();
+    let input = write(tmp.path(), "e.txt", b"0 1\n1 2\n2 3\n3 0\n0 2\n");
+    let out = tmp.path().join("g");
+    import(&input, &out, &ImportOptions::default(), &NoProgress).unwrap();
+    let path = out.join("out.offsets");
+    let mut offsets = std::fs::read(&path).unwrap();
+    offsets[16..24].copy_from_slice(&0u64.to_le_bytes()); // vertex 2's list starts at 0
+    std::fs::write(&path, &offsets).unwrap();
+    let e =
+        ocgraph_core::ingest::build_grid(&out, &ocgraph_core::ingest::GridOptions::default(), &NoProgress)
+            .unwrap_err()
+            .to_string();
+    assert!(e.contains("out.offsets") && e.contains("the offsets are corrupted"), "{e}");
+    assert!(!out.join("grid.edges").exists());
+}

@@ -500,3 +500,39 @@ fn packed_manifests_are_checked() {
     let e = Graph::open(&dir, &OpenOptions::default()).unwrap_err().to_string();
     assert!(e.contains("required file 'out.packed_index' is not listed"), "{e}");
 }
+
+/// A manifest listing a file its graph's shape has no use for (reverse lists of an undirected
+/// graph, weights of an unweighted one, an id file of another id map) is refused on open: a
+/// reader would ignore the file and return another graph than the one written.
+#[test]
+fn files_the_shape_does_not_use_are_refused() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("g");
+    let lists: Lists = vec![vec![(1, 1.0)], vec![(2, 2.0)], vec![(0, 3.0)]];
+    write_graph(&dir, &lists, true);
+    Graph::open(&dir, &OpenOptions::default()).unwrap();
+    let good = Manifest::read(&dir).unwrap();
+    type Edit = fn(&mut Manifest);
+    let cases: [(&str, Edit); 3] = [
+        ("'in.neighbors' is listed in a graph that does not use it (undirected", |m| {
+            m.directed = false;
+        }),
+        ("'in.weights' is listed in a graph that does not use it (directed, unweighted", |m| {
+            m.weighted = false;
+            m.weight_range = None;
+        }),
+        ("'ids.u64' is listed in a graph that does not use it", |m| {
+            let e = m.files["out.offsets"];
+            m.files.insert("ids.u64".into(), e);
+        }),
+    ];
+    for (want, edit) in cases {
+        let mut m = good.clone();
+        edit(&mut m);
+        m.write_atomic(&dir).unwrap();
+        let e = Graph::open(&dir, &OpenOptions::default()).unwrap_err().to_string();
+        assert!(e.contains(want), "{want}: {e}");
+    }
+    good.write_atomic(&dir).unwrap();
+    check_graph(&dir).unwrap();
+}

@@ -173,3 +173,33 @@ fn a_name_without_its_batch_is_dropped_on_reopen() {
     }
     assert_eq!(seen.len(), 4);
 }
+
+/// String ids are loaded whole and checked against their checksum (a flipped byte would
+/// otherwise rename a vertex); the update state's next file id must be past the levels in use
+/// (a freeze would overwrite a live level).
+#[test]
+fn corrupted_ids_and_a_reused_file_id_are_refused() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("g");
+    let names: Vec<String> = ["ann", "bob", "cat"].iter().map(|x| x.to_string()).collect();
+    build(&dir, IdMap::Strings(names), 3, &[(0, 1), (1, 2)]);
+    let good = std::fs::read(dir.join("ids.strings")).unwrap();
+    let mut bad = good.clone();
+    bad[0] = b'x';
+    std::fs::write(dir.join("ids.strings"), &bad).unwrap();
+    let g = ocgraph_core::Graph::open(&dir, &ocgraph_core::OpenOptions::default()).unwrap();
+    let e = g.ids().err().expect("corrupted ids refused").to_string();
+    assert!(e.contains("ids.strings") && e.contains("checksum mismatch"), "{e}");
+    std::fs::write(dir.join("ids.strings"), &good).unwrap();
+
+    let g = WritableGraph::open(&dir, &opts()).unwrap();
+    g.add_edges(&[(0, 2)], None).unwrap();
+    g.freeze().unwrap();
+    g.close().unwrap();
+    let mut m = ocgraph_core::format::Manifest::read(&dir).unwrap();
+    let level = m.updates.as_ref().unwrap().levels[0].name.clone();
+    m.updates.as_mut().unwrap().next_file_id = 1;
+    m.write_atomic(&dir).unwrap();
+    let e = WritableGraph::open(&dir, &opts()).err().expect("refused").to_string();
+    assert!(e.contains("next_file_id 1 is not past the level file id"), "{level}: {e}");
+}

@@ -50,7 +50,7 @@ pub(crate) fn kernel<T: Send>(
 pub(crate) fn _bfs<'py>(
     py: Python<'py>,
     g: &PyGraph,
-    source: i64,
+    source: i128,
     threads: Option<usize>,
     layout: &str,
 ) -> PyResult<(Bound<'py, PyArray1<i64>>, Bound<'py, PyArray1<i64>>)> {
@@ -70,7 +70,7 @@ pub(crate) fn _bfs<'py>(
 pub(crate) fn _sssp<'py>(
     py: Python<'py>,
     g: &PyGraph,
-    source: i64,
+    source: i128,
     threads: Option<usize>,
     layout: &str,
 ) -> PyResult<Bound<'py, PyArray1<f64>>> {
@@ -172,7 +172,7 @@ pub(crate) fn _triangle_count(py: Python<'_>, g: &PyGraph, threads: Option<usize
 pub(crate) fn _diameter_estimate(
     py: Python<'_>,
     g: &PyGraph,
-    start: i64,
+    start: i128,
     sweeps: usize,
     threads: Option<usize>,
 ) -> PyResult<(u64, u32, u32)> {
@@ -189,7 +189,7 @@ pub(crate) fn _diameter_estimate(
 pub(crate) fn _k_hop<'py>(
     py: Python<'py>,
     g: &PyGraph,
-    v: i64,
+    v: i128,
     k: u32,
     threads: Option<usize>,
 ) -> PyResult<Bound<'py, PyArray1<u32>>> {
@@ -206,7 +206,7 @@ pub(crate) fn _k_hop<'py>(
 pub(crate) fn _friends_of_friends<'py>(
     py: Python<'py>,
     g: &PyGraph,
-    v: i64,
+    v: i128,
     threads: Option<usize>,
 ) -> PyResult<Bound<'py, PyArray1<u32>>> {
     let r = kernel(py, g, threads, |gr| {
@@ -222,8 +222,8 @@ pub(crate) fn _friends_of_friends<'py>(
 pub(crate) fn _shortest_path(
     py: Python<'_>,
     g: &PyGraph,
-    s: i64,
-    t: i64,
+    s: i128,
+    t: i128,
     threads: Option<usize>,
 ) -> PyResult<Option<Vec<u32>>> {
     kernel(py, g, threads, |gr| {

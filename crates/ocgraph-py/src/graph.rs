@@ -76,9 +76,11 @@ impl PyGraph {
         Ok(self.ids.get_or_init(|| ids).clone())
     }
 
-    /// Checks `0 <= v < num_vertices` and converts to a vertex id.
-    pub(crate) fn check_vertex(g: &GraphView, v: i64) -> PyResult<Vertex> {
-        if v < 0 || v as u64 >= g.num_vertices() as u64 {
+    /// Checks `0 <= v < num_vertices` and converts to a vertex id. `v` is taken as an `i128`
+    /// so that any Python int a caller passes (`2**64`, `np.uint64`) is refused as out of range
+    /// rather than overflowing the conversion.
+    pub(crate) fn check_vertex(g: &GraphView, v: i128) -> PyResult<Vertex> {
+        if v < 0 || v >= g.num_vertices() as i128 {
             return Err(vertex_out_of_range(v, g.num_vertices()));
         }
         Ok(v as Vertex)
@@ -191,9 +193,16 @@ impl PyGraph {
         writable: bool,
         durability: &str,
         freeze_threshold: Size,
-        auto_compact_levels: Option<usize>,
+        auto_compact_levels: Option<i128>,
     ) -> PyResult<PyGraph> {
         let opts = open_options(backend, memory, policy, page_size, advice)?;
+        let auto_compact_levels = auto_compact_levels
+            .map(|k| {
+                u32::try_from(k).map(|k| k as usize).map_err(|_| {
+                    invalid(format!("auto_compact_levels must be an integer in 0..={}, got {k}", u32::MAX))
+                })
+            })
+            .transpose()?;
         if !writable {
             let g = run(py, || GraphView::open(&path, &opts).py())?;
             return Ok(PyGraph::from_view(g));
@@ -279,14 +288,14 @@ impl PyGraph {
     }
 
     /// Number of out-neighbours of `v` (for undirected graphs: the degree).
-    fn out_degree(&self, py: Python<'_>, v: i64) -> PyResult<usize> {
+    fn out_degree(&self, py: Python<'_>, v: i128) -> PyResult<usize> {
         let g = self.graph()?;
         let v = Self::check_vertex(&g, v)?;
         run_on_graph(py, g.path(), || Ok(with_adjacency!(&g, |out, _inn| out.degree(v))))
     }
 
     /// Number of in-neighbours of `v` (for undirected graphs: the degree).
-    fn in_degree(&self, py: Python<'_>, v: i64) -> PyResult<usize> {
+    fn in_degree(&self, py: Python<'_>, v: i128) -> PyResult<usize> {
         let g = self.graph()?;
         let v = Self::check_vertex(&g, v)?;
         run_on_graph(py, g.path(), || Ok(with_adjacency!(&g, |_out, inn| inn.degree(v))))
@@ -305,7 +314,7 @@ impl PyGraph {
     }
 
     /// Sorted out-neighbours of `v` as a uint32 numpy array (a copy).
-    fn neighbors<'py>(&self, py: Python<'py>, v: i64) -> PyResult<Bound<'py, PyArray1<u32>>> {
+    fn neighbors<'py>(&self, py: Python<'py>, v: i128) -> PyResult<Bound<'py, PyArray1<u32>>> {
         let g = self.graph()?;
         let v = Self::check_vertex(&g, v)?;
         Ok(run_on_graph(py, g.path(), || Ok(with_adjacency!(&g, |out, _inn| out.neighbors(v).to_vec())))?
@@ -313,7 +322,7 @@ impl PyGraph {
     }
 
     /// Sorted in-neighbours of `v` as a uint32 numpy array (a copy).
-    fn in_neighbors<'py>(&self, py: Python<'py>, v: i64) -> PyResult<Bound<'py, PyArray1<u32>>> {
+    fn in_neighbors<'py>(&self, py: Python<'py>, v: i128) -> PyResult<Bound<'py, PyArray1<u32>>> {
         let g = self.graph()?;
         let v = Self::check_vertex(&g, v)?;
         Ok(run_on_graph(py, g.path(), || Ok(with_adjacency!(&g, |_out, inn| inn.neighbors(v).to_vec())))?
@@ -322,7 +331,7 @@ impl PyGraph {
 
     /// Weights of `v`'s out-edges as a float32 array aligned with `neighbors(v)`
     /// (all 1.0 when the graph is unweighted).
-    fn edge_weights<'py>(&self, py: Python<'py>, v: i64) -> PyResult<Bound<'py, PyArray1<f32>>> {
+    fn edge_weights<'py>(&self, py: Python<'py>, v: i128) -> PyResult<Bound<'py, PyArray1<f32>>> {
         let g = self.graph()?;
         let v = Self::check_vertex(&g, v)?;
         let w = run_on_graph(py, g.path(), || {
@@ -337,7 +346,7 @@ impl PyGraph {
 
     /// The id vertex `v` had in the input: an int (integer ids, or identity graphs where it is
     /// `v` itself) or a str (string ids). Raises `VertexError` when `v` is out of range.
-    fn original_id(&self, py: Python<'_>, v: i64) -> PyResult<PyObject> {
+    fn original_id(&self, py: Python<'_>, v: i128) -> PyResult<PyObject> {
         let g = self.graph()?;
         let v = Self::check_vertex(&g, v)?;
         let id = match self.handle()? {
@@ -388,7 +397,10 @@ impl PyGraph {
                 Err(_) => return Ok(None),
             }
         } else {
-            return Err(invalid(format!("an original id is an int or a str, got {original_id}")));
+            return Err(pyo3::exceptions::PyTypeError::new_err(format!(
+                "an original id is an int or a str, got {}",
+                original_id.get_type().name()?
+            )));
         };
         if let Handle::Write(w) = self.handle()? {
             return run(py, || w.vertex_of(&id).py());

@@ -24,8 +24,8 @@ fn parse_format(s: &str) -> PyResult<InputFormat> {
         "bin64w" => InputFormat::Binary64Weighted,
         _ => {
             return Err(invalid(format!(
-                "unknown format '{s}' (expected auto, text, csv, mtx, bin32, bin64, bin32w or bin64w)"
-            )))
+            "unknown format '{s}' (expected auto, text, csv, mtx, bin32, bin64, bin32w, bin64w or parquet)"
+        )))
         }
     })
 }

@@ -82,7 +82,8 @@ impl PyMaintained {
     }
 
     /// Waits until the result includes batch `seq` (an update call's return value; default:
-    /// the graph's last batch). Results maintained in the update calls are always current.
+    /// the graph's last batch); a batch not committed yet is refused. Results maintained in the
+    /// update calls are always current.
     #[pyo3(signature = (seq=None))]
     fn wait(&self, py: Python<'_>, seq: Option<i64>) -> PyResult<()> {
         let seq = match seq {
@@ -90,7 +91,15 @@ impl PyMaintained {
             Some(s) => u64::try_from(s)
                 .map_err(|_| invalid(format!("seq must be a batch number (0 or more), got {s}")))?,
         };
-        self.with(py, |w, m| m.wait(w, seq))
+        self.with(py, |w, m| {
+            let last = w.last_seq();
+            if seq != u64::MAX && seq > last {
+                return Err(ocgraph_core::Error::invalid(format!(
+                    "seq {seq} is past the graph's last batch ({last})"
+                )));
+            }
+            m.wait(w, seq)
+        })
     }
 
     /// The sequence number of the last batch the result includes.

@@ -84,6 +84,8 @@ pub trait Program: Send + 'static {
     fn weighted(&self) -> bool;
     /// The result's form of a value.
     fn output(&self, v: Self::Value) -> Out;
+    /// Whether [`Program::output`] gives [`Out::Float`] (the type of an empty array too).
+    const FLOAT_OUTPUT: bool;
     /// The first computation, with the static kernels: values and parents.
     fn initial(&self, snap: &Snapshot) -> Result<(Vec<Self::Value>, Vec<Vertex>)>;
     /// Appends `v`'s encoding (see [`Tree`]'s saved form).
@@ -631,7 +633,7 @@ impl<P: Program> Maintained for Tree<P> {
     }
 
     fn result(&self) -> Values {
-        collect(self.val.iter().map(|&v| self.prog.output(v)), self.val.len())
+        collect(self.val.iter().map(|&v| self.prog.output(v)), self.val.len(), P::FLOAT_OUTPUT)
     }
 
     fn changes(&mut self) -> Changes {
@@ -639,8 +641,12 @@ impl<P: Program> Maintained for Tree<P> {
         vs.retain(|&(x, o)| self.prog.output(self.val[x as usize]) != o);
         Changes {
             vertices: vs.iter().map(|e| e.0).collect(),
-            old: collect(vs.iter().map(|e| e.1), vs.len()),
-            new: collect(vs.iter().map(|e| self.prog.output(self.val[e.0 as usize])), vs.len()),
+            old: collect(vs.iter().map(|e| e.1), vs.len(), P::FLOAT_OUTPUT),
+            new: collect(
+                vs.iter().map(|e| self.prog.output(self.val[e.0 as usize])),
+                vs.len(),
+                P::FLOAT_OUTPUT,
+            ),
         }
     }
 
@@ -671,20 +677,17 @@ impl<P: Program> Maintained for Tree<P> {
     }
 }
 
-/// Outputs as one array (integers or floats, after the first).
-fn collect(it: impl Iterator<Item = Out>, n: usize) -> Values {
-    let mut it = it.peekable();
-    match it.peek() {
-        Some(Out::Float(_)) => {
-            let mut v = Vec::with_capacity(n);
-            v.extend(it.map(|o| if let Out::Float(f) = o { f } else { f64::NAN }));
-            Values::Float(v)
-        }
-        _ => {
-            let mut v = Vec::with_capacity(n);
-            v.extend(it.map(|o| if let Out::Int(i) = o { i } else { -1 }));
-            Values::Int(v)
-        }
+/// Outputs as one array: floats when `float` (the program's [`Program::FLOAT_OUTPUT`]), else
+/// integers, so that an empty array has the type a full one would.
+fn collect(it: impl Iterator<Item = Out>, n: usize, float: bool) -> Values {
+    if float {
+        let mut v = Vec::with_capacity(n);
+        v.extend(it.map(|o| if let Out::Float(f) = o { f } else { f64::NAN }));
+        Values::Float(v)
+    } else {
+        let mut v = Vec::with_capacity(n);
+        v.extend(it.map(|o| if let Out::Int(i) = o { i } else { -1 }));
+        Values::Int(v)
     }
 }
 
@@ -716,6 +719,7 @@ impl Program for Bfs {
     fn output(&self, v: u32) -> Out {
         Out::Int(if v == u32::MAX { -1 } else { i64::from(v) })
     }
+    const FLOAT_OUTPUT: bool = false;
     fn initial(&self, snap: &Snapshot) -> Result<(Vec<u32>, Vec<Vertex>)> {
         let r = crate::bfs(&snap.out(), &snap.in_(), self.source)?;
         Ok((r.depth, r.parent))
@@ -758,6 +762,7 @@ impl Program for Sssp {
     fn output(&self, v: (f64, u32)) -> Out {
         Out::Float(v.0)
     }
+    const FLOAT_OUTPUT: bool = true;
     /// Static delta-stepping distances, then a BFS over the tight arcs (`d(u) + w == d(x)`) for
     /// the hops and parents.
     fn initial(&self, snap: &Snapshot) -> Result<(Vec<(f64, u32)>, Vec<Vertex>)> {
@@ -846,6 +851,7 @@ impl Program for Wcc {
     fn output(&self, v: (u32, u32)) -> Out {
         Out::Int(if v.0 == u32::MAX { -1 } else { i64::from(v.0) })
     }
+    const FLOAT_OUTPUT: bool = false;
     /// Static Afforest labels, then a BFS from every component's smallest vertex at once for the
     /// hops and parents. On an undirected graph the largest component, when it holds at least a
     /// 64th of the vertices, gets its hops and parents from the static BFS kernel first

@@ -75,9 +75,10 @@ pub fn run(args: &AdviseArgs) -> Result<()> {
     let skewed = skew > 50.0 && locality > 0.01;
     println!("graph      {} ({} vertices, {arcs} arcs)", args.graph.display(), n);
     println!(
-        "size       {} of lists and offsets, {} of original ids{}",
+        "size       {} of lists, offsets and layouts{}, {} of manifest{}",
         format_size(graph_bytes),
-        format_size(ids + manifest),
+        if ids > 0 { format!(", {} of original ids", format_size(ids)) } else { String::new() },
+        format_size(manifest),
         if m.is_packed() { " (packed)" } else { "" }
     );
     println!(

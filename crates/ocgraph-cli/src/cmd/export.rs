@@ -159,15 +159,16 @@ fn binary_id(ids: &IdLookup, v: Vertex, max: u64, path: &Path) -> Result<u64> {
     }
 }
 
-/// The original id of `v` for a text edge list, which splits lines at whitespace and skips lines
-/// starting with `#` or `%`: a string id that would not read back as itself is refused.
+/// The original id of `v` for a text edge list, which splits lines at whitespace and commas and
+/// skips lines starting with `#` or `%`: a string id that would not read back as itself is refused.
 fn text_id(ids: &IdLookup, v: Vertex) -> Result<OriginalId> {
     let id = ids.original(v);
     if let OriginalId::Str(s) = &id {
-        if s.is_empty() || s.contains(char::is_whitespace) || s.starts_with(['#', '%']) {
+        if s.is_empty() || s.contains(|c: char| c.is_whitespace() || c == ',') || s.starts_with(['#', '%']) {
             return Err(Error::invalid(format!(
                 "export: original id {s:?} of vertex {v} would not read back from a text edge list \
-                 (empty, whitespace, or a comment mark first); export as Parquet or without --original-ids"
+                 (empty, whitespace or a comma, or a comment mark first); export as Parquet or \
+                 without --original-ids"
             )));
         }
     }

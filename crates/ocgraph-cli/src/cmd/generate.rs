@@ -135,6 +135,7 @@ fn build(gen: &dyn Generator, c: &Common, weighted: bool) -> Result<()> {
     progress.summary(
         "generated",
         report.num_edges,
+        "edges",
         &format!(
             " ({drawn} drawn, {} vertices, {} arcs) into {}",
             report.num_vertices,

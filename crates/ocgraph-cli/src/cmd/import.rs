@@ -155,6 +155,7 @@ pub fn run(args: &ImportArgs) -> Result<()> {
     progress.summary(
         "imported",
         report.num_edges,
+        "edges",
         &format!(
             " ({} vertices, {} arcs, {} spilled runs, peak buffers {}) into {}",
             report.num_vertices,

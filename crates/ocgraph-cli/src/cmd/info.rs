@@ -89,9 +89,9 @@ fn run_info(args: &InfoArgs) -> Result<()> {
             if d == 0 && (!directed || in_deg[v as usize] == 0) {
                 isolated += 1;
             }
-            if nbrs.binary_search(&v).is_ok() {
-                self_loops += 1;
-            }
+            // Every self-loop arc (a list is sorted; a graph without --dedup may repeat it).
+            let first = nbrs.partition_point(|&x| x < v);
+            self_loops += nbrs[first..].iter().take_while(|&&x| x == v).count() as u64;
         })
     });
     let mean = if n == 0 { 0.0 } else { view.num_arcs() as f64 / n as f64 };
@@ -108,8 +108,8 @@ fn run_info(args: &InfoArgs) -> Result<()> {
         IdMapKind::U64 => "u64",
         IdMapKind::Strings => "strings",
     };
-    // Labelled vertices and distinct labels.
-    let labels = g.labels()?.map(|mut l| {
+    // Labelled vertices and distinct labels, as they are now (label updates included).
+    let labels = view.labels()?.map(|mut l| {
         l.retain(|&x| x != NO_LABEL);
         let labelled = l.len();
         l.sort_unstable();

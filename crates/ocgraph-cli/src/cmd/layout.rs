@@ -103,8 +103,8 @@ struct CompressArgs {
 struct GridArgs {
     /// Graph directory.
     graph: PathBuf,
-    /// Cells per side (default: blocks of 65,536 vertices, the largest; rounded so that blocks
-    /// are powers of two).
+    /// Cells per side, at most 1,024 (default: the fewest blocks of at most 65,536 vertices;
+    /// rounded so that blocks are powers of two).
     #[arg(long)]
     cells_per_side: Option<u32>,
     /// Memory for the build's buffers.
@@ -210,6 +210,6 @@ fn grid(args: &GridArgs) -> Result<()> {
         format_size(r.raw_bytes),
         args.graph.display()
     );
-    progress.summary("grid of", r.arcs, &detail);
+    progress.summary("grid of", r.arcs, "arcs", &detail);
     Ok(())
 }

@@ -45,7 +45,7 @@ pub struct MineArgs {
     #[arg(value_enum)]
     kind: Kind,
     /// Graph directory.
-    graph: PathBuf,
+    pub(crate) graph: PathBuf,
     /// Clique size (cliques), 2 to 16.
     #[arg(long, default_value_t = 3)]
     k: usize,
@@ -63,7 +63,7 @@ pub struct MineArgs {
     /// edge-induced (pattern).
     #[arg(long)]
     induced: bool,
-    /// Data vertex labels, one integer a line (pattern with labels).
+    /// Data vertex labels, one integer a line, one line per vertex (pattern with labels).
     #[arg(long, value_name = "FILE")]
     labels: Option<PathBuf>,
     /// Count the matches (the default).
@@ -93,7 +93,7 @@ pub fn run(args: &MineArgs) -> Result<()> {
     let view = args.backend.open_view(&args.graph)?;
     let pool = super::thread_pool(args.threads, view.base())?;
     let labels = match &args.labels {
-        Some(p) => Some(read_labels(p)?),
+        Some(p) => Some(read_labels(p, view.num_vertices())?),
         None => view.labels()?,
     };
     let pattern = match (args.kind, &args.pattern) {
@@ -303,8 +303,9 @@ pub(crate) fn read_pattern(spec: &str) -> Result<Pattern> {
     Pattern::from_edges(&edges, labels)
 }
 
-/// Reads data vertex labels: one unsigned integer a line.
-pub(crate) fn read_labels(path: &Path) -> Result<Vec<u32>> {
+/// Reads data vertex labels: one unsigned integer a line, one line per vertex of a graph of
+/// `n` vertices (vertex 0 first); another count is an error naming the file.
+pub(crate) fn read_labels(path: &Path, n: usize) -> Result<Vec<u32>> {
     let mut labels = Vec::new();
     for_each_text_line(path, |no, line| {
         let label = line.trim().parse::<u32>().map_err(|_| {
@@ -313,5 +314,13 @@ pub(crate) fn read_labels(path: &Path) -> Result<Vec<u32>> {
         labels.push(label);
         Ok(())
     })?;
+    if labels.len() != n {
+        return Err(Error::Input {
+            path: path.into(),
+            line: None,
+            offset: None,
+            msg: format!("{} labels for a graph of {n} vertices (one a line, vertex 0 first)", labels.len()),
+        });
+    }
     Ok(labels)
 }

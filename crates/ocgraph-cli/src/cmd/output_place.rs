@@ -25,6 +25,23 @@ pub(crate) fn refuse_inside_graph(graph: &Path, out: &Path, what: &str) -> Resul
     Ok(())
 }
 
+/// Refuses `out` (given as `what`) when its directory does not exist, before a long command
+/// runs only to fail at its end.
+pub(crate) fn refuse_missing_directory(out: &Path, what: &str) -> Result<()> {
+    let parent = match out.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    if !parent.is_dir() {
+        return Err(Error::invalid(format!(
+            "{what} {}: the directory {} does not exist",
+            out.display(),
+            parent.display()
+        )));
+    }
+    Ok(())
+}
+
 /// `path` with links followed: the path itself when it exists, else its resolved parent
 /// joined with its file name; `None` when neither resolves.
 fn resolve(path: &Path) -> Option<PathBuf> {

@@ -28,12 +28,12 @@ pub fn run(args: &PackArgs) -> Result<()> {
     let progress = CliProgress::new(args.output.quiet);
     let r = pack(&args.graph, &args.out, args.output.force, &progress)?;
     let detail = format!(
-        ": lists {} -> {} with their index ({:.2}x smaller), {}",
+        ": lists {} -> {} with their index ({:.2}x the size), {}",
         format_size(r.plain_bytes),
         format_size(r.packed_bytes),
-        r.plain_bytes as f64 / r.packed_bytes.max(1) as f64,
+        r.packed_bytes as f64 / r.plain_bytes.max(1) as f64,
         args.out.display()
     );
-    progress.summary("packed", r.arcs, &detail);
+    progress.summary("packed", r.arcs, "arcs", &detail);
     Ok(())
 }

@@ -76,26 +76,35 @@ fn reader(path: &Path, cols: &ColumnNames) -> Result<(ParquetRecordBatchReader, 
     Ok((r, rows))
 }
 
-/// The ids of one column of a batch: integers (checked non-negative) or strings.
+/// The ids of one column of a batch: integers (checked non-negative) or strings (plain or
+/// dictionary-encoded), the `i`-th read by the function.
 enum Ids<'a> {
     Ints(Vec<u64>),
-    Strs(&'a dyn StringColumn),
+    Strs(Box<dyn Fn(usize) -> &'a str + 'a>),
 }
 
-/// A string column of either offset width.
-trait StringColumn {
-    fn value(&self, i: usize) -> &str;
-}
-
-impl StringColumn for arrow_array::StringArray {
-    fn value(&self, i: usize) -> &str {
-        arrow_array::StringArray::value(self, i)
-    }
-}
-
-impl StringColumn for arrow_array::LargeStringArray {
-    fn value(&self, i: usize) -> &str {
-        arrow_array::LargeStringArray::value(self, i)
+/// The strings of `a` (plain, large or as dictionary values), `None` when `a` holds none.
+fn strings<'a>(a: &'a ArrayRef) -> Option<Box<dyn Fn(usize) -> &'a str + 'a>> {
+    match a.data_type() {
+        DataType::Utf8 => {
+            let v = a.as_string::<i32>();
+            Some(Box::new(move |i| v.value(i)))
+        }
+        DataType::LargeUtf8 => {
+            let v = a.as_string::<i64>();
+            Some(Box::new(move |i| v.value(i)))
+        }
+        DataType::Dictionary(_, value) if matches!(**value, DataType::Utf8 | DataType::LargeUtf8) => {
+            // What pandas writes for a categorical column.
+            let d = a.as_any_dictionary();
+            if d.values().is_empty() {
+                return Some(Box::new(|_| ""));
+            }
+            let keys = d.normalized_keys();
+            let values = strings(d.values())?;
+            Some(Box::new(move |i| values(keys[i])))
+        }
+        _ => None,
     }
 }
 
@@ -141,21 +150,52 @@ fn ids<'a>(path: &Path, a: &'a ArrayRef, name: &str, first_row: u64) -> Result<I
         DataType::UInt16 => unsigned!(UInt16Type),
         DataType::UInt32 => unsigned!(UInt32Type),
         DataType::UInt64 => unsigned!(UInt64Type),
-        DataType::Utf8 => Ids::Strs(a.as_string::<i32>()),
-        DataType::LargeUtf8 => Ids::Strs(a.as_string::<i64>()),
-        t => return Err(perr(path, format!("column '{name}' must hold integers or strings, found {t}"))),
+        t => match strings(a) {
+            Some(s) => Ids::Strs(s),
+            None => {
+                return Err(perr(path, format!("column '{name}' must hold integers or strings, found {t}")))
+            }
+        },
     })
 }
 
+/// The weights of one column of a batch, any integer or float type, each finite and within
+/// the range of an `f32` (the stored weight), else an error naming the row.
 fn weights(path: &Path, a: &ArrayRef, name: &str, first_row: u64) -> Result<Vec<f32>> {
     check_nulls(path, a, name, first_row)?;
-    Ok(match a.data_type() {
-        DataType::Float32 => a.as_primitive::<Float32Type>().values().to_vec(),
-        DataType::Float64 => a.as_primitive::<Float64Type>().values().iter().map(|&x| x as f32).collect(),
-        DataType::Int32 => a.as_primitive::<Int32Type>().values().iter().map(|&x| x as f32).collect(),
-        DataType::Int64 => a.as_primitive::<Int64Type>().values().iter().map(|&x| x as f32).collect(),
+    macro_rules! as_f64 {
+        ($t:ty) => {
+            a.as_primitive::<$t>().values().iter().map(|&x| x as f64).collect::<Vec<f64>>()
+        };
+    }
+    let values = match a.data_type() {
+        DataType::Float32 => as_f64!(Float32Type),
+        DataType::Float64 => as_f64!(Float64Type),
+        DataType::Int8 => as_f64!(Int8Type),
+        DataType::Int16 => as_f64!(Int16Type),
+        DataType::Int32 => as_f64!(Int32Type),
+        DataType::Int64 => as_f64!(Int64Type),
+        DataType::UInt8 => as_f64!(UInt8Type),
+        DataType::UInt16 => as_f64!(UInt16Type),
+        DataType::UInt32 => as_f64!(UInt32Type),
+        DataType::UInt64 => as_f64!(UInt64Type),
         t => return Err(perr(path, format!("column '{name}' must hold numbers, found {t}"))),
-    })
+    };
+    values
+        .iter()
+        .enumerate()
+        .map(|(i, &x)| {
+            if x.is_finite() && x.abs() <= f32::MAX as f64 {
+                Ok(x as f32)
+            } else {
+                Err(row_err(
+                    path,
+                    first_row + i as u64,
+                    format!("column '{name}' has the weight {x:e}, not a finite f32"),
+                ))
+            }
+        })
+        .collect()
 }
 
 /// Maps original ids to vertex ids (first-seen, or sorted after a first pass).
@@ -282,7 +322,7 @@ pub(crate) fn import(
             for (k, name) in [cols.source, cols.target].into_iter().enumerate() {
                 match ids(input, batch.column(k), name, row)? {
                     Ids::Ints(v) => m.int_ids.extend_from_slice(&v),
-                    Ids::Strs(s) => m.str_ids.extend((0..batch.num_rows()).map(|i| s.value(i).to_string())),
+                    Ids::Strs(s) => m.str_ids.extend((0..batch.num_rows()).map(|i| s(i).to_string())),
                 }
             }
             row += batch.num_rows() as u64;
@@ -322,7 +362,7 @@ pub(crate) fn import(
                     // String ids are always relabelled (first-seen unless sorted).
                     let m = mapper.get_or_insert_with(Mapper::default);
                     for i in 0..n {
-                        out.push(m.str(c.value(i))?);
+                        out.push(m.str(c(i))?);
                     }
                 }
                 Ids::Ints(v) => map_ints(input, v, name, row, mapper.as_mut(), out)?,
@@ -363,7 +403,24 @@ pub(crate) fn import(
             IdMap::Identity
         }
     };
-    builder.finish(id_map, progress)
+    let mut report = builder.finish(id_map, progress)?;
+    if cols.weight.is_none() {
+        if let Some(name) = weight_column(input)? {
+            report.notices.push(format!(
+                "{}: column '{name}' was ignored (an unweighted import; --weight-col {name} reads it)",
+                input.display()
+            ));
+        }
+    }
+    Ok(report)
+}
+
+/// The file's column named `weight` or `w` (any case), if it has one.
+fn weight_column(path: &Path) -> Result<Option<String>> {
+    let file = File::open(path).map_err(|e| Error::io(path, "open", e))?;
+    let builder = ParquetRecordBatchReaderBuilder::try_new(file).map_err(|e| perr(path, e))?;
+    let names = builder.schema().fields().iter().map(|f| f.name().clone());
+    Ok(names.into_iter().find(|n| n.eq_ignore_ascii_case("weight") || n.eq_ignore_ascii_case("w")))
 }
 
 /// The column of ids of the vertices `vs`: vertex ids, or the original ids.

@@ -47,7 +47,7 @@ impl Prefetch {
 #[derive(Args)]
 pub struct QueryArgs {
     /// Graph directory.
-    graph: PathBuf,
+    pub(crate) graph: PathBuf,
     /// The workload file (`ocgraph workload`).
     #[arg(long)]
     workload: PathBuf,

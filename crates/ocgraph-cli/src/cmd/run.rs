@@ -157,6 +157,7 @@ pub fn run(args: &RunArgs) -> Result<()> {
 fn run_kernel(args: &RunArgs) -> Result<()> {
     if let Some(out) = &args.out {
         super::output_place::refuse_inside_graph(&args.graph, out, "--out")?;
+        super::output_place::refuse_missing_directory(out, "--out")?;
     }
     let view = args.backend.open_view(&args.graph)?;
     let pool = super::thread_pool(args.threads, view.base())?;

@@ -31,7 +31,7 @@ use crate::backend_args::BackendArgs;
 #[derive(Args)]
 pub struct StreamArgs {
     /// Graph directory.
-    graph: PathBuf,
+    pub(crate) graph: PathBuf,
     /// The update file, one operation a line: `+ u v [w]` adds an edge, `- u v` removes one,
     /// `+v n` adds n vertices, `-v u` removes every edge of u, `L u label` sets u's label
     /// (`L u -` removes it); or a binary update file (`workload updates --binary`), recognised
@@ -68,8 +68,9 @@ pub struct StreamArgs {
     /// Watch vertex-induced matches (default edge-induced).
     #[arg(long, requires = "watch")]
     watch_induced: bool,
-    /// Data vertex labels for a labelled watched pattern, one integer a line (default: the
-    /// labels stored with the graph); the stream's `L` lines change them.
+    /// Data vertex labels for a labelled watched pattern, one integer a line, one line per vertex
+    /// of the graph as the stream finds it (default: the labels stored with the graph); the
+    /// stream's `L` lines change them.
     #[arg(long, value_name = "FILE", requires = "watch")]
     watch_labels: Option<PathBuf>,
     /// Write every change of the watched pattern to this file: `B + v0 v1 ...` (appeared in
@@ -256,7 +257,7 @@ pub fn run(args: &StreamArgs) -> Result<()> {
     let mut watcher = match &args.watch {
         Some(p) => {
             let labels = match &args.watch_labels {
-                Some(p) => Some(read_labels(p)?),
+                Some(p) => Some(read_labels(p, w.num_vertices())?),
                 None => w.snapshot().labels(),
             };
             Some(Watcher::start(&w, read_pattern(p)?, args.watch_induced, labels, args.watch_out.as_deref())?)
@@ -301,25 +302,27 @@ pub fn run(args: &StreamArgs) -> Result<()> {
             "watch {name}: {} matches added, {} removed, {} modified; {:.3} s finding them",
             wa.added, wa.removed, wa.modified, wa.secs
         );
-        for (k, v) in [
-            ("watch_added", wa.added as f64),
-            ("watch_removed", wa.removed as f64),
-            ("watch_modified", wa.modified as f64),
-            ("watch_secs", wa.secs),
-        ] {
+        for (k, v) in
+            [("watch_added", wa.added), ("watch_removed", wa.removed), ("watch_modified", wa.modified)]
+        {
             report.insert(k.into(), v.into());
         }
+        report.insert("watch_secs".into(), wa.secs.into());
     }
     let io = w.snapshot().base().io_stats();
     if args.backend.stats {
         eprintln!("{}", io.to_json());
     }
     for (k, v) in [
-        ("misses", io.misses as f64),
-        ("bytes_read", io.bytes_read as f64),
-        ("updates", items.len() as f64),
-        ("batches", lat.len() as f64),
-        ("batch_size", size as f64),
+        ("misses", io.misses),
+        ("bytes_read", io.bytes_read),
+        ("updates", items.len() as u64),
+        ("batches", lat.len() as u64),
+        ("batch_size", size as u64),
+    ] {
+        report.insert(k.into(), v.into());
+    }
+    for (k, v) in [
         ("total_secs", total),
         ("updates_per_sec", rate),
         ("p50_us", p50 * 1e6),

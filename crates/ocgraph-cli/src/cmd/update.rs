@@ -49,7 +49,7 @@ impl DurabilityArg {
 #[derive(Args)]
 pub struct UpdateArgs {
     /// Graph directory.
-    graph: PathBuf,
+    pub(crate) graph: PathBuf,
     /// Add the edges listed in this file (`src dst [weight]` per line).
     #[arg(long)]
     add_edges: Option<PathBuf>,
@@ -91,18 +91,19 @@ pub struct UpdateArgs {
 #[derive(Args)]
 pub struct CompactArgs {
     /// Graph directory.
-    graph: PathBuf,
+    pub(crate) graph: PathBuf,
     #[command(flatten)]
     backend: BackendArgs,
 }
 
 /// Reads `path`'s lines as whitespace-separated columns: ids (`ids` of them, each read by
-/// `parse`) and, when `weighted`, an optional weight; errors name the file and line.
+/// `parse`, which says what is wrong with one it refuses) and, when `weighted`, an optional
+/// weight; errors name the file and line.
 fn read_lines<T>(
     path: &Path,
     ids: usize,
     weighted: bool,
-    parse: impl Fn(&str) -> Option<T>,
+    parse: impl Fn(&str) -> std::result::Result<T, String>,
 ) -> Result<(Vec<T>, Vec<f32>)> {
     let (mut out, mut weights) = (Vec::new(), Vec::new());
     for_each_line(path, |no, text| {
@@ -116,7 +117,7 @@ fn read_lines<T>(
             ));
         }
         for c in &cols[..ids] {
-            out.push(parse(c).ok_or_else(|| Error::input_line(path, no, format!("bad vertex id '{c}'")))?);
+            out.push(parse(c).map_err(|e| Error::input_line(path, no, e))?);
         }
         if weighted {
             let w = match cols.get(ids) {
@@ -134,7 +135,10 @@ fn read_lines<T>(
 
 /// Reads the `L vertex label` lines of `path` (the `L` optional; label `-` for none), each
 /// vertex read by `parse`; errors name the file and line.
-fn read_label_lines<T>(path: &Path, parse: impl Fn(&str) -> Option<T>) -> Result<Vec<(T, u32)>> {
+fn read_label_lines<T>(
+    path: &Path,
+    parse: impl Fn(&str) -> std::result::Result<T, String>,
+) -> Result<Vec<(T, u32)>> {
     let mut out = Vec::new();
     for_each_line(path, |no, text| {
         let cols: Vec<&str> = text.split_whitespace().collect();
@@ -144,7 +148,7 @@ fn read_label_lines<T>(path: &Path, parse: impl Fn(&str) -> Option<T>) -> Result
                 return Err(Error::input_line(path, no, format!("expected 'L vertex label', found '{text}'")))
             }
         };
-        let v = parse(v).ok_or_else(|| Error::input_line(path, no, format!("bad vertex id '{v}'")))?;
+        let v = parse(v).map_err(|e| Error::input_line(path, no, e))?;
         let label =
             parse_label(label).ok_or_else(|| Error::input_line(path, no, format!("bad label '{label}'")))?;
         out.push((v, label));
@@ -199,12 +203,21 @@ pub fn run(args: &UpdateArgs) -> Result<()> {
     }
     if let Some(n) = args.add_vertices {
         let ids = g.add_vertices(n)?;
-        println!("added vertices {}..{}", ids.start, ids.end);
+        match ids.len() {
+            0 => println!("added no vertices"),
+            k => println!("added {k} vertices: {} to {}", ids.start, ids.end - 1),
+        }
     }
     if args.original_ids {
         return run_by_original_id(args, g);
     }
-    let vertex = |c: &str| c.parse::<Vertex>().ok();
+    // A vertex the graph does not have is named by its file and line, as in `stream`.
+    let n = g.num_vertices();
+    let vertex = |c: &str| match c.parse::<Vertex>() {
+        Ok(v) if (v as usize) < n => Ok(v),
+        Ok(v) => Err(format!("vertex {v} is not in the graph ({n} vertices)")),
+        Err(_) => Err(format!("bad vertex id '{c}'")),
+    };
     if let Some(path) = &args.add_edges {
         let (ids, weights) = read_lines(path, 2, g.is_weighted(), vertex)?;
         let edges: Vec<(Vertex, Vertex)> = ids.chunks_exact(2).map(|p| (p[0], p[1])).collect();
@@ -234,9 +247,9 @@ fn run_by_original_id(args: &UpdateArgs, g: WritableGraph) -> Result<()> {
     let strings = g.id_kind() == IdMapKind::Strings;
     let id = |c: &str| {
         if strings {
-            Some(OriginalId::Str(c.to_string()))
+            Ok(OriginalId::Str(c.to_string()))
         } else {
-            c.parse::<u64>().ok().map(OriginalId::Int)
+            c.parse::<u64>().map(OriginalId::Int).map_err(|_| format!("bad vertex id '{c}'"))
         }
     };
     let pairs = |ids: Vec<OriginalId>| -> Vec<(OriginalId, OriginalId)> {

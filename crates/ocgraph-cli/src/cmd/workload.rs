@@ -39,7 +39,7 @@ pub struct WorkloadArgs {
     #[arg(value_enum)]
     kind: Kind,
     /// Graph directory (edge queries read it; the other kinds need its vertex count).
-    graph: PathBuf,
+    pub(crate) graph: PathBuf,
     /// Probability of a uniformly random vertex (edge queries); otherwise a recent one.
     #[arg(long, default_value_t = 0.1)]
     alpha: f64,

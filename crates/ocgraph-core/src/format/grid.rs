@@ -30,6 +30,10 @@ pub const GRID_HEADER_LEN: usize = 64;
 /// The largest block: offsets within a block fit 16 bits.
 pub const MAX_BLOCK_BITS: u32 = 16;
 
+/// Most cells per side a grid is built with: `P * P` cells of 16 bytes of index each (16 MiB
+/// at 1,024), and as many counters per build worker.
+pub const MAX_CELLS_PER_SIDE: u32 = 1 << 10;
+
 /// How cell payloads are stored.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -95,6 +99,12 @@ impl GridInfo {
     pub fn for_vertices(n: u64, cells: Option<u32>, codec: Codec) -> Result<GridInfo> {
         let want = match cells {
             Some(0) => return Err(Error::invalid("--cells-per-side must be at least 1")),
+            Some(p) if p > MAX_CELLS_PER_SIDE => {
+                return Err(Error::invalid(format!(
+                    "--cells-per-side must be at most {MAX_CELLS_PER_SIDE} (the index and the build \
+                     count every one of the P x P cells), got {p}"
+                )))
+            }
             Some(p) => p as u64,
             None => 1,
         };

@@ -151,6 +151,15 @@ impl UpdateState {
             }
             prev = l.upto_seq;
         }
+        // File ids name levels (`NNNNNNNN.level`) and bases (`base.NNNNNNNN`): the next one to
+        // be given must be past every one in use, or a freeze would overwrite a live level.
+        let ids = self.levels.iter().filter_map(|l| l.name.strip_suffix(".level")?.parse::<u64>().ok());
+        if let Some(id) = ids.filter(|&id| id >= self.next_file_id).max() {
+            return Err(format!(
+                "updates.next_file_id {} is not past the level file id {id} in use",
+                self.next_file_id
+            ));
+        }
         Ok(())
     }
 }
@@ -315,6 +324,13 @@ impl Manifest {
         }
         if let Some(up) = &self.updates {
             up.validate(self.num_vertices).map_err(bad)?;
+            let base_id = self.data_dir.as_deref().and_then(|d| d.strip_prefix("base.")?.parse::<u64>().ok());
+            if let Some(id) = base_id.filter(|&id| id >= up.next_file_id) {
+                return Err(bad(format!(
+                    "updates.next_file_id {} is not past the base's file id {id} in use",
+                    up.next_file_id
+                )));
+            }
         }
         if let Some(r) = &self.weight_range {
             if !self.weighted {
@@ -328,6 +344,17 @@ impl Manifest {
             if FileRole::from_file_name(name).is_none() {
                 return Err(bad(format!("unknown file '{name}' listed")));
             }
+        }
+        if let Some(role) =
+            self.files.keys().filter_map(|k| FileRole::from_file_name(k)).find(|&r| self.unused(r))
+        {
+            return Err(bad(format!(
+                "'{}' is listed in a graph that does not use it ({}, {}, {} ids)",
+                role.file_name(),
+                if self.directed { "directed" } else { "undirected" },
+                if self.weighted { "weighted" } else { "unweighted" },
+                format!("{:?}", self.id_map).to_lowercase()
+            )));
         }
         let n = self.num_vertices;
         let packed = self.is_packed();
@@ -400,6 +427,21 @@ impl Manifest {
         }
         self.validate_grid(path)?;
         self.validate_compressed(path)
+    }
+
+    /// Whether the graph's shape has no use for `role`: reverse lists of an undirected graph,
+    /// weights of an unweighted one, id files of another id map. A reader would ignore such a
+    /// file, so a manifest listing one is corrupted.
+    fn unused(&self, role: FileRole) -> bool {
+        use FileRole::*;
+        match role {
+            InOffsets | InNeighbors | InPacked | InPackedIndex | InNeighborsLz4 => !self.directed,
+            InWeights | InWeightsLz4 => !(self.directed && self.weighted),
+            OutWeights | OutWeightsLz4 | GridWeights => !self.weighted,
+            IdsU64 => self.id_map != IdMapKind::U64,
+            IdsOffsets | IdsStrings => self.id_map != IdMapKind::Strings,
+            _ => false,
+        }
     }
 
     /// A compressed copy (`ocgraph layout compress`) is listed only beside its plain file.

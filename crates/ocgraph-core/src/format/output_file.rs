@@ -1,10 +1,13 @@
 //! Result files written whole or not at all: [`OutputFile`] writes beside the destination and
 //! renames over it on [`OutputFile::commit`], so a failure (a full disk) leaves the previous
-//! file, or none, never a truncated one. An existing symbolic link, pipe or device (such as
-//! `/dev/stdout`) is written through instead, never replaced.
+//! file, or none, never a truncated one. An existing symbolic link, pipe or device is written
+//! through instead, never replaced; the process's own standard output and error
+//! (`/dev/stdout`, `/dev/fd/1`, ...) are written through their descriptors, at their offsets,
+//! so that a shell's `>>` appends and what was written before is kept.
 
 use std::fs::File;
 use std::io::{BufWriter, Write};
+use std::os::fd::AsFd;
 use std::path::{Path, PathBuf};
 
 use super::writer::{fsync_dir, parent_dir};
@@ -22,6 +25,14 @@ pub struct OutputFile {
 impl OutputFile {
     /// Starts writing the file that [`OutputFile::commit`] will put at `path`.
     pub fn create(path: &Path) -> Result<OutputFile> {
+        if let Some(file) = standard_stream(path) {
+            let file = file.map_err(|e| Error::io(path, "open", e))?;
+            return Ok(OutputFile {
+                path: path.to_path_buf(),
+                tmp: None,
+                out: BufWriter::with_capacity(1 << 20, file),
+            });
+        }
         let through = std::fs::symlink_metadata(path).is_ok_and(|m| !m.file_type().is_file());
         let tmp = if through {
             None
@@ -72,6 +83,20 @@ impl OutputFile {
         f.write_bytes(bytes)?;
         f.commit()
     }
+}
+
+/// A copy of the process's standard output or error descriptor when `path` names it (flushing
+/// what was printed through it first), else `None`.
+fn standard_stream(path: &Path) -> Option<std::io::Result<File>> {
+    let fd = match path.to_str()? {
+        "/dev/stdout" | "/dev/fd/1" | "/proc/self/fd/1" => {
+            let out = std::io::stdout();
+            out.lock().flush().and_then(|_| out.as_fd().try_clone_to_owned())
+        }
+        "/dev/stderr" | "/dev/fd/2" | "/proc/self/fd/2" => std::io::stderr().as_fd().try_clone_to_owned(),
+        _ => return None,
+    };
+    Some(fd.map(File::from))
 }
 
 impl Write for OutputFile {

@@ -312,9 +312,9 @@ fn detect(path: &Path, format: InputFormat) -> Result<InputFormat> {
     if format != InputFormat::Auto {
         return Ok(format);
     }
-    let mut head = [0u8; 14];
+    let mut head = [0u8; 17];
     let k = input.fill(&mut head)?;
-    if mtx::is_mtx(&head[..k]) {
+    if mtx::is_mtx(head[..k].strip_prefix(UTF8_BOM).unwrap_or(&head[..k])) {
         return Ok(InputFormat::MatrixMarket);
     }
     let name = path.file_name().map(|n| n.to_string_lossy().to_ascii_lowercase()).unwrap_or_default();
@@ -335,7 +335,7 @@ fn read_mtx_header(input: Input) -> Result<MtxHeader> {
     let path = input.path().to_path_buf();
     let mut blocks = LineBlocks::new(input);
     let first = blocks.next_block()?.unwrap_or(&[]);
-    mtx::parse_header(&path, first)
+    mtx::parse_header(&path, first.strip_prefix(UTF8_BOM).unwrap_or(first))
 }
 
 /// Parses `bytes` (gzip'd or not) as an edge list in `format` the way [`import`] does (header,
@@ -377,6 +377,9 @@ struct ScanCfg<'a> {
 }
 
 /// Reads the whole input, calling `each(block, piece)` for every parsed piece in file order.
+/// The UTF-8 byte-order mark some editors and spreadsheets write first.
+const UTF8_BOM: &[u8] = b"\xEF\xBB\xBF";
+
 fn scan(
     input: Input,
     cfg: &ScanCfg,
@@ -420,6 +423,8 @@ fn scan(
         let mut data = block;
         if !header_done {
             header_done = true;
+            // A UTF-8 byte-order mark (spreadsheet exports) is not part of the first line.
+            let block = block.strip_prefix(UTF8_BOM).unwrap_or(block);
             let skip = match format {
                 InputFormat::Csv => {
                     let h = csv::parse_header(path, block, columns)?;
@@ -469,6 +474,18 @@ fn scan(
                     ));
                 }
             }
+            // A text line splits at commas too: `0 1 1,5` is four columns, not a weight of 1.5.
+            if let Some((at, cols)) = first.first().filter(|(_, c)| weighted && c.len() > 3) {
+                if format == InputFormat::Text {
+                    found.notices.push(format!(
+                        "{}:{}: {} columns: the first two are the edge and the third its weight, the \
+                         rest were ignored (a decimal comma? weights are read with a decimal point)",
+                        path.display(),
+                        line + at,
+                        cols.len()
+                    ));
+                }
+            }
             // A first line of words above lines of integer ids (up to 8 looked at) is a header,
             // which a text edge list cannot have.
             let int_line = |c: &Vec<&[u8]>| c.len() >= 2 && is_integer(c[0]) && is_integer(c[1]);
@@ -490,14 +507,15 @@ fn scan(
                 }
             }
         }
-        // The first data token decides between integer and string ids.
+        // The first data line decides between integer and string ids: string ids when its
+        // source or target is not an integer.
         if strings.is_none() {
             strings = if format == InputFormat::MatrixMarket {
                 Some(false)
             } else {
-                text::data_lines(data, csv, 1)
-                    .first()
-                    .map(|(_, c)| !c.get(src_col).is_some_and(|t| is_integer(t)))
+                text::data_lines(data, csv, 1).first().map(|(_, c)| {
+                    [src_col, dst_col].iter().any(|&k| c.get(k).is_some_and(|t| !is_integer(t)))
+                })
             };
         }
         let is_strings = strings.unwrap_or(false);

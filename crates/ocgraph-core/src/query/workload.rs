@@ -146,9 +146,9 @@ impl Workload {
             return Err(Error::invalid("the recent-vertex queue needs a capacity of at least 1"));
         }
         let n = nonempty(g.num_vertices())?;
+        let mut vertices = query_vertices(count, 1)?;
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
         let mut fifo: VecDeque<Vertex> = VecDeque::with_capacity(queue);
-        let mut vertices = Vec::with_capacity(count);
         for _ in 0..count {
             let v = if fifo.is_empty() || rng.gen::<f64>() < alpha {
                 rng.gen_range(0..n) as Vertex
@@ -193,8 +193,9 @@ impl Workload {
 
     fn uniform(kind: QueryKind, n: usize, count: usize, seed: u64) -> Result<Self> {
         let n = nonempty(n)?;
+        let mut vertices = query_vertices(count, kind.arity())?;
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
-        let vertices = (0..count * kind.arity()).map(|_| rng.gen_range(0..n) as Vertex).collect();
+        vertices.extend((0..count * kind.arity()).map(|_| rng.gen_range(0..n) as Vertex));
         Ok(Workload { kind, num_vertices: n, seed, alpha: 0.0, queue: 0, vertices })
     }
 
@@ -285,6 +286,26 @@ impl Workload {
         }
         Ok(())
     }
+}
+
+/// Most queries a workload holds (the file's vertices are `u32`s counted by a `u64`).
+const MAX_QUERIES: usize = 1 << 32;
+
+/// An empty vector with room for the `arity` vertices of each of `count` queries, which are
+/// generated in memory before the file is written: a count beyond [`MAX_QUERIES`], or more
+/// than memory holds, is an error rather than an overflow or an aborted allocation.
+fn query_vertices(count: usize, arity: usize) -> Result<Vec<Vertex>> {
+    if count > MAX_QUERIES / arity {
+        return Err(Error::invalid(format!(
+            "count {count}: a workload holds at most {} queries of this kind",
+            MAX_QUERIES / arity
+        )));
+    }
+    let mut v = Vec::new();
+    v.try_reserve_exact(count * arity).map_err(|_| {
+        Error::invalid(format!("count {count}: not enough memory for the queries' vertices (4 bytes each)"))
+    })?;
+    Ok(v)
 }
 
 fn nonempty(n: usize) -> Result<u64> {

@@ -236,7 +236,11 @@ impl Level {
         if crc != u32_at(32) || crc != entry.crc32c {
             return Err(bad(
                 32,
-                format!("checksum mismatch (stored {:#010x}, computed {crc:#010x})", u32_at(32)),
+                format!(
+                    "checksum mismatch (header {:#010x}, manifest {:#010x}, computed {crc:#010x})",
+                    u32_at(32),
+                    entry.crc32c
+                ),
             ));
         }
         if u64_at(16) != entry.upto_seq {

@@ -1185,7 +1185,8 @@ impl Shared {
         let ids = self.ids_for_base(&view)?;
         let mut base_manifest = write_base(&view, &self.dir.join(&name), ids.as_ref())?;
         if let Some(grid) = view.base.manifest().grid {
-            // A grid is rebuilt on the new base with the old one's blocks and codec.
+            // A grid is rebuilt on the new base with the old one's codec and cells per side (the
+            // default shape when it had it: blocks of 2^16).
             let base_dir = self.dir.join(&name);
             let opts = GridOptions {
                 cells_per_side: (grid.block_bits < MAX_BLOCK_BITS).then_some(grid.cells_per_side),

@@ -9,7 +9,7 @@ use std::borrow::Cow;
 use std::path::Path;
 
 use super::is_integer;
-use super::text::{fields, is_blank_or_comment, unquote, MAX_COLS};
+use super::text::{fields, is_skipped, unquote, MAX_COLS};
 use crate::error::{Error, Result};
 use crate::ingest::Columns;
 
@@ -22,7 +22,7 @@ pub(crate) struct CsvHeader {
     pub dst_col: usize,
     /// Column index of the weight.
     pub weight_col: usize,
-    /// Bytes of the first block taken by comments and the header line.
+    /// Bytes of the first block taken by blank and comment lines and the header line.
     pub header_bytes: usize,
     /// Lines taken by them.
     pub header_lines: u64,
@@ -30,9 +30,9 @@ pub(crate) struct CsvHeader {
     pub header: Option<(u64, String)>,
 }
 
-/// Finds the header line at the start of `data` (the first non-blank, non-comment line, unless
-/// no columns are named and it starts with two integer ids) and the columns named by `cols` in
-/// it (an error naming the file and the header line when a name is not there).
+/// Finds the header line at the start of `data` (the first line neither blank nor a `#`/`%`
+/// comment, unless no columns are named and it starts with two integer ids) and the columns
+/// named by `cols` in it (an error naming the file and the header line when a name is not there).
 pub(crate) fn parse_header(path: &Path, data: &[u8], cols: &Columns) -> Result<CsvHeader> {
     let mut pos = 0;
     let mut lines = 0;
@@ -41,7 +41,8 @@ pub(crate) fn parse_header(path: &Path, data: &[u8], cols: &Columns) -> Result<C
         let line = &data[pos..nl];
         lines += 1;
         let next = (nl + 1).min(data.len());
-        if !is_blank_or_comment(line) {
+        // `#` and `%` lines before the first row are a preamble (after it they are rows).
+        if !is_skipped(line, false) {
             let mut f = [(0, 0); MAX_COLS];
             let k = fields(line, true, MAX_COLS, &mut f).map_err(|e| Error::input_line(path, lines, e))?;
             let names: Vec<Cow<[u8]>> = f[..k].iter().map(|&(a, b)| unquote(&line[a..b])).collect();

@@ -6,7 +6,7 @@
 
 use std::path::Path;
 
-use super::text::{data_lines, fields, is_blank_or_comment};
+use super::text::{data_lines, fields, is_skipped};
 use crate::error::{Error, Result};
 
 /// What the banner and size line say.
@@ -70,7 +70,7 @@ pub(crate) fn parse_header(path: &Path, data: &[u8]) -> Result<MtxHeader> {
                 }
             };
             banner = Some((has_values, symmetric));
-        } else if !is_blank_or_comment(line) {
+        } else if !is_skipped(line, false) {
             let without = if has_banner { "" } else { " (the file has no '%%MatrixMarket' banner)" };
             let mut f = [(0, 0); 16];
             let k = fields(line, false, 3, &mut f).map_err(bad)?;

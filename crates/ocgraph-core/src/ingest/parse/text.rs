@@ -7,11 +7,12 @@ use super::{parse_id, parse_weight, show, too_large, LineCfg, Piece, PieceError}
 /// Most columns looked at in a line.
 pub(crate) const MAX_COLS: usize = 16;
 
-/// Whether a line (without its newline) carries no data: blank, or a `#`/`%` comment.
-pub(crate) fn is_blank_or_comment(line: &[u8]) -> bool {
+/// Whether a line (without its newline) carries no data: blank, or (text and MatrixMarket; in
+/// CSV only before the first row, where the header parser skips them) a `#`/`%` comment.
+pub(crate) fn is_skipped(line: &[u8], csv: bool) -> bool {
     match line.iter().position(|c| !c.is_ascii_whitespace()) {
         None => true,
-        Some(i) => matches!(line[i], b'#' | b'%'),
+        Some(i) => !csv && matches!(line[i], b'#' | b'%'),
     }
 }
 
@@ -152,7 +153,7 @@ pub(crate) fn data_lines(data: &[u8], csv: bool, want: usize) -> Vec<(u64, Vec<&
         if found.len() == want {
             break;
         }
-        if is_blank_or_comment(line) {
+        if is_skipped(line, csv) {
             continue;
         }
         let Ok(k) = fields(line, csv, MAX_COLS, &mut f) else {
@@ -203,7 +204,7 @@ pub(crate) fn parse_lines(
         if let Some((a, b)) = fast.then(|| two_ids(line)).flatten() {
             p.ints.push(id_of(a)?);
             p.ints.push(id_of(b)?);
-        } else if !is_blank_or_comment(line) {
+        } else if !is_skipped(line, cfg.csv) {
             let k = fields(line, cfg.csv, want, &mut f).map_err(err)?;
             if k < ids_want {
                 return Err(err(if ids_want == 2 {
