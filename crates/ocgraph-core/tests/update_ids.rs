@@ -203,3 +203,44 @@ fn corrupted_ids_and_a_reused_file_id_are_refused() {
     let e = WritableGraph::open(&dir, &opts()).err().expect("refused").to_string();
     assert!(e.contains("next_file_id 1 is not past the level file id"), "{level}: {e}");
 }
+
+/// A level whose checksums hold but whose entries are wrong (an operation byte that is
+/// neither remove nor add, a destination past the vertex count) is refused on open, naming
+/// the level and the offset, instead of being read as some other graph.
+#[test]
+fn level_entries_are_checked_on_open() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("g");
+    build(&dir, IdMap::Identity, 4, &[(0, 1), (1, 2)]);
+    let g = WritableGraph::open(&dir, &opts()).unwrap();
+    g.add_edges(&[(2, 3)], None).unwrap();
+    g.freeze().unwrap();
+    g.close().unwrap();
+    let m = ocgraph_core::format::Manifest::read(&dir).unwrap();
+    let name = m.updates.as_ref().unwrap().levels[0].name.clone();
+    let path = dir.join("levels").join(&name);
+    let good = std::fs::read(&path).unwrap();
+    let u64_at = |b: &[u8], o: usize| u64::from_le_bytes(b[o..o + 8].try_into().unwrap()) as usize;
+    // The out-side section: k, m, the k vertices (padded to 8), k + 1 offsets, the m dsts
+    // (padded to 8), then the m operation bytes.
+    let (k, entries) = (u64_at(&good, 64), u64_at(&good, 72));
+    let vertices = 80;
+    let dsts = vertices + (k * 4).div_ceil(8) * 8 + (k + 1) * 8;
+    let ops = dsts + (entries * 4).div_ceil(8) * 8;
+    for (at, value, want) in [(ops, 7u8, "operation byte 7"), (dsts, 9u8, "destination 9")] {
+        let mut b = good.clone();
+        b[at] = value;
+        let data_end = u64_at(&b, 40);
+        let crc = crc32c::crc32c_append(crc32c::crc32c(&b[..32]), &b[36..data_end]);
+        b[32..36].copy_from_slice(&crc.to_le_bytes());
+        std::fs::write(&path, &b).unwrap();
+        let mut edited = m.clone();
+        edited.updates.as_mut().unwrap().levels[0].crc32c = crc;
+        edited.write_atomic(&dir).unwrap();
+        let e = WritableGraph::open(&dir, &opts()).err().expect("refused").to_string();
+        assert!(e.contains(&name) && e.contains(want), "{want}: {e}");
+    }
+    std::fs::write(&path, &good).unwrap();
+    m.write_atomic(&dir).unwrap();
+    WritableGraph::open(&dir, &opts()).unwrap().close().unwrap();
+}

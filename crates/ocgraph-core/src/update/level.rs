@@ -278,6 +278,7 @@ impl Level {
             if offs(0) != 0 || offs(k) != m || (0..k).any(|i| offs(i) > offs(i + 1)) {
                 return Err(bad(offsets, "entry offsets are not 0..m in order".into()));
             }
+            check_entries(b, vertices, k, dsts, ops, m, num_vertices, bad)?;
             sides.push(Side { k, m, vertices, offsets, dsts, ops, weights: weighted.then_some(wts) });
             pos = end;
         }
@@ -337,4 +338,49 @@ impl Level {
         debug_assert!(self.weighted == s.weights.is_some());
         true
     }
+}
+
+/// Checks a section's entries (a level whose checksum holds may still have been written
+/// wrong): its `k` touched vertices at `vertices` rise and lie below the level's
+/// `num_vertices`, as do the `m` destinations at `dsts`, and every operation byte at `ops` is 0
+/// (remove) or 1 (add). Readers index vertex state by these ids and binary-search the vertices.
+#[allow(clippy::too_many_arguments)]
+fn check_entries(
+    b: &[u8],
+    vertices: u64,
+    k: u64,
+    dsts: u64,
+    ops: u64,
+    m: u64,
+    num_vertices: u64,
+    bad: &dyn Fn(u64, String) -> Error,
+) -> Result<()> {
+    let u32_at = |o: u64| u64::from(u32::from_le_bytes(b[o as usize..o as usize + 4].try_into().unwrap()));
+    let mut prev = None;
+    for i in 0..k {
+        let v = u32_at(vertices + i * 4);
+        if v >= num_vertices || prev.is_some_and(|p| p >= v) {
+            return Err(bad(
+                vertices + i * 4,
+                format!(
+                    "touched vertex {v} is out of order or not below the level's {num_vertices} vertices"
+                ),
+            ));
+        }
+        prev = Some(v);
+    }
+    if let Some(j) = (0..m).find(|&j| u32_at(dsts + j * 4) >= num_vertices) {
+        let d = u32_at(dsts + j * 4);
+        return Err(bad(
+            dsts + j * 4,
+            format!("destination {d} is not below the level's {num_vertices} vertices"),
+        ));
+    }
+    if let Some(j) = (0..m).find(|&j| b[(ops + j) as usize] > 1) {
+        return Err(bad(
+            ops + j,
+            format!("operation byte {} is neither 0 (remove) nor 1 (add)", b[(ops + j) as usize]),
+        ));
+    }
+    Ok(())
 }
