@@ -199,9 +199,10 @@ def test_a_kernel_on_corrupted_lists_reports_the_corrupted_file(tmp_path):
 
 
 @pytest.mark.parametrize("backend", ["mmap", "pool"])
-def test_engine_panic_becomes_ocgraph_error(tmp_path, backend):
+def test_engine_panic_becomes_ocgraph_error(tmp_path, backend, capfd):
     """A corrupted offsets file (not checked on open) makes the engine fail mid-read: the
-    failure must surface as ocgraph.Error, not kill the interpreter."""
+    failure must surface as ocgraph.Error, not kill the interpreter, and print no raw Rust
+    panic message besides."""
     from conftest import open_with
 
     ocgraph.from_edges([0, 1, 2], [1, 2, 0], tmp_path / "g")
@@ -216,6 +217,7 @@ def test_engine_panic_becomes_ocgraph_error(tmp_path, backend):
     with pytest.raises(ocgraph.FormatError, match="decrease"):
         g.out_degrees()
     assert g.neighbors(2).tolist() == [0]  # the graph object is still usable
+    assert "panicked" not in capfd.readouterr().err
 
 
 def test_pack_refusals_and_corruption(tmp_path):

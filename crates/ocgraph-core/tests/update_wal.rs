@@ -335,6 +335,31 @@ fn a_failed_update_is_not_visible_and_not_replayed() {
     assert_eq!(s.seq(), 2);
 }
 
+/// A logged batch whose checksum holds but that the graph cannot take (a vertex past its
+/// count) is refused on open, naming the segment and the frame's offset.
+#[test]
+fn a_logged_batch_the_graph_cannot_take_is_refused_naming_its_segment() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("g");
+    let mut b = ocgraph_core::ingest::GraphBuilder::new(&dir, Default::default()).unwrap();
+    b.reserve_vertices(10);
+    b.finish(ocgraph_core::ingest::IdMap::Identity, &ocgraph_core::ingest::NoProgress).unwrap();
+    let g = WritableGraph::open(&dir, &WriteOptions::default()).unwrap();
+    g.add_edges(&[(1, 2)], None).unwrap();
+    g.close().unwrap();
+    let segment = last_segment(&dir.join(ocgraph_core::update::WAL_DIR));
+    let first = std::fs::metadata(&segment).unwrap().len();
+    let mut frame = Vec::new();
+    let item = WalItem::AddEdge { src: 3, dst: 99, weight: 1.0 };
+    ocgraph_core::update::wal_frame::encode_frame(2, &[item], &mut frame);
+    let mut bytes = std::fs::read(&segment).unwrap();
+    bytes.extend_from_slice(&frame);
+    std::fs::write(&segment, &bytes).unwrap();
+    let e = WritableGraph::open(&dir, &WriteOptions::default()).err().expect("refused").to_string();
+    let name = segment.file_name().unwrap().to_string_lossy().to_string();
+    assert!(e.contains(&name) && e.contains(&format!("at byte {first}")) && e.contains("batch 2"), "{e}");
+}
+
 #[test]
 fn durability_modes_decide_when_commit_fsyncs() {
     for (durability, expect_syncs) in [

@@ -2,6 +2,7 @@
 //! `ocgraph/_errors.py`, and [`run`], the wrapper every call into the engine goes through.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use ocgraph_core::error::{Error, ErrorKind};
 use pyo3::exceptions::PyRuntimeError;
@@ -130,6 +131,22 @@ where
     })
 }
 
+/// Calls inside [`run_with`] now: a panic in one becomes a Python exception carrying its
+/// message, so the panic hook need not print it too.
+static CATCHING: AtomicUsize = AtomicUsize::new(0);
+
+/// Installs a panic hook that leaves the message of a panic [`run_with`] catches to the
+/// exception it becomes (the default hook printed it to standard error first, a raw Rust
+/// message before the `FormatError` naming the file); other panics print as before.
+pub(crate) fn install_panic_hook() {
+    let default = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        if CATCHING.load(Ordering::SeqCst) == 0 {
+            default(info);
+        }
+    }));
+}
+
 /// [`run`], with `on_panic` making the error of a panic.
 fn run_with<T, F>(
     py: Python<'_>,
@@ -141,7 +158,10 @@ where
     F: FnOnce() -> PyResult<T> + Send,
 {
     // A failed page read of the buffer pool comes back as an I/O error naming the file.
-    match py.allow_threads(|| catch_unwind(AssertUnwindSafe(|| ocgraph_core::page::catch_read_errors(f)))) {
+    CATCHING.fetch_add(1, Ordering::SeqCst);
+    let r = py.allow_threads(|| catch_unwind(AssertUnwindSafe(|| ocgraph_core::page::catch_read_errors(f))));
+    CATCHING.fetch_sub(1, Ordering::SeqCst);
+    match r {
         Ok(Ok(r)) => r,
         Ok(Err(e)) => Err(to_pyerr(e)),
         Err(payload) => Err(on_panic(payload)),

@@ -23,6 +23,7 @@ use pyo3::prelude::*;
 /// The native part of ocgraph; use the `ocgraph` package instead of importing this directly.
 #[pymodule]
 fn _ocgraph(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    errors::install_panic_hook();
     m.add_class::<graph::PyGraph>()?;
     m.add_class::<maintain::PyMaintained>()?;
     m.add_function(wrap_pyfunction!(maintain::_maintain, m)?)?;

@@ -223,7 +223,14 @@ impl Wal {
                                     ),
                                 });
                             }
-                            apply(seq, &items)?;
+                            apply(seq, &items).map_err(|e| match e {
+                                // The caller names the log's directory, not knowing where the
+                                // batch lies: name its segment and the frame's offset instead.
+                                Error::Format { path: p, offset: None, msg } if p == dir => {
+                                    Error::Format { path: path.clone(), offset: Some(pos as u64), msg }
+                                }
+                                e => e,
+                            })?;
                             report.replayed += 1;
                         }
                         prev = seq;
