@@ -1,4 +1,4 @@
-"""Checks of integer arguments before they reach the native module, so that a negative or
+"""Checks of numeric arguments before they reach the native module, so that a negative or
 too-large value raises :class:`InvalidArgumentError` naming the argument (the native module
 would raise a bare ``OverflowError``)."""
 
@@ -17,6 +17,14 @@ MAX_THREADS = 1024
 
 U32_MAX = 2**32 - 1
 U64_MAX = 2**64 - 1
+
+
+def float_arg(name: str, value: Any) -> float:
+    """``value`` as a float: a real number (Python or numpy; ``bool`` and strings raise
+    ``TypeError`` rather than being read as 1.0 or parsed)."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise TypeError(f"{name} must be a real number, got {type(value).__name__}")
+    return float(value)
 
 
 def int_arg(name: str, value: Any, low: int = 0, high: int = U32_MAX) -> int:

@@ -50,7 +50,8 @@ def from_edges(
         src, dst: integer arrays of equal length; edge ``i`` goes ``src[i] -> dst[i]``.
         path: the graph directory to create.
         num_vertices: number of vertices (ids ``0 .. num_vertices - 1``); default
-            ``max(src, dst) + 1``. Larger values add isolated vertices.
+            ``max(src, dst) + 1``. Larger values add isolated vertices. A graph without
+            edges needs it (``InvalidArgumentError`` otherwise: nothing to build).
         weights: optional float array of the same length (stored as float32).
         directed: store a directed graph; otherwise every edge is stored in both directions.
         dedup: remove duplicate edges (undirected: in either direction), keeping the smallest
@@ -65,6 +66,7 @@ def from_edges(
     Raises:
         InputError: arrays of different lengths, not 1-D, not integers, negative ids, ids
             ``>= num_vertices``, ids too sparse (see ``allow_sparse_ids``).
+        InvalidArgumentError: no edges and no ``num_vertices``.
         OcgraphIOError: ``path`` exists (without ``overwrite``) or cannot be written.
     """
     s = _ids("src", src)

@@ -9,7 +9,7 @@ from typing import Any, Union
 import numpy as np
 
 from . import _mine, _ocgraph
-from ._args import MAX_THREADS, U32_MAX, finite_weights, int_arg, int_ids, threads_arg
+from ._args import MAX_THREADS, U32_MAX, finite_weights, float_arg, int_arg, int_ids, threads_arg
 from ._errors import InvalidArgumentError, VertexError
 from ._ocgraph import Graph as _NativeGraph
 from ._vectors import personalization_vector
@@ -241,9 +241,9 @@ class Graph(_NativeGraph):
         p = None if personalization is None else personalization_vector(personalization, self.num_vertices)
         scores, _iterations, _converged = _ocgraph._pagerank(
             self,
-            float(damping),
+            float_arg("damping", damping),
             int_arg("max_iter", max_iter),
-            float(tol),
+            float_arg("tol", tol),
             p,
             bool(weight),
             str(method),
@@ -559,7 +559,9 @@ class Graph(_NativeGraph):
         ``result()``, ``changes()`` and ``wait(seq)`` first wait for the batches committed
         before them (``wait(seq)``: for batch ``seq``, an update call's return value).
         """
-        m = _ocgraph._maintain(self, kind, source, damping, tol, bool(background))
+        m = _ocgraph._maintain(
+            self, kind, source, float_arg("damping", damping), float_arg("tol", tol), bool(background)
+        )
         self.__dict__.setdefault("_maintained", []).append(m)
         return m
 

@@ -392,9 +392,23 @@ def test_arguments_the_docs_promise(tmp_path):
     g = ocgraph.open(tmp_path / "g")
     with pytest.raises(TypeError, match="an original id is an int or a str"):
         g.vertex(3.0)
+    with pytest.raises(TypeError, match="got bool"):
+        g.vertex(True)
+    # Gauss-Seidel has no teleport term at damping 1: refused (it returned NaN scores).
+    with pytest.raises(ocgraph.InvalidArgumentError, match="Jacobi"):
+        g.pagerank(damping=1.0, method="gauss-seidel")
+    assert np.isfinite(g.pagerank(damping=1.0)).all()
     with pytest.raises(ocgraph.InvalidArgumentError, match="real numbers"):
         g.spmv(np.full(3, 1 + 1j))
+    # A damping or tolerance given as a string is refused, not parsed.
+    with pytest.raises(TypeError, match="damping must be a real number"):
+        g.pagerank(damping="0.5")
+    assert np.allclose(g.pagerank(damping=np.float32(0.5)), g.pagerank(damping=0.5), atol=1e-7)
     g.close()
+    w = ocgraph.open(tmp_path / "g", writable=True)
+    with pytest.raises(TypeError, match="tol must be a real number"):
+        w.maintain("pagerank", tol="1e-6")
+    w.close()
     with pytest.raises(ocgraph.InvalidArgumentError, match="auto_compact_levels"):
         ocgraph.Graph(str(tmp_path / "g"), writable=True, auto_compact_levels=-1)
     with pytest.raises(ocgraph.InputError, match="rows 0 to 1"):

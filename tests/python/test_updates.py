@@ -388,3 +388,9 @@ def test_integer_ids_on_a_graph_of_string_ids_are_refused(tmp_path):
             w.add_edges([5], ["a"], ids="original")
         assert w.vertex(5) is None
         assert w.num_vertices == 2
+    # Read-only, the same: ids are all strings, "1" is not 1.
+    ocgraph.from_pandas(pd.DataFrame({"src": ["a", "1"], "dst": ["1", "007"]}), tmp_path / "h").close()
+    with ocgraph.open(tmp_path / "h") as r:
+        assert (r.vertex("1"), r.vertex("007"), r.vertex(1), r.vertex(7)) == (1, 2, None, None)
+    with ocgraph.open(tmp_path / "h", writable=True) as w:
+        assert (w.vertex("1"), w.vertex(1)) == (1, None)

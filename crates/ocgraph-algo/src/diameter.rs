@@ -24,7 +24,8 @@ pub struct DiameterEstimate {
 }
 
 /// Runs `sweeps` (at least 1) BFS sweeps, starting from `start`, each from the farthest vertex
-/// of the previous one (ties: smallest id). Runs on the current rayon pool.
+/// of the previous one (ties: smallest id), stopping early when a sweep would start from a
+/// vertex one already started from (the sweeps after it repeat). Runs on the current rayon pool.
 ///
 /// Errors: `start` out of range, `sweeps == 0`, mismatched directions.
 pub fn diameter_estimate<O: Adjacency, I: Adjacency>(
@@ -38,6 +39,7 @@ pub fn diameter_estimate<O: Adjacency, I: Adjacency>(
     }
     let mut best = DiameterEstimate { lower_bound: 0, endpoints: (start, start) };
     let mut from = start;
+    let mut started = std::collections::HashSet::from([start]);
     for _ in 0..sweeps {
         let r = bfs(out, in_, from)?;
         let (far, ecc) = r.depth.iter().enumerate().fold((from, 0u32), |acc, (v, &d)| {
@@ -50,7 +52,9 @@ pub fn diameter_estimate<O: Adjacency, I: Adjacency>(
         if ecc as u64 > best.lower_bound {
             best = DiameterEstimate { lower_bound: ecc as u64, endpoints: (from, far) };
         }
-        if far == from {
+        // A sweep is determined by its start, so once a start comes back the sweeps repeat
+        // (on an undirected graph they soon bounce between two ends): nothing new to find.
+        if !started.insert(far) {
             break;
         }
         from = far;

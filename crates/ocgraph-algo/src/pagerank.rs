@@ -175,6 +175,13 @@ pub(crate) fn teleport_vector(n: usize, opts: &PageRankOptions) -> Result<Vec<f6
     if !(0.0..=1.0).contains(&opts.damping) {
         return Err(Error::invalid(format!("damping must be in [0, 1], got {}", opts.damping)));
     }
+    if opts.method == Method::GaussSeidel && opts.damping == 1.0 {
+        // The sweep solves `y = d A y + (1 - d) p` and normalises `y`: at `d = 1` it has no
+        // teleport term and `y` drains to 0 through the dangling vertices (0 / 0).
+        return Err(Error::invalid(
+            "damping 1 needs the Jacobi method: Gauss-Seidel's sweep has no teleport term then",
+        ));
+    }
     if opts.tol.is_nan() || opts.tol < 0.0 {
         return Err(Error::invalid(format!("tol must be non-negative, got {}", opts.tol)));
     }

@@ -403,6 +403,21 @@ fn hand_checked_small_cases() {
     assert_eq!(triangle_count(&d.out, &d.in_).unwrap(), 1);
     let est = diameter_estimate(&d.out, &d.in_, 0, 3).unwrap();
     assert_eq!((est.lower_bound, est.endpoints), (2, (0, 3)));
+    // Undirected path 0 - 1 - 2 - 3: the sweeps bounce between 3 and 0, so any number of them
+    // stops once a start comes back (a trillion sweeps used to run a trillion BFS).
+    let path = TestGraph::new(4, false, false, vec![(0, 1, 1.0), (1, 2, 1.0), (2, 3, 1.0)]);
+    let est = diameter_estimate(&path.out, &path.in_, 1, 1 << 40).unwrap();
+    assert_eq!((est.lower_bound, est.endpoints), (3, (3, 0)));
+    // Directed `0 -> 1 -> 2 -> 0`: starts 0, 2, 1 in turn (each farthest from the one before).
+    let c = TestGraph::new(3, true, false, vec![(0, 1, 1.0), (1, 2, 1.0), (2, 0, 1.0)]);
+    assert_eq!(diameter_estimate(&c.out, &c.in_, 0, 1 << 40).unwrap().lower_bound, 2);
+    // Gauss-Seidel has no teleport term at damping 1: refused, as Jacobi runs it.
+    let sink = TestGraph::new(3, true, false, vec![(0, 1, 1.0), (1, 2, 1.0)]);
+    let gs = PageRankOptions { damping: 1.0, method: PageRankMethod::GaussSeidel, ..Default::default() };
+    assert!(pagerank(&sink.out, &sink.in_, &gs).is_err());
+    let jacobi =
+        pagerank(&sink.out, &sink.in_, &PageRankOptions { damping: 1.0, ..Default::default() }).unwrap();
+    assert!(jacobi.scores.iter().all(|x| x.is_finite()));
     // Two vertices pointing at each other: PageRank 1/2 each.
     let c = TestGraph::new(2, true, false, vec![(0, 1, 1.0), (1, 0, 1.0)]);
     let pr = pagerank(&c.out, &c.in_, &PageRankOptions::default()).unwrap();

@@ -284,6 +284,26 @@ fn relabel_then_export_original_ids() {
     assert!(!t.path().join("o.bin").exists());
 }
 
+/// `--source-id` on a graph with string ids takes the id as written: `007` and `7` are two
+/// vertices, and an integer-looking id is not read as a number.
+#[test]
+fn source_ids_of_string_graphs_are_taken_as_written() {
+    let t = tempfile::tempdir().unwrap();
+    let input = t.path().join("in.txt");
+    std::fs::write(&input, "a 007\n007 b\nb 7\n7 c\n").unwrap();
+    let g = t.path().join("g");
+    ok(&["import", p(&input), p(&g)]);
+    // Vertices in order of first appearance: a 0, 007 1, b 2, 7 3, c 4; arcs directed.
+    let depths = |id: &str| {
+        let out = t.path().join(format!("d{id}.npy"));
+        ok(&["run", "bfs", p(&g), "--source-id", id, "--out", p(&out)]);
+        npy_i64(&out)
+    };
+    assert_eq!(depths("007"), [-1, 0, 1, 2, 3]);
+    assert_eq!(depths("7"), [-1, -1, -1, 0, 1]);
+    fails(&["run", "bfs", p(&g), "--source-id", "07"], 2, &["--source-id 07", "no vertex"]);
+}
+
 /// A text export of original ids that would not read back as themselves (whitespace inside) is
 /// refused and leaves no file; Parquet keeps them.
 #[test]

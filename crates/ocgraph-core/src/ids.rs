@@ -185,8 +185,10 @@ impl IdLookup {
         }
     }
 
-    /// The vertex whose original id is `id`, if any. For string ids, `Int(i)` looks up the
-    /// string of `i`'s digits. Builds the reverse map on first use (see the type docs).
+    /// The vertex whose original id is `id`, if any: ids are all integers or all strings, so an
+    /// `Int` on a graph with string ids (`"7"` is not `"007"`) and a `Str` on one with integer
+    /// ids find none, as on a writable graph. Builds the reverse map on first use (see the type
+    /// docs).
     pub fn vertex(&self, id: &OriginalId) -> Option<u32> {
         match (&self.ids, id) {
             (Ids::Identity, OriginalId::Int(i)) => (*i < self.n).then_some(*i as u32),
@@ -197,12 +199,12 @@ impl IdLookup {
                 rev.get(k).copied().filter(|&v| ids[v as usize] == *i)
             }
             (Ids::U64(_), OriginalId::Str(_)) => None,
-            (Ids::Strings { .. }, id) => {
-                let key = id.to_string();
+            (Ids::Strings { .. }, OriginalId::Str(key)) => {
                 let rev = self.reverse(|a, b| self.str_of(a).cmp(self.str_of(b)));
                 let k = rev.partition_point(|&v| self.str_of(v) < key.as_str());
                 rev.get(k).copied().filter(|&v| self.str_of(v) == key)
             }
+            (Ids::Strings { .. }, OriginalId::Int(_)) => None,
         }
     }
 

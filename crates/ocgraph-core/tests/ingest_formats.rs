@@ -179,10 +179,12 @@ fn string_ids_relabel_and_lookup() {
             assert_eq!(ids.original(v as u32), OriginalId::Str(name.to_string()));
             assert_eq!(ids.vertex(&OriginalId::Str(name.to_string())), Some(v as u32));
         }
+        // Ids are strings here: "12" is found by its string only.
         assert_eq!(
-            ids.vertex(&OriginalId::Int(12)),
+            ids.vertex(&OriginalId::Str("12".into())),
             Some(order.iter().position(|&s| s == "12").unwrap() as u32)
         );
+        assert_eq!(ids.vertex(&OriginalId::Int(12)), None);
         assert_eq!(ids.vertex(&OriginalId::Str("erin".into())), None);
         let v = |s: &str| order.iter().position(|&o| o == s).unwrap() as u32;
         assert_eq!(

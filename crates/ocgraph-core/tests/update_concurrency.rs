@@ -263,3 +263,43 @@ fn readers_during_freezes_and_compactions_see_whole_prefixes() {
     ocgraph_core::GraphView::open(&dir, &Default::default()).unwrap();
     assert!(!dir.join(ocgraph_core::update::WAL_DIR).exists(), "a reader created the log directory");
 }
+
+/// With a buffer pool of two frames (reads on one thread), an automatic compaction runs in the
+/// update call that made it due: on a thread of its own it held frames the caller's reads
+/// waited for (they failed after 10 s), and the levels piled up meanwhile.
+#[test]
+fn a_pool_of_two_frames_compacts_in_the_update_call() {
+    use ocgraph_core::page::BackendKind;
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("g");
+    let n = 300u32;
+    let mut b = GraphBuilder::new(&dir, BuildOptions { directed: true, ..BuildOptions::default() }).unwrap();
+    b.reserve_vertices(n as u64);
+    let (src, dst): (Vec<u32>, Vec<u32>) = (0..3000u32).map(|i| (i % n, (i * 7 + 1) % n)).unzip();
+    b.push(&src, &dst, None).unwrap();
+    b.finish(IdMap::Identity, &NoProgress).unwrap();
+    let opts = WriteOptions {
+        backend: BackendKind::Pool { capacity: 8 << 10, page_size: 4096, policy: "clock".into() },
+        durability: Durability::None,
+        freeze_threshold: 1,
+        auto_compact_levels: Some(2),
+        ..WriteOptions::default()
+    };
+    let g = WritableGraph::open(&dir, &opts).unwrap();
+    let mut degree: Vec<usize> = {
+        let s = g.snapshot();
+        (0..n).map(|v| s.out().neighbors(v).len()).collect()
+    };
+    for i in 0..40u32 {
+        let (u, v) = ((i * 13) % n, (i * 29 + 5) % n);
+        let had = g.snapshot().out().neighbors(u).contains(&v);
+        g.add_edges(&[(u, v)], None).unwrap();
+        degree[u as usize] += usize::from(!had);
+        assert!(g.num_levels() <= 2, "batch {i}: {} levels", g.num_levels());
+        let s = g.snapshot();
+        for w in (0..n).step_by(7) {
+            assert_eq!(s.out().neighbors(w).len(), degree[w as usize], "batch {i}, vertex {w}");
+        }
+    }
+    g.close().unwrap();
+}

@@ -244,3 +244,26 @@ fn level_entries_are_checked_on_open() {
     m.write_atomic(&dir).unwrap();
     WritableGraph::open(&dir, &opts()).unwrap().close().unwrap();
 }
+
+/// Vertices added without names through `update` (what `ocgraph stream` applies for a `+v n`
+/// line) are refused on a relabelled graph, as `add_vertices` refuses them: committed, they left
+/// an id log naming fewer vertices than the graph had, and the graph no longer opened.
+#[test]
+fn unnamed_vertices_are_refused_by_update_on_relabelled_graphs() {
+    use ocgraph_core::update::WalItem;
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("g");
+    let names = ["a", "b", "c"].map(String::from).to_vec();
+    build(&dir, IdMap::Strings(names), 3, &[(0, 1), (1, 2)]);
+    let g = WritableGraph::open(&dir, &opts()).unwrap();
+    let items = [WalItem::AddEdge { src: 0, dst: 2, weight: 1.0 }, WalItem::AddVertices { count: 2 }];
+    let e = g.update(&items).expect_err("refused").to_string();
+    assert!(e.contains("keeps original ids"), "{e}");
+    assert_eq!(g.num_vertices(), 3);
+    // Batches without vertex additions go through.
+    g.update(&items[..1]).unwrap();
+    g.close().unwrap();
+    let g = WritableGraph::open(&dir, &opts()).unwrap();
+    assert_eq!(g.num_vertices(), 3);
+    assert!(named_edges(&g).contains(&pair(&s("a"), &s("c"))));
+}

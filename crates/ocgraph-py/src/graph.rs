@@ -389,7 +389,12 @@ impl PyGraph {
     /// The vertex whose input id was `original_id` (an int or a str), or None when no vertex
     /// had that id. The reverse map is built on the first call (O(n log n)).
     fn vertex(&self, py: Python<'_>, original_id: &Bound<'_, PyAny>) -> PyResult<Option<Vertex>> {
-        let id = if let Ok(s) = original_id.extract::<String>() {
+        let id = if original_id.is_instance_of::<pyo3::types::PyBool>() {
+            // A bool is an int to Python, but `True` is no vertex's id.
+            return Err(pyo3::exceptions::PyTypeError::new_err(
+                "an original id is an int or a str, got bool",
+            ));
+        } else if let Ok(s) = original_id.extract::<String>() {
             OriginalId::Str(s)
         } else if let Ok(i) = original_id.extract::<i128>() {
             match u64::try_from(i) {

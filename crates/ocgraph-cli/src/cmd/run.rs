@@ -92,7 +92,7 @@ pub struct RunArgs {
     /// statistics then cover the timed trials only.
     #[arg(long, default_value_t = 0.0)]
     warmup_secs: f64,
-    /// Verify every trial's result with the kernel's serial checker.
+    /// Verify every trial's result with the kernel's serial checker; a failed check exits 1.
     #[arg(long)]
     verify: bool,
     /// Source / start vertex (bfs, sssp, diameter, k-hop, shortest-path).
@@ -224,6 +224,14 @@ fn run_kernel(args: &RunArgs) -> Result<()> {
         eprintln!("layout: {ran} ({why})");
     }
     args.backend.report_stats(view.base())?;
+    if report.verified == Some(false) {
+        // A result that fails its check fails the command (exit 1), so that scripts see it.
+        eprintln!(
+            "error: the result failed verification ({})",
+            report.verify_error.as_deref().unwrap_or("-")
+        );
+        std::process::exit(1);
+    }
     Ok(())
 }
 
@@ -246,10 +254,17 @@ struct Ends {
     target: Option<Vertex>,
 }
 
-/// The vertex whose original id in `ids` (the id map of the graph at `dir`) is `id` (an integer,
-/// or a string for graphs with string ids); `flag` names the argument in the error.
+/// The vertex whose original id in `ids` (the id map of the graph at `dir`) is `id` (a string
+/// on graphs with string ids, taken as written: `007` is not `7`; an integer otherwise); `flag`
+/// names the argument in the error.
 fn vertex_by_original(ids: &IdLookup, dir: &Path, flag: &str, id: &str) -> Result<Vertex> {
-    let key = id.parse::<u64>().map_or_else(|_| OriginalId::Str(id.to_string()), OriginalId::Int);
+    let key = if ids.has_string_ids() {
+        OriginalId::Str(id.to_string())
+    } else {
+        OriginalId::Int(id.parse::<u64>().map_err(|_| {
+            Error::invalid(format!("{flag} {id}: the original ids of {} are integers", dir.display()))
+        })?)
+    };
     ids.vertex(&key).ok_or_else(|| {
         Error::invalid(format!("{flag} {id}: no vertex of {} has this original id", dir.display()))
     })

@@ -29,8 +29,26 @@ pub struct CheckReport {
 }
 
 /// Verifies every file checksum and the CSR invariants of the graph at `dir`.
+///
+/// A writer compacting the graph meanwhile replaces its base and deletes the old one: the
+/// check then meets a missing file. So it is retried while the manifest changes under it, and
+/// an error is returned only from a check during which the manifest stayed the same.
 pub fn check_graph(dir: &Path) -> Result<CheckReport> {
-    let m = Manifest::read(dir)?;
+    const ATTEMPTS: u32 = 20;
+    let mut attempt = 0;
+    loop {
+        let before = Manifest::read(dir)?;
+        let result = check_files(dir, &before);
+        attempt += 1;
+        if result.is_ok() || attempt == ATTEMPTS || Manifest::read(dir).ok().as_ref() == Some(&before) {
+            return result;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(attempt as u64));
+    }
+}
+
+/// [`check_graph`] of the graph at `dir` as its manifest `m` describes it.
+fn check_files(dir: &Path, m: &Manifest) -> Result<CheckReport> {
     m.verify_file_sizes(dir)?;
     let data = m.data_path(dir);
     let dir = data.as_path();
@@ -61,19 +79,19 @@ pub fn check_graph(dir: &Path) -> Result<CheckReport> {
         report.files += 1;
     }
     if !m.is_packed() {
-        check_csr(dir, &m, FileRole::OutOffsets, FileRole::OutNeighbors)?;
+        check_csr(dir, m, FileRole::OutOffsets, FileRole::OutNeighbors)?;
         if m.directed {
-            check_csr(dir, &m, FileRole::InOffsets, FileRole::InNeighbors)?;
+            check_csr(dir, m, FileRole::InOffsets, FileRole::InNeighbors)?;
         }
     }
     if m.is_packed() || m.has_packed_copy() {
-        check_packed(dir, &m, [FileRole::OutOffsets, FileRole::OutPacked, FileRole::OutPackedIndex])?;
+        check_packed(dir, m, [FileRole::OutOffsets, FileRole::OutPacked, FileRole::OutPackedIndex])?;
         if m.directed {
-            check_packed(dir, &m, [FileRole::InOffsets, FileRole::InPacked, FileRole::InPackedIndex])?;
+            check_packed(dir, m, [FileRole::InOffsets, FileRole::InPacked, FileRole::InPackedIndex])?;
         }
     }
     if m.grid.is_some() {
-        check_grid(dir, &m)?;
+        check_grid(dir, m)?;
     }
     for (plain, copy) in FileRole::COMPRESSIBLE {
         if let (Some(p), Some(c)) = (m.file(plain), m.file(copy)) {

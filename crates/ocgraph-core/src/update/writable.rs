@@ -167,6 +167,19 @@ pub struct WritableGraph {
     recovery: RecoveryReport,
 }
 
+/// Refuses `count` (> 0) vertices added without names on a graph whose vertices all have
+/// original ids: its id log would name fewer vertices than the graph has, and it would no
+/// longer open. `op` names the call in the error.
+fn refuse_unnamed_vertices(names: &Names, count: u64, op: &str) -> Result<()> {
+    if names.kind != IdMapKind::Identity && count > 0 {
+        return Err(Error::invalid(format!(
+            "{op}: this graph keeps original ids (imported with --relabel): add vertices by their \
+             original ids"
+        )));
+    }
+    Ok(())
+}
+
 /// A new, empty delta (out and in sides; one shared for undirected graphs) of the kind `opts`
 /// asks for. Paged deltas get fresh files under `<dir>/delta/`, removed when dropped.
 fn fresh_delta(dir: &Path, opts: &WriteOptions, directed: bool) -> Result<[Arc<dyn DeltaLog>; 2]> {
@@ -574,12 +587,7 @@ impl WritableGraph {
     /// `--relabel`) name every vertex: add theirs with [`WritableGraph::add_vertices_by_id`].
     pub fn add_vertices(&self, count: u32) -> Result<Range<Vertex>> {
         let names = self.shared.names.lock();
-        if names.kind != IdMapKind::Identity && count > 0 {
-            return Err(Error::invalid(
-                "add_vertices: this graph keeps original ids (imported with --relabel): \
-                 add vertices by their original ids",
-            ));
-        }
+        refuse_unnamed_vertices(&names, count as u64, "add_vertices")?;
         let (_, before) = self.commit(&[WalItem::AddVertices { count }], "add_vertices")?;
         drop(names);
         Ok(before as Vertex..(before + count as u64) as Vertex)
@@ -868,7 +876,20 @@ impl WritableGraph {
     /// Commits `items` as one batch (mixed additions, removals, weight changes and vertex
     /// operations, in order, with the semantics of the single-kind calls). Returns the batch's
     /// sequence number.
+    /// Vertices added without names are refused on graphs that keep original ids, as by
+    /// [`WritableGraph::add_vertices`].
     pub fn update(&self, items: &[WalItem]) -> Result<u64> {
+        let added: u64 = items
+            .iter()
+            .map(|i| if let WalItem::AddVertices { count } = i { *count as u64 } else { 0 })
+            .sum();
+        if added == 0 {
+            return self.commit(items, "update").map(|(s, _)| s);
+        }
+        // Held through the commit, as `add_vertices` holds it, so that no vertex is named
+        // meanwhile.
+        let names = self.shared.names.lock();
+        refuse_unnamed_vertices(&names, added, "update")?;
         self.commit(items, "update").map(|(s, _)| s)
     }
 
@@ -940,6 +961,8 @@ impl WritableGraph {
         }
     }
 
+    /// Starts an automatic compaction on a thread of its own (in the caller's thread when the
+    /// buffer pool cannot serve two readers).
     fn start_background_compaction(&self) {
         let mut slot = self.compactor.lock();
         if slot.as_ref().is_some_and(|h| !h.is_finished()) {
@@ -947,6 +970,17 @@ impl WritableGraph {
         }
         if let Some(h) = slot.take() {
             let _ = h.join();
+        }
+        let base = self.shared.state.lock().view.base.clone();
+        if base.reading_threads(Some(2)) < Some(2) {
+            // A buffer pool too small for a reader beside the caller's (under four frames): a
+            // background compaction would hold frames the caller's reads wait for, so it runs
+            // here, in the update call that made it due. Its error is reported as a background
+            // one is: the batch itself is committed.
+            if let Err(e) = self.shared.compact() {
+                *self.shared.background_error.lock() = Some(e);
+            }
+            return;
         }
         let shared = self.shared.clone();
         *slot = Some(std::thread::spawn(move || {
