@@ -98,7 +98,12 @@ fn labels_travel_with_the_graph_and_drive_labelled_patterns() {
         }
     }
     std::fs::write(dir.join("e.txt"), text).unwrap();
-    let label_text: String = labels.iter().map(|(v, l)| format!("{v}\t{l}\n")).collect();
+    // Some lines end with a comment.
+    let label_text: String = labels
+        .iter()
+        .enumerate()
+        .map(|(i, (v, l))| format!("{v}\t{l}{}\n", if i % 3 == 0 { " # note" } else { "" }))
+        .collect();
     std::fs::write(dir.join("l.txt"), format!("# vertex label\n{label_text}")).unwrap();
     std::fs::write(dir.join("p.txt"), "0 1\n1 2\n2 0\nlabel 0 1\nlabel 1 1\nlabel 2 2\n").unwrap();
     let (e, l, pat) = (dir.join("e.txt"), dir.join("l.txt"), dir.join("p.txt"));

@@ -92,6 +92,11 @@ fn mine_counts_lists_and_patterns() {
         vec!["mine", "motifs", p(&g), "--size", "5"],
         vec!["mine", "pattern", p(&g), "--pattern", "blob"],
         vec!["mine", "pattern", p(&g)],
+        // Options of another kind, and --out without --list, are refused (they were ignored).
+        vec!["mine", "motifs", p(&g), "--k", "4"],
+        vec!["mine", "cliques", p(&g), "--pattern", "triangle"],
+        vec!["mine", "cliques", p(&g), "--size", "4"],
+        vec!["mine", "cliques", p(&g), "--out", p(&tmp.path().join("x.txt"))],
     ] {
         let out = ocgraph(&args);
         let err = String::from_utf8_lossy(&out.stderr);

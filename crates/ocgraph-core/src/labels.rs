@@ -66,8 +66,11 @@ pub fn read_label_file(path: &Path, ids: &IdLookup) -> Result<Vec<u32>> {
         if text.is_empty() || text.starts_with('#') || text.starts_with('%') {
             continue;
         }
-        let fields: Vec<&str> =
+        let mut fields: Vec<&str> =
             text.split(|c: char| c.is_whitespace() || c == ',').filter(|f| !f.is_empty()).collect();
+        if fields.get(2).is_some_and(|f| f.starts_with('#') || f.starts_with('%')) {
+            fields.truncate(2); // a comment after the label (`alice 1 # note`), as edge lists allow
+        }
         let [vertex, label] = fields[..] else {
             return Err(bad(line_no, format!("expected `vertex label`, found {} fields", fields.len())));
         };

@@ -46,12 +46,12 @@ pub struct MineArgs {
     kind: Kind,
     /// Graph directory.
     pub(crate) graph: PathBuf,
-    /// Clique size (cliques), 2 to 16.
-    #[arg(long, default_value_t = 3)]
-    k: usize,
-    /// Motif size (motifs): 3 or 4.
-    #[arg(long, default_value_t = 3)]
-    size: usize,
+    /// Clique size (cliques), 2 to 16 [default: 3].
+    #[arg(long)]
+    k: Option<usize>,
+    /// Motif size (motifs): 3 or 4 [default: 3].
+    #[arg(long)]
+    size: Option<usize>,
     /// Directed triad census instead of the undirected census (motifs, size 3).
     #[arg(long)]
     directed: bool,
@@ -73,7 +73,7 @@ pub struct MineArgs {
     #[arg(long, requires = "out")]
     list: bool,
     /// Where --list writes the matches (text, one a line).
-    #[arg(long)]
+    #[arg(long, requires = "list")]
     out: Option<PathBuf>,
     /// Threads (0 = one per core).
     #[arg(long, default_value_t = 0)]
@@ -85,8 +85,29 @@ pub struct MineArgs {
     backend: BackendArgs,
 }
 
+/// Refuses options of another kind of mining (`--k` for motifs, `--pattern` for cliques...),
+/// which would otherwise be ignored without a word.
+fn refuse_other_kinds_options(args: &MineArgs) -> Result<()> {
+    let given = [
+        ("--k", args.k.is_some(), Kind::Cliques),
+        ("--size", args.size.is_some(), Kind::Motifs),
+        ("--directed", args.directed, Kind::Motifs),
+        ("--pattern", args.pattern.is_some(), Kind::Pattern),
+        ("--induced", args.induced, Kind::Pattern),
+        ("--labels", args.labels.is_some(), Kind::Pattern),
+    ];
+    for (flag, set, kind) in given {
+        if set && args.kind != kind {
+            let name = kind.to_possible_value().map(|v| v.get_name().to_string()).unwrap_or_default();
+            return Err(Error::invalid(format!("{flag} applies to `ocgraph mine {name}` only")));
+        }
+    }
+    Ok(())
+}
+
 /// Runs `ocgraph mine`.
 pub fn run(args: &MineArgs) -> Result<()> {
+    refuse_other_kinds_options(args)?;
     if let Some(out) = &args.out {
         super::output_place::refuse_inside_graph(&args.graph, out, "--out")?;
     }
@@ -176,25 +197,26 @@ fn mine_on<O: Adjacency, I: Adjacency>(
     inn: &I,
     emit: &(impl Fn(&[Vertex]) + Sync),
 ) -> Result<Vec<String>> {
+    let (k, size) = (args.k.unwrap_or(3), args.size.unwrap_or(3));
     Ok(match args.kind {
         Kind::Cliques => {
             let c = if args.list {
-                mine::for_each_clique(out, inn, args.k, emit)?
+                mine::for_each_clique(out, inn, k, emit)?
             } else {
-                mine::count_cliques(out, inn, args.k)?
+                mine::count_cliques(out, inn, k)?
             };
-            vec![format!("{}-cliques: {c}", args.k)]
+            vec![format!("{k}-cliques: {c}")]
         }
         Kind::Motifs if args.directed => {
-            if args.size != 3 {
+            if size != 3 {
                 return Err(Error::invalid("the directed census is over 3 vertices (--size 3)"));
             }
             let c = mine::triad_census(out, inn)?;
             TRIAD_NAMES.iter().zip(c).map(|(n, c)| format!("{n}: {c}")).collect()
         }
         Kind::Motifs => {
-            let names = mine::motif_names(args.size)?;
-            let c = mine::motif_census(out, inn, args.size)?;
+            let names = mine::motif_names(size)?;
+            let c = mine::motif_census(out, inn, size)?;
             names.iter().zip(c).map(|(n, c)| format!("{n}: {c}")).collect()
         }
         Kind::Pattern => {
@@ -289,10 +311,11 @@ pub(crate) fn read_pattern(spec: &str) -> Result<Pattern> {
     for &(a, l, line) in &label_lines {
         let at = |msg: String| Error::invalid(format!("{}:{line}: {msg}", path.display()));
         match labels.get_mut(a) {
+            None if k == 0 => return Err(at("a label, but the pattern has no edges".into())),
             None => {
                 return Err(at(format!(
                     "label of vertex {a}, but the pattern's edges use vertices 0 to {}",
-                    k.max(1) - 1
+                    k - 1
                 )))
             }
             Some(Some(_)) => return Err(at(format!("vertex {a} is labelled twice"))),
