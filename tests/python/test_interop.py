@@ -289,6 +289,53 @@ def test_cli_parquet_categorical_ids_and_integer_weights(tmp_path):
         assert not (tmp_path / "b").exists()
 
 
+def test_cli_parquet_columns_by_name_any_order_codec_and_dictionary(tmp_path):
+    """The CLI reads Parquet columns by name whatever their order in the file (it read them by
+    position), compressed with any common codec, with dictionary-encoded integer ids; a column
+    named for two roles is refused."""
+    edges = [(5, 6, 7.0), (6, 8, 8.0), (8, 5, 9.0)]
+    want = sorted(edges)
+    src = pa.array([e[0] for e in edges], pa.int64())
+    dst = pa.array([e[1] for e in edges], pa.int64())
+    w = pa.array([e[2] for e in edges], pa.float32())
+    cases = {
+        "reordered": (pa.table({"w": w, "dst": dst, "src": src}), "none"),
+        "zstd": (pa.table({"src": src, "dst": dst, "w": w}), "zstd"),
+        "gzip": (pa.table({"src": src, "dst": dst, "w": w}), "gzip"),
+        "lz4": (pa.table({"src": src, "dst": dst, "w": w}), "lz4"),
+        "brotli": (pa.table({"src": src, "dst": dst, "w": w}), "brotli"),
+        "dictionary": (
+            pa.table({"src": src.dictionary_encode(), "dst": dst.dictionary_encode(), "w": w}),
+            "snappy",
+        ),
+    }
+    for name, (table, codec) in cases.items():
+        pq.write_table(table, tmp_path / f"{name}.parquet", compression=codec)
+        ocgraph_cli(
+            "import",
+            tmp_path / f"{name}.parquet",
+            tmp_path / name,
+            "--weight-col",
+            "w",
+            "--relabel",
+            "--quiet",
+        )
+        out = ocgraph.open(tmp_path / name).to_pandas(original_ids=True)
+        assert sorted(zip(out["src"], out["dst"], out["weight"])) == want, name
+    r = ocgraph_cli(
+        "import",
+        tmp_path / "zstd.parquet",
+        tmp_path / "twice",
+        "--source-col",
+        "src",
+        "--target-col",
+        "src",
+        ok=False,
+    )
+    assert r.returncode == 2 and "column 'src' is named for two" in r.stderr, r.stderr
+    assert not (tmp_path / "twice").exists()
+
+
 def test_cli_text_export_refuses_ids_with_commas(tmp_path):
     (tmp_path / "c.csv").write_text('a,b\n"x,y",z\n')
     ocgraph_cli("import", tmp_path / "c.csv", tmp_path / "g", "--quiet")

@@ -284,6 +284,62 @@ fn relabel_then_export_original_ids() {
     assert!(!t.path().join("o.bin").exists());
 }
 
+/// `--force` replaces a graph, never a file (the input itself) or a directory of other files,
+/// which it deleted.
+#[test]
+fn force_replaces_only_graphs() {
+    let t = tempfile::tempdir().unwrap();
+    let input = t.path().join("e.txt");
+    std::fs::write(&input, "0 1\n1 2\n").unwrap();
+    fails(&["import", p(&input), p(&input), "--force"], 1, &["is a file, not a graph"]);
+    assert_eq!(std::fs::read_to_string(&input).unwrap(), "0 1\n1 2\n");
+    let other = t.path().join("mydata");
+    std::fs::create_dir(&other).unwrap();
+    std::fs::write(other.join("notes.txt"), "keep").unwrap();
+    fails(&["import", p(&input), p(&other), "--force"], 1, &["other files in it"]);
+    assert!(other.join("notes.txt").exists());
+    // A graph and an empty directory are replaced.
+    let g = t.path().join("g");
+    ok(&["import", p(&input), p(&g)]);
+    ok(&["import", p(&input), p(&g), "--force", "--undirected"]);
+    assert!(!open(&g).is_directed());
+    let empty = t.path().join("empty");
+    std::fs::create_dir(&empty).unwrap();
+    ok(&["import", p(&input), p(&empty), "--force"]);
+}
+
+/// A pipe is refused as an import's input (import reads it more than once: the first read
+/// took its first bytes, which the parse then lost); a binary edge list whose first bytes are
+/// gzip's magic is read as it is, not as a gzip stream.
+#[test]
+fn pipes_are_refused_and_binary_lists_are_never_gzip() {
+    use std::io::Write;
+    let t = tempfile::tempdir().unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_ocgraph"))
+        .args(["import", "/dev/stdin", p(&t.path().join("g")), "--relabel"])
+        .stdin(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // The writer may find the pipe closed once the import refused it.
+    let _ = child.stdin.take().unwrap().write_all(b"1000 2000\n\n3000 4000\n5 6\n");
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr).to_string();
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("not a regular file"), "{err}");
+    assert!(!t.path().join("g").exists());
+    // Source 35615 = 0x8b1f: the file starts with 1f 8b.
+    let bin = t.path().join("e.u32");
+    let words: Vec<u8> = [35615u32, 1, 1, 2].iter().flat_map(|w| w.to_le_bytes()).collect();
+    std::fs::write(&bin, words).unwrap();
+    let g = t.path().join("b");
+    ok(&["import", p(&bin), p(&g)]);
+    let graph = open(&g);
+    assert_eq!(graph.num_vertices(), 35616);
+    assert_eq!(&*graph.out().neighbors(35615), &[1]);
+    assert_eq!(&*graph.out().neighbors(1), &[2]);
+}
+
 /// `--source-id` on a graph with string ids takes the id as written: `007` and `7` are two
 /// vertices, and an integer-looking id is not read as a number.
 #[test]
@@ -302,6 +358,16 @@ fn source_ids_of_string_graphs_are_taken_as_written() {
     assert_eq!(depths("007"), [-1, 0, 1, 2, 3]);
     assert_eq!(depths("7"), [-1, -1, -1, 0, 1]);
     fails(&["run", "bfs", p(&g), "--source-id", "07"], 2, &["--source-id 07", "no vertex"]);
+    // Exported as text, a first edge of integer-looking string ids would read back as integers
+    // (`007` and `7` one vertex): refused. Here the first edge is `a 007`, which reads back.
+    let out = t.path().join("back.txt");
+    ok(&["export", p(&g), p(&out), "--original-ids"]);
+    assert!(std::fs::read_to_string(&out).unwrap().starts_with("a 007\n"));
+    let mixed = t.path().join("m.txt");
+    std::fs::write(&mixed, "x y\n007 7\ny 007\n").unwrap();
+    let sorted = t.path().join("s");
+    ok(&["import", p(&mixed), p(&sorted), "--relabel=sorted"]);
+    fails(&["export", p(&sorted), p(&out), "--original-ids"], 2, &["(007 7)", "look like integers"]);
 }
 
 /// A text export of original ids that would not read back as themselves (whitespace inside) is

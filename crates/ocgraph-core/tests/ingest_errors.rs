@@ -468,3 +468,40 @@ fn sparse_ids_are_kept_when_asked() {
     assert!(m.contains("at byte 8") && m.contains("not below the 5 vertices"), "{m}");
     assert_eq!(imports("n2.txt", b"0 1\n", &five).num_vertices, 5);
 }
+
+/// CSV columns that would be read wrong are refused naming the header line: a source and a
+/// target that are one column (a named source beside the default second column), and a weight
+/// column past those rows are read from (it read column 3 instead).
+#[test]
+fn csv_columns_that_cannot_be_read_as_named() {
+    use ocgraph_core::ingest::Columns;
+    let one = Columns { source: Some("src".into()), ..Columns::default() };
+    let msg =
+        fails("same.csv", b"dst,src\n1,2\n", &ImportOptions { columns: one, ..opts() }, ErrorKind::Input);
+    assert!(msg.contains("same.csv:1:") && msg.contains("the same column 'src'"), "{msg}");
+    let names: Vec<String> = (0..17).map(|k| format!("c{k}")).chain(["weight".into()]).collect();
+    let row: Vec<String> = (0..17).map(|k| k.to_string()).chain(["2.5".into()]).collect();
+    let wide = format!("{}\n{}\n", names.join(","), row.join(","));
+    let weighted =
+        ImportOptions { build: BuildOptions { weighted: true, ..BuildOptions::default() }, ..opts() };
+    let msg = fails("wide.csv", wide.as_bytes(), &weighted, ErrorKind::Input);
+    assert!(msg.contains("wide.csv:1:") && msg.contains("the weight column is column 18"), "{msg}");
+    let named = Columns { weight: Some("weight".into()), ..Columns::default() };
+    let msg =
+        fails("wide.csv", wide.as_bytes(), &ImportOptions { columns: named, ..opts() }, ErrorKind::Input);
+    assert!(msg.contains("column 'weight' is column 18"), "{msg}");
+}
+
+/// A line ended by a bare CR is refused wherever it is, not only in the first block read
+/// (after it, the lines it ended merged into one and their edges were lost).
+#[test]
+fn a_bare_carriage_return_past_the_first_block_is_refused() {
+    let mut bytes = b"0 1\n".to_vec();
+    let comment = format!("#{}\n", "x".repeat(1 << 20));
+    for _ in 0..17 {
+        bytes.extend_from_slice(comment.as_bytes());
+    }
+    bytes.extend_from_slice(b"2 3\r4 5\n");
+    let msg = fails("late.txt", &bytes, &opts(), ErrorKind::Input);
+    assert!(msg.contains("late.txt:19:") && msg.contains("carriage return"), "{msg}");
+}

@@ -289,11 +289,17 @@ impl Maintained for PageRank {
             self.add_residual(v, 0.0);
         }
         self.arcs = u64::MAX / 8; // no budget right after the static kernel
+                                  // The push notes the recomputed scores as first values; `changes` must report those
+                                  // from before the rebuild, noted below.
+        let noted = std::mem::take(&mut self.old);
         self.push(snap);
+        self.old = noted;
         self.arcs = total;
-        for (v, (a, b)) in before.iter().zip(self.result_scores()).enumerate() {
-            if *a != b {
-                self.old.note(v as Vertex, *a);
+        // A vertex new since the last result had the score 0 (as `grow` gives it).
+        for (v, b) in self.result_scores().into_iter().enumerate() {
+            let a = before.get(v).copied().unwrap_or(0.0);
+            if a != b {
+                self.old.note(v as Vertex, a);
             }
         }
         self.prev = Some(snap.clone());

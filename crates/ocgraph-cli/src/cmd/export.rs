@@ -175,6 +175,23 @@ fn text_id(ids: &IdLookup, v: Vertex) -> Result<OriginalId> {
     Ok(id)
 }
 
+/// A text edge list reads as string ids when its first line's source or target is not an
+/// integer: string ids whose first line's are both integer-looking (`007 7`) would read back as
+/// integers (`007` and `7` one vertex), so they are refused.
+fn refuse_integer_looking_first_line(a: &OriginalId, b: &OriginalId) -> Result<()> {
+    let integer_like = |id: &OriginalId| match id {
+        OriginalId::Str(s) => s.parse::<u64>().is_ok(),
+        OriginalId::Int(_) => false,
+    };
+    if integer_like(a) && integer_like(b) {
+        return Err(Error::invalid(format!(
+            "export: the string ids of the first edge ({a} {b}) look like integers, so a text edge \
+             list would read them back as integers; export as Parquet or without --original-ids"
+        )));
+    }
+    Ok(())
+}
+
 fn write_edges(
     g: &GraphView,
     out: &mut OutputFile,
@@ -191,7 +208,11 @@ fn write_edges(
         if let Some(ids) = ids {
             match format {
                 ExportFormat::Text => {
-                    write!(buf, "{} {}", text_id(ids, u)?, text_id(ids, v)?).expect("write to Vec");
+                    let (a, b) = (text_id(ids, u)?, text_id(ids, v)?);
+                    if count == 0 {
+                        refuse_integer_looking_first_line(&a, &b)?;
+                    }
+                    write!(buf, "{a} {b}").expect("write to Vec");
                     match w {
                         Some(w) => writeln!(buf, " {w}").expect("write to Vec"),
                         None => buf.push(b'\n'),

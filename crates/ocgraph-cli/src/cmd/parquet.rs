@@ -64,7 +64,15 @@ fn reader(path: &Path, cols: &ColumnNames) -> Result<(ParquetRecordBatchReader, 
     let rows = builder.metadata().file_metadata().num_rows().max(0) as u64;
     let schema = builder.schema().clone();
     let mut roots = Vec::new();
-    for name in [Some(cols.source), Some(cols.target), cols.weight].into_iter().flatten() {
+    let names: Vec<&str> =
+        [Some(cols.source), Some(cols.target), cols.weight].into_iter().flatten().collect();
+    for (k, &name) in names.iter().enumerate() {
+        if names[..k].contains(&name) {
+            return Err(Error::invalid(format!(
+                "{}: column '{name}' is named for two of source, target and weight: each needs its own",
+                path.display()
+            )));
+        }
         let i = schema.index_of(name).map_err(|_| {
             let names: Vec<&str> = schema.fields().iter().map(|f| f.name().as_str()).collect();
             perr(path, format!("no column '{name}' (columns: {})", names.join(", ")))
@@ -74,6 +82,12 @@ fn reader(path: &Path, cols: &ColumnNames) -> Result<(ParquetRecordBatchReader, 
     let mask = ProjectionMask::roots(builder.parquet_schema(), roots);
     let r = builder.with_projection(mask).with_batch_size(BATCH_ROWS).build().map_err(|e| perr(path, e))?;
     Ok((r, rows))
+}
+
+/// The column `name` of a batch read by [`reader`]: the projection keeps the file's order of
+/// columns, not the order they were asked for, so a column is found by its name.
+fn column<'b>(batch: &'b RecordBatch, name: &str) -> &'b ArrayRef {
+    batch.column_by_name(name).expect("the reader projects every named column")
 }
 
 /// The ids of one column of a batch: integers (checked non-negative) or strings (plain or
@@ -119,43 +133,55 @@ fn check_nulls(path: &Path, a: &dyn Array, name: &str, first_row: u64) -> Result
 
 fn ids<'a>(path: &Path, a: &'a ArrayRef, name: &str, first_row: u64) -> Result<Ids<'a>> {
     check_nulls(path, a, name, first_row)?;
-    macro_rules! signed {
-        ($t:ty) => {{
-            let v = a.as_primitive::<$t>();
-            let mut out = Vec::with_capacity(v.len());
-            for (i, &x) in v.values().iter().enumerate() {
-                if x < 0 {
-                    return Err(row_err(
-                        path,
-                        first_row + i as u64,
-                        format!("column '{name}' has the negative id {x}"),
-                    ));
-                }
-                out.push(x as u64);
+    // Integers, plain or dictionary-encoded (a pandas categorical of integers): the value of
+    // each row, then checked non-negative naming the row.
+    let values: Option<Vec<i128>> = match a.data_type() {
+        DataType::Dictionary(_, value) if value.is_integer() => {
+            let d = a.as_any_dictionary();
+            let distinct = integers(d.values()).expect("integer dictionary values");
+            Some(d.normalized_keys().iter().map(|&k| distinct[k]).collect())
+        }
+        _ => integers(a),
+    };
+    if let Some(values) = values {
+        let mut out = Vec::with_capacity(values.len());
+        for (i, x) in values.into_iter().enumerate() {
+            if x < 0 {
+                return Err(row_err(
+                    path,
+                    first_row + i as u64,
+                    format!("column '{name}' has the negative id {x}"),
+                ));
             }
-            Ids::Ints(out)
-        }};
+            out.push(x as u64);
+        }
+        return Ok(Ids::Ints(out));
     }
-    macro_rules! unsigned {
+    match strings(a) {
+        Some(s) => Ok(Ids::Strs(s)),
+        None => {
+            Err(perr(path, format!("column '{name}' must hold integers or strings, found {}", a.data_type())))
+        }
+    }
+}
+
+/// The values of an array of any integer type, widened; `None` for other types.
+fn integers(a: &ArrayRef) -> Option<Vec<i128>> {
+    macro_rules! widen {
         ($t:ty) => {
-            Ids::Ints(a.as_primitive::<$t>().values().iter().map(|&x| x as u64).collect())
+            a.as_primitive::<$t>().values().iter().map(|&x| x as i128).collect()
         };
     }
-    Ok(match a.data_type() {
-        DataType::Int8 => signed!(Int8Type),
-        DataType::Int16 => signed!(Int16Type),
-        DataType::Int32 => signed!(Int32Type),
-        DataType::Int64 => signed!(Int64Type),
-        DataType::UInt8 => unsigned!(UInt8Type),
-        DataType::UInt16 => unsigned!(UInt16Type),
-        DataType::UInt32 => unsigned!(UInt32Type),
-        DataType::UInt64 => unsigned!(UInt64Type),
-        t => match strings(a) {
-            Some(s) => Ids::Strs(s),
-            None => {
-                return Err(perr(path, format!("column '{name}' must hold integers or strings, found {t}")))
-            }
-        },
+    Some(match a.data_type() {
+        DataType::Int8 => widen!(Int8Type),
+        DataType::Int16 => widen!(Int16Type),
+        DataType::Int32 => widen!(Int32Type),
+        DataType::Int64 => widen!(Int64Type),
+        DataType::UInt8 => widen!(UInt8Type),
+        DataType::UInt16 => widen!(UInt16Type),
+        DataType::UInt32 => widen!(UInt32Type),
+        DataType::UInt64 => widen!(UInt64Type),
+        _ => return None,
     })
 }
 
@@ -319,8 +345,8 @@ pub(crate) fn import(
         let mut row = 0u64;
         for batch in r {
             let batch = batch.map_err(|e| perr(input, e))?;
-            for (k, name) in [cols.source, cols.target].into_iter().enumerate() {
-                match ids(input, batch.column(k), name, row)? {
+            for name in [cols.source, cols.target] {
+                match ids(input, column(&batch, name), name, row)? {
                     Ids::Ints(v) => m.int_ids.extend_from_slice(&v),
                     Ids::Strs(s) => m.str_ids.extend((0..batch.num_rows()).map(|i| s(i).to_string())),
                 }
@@ -347,8 +373,8 @@ pub(crate) fn import(
     for batch in r {
         let batch = batch.map_err(|e| perr(input, e))?;
         let n = batch.num_rows();
-        let s = ids(input, batch.column(0), cols.source, row)?;
-        let d = ids(input, batch.column(1), cols.target, row)?;
+        let s = ids(input, column(&batch, cols.source), cols.source, row)?;
+        let d = ids(input, column(&batch, cols.target), cols.target, row)?;
         if matches!(s, Ids::Strs(_)) != matches!(d, Ids::Strs(_)) {
             return Err(perr(
                 input,
@@ -369,7 +395,7 @@ pub(crate) fn import(
             }
         }
         let w = match cols.weight {
-            Some(name) => Some(weights(input, batch.column(2), name, row)?),
+            Some(name) => Some(weights(input, column(&batch, name), name, row)?),
             None => None,
         };
         builder.push(&src, &dst, w.as_deref())?;

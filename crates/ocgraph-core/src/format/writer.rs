@@ -103,6 +103,33 @@ pub struct GraphWriter {
     committed: bool,
 }
 
+/// Refuses to replace `out` unless it is a graph directory (it has a manifest) or an empty
+/// directory: `--force` (`overwrite=True`) replaces a graph, never a file (the input itself,
+/// say) or a directory of other things, which it would delete.
+fn refuse_replacing_other_things(out: &Path) -> Result<()> {
+    let refuse = |what: &str| {
+        Err(Error::io(
+            out,
+            "replace graph",
+            std::io::Error::new(
+                std::io::ErrorKind::AlreadyExists,
+                format!("{what}, not a graph: --force (overwrite=True) replaces only a graph directory"),
+            ),
+        ))
+    };
+    if !out.is_dir() {
+        return refuse("is a file");
+    }
+    if out.join(super::manifest::MANIFEST_FILE).is_file() {
+        return Ok(());
+    }
+    let mut entries = std::fs::read_dir(out).map_err(|e| Error::io(out, "list directory", e))?;
+    match entries.next() {
+        None => Ok(()),
+        Some(_) => refuse("is a directory with other files in it"),
+    }
+}
+
 impl GraphWriter {
     /// Starts writing the graph that will appear at `out`. Fails if `out` exists, unless
     /// `overwrite` is set (then it is replaced only at commit).
@@ -120,7 +147,8 @@ impl GraphWriter {
         let name = out
             .file_name()
             .ok_or_else(|| Error::invalid(format!("'{}' is not a valid output path", out.display())))?;
-        if overwrite {
+        if overwrite && out.exists() {
+            refuse_replacing_other_things(out)?;
             // Refused now, before the work, when a writer has the graph open; checked again
             // under the lock at commit.
             drop(lock_existing_graph(out)?);

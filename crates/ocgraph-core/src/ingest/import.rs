@@ -165,7 +165,9 @@ pub fn import(
     opts: &ImportOptions,
     progress: &dyn Progress,
 ) -> Result<BuildReport> {
+    refuse_streams(input)?;
     let format = detect(input, opts.format)?;
+    let gzip_allowed = format.binary().is_none();
     let mut notices = Vec::new();
     let mut build = opts.build.clone();
     if opts.columns.any() && format != InputFormat::Csv {
@@ -187,7 +189,7 @@ pub fn import(
         }
     }
     let header = match format {
-        InputFormat::MatrixMarket => Some(read_mtx_header(Input::open(input)?)?),
+        InputFormat::MatrixMarket => Some(read_mtx_header(Input::open(input, true)?)?),
         _ => None,
     };
     if let Some(h) = header {
@@ -250,7 +252,7 @@ pub fn import(
     let scan_cfg = ScanCfg { format, columns: &opts.columns, weighted, max_id };
     let mut mapper = Mapper::new(opts.relabel);
     if opts.relabel == Relabel::Sorted {
-        scan(Input::open(input)?, &scan_cfg, progress, "relabel", |block, piece| {
+        scan(Input::open(input, gzip_allowed)?, &scan_cfg, progress, "relabel", |block, piece| {
             mapper.collect(block, piece);
             Ok(())
         })?;
@@ -259,7 +261,7 @@ pub fn import(
     let (mut src, mut dst) = (Vec::new(), Vec::new());
     // Unweighted integer ids without relabelling go straight into the builder, in parallel.
     let direct = keep_ids && !weighted;
-    let found = scan(Input::open(input)?, &scan_cfg, progress, "parse", |block, piece| {
+    let found = scan(Input::open(input, gzip_allowed)?, &scan_cfg, progress, "parse", |block, piece| {
         if direct && piece.strs.is_empty() {
             let id = |k| piece.id(block, k) as u32;
             return builder.push_with(piece.edges(), |i| (id(2 * i), id(2 * i + 1)));
@@ -306,27 +308,66 @@ pub fn import(
     Ok(report)
 }
 
+/// Refuses an input that is not a regular file (a pipe, `/dev/stdin` from one, a device):
+/// import reads its input more than once (to detect the format, to relabel, to parse), and a
+/// pipe gives its first bytes to the first read only.
+fn refuse_streams(path: &Path) -> Result<()> {
+    let meta = std::fs::metadata(path).map_err(|e| Error::io(path, "open", e))?;
+    if meta.is_file() {
+        return Ok(());
+    }
+    Err(Error::Input {
+        path: path.into(),
+        line: None,
+        offset: None,
+        msg: "not a regular file (a pipe or a device): import reads its input more than once, so \
+              write the edges to a file first"
+            .into(),
+    })
+}
+
+/// Refuses a carriage return not ending a line in `data` (whose first line is line `line`):
+/// lines ended by CR alone (old Mac files) would read as one line of many columns.
+fn refuse_bare_cr(path: &Path, data: &[u8], line: u64) -> Result<()> {
+    let bare = memchr::memchr_iter(b'\r', data).find(|&i| data.get(i + 1).is_some_and(|&c| c != b'\n'));
+    match bare {
+        None => Ok(()),
+        Some(i) => Err(Error::input_line(
+            path,
+            line + data[..i].iter().filter(|&&c| c == b'\n').count() as u64,
+            "a carriage return inside a line: are its lines ended by CR alone (old Mac files)? \
+             convert them to LF or CRLF",
+        )),
+    }
+}
+
 /// Resolves [`InputFormat::Auto`].
 fn detect(path: &Path, format: InputFormat) -> Result<InputFormat> {
-    let mut input = Input::open(path)?;
     if format != InputFormat::Auto {
+        Input::open(path, format.binary().is_none())?;
         return Ok(format);
     }
+    let name = path.file_name().map(|n| n.to_string_lossy().to_ascii_lowercase()).unwrap_or_default();
+    // A binary edge list is never gzip'd: its first bytes may be gzip's magic by chance.
+    match name.rsplit_once('.').map_or("", |(_, e)| e) {
+        "bin" | "u32" => return Ok(InputFormat::Binary32),
+        "u64" => return Ok(InputFormat::Binary64),
+        "u32w" => return Ok(InputFormat::Binary32Weighted),
+        "u64w" => return Ok(InputFormat::Binary64Weighted),
+        _ => {}
+    }
+    let mut input = Input::open(path, true)?;
     let mut head = [0u8; 17];
     let k = input.fill(&mut head)?;
     if mtx::is_mtx(head[..k].strip_prefix(UTF8_BOM).unwrap_or(&head[..k])) {
         return Ok(InputFormat::MatrixMarket);
     }
-    let name = path.file_name().map(|n| n.to_string_lossy().to_ascii_lowercase()).unwrap_or_default();
     let name = if input.gzip { name.strip_suffix(".gz").unwrap_or(&name).to_string() } else { name };
     let ext = name.rsplit_once('.').map_or("", |(_, e)| e);
     Ok(match ext {
         "csv" => InputFormat::Csv,
         "mtx" => InputFormat::MatrixMarket,
-        "bin" | "u32" if !input.gzip => InputFormat::Binary32,
-        "u64" if !input.gzip => InputFormat::Binary64,
-        "u32w" if !input.gzip => InputFormat::Binary32Weighted,
-        "u64w" if !input.gzip => InputFormat::Binary64Weighted,
+        // A gzip'd binary name (`x.u32.gz`) reads as text: binary lists are read uncompressed.
         _ => InputFormat::Text,
     })
 }
@@ -429,6 +470,18 @@ fn scan(
                 InputFormat::Csv => {
                     let h = csv::parse_header(path, block, columns)?;
                     (src_col, dst_col, weight_col) = (h.src_col, h.dst_col, h.weight_col);
+                    if weighted && weight_col >= text::MAX_COLS {
+                        return Err(Error::input_line(
+                            path,
+                            line - 1 + h.header_lines,
+                            format!(
+                                "the weight column is column {}: rows are read up to column {} \
+                                 (move it, or name another with --weight-col)",
+                                weight_col + 1,
+                                text::MAX_COLS
+                            ),
+                        ));
+                    }
                     line += h.header_lines;
                     if let Some((at, text)) = h.header {
                         found.notices.push(format!(
@@ -448,17 +501,7 @@ fn scan(
                 _ => 0,
             };
             data = &block[skip..];
-            // A carriage return not ending a line: lines end with a bare CR (old Mac files), which
-            // would read as one line of many columns.
-            if let Some(i) = data.windows(2).position(|w| w[0] == b'\r' && w[1] != b'\n') {
-                let at = line + data[..i].iter().filter(|&&c| c == b'\n').count() as u64;
-                return Err(Error::input_line(
-                    path,
-                    at,
-                    "a carriage return inside a line: are its lines ended by CR alone (old Mac \
-                     files)? convert them to LF or CRLF",
-                ));
-            }
+            refuse_bare_cr(path, data, line)?;
             let first = text::data_lines(data, csv, 9);
             // (Named columns say which are read.)
             let unnamed = !columns.any();
@@ -506,6 +549,8 @@ fn scan(
                     ));
                 }
             }
+        } else {
+            refuse_bare_cr(path, data, line)?;
         }
         // The first data line decides between integer and string ids: string ids when its
         // source or target is not an integer.

@@ -30,6 +30,9 @@ pub(crate) struct CsvHeader {
     pub header: Option<(u64, String)>,
 }
 
+/// Most header names read (rows are read up to [`MAX_COLS`] columns).
+const HEADER_COLS: usize = 4096;
+
 /// Finds the header line at the start of `data` (the first line neither blank nor a `#`/`%`
 /// comment, unless no columns are named and it starts with two integer ids) and the columns
 /// named by `cols` in it (an error naming the file and the header line when a name is not there).
@@ -43,8 +46,9 @@ pub(crate) fn parse_header(path: &Path, data: &[u8], cols: &Columns) -> Result<C
         let next = (nl + 1).min(data.len());
         // `#` and `%` lines before the first row are a preamble (after it they are rows).
         if !is_skipped(line, false) {
-            let mut f = [(0, 0); MAX_COLS];
-            let k = fields(line, true, MAX_COLS, &mut f).map_err(|e| Error::input_line(path, lines, e))?;
+            // Every name of the header, so that a column past those rows are read from is named.
+            let mut f = vec![(0, 0); HEADER_COLS];
+            let k = fields(line, true, HEADER_COLS, &mut f).map_err(|e| Error::input_line(path, lines, e))?;
             let names: Vec<Cow<[u8]>> = f[..k].iter().map(|&(a, b)| unquote(&line[a..b])).collect();
             if !cols.any() && k >= 2 && is_integer(&names[0]) && is_integer(&names[1]) {
                 return Ok(CsvHeader {
@@ -78,10 +82,28 @@ pub(crate) fn parse_header(path: &Path, data: &[u8], cols: &Columns) -> Result<C
                 .position(|name| name.eq_ignore_ascii_case(b"weight") || name.eq_ignore_ascii_case(b"w"));
             // Named columns say the file has a header: no notice for it then.
             let text = (!cols.any()).then(|| (lines, String::from_utf8_lossy(line).trim().to_string()));
+            let (src_col, dst_col) = (find(&cols.source, Some(0))?, find(&cols.target, Some(1))?);
+            let at = |msg: String| Err(Error::input_line(path, lines, msg));
+            let name = |k: usize| String::from_utf8_lossy(&names[k]).to_string();
+            if src_col == dst_col {
+                return at(format!(
+                    "source and target are the same column '{}' (name both with --source-col and --target-col)",
+                    name(src_col)
+                ));
+            }
+            let weight_col = find(&cols.weight, default_weight)?;
+            let named = [src_col, dst_col].into_iter().chain(cols.weight.is_some().then_some(weight_col));
+            if let Some(k) = named.into_iter().find(|&k| k >= MAX_COLS) {
+                return at(format!(
+                    "column '{}' is column {}: rows are read up to column {MAX_COLS}",
+                    name(k),
+                    k + 1
+                ));
+            }
             return Ok(CsvHeader {
-                src_col: find(&cols.source, Some(0))?,
-                dst_col: find(&cols.target, Some(1))?,
-                weight_col: find(&cols.weight, default_weight)?,
+                src_col,
+                dst_col,
+                weight_col,
                 header_bytes: next,
                 header_lines: lines,
                 header: text,

@@ -41,9 +41,10 @@ pub(crate) fn is_gzip(path: &Path) -> Result<bool> {
 }
 
 impl Input {
-    /// Opens `path`, decompressing gzip transparently.
-    pub(crate) fn open(path: &Path) -> Result<Input> {
-        let gzip = is_gzip(path)?;
+    /// Opens `path`, decompressing gzip transparently when `gzip_allowed` (text, CSV and
+    /// MatrixMarket; a binary edge list is read as it is, whatever its first bytes).
+    pub(crate) fn open(path: &Path, gzip_allowed: bool) -> Result<Input> {
+        let gzip = gzip_allowed && is_gzip(path)?;
         let f = File::open(path).map_err(|e| Error::io(path, "open", e))?;
         let file_len = f.metadata().map_err(|e| Error::io(path, "stat", e))?.len();
         let reader: Box<dyn Read + Send> = if gzip {

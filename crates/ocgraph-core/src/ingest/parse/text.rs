@@ -26,9 +26,9 @@ pub(crate) fn fields(
     line: &[u8],
     csv: bool,
     want: usize,
-    out: &mut [(usize, usize); MAX_COLS],
+    out: &mut [(usize, usize)],
 ) -> std::result::Result<usize, String> {
-    let want = want.min(MAX_COLS);
+    let want = want.min(out.len());
     let mut k = 0;
     let mut i = 0;
     let n = line.len();
@@ -75,11 +75,7 @@ fn trim(line: &[u8], mut a: usize, mut b: usize) -> (usize, usize) {
 }
 
 /// The CSV branch of [`fields`] for a line holding a quote.
-fn quoted_fields(
-    line: &[u8],
-    want: usize,
-    out: &mut [(usize, usize); MAX_COLS],
-) -> std::result::Result<usize, String> {
+fn quoted_fields(line: &[u8], want: usize, out: &mut [(usize, usize)]) -> std::result::Result<usize, String> {
     let mut k = 0;
     let mut i = 0;
     while k < want && i <= line.len() {
