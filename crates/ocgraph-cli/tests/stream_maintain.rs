@@ -259,6 +259,33 @@ fn non_finite_weights_in_update_files_name_the_line() {
     assert_eq!(read_edges(&g, false), before, "nothing was applied");
 }
 
+/// A stream that leaves an arc with a negative weight applies, saves the results that admit it
+/// (WCC, BFS) and fails naming the update file and the one that does not (SSSP), exit 1: it
+/// exited 2 (a usage error) and saved none of them.
+#[test]
+fn a_negative_weight_fails_sssp_alone() {
+    let tmp = tempfile::tempdir().unwrap();
+    let g = tmp.path().join("g");
+    let gen = ["generate", "erdos-renyi", "--vertices", "20", "--edges", "40", "--seed", "1", "--weighted"];
+    ok(&[&gen[..], &["--quiet", p(&g)]].concat());
+    let u = tmp.path().join("u.txt");
+    std::fs::write(&u, "+ 1 3 -2\n+ 2 4 1\n").unwrap();
+    let maintain = "wcc,bfs:source=0,sssp:source=0";
+    let out = run(&["stream", p(&g), "--updates", p(&u), "--maintain", maintain, "--batch-size", "1"]);
+    let e = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{e}");
+    assert!(e.contains("u.txt") && e.contains("sssp") && e.contains("-2"), "{e}");
+    let saved: Vec<String> = std::fs::read_dir(g.join("maintained"))
+        .unwrap()
+        .map(|f| f.unwrap().file_name().to_string_lossy().to_string())
+        .collect();
+    assert!(
+        saved.iter().any(|f| f.starts_with("wcc")) && saved.iter().any(|f| f.starts_with("bfs")),
+        "{saved:?}"
+    );
+    assert!(!saved.iter().any(|f| f.starts_with("sssp")), "{saved:?}");
+}
+
 /// Update files that would take the graph past 2^32 - 1 vertices (text and binary), or hold a
 /// line that is not UTF-8, are refused by the parser with the file and line (or byte offset),
 /// exit code 1, before any batch is applied.

@@ -278,9 +278,20 @@ pub fn run(args: &StreamArgs) -> Result<()> {
         lat.push(t.elapsed().as_secs_f64());
     }
     let last = w.last_seq();
-    for m in &ms {
-        m.wait(&w, last)?;
+    // A result the graph no longer admits (an SSSP after an arc got a negative weight) is
+    // reported at the end and not saved; the others are verified and saved as usual.
+    let mut unusable = Vec::new();
+    let mut kept = Vec::with_capacity(ms.len());
+    for m in ms {
+        match m.wait(&w, last) {
+            Ok(()) => kept.push(m),
+            Err(e) => {
+                unusable.push(format!("{}: {e}", m.spec().name()));
+                m.stop(&w);
+            }
+        }
     }
+    let ms = kept;
     let total = start.elapsed().as_secs_f64();
     let rate = items.len() as f64 / total.max(1e-12);
     println!("{} updates in {} batches of {size}: {total:.3} s, {rate:.0} updates/s", items.len(), lat.len());
@@ -364,6 +375,17 @@ pub fn run(args: &StreamArgs) -> Result<()> {
         m.stop(&w);
     }
     w.close()?;
+    if !unusable.is_empty() {
+        return Err(Error::Input {
+            path: args.updates.clone(),
+            line: None,
+            offset: None,
+            msg: format!(
+                "the updates leave results that cannot be kept (the others were saved): {}",
+                unusable.join("; ")
+            ),
+        });
+    }
     if !failed.is_empty() {
         return Err(Error::invalid(format!(
             "maintained results differ from recomputation: {}",
