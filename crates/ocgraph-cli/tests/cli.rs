@@ -284,6 +284,26 @@ fn relabel_then_export_original_ids() {
     assert!(!t.path().join("o.bin").exists());
 }
 
+/// Export to `.csv` writes CSV (a header, commas), which `import` reads back as the same graph,
+/// weights and original string ids included (it wrote the space-separated text format).
+#[test]
+fn csv_export_imports_back() {
+    let t = tempfile::tempdir().unwrap();
+    let input = t.path().join("e.txt");
+    std::fs::write(&input, "a b 1.5\nb c 2\nc a 0.25\n").unwrap();
+    let g = t.path().join("g");
+    ok(&["import", p(&input), p(&g), "--weighted"]);
+    let csv = t.path().join("e.csv");
+    ok(&["export", p(&g), p(&csv), "--original-ids"]);
+    assert_eq!(std::fs::read_to_string(&csv).unwrap(), "src,dst,weight\na,b,1.5\nb,c,2\nc,a,0.25\n");
+    let back = t.path().join("back");
+    ok(&["import", p(&csv), p(&back), "--weighted"]);
+    let (a, b) = (t.path().join("a.txt"), t.path().join("b.txt"));
+    ok(&["export", p(&g), p(&a), "--original-ids"]);
+    ok(&["export", p(&back), p(&b), "--original-ids"]);
+    assert_eq!(std::fs::read_to_string(&a).unwrap(), std::fs::read_to_string(&b).unwrap());
+}
+
 /// `--force` replaces a graph, never a file (the input itself) or a directory of other files,
 /// which it deleted.
 #[test]

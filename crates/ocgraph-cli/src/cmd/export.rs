@@ -18,6 +18,8 @@ use crate::progress::CliProgress;
 pub enum ExportFormat {
     /// One `src dst [weight]` line per edge.
     Text,
+    /// A header row `src,dst[,weight]`, then one row per edge: `import` reads it back as CSV.
+    Csv,
     /// Little-endian u32 `(src, dst)` pairs (weights are not written).
     Bin32,
     /// Little-endian u64 `(src, dst)` pairs (weights are not written).
@@ -39,7 +41,7 @@ pub struct ExportArgs {
     /// an existing symlink, pipe or device (`/dev/stdout`) is written through instead.
     out: PathBuf,
     /// Output format (default: from OUT's extension: .bin/.u32 = bin32, .u64 = bin64,
-    /// .u32w = bin32w, .u64w = bin64w, .parquet = parquet, else text).
+    /// .u32w = bin32w, .u64w = bin64w, .parquet = parquet, .csv = csv, else text).
     #[arg(long, value_enum)]
     format: Option<ExportFormat>,
     /// Write the original ids of the input (relabelled graphs) instead of vertex ids.
@@ -57,6 +59,7 @@ impl ExportFormat {
             Some("parquet" | "pq") => ExportFormat::Parquet,
             Some("u32w") => ExportFormat::Bin32w,
             Some("u64w") => ExportFormat::Bin64w,
+            Some("csv") => ExportFormat::Csv,
             _ => ExportFormat::Text,
         }
     }
@@ -202,19 +205,23 @@ fn write_edges(
     let path = out.path().to_path_buf();
     let path = path.as_path();
     let mut buf: Vec<u8> = Vec::with_capacity(1 << 16);
+    let sep = if format == ExportFormat::Csv { ',' } else { ' ' };
+    if format == ExportFormat::Csv {
+        buf.extend_from_slice(if g.is_weighted() { b"src,dst,weight\n" } else { b"src,dst\n" });
+    }
     let mut count = 0u64;
     let io = |e| Error::io(path, "write", e);
     for_each_edge(g, |u, v, w| {
         if let Some(ids) = ids {
             match format {
-                ExportFormat::Text => {
+                ExportFormat::Text | ExportFormat::Csv => {
                     let (a, b) = (text_id(ids, u)?, text_id(ids, v)?);
                     if count == 0 {
                         refuse_integer_looking_first_line(&a, &b)?;
                     }
-                    write!(buf, "{a} {b}").expect("write to Vec");
+                    write!(buf, "{a}{sep}{b}").expect("write to Vec");
                     match w {
-                        Some(w) => writeln!(buf, " {w}").expect("write to Vec"),
+                        Some(w) => writeln!(buf, "{sep}{w}").expect("write to Vec"),
                         None => buf.push(b'\n'),
                     }
                 }
@@ -234,11 +241,11 @@ fn write_edges(
             }
         } else {
             match format {
-                ExportFormat::Text => {
-                    put_u32(&mut buf, u, b' ');
+                ExportFormat::Text | ExportFormat::Csv => {
+                    put_u32(&mut buf, u, sep as u8);
                     match w {
                         Some(w) => {
-                            put_u32(&mut buf, v, b' ');
+                            put_u32(&mut buf, v, sep as u8);
                             writeln!(buf, "{w}").expect("write to Vec");
                         }
                         None => put_u32(&mut buf, v, b'\n'),
@@ -292,5 +299,6 @@ mod tests {
         assert_eq!(ExportFormat::from_extension(Path::new("a.u32w")), ExportFormat::Bin32w);
         assert_eq!(ExportFormat::from_extension(Path::new("a.u64w")), ExportFormat::Bin64w);
         assert_eq!(ExportFormat::from_extension(Path::new("a.txt")), ExportFormat::Text);
+        assert_eq!(ExportFormat::from_extension(Path::new("a.csv")), ExportFormat::Csv);
     }
 }
