@@ -505,3 +505,14 @@ fn a_bare_carriage_return_past_the_first_block_is_refused() {
     let msg = fails("late.txt", &bytes, &opts(), ErrorKind::Input);
     assert!(msg.contains("late.txt:19:") && msg.contains("carriage return"), "{msg}");
 }
+
+/// `--num-vertices` with string ids is refused: it was ignored when smaller than the count of
+/// names and failed with an internal-sounding id-map error when larger.
+#[test]
+fn num_vertices_with_string_ids_is_refused() {
+    for n in [2, 10] {
+        let o = ImportOptions { num_vertices: Some(n), ..opts() };
+        let msg = fails("names.txt", b"a b\nb c\n", &o, ErrorKind::InvalidArgument);
+        assert!(msg.contains("--num-vertices applies to integer ids"), "{msg}");
+    }
+}

@@ -292,6 +292,14 @@ pub fn import(
         }
     }
     if let Some(n) = opts.num_vertices {
+        if found.strings {
+            // String ids are numbered as they come: there is no id to reserve vertices up to.
+            return Err(Error::invalid(format!(
+                "{}: --num-vertices applies to integer ids; this file has string ids (each gets \
+                 a vertex as it comes)",
+                input.display()
+            )));
+        }
         reserved = n;
         builder.reserve_vertices(n);
     }
