@@ -303,3 +303,41 @@ fn a_pool_of_two_frames_compacts_in_the_update_call() {
     }
     g.close().unwrap();
 }
+
+/// The same by original ids (the calls that hold the names lock while they commit): the
+/// compaction they make due runs after the lock is let go, not under it (where it waited for
+/// the lock forever).
+#[test]
+fn a_pool_of_two_frames_compacts_after_updates_by_original_id() {
+    use ocgraph_core::ids::OriginalId;
+    use ocgraph_core::page::BackendKind;
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("g");
+    let mut b = GraphBuilder::new(&dir, BuildOptions { directed: false, ..BuildOptions::default() }).unwrap();
+    b.reserve_vertices(3);
+    b.push(&[0, 1], &[1, 2], None).unwrap();
+    b.finish(IdMap::Strings(["a", "b", "c"].map(String::from).to_vec()), &NoProgress).unwrap();
+    let opts = WriteOptions {
+        backend: BackendKind::Pool { capacity: 8 << 10, page_size: 4096, policy: "clock".into() },
+        durability: Durability::None,
+        freeze_threshold: 1,
+        auto_compact_levels: Some(2),
+        ..WriteOptions::default()
+    };
+    let (done, finished) = std::sync::mpsc::channel();
+    let worker = std::thread::spawn(move || {
+        let g = WritableGraph::open(&dir, &opts).unwrap();
+        let s = |x: String| OriginalId::Str(x);
+        for i in 0..12u32 {
+            g.add_edges_by_id(&[(s(format!("n{i}")), s("a".into()))], None).unwrap();
+            g.add_vertices_by_id(&[s(format!("m{i}"))]).unwrap();
+            assert!(g.num_levels() <= 2, "batch {i}: {} levels", g.num_levels());
+        }
+        assert_eq!(g.num_vertices(), 3 + 24);
+        g.close().unwrap();
+        done.send(()).unwrap();
+    });
+    let waited = finished.recv_timeout(std::time::Duration::from_secs(120));
+    assert!(waited.is_ok() || worker.is_finished(), "the updates did not finish in 120 s");
+    worker.join().unwrap();
+}

@@ -588,8 +588,9 @@ impl WritableGraph {
     pub fn add_vertices(&self, count: u32) -> Result<Range<Vertex>> {
         let names = self.shared.names.lock();
         refuse_unnamed_vertices(&names, count as u64, "add_vertices")?;
-        let (_, before) = self.commit(&[WalItem::AddVertices { count }], "add_vertices")?;
+        let (_, before, due) = self.shared.commit(&[WalItem::AddVertices { count }], "add_vertices")?;
         drop(names);
+        self.compact_if_due(due);
         Ok(before as Vertex..(before + count as u64) as Vertex)
     }
 
@@ -705,7 +706,15 @@ impl WritableGraph {
 
     /// Commits `items` after adding the vertices `r` names, under the names lock: their names
     /// are logged (and fsynced unless the durability mode is `none`) before the batch.
-    fn commit_named(&self, names: &mut Names, r: &Resolved, items: Vec<WalItem>, what: &str) -> Result<u64> {
+    /// Returns the batch's sequence number and whether automatic compaction is due, which the
+    /// caller starts once it has let go of the names lock ([`WritableGraph::compact_if_due`]).
+    fn commit_named(
+        &self,
+        names: &mut Names,
+        r: &Resolved,
+        items: Vec<WalItem>,
+        what: &str,
+    ) -> Result<(u64, bool)> {
         let mut all = Vec::with_capacity(items.len() + 1);
         if r.new_count > 0 {
             all.push(WalItem::AddVertices { count: r.new_count });
@@ -716,8 +725,8 @@ impl WritableGraph {
             let sync = self.durability() != Durability::None;
             names.added.append(&r.new_names, sync)?;
         }
-        match self.commit(&all, what) {
-            Ok((seq, _)) => Ok(seq),
+        match self.shared.commit(&all, what) {
+            Ok((seq, _, due)) => Ok((seq, due)),
             Err(e) => {
                 // The batch is not logged: its names go too (a reopen would cut them anyway).
                 let _ = names.added.truncate(before);
@@ -744,7 +753,10 @@ impl WritableGraph {
                 weight: weights.map_or(1.0, |w| w[i]),
             })
             .collect();
-        self.commit_named(&mut names, &r, items, "add_edges")
+        let (seq, due) = self.commit_named(&mut names, &r, items, "add_edges")?;
+        drop(names);
+        self.compact_if_due(due);
+        Ok(seq)
     }
 
     /// [`WritableGraph::remove_edges`] by original ids (edges with an unknown id are missing,
@@ -758,7 +770,10 @@ impl WritableGraph {
             .chunks(2)
             .filter_map(|p| Some(WalItem::RemoveEdge { src: p[0]?, dst: p[1]? }))
             .collect();
-        self.commit_named(&mut names, &r, items, "remove_edges")
+        let (seq, due) = self.commit_named(&mut names, &r, items, "remove_edges")?;
+        drop(names);
+        self.compact_if_due(due);
+        Ok(seq)
     }
 
     /// [`WritableGraph::set_edge_weights`] by original ids (edges with an unknown id are
@@ -774,7 +789,10 @@ impl WritableGraph {
             .zip(weights)
             .filter_map(|(p, &weight)| Some(WalItem::SetWeight { src: p[0]?, dst: p[1]?, weight }))
             .collect();
-        self.commit_named(&mut names, &r, items, "set_edge_weights")
+        let (seq, due) = self.commit_named(&mut names, &r, items, "set_edge_weights")?;
+        drop(names);
+        self.compact_if_due(due);
+        Ok(seq)
     }
 
     /// Checks the weights of `add_edges` (`edges` of them, when given; weighted graphs only).
@@ -809,9 +827,9 @@ impl WritableGraph {
         let mut names = self.shared.names.lock();
         let refs: Vec<&OriginalId> = ids.iter().collect();
         let r = self.resolve(&mut names, &refs, true)?;
-        if r.new_count > 0 {
-            self.commit_named(&mut names, &r, Vec::new(), "add_vertices")?;
-        }
+        let due = r.new_count > 0 && self.commit_named(&mut names, &r, Vec::new(), "add_vertices")?.1;
+        drop(names);
+        self.compact_if_due(due);
         Ok(r.vertices.iter().map(|v| v.expect("created")).collect())
     }
 
@@ -825,7 +843,10 @@ impl WritableGraph {
             let v = v.ok_or_else(|| Error::invalid(format!("remove_vertices: no vertex has the id {id}")))?;
             items.push(WalItem::RemoveVertex { v });
         }
-        self.commit_named(&mut names, &r, items, "remove_vertices")
+        let (seq, due) = self.commit_named(&mut names, &r, items, "remove_vertices")?;
+        drop(names);
+        self.compact_if_due(due);
+        Ok(seq)
     }
 
     /// Sets the label of each vertex `labels[i].0` to `labels[i].1`, in order (the last one per
@@ -849,7 +870,10 @@ impl WritableGraph {
             let v = v.ok_or_else(|| Error::invalid(format!("set_labels: no vertex has the id {id}")))?;
             items.push(WalItem::SetLabel { v, label: *label });
         }
-        self.commit_named(&mut names, &r, items, "set_labels")
+        let (seq, due) = self.commit_named(&mut names, &r, items, "set_labels")?;
+        drop(names);
+        self.compact_if_due(due);
+        Ok(seq)
     }
 
     /// Removes every edge incident to each vertex of `ids` (the ids stay valid, with degree 0).
@@ -890,7 +914,10 @@ impl WritableGraph {
         // meanwhile.
         let names = self.shared.names.lock();
         refuse_unnamed_vertices(&names, added, "update")?;
-        self.commit(items, "update").map(|(s, _)| s)
+        let (seq, _, due) = self.shared.commit(items, "update")?;
+        drop(names);
+        self.compact_if_due(due);
+        Ok(seq)
     }
 
     /// When an update call's batch is durable (with [`Durability::PerBatch`] every call returns
@@ -945,10 +972,16 @@ impl WritableGraph {
     /// number and the vertex count before it.
     fn commit(&self, items: &[WalItem], what: &str) -> Result<(u64, u64)> {
         let (seq, before, compact_due) = self.shared.commit(items, what)?;
-        if compact_due {
+        self.compact_if_due(compact_due);
+        Ok((seq, before))
+    }
+
+    /// Starts the automatic compaction a commit made due. Callers must not hold the names lock:
+    /// with a small pool the compaction runs in this thread, and it takes that lock.
+    fn compact_if_due(&self, due: bool) {
+        if due {
             self.start_background_compaction();
         }
-        Ok((seq, before))
     }
 
     fn wait_background(&self) -> Result<()> {
