@@ -402,6 +402,8 @@ def from_pandas(
     different ones. Row numbers in errors are positions (0-based), not index labels.
     """
     pa = _pa()
+    if not hasattr(df, "columns") or not hasattr(df, "iloc"):
+        raise InvalidArgumentError(f"from_pandas takes a pandas DataFrame, got {type(df).__name__}")
     cols = [c for c in (source, target, weight) if c is not None]
     missing = [c for c in cols if c not in df.columns]
     if missing:

@@ -411,6 +411,8 @@ def test_arguments_the_docs_promise(tmp_path):
     w.close()
     with pytest.raises(ocgraph.InvalidArgumentError, match="auto_compact_levels"):
         ocgraph.Graph(str(tmp_path / "g"), writable=True, auto_compact_levels=-1)
+    with pytest.raises(ocgraph.InvalidArgumentError, match="takes a pandas DataFrame, got dict"):
+        ocgraph.from_pandas({"src": [0], "dst": [1]}, tmp_path / "d")
     with pytest.raises(ocgraph.InputError, match="rows 0 to 1"):
         ocgraph.from_pandas(pd.DataFrame({"src": [1, "a"], "dst": [2, "b"]}), tmp_path / "p")
     # Parquet input takes the spellings text input does.

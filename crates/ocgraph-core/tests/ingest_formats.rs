@@ -396,3 +396,26 @@ fn layouts_refuse_offsets_whose_degrees_do_not_add_up() {
     assert!(e.contains("out.offsets") && e.contains("the offsets are corrupted"), "{e}");
     assert!(!out.join("grid.edges").exists());
 }
+
+/// A weighted CSV import whose header names no weight column reads the third column, and says
+/// so in a notice naming it (it was chosen silently).
+#[test]
+fn an_unnamed_csv_weight_column_is_noted() {
+    let tmp = scratch();
+    let input = tmp.path().join("w.csv");
+    std::fs::write(&input, "x,src,dst,w2\n9,5,6,7\n").unwrap();
+    let opts = ImportOptions {
+        build: BuildOptions { weighted: true, ..BuildOptions::default() },
+        ..ImportOptions::default()
+    };
+    let r = import(&input, &tmp.path().join("g"), &opts, &NoProgress).unwrap();
+    assert!(
+        r.notices.iter().any(|n| n.contains("w.csv:1:") && n.contains("the weight is column 3 ('dst')")),
+        "{:?}",
+        r.notices
+    );
+    let named = tmp.path().join("n.csv");
+    std::fs::write(&named, "src,dst,weight\n5,6,7\n").unwrap();
+    let r = import(&named, &tmp.path().join("h"), &opts, &NoProgress).unwrap();
+    assert!(!r.notices.iter().any(|n| n.contains("no column is named weight")), "{:?}", r.notices);
+}

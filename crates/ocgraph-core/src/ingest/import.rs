@@ -490,6 +490,15 @@ fn scan(
                             ),
                         ));
                     }
+                    if let Some(name) = h.unnamed_weight.as_ref().filter(|_| weighted) {
+                        found.notices.push(format!(
+                            "{}:{}: no column is named weight or w: the weight is column {} ('{name}') \
+                             (name one with --weight-col)",
+                            path.display(),
+                            line - 1 + h.header_lines,
+                            weight_col + 1
+                        ));
+                    }
                     line += h.header_lines;
                     if let Some((at, text)) = h.header {
                         found.notices.push(format!(

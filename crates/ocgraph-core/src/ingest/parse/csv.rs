@@ -28,6 +28,9 @@ pub(crate) struct CsvHeader {
     pub header_lines: u64,
     /// The header line (1-based line number, text), if the file has one.
     pub header: Option<(u64, String)>,
+    /// The weight column's name when the header has one but names no weight column (neither
+    /// `--weight-col` nor `weight`/`w`): a weighted import then reads the third column.
+    pub unnamed_weight: Option<String>,
 }
 
 /// Most header names read (rows are read up to [`MAX_COLS`] columns).
@@ -58,6 +61,7 @@ pub(crate) fn parse_header(path: &Path, data: &[u8], cols: &Columns) -> Result<C
                     header_bytes: pos,
                     header_lines: lines - 1,
                     header: None,
+                    unnamed_weight: None,
                 });
             }
             let find = |name: &Option<String>, default: Option<usize>| -> Result<usize> {
@@ -100,7 +104,11 @@ pub(crate) fn parse_header(path: &Path, data: &[u8], cols: &Columns) -> Result<C
                     k + 1
                 ));
             }
+            let unnamed_weight = (cols.weight.is_none() && default_weight.is_none())
+                .then(|| names.get(weight_col).map(|n| String::from_utf8_lossy(n).to_string()))
+                .flatten();
             return Ok(CsvHeader {
+                unnamed_weight,
                 src_col,
                 dst_col,
                 weight_col,
@@ -121,5 +129,6 @@ pub(crate) fn parse_header(path: &Path, data: &[u8], cols: &Columns) -> Result<C
         header_bytes: data.len(),
         header_lines: lines,
         header: None,
+        unnamed_weight: None,
     })
 }
