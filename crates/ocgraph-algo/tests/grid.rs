@@ -209,3 +209,22 @@ fn a_graph_with_updates_builds_no_grid() {
     let err = build_grid(&path, &GridOptions::default(), &NoProgress).unwrap_err().to_string();
     assert!(err.contains("compact"), "{err}");
 }
+
+/// A weighted grid read on one thread through a pool of two frames: a piece of a cell pins its
+/// sources' and destinations' pages and copies its weights, so the two frames suffice (it
+/// pinned the weights' page too, and waited 10 s for a third frame before failing).
+#[test]
+fn a_weighted_grid_reads_through_a_pool_of_two_frames() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = random_graph(5_000, 18_000, true, true, 19);
+    let path = dir.path().join("g");
+    store(&path, &t, false);
+    build_grid(&path, &grid_opts(Some(200), Codec::None), &NoProgress).unwrap();
+    let x: Vec<f64> = (0..t.n).map(|v| 1.0 + (v % 5) as f64).collect();
+    let one = rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
+    let g = Graph::open(&path, &pool(2)).unwrap();
+    let y = one.install(|| spmv_grid(&g.grid().unwrap(), &x)).unwrap();
+    verify_spmv(&t.out, &x, &y).unwrap();
+    let labels = one.install(|| wcc_grid(&g.grid().unwrap())).unwrap();
+    assert_eq!(labels, wcc(&t.out, &t.in_).unwrap());
+}

@@ -304,6 +304,25 @@ fn csv_export_imports_back() {
     assert_eq!(std::fs::read_to_string(&a).unwrap(), std::fs::read_to_string(&b).unwrap());
 }
 
+/// `advise` sizes the graph as it is now (pending updates included) and counts the stored
+/// layouts apart from the lists a kernel reads (it counted them all as graph size).
+#[test]
+fn advise_counts_updates_and_layouts_apart() {
+    let t = tempfile::tempdir().unwrap();
+    let g = t.path().join("g");
+    ok(&["generate", "kronecker", "--scale", "10", "--edge-factor", "8", "--seed", "1", "--quiet", p(&g)]);
+    let before = String::from_utf8(ok(&["advise", p(&g), "--memory", "1GiB"]).stdout).unwrap();
+    assert!(before.contains("(1024 vertices") && !before.contains("layouts"), "{before}");
+    ok(&["layout", "grid", p(&g)]);
+    ok(&["update", p(&g), "--add-vertices", "5000"]);
+    let after = String::from_utf8(ok(&["advise", p(&g), "--memory", "1GiB"]).stdout).unwrap();
+    assert!(after.contains("(6024 vertices") && after.contains("of stored layouts and copies"), "{after}");
+    let lists = |out: &str| {
+        out.lines().find(|l| l.starts_with("size")).unwrap().split(" of ").next().unwrap().to_string()
+    };
+    assert_eq!(lists(&before), lists(&after), "the lists' size leaves the grid out");
+}
+
 /// `--force` replaces a graph, never a file (the input itself) or a directory of other files,
 /// which it deleted.
 #[test]

@@ -11,7 +11,7 @@ use std::path::PathBuf;
 use clap::Args;
 use ocgraph_core::format::{IdMapKind, MANIFEST_FILE};
 use ocgraph_core::size::{format_size, meminfo};
-use ocgraph_core::{Adjacency, Error, Graph, OpenOptions, Result, Vertex};
+use ocgraph_core::{Adjacency, Error, Graph, GraphView, OpenOptions, Result, Vertex};
 
 use super::size_arg;
 
@@ -59,13 +59,26 @@ fn shape(g: &Graph) -> (f64, f64) {
 
 /// Runs `ocgraph advise`.
 pub fn run(args: &AdviseArgs) -> Result<()> {
-    let g = Graph::open(&args.graph, &OpenOptions::default())?;
+    // The graph as it is now: the base and its pending updates (which add vertices and arcs).
+    let view = GraphView::open(&args.graph, &OpenOptions::default())?;
+    let g = view.base();
     let m = g.manifest();
-    let ids: u64 = m.files.iter().filter(|(k, _)| k.starts_with("ids")).map(|(_, e)| e.padded_len()).sum();
-    let total: u64 = m.files.values().map(|e| e.padded_len()).sum();
+    let size_of = |keep: &dyn Fn(&str) -> bool| -> u64 {
+        m.files.iter().filter(|(k, _)| keep(k)).map(|(_, e)| e.padded_len()).sum()
+    };
+    let ids = size_of(&|k| k.starts_with("ids"));
+    // What a kernel reads: the lists (a packed graph's packed ones), their offsets and weights;
+    // not the layouts and copies beside them, of which it reads one instead.
+    let copy = |k: &str| {
+        k.starts_with("grid")
+            || k.starts_with("hubs")
+            || k.ends_with(".lz4")
+            || (!m.is_packed() && k.contains("packed"))
+    };
+    let graph_bytes = size_of(&|k| !k.starts_with("ids") && !k.starts_with("labels") && !copy(k));
+    let layouts = size_of(&|k| copy(k));
     let manifest = std::fs::metadata(args.graph.join(MANIFEST_FILE)).map(|m| m.len()).unwrap_or(0);
-    let graph_bytes = total - ids;
-    let (n, arcs) = (g.num_vertices() as u64, g.num_arcs());
+    let (n, arcs) = (view.num_vertices() as u64, view.num_arcs());
     let available = match args.memory {
         Some(m) => m,
         None => meminfo("MemAvailable")
@@ -75,8 +88,13 @@ pub fn run(args: &AdviseArgs) -> Result<()> {
     let skewed = skew > 50.0 && locality > 0.01;
     println!("graph      {} ({} vertices, {arcs} arcs)", args.graph.display(), n);
     println!(
-        "size       {} of lists, offsets and layouts{}, {} of manifest{}",
+        "size       {} of lists and offsets{}{}, {} of manifest{}",
         format_size(graph_bytes),
+        if layouts > 0 {
+            format!(", {} of stored layouts and copies", format_size(layouts))
+        } else {
+            String::new()
+        },
         if ids > 0 { format!(", {} of original ids", format_size(ids)) } else { String::new() },
         format_size(manifest),
         if m.is_packed() { " (packed)" } else { "" }
@@ -130,7 +148,8 @@ pub fn run(args: &AdviseArgs) -> Result<()> {
                 lists(kernel, graph_bytes)
             )
         } else {
-            let copy = match (kernel, skewed, m.is_packed()) {
+            let packed = m.is_packed() || m.has_packed_copy();
+            let copy = match (kernel, skewed, packed) {
                 ("triangle-count", ..) => "",
                 (_, _, true) => "",
                 (_, true, false) => "; `ocgraph reorder` then `ocgraph pack` (fewer bytes, hubs together)",

@@ -204,8 +204,18 @@ impl GridIndex {
         }
         let u32_at = |o: usize| u32::from_le_bytes(bytes[o..o + 4].try_into().expect("4 bytes"));
         let u64_at = |o: usize| u64::from_le_bytes(bytes[o..o + 8].try_into().expect("8 bytes"));
-        if u32_at(8) != GRID_VERSION {
-            return Err(Error::Version { path: path.into(), found: u32_at(8), supported: GRID_VERSION });
+        match u32_at(8) {
+            GRID_VERSION => {}
+            v if v > GRID_VERSION => {
+                return Err(Error::Version { path: path.into(), found: v, supported: GRID_VERSION })
+            }
+            // No build wrote an older version: the field is corrupted.
+            v => {
+                return Err(bad(
+                    8,
+                    format!("version {v}, which no build writes (this one writes {GRID_VERSION})"),
+                ))
+            }
         }
         let codec =
             Codec::from_code(u32_at(20)).ok_or_else(|| bad(20, format!("unknown codec {}", u32_at(20))))?;

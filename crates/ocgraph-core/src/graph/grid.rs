@@ -21,6 +21,7 @@ const PIECE_EDGES: u64 = 16 << 10;
 pub struct CellBuf {
     bytes: Vec<u8>,
     payload: Vec<u16>,
+    weights: Vec<f32>,
 }
 
 /// Edge-centric access to a graph cut into `P x P` cells by source and destination block.
@@ -108,6 +109,23 @@ impl<'g> Grid<'g> {
         &*self.graph.source
     }
 
+    /// The weights of `count` edges from `first_edge`, copied into `out` (through `bytes`), when
+    /// the grid has weights.
+    fn copy_weights<'b>(
+        &self,
+        first_edge: u64,
+        count: u64,
+        bytes: &mut Vec<u8>,
+        out: &'b mut Vec<f32>,
+    ) -> Option<&'b [f32]> {
+        let w = self.weights?;
+        bytes.resize((count * 4) as usize, 0);
+        self.source().read_into(w, first_edge * 4, bytes);
+        out.clear();
+        out.extend(bytes.chunks_exact(4).map(|c| f32::from_le_bytes(c.try_into().expect("4 bytes"))));
+        Some(out)
+    }
+
     fn weights_of(&self, first_edge: u64, count: u64) -> Option<crate::Slice<'g, f32>> {
         self.weights.map(|w| self.source().read(w, first_edge * 4, (count * 4) as usize).typed())
     }
@@ -163,10 +181,13 @@ impl EdgeGrid for Grid<'_> {
                 let mut i = 0;
                 while i < m {
                     let len = PIECE_EDGES.min(m - i);
+                    // The weights are copied first, so that the piece pins two pages at most
+                    // (its sources' and its destinations'), as any reader of the pool may: a
+                    // third pinned page could wait forever in a pool of two frames.
+                    let w = self.copy_weights(e0 + i, len, &mut buf.bytes, &mut buf.weights);
                     let s = src.read(self.edges, b0 + 2 * i, (2 * len) as usize).typed::<u16>();
                     let d = src.read(self.edges, b0 + 2 * (m + i), (2 * len) as usize).typed::<u16>();
-                    let w = self.weights_of(e0 + i, len);
-                    f(&s, &d, w.as_deref());
+                    f(&s, &d, w);
                     i += len;
                 }
                 Ok(())
