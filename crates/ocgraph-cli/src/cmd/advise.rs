@@ -84,7 +84,7 @@ pub fn run(args: &AdviseArgs) -> Result<()> {
         None => meminfo("MemAvailable")
             .ok_or_else(|| Error::invalid("cannot read MemAvailable from /proc/meminfo: give --memory"))?,
     };
-    let (skew, locality) = shape(&g);
+    let (skew, locality) = shape(g);
     let skewed = skew > 50.0 && locality > 0.01;
     println!("graph      {} ({} vertices, {arcs} arcs)", args.graph.display(), n);
     println!(
