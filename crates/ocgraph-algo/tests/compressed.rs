@@ -162,6 +162,10 @@ fn corrupted_or_truncated_copies_are_refused() {
     let msg = read.expect_err("the corrupted block is read");
     let msg = msg.downcast_ref::<String>().cloned().unwrap_or_default();
     assert!(msg.contains("out.neighbors.lz4") && msg.contains("checksum mismatch"), "{msg}");
+    // Inside the CLI's and Python's scope it is a format error (the bytes were read; they are
+    // corrupted), not an I/O error.
+    let err = ocgraph_core::page::catch_read_errors(|| wcc(&g.out(), &g.in_())).expect_err("corrupted");
+    assert_eq!(err.kind(), ocgraph_core::error::ErrorKind::Format, "{err}");
 
     // Restored, it checks again.
     std::fs::write(&path, &original).unwrap();

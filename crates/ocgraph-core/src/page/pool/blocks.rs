@@ -13,7 +13,7 @@ use std::os::unix::fs::FileExt;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use super::io::{drop_from_page_cache, read_failed};
+use super::io::{drop_from_page_cache, fail_read, read_failed};
 use crate::error::{Error, Result};
 use crate::format::compressed::BlockIndex;
 use crate::page::CompressedFile;
@@ -77,11 +77,12 @@ impl Blocks {
                 let s = (e.offset - from) as usize;
                 let block = &mut block[..ix.logical_block_len(k)];
                 if let Err(msg) = ix.decode(k, &stored[s..s + e.len as usize], planes, block) {
-                    read_failed(
-                        &self.path,
-                        e.offset,
-                        std::io::Error::new(std::io::ErrorKind::InvalidData, msg),
-                    );
+                    // The bytes were read: they are corrupted, a format error naming the file.
+                    fail_read(Error::Format {
+                        path: self.path.clone(),
+                        offset: Some(e.offset),
+                        msg: format!("{msg}: the file is corrupted"),
+                    });
                 }
                 copy_overlap(bufs, offset, k as u64 * bs, block);
             }
