@@ -269,7 +269,6 @@ fn readers_during_freezes_and_compactions_see_whole_prefixes() {
 /// waited for (they failed after 10 s), and the levels piled up meanwhile.
 #[test]
 fn a_pool_of_two_frames_compacts_in_the_update_call() {
-    use ocgraph_core::page::BackendKind;
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("g");
     let n = 300u32;
@@ -278,13 +277,7 @@ fn a_pool_of_two_frames_compacts_in_the_update_call() {
     let (src, dst): (Vec<u32>, Vec<u32>) = (0..3000u32).map(|i| (i % n, (i * 7 + 1) % n)).unzip();
     b.push(&src, &dst, None).unwrap();
     b.finish(IdMap::Identity, &NoProgress).unwrap();
-    let opts = WriteOptions {
-        backend: BackendKind::Pool { capacity: 8 << 10, page_size: 4096, policy: "clock".into() },
-        durability: Durability::None,
-        freeze_threshold: 1,
-        auto_compact_levels: Some(2),
-        ..WriteOptions::default()
-    };
+    let opts = two_frames_compacting_often();
     let g = WritableGraph::open(&dir, &opts).unwrap();
     let mut degree: Vec<usize> = {
         let s = g.snapshot();
@@ -310,20 +303,13 @@ fn a_pool_of_two_frames_compacts_in_the_update_call() {
 #[test]
 fn a_pool_of_two_frames_compacts_after_updates_by_original_id() {
     use ocgraph_core::ids::OriginalId;
-    use ocgraph_core::page::BackendKind;
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("g");
     let mut b = GraphBuilder::new(&dir, BuildOptions { directed: false, ..BuildOptions::default() }).unwrap();
     b.reserve_vertices(3);
     b.push(&[0, 1], &[1, 2], None).unwrap();
     b.finish(IdMap::Strings(["a", "b", "c"].map(String::from).to_vec()), &NoProgress).unwrap();
-    let opts = WriteOptions {
-        backend: BackendKind::Pool { capacity: 8 << 10, page_size: 4096, policy: "clock".into() },
-        durability: Durability::None,
-        freeze_threshold: 1,
-        auto_compact_levels: Some(2),
-        ..WriteOptions::default()
-    };
+    let opts = two_frames_compacting_often();
     let (done, finished) = std::sync::mpsc::channel();
     let worker = std::thread::spawn(move || {
         let g = WritableGraph::open(&dir, &opts).unwrap();
@@ -340,4 +326,19 @@ fn a_pool_of_two_frames_compacts_after_updates_by_original_id() {
     let waited = finished.recv_timeout(std::time::Duration::from_secs(120));
     assert!(waited.is_ok() || worker.is_finished(), "the updates did not finish in 120 s");
     worker.join().unwrap();
+}
+
+/// A pool of two 4 KiB frames, a freeze at every batch and a compaction at every second level.
+fn two_frames_compacting_often() -> WriteOptions {
+    WriteOptions {
+        backend: ocgraph_core::page::BackendKind::Pool {
+            capacity: 8 << 10,
+            page_size: 4096,
+            policy: "clock".into(),
+        },
+        durability: Durability::None,
+        freeze_threshold: 1,
+        auto_compact_levels: Some(2),
+        ..WriteOptions::default()
+    }
 }

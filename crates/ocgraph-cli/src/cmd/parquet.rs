@@ -194,18 +194,13 @@ fn weights(path: &Path, a: &ArrayRef, name: &str, first_row: u64) -> Result<Vec<
             a.as_primitive::<$t>().values().iter().map(|&x| x as f64).collect::<Vec<f64>>()
         };
     }
-    let values = match a.data_type() {
+    let values: Vec<f64> = match a.data_type() {
         DataType::Float32 => as_f64!(Float32Type),
         DataType::Float64 => as_f64!(Float64Type),
-        DataType::Int8 => as_f64!(Int8Type),
-        DataType::Int16 => as_f64!(Int16Type),
-        DataType::Int32 => as_f64!(Int32Type),
-        DataType::Int64 => as_f64!(Int64Type),
-        DataType::UInt8 => as_f64!(UInt8Type),
-        DataType::UInt16 => as_f64!(UInt16Type),
-        DataType::UInt32 => as_f64!(UInt32Type),
-        DataType::UInt64 => as_f64!(UInt64Type),
-        t => return Err(perr(path, format!("column '{name}' must hold numbers, found {t}"))),
+        t => match integers(a) {
+            Some(v) => v.into_iter().map(|x| x as f64).collect(),
+            None => return Err(perr(path, format!("column '{name}' must hold numbers, found {t}"))),
+        },
     };
     values
         .iter()
