@@ -47,9 +47,21 @@ def int_ids(name: str, a: Any, error: type[Exception] = InputError) -> np.ndarra
     return arr
 
 
+def as_float32(arr: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``arr`` as a contiguous float32 array, and the mask of the values it cannot hold: NaNs,
+    infinities, values beyond float32's range, and nonzero values so small they became 0."""
+    with np.errstate(over="ignore", invalid="ignore", under="ignore"):
+        out = np.ascontiguousarray(arr, dtype=np.float32)
+    bad = ~np.isfinite(out)
+    if arr.dtype.kind == "f" and arr.dtype.itemsize > 4:
+        bad |= (out == 0) & (arr != 0)
+    return out, bad
+
+
 def finite_weights(name: str, w: Any, n: int, error: type[Exception] = InputError) -> np.ndarray:
     """``w`` as a contiguous float32 array of ``n`` finite numbers (``error`` otherwise, naming
-    the first bad one: a NaN, an infinity or a value beyond float32's range)."""
+    the first bad one: a NaN, an infinity, or a value beyond float32's range or so small that
+    it would be stored as 0)."""
     arr = np.asarray(w)
     if arr.ndim != 1 or len(arr) != n:
         raise error(f"{name} must be a 1-D array of length {n}, got shape {arr.shape}")
@@ -57,12 +69,13 @@ def finite_weights(name: str, w: Any, n: int, error: type[Exception] = InputErro
         np.issubdtype(arr.dtype, np.number) and not np.issubdtype(arr.dtype, np.complexfloating)
     ):
         raise error(f"{name} must be real numbers, got dtype {arr.dtype}")
-    with np.errstate(over="ignore", invalid="ignore"):
-        out = np.ascontiguousarray(arr, dtype=np.float32)
-    bad = ~np.isfinite(out)
+    out, bad = as_float32(arr)
     if bad.any():
         i = int(np.argmax(bad))
-        raise error(f"{name}[{i}] = {arr[i]} is not a finite float32 number")
+        raise error(
+            f"{name}[{i}] = {arr[i]} is not a finite float32 number "
+            "(a NaN, an infinity, beyond its range, or nonzero below 1.4e-45)"
+        )
     return out
 
 

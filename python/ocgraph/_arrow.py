@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from . import _ocgraph
-from ._args import int_arg
+from ._args import as_float32, int_arg
 from ._errors import InputError, InvalidArgumentError, OcgraphIOError
 from ._graph import Graph, PathLike, Size
 
@@ -168,13 +168,12 @@ def _weights(col: _Column, batch: Any, offset: int) -> np.ndarray:
     if not (pa.types.is_integer(wa.type) or pa.types.is_floating(wa.type)):
         raise InputError(f"column '{col.name}' (weight) must hold numbers, got {wa.type}")
     raw = wa.to_numpy(zero_copy_only=False)
-    with np.errstate(over="ignore", invalid="ignore"):
-        w = np.ascontiguousarray(raw, dtype=np.float32)
-    bad = ~np.isfinite(w)
+    w, bad = as_float32(raw)
     if bad.any():
         i = int(np.argmax(bad))
         raise InputError(
-            f"column '{col.name}' (weight) is {raw[i]} at row {offset + i}: not a finite float32 number"
+            f"column '{col.name}' (weight) is {raw[i]} at row {offset + i}: not a finite float32 number "
+            "(a NaN, an infinity, beyond its range, or nonzero below 1.4e-45)"
         )
     return w
 

@@ -168,7 +168,7 @@ def test_update_ids_must_be_integers_and_weights_finite(tmp_path):
         ):
             with pytest.raises(ocgraph.InvalidArgumentError, match="must hold integers"):
                 call()
-        for w in (np.inf, np.nan, -np.inf, 1e300):
+        for w in (np.inf, np.nan, -np.inf, 1e300, 1e-50):
             with pytest.raises(ocgraph.InvalidArgumentError, match="not a finite"):
                 g.add_edges([0], [4], weights=[w])
             with pytest.raises(ocgraph.InvalidArgumentError, match="not a finite"):
@@ -177,7 +177,7 @@ def test_update_ids_must_be_integers_and_weights_finite(tmp_path):
         assert g.edge_weights(0).tolist() == [1.0]
         g.add_edges(np.array([0], dtype=np.uint8), np.array([4], dtype=np.int16), weights=[0.5])
         assert g.neighbors(0).tolist() == [1, 4]
-    for w in (np.inf, np.nan, 3.5e38):
+    for w in (np.inf, np.nan, 3.5e38, -1e-50):
         with pytest.raises(ocgraph.InputError, match="not a finite"):
             ocgraph.from_edges([0, 1], [1, 2], tmp_path / "h", weights=[1.0, w], overwrite=True)
     with pytest.raises(ocgraph.InputError, match="must hold integers"):

@@ -280,7 +280,7 @@ def test_cli_parquet_categorical_ids_and_integer_weights(tmp_path):
         out = ocgraph.open(tmp_path / dtype).to_pandas(original_ids=True)
         got = sorted(zip(out["src"], out["dst"], out["weight"]))
         assert got == sorted(zip(df["src"], df["dst"], df["w"].astype(float))), dtype
-    for bad, shown in ((np.inf, "inf"), (np.nan, "NaN"), (1e39, "1e39")):
+    for bad, shown in ((np.inf, "inf"), (np.nan, "NaN"), (1e39, "1e39"), (1e-50, "1e-50")):
         t = pa.table({"src": [0, 1, 2], "dst": [1, 2, 0], "w": pa.array([1.0, bad, 2.0], pa.float64())})
         pq.write_table(t, tmp_path / "bad.parquet")
         r = ocgraph_cli("import", tmp_path / "bad.parquet", tmp_path / "b", "--weight-col", "w", ok=False)
@@ -441,7 +441,7 @@ def test_from_arrow_refuses_what_is_not_arrow_data(tmp_path):
             ocgraph.from_arrow(path, tmp_path / "b")
 
 
-@pytest.mark.parametrize("bad", [float("nan"), float("inf"), 1e300])
+@pytest.mark.parametrize("bad", [float("nan"), float("inf"), 1e300, 1e-50])
 def test_a_bad_weight_in_a_later_batch_names_the_column_and_row(tmp_path, bad):
     b1 = pa.record_batch({"src": [0, 1, 2], "dst": [1, 2, 0], "w": [1.0, 2.0, 3.0]})
     b2 = pa.record_batch({"src": [3, 4, 5], "dst": [4, 5, 3], "w": [1.0, 2.0, bad]})

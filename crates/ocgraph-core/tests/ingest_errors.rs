@@ -147,6 +147,15 @@ fn bad_and_missing_weights() {
     assert!(m.contains("w3.txt:2:") && m.contains("missing weight"), "{m}");
     let m = fails("w4.csv", b"a,b,weight\n1,2,\n", &w, ErrorKind::Input);
     assert!(m.contains("w4.csv:2:"), "{m}");
+    // A weight a 32-bit float cannot hold is refused, whether too large or, nonzero, too small.
+    for (name, text) in [("w5.txt", &b"1 2 0.5\n2 3 1e39\n"[..]), ("w6.txt", b"1 2 0.5\n2 3 -1e-50\n")] {
+        let m = fails(name, text, &w, ErrorKind::Input);
+        assert!(m.contains(&format!("{name}:2:")) && m.contains("32-bit float"), "{m}");
+    }
+    let g = scratch();
+    std::fs::write(g.path().join("tiny.txt"), b"1 2 1e-40\n2 3 0\n").unwrap();
+    import(&g.path().join("tiny.txt"), &g.path().join("g"), &w, &NoProgress)
+        .expect("subnormal and zero weights are stored");
 }
 
 #[test]

@@ -185,8 +185,9 @@ fn integers(a: &ArrayRef) -> Option<Vec<i128>> {
     })
 }
 
-/// The weights of one column of a batch, any integer or float type, each finite and within
-/// the range of an `f32` (the stored weight), else an error naming the row.
+/// The weights of one column of a batch, any integer or float type, each finite, within the
+/// range of an `f32` (the stored weight) and not so small that it would be stored as 0, else
+/// an error naming the row.
 fn weights(path: &Path, a: &ArrayRef, name: &str, first_row: u64) -> Result<Vec<f32>> {
     check_nulls(path, a, name, first_row)?;
     macro_rules! as_f64 {
@@ -206,13 +207,14 @@ fn weights(path: &Path, a: &ArrayRef, name: &str, first_row: u64) -> Result<Vec<
         .iter()
         .enumerate()
         .map(|(i, &x)| {
-            if x.is_finite() && x.abs() <= f32::MAX as f64 {
-                Ok(x as f32)
+            let w = x as f32;
+            if w.is_finite() && (w != 0.0 || x == 0.0) {
+                Ok(w)
             } else {
                 Err(row_err(
                     path,
                     first_row + i as u64,
-                    format!("column '{name}' has the weight {x:e}, not a finite f32"),
+                    format!("column '{name}' has the weight {x:e}, not a finite f32 (nonzero weights below 1.4e-45 would be stored as 0)"),
                 ))
             }
         })

@@ -17,6 +17,7 @@ use std::time::Instant;
 
 use clap::Args;
 use ocgraph_algo::incremental::{Maintainer, Spec, Values};
+use ocgraph_core::ingest::parse_weight;
 use ocgraph_core::labels::NO_LABEL;
 use ocgraph_core::update::{is_update_file, read_update_file, WalItem, WritableGraph, WriteOptions};
 use ocgraph_core::{Error, Result, Vertex};
@@ -155,11 +156,7 @@ fn read_text_updates(path: &Path, mut n: u64, weighted: bool) -> Result<Vec<WalI
         let item = match (cols[0], cols.len()) {
             ("+", 3 | 4) => {
                 let weight = match cols.get(3) {
-                    Some(c) if weighted => {
-                        c.parse::<f32>().ok().filter(|w| w.is_finite()).ok_or_else(|| {
-                            bad(format!("bad weight '{}' (expected a finite number)", c.escape_debug()))
-                        })?
-                    }
+                    Some(c) if weighted => parse_weight(c.as_bytes()).map_err(bad)?,
                     Some(_) => return Err(bad("the graph is unweighted; weights are not accepted".into())),
                     None => 1.0,
                 };

@@ -14,6 +14,7 @@ use std::time::{Duration, Instant};
 use clap::{Args, ValueEnum};
 use ocgraph_core::format::IdMapKind;
 use ocgraph_core::ids::OriginalId;
+use ocgraph_core::ingest::parse_weight;
 use ocgraph_core::update::{Durability, WritableGraph, WriteOptions};
 use ocgraph_core::{Error, Result, Vertex};
 
@@ -121,9 +122,7 @@ fn read_lines<T>(
         }
         if weighted {
             let w = match cols.get(ids) {
-                Some(c) => c.parse::<f32>().ok().filter(|w| w.is_finite()).ok_or_else(|| {
-                    Error::input_line(path, no, format!("bad weight '{c}' (expected a finite number)"))
-                })?,
+                Some(c) => parse_weight(c.as_bytes()).map_err(|e| Error::input_line(path, no, e))?,
                 None => 1.0,
             };
             weights.push(w);

@@ -172,13 +172,22 @@ pub(crate) fn is_integer(tok: &[u8]) -> bool {
     !d.is_empty() && d.iter().all(u8::is_ascii_digit)
 }
 
-/// Parses a finite weight.
-pub(crate) fn parse_weight(tok: &[u8]) -> std::result::Result<f32, String> {
-    std::str::from_utf8(tok)
+/// Parses a finite weight that is stored as an `f32` without becoming infinite or, when it is
+/// not zero, zero.
+pub fn parse_weight(tok: &[u8]) -> std::result::Result<f32, String> {
+    let wide = std::str::from_utf8(tok)
         .ok()
-        .and_then(|s| s.parse::<f32>().ok())
+        .and_then(|s| s.parse::<f64>().ok())
         .filter(|w| w.is_finite())
-        .ok_or_else(|| format!("bad weight '{}' (expected a finite number)", show(tok)))
+        .ok_or_else(|| format!("bad weight '{}' (expected a finite number)", show(tok)))?;
+    let w = wide as f32;
+    if !w.is_finite() || (w == 0.0 && wide != 0.0) {
+        return Err(format!(
+            "weight '{}' is out of the range of a 32-bit float (magnitudes from 1.4e-45 to 3.4e38)",
+            show(tok)
+        ));
+    }
+    Ok(w)
 }
 
 /// A token for an error message (lossy, shortened).
