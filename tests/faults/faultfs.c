@@ -16,8 +16,10 @@
  *                      directory's path, '/', and the name)
  *   FAULT_PATH_SUBSTR  only calls on a file whose path (readlink /proc/self/fd/N) contains
  *                      this string count; a trailing '$' means "ends with" (a directory).
- *   FAULT_KIND         eio | enospc | short. A short write or read moves half the bytes (at
- *                      least one) and returns that count; for the other calls, short is eio.
+ *   FAULT_KIND         eio | enospc | short | kill. A short write or read moves half the bytes
+ *                      (at least one) and returns that count; for the other calls, short is eio.
+ *                      kill (rename only) makes the rename, then kills the process with SIGKILL:
+ *                      a crash right after that step.
  *   FAULT_NTH          the matching call to fail, counting from 1 (default 1).
  *   FAULT_STICKY       when "1", every matching call from the Nth on fails (a disk that stays
  *                      full); otherwise only the Nth fails and later calls behave normally
@@ -33,6 +35,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,7 +47,7 @@
 #include <unistd.h>
 
 enum op { OP_NONE, OP_WRITE, OP_FSYNC, OP_READ, OP_RENAME, OP_OPEN, OP_MKDIR, OP_UNLINK, OP_TRUNCATE };
-enum kind { K_EIO, K_ENOSPC, K_SHORT };
+enum kind { K_EIO, K_ENOSPC, K_SHORT, K_KILL };
 
 static int cfg_loaded;
 static enum op cfg_op;
@@ -73,6 +76,7 @@ static void load(void) {
     enum kind k = K_EIO;
     if (kind && !strcmp(kind, "enospc")) k = K_ENOSPC;
     else if (kind && !strcmp(kind, "short")) k = K_SHORT;
+    else if (kind && !strcmp(kind, "kill")) k = K_KILL;
     cfg_op = o;
     cfg_kind = k;
     cfg_substr = getenv("FAULT_PATH_SUBSTR");
@@ -93,7 +97,7 @@ static int path_matches(const char *path) {
 }
 
 static const char *kind_name(void) {
-    return cfg_kind == K_ENOSPC ? "enospc" : cfg_kind == K_SHORT ? "short" : "eio";
+    return cfg_kind == K_ENOSPC ? "enospc" : cfg_kind == K_SHORT ? "short" : cfg_kind == K_KILL ? "kill" : "eio";
 }
 
 static const char *op_name(enum op o) {
@@ -346,6 +350,10 @@ int rename(const char *from, const char *to) {
     load();
     if (cfg_op == OP_RENAME && (path_matches(from) || path_matches(to))) {
         if (should_fail(OP_RENAME, path_matches(to) ? to : from)) {
+            if (cfg_kind == K_KILL) {
+                real(from, to);
+                kill(getpid(), SIGKILL);
+            }
             errno = fault_errno();
             return -1;
         }

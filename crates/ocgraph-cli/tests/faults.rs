@@ -722,3 +722,57 @@ fn a_full_disk_during_layouts_and_labels_leaves_the_graph_as_it_was() {
         assert_eq!(shown(&g), before, "{args:?} changed the labels");
     }
 }
+
+#[test]
+fn a_replace_killed_between_its_renames_keeps_both_graphs_and_one_killed_after_them_cleans_up() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().canonicalize().unwrap();
+    let Some(shim) = build_shim(&root) else { return };
+    let g = root.join("g");
+    let generate = |vertices: &str, kill_at_rename: Option<&str>| {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_ocgraph"));
+        cmd.args(["generate", "erdos-renyi", "--vertices", vertices, "--edges", "300", "--force", "--quiet", p(&g)]);
+        if let Some(nth) = kill_at_rename {
+            cmd.env("LD_PRELOAD", &shim)
+                .env("FAULT_OP", "rename")
+                .env("FAULT_KIND", "kill")
+                .env("FAULT_NTH", nth)
+                .env("FAULT_PATH_SUBSTR", format!("{}/.g.tmp-", p(&root)));
+        }
+        cmd.output().unwrap()
+    };
+    let ocgraph = |args: &[&str]| Command::new(env!("CARGO_BIN_EXE_ocgraph")).args(args).output().unwrap();
+    let vertices = |g: &Path| {
+        let info = String::from_utf8(ocgraph(&["info", p(g)]).stdout).unwrap();
+        info.lines().find(|l| l.contains("vertices")).unwrap_or_default().to_string()
+    };
+    let siblings = || {
+        let mut names: Vec<String> = std::fs::read_dir(&root)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|n| n.starts_with(".g."))
+            .collect();
+        names.sort();
+        names
+    };
+    assert!(generate("100", None).status.success());
+    // Killed after both renames: the graph is the new one, and the moved-aside old graph is
+    // removed by the next command that looks, so that a later replace works.
+    let o = generate("200", Some("2"));
+    assert_eq!(o.status.code(), None, "killed by the shim");
+    assert!(ocgraph(&["check", p(&g)]).status.success());
+    assert!(vertices(&g).contains("200"), "{}", vertices(&g));
+    assert!(siblings().is_empty(), "left {:?}", siblings());
+    assert!(generate("300", None).status.success(), "a later replace works");
+    // Killed between them: the graph's name is free, and both the new graph and the old one
+    // moved aside are kept (check must not delete either).
+    let o = generate("400", Some("1"));
+    assert_eq!(o.status.code(), None, "killed by the shim");
+    assert!(!g.exists());
+    let _ = ocgraph(&["check", p(&g)]);
+    let left = siblings();
+    assert_eq!(left.len(), 2, "{left:?}");
+    assert!(left[1].ends_with(".old") && left[1].starts_with(&left[0]), "{left:?}");
+    assert!(vertices(&root.join(&left[0])).contains("400"));
+    assert!(vertices(&root.join(&left[1])).contains("300"));
+}

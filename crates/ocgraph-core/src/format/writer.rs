@@ -226,7 +226,7 @@ impl GraphWriter {
         // it open for updates does not go on writing acknowledged batches into a deleted graph.
         let _replacing = if self.overwrite { lock_existing_graph(&self.out)? } else { None };
         if self.out.exists() && self.overwrite {
-            let trash = self.tmp.with_extension("old");
+            let trash = moved_aside(&self.tmp);
             std::fs::rename(&self.out, &trash).map_err(|e| Error::io(&self.out, "rename", e))?;
             old = Some(trash);
         }
@@ -301,6 +301,14 @@ pub fn remove_stale_temp_dirs(out: &Path) -> Result<Vec<StaleTempDir>> {
         removed.push(StaleTempDir { path, bytes });
     }
     Ok(removed)
+}
+
+/// Where a `--force` replace moves the previous graph while it moves the temporary directory
+/// `tmp` in: `tmp` with `.old` appended (the name [`remove_stale_temp_dirs`] recognises).
+fn moved_aside(tmp: &Path) -> PathBuf {
+    let mut name = tmp.file_name().unwrap_or_default().to_os_string();
+    name.push(".old");
+    tmp.with_file_name(name)
 }
 
 /// Whether process `pid` exists (a process of another user counts).
