@@ -245,6 +245,12 @@ def test_pack_refusals_and_corruption(tmp_path):
     index.write_bytes(index.read_bytes()[:100])
     with pytest.raises(ocgraph.FormatError, match=r"out\.packed_index"):
         ocgraph.open(dst)
+    # A copy may not replace a directory holding its source (the source would be deleted).
+    ocgraph.from_edges([0, 1], [1, 2], tmp_path / "outer" / "sub").close()
+    for copy in (ocgraph.pack, ocgraph.reorder):
+        with pytest.raises(ocgraph.InvalidArgumentError, match="overlaps the graph directory"):
+            copy(tmp_path / "outer" / "sub", tmp_path / "outer", overwrite=True)
+        assert ocgraph.open(tmp_path / "outer" / "sub").neighbors(1).tolist() == [0, 2]
 
 
 def test_a_page_read_failing_under_the_pool_is_an_io_error_naming_the_file(tmp_path):

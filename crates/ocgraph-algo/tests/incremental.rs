@@ -421,6 +421,22 @@ fn saved_results_are_reused_only_when_current() {
     let again = Maintainer::start(&w, Spec::Wcc).unwrap();
     assert!(!again.loaded());
     assert_eq!(again.result(&w).unwrap(), ms[2].result(&w).unwrap());
+    // Two results of one name saved at once from two threads each write a temporary file of
+    // their own (they shared one, and a rename failed); a save cut short in another process
+    // leaves a temporary file that the next start removes.
+    std::thread::scope(|s| {
+        for m in [&ms[2], &again] {
+            let w = &w;
+            s.spawn(move || (0..30).for_each(|_| drop(m.save(w).unwrap())));
+        }
+    });
+    let maintained = dir.join(ocgraph_algo::incremental::MAINTAINED_DIR);
+    let left = maintained.join(".wcc.bin.tmp-999999999-0");
+    std::fs::write(&left, b"cut short").unwrap();
+    assert!(Maintainer::start(&w, Spec::Wcc).unwrap().loaded());
+    assert!(!left.exists());
+    let names: Vec<_> = std::fs::read_dir(&maintained).unwrap().map(|e| e.unwrap().file_name()).collect();
+    assert!(names.iter().all(|n| !n.to_string_lossy().contains("tmp")), "{names:?}");
 }
 
 /// In the background, `wait(seq)` returns once the result includes batch `seq` (a path grown

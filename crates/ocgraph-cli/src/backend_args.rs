@@ -93,7 +93,7 @@ impl BackendArgs {
     pub fn open(&self, path: &Path) -> Result<Graph> {
         let mut g = Graph::open(path, &self.options()?)?;
         if let Some(t) = &self.trace {
-            crate::cmd::output_place::refuse_inside_graph(path, t, "--trace")?;
+            ocgraph_core::format::refuse_inside_graph(path, t, "--trace")?;
             g.start_trace(t)?;
         }
         Ok(g)

@@ -765,6 +765,16 @@ fn outputs_inside_the_graph_read_are_refused() {
         ok(&["check", p(&g)]);
     }
     assert!(!wl.exists() && !sub.exists());
+    // An import that would replace the graph holding its own input (or labels) is refused too.
+    let (edges, labels) = (g.join("edges.txt"), g.join("labels.txt"));
+    std::fs::write(&edges, "0 1\n1 2\n").unwrap();
+    std::fs::write(&labels, "0 1\n1 1\n2 1\n").unwrap();
+    let outside = t.path().join("e.txt");
+    std::fs::write(&outside, "0 1\n").unwrap();
+    fails(&["import", p(&edges), p(&g), "--force"], 2, &["edges.txt", "inside the graph directory"]);
+    fails(&["import", p(&outside), p(&g), "--force", "--labels", p(&labels)], 2, &["labels.txt", "inside"]);
+    assert!(edges.exists() && labels.exists());
+    ok(&["check", p(&g)]);
 }
 
 #[test]

@@ -731,7 +731,17 @@ fn a_replace_killed_between_its_renames_keeps_both_graphs_and_one_killed_after_t
     let g = root.join("g");
     let generate = |vertices: &str, kill_at_rename: Option<&str>| {
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_ocgraph"));
-        cmd.args(["generate", "erdos-renyi", "--vertices", vertices, "--edges", "300", "--force", "--quiet", p(&g)]);
+        cmd.args([
+            "generate",
+            "erdos-renyi",
+            "--vertices",
+            vertices,
+            "--edges",
+            "300",
+            "--force",
+            "--quiet",
+            p(&g),
+        ]);
         if let Some(nth) = kill_at_rename {
             cmd.env("LD_PRELOAD", &shim)
                 .env("FAULT_OP", "rename")

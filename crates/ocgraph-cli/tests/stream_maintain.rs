@@ -234,7 +234,8 @@ fn binary_update_files_apply_as_their_text_lines() {
     assert_eq!(std::fs::read(&wb).unwrap(), want);
 }
 
-/// A weight that is not a finite number (`inf`, `nan`, or beyond `f32`: `1e40`) in a text update
+/// A weight that is not a finite number (`inf`, `nan`, or beyond `f32`: `1e40`, or, nonzero,
+/// below its smallest: `1e-50`) in a text update
 /// file is refused by the parser, naming the file and line, before any batch is applied; as in
 /// an `ocgraph update --add-edges` file.
 #[test]
@@ -244,7 +245,7 @@ fn non_finite_weights_in_update_files_name_the_line() {
     let gen = ["generate", "erdos-renyi", "--vertices", "20", "--edges", "40", "--seed", "1", "--weighted"];
     ok(&[&gen[..], &["--quiet", p(&g)]].concat());
     let before = read_edges(&g, false);
-    for w in ["inf", "-inf", "nan", "1e40"] {
+    for w in ["inf", "-inf", "nan", "1e40", "1e-50"] {
         let u = tmp.path().join("u.txt");
         std::fs::write(&u, format!("+ 1 2 1\n+ 2 3 1\n+ 3 4 {w}\n")).unwrap();
         let out = run(&["stream", p(&g), "--updates", p(&u), "--batch-size", "1"]);

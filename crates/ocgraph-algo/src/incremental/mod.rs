@@ -23,12 +23,12 @@ mod first_values;
 pub mod pagerank;
 pub mod tree;
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::thread::JoinHandle;
 
+use ocgraph_core::format::OutputFile;
 use ocgraph_core::update::{BatchChanges, ChangeSubscriber, Snapshot, SubscriptionId, WritableGraph};
 use ocgraph_core::{Error, Result, Vertex};
 use parking_lot::Mutex;
@@ -238,14 +238,23 @@ fn save_to(path: &Path, name: &str, n: u64, m: &dyn Maintained) -> Result<()> {
     buf.extend_from_slice(&payload);
     let crc = crc32c::crc32c(&buf);
     buf.extend_from_slice(&crc.to_le_bytes());
-    let tmp = path.with_extension("bin.tmp");
-    {
-        let mut f = std::fs::File::create(&tmp).map_err(|e| Error::io(&tmp, "create", e))?;
-        f.write_all(&buf).map_err(|e| Error::io(&tmp, "write", e))?;
-        f.sync_all().map_err(|e| Error::io(&tmp, "fsync", e))?;
+    // Written beside `path` under a name of its own (two savers of one result never share it)
+    // and renamed over it; a failed save removes what it wrote.
+    OutputFile::write_whole(path, &buf)
+}
+
+/// Removes the temporary files (`.NAME.tmp-PID-N`, see [`OutputFile`]) that saves of another
+/// process left in `dir` when they were cut short: only the graph's writer saves results, and
+/// this process holds its lock.
+fn remove_unfinished_saves(dir: &Path) {
+    let ours = format!(".tmp-{}-", std::process::id());
+    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    for e in entries.flatten() {
+        let name = e.file_name().to_string_lossy().into_owned();
+        if name.starts_with('.') && name.contains(".tmp-") && !name.contains(&ours) {
+            let _ = std::fs::remove_file(e.path());
+        }
     }
-    std::fs::rename(&tmp, path).map_err(|e| Error::io(path, "rename", e))?;
-    std::fs::File::open(dir).and_then(|d| d.sync_all()).map_err(|e| Error::io(dir, "fsync directory", e))
 }
 
 /// The result saved at `path` when it is valid and current for `snap` (same batch sequence
@@ -386,6 +395,7 @@ impl Maintainer {
         let background = queue.is_some();
         let slot = Arc::new(Slot { state: Mutex::new(None), failed: AtomicBool::new(false), queue });
         let (id, snap) = w.subscribe(slot.clone())?;
+        remove_unfinished_saves(&w.path().join(MAINTAINED_DIR));
         let saved = load_from(&saved_path(w.path(), &spec), &spec, &snap);
         let loaded = saved.is_some();
         let m = match saved {

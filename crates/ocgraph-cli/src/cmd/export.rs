@@ -125,7 +125,7 @@ pub fn run(args: &ExportArgs) -> Result<()> {
 
 /// [`run`] without the check after a panic.
 fn run_export(args: &ExportArgs) -> Result<()> {
-    super::output_place::refuse_inside_graph(&args.graph, &args.out, "OUT")?;
+    ocgraph_core::format::refuse_inside_graph(&args.graph, &args.out, "OUT")?;
     let g = args.backend.open_view(&args.graph)?;
     let format = args.format.unwrap_or_else(|| ExportFormat::from_extension(&args.out));
     if g.is_weighted() && matches!(format, ExportFormat::Bin32 | ExportFormat::Bin64) {

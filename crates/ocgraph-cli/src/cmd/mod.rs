@@ -11,7 +11,6 @@ mod labels;
 mod layout;
 mod mine;
 mod output_args;
-pub(crate) mod output_place;
 mod pack;
 mod parquet;
 mod query;

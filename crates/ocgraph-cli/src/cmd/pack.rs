@@ -24,7 +24,6 @@ pub struct PackArgs {
 
 /// Runs `ocgraph pack`.
 pub fn run(args: &PackArgs) -> Result<()> {
-    super::output_place::refuse_inside_graph(&args.graph, &args.out, "OUT")?;
     let progress = CliProgress::new(args.output.quiet);
     let r = pack(&args.graph, &args.out, args.output.force, &progress)?;
     let detail = format!(

@@ -79,7 +79,7 @@ pub struct QueryArgs {
 /// Runs `ocgraph query`.
 pub fn run(args: &QueryArgs) -> Result<()> {
     if let Some(out) = &args.answers {
-        super::output_place::refuse_inside_graph(&args.graph, out, "--answers")?;
+        ocgraph_core::format::refuse_inside_graph(&args.graph, out, "--answers")?;
     }
     let w = Workload::load(&args.workload)?;
     let g = args.backend.open_stored(&args.graph, "ocgraph query")?;

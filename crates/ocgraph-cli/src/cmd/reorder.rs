@@ -23,7 +23,6 @@ pub struct ReorderArgs {
 
 /// Runs `ocgraph reorder`.
 pub fn run(args: &ReorderArgs) -> Result<()> {
-    super::output_place::refuse_inside_graph(&args.graph, &args.out, "OUT")?;
     let progress = CliProgress::new(args.build.output.quiet);
     let arcs = reorder(&args.graph, &args.out, args.build.memory, args.build.output.force, &progress)?;
     progress.summary("reordered", arcs, "arcs", &format!(" by degree into {}", args.out.display()));

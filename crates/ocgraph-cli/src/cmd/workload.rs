@@ -69,7 +69,7 @@ pub struct WorkloadArgs {
 
 /// Runs `ocgraph workload`.
 pub fn run(args: &WorkloadArgs) -> Result<()> {
-    super::output_place::refuse_inside_graph(&args.graph, &args.out, "--out")?;
+    ocgraph_core::format::refuse_inside_graph(&args.graph, &args.out, "--out")?;
     crate::backend_args::refuse_updates(&args.graph, "ocgraph workload")?;
     let g = Graph::open(&args.graph, &OpenOptions::default())?;
     let n = g.num_vertices();

@@ -9,6 +9,7 @@ mod layout;
 mod manifest;
 mod output_file;
 pub mod packed;
+mod place;
 mod weight_range;
 mod writer;
 
@@ -19,6 +20,7 @@ pub use manifest::{
     MANIFEST_MAGIC,
 };
 pub use output_file::OutputFile;
+pub use place::{refuse_input_inside_replaced, refuse_inside_graph, refuse_missing_directory};
 pub use weight_range::WeightRange;
 pub(crate) use writer::{absolute, fsync_dir};
 pub use writer::{remove_stale_temp_dirs, FileWriter, GraphWriter, StaleTempDir};

@@ -9,9 +9,14 @@ use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::os::fd::AsFd;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use super::writer::{fsync_dir, parent_dir};
 use crate::error::{Error, Result};
+
+/// Numbers the temporary files of this process, so that two writers of one path (two threads)
+/// never share one.
+static NEXT_TEMP: AtomicU64 = AtomicU64::new(0);
 
 /// A file being written to `path`; see the module docs. Dropped without a commit, it removes
 /// what it wrote.
@@ -23,7 +28,8 @@ pub struct OutputFile {
 }
 
 impl OutputFile {
-    /// Starts writing the file that [`OutputFile::commit`] will put at `path`.
+    /// Starts writing the file that [`OutputFile::commit`] will put at `path`: a regular file
+    /// is written to `.NAME.tmp-PID-N` beside it first.
     pub fn create(path: &Path) -> Result<OutputFile> {
         if let Some(file) = standard_stream(path) {
             let file = file.map_err(|e| Error::io(path, "open", e))?;
@@ -40,7 +46,12 @@ impl OutputFile {
             let name = path.file_name().ok_or_else(|| {
                 Error::invalid(format!("'{}' does not name a file to write", path.display()))
             })?;
-            Some(path.with_file_name(format!(".{}.tmp-{}", name.to_string_lossy(), std::process::id())))
+            let nonce = NEXT_TEMP.fetch_add(1, Ordering::Relaxed);
+            Some(path.with_file_name(format!(
+                ".{}.tmp-{}-{nonce}",
+                name.to_string_lossy(),
+                std::process::id()
+            )))
         };
         let target = tmp.as_deref().unwrap_or(path);
         let file = File::create(target).map_err(|e| Error::io(target, "create", e))?;

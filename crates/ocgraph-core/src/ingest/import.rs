@@ -10,6 +10,7 @@ use super::parse::{csv, is_integer, parse_block, show, text, LineCfg, Piece, MAX
 use super::progress::{Progress, Unit};
 use super::relabel::Mapper;
 use crate::error::{Error, Result};
+use crate::format::refuse_input_inside_replaced;
 
 /// The format of an input file.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -237,6 +238,12 @@ pub fn import(
     }
     if build.source.is_empty() {
         build.source = format!("{} ({format:?})", input.display());
+    }
+    if build.overwrite {
+        refuse_input_inside_replaced(out, input, "input")?;
+        if let Some(path) = &opts.labels {
+            refuse_input_inside_replaced(out, path, "labels")?;
+        }
     }
     let weighted = build.weighted;
     let directed = build.directed;

@@ -20,7 +20,7 @@ use super::progress::{Progress, Unit};
 use super::remove::remove_files;
 use crate::error::{Error, Result};
 use crate::format::packed::encode_list;
-use crate::format::{FileRole, GraphWriter};
+use crate::format::{refuse_inside_graph, FileRole, GraphWriter};
 use crate::graph::{Adjacency, Direction, Graph, OpenOptions, Vertex};
 use crate::update::{lock_for_writing, removing_leftovers_on_error};
 
@@ -46,6 +46,7 @@ pub struct PackReport {
 /// never a graph); `overwrite` replaces an existing `dst`. A graph with updates not yet
 /// compacted is refused (its base alone is not the graph).
 pub fn pack(src: &Path, dst: &Path, overwrite: bool, progress: &dyn Progress) -> Result<PackReport> {
+    refuse_inside_graph(src, dst, "destination")?;
     let g = open_base(src, "packing")?;
     let m = g.manifest();
     if m.is_packed() {

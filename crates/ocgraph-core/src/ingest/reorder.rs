@@ -30,7 +30,7 @@ use super::builder::{BuildOptions, GraphBuilder, IdMap, LabelSource};
 use super::pack::open_base;
 use super::progress::{Progress, Unit};
 use crate::error::Result;
-use crate::format::IdMapKind;
+use crate::format::{refuse_inside_graph, IdMapKind};
 use crate::graph::{Adjacency, Direction, Graph, Vertex};
 use crate::ids::OriginalId;
 
@@ -43,6 +43,7 @@ const BLOCK: Vertex = 1 << 16;
 /// packs the copy). Returns the arcs of the copy's out-lists. A graph with updates not yet
 /// compacted is refused.
 pub fn reorder(src: &Path, dst: &Path, memory: u64, overwrite: bool, progress: &dyn Progress) -> Result<u64> {
+    refuse_inside_graph(src, dst, "destination")?;
     let g = open_base(src, "reordering")?;
     let m = g.manifest();
     let n = g.num_vertices();

@@ -12,7 +12,7 @@
 //! policy, and neighbour lists of many vertices share a page. Untraced runs pay nothing.
 
 use std::fs::File;
-use std::io::{Read, Write};
+use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU16, Ordering};
 use std::sync::Arc;
@@ -24,6 +24,7 @@ use super::policy::{page_key, PageKey};
 use super::slice::Bytes;
 use super::stats::IoStats;
 use crate::error::{Error, Result};
+use crate::format::OutputFile;
 
 /// The 8 magic bytes a trace file starts with.
 pub const TRACE_MAGIC: &[u8; 8] = b"OCGTRACE";
@@ -155,12 +156,14 @@ fn thread_id() -> u16 {
 
 /// Buffered state of a recorder.
 struct RecorderState {
-    file: Option<File>,
+    /// The file being written (beside the destination until [`TraceRecorder::finish`] puts it
+    /// in place); `None` after a write error or the finish.
+    file: Option<OutputFile>,
     buf: Vec<u8>,
     /// Last key recorded per thread (to drop immediate repeats).
     last: Vec<PageKey>,
     written: u64,
-    error: Option<std::io::Error>,
+    error: Option<Error>,
 }
 
 /// Appends page requests to a trace file (mutex-protected buffer; safe for many threads).
@@ -170,14 +173,16 @@ pub struct TraceRecorder {
 }
 
 impl TraceRecorder {
-    /// Creates (truncates) `path` and writes the header.
+    /// Starts the trace that [`TraceRecorder::finish`] puts at `path` (written beside it until
+    /// then, so that a failed or interrupted run leaves the previous file, never a truncated
+    /// trace) and writes the header.
     pub fn create(path: &Path, page_size: u32) -> Result<TraceRecorder> {
-        let mut file = File::create(path).map_err(|e| Error::io(path, "create", e))?;
+        let mut file = OutputFile::create(path)?;
         let mut header = Vec::with_capacity(TRACE_HEADER_LEN);
         header.extend_from_slice(TRACE_MAGIC);
         header.extend_from_slice(&TRACE_VERSION.to_le_bytes());
         header.extend_from_slice(&page_size.to_le_bytes());
-        file.write_all(&header).map_err(|e| Error::io(path, "write", e))?;
+        file.write_bytes(&header)?;
         Ok(TraceRecorder {
             path: path.to_path_buf(),
             state: Mutex::new(RecorderState {
@@ -222,7 +227,7 @@ impl TraceRecorder {
 
     fn flush_buf(st: &mut RecorderState) {
         if let Some(f) = st.file.as_mut() {
-            if let Err(e) = f.write_all(&st.buf) {
+            if let Err(e) = f.write_bytes(&st.buf) {
                 st.error.get_or_insert(e);
                 st.file = None;
             }
@@ -230,16 +235,23 @@ impl TraceRecorder {
         st.buf.clear();
     }
 
-    /// Writes out the buffer and returns the number of records so far, or the first write error.
-    /// Recording may continue afterwards.
+    /// Writes out the buffer, puts the trace in place and returns the number of records, or
+    /// the first write error (the previous file at the path is then kept). Records pushed
+    /// afterwards are dropped.
     pub fn finish(&self) -> Result<u64> {
         let mut st = self.state.lock();
         Self::flush_buf(&mut st);
         if let Some(e) = st.error.take() {
-            return Err(Error::io(&self.path, "write", e));
+            return Err(e);
         }
-        if let Some(f) = st.file.as_mut() {
-            f.flush().map_err(|e| Error::io(&self.path, "write", e))?;
+        match st.file.take() {
+            Some(f) => f.commit()?,
+            None => {
+                return Err(Error::invalid(format!(
+                    "{}: the trace was finished already",
+                    self.path.display()
+                )))
+            }
         }
         Ok(st.written)
     }
@@ -247,12 +259,6 @@ impl TraceRecorder {
     /// The trace file's path.
     pub fn path(&self) -> &Path {
         &self.path
-    }
-}
-
-impl Drop for TraceRecorder {
-    fn drop(&mut self) {
-        Self::flush_buf(&mut self.state.lock());
     }
 }
 
@@ -405,5 +411,24 @@ mod tests {
         let t = Trace::read(&path).unwrap();
         let pages: Vec<u64> = t.records.iter().map(|r| r.page).collect();
         assert_eq!(pages, vec![1, 2, 1, 3]);
+    }
+
+    #[test]
+    fn a_trace_appears_whole_at_finish_and_an_unfinished_one_leaves_the_previous_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.bin");
+        let first = TraceRecorder::create(&path, 4096).unwrap();
+        first.record(0, 7);
+        assert!(!path.exists(), "nothing at the path before the finish");
+        assert_eq!(first.finish().unwrap(), 1);
+        let second = TraceRecorder::create(&path, 4096).unwrap();
+        for p in 0..100_000 {
+            second.record(0, p);
+        }
+        drop(second); // a run that failed before its finish
+        let pages: Vec<u64> = Trace::read(&path).unwrap().records.iter().map(|r| r.page).collect();
+        assert_eq!(pages, [7]);
+        let names: Vec<_> = std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
+        assert_eq!(names, ["t.bin"], "no temporary file is left");
     }
 }

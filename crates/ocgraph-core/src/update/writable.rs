@@ -25,7 +25,7 @@ use parking_lot::Mutex;
 use super::apply::{apply, plan, record, validate};
 use super::compact::write_base;
 use super::delta::DeltaLog;
-use super::ids_log::AddedIds;
+use super::ids_log::{AddedIds, IDS_LOG};
 use super::label_log::{is_label_log, LabelHistory, LabelLog, ViewLabels};
 use super::level::{write_level, Level, SideOps};
 use super::log_file::{LogFs, StdLogFs};
@@ -281,6 +281,8 @@ fn reset_delta_dir(dir: &Path, paged: bool) -> Result<()> {
 /// generation.
 fn remove_strays(dir: &Path, m: &Manifest) -> Result<()> {
     let _ = std::fs::remove_file(dir.join("manifest.tmp"));
+    // The id log's rewrite during a compaction cut short.
+    let _ = std::fs::remove_file(dir.join(IDS_LOG).with_extension("log.tmp"));
     let up = m.updates.clone().unwrap_or_default();
     let levels_dir = dir.join(LEVELS_DIR);
     if let Ok(rd) = std::fs::read_dir(&levels_dir) {

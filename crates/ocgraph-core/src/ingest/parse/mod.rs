@@ -183,7 +183,7 @@ pub fn parse_weight(tok: &[u8]) -> std::result::Result<f32, String> {
     let w = wide as f32;
     if !w.is_finite() || (w == 0.0 && wide != 0.0) {
         return Err(format!(
-            "weight '{}' is out of the range of a 32-bit float (magnitudes from 1.4e-45 to 3.4e38)",
+            "weight '{}' is not a finite 32-bit float (0, or magnitudes from 1.4e-45 to 3.4e38)",
             show(tok)
         ));
     }

@@ -2,20 +2,18 @@
 //! holding it. An output file there would overwrite one of the graph's own files (`run --out
 //! G/manifest`) or add one that the next writer's open removes as a stray; a replaced parent
 //! (`pack G/sub G --force`) would take the graph with it. The place is refused before anything
-//! is written.
+//! is written. Nor may a replaced graph hold the input a command reads (`import --force
+//! G/edges.txt G` would delete its own input).
 
 use std::path::{Path, PathBuf};
 
-use ocgraph_core::{Error, Result};
+use crate::{Error, Result};
 
 /// Refuses `out` (given as `what`, e.g. `--out`) when it lies inside the graph directory
 /// `graph` or holds it, after following symbolic links. Paths that cannot be resolved yet (a missing
 /// graph or output directory) pass: the command's own open or create names them.
-pub(crate) fn refuse_inside_graph(graph: &Path, out: &Path, what: &str) -> Result<()> {
-    let (Ok(graph_dir), Some(place)) = (graph.canonicalize(), resolve(out)) else {
-        return Ok(());
-    };
-    if place.starts_with(&graph_dir) || graph_dir.starts_with(&place) {
+pub fn refuse_inside_graph(graph: &Path, out: &Path, what: &str) -> Result<()> {
+    if overlaps(graph, out) {
         return Err(Error::invalid(format!(
             "{what} {}: overlaps the graph directory {} that this command reads; write it elsewhere",
             out.display(),
@@ -27,7 +25,7 @@ pub(crate) fn refuse_inside_graph(graph: &Path, out: &Path, what: &str) -> Resul
 
 /// Refuses `out` (given as `what`) when its directory does not exist, before a long command
 /// runs only to fail at its end.
-pub(crate) fn refuse_missing_directory(out: &Path, what: &str) -> Result<()> {
+pub fn refuse_missing_directory(out: &Path, what: &str) -> Result<()> {
     let parent = match out.parent() {
         Some(p) if !p.as_os_str().is_empty() => p,
         _ => Path::new("."),
@@ -40,6 +38,28 @@ pub(crate) fn refuse_missing_directory(out: &Path, what: &str) -> Result<()> {
         )));
     }
     Ok(())
+}
+
+/// Refuses an input file `input` (given as `what`) that lies inside the graph directory `out`
+/// which the command is about to replace: the replace would delete it.
+pub fn refuse_input_inside_replaced(out: &Path, input: &Path, what: &str) -> Result<()> {
+    // A destination that is not a directory is refused by the replace itself.
+    if out.is_dir() && overlaps(out, input) {
+        return Err(Error::invalid(format!(
+            "{what} {}: lies inside the graph directory {} that this command replaces; move it out first",
+            input.display(),
+            out.display()
+        )));
+    }
+    Ok(())
+}
+
+/// Whether `path` lies inside the existing directory `dir` or holds it, links followed.
+fn overlaps(dir: &Path, path: &Path) -> bool {
+    let (Ok(dir), Some(place)) = (dir.canonicalize(), resolve(path)) else {
+        return false;
+    };
+    place.starts_with(&dir) || dir.starts_with(&place)
 }
 
 /// `path` with links followed: the path itself when it exists, else its resolved parent
