@@ -502,6 +502,7 @@ def iter_arrow_batches(
     """See :meth:`Graph.iter_arrow_batches`."""
     pa = _pa()
     batch_rows = int_arg("batch_rows", batch_rows, 1, 2**62)
+    g = g._pinned()  # every slice, the degrees and the ids from one snapshot
     n = g.num_vertices
     ids = g.original_ids() if original_ids else None
     if ids is not None and _is_identity(ids):
@@ -536,15 +537,16 @@ def iter_arrow_batches(
         start = end
 
 
-def to_series(g: Graph, values: Any, name: str | None = None) -> Any:
-    """See :meth:`Graph.to_series`."""
+def to_series(g: Graph, values: Any, name: str | None = None, computed: bool = False) -> Any:
+    """See :meth:`Graph.to_series`. ``computed``: ``values`` is a kernel's result, which may
+    cover fewer vertices than the graph has now when another thread added vertices since (the
+    first ones: their ids do not change)."""
     import pandas as pd
 
     values = np.asarray(values)
-    if values.shape != (g.num_vertices,):
-        raise InvalidArgumentError(
-            f"expected one value per vertex ({g.num_vertices}), got shape {values.shape}"
-        )
     ids = g.original_ids()
-    index = pd.Index(ids, name="id")
+    fits = len(values) <= len(ids) if computed else len(values) == len(ids)
+    if values.ndim != 1 or not fits:
+        raise InvalidArgumentError(f"expected one value per vertex ({len(ids)}), got shape {values.shape}")
+    index = pd.Index(ids[: len(values)], name="id")
     return pd.Series(values, index=index, name=name)

@@ -69,7 +69,7 @@ class Graph(_NativeGraph):
         import scipy.sparse as sp
 
         indptr, indices, weights = self._csr()
-        n = self.num_vertices
+        n = len(indptr) - 1
         data = weights.astype(np.float64) if weights is not None else np.ones(len(indices))
         return sp.csr_matrix((data, indices.astype(np.int64), indptr), shape=(n, n))
 
@@ -86,7 +86,7 @@ class Graph(_NativeGraph):
 
         indptr, indices, weights = self._csr()
         h = nx.DiGraph() if self.directed else nx.Graph()
-        n = self.num_vertices
+        n = len(indptr) - 1
         h.add_nodes_from(range(n))
         src = np.repeat(np.arange(n, dtype=np.int64), np.diff(indptr)).tolist()
         dst = indices.tolist()
@@ -201,13 +201,35 @@ class Graph(_NativeGraph):
         if x is None:
             x = np.ones(n)
         else:
-            given = np.asarray(x)
+            given = np.asarray(self._by_vertex(x, "x"))
             if given.dtype.kind not in "biuf":
                 raise InvalidArgumentError(f"x must hold real numbers, got dtype {given.dtype}")
             x = np.ascontiguousarray(given, dtype=np.float64)
         if x.shape != (n,):
             raise InvalidArgumentError(f"x must have one value per vertex ({n}), got shape {x.shape}")
         return _ocgraph._spmv(self, x, threads_arg(threads), str(layout))
+
+    def _by_vertex(self, values: Any, what: str) -> Any:
+        """``values`` in vertex order: a pandas ``Series`` (as :meth:`to_series` gives) is read
+        by its index, the original ids (the vertex ids on graphs not relabelled), not by
+        position; anything else is returned as given."""
+        if type(values).__name__ != "Series" or not hasattr(values, "reindex"):
+            return values
+        ids = self.original_ids()
+        if len(values) != len(ids) or not values.index.is_unique:
+            raise InvalidArgumentError(
+                f"{what}: a Series needs one value per vertex ({len(ids)}) indexed by the original ids, "
+                f"got {len(values)} values" + ("" if values.index.is_unique else " with repeated ids")
+            )
+        import pandas as pd
+
+        index = pd.Index(ids)
+        missing = ~index.isin(values.index)
+        if missing.any():
+            raise InvalidArgumentError(
+                f"{what}: the Series has no value for the vertex of original id {index[missing][0]!r}"
+            )
+        return values.reindex(index).to_numpy()
 
     def pagerank(
         self,
@@ -238,7 +260,13 @@ class Graph(_NativeGraph):
         ``layout``: ``"auto"`` (the grid when the graph has one, see :func:`ocgraph.build_grid`,
         else the adjacency lists), ``"csr"`` or ``"grid"``; both give the same scores.
         """
-        p = None if personalization is None else personalization_vector(personalization, self.num_vertices)
+        p = (
+            None
+            if personalization is None
+            else personalization_vector(
+                self._by_vertex(personalization, "personalization"), self.num_vertices
+            )
+        )
         scores, _iterations, _converged = _ocgraph._pagerank(
             self,
             float_arg("damping", damping),
@@ -250,7 +278,11 @@ class Graph(_NativeGraph):
             threads_arg(threads),
             str(layout),
         )
-        return self.to_series(scores, "pagerank") if as_series else scores
+        if as_series:
+            from ._arrow import to_series
+
+            return to_series(self, scores, "pagerank", computed=True)
+        return scores
 
     def triangle_count(self, threads: int | None = None) -> int:
         """Exact number of triangles of the underlying undirected simple graph (directions,
@@ -371,7 +403,8 @@ class Graph(_NativeGraph):
         if data is None and plabels is not None:
             data = np.full(self.num_vertices, _mine.NO_LABEL, dtype=np.uint32)
         w = _mine.Watch(name, edges, plabels, bool(induced), data)
-        self.__dict__.setdefault("_watches", []).append(w)
+        with _mine.watch_lock(self):
+            self.__dict__.setdefault("_watches", []).append(w)
         return w
 
     def vertex_labels(self) -> np.ndarray | None:
@@ -390,10 +423,10 @@ class Graph(_NativeGraph):
         lab = _mine.data_labels(labels)
         if lab is None or len(lab) != len(v):
             raise InvalidArgumentError(f"set_vertex_labels: {len(v)} vertices need as many labels")
-        before = _mine.before_update(self)
-        seq = _ocgraph._set_vertex_labels(self, v, lab, bool(durable))
-        empty = np.empty(0, dtype=np.int64)
-        _mine.after_update(self, before, empty, empty, v, lab)
+        with _mine.watched_update(self) as before:
+            seq = _ocgraph._set_vertex_labels(self, v, lab, bool(durable))
+            empty = np.empty(0, dtype=np.int64)
+            _mine.after_update(self, before, empty, empty, v, lab)
         return seq
 
     def _data_labels(self, pattern_labels: Any, labels: Any) -> np.ndarray | None:
@@ -414,10 +447,11 @@ class Graph(_NativeGraph):
             InvalidArgumentError: ``w`` is not watching this graph (unwatched already, or
                 from another graph's :meth:`watch`).
         """
-        watches = self.__dict__.get("_watches", [])
-        if not any(x is w for x in watches):
-            raise InvalidArgumentError("unwatch: w is not watching this graph (unwatched already?)")
-        watches.remove(w)
+        with _mine.watch_lock(self):
+            watches = self.__dict__.get("_watches", [])
+            if not any(x is w for x in watches):
+                raise InvalidArgumentError("unwatch: w is not watching this graph (unwatched already?)")
+            watches.remove(w)
 
     # ----- updates (graphs opened with writable=True) ------------------------------------
     # Each call is one batch in the write-ahead log. With durable=True (the default) it
@@ -436,32 +470,33 @@ class Graph(_NativeGraph):
         if _by_original(ids):
             src, dst = list(src), list(dst)
             w = None if weights is None else _weights(weights, len(src))
-            before = _mine.before_update(self)
-            seq = _ocgraph._add_edges_by_id(self, src, dst, w, bool(durable))
-            if before is not None:
-                _mine.after_update(self, before, *self._known_pairs(src, dst))
+            with _mine.watched_update(self) as before:
+                seq = _ocgraph._add_edges_by_id(self, src, dst, w, bool(durable))
+                if before is not None:
+                    _mine.after_update(self, before, *self._known_pairs(src, dst))
             return seq
         s, d = _ids(src), _ids(dst)
         w = None if weights is None else _weights(weights, len(s))
-        before = _mine.before_update(self)
-        seq = _ocgraph._add_edges(self, s, d, w, bool(durable))
-        _mine.after_update(self, before, s, d)
+        with _mine.watched_update(self) as before:
+            seq = _ocgraph._add_edges(self, s, d, w, bool(durable))
+            _mine.after_update(self, before, s, d)
         return seq
 
     def remove_edges(self, src: Any, dst: Any, durable: bool = True, ids: str = "internal") -> int:
         """Removes the edges ``src[i] -> dst[i]`` (missing edges are ignored); ``ids`` as in
         :meth:`add_edges`."""
-        before = _mine.before_update(self)
         if _by_original(ids):
             src, dst = list(src), list(dst)
-            pairs = self._known_pairs(src, dst) if before is not None else None
-            seq = _ocgraph._remove_edges_by_id(self, src, dst, bool(durable))
-            if pairs is not None:
-                _mine.after_update(self, before, *pairs)
+            with _mine.watched_update(self) as before:
+                pairs = self._known_pairs(src, dst) if before is not None else None
+                seq = _ocgraph._remove_edges_by_id(self, src, dst, bool(durable))
+                if pairs is not None:
+                    _mine.after_update(self, before, *pairs)
             return seq
         s, d = _ids(src), _ids(dst)
-        seq = _ocgraph._remove_edges(self, s, d, bool(durable))
-        _mine.after_update(self, before, s, d)
+        with _mine.watched_update(self) as before:
+            seq = _ocgraph._remove_edges(self, s, d, bool(durable))
+            _mine.after_update(self, before, s, d)
         return seq
 
     def _known_pairs(self, src: list, dst: list) -> tuple[np.ndarray, np.ndarray]:
@@ -506,20 +541,21 @@ class Graph(_NativeGraph):
         """Removes every edge of each vertex in ``vertices`` (vertex ids stay valid with
         degree 0); with ``ids="original"``, ``vertices`` holds original ids (an unknown one
         raises)."""
-        if _by_original(ids):
-            vertices = list(vertices)
-            found = [self.vertex(x) for x in vertices]
-            internal = _ids([v for v in found if v is not None])
-        else:
-            internal = _ids(vertices)
-        before = _mine.before_update(self)
-        pairs = _mine.incident_pairs(self, internal) if before is not None else None
-        if _by_original(ids):
-            seq = _ocgraph._remove_vertices_by_id(self, vertices, bool(durable))
-        else:
-            seq = _ocgraph._remove_vertices(self, internal, bool(durable))
-        if pairs is not None:
-            _mine.after_update(self, before, *pairs)
+        by_original = _by_original(ids)
+        vertices = list(vertices) if by_original else vertices
+        internal = None if by_original else _ids(vertices)
+        with _mine.watched_update(self) as before:
+            if by_original and before is not None:
+                # Looked up under the watch lock: an id another batch adds meanwhile is seen.
+                found = [self.vertex(x) for x in vertices]
+                internal = _ids([v for v in found if v is not None])
+            pairs = _mine.incident_pairs(self, internal) if before is not None else None
+            if by_original:
+                seq = _ocgraph._remove_vertices_by_id(self, vertices, bool(durable))
+            else:
+                seq = _ocgraph._remove_vertices(self, internal, bool(durable))
+            if pairs is not None:
+                _mine.after_update(self, before, *pairs)
         return seq
 
     def freeze(self) -> None:

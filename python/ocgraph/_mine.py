@@ -8,6 +8,9 @@ duplicate edges dropped); ``motifs(3, directed=True)`` is the directed triad cen
 from __future__ import annotations
 
 import operator
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
@@ -121,9 +124,22 @@ def data_labels(labels: Any) -> np.ndarray | None:
     return np.ascontiguousarray(arr, dtype=np.uint32)
 
 
-def before_update(g: Any) -> Any:
-    """A snapshot of ``g`` when something watches it (else None)."""
-    return _ocgraph._snapshot(g) if getattr(g, "_watches", None) else None
+def watch_lock(g: Any) -> threading.RLock:
+    """The lock that orders ``g``'s watched batches: held from the snapshot before a batch to
+    the watches' update after it, so that no other batch commits in between (the watches
+    would report its matches wrongly), and while watches are added or removed."""
+    return g.__dict__.setdefault("_watch_lock", threading.RLock())
+
+
+@contextmanager
+def watched_update(g: Any) -> Iterator[Any]:
+    """Around one update batch of ``g``: yields a snapshot of ``g`` before it when something
+    watches ``g`` (else None), holding :func:`watch_lock` until the block ends."""
+    if not getattr(g, "_watches", None):
+        yield None
+        return
+    with watch_lock(g):
+        yield _ocgraph._snapshot(g) if g._watches else None
 
 
 def after_update(

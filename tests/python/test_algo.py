@@ -187,3 +187,57 @@ def test_every_pool_policy_gives_networkx_results(graphs, policy):
         for comp in comps:
             assert {int(labels[v]) for v in comp} == {min(comp)}
         g.close()
+
+
+@pytest.mark.parametrize("weights", [1e-45, 3e38])
+def test_pagerank_with_extreme_weights_on_a_graph_of_float32_contributions(tmp_path, weights):
+    """From 65,536 vertices contributions are stored as float32; out-weights this extreme would
+    overflow or lose precision there (inf, NaN or 7% off), so such graphs keep float64."""
+    n = 1 << 16
+    src, dst = [0, 0, 0, 0, 1, 2, 3, 4], [1, 2, 3, 4, 0, 0, 0, 0]
+    w = np.array([weights] * 4 + [1.0] * 4, dtype=np.float32)
+    g = ocgraph.from_edges(src, dst, tmp_path / "g", num_vertices=n, weights=w)
+    h = nx.DiGraph()
+    h.add_nodes_from(range(n))
+    h.add_weighted_edges_from(zip(src, dst, w.astype(np.float64).tolist()))
+    want = nx.pagerank(h, tol=1e-12, max_iter=1000)
+    want = np.array([want[v] for v in range(n)])
+    ocgraph.build_grid(tmp_path / "g")
+    g = ocgraph.open(tmp_path / "g")
+    for layout in ("csr", "grid"):
+        for method in ("jacobi", "gauss-seidel"):
+            got = g.pagerank(tol=1e-12, max_iter=1000, method=method, layout=layout)
+            # Gauss-Seidel stops at another iterate than networkx's power iteration.
+            rtol = 1e-6 if method == "jacobi" else 1e-3
+            np.testing.assert_allclose(got[:5], want[:5], rtol=rtol, err_msg=f"{layout} {method}")
+            assert np.abs(got - want).sum() < 1e-5, (layout, method)
+    g.close()
+    with ocgraph.open(tmp_path / "g", writable=True, durability="none") as g:
+        m = g.maintain("pagerank", tol=1e-12)  # it looped forever on infinite scores
+        g.add_edges([3], [1], weights=[1.0])
+        h.add_edge(3, 1, weight=1.0)
+        want = nx.pagerank(h, tol=1e-12, max_iter=1000)
+        want = np.array([want[v] for v in range(n)])
+        # Within the tolerance as tests/python/test_incremental.py checks it.
+        assert np.abs(m.result() - want).sum() < 1e-5
+        np.testing.assert_allclose(m.result()[:5], want[:5], rtol=1e-3)
+
+
+def test_a_series_is_read_by_its_index(tmp_path):
+    """A pandas Series given as personalization or spmv's x is aligned by its index, the
+    original ids (as to_series gives it), not read by position."""
+    pd = pytest.importorskip("pandas")
+    edges = tmp_path / "e.txt"
+    edges.write_text("a b\nb c\nc a\nd a\nd e\nx x\n")
+    g = ocgraph.import_edges(edges, tmp_path / "g")  # vertex order a b c d e x
+    pers = pd.Series({"d": 1.0, "a": 0, "b": 0, "c": 0, "e": 0, "x": 0})
+    by_vertex = np.array([pers[g.original_id(v)] for v in range(g.num_vertices)])
+    got = g.pagerank(personalization=pers)
+    np.testing.assert_allclose(got, g.pagerank(personalization=by_vertex))
+    assert got[g.vertex("d")] > 0 and g.pagerank(personalization=pers, as_series=True)["d"] > 0
+    x = g.to_series(np.arange(g.num_vertices, dtype=np.float64)).sort_values(ascending=False)
+    np.testing.assert_allclose(g.spmv(x), g.spmv(np.arange(g.num_vertices, dtype=np.float64)))
+    with pytest.raises(ocgraph.InvalidArgumentError, match="original id 'x'"):
+        g.spmv(pd.Series({"a": 1.0, "b": 1, "c": 1, "d": 1, "e": 1, "y": 1}))
+    with pytest.raises(ocgraph.InvalidArgumentError, match="one value per vertex"):
+        g.pagerank(personalization=pd.Series({"a": 1.0}))

@@ -448,3 +448,25 @@ def test_a_bad_weight_in_a_later_batch_names_the_column_and_row(tmp_path, bad):
     with pytest.raises(ocgraph.InputError, match=r"column 'w' \(weight\) is .* at row 5: not a finite"):
         ocgraph.from_arrow([b1, b2], tmp_path / "g", weight="w")
     assert not (tmp_path / "g").exists()
+
+
+def test_an_export_reads_one_snapshot_while_the_graph_changes(tmp_path):
+    """iter_arrow_batches reads every slice, the degrees and the ids from the snapshot of its
+    start: batches committed meanwhile (here between two slices) are not in it (it mixed
+    states, and an id added meanwhile raised an ArrowIndexError)."""
+    t = pa.table({"src": ["a", "b", "c"], "dst": ["b", "c", "a"]})
+    ocgraph.from_arrow(t, tmp_path / "g").close()
+    with ocgraph.open(tmp_path / "g", writable=True, durability="none") as g:
+        before = sorted(zip(*(c.to_pylist() for c in g.to_arrow().columns)))
+        batches = g.iter_arrow_batches(batch_rows=1)
+        first = next(batches)
+        g.add_edges(["c", "a"], ["new", "new"], ids="original")
+        g.remove_edges(["b"], ["c"], ids="original")
+        rest = list(batches)
+        got = sorted(
+            (s, d) for b in [first, *rest] for s, d in zip(b.column(0).to_pylist(), b.column(1).to_pylist())
+        )
+        assert got == before
+        assert sorted(zip(*(c.to_pylist() for c in g.to_arrow().columns))) == sorted(
+            [("a", "b"), ("c", "a"), ("c", "new"), ("a", "new")]
+        )

@@ -347,6 +347,37 @@ def test_watch_changes_net_the_batches_since_the_last_call(tmp_path):
             before = after
 
 
+def test_a_batch_of_another_thread_never_lands_inside_a_watched_batch(tmp_path, monkeypatch):
+    """remove_vertices reads the removed vertices' edges before its batch: another thread's
+    batch adding edges there in between was removed unreported, and the watch reported a
+    triangle that never existed. The watched batches are ordered now (forced interleaving)."""
+    ocgraph.from_edges([1], [2], tmp_path / "g", num_vertices=3, directed=False).close()
+    g = ocgraph.open(tmp_path / "g", writable=True, durability="none")
+    w = g.watch("triangle")
+    read_edges = ocgraph._mine.incident_pairs
+    other = threading.Thread(target=lambda: g.add_edges([0, 0], [1, 2]))
+
+    def interleaved(graph, ids):
+        pairs = read_edges(graph, ids)
+        if not other.is_alive() and other.ident is None:
+            other.start()
+            other.join(timeout=0.5)  # it waits for this batch (or lands here, as it did)
+        return pairs
+
+    monkeypatch.setattr(ocgraph._mine, "incident_pairs", interleaved)
+    g.remove_vertices([0])
+    other.join()
+    monkeypatch.undo()
+    now = {tuple(r) for r in g.match("triangle").tolist()}
+    added, removed = w.changes()
+    assert {tuple(r) for r in added.tolist()} == now and removed.tolist() == []
+    g.remove_vertices([0])
+    assert g.match("triangle").tolist() == []
+    added, removed = w.changes()
+    assert added.tolist() == [] and {tuple(r) for r in removed.tolist()} == now
+    g.close()
+
+
 def test_threads_updating_a_watched_graph_with_a_maintained_result(tmp_path):
     # Three threads update one graph that a watch and a maintained result follow, while a fourth
     # reads them: no deadlock (their locks are taken with the GIL released), and the changes

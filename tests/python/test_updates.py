@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+import threading
 from pathlib import Path
 
 import networkx as nx
@@ -215,6 +216,35 @@ def test_one_writer_at_a_time(tmp_path):
         b.add_edges([5], [6])
     with ocgraph.open(path) as g:
         assert [g.neighbors(v).tolist() for v in (2, 3, 5, 7)] == [[], [4], [6], [8]]
+
+
+def test_close_releases_the_writer_lock_while_another_thread_compacts_or_a_result_lives(tmp_path):
+    """close() waits for a compaction another thread is running and releases the lock even
+    while other handles live (it kept the lock until the compaction's thread returned)."""
+    path = tmp_path / "g"
+    rng = np.random.default_rng(3)
+    ocgraph.from_edges(rng.integers(0, 20000, 200000), rng.integers(0, 20000, 200000), path).close()
+    g = ocgraph.open(path, writable=True, durability="none")
+    g.add_edges(rng.integers(0, 20000, 50000), rng.integers(0, 20000, 50000))
+    m = g.maintain("wcc")
+
+    def compact() -> None:
+        try:
+            g.compact()
+        except ocgraph.InvalidArgumentError:
+            pass  # closed before the compaction started
+
+    t = threading.Thread(target=compact)
+    t.start()
+    g.close()
+    with ocgraph.open(path, writable=True) as h:  # refused while the lock was kept
+        h.add_edges([0], [1])
+    t.join()
+    with pytest.raises(ocgraph.InvalidArgumentError):
+        g.add_edges([1], [2])
+    del m
+    with ocgraph.open(path) as r:
+        assert 1 in r.neighbors(0).tolist()
 
 
 @pytest.mark.parametrize("backend", BACKENDS)

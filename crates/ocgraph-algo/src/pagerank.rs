@@ -32,7 +32,9 @@
 //!
 //! Precision: the scan's random reads of `contrib` dominate the run time, so for graphs of at
 //! least [`F32_CONTRIB_MIN_VERTICES`] vertices the contributions are stored as `f32` (half the
-//! cache footprint, as GAPBS does); sums, scores and the convergence test stay `f64`. The
+//! cache footprint, as GAPBS does), unless an out-weight is so extreme that a contribution
+//! would leave `f32`'s normal range ([`f32_contributions_fit`]); sums, scores and the
+//! convergence test stay `f64`. The
 //! rounding of each contribution (relative `6e-8`) limits the attainable L1 accuracy to about
 //! `1e-7`, so a `tol` below `1e-7 / n` may then not be reached.
 
@@ -259,12 +261,25 @@ pub fn pagerank<O: Adjacency, I: Adjacency>(
         teleport_vector(0, &PageRankOptions { personalization: None, ..opts.clone() })?;
         return Ok(PageRankResult { scores: Vec::new(), iterations: 0, converged: true });
     }
-    match (opts.method, n >= F32_CONTRIB_MIN_VERTICES) {
-        (Method::Jacobi, true) => iterate::<O, I, f32>(out, in_, opts),
-        (Method::Jacobi, false) => iterate::<O, I, f64>(out, in_, opts),
-        (Method::GaussSeidel, true) => sweep::<O, I, AtomicU32>(out, in_, opts),
-        (Method::GaussSeidel, false) => sweep::<O, I, AtomicU64>(out, in_, opts),
+    let setup = Setup::new(out, in_, opts)?;
+    match (opts.method, f32_contributions_fit(n, &setup.w_out)) {
+        (Method::Jacobi, true) => iterate::<I, f32>(in_, opts, setup),
+        (Method::Jacobi, false) => iterate::<I, f64>(in_, opts, setup),
+        (Method::GaussSeidel, true) => sweep::<I, AtomicU32>(in_, opts, setup),
+        (Method::GaussSeidel, false) => sweep::<I, AtomicU64>(in_, opts, setup),
     }
+}
+
+/// Out-weights `W(u)` (of a vertex with arcs) inside this range keep every contribution
+/// `d x[u] / W(u)` well inside `f32`'s normal range for any score `x[u]` above `1e-15`.
+const F32_SAFE_OUT_WEIGHTS: std::ops::RangeInclusive<f64> = 1e-15..=1e15;
+
+/// Whether the contributions are stored as `f32`: on graphs of at least
+/// [`F32_CONTRIB_MIN_VERTICES`] vertices whose out-weights `w_out` all lie in
+/// [`F32_SAFE_OUT_WEIGHTS`] (or are 0). Extreme weights would make them overflow to infinity or
+/// lose their precision as subnormals, so such graphs keep `f64`.
+pub(crate) fn f32_contributions_fit(n: usize, w_out: &[f64]) -> bool {
+    n >= F32_CONTRIB_MIN_VERTICES && w_out.par_iter().all(|&w| w == 0.0 || F32_SAFE_OUT_WEIGHTS.contains(&w))
 }
 
 /// What both iterations need: the teleport vector, the out-weights and the in-scan's ranges.
@@ -289,12 +304,12 @@ impl Setup {
 }
 
 /// The Gauss-Seidel iteration, with contributions shared as `C` (see the module docs).
-fn sweep<O: Adjacency, I: Adjacency, C: SharedContrib>(
-    out: &O,
+fn sweep<I: Adjacency, C: SharedContrib>(
     in_: &I,
     opts: &PageRankOptions,
+    setup: Setup,
 ) -> Result<PageRankResult> {
-    let Setup { n, p, weighted, w_out, ranges } = Setup::new(out, in_, opts)?;
+    let Setup { n, p, weighted, w_out, ranges } = setup;
     let d = opts.damping;
     let contrib_of = |xu: f64, wu: f64| if wu > 0.0 { d * xu / wu } else { 0.0 };
 
@@ -349,12 +364,12 @@ fn sweep<O: Adjacency, I: Adjacency, C: SharedContrib>(
 }
 
 /// The power iteration, with contributions stored as `C`.
-fn iterate<O: Adjacency, I: Adjacency, C: Contrib>(
-    out: &O,
+fn iterate<I: Adjacency, C: Contrib>(
     in_: &I,
     opts: &PageRankOptions,
+    setup: Setup,
 ) -> Result<PageRankResult> {
-    let Setup { n, p, weighted, w_out, ranges } = Setup::new(out, in_, opts)?;
+    let Setup { n, p, weighted, w_out, ranges } = setup;
     let d = opts.damping;
 
     let mut x = vec![1.0 / n as f64; n];

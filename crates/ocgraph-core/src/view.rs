@@ -31,7 +31,23 @@ impl GraphView {
     /// reader does not cut: it changes no file, as a writer may have the graph open) and
     /// returns a snapshot of it.
     pub fn open(dir: impl AsRef<Path>, options: &OpenOptions) -> Result<GraphView> {
+        // A writer may switch the manifest while this opens (a compaction removes the WAL
+        // segments and the base it replaced): retried until the manifest held still.
+        const ATTEMPTS: u32 = 100;
         let dir = dir.as_ref();
+        let mut attempt = 0;
+        loop {
+            let before = Manifest::read(dir)?;
+            let result = Self::open_once(dir, options);
+            attempt += 1;
+            if attempt == ATTEMPTS || Manifest::read(dir).ok().as_ref() == Some(&before) {
+                return result;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(attempt as u64));
+        }
+    }
+
+    fn open_once(dir: &Path, options: &OpenOptions) -> Result<GraphView> {
         if !has_updates(dir)? {
             return Ok(GraphView::Stored(Arc::new(Graph::open(dir, options)?)));
         }
@@ -321,7 +337,12 @@ pub fn has_updates(dir: &Path) -> Result<bool> {
     let Ok(entries) = std::fs::read_dir(&wal) else { return Ok(false) };
     for e in entries {
         let e = e.map_err(|e| crate::Error::io(&wal, "list the write-ahead log", e))?;
-        let len = e.metadata().map_err(|err| crate::Error::io(e.path(), "stat", err))?.len();
+        let len = match e.metadata() {
+            Ok(meta) => meta.len(),
+            // Removed meanwhile by a writer's compaction: its batches are in the new base.
+            Err(err) if err.kind() == std::io::ErrorKind::NotFound => 0,
+            Err(err) => return Err(crate::Error::io(e.path(), "stat", err)),
+        };
         if len > 0 {
             return Ok(true);
         }

@@ -278,11 +278,9 @@ impl PyGraph {
     fn close(&self, py: Python<'_>) -> PyResult<()> {
         let taken = self.inner.write().unwrap_or_else(|e| e.into_inner()).take();
         if let Some(Handle::Write(w)) = taken {
-            // Another thread may still hold the handle for a moment: then just sync.
-            run(py, || match Arc::try_unwrap(w) {
-                Ok(w) => w.close().py(),
-                Err(w) => w.sync().py(),
-            })?;
+            // Another thread may still be in a call on the graph: the close waits for its
+            // compaction or freeze, and its later commits fail as closed.
+            run(py, || w.close().py())?;
         }
         Ok(())
     }
@@ -429,6 +427,12 @@ impl PyGraph {
             g.reset_io_stats();
             Ok(())
         })
+    }
+
+    /// A read-only graph of the snapshot reads see now: every read of it (several slices of
+    /// an export, the degrees, the ids) sees the same graph while updates go on.
+    fn _pinned(&self) -> PyResult<PyGraph> {
+        Ok(PyGraph::from_view(self.graph()?))
     }
 
     /// The out-CSR as numpy arrays `(indptr int64, indices uint32, weights float32 or None)`.

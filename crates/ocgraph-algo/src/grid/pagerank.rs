@@ -9,7 +9,8 @@
 //! pass; Gauss-Seidel writes a block's new contributions as soon as its column is done, so the
 //! columns after it (taken in order, forwards and backwards in turn) already use them. The out-weights `W(u)` come from one
 //! scan of the CSR's offsets (or weights), as the CSR kernel finds them. Contributions are
-//! stored as `f32` from [`crate::pagerank::F32_CONTRIB_MIN_VERTICES`] vertices on, as there.
+//! stored as `f32` from [`crate::pagerank::F32_CONTRIB_MIN_VERTICES`] vertices on, unless an
+//! out-weight is extreme, as there.
 
 use std::sync::atomic::{AtomicU32, AtomicU64};
 
@@ -19,8 +20,8 @@ use rayon::prelude::*;
 use super::{padded_len, pull_column, BLOCK_SPAN};
 use crate::chunks::in_order;
 use crate::pagerank::{
-    out_weights, teleport_vector, Method, PageRankOptions, PageRankResult, SharedContrib,
-    F32_CONTRIB_MIN_VERTICES,
+    f32_contributions_fit, out_weights, teleport_vector, Method, PageRankOptions, PageRankResult,
+    SharedContrib,
 };
 
 /// PageRank of the graph whose arcs `grid` holds; `out` is the same graph's out-CSR, read once
@@ -43,22 +44,24 @@ pub fn pagerank_grid<G: EdgeGrid, O: Adjacency>(
         teleport_vector(0, &PageRankOptions { personalization: None, ..opts.clone() })?;
         return Ok(PageRankResult { scores: Vec::new(), iterations: 0, converged: true });
     }
-    if n >= F32_CONTRIB_MIN_VERTICES {
-        iterate::<G, O, AtomicU32>(grid, out, opts)
+    let weighted = opts.use_weights && out.is_weighted() && grid.is_weighted();
+    let w_out = out_weights(out, weighted)?;
+    if f32_contributions_fit(n, &w_out) {
+        iterate::<G, AtomicU32>(grid, opts, weighted, w_out)
     } else {
-        iterate::<G, O, AtomicU64>(grid, out, opts)
+        iterate::<G, AtomicU64>(grid, opts, weighted, w_out)
     }
 }
 
-fn iterate<G: EdgeGrid, O: Adjacency, C: SharedContrib>(
+/// The iterations, with the out-weights `w_out` (weighted or degrees) known.
+fn iterate<G: EdgeGrid, C: SharedContrib>(
     grid: &G,
-    out: &O,
     opts: &PageRankOptions,
+    weighted: bool,
+    w_out: Vec<f64>,
 ) -> Result<PageRankResult> {
     let n = grid.num_vertices();
     let p = teleport_vector(n, opts)?;
-    let weighted = opts.use_weights && out.is_weighted() && grid.is_weighted();
-    let w_out = out_weights(out, weighted)?;
     let d = opts.damping;
     let gauss_seidel = opts.method == Method::GaussSeidel;
     let contrib_of = |xu: f64, wu: f64| if wu > 0.0 { d * xu / wu } else { 0.0 };

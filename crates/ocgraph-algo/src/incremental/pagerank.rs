@@ -182,7 +182,8 @@ impl PageRank {
                     return false;
                 }
             }
-            if self.l1 + self.g.abs() <= self.target() {
+            // A residual sum that is not a number (refused before the push) never gets within.
+            if self.l1 + self.g.abs() <= self.target() || !(self.l1 + self.g).is_finite() {
                 break;
             }
             if self.g.abs() > self.target() / 2.0 {
@@ -278,6 +279,7 @@ impl Maintained for PageRank {
         });
         self.r = y.iter().zip(&scores).map(|(a, b)| a - b).collect();
         self.l1 = self.r.iter().map(|x| x.abs()).sum();
+        check_finite(self.l1)?;
         self.eps = self.tol;
         self.sum = scores.iter().sum();
         self.x = scores;
@@ -333,6 +335,7 @@ impl Maintained for PageRank {
             self.w_out[u as usize] = w_new;
             self.arcs = (self.arcs + new.len() as u64).saturating_sub(old.len() as u64);
         }
+        check_finite(self.l1 + self.g)?;
         let excess = (self.l1 + self.g.abs()) / self.target();
         if excess > WARM_FACTOR.min(self.push_failed_at) {
             self.warm_restart(snap);
@@ -398,6 +401,17 @@ impl Maintained for PageRank {
     fn attach(&mut self, snap: &Snapshot) {
         self.prev = Some(snap.clone());
     }
+}
+
+/// Refuses residuals whose sum is not finite (weights so extreme that a score or a residual
+/// overflowed): pushing them would never reach the tolerance.
+fn check_finite(residual: f64) -> Result<()> {
+    if residual.is_finite() {
+        return Ok(());
+    }
+    Err(Error::invalid(format!(
+        "pagerank: the residuals sum to {residual}: the edge weights are too extreme for the maintained scores"
+    )))
 }
 
 impl PageRank {

@@ -957,9 +957,13 @@ impl WritableGraph {
         self.shared.compact()
     }
 
-    /// Waits for background compaction, makes every batch durable and closes the graph.
-    pub fn close(self) -> Result<()> {
+    /// Waits for background compaction and for a compaction or freeze another thread is
+    /// running, makes every batch durable and closes the graph: its writer lock is released
+    /// even while other handles to it live (later updates through them fail as closed).
+    pub fn close(&self) -> Result<()> {
         self.wait_background()?;
+        let _compaction = self.shared.compacting.lock();
+        let _freeze = self.shared.freezing.lock();
         let mut st = self.shared.state.lock();
         st.closed = true;
         let last = st.next_seq - 1;
