@@ -293,7 +293,7 @@ class Graph(_NativeGraph):
         """A lower bound on the diameter (longest shortest hop distance along out-edges) from
         ``sweeps`` BFS sweeps, starting at ``start``, each from the farthest vertex of the last."""
         bound, _u, _v = _ocgraph._diameter_estimate(
-            self, start, int_arg("sweeps", sweeps), threads_arg(threads)
+            self, start, int_arg("sweeps", sweeps, 1), threads_arg(threads)
         )
         return bound
 

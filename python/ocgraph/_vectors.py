@@ -31,6 +31,8 @@ def _vector(personalization: Any, n: int) -> np.ndarray:
         p = np.zeros(n, dtype=np.float64)
         for v, x in personalization.items():
             try:
+                if isinstance(x, (str, bytes)):
+                    raise TypeError("a string is not a number")
                 i, w = operator.index(v), float(x)
             except (TypeError, ValueError) as e:
                 raise InvalidArgumentError(

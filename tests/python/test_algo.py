@@ -241,3 +241,13 @@ def test_a_series_is_read_by_its_index(tmp_path):
         g.spmv(pd.Series({"a": 1.0, "b": 1, "c": 1, "d": 1, "e": 1, "y": 1}))
     with pytest.raises(ocgraph.InvalidArgumentError, match="one value per vertex"):
         g.pagerank(personalization=pd.Series({"a": 1.0}))
+
+
+def test_argument_checks_name_the_argument(tmp_path):
+    g = ocgraph.from_edges([0, 1], [1, 2], tmp_path / "g")
+    with pytest.raises(ocgraph.InvalidArgumentError, match="to numbers, got 1: '1'"):
+        g.pagerank(personalization={1: "1"})  # a string was read as a number
+    with pytest.raises(ocgraph.InvalidArgumentError, match="sweeps must be an integer from 1"):
+        g.diameter_estimate(sweeps=0)
+    with pytest.raises(ocgraph.InvalidArgumentError, match="cells per side must be at least 1"):
+        ocgraph.build_grid(tmp_path / "g", cells_per_side=0)

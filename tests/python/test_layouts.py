@@ -72,7 +72,7 @@ def test_layout_errors(tmp_path):
     with pytest.raises(ocgraph.InvalidArgumentError, match="compression"):
         ocgraph.build_grid(tmp_path / "g", compress="zip")
     # A shape whose P x P cells could not be counted is refused before any allocation.
-    with pytest.raises(ocgraph.InvalidArgumentError, match="cells-per-side must be at most 1024"):
+    with pytest.raises(ocgraph.InvalidArgumentError, match="cells per side must be at most 1024"):
         ocgraph.build_grid(tmp_path / "g", cells_per_side=100_000)
     h = ocgraph.open(tmp_path / "g", writable=True)
     h.add_edges([2], [0])

@@ -4,6 +4,7 @@ subsets of the real graphs in data/, with one Spark session on local[2] for the 
 
 from __future__ import annotations
 
+import json
 import math
 
 import networkx as nx
@@ -202,3 +203,166 @@ def test_command_line(spark, datasets, tmp_path, capsys):
     assert ocgraph.open(tmp_path / "back").num_edges == g.num_edges
     assert main(["import", str(tmp_path / "nothing"), str(tmp_path / "x")]) == 1
     assert "not an ocgraph Parquet dataset" in capsys.readouterr().err
+
+
+def _same_error(local, on_spark, *args, **kwargs):
+    """``on_spark(*args, **kwargs)`` raises what ``local(...)`` (the single-machine API) raises:
+    the same type and message."""
+    with pytest.raises(Exception) as expected:
+        local(*args, **kwargs)
+    with pytest.raises(expected.type) as got:
+        on_spark(*args, **kwargs)
+    assert str(got.value) == str(expected.value)
+
+
+def test_reexport_to_the_same_path(spark, tmp_path):
+    # Same out-degrees (so the same part bounds), different arcs: one chain, then four pairs.
+    a = ocgraph.from_edges(list(range(7)), list(range(1, 8)), tmp_path / "a", num_vertices=8)
+    b = ocgraph.from_edges([0, 1, 2, 3, 4, 5, 6], [1, 0, 3, 2, 5, 4, 7], tmp_path / "b", num_vertices=8)
+    path = str(tmp_path / "g.parquet")
+    tokens = []
+    for g in (a, b):
+        meta = osp.export_parquet(g, path, partitions=2, overwrite=True)
+        sg = osp.SparkGraph(spark, path, partitions=2)
+        np.testing.assert_array_equal(sg.wcc(), g.wcc())
+        np.testing.assert_array_equal(sg.bfs(0), g.bfs(0))
+        tokens.append(meta.get("token"))
+    assert tokens[0] != tokens[1]
+
+
+def test_negative_weights(spark, design, tmp_path):
+    # No negative cycle; the first negative arc in CSR order is 1 -> 2.
+    g = ocgraph.from_edges([0, 1, 2, 2], [1, 2, 0, 3], tmp_path / "g", weights=[1.0, -2.0, 3.0, -0.5])
+    path = tmp_path / "g.parquet"
+    meta = osp.export_parquet(g, str(path), partitions=2)
+    sg = osp.SparkGraph(spark, str(path), partitions=2, design=design)
+    _same_error(g.sssp, sg.sssp, 0)
+    _same_error(g.pagerank, sg.pagerank)
+    assert meta["negative_arc"] == [1, 2, -2.0]
+    # A dataset whose metadata does not record the arc: found by reading the weights.
+    meta = json.loads((path / "_ocgraph.json").read_text())
+    del meta["negative_arc"]
+    (path / "_ocgraph.json").write_text(json.dumps(meta))
+    old = osp.SparkGraph(spark, str(path), partitions=2, design=design)
+    _same_error(g.sssp, old.sssp, 3)
+    _same_error(g.pagerank, old.pagerank)
+    if design == "partitions":
+        kw = dict(weight=False, max_iter=3, tol=0)
+        np.testing.assert_allclose(sg.pagerank(**kw), g.pagerank(**kw), rtol=1e-9)
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        dict(damping=1.5),
+        dict(damping=-0.5),
+        dict(damping=float("nan")),
+        dict(damping="0.5"),
+        dict(tol=-1),
+        dict(tol=float("nan")),
+        dict(max_iter=-1),
+        dict(max_iter=1.5),
+        dict(personalization={0: -1.0}),
+        dict(personalization={0: 0.0}),
+    ],
+)
+def test_pagerank_arguments(spark, datasets, kwargs):
+    g, sg = _open(spark, datasets, "random-directed", "partitions")
+    _same_error(g.pagerank, sg.pagerank, **kwargs)
+
+
+def test_vertex_and_partition_arguments(spark, datasets):
+    g, sg = _open(spark, datasets, "random-directed", "partitions")
+    for source in (1.5, "1", -1, g.num_vertices):
+        _same_error(g.bfs, sg.bfs, source)
+        _same_error(g.sssp, sg.sssp, source)
+    for partitions in (0, -2):
+        with pytest.raises(ocgraph.InvalidArgumentError, match=rf"partitions .* got {partitions}"):
+            osp.SparkGraph(spark, sg.path, partitions=partitions)
+    with pytest.raises(TypeError, match="float"):
+        osp.SparkGraph(spark, sg.path, partitions=1.5)
+    with pytest.raises(ocgraph.InvalidArgumentError, match=r"partitions .* got 0"):
+        osp.export_parquet(g, sg.path + "-x", partitions=0)
+
+
+def test_empty_partitions(spark, tmp_path):
+    # 3 vertices in 16 parts: parts 3 .. 15 are empty, and so is the second of 2 partitions.
+    g = ocgraph.from_edges([], [], tmp_path / "edgeless", num_vertices=3)
+    meta = osp.export_parquet(g, str(tmp_path / "edgeless.parquet"), partitions=16)
+    sg = osp.SparkGraph(spark, str(tmp_path / "edgeless.parquet"), partitions=2)
+    np.testing.assert_array_equal(sg.wcc(), g.wcc())
+    np.testing.assert_array_equal(sg.bfs(1), g.bfs(1))
+    np.testing.assert_array_equal(sg.sssp(2), g.sssp(2))
+    np.testing.assert_allclose(sg.pagerank(), g.pagerank(), rtol=1e-12)
+    assert sg.triangle_count() == 0
+    assert meta["bounds"] == [0, 1, 2] + [3] * 14
+
+
+def test_every_part_gets_a_vertex(spark, tmp_path):
+    n = 20
+    star = ocgraph.from_edges([0] * (n - 1), list(range(1, n)), tmp_path / "star", num_vertices=n)
+    meta = osp.export_parquet(star, str(tmp_path / "star.parquet"), partitions=16)
+    assert (np.diff(meta["bounds"]) >= 1).all()
+    sg = osp.SparkGraph(spark, str(tmp_path / "star.parquet"), partitions=4)
+    np.testing.assert_array_equal(sg.wcc(), star.wcc())
+
+
+def _error_line(capsys) -> str:
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and err.count("\n") == 1, err
+    return err
+
+
+def test_command_line_bad_settings(spark, datasets, capsys, monkeypatch):
+    from ocgraph.spark import __main__ as cli
+
+    path = datasets["string-ids"][1]
+    assert cli.main(["run", "wcc", path, "--conf", "foo"]) == 2
+    assert "--conf foo" in _error_line(capsys)
+    for master in ("bogus://x", "local[0]"):
+        assert cli.main(["run", "wcc", path, "--master", master]) == 2
+        assert f"--master {master}" in _error_line(capsys)
+
+    def fail(*args, **kwargs):
+        raise RuntimeError("no master there\n  (details)")
+
+    monkeypatch.setattr(cli, "session", fail)
+    assert cli.main(["run", "wcc", path, "--master", "spark://nowhere:7077"]) == 2
+    assert "--master spark://nowhere:7077: no master there" in _error_line(capsys)
+    monkeypatch.undo()
+    assert cli.main(["run", "wcc", path, "--partitions", "0"]) == 2
+    assert "--partitions" in _error_line(capsys)
+
+
+def test_command_line_parquet_target(tmp_path, capsys):
+    from ocgraph.spark import __main__ as cli
+
+    # --parquet: never the graph directory, inside it or above it, nor a directory of other files.
+    small = ocgraph.from_edges([0, 1], [1, 2], tmp_path / "sub" / "g")
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "keep.txt").write_text("mine")
+    graph_dir = str(small.path)
+    for target in (graph_dir, f"{graph_dir}/ds", str(tmp_path / "sub"), str(other)):
+        assert cli.main(["run", "wcc", graph_dir, "--parquet", target]) == 2
+        assert f"--parquet {target}" in _error_line(capsys)
+    assert (other / "keep.txt").read_text() == "mine"
+    assert ocgraph.open(graph_dir).num_edges == 2
+
+
+def test_command_line_replaces_a_dataset_and_writes_text(spark, datasets, tmp_path, capsys):
+    from ocgraph.spark.__main__ import main
+
+    g, _ = datasets["random-directed"]
+    ds = tmp_path / "ds"
+    osp.export_parquet(datasets["string-ids"][0], str(ds), partitions=2)
+    out = tmp_path / "res.txt"
+    args = ["run", "sssp", str(g.path), "--parquet", str(ds), "--partitions", "2", "--out", str(out)]
+    assert main([*args, "--source", str(_source(g))]) == 0
+    assert osp.read_meta(str(ds))["num_vertices"] == g.num_vertices
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["ds", "res.txt"]
+    expected = g.sssp(_source(g))
+    assert out.read_text().splitlines() == [
+        "inf" if np.isinf(x) else np.format_float_positional(x, unique=True, trim="-") for x in expected
+    ]
+    np.testing.assert_array_equal(np.loadtxt(out), expected)

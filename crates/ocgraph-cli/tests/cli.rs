@@ -192,6 +192,13 @@ fn reorder_numbers_hubs_first_and_keeps_original_ids() {
     assert_eq!(npy_i64(&t.path().join("c.npy")), b);
     fails(&["run", "bfs", p(&r), "--source-id", &n.to_string()], 2, &["--source-id", "no vertex"]);
     fails(&["run", "wcc", p(&r), "--threads", "100000"], 2, &["--threads 100000", "at most 1024"]);
+    for secs in ["nan", "inf", "1e999"] {
+        fails(
+            &["run", "wcc", p(&r), "--warmup-secs", secs],
+            2,
+            &["--warmup-secs", "finite number of seconds"],
+        );
+    }
     // Updates by original id on the renumbered copy: id 3 is old vertex 3; a new id (n + 7)
     // gets a new vertex.
     let edges = t.path().join("e.txt");
@@ -321,6 +328,18 @@ fn advise_counts_updates_and_layouts_apart() {
         out.lines().find(|l| l.starts_with("size")).unwrap().split(" of ").next().unwrap().to_string()
     };
     assert_eq!(lists(&before), lists(&after), "the lists' size leaves the grid out");
+    assert!(after.contains("of update log, held in RAM"), "{after}");
+    // Every pool size it recommends is one the pool accepts (it advised 4 KiB, below two
+    // frames, for small graphs and budgets).
+    let tiny = t.path().join("tiny");
+    ok(&["generate", "erdos-renyi", "--vertices", "5", "--edges", "0", "--quiet", p(&tiny)]);
+    for (graph, memory) in [(&tiny, "1MiB"), (&g, "40KiB"), (&g, "100")] {
+        let out = String::from_utf8(ok(&["advise", p(graph), "--memory", memory]).stdout).unwrap();
+        for size in out.lines().filter_map(|l| l.split("--memory ").nth(1)) {
+            let size: String = size.split([' ', ';']).take(2).collect::<Vec<_>>().join("");
+            ok(&["run", "bfs", p(graph), "--backend", "pool", "--memory", &size, "--trials", "1"]);
+        }
+    }
 }
 
 /// `--force` replaces a graph, never a file (the input itself) or a directory of other files,

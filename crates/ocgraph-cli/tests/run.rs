@@ -154,3 +154,37 @@ fn bad_arguments_fail_cleanly() {
     let o = ocgraph(&["run", "bfs", p(&dir.path().join("missing"))]);
     assert_eq!(o.status.code(), Some(1));
 }
+
+/// A trace is put in place whole when the run ends, and `cache-sim` replays it; a trace with
+/// a header and no requests is refused naming the file (it printed a message about the cache
+/// size instead).
+#[test]
+fn traces_replay_and_an_empty_trace_is_refused() {
+    let t = tempfile::tempdir().unwrap();
+    let g = t.path().join("g");
+    ok(&["generate", "kronecker", "--scale", "8", "--quiet", p(&g)]);
+    let trace = t.path().join("t.trace");
+    ok(&[
+        "run",
+        "bfs",
+        p(&g),
+        "--backend",
+        "pool",
+        "--memory",
+        "64KiB",
+        "--trials",
+        "1",
+        "--trace",
+        p(&trace),
+    ]);
+    let names: Vec<_> = std::fs::read_dir(t.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
+    assert_eq!(names.len(), 2, "no temporary file is left: {names:?}");
+    ok(&["cache-sim", p(&trace), "--sizes", "50%"]);
+    let bytes = std::fs::read(&trace).unwrap();
+    let empty = t.path().join("empty.trace");
+    std::fs::write(&empty, &bytes[..16]).unwrap();
+    let out = ocgraph(&["cache-sim", p(&empty)]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("empty.trace") && err.contains("no page requests"), "{err}");
+}

@@ -28,14 +28,17 @@ Example (needs pyspark, pyarrow and Java 17)::
 
 from __future__ import annotations
 
+import math
+import operator
 from typing import Any
 
 import numpy as np
 
+from .._args import U32_MAX, float_arg, int_arg
 from .._errors import InvalidArgumentError, VertexError
 from .._vectors import personalization_vector
 from . import _frames, _partitions
-from ._dataset import export_parquet, import_parquet, read_meta
+from ._dataset import export_parquet, import_parquet, negative_arc, read_meta
 from ._session import missing_requirement, session, stop
 
 __all__ = [
@@ -50,6 +53,21 @@ __all__ = [
 ]
 
 DESIGNS = ("partitions", "dataframe")
+
+
+def _rust_float(x: float, f32: bool = False) -> str:
+    """``x`` as Rust's ``Display`` writes it (shortest round-trip digits, no exponent), so that
+    the messages below read as the native module's."""
+    if math.isnan(x):
+        return "NaN"
+    if math.isinf(x):
+        return "inf" if x > 0 else "-inf"
+    return np.format_float_positional(np.float32(x) if f32 else np.float64(x), unique=True, trim="-")
+
+
+def _native_invalid(message: str) -> InvalidArgumentError:
+    """The :class:`InvalidArgumentError` the native module raises for ``message``."""
+    return InvalidArgumentError(f"invalid argument: {message}")
 
 
 _KEYS: dict[tuple[str, int], list[int]] = {}
@@ -91,17 +109,18 @@ class SparkGraph:
     Raises:
         FormatError: ``path`` is not an ocgraph Parquet dataset.
         InvalidArgumentError: an unknown design or ``partitions < 1``.
+        TypeError: ``partitions`` is neither ``None`` nor an integer.
     """
 
     def __init__(self, spark: Any, path: str, partitions: int | None = None, design: str = "partitions"):
         if design not in DESIGNS:
             raise InvalidArgumentError(f"unknown design {design!r} (expected one of {', '.join(DESIGNS)})")
+        if partitions is not None:
+            partitions = int_arg("partitions", partitions, 1, U32_MAX)
         self.spark = spark
         self.path = str(path)
         self.meta = read_meta(self.path)
-        self.partitions = int(partitions or spark.sparkContext.defaultParallelism)
-        if self.partitions < 1:
-            raise InvalidArgumentError(f"partitions must be >= 1, got {self.partitions}")
+        self.partitions = partitions or int(spark.sparkContext.defaultParallelism)
         self.design = design
         self.supersteps: list[str] = []
         self._edges = None
@@ -150,13 +169,17 @@ class SparkGraph:
         ``parents=True`` ``(depths, parents)`` (a BFS-tree parent per vertex, ``-1``
         unreachable, the source its own parent). As :meth:`ocgraph.Graph.bfs`; the tree may
         differ where several parents are on the previous level. ``collect=False``: a DataFrame
-        ``(id, original_id, depth, parent)`` of the reached vertices."""
-        self._check_vertex(source)
+        ``(id, original_id, depth, parent)`` of the reached vertices.
+
+        Raises:
+            TypeError: ``source`` is not an integer.
+            VertexError: ``source`` is out of range."""
+        source = self._vertex(source)
         self._begin("bfs")
         if self.design == "dataframe":
-            df = _frames.bfs(self, int(source))
+            df = _frames.bfs(self, source)
         else:
-            d = _partitions.bfs_sssp(self, self._get_layout(), int(source), unit=True)
+            d = _partitions.bfs_sssp(self, self._get_layout(), source, unit=True)
             df = self._state_frame(d, _partitions.path_columns("depth"))
         if not collect:
             return self._with_original_ids(df)
@@ -167,13 +190,21 @@ class SparkGraph:
         """Shortest-path distances from ``source`` along out-edges (float64, ``inf``
         unreachable), with the edge weights (1 per edge when unweighted), as
         :meth:`ocgraph.Graph.sssp`. ``collect=False``: a DataFrame ``(id, original_id, dist)``
-        of the reached vertices."""
-        self._check_vertex(source)
+        of the reached vertices.
+
+        Raises:
+            TypeError: ``source`` is not an integer.
+            VertexError: ``source`` is out of range.
+            InvalidArgumentError: an arc has a negative weight (anywhere in the graph)."""
+        source = self._vertex(source)
+        bad = negative_arc(self.path, self.meta)
+        if bad is not None:
+            raise self._weight_error(bad, "shortest paths need non-negative weights")
         self._begin("sssp")
         if self.design == "dataframe":
-            df = _frames.sssp(self, int(source))
+            df = _frames.sssp(self, source)
         else:
-            d = _partitions.bfs_sssp(self, self._get_layout(), int(source), unit=False)
+            d = _partitions.bfs_sssp(self, self._get_layout(), source, unit=False)
             df = self._state_frame(d, _partitions.path_columns("dist"))
         if not collect:
             return self._with_original_ids(df.select("id", "dist"))
@@ -205,16 +236,32 @@ class SparkGraph:
         :meth:`ocgraph.Graph.pagerank` (``method="jacobi"``): float64 scores summing to 1.
         ``personalization``: ``None``, a dict ``{vertex: weight}`` or an array of
         ``num_vertices`` values. Stops when the L1 change is below ``num_vertices * tol`` or
-        after ``max_iter`` iterations. ``collect=False``: a DataFrame ``(id, original_id, rank)``."""
-        p = self._personalization(personalization)
+        after ``max_iter`` iterations. ``collect=False``: a DataFrame ``(id, original_id, rank)``.
+
+        Raises (with the messages of :meth:`ocgraph.Graph.pagerank`):
+            TypeError: ``damping`` or ``tol`` is not a real number, ``max_iter`` not an integer.
+            InvalidArgumentError: ``damping`` outside ``[0, 1]``, ``tol`` negative or NaN,
+                ``max_iter`` negative, a bad personalization, or with ``weight`` a negative
+                arc weight."""
+        p = None if personalization is None else personalization_vector(personalization, self.num_vertices)
+        damping = float_arg("damping", damping)
+        max_iter = int_arg("max_iter", max_iter)
+        tol = float_arg("tol", tol)
+        if not 0.0 <= damping <= 1.0:
+            raise _native_invalid(f"damping must be in [0, 1], got {_rust_float(damping)}")
+        if math.isnan(tol) or tol < 0:
+            raise _native_invalid(f"tol must be non-negative, got {_rust_float(tol)}")
+        p = self._teleport(p)
+        weight = bool(weight)
+        bad = negative_arc(self.path, self.meta) if weight else None
+        if bad is not None:
+            raise self._weight_error(bad, "PageRank needs finite weights >= 0")
         self._begin("pagerank")
         if self.design == "dataframe":
-            df = _frames.pagerank(self, float(damping), int(max_iter), float(tol), p, bool(weight))
+            df = _frames.pagerank(self, damping, max_iter, tol, p, weight)
             df = df.withColumnRenamed("x", "rank")
         else:
-            d = _partitions.pagerank(
-                self, self._get_layout(), float(damping), int(max_iter), float(tol), p, bool(weight)
-            )
+            d = _partitions.pagerank(self, self._get_layout(), damping, max_iter, tol, p, weight)
             df = self._state_frame(d, _partitions.rank_columns())
         if not collect:
             return self._with_original_ids(df)
@@ -240,17 +287,36 @@ class SparkGraph:
         self.supersteps.append(group)
         self.spark.sparkContext.setJobGroup(group, f"ocgraph {self._kernel} superstep {len(self.supersteps)}")
 
-    def _check_vertex(self, v: int) -> None:
-        if not 0 <= int(v) < self.num_vertices:
-            raise VertexError(f"vertex {v} out of range for {self.num_vertices} vertices")
+    def _vertex(self, v: Any, name: str = "source") -> int:
+        """``v`` as a vertex id, checked as :class:`ocgraph.Graph` checks it."""
+        try:
+            v = operator.index(v)
+        except TypeError as e:
+            raise TypeError(f"argument {name!r}: {e}") from None
+        if not 0 <= v < self.num_vertices:
+            raise VertexError(f"vertex {v} out of range (the graph has {self.num_vertices} vertices)")
+        return v
 
-    def _personalization(self, personalization: Any) -> np.ndarray | None:
-        if personalization is None:
+    def _teleport(self, p: np.ndarray | None) -> np.ndarray | None:
+        """The personalization vector normalised to sum 1 (``None``: uniform), refused as
+        :meth:`ocgraph.Graph.pagerank` refuses it."""
+        if p is None:
             return None
-        p = personalization_vector(personalization, self.num_vertices)
-        if (p < 0).any() or p.sum() <= 0:
-            raise InvalidArgumentError("personalization must be non-negative with a positive sum")
-        return p / p.sum()
+        bad = np.flatnonzero(~(np.isfinite(p) & (p >= 0)))
+        if len(bad):
+            i = int(bad[0])
+            raise _native_invalid(
+                f"personalization[{i}] = {_rust_float(p[i])}; values must be finite and >= 0"
+            )
+        total = p.sum()
+        if total <= 0:
+            raise _native_invalid("personalization values sum to 0")
+        return p / total
+
+    @staticmethod
+    def _weight_error(arc: list, need: str) -> InvalidArgumentError:
+        u, v, w = arc
+        return _native_invalid(f"arc {u} -> {v} has weight {_rust_float(w, f32=True)}; {need}")
 
     def _get_layout(self) -> _partitions.Layout:
         """The partitions design's layout (computed once: one small Spark job finds the keys)."""

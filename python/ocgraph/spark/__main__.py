@@ -4,25 +4,41 @@
     python -m ocgraph.spark import OUT.parquet GRAPH2
     python -m ocgraph.spark run pagerank GRAPH_OR_DATASET --master local[2] [--partitions N]
         [--design partitions|dataframe] [--source V] [--max-iter 100] [--tol 1e-6]
-        [--out result.npy] [--conf spark.executor.memory=4g ...]
+        [--out result.npy|result.txt] [--conf spark.executor.memory=4g ...]
 
 ``run`` takes a Parquet dataset, or an ocgraph graph directory that it exports first (to
-``--parquet DIR``, else a temporary directory).
+``--parquet DIR``, else a temporary directory). ``--parquet`` replaces an ocgraph dataset or an
+empty directory there and refuses any other existing path, and a path equal to, inside or
+containing the graph directory. ``--out`` writes exactly the path given: a NumPy array when it
+ends in ``.npy``, else text with one value a line (as ``ocgraph run --out``).
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import re
 import sys
 import tempfile
 import time
+from typing import Any
 
 import numpy as np
 
 from .. import Error
-from . import DESIGNS, SparkGraph, export_parquet, import_parquet, missing_requirement, session, stop
-from ._dataset import META
+from .._errors import InvalidArgumentError, OcgraphIOError
+from . import (
+    DESIGNS,
+    SparkGraph,
+    _rust_float,
+    export_parquet,
+    import_parquet,
+    missing_requirement,
+    session,
+    stop,
+)
+from ._dataset import META, _fs, is_dataset
+from ._session import shutdown_gateway
 
 ALGOS = ("bfs", "sssp", "wcc", "pagerank", "triangles")
 
@@ -50,21 +66,125 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("--max-iter", type=int, default=100)
     r.add_argument("--tol", type=float, default=1e-6)
     r.add_argument("--damping", type=float, default=0.85)
-    r.add_argument("--out", default=None, help="write the result array (.npy)")
+    r.add_argument("--out", default=None, help="write the result: .npy, else text (one value a line)")
     r.add_argument("--driver-memory", default="2g")
     r.add_argument("--conf", action="append", default=[], metavar="KEY=VALUE", help="extra Spark setting")
     return p
+
+
+# The master URLs Spark accepts: SparkSubmit's prefixes (mesos:// up to Spark 3.5) and
+# SparkContext's local forms.
+_LOCAL = re.compile(r"local(?:\[\s*(\d+|\*)\s*(?:,\s*(\d+)\s*)?\])?")
+_LOCAL_CLUSTER = re.compile(r"local-cluster\[\s*\d+\s*,\s*\d+\s*,\s*\d+\s*\]")
+_REMOTE = ("spark://", "k8s://", "mesos://")
+
+
+def _check_master(master: str) -> None:
+    """Refuses a ``--master`` that Spark would reject at start (with a Java stack trace)."""
+    m = _LOCAL.fullmatch(master)
+    if m:
+        if m.group(1) is not None and m.group(1) != "*" and int(m.group(1)) < 1:
+            raise InvalidArgumentError(f"--master {master}: a local master needs at least 1 thread")
+        return
+    if master == "yarn" or _LOCAL_CLUSTER.fullmatch(master) or master.startswith(_REMOTE):
+        return
+    raise InvalidArgumentError(
+        f"--master {master}: not a Spark master URL "
+        "(local, local[N], local[*], spark://HOST:PORT, k8s://URL, yarn)"
+    )
+
+
+def _conf(pairs: list[str]) -> dict[str, str]:
+    """The ``--conf KEY=VALUE`` settings as a dict."""
+    conf = {}
+    for kv in pairs:
+        key, eq, value = kv.partition("=")
+        if not eq or not key.strip():
+            raise InvalidArgumentError(f"--conf {kv}: expected KEY=VALUE")
+        conf[key.strip()] = value
+    return conf
+
+
+def _check_parquet(parquet: str, graph: str) -> None:
+    """Refuses an export target ``--parquet`` that is the graph directory, inside it or holds
+    it, or an existing path that is neither an ocgraph dataset nor an empty directory."""
+    import pyarrow.fs as pafs
+
+    if "://" not in parquet:
+        p, g = os.path.realpath(parquet), os.path.realpath(graph)
+        if os.path.commonpath([p, g]) in (p, g):
+            raise InvalidArgumentError(
+                f"--parquet {parquet} is the graph directory {graph}, inside it or contains it"
+            )
+    fs, root = _fs(parquet)
+    info = fs.get_file_info(root)
+    if info.type == pafs.FileType.NotFound or is_dataset(parquet):
+        return
+    if info.type == pafs.FileType.Directory and not fs.get_file_info(pafs.FileSelector(root)):
+        return
+    raise InvalidArgumentError(
+        f"--parquet {parquet} exists and is not an ocgraph Parquet dataset (nor an empty directory): "
+        "not replacing it"
+    )
+
+
+def _start(a: argparse.Namespace, conf: dict[str, str], started: bool) -> Any:
+    """The Spark session for ``--master``. A failure to start raises an error naming it, after
+    shutting down the JVM pyspark launched for it when no session ran before (``started``)."""
+    try:
+        return session(
+            a.master, shuffle_partitions=a.partitions or 4, driver_memory=a.driver_memory, conf=conf
+        )
+    except Error:
+        raise
+    except Exception as e:
+        reason = _reason(e)
+        if started:
+            shutdown_gateway()
+        raise InvalidArgumentError(f"cannot start Spark with --master {a.master}: {reason}") from None
+
+
+def _reason(e: Exception) -> str:
+    """The first line of what ``e`` says (the Java exception of a Py4J error)."""
+    java = getattr(e, "java_exception", None)
+    if java is not None:
+        try:
+            return str(java.toString())
+        except Exception:
+            pass
+    lines = [line.strip() for line in str(e).splitlines() if line.strip()]
+    return lines[0] if lines else type(e).__name__
+
+
+def _write(path: str, result: np.ndarray) -> None:
+    """Writes ``result`` to exactly ``path``: a NumPy array when it ends in ``.npy`` (any case),
+    else text, one value a line, as ``ocgraph run --out`` writes them."""
+    try:
+        with open(path, "wb") as f:
+            if path.lower().endswith(".npy"):
+                np.save(f, result)
+            elif result.dtype.kind in "iub":
+                f.write("".join(f"{int(x)}\n" for x in result.tolist()).encode())
+            else:
+                f.write("".join(f"{_rust_float(x)}\n" for x in result.tolist()).encode())
+    except OSError as e:
+        raise OcgraphIOError(f"--out {path}: {e.strerror or e}") from None
 
 
 def _run(a: argparse.Namespace) -> None:
     why = missing_requirement()
     if why:
         raise SystemExit(f"error: cannot run on Spark: {why}")
-    conf = dict(kv.split("=", 1) for kv in a.conf)
+    conf = _conf(a.conf)
+    _check_master(a.master)
+    if a.partitions is not None and a.partitions < 1:
+        raise InvalidArgumentError(f"--partitions must be >= 1, got {a.partitions}")
     with tempfile.TemporaryDirectory(prefix="ocgraph-spark-") as tmp:
         dataset = a.graph
         if not os.path.exists(os.path.join(a.graph, META)) and "://" not in a.graph:
             dataset = a.parquet or os.path.join(tmp, "dataset")
+            if a.parquet is not None:
+                _check_parquet(a.parquet, a.graph)
             export_parquet(
                 a.graph, dataset, partitions=max(16, a.partitions or 0), overwrite=a.parquet is not None
             )
@@ -72,9 +192,7 @@ def _run(a: argparse.Namespace) -> None:
 
         # In a process that already runs a session (tests, notebooks), use it and leave it up.
         started = SparkSession.getActiveSession() is None
-        spark = session(
-            a.master, shuffle_partitions=a.partitions or 4, driver_memory=a.driver_memory, conf=conf
-        )
+        spark = _start(a, conf, started)
         try:
             g = SparkGraph(spark, dataset, partitions=a.partitions, design=a.design)
             t0 = time.perf_counter()
@@ -101,7 +219,7 @@ def _run(a: argparse.Namespace) -> None:
     print(f"{a.algo} on Spark ({a.design}, {a.master}, {g.partitions} partitions): {summary}")
     print(f"{seconds:.3f} s, {len(g.supersteps)} supersteps")
     if a.out:
-        np.save(a.out, result)
+        _write(a.out, result)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -2,7 +2,8 @@
 
 Layout of a dataset directory::
 
-    _ocgraph.json                 counts, directedness, the source range of every part
+    _ocgraph.json                 counts, directedness, the source range of every part, the
+                                  first negative-weight arc, a random token of this export
     edges/part=00000/*.parquet    arcs (src, dst[, weight]) with src in part 0's range, sorted
     edges/part=00001/...
     in_edges/part=.../            directed graphs: the same arcs by destination range
@@ -16,13 +17,15 @@ from __future__ import annotations
 
 import json
 import os
+import secrets
 from typing import Any
 
 import numpy as np
 
-from .._errors import FormatError, InvalidArgumentError, OcgraphIOError
+from .._args import U32_MAX, int_arg
+from .._errors import FormatError, OcgraphIOError
 
-__all__ = ["export_parquet", "import_parquet", "read_meta"]
+__all__ = ["export_parquet", "import_parquet", "is_dataset", "negative_arc", "read_meta"]
 
 META = "_ocgraph.json"
 FORMAT_VERSION = 1
@@ -60,13 +63,31 @@ def read_meta(path: str) -> dict:
 
 
 def _balanced_bounds(indptr: np.ndarray, parts: int) -> np.ndarray:
-    """Vertex bounds of ``parts`` contiguous source ranges with about equal numbers of arcs
-    (and at least one vertex each while there are vertices to give)."""
+    """Vertex bounds of ``parts`` contiguous source ranges with about equal numbers of arcs and
+    at least one vertex each while there are vertices to give (with fewer vertices than parts,
+    the first ``num_vertices`` parts get one vertex each and the others none)."""
     n = len(indptr) - 1
+    i = np.arange(parts + 1, dtype=np.int64)
+    if n < parts:
+        return np.minimum(i, n)
     targets = np.linspace(0, indptr[-1], parts + 1)[1:-1]
     inner = np.searchsorted(indptr, targets, side="left")
     bounds = np.concatenate([[0], inner, [n]]).astype(np.int64)
-    return np.maximum.accumulate(bounds)
+    # Strictly increasing bounds b are those where b - i never decreases: lift each bound to
+    # the running maximum of b - i, kept within [0, n - parts] so that the last is n.
+    return np.clip(np.maximum.accumulate(bounds - i), 0, n - parts) + i
+
+
+def _first_negative_arc(indptr: np.ndarray, indices: np.ndarray, weights: np.ndarray | None):
+    """``[u, v, w]`` of the first arc in CSR order whose weight is below 0, or ``None``."""
+    if weights is None:
+        return None
+    neg = np.flatnonzero(weights < 0)
+    if len(neg) == 0:
+        return None
+    k = int(neg[0])
+    u = int(np.searchsorted(indptr, k, side="right")) - 1
+    return [u, int(indices[k]), float(weights[k])]
 
 
 def export_parquet(graph: Any, out: str, partitions: int = 16, overwrite: bool = False) -> dict:
@@ -75,8 +96,14 @@ def export_parquet(graph: Any, out: str, partitions: int = 16, overwrite: bool =
     metadata. ``out`` may be a local path or a URI pyarrow can write (``s3://...``,
     ``hdfs://...``). Reads the whole CSR into memory.
 
+    The metadata holds a random ``token`` new with every export (the Spark workers key what
+    they cache by it, so a dataset written again at the same path is read again) and
+    ``negative_arc``: ``[u, v, w]`` of the first arc in CSR order with a weight below 0 (which
+    SSSP and weighted PageRank refuse), or ``None``.
+
     Raises:
         InvalidArgumentError: ``partitions < 1``.
+        TypeError: ``partitions`` is not an integer.
         OcgraphIOError: ``out`` exists and ``overwrite`` is false.
     """
     import pyarrow as pa
@@ -85,8 +112,7 @@ def export_parquet(graph: Any, out: str, partitions: int = 16, overwrite: bool =
     from .._graph import Graph
     from .._graph import open as open_graph
 
-    if partitions < 1:
-        raise InvalidArgumentError(f"partitions must be >= 1, got {partitions}")
+    partitions = int_arg("partitions", partitions, 1, U32_MAX)
     g = graph if isinstance(graph, Graph) else open_graph(graph)
     fs, root = _fs(str(out))
     info = fs.get_file_info(root)
@@ -137,12 +163,39 @@ def export_parquet(graph: Any, out: str, partitions: int = 16, overwrite: bool =
         "weighted": bool(g.weighted),
         "original_ids": "string" if isinstance(ids, list) else "integer",
         "bounds": bounds.tolist(),
+        "negative_arc": _first_negative_arc(indptr, indices, weights),
+        "token": secrets.token_hex(16),
     }
     with fs.open_output_stream(f"{root}/{META}") as f:
         f.write(json.dumps(meta, indent=1).encode())
     if g is not graph:
         g.close()
     return meta
+
+
+def is_dataset(path: str) -> bool:
+    """Whether ``path`` holds an ocgraph Parquet dataset (has ``_ocgraph.json``)."""
+    import pyarrow.fs as pafs
+
+    fs, root = _fs(str(path))
+    return fs.get_file_info(f"{root}/{META}").type == pafs.FileType.File
+
+
+def negative_arc(path: str, meta: dict) -> list | None:
+    """``[u, v, w]`` of the dataset's first arc in CSR order with a weight below 0, or ``None``
+    (also for unweighted datasets): from the metadata, or for datasets whose metadata does not
+    record it, by reading the weights part by part on the driver."""
+    if not meta["weighted"]:
+        return None
+    if "negative_arc" in meta:
+        return meta["negative_arc"]
+    for part in range(len(meta["bounds"]) - 1):
+        a = read_part(path, "edges", part, ["src", "dst", "weight"])
+        neg = np.flatnonzero(a["weight"] < 0)
+        if len(neg):
+            k = int(neg[0])
+            return [int(a["src"][k]), int(a["dst"][k]), float(a["weight"][k])]
+    return None
 
 
 def read_part(path: str, kind: str, part: int, columns: list[str]) -> dict[str, np.ndarray]:

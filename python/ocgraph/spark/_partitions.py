@@ -11,13 +11,16 @@ each superstep propagates to a local fixpoint (BFS, SSSP, WCC), so the number of
 follows the number of partition crossings rather than the diameter.
 
 The partition's arcs are read from the Parquet dataset by the Python worker, once per worker
-process (Spark reuses Python workers), and kept in :data:`_CACHE`; a worker that has not seen
-the partition before reads it again, so a retried or moved task gives the same answer.
+process (Spark reuses Python workers), and kept in :data:`_CACHE` under the dataset's export
+token (see :func:`ocgraph.spark.export_parquet`), so a dataset written again at the same path is
+read again; a worker that has not seen the partition before reads it again, so a retried or
+moved task gives the same answer.
 """
 
 from __future__ import annotations
 
 import pickle
+import secrets
 import tempfile
 from typing import Any, Callable
 
@@ -41,17 +44,24 @@ SCHEMA = "key long, pid int, kind byte, data binary, x double, y double"
 STATE, MSG, STAT = 0, 1, 2
 _I64_MAX = np.iinfo(np.int64).max
 
-# Per-worker cache of partition structures: (dataset path, bounds, pid, name) -> value.
+# Per-worker cache of partition structures: (dataset path, export token, bounds, pid, name) ->
+# value. Entries of a path under another token (an older export) are dropped on first use of
+# the new one.
 _CACHE: dict[tuple, Any] = {}
 
 
 class Layout:
     """Which vertex range and which dataset parts each of the ``N`` partitions owns, and the
-    key that routes rows to it. Small and picklable: shipped with every superstep."""
+    key that routes rows to it. Small and picklable: shipped with every superstep.
+
+    ``token`` identifies the export read: the dataset's ``token``, or for datasets whose
+    metadata has none, a random one per layout (nothing cached is then shared between
+    layouts)."""
 
     def __init__(self, path: str, meta: dict, partitions: int, keys: list[int]):
         parts = len(meta["bounds"]) - 1
         self.path = path
+        self.token = str(meta.get("token") or secrets.token_hex(16))
         self.n = int(meta["num_vertices"])
         self.directed = bool(meta["directed"])
         self.weighted = bool(meta["weighted"])
@@ -68,9 +78,12 @@ class Layout:
         return np.searchsorted(self.vb, v, side="right") - 1
 
     def cached(self, pid: int, name: str, build: Callable[[], Any]) -> Any:
-        """``build()`` once per worker process for this dataset, partitioning and ``pid``."""
-        k = (self.path, tuple(self.vb.tolist()), pid, name)
+        """``build()`` once per worker process for this export of the dataset, partitioning
+        and ``pid``."""
+        k = (self.path, self.token, tuple(self.vb.tolist()), pid, name)
         if k not in _CACHE:
+            for stale in [c for c in _CACHE if c[0] == self.path and c[1] != self.token]:
+                del _CACHE[stale]
             _CACHE[k] = build()
         return _CACHE[k]
 
@@ -372,11 +385,18 @@ def bfs_sssp(sg: Any, layout: Layout, source: int, unit: bool) -> Any:
 
 
 def _wcc_structure(layout: Layout, pid: int):
+    """The components of the partition's edges (to its own vertices and to ghosts): the
+    component of each owned vertex and of each ghost, the ghosts, and each component's smallest
+    vertex id. A partition without vertices (and so without arcs) has empty arrays."""
+
     def build():
         from .._build import from_edges
 
         lo, hi = layout.vb[pid], layout.vb[pid + 1]
         h = hi - lo
+        if h == 0:
+            empty = np.zeros(0, np.int64)
+            return empty, empty, empty, empty
         a = layout.arcs(pid)
         u = np.repeat(np.arange(lo, hi), np.diff(a["indptr"]))
         v = a["dst"]

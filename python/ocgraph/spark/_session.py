@@ -9,7 +9,7 @@ from typing import Any
 
 from .._errors import InvalidArgumentError
 
-__all__ = ["missing_requirement", "session", "stop"]
+__all__ = ["missing_requirement", "session", "shutdown_gateway", "stop"]
 
 
 def missing_requirement() -> str | None:
@@ -75,11 +75,17 @@ def session(
 def stop(spark: Any) -> None:
     """Stops ``spark`` and shuts down the JVM that pyspark started for it (the next
     :func:`session` starts a new one)."""
+    spark.stop()
+    shutdown_gateway()
+
+
+def shutdown_gateway() -> None:
+    """Shuts down the JVM that pyspark started, if any and no SparkContext runs on it (as after
+    a session that failed to start)."""
     from pyspark import SparkContext
 
-    spark.stop()
     gateway = SparkContext._gateway
-    if gateway is None:
+    if gateway is None or SparkContext._active_spark_context is not None:
         return
     proc = getattr(gateway, "proc", None)
     try:

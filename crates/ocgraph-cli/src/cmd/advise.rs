@@ -11,6 +11,7 @@ use std::path::PathBuf;
 use clap::Args;
 use ocgraph_core::format::{IdMapKind, MANIFEST_FILE};
 use ocgraph_core::size::{format_size, meminfo};
+use ocgraph_core::update::{LEVELS_DIR, WAL_DIR};
 use ocgraph_core::{Adjacency, Error, Graph, GraphView, OpenOptions, Result, Vertex};
 
 use super::size_arg;
@@ -27,9 +28,9 @@ pub struct AdviseArgs {
 }
 
 /// Kernel state held in RAM besides the graph pages: bytes per vertex, and bytes per arc. Triangle
-/// counting's oriented lists (2 bytes per arc) are not counted: they stay in RAM only when they
-/// take at most a quarter of the pool, else they go to a memory-mapped scratch file (the advice
-/// says which).
+/// counting's oriented lists (4 bytes per edge of the undirected graph) are not counted: they
+/// stay in RAM only when they take at most a quarter of the pool, else they go to a
+/// memory-mapped scratch file (the advice says which).
 const KERNELS: [(&str, u64, u64); 5] =
     [("bfs", 12, 0), ("wcc", 5, 0), ("sssp", 16, 0), ("pagerank", 36, 0), ("triangle-count", 20, 0)];
 
@@ -57,6 +58,15 @@ fn shape(g: &Graph) -> (f64, f64) {
     (max as f64 / mean.max(1e-9), median as f64 / n as f64)
 }
 
+/// The smallest pool: two frames of the default page size (4 KiB), as the pool requires.
+const MIN_POOL: u64 = 2 * 4096;
+
+/// Bytes of the files under `dir` (none when it is missing).
+fn dir_bytes(dir: &std::path::Path) -> u64 {
+    let Ok(entries) = std::fs::read_dir(dir) else { return 0 };
+    entries.flatten().filter_map(|e| e.metadata().ok()).filter(|m| m.is_file()).map(|m| m.len()).sum()
+}
+
 /// Runs `ocgraph advise`.
 pub fn run(args: &AdviseArgs) -> Result<()> {
     // The graph as it is now: the base and its pending updates (which add vertices and arcs).
@@ -75,7 +85,12 @@ pub fn run(args: &AdviseArgs) -> Result<()> {
             || k.ends_with(".lz4")
             || (!m.is_packed() && k.contains("packed"))
     };
-    let graph_bytes = size_of(&|k| !k.starts_with("ids") && !k.starts_with("labels") && !copy(k));
+    let base_bytes = size_of(&|k| !k.starts_with("ids") && !k.starts_with("labels") && !copy(k));
+    // Pending updates: the levels kernels read beside the base, and the log whose batches an
+    // open replays into an in-memory delta.
+    let levels = dir_bytes(&args.graph.join(LEVELS_DIR));
+    let log = dir_bytes(&args.graph.join(WAL_DIR));
+    let graph_bytes = base_bytes + levels;
     let layouts = size_of(&|k| copy(k));
     let manifest = std::fs::metadata(args.graph.join(MANIFEST_FILE)).map(|m| m.len()).unwrap_or(0);
     let (n, arcs) = (view.num_vertices() as u64, view.num_arcs());
@@ -88,7 +103,7 @@ pub fn run(args: &AdviseArgs) -> Result<()> {
     let skewed = skew > 50.0 && locality > 0.01;
     println!("graph      {} ({} vertices, {arcs} arcs)", args.graph.display(), n);
     println!(
-        "size       {} of lists and offsets{}{}, {} of manifest{}",
+        "size       {} of lists and offsets{}{}{}, {} of manifest{}",
         format_size(graph_bytes),
         if layouts > 0 {
             format!(", {} of stored layouts and copies", format_size(layouts))
@@ -96,6 +111,15 @@ pub fn run(args: &AdviseArgs) -> Result<()> {
             String::new()
         },
         if ids > 0 { format!(", {} of original ids", format_size(ids)) } else { String::new() },
+        if levels + log > 0 {
+            format!(
+                " (with {} of update levels; {} of update log, held in RAM as a delta)",
+                format_size(levels),
+                format_size(log)
+            )
+        } else {
+            String::new()
+        },
         format_size(manifest),
         if m.is_packed() { " (packed)" } else { "" }
     );
@@ -118,8 +142,11 @@ pub fn run(args: &AdviseArgs) -> Result<()> {
     println!();
     println!("{:<15} {:>10} {:>10}  advice", "kernel", "state", "pool");
     // Where triangle counting's oriented lists go with a pool of `pool` bytes.
+    let directed = g.is_directed();
     let lists = |kernel: &str, pool: u64| {
-        let bytes = arcs * 2;
+        // 4 bytes per undirected edge: an arc each way of an undirected graph, at most one
+        // edge per arc of a directed one.
+        let bytes = if directed { arcs * 4 } else { arcs * 2 };
         match kernel {
             "triangle-count" if bytes <= pool / 4 => {
                 format!("; oriented lists ({}) in RAM", format_size(bytes))
@@ -131,11 +158,17 @@ pub fn run(args: &AdviseArgs) -> Result<()> {
         }
     };
     for (kernel, per_vertex, per_arc) in KERNELS {
-        let state = n * per_vertex + arcs * per_arc;
+        let state = n * per_vertex + arcs * per_arc + log;
         // What is left for graph pages after the kernel's state and a 10% margin.
         let pool = (available.saturating_sub(state) as f64 * 0.9) as u64;
         let advice = if state >= available {
             format!("does not fit: the kernel alone needs {} of RAM", format_size(state))
+        } else if pool < MIN_POOL {
+            format!(
+                "does not fit: after the kernel's {} the pool's smallest size ({}) is not left",
+                format_size(state),
+                format_size(MIN_POOL)
+            )
         } else if pool >= graph_bytes {
             let copy = if kernel == "pagerank" && skewed && !m.is_packed() {
                 "; `ocgraph reorder` first (PageRank-20 1.8x faster on kron22)"
@@ -144,8 +177,8 @@ pub fn run(args: &AdviseArgs) -> Result<()> {
             };
             format!(
                 "the graph fits: --backend pool --memory {}{copy}{}",
-                format_size(graph_bytes),
-                lists(kernel, graph_bytes)
+                format_size(graph_bytes.max(MIN_POOL)),
+                lists(kernel, graph_bytes.max(MIN_POOL))
             )
         } else {
             let packed = m.is_packed() || m.has_packed_copy();
@@ -166,7 +199,7 @@ pub fn run(args: &AdviseArgs) -> Result<()> {
         println!(
             "{kernel:<15} {:>10} {:>10}  {advice}",
             format_size(state),
-            format_size(pool.min(graph_bytes))
+            format_size(pool.min(graph_bytes.max(MIN_POOL)))
         );
     }
     println!("queries         online queries: --backend pool, --prefetch neighbourhood, --page-size 4KiB");

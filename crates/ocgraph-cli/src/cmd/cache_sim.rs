@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use clap::Args;
 use ocgraph_core::page::policy::{policy_by_name, Gac, GacConfig};
 use ocgraph_core::page::sim::{simulate, simulate_opt, CacheSim, DenseTrace, SimStats};
-use ocgraph_core::page::trace::Trace;
+use ocgraph_core::page::trace::{Trace, TRACE_HEADER_LEN};
 use ocgraph_core::{Error, Result};
 use rayon::prelude::*;
 
@@ -71,6 +71,13 @@ fn frames_for(spec: &str, distinct: usize, page_size: u32) -> Result<usize> {
 /// Runs `ocgraph cache-sim`.
 pub fn run(args: &CacheSimArgs) -> Result<()> {
     let trace = Trace::read(&args.trace)?;
+    if trace.records.is_empty() {
+        return Err(Error::input_offset(
+            &args.trace,
+            TRACE_HEADER_LEN as u64,
+            "the trace holds no page requests: nothing to replay",
+        ));
+    }
     let page_size = trace.page_size;
     let dense = DenseTrace::new(trace.keys());
     drop(trace);

@@ -119,6 +119,15 @@ pub(crate) fn positive(s: &str) -> std::result::Result<usize, String> {
     }
 }
 
+/// clap value parser for a duration in seconds: a finite number, 0 or more.
+pub(crate) fn seconds_arg(s: &str) -> std::result::Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(x) if x.is_finite() && x >= 0.0 => Ok(x),
+        Ok(_) => Err("must be a finite number of seconds, 0 or more".into()),
+        Err(e) => Err(e.to_string()),
+    }
+}
+
 /// clap value parser for byte sizes (`256MB`, `1GiB`, `4096`).
 pub(crate) fn size_arg(s: &str) -> std::result::Result<u64, String> {
     ocgraph_core::size::parse_size(s).map_err(|e| e.to_string())

@@ -98,10 +98,10 @@ impl GridInfo {
     /// blocks when asked for (blocks are powers of two, so the count is rounded).
     pub fn for_vertices(n: u64, cells: Option<u32>, codec: Codec) -> Result<GridInfo> {
         let want = match cells {
-            Some(0) => return Err(Error::invalid("--cells-per-side must be at least 1")),
+            Some(0) => return Err(Error::invalid("the cells per side must be at least 1")),
             Some(p) if p > MAX_CELLS_PER_SIDE => {
                 return Err(Error::invalid(format!(
-                    "--cells-per-side must be at most {MAX_CELLS_PER_SIDE} (the index and the build \
+                    "the cells per side must be at most {MAX_CELLS_PER_SIDE} (the index and the build \
                      count every one of the P x P cells), got {p}"
                 )))
             }
