@@ -247,6 +247,28 @@ def test_close_releases_the_writer_lock_while_another_thread_compacts_or_a_resul
         assert 1 in r.neighbors(0).tolist()
 
 
+def test_a_forked_child_cannot_update_through_the_parents_handle(tmp_path):
+    """Parent and child shared the lock and the log: both batches were acknowledged and the
+    child's were silently lost."""
+    ocgraph.from_edges([0], [1], tmp_path / "g", num_vertices=10).close()
+    g = ocgraph.open(tmp_path / "g", writable=True)
+    pid = os.fork()
+    if pid == 0:
+        try:
+            g.add_edges([4], [7])
+            os._exit(1)
+        except ocgraph.InvalidArgumentError as e:
+            os._exit(0 if "forked child" in str(e) else 2)
+        except BaseException:
+            os._exit(3)
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0
+    g.add_edges([4], [8])
+    g.close()
+    with ocgraph.open(tmp_path / "g") as r:
+        assert r.neighbors(4).tolist() == [8]
+
+
 @pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("directed", [False, True])
 def test_a_multigraph_base_updates_as_a_simple_graph(tmp_path, backend, directed):

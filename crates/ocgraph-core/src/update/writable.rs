@@ -129,6 +129,9 @@ struct Shared {
     /// The open [`WRITER_LOCK`] file, locked while this graph is open for updates (released
     /// by `close`, or when the last handle goes).
     writer_lock: Mutex<Option<std::fs::File>>,
+    /// The process that opened the graph: a child forked meanwhile shares its lock and log
+    /// descriptors, so its updates would interleave with the parent's unseen; they are refused.
+    pid: u32,
 }
 
 /// Original ids: the base's id map (loaded on first use) and the ids of added vertices.
@@ -516,6 +519,7 @@ impl WritableGraph {
             names,
             feed: Feed::default(),
             writer_lock: Mutex::new(writer_lock),
+            pid: std::process::id(),
         });
         Ok(WritableGraph { shared, compactor: Mutex::new(None), recovery })
     }
@@ -1045,6 +1049,13 @@ impl Shared {
                 "{}: the graph is closed (a batch that is logged but fails to be recorded in the \
                  delta closes it: reopen the graph, which applies every logged batch)",
                 self.dir.display()
+            )));
+        }
+        if std::process::id() != self.pid {
+            return Err(Error::invalid(format!(
+                "{}: the graph was opened for updates by process {}; a forked child must open it                  itself (after the parent closed it)",
+                self.dir.display(),
+                self.pid
             )));
         }
         Ok(())
