@@ -478,10 +478,16 @@ def from_parquet(
     def batches() -> Iterator[Any]:
         return pf.iter_batches(batch_size=BATCH_ROWS, columns=cols)
 
-    return _build(
-        batches, True, path, source, target, weight, directed, dedup, drop_self_loops, relabel, memory,
-        overwrite, os.fspath(file), num_vertices, allow_sparse_ids,
-    )  # fmt: skip
+    try:
+        return _build(
+            batches, True, path, source, target, weight, directed, dedup, drop_self_loops, relabel, memory,
+            overwrite, os.fspath(file), num_vertices, allow_sparse_ids,
+        )  # fmt: skip
+    except InputError as e:
+        # A bad value in a column (a null, a negative id, a NaN weight): name the file too.
+        if str(e).startswith("column "):
+            raise InputError(f"{os.fspath(file)}: {e}") from None
+        raise
 
 
 # ----- out ------------------------------------------------------------------------------

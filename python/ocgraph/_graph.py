@@ -414,7 +414,7 @@ class Graph(_NativeGraph):
         by updates have none until labelled); None when the graph has no labels."""
         return _ocgraph._vertex_labels(self)
 
-    def set_vertex_labels(self, vertices: Any, labels: Any, durable: bool = True) -> int:
+    def set_vertex_labels(self, vertices: Any, labels: Any, durable: bool | None = None) -> int:
         """Sets the label of ``vertices[i]`` to ``labels[i]`` (in order: the last one per vertex
         wins) as one update batch; ``ocgraph.NO_LABEL`` removes a vertex's label. A graph
         without labels gets them (every other vertex unlabelled). Returns the batch's sequence
@@ -454,14 +454,16 @@ class Graph(_NativeGraph):
             watches.remove(w)
 
     # ----- updates (graphs opened with writable=True) ------------------------------------
-    # Each call is one batch in the write-ahead log. With durable=True (the default) it
-    # returns once the batch is on disk; the return value is the batch's sequence number.
+    # Each call is one batch in the write-ahead log, on disk when the graph's durability mode
+    # says (durable=None, the default: when the call returns in mode "batch"); durable=True
+    # makes this call return once its batch is on disk whatever the mode. The return value is
+    # the batch's sequence number.
     # Graph semantics: simple graph (adding an existing edge replaces its weight; removing a
     # missing edge does nothing; on a base imported with repeated edges, every copy is one
     # edge); undirected graphs update both directions.
 
     def add_edges(
-        self, src: Any, dst: Any, weights: Any = None, durable: bool = True, ids: str = "internal"
+        self, src: Any, dst: Any, weights: Any = None, durable: bool | None = None, ids: str = "internal"
     ) -> int:
         """Adds the edges ``src[i] -> dst[i]``, with ``weights`` (weighted graphs; 1.0 when
         omitted). ``ids="internal"``: vertex ids (array-likes of ints); ``ids="original"``: the
@@ -482,7 +484,7 @@ class Graph(_NativeGraph):
             _mine.after_update(self, before, s, d)
         return seq
 
-    def remove_edges(self, src: Any, dst: Any, durable: bool = True, ids: str = "internal") -> int:
+    def remove_edges(self, src: Any, dst: Any, durable: bool | None = None, ids: str = "internal") -> int:
         """Removes the edges ``src[i] -> dst[i]`` (missing edges are ignored); ``ids`` as in
         :meth:`add_edges`."""
         if _by_original(ids):
@@ -509,7 +511,7 @@ class Graph(_NativeGraph):
         )
 
     def set_edge_weights(
-        self, src: Any, dst: Any, weights: Any, durable: bool = True, ids: str = "internal"
+        self, src: Any, dst: Any, weights: Any, durable: bool | None = None, ids: str = "internal"
     ) -> int:
         """Sets the weights of existing edges (weighted graphs; missing edges are ignored);
         ``ids`` as in :meth:`add_edges`."""
@@ -520,7 +522,7 @@ class Graph(_NativeGraph):
         s, d = _ids(src), _ids(dst)
         return _ocgraph._set_edge_weights(self, s, d, _weights(weights, len(s)), bool(durable))
 
-    def add_vertices(self, count: Any = None, durable: bool = True, ids: Any = None) -> np.ndarray:
+    def add_vertices(self, count: Any = None, durable: bool | None = None, ids: Any = None) -> np.ndarray:
         """Adds ``count`` isolated vertices and returns their vertex ids (int64 array). On a graph
         imported with ``relabel`` every vertex has an original id: pass ``ids=[...]`` instead
         (each id not in the graph yet gets a vertex; returns the vertex of every id)."""
@@ -537,7 +539,7 @@ class Graph(_NativeGraph):
         out += first
         return out
 
-    def remove_vertices(self, vertices: Any, durable: bool = True, ids: str = "internal") -> int:
+    def remove_vertices(self, vertices: Any, durable: bool | None = None, ids: str = "internal") -> int:
         """Removes every edge of each vertex in ``vertices`` (vertex ids stay valid with
         degree 0); with ``ids="original"``, ``vertices`` holds original ids (an unknown one
         raises)."""

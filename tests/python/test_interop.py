@@ -173,6 +173,10 @@ def test_nulls_refused_naming_the_row(tmp_path, column):
     with pytest.raises(ocgraph.InputError, match=r"column 'src' \(source\) is null at row 3"):
         ocgraph.from_pandas(df, tmp_path / "g")
     assert not (tmp_path / "g").exists()
+    # Read from a Parquet file, the error names the file too.
+    pq.write_table(pa.Table.from_pandas(df, preserve_index=False), tmp_path / "nulls.parquet")
+    with pytest.raises(ocgraph.InputError, match=r"nulls\.parquet: column 'src' \(source\) is null at row 3"):
+        ocgraph.from_parquet(tmp_path / "nulls.parquet", tmp_path / "g")
 
 
 def test_null_in_a_later_batch_names_the_global_row(tmp_path):

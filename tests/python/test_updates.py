@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+import sys
 import threading
 from pathlib import Path
 
@@ -245,6 +246,37 @@ def test_close_releases_the_writer_lock_while_another_thread_compacts_or_a_resul
     del m
     with ocgraph.open(path) as r:
         assert 1 in r.neighbors(0).tolist()
+
+
+def test_update_calls_follow_the_durability_mode_unless_durable_is_given(tmp_path):
+    """Each call fsynced the log whatever the mode (durable=True was the default); now
+    durability="none" leaves it to the OS unless a call asks (counted with the fault shim)."""
+    import shutil
+
+    if shutil.which("cc") is None:
+        pytest.skip("no C compiler for the fault shim")
+    shim = tmp_path / "faultfs.so"
+    src = Path(__file__).resolve().parents[1] / "faults" / "faultfs.c"
+    subprocess.run(["cc", "-shared", "-fPIC", "-o", str(shim), str(src), "-ldl"], check=True)
+    ocgraph.from_edges([0], [1], tmp_path / "g", num_vertices=100).close()
+    script = (
+        "import sys, ocgraph\n"
+        "g = ocgraph.open(sys.argv[1], writable=True, durability='none')\n"
+        "for v in range(2, 42):\n"
+        "    g.add_edges([0], [v], durable=None if sys.argv[2] == 'mode' else True)\n"
+        "g.close()\n"
+    )
+
+    def fsyncs(how: str) -> int:
+        log = tmp_path / f"{how}.log"
+        env = dict(os.environ, LD_PRELOAD=str(shim), FAULT_OP="fsync", FAULT_NTH="0")
+        env.update(FAULT_PATH_SUBSTR="/wal/", FAULT_LOG=str(log))
+        subprocess.run([sys.executable, "-c", script, str(tmp_path / "g"), how], env=env, check=True)
+        # The shim appends "count N" (the log's fsyncs) when the process exits.
+        return int(log.read_text().split()[-1])
+
+    assert fsyncs("mode") <= 2  # the close's
+    assert fsyncs("durable") >= 40
 
 
 def test_a_forked_child_cannot_update_through_the_parents_handle(tmp_path):

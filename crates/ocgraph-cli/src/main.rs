@@ -39,6 +39,13 @@ fn main() -> ExitCode {
     let run = || ocgraph_core::page::catch_read_errors(|| cmd::run(cli.command)).and_then(|r| r);
     match std::panic::catch_unwind(run) {
         Ok(Ok(())) => ExitCode::SUCCESS,
+        Ok(Err(ocgraph_core::Error::Io { source, .. }))
+            if source.kind() == std::io::ErrorKind::BrokenPipe =>
+        {
+            // The reader of a pipe we write went away (`ocgraph export G /dev/stdout | head`):
+            // as above.
+            ExitCode::from(141)
+        }
         Ok(Err(e)) => {
             eprintln!("error: {e}");
             match e.kind() {

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use clap::{Args, ValueEnum};
 use ocgraph_core::format::{FileRole, OutputFile};
 use ocgraph_core::ids::{IdLookup, OriginalId};
-use ocgraph_core::ingest::{Progress, Unit};
+use ocgraph_core::ingest::{is_integer, Progress, Unit};
 use ocgraph_core::{with_adjacency, Adjacency, Error, GraphView, Result, Vertex};
 
 use crate::backend_args::BackendArgs;
@@ -147,8 +147,24 @@ fn run_export(args: &ExportArgs) -> Result<()> {
     let written = written.and_then(|count| file.commit().map(|()| count));
     let count = written?;
     eprintln!("exported {count} edges to {}", args.out.display());
+    let isolated = vertices_without_edges(&g);
+    if isolated > 0 {
+        let n = g.num_vertices();
+        let keep = if ids.is_none() {
+            format!("; import with --num-vertices {n} to keep them")
+        } else {
+            String::new()
+        };
+        eprintln!("note: {isolated} of the {n} vertices have no edges and are not in the edge list{keep}");
+    }
     args.backend.report_stats(g.base())?;
     Ok(())
+}
+
+/// Vertices without an arc in either direction: an edge list cannot name them.
+fn vertices_without_edges(g: &GraphView) -> usize {
+    let n = g.num_vertices() as Vertex;
+    with_adjacency!(g, |out, inn| (0..n).filter(|&v| out.degree(v) == 0 && inn.degree(v) == 0).count())
 }
 
 /// The original integer id of `v` for a binary format holding ids up to `max`.
@@ -178,12 +194,23 @@ fn text_id(ids: &IdLookup, v: Vertex) -> Result<OriginalId> {
     Ok(id)
 }
 
+/// An id as a CSV field: quoted as RFC 4180 (inner quotes doubled) when it holds a quote,
+/// which the CSV reader would otherwise take as quoting.
+fn csv_field(id: &OriginalId) -> String {
+    match id {
+        OriginalId::Str(s) if s.contains('"') => format!("\"{}\"", s.replace('"', "\"\"")),
+        id => id.to_string(),
+    }
+}
+
 /// A text edge list reads as string ids when its first line's source or target is not an
 /// integer: string ids whose first line's are both integer-looking (`007 7`) would read back as
 /// integers (`007` and `7` one vertex), so they are refused.
 fn refuse_integer_looking_first_line(a: &OriginalId, b: &OriginalId) -> Result<()> {
+    // The importers' own rule (an optional sign, then digits), so that `-1` and ids past 64
+    // bits count too.
     let integer_like = |id: &OriginalId| match id {
-        OriginalId::Str(s) => s.parse::<u64>().is_ok(),
+        OriginalId::Str(s) => is_integer(s.as_bytes()),
         OriginalId::Int(_) => false,
     };
     if integer_like(a) && integer_like(b) {
@@ -219,7 +246,11 @@ fn write_edges(
                     if count == 0 {
                         refuse_integer_looking_first_line(&a, &b)?;
                     }
-                    write!(buf, "{a}{sep}{b}").expect("write to Vec");
+                    if format == ExportFormat::Csv {
+                        write!(buf, "{}{sep}{}", csv_field(&a), csv_field(&b)).expect("write to Vec");
+                    } else {
+                        write!(buf, "{a}{sep}{b}").expect("write to Vec");
+                    }
                     match w {
                         Some(w) => writeln!(buf, "{sep}{w}").expect("write to Vec"),
                         None => buf.push(b'\n'),

@@ -45,6 +45,6 @@ pub use import::{
 pub use labels::{remove_labels, set_labels};
 pub(crate) use pack::pack_copy_unlocked;
 pub use pack::{pack, pack_copy, remove_packed_copy, PackReport};
-pub use parse::parse_weight;
+pub use parse::{is_integer, parse_weight};
 pub use progress::{NoProgress, Progress, Unit};
 pub use reorder::reorder;

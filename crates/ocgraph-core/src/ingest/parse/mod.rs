@@ -164,7 +164,7 @@ pub(crate) fn parse_id(tok: &[u8]) -> std::result::Result<u64, String> {
 }
 
 /// Whether `tok` looks like an integer (optional sign, digits): decides integer vs string ids.
-pub(crate) fn is_integer(tok: &[u8]) -> bool {
+pub fn is_integer(tok: &[u8]) -> bool {
     let d = match tok.first() {
         Some(b'+' | b'-') => &tok[1..],
         _ => tok,
