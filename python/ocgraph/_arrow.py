@@ -455,6 +455,13 @@ def from_parquet(
     pa = _pa()
     import pyarrow.parquet as pq
 
+    if overwrite and os.path.isdir(path):
+        graph, inside = os.path.realpath(path), os.path.realpath(file)
+        if os.path.commonpath([graph, inside]) == graph:
+            raise InvalidArgumentError(
+                f"input {os.fspath(file)}: lies inside the graph directory {os.fspath(path)} that this "
+                "call replaces; move it out first"
+            )
     cols = [c for c in (source, target, weight) if c is not None]
     try:
         pf = pq.ParquetFile(os.fspath(file))

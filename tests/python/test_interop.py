@@ -474,3 +474,12 @@ def test_an_export_reads_one_snapshot_while_the_graph_changes(tmp_path):
         assert sorted(zip(*(c.to_pylist() for c in g.to_arrow().columns))) == sorted(
             [("a", "b"), ("c", "a"), ("c", "new"), ("a", "new")]
         )
+
+
+def test_from_parquet_refuses_an_input_inside_the_graph_it_replaces(tmp_path):
+    ocgraph.from_edges([0, 1], [1, 2], tmp_path / "g").close()
+    pq.write_table(pa.table({"src": [0, 1, 2], "dst": [1, 2, 0]}), tmp_path / "g" / "e.parquet")
+    with pytest.raises(ocgraph.InvalidArgumentError, match="inside the graph directory"):
+        ocgraph.from_parquet(tmp_path / "g" / "e.parquet", tmp_path / "g", overwrite=True)
+    assert (tmp_path / "g" / "e.parquet").exists()
+    assert ocgraph.open(tmp_path / "g").num_edges == 2

@@ -348,6 +348,16 @@ def test_command_line_parquet_target(tmp_path, capsys):
         assert f"--parquet {target}" in _error_line(capsys)
     assert (other / "keep.txt").read_text() == "mine"
     assert ocgraph.open(graph_dir).num_edges == 2
+    # --out: never inside the graph (it overwrote its manifest), nor in a missing directory;
+    # export --force: the same rule as --parquet (it deleted any directory, the graph too).
+    for out in (f"{graph_dir}/manifest", str(tmp_path / "missing" / "x.npy")):
+        assert cli.main(["run", "wcc", graph_dir, "--out", out]) == 2
+        assert f"--out {out}" in _error_line(capsys)
+    for target in (graph_dir, str(other)):
+        assert cli.main(["export", graph_dir, target, "--force"]) == 2
+        assert f"out {target}" in _error_line(capsys)
+    assert (other / "keep.txt").read_text() == "mine"
+    assert ocgraph.open(graph_dir).num_edges == 2
 
 
 def test_command_line_replaces_a_dataset_and_writes_text(spark, datasets, tmp_path, capsys):

@@ -9,6 +9,7 @@ import os
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 
 import networkx as nx
@@ -294,6 +295,21 @@ def test_a_forked_child_cannot_update_through_the_parents_handle(tmp_path):
         except BaseException:
             os._exit(3)
     _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0
+    # Its kernels run (on threads of its own: it hung forever on the parent's pool).
+    want = g.bfs(0).tolist()
+    pid = os.fork()
+    if pid == 0:
+        os._exit(0 if g.bfs(0).tolist() == want and g.wcc().tolist() == g.wcc(threads=1).tolist() else 1)
+    for _ in range(300):
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            break
+        time.sleep(0.1)
+    else:
+        os.kill(pid, 9)
+        os.waitpid(pid, 0)
+        pytest.fail("the forked child's kernel hung")
     assert os.waitstatus_to_exitcode(status) == 0
     g.add_edges([4], [8])
     g.close()

@@ -94,6 +94,14 @@ impl BackendArgs {
         let mut g = Graph::open(path, &self.options()?)?;
         if let Some(t) = &self.trace {
             ocgraph_core::format::refuse_inside_graph(path, t, "--trace")?;
+            // The command's own results go to standard output: a binary trace there would be
+            // mixed with them.
+            if matches!(t.to_str(), Some("/dev/stdout" | "/dev/fd/1" | "/proc/self/fd/1" | "-")) {
+                return Err(Error::invalid(format!(
+                    "--trace {}: the command prints its results there; write the trace to a file",
+                    t.display()
+                )));
+            }
             g.start_trace(t)?;
         }
         Ok(g)

@@ -791,6 +791,15 @@ fn outputs_inside_the_graph_read_are_refused() {
     let outside = t.path().join("e.txt");
     std::fs::write(&outside, "0 1\n").unwrap();
     fails(&["import", p(&edges), p(&g), "--force"], 2, &["edges.txt", "inside the graph directory"]);
+    let parquet = t.path().join("e.parquet");
+    ok(&["export", p(&g), p(&parquet)]);
+    std::fs::rename(&parquet, g.join("e.parquet")).unwrap();
+    fails(
+        &["import", p(&g.join("e.parquet")), p(&g), "--force"],
+        2,
+        &["e.parquet", "inside the graph directory"],
+    );
+    assert!(g.join("e.parquet").exists());
     fails(&["import", p(&outside), p(&g), "--force", "--labels", p(&labels)], 2, &["labels.txt", "inside"]);
     assert!(edges.exists() && labels.exists());
     ok(&["check", p(&g)]);

@@ -180,6 +180,9 @@ fn traces_replay_and_an_empty_trace_is_refused() {
     let names: Vec<_> = std::fs::read_dir(t.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
     assert_eq!(names.len(), 2, "no temporary file is left: {names:?}");
     ok(&["cache-sim", p(&trace), "--sizes", "50%"]);
+    let out = ocgraph(&["run", "bfs", p(&g), "--trials", "1", "--trace", "/dev/stdout"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--trace /dev/stdout"));
     let bytes = std::fs::read(&trace).unwrap();
     let empty = t.path().join("empty.trace");
     std::fs::write(&empty, &bytes[..16]).unwrap();

@@ -55,12 +55,14 @@ pub(crate) fn _bfs<'py>(
     layout: &str,
 ) -> PyResult<(Bound<'py, PyArray1<i64>>, Bound<'py, PyArray1<i64>>)> {
     let layout = layout.parse::<Layout>().py()?;
-    let r = kernel(py, g, threads, |gr| {
+    let (depth, parent) = kernel(py, g, threads, |gr| {
         let s = PyGraph::check_vertex(gr, source)?;
         let (_, hubs, _) = gr.choose_stored(layout, false, true).py()?;
-        with_adjacency!(gr, |out, inn| algo::bfs_with_hubs(&out, &inn, hubs.as_ref(), s)).py()
+        let r = with_adjacency!(gr, |out, inn| algo::bfs_with_hubs(&out, &inn, hubs.as_ref(), s)).py()?;
+        // Converted here, on the kernel's threads (parallel too).
+        Ok((r.depth_i64(), r.parent_i64()))
     })?;
-    Ok((r.depth_i64().into_pyarray(py), r.parent_i64().into_pyarray(py)))
+    Ok((depth.into_pyarray(py), parent.into_pyarray(py)))
 }
 
 /// Shortest-path distances from `source` over out-edges (float64, inf unreachable; weights, or

@@ -159,7 +159,11 @@ where
 {
     // A failed page read of the buffer pool comes back as an I/O error naming the file.
     CATCHING.fetch_add(1, Ordering::SeqCst);
-    let r = py.allow_threads(|| catch_unwind(AssertUnwindSafe(|| ocgraph_core::page::catch_read_errors(f))));
+    let r = py.allow_threads(|| {
+        catch_unwind(AssertUnwindSafe(|| {
+            crate::fork::on_own_pool(|| ocgraph_core::page::catch_read_errors(f))
+        }))
+    });
     CATCHING.fetch_sub(1, Ordering::SeqCst);
     match r {
         Ok(Ok(r)) => r,

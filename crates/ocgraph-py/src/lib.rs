@@ -8,6 +8,7 @@
 mod algo;
 mod build;
 mod errors;
+mod fork;
 mod generate;
 mod graph;
 mod import;
@@ -24,6 +25,7 @@ use pyo3::prelude::*;
 #[pymodule]
 fn _ocgraph(m: &Bound<'_, PyModule>) -> PyResult<()> {
     errors::install_panic_hook();
+    fork::note_loading_process();
     m.add_class::<graph::PyGraph>()?;
     m.add_class::<maintain::PyMaintained>()?;
     m.add_function(wrap_pyfunction!(maintain::_maintain, m)?)?;

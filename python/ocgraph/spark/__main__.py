@@ -37,7 +37,7 @@ from . import (
     session,
     stop,
 )
-from ._dataset import META, _fs, is_dataset
+from ._dataset import META, check_target
 from ._session import shutdown_gateway
 
 ALGOS = ("bfs", "sssp", "wcc", "pagerank", "triangles")
@@ -105,27 +105,18 @@ def _conf(pairs: list[str]) -> dict[str, str]:
     return conf
 
 
-def _check_parquet(parquet: str, graph: str) -> None:
-    """Refuses an export target ``--parquet`` that is the graph directory, inside it or holds
-    it, or an existing path that is neither an ocgraph dataset nor an empty directory."""
-    import pyarrow.fs as pafs
-
-    if "://" not in parquet:
-        p, g = os.path.realpath(parquet), os.path.realpath(graph)
-        if os.path.commonpath([p, g]) in (p, g):
+def _check_out(out: str, graph: str) -> None:
+    """Refuses ``--out`` inside the graph directory (or holding it) and one whose directory does
+    not exist, before the run."""
+    if "://" not in graph:
+        o, g = os.path.realpath(out), os.path.realpath(graph)
+        if os.path.commonpath([o, g]) in (o, g):
             raise InvalidArgumentError(
-                f"--parquet {parquet} is the graph directory {graph}, inside it or contains it"
+                f"--out {out}: overlaps the graph directory {graph}; write it elsewhere"
             )
-    fs, root = _fs(parquet)
-    info = fs.get_file_info(root)
-    if info.type == pafs.FileType.NotFound or is_dataset(parquet):
-        return
-    if info.type == pafs.FileType.Directory and not fs.get_file_info(pafs.FileSelector(root)):
-        return
-    raise InvalidArgumentError(
-        f"--parquet {parquet} exists and is not an ocgraph Parquet dataset (nor an empty directory): "
-        "not replacing it"
-    )
+    parent = os.path.dirname(out) or "."
+    if not os.path.isdir(parent):
+        raise InvalidArgumentError(f"--out {out}: the directory {parent} does not exist")
 
 
 def _start(a: argparse.Namespace, conf: dict[str, str], started: bool) -> Any:
@@ -157,17 +148,24 @@ def _reason(e: Exception) -> str:
 
 
 def _write(path: str, result: np.ndarray) -> None:
-    """Writes ``result`` to exactly ``path``: a NumPy array when it ends in ``.npy`` (any case),
-    else text, one value a line, as ``ocgraph run --out`` writes them."""
+    """Writes ``result`` to exactly ``path``, whole or not at all: a NumPy array when it ends in
+    ``.npy`` (any case), else text, one value a line, as ``ocgraph run --out`` writes them."""
+    tmp = os.path.join(os.path.dirname(path) or ".", f".{os.path.basename(path)}.tmp-{os.getpid()}")
     try:
-        with open(path, "wb") as f:
+        # Written beside the path and renamed over it: a failure leaves the previous file.
+        with open(tmp, "wb") as f:
             if path.lower().endswith(".npy"):
                 np.save(f, result)
             elif result.dtype.kind in "iub":
                 f.write("".join(f"{int(x)}\n" for x in result.tolist()).encode())
             else:
                 f.write("".join(f"{_rust_float(x)}\n" for x in result.tolist()).encode())
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
     except OSError as e:
+        if os.path.exists(tmp):
+            os.remove(tmp)
         raise OcgraphIOError(f"--out {path}: {e.strerror or e}") from None
 
 
@@ -179,12 +177,14 @@ def _run(a: argparse.Namespace) -> None:
     _check_master(a.master)
     if a.partitions is not None and a.partitions < 1:
         raise InvalidArgumentError(f"--partitions must be >= 1, got {a.partitions}")
+    if a.out:
+        _check_out(a.out, a.graph)
     with tempfile.TemporaryDirectory(prefix="ocgraph-spark-") as tmp:
         dataset = a.graph
         if not os.path.exists(os.path.join(a.graph, META)) and "://" not in a.graph:
             dataset = a.parquet or os.path.join(tmp, "dataset")
             if a.parquet is not None:
-                _check_parquet(a.parquet, a.graph)
+                check_target(a.parquet, a.graph, "--parquet")
             export_parquet(
                 a.graph, dataset, partitions=max(16, a.partitions or 0), overwrite=a.parquet is not None
             )

@@ -90,6 +90,32 @@ def _first_negative_arc(indptr: np.ndarray, indices: np.ndarray, weights: np.nda
     return [u, int(indices[k]), float(weights[k])]
 
 
+def check_target(out: str, graph: str, what: str) -> None:
+    """Refuses an export target ``out`` (named ``what`` in the error) that is the graph
+    directory ``graph``, lies inside it or holds it, or an existing path that is neither an
+    ocgraph dataset nor an empty directory: replacing it would delete what is there."""
+    import pyarrow.fs as pafs
+
+    from .._errors import InvalidArgumentError
+
+    if "://" not in out:
+        p, g = os.path.realpath(out), os.path.realpath(graph)
+        if os.path.commonpath([p, g]) in (p, g):
+            raise InvalidArgumentError(
+                f"{what} {out} is the graph directory {graph}, inside it or contains it"
+            )
+    fs, root = _fs(out)
+    info = fs.get_file_info(root)
+    if info.type == pafs.FileType.NotFound or is_dataset(out):
+        return
+    if info.type == pafs.FileType.Directory and not fs.get_file_info(pafs.FileSelector(root)):
+        return
+    raise InvalidArgumentError(
+        f"{what} {out} exists and is not an ocgraph Parquet dataset (nor an empty directory): "
+        "not replacing it"
+    )
+
+
 def export_parquet(graph: Any, out: str, partitions: int = 16, overwrite: bool = False) -> dict:
     """Writes ``graph`` (a :class:`ocgraph.Graph` or a graph directory) as a Parquet dataset
     at ``out`` with ``partitions`` source-range parts of about equal arc counts; returns its
@@ -105,6 +131,8 @@ def export_parquet(graph: Any, out: str, partitions: int = 16, overwrite: bool =
         InvalidArgumentError: ``partitions < 1``.
         TypeError: ``partitions`` is not an integer.
         OcgraphIOError: ``out`` exists and ``overwrite`` is false.
+        InvalidArgumentError: ``out`` overlaps the graph directory, or exists and is neither a
+            dataset nor an empty directory (see :func:`check_target`).
     """
     import pyarrow as pa
     import pyarrow.parquet as pq
@@ -116,6 +144,7 @@ def export_parquet(graph: Any, out: str, partitions: int = 16, overwrite: bool =
     g = graph if isinstance(graph, Graph) else open_graph(graph)
     fs, root = _fs(str(out))
     info = fs.get_file_info(root)
+    check_target(str(out), g.path, "out")
     if info.type != pa.fs.FileType.NotFound:
         if not overwrite:
             raise OcgraphIOError(f"{out} exists (pass overwrite=True to replace it)")

@@ -27,7 +27,7 @@ use parquet::arrow::{ArrowWriter, ProjectionMask};
 use parquet::basic::Compression;
 use parquet::file::properties::WriterProperties;
 
-use ocgraph_core::format::OutputFile;
+use ocgraph_core::format::{refuse_input_inside_replaced, OutputFile};
 
 /// Rows per record batch read or written.
 const BATCH_ROWS: usize = 1 << 16;
@@ -329,11 +329,19 @@ pub(crate) fn import(
 ) -> Result<BuildReport> {
     let (relabel, num_vertices, allow_sparse_ids) = (opts.relabel, opts.num_vertices, opts.allow_sparse_ids);
     let mut build = opts.build.clone();
+    if build.overwrite {
+        refuse_input_inside_replaced(out, input, "input")?;
+        if let Some(path) = &opts.labels {
+            refuse_input_inside_replaced(out, path, "labels")?;
+        }
+    }
     build.weighted = cols.weight.is_some();
     let directed = build.directed;
     if build.source.is_empty() {
         build.source = format!("{} (Parquet)", input.display());
     }
+    // Read before the build: the note is about the input as it was.
+    let ignored_weight = if cols.weight.is_none() { weight_column(input)? } else { None };
     let mut mapper = (relabel != Relabel::None).then(Mapper::default);
     if relabel == Relabel::Sorted {
         let m = mapper.as_mut().expect("a mapper for sorted relabelling");
@@ -427,13 +435,11 @@ pub(crate) fn import(
         }
     };
     let mut report = builder.finish(id_map, progress)?;
-    if cols.weight.is_none() {
-        if let Some(name) = weight_column(input)? {
-            report.notices.push(format!(
-                "{}: column '{name}' was ignored (an unweighted import; --weight-col {name} reads it)",
-                input.display()
-            ));
-        }
+    if let Some(name) = ignored_weight {
+        report.notices.push(format!(
+            "{}: column '{name}' was ignored (an unweighted import; --weight-col {name} reads it)",
+            input.display()
+        ));
     }
     Ok(report)
 }

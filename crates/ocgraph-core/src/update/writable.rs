@@ -1053,7 +1053,7 @@ impl Shared {
         }
         if std::process::id() != self.pid {
             return Err(Error::invalid(format!(
-                "{}: the graph was opened for updates by process {}; a forked child must open it                  itself (after the parent closed it)",
+                "{}: the graph was opened for updates by process {}; a forked child must open it itself (after the parent closed it)",
                 self.dir.display(),
                 self.pid
             )));

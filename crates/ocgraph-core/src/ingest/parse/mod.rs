@@ -175,13 +175,19 @@ pub fn is_integer(tok: &[u8]) -> bool {
 /// Parses a finite weight that is stored as an `f32` without becoming infinite or, when it is
 /// not zero, zero.
 pub fn parse_weight(tok: &[u8]) -> std::result::Result<f32, String> {
-    let wide = std::str::from_utf8(tok)
-        .ok()
-        .and_then(|s| s.parse::<f64>().ok())
-        .filter(|w| w.is_finite())
-        .ok_or_else(|| format!("bad weight '{}' (expected a finite number)", show(tok)))?;
-    let w = wide as f32;
-    if !w.is_finite() || (w == 0.0 && wide != 0.0) {
+    let bad = || format!("bad weight '{}' (expected a finite number)", show(tok));
+    let text = std::str::from_utf8(tok).map_err(|_| bad())?;
+    // Parsed as an f32 directly (correctly rounded); the f64 reading only tells a value past
+    // f32's range (infinite) or below its smallest (0) from `inf` and `0` themselves.
+    let w = text.parse::<f32>().map_err(|_| bad())?;
+    if w.is_finite() && w != 0.0 {
+        return Ok(w);
+    }
+    let wide = text.parse::<f64>().map_err(|_| bad())?;
+    if !wide.is_finite() {
+        return Err(bad());
+    }
+    if w.is_infinite() || wide != 0.0 {
         return Err(format!(
             "weight '{}' is not a finite 32-bit float (0, or magnitudes from 1.4e-45 to 3.4e38)",
             show(tok)
@@ -212,5 +218,28 @@ pub(crate) fn too_large(id: u64, max: u64) -> String {
         )
     } else {
         format!("vertex id {id} is not below the {} vertices given (--num-vertices)", max + 1)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_weight;
+
+    #[test]
+    fn weights_are_rounded_once_and_refused_outside_f32() {
+        // Halfway-adjacent decimals round to the nearest f32 directly (through f64 they were
+        // rounded twice and came out one ulp off).
+        let t = "1.000000059604644776257986737988403547205962240695953369140625";
+        assert_eq!(parse_weight(t.as_bytes()), Ok(t.parse::<f32>().unwrap()));
+        assert!(parse_weight(t.as_bytes()).unwrap() > 1.0);
+        for ok in ["0", "-0", "1e-40", "3.4e38", "0.5"] {
+            assert_eq!(parse_weight(ok.as_bytes()), Ok(ok.parse::<f32>().unwrap()), "{ok}");
+        }
+        for out in ["1e-50", "-1e-46", "1e39"] {
+            assert!(parse_weight(out.as_bytes()).unwrap_err().contains("not a finite 32-bit float"), "{out}");
+        }
+        for bad in ["inf", "nan", "-inf", "x", ""] {
+            assert!(parse_weight(bad.as_bytes()).unwrap_err().contains("bad weight"), "{bad}");
+        }
     }
 }
