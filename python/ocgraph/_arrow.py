@@ -546,8 +546,10 @@ def iter_arrow_batches(
                 arrays[0], arrays[1] = ids[arrays[0]], ids[arrays[1]]
             else:
                 arrays[0], arrays[1] = ids.take(pa.array(arrays[0])), ids.take(pa.array(arrays[1]))
-        yield pa.RecordBatch.from_arrays([pa.array(a) for a in arrays], names=names)
         start = end
+        if len(arrays[0]) == 0:
+            continue  # every arc of the slice was the second copy of an undirected edge
+        yield pa.RecordBatch.from_arrays([pa.array(a) for a in arrays], names=names)
 
 
 def to_series(g: Graph, values: Any, name: str | None = None, computed: bool = False) -> Any:

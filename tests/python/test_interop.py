@@ -483,3 +483,13 @@ def test_from_parquet_refuses_an_input_inside_the_graph_it_replaces(tmp_path):
         ocgraph.from_parquet(tmp_path / "g" / "e.parquet", tmp_path / "g", overwrite=True)
     assert (tmp_path / "g" / "e.parquet").exists()
     assert ocgraph.open(tmp_path / "g").num_edges == 2
+
+
+def test_arrow_batches_are_never_empty(tmp_path):
+    """A slice whose arcs are all second copies of undirected edges (or that has none) gave an
+    empty batch; every batch holds rows now, and together they are the edge table."""
+    g = ocgraph.from_edges([0, 0, 1, 5], [1, 2, 2, 6], tmp_path / "g", num_vertices=9, directed=False)
+    batches = list(g.iter_arrow_batches(batch_rows=2, original_ids=False))
+    assert all(b.num_rows > 0 for b in batches)
+    rows = sorted((s, d) for b in batches for s, d in zip(b.column(0).to_pylist(), b.column(1).to_pylist()))
+    assert rows == [(0, 1), (0, 2), (1, 2), (5, 6)]
