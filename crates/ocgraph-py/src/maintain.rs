@@ -16,6 +16,9 @@ use crate::graph::PyGraph;
 pub(crate) struct PyMaintained {
     inner: Mutex<Option<(Arc<WritableGraph>, Maintainer)>>,
     name: String,
+    /// The process maintaining it in the background, if it is: its thread does not exist in a
+    /// forked child, where waiting for it would never end.
+    background_in: Option<u32>,
 }
 
 /// A numpy array of `v`.
@@ -35,6 +38,13 @@ impl PyMaintained {
         py: Python<'_>,
         f: impl FnOnce(&WritableGraph, &Maintainer) -> ocgraph_core::Result<T> + Send,
     ) -> PyResult<T> {
+        if let Some(pid) = self.background_in.filter(|&pid| pid != std::process::id()) {
+            return Err(invalid(format!(
+                "{}: maintained in the background by process {pid}, whose thread a forked child \
+                 does not have; maintain it in this process",
+                self.name
+            )));
+        }
         let done = run(py, || {
             let guard = self.inner.lock().unwrap_or_else(|e| e.into_inner());
             Ok(guard.as_ref().map(|(w, m)| f(w, m)))
@@ -160,5 +170,6 @@ pub(crate) fn _maintain(
     // The first computation reads with at most the threads a small buffer pool takes.
     let threads = w.snapshot().base().reading_threads(None);
     let m = run(py, || crate::algo::with_threads(threads, || start(&w, spec).py()))?;
-    Ok(PyMaintained { inner: Mutex::new(Some((w, m))), name })
+    let background_in = background.then(std::process::id);
+    Ok(PyMaintained { inner: Mutex::new(Some((w, m))), name, background_in })
 }
