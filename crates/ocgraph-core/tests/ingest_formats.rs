@@ -367,6 +367,18 @@ fn byte_order_marks_csv_hash_rows_and_string_targets() {
         "{:?}",
         r.notices
     );
+    // So does a weighted CSV import without a header (the weight is the third column by
+    // position); with a header naming the weight column, nothing is said.
+    let csv = write(tmp.path(), "four.csv", b"0,1,2.5,x\n1,2,3.5,y\n");
+    let r = import(&csv, &tmp.path().join("g-four"), &opts, &NoProgress).unwrap();
+    assert!(
+        r.notices.iter().any(|n| n.contains("four.csv:1: 4 columns") && n.contains("no header")),
+        "{:?}",
+        r.notices
+    );
+    let named = write(tmp.path(), "named.csv", b"src,dst,weight,note\n0,1,2.5,x\n");
+    let r = import(&named, &tmp.path().join("g-named"), &opts, &NoProgress).unwrap();
+    assert!(!r.notices.iter().any(|n| n.contains("columns: the first two")), "{:?}", r.notices);
     let mtx = write(
         tmp.path(),
         "bom.mtx",

@@ -473,6 +473,8 @@ fn scan(
     let mut header_done = false;
     let (mut src_col, mut dst_col, mut weight_col, mut mtx_size) = (0, 1, 2, None);
     let csv = format == InputFormat::Csv;
+    // A CSV file without a header line: its weight is the third column by position.
+    let mut headerless_csv = false;
     let mut strings: Option<bool> = None;
     while let Some(block) = blocks.next_block()? {
         progress.advance(block.len() as u64);
@@ -507,6 +509,7 @@ fn scan(
                         ));
                     }
                     line += h.header_lines;
+                    headerless_csv = h.header.is_none();
                     if let Some((at, text)) = h.header {
                         found.notices.push(format!(
                             "{}:{at}: taken as the CSV header: '{}'",
@@ -543,10 +546,15 @@ fn scan(
             }
             // A text line splits at commas too: `0 1 1,5` is four columns, not a weight of 1.5.
             if let Some((at, cols)) = first.first().filter(|(_, c)| weighted && c.len() > 3) {
-                if format == InputFormat::Text {
+                let why = match format {
+                    InputFormat::Text => Some(" (a decimal comma? weights are read with a decimal point)"),
+                    InputFormat::Csv if headerless_csv && unnamed => Some(" (no header names the columns)"),
+                    _ => None,
+                };
+                if let Some(why) = why {
                     found.notices.push(format!(
                         "{}:{}: {} columns: the first two are the edge and the third its weight, the \
-                         rest were ignored (a decimal comma? weights are read with a decimal point)",
+                         rest were ignored{why}",
                         path.display(),
                         line + at,
                         cols.len()
