@@ -5,6 +5,7 @@ would raise a bare ``OverflowError``)."""
 from __future__ import annotations
 
 import operator
+import os
 from typing import Any
 
 import numpy as np
@@ -45,6 +46,13 @@ def int_ids(name: str, a: Any, error: type[Exception] = InputError) -> np.ndarra
     if arr.size and not np.issubdtype(arr.dtype, np.integer):
         raise error(f"{name} must hold integers, got dtype {arr.dtype}")
     return arr
+
+
+def overlaps(a: Any, b: Any) -> bool:
+    """Whether the local paths ``a`` and ``b`` are the same or one holds the other (links
+    followed), as the engine's ``format::place`` checks them."""
+    x, y = os.path.realpath(a), os.path.realpath(b)
+    return os.path.commonpath([x, y]) in (x, y)
 
 
 def as_float32(arr: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

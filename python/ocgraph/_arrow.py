@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from . import _ocgraph
-from ._args import as_float32, int_arg
+from ._args import as_float32, int_arg, overlaps
 from ._errors import InputError, InvalidArgumentError, OcgraphIOError
 from ._graph import Graph, PathLike, Size
 
@@ -455,13 +455,11 @@ def from_parquet(
     pa = _pa()
     import pyarrow.parquet as pq
 
-    if overwrite and os.path.isdir(path):
-        graph, inside = os.path.realpath(path), os.path.realpath(file)
-        if os.path.commonpath([graph, inside]) == graph:
-            raise InvalidArgumentError(
-                f"input {os.fspath(file)}: lies inside the graph directory {os.fspath(path)} that this "
-                "call replaces; move it out first"
-            )
+    if overwrite and os.path.isdir(path) and overlaps(path, file):
+        raise InvalidArgumentError(
+            f"input {os.fspath(file)}: lies inside the graph directory {os.fspath(path)} that this "
+            "call replaces; move it out first"
+        )
     cols = [c for c in (source, target, weight) if c is not None]
     try:
         pf = pq.ParquetFile(os.fspath(file))

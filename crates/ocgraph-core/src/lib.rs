@@ -21,6 +21,7 @@ pub mod ids;
 pub mod ingest;
 pub mod labels;
 pub mod page;
+pub mod process;
 pub mod query;
 pub mod size;
 pub mod update;

@@ -4,6 +4,8 @@
 
 use std::sync::{Arc, Mutex, OnceLock};
 
+use ocgraph_core::process::current_process;
+
 /// The process that loaded the module.
 static LOADED_BY: OnceLock<u32> = OnceLock::new();
 
@@ -12,13 +14,13 @@ static CHILD_POOL: Mutex<Option<(u32, Arc<rayon::ThreadPool>)>> = Mutex::new(Non
 
 /// Records the process loading the module (called by the module's initialisation).
 pub(crate) fn note_loading_process() {
-    LOADED_BY.get_or_init(std::process::id);
+    LOADED_BY.get_or_init(current_process);
 }
 
 /// Runs `f` where its parallel work can run: as it is in the process that loaded the module,
 /// on the child's own pool in a forked child.
 pub(crate) fn on_own_pool<T: Send>(f: impl FnOnce() -> T + Send) -> T {
-    let pid = std::process::id();
+    let pid = current_process();
     if LOADED_BY.get().is_none_or(|&loaded| loaded == pid) {
         return f();
     }

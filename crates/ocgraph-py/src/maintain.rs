@@ -38,7 +38,7 @@ impl PyMaintained {
         py: Python<'_>,
         f: impl FnOnce(&WritableGraph, &Maintainer) -> ocgraph_core::Result<T> + Send,
     ) -> PyResult<T> {
-        if let Some(pid) = self.background_in.filter(|&pid| pid != std::process::id()) {
+        if let Some(pid) = self.background_in.filter(|&pid| pid != ocgraph_core::process::current_process()) {
             return Err(invalid(format!(
                 "{}: maintained in the background by process {pid}, whose thread a forked child \
                  does not have; maintain it in this process",
@@ -170,6 +170,6 @@ pub(crate) fn _maintain(
     // The first computation reads with at most the threads a small buffer pool takes.
     let threads = w.snapshot().base().reading_threads(None);
     let m = run(py, || crate::algo::with_threads(threads, || start(&w, spec).py()))?;
-    let background_in = background.then(std::process::id);
+    let background_in = background.then(ocgraph_core::process::current_process);
     Ok(PyMaintained { inner: Mutex::new(Some((w, m))), name, background_in })
 }

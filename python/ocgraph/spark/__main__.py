@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 
 from .. import Error
+from .._args import overlaps
 from .._errors import InvalidArgumentError, OcgraphIOError
 from . import (
     DESIGNS,
@@ -108,12 +109,8 @@ def _conf(pairs: list[str]) -> dict[str, str]:
 def _check_out(out: str, graph: str) -> None:
     """Refuses ``--out`` inside the graph directory (or holding it) and one whose directory does
     not exist, before the run."""
-    if "://" not in graph:
-        o, g = os.path.realpath(out), os.path.realpath(graph)
-        if os.path.commonpath([o, g]) in (o, g):
-            raise InvalidArgumentError(
-                f"--out {out}: overlaps the graph directory {graph}; write it elsewhere"
-            )
+    if "://" not in graph and overlaps(out, graph):
+        raise InvalidArgumentError(f"--out {out}: overlaps the graph directory {graph}; write it elsewhere")
     parent = os.path.dirname(out) or "."
     if not os.path.isdir(parent):
         raise InvalidArgumentError(f"--out {out}: the directory {parent} does not exist")

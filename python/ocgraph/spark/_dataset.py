@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from .._args import U32_MAX, int_arg
+from .._args import U32_MAX, int_arg, overlaps
 from .._errors import FormatError, OcgraphIOError
 
 __all__ = ["export_parquet", "import_parquet", "is_dataset", "negative_arc", "read_meta"]
@@ -98,12 +98,8 @@ def check_target(out: str, graph: str, what: str) -> None:
 
     from .._errors import InvalidArgumentError
 
-    if "://" not in out:
-        p, g = os.path.realpath(out), os.path.realpath(graph)
-        if os.path.commonpath([p, g]) in (p, g):
-            raise InvalidArgumentError(
-                f"{what} {out} is the graph directory {graph}, inside it or contains it"
-            )
+    if "://" not in out and overlaps(out, graph):
+        raise InvalidArgumentError(f"{what} {out} is the graph directory {graph}, inside it or contains it")
     fs, root = _fs(out)
     info = fs.get_file_info(root)
     if info.type == pafs.FileType.NotFound or is_dataset(out):

@@ -519,7 +519,7 @@ impl WritableGraph {
             names,
             feed: Feed::default(),
             writer_lock: Mutex::new(writer_lock),
-            pid: std::process::id(),
+            pid: crate::process::current_process(),
         });
         Ok(WritableGraph { shared, compactor: Mutex::new(None), recovery })
     }
@@ -1051,7 +1051,7 @@ impl Shared {
                 self.dir.display()
             )));
         }
-        if std::process::id() != self.pid {
+        if crate::process::current_process() != self.pid {
             return Err(Error::invalid(format!(
                 "{}: the graph was opened for updates by process {}; a forked child must open it itself (after the parent closed it)",
                 self.dir.display(),
