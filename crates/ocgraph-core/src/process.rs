@@ -1,7 +1,7 @@
 //! The current process's id without a system call per query: cached, and cleared in a forked
 //! child by a `pthread_atfork` handler. Writers check it on every commit (a forked child must
-//! not write through its parent's handle), where `getpid` would cost about 160 ns
-//! (a measurable share of a single-edge update).
+//! not write through its parent's handle), where `getpid` would add a system call to every
+//! single-edge update.
 
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Once;
