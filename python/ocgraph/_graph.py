@@ -403,7 +403,7 @@ class Graph(_NativeGraph):
         if data is None and plabels is not None:
             data = np.full(self.num_vertices, _mine.NO_LABEL, dtype=np.uint32)
         w = _mine.Watch(name, edges, plabels, bool(induced), data)
-        with _mine.watch_lock(self):
+        with _mine.adding_watch(self):
             self.__dict__.setdefault("_watches", []).append(w)
         return w
 

@@ -124,22 +124,71 @@ def data_labels(labels: Any) -> np.ndarray | None:
     return np.ascontiguousarray(arr, dtype=np.uint32)
 
 
-def watch_lock(g: Any) -> threading.RLock:
-    """The lock that orders ``g``'s watched batches: held from the snapshot before a batch to
-    the watches' update after it, so that no other batch commits in between (the watches
-    would report its matches wrongly), and while watches are added or removed."""
-    return g.__dict__.setdefault("_watch_lock", threading.RLock())
+class _UpdateGate:
+    """Orders the update batches of one graph against its watches.
+
+    ``lock`` is held from the snapshot before a watched batch to the watches' update after it,
+    so that no other batch commits in between (the watches would report its matches wrongly),
+    and while watches are added or removed. Batches of a graph nothing watches run without it
+    (counted in ``unwatched``); adding a watch first waits for those to end, since a watch
+    reads the graph as its first batch finds it, and a batch committing later unseen would be
+    missing from it for good. ``adding`` makes batches that start meanwhile take the lock, so
+    that the wait ends."""
+
+    def __init__(self) -> None:
+        self.lock = threading.RLock()
+        self.idle = threading.Condition(self.lock)
+        self.unwatched = 0
+        self.adding = 0
+
+
+def _gate(g: Any) -> _UpdateGate:
+    return g.__dict__.setdefault("_update_gate", _UpdateGate())
+
+
+@contextmanager
+def watch_lock(g: Any) -> Iterator[None]:
+    """Holds ``g``'s watch lock (see :class:`_UpdateGate`)."""
+    with _gate(g).lock:
+        yield
+
+
+@contextmanager
+def adding_watch(g: Any) -> Iterator[None]:
+    """Holds ``g``'s watch lock once no batch runs unwatched (see :class:`_UpdateGate`)."""
+    gate = _gate(g)
+    with gate.lock:
+        gate.adding += 1
+        try:
+            while gate.unwatched:
+                gate.idle.wait()
+            yield
+        finally:
+            gate.adding -= 1
 
 
 @contextmanager
 def watched_update(g: Any) -> Iterator[Any]:
     """Around one update batch of ``g``: yields a snapshot of ``g`` before it when something
-    watches ``g`` (else None), holding :func:`watch_lock` until the block ends."""
-    if not getattr(g, "_watches", None):
-        yield None
+    watches ``g`` (else None), holding the watch lock until the block ends when something
+    watches ``g`` or a watch is being added (see :class:`_UpdateGate`)."""
+    gate = _gate(g)
+    gate.lock.acquire()
+    if not getattr(g, "_watches", None) and not gate.adding:
+        gate.unwatched += 1
+        gate.lock.release()
+        try:
+            yield None
+        finally:
+            with gate.lock:
+                gate.unwatched -= 1
+                if not gate.unwatched:
+                    gate.idle.notify_all()
         return
-    with watch_lock(g):
-        yield _ocgraph._snapshot(g) if g._watches else None
+    try:
+        yield _ocgraph._snapshot(g) if getattr(g, "_watches", None) else None
+    finally:
+        gate.lock.release()
 
 
 def after_update(

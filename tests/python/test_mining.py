@@ -378,6 +378,48 @@ def test_a_batch_of_another_thread_never_lands_inside_a_watched_batch(tmp_path, 
     g.close()
 
 
+def test_a_watch_added_during_another_threads_batch_sees_that_batch(tmp_path, monkeypatch):
+    """A batch of a graph nothing watched yet, committing after a watch was added and had
+    taken its first batch, was missing from the watch for good (the triangle it closed with
+    a later edge was never reported). Adding a watch now waits for such batches (forced
+    interleaving)."""
+    ocgraph.from_edges([3], [4], tmp_path / "g", num_vertices=5, directed=False).close()
+    g = ocgraph.open(tmp_path / "g", writable=True, durability="none")
+    native_add = ocgraph._ocgraph._add_edges
+    started, go = threading.Event(), threading.Event()
+
+    def paused_first(graph, *args):
+        if not started.is_set():
+            started.set()
+            go.wait(timeout=10)
+        return native_add(graph, *args)
+
+    monkeypatch.setattr(ocgraph._ocgraph, "_add_edges", paused_first)
+    first = threading.Thread(target=lambda: g.add_edges([0, 1], [1, 2]))
+    first.start()
+    assert started.wait(timeout=10)
+    box = {}
+
+    def watch_then_close_the_triangle():
+        box["w"] = g.watch("triangle")
+        g.add_edges([0], [2])
+
+    second = threading.Thread(target=watch_then_close_the_triangle)
+    second.start()
+    second.join(timeout=0.5)  # it waits for the first batch now (it used to finish here)
+    go.set()
+    first.join()
+    second.join()
+    monkeypatch.undo()
+    assert g.match("triangle").tolist() == [[0, 1, 2]]
+    added, removed = box["w"].changes()
+    assert added.tolist() == [[0, 1, 2]] and removed.tolist() == []
+    g.add_edges([4, 4], [0, 1])  # 0-1-4: a triangle on the batch the watch once missed
+    added, _ = box["w"].changes()
+    assert added.tolist() == [[0, 1, 4]]
+    g.close()
+
+
 def test_threads_updating_a_watched_graph_with_a_maintained_result(tmp_path):
     # Three threads update one graph that a watch and a maintained result follow, while a fourth
     # reads them: no deadlock (their locks are taken with the GIL released), and the changes

@@ -190,4 +190,43 @@ fn traces_replay_and_an_empty_trace_is_refused() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{err}");
     assert!(err.contains("empty.trace") && err.contains("no page requests"), "{err}");
+    // Options that name nothing, an unknown policy and a bad --score-size fail before any
+    // simulation prints (a bad --score-size failed after the table and the CSV).
+    for (args, needle) in [
+        (&["--policies", ","][..], "--policies ',' names nothing"),
+        (&["--sizes", " , "][..], "--sizes ' , ' names nothing"),
+        (&["--policies", "lru,bogus"][..], "or opt"),
+        (&["--score-trace", "s.csv", "--score-size", "0%"][..], "--score-size"),
+    ] {
+        let mut all = vec!["cache-sim", p(&trace)];
+        all.extend_from_slice(args);
+        let out = ocgraph(&all);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(needle), "{args:?}: {err}");
+        assert!(out.stdout.is_empty(), "{args:?} printed before failing");
+    }
+}
+
+/// A trace written through a symbolic link replaces the file it names, whole at the end: a
+/// failed run leaves that file as it was (it was emptied at the start), the link stays a link.
+#[test]
+fn a_trace_through_a_symbolic_link_replaces_its_file_whole() {
+    let t = tempfile::tempdir().unwrap();
+    let g = t.path().join("g");
+    ok(&["generate", "kronecker", "--scale", "8", "--quiet", p(&g)]);
+    let (real, link) = (t.path().join("real.trace"), t.path().join("link.trace"));
+    let run = |source: &str| {
+        ocgraph(&["run", "bfs", p(&g), "--source", source, "--backend", "pool", "--trace", p(&link)])
+    };
+    std::fs::write(&real, b"previous").unwrap();
+    std::os::unix::fs::symlink("real.trace", &link).unwrap();
+    assert_eq!(run("99999999").status.code(), Some(2));
+    assert_eq!(std::fs::read(&real).unwrap(), b"previous");
+    assert!(run("0").status.success());
+    assert!(std::fs::symlink_metadata(&link).unwrap().file_type().is_symlink());
+    assert_eq!(&std::fs::read(&real).unwrap()[..8], b"OCGTRACE");
+    ok(&["cache-sim", p(&link), "--sizes", "50%"]);
+    let names: Vec<_> = std::fs::read_dir(t.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
+    assert_eq!(names.len(), 3, "no temporary file is left: {names:?}");
 }

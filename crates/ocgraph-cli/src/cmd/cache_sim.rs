@@ -87,19 +87,24 @@ pub fn run(args: &CacheSimArgs) -> Result<()> {
         dense.ids.len(),
         dense.distinct
     );
-    let policies: Vec<&str> = args.policies.split(',').map(str::trim).filter(|s| !s.is_empty()).collect();
+    let policies = listed(&args.policies, "--policies")?;
     for p in &policies {
         if *p != "opt" {
-            policy_by_name(p, 2)?; // validate names and GAC specs up front
+            // Names and GAC specs are checked up front; the list of valid names adds `opt`.
+            policy_by_name(p, 2)
+                .map_err(|e| Error::invalid(format!("{e}; or opt, Belady's offline optimum")))?;
         }
     }
-    let sizes: Vec<(&str, usize)> = args
-        .sizes
-        .split(',')
-        .map(str::trim)
-        .filter(|s| !s.is_empty())
+    let sizes: Vec<(&str, usize)> = listed(&args.sizes, "--sizes")?
+        .into_iter()
         .map(|s| Ok((s, frames_for(s, dense.distinct, page_size)?)))
         .collect::<Result<_>>()?;
+    let score_frames = args
+        .score_trace
+        .as_ref()
+        .map(|_| frames_for(&args.score_size, dense.distinct, page_size))
+        .transpose()
+        .map_err(|e| Error::invalid(format!("--score-size: {e}")))?;
     let jobs: Vec<(usize, usize)> =
         (0..sizes.len()).flat_map(|s| (0..policies.len()).map(move |p| (s, p))).collect();
     let progress = CliProgress::new(false);
@@ -154,10 +159,9 @@ pub fn run(args: &CacheSimArgs) -> Result<()> {
             csv.display()
         );
     }
-    if let Some(path) = &args.score_trace {
+    if let (Some(path), Some(frames)) = (&args.score_trace, score_frames) {
         let spec = policies.iter().find(|p| p.starts_with("gac")).copied().unwrap_or("gac");
         let config = if spec == "gac" { GacConfig::default() } else { GacConfig::parse(spec)? };
-        let frames = frames_for(&args.score_size, dense.distinct, page_size)?;
         write_score_trace(path, &dense, frames, &config, args.score_every.max(1))?;
         println!(
             "wrote {} ({spec} at {} = {frames} frames); plot: python3 bench/caching/plot.py --score {} --out score.png",
@@ -167,6 +171,16 @@ pub fn run(args: &CacheSimArgs) -> Result<()> {
         );
     }
     Ok(())
+}
+
+/// The non-empty items of the comma-separated list `value` of option `flag`; an error when
+/// there are none.
+fn listed<'a>(value: &'a str, flag: &str) -> Result<Vec<&'a str>> {
+    let items: Vec<&str> = value.split(',').map(str::trim).filter(|s| !s.is_empty()).collect();
+    if items.is_empty() {
+        return Err(Error::invalid(format!("{flag} '{value}' names nothing to simulate")));
+    }
+    Ok(items)
 }
 
 /// Column header for a policy spec (GAC specs can be long).

@@ -89,7 +89,7 @@ pub struct RunArgs {
     trials: usize,
     /// Before the timed trials, run untimed ones until this many seconds have passed (at least
     /// one when > 0), so that the timed trials find the graph cached and the pool settled; I/O
-    /// statistics then cover the timed trials only.
+    /// statistics then cover the timed trials only (a --trace records the warm-up too).
     #[arg(long, default_value_t = 0.0, value_parser = super::seconds_arg)]
     warmup_secs: f64,
     /// Verify every trial's result with the kernel's serial checker; a failed check exits 1.

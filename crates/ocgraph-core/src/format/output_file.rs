@@ -1,7 +1,8 @@
 //! Result files written whole or not at all: [`OutputFile`] writes beside the destination and
 //! renames over it on [`OutputFile::commit`], so a failure (a full disk) leaves the previous
-//! file, or none, never a truncated one. An existing symbolic link, pipe or device is written
-//! through instead, never replaced; the process's own standard output and error
+//! file, or none, never a truncated one. A symbolic link to a regular file is followed: the
+//! file it names is replaced so, and the link kept. Any other existing link, a pipe or a device
+//! is written through instead, never replaced; the process's own standard output and error
 //! (`/dev/stdout`, `/dev/fd/1`, ...) are written through their descriptors, at their offsets,
 //! so that a shell's `>>` appends and what was written before is kept.
 
@@ -22,8 +23,9 @@ static NEXT_TEMP: AtomicU64 = AtomicU64::new(0);
 /// what it wrote.
 pub struct OutputFile {
     path: PathBuf,
-    /// Where the bytes go: a temporary file beside `path`, or `path` itself (written through).
-    tmp: Option<PathBuf>,
+    /// Where the bytes go: a temporary file and the file the commit renames it over (`path`, or
+    /// the file a link at `path` names), or `None`: `path` itself (written through).
+    tmp: Option<(PathBuf, PathBuf)>,
     out: BufWriter<File>,
 }
 
@@ -39,21 +41,29 @@ impl OutputFile {
                 out: BufWriter::with_capacity(1 << 20, file),
             });
         }
-        let through = std::fs::symlink_metadata(path).is_ok_and(|m| !m.file_type().is_file());
-        let tmp = if through {
-            None
-        } else {
-            let name = path.file_name().ok_or_else(|| {
-                Error::invalid(format!("'{}' does not name a file to write", path.display()))
-            })?;
-            let nonce = NEXT_TEMP.fetch_add(1, Ordering::Relaxed);
-            Some(path.with_file_name(format!(
-                ".{}.tmp-{}-{nonce}",
-                name.to_string_lossy(),
-                std::process::id()
-            )))
+        let dest = match std::fs::symlink_metadata(path) {
+            Ok(m) if m.file_type().is_symlink() && std::fs::metadata(path).is_ok_and(|t| t.is_file()) => {
+                Some(std::fs::canonicalize(path).map_err(|e| Error::io(path, "resolve", e))?)
+            }
+            Ok(m) if !m.file_type().is_file() => None,
+            _ => Some(path.to_path_buf()),
         };
-        let target = tmp.as_deref().unwrap_or(path);
+        let tmp = match dest {
+            Some(dest) => {
+                let name = dest.file_name().ok_or_else(|| {
+                    Error::invalid(format!("'{}' does not name a file to write", path.display()))
+                })?;
+                let nonce = NEXT_TEMP.fetch_add(1, Ordering::Relaxed);
+                let tmp = dest.with_file_name(format!(
+                    ".{}.tmp-{}-{nonce}",
+                    name.to_string_lossy(),
+                    std::process::id()
+                ));
+                Some((tmp, dest))
+            }
+            None => None,
+        };
+        let target = tmp.as_ref().map_or(path, |(tmp, _)| tmp.as_path());
         let file = File::create(target).map_err(|e| Error::io(target, "create", e))?;
         Ok(OutputFile { path: path.to_path_buf(), tmp, out: BufWriter::with_capacity(1 << 20, file) })
     }
@@ -74,13 +84,13 @@ impl OutputFile {
     pub fn commit(mut self) -> Result<()> {
         let path = self.path.clone();
         self.out.flush().map_err(|e| Error::io(&path, "write", e))?;
-        let Some(tmp) = self.tmp.take() else {
-            return Ok(()); // written through a link, pipe or device: nothing to sync or rename
+        let Some((tmp, dest)) = self.tmp.take() else {
+            return Ok(()); // written through a pipe or device: nothing to sync or rename
         };
         let result = (|| {
             self.out.get_ref().sync_all().map_err(|e| Error::io(&tmp, "fsync", e))?;
-            std::fs::rename(&tmp, &path).map_err(|e| Error::io(&path, "rename", e))?;
-            fsync_dir(&parent_dir(&path))
+            std::fs::rename(&tmp, &dest).map_err(|e| Error::io(&path, "rename", e))?;
+            fsync_dir(&parent_dir(&dest))
         })();
         if result.is_err() {
             let _ = std::fs::remove_file(&tmp);
@@ -122,7 +132,7 @@ impl Write for OutputFile {
 
 impl Drop for OutputFile {
     fn drop(&mut self) {
-        if let Some(tmp) = &self.tmp {
+        if let Some((tmp, _)) = &self.tmp {
             let _ = std::fs::remove_file(tmp);
         }
     }

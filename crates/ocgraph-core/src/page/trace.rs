@@ -8,8 +8,10 @@
 //! Recording is done by [`TracingSource`], a wrapper around any page backend installed by
 //! [`Graph::start_trace`](crate::Graph::start_trace): a read of bytes `[offset, offset + len)`
 //! requests every page it covers, in order (the pages the pool pins). A request of the same page
-//! by the same thread as that thread's previous request is not recorded: it is a hit under any
-//! policy, and neighbour lists of many vertices share a page. Untraced runs pay nothing.
+//! by the same thread as that thread's previous request is not recorded (neighbour lists of many
+//! vertices share a page): in one thread's trace it is a hit under any policy; with several
+//! threads another thread's requests may come between (docs/design.md says what the replay then
+//! counts). Untraced runs pay nothing.
 
 use std::fs::File;
 use std::io::Read;
