@@ -498,10 +498,6 @@ def from_parquet(
 # ----- out ------------------------------------------------------------------------------
 
 
-def _is_identity(ids: Any) -> bool:
-    return isinstance(ids, np.ndarray) and bool(np.array_equal(ids, np.arange(len(ids), dtype=ids.dtype)))
-
-
 def iter_arrow_batches(
     g: Graph,
     batch_rows: int = BATCH_ROWS,
@@ -515,9 +511,8 @@ def iter_arrow_batches(
     batch_rows = int_arg("batch_rows", batch_rows, 1, 2**62)
     g = g._pinned()  # every slice, the degrees and the ids from one snapshot
     n = g.num_vertices
-    ids = g.original_ids() if original_ids else None
-    if ids is not None and _is_identity(ids):
-        ids = None
+    # A graph that keeps no input ids gives its vertex ids (uint32), whatever their values.
+    ids = g.original_ids() if original_ids and g._keeps_ids() else None
     if isinstance(ids, list):
         ids = pa.array(ids, pa.string())
     # Slices of consecutive vertices holding about batch_rows arcs each (at least one vertex).

@@ -134,8 +134,8 @@ class Graph(_NativeGraph):
     def _arrow_schema(self, original_ids: bool, **names: str) -> Any:
         import pyarrow as pa
 
-        ids = self.original_ids() if original_ids else None
-        t = pa.string() if isinstance(ids, list) else pa.uint32()
+        ids = self.original_ids() if original_ids and self._keeps_ids() else None
+        t = pa.string() if isinstance(ids, list) else pa.uint32() if ids is None else pa.uint64()
         fields = [(names.get("source", "src"), t), (names.get("target", "dst"), t)]
         if self.weighted:
             fields.append((names.get("weight", "weight"), pa.float32()))

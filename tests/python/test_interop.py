@@ -257,6 +257,21 @@ def test_cli_parquet_round_trip_string_ids_and_weights(tmp_path, road_df):
     assert got == ref
 
 
+def test_arrow_id_types_follow_whether_the_graph_keeps_its_ids(tmp_path):
+    """A relabelled graph gives its input ids as uint64, as documented, also when they happen
+    to be 0..n-1 (they came out as uint32 vertex ids then); a graph keeping no ids gives
+    uint32 vertex ids."""
+    (tmp_path / "e.txt").write_text("0 1\n1 2\n2 0\n")
+    kept = ocgraph.import_edges(tmp_path / "e.txt", tmp_path / "kept", relabel="first-seen")
+    plain = ocgraph.import_edges(tmp_path / "e.txt", tmp_path / "plain")
+    for g, t in [(kept, pa.uint64()), (plain, pa.uint32())]:
+        table = g.to_arrow()
+        assert table.schema.field("src").type == t and table.schema.field("dst").type == t
+        assert sorted(zip(*(table.column(c).to_pylist() for c in ("src", "dst")))) == [(0, 1), (1, 2), (2, 0)]
+        assert g.to_arrow(original_ids=False).schema.field("src").type == pa.uint32()
+        assert g.to_pandas()["src"].dtype == t.to_pandas_dtype()
+
+
 def test_cli_parquet_integer_ids_and_nulls(tmp_path, cnr_df):
     pq.write_table(pa.Table.from_pandas(cnr_df, preserve_index=False), tmp_path / "in.parquet")
     ocgraph_cli("import", tmp_path / "in.parquet", tmp_path / "g", "--quiet")

@@ -110,4 +110,18 @@ fn bad_workloads_fail_cleanly() {
         assert!(String::from_utf8_lossy(&out.stderr).contains("is not a share from 0 to 1"), "{bad}");
     }
     ok(&["query", p(&g), "--workload", p(&w), "--lock-reserve", "0"]);
+    // Far too many clients: a usage error (the OS refused the threads: a panic or an abort).
+    let out = ocgraph(&["query", p(&g), "--workload", p(&w), "--clients", "100000"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("at most 1024"));
+    // A recent-vertex queue far longer than the workload is not allocated (it aborted).
+    ok(&["workload", "edge-queries", p(&g), "--queue", "1000000000000", "--count", "5", "--out", p(&w)]);
+    // A mix with NaN is refused (it panicked, or was read as 100/0).
+    let u = dir.path().join("u.txt");
+    for mix in ["nan/100", "100/nan", "NaN/NaN"] {
+        let out = ocgraph(&["workload", "updates", p(&g), "--mix", mix, "--count", "5", "--out", p(&u)]);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{mix}: {err}");
+        assert!(err.contains("expected additions/removals percentages"), "{mix}: {err}");
+    }
 }

@@ -260,6 +260,12 @@ impl PyGraph {
         Ok(self.graph()?.base().manifest().is_packed())
     }
 
+    /// Whether the graph keeps its input's ids apart from the vertex ids (relabelled,
+    /// reordered or string ids), so that exports give those ids.
+    fn _keeps_ids(&self) -> PyResult<bool> {
+        Ok(self.graph()?.base().manifest().id_map != ocgraph_core::format::IdMapKind::Identity)
+    }
+
     /// The graph directory, as a string.
     #[getter]
     fn path(&self) -> PyResult<String> {

@@ -145,6 +145,16 @@ fn check_threads(threads: usize) -> Result<()> {
     Ok(())
 }
 
+/// clap value parser for a count of threads a command starts itself (`query --clients`): at
+/// most [`MAX_THREADS`].
+pub(crate) fn thread_count_arg(s: &str) -> std::result::Result<usize, String> {
+    let n: usize = s.trim().parse().map_err(|_| format!("'{s}' is not a thread count"))?;
+    if n > MAX_THREADS {
+        return Err(format!("{n}: at most {MAX_THREADS}"));
+    }
+    Ok(n)
+}
+
 /// A rayon pool of `threads` threads (0 = one per core) for one command on `graph`, at most
 /// [`ocgraph_core::Graph::reading_threads`].
 pub(crate) fn thread_pool(threads: usize, graph: &ocgraph_core::Graph) -> Result<rayon::ThreadPool> {

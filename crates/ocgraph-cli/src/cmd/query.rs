@@ -54,8 +54,8 @@ pub struct QueryArgs {
     /// The prefetcher.
     #[arg(long, value_enum, default_value_t = Prefetch::None)]
     prefetch: Prefetch,
-    /// Concurrent query threads (1 answers the stream in order).
-    #[arg(long, default_value_t = 1)]
+    /// Concurrent query threads (1 answers the stream in order; at most 1024).
+    #[arg(long, default_value_t = 1, value_parser = super::thread_count_arg)]
     clients: usize,
     /// Queries the omniscient prefetcher advises ahead at most (default: 64 edge, 4 fof, 2
     /// shortest-path); it also stops where the advised queries would fill a quarter of --memory.

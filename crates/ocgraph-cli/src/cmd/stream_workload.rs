@@ -24,7 +24,8 @@ fn parse_mix(mix: &str) -> Result<f64> {
         || Error::invalid(format!("--mix {mix:?}: expected additions/removals percentages, e.g. 90/10"));
     let (a, r) = mix.split_once('/').ok_or_else(bad)?;
     let (a, r): (f64, f64) = (a.trim().parse().map_err(|_| bad())?, r.trim().parse().map_err(|_| bad())?);
-    if a < 0.0 || r < 0.0 || (a + r - 100.0).abs() > 1e-9 {
+    // Written so that NaN fails it.
+    if !(a >= 0.0 && r >= 0.0 && (a + r - 100.0).abs() <= 1e-9) {
         return Err(bad());
     }
     Ok(a / 100.0)

@@ -148,7 +148,8 @@ impl Workload {
         let n = nonempty(g.num_vertices())?;
         let mut vertices = query_vertices(count, 1)?;
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
-        let mut fifo: VecDeque<Vertex> = VecDeque::with_capacity(queue);
+        // Grown as needed: a queue far longer than the workload is never filled.
+        let mut fifo: VecDeque<Vertex> = VecDeque::with_capacity(queue.min(count).min(1 << 16));
         for _ in 0..count {
             let v = if fifo.is_empty() || rng.gen::<f64>() < alpha {
                 rng.gen_range(0..n) as Vertex
