@@ -364,6 +364,16 @@ fn force_replaces_only_graphs() {
     let empty = t.path().join("empty");
     std::fs::create_dir(&empty).unwrap();
     ok(&["import", p(&input), p(&empty), "--force"]);
+    // A graph whose manifest is corrupt past its magic bytes is replaced (it failed reading
+    // the manifest, and a user had to delete the directory); a directory whose file named
+    // `manifest` is no graph's is not.
+    let bytes = std::fs::read(g.join("manifest")).unwrap();
+    std::fs::write(g.join("manifest"), &bytes[..30]).unwrap();
+    ok(&["import", p(&input), p(&g), "--force"]);
+    assert!(open(&g).is_directed());
+    std::fs::write(other.join("manifest"), "a list of things").unwrap();
+    fails(&["import", p(&input), p(&other), "--force"], 1, &["whose file 'manifest' is no graph's"]);
+    assert!(other.join("notes.txt").exists() && other.join("manifest").exists());
 }
 
 /// A pipe is refused as an import's input (import reads it more than once: the first read

@@ -103,9 +103,10 @@ pub struct GraphWriter {
     committed: bool,
 }
 
-/// Refuses to replace `out` unless it is a graph directory (it has a manifest) or an empty
-/// directory: `--force` (`overwrite=True`) replaces a graph, never a file (the input itself,
-/// say) or a directory of other things, which it would delete.
+/// Refuses to replace `out` unless it is a graph directory (it has a manifest starting with
+/// the manifest's magic bytes, whatever follows: a graph whose manifest is corrupt is still
+/// replaced) or an empty directory: `--force` (`overwrite=True`) replaces a graph, never a file
+/// (the input itself, say) or a directory of other things, which it would delete.
 fn refuse_replacing_other_things(out: &Path) -> Result<()> {
     let refuse = |what: &str| {
         Err(Error::io(
@@ -120,8 +121,14 @@ fn refuse_replacing_other_things(out: &Path) -> Result<()> {
     if !out.is_dir() {
         return refuse("is a file");
     }
-    if out.join(super::manifest::MANIFEST_FILE).is_file() {
-        return Ok(());
+    let manifest = out.join(super::manifest::MANIFEST_FILE);
+    if manifest.is_file() {
+        let mut magic = [0u8; 8];
+        let read = File::open(&manifest).and_then(|mut f| std::io::Read::read_exact(&mut f, &mut magic));
+        if read.is_ok() && &magic == super::manifest::MANIFEST_MAGIC {
+            return Ok(());
+        }
+        return refuse("is a directory whose file 'manifest' is no graph's");
     }
     let mut entries = std::fs::read_dir(out).map_err(|e| Error::io(out, "list directory", e))?;
     match entries.next() {
@@ -351,7 +358,7 @@ fn lock_existing_graph(out: &Path) -> Result<Option<File>> {
     if !out.join(MANIFEST_FILE).is_file() {
         return Ok(None);
     }
-    crate::update::lock_for_writing(out).map(Some)
+    crate::update::lock_for_replacing(out).map(Some)
 }
 
 /// fsyncs a directory so that renames and creations inside it are durable.

@@ -214,6 +214,20 @@ pub(crate) fn lock_for_writing(dir: &Path) -> Result<std::fs::File> {
     if !dir.join(MANIFEST_FILE).is_file() {
         Manifest::read(dir)?;
     }
+    let file = lock_writer(dir)?;
+    remove_unlisted_files(dir)?;
+    Ok(file)
+}
+
+/// Locks `<dir>/writer.lock` of a directory whose manifest may not even read, for replacing
+/// the whole graph (`--force`): the lock refuses it while a writer has the graph open, and
+/// nothing in the directory is read.
+pub(crate) fn lock_for_replacing(dir: &Path) -> Result<std::fs::File> {
+    lock_writer(dir)
+}
+
+/// Opens and locks `<dir>/writer.lock`; refused while another handle holds it.
+fn lock_writer(dir: &Path) -> Result<std::fs::File> {
     let path = dir.join(WRITER_LOCK);
     let file = std::fs::OpenOptions::new()
         .create(true)
@@ -222,10 +236,7 @@ pub(crate) fn lock_for_writing(dir: &Path) -> Result<std::fs::File> {
         .open(&path)
         .map_err(|e| Error::io(&path, "open the writer lock", e))?;
     match file.try_lock() {
-        Ok(()) => {
-            remove_unlisted_files(dir)?;
-            Ok(file)
-        }
+        Ok(()) => Ok(file),
         Err(std::fs::TryLockError::WouldBlock) => Err(Error::invalid(format!(
             "{}: the graph is already open for updates (by this process or another); \
              close that handle first (one writer at a time; readers may open it meanwhile)",
