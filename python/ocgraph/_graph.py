@@ -470,7 +470,7 @@ class Graph(_NativeGraph):
         ids of the input (ints or strs, as imported; see ``original_id``), where an id the graph
         does not have yet gets a new vertex."""
         if _by_original(ids):
-            src, dst = list(src), list(dst)
+            src, dst = _original_ids(src, "src"), _original_ids(dst, "dst")
             w = None if weights is None else _weights(weights, len(src))
             with _mine.watched_update(self) as before:
                 seq = _ocgraph._add_edges_by_id(self, src, dst, w, bool(durable))
@@ -488,7 +488,7 @@ class Graph(_NativeGraph):
         """Removes the edges ``src[i] -> dst[i]`` (missing edges are ignored); ``ids`` as in
         :meth:`add_edges`."""
         if _by_original(ids):
-            src, dst = list(src), list(dst)
+            src, dst = _original_ids(src, "src"), _original_ids(dst, "dst")
             with _mine.watched_update(self) as before:
                 pairs = self._known_pairs(src, dst) if before is not None else None
                 seq = _ocgraph._remove_edges_by_id(self, src, dst, bool(durable))
@@ -516,7 +516,7 @@ class Graph(_NativeGraph):
         """Sets the weights of existing edges (weighted graphs; missing edges are ignored);
         ``ids`` as in :meth:`add_edges`."""
         if _by_original(ids):
-            src, dst = list(src), list(dst)
+            src, dst = _original_ids(src, "src"), _original_ids(dst, "dst")
             w = _weights(weights, len(src))
             return _ocgraph._set_edge_weights_by_id(self, src, dst, w, bool(durable))
         s, d = _ids(src), _ids(dst)
@@ -529,7 +529,9 @@ class Graph(_NativeGraph):
         if ids is not None:
             if count is not None:
                 raise InvalidArgumentError("add_vertices: give count or ids, not both")
-            return np.asarray(_ocgraph._add_vertices_by_id(self, list(ids), bool(durable)), dtype=np.int64)
+            return np.asarray(
+                _ocgraph._add_vertices_by_id(self, _original_ids(ids, "ids"), bool(durable)), dtype=np.int64
+            )
         if count is None:
             raise InvalidArgumentError("add_vertices: give count or ids")
         # The array returned is allocated before the batch is committed: a count too large
@@ -544,7 +546,7 @@ class Graph(_NativeGraph):
         degree 0); with ``ids="original"``, ``vertices`` holds original ids (an unknown one
         raises)."""
         by_original = _by_original(ids)
-        vertices = list(vertices) if by_original else vertices
+        vertices = _original_ids(vertices, "vertices") if by_original else vertices
         internal = None if by_original else _ids(vertices)
         with _mine.watched_update(self) as before:
             if by_original and before is not None:
@@ -628,6 +630,16 @@ class Graph(_NativeGraph):
     def num_levels(self) -> int:
         """Number of on-disk levels over the base (writable graphs)."""
         return _ocgraph._update_state(self)[0]
+
+
+def _original_ids(ids: Any, what: str) -> list[Any]:
+    """``ids`` (original ids: ints or strs) as a list; a lone str or bytes, which ``list``
+    would split into characters, and a scalar are refused."""
+    if isinstance(ids, (str, bytes, bytearray)) or not hasattr(ids, "__iter__"):
+        raise InvalidArgumentError(
+            f"{what} must be a sequence of original ids, got {type(ids).__name__} {ids!r}"
+        )
+    return list(ids)
 
 
 def _by_original(ids: str) -> bool:

@@ -42,10 +42,10 @@ def _vector(personalization: Any, n: int) -> np.ndarray:
                 raise InvalidArgumentError(f"personalization vertex {v} out of range")
             p[i] = w
         return p
-    try:
-        p = np.array(personalization, dtype=np.float64)
-    except (TypeError, ValueError) as e:
-        raise InvalidArgumentError(f"personalization must hold numbers: {e}") from e
+    given = np.asarray(personalization)
+    if given.dtype.kind not in "biuf":  # strings and bytes would be parsed, complex cut
+        raise InvalidArgumentError(f"personalization must hold real numbers, got dtype {given.dtype}")
+    p = given.astype(np.float64)
     if p.shape != (n,):
         raise InvalidArgumentError(
             f"personalization must have one value per vertex ({n}), got shape {p.shape}"

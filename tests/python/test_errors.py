@@ -432,3 +432,37 @@ def test_arguments_the_docs_promise(tmp_path):
         with pytest.raises(ocgraph.InvalidArgumentError, match="count"):
             ocgraph.workload(g, kind, tmp_path / "w.bin", count)
     g.close()
+
+
+def test_arguments_that_hung_split_or_overflowed(tmp_path):
+    """A subnormal PageRank tolerance kept the maintained result pushing forever; a lone string
+    of original ids was split into characters and written durably; a huge source or batch
+    number raised a bare OverflowError; personalization strings were parsed and complex
+    values cut."""
+    (tmp_path / "named.txt").write_text("ann bob\nbob cat\n")
+    ocgraph.import_edges(tmp_path / "named.txt", tmp_path / "named").close()
+    g = ocgraph.open(tmp_path / "named", writable=True)
+    for tol in (5e-324, 2e-323, 1e-301):
+        with pytest.raises(ocgraph.InvalidArgumentError, match="tol must be from 1e-300"):
+            g.maintain("pagerank", tol=tol)
+    m = g.maintain("pagerank", tol=1e-300)
+    with pytest.raises(ocgraph.InvalidArgumentError, match="original ids, got str 'ann'"):
+        g.add_edges("ann", "dan", ids="original")
+    with pytest.raises(ocgraph.InvalidArgumentError, match="got bytes"):
+        g.add_vertices(ids=b"1")
+    with pytest.raises(ocgraph.InvalidArgumentError, match="got str"):
+        g.remove_vertices("bob", ids="original")
+    with pytest.raises(ocgraph.InvalidArgumentError, match="got int"):
+        g.remove_edges(1, 2, ids="original")
+    assert (g.num_vertices, g.num_edges) == (3, 2)
+    for bad in (2**63, -(2**63) - 1, 2**64):
+        with pytest.raises(ocgraph.VertexError):
+            g.maintain("bfs", source=bad)
+    with pytest.raises(ocgraph.InvalidArgumentError, match="seq must be a batch number"):
+        m.wait(-(2**70))
+    with pytest.raises(ocgraph.InvalidArgumentError, match="past the graph's last batch"):
+        m.wait(2**63)
+    for p in (np.array(["1"] * 3), [b"1"] * 3, np.array([1 + 5j] * 3)):
+        with pytest.raises(ocgraph.InvalidArgumentError, match="personalization must hold real numbers"):
+            g.pagerank(personalization=p)
+    g.close()

@@ -116,6 +116,10 @@ fn bad_workloads_fail_cleanly() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("at most 1024"));
     // A recent-vertex queue far longer than the workload is not allocated (it aborted).
     ok(&["workload", "edge-queries", p(&g), "--queue", "1000000000000", "--count", "5", "--out", p(&w)]);
+    // More updates than any stream is made of: refused at once (it filled memory or the disk).
+    let out = ocgraph(&["workload", "updates", p(&g), "--count", "4294967297", "--out", p(&w)]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("at most 4294967296 updates"));
     // A mix with NaN is refused (it panicked, or was read as 100/0).
     let u = dir.path().join("u.txt");
     for mix in ["nan/100", "100/nan", "NaN/NaN"] {

@@ -30,7 +30,12 @@ pub fn parse_size(s: &str) -> Result<u64> {
     }
     if num.contains('.') {
         let v: f64 = num.parse().map_err(|_| Error::invalid(format!("bad size '{s}'")))?;
-        Ok((v * mult as f64) as u64)
+        let bytes = v * mult as f64;
+        // 2^64 as f64: the first value `as u64` would saturate.
+        if bytes >= u64::MAX as f64 {
+            return Err(Error::invalid(format!("size '{s}' overflows")));
+        }
+        Ok(bytes as u64)
     } else {
         let v: u64 = num.parse().map_err(|_| Error::invalid(format!("bad size '{s}'")))?;
         v.checked_mul(mult).ok_or_else(|| Error::invalid(format!("size '{s}' overflows")))
@@ -80,6 +85,10 @@ mod tests {
         assert!(parse_size("12XB").is_err());
         assert!(parse_size("").is_err());
         assert!(parse_size("-5").is_err());
+        // Past 2^64 bytes with a fraction too (it saturated to 16 EiB silently).
+        assert!(parse_size("20000000.5TiB").unwrap_err().to_string().contains("overflows"));
+        assert!(parse_size("99999999999999999999TiB").is_err());
+        assert_eq!(parse_size("0.5KiB").unwrap(), 512);
     }
 
     #[test]

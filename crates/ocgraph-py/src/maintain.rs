@@ -95,7 +95,7 @@ impl PyMaintained {
     /// the graph's last batch); a batch not committed yet is refused. Results maintained in the
     /// update calls are always current.
     #[pyo3(signature = (seq=None))]
-    fn wait(&self, py: Python<'_>, seq: Option<i64>) -> PyResult<()> {
+    fn wait(&self, py: Python<'_>, seq: Option<i128>) -> PyResult<()> {
         let seq = match seq {
             None => u64::MAX,
             Some(s) => u64::try_from(s)
@@ -143,14 +143,14 @@ pub(crate) fn _maintain(
     py: Python<'_>,
     g: &PyGraph,
     kind: &str,
-    source: Option<i64>,
+    source: Option<i128>,
     damping: f64,
     tol: f64,
     background: bool,
 ) -> PyResult<PyMaintained> {
     let w = g.writer()?;
     let source = match source {
-        Some(s) if s < 0 || s as u64 >= w.num_vertices() as u64 => {
+        Some(s) if s < 0 || s >= w.num_vertices() as i128 => {
             return Err(crate::errors::vertex_out_of_range(s, w.num_vertices()))
         }
         Some(s) => Some(s as u32),

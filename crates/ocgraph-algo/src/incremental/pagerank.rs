@@ -84,14 +84,22 @@ fn out_arcs(snap: &Snapshot, v: Vertex, arcs: &mut Vec<(Vertex, f64)>) -> f64 {
     arcs.iter().map(|a| a.1).sum()
 }
 
+/// The smallest tolerance a maintained PageRank takes.
+pub const MIN_TOL: f64 = 1e-300;
+
 impl PageRank {
     /// An empty state (no vertices, batch 0), to rebuild or decode into; checks the parameters.
     pub fn empty(damping: f64, tol: f64) -> Result<PageRank> {
         if !(0.0..1.0).contains(&damping) {
             return Err(Error::invalid(format!("pagerank: damping must be in [0, 1), got {damping}")));
         }
-        if !(tol > 0.0 && tol.is_finite()) {
-            return Err(Error::invalid(format!("pagerank: tol must be positive, got {tol}")));
+        // Far below any useful tolerance, and far enough above f64's subnormal range that a
+        // push always shrinks a residual (a subnormal target never was reached: the pushes of
+        // the last ulps of residual returned the same values, forever).
+        if !(MIN_TOL..=f64::MAX).contains(&tol) {
+            return Err(Error::invalid(format!(
+                "pagerank: tol must be from {MIN_TOL:e} to a finite value, got {tol}"
+            )));
         }
         Ok(PageRank {
             damping,

@@ -91,8 +91,12 @@ pub fn run(args: &CacheSimArgs) -> Result<()> {
     for p in &policies {
         if *p != "opt" {
             // Names and GAC specs are checked up front; the list of valid names adds `opt`.
-            policy_by_name(p, 2)
-                .map_err(|e| Error::invalid(format!("{e}; or opt, Belady's offline optimum")))?;
+            policy_by_name(p, 2).map_err(|e| match e {
+                Error::InvalidArgument(why) => {
+                    Error::invalid(format!("{why}; or opt, Belady's offline optimum"))
+                }
+                other => other,
+            })?;
         }
     }
     let sizes: Vec<(&str, usize)> = listed(&args.sizes, "--sizes")?
@@ -104,7 +108,10 @@ pub fn run(args: &CacheSimArgs) -> Result<()> {
         .as_ref()
         .map(|_| frames_for(&args.score_size, dense.distinct, page_size))
         .transpose()
-        .map_err(|e| Error::invalid(format!("--score-size: {e}")))?;
+        .map_err(|e| match e {
+            Error::InvalidArgument(why) => Error::invalid(format!("--score-size: {why}")),
+            other => other,
+        })?;
     let jobs: Vec<(usize, usize)> =
         (0..sizes.len()).flat_map(|s| (0..policies.len()).map(move |p| (s, p))).collect();
     let progress = CliProgress::new(false);

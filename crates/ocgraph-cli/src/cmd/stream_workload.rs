@@ -69,6 +69,9 @@ impl Sink {
     }
 }
 
+/// Most updates one `workload updates` writes.
+const MAX_UPDATES: usize = 1 << 32;
+
 /// Writes `count` updates for `g` to `out` (a binary update file when `binary`).
 pub fn write(
     g: &Graph,
@@ -80,6 +83,12 @@ pub fn write(
     binary: bool,
 ) -> Result<()> {
     let add_share = parse_mix(mix)?;
+    if count > MAX_UPDATES {
+        // The stream keeps 8 bytes per addition to pick removals from (and writes ~20 per line).
+        return Err(Error::invalid(format!(
+            "workload updates --count {count}: at most {MAX_UPDATES} updates"
+        )));
+    }
     let adj = g.out();
     let n = adj.num_vertices();
     if n == 0 {
