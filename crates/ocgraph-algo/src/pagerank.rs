@@ -184,8 +184,8 @@ pub(crate) fn teleport_vector(n: usize, opts: &PageRankOptions) -> Result<Vec<f6
             "damping 1 needs the Jacobi method: Gauss-Seidel's sweep has no teleport term then",
         ));
     }
-    if opts.tol.is_nan() || opts.tol < 0.0 {
-        return Err(Error::invalid(format!("tol must be non-negative, got {}", opts.tol)));
+    if !(opts.tol >= 0.0 && opts.tol.is_finite()) {
+        return Err(Error::invalid(format!("tol must be non-negative and finite, got {}", opts.tol)));
     }
     match &opts.personalization {
         None => Ok(vec![1.0 / n as f64; n]),

@@ -260,6 +260,31 @@ fn non_finite_weights_in_update_files_name_the_line() {
     assert_eq!(read_edges(&g, false), before, "nothing was applied");
 }
 
+/// A result named twice in `--maintain`, a parameter given twice and an infinite or subnormal
+/// PageRank tolerance are usage errors (the first two kept two copies or the last value, the
+/// subnormal tolerance pushed forever, an infinite one stopped after one iteration).
+#[test]
+fn maintain_specs_named_twice_or_out_of_range_are_refused() {
+    let tmp = tempfile::tempdir().unwrap();
+    let g = tmp.path().join("g");
+    ok(&["generate", "erdos-renyi", "--vertices", "20", "--edges", "40", "--seed", "1", "--quiet", p(&g)]);
+    let u = tmp.path().join("u.txt");
+    std::fs::write(&u, "+ 1 2\n").unwrap();
+    for (spec, needle) in [
+        ("wcc,wcc", "names wcc twice"),
+        ("bfs:source=0:source=1", "source given twice"),
+        ("pagerank:tol=5e-324", "tol must be from 1e-300"),
+    ] {
+        let out = run(&["stream", p(&g), "--updates", p(&u), "--maintain", spec]);
+        let e = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{spec}: {e}");
+        assert!(e.contains(needle), "{spec}: {e}");
+    }
+    let out = run(&["run", "pagerank", p(&g), "--tol", "inf"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("non-negative and finite"));
+}
+
 /// A stream that leaves an arc with a negative weight applies, saves the results that admit it
 /// (WCC, BFS) and fails naming the update file and the one that does not (SSSP), exit 1: it
 /// exited 2 (a usage error) and saved none of them.

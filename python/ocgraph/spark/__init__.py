@@ -249,8 +249,8 @@ class SparkGraph:
         tol = float_arg("tol", tol)
         if not 0.0 <= damping <= 1.0:
             raise _native_invalid(f"damping must be in [0, 1], got {_rust_float(damping)}")
-        if math.isnan(tol) or tol < 0:
-            raise _native_invalid(f"tol must be non-negative, got {_rust_float(tol)}")
+        if not (tol >= 0 and math.isfinite(tol)):
+            raise _native_invalid(f"tol must be non-negative and finite, got {_rust_float(tol)}")
         p = self._teleport(p)
         weight = bool(weight)
         bad = negative_arc(self.path, self.meta) if weight else None

@@ -133,11 +133,15 @@ impl std::str::FromStr for Spec {
         let mut parts = s.split(':');
         let kind = parts.next().unwrap_or_default();
         let (mut source, mut damping, mut tol) = (None, 0.85, 1e-6);
+        let mut seen = std::collections::HashSet::new();
         for p in parts {
             let (k, v) = p
                 .split_once('=')
                 .ok_or_else(|| Error::invalid(format!("{s:?}: parameter {p:?} is not key=value")))?;
             let bad = |e: &dyn std::fmt::Display| Error::invalid(format!("{s:?}: {k}={v}: {e}"));
+            if !seen.insert(k) {
+                return Err(Error::invalid(format!("{s:?}: {k} given twice")));
+            }
             match (kind, k) {
                 ("bfs" | "sssp", "source") => source = Some(v.parse::<Vertex>().map_err(|e| bad(&e))?),
                 ("pagerank", "damping") => damping = v.parse().map_err(|e| bad(&e))?,

@@ -229,6 +229,11 @@ pub fn run(args: &StreamArgs) -> Result<()> {
         }
     }
     let specs: Vec<Spec> = args.maintain.iter().map(|s| s.parse()).collect::<Result<_>>()?;
+    for (i, spec) in specs.iter().enumerate() {
+        if specs[..i].iter().any(|other| other.name() == spec.name()) {
+            return Err(Error::invalid(format!("--maintain names {} twice", spec.name())));
+        }
+    }
     let opts = WriteOptions {
         backend: args.backend.options()?.backend,
         durability: args.durability.durability(),
