@@ -462,6 +462,11 @@ def test_arguments_that_hung_split_or_overflowed(tmp_path):
         m.wait(-(2**70))
     with pytest.raises(ocgraph.InvalidArgumentError, match="past the graph's last batch"):
         m.wait(2**63)
+    for column in ("src", "weight"):
+        df = pd.DataFrame({"src": [0, 1], "dst": [1, 2], "weight": [1.0, 2.0]})
+        df[column] = df[column].astype(complex)
+        with pytest.raises(ocgraph.InputError, match=f"rows 0 to 1: .*column {column}"):
+            ocgraph.from_pandas(df, tmp_path / "cx", weight="weight")
     for p in (np.array(["1"] * 3), [b"1"] * 3, np.array([1 + 5j] * 3)):
         with pytest.raises(ocgraph.InvalidArgumentError, match="personalization must hold real numbers"):
             g.pagerank(personalization=p)
