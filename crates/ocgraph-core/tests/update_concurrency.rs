@@ -118,6 +118,46 @@ fn a_second_writer_is_refused_until_the_first_closes() {
     WritableGraph::open(&dir, &opts).expect("a dropped writer releases the lock").close().unwrap();
 }
 
+/// A writer opened through a link writes to the graph it opened after the link is pointed at
+/// another graph, and a writer whose directory was renamed and replaced by another graph
+/// refuses to freeze or compact into the new one: both overwrote the other graph.
+#[test]
+fn a_writer_keeps_to_the_directory_it_opened() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (a, opts) = (small_graph(tmp.path()), WriteOptions::default());
+    let b = tmp.path().join("b");
+    std::fs::create_dir(&b).unwrap();
+    let b = small_graph(&b);
+    let link = tmp.path().join("current");
+    std::os::unix::fs::symlink(&a, &link).unwrap();
+    let w = WritableGraph::open(&link, &opts).unwrap();
+    let swap = tmp.path().join("swap");
+    std::os::unix::fs::symlink(&b, &swap).unwrap();
+    std::fs::rename(&swap, &link).unwrap();
+    w.add_edges(&[(7, 8)], None).unwrap();
+    w.freeze().unwrap();
+    w.compact().unwrap();
+    w.close().unwrap();
+    let neighbours =
+        |dir: &std::path::Path, v| match ocgraph_core::GraphView::open(dir, &Default::default()).unwrap() {
+            ocgraph_core::GraphView::Updated(s) => s.out().neighbors(v).to_vec(),
+            ocgraph_core::GraphView::Stored(g) => g.out().neighbors(v).to_vec(),
+        };
+    assert_eq!(neighbours(&a, 7), vec![8]);
+    assert_eq!(neighbours(&b, 7), Vec::<Vertex>::new(), "the other graph is untouched");
+
+    let w = WritableGraph::open(&a, &opts).unwrap();
+    w.add_edges(&[(8, 9)], None).unwrap();
+    std::fs::rename(&a, tmp.path().join("moved")).unwrap();
+    std::fs::rename(&b, &a).unwrap();
+    let e = w.freeze().unwrap_err().to_string();
+    assert!(e.contains("moved or replaced since this handle opened it"), "{e}");
+    assert!(w.compact().is_err());
+    drop(w);
+    assert_eq!(neighbours(&a, 8), Vec::<Vertex>::new(), "the graph now at the path is untouched");
+    assert_eq!(neighbours(&tmp.path().join("moved"), 8), vec![9], "the batch is in the moved graph");
+}
+
 /// A reader opening a graph while a writer has it open changes no file: a torn WAL tail (here
 /// half a frame, as a batch being appended leaves it for a moment) ends the reader's replay but
 /// is not cut, and no WAL segment is created or removed. The next writer's open recovers it.

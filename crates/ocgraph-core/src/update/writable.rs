@@ -435,9 +435,13 @@ impl WritableGraph {
     }
 
     fn open_impl(dir: &Path, opts: &WriteOptions, fs: Arc<dyn LogFs>, writer: bool) -> Result<WritableGraph> {
-        // Absolute: every later write (freeze, compact, close) goes to this graph, whatever the
-        // process's working directory becomes.
-        let dir = crate::format::absolute(dir)?;
+        // Absolute, and for a writer with links resolved: every later write (freeze, compact,
+        // close) goes to this graph, whatever the process's working directory becomes and
+        // wherever a link to it points then (a moved directory is refused: `check_directory`).
+        let dir = match writer.then(|| std::fs::canonicalize(dir)) {
+            Some(Ok(resolved)) => resolved,
+            _ => crate::format::absolute(dir)?, // a missing graph: the manifest's read says so
+        };
         let manifest = Manifest::read(&dir)?;
         if manifest.is_packed() {
             return Err(Error::invalid(format!(
@@ -1054,6 +1058,27 @@ impl Drop for WritableGraph {
 }
 
 impl Shared {
+    /// Refuses to write into `dir` when it is no longer the directory this handle opened and
+    /// locked (renamed, or replaced by another graph, since): its lock file at `dir` must be
+    /// the file this handle holds. The batches already committed are in the opened directory.
+    fn check_directory(&self) -> Result<()> {
+        use std::os::unix::fs::MetadataExt;
+        let held = self.writer_lock.lock();
+        let Some(file) = held.as_ref() else { return Ok(()) };
+        let same = match (file.metadata(), std::fs::metadata(self.dir.join(WRITER_LOCK))) {
+            (Ok(a), Ok(b)) => a.dev() == b.dev() && a.ino() == b.ino(),
+            _ => false,
+        };
+        if same {
+            return Ok(());
+        }
+        Err(Error::invalid(format!(
+            "{}: the graph directory was moved or replaced since this handle opened it; \
+             close the handle and open the graph where it is now",
+            self.dir.display()
+        )))
+    }
+
     fn check_open(&self, st: &State) -> Result<()> {
         if st.closed {
             return Err(Error::invalid(format!(
@@ -1173,6 +1198,7 @@ impl Shared {
         let (frozen, seq, n, segment, id, directed, weighted) = {
             let mut st = self.state.lock();
             self.check_open(&st)?;
+            self.check_directory()?;
             let seq = st.next_seq - 1;
             let bytes = st.view.delta[0].bytes() + st.view.delta[1].bytes();
             if only_if_over && bytes <= self.opts.freeze_threshold {
@@ -1221,6 +1247,7 @@ impl Shared {
         up.levels.push(entry);
         up.checkpoint_seq = seq;
         up.num_vertices = n;
+        self.check_directory()?;
         manifest.write_atomic(&self.dir)?;
         st.manifest = manifest;
         let mut levels = (*st.view.levels).clone();
@@ -1328,7 +1355,7 @@ impl Shared {
             source: old.source.clone(),
             ..base_manifest
         };
-        if let Err(e) = manifest.write_atomic(&self.dir) {
+        if let Err(e) = self.check_directory().and_then(|()| manifest.write_atomic(&self.dir)) {
             new_log.remove();
             return Err(e);
         }
