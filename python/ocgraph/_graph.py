@@ -624,7 +624,9 @@ class Graph(_NativeGraph):
         finally:
             for m in maintained:
                 m.stop()
-            super().close()
+            # A watched batch in another thread reads the graph after its commit: it ends first.
+            with _mine.watch_lock(self):
+                super().close()
 
     @property
     def num_levels(self) -> int:

@@ -32,3 +32,45 @@ pub fn current_process() -> u32 {
         pid => pid,
     }
 }
+
+/// A thread started by process `owner`, joined when dropped in that process. A forked child
+/// has none of its parent's threads: joining one there fails (std panics), so the child lets
+/// the handle go instead.
+pub struct OwnedThread<T> {
+    handle: Option<std::thread::JoinHandle<T>>,
+    owner: u32,
+}
+
+impl<T> OwnedThread<T> {
+    /// `handle`, started by the calling process.
+    pub fn new(handle: std::thread::JoinHandle<T>) -> OwnedThread<T> {
+        OwnedThread { handle: Some(handle), owner: current_process() }
+    }
+
+    /// Whether the thread has finished (true in a forked child: it has no such thread).
+    pub fn is_finished(&self) -> bool {
+        current_process() != self.owner || self.handle.as_ref().is_none_or(|h| h.is_finished())
+    }
+
+    /// Waits for the thread in its own process; `None` in a forked child or when it panicked.
+    pub fn join(mut self) -> Option<T> {
+        let h = self.handle.take()?;
+        if current_process() != self.owner {
+            std::mem::forget(h);
+            return None;
+        }
+        h.join().ok()
+    }
+}
+
+impl<T> Drop for OwnedThread<T> {
+    fn drop(&mut self) {
+        if let Some(h) = self.handle.take() {
+            if current_process() == self.owner {
+                let _ = h.join();
+            } else {
+                std::mem::forget(h);
+            }
+        }
+    }
+}

@@ -97,7 +97,9 @@ fn panic_to_pyerr(payload: Box<dyn std::any::Any + Send>) -> PyErr {
     } else {
         "unknown panic".to_string()
     };
-    let is_io = msg.contains("read") || msg.contains("I/O") || msg.contains("io error");
+    // A page read that failed outside `catch_read_errors` panics with its error's text,
+    // `PATH: read failed: ...` (a bare "read" matched "thread" and "already").
+    let is_io = msg.contains(": read failed") || msg.contains("I/O") || msg.contains("io error");
     Python::with_gil(|py| {
         if is_io {
             make(py, |c| &c.io, format!("I/O error while reading the graph: {msg}"))

@@ -26,7 +26,6 @@ pub mod tree;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
-use std::thread::JoinHandle;
 
 use ocgraph_core::format::OutputFile;
 use ocgraph_core::update::{BatchChanges, ChangeSubscriber, Snapshot, SubscriptionId, WritableGraph};
@@ -349,7 +348,7 @@ impl ChangeSubscriber for Slot {
 }
 
 /// Starts the thread applying the batches queued in `slot` until its queue closes.
-fn spawn_worker(slot: Arc<Slot>, spec: &Spec) -> Result<JoinHandle<()>> {
+fn spawn_worker(slot: Arc<Slot>, spec: &Spec) -> Result<ocgraph_core::process::OwnedThread<()>> {
     std::thread::Builder::new()
         .name(format!("maintain {}", spec.name()))
         .spawn(move || {
@@ -365,6 +364,7 @@ fn spawn_worker(slot: Arc<Slot>, spec: &Spec) -> Result<JoinHandle<()>> {
                 q.done(changes.seq);
             }
         })
+        .map(ocgraph_core::process::OwnedThread::new)
         .map_err(|e| Error::invalid(format!("{}: cannot start its thread: {e}", spec.name())))
 }
 
@@ -375,8 +375,8 @@ pub struct Maintainer {
     id: SubscriptionId,
     /// Whether the first computation reused a saved result.
     loaded: bool,
-    /// The background thread applying queued batches.
-    worker: Option<JoinHandle<()>>,
+    /// The background thread applying queued batches (let go, not joined, in a forked child).
+    worker: Option<ocgraph_core::process::OwnedThread<()>>,
 }
 
 impl Maintainer {
@@ -505,7 +505,7 @@ impl Drop for Maintainer {
             q.close();
         }
         if let Some(t) = self.worker.take() {
-            let _ = t.join();
+            t.join();
         }
     }
 }

@@ -18,7 +18,6 @@ use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
-use std::thread::JoinHandle;
 
 use parking_lot::Mutex;
 
@@ -166,7 +165,7 @@ struct Resolved {
 /// A graph opened for durable updates (see the module docs).
 pub struct WritableGraph {
     shared: Arc<Shared>,
-    compactor: Mutex<Option<JoinHandle<()>>>,
+    compactor: Mutex<Option<crate::process::OwnedThread<()>>>,
     recovery: RecoveryReport,
 }
 
@@ -1011,7 +1010,7 @@ impl WritableGraph {
 
     fn wait_background(&self) -> Result<()> {
         if let Some(h) = self.compactor.lock().take() {
-            let _ = h.join();
+            h.join();
         }
         match self.shared.background_error.lock().take() {
             Some(e) => Err(e),
@@ -1027,7 +1026,7 @@ impl WritableGraph {
             return;
         }
         if let Some(h) = slot.take() {
-            let _ = h.join();
+            h.join();
         }
         let base = self.shared.state.lock().view.base.clone();
         if base.reading_threads(Some(2)) < Some(2) {
@@ -1041,19 +1040,11 @@ impl WritableGraph {
             return;
         }
         let shared = self.shared.clone();
-        *slot = Some(std::thread::spawn(move || {
+        *slot = Some(crate::process::OwnedThread::new(std::thread::spawn(move || {
             if let Err(e) = shared.compact() {
                 *shared.background_error.lock() = Some(e);
             }
-        }));
-    }
-}
-
-impl Drop for WritableGraph {
-    fn drop(&mut self) {
-        if let Some(h) = self.compactor.get_mut().take() {
-            let _ = h.join();
-        }
+        })));
     }
 }
 
