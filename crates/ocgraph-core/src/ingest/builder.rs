@@ -29,9 +29,6 @@ use crate::format::{FileRole, GraphWriter, IdMapKind, Manifest};
 use crate::ids::IdLookup;
 use crate::labels::read_label_file;
 
-/// The smallest memory budget a build takes (a few hundred edges a sorted run).
-pub const MIN_BUILD_MEMORY: u64 = 4 << 10;
-
 /// How to build a graph.
 #[derive(Clone, Debug)]
 pub struct BuildOptions {
@@ -195,14 +192,6 @@ impl GraphBuilder {
     /// `opts.overwrite` is not set). Nothing appears at `out` unless [`GraphBuilder::finish`]
     /// succeeds.
     pub fn new(out: &Path, opts: BuildOptions) -> Result<GraphBuilder> {
-        if opts.memory < MIN_BUILD_MEMORY {
-            // A run per edge or two: a small import took minutes.
-            return Err(Error::invalid(format!(
-                "a build's memory budget must be at least {}, got {}",
-                crate::size::format_size(MIN_BUILD_MEMORY),
-                crate::size::format_size(opts.memory)
-            )));
-        }
         let writer = GraphWriter::create(out, opts.overwrite)?;
         let scratch = writer.temp_dir().join("scratch");
         let inner = if opts.weighted {
