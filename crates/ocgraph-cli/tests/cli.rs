@@ -740,6 +740,9 @@ fn usage_errors_exit_2_and_existing_output_is_kept() {
     let out = ocgraph(&["generate", "kronecker", "--scale", "6", "--memory", "12XB", p(&g)]);
     assert_eq!(out.status.code(), Some(2));
     assert!(!g.exists());
+    // A budget of a few bytes spilled a sorted run per edge or two.
+    fails(&["generate", "kronecker", "--scale", "6", "--memory", "0B", p(&g)], 2, &["at least 4KiB"]);
+    fails(&["generate", "kronecker", "--scale", "6", "--memory", "4095", p(&g)], 2, &["at least 4KiB"]);
     fails(&["generate", "kronecker", "--scale", "40", p(&g)], 2, &["scale"]);
     // Sizes that would take days and fill the disk are refused at once.
     let huge = ["erdos-renyi", "--vertices", "100", "--edges", "18446744073709551615", "--seed", "1"];
