@@ -96,7 +96,7 @@ impl BackendArgs {
             ocgraph_core::format::refuse_inside_graph(path, t, "--trace")?;
             // The command's own results go to standard output: a binary trace there would be
             // mixed with them.
-            if matches!(t.to_str(), Some("/dev/stdout" | "/dev/fd/1" | "/proc/self/fd/1" | "-")) {
+            if ocgraph_core::format::names_standard_output(t) || t.as_os_str() == "-" {
                 return Err(Error::invalid(format!(
                     "--trace {}: the command prints its results there; write the trace to a file",
                     t.display()

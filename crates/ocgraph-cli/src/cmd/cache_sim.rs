@@ -91,12 +91,8 @@ pub fn run(args: &CacheSimArgs) -> Result<()> {
     for p in &policies {
         if *p != "opt" {
             // Names and GAC specs are checked up front; the list of valid names adds `opt`.
-            policy_by_name(p, 2).map_err(|e| match e {
-                Error::InvalidArgument(why) => {
-                    Error::invalid(format!("{why}; or opt, Belady's offline optimum"))
-                }
-                other => other,
-            })?;
+            policy_by_name(p, 2)
+                .map_err(|e| reworded(e, |why| format!("{why}; or opt, Belady's offline optimum")))?;
         }
     }
     let sizes: Vec<(&str, usize)> = listed(&args.sizes, "--sizes")?
@@ -108,10 +104,7 @@ pub fn run(args: &CacheSimArgs) -> Result<()> {
         .as_ref()
         .map(|_| frames_for(&args.score_size, dense.distinct, page_size))
         .transpose()
-        .map_err(|e| match e {
-            Error::InvalidArgument(why) => Error::invalid(format!("--score-size: {why}")),
-            other => other,
-        })?;
+        .map_err(|e| reworded(e, |why| format!("--score-size: {why}")))?;
     let jobs: Vec<(usize, usize)> =
         (0..sizes.len()).flat_map(|s| (0..policies.len()).map(move |p| (s, p))).collect();
     let progress = CliProgress::new(false);
@@ -178,6 +171,14 @@ pub fn run(args: &CacheSimArgs) -> Result<()> {
         );
     }
     Ok(())
+}
+
+/// An invalid-argument error `e` with its message rewritten by `f` (other errors as they are).
+fn reworded(e: Error, f: impl FnOnce(String) -> String) -> Error {
+    match e {
+        Error::InvalidArgument(why) => Error::invalid(f(why)),
+        other => other,
+    }
 }
 
 /// The non-empty items of the comma-separated list `value` of option `flag`; an error when

@@ -19,7 +19,7 @@ pub use manifest::{
     FileEntry, IdMapKind, LabelLogEntry, LevelEntry, Manifest, UpdateState, FORMAT_VERSION, MANIFEST_FILE,
     MANIFEST_MAGIC,
 };
-pub use output_file::OutputFile;
+pub use output_file::{names_standard_output, OutputFile};
 pub use place::{refuse_input_inside_replaced, refuse_inside_graph, refuse_missing_directory};
 pub use weight_range::WeightRange;
 pub(crate) use writer::{absolute, fsync_dir};

@@ -106,16 +106,21 @@ impl OutputFile {
     }
 }
 
+/// Whether `path` names the process's standard output (`/dev/stdout`, `/dev/fd/1`, ...).
+pub fn names_standard_output(path: &Path) -> bool {
+    matches!(path.to_str(), Some("/dev/stdout" | "/dev/fd/1" | "/proc/self/fd/1"))
+}
+
 /// A copy of the process's standard output or error descriptor when `path` names it (flushing
 /// what was printed through it first), else `None`.
 fn standard_stream(path: &Path) -> Option<std::io::Result<File>> {
-    let fd = match path.to_str()? {
-        "/dev/stdout" | "/dev/fd/1" | "/proc/self/fd/1" => {
-            let out = std::io::stdout();
-            out.lock().flush().and_then(|_| out.as_fd().try_clone_to_owned())
-        }
-        "/dev/stderr" | "/dev/fd/2" | "/proc/self/fd/2" => std::io::stderr().as_fd().try_clone_to_owned(),
-        _ => return None,
+    let fd = if names_standard_output(path) {
+        let out = std::io::stdout();
+        out.lock().flush().and_then(|_| out.as_fd().try_clone_to_owned())
+    } else if matches!(path.to_str()?, "/dev/stderr" | "/dev/fd/2" | "/proc/self/fd/2") {
+        std::io::stderr().as_fd().try_clone_to_owned()
+    } else {
+        return None;
     };
     Some(fd.map(File::from))
 }

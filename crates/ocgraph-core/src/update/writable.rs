@@ -213,20 +213,15 @@ pub(crate) fn lock_for_writing(dir: &Path) -> Result<std::fs::File> {
     if !dir.join(MANIFEST_FILE).is_file() {
         Manifest::read(dir)?;
     }
-    let file = lock_writer(dir)?;
+    let file = lock_for_replacing(dir)?;
     remove_unlisted_files(dir)?;
     Ok(file)
 }
 
-/// Locks `<dir>/writer.lock` of a directory whose manifest may not even read, for replacing
-/// the whole graph (`--force`): the lock refuses it while a writer has the graph open, and
-/// nothing in the directory is read.
+/// Opens and locks `<dir>/writer.lock` (refused while another handle holds it) and reads
+/// nothing else in `dir`: what replacing a whole graph (`--force`) needs, even of a directory
+/// whose manifest does not read.
 pub(crate) fn lock_for_replacing(dir: &Path) -> Result<std::fs::File> {
-    lock_writer(dir)
-}
-
-/// Opens and locks `<dir>/writer.lock`; refused while another handle holds it.
-fn lock_writer(dir: &Path) -> Result<std::fs::File> {
     let path = dir.join(WRITER_LOCK);
     let file = std::fs::OpenOptions::new()
         .create(true)
