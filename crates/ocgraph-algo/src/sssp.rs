@@ -125,7 +125,6 @@ pub fn sssp<A: Adjacency>(g: &A, source: Vertex, delta: Option<f64>) -> Result<V
     let mut buckets: BTreeMap<usize, Vec<Vertex>> = BTreeMap::new();
     buckets.insert(0, vec![source]);
     while let Some((curr, mut frontier)) = buckets.pop_first() {
-        let lower = delta * curr as f64;
         // A vertex improved several times is queued several times: relax it once, and in id
         // order so neighbour lists are fetched in file order.
         if frontier.len() >= PAR_SORT_MIN {
@@ -136,7 +135,7 @@ pub fn sssp<A: Adjacency>(g: &A, source: Vertex, delta: Option<f64>) -> Result<V
         frontier.dedup();
         let chunk = (frontier.len() / (rayon::current_num_threads() * 8)).clamp(16, 1024);
         let parts: Vec<(Vec<Vec<Vertex>>, Vec<Vertex>)> =
-            frontier.par_chunks(chunk).map(|us| relax_chunk(g, us, &dist, delta, curr, lower)).collect();
+            frontier.par_chunks(chunk).map(|us| relax_chunk(g, us, &dist, delta, curr)).collect();
         for (local, far) in parts {
             for (i, mut vs) in local.into_iter().enumerate() {
                 if !vs.is_empty() {
@@ -165,14 +164,16 @@ fn relax_chunk<A: Adjacency>(
     dist: &[AtomicU64],
     delta: f64,
     curr: usize,
-    lower: f64,
 ) -> (Vec<Vec<Vertex>>, Vec<Vertex>) {
     let mut local: Vec<Vec<Vertex>> = Vec::new();
     let mut far = Vec::new();
     for &u in us {
         let du = f64::from_bits(dist[u as usize].load(Relaxed));
-        if du < lower {
-            continue; // stale: settled in an earlier bucket
+        // Stale: settled in an earlier bucket. The bucket is computed as when it was queued;
+        // comparing `du` with `delta * curr` instead can misjudge a distance on a bucket's
+        // boundary (54 / 3.176...= 17.0, but 3.176... * 17 > 54) and skip a live vertex.
+        if ((du / delta) as usize) < curr {
+            continue;
         }
         let nbrs = g.neighbors(u);
         let ws = g.weights(u);

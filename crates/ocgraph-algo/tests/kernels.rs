@@ -495,3 +495,24 @@ fn k_hop_on_a_large_skewed_graph_matches_bfs_with_both_visited_sets() {
         }
     }
 }
+
+/// A distance on a bucket's boundary, where division and multiplication round apart (with the
+/// default delta 6 / (34 / 18) of this chain, 54 / delta = 17.0 but delta * 17 > 54), is
+/// relaxed in its bucket: the chain beyond it is reached. Then every delta `w / k` on a small
+/// graph of integer weights, whose distances all fall on such boundaries.
+#[test]
+fn sssp_relaxes_vertices_on_bucket_boundaries() {
+    let mut edges: Vec<(Vertex, Vertex, f32)> = (0..16).map(|v| (v, v + 1, 6.0)).collect();
+    edges.push((9, 17, 1.0));
+    edges.extend((0..17).map(|_| (0, 0, 1.0)));
+    let g = TestGraph::new(18, true, true, edges);
+    assert_eq!(sssp(&g.out, 0, None).unwrap(), ref_dijkstra(&g, 0));
+    let g = random_graph(60, 240, true, true, 3);
+    let want = ref_dijkstra(&g, 0);
+    for w in 1..60 {
+        for k in 1..30 {
+            let delta = w as f64 / k as f64;
+            assert_eq!(sssp(&g.out, 0, Some(delta)).unwrap(), want, "delta {w}/{k}");
+        }
+    }
+}
