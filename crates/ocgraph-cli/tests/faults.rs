@@ -700,12 +700,13 @@ fn a_full_disk_during_layouts_and_labels_leaves_the_graph_as_it_was() {
     assert!(run(&["labels", "set", p(&g), p(&old)], None).status.success());
     let shown = |g: &Path| String::from_utf8(run(&["labels", "show", p(g)], None).stdout).unwrap();
     let before = shown(&g);
-    let cases: [(&[&str], &str, &str); 5] = [
+    let cases: [(&[&str], &str, &str); 6] = [
         (&["layout", "grid", p(&g)], "grid.edges.tmp", "1"),
         (&["layout", "pack", p(&g)], "out.packed.tmp", "1"),
         (&["layout", "hubs", p(&g)], "hubs", "1"),
         (&["layout", "compress", p(&g)], ".lz4.tmp", "1"),
-        (&["labels", "set", p(&g), p(&new)], "manifest.tmp", "2"),
+        (&["labels", "set", p(&g), p(&new)], "labels.1.u32", "1"),
+        (&["labels", "set", p(&g), p(&new)], "manifest.tmp", "1"),
     ];
     for (args, path, nth) in cases {
         let o = run(args, Some((path, nth)));
@@ -715,12 +716,65 @@ fn a_full_disk_during_layouts_and_labels_leaves_the_graph_as_it_was() {
         let left: Vec<_> = std::fs::read_dir(&g)
             .unwrap()
             .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-            .filter(|n| n.ends_with(".tmp"))
+            .filter(|n| n.ends_with(".tmp") || (n.starts_with("labels.") && n != "labels.u32"))
             .collect();
         assert!(left.is_empty(), "{args:?} left {left:?}");
         assert!(run(&["check", p(&g)], None).status.success(), "{args:?}");
         assert_eq!(shown(&g), before, "{args:?} changed the labels");
     }
+}
+
+/// `labels set` killed right after its manifest switch has the new labels and leaves the old
+/// file, which the next `labels set` removes with any file an earlier kill left unlisted (a kill
+/// before the switch leaves the old labels; a failed write is in the full-disk test above).
+#[test]
+fn labels_set_killed_after_its_switch_keeps_the_new_labels_and_the_next_one_cleans_up() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().canonicalize().unwrap();
+    let Some(shim) = build_shim(&root) else { return };
+    let g = root.join("g");
+    let run = |args: &[&str], fault: Option<(&str, &str)>| {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_ocgraph"));
+        cmd.args(args);
+        if let Some((op, path)) = fault {
+            cmd.env("LD_PRELOAD", &shim)
+                .env("FAULT_OP", op)
+                .env("FAULT_KIND", "kill")
+                .env("FAULT_NTH", "1")
+                .env("FAULT_PATH_SUBSTR", path);
+        }
+        cmd.output().unwrap()
+    };
+    let edges = root.join("e.txt");
+    std::fs::write(&edges, "0 1\n1 2\n2 3\n").unwrap();
+    assert!(run(&["import", p(&edges), p(&g), "--quiet"], None).status.success());
+    let labels = |name: &str, l: u32| {
+        let path = root.join(name);
+        std::fs::write(&path, (0..4).map(|v| format!("{v} {l}\n")).collect::<String>()).unwrap();
+        path
+    };
+    let (one, two, three) = (labels("1.txt", 1), labels("2.txt", 2), labels("3.txt", 3));
+    let shown = || String::from_utf8(run(&["labels", "show", p(&g)], None).stdout).unwrap();
+    let label_files = || {
+        let mut names: Vec<String> = std::fs::read_dir(&g)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|n| n.starts_with("labels."))
+            .collect();
+        names.sort();
+        names
+    };
+    assert!(run(&["labels", "set", p(&g), p(&one)], None).status.success());
+    let o = run(&["labels", "set", p(&g), p(&two)], Some(("rename", "manifest")));
+    assert!(!o.status.success());
+    assert!(shown().contains(" 2") && !shown().contains(" 1"), "{}", shown());
+    assert!(run(&["check", p(&g)], None).status.success());
+    assert_eq!(label_files(), ["labels.1.u32", "labels.u32"]);
+    // As a kill before the switch would leave it: a label file no manifest names.
+    std::fs::write(g.join("labels.7.u32"), [0u8; 4096]).unwrap();
+    assert!(run(&["labels", "set", p(&g), p(&three)], None).status.success());
+    assert!(shown().contains(" 3") && !shown().contains(" 2"), "{}", shown());
+    assert_eq!(label_files(), ["labels.2.u32"]);
 }
 
 #[test]

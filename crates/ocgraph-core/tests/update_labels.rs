@@ -255,3 +255,50 @@ fn copy_dir(from: &Path, to: &Path) {
         }
     }
 }
+
+/// `labels set` replacing a graph's labels while other threads open it: every open sees the
+/// old labels or the new ones (never none, never a checksum error), and the replaced files are
+/// gone afterwards.
+#[test]
+fn readers_opening_while_labels_are_replaced_see_old_or_new_labels() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("g");
+    let n = 2000u32;
+    let (a, b): (Vec<u32>, Vec<u32>) =
+        ((0..n).map(|v| v % 3).collect(), (0..n).map(|v| v % 7 + 10).collect());
+    build(&dir, n, Some(&a));
+    let done = std::sync::atomic::AtomicBool::new(false);
+    std::thread::scope(|s| {
+        let readers: Vec<_> = (0..2)
+            .map(|_| {
+                s.spawn(|| {
+                    let mut opens = 0;
+                    while !done.load(std::sync::atomic::Ordering::Relaxed) {
+                        let g = GraphView::open(&dir, &OpenOptions::default()).unwrap();
+                        let l = g.labels().unwrap();
+                        assert!(l.as_ref() == Some(&a) || l.as_ref() == Some(&b), "open {opens} saw {l:?}");
+                        opens += 1;
+                    }
+                    opens
+                })
+            })
+            .collect();
+        for i in 0..200 {
+            ingest::set_labels(&dir, if i % 2 == 0 { &b } else { &a }).unwrap();
+        }
+        done.store(true, std::sync::atomic::Ordering::Relaxed);
+        for r in readers {
+            assert!(r.join().unwrap() > 0);
+        }
+    });
+    let label_files: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with("labels."))
+        .collect();
+    assert_eq!(label_files, ["labels.200.u32"]);
+    let g = Graph::open(&dir, &OpenOptions::default()).unwrap();
+    assert_eq!(g.labels().unwrap(), Some(a.clone()));
+    drop(g);
+    ocgraph_core::format::check_graph(&dir).unwrap();
+}

@@ -56,7 +56,7 @@ fn check_files(dir: &Path, m: &Manifest) -> Result<CheckReport> {
     let largest = m.files.values().map(|e| e.len).max().unwrap_or(0);
     let mut buf = vec![0u8; largest.clamp(1, READ_CHUNK as u64) as usize];
     for (name, entry) in &m.files {
-        let path = dir.join(name);
+        let path = dir.join(entry.stored_name(name));
         let mut r = File::open(&path).map_err(|e| Error::io(&path, "open", e))?;
         let mut crc = 0u32;
         loop {

@@ -162,6 +162,15 @@ impl FileRole {
         Self::ALL.into_iter().find(|r| r.file_name() == name)
     }
 
+    /// The role of a name on disk: a role's name, or that of a label file of a later generation
+    /// (`labels.<N>.u32`, see [`super::FileEntry::stored_name`]).
+    pub fn from_stored_name(name: &str) -> Option<FileRole> {
+        match name.strip_prefix("labels.").and_then(|r| r.strip_suffix(".u32")) {
+            Some(g) if !g.is_empty() && g.bytes().all(|b| b.is_ascii_digit()) => Some(FileRole::Labels),
+            _ => Self::from_file_name(name),
+        }
+    }
+
     /// Size in bytes of one element of this file (1 for `ids.strings`).
     pub fn element_size(self) -> u64 {
         match self {

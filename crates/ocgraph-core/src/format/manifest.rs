@@ -48,12 +48,27 @@ pub struct FileEntry {
     pub len: u64,
     /// CRC-32C of the whole file as stored (data + padding).
     pub crc32c: u32,
+    /// The file's generation when it replaced an earlier file of its role (`labels set` on a
+    /// labelled graph): stored as `labels.<generation>.u32`, so that one manifest write switches
+    /// readers from the old file to the new one. `None`: the file has its role's name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub generation: Option<u64>,
 }
 
 impl FileEntry {
     /// Size of the file on disk.
     pub fn padded_len(&self) -> u64 {
         pad_len(self.len)
+    }
+
+    /// The name on disk of this entry listed as `name`: `name` itself, or for a file of a later
+    /// generation `name` with the generation before its last extension (`labels.3.u32`).
+    pub fn stored_name(&self, name: &str) -> String {
+        match (self.generation, name.rsplit_once('.')) {
+            (Some(g), Some((stem, ext))) => format!("{stem}.{g}.{ext}"),
+            (Some(g), None) => format!("{name}.{g}"),
+            (None, _) => name.to_string(),
+        }
     }
 }
 
@@ -193,6 +208,11 @@ impl Manifest {
         self.files.get(role.file_name())
     }
 
+    /// The name on disk of `role`'s file, if it is listed ([`FileEntry::stored_name`]).
+    pub fn stored_name(&self, role: FileRole) -> Option<String> {
+        self.file(role).map(|e| e.stored_name(role.file_name()))
+    }
+
     /// Serialises the manifest with its header.
     pub fn to_bytes(&self) -> Vec<u8> {
         let body = serde_json::to_vec_pretty(self).expect("manifest serialises");
@@ -275,15 +295,20 @@ impl Manifest {
     }
 
     /// Replaces `dir/manifest` atomically: writes `manifest.tmp`, fsyncs it, renames it over the
-    /// manifest and fsyncs `dir`. A crash leaves either the old or the new manifest.
+    /// manifest and fsyncs `dir`. A crash leaves either the old or the new manifest; a failed write
+    /// removes its temporary file.
     pub fn write_atomic(&self, dir: &Path) -> Result<()> {
         use std::io::Write;
         let tmp = dir.join("manifest.tmp");
-        {
+        let written = (|| {
             let mut f = std::fs::File::create(&tmp).map_err(|e| Error::io(&tmp, "create", e))?;
             f.write_all(&self.to_bytes()).map_err(|e| Error::io(&tmp, "write", e))?;
-            f.sync_all().map_err(|e| Error::io(&tmp, "fsync", e))?;
+            f.sync_all().map_err(|e| Error::io(&tmp, "fsync", e))
+        })();
+        if written.is_err() {
+            let _ = std::fs::remove_file(&tmp);
         }
+        written?;
         let path = dir.join(MANIFEST_FILE);
         std::fs::rename(&tmp, &path).map_err(|e| Error::io(&path, "rename", e))?;
         super::writer::fsync_dir(dir)
@@ -340,9 +365,12 @@ impl Manifest {
                 return Err(bad(msg));
             }
         }
-        for name in self.files.keys() {
+        for (name, entry) in &self.files {
             if FileRole::from_file_name(name).is_none() {
                 return Err(bad(format!("unknown file '{name}' listed")));
+            }
+            if entry.generation.is_some() && name != FileRole::Labels.file_name() {
+                return Err(bad(format!("'{name}' is listed with a generation (only labels have them)")));
             }
         }
         if let Some(role) =
@@ -507,7 +535,7 @@ impl Manifest {
     pub fn verify_file_sizes(&self, dir: &Path) -> Result<()> {
         let dir = self.data_path(dir);
         for (name, entry) in &self.files {
-            let path = dir.join(name);
+            let path = dir.join(entry.stored_name(name));
             let meta = std::fs::metadata(&path).map_err(|e| Error::io(&path, "stat", e))?;
             if meta.len() != entry.padded_len() {
                 return Err(Error::Format {

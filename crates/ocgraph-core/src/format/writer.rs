@@ -76,7 +76,11 @@ impl FileWriter {
         // asynchronous write-back so that the fsync at commit has less left to wait for; its
         // failure is harmless (the fsync reports real errors).
         unsafe { libc::sync_file_range(file.as_raw_fd(), 0, 0, libc::SYNC_FILE_RANGE_WRITE) };
-        Ok((FileEntry { len: data_len, crc32c: self.crc }, range, Unsynced { path: self.path, file }))
+        Ok((
+            FileEntry { len: data_len, crc32c: self.crc, generation: None },
+            range,
+            Unsynced { path: self.path, file },
+        ))
     }
 }
 

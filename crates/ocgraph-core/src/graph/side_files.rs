@@ -23,8 +23,8 @@ impl SideFiles {
     /// Opens the side files the manifest `m` lists in the data directory `data`.
     pub(crate) fn open(data: &Path, m: &Manifest) -> Result<SideFiles> {
         let mut files = Vec::new();
-        for role in ROLES.into_iter().filter(|&r| m.file(r).is_some()) {
-            let path = data.join(role.file_name());
+        for (role, name) in ROLES.into_iter().filter_map(|r| Some((r, m.stored_name(r)?))) {
+            let path = data.join(name);
             let f = File::open(&path).map_err(|e| Error::io(&path, "open", e))?;
             files.push((role, path, f));
         }

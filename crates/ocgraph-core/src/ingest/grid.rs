@@ -363,7 +363,7 @@ pub(super) fn seal(path: &Path, len: u64) -> Result<FileEntry> {
         }
         crc = crc32c::crc32c_append(crc, &buf[..k]);
     }
-    Ok(FileEntry { len, crc32c: crc })
+    Ok(FileEntry { len, crc32c: crc, generation: None })
 }
 
 /// Renames the sealed temporary files into place and records the grid in the manifest (see the

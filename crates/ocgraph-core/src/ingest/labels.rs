@@ -1,10 +1,11 @@
 //! Sets and removes the vertex labels of a stored graph ([`crate::labels`]).
 //!
-//! Installation is crash-safe in the manner of the grid's: the new file is written under a
-//! temporary name and fsynced; a graph that had labels first gets a manifest without them;
-//! then the file is renamed into place and the manifest naming it (with its checksum)
-//! replaces the old one. A crash at any point leaves a graph that opens, with the old labels,
-//! none, or the new ones; a failed step (a full disk) puts the old labels back.
+//! Installation is crash-safe and never shows a reader a graph without labels: the new file
+//! is written beside the old one under a name of its own (`labels.<generation>.u32`, see
+//! [`FileEntry::stored_name`](crate::format::FileEntry::stored_name)) and fsynced; one atomic
+//! manifest write then switches from the old file to the new one, and the old file is deleted.
+//! A crash leaves the old labels or the new ones, and at worst a file no manifest names, which
+//! the next writer removes (`update::lock_for_writing`).
 
 use std::path::Path;
 
@@ -20,7 +21,7 @@ use crate::update::lock_for_writing;
 pub fn set_labels(dir: &Path, labels: &[u32]) -> Result<()> {
     let _writing = lock_for_writing(dir)?;
     let g = open_base(dir, "labelling")?;
-    let m = g.manifest().clone();
+    let mut m = g.manifest().clone();
     drop(g);
     if labels.len() as u64 != m.num_vertices {
         return Err(Error::invalid(format!(
@@ -30,48 +31,34 @@ pub fn set_labels(dir: &Path, labels: &[u32]) -> Result<()> {
         )));
     }
     let data = m.data_path(dir);
-    let tmp = data.join(format!("{}.tmp", FileRole::Labels.file_name()));
+    let key = FileRole::Labels.file_name();
+    let old = m.files.get(key).map(|e| e.stored_name(key));
+    // A graph without labels gets `labels.u32`; a new generation never reuses a listed name.
+    let generation = m.files.get(key).map(|e| e.generation.unwrap_or(0) + 1);
+    let name = FileEntry { len: 0, crc32c: 0, generation }.stored_name(key);
+    let path = data.join(&name);
     let written = (|| {
-        std::fs::write(&tmp, bytemuck::cast_slice::<u32, u8>(labels))
-            .map_err(|e| Error::io(&tmp, "write", e))?;
-        let entry = seal(&tmp, labels.len() as u64 * 4)?;
-        install(dir, &data, m, entry, &tmp)
-    })();
-    if written.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    written
-}
-
-/// Puts the sealed label file `tmp` in place as `entry` (see the module documentation for the
-/// order). When a step after the first manifest write fails, the old labels and manifest are
-/// put back (from a hard link kept beside them) before the error is returned.
-fn install(dir: &Path, data: &Path, old: Manifest, entry: FileEntry, tmp: &Path) -> Result<()> {
-    let name = FileRole::Labels.file_name();
-    let (to, backup) = (data.join(name), data.join(format!("{name}.previous.tmp")));
-    let mut m = old.clone();
-    let had_labels = m.files.remove(name).is_some();
-    if had_labels {
-        let _ = std::fs::remove_file(&backup);
-        std::fs::hard_link(&to, &backup).map_err(|e| Error::io(&backup, "link", e))?;
-        if let Err(e) = m.write_atomic(dir) {
-            let _ = std::fs::remove_file(&backup);
-            return Err(e);
-        }
-    }
-    let switched = (|| {
-        std::fs::rename(tmp, &to).map_err(|e| Error::io(&to, "rename", e))?;
-        crate::format::fsync_dir(data)?;
-        m.files.insert(name.to_string(), entry);
+        std::fs::write(&path, bytemuck::cast_slice::<u32, u8>(labels))
+            .map_err(|e| Error::io(&path, "write", e))?;
+        let entry = seal(&path, labels.len() as u64 * 4)?;
+        crate::format::fsync_dir(&data)?;
+        m.files.insert(key.to_string(), FileEntry { generation, ..entry });
         m.write_atomic(dir)
     })();
-    if had_labels {
-        if switched.is_err() && std::fs::rename(&backup, &to).is_ok() {
-            let _ = old.write_atomic(dir);
+    match written {
+        Err(e) => {
+            let _ = std::fs::remove_file(&path);
+            Err(e)
         }
-        let _ = std::fs::remove_file(&backup);
+        Ok(()) => {
+            // The manifest no longer names the old file: a failure to delete it leaves a file
+            // the next writer removes.
+            if let Some(old) = old {
+                let _ = std::fs::remove_file(data.join(old));
+            }
+            Ok(())
+        }
     }
-    switched
 }
 
 /// Removes the labels of the graph at `dir`, if it has any: the manifest first, then the file.

@@ -14,11 +14,13 @@ pub(super) fn remove_files(
     roles: impl IntoIterator<Item = FileRole>,
 ) -> Result<()> {
     let data = m.data_path(dir);
-    let listed: Vec<FileRole> =
-        roles.into_iter().filter(|r| m.files.remove(r.file_name()).is_some()).collect();
+    let listed: Vec<String> = roles
+        .into_iter()
+        .filter_map(|r| m.files.remove(r.file_name()).map(|e| e.stored_name(r.file_name())))
+        .collect();
     m.write_atomic(dir)?;
-    for r in listed {
-        let p = data.join(r.file_name());
+    for name in listed {
+        let p = data.join(name);
         std::fs::remove_file(&p).map_err(|e| Error::io(&p, "remove", e))?;
     }
     Ok(())

@@ -261,7 +261,8 @@ fn remove_unlisted_files(dir: &Path) -> Result<()> {
         let name = e.file_name().to_string_lossy().into_owned();
         let temporary =
             name.ends_with(".tmp") && FileRole::ALL.iter().any(|r| name.starts_with(r.file_name()));
-        let unlisted = FileRole::from_file_name(&name).is_some() && !m.files.contains_key(&name);
+        let unlisted = FileRole::from_stored_name(&name)
+            .is_some_and(|r| m.stored_name(r).as_deref() != Some(name.as_str()));
         if temporary || unlisted {
             std::fs::remove_file(e.path()).map_err(|err| Error::io(e.path(), "remove leftover file", err))?;
         }
