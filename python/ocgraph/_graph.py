@@ -145,6 +145,18 @@ class Graph(_NativeGraph):
         """The edges as a pandas ``DataFrame`` (the columns of :meth:`to_arrow`)."""
         return self.to_arrow(original_ids=original_ids, **names).to_pandas()
 
+    def edges(self, format: str = "arrow", original_ids: bool = True, **names: str) -> Any:
+        """The edges as a ``pyarrow.Table`` (``format="arrow"``, :meth:`to_arrow`), a pandas
+        ``DataFrame`` (``"pandas"``, :meth:`to_pandas`) or an iterator of
+        ``pyarrow.RecordBatch`` es read a slice at a time (``"batches"``,
+        :meth:`iter_arrow_batches`, for graphs larger than memory). Columns ``src``, ``dst`` (and
+        ``weight``), renamed by ``source=``, ``target=``, ``weight=``; vertices by original id
+        unless ``original_ids=False``."""
+        export = {"arrow": self.to_arrow, "pandas": self.to_pandas, "batches": self.iter_arrow_batches}
+        if format not in export:
+            raise InvalidArgumentError(f"format must be one of {', '.join(export)}, got {format!r}")
+        return export[format](original_ids=original_ids, **names)
+
     def to_series(self, values: Any, name: str | None = None) -> Any:
         """A per-vertex result (one value per vertex, e.g. :meth:`pagerank`'s scores) as a
         pandas ``Series`` indexed by the original ids (the vertex ids on graphs that were not

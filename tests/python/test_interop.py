@@ -508,3 +508,19 @@ def test_arrow_batches_are_never_empty(tmp_path):
     assert all(b.num_rows > 0 for b in batches)
     rows = sorted((s, d) for b in batches for s, d in zip(b.column(0).to_pylist(), b.column(1).to_pylist()))
     assert rows == [(0, 1), (0, 2), (1, 2), (5, 6)]
+
+
+def test_edges_gives_the_edge_list_in_each_format(tmp_path):
+    df = pd.DataFrame({"src": ["a", "b", "c"], "dst": ["b", "c", "a"], "w": [1.5, 2.0, 0.25]})
+    g = ocgraph.from_pandas(df, weight="w", path=tmp_path / "g")
+    want = sorted(df.itertuples(index=False, name=None))
+    assert isinstance(g.edges(), pa.Table)
+    assert sorted(g.edges().to_pandas().itertuples(index=False, name=None)) == want
+    assert sorted(g.edges("pandas").itertuples(index=False, name=None)) == want
+    batches = list(g.edges("batches", source="from"))
+    assert sum(b.num_rows for b in batches) == 3 and batches[0].schema.names[0] == "from"
+    dense = g.edges("pandas", original_ids=False)
+    ids = g.original_ids()
+    assert sorted((ids[u], ids[v]) for u, v in zip(dense["src"], dense["dst"])) == [(a, b) for a, b, _ in want]
+    with pytest.raises(ocgraph.InvalidArgumentError, match="format"):
+        g.edges("csv")
