@@ -521,6 +521,8 @@ def test_edges_gives_the_edge_list_in_each_format(tmp_path):
     assert sum(b.num_rows for b in batches) == 3 and batches[0].schema.names[0] == "from"
     dense = g.edges("pandas", original_ids=False)
     ids = g.original_ids()
-    assert sorted((ids[u], ids[v]) for u, v in zip(dense["src"], dense["dst"])) == [(a, b) for a, b, _ in want]
+    assert sorted((ids[u], ids[v]) for u, v in zip(dense["src"], dense["dst"])) == [
+        (a, b) for a, b, _ in want
+    ]
     with pytest.raises(ocgraph.InvalidArgumentError, match="format"):
         g.edges("csv")

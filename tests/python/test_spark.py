@@ -9,6 +9,7 @@ import math
 
 import networkx as nx
 import numpy as np
+import pandas as pd
 import pytest
 
 import ocgraph
@@ -189,6 +190,20 @@ def test_parquet_round_trip(datasets, tmp_path, name):
     for v in range(g.num_vertices):
         np.testing.assert_array_equal(back.neighbors(v), g.neighbors(v))
         np.testing.assert_array_equal(back.edge_weights(v), g.edge_weights(v))
+    assert back._keeps_ids() == g._keeps_ids()
+    assert list(back.original_ids()) == list(g.original_ids())
+    assert back.to_pandas().equals(g.to_pandas())
+
+
+def test_parquet_round_trip_keeps_integer_ids_past_2_63(tmp_path):
+    ids = np.array([2**64 - 1, 2**63, 5, 2**63 + 7], dtype=np.uint64)
+    df = pd.DataFrame({"src": ids[[0, 1, 2]], "dst": ids[[1, 2, 3]]})
+    g = ocgraph.from_pandas(df, path=tmp_path / "g", relabel="sorted")
+    osp.export_parquet(g, str(tmp_path / "d"), partitions=2)
+    back = osp.import_parquet(str(tmp_path / "d"), tmp_path / "back")
+    assert back.original_ids().tolist() == g.original_ids().tolist()
+    assert back.vertex(2**64 - 1) == g.vertex(2**64 - 1)
+    pd.testing.assert_series_equal(back.pagerank(as_series=True), g.pagerank(as_series=True))
 
 
 def test_command_line(spark, datasets, tmp_path, capsys):
@@ -201,8 +216,28 @@ def test_command_line(spark, datasets, tmp_path, capsys):
     assert main(["export", g.path, str(tmp_path / "d"), "--partitions", "3"]) == 0
     assert main(["import", str(tmp_path / "d"), str(tmp_path / "back")]) == 0
     assert ocgraph.open(tmp_path / "back").num_edges == g.num_edges
+    assert main(["run", "triangle-count", path]) == 0
+    assert f"{g.triangle_count()} triangles" in capsys.readouterr().out
     assert main(["import", str(tmp_path / "nothing"), str(tmp_path / "x")]) == 1
     assert "not an ocgraph Parquet dataset" in capsys.readouterr().err
+
+
+def test_kernels_take_the_arguments_of_graphs_methods(spark, datasets):
+    g, sg = _open(spark, datasets, "string-ids", "partitions")
+    np.testing.assert_array_equal(sg.bfs(0, threads=2, layout="auto"), g.bfs(0, threads=2, layout="auto"))
+    np.testing.assert_array_equal(sg.sssp(0, threads=1, layout="csr"), g.sssp(0, threads=1, layout="csr"))
+    np.testing.assert_array_equal(sg.wcc(threads=2, layout="auto"), g.wcc(threads=2, layout="auto"))
+    assert sg.triangle_count(threads=2) == g.triangle_count(threads=2)
+    on_spark = sg.pagerank(threads=2, method="jacobi", as_series=True, layout="auto")
+    local = g.pagerank(threads=2, method="jacobi", as_series=True, layout="auto")
+    pd.testing.assert_series_equal(on_spark, local, rtol=1e-9)
+    assert on_spark.index.tolist() == g.original_ids()
+    with pytest.raises(ocgraph.InvalidArgumentError, match="jacobi"):
+        sg.pagerank(method="gauss-seidel")
+    with pytest.raises(ocgraph.InvalidArgumentError, match="layout"):
+        sg.wcc(layout="rows")
+    with pytest.raises(ocgraph.FormatError, match="export it first"):
+        osp.SparkGraph(spark, g.path)
 
 
 def _same_error(local, on_spark, *args, **kwargs):

@@ -30,15 +30,16 @@ from __future__ import annotations
 
 import math
 import operator
+import os
 from typing import Any
 
 import numpy as np
 
-from .._args import U32_MAX, float_arg, int_arg
-from .._errors import InvalidArgumentError, VertexError
+from .._args import U32_MAX, float_arg, int_arg, threads_arg
+from .._errors import FormatError, InvalidArgumentError, VertexError
 from .._vectors import personalization_vector
 from . import _frames, _partitions
-from ._dataset import export_parquet, import_parquet, negative_arc, read_meta
+from ._dataset import export_parquet, import_parquet, is_dataset, negative_arc, read_meta
 from ._session import missing_requirement, session, stop
 
 __all__ = [
@@ -90,6 +91,16 @@ def _routing_keys(spark: Any, n: int) -> list[int]:
     return _KEYS[cache]
 
 
+_LAYOUTS = ("auto", "csr", "packed", "grid", "hubs")
+
+
+def _local_options(threads: Any, layout: Any) -> None:
+    """Checks the one-machine options a kernel call may carry, as :class:`ocgraph.Graph` does."""
+    threads_arg(threads)
+    if layout not in _LAYOUTS:
+        raise InvalidArgumentError(f"unknown layout {layout!r} (expected one of {', '.join(_LAYOUTS)})")
+
+
 class SparkGraph:
     """A graph's Parquet dataset (see :func:`export_parquet`) opened on a Spark session.
 
@@ -103,8 +114,11 @@ class SparkGraph:
 
     Every kernel takes ``collect``: ``True`` returns what :class:`ocgraph.Graph` returns (numpy
     arrays), ``False`` a Spark DataFrame ``(id, original_id, <value>)`` left on the cluster,
-    for results too large for the driver. :attr:`supersteps` lists the Spark job groups of the
-    last kernel, one per superstep.
+    for results too large for the driver. The kernels also take the arguments of
+    :class:`ocgraph.Graph`'s methods that choose how one machine runs them (``threads``,
+    ``layout``), so that the same call runs on either; on Spark the executors set the
+    parallelism and the dataset is the layout, so they are checked and otherwise ignored.
+    :attr:`supersteps` lists the Spark job groups of the last kernel, one per superstep.
 
     Raises:
         FormatError: ``path`` is not an ocgraph Parquet dataset.
@@ -119,6 +133,11 @@ class SparkGraph:
             partitions = int_arg("partitions", partitions, 1, U32_MAX)
         self.spark = spark
         self.path = str(path)
+        if not is_dataset(self.path) and os.path.isfile(os.path.join(self.path, "manifest")):
+            raise FormatError(
+                f"{self.path} is an ocgraph graph, not a Parquet dataset: export it first with "
+                "ocgraph.spark.export_parquet(graph, dataset_path)"
+            )
         self.meta = read_meta(self.path)
         self.partitions = partitions or int(spark.sparkContext.defaultParallelism)
         self.design = design
@@ -164,7 +183,14 @@ class SparkGraph:
 
     # ----- kernels --------------------------------------------------------------------------
 
-    def bfs(self, source: int, parents: bool = False, collect: bool = True) -> Any:
+    def bfs(
+        self,
+        source: int,
+        parents: bool = False,
+        threads: int | None = None,
+        layout: str = "auto",
+        collect: bool = True,
+    ) -> Any:
         """Hop depths from ``source`` along out-edges (int64, ``-1`` unreachable), or with
         ``parents=True`` ``(depths, parents)`` (a BFS-tree parent per vertex, ``-1``
         unreachable, the source its own parent). As :meth:`ocgraph.Graph.bfs`; the tree may
@@ -175,6 +201,7 @@ class SparkGraph:
             TypeError: ``source`` is not an integer.
             VertexError: ``source`` is out of range."""
         source = self._vertex(source)
+        _local_options(threads, layout)
         self._begin("bfs")
         if self.design == "dataframe":
             df = _frames.bfs(self, source)
@@ -186,7 +213,9 @@ class SparkGraph:
         depth, parent = self._to_numpy(df, [("depth", np.int64, -1), ("parent", np.int64, -1)])
         return (depth, parent) if parents else depth
 
-    def sssp(self, source: int, collect: bool = True) -> Any:
+    def sssp(
+        self, source: int, threads: int | None = None, layout: str = "auto", collect: bool = True
+    ) -> Any:
         """Shortest-path distances from ``source`` along out-edges (float64, ``inf``
         unreachable), with the edge weights (1 per edge when unweighted), as
         :meth:`ocgraph.Graph.sssp`. ``collect=False``: a DataFrame ``(id, original_id, dist)``
@@ -197,6 +226,7 @@ class SparkGraph:
             VertexError: ``source`` is out of range.
             InvalidArgumentError: an arc has a negative weight (anywhere in the graph)."""
         source = self._vertex(source)
+        _local_options(threads, layout)
         bad = negative_arc(self.path, self.meta)
         if bad is not None:
             raise self._weight_error(bad, "shortest paths need non-negative weights")
@@ -210,10 +240,11 @@ class SparkGraph:
             return self._with_original_ids(df.select("id", "dist"))
         return self._to_numpy(df, [("dist", np.float64, np.inf)])[0]
 
-    def wcc(self, collect: bool = True) -> Any:
+    def wcc(self, threads: int | None = None, layout: str = "auto", collect: bool = True) -> Any:
         """Weakly connected components: a uint32 label per vertex, the smallest vertex id of its
         component, as :meth:`ocgraph.Graph.wcc`. ``collect=False``: a DataFrame
         ``(id, original_id, label)``."""
+        _local_options(threads, layout)
         self._begin("wcc")
         if self.design == "dataframe":
             df = _frames.wcc(self)
@@ -230,19 +261,29 @@ class SparkGraph:
         tol: float = 1e-6,
         personalization: Any = None,
         weight: bool = True,
+        threads: int | None = None,
+        method: str = "jacobi",
+        as_series: bool = False,
+        layout: str = "auto",
         collect: bool = True,
     ) -> Any:
         """PageRank with networkx's semantics and the iterates of
         :meth:`ocgraph.Graph.pagerank` (``method="jacobi"``): float64 scores summing to 1.
         ``personalization``: ``None``, a dict ``{vertex: weight}`` or an array of
         ``num_vertices`` values. Stops when the L1 change is below ``num_vertices * tol`` or
-        after ``max_iter`` iterations. ``collect=False``: a DataFrame ``(id, original_id, rank)``.
+        after ``max_iter`` iterations. ``as_series=True``: a pandas Series indexed by the
+        original ids. ``collect=False``: a DataFrame ``(id, original_id, rank)``.
 
         Raises (with the messages of :meth:`ocgraph.Graph.pagerank`):
             TypeError: ``damping`` or ``tol`` is not a real number, ``max_iter`` not an integer.
             InvalidArgumentError: ``damping`` outside ``[0, 1]``, ``tol`` negative or NaN,
                 ``max_iter`` negative, a bad personalization, or with ``weight`` a negative
-                arc weight."""
+                arc weight; a ``method`` other than ``"jacobi"`` (the iteration Spark runs)."""
+        _local_options(threads, layout)
+        if method != "jacobi":
+            raise InvalidArgumentError(
+                f"method must be 'jacobi' on Spark (supersteps are Jacobi steps), got {method!r}"
+            )
         p = None if personalization is None else personalization_vector(personalization, self.num_vertices)
         damping = float_arg("damping", damping)
         max_iter = int_arg("max_iter", max_iter)
@@ -265,15 +306,33 @@ class SparkGraph:
             df = self._state_frame(d, _partitions.rank_columns())
         if not collect:
             return self._with_original_ids(df)
-        return self._to_numpy(df, [("rank", np.float64, 0.0)])[0]
+        ranks = self._to_numpy(df, [("rank", np.float64, 0.0)])[0]
+        return self.to_series(ranks, "pagerank") if as_series else ranks
 
-    def triangle_count(self) -> int:
+    def triangle_count(self, threads: int | None = None) -> int:
         """Triangles of the underlying undirected simple graph, as
         :meth:`ocgraph.Graph.triangle_count`."""
+        _local_options(threads, "auto")
         self._begin("triangles")
         if self.design == "dataframe":
             return _frames.triangle_count(self)
         return _partitions.triangle_count(self, self._get_layout())
+
+    def to_series(self, values: Any, name: str | None = None) -> Any:
+        """A per-vertex result as a pandas ``Series`` indexed by the original ids (from the
+        vertex table), as :meth:`ocgraph.Graph.to_series`."""
+        import pandas as pd
+
+        values = np.asarray(values)
+        if values.shape != (self.num_vertices,):
+            raise InvalidArgumentError(
+                f"expected one value per vertex ({self.num_vertices}), got shape {values.shape}"
+            )
+        ids = self.vertices.select("id", "original_id").toPandas().sort_values("id")["original_id"]
+        ids = ids.to_numpy()
+        if self.meta.get("original_ids") == "integer":
+            ids = ids.astype(np.uint64)  # written as int64: ids past 2^63 wrap back
+        return pd.Series(values, index=pd.Index(ids, name="id"), name=name)
 
     # ----- helpers --------------------------------------------------------------------------
 

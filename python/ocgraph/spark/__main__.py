@@ -41,7 +41,14 @@ from . import (
 from ._dataset import META, check_target
 from ._session import shutdown_gateway
 
-ALGOS = ("bfs", "sssp", "wcc", "pagerank", "triangles")
+ALGOS = (
+    "bfs",
+    "sssp",
+    "wcc",
+    "pagerank",
+    "triangles",
+    "triangle-count",
+)  # the last as `ocgraph run` names it
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -57,7 +64,7 @@ def _parser() -> argparse.ArgumentParser:
     i.add_argument("out")
     i.add_argument("--force", action="store_true", help="replace an existing graph")
     r = sub.add_parser("run", help="run a kernel on Spark")
-    r.add_argument("algo", choices=ALGOS)
+    r.add_argument("algo", choices=ALGOS, help="triangle-count is triangles (the name `ocgraph run` uses)")
     r.add_argument("graph", help="a Parquet dataset, or an ocgraph graph directory (exported first)")
     r.add_argument("--master", default="local[2]")
     r.add_argument("--partitions", type=int, default=None, help="partitions per superstep")

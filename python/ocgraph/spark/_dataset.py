@@ -187,6 +187,7 @@ def export_parquet(graph: Any, out: str, partitions: int = 16, overwrite: bool =
         "directed": bool(g.directed),
         "weighted": bool(g.weighted),
         "original_ids": "string" if isinstance(ids, list) else "integer",
+        "ids_kept": bool(g._keeps_ids()),
         "bounds": bounds.tolist(),
         "negative_arc": _first_negative_arc(indptr, indices, weights),
         "token": secrets.token_hex(16),
@@ -245,34 +246,73 @@ def read_out_degrees(path: str) -> np.ndarray:
 
 def import_parquet(path: str, out: str, memory: Any = "1GiB", overwrite: bool = False) -> Any:
     """Builds the ocgraph graph ``out`` from the Parquet dataset at ``path`` (as written by
-    :func:`export_parquet`, possibly processed since) and opens it. Vertex ids are the dataset's
-    dense ids (isolated vertices kept); the original ids stay in the dataset's vertex table.
+    :func:`export_parquet`, possibly processed since) and opens it: the same dense vertex ids
+    (isolated vertices kept) and the original ids of the vertex table, so that the graph reads
+    back as the one exported (``to_pandas``, ``vertex``, ``as_series`` by original id).
 
     Raises:
-        FormatError: ``path`` is not an ocgraph Parquet dataset.
+        FormatError: ``path`` is not an ocgraph Parquet dataset, or its vertex table or arcs do
+            not match its metadata.
         OcgraphIOError: ``out`` exists and ``overwrite`` is false.
     """
     import pyarrow.parquet as pq
 
+    from .. import _ocgraph
     from .._build import from_edges
+    from .._graph import Graph
 
     meta = read_meta(path)
     fs, root = _fs(str(path))
-    cols = ["src", "dst"] + (["weight"] if meta["weighted"] else [])
+    n, directed, weighted = int(meta["num_vertices"]), bool(meta["directed"]), bool(meta["weighted"])
+    cols = ["src", "dst"] + (["weight"] if weighted else [])
     t = pq.read_table(f"{root}/edges", columns=cols, filesystem=fs)
     src, dst = t.column("src").to_numpy(), t.column("dst").to_numpy()
-    w = t.column("weight").to_numpy() if meta["weighted"] else None
-    if not meta["directed"]:
+    w = t.column("weight").to_numpy() if weighted else None
+    if not directed:
         # Every undirected edge is stored in both directions (a self-loop once): keep one.
         keep = src <= dst
         src, dst, w = src[keep], dst[keep], None if w is None else w[keep]
-    return from_edges(
-        src,
-        dst,
-        out,
-        num_vertices=meta["num_vertices"],
-        weights=w,
-        directed=meta["directed"],
-        memory=memory,
-        overwrite=overwrite,
+    ids = _original_ids(path, meta)
+    if ids is None:
+        return from_edges(
+            src, dst, out, num_vertices=n, weights=w, directed=directed, memory=memory, overwrite=overwrite
+        )
+    outside = np.flatnonzero((src < 0) | (src >= n) | (dst < 0) | (dst >= n))
+    if len(outside):
+        k = int(outside[0])
+        raise FormatError(f"{path}: arc {src[k]} -> {dst[k]} names a vertex outside 0..{n - 1}")
+    builder = _ocgraph.EdgeBuilder(
+        os.fspath(out), directed, weighted, False, False, memory, bool(overwrite), f"Parquet dataset {path}"
     )
+    try:
+        w32 = None if w is None else np.ascontiguousarray(w, dtype=np.float32)
+        builder.push(np.ascontiguousarray(src, np.uint32), np.ascontiguousarray(dst, np.uint32), w32)
+        builder.reserve_vertices(n)
+        builder.finish(ids)
+    except BaseException:
+        builder.abort()
+        raise
+    return Graph(os.fspath(out))
+
+
+def _original_ids(path: str, meta: dict) -> np.ndarray | list[str] | None:
+    """The original id of every vertex from the dataset's vertex table (uint64 array or list of
+    strings, by dense id), or ``None`` when the ids are the dense ids themselves (a graph that
+    kept no id map; datasets exported before ``ids_kept`` was recorded: integer ids equal to the
+    dense ids)."""
+    import pyarrow.parquet as pq
+
+    if meta.get("ids_kept") is False:
+        return None
+    fs, root = _fs(str(path))
+    t = pq.read_table(f"{root}/vertices", columns=["id", "original_id"], filesystem=fs).sort_by("id")
+    n = int(meta["num_vertices"])
+    if len(t) != n or not np.array_equal(t.column("id").to_numpy(), np.arange(n)):
+        raise FormatError(f"{path}: the vertex table does not list the ids 0..{n - 1} once each")
+    col = t.column("original_id")
+    if meta.get("original_ids") == "string":
+        return col.to_pylist()
+    ids = col.to_numpy().astype(np.uint64)  # written as int64: ids past 2^63 wrap back
+    if "ids_kept" not in meta and np.array_equal(ids, np.arange(n, dtype=np.uint64)):
+        return None
+    return ids
