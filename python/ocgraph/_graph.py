@@ -410,6 +410,11 @@ class Graph(_NativeGraph):
         ``set_vertex_labels``. Stop with :meth:`unwatch`."""
         if self.closed:
             raise InvalidArgumentError("operation on a closed graph")
+        if not self.writable:
+            # A watch sees the batches of this handle only: on a read-only one it never would.
+            raise InvalidArgumentError(
+                "the graph was opened read-only; use ocgraph.open(path, writable=True) to watch it"
+            )
         name, edges, plabels = _mine.pattern_args(pattern, pattern_labels)
         data = self._data_labels(plabels, labels)
         if data is None and plabels is not None:

@@ -76,9 +76,9 @@ class Watch(_ocgraph.Watch):
 def pattern_args(pattern: Any, pattern_labels: Any) -> tuple[str | None, list | None, list | None]:
     """(name, edges, labels) for the native calls from a pattern name or edge list."""
     if isinstance(pattern, str):
-        if pattern_labels is not None:
-            raise InvalidArgumentError("pattern_labels need the pattern as an edge list")
-        return pattern, None, None
+        # A named pattern's vertices are numbered as docs/mining.md lists them.
+        labels = None if pattern_labels is None else [_pattern_label(x) for x in pattern_labels]
+        return pattern, None, None if labels is None or all(x is None for x in labels) else labels
     edges = np.asarray(pattern)
     if edges.size and not np.issubdtype(edges.dtype, np.integer):
         raise InvalidArgumentError(f"pattern edges must be pairs of integers, got dtype {edges.dtype}")

@@ -233,6 +233,33 @@ def test_labelled_matches_against_networkx(graphs):
                     assert len(rows) == len(want)
 
 
+def test_named_patterns_take_pattern_labels_in_their_vertex_order(graphs, tmp_path):
+    named = {"wedge": [(0, 1), (1, 2)], "tailed-triangle": [(0, 1), (0, 2), (1, 2), (2, 3)], "triangle": None}
+    rng = np.random.default_rng(5)
+    path, h = graphs[1]
+    with ocgraph.open(path) as g:
+        labels = rng.integers(0, 2, g.num_vertices)
+        for name, edges in named.items():
+            edges = edges or [(0, 1), (0, 2), (1, 2)]
+            pl = rng.integers(0, 2, max(max(e) for e in edges) + 1).tolist()
+            for induced in (False, True):
+                want = nx_matches(h, edges, induced, labels, pl)
+                rows = g.match(name, induced=induced, labels=labels, pattern_labels=pl)
+                assert {key(r, edges) for r in rows.tolist()} == want
+                assert g.count_matches(name, induced=induced, labels=labels, pattern_labels=pl) == len(want)
+    # A watch sees this handle's batches only: a read-only one is refused, as maintain() is.
+    ocgraph.from_edges([0, 1], [1, 2], tmp_path / "w", directed=False).close()
+    with ocgraph.open(tmp_path / "w") as g, pytest.raises(ocgraph.InvalidArgumentError, match="read-only"):
+        g.watch("triangle")
+    with ocgraph.open(tmp_path / "w", writable=True) as g:
+        w = g.watch("wedge", labels=[1, 2, 1], pattern_labels=[2, 1, 2])  # centre labelled 1
+        g.add_vertices(1)
+        g.set_vertex_labels([3], [2])
+        g.add_edges([2], [3])
+        added = w.changes().added.tolist()
+        assert len(added) == 1 and sorted(added[0]) == [1, 2, 3] and added[0][1] == 2
+
+
 def test_mining_errors(graphs):
     with ocgraph.open(graphs[0][0]) as g:
         for bad in ("blob", [(0, 0)], [(0, 1), (2, 3)], [(0, 9)]):

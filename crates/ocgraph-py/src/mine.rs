@@ -20,14 +20,21 @@ fn rows<'py>(py: Python<'py>, flat: Vec<Vertex>, k: usize) -> PyResult<Bound<'py
     flat.into_pyarray(py).reshape([n, k])
 }
 
-/// The pattern from Python's arguments: a name, or edges with optional pattern labels.
+/// The pattern from Python's arguments: a name or edges, with optional pattern labels (a
+/// named pattern's vertices numbered as [`Pattern::edges`] gives them).
 fn pattern(
     name: Option<String>,
     edges: Option<Vec<(usize, usize)>>,
     labels: Option<Vec<Option<u32>>>,
 ) -> PyResult<Pattern> {
     match (name, edges) {
-        (Some(n), None) => Pattern::named(&n).py(),
+        (Some(n), None) => {
+            let named = Pattern::named(&n).py()?;
+            match labels {
+                None => Ok(named),
+                Some(l) => Pattern::from_edges(&named.edges(), Some(l)).py(),
+            }
+        }
         (None, Some(e)) => Pattern::from_edges(&e, labels).py(),
         _ => Err(invalid("give a pattern name or its edges")),
     }
