@@ -20,6 +20,19 @@ PathLike = Union[str, "os.PathLike[str]"]
 __all__ = ["Graph", "open"]
 
 
+def _io_since(before: dict, after: dict) -> dict:
+    """The :meth:`Graph.io_stats` counters of what happened between two readings, with the
+    ratios of those counts."""
+    io = {k: v - before[k] if isinstance(v, int) else v for k, v in after.items()}
+    for ratio, part, whole in [
+        ("hit_ratio", "hits", "page_requests"),
+        ("sequential_ratio", "sequential_reads", "read_calls"),
+        ("random_write_ratio", "random_writes", "write_calls"),
+    ]:
+        io[ratio] = io[part] / io[whole] if io[whole] else 0.0
+    return io
+
+
 class Graph(_NativeGraph):
     """An opened on-disk graph.
 
@@ -331,15 +344,18 @@ class Graph(_NativeGraph):
         while its pages still fit; default the pool's capacity (unbounded with mmap).
 
         Returns the report as a dict (``seconds``, ``queries_per_second``, ``latency`` in
-        microseconds, ``progress``, ``advisor``) with ``"answers"``: per query, the sorted vertex
-        list (edge queries: the neighbours; fof: vertices at distance exactly 2), or for shortest
-        paths the path ``[source, ..., target]`` or ``None`` when unreachable."""
+        microseconds, ``progress``, ``advisor``, ``io``: the :meth:`io_stats` counters of this
+        run) with ``"answers"``: per query, the sorted vertex list (edge queries: the
+        neighbours; fof: vertices at distance exactly 2), or for shortest paths the path
+        ``[source, ..., target]`` or ``None`` when unreachable."""
         import json
 
+        before = self.io_stats()
         report, answers = _ocgraph._query(
             self, os.fspath(workload), prefetch, int_arg("clients", clients, 1, MAX_THREADS), memory
         )
         out = json.loads(report)
+        out["io"] = _io_since(before, self.io_stats())
         out["answers"] = answers
         return out
 

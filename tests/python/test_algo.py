@@ -251,3 +251,30 @@ def test_argument_checks_name_the_argument(tmp_path):
         g.diameter_estimate(sweeps=0)
     with pytest.raises(ocgraph.InvalidArgumentError, match="cells per side must be at least 1"):
         ocgraph.build_grid(tmp_path / "g", cells_per_side=0)
+
+
+def test_run_out_writes_the_arrays_python_returns(tmp_path):
+    """`ocgraph run ALGO --out x.npy` writes the values and the dtype of the Python method."""
+    import os
+    import subprocess
+    from pathlib import Path
+
+    exe = Path(os.environ.get("OCGRAPH_BIN", Path(__file__).resolve().parents[2] / "target/release/ocgraph"))
+    if not exe.exists():
+        pytest.skip(f"{exe} is not built (make cli)")
+    rng = np.random.default_rng(8)
+    src, dst, w = random_edges(rng, 50, 200, weighted=True)
+    g = ocgraph.from_edges(src, dst, tmp_path / "g", num_vertices=60, weights=w)
+    cases = {
+        "bfs": (["--source", "3"], g.bfs(3)),
+        "sssp": (["--source", "3"], g.sssp(3)),
+        "wcc": ([], g.wcc()),
+        "pagerank": ([], g.pagerank()),
+        "k-hop": (["--source", "3", "--k", "2"], g.k_hop(3, 2)),
+    }
+    for algo, (args, want) in cases.items():
+        out = tmp_path / f"{algo}.npy"
+        subprocess.run([str(exe), "run", algo, str(g.path), *args, "--out", str(out)], check=True, capture_output=True)
+        got = np.load(out)
+        assert got.dtype == want.dtype, algo
+        np.testing.assert_allclose(got, want, rtol=1e-12, err_msg=algo)

@@ -104,6 +104,19 @@ def test_answers_match_networkx_with_every_prefetcher(graph, backend, packed, tm
             assert r["answers"] == first, kind
 
 
+def test_a_query_report_holds_the_io_of_its_run(graph, tmp_path):
+    path, _ = graph
+    with ocgraph.open(path, backend="pool", memory="64KiB") as g:
+        f = tmp_path / "q.bin"
+        ocgraph.workload(g, "edge-queries", f, 300, seed=2)
+        start = g.io_stats()["page_requests"]
+        runs = [g.query(f)["io"] for _ in range(2)]
+        for io in runs:
+            assert io["page_requests"] > 0 and io["hits"] + io["misses"] == io["page_requests"]
+            assert io["hit_ratio"] == io["hits"] / io["page_requests"]
+        assert sum(io["page_requests"] for io in runs) == g.io_stats()["page_requests"] - start
+
+
 def test_workloads_are_seeded_and_recent(graph, tmp_path):
     path, h = graph
     with ocgraph.open(path) as g:

@@ -2,7 +2,8 @@
 //! concurrent clients) with an optional prefetcher; report throughput, latency percentiles and
 //! the backend's I/O statistics.
 //!
-//! Output: one human-readable line on stdout, then (with `--json`) the report as one JSON line
+//! Output: two human-readable lines on stdout (throughput and latency; the I/O counters), then
+//! (with `--json`) the report as one JSON line
 //! with the I/O statistics under `"io"` and the process's peak resident set under
 //! `"peak_rss_bytes"` (null where `/proc` has none). `--stats` prints the I/O statistics to
 //! stderr like the other commands.
@@ -100,6 +101,15 @@ pub fn run(args: &QueryArgs) -> Result<()> {
         "{} x{} prefetch={} clients={}: {:.3} s, {:.0} queries/s; latency us p50 {:.1} p95 {:.1} p99 {:.1} max {:.1}",
         r.kind, r.queries, r.prefetch, r.clients, r.seconds, r.queries_per_second, l.p50_us, l.p95_us, l.p99_us,
         l.max_us
+    );
+    println!(
+        "io ({}): {} page requests, hit ratio {:.3}, {:.1} MiB read in {} calls, {} major faults",
+        io.backend,
+        io.page_requests,
+        io.hit_ratio(),
+        io.bytes_read as f64 / (1u64 << 20) as f64,
+        io.read_calls,
+        io.major_faults
     );
     if args.json {
         let mut v = serde_json::to_value(&r).expect("report serialises");

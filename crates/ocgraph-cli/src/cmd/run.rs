@@ -141,8 +141,10 @@ pub struct RunArgs {
     backend: BackendArgs,
 }
 
-/// A kernel's result as written to `--out`.
+/// A kernel's result as written to `--out`, in the dtype Python's method returns (vertex
+/// ids and component labels uint32, depths and counts int64, scores float64).
 enum Values {
+    U32(Vec<Vertex>),
     I64(Vec<i64>),
     F64(Vec<f64>),
 }
@@ -284,7 +286,6 @@ fn execute<A: Adjacency>(
     let grid = stored.grid;
     let s = ends.source;
     let name = args.algo.to_possible_value().expect("no skipped variants").get_name().to_string();
-    let to_i64 = |vs: Vec<Vertex>| vs.into_iter().map(i64::from).collect::<Vec<_>>();
     Ok(match args.algo {
         Algo::Bfs => {
             let (rep, r) = run_trials(
@@ -314,7 +315,7 @@ fn execute<A: Adjacency>(
             };
             let (rep, labels) = run_trials(&name, trials, verify, run, |l| verify_wcc(&out, l))?;
             let count = labels.iter().enumerate().filter(|&(v, &l)| v == l as usize).count();
-            (rep, Values::I64(to_i64(labels)), format!("{count} components"))
+            (rep, Values::U32(labels), format!("{count} components"))
         }
         Algo::Pagerank => {
             let opts = PageRankOptions {
@@ -372,7 +373,7 @@ fn execute<A: Adjacency>(
                 |r| verify_k_hop(&out, s, args.k, r),
             )?;
             let summary = format!("{} vertices within {} hops of {s}", vs.len(), args.k);
-            (rep, Values::I64(to_i64(vs)), summary)
+            (rep, Values::U32(vs), summary)
         }
         Algo::ShortestPath => {
             let t =
@@ -388,7 +389,7 @@ fn execute<A: Adjacency>(
                 Some(p) => format!("path of {} hops from {s} to {t}", p.len() - 1),
                 None => format!("no path from {s} to {t}"),
             };
-            (rep, Values::I64(to_i64(p.unwrap_or_default())), summary)
+            (rep, Values::U32(p.unwrap_or_default()), summary)
         }
         Algo::Spmv => {
             let x = vec![1.0; out.num_vertices()];
@@ -408,6 +409,10 @@ fn write_values(path: &Path, values: &Values) -> Result<()> {
     let npy = path.extension().is_some_and(|e| e.eq_ignore_ascii_case("npy"));
     let mut buf = Vec::new();
     match (values, npy) {
+        (Values::U32(v), true) => {
+            buf.extend(npy_header("<u4", v.len()));
+            v.iter().for_each(|x| buf.extend(x.to_le_bytes()));
+        }
         (Values::I64(v), true) => {
             buf.extend(npy_header("<i8", v.len()));
             v.iter().for_each(|x| buf.extend(x.to_le_bytes()));
@@ -416,6 +421,9 @@ fn write_values(path: &Path, values: &Values) -> Result<()> {
             buf.extend(npy_header("<f8", v.len()));
             v.iter().for_each(|x| buf.extend(x.to_le_bytes()));
         }
+        (Values::U32(v), false) => v.iter().for_each(|x| {
+            let _ = writeln!(buf, "{x}");
+        }),
         (Values::I64(v), false) => v.iter().for_each(|x| {
             let _ = writeln!(buf, "{x}");
         }),
