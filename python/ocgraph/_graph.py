@@ -314,9 +314,14 @@ class Graph(_NativeGraph):
         duplicate edges and self-loops ignored); equals ``sum(nx.triangles(G).values()) // 3``."""
         return _ocgraph._triangle_count(self, threads_arg(threads))
 
-    def diameter_estimate(self, start: int = 0, sweeps: int = 4, threads: int | None = None) -> int:
+    def diameter_estimate(self, start: int | None = None, sweeps: int = 4, threads: int | None = None) -> int:
         """A lower bound on the diameter (longest shortest hop distance along out-edges) from
-        ``sweeps`` BFS sweeps, starting at ``start``, each from the farthest vertex of the last."""
+        ``sweeps`` BFS sweeps, starting at ``start``, each from the farthest vertex of the last.
+        ``start`` defaults to a vertex of highest out-degree (likely in the largest component:
+        a sweep sees only its start's component)."""
+        if start is None:
+            degrees = self.out_degrees()
+            start = int(np.argmax(degrees)) if len(degrees) else 0
         bound, _u, _v = _ocgraph._diameter_estimate(
             self, start, int_arg("sweeps", sweeps, 1), threads_arg(threads)
         )
