@@ -2,11 +2,11 @@
 """Draws the plots of docs/benchmarks.md from the committed result files (nothing is rerun).
 
   docs/img/kernels-memory.png   runtime against memory budget, per kernel and backend, kron22
-                                (bench/algos/results/algos_full_s11.csv)
+                                (bench/algos/results/algos_full.csv)
   docs/img/caching-hits.png     hit ratio against cache size per policy, with OPT
-                                (bench/caching/results/kron22-s12-hits.csv)
+                                (bench/caching/results/kron22-hits.csv)
   docs/img/queries-prefetch.png mean query latency with and without the prefetcher
-                                (bench/queries/results/queries-{real,kron22}-pool-s29.csv)
+                                (bench/queries/results/queries-{real,kron22}-pool.csv)
   docs/img/ingest.png           edges per second of import against Python loaders
                                 (bench/ingest/results/ingest-kron22.csv,
                                  bench/interop/results/interop-kron20.csv)
@@ -28,11 +28,11 @@ import matplotlib.pyplot as plt
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 RESULTS = {
-    "algos": "bench/algos/results/algos_full_s11.csv",
-    "caching": "bench/caching/results/kron22-s12-hits.csv",
+    "algos": "bench/algos/results/algos_full.csv",
+    "caching": "bench/caching/results/kron22-hits.csv",
     "queries": [
-        "bench/queries/results/queries-real-pool-s29.csv",
-        "bench/queries/results/queries-kron22-pool-s29.csv",
+        "bench/queries/results/queries-real-pool.csv",
+        "bench/queries/results/queries-kron22-pool.csv",
     ],
     "ingest": "bench/ingest/results/ingest-kron22.csv",
     "interop": "bench/interop/results/interop-kron20.csv",

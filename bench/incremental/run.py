@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Incremental analytics benchmark (issue 39): maintained WCC, BFS and PageRank against a full
+"""Incremental analytics benchmark: maintained WCC, BFS and PageRank against a full
 recomputation after each batch.
 
 Usage: bench/incremental/run.py [--small] [--scales 18,20] [--count N] [--count-single N]

@@ -1,4 +1,4 @@
-//! Results kept current on a changing graph (issue 39; seed 002 ch. 7, Snowy and RisGraph).
+//! Results kept current on a changing graph (seed 002 ch. 7, Snowy and RisGraph).
 //!
 //! A [`Maintained`] result is computed once with the static kernels and then updated from each
 //! batch's changes ([`BatchChanges`], the writable graph's change feed) and the snapshot that

@@ -18,7 +18,7 @@
 //!   `MADV_HUGEPAGE` at open, 0.43 s without, `bench/pages/run.py`; 0.6-0.8 GB/s when
 //!   the huge pages were new to the process's memory, 1.5-2.2 GB/s when they were reused; a
 //!   16 KiB-page pool a few pages short of its files, huge at open, scanned at 43-60% of dd in
-//!   all five rounds of `bench/pages`, run 12). Whenever such a pool has settled
+//!   all five rounds of `bench/pages/run.py`). Whenever such a pool has settled
 //!   (it no longer cycles pages through its frames) and has used frames it has not collapsed
 //!   yet, [`FrameMemory::collapse_to_huge_pages`] (run by the pool on a background thread) asks
 //!   the kernel to rebuild those frames from huge pages (`MADV_COLLAPSE`, Linux 6.1+; the

@@ -3,7 +3,7 @@
 //! On this project's VM a random direct 4 KiB read issued alone (`pread`) costs 11-13 us of
 //! guest kernel CPU, a quarter of it the virtio doorbell; queued four at a time through one
 //! `io_uring_enter` it costs ~5 us, sixteen at a time ~3 us, and the disk serves 2-3x the reads
-//! (`examples/ring_reads.rs`, `bench/pages/results/ring-reads-s26.txt`). A prefetcher that reads
+//! (`examples/ring_reads.rs`, `bench/pages/results/ring-reads.txt`). A prefetcher that reads
 //! through a ring therefore takes less CPU from the query threads beside it.
 //!
 //! [`prefetch`]: super::prefetch
