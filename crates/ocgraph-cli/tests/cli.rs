@@ -957,6 +957,15 @@ fn exports_read_back_as_the_same_graph_or_say_why_not() {
     let o = ok(&["export", p(&w), p(&t.path().join("w.txt"))]);
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(err.contains("4 of the 6 vertices have no edges") && err.contains("--num-vertices 6"), "{err}");
+    // `-` is standard output (no file named `-` appears).
+    let o = Command::new(env!("CARGO_BIN_EXE_ocgraph"))
+        .current_dir(t.path())
+        .args(["export", p(&w), "-"])
+        .output()
+        .unwrap();
+    assert!(o.status.success());
+    assert_eq!(String::from_utf8_lossy(&o.stdout), std::fs::read_to_string(t.path().join("w.txt")).unwrap());
+    assert!(!t.path().join("-").exists());
 
     let k = t.path().join("k");
     ok(&["generate", "kronecker", "--scale", "14", "--quiet", p(&k)]);

@@ -38,7 +38,8 @@ pub struct ExportArgs {
     /// Graph directory.
     graph: PathBuf,
     /// Output file: written beside it and renamed over it, so it appears whole or not at all;
-    /// an existing symlink, pipe or device (`/dev/stdout`) is written through instead.
+    /// an existing symlink, pipe or device (`/dev/stdout`) is written through instead; `-` is
+    /// standard output.
     out: PathBuf,
     /// Output format (default: from OUT's extension: .bin/.u32 = bin32, .u64 = bin64,
     /// .u32w = bin32w, .u64w = bin64w, .parquet = parquet, .csv = csv, else text).

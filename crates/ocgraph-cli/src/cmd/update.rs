@@ -4,7 +4,9 @@
 //! Edge files hold one `src dst [weight]` line per edge (internal vertex ids, or with
 //! `--original-ids` the ids of the imported input, where a new id gets a new vertex; `#` or `%`
 //! starts a comment). Each file is applied in batches of `--batch-size` edges; every batch is written to
-//! the write-ahead log and is durable (per `--durability`) when the command moves on.
+//! the write-ahead log and is durable (per `--durability`) when the command moves on. The files
+//! are applied in this order: `--add-vertices`, `--add-edges`, `--remove-edges`,
+//! `--remove-vertices`, `--set-labels` (an edge both added and removed ends up removed).
 //! `--set-labels FILE` sets vertex labels the same way, from `L vertex label` lines (`-` for
 //! the label removes it; the `L` may be left out).
 
@@ -54,13 +56,15 @@ pub struct UpdateArgs {
     /// Add the edges listed in this file (`src dst [weight]` per line).
     #[arg(long)]
     add_edges: Option<PathBuf>,
-    /// Remove the edges listed in this file (`src dst` per line; missing edges are ignored).
+    /// Remove the edges listed in this file (`src dst` per line; missing edges are ignored),
+    /// after the additions of --add-edges.
     #[arg(long)]
     remove_edges: Option<PathBuf>,
     /// Add this many isolated vertices (applied first; their ids are printed).
     #[arg(long)]
     add_vertices: Option<u32>,
-    /// Remove every edge of the vertices listed in this file (one id per line).
+    /// Remove every edge of the vertices listed in this file (one id per line), after the
+    /// edge files.
     #[arg(long)]
     remove_vertices: Option<PathBuf>,
     /// Set vertex labels from this file (applied last): `L vertex label` per line (the `L` is

@@ -106,9 +106,9 @@ impl OutputFile {
     }
 }
 
-/// Whether `path` names the process's standard output (`/dev/stdout`, `/dev/fd/1`, ...).
+/// Whether `path` names the process's standard output (`-`, `/dev/stdout`, `/dev/fd/1`, ...).
 pub fn names_standard_output(path: &Path) -> bool {
-    matches!(path.to_str(), Some("/dev/stdout" | "/dev/fd/1" | "/proc/self/fd/1"))
+    matches!(path.to_str(), Some("-" | "/dev/stdout" | "/dev/fd/1" | "/proc/self/fd/1"))
 }
 
 /// A copy of the process's standard output or error descriptor when `path` names it (flushing
