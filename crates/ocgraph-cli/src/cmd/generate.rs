@@ -64,7 +64,8 @@ struct ErdosRenyiArgs {
     /// Number of vertices.
     #[arg(long)]
     vertices: u64,
-    /// Number of random edges to draw (G(n, m)).
+    /// Number of random edges to draw (G(n, m); repeats and self-loops drawn are dropped, so a
+    /// dense graph holds fewer).
     #[arg(long)]
     edges: Option<u64>,
     /// Edge probability (G(n, p)).
