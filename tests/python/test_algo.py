@@ -274,7 +274,9 @@ def test_run_out_writes_the_arrays_python_returns(tmp_path):
     }
     for algo, (args, want) in cases.items():
         out = tmp_path / f"{algo}.npy"
-        subprocess.run([str(exe), "run", algo, str(g.path), *args, "--out", str(out)], check=True, capture_output=True)
+        subprocess.run(
+            [str(exe), "run", algo, str(g.path), *args, "--out", str(out)], check=True, capture_output=True
+        )
         got = np.load(out)
         assert got.dtype == want.dtype, algo
         np.testing.assert_allclose(got, want, rtol=1e-12, err_msg=algo)

@@ -471,3 +471,25 @@ def test_arguments_that_hung_split_or_overflowed(tmp_path):
         with pytest.raises(ocgraph.InvalidArgumentError, match="personalization must hold real numbers"):
             g.pagerank(personalization=p)
     g.close()
+
+
+def test_builders_refuse_a_budget_below_4kib(tmp_path):
+    """A budget of a few bytes spilled a sorted run per edge or two (seconds for a small graph):
+    every Python builder refuses less than 4 KiB, as the CLI does; 4 KiB builds."""
+    import pandas as pd
+
+    (tmp_path / "e.txt").write_text("0 1\n1 2\n")
+    builders = {
+        "from_edges": lambda p, m: ocgraph.from_edges([0, 1], [1, 2], p, memory=m),
+        "import_edges": lambda p, m: ocgraph.import_edges(tmp_path / "e.txt", p, memory=m),
+        "from_pandas": lambda p, m: ocgraph.from_pandas(
+            pd.DataFrame({"src": [0], "dst": [1]}), path=p, memory=m
+        ),
+        "generate": lambda p, m: ocgraph.generate("erdos-renyi", p, n=10, m=20, memory=m),
+    }
+    for name, build in builders.items():
+        for small in (16, "4095B"):
+            with pytest.raises(ocgraph.InvalidArgumentError, match="at least 4KiB"):
+                build(tmp_path / f"{name}-small", small)
+            assert not (tmp_path / f"{name}-small").exists(), name
+        build(tmp_path / name, "4KiB").close()

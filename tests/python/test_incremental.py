@@ -245,3 +245,16 @@ def test_a_negative_weight_fails_a_maintained_sssp_but_not_close(tmp_path):
         assert g.edge_weights(2).tolist() == [-1.5]
         with pytest.raises(ocgraph.InvalidArgumentError, match="non-negative"):
             g.maintain("sssp", source=0)
+
+
+@pytest.mark.parametrize("damping", [0.0, 0.5])
+def test_maintained_pagerank_follows_added_vertices_at_any_damping(tmp_path, damping):
+    # Damping 0: every score is 1/n, so an added vertex changes them all (the restart took no
+    # step and kept the old scores, 1/3 each and 0 for the new vertex).
+    ocgraph.from_edges([0, 1], [1, 2], tmp_path / "g").close()
+    with ocgraph.open(tmp_path / "g", writable=True) as g:
+        m = g.maintain("pagerank", damping=damping, tol=1e-9)
+        g.add_vertices(1)
+        np.testing.assert_allclose(m.result(), g.pagerank(damping=damping, tol=1e-12), atol=1e-8)
+        g.add_edges([3], [0])
+        np.testing.assert_allclose(m.result(), g.pagerank(damping=damping, tol=1e-12), atol=1e-8)

@@ -10,7 +10,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
 use crate::errors::{invalid, run, IntoPy};
-use crate::options::Size;
+use crate::options::BuildMemory;
 
 /// Edges pushed to the builder per call.
 const CHUNK: usize = 1 << 20;
@@ -42,7 +42,7 @@ pub(crate) fn _from_edges<'py>(
     directed: bool,
     dedup: bool,
     drop_self_loops: bool,
-    memory: Size,
+    memory: BuildMemory,
     overwrite: bool,
 ) -> PyResult<Bound<'py, PyDict>> {
     let (s, d) = (src.as_slice()?, dst.as_slice()?);
@@ -103,7 +103,7 @@ impl EdgeBuilder {
         weighted: bool,
         dedup: bool,
         drop_self_loops: bool,
-        memory: Size,
+        memory: BuildMemory,
         overwrite: bool,
         source: String,
     ) -> PyResult<Self> {

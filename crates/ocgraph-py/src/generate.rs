@@ -9,7 +9,7 @@ use pyo3::types::PyDict;
 
 use crate::build::report;
 use crate::errors::{invalid, run, IntoPy};
-use crate::options::Size;
+use crate::options::BuildMemory;
 
 /// Streams a generator into a new graph at `out`.
 fn build_generated(
@@ -43,7 +43,7 @@ pub(crate) fn _generate<'py>(
     directed: bool,
     weighted: bool,
     dedup: bool,
-    memory: Size,
+    memory: BuildMemory,
     overwrite: bool,
 ) -> PyResult<Bound<'py, PyDict>> {
     let generator: Box<dyn Generator> = match kind.to_ascii_lowercase().as_str() {

@@ -10,7 +10,7 @@ use pyo3::types::PyDict;
 
 use crate::build::report;
 use crate::errors::{invalid, run, IntoPy};
-use crate::options::Size;
+use crate::options::{BuildMemory, Size};
 
 fn parse_format(s: &str) -> PyResult<InputFormat> {
     Ok(match s.to_ascii_lowercase().as_str() {
@@ -57,7 +57,7 @@ pub(crate) fn _import_edges<'py>(
     weighted: bool,
     dedup: bool,
     drop_self_loops: bool,
-    memory: Size,
+    memory: BuildMemory,
     overwrite: bool,
     num_vertices: Option<u64>,
     allow_sparse_ids: bool,
@@ -111,7 +111,7 @@ pub(crate) fn _reorder(
     py: Python<'_>,
     graph: PathBuf,
     out: PathBuf,
-    memory: Size,
+    memory: BuildMemory,
     overwrite: bool,
 ) -> PyResult<u64> {
     run(py, || ingest::reorder(&graph, &out, memory.0, overwrite, &NoProgress).py())

@@ -1,5 +1,6 @@
 //! Parsing of Python arguments shared by several functions: byte sizes and backends.
 
+use ocgraph_core::ingest::MIN_BUILD_MEMORY;
 use ocgraph_core::page::{Advice, BackendKind};
 use ocgraph_core::size::parse_size;
 use ocgraph_core::OpenOptions;
@@ -21,6 +22,19 @@ impl<'py> FromPyObject<'py> for Size {
             Ok(v) => Err(invalid(format!("size must be non-negative, got {v}"))),
             Err(_) => Err(invalid(format!("a size must be an int or a string like '256MB', got {ob}"))),
         }
+    }
+}
+
+/// A graph builder's memory budget: a [`Size`] of at least [`MIN_BUILD_MEMORY`].
+pub(crate) struct BuildMemory(pub u64);
+
+impl<'py> FromPyObject<'py> for BuildMemory {
+    fn extract_bound(ob: &Bound<'py, PyAny>) -> PyResult<Self> {
+        let Size(bytes) = ob.extract()?;
+        if bytes < MIN_BUILD_MEMORY {
+            return Err(invalid(format!("memory {bytes} bytes: a build needs at least 4KiB")));
+        }
+        Ok(BuildMemory(bytes))
     }
 }
 

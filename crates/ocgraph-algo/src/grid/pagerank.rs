@@ -46,7 +46,7 @@ pub fn pagerank_grid<G: EdgeGrid, O: Adjacency>(
     }
     let weighted = opts.use_weights && out.is_weighted() && grid.is_weighted();
     let w_out = out_weights(out, weighted)?;
-    if f32_contributions_fit(n, &w_out) {
+    if f32_contributions_fit(n, &w_out, opts.tol) {
         iterate::<G, AtomicU32>(grid, opts, weighted, w_out)
     } else {
         iterate::<G, AtomicU64>(grid, opts, weighted, w_out)

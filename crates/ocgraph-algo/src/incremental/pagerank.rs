@@ -439,7 +439,8 @@ impl PageRank {
             self.damping,
             &mut x,
             target,
-            steps.ceil() as usize + 1,
+            // At least one move (damping 0: one reaches the fixed point) and the step measuring it.
+            steps.ceil().max(1.0) as usize + 1,
         );
         for (v, &b) in x.iter().enumerate() {
             let a = self.x[v] / self.sum;

@@ -3,6 +3,8 @@
 
 use clap::Args;
 
+use ocgraph_core::ingest::MIN_BUILD_MEMORY;
+
 use super::size_arg;
 
 /// Whether to replace the output, and whether to show progress.
@@ -15,10 +17,6 @@ pub(crate) struct OutputArgs {
     #[arg(long)]
     pub(crate) quiet: bool,
 }
-
-/// The smallest builder budget taken: below it a sorted run holds a few edges, and a build of
-/// 213K edges spilled a run per edge (31 s instead of 0.1 s).
-const MIN_BUILD_MEMORY: u64 = 4 << 10;
 
 /// clap value parser for a builder's memory budget: a size of at least [`MIN_BUILD_MEMORY`].
 fn build_memory_arg(s: &str) -> std::result::Result<u64, String> {

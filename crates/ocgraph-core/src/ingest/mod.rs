@@ -28,7 +28,7 @@ mod remove;
 mod reorder;
 mod runs;
 
-pub use builder::{BuildOptions, BuildReport, GraphBuilder, IdMap, LabelSource};
+pub use builder::{BuildOptions, BuildReport, GraphBuilder, IdMap, LabelSource, MIN_BUILD_MEMORY};
 pub(crate) use compress::compress_adjacency_unlocked;
 pub(crate) use compress::copies_block_size;
 pub use compress::{compress_adjacency, remove_compressed, CompressReport};
