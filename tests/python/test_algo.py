@@ -284,7 +284,7 @@ def test_run_out_writes_the_arrays_python_returns(tmp_path):
 
 def test_diameter_estimate_starts_where_the_edges_are(tmp_path):
     # Vertex 0 isolated; a path 1 - 2 - ... - 10 (diameter 9) and a pendant 11 on 5.
-    src, dst = list(range(1, 10)) + [5], list(range(2, 11)) + [11]
+    src, dst = [*range(1, 10), 5], [*range(2, 11), 11]
     g = ocgraph.from_edges(src, dst, tmp_path / "g", directed=False, num_vertices=12)
     assert g.diameter_estimate() == 9
     assert g.diameter_estimate(start=0) == 0
