@@ -387,6 +387,9 @@ def generate(
     dedup: bool = False,
     memory: Size = "1GiB",
     overwrite: bool = False,
+    vertices: int | None = None,
+    edges: int | None = None,
+    probability: float | None = None,
 ) -> Graph:
     """Generates a synthetic graph at ``path`` (deterministic for a given seed) and opens it.
 
@@ -401,8 +404,17 @@ def generate(
     ``directed`` stores a directed graph (kronecker, erdos-renyi); ``weighted`` adds random
     weights; ``dedup`` removes duplicate edges and self-loops, as ``ocgraph generate`` always
     does (with it, the same parameters and seed give the CLI's graph; without it, a G(n, m)
-    graph is a multigraph).
+    graph is a multigraph). ``vertices``, ``edges`` and ``probability`` are the CLI's names of
+    ``n``, ``m`` and ``p``.
     """
+    n, m, p = (
+        _either(short, a, long, b)
+        for short, a, long, b in (
+            ("n", n, "vertices", vertices),
+            ("m", m, "edges", edges),
+            ("p", p, "probability", probability),
+        )
+    )
     given = {"scale": scale, "edge_factor": edge_factor, "n": n, "m": m, "p": p, "rows": rows, "cols": cols}
     aliases = {
         ("scale", "edge_factor"): ("kronecker", "rmat"),
@@ -431,6 +443,13 @@ def generate(
         bool(overwrite),
     )
     return Graph(os.fspath(path))
+
+
+def _either(name: str, value: Any, alias: str, alias_value: Any) -> Any:
+    """The argument given as ``name`` or as ``alias`` (refused when both are)."""
+    if value is not None and alias_value is not None:
+        raise InvalidArgumentError(f"give {name} or {alias}, not both")
+    return alias_value if value is None else value
 
 
 def _opt_int(name: str, value: Any, high: int = U32_MAX) -> int | None:

@@ -458,7 +458,7 @@ class Graph(_NativeGraph):
         without labels gets them (every other vertex unlabelled). Returns the batch's sequence
         number (see :meth:`add_edges` for ``durable``)."""
         v = _ids(vertices)
-        lab = _mine.data_labels(labels)
+        lab = _mine.data_labels(np.atleast_1d(labels) if np.ndim(labels) == 0 else labels)
         if lab is None or len(lab) != len(v):
             raise InvalidArgumentError(f"set_vertex_labels: {len(v)} vertices need as many labels")
         with _mine.watched_update(self) as before:
@@ -673,12 +673,11 @@ class Graph(_NativeGraph):
 
 
 def _original_ids(ids: Any, what: str) -> list[Any]:
-    """``ids`` (original ids: ints or strs) as a list; a lone str or bytes, which ``list``
-    would split into characters, and a scalar are refused."""
+    """``ids`` (original ids: ints or strs) as a list; a lone id (a str or bytes, which ``list``
+    would split into characters, or a scalar) is a list of one (an update of one edge or
+    vertex)."""
     if isinstance(ids, (str, bytes, bytearray)) or not hasattr(ids, "__iter__"):
-        raise InvalidArgumentError(
-            f"{what} must be a sequence of original ids, got {type(ids).__name__} {ids!r}"
-        )
+        return [ids]
     return list(ids)
 
 
@@ -690,9 +689,10 @@ def _by_original(ids: str) -> bool:
 
 
 def _ids(a: Any) -> np.ndarray:
-    """Vertex ids as a contiguous int64 array (integers only: see :func:`int_ids`); an unsigned
+    """Vertex ids as a contiguous int64 array (integers only: see :func:`int_ids`; a lone id is
+    an array of one, so that ``add_edges(5, 6)`` adds one edge); an unsigned
     id beyond int64 raises :class:`VertexError` naming it (instead of wrapping to a negative)."""
-    arr = int_ids("vertex ids", a, InvalidArgumentError)
+    arr = int_ids("vertex ids", np.atleast_1d(a) if np.ndim(a) == 0 else a, InvalidArgumentError)
     big = arr > np.iinfo(np.int64).max if arr.dtype == np.uint64 else None
     if big is not None and big.any():
         i = int(np.argmax(big))
@@ -701,8 +701,9 @@ def _ids(a: Any) -> np.ndarray:
 
 
 def _weights(w: Any, n: int) -> np.ndarray:
-    """An update's weights: ``n`` finite float32 numbers (see :func:`finite_weights`)."""
-    return finite_weights("weights", w, n, InvalidArgumentError)
+    """An update's weights: ``n`` finite float32 numbers (see :func:`finite_weights`); a lone
+    number is a list of one."""
+    return finite_weights("weights", np.atleast_1d(w) if np.ndim(w) == 0 else w, n, InvalidArgumentError)
 
 
 def open(

@@ -186,6 +186,8 @@ def test_original_ids_map_results_of_a_reordered_copy_back(tmp_path):
     [
         (["kronecker", "--scale", "6", "--edge-factor", "4"], {"scale": 6, "edge_factor": 4}),
         (["erdos-renyi", "--vertices", "30", "--edges", "200"], {"n": 30, "m": 200}),
+        (["erdos-renyi", "--vertices", "30", "--edges", "200"], {"vertices": 30, "edges": 200}),
+        (["erdos-renyi", "--vertices", "30", "--probability", "0.2"], {"vertices": 30, "probability": 0.2}),
     ],
 )
 def test_python_generate_with_dedup_makes_the_cli_graph(tmp_path, cli, kw):
@@ -210,6 +212,8 @@ def test_generate_refuses_options_of_another_kind(tmp_path):
         with pytest.raises(ocgraph.InvalidArgumentError, match="takes no"):
             ocgraph.generate(kind, tmp_path / kind, **kw)
         assert not (tmp_path / kind).exists()
+    with pytest.raises(ocgraph.InvalidArgumentError, match="give n or vertices, not both"):
+        ocgraph.generate("erdos-renyi", tmp_path / "both", n=5, vertices=5, m=3)
     with pytest.raises(ocgraph.InvalidArgumentError, match="road grids are undirected"):
         ocgraph.generate("road", tmp_path / "r", rows=3, cols=3, directed=True)
     assert not (tmp_path / "r").exists()

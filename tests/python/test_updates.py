@@ -520,3 +520,22 @@ def test_integer_ids_on_a_graph_of_string_ids_are_refused(tmp_path):
         assert (r.vertex("1"), r.vertex("007"), r.vertex(1), r.vertex(7)) == (1, 2, None, None)
     with ocgraph.open(tmp_path / "h", writable=True) as w:
         assert (w.vertex("1"), w.vertex(1)) == (1, None)
+
+
+def test_single_updates_take_lone_ids(tmp_path):
+    """One edge or vertex at a time: a lone id (and weight) is a batch of one."""
+    ocgraph.from_edges([0, 1], [1, 2], tmp_path / "g", weights=[1.0, 2.0], directed=False).close()
+    with ocgraph.open(tmp_path / "g", writable=True) as g:
+        g.add_vertices(1)
+        g.add_edges(2, 3, 4.5)
+        assert g.neighbors(3).tolist() == [2] and g.edge_weights(3).tolist() == [4.5]
+        g.set_edge_weights(0, 1, 7.0)
+        assert g.edge_weights(0).tolist() == [7.0]
+        g.remove_edges(1, 2)
+        assert g.neighbors(1).tolist() == [0]
+        g.remove_vertices(3)
+        assert g.neighbors(2).tolist() == []
+        g.set_vertex_labels(0, 5)
+        assert g.vertex_labels()[0] == 5
+        with pytest.raises(ocgraph.InvalidArgumentError, match="integers"):
+            g.add_edges("a", 1)
