@@ -299,6 +299,12 @@ def compress(graph: PathLike, block_size: Size = "16KiB") -> dict:
     return {"block_size": block, "plain_bytes": plain, "stored_bytes": stored}
 
 
+def remove_grid(graph: PathLike) -> bool:
+    """Removes the grid written by :func:`build_grid`, as ``ocgraph layout remove-grid`` does;
+    returns whether there was one."""
+    return bool(_ocgraph._remove_grid(os.fspath(graph)))
+
+
 def remove_compressed(graph: PathLike) -> bool:
     """Removes the compressed copies written by :func:`compress`; returns whether there were any."""
     return bool(_ocgraph._remove_compressed(os.fspath(graph)))

@@ -58,6 +58,9 @@ def test_grid_kernels_match_networkx(tmp_path, directed, weighted, compress, bac
     np.testing.assert_allclose(g.spmv(x, layout="grid"), want_y, rtol=1e-12)
     np.testing.assert_allclose(g.spmv(x, layout="csr"), want_y, rtol=1e-12)
     g.close()
+    assert ocgraph.remove_grid(path) is True and ocgraph.remove_grid(path) is False
+    with open_with(path, backend) as g, pytest.raises(ocgraph.InvalidArgumentError, match="layout grid"):
+        g.wcc(layout="grid")
 
 
 def test_layout_errors(tmp_path):

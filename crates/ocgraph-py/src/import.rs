@@ -173,6 +173,12 @@ pub(crate) fn _remove_hubs(py: Python<'_>, graph: PathBuf) -> PyResult<bool> {
     run(py, || ingest::remove_hubs(&graph).py())
 }
 
+/// Removes the grid layout of `graph`; returns whether it had one.
+#[pyfunction]
+pub(crate) fn _remove_grid(py: Python<'_>, graph: PathBuf) -> PyResult<bool> {
+    run(py, || ingest::remove_grid(&graph).py())
+}
+
 /// Removes the compressed copies of `graph`'s adjacency files; returns whether it had any.
 #[pyfunction]
 pub(crate) fn _remove_compressed(py: Python<'_>, graph: PathBuf) -> PyResult<bool> {

@@ -41,6 +41,7 @@ fn _ocgraph(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(import::_remove_packed_lists, m)?)?;
     m.add_function(wrap_pyfunction!(import::_index_hubs, m)?)?;
     m.add_function(wrap_pyfunction!(import::_remove_hubs, m)?)?;
+    m.add_function(wrap_pyfunction!(import::_remove_grid, m)?)?;
     m.add_function(wrap_pyfunction!(import::_reorder, m)?)?;
     m.add_function(wrap_pyfunction!(labels::_set_labels, m)?)?;
     m.add_function(wrap_pyfunction!(labels::_remove_labels, m)?)?;
