@@ -258,3 +258,12 @@ def test_maintained_pagerank_follows_added_vertices_at_any_damping(tmp_path, dam
         np.testing.assert_allclose(m.result(), g.pagerank(damping=damping, tol=1e-12), atol=1e-8)
         g.add_edges([3], [0])
         np.testing.assert_allclose(m.result(), g.pagerank(damping=damping, tol=1e-12), atol=1e-8)
+
+
+def test_maintained_results_have_the_dtypes_of_the_kernels(tmp_path):
+    ocgraph.from_edges([0, 1], [1, 2], tmp_path / "g", num_vertices=4, weights=[1.0, 2.0]).close()
+    with ocgraph.open(tmp_path / "g", writable=True) as g:
+        kernels = {"wcc": g.wcc, "bfs": lambda: g.bfs(0), "sssp": lambda: g.sssp(0), "pagerank": g.pagerank}
+        for kind, kernel in kernels.items():
+            m = g.maintain(kind, source=0) if kind in ("bfs", "sssp") else g.maintain(kind)
+            assert m.result().dtype == kernel().dtype, kind

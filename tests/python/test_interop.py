@@ -526,3 +526,16 @@ def test_edges_gives_the_edge_list_in_each_format(tmp_path):
     ]
     with pytest.raises(ocgraph.InvalidArgumentError, match="format"):
         g.edges("csv")
+
+
+def test_cli_parquet_export_has_the_types_of_to_arrow(tmp_path):
+    (tmp_path / "e.txt").write_text("0 1\n1 2\n")
+    ocgraph_cli("import", tmp_path / "e.txt", tmp_path / "k", "--quiet")
+    (tmp_path / "s.txt").write_text("a b\nb c\n")
+    ocgraph_cli("import", tmp_path / "s.txt", tmp_path / "s", "--quiet")
+    for name in ("k", "s"):
+        ocgraph_cli("export", tmp_path / name, tmp_path / f"{name}.parquet", "--original-ids")
+        got = pq.read_table(tmp_path / f"{name}.parquet")
+        with ocgraph.open(tmp_path / name) as g:
+            want = g.to_arrow()
+        assert got.schema.types == want.schema.types and got.to_pylist() == want.to_pylist(), name

@@ -55,11 +55,18 @@ impl PyMaintained {
 
 #[pymethods]
 impl PyMaintained {
-    /// The whole result for the graph's current state: int64 (bfs hops and wcc labels, -1 for
-    /// none) or float64 (sssp distances, inf unreachable; pagerank scores).
+    /// The whole result for the graph's current state: uint32 wcc labels (as `Graph.wcc`),
+    /// int64 bfs hops (-1 unreachable) or float64 (sssp distances, inf unreachable; pagerank
+    /// scores).
     fn result(&self, py: Python<'_>) -> PyResult<PyObject> {
-        let v = self.with(py, |w, m| m.result(w))?;
-        Ok(to_py(py, v))
+        let (v, wcc) = self.with(py, |w, m| Ok((m.result(w)?, matches!(m.spec(), Spec::Wcc))))?;
+        Ok(match v {
+            // A component label is a vertex id, never the -1 of "none".
+            Values::Int(a) if wcc => {
+                a.into_iter().map(|l| l as u32).collect::<Vec<u32>>().into_pyarray(py).into_any().unbind()
+            }
+            v => to_py(py, v),
+        })
     }
 
     /// `(vertices, old, new)`: the vertices whose value changed since the previous call (or

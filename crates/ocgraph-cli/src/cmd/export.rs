@@ -135,7 +135,10 @@ fn run_export(args: &ExportArgs) -> Result<()> {
     // Written whole or not at all; a symlink, pipe or device (such as /dev/stdout) is written
     // through, never replaced (see `OutputFile`).
     let mut file = OutputFile::create(&args.out)?;
-    let ids = if args.original_ids { Some(g.ids()?) } else { None };
+    // A graph that kept no id map: its original ids are its vertex ids (uint32 in Parquet, as
+    // `to_arrow` gives them).
+    let keeps_ids = g.base().manifest().id_map != ocgraph_core::format::IdMapKind::Identity;
+    let ids = if args.original_ids && keeps_ids { Some(g.ids()?) } else { None };
     let progress = CliProgress::new(false);
     let written = match format {
         ExportFormat::Parquet => super::parquet::export(&g, &mut file, ids.as_ref(), &progress),
