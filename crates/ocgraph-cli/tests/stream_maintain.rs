@@ -258,6 +258,16 @@ fn non_finite_weights_in_update_files_name_the_line() {
         assert!(!out.status.success() && e.contains("add.txt:2") && e.contains("finite"), "{w}: {e}");
     }
     assert_eq!(read_edges(&g, false), before, "nothing was applied");
+    // `+v` on a graph that keeps original ids is refused at its line, before anything applies.
+    let (named, input) = (tmp.path().join("named"), tmp.path().join("named.txt"));
+    std::fs::write(&input, "a b\nb c\n").unwrap();
+    ok(&["import", p(&input), p(&named), "--quiet"]);
+    let u = tmp.path().join("v.txt");
+    std::fs::write(&u, "+ 0 1\n+v 2\n").unwrap();
+    let out = run(&["stream", p(&named), "--updates", p(&u)]);
+    let e = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{e}");
+    assert!(e.contains("v.txt:2") && e.contains("original ids"), "{e}");
 }
 
 /// A result named twice in `--maintain`, a parameter given twice and an infinite or subnormal

@@ -86,18 +86,28 @@ pub struct StreamArgs {
     backend: BackendArgs,
 }
 
-/// Parses an update file, text or binary; `n` is the graph's vertex count (ids are checked
-/// against it as `+v` lines grow it). Errors name the file and the line (text) or the item's
-/// byte offset (binary).
-pub(crate) fn read_updates(path: &Path, n: u64, weighted: bool) -> Result<Vec<WalItem>> {
+/// What an update file is checked against: the graph's vertex count (ids are checked against
+/// it as `+v` lines grow it), whether its arcs carry weights, and whether its vertices all have
+/// original ids (it takes no unnamed `+v` vertices).
+#[derive(Clone, Copy)]
+pub(crate) struct Target {
+    pub(crate) n: u64,
+    pub(crate) weighted: bool,
+    pub(crate) named: bool,
+}
+
+/// Parses an update file, text or binary, for `target`. Errors name the file and the line
+/// (text) or the item's byte offset (binary).
+pub(crate) fn read_updates(path: &Path, target: Target) -> Result<Vec<WalItem>> {
     if is_update_file(path)? {
-        return read_binary_updates(path, n, weighted);
+        return read_binary_updates(path, target);
     }
-    read_text_updates(path, n, weighted)
+    read_text_updates(path, target)
 }
 
 /// The items of a binary update file, checked as the text lines are.
-fn read_binary_updates(path: &Path, mut n: u64, weighted: bool) -> Result<Vec<WalItem>> {
+fn read_binary_updates(path: &Path, target: Target) -> Result<Vec<WalItem>> {
+    let Target { mut n, weighted, named } = target;
     let items = read_update_file(path)?;
     for &(offset, item) in &items {
         let bad = |msg: String| Error::input_offset(path, offset, msg);
@@ -123,7 +133,7 @@ fn read_binary_updates(path: &Path, mut n: u64, weighted: bool) -> Result<Vec<Wa
                 vertex(src)?;
                 vertex(dst)?;
             }
-            WalItem::AddVertices { count } => n = added_vertices(n, count).map_err(bad)?,
+            WalItem::AddVertices { count } => n = added_vertices(n, count, named).map_err(bad)?,
             WalItem::RemoveVertex { v } | WalItem::SetLabel { v, .. } => vertex(v)?,
         }
     }
@@ -131,8 +141,14 @@ fn read_binary_updates(path: &Path, mut n: u64, weighted: bool) -> Result<Vec<Wa
 }
 
 /// The vertex count after `count` more vertices are added to `n`; an error past `u32::MAX`
-/// (vertex ids are 32-bit), as the update path would refuse the batch.
-fn added_vertices(n: u64, count: u32) -> std::result::Result<u64, String> {
+/// (vertex ids are 32-bit) or on a graph whose vertices are `named` by original ids, as the
+/// update path would refuse the batch.
+fn added_vertices(n: u64, count: u32, named: bool) -> std::result::Result<u64, String> {
+    if named && count > 0 {
+        return Err("this graph keeps original ids (imported with --relabel): `+v` cannot add \
+                    unnamed vertices"
+            .into());
+    }
     let total = n + count as u64;
     if total > u32::MAX as u64 {
         return Err(format!("adding {count} vertices to {n} makes more than {} vertices", u32::MAX));
@@ -141,7 +157,8 @@ fn added_vertices(n: u64, count: u32) -> std::result::Result<u64, String> {
 }
 
 /// The items of a text update file (see the module docs).
-fn read_text_updates(path: &Path, mut n: u64, weighted: bool) -> Result<Vec<WalItem>> {
+fn read_text_updates(path: &Path, target: Target) -> Result<Vec<WalItem>> {
+    let Target { mut n, weighted, named } = target;
     let mut items = Vec::new();
     for_each_line(path, |no, text| {
         let bad = |msg: String| Error::input_line(path, no, msg);
@@ -167,7 +184,7 @@ fn read_text_updates(path: &Path, mut n: u64, weighted: bool) -> Result<Vec<WalI
                 let count: u32 = cols[1]
                     .parse()
                     .map_err(|_| bad(format!("bad vertex count '{}'", cols[1].escape_debug())))?;
-                n = added_vertices(n, count).map_err(bad)?;
+                n = added_vertices(n, count, named).map_err(bad)?;
                 WalItem::AddVertices { count }
             }
             ("-v", 2) => WalItem::RemoveVertex { v: vertex(cols[1])? },
@@ -240,7 +257,9 @@ pub fn run(args: &StreamArgs) -> Result<()> {
         ..WriteOptions::default()
     };
     let w = WritableGraph::open(&args.graph, &opts)?;
-    let items = read_updates(&args.updates, w.num_vertices() as u64, w.is_weighted())?;
+    let named = w.snapshot().base().manifest().id_map != ocgraph_core::format::IdMapKind::Identity;
+    let target = Target { n: w.num_vertices() as u64, weighted: w.is_weighted(), named };
+    let items = read_updates(&args.updates, target)?;
     let mut report = serde_json::Map::new();
     let mut ms = Vec::new();
     for spec in specs {
