@@ -342,7 +342,7 @@ def test_cli_indexes_hubs_auto_reads_them_and_a_corrupted_index_is_named(tmp_pat
     run("check", str(path))
     assert json.loads(run("info", str(path), "--json").stdout)["hub_index"] is True
     hubs = run(*base, "--out", str(tmp_path / "b.npy"))
-    assert "layout: hubs + csr (layout hubs" in hubs.stderr
+    assert "layout: hubs + csr (auto: the graph has a hub index" in hubs.stderr
     np.testing.assert_array_equal(np.load(tmp_path / "a.npy"), np.load(tmp_path / "b.npy"))
     for layout in ("csr", "hubs"):
         run("run", "wcc", str(path), "--layout", layout, "--out", str(tmp_path / f"{layout}.npy"))

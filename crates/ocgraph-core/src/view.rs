@@ -258,6 +258,10 @@ impl GraphView {
         let hubs = if reads_hubs { self.choose_hubs(layout)? } else { None };
         let lists = if hubs.is_some() { Layout::Hubs } else { layout };
         let (grid, why) = self.choose_layout(lists, edge_centric)?;
+        let why = match (layout, &hubs) {
+            (Layout::Auto, Some(_)) => why.replacen("layout hubs", "auto: the graph has a hub index", 1),
+            _ => why,
+        };
         Ok((grid, hubs, why))
     }
 
