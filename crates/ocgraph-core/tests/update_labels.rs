@@ -301,4 +301,28 @@ fn readers_opening_while_labels_are_replaced_see_old_or_new_labels() {
     assert_eq!(g.labels().unwrap(), Some(a.clone()));
     drop(g);
     ocgraph_core::format::check_graph(&dir).unwrap();
+    // The replaced file's name on disk is followed by pack, reorder and compaction (which
+    // deletes it with the old base: nothing named labels.* is left at the top).
+    let packed = tmp.path().join("packed");
+    ingest::pack(&dir, &packed, false, &NoProgress).unwrap();
+    assert_eq!(Graph::open(&packed, &OpenOptions::default()).unwrap().labels().unwrap(), Some(a.clone()));
+    let reordered = tmp.path().join("reordered");
+    ingest::reorder(&dir, &reordered, 1 << 20, false, &NoProgress).unwrap();
+    let mut sorted = Graph::open(&reordered, &OpenOptions::default()).unwrap().labels().unwrap().unwrap();
+    sorted.sort_unstable();
+    let mut want = a.clone();
+    want.sort_unstable();
+    assert_eq!(sorted, want);
+    let g = WritableGraph::open(&dir, &opts(Durability::PerBatch)).unwrap();
+    g.add_edges(&[(0, 5)], None).unwrap();
+    g.compact().unwrap();
+    assert_eq!(g.snapshot().labels(), Some(a.clone()));
+    g.close().unwrap();
+    let left: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with("labels.") && n.ends_with(".u32"))
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
+    ocgraph_core::format::check_graph(&dir).unwrap();
 }

@@ -63,7 +63,7 @@ pub fn pack(src: &Path, dst: &Path, overwrite: bool, progress: &dyn Progress) ->
         {
             continue;
         }
-        let path = data.join(name);
+        let path = data.join(entry.stored_name(name));
         let mut r = std::fs::File::open(&path).map_err(|e| Error::io(&path, "open", e))?.take(entry.len);
         let mut fw = w.file(role)?;
         let mut buf = vec![0u8; 1 << 20];

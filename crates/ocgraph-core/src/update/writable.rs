@@ -1369,8 +1369,8 @@ impl Shared {
                 let _ = std::fs::remove_dir_all(self.dir.join(d));
             }
             None => {
-                for name in old.files.keys() {
-                    let _ = std::fs::remove_file(self.dir.join(name));
+                for (name, entry) in &old.files {
+                    let _ = std::fs::remove_file(self.dir.join(entry.stored_name(name)));
                 }
             }
         }
