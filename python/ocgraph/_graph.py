@@ -12,7 +12,7 @@ from . import _mine, _ocgraph
 from ._args import MAX_THREADS, U32_MAX, finite_weights, float_arg, int_arg, int_ids, threads_arg
 from ._errors import InvalidArgumentError, VertexError
 from ._ocgraph import Graph as _NativeGraph
-from ._vectors import personalization_vector
+from ._vectors import by_vertex, personalization_vector
 
 Size = Union[int, str]
 PathLike = Union[str, "os.PathLike[str]"]
@@ -238,23 +238,7 @@ class Graph(_NativeGraph):
         """``values`` in vertex order: a pandas ``Series`` (as :meth:`to_series` gives) is read
         by its index, the original ids (the vertex ids on graphs not relabelled), not by
         position; anything else is returned as given."""
-        if type(values).__name__ != "Series" or not hasattr(values, "reindex"):
-            return values
-        ids = self.original_ids()
-        if len(values) != len(ids) or not values.index.is_unique:
-            raise InvalidArgumentError(
-                f"{what}: a Series needs one value per vertex ({len(ids)}) indexed by the original ids, "
-                f"got {len(values)} values" + ("" if values.index.is_unique else " with repeated ids")
-            )
-        import pandas as pd
-
-        index = pd.Index(ids)
-        missing = ~index.isin(values.index)
-        if missing.any():
-            raise InvalidArgumentError(
-                f"{what}: the Series has no value for the vertex of original id {index[missing][0]!r}"
-            )
-        return values.reindex(index).to_numpy()
+        return by_vertex(values, self.original_ids, what)
 
     def pagerank(
         self,

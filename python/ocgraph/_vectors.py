@@ -3,11 +3,34 @@
 from __future__ import annotations
 
 import operator
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
 from ._errors import InvalidArgumentError
+
+
+def by_vertex(values: Any, original_ids: Callable[[], Any], what: str) -> Any:
+    """``values`` in vertex order: a pandas ``Series`` is read by its index, the original ids
+    (``original_ids()``, by vertex), not by position; anything else is returned as given."""
+    if type(values).__name__ != "Series" or not hasattr(values, "reindex"):
+        return values
+    ids = original_ids()
+    if len(values) != len(ids) or not values.index.is_unique:
+        raise InvalidArgumentError(
+            f"{what}: a Series needs one value per vertex ({len(ids)}) indexed by the original ids, "
+            f"got {len(values)} values" + ("" if values.index.is_unique else " with repeated ids")
+        )
+    import pandas as pd
+
+    index = pd.Index(ids)
+    missing = ~index.isin(values.index)
+    if missing.any():
+        raise InvalidArgumentError(
+            f"{what}: the Series has no value for the vertex of original id {index[missing][0]!r}"
+        )
+    return values.reindex(index).to_numpy()
 
 
 def personalization_vector(personalization: Any, n: int) -> np.ndarray:

@@ -232,6 +232,9 @@ def test_kernels_take_the_arguments_of_graphs_methods(spark, datasets):
     local = g.pagerank(threads=2, method="jacobi", as_series=True, layout="auto")
     pd.testing.assert_series_equal(on_spark, local, rtol=1e-9)
     assert on_spark.index.tolist() == g.original_ids()
+    # A Series is read by its index (the original ids), not by position.
+    pers = pd.Series(np.arange(1.0, g.num_vertices + 1), index=g.original_ids()).iloc[::-1]
+    np.testing.assert_allclose(sg.pagerank(personalization=pers), g.pagerank(personalization=pers), rtol=1e-9)
     with pytest.raises(ocgraph.InvalidArgumentError, match="jacobi"):
         sg.pagerank(method="gauss-seidel")
     with pytest.raises(ocgraph.InvalidArgumentError, match="layout"):

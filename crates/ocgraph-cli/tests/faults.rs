@@ -668,6 +668,29 @@ fn a_full_disk_leaves_result_files_as_they_were() {
     }
 }
 
+/// A fault the shim injects into one run: the `nth` call of `op` on a path holding `path` fails
+/// as `kind` says.
+struct Fault<'a> {
+    op: &'a str,
+    kind: &'a str,
+    nth: &'a str,
+    path: &'a str,
+}
+
+/// Runs the CLI with `args`, under `fault` (through the shim `shim`) when one is given.
+fn run_with_fault(shim: &Path, args: &[&str], fault: Option<Fault>) -> Output {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_ocgraph"));
+    cmd.args(args);
+    if let Some(f) = fault {
+        cmd.env("LD_PRELOAD", shim)
+            .env("FAULT_OP", f.op)
+            .env("FAULT_KIND", f.kind)
+            .env("FAULT_NTH", f.nth)
+            .env("FAULT_PATH_SUBSTR", f.path);
+    }
+    cmd.output().unwrap()
+}
+
 /// A full disk while a layout or the labels are written: the command fails naming the file,
 /// leaves no temporary file in the graph, and a failed `labels set` keeps the old labels.
 #[test]
@@ -677,16 +700,7 @@ fn a_full_disk_during_layouts_and_labels_leaves_the_graph_as_it_was() {
     let Some(shim) = build_shim(&root) else { return };
     let g = root.join("g");
     let run = |args: &[&str], fault: Option<(&str, &str)>| {
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_ocgraph"));
-        cmd.args(args);
-        if let Some((path, nth)) = fault {
-            cmd.env("LD_PRELOAD", &shim)
-                .env("FAULT_OP", "write")
-                .env("FAULT_KIND", "enospc")
-                .env("FAULT_NTH", nth)
-                .env("FAULT_PATH_SUBSTR", path);
-        }
-        cmd.output().unwrap()
+        run_with_fault(&shim, args, fault.map(|(path, nth)| Fault { op: "write", kind: "enospc", nth, path }))
     };
     assert!(run(&["generate", "kronecker", "--scale", "10", "--weighted", "--quiet", p(&g)], None)
         .status
@@ -734,16 +748,7 @@ fn labels_set_killed_after_its_switch_keeps_the_new_labels_and_the_next_one_clea
     let Some(shim) = build_shim(&root) else { return };
     let g = root.join("g");
     let run = |args: &[&str], fault: Option<(&str, &str)>| {
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_ocgraph"));
-        cmd.args(args);
-        if let Some((op, path)) = fault {
-            cmd.env("LD_PRELOAD", &shim)
-                .env("FAULT_OP", op)
-                .env("FAULT_KIND", "kill")
-                .env("FAULT_NTH", "1")
-                .env("FAULT_PATH_SUBSTR", path);
-        }
-        cmd.output().unwrap()
+        run_with_fault(&shim, args, fault.map(|(op, path)| Fault { op, kind: "kill", nth: "1", path }))
     };
     let edges = root.join("e.txt");
     std::fs::write(&edges, "0 1\n1 2\n2 3\n").unwrap();

@@ -37,7 +37,7 @@ import numpy as np
 
 from .._args import U32_MAX, float_arg, int_arg, threads_arg
 from .._errors import FormatError, InvalidArgumentError, VertexError
-from .._vectors import personalization_vector
+from .._vectors import by_vertex, personalization_vector
 from . import _frames, _partitions
 from ._dataset import export_parquet, import_parquet, is_dataset, negative_arc, read_meta
 from ._session import missing_requirement, session, stop
@@ -284,7 +284,13 @@ class SparkGraph:
             raise InvalidArgumentError(
                 f"method must be 'jacobi' on Spark (supersteps are Jacobi steps), got {method!r}"
             )
-        p = None if personalization is None else personalization_vector(personalization, self.num_vertices)
+        p = (
+            None
+            if personalization is None
+            else personalization_vector(
+                by_vertex(personalization, self.original_ids, "personalization"), self.num_vertices
+            )
+        )
         damping = float_arg("damping", damping)
         max_iter = int_arg("max_iter", max_iter)
         tol = float_arg("tol", tol)
@@ -328,11 +334,15 @@ class SparkGraph:
             raise InvalidArgumentError(
                 f"expected one value per vertex ({self.num_vertices}), got shape {values.shape}"
             )
-        ids = self.vertices.select("id", "original_id").toPandas().sort_values("id")["original_id"]
-        ids = ids.to_numpy()
+        return pd.Series(values, index=pd.Index(self.original_ids(), name="id"), name=name)
+
+    def original_ids(self) -> Any:
+        """The original id of every vertex, by vertex, from the vertex table (a uint64 array or
+        strings), as :meth:`ocgraph.Graph.original_ids`."""
+        ids = self.vertices.select("id", "original_id").toPandas().sort_values("id")["original_id"].to_numpy()
         if self.meta.get("original_ids") == "integer":
             ids = ids.astype(np.uint64)  # written as int64: ids past 2^63 wrap back
-        return pd.Series(values, index=pd.Index(ids, name="id"), name=name)
+        return ids
 
     # ----- helpers --------------------------------------------------------------------------
 
