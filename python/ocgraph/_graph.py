@@ -198,14 +198,14 @@ class Graph(_NativeGraph):
         lists ``"auto"`` reads); the depths are the same (a parent may differ between equally
         deep candidates).
         """
-        depth, parent = _ocgraph._bfs(self, source, threads_arg(threads), str(layout))
+        depth, parent = _ocgraph._bfs(self, source, threads_arg(threads), layout)
         return (depth, parent) if parents else depth
 
     def sssp(self, source: int, threads: int | None = None, layout: str = "auto") -> np.ndarray:
         """Single-source shortest-path distances from ``source`` along out-edges (float64;
         ``inf`` for unreachable vertices). Uses the edge weights (which must be >= 0), or 1 per
         edge on unweighted graphs. Parallel delta-stepping. ``layout`` as for :meth:`bfs`."""
-        return _ocgraph._sssp(self, source, threads_arg(threads), str(layout))
+        return _ocgraph._sssp(self, source, threads_arg(threads), layout)
 
     def wcc(self, threads: int | None = None, layout: str = "auto") -> np.ndarray:
         """Weakly connected components: a uint32 label per vertex, the smallest vertex id of its
@@ -215,7 +215,7 @@ class Graph(_NativeGraph):
         grid when it has one, see :func:`ocgraph.build_grid`, else the adjacency lists as for
         :meth:`bfs`), ``"csr"``, ``"packed"``, ``"grid"`` or ``"hubs"``; the labels are the
         same."""
-        return _ocgraph._wcc(self, threads_arg(threads), str(layout))
+        return _ocgraph._wcc(self, threads_arg(threads), layout)
 
     def spmv(self, x: Any = None, threads: int | None = None, layout: str = "auto") -> np.ndarray:
         """Sparse matrix-vector product ``y = A^T x``: for each vertex the sum of ``x`` over its
@@ -232,7 +232,7 @@ class Graph(_NativeGraph):
             x = np.ascontiguousarray(given, dtype=np.float64)
         if x.shape != (n,):
             raise InvalidArgumentError(f"x must have one value per vertex ({n}), got shape {x.shape}")
-        return _ocgraph._spmv(self, x, threads_arg(threads), str(layout))
+        return _ocgraph._spmv(self, x, threads_arg(threads), layout)
 
     def _by_vertex(self, values: Any, what: str) -> Any:
         """``values`` in vertex order: a pandas ``Series`` (as :meth:`to_series` gives) is read
@@ -283,9 +283,9 @@ class Graph(_NativeGraph):
             float_arg("tol", tol),
             p,
             bool(weight),
-            str(method),
+            method,
             threads_arg(threads),
-            str(layout),
+            layout,
         )
         if as_series:
             from ._arrow import to_series

@@ -491,3 +491,29 @@ def test_builders_refuse_a_budget_below_4kib(tmp_path):
                 build(tmp_path / f"{name}-small", small)
             assert not (tmp_path / f"{name}-small").exists(), name
         build(tmp_path / name, "4KiB").close()
+
+
+def test_open_checks_every_option_and_types(tmp_path):
+    """Options the chosen backend or mode does not use are still checked (a misspelt policy
+    passed silently until someone switched to the pool); a size or name of the wrong Python
+    type is a TypeError; an int size past 2^63 is not called a non-int."""
+    ocgraph.from_edges([0, 1], [1, 2], tmp_path / "g").close()
+    p = tmp_path / "g"
+    for kw, match in [
+        ({"policy": "bogus"}, "bogus"),
+        ({"page_size": "3KiB"}, "page size"),
+        ({"backend": "pool", "advice": "bogus"}, "advice"),
+        ({"durability": "bogus"}, "durability"),
+        ({"backend": "pool", "memory": 2**64}, "beyond 2"),
+    ]:
+        with pytest.raises(ocgraph.InvalidArgumentError, match=match):
+            ocgraph.open(p, **kw)
+    for kw in ({"backend": "pool", "memory": 3.5}, {"memory": None}):
+        with pytest.raises(TypeError, match="a size must be an int or a string"):
+            ocgraph.open(p, **kw)
+    ocgraph.open(p, backend="pool", memory=2**63).close()
+    with ocgraph.open(p) as g:
+        with pytest.raises(TypeError):
+            g.bfs(0, layout=None)
+        with pytest.raises(TypeError):
+            g.pagerank(method=None)

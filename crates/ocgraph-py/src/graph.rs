@@ -196,6 +196,7 @@ impl PyGraph {
         auto_compact_levels: Option<i128>,
     ) -> PyResult<PyGraph> {
         let opts = open_options(backend, memory, policy, page_size, advice)?;
+        let durability = parse_durability(durability)?;
         let auto_compact_levels = auto_compact_levels
             .map(|k| {
                 u32::try_from(k).map(|k| k as usize).map_err(|_| {
@@ -209,7 +210,7 @@ impl PyGraph {
         }
         let wopts = WriteOptions {
             backend: opts.backend,
-            durability: parse_durability(durability)?,
+            durability,
             freeze_threshold: freeze_threshold.0,
             auto_compact_levels,
             ..WriteOptions::default()

@@ -1,6 +1,8 @@
 //! Parsing of Python arguments shared by several functions: byte sizes and backends.
 
 use ocgraph_core::ingest::MIN_BUILD_MEMORY;
+use ocgraph_core::page::policy::policy_by_name;
+use ocgraph_core::page::pool::check_page_size;
 use ocgraph_core::page::{Advice, BackendKind};
 use ocgraph_core::size::parse_size;
 use ocgraph_core::OpenOptions;
@@ -17,10 +19,15 @@ impl<'py> FromPyObject<'py> for Size {
         if let Ok(s) = ob.extract::<String>() {
             return parse_size(&s).py().map(Size);
         }
-        match ob.extract::<i64>() {
-            Ok(v) if v >= 0 => Ok(Size(v as u64)),
-            Ok(v) => Err(invalid(format!("size must be non-negative, got {v}"))),
-            Err(_) => Err(invalid(format!("a size must be an int or a string like '256MB', got {ob}"))),
+        match ob.extract::<i128>() {
+            Ok(v) => u64::try_from(v).map(Size).map_err(|_| match v {
+                ..0 => invalid(format!("size must be non-negative, got {v}")),
+                _ => invalid(format!("size {v} is beyond 2^64 - 1 bytes")),
+            }),
+            Err(_) => Err(pyo3::exceptions::PyTypeError::new_err(format!(
+                "a size must be an int or a string like '256MB', got {} {ob}",
+                ob.get_type().name()?
+            ))),
         }
     }
 }
@@ -56,13 +63,16 @@ pub(crate) fn open_options(
     page_size: Size,
     advice: &str,
 ) -> PyResult<OpenOptions> {
+    // Every option is checked, also those the backend does not use: a misspelt policy is an
+    // error before the pool is ever chosen.
+    let advice = parse_advice(advice)?;
+    policy_by_name(policy, 2).py()?;
+    let page_size = usize::try_from(page_size.0)
+        .map_err(|_| invalid(format!("page_size {} is too large", page_size.0)))?;
+    check_page_size(page_size).py()?;
     let backend = match backend.to_ascii_lowercase().as_str() {
-        "mmap" => BackendKind::Mmap { advice: parse_advice(advice)? },
-        "pool" => {
-            let page_size = usize::try_from(page_size.0)
-                .map_err(|_| invalid(format!("page_size {} is too large", page_size.0)))?;
-            BackendKind::Pool { capacity: memory.0, page_size, policy: policy.to_string() }
-        }
+        "mmap" => BackendKind::Mmap { advice },
+        "pool" => BackendKind::Pool { capacity: memory.0, page_size, policy: policy.to_string() },
         other => return Err(invalid(format!("unknown backend '{other}' (expected 'mmap' or 'pool')"))),
     };
     Ok(OpenOptions { backend })

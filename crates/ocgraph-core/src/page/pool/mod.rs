@@ -61,6 +61,16 @@ use readahead::{worker, Streams, Worker};
 use table::{EVICTED, LOADED_ONCE, LOCKED, MAX_FRAMES, MAX_PINS, PREFETCHED, TRIGGER};
 use writeback::WriteState;
 
+/// Refuses a frame size that is not a power of two from 4 KiB to 64 KiB.
+pub fn check_page_size(page_size: usize) -> Result<()> {
+    if !page_size.is_power_of_two() || !(4096..=65536).contains(&page_size) {
+        return Err(Error::invalid(format!(
+            "page size {page_size} must be a power of two from 4096 to 65536 bytes"
+        )));
+    }
+    Ok(())
+}
+
 /// Owner word of a frame that holds no page.
 const NO_PAGE: u64 = u64::MAX;
 
@@ -244,11 +254,7 @@ impl BufferPool {
         policy: &str,
         write_back: Option<WriteBack>,
     ) -> Result<BufferPool> {
-        if !page_size.is_power_of_two() || !(4096..=65536).contains(&page_size) {
-            return Err(Error::invalid(format!(
-                "page size {page_size} must be a power of two from 4096 to 65536 bytes"
-            )));
-        }
+        check_page_size(page_size)?;
         let frames = capacity / page_size as u64;
         if frames < 2 {
             return Err(Error::invalid(format!(
