@@ -780,6 +780,16 @@ fn labels_set_killed_after_its_switch_keeps_the_new_labels_and_the_next_one_clea
     assert!(run(&["labels", "set", p(&g), p(&three)], None).status.success());
     assert!(shown().contains(" 3") && !shown().contains(" 2"), "{}", shown());
     assert_eq!(label_files(), ["labels.2.u32"]);
+    // The directory's fsync failing after the manifest's rename (the 4th fsync: the labels,
+    // the directory, the manifest, the directory): the command fails, and the graph keeps
+    // the new labels it now names; the file is not deleted under it.
+    let four = labels("4.txt", 4);
+    let fsync = Fault { op: "fsync", kind: "eio", nth: "4", path: p(&g) };
+    let o = run_with_fault(&shim, &["labels", "set", p(&g), p(&four)], Some(fsync));
+    assert!(!o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(run(&["check", p(&g)], None).status.success());
+    assert!(shown().contains(" 4"), "{}", shown());
+    assert_eq!(label_files(), ["labels.2.u32", "labels.3.u32"]);
 }
 
 #[test]

@@ -47,7 +47,12 @@ pub fn set_labels(dir: &Path, labels: &[u32]) -> Result<()> {
     })();
     match written {
         Err(e) => {
-            let _ = std::fs::remove_file(&path);
+            // The new file goes unless the manifest names it (its rename landed and only the
+            // directory's fsync failed): then the graph has the new labels.
+            let listed = Manifest::read(dir).is_ok_and(|cur| cur.stored_name(FileRole::Labels) == Some(name));
+            if !listed {
+                let _ = std::fs::remove_file(&path);
+            }
             Err(e)
         }
         Ok(()) => {
