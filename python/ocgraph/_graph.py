@@ -442,7 +442,7 @@ class Graph(_NativeGraph):
         without labels gets them (every other vertex unlabelled). Returns the batch's sequence
         number (see :meth:`add_edges` for ``durable``)."""
         v = _ids(vertices)
-        lab = _mine.data_labels(np.atleast_1d(labels) if np.ndim(labels) == 0 else labels)
+        lab = _mine.data_labels(np.atleast_1d(labels))
         if lab is None or len(lab) != len(v):
             raise InvalidArgumentError(f"set_vertex_labels: {len(v)} vertices need as many labels")
         with _mine.watched_update(self) as before:
@@ -676,7 +676,7 @@ def _ids(a: Any) -> np.ndarray:
     """Vertex ids as a contiguous int64 array (integers only: see :func:`int_ids`; a lone id is
     an array of one, so that ``add_edges(5, 6)`` adds one edge); an unsigned
     id beyond int64 raises :class:`VertexError` naming it (instead of wrapping to a negative)."""
-    arr = int_ids("vertex ids", np.atleast_1d(a) if np.ndim(a) == 0 else a, InvalidArgumentError)
+    arr = int_ids("vertex ids", np.atleast_1d(a), InvalidArgumentError)
     big = arr > np.iinfo(np.int64).max if arr.dtype == np.uint64 else None
     if big is not None and big.any():
         i = int(np.argmax(big))
@@ -687,7 +687,7 @@ def _ids(a: Any) -> np.ndarray:
 def _weights(w: Any, n: int) -> np.ndarray:
     """An update's weights: ``n`` finite float32 numbers (see :func:`finite_weights`); a lone
     number is a list of one."""
-    return finite_weights("weights", np.atleast_1d(w) if np.ndim(w) == 0 else w, n, InvalidArgumentError)
+    return finite_weights("weights", np.atleast_1d(w), n, InvalidArgumentError)
 
 
 def open(

@@ -96,7 +96,7 @@ impl BackendArgs {
             ocgraph_core::format::refuse_inside_graph(path, t, "--trace")?;
             // The command's own results go to standard output: a binary trace there would be
             // mixed with them.
-            if ocgraph_core::format::names_standard_output(t) || t.as_os_str() == "-" {
+            if ocgraph_core::format::names_standard_output(t) {
                 return Err(Error::invalid(format!(
                     "--trace {}: the command prints its results there; write the trace to a file",
                     t.display()

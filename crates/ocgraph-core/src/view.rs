@@ -197,6 +197,16 @@ impl GraphView {
     /// grid or with updates since it was built (a writable graph without updates, or just
     /// compacted, reads its base's grid); `Layout::Packed` for a graph without packed copies.
     pub fn choose_layout(&self, layout: Layout, edge_centric: bool) -> Result<(Option<Grid<'_>>, String)> {
+        self.choose_lists(layout, edge_centric, "layout hubs")
+    }
+
+    /// [`GraphView::choose_layout`], saying `hubs_why` of the lists read beside a hub index.
+    fn choose_lists(
+        &self,
+        layout: Layout,
+        edge_centric: bool,
+        hubs_why: &str,
+    ) -> Result<(Option<Grid<'_>>, String)> {
         let base = self.base();
         let m = base.manifest();
         match layout {
@@ -217,7 +227,7 @@ impl GraphView {
             Layout::Grid | Layout::Auto | Layout::Hubs => {}
         }
         let (grid, why) = match layout {
-            Layout::Hubs => (None, "layout hubs".into()),
+            Layout::Hubs => (None, hubs_why.into()),
             _ => self.choose_grid(layout == Layout::Grid, edge_centric)?,
         };
         if grid.is_some() {
@@ -257,11 +267,8 @@ impl GraphView {
         }
         let hubs = if reads_hubs { self.choose_hubs(layout)? } else { None };
         let lists = if hubs.is_some() { Layout::Hubs } else { layout };
-        let (grid, why) = self.choose_layout(lists, edge_centric)?;
-        let why = match (layout, &hubs) {
-            (Layout::Auto, Some(_)) => why.replacen("layout hubs", "auto: the graph has a hub index", 1),
-            _ => why,
-        };
+        let hubs_why = if layout == Layout::Auto { "auto: the graph has a hub index" } else { "layout hubs" };
+        let (grid, why) = self.choose_lists(lists, edge_centric, hubs_why)?;
         Ok((grid, hubs, why))
     }
 

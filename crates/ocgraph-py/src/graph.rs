@@ -264,7 +264,7 @@ impl PyGraph {
     /// Whether the graph keeps its input's ids apart from the vertex ids (relabelled,
     /// reordered or string ids), so that exports give those ids.
     fn _keeps_ids(&self) -> PyResult<bool> {
-        Ok(self.graph()?.base().manifest().id_map != ocgraph_core::format::IdMapKind::Identity)
+        Ok(self.graph()?.base().manifest().keeps_ids())
     }
 
     /// The graph directory, as a string.

@@ -137,8 +137,7 @@ fn run_export(args: &ExportArgs) -> Result<()> {
     let mut file = OutputFile::create(&args.out)?;
     // A graph that kept no id map: its original ids are its vertex ids (uint32 in Parquet, as
     // `to_arrow` gives them).
-    let keeps_ids = g.base().manifest().id_map != ocgraph_core::format::IdMapKind::Identity;
-    let ids = if args.original_ids && keeps_ids { Some(g.ids()?) } else { None };
+    let ids = if args.original_ids && g.base().manifest().keeps_ids() { Some(g.ids()?) } else { None };
     let progress = CliProgress::new(false);
     let written = match format {
         ExportFormat::Parquet => super::parquet::export(&g, &mut file, ids.as_ref(), &progress),

@@ -257,7 +257,7 @@ pub fn run(args: &StreamArgs) -> Result<()> {
         ..WriteOptions::default()
     };
     let w = WritableGraph::open(&args.graph, &opts)?;
-    let named = w.snapshot().base().manifest().id_map != ocgraph_core::format::IdMapKind::Identity;
+    let named = w.snapshot().base().manifest().keeps_ids();
     let target = Target { n: w.num_vertices() as u64, weighted: w.is_weighted(), named };
     let items = read_updates(&args.updates, target)?;
     let mut report = serde_json::Map::new();

@@ -64,11 +64,16 @@ impl FileEntry {
     /// The name on disk of this entry listed as `name`: `name` itself, or for a file of a later
     /// generation `name` with the generation before its last extension (`labels.3.u32`).
     pub fn stored_name(&self, name: &str) -> String {
-        match (self.generation, name.rsplit_once('.')) {
-            (Some(g), Some((stem, ext))) => format!("{stem}.{g}.{ext}"),
-            (Some(g), None) => format!("{name}.{g}"),
-            (None, _) => name.to_string(),
-        }
+        generation_name(name, self.generation)
+    }
+}
+
+/// The name on disk of a file listed as `name` of `generation` ([`FileEntry::stored_name`]).
+pub fn generation_name(name: &str, generation: Option<u64>) -> String {
+    match (generation, name.rsplit_once('.')) {
+        (Some(g), Some((stem, ext))) => format!("{stem}.{g}.{ext}"),
+        (Some(g), None) => format!("{name}.{g}"),
+        (None, _) => name.to_string(),
     }
 }
 
@@ -312,6 +317,11 @@ impl Manifest {
         let path = dir.join(MANIFEST_FILE);
         std::fs::rename(&tmp, &path).map_err(|e| Error::io(&path, "rename", e))?;
         super::writer::fsync_dir(dir)
+    }
+
+    /// Whether the graph keeps an id map (original ids other than its vertex numbers).
+    pub fn keeps_ids(&self) -> bool {
+        self.id_map != IdMapKind::Identity
     }
 
     /// Whether the neighbour lists are packed only ([`crate::format::packed`], a graph written by

@@ -16,8 +16,8 @@ mod writer;
 pub use check::check_graph;
 pub use layout::{pad_len, FileRole, ALIGN};
 pub use manifest::{
-    FileEntry, IdMapKind, LabelLogEntry, LevelEntry, Manifest, UpdateState, FORMAT_VERSION, MANIFEST_FILE,
-    MANIFEST_MAGIC,
+    generation_name, FileEntry, IdMapKind, LabelLogEntry, LevelEntry, Manifest, UpdateState, FORMAT_VERSION,
+    MANIFEST_FILE, MANIFEST_MAGIC,
 };
 pub use output_file::{names_standard_output, OutputFile};
 pub use place::{refuse_input_inside_replaced, refuse_inside_graph, refuse_missing_directory};

@@ -13,7 +13,7 @@ use super::grid::seal;
 use super::pack::open_base;
 use super::remove::remove_files;
 use crate::error::{Error, Result};
-use crate::format::{FileEntry, FileRole, Manifest};
+use crate::format::{generation_name, FileEntry, FileRole, Manifest};
 use crate::update::lock_for_writing;
 
 /// Stores `labels` (one per vertex) with the graph at `dir`, which must have no unmerged
@@ -35,7 +35,7 @@ pub fn set_labels(dir: &Path, labels: &[u32]) -> Result<()> {
     let old = m.files.get(key).map(|e| e.stored_name(key));
     // A graph without labels gets `labels.u32`; a new generation never reuses a listed name.
     let generation = m.files.get(key).map(|e| e.generation.unwrap_or(0) + 1);
-    let name = FileEntry { len: 0, crc32c: 0, generation }.stored_name(key);
+    let name = generation_name(key, generation);
     let path = data.join(&name);
     let written = (|| {
         std::fs::write(&path, bytemuck::cast_slice::<u32, u8>(labels))
