@@ -89,7 +89,7 @@ pub fn run(args: &CacheSimArgs) -> Result<()> {
     );
     let policies = listed(&args.policies, "--policies")?;
     for p in &policies {
-        if *p != "opt" {
+        if !p.eq_ignore_ascii_case("opt") {
             // Names and GAC specs are checked up front; the list of valid names adds `opt`.
             policy_by_name(p, 2)
                 .map_err(|e| reworded(e, |why| format!("{why}; or opt, Belady's offline optimum")))?;
@@ -113,7 +113,7 @@ pub fn run(args: &CacheSimArgs) -> Result<()> {
         .par_iter()
         .map(|&(s, p)| {
             let frames = sizes[s].1;
-            if policies[p] == "opt" {
+            if policies[p].eq_ignore_ascii_case("opt") {
                 Ok(simulate_opt(&dense, frames))
             } else {
                 simulate(policies[p], &dense, frames)

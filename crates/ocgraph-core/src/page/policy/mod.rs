@@ -106,12 +106,14 @@ pub const POLICY_NAMES: [&str; 8] = ["clock", "lru", "fifo", "lifo", "random", "
 
 /// A policy for `frames` frames by name: `clock`, `lru`, `fifo`, `lifo`, `random` (seeded with
 /// a fixed seed, so runs are reproducible), `s3fifo`, `arc`, or `gac` with default parameters;
-/// `gac:key=value:...` sets GAC's parameters (see [`GacConfig::parse`]).
+/// `gac:key=value:...` sets GAC's parameters (see [`GacConfig::parse`]). Case is ignored
+/// (`LRU` is `lru`).
 pub fn policy_by_name(name: &str, frames: usize) -> Result<Box<dyn ReplacementPolicy>> {
-    if name.starts_with("gac:") {
-        return Ok(Box::new(Gac::new(frames, &GacConfig::parse(name)?)?));
+    let lower = name.to_ascii_lowercase();
+    if lower.starts_with("gac:") {
+        return Ok(Box::new(Gac::new(frames, &GacConfig::parse(&lower)?)?));
     }
-    Ok(match name {
+    Ok(match lower.as_str() {
         "clock" => Box::new(Clock::new(frames)),
         "lru" => Box::new(Lru::new(frames)),
         "fifo" => Box::new(Fifo::new(frames)),
@@ -120,9 +122,9 @@ pub fn policy_by_name(name: &str, frames: usize) -> Result<Box<dyn ReplacementPo
         "s3fifo" => Box::new(S3Fifo::new(frames)),
         "arc" => Box::new(ArcPolicy::new(frames)),
         "gac" => Box::new(Gac::new(frames, &GacConfig::default())?),
-        other => {
+        _ => {
             return Err(Error::invalid(format!(
-                "unknown replacement policy '{other}' (valid: {})",
+                "unknown replacement policy '{name}' (valid: {})",
                 POLICY_NAMES.join(", ")
             )))
         }

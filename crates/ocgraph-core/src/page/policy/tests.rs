@@ -134,8 +134,19 @@ fn random_is_deterministic_and_avoids_pinned() {
 
 #[test]
 fn unknown_policy_lists_valid_names() {
-    let err = policy_by_name("mru", 4).err().unwrap().to_string();
-    assert!(err.contains("mru") && err.contains("clock, lru, fifo, lifo, random"), "{err}");
+    let err = policy_by_name("MRU", 4).err().unwrap().to_string();
+    assert!(err.contains("'MRU'") && err.contains("clock, lru, fifo, lifo, random"), "{err}");
+}
+
+/// Names are taken in any case, as backend and advice names are; the policy is the same one.
+#[test]
+fn policy_names_ignore_case() {
+    for (upper, lower) in
+        [("LRU", "lru"), ("Fifo", "fifo"), ("GAC:Decay=0.5", "gac:decay=0.5"), ("S3FIFO", "s3fifo")]
+    {
+        assert_eq!(policy_by_name(upper, 4).unwrap().name(), policy_by_name(lower, 4).unwrap().name());
+    }
+    assert_eq!(Sim::new("LRU", 3).run(&[1, 2, 3, 1, 4, 5, 2, 1]), vec![2, 3, 1, 4]);
 }
 
 #[test]

@@ -162,9 +162,10 @@ enum Policy {
 
 impl Policy {
     fn by_name(name: &str, frames: usize) -> Result<Policy> {
-        Ok(match name {
-            "clock" => Policy::Clock(Clock::new(frames)),
-            _ => Policy::Dyn(policy_by_name(name, frames)?),
+        Ok(if name.eq_ignore_ascii_case("clock") {
+            Policy::Clock(Clock::new(frames))
+        } else {
+            Policy::Dyn(policy_by_name(name, frames)?)
         })
     }
 
