@@ -264,7 +264,8 @@ def build_grid(
     most 65,536 vertices); PageRank, WCC and SpMV then read it (``layout="auto"`` or
     ``"grid"``) and keep the vertex state they touch in cache. Open the graph again to use a
     grid built after it was opened. ``compress``: ``"none"`` or ``"lz4"`` (each cell
-    compressed). Returns the grid's shape and sizes.
+    compressed). Returns the grid's shape and sizes (``arcs``: the grid's, one per directed
+    edge, two per undirected one).
 
     Raises:
         InvalidArgumentError: the graph has updates not yet compacted, or a bad option.
@@ -318,7 +319,8 @@ def pack_lists(graph: PathLike) -> dict:
     Kernels with a ``layout`` argument then read them with ``layout="packed"``, and with
     ``layout="auto"`` when the graph is opened with a buffer pool smaller than its plain lists
     (about half the bytes to read; in memory the plain lists are faster). Open the graph again
-    to use copies written after it was opened. Returns the arcs and the plain and packed bytes.
+    to use copies written after it was opened. Returns the arcs packed (those of every stored
+    direction: a directed graph's out- and in-lists both) and the plain and packed bytes.
 
     Raises:
         InvalidArgumentError: the graph has updates not yet compacted, or is packed already.
