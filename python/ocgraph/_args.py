@@ -36,14 +36,22 @@ def int_arg(name: str, value: Any, low: int = 0, high: int = U32_MAX) -> int:
     return v
 
 
+def unmasked(name: str, a: Any, error: type[Exception] = InvalidArgumentError) -> np.ndarray:
+    """``np.asarray(a)``, refusing a masked array with masked entries: ``asarray`` would drop
+    the mask and read the hidden values as data."""
+    if np.ma.isMaskedArray(a) and np.ma.getmaskarray(a).any():
+        raise error(f"{name} has masked entries; fill or drop them first")
+    return np.asarray(a)
+
+
 def int_ids(name: str, a: Any, error: type[Exception] = InputError) -> np.ndarray:
     """``a`` as a 1-D integer array (any integer dtype; an empty sequence is fine): floats,
-    strings and booleans raise ``error`` instead of being truncated or parsed (builders raise
-    :class:`InputError`, updates :class:`InvalidArgumentError`)."""
-    arr = np.asarray(a)
+    strings, booleans and durations raise ``error`` instead of being truncated, parsed or read
+    in their unit (builders raise :class:`InputError`, updates :class:`InvalidArgumentError`)."""
+    arr = unmasked(name, a, error)
     if arr.ndim != 1:
         raise error(f"{name} must be a 1-D array, got shape {arr.shape}")
-    if arr.size and not np.issubdtype(arr.dtype, np.integer):
+    if arr.size and arr.dtype.kind not in "iu":
         raise error(f"{name} must hold integers, got dtype {arr.dtype}")
     return arr
 
@@ -70,12 +78,10 @@ def finite_weights(name: str, w: Any, n: int, error: type[Exception] = InputErro
     """``w`` as a contiguous float32 array of ``n`` finite numbers (``error`` otherwise, naming
     the first bad one: a NaN, an infinity, or a value beyond float32's range or so small that
     it would be stored as 0)."""
-    arr = np.asarray(w)
+    arr = unmasked(name, w, error)
     if arr.ndim != 1 or len(arr) != n:
         raise error(f"{name} must be a 1-D array of length {n}, got shape {arr.shape}")
-    if arr.size and not (
-        np.issubdtype(arr.dtype, np.number) and not np.issubdtype(arr.dtype, np.complexfloating)
-    ):
+    if arr.size and arr.dtype.kind not in "iuf":  # durations would be read in their unit
         raise error(f"{name} must be real numbers, got dtype {arr.dtype}")
     out, bad = as_float32(arr)
     if bad.any():

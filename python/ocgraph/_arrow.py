@@ -409,12 +409,22 @@ def from_pandas(
         raise InputError(
             f"no column {missing[0]!r} in the DataFrame (columns: {', '.join(map(str, df.columns))})"
         )
+    repeated = [c for c in cols if (df.columns == c).sum() > 1]
+    if repeated:
+        raise InputError(f"the DataFrame has more than one column named {repeated[0]!r}")
     # Arrow names columns by strings: each label's text is its name in the batches and errors.
     names = [str(c) for c in cols]
     if len(set(names)) < len(names):
         given = ", ".join(f"{k}={c!r}" for k, c in zip(("source", "target", "weight"), cols))
         raise InvalidArgumentError(f"source, target and weight must be different columns, got {given}")
-    sub = df[cols].set_axis(names, axis=1)
+    import pandas as pd
+
+    def native(col: Any) -> Any:
+        # Arrow (and pandas' own column selection) reads native byte order only.
+        t = col.dtype
+        return col.astype(t.newbyteorder("=")) if isinstance(t, np.dtype) and not t.isnative else col
+
+    sub = pd.DataFrame({n: native(df[c]).reset_index(drop=True) for c, n in zip(cols, names)})
 
     def batches() -> Iterator[Any]:
         for start in range(0, len(sub), BATCH_ROWS):

@@ -16,6 +16,7 @@ from ._args import U32_MAX, U64_MAX, finite_weights, int_arg, int_ids
 from ._arrow import from_parquet
 from ._errors import InputError, InvalidArgumentError
 from ._graph import Graph, PathLike, Size
+from ._graph import open as open_graph
 from ._mine import data_labels
 
 __all__ = ["from_edges", "generate", "import_edges"]
@@ -216,7 +217,8 @@ def set_labels(graph: PathLike, labels: Any) -> int:
     (:meth:`Graph.match` with ``pattern_labels``) match against them.
 
     ``labels`` is either one non-negative integer per vertex (below ``ocgraph.NO_LABEL``, which
-    marks a vertex without a label), or the path of a label file: ``vertex label`` lines
+    marks a vertex without a label; a pandas ``Series`` is read by its index of original ids),
+    or the path of a label file: ``vertex label`` lines
     (white space or a comma between), ``vertex`` an original id as in the imported edge list,
     ``#``/``%`` comment lines; vertices it does not name get no label.
 
@@ -228,6 +230,12 @@ def set_labels(graph: PathLike, labels: Any) -> int:
     """
     if isinstance(labels, (str, os.PathLike)):
         return _ocgraph._set_labels(os.fspath(graph), None, os.fspath(labels))
+    if type(labels).__name__ == "Series":
+        g = open_graph(graph)
+        try:
+            labels = g._by_vertex(labels, "labels")
+        finally:
+            g.close()
     return _ocgraph._set_labels(os.fspath(graph), data_labels(labels), None)
 
 

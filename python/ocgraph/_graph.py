@@ -9,7 +9,7 @@ from typing import Any, Union
 import numpy as np
 
 from . import _mine, _ocgraph
-from ._args import MAX_THREADS, U32_MAX, finite_weights, float_arg, int_arg, int_ids, threads_arg
+from ._args import MAX_THREADS, U32_MAX, finite_weights, float_arg, int_arg, int_ids, threads_arg, unmasked
 from ._errors import InvalidArgumentError, VertexError
 from ._ocgraph import Graph as _NativeGraph
 from ._vectors import by_vertex, personalization_vector
@@ -226,12 +226,12 @@ class Graph(_NativeGraph):
         if x is None:
             x = np.ones(n)
         else:
-            given = np.asarray(self._by_vertex(x, "x"))
+            given = unmasked("x", self._by_vertex(x, "x"))
             if given.dtype.kind not in "biuf":
                 raise InvalidArgumentError(f"x must hold real numbers, got dtype {given.dtype}")
+            if given.shape != (n,):
+                raise InvalidArgumentError(f"x must have one value per vertex ({n}), got shape {given.shape}")
             x = np.ascontiguousarray(given, dtype=np.float64)
-        if x.shape != (n,):
-            raise InvalidArgumentError(f"x must have one value per vertex ({n}), got shape {x.shape}")
         return _ocgraph._spmv(self, x, threads_arg(threads), layout)
 
     def _by_vertex(self, values: Any, what: str) -> Any:
@@ -379,9 +379,10 @@ class Graph(_NativeGraph):
         """Every match of ``pattern``, each once: a ``(count, k)`` uint32 array, row ``i`` the
         data vertices of match ``i`` in pattern-vertex order. ``induced``: vertex-induced (no
         edge among the matched vertices beyond the pattern's) instead of edge-induced.
-        ``pattern_labels`` (one per pattern vertex) with ``labels`` (one per data vertex;
-        default: the labels stored with the graph, see :meth:`vertex_labels`): pattern
-        vertices match only data vertices with their label."""
+        ``pattern_labels`` (one per pattern vertex) with ``labels`` (one per data vertex, a
+        pandas ``Series`` read by its index of original ids; default: the labels stored with
+        the graph, see :meth:`vertex_labels`): pattern vertices match only data vertices with
+        their label."""
         return self._match(pattern, induced, labels, pattern_labels, True, threads)[1]
 
     def count_matches(
@@ -456,7 +457,7 @@ class Graph(_NativeGraph):
         the stored ones."""
         if labels is None and pattern_labels is not None:
             return self.vertex_labels()
-        data = _mine.data_labels(labels)
+        data = _mine.data_labels(self._by_vertex(labels, "labels"))
         if data is not None and len(data) != self.num_vertices:
             n = self.num_vertices
             raise InvalidArgumentError(f"{len(data)} labels given for a graph of {n} vertices")
@@ -660,8 +661,12 @@ def _original_ids(ids: Any, what: str) -> list[Any]:
     """``ids`` (original ids: ints or strs) as a list; a lone id (a str or bytes, which ``list``
     would split into characters, or a scalar) is a list of one (an update of one edge or
     vertex)."""
+    if isinstance(ids, np.ndarray) and ids.ndim == 0:
+        return [ids.item()]
     if isinstance(ids, (str, bytes, bytearray)) or not hasattr(ids, "__iter__"):
         return [ids]
+    if hasattr(ids, "to_pylist"):  # an Arrow array: its scalars are not str or int
+        return ids.to_pylist()
     return list(ids)
 
 

@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from . import _ocgraph
+from ._args import unmasked
 from ._errors import InvalidArgumentError
 
 __all__ = ["MOTIF_NAMES", "NO_LABEL", "Watch"]
@@ -79,13 +80,16 @@ def pattern_args(pattern: Any, pattern_labels: Any) -> tuple[str | None, list | 
         # A named pattern's vertices are numbered as docs/mining.md lists them.
         labels = None if pattern_labels is None else [_pattern_label(x) for x in pattern_labels]
         return pattern, None, None if labels is None or all(x is None for x in labels) else labels
-    edges = np.asarray(pattern)
-    if edges.size and not np.issubdtype(edges.dtype, np.integer):
+    edges = unmasked("pattern", pattern)
+    if edges.size and edges.dtype.kind not in "iu":
         raise InvalidArgumentError(f"pattern edges must be pairs of integers, got dtype {edges.dtype}")
     if edges.ndim != 2 or edges.shape[1] != 2 or len(edges) == 0:
         raise InvalidArgumentError(f"a pattern is a name or a list of (a, b) edges, got shape {edges.shape}")
-    if edges.min() < 0:
-        raise InvalidArgumentError("pattern vertices are 0 .. k-1")
+    if edges.min() < 0 or edges.max() >= MAX_PATTERN_VERTICES:
+        raise InvalidArgumentError(
+            f"pattern vertices are 0 .. k-1 (patterns have at most {MAX_PATTERN_VERTICES} vertices), "
+            f"got {edges.min() if edges.min() < 0 else edges.max()}"
+        )
     labels = None if pattern_labels is None else [_pattern_label(x) for x in pattern_labels]
     if labels is not None and len(labels) == edges.max() + 1 and all(x is None for x in labels):
         labels = None  # wildcards only: the unlabelled pattern, on graphs with or without labels
@@ -111,13 +115,16 @@ def _pattern_label(x: Any) -> int | None:
 #: The label of a vertex that has none (no pattern label matches it).
 NO_LABEL = 2**32 - 1
 
+#: The most vertices a pattern has (the engine's ``MAX_PATTERN_VERTICES``).
+MAX_PATTERN_VERTICES = 8
+
 
 def data_labels(labels: Any) -> np.ndarray | None:
     """Per-vertex labels as a contiguous uint32 array (or None)."""
     if labels is None:
         return None
-    arr = np.asarray(labels)
-    if arr.size and not np.issubdtype(arr.dtype, np.integer):
+    arr = unmasked("labels", labels)
+    if arr.size and arr.dtype.kind not in "iu":
         raise InvalidArgumentError(f"labels must be integers, got dtype {arr.dtype}")
     if arr.ndim != 1 or (arr.size and (arr.min() < 0 or arr.max() > np.iinfo(np.uint32).max)):
         raise InvalidArgumentError("labels must be a 1-D array of non-negative integers below 2**32")

@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 
+from ._args import unmasked
 from ._errors import InvalidArgumentError
 
 
@@ -65,7 +66,7 @@ def _vector(personalization: Any, n: int) -> np.ndarray:
                 raise InvalidArgumentError(f"personalization vertex {v} out of range")
             p[i] = w
         return p
-    given = np.asarray(personalization)
+    given = unmasked("personalization", personalization)
     if given.dtype.kind not in "biuf":  # strings and bytes would be parsed, complex cut
         raise InvalidArgumentError(f"personalization must hold real numbers, got dtype {given.dtype}")
     p = given.astype(np.float64)

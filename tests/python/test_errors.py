@@ -517,3 +517,70 @@ def test_open_checks_every_option_and_types(tmp_path):
             g.bfs(0, layout=None)
         with pytest.raises(TypeError):
             g.pagerank(method=None)
+
+
+def test_array_inputs_are_read_as_given_or_refused(tmp_path):
+    """Masked entries, durations and pattern vertices past the largest pattern were read as
+    data (or panicked); big-endian and repeated pandas columns raised a bare ValueError; a
+    0-d array or an Arrow array of original ids was refused."""
+    g = ocgraph.from_edges([0, 1, 2], [1, 2, 0], tmp_path / "g")
+    for pattern in ([(0, 2**64 - 1)], [(0, 1), (1, 2**64 - 1)], [(0, 8)]):
+        with pytest.raises(ocgraph.InvalidArgumentError, match="at most 8 vertices"):
+            g.match(np.array(pattern, dtype=np.uint64))
+    masked = np.ma.masked_array([0, 1, 2], mask=[0, 0, 1])
+    with pytest.raises(ocgraph.InputError, match="masked entries"):
+        ocgraph.from_edges(masked, [1, 2, 0], tmp_path / "m")
+    with pytest.raises(ocgraph.InvalidArgumentError, match="masked entries"):
+        g.pagerank(personalization=np.ma.masked_array([1.0, 2.0, 3.0], mask=[0, 1, 0]))
+    with pytest.raises(ocgraph.InvalidArgumentError, match="masked entries"):
+        g.match("triangle", labels=np.ma.masked_array([1, 1, 1], mask=[1, 0, 0]), pattern_labels=[1, 1, 1])
+    # A mask hiding nothing is an array like any other.
+    assert g.pagerank(personalization=np.ma.masked_array([1.0, 1.0, 1.0], mask=[0, 0, 0])).shape == (3,)
+    with pytest.raises(ocgraph.InputError, match="must hold integers, got dtype timedelta64"):
+        ocgraph.from_edges(np.array([0, 1], dtype="m8[D]"), [1, 2], tmp_path / "t")
+    with pytest.raises(ocgraph.InputError, match="must be real numbers, got dtype timedelta64"):
+        ocgraph.from_edges([0, 1], [1, 2], tmp_path / "t", weights=np.array([1, 2], dtype="m8[s]"))
+    with pytest.raises(ocgraph.InvalidArgumentError, match="labels must be integers"):
+        g.match("triangle", labels=np.array([1, 1, 1], dtype="m8[s]"), pattern_labels=[1, 1, 1])
+    with pytest.raises(ocgraph.InvalidArgumentError, match=r"one value per vertex \(3\), got shape \(\)"):
+        g.spmv(x=5.0)
+
+    # Big-endian columns build the graph the native ones do; repeated names are refused.
+    df = pd.DataFrame({"src": [0, 1, 2], "dst": [1, 2, 0], "weight": [0.5, 1.5, 2.5]})
+    swapped = df.astype({"src": ">i8", "dst": ">u4", "weight": ">f8"})
+    a = ocgraph.from_pandas(df, tmp_path / "native", weight="weight", directed=True)
+    b = ocgraph.from_pandas(swapped, tmp_path / "swapped", weight="weight", directed=True)
+    assert a.edges("pandas").equals(b.edges("pandas"))
+    twice = pd.concat([df[["src", "dst"]], df[["dst"]]], axis=1)
+    with pytest.raises(ocgraph.InputError, match="more than one column named 'dst'"):
+        ocgraph.from_pandas(twice, tmp_path / "twice")
+
+    # Original ids as a 0-d array or an Arrow array.
+    pa = pytest.importorskip("pyarrow")
+    (tmp_path / "named.txt").write_text("10 20\n20 30\n")
+    ocgraph.import_edges(tmp_path / "named.txt", tmp_path / "named").close()
+    w = ocgraph.open(tmp_path / "named", writable=True)
+    w.add_edges(np.array(10), np.array(30), ids="original")
+    w.add_edges(pa.array([30]), pa.array([40]), ids="original")
+    got = {(int(a), int(b)) for a, b in w.edges("pandas").itertuples(index=False)}
+    assert got == {(10, 20), (20, 30), (10, 30), (30, 40)}
+
+
+def test_a_labels_series_is_read_by_original_id(tmp_path):
+    """``labels=`` given as a pandas Series (as ``to_series`` gives) was read by position, so
+    labelled matches used other vertices' labels."""
+    e = pd.DataFrame(
+        {"src": ["alice", "bob", "carol", "carol", "dave"], "dst": ["bob", "carol", "alice", "dave", "alice"]}
+    )
+    g = ocgraph.from_pandas(e, tmp_path / "g", directed=False)
+    roles = pd.Series({"dave": 2, "carol": 2, "bob": 1, "alice": 1})
+    by_id = roles.reindex(g.original_ids()).to_numpy()
+    assert not np.array_equal(by_id, roles.to_numpy())  # position and id disagree here
+    pattern = [(0, 1), (1, 2), (2, 0)]
+    want = g.match(pattern, labels=by_id, pattern_labels=[1, 1, 2])
+    names = {tuple(sorted(g.original_id(int(x)) for x in row)) for row in want}
+    assert names == {("alice", "bob", "carol")}
+    assert np.array_equal(g.match(pattern, labels=roles, pattern_labels=[1, 1, 2]), want)
+    g.close()
+    ocgraph.set_labels(tmp_path / "g", roles)
+    assert np.array_equal(ocgraph.open(tmp_path / "g").vertex_labels(), by_id)

@@ -42,6 +42,11 @@ impl Pattern {
         if edges.is_empty() {
             return Err(Error::invalid("a pattern needs at least one edge"));
         }
+        if let Some(&(a, b)) = edges.iter().find(|&&(a, b)| a.max(b) >= MAX_PATTERN_VERTICES) {
+            return Err(Error::invalid(format!(
+                "pattern edge {a}-{b}: patterns have at most {MAX_PATTERN_VERTICES} vertices, numbered from 0"
+            )));
+        }
         let mut k = edges.iter().map(|&(a, b)| a.max(b) + 1).max().unwrap_or(0);
         if let Some(l) = &labels {
             if l.len() != k {
@@ -358,6 +363,10 @@ mod tests {
         assert!(Pattern::from_edges(&[], None).is_err());
         assert!(Pattern::from_edges(&[(0, 0)], None).is_err());
         assert!(Pattern::from_edges(&[(0, 1), (2, 3)], None).is_err());
+        // Vertex numbers past the largest pattern (one that would wrap computing the count).
+        assert!(Pattern::from_edges(&[(0, 8)], None).is_err());
+        assert!(Pattern::from_edges(&[(0, 1), (1, usize::MAX)], None).is_err());
+        assert!(Pattern::from_edges(&[(0, usize::MAX)], Some(vec![None, None])).is_err());
         assert!(Pattern::from_edges(&[(0, 9)], None).is_err());
         assert!(Pattern::named("9-clique").is_err());
         assert!(Pattern::named("blob").is_err());
