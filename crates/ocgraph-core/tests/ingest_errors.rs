@@ -272,6 +272,19 @@ fn corrupted_graphs_are_detected() {
     let err = Graph::open(&dir2, &OpenOptions::default()).unwrap_err();
     assert_eq!(err.kind(), ErrorKind::Format);
     assert!(err.to_string().contains("in.neighbors"), "{err}");
+    // A directory in a listed file's place (its size, 4096, is a small file's padded size).
+    let dir4 = tmp.path().join("g4");
+    build_small(&dir4);
+    let offsets = dir4.join("out.offsets");
+    assert_eq!(std::fs::metadata(&offsets).unwrap().len(), 4096);
+    std::fs::remove_file(&offsets).unwrap();
+    std::fs::create_dir(&offsets).unwrap();
+    let err = Graph::open(&dir4, &OpenOptions::default()).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::Format);
+    assert!(
+        err.to_string().contains("out.offsets") && err.to_string().contains("not a regular file"),
+        "{err}"
+    );
     // Manifest version 2: open fails with a version error.
     let dir3 = tmp.path().join("g3");
     build_small(&dir3);

@@ -541,12 +541,16 @@ impl Manifest {
         Ok(())
     }
 
-    /// Checks that every listed file exists with its padded size.
+    /// Checks that every listed file exists as a regular file (a link to one is followed) of its
+    /// padded size.
     pub fn verify_file_sizes(&self, dir: &Path) -> Result<()> {
         let dir = self.data_path(dir);
         for (name, entry) in &self.files {
             let path = dir.join(entry.stored_name(name));
             let meta = std::fs::metadata(&path).map_err(|e| Error::io(&path, "stat", e))?;
+            if !meta.is_file() {
+                return Err(Error::Format { path, offset: None, msg: "not a regular file".into() });
+            }
             if meta.len() != entry.padded_len() {
                 return Err(Error::Format {
                     path,
