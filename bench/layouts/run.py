@@ -4,7 +4,7 @@
 (in memory), side by side in one run; plus the grid build time against GridGraph's preprocess.
 
 Usage: bench/layouts/run.py [--scales 22,23 | --quick] [--budgets 5,10,25,100]
-                            [--kernels pr20,wcc,spmv,bfs] [--layouts csr,ccsr,packed,grid,cgrid,hubs,auto]
+                            [--kernels pr20,wcc,spmv,bfs] [--layouts csr,ccsr,packed,grid,cgrid,rgrid,hubs,auto]
                             [--trials 2] [--threads 2] [--work DIR] [--ocgraph BIN]
                             [--gapbs DIR] [--gridgraph DIR] [--memcap PATH] [--timeout 400]
                             [--block-size 16KiB] [--prepare-only] [--retime-builds] [--name NAME]
@@ -26,6 +26,7 @@ parameters, undirected, as bench/algos), then
                 into its frames (compressed CSR),
   kronS.lz4     a `cp -r` of the plain kronS made before its grid is built, then
                 `ocgraph layout grid kronS.lz4 --compress lz4` (the compressed grid),
+  kronS.runs    likewise, `ocgraph layout grid kronS.runs --compress runs` (the grid of runs),
   kronS         `ocgraph layout grid kronS` (the plain grid, inside the CSR graph),
 with --threads N --quiet (and --cells-per-side P, --memory M when --grid-cells, --build-memory
 are given). Wall times of generate, pack and both grid builds are recorded in WORK/builds.json
@@ -38,7 +39,7 @@ ocgraph rows: `ocgraph run ALGO G --layout L --backend pool --memory B --trials 
 --stats`, ALGO = pagerank (pr20: --tol 0 --max-iter 20, --method only when --pr-method is
 given), wcc, spmv, bfs (--source S, S = a vertex of maximal degree, the same S for every
 system). Layouts: csr (kronS, --layout csr), ccsr (kronS-ccsr, --layout csr), packed
-(kronS, --layout packed), grid (kronS, --layout grid), cgrid (kronS.lz4, --layout grid), hubs
+(kronS, --layout packed), grid (kronS, --layout grid), cgrid (kronS.lz4, --layout grid), rgrid (kronS.runs, --layout grid), hubs
 (kronS with its hub index, `ocgraph layout hubs`: --layout hubs, bfs and wcc only), auto
 (kronS, --layout auto: the plain or packed lists or the plain grid, the CLI's choice; its
 "layout: L (...)" line, or a "layout" field of --stats, says which ran: layout_ran in the CSV,
@@ -144,9 +145,16 @@ MEMCAPS = [
 ]
 
 KERNELS = ["pr20", "wcc", "spmv", "bfs"]
-LAYOUTS = ["csr", "ccsr", "packed", "grid", "cgrid", "hubs", "auto"]
+LAYOUTS = ["csr", "ccsr", "packed", "grid", "cgrid", "rgrid", "hubs", "auto"]
+# The grids stored with a codec: layout -> (--compress, copy suffix, builds key).
+CODEC_GRIDS = {"cgrid": ("lz4", ".lz4", "ocgraph_grid_lz4"), "rgrid": ("runs", ".runs", "ocgraph_grid_runs")}
 # Layouts that serve only some kernels (the others are not run on them).
-KERNELS_OF = {"hubs": ("bfs", "wcc"), "grid": ("pr20", "wcc", "spmv"), "cgrid": ("pr20", "wcc", "spmv")}
+KERNELS_OF = {
+    "hubs": ("bfs", "wcc"),
+    "grid": ("pr20", "wcc", "spmv"),
+    "cgrid": ("pr20", "wcc", "spmv"),
+    "rgrid": ("pr20", "wcc", "spmv"),
+}
 ALGO = {"pr20": "pagerank", "wcc": "wcc", "spmv": "spmv", "bfs": "bfs"}
 GAPBS_BIN = {"pr20": "pr", "wcc": "cc", "bfs": "bfs"}
 GG_BIN = {"pr20": "pagerank", "wcc": "wcc", "spmv": "spmv", "bfs": "bfs"}
@@ -275,13 +283,14 @@ def prepare_ocgraph(args, exe, caps, scale, builds):
         for k in (
             "ocgraph_grid",
             "ocgraph_grid_lz4",
+            "ocgraph_grid_runs",
             "ocgraph_pack",
             "ocgraph_pack_copy",
             "ocgraph_hubs",
             "ocgraph_compress",
         ):
             b.pop(k, None)
-        for d in (g + "-packed", g + ".lz4", g + "-ccsr"):  # copies of an older kronS
+        for d in (g + "-packed", g + ".lz4", g + ".runs", g + "-ccsr"):  # copies of an older kronS
             shutil.rmtree(d, ignore_errors=True)
         save_builds(args.work, builds, name)
     paths = {"csr": g, "auto": g, "grid": g}
@@ -333,29 +342,31 @@ def prepare_ocgraph(args, exe, caps, scale, builds):
             }
             save_builds(args.work, builds, name)
         paths["ccsr"] = ccsr
-    want_grid = any(x in args.layouts for x in ("grid", "cgrid", "auto"))
+    want_grid = any(x in args.layouts for x in ("grid", "cgrid", "rgrid", "auto"))
     if want_grid and not caps["layout_cmd"]:
-        note("this ocgraph has no `layout` subcommand: no grid built, grid/cgrid/auto rows skipped")
+        note("this ocgraph has no `layout` subcommand: no grid built, grid/cgrid/rgrid/auto rows skipped")
         return paths
     extra = []
     if args.grid_cells:
         extra += ["--cells-per-side", str(args.grid_cells)]
     if args.build_memory:
         extra += ["--memory", args.build_memory]
-    lz4 = g + ".lz4"
     if args.retime_builds:
         b.pop("ocgraph_grid", None)
-        b.pop("ocgraph_grid_lz4", None)  # `layout grid` replaces a graph's grid: rebuilt in place
-    if "cgrid" in args.layouts and "ocgraph_grid_lz4" not in b:
-        if not os.path.exists(os.path.join(lz4, "manifest")):
-            if "ocgraph_grid" in b:
-                note(f"{name}.lz4 copied from {name} after its plain grid was built (then replaced)")
-            shutil.rmtree(lz4, ignore_errors=True)
-            shutil.copytree(g, lz4)
-        if not build_grid(args, exe, lz4, "lz4", extra, builds, "ocgraph_grid_lz4", name):
-            shutil.rmtree(lz4, ignore_errors=True)
-    if "cgrid" in args.layouts and "ocgraph_grid_lz4" in b:
-        paths["cgrid"] = lz4
+        for _, _, key in CODEC_GRIDS.values():
+            b.pop(key, None)  # `layout grid` replaces a graph's grid: rebuilt in place
+    for layout, (codec, suffix, key) in CODEC_GRIDS.items():
+        copy = g + suffix
+        if layout in args.layouts and key not in b:
+            if not os.path.exists(os.path.join(copy, "manifest")):
+                if "ocgraph_grid" in b:
+                    note(f"{name}{suffix} copied from {name} after its plain grid was built (then replaced)")
+                shutil.rmtree(copy, ignore_errors=True)
+                shutil.copytree(g, copy)
+            if not build_grid(args, exe, copy, codec, extra, builds, key, name):
+                shutil.rmtree(copy, ignore_errors=True)
+        if layout in args.layouts and key in b:
+            paths[layout] = copy
     if ("grid" in args.layouts or "auto" in args.layouts) and "ocgraph_grid" not in b:
         build_grid(args, exe, g, "none", extra, builds, "ocgraph_grid", name)
     if "ocgraph_grid" not in b:
@@ -515,7 +526,7 @@ def budget_bytes(csr, pct):
 def run_ocgraph(args, exe, caps, graph, layout, kernel, pct, budget, source):
     if kernel == "spmv" and not caps["spmv"]:
         return {"secs": None, "note": "this ocgraph has no `run spmv`"}
-    if layout in ("grid", "cgrid", "auto") and not caps["layout_flag"]:
+    if layout in ("grid", "cgrid", "rgrid", "auto") and not caps["layout_flag"]:
         return {"secs": None, "note": "this ocgraph has no `run --layout`"}
     cmd = [
         exe,
@@ -534,7 +545,10 @@ def run_ocgraph(args, exe, caps, graph, layout, kernel, pct, budget, source):
     ]
     if caps["layout_flag"]:
         packed = "packed" if caps["layout_pack"] else "csr"  # older builds: the packed graph's lists
-        cmd += ["--layout", {"packed": packed, "ccsr": "csr", "cgrid": "grid"}.get(layout, layout)]
+        cmd += [
+            "--layout",
+            {"packed": packed, "ccsr": "csr", "cgrid": "grid", "rgrid": "grid"}.get(layout, layout),
+        ]
     if kernel == "pr20":
         cmd += ["--tol", "0", "--max-iter", "20"]
         if args.pr_method:
@@ -774,6 +788,7 @@ def build_rows(builds, graph):
     for key, what in (
         ("ocgraph_grid", "ocgraph layout grid"),
         ("ocgraph_grid_lz4", "ocgraph layout grid lz4"),
+        ("ocgraph_grid_runs", "ocgraph layout grid runs"),
         ("ocgraph_pack", "ocgraph pack"),
         ("ocgraph_pack_copy", "ocgraph layout pack"),
         ("ocgraph_hubs", "ocgraph layout hubs"),
@@ -844,7 +859,7 @@ def targets(rows, builds, graph, args):
             add(f"{kernel} @10%: ocgraph / GAPBS", r, r["secs"] / g if g else None, 1.2, "<=")
     b = builds.get(graph, {})
     pre = b.get("gridgraph_preprocess", {}).get("secs")
-    for key in ("ocgraph_grid", "ocgraph_grid_lz4"):
+    for key in ("ocgraph_grid", "ocgraph_grid_lz4", "ocgraph_grid_runs"):
         if key in b and pre:
             add(
                 f"{key.replace('ocgraph_', '')} build / GridGraph preprocess",

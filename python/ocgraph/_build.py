@@ -271,9 +271,11 @@ def build_grid(
     The grid cuts the arcs into ``P x P`` cells by source and destination block (blocks of at
     most 65,536 vertices); PageRank, WCC and SpMV then read it (``layout="auto"`` or
     ``"grid"``) and keep the vertex state they touch in cache. Open the graph again to use a
-    grid built after it was opened. ``compress``: ``"none"`` or ``"lz4"`` (each cell
-    compressed). Returns the grid's shape and sizes (``arcs``: the grid's, one per directed
-    edge, two per undirected one).
+    grid built after it was opened. ``compress``: ``"none"``, ``"lz4"`` (each cell
+    compressed) or ``"runs"`` (each cell's sources as runs: fewer bytes to read than
+    ``"none"``, more work to decode; see docs/layouts.md for when each is faster). Returns
+    the grid's shape and sizes (``arcs``: the grid's, one per directed edge, two per
+    undirected one).
 
     Raises:
         InvalidArgumentError: the graph has updates not yet compacted, or a bad option.

@@ -23,7 +23,7 @@ CASES = [
     (directed, weighted, compress)
     for directed in (False, True)
     for weighted in (False, True)
-    for compress in ("none", "lz4")
+    for compress in ("none", "lz4", "runs")
 ]
 
 

@@ -69,7 +69,7 @@ fn grid_kernels_equal_csr_kernels_across_blocks_pools_and_codecs() {
             let t = random_graph(n, m, directed, weighted, (i * 10 + j) as u64);
             let path = dir.path().join(format!("g{i}{j}"));
             store(&path, &t, false);
-            for codec in [Codec::None, Codec::Lz4] {
+            for codec in [Codec::None, Codec::Lz4, Codec::Runs] {
                 build_grid(&path, &grid_opts(cells, codec), &NoProgress).unwrap();
                 check_graph(&path).unwrap();
                 let stored_bytes = {
@@ -102,11 +102,11 @@ proptest! {
     /// Small random graphs (isolated vertices, self-loops, duplicate arcs) cut into 1 to 8
     /// cells per side.
     #[test]
-    fn grid_kernels_equal_csr_kernels_on_small_graphs(t in arb_graph(), cells in 1u32..9, lz4 in any::<bool>()) {
+    fn grid_kernels_equal_csr_kernels_on_small_graphs(t in arb_graph(), cells in 1u32..9, codec in 0usize..3) {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("g");
         store(&path, &t, false);
-        let codec = if lz4 { Codec::Lz4 } else { Codec::None };
+        let codec = [Codec::None, Codec::Lz4, Codec::Runs][codec];
         build_grid(&path, &grid_opts(Some(cells), codec), &NoProgress).unwrap();
         check_graph(&path).unwrap();
         let g = Graph::open(&path, &pool(4)).unwrap();
@@ -156,7 +156,7 @@ fn compaction_rebuilds_the_grid_of_the_new_base() {
 fn corrupted_grid_files_are_refused() {
     let dir = tempfile::tempdir().unwrap();
     let t = random_graph(5_000, 30_000, true, true, 3);
-    for codec in [Codec::None, Codec::Lz4] {
+    for codec in [Codec::None, Codec::Lz4, Codec::Runs] {
         let path = dir.path().join(format!("{codec:?}"));
         store(&path, &t, false);
         build_grid(&path, &grid_opts(Some(2), codec), &NoProgress).unwrap();
@@ -186,16 +186,20 @@ fn corrupted_grid_files_are_refused() {
         assert!(err.contains("grid.edges"), "{err}");
     }
     // A compressed cell that does not decode: the kernel returns an error naming the file.
-    let path = dir.path().join("decode");
-    store(&path, &t, false);
-    build_grid(&path, &grid_opts(Some(2), Codec::Lz4), &NoProgress).unwrap();
-    let p = path.join("grid.edges");
-    let mut bytes = std::fs::read(&p).unwrap();
-    bytes[..64].fill(0xff);
-    std::fs::write(&p, bytes).unwrap();
-    let g = Graph::open(&path, &OpenOptions::default()).unwrap();
-    let err = wcc_grid(&g.grid().unwrap()).unwrap_err().to_string();
-    assert!(err.contains("grid.edges") && err.contains("decompress"), "{err}");
+    for codec in [Codec::Lz4, Codec::Runs] {
+        let path = dir.path().join(format!("decode-{codec:?}"));
+        store(&path, &t, false);
+        build_grid(&path, &grid_opts(Some(2), codec), &NoProgress).unwrap();
+        let p = path.join("grid.edges");
+        let mut bytes = std::fs::read(&p).unwrap();
+        bytes[..64].fill(0xff);
+        std::fs::write(&p, bytes).unwrap();
+        let err = check_graph(&path).unwrap_err().to_string();
+        assert!(err.contains("grid.edges"), "{err}");
+        let g = Graph::open(&path, &OpenOptions::default()).unwrap();
+        let err = wcc_grid(&g.grid().unwrap()).unwrap_err().to_string();
+        assert!(err.contains("grid.edges") && err.contains("does not decode"), "{codec:?}: {err}");
+    }
 }
 
 #[test]

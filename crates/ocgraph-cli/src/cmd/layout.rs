@@ -110,7 +110,8 @@ struct GridArgs {
     /// Memory for the build's buffers.
     #[arg(long, value_parser = size_arg, default_value = "256MiB")]
     memory: u64,
-    /// Compress each cell: none or lz4.
+    /// Compress each cell: none, lz4 (deltas and byte planes, then LZ4) or runs (runs of one
+    /// source, then the destinations as they are).
     #[arg(long, default_value = "none")]
     compress: Codec,
     /// Threads (0 = one per core).
@@ -135,11 +136,11 @@ pub fn run(args: &LayoutArgs) -> Result<()> {
             let (progress, start) = (CliProgress::new(*quiet), std::time::Instant::now());
             let r = pack_copy(graph, &progress)?;
             eprintln!(
-                "packed {} arcs: {} of plain lists into {} ({:.2}x smaller), beside them in {}, in {:.2} s",
+                "packed {} arcs: {} of plain lists into {} ({}), beside them in {}, in {:.2} s",
                 r.arcs,
                 format_size(r.plain_bytes),
                 format_size(r.packed_bytes),
-                r.plain_bytes as f64 / r.packed_bytes.max(1) as f64,
+                size_change(r.plain_bytes, r.packed_bytes),
                 graph.display(),
                 start.elapsed().as_secs_f64()
             );
@@ -185,10 +186,10 @@ fn compress(args: &CompressArgs) -> Result<()> {
         .map_err(|_| ocgraph_core::Error::invalid(format!("block size {} is too large", args.block_size)))?;
     let r = compress_adjacency(&args.graph, block_size, &progress)?;
     eprintln!(
-        "compressed {} of lists and weights into {} ({:.2}x smaller) in blocks of {}, {} in {:.2} s",
+        "compressed {} of lists and weights into {} ({}) in blocks of {}, {} in {:.2} s",
         format_size(r.plain_bytes),
         format_size(r.stored_bytes),
-        r.plain_bytes as f64 / r.stored_bytes.max(1) as f64,
+        size_change(r.plain_bytes, r.stored_bytes),
         format_size(r.block_size as u64),
         args.graph.display(),
         r.secs
@@ -203,13 +204,22 @@ fn grid(args: &GridArgs) -> Result<()> {
     let r = build_grid(&args.graph, &opts, &progress)?;
     let p = r.info.cells_per_side;
     let detail = format!(
-        " into {p} x {p} cells of {} vertices, {} ({:.2}x smaller than {} uncompressed), {}",
+        " into {p} x {p} cells of {} vertices, {} ({}; {} uncompressed), {}",
         1u64 << r.info.block_bits,
         format_size(r.stored_bytes),
-        r.raw_bytes as f64 / r.stored_bytes.max(1) as f64,
+        size_change(r.raw_bytes, r.stored_bytes),
         format_size(r.raw_bytes),
         args.graph.display()
     );
     progress.summary("grid of", r.arcs, "arcs", &detail);
     Ok(())
+}
+
+/// How `after` bytes compare with `before`: "1.61x smaller", "1.14x larger" or "the same size".
+fn size_change(before: u64, after: u64) -> String {
+    match before.cmp(&after) {
+        std::cmp::Ordering::Greater => format!("{:.2}x smaller", before as f64 / after.max(1) as f64),
+        std::cmp::Ordering::Less => format!("{:.2}x larger", after as f64 / before.max(1) as f64),
+        std::cmp::Ordering::Equal => "the same size".to_string(),
+    }
 }

@@ -12,7 +12,7 @@ use std::io::{BufReader, Read};
 use std::path::Path;
 
 use super::compressed::BlockIndex;
-use super::grid::{decode_cell, Codec};
+
 use super::layout::FileRole;
 use super::manifest::{IdMapKind, Manifest};
 use super::packed::decode_list;
@@ -318,15 +318,8 @@ fn check_grid(dir: &Path, m: &Manifest) -> Result<()> {
             r.read_exact(&mut raw).map_err(|e| Error::io(&path, "read", e))?;
             let bad = |msg: String| Error::Format { path: path.clone(), offset: Some(at), msg };
             payload.resize(2 * m_edges, 0u16);
-            match info.codec {
-                Codec::None => bytemuck::cast_slice_mut(&mut payload).copy_from_slice(&raw),
-                Codec::Lz4 => {
-                    bytes.resize(4 * m_edges, 0u8);
-                    match lz4_flex::block::decompress_into(&raw, &mut bytes) {
-                        Ok(k) if k == bytes.len() => decode_cell(&bytes, &mut payload),
-                        _ => return Err(bad(format!("cell ({row}, {c}) does not decode to {m_edges} arcs"))),
-                    }
-                }
+            if !info.codec.decode(&raw, &mut bytes, &mut payload) {
+                return Err(bad(format!("cell ({row}, {c}) does not decode to {m_edges} arcs")));
             }
             let limit = |b: u32| (m.num_vertices - ((b as u64) << info.block_bits)).min(1 << info.block_bits);
             let (rows, cols) = (limit(row), limit(c));

@@ -7,7 +7,7 @@ use std::path::Path;
 
 use super::Graph;
 use crate::error::{Error, Result};
-use crate::format::grid::{decode_cell, Codec, GridHeader, GridIndex};
+use crate::format::grid::{decode_runs_in_pieces, Codec, GridHeader, GridIndex};
 use crate::format::FileRole;
 use crate::page::{FileId, PageSource};
 use crate::Vertex;
@@ -22,6 +22,8 @@ pub struct CellBuf {
     bytes: Vec<u8>,
     payload: Vec<u16>,
     weights: Vec<f32>,
+    /// The sources of a cell's runs ([`Codec::Runs`]).
+    runs: Vec<u16>,
 }
 
 /// Edge-centric access to a graph cut into `P x P` cells by source and destination block.
@@ -126,6 +128,15 @@ impl<'g> Grid<'g> {
         Some(out)
     }
 
+    /// The error of cell `(row, col)`, at byte `at` of `grid.edges`, not decoding.
+    fn undecodable(&self, row: u32, col: u32, at: u64) -> Error {
+        Error::Format {
+            path: self.graph.data_path().join(FileRole::GridEdges.file_name()),
+            offset: Some(at),
+            msg: format!("cell ({row}, {col}) does not decode: the file is corrupted"),
+        }
+    }
+
     fn weights_of(&self, first_edge: u64, count: u64) -> Option<crate::Slice<'g, f32>> {
         self.weights.map(|w| self.source().read(w, first_edge * 4, (count * 4) as usize).typed())
     }
@@ -192,22 +203,33 @@ impl EdgeGrid for Grid<'_> {
                 }
                 Ok(())
             }
+            Codec::Runs => {
+                // Decoded a piece at a time (the piece stays in cache while the kernel reads
+                // it); the weights are copied first, so that only the cell's bytes are held.
+                let w = self.copy_weights(e0, m, &mut buf.bytes, &mut buf.weights);
+                let packed = src.read(self.edges, b0, (b1 - b0) as usize).typed::<u8>();
+                let (piece, runs) = (PIECE_EDGES as usize, &mut buf.runs);
+                let ok = decode_runs_in_pieces(
+                    &packed,
+                    m as usize,
+                    piece,
+                    runs,
+                    &mut buf.payload,
+                    |s, d, first| f(s, d, w.map(|w| &w[first..first + s.len()])),
+                );
+                if ok {
+                    Ok(())
+                } else {
+                    Err(self.undecodable(row, col, b0))
+                }
+            }
             Codec::Lz4 => {
                 let packed = src.read(self.edges, b0, (b1 - b0) as usize).typed::<u8>();
-                buf.bytes.resize(4 * m as usize, 0);
-                let ok = lz4_flex::block::decompress_into(&packed, &mut buf.bytes)
-                    .is_ok_and(|k| k == buf.bytes.len());
-                if !ok {
-                    let path = self.graph.data_path().join(FileRole::GridEdges.file_name());
-                    return Err(Error::Format {
-                        path,
-                        offset: Some(b0),
-                        msg: format!("cell ({row}, {col}) does not decompress: the file is corrupted"),
-                    });
+                buf.payload.resize(2 * m as usize, 0);
+                if !Codec::Lz4.decode(&packed, &mut buf.bytes, &mut buf.payload) {
+                    return Err(self.undecodable(row, col, b0));
                 }
                 drop(packed);
-                buf.payload.resize(2 * m as usize, 0);
-                decode_cell(&buf.bytes, &mut buf.payload);
                 let w = self.weights_of(e0, m);
                 let (s, d) = buf.payload.split_at(m as usize);
                 f(s, d, w.as_deref());

@@ -26,7 +26,7 @@ use super::pack::open_base;
 use super::progress::{Progress, Unit};
 use super::remove::remove_files;
 use crate::error::{Error, Result};
-use crate::format::grid::{encode_cell, Codec, GridIndex, GridInfo};
+use crate::format::grid::{Codec, GridIndex, GridInfo};
 use crate::format::{pad_len, FileEntry, FileRole, Manifest};
 use crate::graph::Graph;
 use crate::update::{lock_for_writing, removing_leftovers_on_error};
@@ -102,7 +102,7 @@ pub(crate) fn build_grid_unlocked(
     }
     let raw_path = match opts.codec {
         Codec::None => tmp(FileRole::GridEdges),
-        Codec::Lz4 => data.join("grid.edges.raw.tmp"),
+        Codec::Lz4 | Codec::Runs => data.join("grid.edges.raw.tmp"),
     };
     let weights_path = m.weighted.then(|| tmp(FileRole::GridWeights));
     progress.phase("scatter", Some(m.num_arcs), Unit::Edges);
@@ -110,9 +110,9 @@ pub(crate) fn build_grid_unlocked(
     drop(g);
     let bytes = match opts.codec {
         Codec::None => edges.iter().map(|e| e * 4).collect(),
-        Codec::Lz4 => {
+        codec => {
             progress.phase("compress", Some(m.num_arcs), Unit::Edges);
-            let b = compress(&raw_path, &tmp(FileRole::GridEdges), &edges, progress);
+            let b = compress(&raw_path, &tmp(FileRole::GridEdges), &edges, codec, progress);
             let _ = std::fs::remove_file(&raw_path);
             b?
         }
@@ -312,9 +312,15 @@ impl CellBuffers {
     }
 }
 
-/// Compresses every cell of the uncompressed grid at `raw` into `out`; returns the cells'
-/// first-byte offsets.
-fn compress(raw: &Path, out: &Path, edges: &[u64], progress: &dyn Progress) -> Result<Vec<u64>> {
+/// Encodes every cell of the uncompressed grid at `raw` with `codec` into `out`; returns the
+/// cells' first-byte offsets.
+fn compress(
+    raw: &Path,
+    out: &Path,
+    edges: &[u64],
+    codec: Codec,
+    progress: &dyn Progress,
+) -> Result<Vec<u64>> {
     let input = File::open(raw).map_err(|e| Error::io(raw, "open", e))?;
     let mut output = std::io::BufWriter::with_capacity(
         1 << 20,
@@ -332,7 +338,7 @@ fn compress(raw: &Path, out: &Path, edges: &[u64], progress: &dyn Progress) -> R
                     .read_exact_at(bytemuck::cast_slice_mut(&mut payload), edges[k] * 4)
                     .map_err(|e| Error::io(raw, "read", e))?;
                 progress.advance(edges[k + 1] - edges[k]);
-                Ok(lz4_flex::block::compress(&encode_cell(&payload)))
+                Ok(codec.encode(&payload))
             })
             .collect::<Result<_>>()?;
         for p in packed {
