@@ -661,6 +661,8 @@ def _original_ids(ids: Any, what: str) -> list[Any]:
     """``ids`` (original ids: ints or strs) as a list; a lone id (a str or bytes, which ``list``
     would split into characters, or a scalar) is a list of one (an update of one edge or
     vertex)."""
+    if np.ma.isMaskedArray(ids):
+        ids = unmasked(what, ids)  # ``item()`` would give the value under a mask
     if isinstance(ids, np.ndarray) and ids.ndim == 0:
         return [ids.item()]
     if isinstance(ids, (str, bytes, bytearray)) or not hasattr(ids, "__iter__"):

@@ -17,6 +17,8 @@ def by_vertex(values: Any, original_ids: Callable[[], Any], what: str) -> Any:
     (``original_ids()``, by vertex), not by position; anything else is returned as given."""
     if type(values).__name__ != "Series" or not hasattr(values, "reindex"):
         return values
+    if values.hasnans:
+        raise InvalidArgumentError(f"{what}: the Series has missing values (NaN or NA)")
     ids = original_ids()
     if len(values) != len(ids) or not values.index.is_unique:
         raise InvalidArgumentError(

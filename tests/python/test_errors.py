@@ -562,6 +562,9 @@ def test_array_inputs_are_read_as_given_or_refused(tmp_path):
     w = ocgraph.open(tmp_path / "named", writable=True)
     w.add_edges(np.array(10), np.array(30), ids="original")
     w.add_edges(pa.array([30]), pa.array([40]), ids="original")
+    for hidden in (np.ma.array(10, mask=True), np.ma.array([10, 20], mask=[0, 1])):
+        with pytest.raises(ocgraph.InvalidArgumentError, match="masked entries"):
+            w.remove_vertices(hidden, ids="original")
     got = {(int(a), int(b)) for a, b in w.edges("pandas").itertuples(index=False)}
     assert got == {(10, 20), (20, 30), (10, 30), (30, 40)}
 
@@ -584,3 +587,5 @@ def test_a_labels_series_is_read_by_original_id(tmp_path):
     g.close()
     ocgraph.set_labels(tmp_path / "g", roles)
     assert np.array_equal(ocgraph.open(tmp_path / "g").vertex_labels(), by_id)
+    with pytest.raises(ocgraph.InvalidArgumentError, match="missing values"):
+        ocgraph.set_labels(tmp_path / "g", roles.astype("Int64").where(roles > 1))

@@ -180,6 +180,11 @@ fn traces_replay_and_an_empty_trace_is_refused() {
     let names: Vec<_> = std::fs::read_dir(t.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
     assert_eq!(names.len(), 2, "no temporary file is left: {names:?}");
     ok(&["cache-sim", p(&trace), "--sizes", "50%"]);
+    // Policy names in any case, the score trace's GAC spec too (it was matched case-sensitively).
+    let score = t.path().join("s.csv");
+    let args = ["--policies", "LRU,GAC:Decay=0.5", "--score-trace", p(&score)];
+    let out = ok(&[&["cache-sim", p(&trace), "--sizes", "50%"][..], &args[..]].concat());
+    assert!(out.contains("(gac:decay=0.5 at "), "{out}");
     let out = ocgraph(&["run", "bfs", p(&g), "--trials", "1", "--trace", "/dev/stdout"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("--trace /dev/stdout"));

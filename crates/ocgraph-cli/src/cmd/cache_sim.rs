@@ -160,8 +160,10 @@ pub fn run(args: &CacheSimArgs) -> Result<()> {
         );
     }
     if let (Some(path), Some(frames)) = (&args.score_trace, score_frames) {
-        let spec = policies.iter().find(|p| p.starts_with("gac")).copied().unwrap_or("gac");
-        let config = if spec == "gac" { GacConfig::default() } else { GacConfig::parse(spec)? };
+        // Policy names are taken in any case (as `policy_by_name` takes them).
+        let spec = policies.iter().map(|p| p.to_ascii_lowercase()).find(|p| p.starts_with("gac"));
+        let spec = spec.unwrap_or_else(|| "gac".to_string());
+        let config = if spec == "gac" { GacConfig::default() } else { GacConfig::parse(&spec)? };
         write_score_trace(path, &dense, frames, &config, args.score_every.max(1))?;
         println!(
             "wrote {} ({spec} at {} = {frames} frames); plot: python3 bench/caching/plot.py --score {} --out score.png",

@@ -44,10 +44,9 @@ pub enum Codec {
     /// Each payload transformed by [`encode_cell`] and compressed as one LZ4 block
     /// (`lz4_flex`, no size prefix).
     Lz4,
-    /// Each payload's sources as runs of one source (a byte or three for the gap from the
-    /// previous source, a byte or five for the run's length) followed by its destinations as
-    /// they are ([`encode_runs`]): about 2.5 bytes per arc on Kronecker graphs, decoded by
-    /// filling runs.
+    /// Each payload's sources as runs of one source (a flag per arc where a run starts, a byte
+    /// or three per run for its source's gap from the previous one) followed by its
+    /// destinations as they are ([`encode_runs`]).
     Runs,
 }
 
@@ -117,7 +116,7 @@ impl std::str::FromStr for Codec {
     type Err = Error;
 
     fn from_str(s: &str) -> Result<Codec> {
-        match s {
+        match s.to_ascii_lowercase().as_str() {
             "none" => Ok(Codec::None),
             "lz4" => Ok(Codec::Lz4),
             "runs" => Ok(Codec::Runs),
