@@ -12,7 +12,6 @@ use std::io::{BufReader, Read};
 use std::path::Path;
 
 use super::compressed::BlockIndex;
-
 use super::layout::FileRole;
 use super::manifest::{IdMapKind, Manifest};
 use super::packed::decode_list;
