@@ -222,17 +222,18 @@ class Graph(_NativeGraph):
         in-neighbours, times the edge weights on a weighted graph (float64). ``x``: one value
         per vertex (default all ones: ``y`` is then the weighted in-degree). ``layout`` as for
         :meth:`wcc`."""
-        n = self.num_vertices
+        view = self._pinned()  # the vertex count and the product from one snapshot
+        n = view.num_vertices
         if x is None:
             x = np.ones(n)
         else:
-            given = unmasked("x", self._by_vertex(x, "x"))
+            given = unmasked("x", by_vertex(x, view.original_ids, "x"))
             if given.dtype.kind not in "biuf":
                 raise InvalidArgumentError(f"x must hold real numbers, got dtype {given.dtype}")
             if given.shape != (n,):
                 raise InvalidArgumentError(f"x must have one value per vertex ({n}), got shape {given.shape}")
             x = np.ascontiguousarray(given, dtype=np.float64)
-        return _ocgraph._spmv(self, x, threads_arg(threads), layout)
+        return _ocgraph._spmv(view, x, threads_arg(threads), layout)
 
     def _by_vertex(self, values: Any, what: str) -> Any:
         """``values`` in vertex order: a pandas ``Series`` (as :meth:`to_series` gives) is read
@@ -401,8 +402,9 @@ class Graph(_NativeGraph):
     ) -> tuple[int, np.ndarray]:
         """``(count, rows)`` of the matches of ``pattern`` (``rows`` only when ``listing``)."""
         name, edges, plabels = _mine.pattern_args(pattern, pattern_labels)
-        data = self._data_labels(plabels, labels)
-        return _ocgraph._match(self, name, edges, plabels, bool(induced), data, listing, threads_arg(threads))
+        view = self._pinned()  # the labels and the matches from one snapshot
+        data = _data_labels(view, plabels, labels)
+        return _ocgraph._match(view, name, edges, plabels, bool(induced), data, listing, threads_arg(threads))
 
     def watch(
         self, pattern: Any, induced: bool = False, labels: Any = None, pattern_labels: Any = None
@@ -422,11 +424,13 @@ class Graph(_NativeGraph):
                 "the graph was opened read-only; use ocgraph.open(path, writable=True) to watch it"
             )
         name, edges, plabels = _mine.pattern_args(pattern, pattern_labels)
-        data = self._data_labels(plabels, labels)
-        if data is None and plabels is not None:
-            data = np.full(self.num_vertices, _mine.NO_LABEL, dtype=np.uint32)
-        w = _mine.Watch(name, edges, plabels, bool(induced), data)
         with _mine.adding_watch(self):
+            # No batch commits while the watch is added: its labels are those of the graph
+            # its first batch finds.
+            data = _data_labels(self, plabels, labels)
+            if data is None and plabels is not None:
+                data = np.full(self.num_vertices, _mine.NO_LABEL, dtype=np.uint32)
+            w = _mine.Watch(name, edges, plabels, bool(induced), data)
             self.__dict__.setdefault("_watches", []).append(w)
         return w
 
@@ -451,17 +455,6 @@ class Graph(_NativeGraph):
             empty = np.empty(0, dtype=np.int64)
             _mine.after_update(self, before, empty, empty, v, lab)
         return seq
-
-    def _data_labels(self, pattern_labels: Any, labels: Any) -> np.ndarray | None:
-        """The data labels a match uses: ``labels`` when given, else for a labelled pattern
-        the stored ones."""
-        if labels is None and pattern_labels is not None:
-            return self.vertex_labels()
-        data = _mine.data_labels(self._by_vertex(labels, "labels"))
-        if data is not None and len(data) != self.num_vertices:
-            n = self.num_vertices
-            raise InvalidArgumentError(f"{len(data)} labels given for a graph of {n} vertices")
-        return data
 
     def unwatch(self, w: _mine.Watch) -> None:
         """Stops recording changes for ``w``.
@@ -655,6 +648,17 @@ class Graph(_NativeGraph):
     def num_levels(self) -> int:
         """Number of on-disk levels over the base (writable graphs)."""
         return _ocgraph._update_state(self)[0]
+
+
+def _data_labels(g: Any, pattern_labels: Any, labels: Any) -> np.ndarray | None:
+    """The data labels a match on ``g`` (a graph or a pinned view of one) uses: ``labels``
+    when given (a Series read by original id), else for a labelled pattern the stored ones."""
+    if labels is None and pattern_labels is not None:
+        return _ocgraph._vertex_labels(g)
+    data = _mine.data_labels(by_vertex(labels, g.original_ids, "labels"))
+    if data is not None and len(data) != g.num_vertices:
+        raise InvalidArgumentError(f"{len(data)} labels given for a graph of {g.num_vertices} vertices")
+    return data
 
 
 def _original_ids(ids: Any, what: str) -> list[Any]:

@@ -515,3 +515,60 @@ def pattern_edges_of(pattern, k):
     if pattern.endswith("cycle"):
         return [(i, (i + 1) % k) for i in range(k)]
     raise ValueError(pattern)
+
+
+def test_calls_reading_the_graph_twice_read_one_snapshot(tmp_path, monkeypatch):
+    """Another thread's batch committing between two native reads of one call: a labelled
+    watch read its labels before waiting for that batch (and missed its label change for
+    good), a labelled match read labels and matches from two snapshots (an error, or matches
+    no committed state had), and ``spmv()`` sized its vector from an older one (forced
+    interleavings)."""
+    ocgraph.from_edges([0, 1], [1, 2], tmp_path / "g", num_vertices=3, directed=False).close()
+    ocgraph.set_labels(tmp_path / "g", [1, 0, 1])
+    g = ocgraph.open(tmp_path / "g", writable=True, durability="none")
+    native = ocgraph._ocgraph._set_vertex_labels
+    started, go = threading.Event(), threading.Event()
+
+    def paused(graph, *args):
+        started.set()
+        go.wait(timeout=10)
+        return native(graph, *args)
+
+    monkeypatch.setattr(ocgraph._ocgraph, "_set_vertex_labels", paused)
+    relabel = threading.Thread(target=lambda: g.set_vertex_labels([1], [1]))
+    relabel.start()
+    assert started.wait(timeout=10)
+    box = {}
+    adding = threading.Thread(target=lambda: box.setdefault("w", g.watch([(0, 1)], pattern_labels=[1, 1])))
+    adding.start()
+    adding.join(timeout=0.3)
+    go.set()
+    relabel.join()
+    adding.join()
+    monkeypatch.undo()
+    assert g.vertex_labels().tolist() == [1, 1, 1]
+    g.remove_edges([0], [1])
+    _, removed = box["w"].changes()
+    assert sorted(removed.ravel().tolist()) == [0, 1]
+
+    # A vertex added between the labels' read and the match's, and before the product's.
+    g.add_edges([0], [1])
+    for name in ("_vertex_labels", "_spmv"):
+        real = getattr(ocgraph._ocgraph, name)
+        added = []
+
+        def racing(graph, *args, real=real, added=added, labels_first=name == "_vertex_labels"):
+            out = real(graph, *args) if labels_first else None
+            if not added:
+                added.append(g.add_vertices(1))
+            return out if labels_first else real(graph, *args)
+
+        monkeypatch.setattr(ocgraph._ocgraph, name, racing)
+        n = g.num_vertices
+        if name == "_vertex_labels":
+            assert g.count_matches([(0, 1), (1, 2)], pattern_labels=[1, 1, 1]) == 1
+        else:
+            assert g.spmv().shape == (n,)
+        monkeypatch.undo()
+        assert g.num_vertices == n + 1
+    g.close()
