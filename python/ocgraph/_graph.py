@@ -270,15 +270,17 @@ class Graph(_NativeGraph):
         ``layout``: ``"auto"`` (the grid when the graph has one, see :func:`ocgraph.build_grid`,
         else the adjacency lists), ``"csr"`` or ``"grid"``; both give the same scores.
         """
+        # With a personalization vector, its length and the scores from one snapshot.
+        g = self if personalization is None else self._pinned()
         p = (
             None
             if personalization is None
             else personalization_vector(
-                self._by_vertex(personalization, "personalization"), self.num_vertices
+                by_vertex(personalization, g.original_ids, "personalization"), g.num_vertices
             )
         )
         scores, _iterations, _converged = _ocgraph._pagerank(
-            self,
+            g,
             float_arg("damping", damping),
             int_arg("max_iter", max_iter),
             float_arg("tol", tol),

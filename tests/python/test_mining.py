@@ -521,8 +521,8 @@ def test_calls_reading_the_graph_twice_read_one_snapshot(tmp_path, monkeypatch):
     """Another thread's batch committing between two native reads of one call: a labelled
     watch read its labels before waiting for that batch (and missed its label change for
     good), a labelled match read labels and matches from two snapshots (an error, or matches
-    no committed state had), and ``spmv()`` sized its vector from an older one (forced
-    interleavings)."""
+    no committed state had), and ``spmv()`` and a personalized ``pagerank()`` sized their
+    vector from an older one (forced interleavings)."""
     ocgraph.from_edges([0, 1], [1, 2], tmp_path / "g", num_vertices=3, directed=False).close()
     ocgraph.set_labels(tmp_path / "g", [1, 0, 1])
     g = ocgraph.open(tmp_path / "g", writable=True, durability="none")
@@ -553,7 +553,7 @@ def test_calls_reading_the_graph_twice_read_one_snapshot(tmp_path, monkeypatch):
 
     # A vertex added between the labels' read and the match's, and before the product's.
     g.add_edges([0], [1])
-    for name in ("_vertex_labels", "_spmv"):
+    for name in ("_vertex_labels", "_spmv", "_pagerank"):
         real = getattr(ocgraph._ocgraph, name)
         added = []
 
@@ -567,8 +567,10 @@ def test_calls_reading_the_graph_twice_read_one_snapshot(tmp_path, monkeypatch):
         n = g.num_vertices
         if name == "_vertex_labels":
             assert g.count_matches([(0, 1), (1, 2)], pattern_labels=[1, 1, 1]) == 1
-        else:
+        elif name == "_spmv":
             assert g.spmv().shape == (n,)
+        else:
+            assert g.pagerank(personalization=np.ones(n)).shape == (n,)
         monkeypatch.undo()
         assert g.num_vertices == n + 1
     g.close()
