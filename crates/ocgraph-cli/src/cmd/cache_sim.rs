@@ -87,9 +87,11 @@ pub fn run(args: &CacheSimArgs) -> Result<()> {
         dense.ids.len(),
         dense.distinct
     );
-    let policies = listed(&args.policies, "--policies")?;
+    // Names are taken in any case (as `policy_by_name` takes them): lowered once here.
+    let lowered = args.policies.to_ascii_lowercase();
+    let policies = listed(&lowered, "--policies")?;
     for p in &policies {
-        if !p.eq_ignore_ascii_case("opt") {
+        if *p != "opt" {
             // Names and GAC specs are checked up front; the list of valid names adds `opt`.
             policy_by_name(p, 2)
                 .map_err(|e| reworded(e, |why| format!("{why}; or opt, Belady's offline optimum")))?;
@@ -113,7 +115,7 @@ pub fn run(args: &CacheSimArgs) -> Result<()> {
         .par_iter()
         .map(|&(s, p)| {
             let frames = sizes[s].1;
-            if policies[p].eq_ignore_ascii_case("opt") {
+            if policies[p] == "opt" {
                 Ok(simulate_opt(&dense, frames))
             } else {
                 simulate(policies[p], &dense, frames)
@@ -160,10 +162,8 @@ pub fn run(args: &CacheSimArgs) -> Result<()> {
         );
     }
     if let (Some(path), Some(frames)) = (&args.score_trace, score_frames) {
-        // Policy names are taken in any case (as `policy_by_name` takes them).
-        let spec = policies.iter().map(|p| p.to_ascii_lowercase()).find(|p| p.starts_with("gac"));
-        let spec = spec.unwrap_or_else(|| "gac".to_string());
-        let config = if spec == "gac" { GacConfig::default() } else { GacConfig::parse(&spec)? };
+        let spec = policies.iter().find(|p| p.starts_with("gac")).copied().unwrap_or("gac");
+        let config = if spec == "gac" { GacConfig::default() } else { GacConfig::parse(spec)? };
         write_score_trace(path, &dense, frames, &config, args.score_every.max(1))?;
         println!(
             "wrote {} ({spec} at {} = {frames} frames); plot: python3 bench/caching/plot.py --score {} --out score.png",
