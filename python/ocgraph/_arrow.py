@@ -431,8 +431,16 @@ def from_pandas(
             rows = sub.iloc[start : start + BATCH_ROWS]
             try:
                 yield pa.RecordBatch.from_pandas(rows, preserve_index=False)
-            except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError, OverflowError) as e:
-                # An object column of mixed types, ints past 64 bits, complex numbers.
+            except (
+                pa.ArrowInvalid,
+                pa.ArrowTypeError,
+                pa.ArrowNotImplementedError,
+                OverflowError,
+                UnicodeEncodeError,
+                TypeError,
+            ) as e:
+                # An object column of mixed types, ints past 64 bits, complex numbers, strings
+                # with lone surrogates, sparse columns.
                 raise InputError(f"rows {start} to {start + len(rows) - 1}: {e}") from e
 
     source, target = names[0], names[1]

@@ -207,8 +207,17 @@ def import_edges(
 
 
 def _is_parquet(path: PathLike) -> bool:
-    """Whether ``path`` names a Parquet file by its extension (as ``ocgraph import`` decides)."""
-    return os.path.splitext(os.fspath(path))[1].lower() in (".parquet", ".pq")
+    """Whether ``path`` is a Parquet file, by its extension or its first bytes (as ``ocgraph
+    import`` decides: Spark's part files have no extension)."""
+    if os.path.splitext(os.fspath(path))[1].lower() in (".parquet", ".pq"):
+        return True
+    try:
+        with open(path, "rb") as f:
+            head = f.read(4)
+            f.seek(-4, os.SEEK_END)
+            return head == f.read(4) == b"PAR1"
+    except OSError:
+        return False  # the import reports why it cannot read the file
 
 
 def set_labels(graph: PathLike, labels: Any) -> int:

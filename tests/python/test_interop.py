@@ -442,6 +442,9 @@ def test_import_edges_reads_parquet(tmp_path):
     pq.write_table(pa.Table.from_pandas(ints), tmp_path / "i.bin")
     h = ocgraph.import_edges(tmp_path / "i.bin", tmp_path / "h", format="parquet", undirected=True)
     assert not h.directed and h.to_networkx().edges == nx.Graph(list(zip(ints["src"], ints["dst"]))).edges
+    # A Parquet file without an extension (Spark's part files) is found by its magic bytes.
+    k = ocgraph.import_edges(tmp_path / "i.bin", tmp_path / "k")
+    assert k.to_networkx().edges == nx.DiGraph(list(zip(ints["src"], ints["dst"]))).edges
     with pytest.raises(ocgraph.InvalidArgumentError, match="set_labels"):
         ocgraph.import_edges(tmp_path / "e.parquet", tmp_path / "l", labels=tmp_path / "labels.txt")
     (tmp_path / "text.parquet").write_text("0 1\n")
@@ -539,3 +542,77 @@ def test_cli_parquet_export_has_the_types_of_to_arrow(tmp_path):
         with ocgraph.open(tmp_path / name) as g:
             want = g.to_arrow()
         assert got.schema.types == want.schema.types and got.to_pylist() == want.to_pylist(), name
+
+
+def test_cli_parquet_import_numbers_ids_as_the_text_importer_does(tmp_path):
+    # First-seen numbering goes edge by edge, source before target (it numbered the whole
+    # source column of a batch first: a c b d), for string ids and relabelled integers.
+    strs = {"src": ["a", "c", "a"], "dst": ["b", "d", "c"]}
+    ints = {"src": [10, 30, 10], "dst": [20, 40, 30]}
+    for name, cols, extra in (("s", strs, ()), ("i", ints, ("--relabel",))):
+        pq.write_table(pa.table(cols), tmp_path / f"{name}.parquet")
+        (tmp_path / f"{name}.txt").write_text("".join(f"{a} {b}\n" for a, b in zip(cols["src"], cols["dst"])))
+        ocgraph_cli("import", tmp_path / f"{name}.parquet", tmp_path / f"{name}-pq", *extra, "--quiet")
+        ocgraph_cli("import", tmp_path / f"{name}.txt", tmp_path / f"{name}-txt", *extra, "--quiet")
+        from_parquet = ocgraph.open(tmp_path / f"{name}-pq")
+        from_text = ocgraph.open(tmp_path / f"{name}-txt")
+        assert list(from_parquet.original_ids()) == list(from_text.original_ids())
+        assert list(from_parquet.original_ids())[:4] == [
+            cols["src"][0],
+            cols["dst"][0],
+            cols["src"][1],
+            cols["dst"][1],
+        ]
+        np.testing.assert_array_equal(from_parquet.out_degrees(), from_text.out_degrees())
+    # --num-vertices applies to kept integer ids only (it was ignored with string ids).
+    r = ocgraph_cli("import", tmp_path / "s.parquet", tmp_path / "n", "--num-vertices", "10", ok=False)
+    assert "--num-vertices applies to integer ids" in r.stderr and not (tmp_path / "n").exists()
+    # Extensionless Parquet (a Spark part file) is read as Parquet, not as text of its bytes.
+    (tmp_path / "part-00000").write_bytes((tmp_path / "i.parquet").read_bytes())
+    ocgraph_cli("import", tmp_path / "part-00000", tmp_path / "part", "--quiet")
+    assert ocgraph.open(tmp_path / "part").num_edges == 3
+    r = ocgraph_cli("import", tmp_path / "part-00000", tmp_path / "t", "--format", "text", ok=False)
+    assert "NUL byte" in r.stderr
+
+
+def test_cli_parquet_weights_of_half_floats_and_dictionaries(tmp_path):
+    w = [0.5, 2.0, 1.5]
+    for name, col in (
+        ("f16", pa.array(np.array(w, dtype=np.float16))),
+        ("dict", pa.array(w).dictionary_encode()),
+    ):
+        pq.write_table(pa.table({"src": [0, 1, 2], "dst": [1, 2, 0], "w": col}), tmp_path / f"{name}.parquet")
+        ocgraph_cli("import", tmp_path / f"{name}.parquet", tmp_path / name, "--weight-col", "w", "--quiet")
+        g = ocgraph.open(tmp_path / name)
+        assert sorted(zip(*[g.to_pandas()[c] for c in ("src", "dst", "weight")])) == [
+            (0, 1, 0.5),
+            (1, 2, 2.0),
+            (2, 0, 1.5),
+        ]
+
+
+def test_cli_text_export_refuses_a_first_line_that_reads_back_as_a_header(tmp_path):
+    # Words, then integer-looking string ids: the text importer takes the first line for a
+    # header. The export refuses it; CSV reads back.
+    (tmp_path / "e.csv").write_text("src,dst\nann,bob\n1,2\n")
+    ocgraph_cli("import", tmp_path / "e.csv", tmp_path / "g", "--quiet")
+    r = ocgraph_cli("export", tmp_path / "g", tmp_path / "out.txt", "--original-ids", ok=False)
+    assert "read the first line back as a header" in r.stderr and not (tmp_path / "out.txt").exists()
+    ocgraph_cli("export", tmp_path / "g", tmp_path / "out.csv", "--original-ids")
+    ocgraph_cli("import", tmp_path / "out.csv", tmp_path / "back", "--quiet")
+    assert ocgraph.open(tmp_path / "back").original_ids() == ["ann", "bob", "1", "2"]
+    # Words further down are fine: a line past the first is words.
+    (tmp_path / "f.csv").write_text("src,dst\nann,bob\ncat,dan\n1,2\n")
+    ocgraph_cli("import", tmp_path / "f.csv", tmp_path / "h", "--quiet")
+    ocgraph_cli("export", tmp_path / "h", tmp_path / "h.txt", "--original-ids")
+    ocgraph_cli("import", tmp_path / "h.txt", tmp_path / "h2", "--quiet")
+    assert ocgraph.open(tmp_path / "h2").original_ids() == ["ann", "bob", "cat", "dan", "1", "2"]
+
+
+def test_from_pandas_refuses_what_arrow_cannot_convert_as_input_errors(tmp_path):
+    lone = pd.DataFrame({"src": ["a", "\ud800"], "dst": ["b", "c"]})
+    with pytest.raises(ocgraph.InputError, match="rows 0 to 1"):
+        ocgraph.from_pandas(lone, tmp_path / "g")
+    sparse = pd.DataFrame({"src": pd.arrays.SparseArray([0, 1, 0]), "dst": [1, 2, 2]})
+    with pytest.raises(ocgraph.InputError, match="rows 0 to 2"):
+        ocgraph.from_pandas(sparse, tmp_path / "h")

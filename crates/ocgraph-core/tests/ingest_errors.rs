@@ -538,3 +538,47 @@ fn num_vertices_with_string_ids_is_refused() {
         assert!(msg.contains("--num-vertices applies to integer ids"), "{msg}");
     }
 }
+
+/// A weight column that is also the source or target column is refused (the CSV's target was
+/// read as `weight`, its `dst` column ignored), as is a NUL byte in a text file (a binary file
+/// read as text gave vertices named by its bytes) and a Parquet file without its extension.
+#[test]
+fn inputs_that_would_read_as_another_graph_are_refused() {
+    let weighted =
+        ImportOptions { build: BuildOptions { weighted: true, ..BuildOptions::default() }, ..opts() };
+    let msg = fails("swd.csv", b"src,weight,dst\n0,5,1\n1,7,2\n", &weighted, ErrorKind::Input);
+    assert!(msg.contains("swd.csv:1:") && msg.contains("also the target column"), "{msg}");
+    let msg = fails("wf.csv", b"w,src,dst\n0.5,0,1\n", &weighted, ErrorKind::Input);
+    assert!(msg.contains("wf.csv:1:") && msg.contains("also the source column"), "{msg}");
+    let msg = fails("nul.txt", b"0 1\n1 2\n2 \x003\n", &opts(), ErrorKind::Input);
+    assert!(msg.contains("nul.txt:3:") && msg.contains("NUL byte"), "{msg}");
+    let msg = fails("part-0000", b"PAR1\x15\x04\x15\x00 body PAR1", &opts(), ErrorKind::Input);
+    assert!(msg.contains("a Parquet file"), "{msg}");
+    // Text starting with the letters PAR1 (a vertex named so) is still text.
+    assert_eq!(imports("par.txt", b"PAR1 PAR2\nPAR2 x\n", &opts()).num_vertices, 3);
+}
+
+/// MatrixMarket headers that scipy refuses are refused: a size line of four numbers, a banner
+/// word longer than `%%MatrixMarket`; a vertex count below the size line's is refused (it
+/// shrank the graph).
+#[test]
+fn matrix_market_headers_that_do_not_parse_are_refused() {
+    let general = "%%MatrixMarket matrix coordinate pattern general\n";
+    let msg = fails("four.mtx", format!("{general}3 3 1 9\n1 2\n").as_bytes(), &opts(), ErrorKind::Input);
+    assert!(msg.contains("four.mtx:2:") && msg.contains("found more numbers"), "{msg}");
+    let msg = fails(
+        "x.mtx",
+        b"%%MatrixMarketX matrix coordinate pattern general\n3 3 1\n1 2\n",
+        &opts(),
+        ErrorKind::Input,
+    );
+    assert!(msg.contains("x.mtx:1:") && msg.contains("unsupported MatrixMarket banner"), "{msg}");
+    let small = ImportOptions { num_vertices: Some(2), ..opts() };
+    let msg = fails("n.mtx", format!("{general}3 3 1\n1 2\n").as_bytes(), &small, ErrorKind::Input);
+    assert!(
+        msg.contains("n.mtx:2:") && msg.contains("declares 3 vertices, more than --num-vertices 2"),
+        "{msg}"
+    );
+    let large = ImportOptions { num_vertices: Some(5), ..opts() };
+    assert_eq!(imports("n.mtx", format!("{general}3 3 1\n1 2\n").as_bytes(), &large).num_vertices, 5);
+}

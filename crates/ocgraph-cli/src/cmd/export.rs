@@ -225,6 +225,52 @@ fn refuse_integer_looking_first_line(a: &OriginalId, b: &OriginalId) -> Result<(
     Ok(())
 }
 
+/// The text importer takes a first line of words above lines of integer ids (up to
+/// [`HEADER_LOOKAHEAD`] looked at) for a header and refuses it: string ids whose first edge is
+/// words and whose next ones all look like integers are refused here for that reason.
+struct HeaderLookalike {
+    /// Lines seen (up to the lookahead).
+    lines: usize,
+    /// Every line after the first has integer-looking ids.
+    rest_integers: bool,
+}
+
+/// Data lines the text importer reads to decide whether the first is a header.
+const HEADER_LOOKAHEAD: usize = 9;
+
+impl HeaderLookalike {
+    fn new() -> Self {
+        HeaderLookalike { lines: 0, rest_integers: true }
+    }
+
+    /// Notes the next line's ids; an error once the lines seen would read back as a header.
+    fn line(&mut self, a: &OriginalId, b: &OriginalId) -> Result<()> {
+        let integer_like = |id: &OriginalId| matches!(id, OriginalId::Str(s) if is_integer(s.as_bytes()));
+        match self.lines {
+            0 => refuse_integer_looking_first_line(a, b)?,
+            n if n < HEADER_LOOKAHEAD => self.rest_integers &= integer_like(a) && integer_like(b),
+            _ => return Ok(()),
+        }
+        self.lines += 1;
+        if self.lines == HEADER_LOOKAHEAD {
+            return self.finish();
+        }
+        Ok(())
+    }
+
+    /// The error for a first line that would read back as a header, once every line is seen.
+    fn finish(&self) -> Result<()> {
+        if self.lines >= 2 && self.rest_integers {
+            return Err(Error::invalid(
+                "export: the string ids of the first edge are words and those of the next ones look \
+                 like integers, so a text edge list would read the first line back as a header; \
+                 export as CSV or Parquet",
+            ));
+        }
+        Ok(())
+    }
+}
+
 fn write_edges(
     g: &GraphView,
     out: &mut OutputFile,
@@ -240,13 +286,16 @@ fn write_edges(
         buf.extend_from_slice(if g.is_weighted() { b"src,dst,weight\n" } else { b"src,dst\n" });
     }
     let mut count = 0u64;
+    let mut header = HeaderLookalike::new();
     let io = |e| Error::io(path, "write", e);
     for_each_edge(g, |u, v, w| {
         if let Some(ids) = ids {
             match format {
                 ExportFormat::Text | ExportFormat::Csv => {
                     let (a, b) = (text_id(ids, u)?, text_id(ids, v)?);
-                    if count == 0 {
+                    if format == ExportFormat::Text {
+                        header.line(&a, &b)?;
+                    } else if count == 0 {
                         refuse_integer_looking_first_line(&a, &b)?;
                     }
                     if format == ExportFormat::Csv {
@@ -309,6 +358,9 @@ fn write_edges(
         }
         Ok(())
     })?;
+    if ids.is_some() && format == ExportFormat::Text {
+        header.finish()?;
+    }
     out.write_all(&buf).map_err(io)?;
     Ok(count)
 }

@@ -12,14 +12,15 @@ use std::sync::Arc;
 
 use arrow_array::cast::AsArray;
 use arrow_array::types::{
-    Float32Type, Float64Type, Int16Type, Int32Type, Int64Type, Int8Type, UInt16Type, UInt32Type, UInt64Type,
-    UInt8Type,
+    Float16Type, Float32Type, Float64Type, Int16Type, Int32Type, Int64Type, Int8Type, UInt16Type, UInt32Type,
+    UInt64Type, UInt8Type,
 };
 use arrow_array::{Array, ArrayRef, Float32Array, RecordBatch, StringArray, UInt32Array, UInt64Array};
 use arrow_schema::{DataType, Field, Schema};
 use ocgraph_core::ids::{IdLookup, OriginalId};
 use ocgraph_core::ingest::{
-    BuildReport, GraphBuilder, IdMap, ImportOptions, LabelSource, Progress, Relabel, Unit,
+    check_num_vertices, has_parquet_magic, num_vertices_with_string_ids, BuildReport, GraphBuilder, IdMap,
+    ImportOptions, LabelSource, Progress, Relabel, Unit,
 };
 use ocgraph_core::{Error, GraphView, Result, Vertex};
 use parquet::arrow::arrow_reader::{ParquetRecordBatchReader, ParquetRecordBatchReaderBuilder};
@@ -34,9 +35,12 @@ const BATCH_ROWS: usize = 1 << 16;
 /// Largest vertex id of a graph built without relabelling.
 const MAX_ID: u64 = u32::MAX as u64 - 1;
 
-/// Whether `path` names a Parquet file (by its extension).
+/// Whether `path` is a Parquet file: by its extension, or by its magic bytes (the part files
+/// Spark and Hive write have no extension).
 pub(crate) fn is_parquet(path: &Path) -> bool {
-    path.extension().is_some_and(|e| e.eq_ignore_ascii_case("parquet") || e.eq_ignore_ascii_case("pq"))
+    let named =
+        path.extension().is_some_and(|e| e.eq_ignore_ascii_case("parquet") || e.eq_ignore_ascii_case("pq"));
+    named || has_parquet_magic(path)
 }
 
 /// The names of the columns to read.
@@ -185,23 +189,13 @@ fn integers(a: &ArrayRef) -> Option<Vec<i128>> {
     })
 }
 
-/// The weights of one column of a batch, any integer or float type, each finite, within the
-/// range of an `f32` (the stored weight) and not so small that it would be stored as 0, else
-/// an error naming the row.
+/// The weights of one column of a batch, any integer or float type (plain or
+/// dictionary-encoded), each finite, within the range of an `f32` (the stored weight) and not so
+/// small that it would be stored as 0, else an error naming the row.
 fn weights(path: &Path, a: &ArrayRef, name: &str, first_row: u64) -> Result<Vec<f32>> {
     check_nulls(path, a, name, first_row)?;
-    macro_rules! as_f64 {
-        ($t:ty) => {
-            a.as_primitive::<$t>().values().iter().map(|&x| x as f64).collect::<Vec<f64>>()
-        };
-    }
-    let values: Vec<f64> = match a.data_type() {
-        DataType::Float32 => as_f64!(Float32Type),
-        DataType::Float64 => as_f64!(Float64Type),
-        t => match integers(a) {
-            Some(v) => v.into_iter().map(|x| x as f64).collect(),
-            None => return Err(perr(path, format!("column '{name}' must hold numbers, found {t}"))),
-        },
+    let Some(values) = numbers(a) else {
+        return Err(perr(path, format!("column '{name}' must hold numbers, found {}", a.data_type())));
     };
     values
         .iter()
@@ -219,6 +213,27 @@ fn weights(path: &Path, a: &ArrayRef, name: &str, first_row: u64) -> Result<Vec<
             }
         })
         .collect()
+}
+
+/// The values of an array of any integer or float type, plain or dictionary-encoded, as `f64`;
+/// `None` for other types.
+fn numbers(a: &ArrayRef) -> Option<Vec<f64>> {
+    macro_rules! as_f64 {
+        ($t:ty) => {
+            a.as_primitive::<$t>().values().iter().map(|&x| x as f64).collect()
+        };
+    }
+    Some(match a.data_type() {
+        DataType::Float16 => a.as_primitive::<Float16Type>().values().iter().map(|x| x.to_f64()).collect(),
+        DataType::Float32 => as_f64!(Float32Type),
+        DataType::Float64 => as_f64!(Float64Type),
+        DataType::Dictionary(_, _) => {
+            let d = a.as_any_dictionary();
+            let distinct = numbers(d.values())?;
+            d.normalized_keys().iter().map(|&k| distinct[k]).collect()
+        }
+        _ => integers(a)?.into_iter().map(|x| x as f64).collect(),
+    })
 }
 
 /// Maps original ids to vertex ids (first-seen, or sorted after a first pass).
@@ -284,34 +299,17 @@ impl Mapper {
     }
 }
 
-/// Maps integer ids into `out` (`mapper` None: the ids are vertex ids, checked against the
-/// 32-bit id space).
-fn map_ints(
-    path: &Path,
-    ids: &[u64],
-    name: &str,
-    first_row: u64,
-    mapper: Option<&mut Mapper>,
-    out: &mut Vec<u32>,
-) -> Result<()> {
-    match mapper {
-        None => {
-            for (i, &x) in ids.iter().enumerate() {
-                if x > MAX_ID {
-                    return Err(row_err(
-                        path,
-                        first_row + i as u64,
-                        format!("column '{name}' has the id {x}, beyond 2^32 - 2 (import with --relabel)"),
-                    ));
-                }
-                out.push(x as u32);
-            }
+/// Pushes integer ids kept as vertex ids onto `out`, each checked against the 32-bit id space.
+fn push_vertex_ids(path: &Path, ids: &[u64], name: &str, first_row: u64, out: &mut Vec<u32>) -> Result<()> {
+    for (i, &x) in ids.iter().enumerate() {
+        if x > MAX_ID {
+            return Err(row_err(
+                path,
+                first_row + i as u64,
+                format!("column '{name}' has the id {x}, beyond 2^32 - 2 (import with --relabel)"),
+            ));
         }
-        Some(m) => {
-            for &x in ids {
-                out.push(m.int(x)?);
-            }
-        }
+        out.push(x as u32);
     }
     Ok(())
 }
@@ -328,6 +326,7 @@ pub(crate) fn import(
     progress: &dyn Progress,
 ) -> Result<BuildReport> {
     let (relabel, num_vertices, allow_sparse_ids) = (opts.relabel, opts.num_vertices, opts.allow_sparse_ids);
+    check_num_vertices(opts)?;
     let mut build = opts.build.clone();
     if build.overwrite {
         refuse_input_inside_replaced(out, input, "input")?;
@@ -380,23 +379,38 @@ pub(crate) fn import(
         let n = batch.num_rows();
         let s = ids(input, column(&batch, cols.source), cols.source, row)?;
         let d = ids(input, column(&batch, cols.target), cols.target, row)?;
-        if matches!(s, Ids::Strs(_)) != matches!(d, Ids::Strs(_)) {
-            return Err(perr(
-                input,
-                format!("columns '{}' and '{}' hold different id types", cols.source, cols.target),
-            ));
-        }
-        for (ids, name, out) in [(&s, cols.source, &mut src), (&d, cols.target, &mut dst)] {
-            out.clear();
-            match ids {
-                Ids::Strs(c) => {
-                    // String ids are always relabelled (first-seen unless sorted).
-                    let m = mapper.get_or_insert_with(Mapper::default);
-                    for i in 0..n {
-                        out.push(m.str(c(i))?);
+        src.clear();
+        dst.clear();
+        // First-seen numbering goes edge by edge, the source before the target (as from text).
+        match (&s, &d) {
+            (Ids::Strs(a), Ids::Strs(b)) => {
+                if num_vertices.is_some() {
+                    return Err(num_vertices_with_string_ids(input));
+                }
+                // String ids are always relabelled (first-seen unless sorted).
+                let m = mapper.get_or_insert_with(Mapper::default);
+                for i in 0..n {
+                    src.push(m.str(a(i))?);
+                    dst.push(m.str(b(i))?);
+                }
+            }
+            (Ids::Ints(a), Ids::Ints(b)) => match mapper.as_mut() {
+                Some(m) => {
+                    for (&x, &y) in a.iter().zip(b) {
+                        src.push(m.int(x)?);
+                        dst.push(m.int(y)?);
                     }
                 }
-                Ids::Ints(v) => map_ints(input, v, name, row, mapper.as_mut(), out)?,
+                None => {
+                    push_vertex_ids(input, a, cols.source, row, &mut src)?;
+                    push_vertex_ids(input, b, cols.target, row, &mut dst)?;
+                }
+            },
+            _ => {
+                return Err(perr(
+                    input,
+                    format!("columns '{}' and '{}' hold different id types", cols.source, cols.target),
+                ))
             }
         }
         let w = match cols.weight {

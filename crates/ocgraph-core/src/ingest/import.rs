@@ -181,14 +181,7 @@ pub fn import(
         build.weighted = true;
     }
     let keep_ids = opts.relabel == Relabel::None;
-    if let Some(n) = opts.num_vertices {
-        if !keep_ids {
-            return Err(Error::invalid("--num-vertices applies to imports that keep the ids (no --relabel)"));
-        }
-        if n == 0 || n > MAX_ID + 1 {
-            return Err(Error::invalid(format!("--num-vertices {n} is not in 1..={}", MAX_ID + 1)));
-        }
-    }
+    check_num_vertices(opts)?;
     let header = match format {
         InputFormat::MatrixMarket => Some(read_mtx_header(Input::open(input, true)?)?),
         _ => None,
@@ -286,6 +279,13 @@ pub fn import(
                 format!("the size line declares {} entries but the file has {}", h.entries, found.edges),
             ));
         }
+        if let Some(n) = opts.num_vertices.filter(|&n| n < h.n) {
+            return Err(Error::input_line(
+                input,
+                h.header_lines,
+                format!("the size line declares {} vertices, more than --num-vertices {n}", h.n),
+            ));
+        }
         if keep_ids && opts.num_vertices.is_none() {
             if h.n > MAX_ID + 1 {
                 return Err(Error::input_line(
@@ -300,12 +300,7 @@ pub fn import(
     }
     if let Some(n) = opts.num_vertices {
         if found.strings {
-            // String ids are numbered as they come: there is no id to reserve vertices up to.
-            return Err(Error::invalid(format!(
-                "{}: --num-vertices applies to integer ids; this file has string ids (each gets \
-                 a vertex as it comes)",
-                input.display()
-            )));
+            return Err(num_vertices_with_string_ids(input));
         }
         reserved = n;
         builder.reserve_vertices(n);
@@ -321,6 +316,30 @@ pub fn import(
     let mut report = builder.finish(mapper.into_id_map(found.strings), progress)?;
     report.notices = notices;
     Ok(report)
+}
+
+/// Refuses a vertex count (`--num-vertices`) that cannot apply to `opts`: given with
+/// relabelling, or outside `1..=2^32 - 1`.
+pub fn check_num_vertices(opts: &ImportOptions) -> Result<()> {
+    match opts.num_vertices {
+        Some(_) if opts.relabel != Relabel::None => {
+            Err(Error::invalid("--num-vertices applies to imports that keep the ids (no --relabel)"))
+        }
+        Some(n) if n == 0 || n > MAX_ID + 1 => {
+            Err(Error::invalid(format!("--num-vertices {n} is not in 1..={}", MAX_ID + 1)))
+        }
+        _ => Ok(()),
+    }
+}
+
+/// The error for a vertex count (`--num-vertices`) given for `input`, a file of string ids:
+/// they are numbered as they come, so there is no id to reserve vertices up to.
+pub fn num_vertices_with_string_ids(input: &Path) -> Error {
+    Error::invalid(format!(
+        "{}: --num-vertices applies to integer ids; this file has string ids (each gets a vertex \
+         as it comes)",
+        input.display()
+    ))
 }
 
 /// Refuses an input that is not a regular file (a pipe, `/dev/stdin` from one, a device):
@@ -342,14 +361,25 @@ fn refuse_streams(path: &Path) -> Result<()> {
 }
 
 /// Refuses a carriage return not ending a line in `data` (whose first line is line `line`):
-/// lines ended by CR alone (old Mac files) would read as one line of many columns.
-fn refuse_bare_cr(path: &Path, data: &[u8], line: u64) -> Result<()> {
+/// lines ended by CR alone (old Mac files) would read as one line of many columns. Refuses a
+/// NUL byte too: no text edge list has one, and a binary file read as text would give vertices
+/// named by its bytes.
+fn refuse_bad_bytes(path: &Path, data: &[u8], line: u64) -> Result<()> {
+    let line_of = |i: usize| line + data[..i].iter().filter(|&&c| c == b'\n').count() as u64;
+    if let Some(i) = memchr::memchr(0, data) {
+        return Err(Error::input_line(
+            path,
+            line_of(i),
+            "a NUL byte: this is not a text edge list (binary edge lists are read with --format \
+             bin32, bin64, bin32w or bin64w, Parquet with --format parquet)",
+        ));
+    }
     let bare = memchr::memchr_iter(b'\r', data).find(|&i| data.get(i + 1).is_some_and(|&c| c != b'\n'));
     match bare {
         None => Ok(()),
         Some(i) => Err(Error::input_line(
             path,
-            line + data[..i].iter().filter(|&&c| c == b'\n').count() as u64,
+            line_of(i),
             "a carriage return inside a line: are its lines ended by CR alone (old Mac files)? \
              convert them to LF or CRLF",
         )),
@@ -376,6 +406,15 @@ fn detect(path: &Path, format: InputFormat) -> Result<InputFormat> {
     let k = input.fill(&mut head)?;
     if mtx::is_mtx(head[..k].strip_prefix(UTF8_BOM).unwrap_or(&head[..k])) {
         return Ok(InputFormat::MatrixMarket);
+    }
+    if !input.gzip && has_parquet_magic(path) {
+        return Err(Error::Input {
+            path: path.into(),
+            line: None,
+            offset: Some(0),
+            msg: "a Parquet file (it starts and ends with PAR1): import it as Parquet (--format parquet)"
+                .into(),
+        });
     }
     let name = if input.gzip { name.strip_suffix(".gz").unwrap_or(&name).to_string() } else { name };
     let ext = name.rsplit_once('.').map_or("", |(_, e)| e);
@@ -435,6 +474,22 @@ struct ScanCfg<'a> {
 /// Reads the whole input, calling `each(block, piece)` for every parsed piece in file order.
 /// The UTF-8 byte-order mark some editors and spreadsheets write first.
 const UTF8_BOM: &[u8] = b"\xEF\xBB\xBF";
+/// The first and last four bytes of a Parquet file.
+const PARQUET_MAGIC: &[u8; 4] = b"PAR1";
+
+/// Whether the file at `path` starts and ends with Parquet's magic bytes (false when it cannot
+/// be read: the import then reports why). Spark's and Hive's part files have no extension.
+pub fn has_parquet_magic(path: &Path) -> bool {
+    use std::io::{Read, Seek, SeekFrom};
+    let (mut head, mut tail) = ([0u8; 4], [0u8; 4]);
+    let read = |head: &mut [u8; 4], tail: &mut [u8; 4]| -> std::io::Result<()> {
+        let mut f = std::fs::File::open(path)?;
+        f.read_exact(head)?;
+        f.seek(SeekFrom::End(-4))?;
+        f.read_exact(tail)
+    };
+    read(&mut head, &mut tail).is_ok() && &head == PARQUET_MAGIC && &tail == PARQUET_MAGIC
+}
 
 fn scan(
     input: Input,
@@ -487,6 +542,18 @@ fn scan(
                 InputFormat::Csv => {
                     let h = csv::parse_header(path, block, columns)?;
                     (src_col, dst_col, weight_col) = (h.src_col, h.dst_col, h.weight_col);
+                    if weighted && (weight_col == src_col || weight_col == dst_col) {
+                        return Err(Error::input_line(
+                            path,
+                            line - 1 + h.header_lines,
+                            format!(
+                                "the weight is column {}, which is also the {} column (name the \
+                                 columns with --source-col, --target-col and --weight-col)",
+                                weight_col + 1,
+                                if weight_col == src_col { "source" } else { "target" }
+                            ),
+                        ));
+                    }
                     if weighted && weight_col >= text::MAX_COLS {
                         return Err(Error::input_line(
                             path,
@@ -528,7 +595,7 @@ fn scan(
                 _ => 0,
             };
             data = &block[skip..];
-            refuse_bare_cr(path, data, line)?;
+            refuse_bad_bytes(path, data, line)?;
             let first = text::data_lines(data, csv, 9);
             // (Named columns say which are read.)
             let unnamed = !columns.any();
@@ -575,14 +642,15 @@ fn scan(
                         line + at,
                         format!(
                             "'{}' looks like a header (the lines after it have integer ids): \
-                             comment it out with '#', or import the file as CSV (--format csv)",
+                             comment it out with '#' (or, in a file of comma-separated columns, \
+                             import it as CSV: --format csv)",
                             a.iter().map(|f| show(f)).collect::<Vec<_>>().join(" ")
                         ),
                     ));
                 }
             }
         } else {
-            refuse_bare_cr(path, data, line)?;
+            refuse_bad_bytes(path, data, line)?;
         }
         // The first data line decides between integer and string ids: string ids when its
         // source or target is not an integer.

@@ -39,8 +39,8 @@ pub use hubs::{index_hubs, remove_hubs, HubsReport};
 #[cfg(feature = "fuzzing")]
 pub use import::parse_bytes;
 pub use import::{
-    import, sparse_ids_problem, Columns, ImportOptions, InputFormat, Relabel, SPARSE_IDS_MAX_RATIO,
-    SPARSE_IDS_MIN_BYTES,
+    check_num_vertices, has_parquet_magic, import, num_vertices_with_string_ids, sparse_ids_problem, Columns,
+    ImportOptions, InputFormat, Relabel, SPARSE_IDS_MAX_RATIO, SPARSE_IDS_MIN_BYTES,
 };
 pub use labels::{remove_labels, set_labels};
 pub(crate) use pack::pack_copy_unlocked;

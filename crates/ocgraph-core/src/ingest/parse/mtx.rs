@@ -49,7 +49,11 @@ pub(crate) fn parse_header(path: &Path, data: &[u8]) -> Result<MtxHeader> {
         if banner.is_none() && has_banner {
             let text = String::from_utf8_lossy(line).to_ascii_lowercase();
             let words: Vec<&str> = text.split_whitespace().collect();
-            if words.len() < 5 || words[1] != "matrix" || words[2] != "coordinate" {
+            if words.len() < 5
+                || words[0] != "%%matrixmarket"
+                || words[1] != "matrix"
+                || words[2] != "coordinate"
+            {
                 return Err(bad(format!(
                     "unsupported MatrixMarket banner '{}': only 'matrix coordinate' is supported",
                     text.trim()
@@ -73,7 +77,12 @@ pub(crate) fn parse_header(path: &Path, data: &[u8]) -> Result<MtxHeader> {
         } else if !is_skipped(line, false) {
             let without = if has_banner { "" } else { " (the file has no '%%MatrixMarket' banner)" };
             let mut f = [(0, 0); 16];
-            let k = fields(line, false, 3, &mut f).map_err(bad)?;
+            let k = fields(line, false, 4, &mut f).map_err(bad)?;
+            if k > 3 {
+                return Err(bad(format!(
+                    "bad MatrixMarket size line{without}: expected 'rows cols entries', found more numbers"
+                )));
+            }
             let mut nums = [0u64; 3];
             for (i, num) in nums.iter_mut().enumerate().take(k) {
                 *num = super::parse_id(&line[f[i].0..f[i].1])
