@@ -1,7 +1,8 @@
 # Single entry point for building, testing and demoing ocgraph.
 #
 #   make setup   .venv with the Python dev dependencies + the extension built into it (release)
-#   make test    setup, CLI, Rust tests (dev profile), Python tests (OCGRAPH_SLOW=1: slow tests too)
+#   make test    setup, Rust tests (dev profile), Python tests with the dev-profile CLI the Rust tests
+#                built (OCGRAPH_SLOW=1: slow tests too)
 #   make demo    setup + CLI: generate, import, info, run; then the same from Python
 #   make lint    rustfmt --check, clippy -D warnings, ruff check + ruff format --check
 #   make fmt     rustfmt + ruff format
@@ -24,6 +25,9 @@ CARGO ?= cargo
 MATURIN_FLAGS ?= --release
 export CARGO_TARGET_DIR ?= $(CURDIR)/target
 OCGRAPH_BIN := $(CARGO_TARGET_DIR)/release/ocgraph
+# The tests drive the CLI as built for the Rust tests (dev profile): building the release CLI as
+# well would compile Arrow and Parquet a second time.
+TEST_OCGRAPH_BIN := $(CARGO_TARGET_DIR)/debug/ocgraph
 DEMO_DIR ?= $(CARGO_TARGET_DIR)/demo
 PY_SOURCES := python tests/python $(wildcard bench)
 FUZZ_SECS ?= 60
@@ -59,9 +63,10 @@ test: setup test-rust test-python
 test-rust:
 	$(CARGO) test --workspace --exclude ocgraph-py
 
-# The Python tests also drive the release CLI (Parquet/CSV import, the README's tour).
-test-python: setup cli
-	OCGRAPH_BIN=$(OCGRAPH_BIN) $(VPY) -m pytest tests/python -q
+# The Python tests also drive the CLI (Parquet/CSV import, the README's tour).
+test-python: setup
+	$(CARGO) build -p ocgraph-cli
+	OCGRAPH_BIN=$(TEST_OCGRAPH_BIN) $(VPY) -m pytest tests/python -q
 
 demo: setup cli
 	@mkdir -p $(DEMO_DIR)

@@ -79,7 +79,9 @@ def pattern_args(pattern: Any, pattern_labels: Any) -> tuple[str | None, list | 
     if isinstance(pattern, str):
         # A named pattern's vertices are numbered as docs/mining.md lists them.
         labels = None if pattern_labels is None else [_pattern_label(x) for x in pattern_labels]
-        return pattern, None, None if labels is None or all(x is None for x in labels) else labels
+        if labels is not None and len(labels) == _named_size(pattern) and all(x is None for x in labels):
+            labels = None  # wildcards only: the unlabelled pattern (other lengths: refused natively)
+        return pattern, None, labels
     edges = unmasked("pattern", pattern)
     if edges.size and edges.dtype.kind not in "iu":
         raise InvalidArgumentError(f"pattern edges must be pairs of integers, got dtype {edges.dtype}")
@@ -94,6 +96,16 @@ def pattern_args(pattern: Any, pattern_labels: Any) -> tuple[str | None, list | 
     if labels is not None and len(labels) == edges.max() + 1 and all(x is None for x in labels):
         labels = None  # wildcards only: the unlabelled pattern, on graphs with or without labels
     return None, [(int(a), int(b)) for a, b in edges], labels
+
+
+def _named_size(name: str) -> int | None:
+    """The vertex count of the pattern named ``name`` (docs/mining.md), or None for a name that
+    is not one (the native call refuses it)."""
+    fixed = {"triangle": 3, "wedge": 3, "diamond": 4, "tailed-triangle": 4}
+    k, _, kind = name.partition("-")
+    if kind in ("clique", "cycle", "path", "star") and k.isdigit():
+        return int(k)
+    return fixed.get(name)
 
 
 def _pattern_label(x: Any) -> int | None:

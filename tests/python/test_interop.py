@@ -616,3 +616,50 @@ def test_from_pandas_refuses_what_arrow_cannot_convert_as_input_errors(tmp_path)
     sparse = pd.DataFrame({"src": pd.arrays.SparseArray([0, 1, 0]), "dst": [1, 2, 2]})
     with pytest.raises(ocgraph.InputError, match="rows 0 to 2"):
         ocgraph.from_pandas(sparse, tmp_path / "h")
+
+
+def test_cli_outputs_are_checked_before_the_work_and_written_whole(tmp_path):
+    (tmp_path / "e.txt").write_text("0 1\n1 2\n")
+    g = tmp_path / "g"
+    ocgraph_cli("import", tmp_path / "e.txt", g, "--quiet")
+    (tmp_path / "u.txt").write_text("+ 2 0\n")
+    # A --json in a missing directory is refused before the stream applies its updates.
+    r = ocgraph_cli(
+        "stream", g, "--updates", tmp_path / "u.txt", "--json", tmp_path / "no" / "s.json", ok=False
+    )
+    assert r.returncode == 2 and "the directory" in r.stderr and str(tmp_path / "no") in r.stderr
+    assert ocgraph.open(g).num_edges == 2
+    for args in (
+        ("export", g, tmp_path / "no" / "x.txt"),
+        ("mine", "cliques", g, "--k", "3", "--list", "--out", tmp_path / "no" / "c.txt"),
+        ("workload", "fof", g, "--count", "3", "--out", tmp_path / "no" / "w.txt"),
+    ):
+        r = ocgraph_cli(*args, ok=False)
+        assert r.returncode == 2 and "does not exist" in r.stderr and ".tmp" not in r.stderr, r.stderr
+    # Export formats by extension in any case (OUT.CSV was written as text).
+    ocgraph_cli("export", g, tmp_path / "OUT.CSV")
+    assert (tmp_path / "OUT.CSV").read_text().splitlines()[0] == "src,dst"
+    # workload updates writes like the other outputs: through a link to its file, to "-".
+    (tmp_path / "target.txt").write_text("old\n")
+    (tmp_path / "link.txt").symlink_to(tmp_path / "target.txt")
+    ocgraph_cli("workload", "updates", g, "--count", "3", "--out", tmp_path / "link.txt")
+    assert (tmp_path / "link.txt").is_symlink() and (tmp_path / "target.txt").read_text().count("\n") == 3
+    r = ocgraph_cli("workload", "updates", g, "--count", "3", "--out", "-")
+    assert [line.split()[0] for line in r.stdout.splitlines()] == ["+"] * 3 and "written to -" in r.stderr
+    assert not (tmp_path / "-").exists()
+
+
+def test_cli_csv_export_quotes_the_ids_csv_can_carry(tmp_path):
+    (tmp_path / "q.csv").write_text('src,dst\n"Smith, J",bob\n"a b",bob\n" lead",x\n"q""uote",y\n#hash,z\n')
+    ocgraph_cli("import", tmp_path / "q.csv", tmp_path / "g", "--quiet")
+    ocgraph_cli("export", tmp_path / "g", tmp_path / "out.csv", "--original-ids")
+    back = pd.read_csv(tmp_path / "out.csv", dtype=str, keep_default_na=False)
+    assert list(zip(back["src"], back["dst"])) == [
+        ("Smith, J", "bob"),
+        ("a b", "bob"),
+        (" lead", "x"),
+        ('q"uote', "y"),
+        ("#hash", "z"),
+    ]
+    ocgraph_cli("import", tmp_path / "out.csv", tmp_path / "back", "--quiet")
+    assert ocgraph.open(tmp_path / "back").original_ids() == ocgraph.open(tmp_path / "g").original_ids()

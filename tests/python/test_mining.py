@@ -574,3 +574,44 @@ def test_calls_reading_the_graph_twice_read_one_snapshot(tmp_path, monkeypatch):
         monkeypatch.undo()
         assert g.num_vertices == n + 1
     g.close()
+
+
+def test_wildcard_patterns_count_each_placement_of_the_labelled_positions(graphs):
+    # docs/mining.md: with wildcards, a subgraph is reported once per way its vertices fill the
+    # labelled and wildcard positions (a wildcard its own label), i.e. embeddings respecting
+    # the labels over the automorphisms that keep each position's label.
+    def label_keeping_automorphisms(edges, pl):
+        k = max(max(e) for e in edges) + 1
+        es = {frozenset(e) for e in edges}
+        return sum(
+            {frozenset((p[a], p[b])) for a, b in edges} == es and all(pl[p[i]] == pl[i] for i in range(k))
+            for p in itertools.permutations(range(k))
+        )
+
+    rng = np.random.default_rng(9)
+    for path, h in graphs[1::2]:  # the undirected ones
+        with ocgraph.open(path) as g:
+            labels = rng.integers(0, 2, g.num_vertices)
+            for edges, pl in [
+                ([(0, 1), (1, 2), (2, 0)], [0, None, None]),
+                ([(0, 1), (1, 2), (2, 0)], [0, None, 1]),
+                ([(0, 1), (1, 2), (2, 3)], [1, None, None, 1]),
+            ]:
+                gm = isomorphism.GraphMatcher(
+                    nx.Graph(h),
+                    nx.Graph(edges),
+                    node_match=lambda d, p: p["l"] is None or d["l"] == p["l"],
+                )
+                nx.set_node_attributes(gm.G1, {v: int(labels[v]) for v in gm.G1}, "l")
+                nx.set_node_attributes(gm.G2, {i: x for i, x in enumerate(pl)}, "l")
+                gm.G1.remove_edges_from(nx.selfloop_edges(gm.G1))
+                embeddings = sum(1 for _ in gm.subgraph_monomorphisms_iter())
+                want = embeddings // label_keeping_automorphisms(edges, pl)
+                assert g.count_matches(edges, labels=labels, pattern_labels=pl) == want
+                assert len(g.match(edges, labels=labels, pattern_labels=pl)) == want
+    # A named pattern's all-wildcard labels must still have its vertex count.
+    with (
+        ocgraph.open(graphs[0][0]) as g,
+        pytest.raises(ocgraph.InvalidArgumentError, match="3 vertices but 1"),
+    ):
+        g.count_matches("triangle", pattern_labels=[None])

@@ -192,6 +192,23 @@ fn triad_census_equals_brute_force() {
     }
 }
 
+/// The empty triads of a directed 3-cycle and 4,801,278 isolated vertices overflow a u64 (about
+/// C(n, 3) > 2^64): an error, where the count wrapped silently; one vertex fewer, the exact count.
+#[test]
+fn a_triad_census_past_u64_is_refused() {
+    let cycle = vec![(0, 1, 1.0), (1, 2, 1.0), (2, 0, 1.0)];
+    let n = 4_801_281u64;
+    let big = TestGraph::new(n as usize, true, false, cycle.clone());
+    let e = triad_census(&big.out, &big.in_).unwrap_err().to_string();
+    assert!(e.contains("003") && e.contains("u64"), "{e}");
+    let n = n - 1;
+    let below = TestGraph::new(n as usize, true, false, cycle);
+    let c = triad_census(&below.out, &below.in_).unwrap();
+    // The cycle's triad (030C), its 3 arcs with each of the other n - 3 vertices (012), the rest empty.
+    let all = n as u128 * (n as u128 - 1) * (n as u128 - 2) / 6;
+    assert_eq!((c[0] as u128, c[1], c[9]), (all - 3 * (n as u128 - 3) - 1, 3 * (n - 3), 1));
+}
+
 /// A match's identity: its sorted vertex set and sorted edge images.
 type MatchKey = (Vec<usize>, Vec<(usize, usize)>);
 

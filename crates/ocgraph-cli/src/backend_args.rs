@@ -93,7 +93,7 @@ impl BackendArgs {
     pub fn open(&self, path: &Path) -> Result<Graph> {
         let mut g = Graph::open(path, &self.options()?)?;
         if let Some(t) = &self.trace {
-            ocgraph_core::format::refuse_inside_graph(path, t, "--trace")?;
+            ocgraph_core::format::refuse_output_place(path, t, "--trace")?;
             // The command's own results go to standard output: a binary trace there would be
             // mixed with them.
             if ocgraph_core::format::names_standard_output(t) {

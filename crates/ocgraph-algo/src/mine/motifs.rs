@@ -77,11 +77,12 @@ pub fn motif_census<O: Adjacency, I: Adjacency>(out: &O, in_: &I, size: usize) -
             })
         })
         .reduce(|| (0, 0, 0), |a, b| (a.0 + b.0, a.1 + b.1, a.2 + b.2));
-    let n_star: u64 = dag
+    // C(d, 3) in u128: d(d-1)(d-2) passes 2^64 at a degree of about 2.6M.
+    let n_star: u128 = dag
         .degree
         .iter()
         .map(|&d| {
-            let d = d as u64;
+            let d = d as u128;
             d * d.saturating_sub(1) * d.saturating_sub(2) / 6
         })
         .sum();
@@ -96,7 +97,10 @@ pub fn motif_census<O: Adjacency, I: Adjacency>(out: &O, in_: &I, size: usize) -
     let cycle = n_cycle - diamond - 3 * clique;
     let tailed = n_tailed - 4 * diamond - 12 * clique;
     let path = n_path - 2 * tailed - 4 * cycle - 6 * diamond - 12 * clique;
-    let star = n_star - tailed - 2 * diamond - 4 * clique;
+    let star = n_star - (tailed + 2 * diamond + 4 * clique) as u128;
+    let star = u64::try_from(star).map_err(|_| {
+        Error::invalid(format!("the graph has {star} induced 3-stars, more than a u64 holds"))
+    })?;
     Ok(vec![star, path, tailed, cycle, diamond, clique])
 }
 
@@ -254,8 +258,14 @@ pub fn triad_census<O: Adjacency, I: Adjacency>(out: &O, in_: &I) -> Result<[u64
                 a
             },
         );
+    // C(n, 3) passes 2^64 at n = 4,801,279: the empty triads' count may not fit a u64.
     let n = n as u128;
-    let all = if n < 3 { 0 } else { (n * (n - 1) * (n - 2) / 6) as u64 };
-    census[0] = all - census[1..].iter().sum::<u64>();
+    let all = if n < 3 { 0 } else { n * (n - 1) * (n - 2) / 6 };
+    let empty = all - census[1..].iter().map(|&c| c as u128).sum::<u128>();
+    census[0] = u64::try_from(empty).map_err(|_| {
+        Error::invalid(format!(
+            "the triad census of {n} vertices has {empty} empty triads (003), more than a u64 holds"
+        ))
+    })?;
     Ok(census)
 }

@@ -106,6 +106,10 @@ impl Pattern {
             "tailed-triangle" => vec![(0, 1), (0, 2), (1, 2), (2, 3)],
             _ => {
                 let (k, kind) = name.split_once('-').ok_or_else(bad)?;
+                // Digits only, no leading zero: `+4-cycle` and `03-cycle` are not names.
+                if k.starts_with('0') || !k.bytes().all(|b| b.is_ascii_digit()) {
+                    return Err(bad());
+                }
                 let k: usize = k.parse().map_err(|_| bad())?;
                 if !(2..=MAX_PATTERN_VERTICES).contains(&k) {
                     return Err(bad());
@@ -370,5 +374,8 @@ mod tests {
         assert!(Pattern::from_edges(&[(0, 9)], None).is_err());
         assert!(Pattern::named("9-clique").is_err());
         assert!(Pattern::named("blob").is_err());
+        for loose in ["03-cycle", "+4-cycle", "-4-cycle", " 4-cycle"] {
+            assert!(Pattern::named(loose).is_err(), "{loose}");
+        }
     }
 }

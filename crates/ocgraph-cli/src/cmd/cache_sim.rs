@@ -7,6 +7,7 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use clap::Args;
+use ocgraph_core::format::{refuse_missing_directory, OutputFile};
 use ocgraph_core::page::policy::{policy_by_name, Gac, GacConfig};
 use ocgraph_core::page::sim::{simulate, simulate_opt, CacheSim, DenseTrace, SimStats};
 use ocgraph_core::page::trace::{Trace, TRACE_HEADER_LEN};
@@ -70,6 +71,11 @@ fn frames_for(spec: &str, distinct: usize, page_size: u32) -> Result<usize> {
 
 /// Runs `ocgraph cache-sim`.
 pub fn run(args: &CacheSimArgs) -> Result<()> {
+    for (out, what) in [(&args.csv, "--csv"), (&args.score_trace, "--score-trace")] {
+        if let Some(out) = out {
+            refuse_missing_directory(out, what)?;
+        }
+    }
     let trace = Trace::read(&args.trace)?;
     if trace.records.is_empty() {
         return Err(Error::input_offset(
@@ -154,7 +160,7 @@ pub fn run(args: &CacheSimArgs) -> Result<()> {
                 r.cold_misses
             );
         }
-        std::fs::write(csv, text).map_err(|e| Error::io(csv, "write", e))?;
+        OutputFile::write_whole(csv, text.as_bytes())?;
         println!(
             "wrote {}; chart: python3 bench/caching/plot.py {} --out chart.png",
             csv.display(),
@@ -223,7 +229,7 @@ fn write_score_trace(
             }
         }
     }
-    std::fs::write(path, text).map_err(|e| Error::io(path, "write", e))
+    OutputFile::write_whole(path, text.as_bytes())
 }
 
 #[cfg(test)]

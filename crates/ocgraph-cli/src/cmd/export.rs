@@ -54,7 +54,7 @@ pub struct ExportArgs {
 
 impl ExportFormat {
     fn from_extension(path: &Path) -> ExportFormat {
-        match path.extension().and_then(|e| e.to_str()) {
+        match path.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase).as_deref() {
             Some("bin" | "u32") => ExportFormat::Bin32,
             Some("u64") => ExportFormat::Bin64,
             Some("parquet" | "pq") => ExportFormat::Parquet,
@@ -126,7 +126,7 @@ pub fn run(args: &ExportArgs) -> Result<()> {
 
 /// [`run`] without the check after a panic.
 fn run_export(args: &ExportArgs) -> Result<()> {
-    ocgraph_core::format::refuse_inside_graph(&args.graph, &args.out, "OUT")?;
+    ocgraph_core::format::refuse_output_place(&args.graph, &args.out, "OUT")?;
     let g = args.backend.open_view(&args.graph)?;
     let format = args.format.unwrap_or_else(|| ExportFormat::from_extension(&args.out));
     if g.is_weighted() && matches!(format, ExportFormat::Bin32 | ExportFormat::Bin64) {
@@ -197,11 +197,29 @@ fn text_id(ids: &IdLookup, v: Vertex) -> Result<OriginalId> {
     Ok(id)
 }
 
-/// An id as a CSV field: quoted as RFC 4180 (inner quotes doubled) when it holds a quote,
-/// which the CSV reader would otherwise take as quoting.
+/// The original id of `v` for a CSV file, whose reader takes one line a row and refuses an
+/// empty id: an id that is empty or holds a line break is refused.
+fn csv_id(ids: &IdLookup, v: Vertex) -> Result<OriginalId> {
+    let id = ids.original(v);
+    if let OriginalId::Str(s) = &id {
+        if s.is_empty() || s.contains(['\n', '\r']) {
+            return Err(Error::invalid(format!(
+                "export: original id {s:?} of vertex {v} would not read back from a CSV file \
+                 (empty, or a line break); export as Parquet or without --original-ids"
+            )));
+        }
+    }
+    Ok(id)
+}
+
+/// An id as a CSV field: quoted as RFC 4180 (inner quotes doubled) when it holds a quote (which
+/// the CSV reader would otherwise take as quoting), a comma, or white space (which it trims
+/// around unquoted fields).
 fn csv_field(id: &OriginalId) -> String {
     match id {
-        OriginalId::Str(s) if s.contains('"') => format!("\"{}\"", s.replace('"', "\"\"")),
+        OriginalId::Str(s) if s.contains(|c: char| c == '"' || c == ',' || c.is_whitespace()) => {
+            format!("\"{}\"", s.replace('"', "\"\""))
+        }
         id => id.to_string(),
     }
 }
@@ -292,7 +310,10 @@ fn write_edges(
         if let Some(ids) = ids {
             match format {
                 ExportFormat::Text | ExportFormat::Csv => {
-                    let (a, b) = (text_id(ids, u)?, text_id(ids, v)?);
+                    let (a, b) = match format {
+                        ExportFormat::Csv => (csv_id(ids, u)?, csv_id(ids, v)?),
+                        _ => (text_id(ids, u)?, text_id(ids, v)?),
+                    };
                     if format == ExportFormat::Text {
                         header.line(&a, &b)?;
                     } else if count == 0 {

@@ -109,7 +109,7 @@ fn refuse_other_kinds_options(args: &MineArgs) -> Result<()> {
 pub fn run(args: &MineArgs) -> Result<()> {
     refuse_other_kinds_options(args)?;
     if let Some(out) = &args.out {
-        ocgraph_core::format::refuse_inside_graph(&args.graph, out, "--out")?;
+        ocgraph_core::format::refuse_output_place(&args.graph, out, "--out")?;
     }
     let view = args.backend.open_view(&args.graph)?;
     let pool = super::thread_pool(args.threads, view.base())?;

@@ -80,7 +80,7 @@ pub struct QueryArgs {
 /// Runs `ocgraph query`.
 pub fn run(args: &QueryArgs) -> Result<()> {
     if let Some(out) = &args.answers {
-        ocgraph_core::format::refuse_inside_graph(&args.graph, out, "--answers")?;
+        ocgraph_core::format::refuse_output_place(&args.graph, out, "--answers")?;
     }
     let w = Workload::load(&args.workload)?;
     let g = args.backend.open_stored(&args.graph, "ocgraph query")?;

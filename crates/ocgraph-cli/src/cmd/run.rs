@@ -158,8 +158,7 @@ pub fn run(args: &RunArgs) -> Result<()> {
 /// [`run`] without the check after a panic.
 fn run_kernel(args: &RunArgs) -> Result<()> {
     if let Some(out) = &args.out {
-        ocgraph_core::format::refuse_inside_graph(&args.graph, out, "--out")?;
-        ocgraph_core::format::refuse_missing_directory(out, "--out")?;
+        ocgraph_core::format::refuse_output_place(&args.graph, out, "--out")?;
     }
     let view = args.backend.open_view(&args.graph)?;
     let pool = super::thread_pool(args.threads, view.base())?;

@@ -242,7 +242,7 @@ fn same(spec: &Spec, a: &Values, b: &Values) -> bool {
 pub fn run(args: &StreamArgs) -> Result<()> {
     for (out, what) in [(&args.watch_out, "--watch-out"), (&args.json, "--json")] {
         if let Some(out) = out {
-            ocgraph_core::format::refuse_inside_graph(&args.graph, out, what)?;
+            ocgraph_core::format::refuse_output_place(&args.graph, out, what)?;
         }
     }
     let specs: Vec<Spec> = args.maintain.iter().map(|s| s.parse()).collect::<Result<_>>()?;

@@ -8,9 +8,10 @@
 //! integer weights from 1 to 9.
 
 use std::collections::HashSet;
-use std::io::{BufWriter, Write};
-use std::path::{Path, PathBuf};
+use std::fmt::Write;
+use std::path::Path;
 
+use ocgraph_core::format::OutputFile;
 use ocgraph_core::update::{UpdateFileWriter, WalItem};
 use ocgraph_core::{Adjacency, Error, Graph, Result, Vertex};
 use rand::{Rng, SeedableRng};
@@ -31,9 +32,10 @@ fn parse_mix(mix: &str) -> Result<f64> {
     Ok(a / 100.0)
 }
 
-/// Where the updates go: text lines or a binary update file.
+/// Where the updates go: text lines or a binary update file, each written whole or not at all
+/// (an [`OutputFile`]: a failed run leaves no file, or the previous one).
 enum Sink {
-    Text(BufWriter<std::fs::File>),
+    Text(OutputFile, String),
     Binary(UpdateFileWriter),
 }
 
@@ -42,28 +44,30 @@ impl Sink {
         if binary {
             return Ok(Sink::Binary(UpdateFileWriter::create(out)?));
         }
-        let file = std::fs::File::create(out).map_err(|e| Error::io(out, "create", e))?;
-        Ok(Sink::Text(BufWriter::new(file)))
+        Ok(Sink::Text(OutputFile::create(out)?, String::new()))
     }
 
     /// Writes an addition or a removal (text: the weight only when `weighted`).
-    fn push(&mut self, out: &Path, item: WalItem, weighted: bool) -> Result<()> {
-        let f = match self {
+    fn push(&mut self, item: WalItem, weighted: bool) -> Result<()> {
+        let (f, line) = match self {
             Sink::Binary(w) => return w.push(&item),
-            Sink::Text(f) => f,
+            Sink::Text(f, line) => (f, line),
         };
-        let written = match item {
-            WalItem::AddEdge { src, dst, weight } if weighted => writeln!(f, "+ {src} {dst} {weight}"),
-            WalItem::AddEdge { src, dst, .. } => writeln!(f, "+ {src} {dst}"),
-            WalItem::RemoveEdge { src, dst } => writeln!(f, "- {src} {dst}"),
+        line.clear();
+        match item {
+            WalItem::AddEdge { src, dst, weight } if weighted => writeln!(line, "+ {src} {dst} {weight}"),
+            WalItem::AddEdge { src, dst, .. } => writeln!(line, "+ {src} {dst}"),
+            WalItem::RemoveEdge { src, dst } => writeln!(line, "- {src} {dst}"),
             _ => unreachable!("workload updates writes additions and removals only"),
-        };
-        written.map_err(|e| Error::io(out, "write", e))
+        }
+        .expect("write to a String");
+        f.write_bytes(line.as_bytes())
     }
 
-    fn finish(self, out: &Path) -> Result<()> {
+    /// Puts the file in place.
+    fn finish(self) -> Result<()> {
         match self {
-            Sink::Text(mut f) => f.flush().map_err(|e| Error::io(out, "write", e)),
+            Sink::Text(f, _) => f.commit(),
             Sink::Binary(w) => w.finish(),
         }
     }
@@ -111,72 +115,61 @@ pub fn write(
         Some((u as Vertex, adj.neighbors(u as Vertex)[(k - cum[u]) as usize]))
     };
     let key = |(u, v): (Vertex, Vertex)| if g.is_directed() { (u, v) } else { (u.min(v), u.max(v)) };
-    // Written to a temporary file renamed over `out` once complete: a failed run leaves none.
-    let tmp = PathBuf::from(format!("{}.tmp", out.display()));
-    let written = (|| {
-        let mut sink = Sink::create(&tmp, binary)?;
-        let mut added: Vec<(Vertex, Vertex)> = Vec::new();
-        let mut removed: HashSet<(Vertex, Vertex)> = HashSet::new();
-        let (mut adds, mut dels) = (0usize, 0usize);
-        while adds + dels < count {
-            let item = if rng.gen_bool(add_share) {
-                let end = |rng: &mut Xoshiro256PlusPlus| match dist {
-                    Dist::PowerLaw => random_arc(rng).map_or_else(|| rng.gen_range(0..n as Vertex), |a| a.1),
-                    Dist::Uniform => rng.gen_range(0..n as Vertex),
-                };
-                let (u, v) = (end(&mut rng), end(&mut rng));
-                added.push((u, v));
-                removed.remove(&key((u, v)));
-                let weight = if g.is_weighted() { rng.gen_range(1..10) as f32 } else { 1.0 };
-                adds += 1;
-                WalItem::AddEdge { src: u, dst: v, weight }
-            } else {
-                let mut pick = None;
-                for _ in 0..16 {
-                    let e = if !added.is_empty() && rng.gen_bool(0.5) {
-                        Some(added.swap_remove(rng.gen_range(0..added.len())))
-                    } else {
-                        random_arc(&mut rng)
-                    };
-                    if let Some(e) = e.filter(|&e| removed.insert(key(e))) {
-                        pick = Some(e);
-                        break;
-                    }
-                }
-                // Random picks miss once most edges are gone: then take one of those left, if any.
-                let pick = pick.or_else(|| {
-                    let mut left: Vec<(Vertex, Vertex)> =
-                        added.iter().copied().filter(|&e| !removed.contains(&key(e))).collect();
-                    adj.for_each_in_range(0..n as Vertex, |u, ns| {
-                        left.extend(ns.iter().map(|&v| (u, v)).filter(|&e| !removed.contains(&key(e))))
-                    });
-                    let e = *left.get(rng.gen_range(0..left.len().max(1)))?;
-                    removed.insert(key(e));
-                    Some(e)
-                });
-                let Some((u, v)) = pick else {
-                    return Err(Error::invalid("workload updates: no edge left to remove"));
-                };
-                dels += 1;
-                WalItem::RemoveEdge { src: u, dst: v }
+    let mut sink = Sink::create(out, binary)?;
+    let mut added: Vec<(Vertex, Vertex)> = Vec::new();
+    let mut removed: HashSet<(Vertex, Vertex)> = HashSet::new();
+    let (mut adds, mut dels) = (0usize, 0usize);
+    while adds + dels < count {
+        let item = if rng.gen_bool(add_share) {
+            let end = |rng: &mut Xoshiro256PlusPlus| match dist {
+                Dist::PowerLaw => random_arc(rng).map_or_else(|| rng.gen_range(0..n as Vertex), |a| a.1),
+                Dist::Uniform => rng.gen_range(0..n as Vertex),
             };
-            sink.push(&tmp, item, g.is_weighted())?;
-        }
-        sink.finish(&tmp)?;
-        std::fs::File::open(&tmp).and_then(|f| f.sync_all()).map_err(|e| Error::io(&tmp, "sync", e))?;
-        Ok((adds, dels))
-    })();
-    let (adds, dels) = match written {
-        Ok(counts) => counts,
-        Err(e) => {
-            let _ = std::fs::remove_file(&tmp);
-            return Err(e);
-        }
-    };
-    std::fs::rename(&tmp, out).map_err(|e| Error::io(out, "rename", e))?;
-    println!(
-        "updates workload: {adds} additions ({dist:?}), {dels} removals for a graph of {n} vertices, seed {seed}, written to {}",
-        out.display()
+            let (u, v) = (end(&mut rng), end(&mut rng));
+            added.push((u, v));
+            removed.remove(&key((u, v)));
+            let weight = if g.is_weighted() { rng.gen_range(1..10) as f32 } else { 1.0 };
+            adds += 1;
+            WalItem::AddEdge { src: u, dst: v, weight }
+        } else {
+            let mut pick = None;
+            for _ in 0..16 {
+                let e = if !added.is_empty() && rng.gen_bool(0.5) {
+                    Some(added.swap_remove(rng.gen_range(0..added.len())))
+                } else {
+                    random_arc(&mut rng)
+                };
+                if let Some(e) = e.filter(|&e| removed.insert(key(e))) {
+                    pick = Some(e);
+                    break;
+                }
+            }
+            // Random picks miss once most edges are gone: then take one of those left, if any.
+            let pick = pick.or_else(|| {
+                let mut left: Vec<(Vertex, Vertex)> =
+                    added.iter().copied().filter(|&e| !removed.contains(&key(e))).collect();
+                adj.for_each_in_range(0..n as Vertex, |u, ns| {
+                    left.extend(ns.iter().map(|&v| (u, v)).filter(|&e| !removed.contains(&key(e))))
+                });
+                let e = *left.get(rng.gen_range(0..left.len().max(1)))?;
+                removed.insert(key(e));
+                Some(e)
+            });
+            let Some((u, v)) = pick else {
+                return Err(Error::invalid("workload updates: no edge left to remove"));
+            };
+            dels += 1;
+            WalItem::RemoveEdge { src: u, dst: v }
+        };
+        sink.push(item, g.is_weighted())?;
+    }
+    sink.finish()?;
+    super::workload::summary(
+        out,
+        &format!(
+            "updates workload: {adds} additions ({dist:?}), {dels} removals for a graph of {n} vertices, seed {seed}, written to {}",
+            out.display()
+        ),
     );
     Ok(())
 }

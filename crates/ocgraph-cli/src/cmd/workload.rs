@@ -2,7 +2,7 @@
 //! file (format: `ocgraph_core::query::workload`, and docs/design.md), or a stream of updates
 //! for `ocgraph stream` (`stream_workload.rs`).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use clap::{Args, ValueEnum};
 use ocgraph_core::query::Workload;
@@ -69,7 +69,7 @@ pub struct WorkloadArgs {
 
 /// Runs `ocgraph workload`.
 pub fn run(args: &WorkloadArgs) -> Result<()> {
-    ocgraph_core::format::refuse_inside_graph(&args.graph, &args.out, "--out")?;
+    ocgraph_core::format::refuse_output_place(&args.graph, &args.out, "--out")?;
     crate::backend_args::refuse_updates(&args.graph, "ocgraph workload")?;
     let g = Graph::open(&args.graph, &OpenOptions::default())?;
     let n = g.num_vertices();
@@ -97,12 +97,25 @@ pub fn run(args: &WorkloadArgs) -> Result<()> {
         v.dedup();
         v.len()
     };
-    println!(
-        "{} workload: {} queries ({distinct} distinct vertices) for a graph of {n} vertices, seed {}, written to {}",
-        w.kind.name(),
-        w.len(),
-        args.seed,
-        args.out.display()
+    summary(
+        &args.out,
+        &format!(
+            "{} workload: {} queries ({distinct} distinct vertices) for a graph of {n} vertices, seed {}, written to {}",
+            w.kind.name(),
+            w.len(),
+            args.seed,
+            args.out.display()
+        ),
     );
     Ok(())
+}
+
+/// Prints a workload's summary line: to standard error when the workload itself went to
+/// standard output (`--out -`), so that the two do not mix.
+pub(super) fn summary(out: &Path, line: &str) {
+    if ocgraph_core::format::names_standard_output(out) {
+        eprintln!("{line}");
+    } else {
+        println!("{line}");
+    }
 }

@@ -20,7 +20,9 @@ pub use manifest::{
     MANIFEST_FILE, MANIFEST_MAGIC,
 };
 pub use output_file::{names_standard_output, OutputFile};
-pub use place::{refuse_input_inside_replaced, refuse_inside_graph, refuse_missing_directory};
+pub use place::{
+    refuse_input_inside_replaced, refuse_inside_graph, refuse_missing_directory, refuse_output_place,
+};
 pub use weight_range::WeightRange;
 pub(crate) use writer::{absolute, fsync_dir};
 pub use writer::{remove_stale_temp_dirs, FileWriter, GraphWriter, StaleTempDir};

@@ -64,7 +64,7 @@ impl OutputFile {
             None => None,
         };
         let target = tmp.as_ref().map_or(path, |(tmp, _)| tmp.as_path());
-        let file = File::create(target).map_err(|e| Error::io(target, "create", e))?;
+        let file = File::create(target).map_err(|e| Error::io(path, "create", e))?;
         Ok(OutputFile { path: path.to_path_buf(), tmp, out: BufWriter::with_capacity(1 << 20, file) })
     }
 

@@ -23,6 +23,14 @@ pub fn refuse_inside_graph(graph: &Path, out: &Path, what: &str) -> Result<()> {
     Ok(())
 }
 
+/// Refuses a result file `out` (given as `what`) of a command that reads the graph at `graph`
+/// when it lies inside the graph directory or in a directory that does not exist: before the
+/// command does its work (and, for `ocgraph stream`, applies its updates), not at its end.
+pub fn refuse_output_place(graph: &Path, out: &Path, what: &str) -> Result<()> {
+    refuse_inside_graph(graph, out, what)?;
+    refuse_missing_directory(out, what)
+}
+
 /// Refuses `out` (given as `what`) when its directory does not exist, before a long command
 /// runs only to fail at its end.
 pub fn refuse_missing_directory(out: &Path, what: &str) -> Result<()> {

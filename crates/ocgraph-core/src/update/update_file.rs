@@ -14,11 +14,12 @@
 //! length that is not `8 + 13 k` is a torn last item, an error naming its offset.
 
 use std::fs::File;
-use std::io::{BufWriter, Read, Write};
-use std::path::{Path, PathBuf};
+use std::io::Read;
+use std::path::Path;
 
 use super::wal_frame::{WalItem, ITEM_LEN};
 use crate::error::{Error, Result};
+use crate::format::OutputFile;
 
 /// The 8 bytes that open a binary update file.
 pub const UPDATE_FILE_MAGIC: &[u8; 8] = b"OCUPDAT1";
@@ -63,30 +64,28 @@ pub fn read_update_file(path: &Path) -> Result<Vec<(u64, WalItem)>> {
 
 /// Writes a binary update file item by item.
 pub struct UpdateFileWriter {
-    out: BufWriter<File>,
-    path: PathBuf,
+    out: OutputFile,
     buf: Vec<u8>,
 }
 
 impl UpdateFileWriter {
-    /// Creates (or truncates) `path` and writes the magic.
+    /// Starts writing `path` (whole or not at all, as an [`OutputFile`]) with the magic.
     pub fn create(path: &Path) -> Result<UpdateFileWriter> {
-        let file = File::create(path).map_err(|e| Error::io(path, "create", e))?;
-        let mut w = UpdateFileWriter { out: BufWriter::new(file), path: path.to_path_buf(), buf: Vec::new() };
-        w.out.write_all(UPDATE_FILE_MAGIC).map_err(|e| Error::io(path, "write", e))?;
-        Ok(w)
+        let mut out = OutputFile::create(path)?;
+        out.write_bytes(UPDATE_FILE_MAGIC)?;
+        Ok(UpdateFileWriter { out, buf: Vec::new() })
     }
 
     /// Appends one item.
     pub fn push(&mut self, item: &WalItem) -> Result<()> {
         self.buf.clear();
         item.encode(&mut self.buf);
-        self.out.write_all(&self.buf).map_err(|e| Error::io(&self.path, "write", e))
+        self.out.write_bytes(&self.buf)
     }
 
-    /// Flushes the file.
-    pub fn finish(mut self) -> Result<()> {
-        self.out.flush().map_err(|e| Error::io(&self.path, "write", e))
+    /// Puts the file in place (durably); dropped without it, the writer leaves no file.
+    pub fn finish(self) -> Result<()> {
+        self.out.commit()
     }
 }
 
