@@ -579,6 +579,13 @@ fn matrix_market_headers_that_do_not_parse_are_refused() {
         msg.contains("n.mtx:2:") && msg.contains("declares 3 vertices, more than --num-vertices 2"),
         "{msg}"
     );
+    // An `integer` field holds integers (a weighted import read 2.5 from one).
+    let weighted =
+        ImportOptions { build: BuildOptions { weighted: true, ..BuildOptions::default() }, ..opts() };
+    let integer = "%%MatrixMarket matrix coordinate integer general\n3 3 2\n1 2 -3\n";
+    let msg = fails("i.mtx", format!("{integer}2 3 2.5\n").as_bytes(), &weighted, ErrorKind::Input);
+    assert!(msg.contains("i.mtx:4:") && msg.contains("'2.5' is not an integer"), "{msg}");
+    assert_eq!(imports("i.mtx", format!("{integer}2 3 +7\n").as_bytes(), &weighted).num_edges, 2);
     let large = ImportOptions { num_vertices: Some(5), ..opts() };
     assert_eq!(imports("n.mtx", format!("{general}3 3 1\n1 2\n").as_bytes(), &large).num_vertices, 5);
 }

@@ -526,7 +526,7 @@ fn scan(
     let mut blocks = LineBlocks::new(input);
     let mut line = 1u64;
     let mut header_done = false;
-    let (mut src_col, mut dst_col, mut weight_col, mut mtx_size) = (0, 1, 2, None);
+    let (mut src_col, mut dst_col, mut weight_col, mut mtx_size, mut mtx_integer) = (0, 1, 2, None, false);
     let csv = format == InputFormat::Csv;
     // A CSV file without a header line: its weight is the third column by position.
     let mut headerless_csv = false;
@@ -589,6 +589,7 @@ fn scan(
                 InputFormat::MatrixMarket => {
                     let h = mtx::parse_header(path, block)?;
                     mtx_size = Some(h.n);
+                    mtx_integer = h.integer;
                     line += h.header_lines;
                     h.header_bytes
                 }
@@ -665,8 +666,17 @@ fn scan(
         }
         let is_strings = strings.unwrap_or(false);
         found.strings = is_strings;
-        let cfg =
-            LineCfg { csv, strings: is_strings, weighted, src_col, dst_col, weight_col, mtx_size, max_id };
+        let cfg = LineCfg {
+            csv,
+            strings: is_strings,
+            weighted,
+            src_col,
+            dst_col,
+            weight_col,
+            mtx_size,
+            mtx_integer,
+            max_id,
+        };
         for piece in parse_block(path, data, line, &cfg)? {
             line += piece.lines;
             found.edges += piece.edges() as u64;

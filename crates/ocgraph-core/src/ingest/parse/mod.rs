@@ -87,6 +87,8 @@ pub(crate) struct LineCfg {
     pub weight_col: usize,
     /// MatrixMarket: ids are 1-based (one is subtracted) and at most this size-line dimension.
     pub mtx_size: Option<u64>,
+    /// MatrixMarket `integer` field: a value must be an integer.
+    pub mtx_integer: bool,
     /// Largest allowed id (after the 1-based shift); larger ids are an error suggesting relabel.
     pub max_id: u64,
 }

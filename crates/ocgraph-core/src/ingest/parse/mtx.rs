@@ -14,6 +14,8 @@ use crate::error::{Error, Result};
 pub(crate) struct MtxHeader {
     /// Entries carry a value (`real` or `integer`).
     pub has_values: bool,
+    /// The values are `integer`.
+    pub integer: bool,
     /// `symmetric`: the graph is undirected.
     pub symmetric: bool,
     /// Vertex count: max(rows, cols).
@@ -39,6 +41,7 @@ pub(crate) fn parse_header(path: &Path, data: &[u8]) -> Result<MtxHeader> {
     let mut pos = 0;
     let mut line_no = 0u64;
     let mut banner: Option<(bool, bool)> = None;
+    let mut integer = false;
     let has_banner = is_mtx(data);
     while pos < data.len() {
         let nl = memchr::memchr(b'\n', &data[pos..]).map_or(data.len(), |i| pos + i);
@@ -59,6 +62,7 @@ pub(crate) fn parse_header(path: &Path, data: &[u8]) -> Result<MtxHeader> {
                     text.trim()
                 )));
             }
+            integer = words[3] == "integer";
             let has_values = match words[3] {
                 "pattern" => false,
                 "real" | "integer" | "double" => true,
@@ -98,6 +102,7 @@ pub(crate) fn parse_header(path: &Path, data: &[u8]) -> Result<MtxHeader> {
             let (has_values, symmetric) = banner.unwrap_or_else(|| (first_entry_cols() >= 3, false));
             return Ok(MtxHeader {
                 has_values,
+                integer,
                 symmetric,
                 n: nums[0].max(nums[1]),
                 entries: nums[2],

@@ -2,7 +2,7 @@
 
 use std::borrow::Cow;
 
-use super::{parse_id, parse_weight, show, too_large, LineCfg, Piece, PieceError};
+use super::{is_integer, parse_id, parse_weight, show, too_large, LineCfg, Piece, PieceError};
 
 /// Most columns looked at in a line.
 pub(crate) const MAX_COLS: usize = 16;
@@ -221,6 +221,12 @@ pub(crate) fn parse_lines(
                     )));
                 }
                 let (a, b) = f[cfg.weight_col];
+                if cfg.mtx_integer && !is_integer(&line[a..b]) {
+                    return Err(err(format!(
+                        "the value '{}' is not an integer (the MatrixMarket field is 'integer')",
+                        show(&line[a..b])
+                    )));
+                }
                 p.weights.push(parse_weight(&line[a..b]).map_err(err)?);
             }
             for (a, b) in [f[cfg.src_col], f[cfg.dst_col]] {
@@ -315,6 +321,7 @@ mod tests {
             dst_col: 1,
             weight_col: 2,
             mtx_size: None,
+            mtx_integer: false,
             max_id: u32::MAX as u64 - 1,
         }
     }
