@@ -25,8 +25,9 @@ CARGO ?= cargo
 MATURIN_FLAGS ?= --release
 export CARGO_TARGET_DIR ?= $(CURDIR)/target
 OCGRAPH_BIN := $(CARGO_TARGET_DIR)/release/ocgraph
-# The tests drive the CLI as built for the Rust tests (dev profile): building the release CLI as
-# well would compile Arrow and Parquet a second time.
+# The tests drive the CLI as built for the Rust tests (dev profile, the same cargo command: a
+# no-op after test-rust): building the release CLI as well would compile Arrow and Parquet a
+# second time.
 TEST_OCGRAPH_BIN := $(CARGO_TARGET_DIR)/debug/ocgraph
 DEMO_DIR ?= $(CARGO_TARGET_DIR)/demo
 PY_SOURCES := python tests/python $(wildcard bench)
@@ -65,7 +66,7 @@ test-rust:
 
 # The Python tests also drive the CLI (Parquet/CSV import, the README's tour).
 test-python: setup
-	$(CARGO) build -p ocgraph-cli
+	$(CARGO) test --workspace --exclude ocgraph-py --no-run
 	OCGRAPH_BIN=$(TEST_OCGRAPH_BIN) $(VPY) -m pytest tests/python -q
 
 demo: setup cli

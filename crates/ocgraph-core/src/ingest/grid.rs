@@ -70,7 +70,7 @@ pub struct GridReport {
 const MIN_BUFFER_ARCS: usize = 64;
 /// The largest useful buffer per cell and worker.
 const MAX_BUFFER_ARCS: usize = 1 << 14;
-/// Cells compressed per parallel group (LZ4).
+/// Most cells compressed per parallel group.
 const COMPRESS_GROUP: usize = 256;
 
 /// Builds the grid of the graph at `dir` (which must have no unmerged updates) and installs
@@ -112,7 +112,7 @@ pub(crate) fn build_grid_unlocked(
         Codec::None => edges.iter().map(|e| e * 4).collect(),
         codec => {
             progress.phase("compress", Some(m.num_arcs), Unit::Edges);
-            let b = compress(&raw_path, &tmp(FileRole::GridEdges), &edges, codec, progress);
+            let b = compress(&raw_path, &tmp(FileRole::GridEdges), &edges, codec, opts.memory, progress);
             let _ = std::fs::remove_file(&raw_path);
             b?
         }
@@ -313,12 +313,15 @@ impl CellBuffers {
 }
 
 /// Encodes every cell of the uncompressed grid at `raw` with `codec` into `out`; returns the
-/// cells' first-byte offsets.
+/// cells' first-byte offsets. Cells are encoded in parallel groups whose raw bytes (4 an arc,
+/// held with their encoding until the group is written) fit half of `memory`; a group holds at
+/// least one cell, so a cell larger than that is held whole.
 fn compress(
     raw: &Path,
     out: &Path,
     edges: &[u64],
     codec: Codec,
+    memory: u64,
     progress: &dyn Progress,
 ) -> Result<Vec<u64>> {
     let input = File::open(raw).map_err(|e| Error::io(raw, "open", e))?;
@@ -329,7 +332,20 @@ fn compress(
     let cells = edges.len() - 1;
     let mut bytes = Vec::with_capacity(edges.len());
     bytes.push(0u64);
-    for group in (0..cells).collect::<Vec<_>>().chunks(COMPRESS_GROUP) {
+    let mut start = 0;
+    while start < cells {
+        let mut end = start + 1;
+        let mut raw_bytes = (edges[end] - edges[start]) * 4;
+        while end < cells && end - start < COMPRESS_GROUP {
+            let next = (edges[end + 1] - edges[end]) * 4;
+            if raw_bytes + next > memory / 2 {
+                break;
+            }
+            raw_bytes += next;
+            end += 1;
+        }
+        let group: Vec<usize> = (start..end).collect();
+        start = end;
         let packed: Vec<Vec<u8>> = group
             .par_iter()
             .map(|&k| {
