@@ -335,20 +335,13 @@ fn compress(
     let mut start = 0;
     while start < cells {
         let mut end = start + 1;
-        let mut raw_bytes = (edges[end] - edges[start]) * 4;
-        while end < cells && end - start < COMPRESS_GROUP {
-            let next = (edges[end + 1] - edges[end]) * 4;
-            if raw_bytes + next > memory / 2 {
-                break;
-            }
-            raw_bytes += next;
+        while end < cells && end - start < COMPRESS_GROUP && (edges[end + 1] - edges[start]) * 4 <= memory / 2
+        {
             end += 1;
         }
-        let group: Vec<usize> = (start..end).collect();
-        start = end;
-        let packed: Vec<Vec<u8>> = group
-            .par_iter()
-            .map(|&k| {
+        let packed: Vec<Vec<u8>> = (start..end)
+            .into_par_iter()
+            .map(|k| {
                 let mut payload = vec![0u16; ((edges[k + 1] - edges[k]) * 2) as usize];
                 input
                     .read_exact_at(bytemuck::cast_slice_mut(&mut payload), edges[k] * 4)
@@ -357,6 +350,7 @@ fn compress(
                 Ok(codec.encode(&payload))
             })
             .collect::<Result<_>>()?;
+        start = end;
         for p in packed {
             output.write_all(&p).map_err(|e| Error::io(out, "write", e))?;
             bytes.push(bytes.last().expect("first entry") + p.len() as u64);

@@ -407,7 +407,8 @@ fn detect(path: &Path, format: InputFormat) -> Result<InputFormat> {
     if mtx::is_mtx(head[..k].strip_prefix(UTF8_BOM).unwrap_or(&head[..k])) {
         return Ok(InputFormat::MatrixMarket);
     }
-    if !input.gzip && has_parquet_magic(path) {
+    // The tail is read only when the head has the magic.
+    if !input.gzip && head[..k].starts_with(PARQUET_MAGIC) && has_parquet_magic(path) {
         return Err(Error::Input {
             path: path.into(),
             line: None,
