@@ -2,10 +2,10 @@
 
 use std::path::{Path, PathBuf};
 
-use super::builder::{BuildOptions, BuildReport, GraphBuilder, LabelSource};
+use super::builder::{BuildOptions, BuildReport, GraphBuilder, LabelSource, MIN_BUILD_MEMORY};
 use super::parse::binary::{parse_records, record_bytes};
 use super::parse::mtx::{self, MtxHeader};
-use super::parse::source::{Input, LineBlocks, RecordBlocks};
+use super::parse::source::{block_for, parse_bytes_of, Input, LineBlocks, RecordBlocks};
 use super::parse::{csv, is_integer, parse_block, show, text, LineCfg, Piece, MAX_ID};
 use super::progress::{Progress, Unit};
 use super::relabel::Mapper;
@@ -240,6 +240,10 @@ pub fn import(
     }
     let weighted = build.weighted;
     let directed = build.directed;
+    // The block of input read at a time and the edges parsed from it come out of the budget.
+    let block_len = block_for(build.memory);
+    let parsing = parse_bytes_of(block_len).min(build.memory / 2);
+    build.memory = (build.memory - parsing).max(MIN_BUILD_MEMORY.min(build.memory));
     let mut builder = GraphBuilder::new(out, build)?;
     if let Some(path) = &opts.labels {
         builder.set_labels(LabelSource::File(path.clone()));
@@ -252,23 +256,35 @@ pub fn import(
     let scan_cfg = ScanCfg { format, columns: &opts.columns, weighted, max_id };
     let mut mapper = Mapper::new(opts.relabel);
     if opts.relabel == Relabel::Sorted {
-        scan(Input::open(input, gzip_allowed)?, &scan_cfg, progress, "relabel", |block, piece| {
-            mapper.collect(block, piece);
-            Ok(())
-        })?;
+        scan(
+            Input::open(input, gzip_allowed)?.with_block(block_len),
+            &scan_cfg,
+            progress,
+            "relabel",
+            |block, piece| {
+                mapper.collect(block, piece);
+                Ok(())
+            },
+        )?;
         mapper.seal_sorted()?;
     }
     let (mut src, mut dst) = (Vec::new(), Vec::new());
     // Unweighted integer ids without relabelling go straight into the builder, in parallel.
     let direct = keep_ids && !weighted;
-    let found = scan(Input::open(input, gzip_allowed)?, &scan_cfg, progress, "parse", |block, piece| {
-        if direct && piece.strs.is_empty() {
-            let id = |k| piece.id(block, k) as u32;
-            return builder.push_with(piece.edges(), |i| (id(2 * i), id(2 * i + 1)));
-        }
-        mapper.map(block, piece, &mut src, &mut dst)?;
-        builder.push(&src, &dst, weighted.then_some(&piece.weights[..]))
-    })?;
+    let found = scan(
+        Input::open(input, gzip_allowed)?.with_block(block_len),
+        &scan_cfg,
+        progress,
+        "parse",
+        |block, piece| {
+            if direct && piece.strs.is_empty() {
+                let id = |k| piece.id(block, k) as u32;
+                return builder.push_with(piece.edges(), |i| (id(2 * i), id(2 * i + 1)));
+            }
+            mapper.map(block, piece, &mut src, &mut dst)?;
+            builder.push(&src, &dst, weighted.then_some(&piece.weights[..]))
+        },
+    )?;
     notices.extend(found.notices);
     let mut reserved = 0;
     if let Some(h) = header {

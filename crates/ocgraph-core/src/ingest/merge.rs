@@ -16,7 +16,7 @@ use crate::error::Result;
 pub(crate) const MAX_FANIN: usize = 128;
 
 /// Merges every run of `runs` in order into `sink` (called with sorted batches); `read_budget` bytes are shared by the
-/// readers' block buffers (each gets between 64 KiB and 4 MiB). With `dedup`, duplicate arcs
+/// readers' block buffers (each gets between 4 KiB and 4 MiB). With `dedup`, duplicate arcs
 /// are dropped while merging intermediate runs (the final sink does its own dedup).
 pub(crate) fn merge_all<R: Record>(
     runs: &mut RunSet,
@@ -56,7 +56,7 @@ fn merge_group<R: Record>(
 ) -> Result<()> {
     let guard = DeleteOnDrop(paths.clone());
     // Half of the budget for the readers' blocks, half for the batch they make up.
-    let per = (read_budget / 2 / paths.len().max(1) as u64).clamp(64 << 10, 4 << 20);
+    let per = (read_budget / 2 / paths.len().max(1) as u64).clamp(4 << 10, 4 << 20);
     let block = (per / std::mem::size_of::<R>() as u64) as usize;
     let mut readers = Vec::with_capacity(paths.len());
     for p in &paths {

@@ -9,8 +9,23 @@ use flate2::read::MultiGzDecoder;
 
 use crate::error::{Error, Result};
 
-/// Bytes per block.
+/// Bytes per block at most.
 pub(crate) const BLOCK: usize = 16 << 20;
+
+/// Bytes per block at least (a longer line grows its block).
+const MIN_BLOCK: usize = 64 << 10;
+
+/// What a block of `block` bytes and the edges parsed from it may take at most: the block, and
+/// 16 bytes of ids and 4 of weight per edge, at least 4 bytes a line (`1 2\n`).
+pub(crate) fn parse_bytes_of(block: usize) -> u64 {
+    5 * block as u64
+}
+
+/// Bytes per block of an import whose budget is `memory`: the block and its parsed edges
+/// ([`parse_bytes_of`]) take at most a third of the budget, within 64 KiB and [`BLOCK`].
+pub(crate) fn block_for(memory: u64) -> usize {
+    ((memory / 3 / parse_bytes_of(1)) as usize).clamp(MIN_BLOCK, BLOCK)
+}
 
 /// An opened input stream.
 pub(crate) struct Input {
@@ -65,6 +80,12 @@ impl Input {
         let reader: Box<dyn Read + Send> =
             if gzip { Box::new(MultiGzDecoder::new(cursor)) } else { Box::new(cursor) };
         Input { path: path.to_path_buf(), reader, gzip, file_len, block: 4096 }
+    }
+
+    /// Reads blocks of `block` bytes (lines longer than that still read whole).
+    pub(crate) fn with_block(mut self, block: usize) -> Input {
+        self.block = block;
+        self
     }
 
     /// The path errors name.
@@ -170,5 +191,20 @@ impl RecordBlocks {
         let start = self.offset;
         self.offset += k as u64;
         Ok(Some((start, &self.buf[..k])))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_block_and_its_parsed_edges_take_a_third_of_the_budget() {
+        for memory in [1u64 << 10, 4 << 20, 100 << 20, 1 << 30, 1 << 40] {
+            let block = block_for(memory);
+            assert!((MIN_BLOCK..=BLOCK).contains(&block), "{memory}: {block}");
+            assert!(block == MIN_BLOCK || parse_bytes_of(block) <= memory / 3, "{memory}: {block}");
+        }
+        assert_eq!(block_for(1 << 30), BLOCK);
     }
 }
