@@ -11,7 +11,9 @@
 //!
 //! A batch is applied on the snapshot that includes it, from its net arc changes:
 //! 1. A removed (or heavier) arc `u -> x` with `parent[x] == u` that no longer yields `x`'s
-//!    value invalidates `x`'s subtree (found by walking the forward lists of the subtree for
+//!    value makes `x` look for another in-neighbour that still gives it its value (one of
+//!    smaller value, so not in its subtree), which becomes its parent; when there is none, it
+//!    invalidates `x`'s subtree (found by walking the forward lists of the subtree for
 //!    vertices whose parent is in it). A change of an arc that is not a tree arc costs nothing.
 //! 2. Each invalidated vertex is re-seeded from its remaining in-neighbours (and its own seed).
 //! 3. Each added (or lighter) arc relaxes forward from its source.
@@ -350,16 +352,26 @@ impl<P: Program> Tree<P> {
         Ok(true)
     }
 
-    /// Whether `x`'s value is still supported by its parent `u` over an arc of the snapshot
-    /// (the arc gives `x` at most its value: exactly it for least-fixpoint programs).
-    fn supported(&self, snap: &Snapshot, u: Vertex, x: Vertex) -> bool {
-        let (vu, vx) = (self.val[u as usize], self.val[x as usize]);
-        if vu.partial_cmp(&P::INF) == Some(Ordering::Equal) {
-            return false;
-        }
-        let mut ok = false;
-        self.backward(snap, x, |y, w| ok |= y == u && self.prog.relax(vu, w) <= vx);
-        ok
+    /// An in-neighbour of `x` in the snapshot that still gives `x` at most its value over an arc
+    /// (`u`, its parent, when it does; else the first found), or `None`. Such a `y` has a smaller
+    /// value than `x`, so it is not in `x`'s subtree (values rise along parents): `x` keeps its
+    /// value with `y` as its parent. Should `y`'s own value be invalidated by the same batch, its
+    /// subtree, which then holds `x`, is repaired.
+    fn other_support(&self, snap: &Snapshot, u: Vertex, x: Vertex) -> Option<Vertex> {
+        let vx = self.val[x as usize];
+        let mut found = None;
+        self.backward(snap, x, |y, w| {
+            let vy = self.val[y as usize];
+            if found == Some(u) || y == x || vy.partial_cmp(&P::INF) == Some(Ordering::Equal) {
+                return;
+            }
+            if !(self.prog.weighted() && bad_weight(w)) && self.prog.relax(vy, w) <= vx {
+                if found.is_none() || y == u {
+                    found = Some(y);
+                }
+            }
+        });
+        found
     }
 
     /// The forward (`backward` false) or backward lists of a vertex, as [`Tree::forward`] and
@@ -593,8 +605,11 @@ impl<P: Program> Maintained for Tree<P> {
                 ArcOp::Add(w) => self.prog.relax(self.val[u as usize], w) <= self.val[x as usize],
                 ArcOp::Remove => false,
             };
-            if !still && !self.supported(snap, u, x) {
-                roots.push(x);
+            if !still {
+                match self.other_support(snap, u, x) {
+                    Some(y) => self.parent[x as usize] = y,
+                    None => roots.push(x),
+                }
             }
         }
         if !roots.is_empty() && !self.repair(snap, roots) {
