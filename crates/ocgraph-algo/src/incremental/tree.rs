@@ -365,10 +365,9 @@ impl<P: Program> Tree<P> {
             if found == Some(u) || y == x || vy.partial_cmp(&P::INF) == Some(Ordering::Equal) {
                 return;
             }
-            if !(self.prog.weighted() && bad_weight(w)) && self.prog.relax(vy, w) <= vx {
-                if found.is_none() || y == u {
-                    found = Some(y);
-                }
+            let gives = !(self.prog.weighted() && bad_weight(w)) && self.prog.relax(vy, w) <= vx;
+            if gives && (found.is_none() || y == u) {
+                found = Some(y);
             }
         });
         found
