@@ -352,11 +352,12 @@ impl<P: Program> Tree<P> {
         Ok(true)
     }
 
-    /// An in-neighbour of `x` in the snapshot that still gives `x` at most its value over an arc
-    /// (`u`, its parent, when it does; else the first found), or `None`. Such a `y` has a smaller
-    /// value than `x`, so it is not in `x`'s subtree (values rise along parents): `x` keeps its
-    /// value with `y` as its parent. Should `y`'s own value be invalidated by the same batch, its
-    /// subtree, which then holds `x`, is repaired.
+    /// An in-neighbour of `x` in the snapshot that still gives `x` its output (its label, its
+    /// distance) at no more than its value over an arc (`u`, its parent, when it does; else the
+    /// first found), or `None`. Such a `y` has a smaller value than `x`, so it is not in `x`'s
+    /// subtree (values rise along parents): `x` keeps its value with `y` as its parent. Should
+    /// `y`'s own value be invalidated by the same batch, its subtree, which then holds `x`, is
+    /// repaired. (An arc added by the batch that gives `x` a smaller output is step 3's.)
     fn other_support(&self, snap: &Snapshot, u: Vertex, x: Vertex) -> Option<Vertex> {
         let vx = self.val[x as usize];
         let mut found = None;
@@ -365,7 +366,10 @@ impl<P: Program> Tree<P> {
             if found == Some(u) || y == x || vy.partial_cmp(&P::INF) == Some(Ordering::Equal) {
                 return;
             }
-            let gives = !(self.prog.weighted() && bad_weight(w)) && self.prog.relax(vy, w) <= vx;
+            let offer = self.prog.relax(vy, w);
+            let gives = !(self.prog.weighted() && bad_weight(w))
+                && offer <= vx
+                && self.prog.output(offer) == self.prog.output(vx);
             if gives && (found.is_none() || y == u) {
                 found = Some(y);
             }
