@@ -539,3 +539,22 @@ def test_single_updates_take_lone_ids(tmp_path):
         assert g.vertex_labels()[0] == 5
         with pytest.raises(ocgraph.InvalidArgumentError, match="integers"):
             g.add_edges("a", 1)
+
+
+def test_a_reader_keeps_its_original_ids_when_the_writer_compacts(tmp_path):
+    (tmp_path / "n.txt").write_text("ann bob\nbob cat\n")
+    ocgraph.import_edges(tmp_path / "n.txt", tmp_path / "g").close()
+    with ocgraph.open(tmp_path / "g", writable=True) as w:
+        w.add_edges(["cat"], ["dan"], ids="original")
+        r = ocgraph.open(tmp_path / "g")
+        w.compact()  # rewrites ids.log for the new base, which names dan
+        w.add_edges(["eve"], ["ann"], ids="original")
+        assert r.num_vertices == 4
+        assert list(r.original_ids()) == ["ann", "bob", "cat", "dan"]
+        assert (r.original_id(3), r.vertex("dan")) == ("dan", 3)
+        assert sorted(map(tuple, r.to_pandas().values.tolist())) == [
+            ("ann", "bob"),
+            ("bob", "cat"),
+            ("cat", "dan"),
+        ]
+        r.close()

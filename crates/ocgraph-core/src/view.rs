@@ -9,7 +9,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use crate::error::Result;
-use crate::format::Manifest;
+use crate::format::{IdMapKind, Manifest};
 use crate::graph::{Graph, Grid, Hubs, OpenOptions};
 use crate::ids::IdLookup;
 use crate::page::IoStats;
@@ -59,6 +59,13 @@ impl GraphView {
         };
         let w = WritableGraph::open_for_reading(dir, &opts)?;
         let snap = w.snapshot();
+        // The names of added vertices are read now: a writer's compaction rewrites `ids.log`
+        // for its new base, which this snapshot does not read.
+        let base = snap.base().manifest();
+        if base.id_map != IdMapKind::Identity {
+            let added = (snap.num_vertices() as u64).saturating_sub(base.num_vertices);
+            snap.keep_added_ids(w.added_ids(added as usize));
+        }
         w.close()?;
         Ok(GraphView::Updated(snap))
     }
@@ -89,6 +96,11 @@ impl GraphView {
         let ids = base.ids()?.identity_over(n);
         if n <= ids.len() {
             return Ok(ids);
+        }
+        if let GraphView::Updated(s) = self {
+            if let Some(added) = s.added_ids() {
+                return ids.with_added(added);
+            }
         }
         let m = base.manifest();
         let added = read_added_ids(base.path(), m.id_map, m.num_vertices, n)?;

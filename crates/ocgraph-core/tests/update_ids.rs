@@ -267,3 +267,26 @@ fn unnamed_vertices_are_refused_by_update_on_relabelled_graphs() {
     assert_eq!(g.num_vertices(), 3);
     assert!(named_edges(&g).contains(&pair(&s("a"), &s("c"))));
 }
+
+#[test]
+fn a_reader_keeps_the_names_of_its_snapshot_across_a_compaction() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("g");
+    build(&dir, IdMap::Strings(["ann", "bob", "cat"].map(String::from).to_vec()), 3, &[(0, 1), (1, 2)]);
+    let g = WritableGraph::open(&dir, &opts()).unwrap();
+    g.add_edges_by_id(&[(s("cat"), s("dan"))], None).unwrap();
+    let reader = GraphView::open(&dir, &Default::default()).unwrap();
+    // The compaction rewrites the log for its new base (which names dan); the reader asks
+    // for its ids only after it.
+    g.compact().unwrap();
+    g.add_edges_by_id(&[(s("eve"), s("ann"))], None).unwrap();
+    let ids = reader.ids().unwrap();
+    assert_eq!(ids.len(), 4, "the reader's snapshot has 4 vertices");
+    assert_eq!(ids.original(3), s("dan"));
+    assert_eq!(ids.original(0), s("ann"));
+    assert_eq!(ids.vertex(&s("dan")), Some(3));
+    assert_eq!(ids.vertex(&s("eve")), None);
+    g.close().unwrap();
+    let ids = GraphView::open(&dir, &Default::default()).unwrap().ids().unwrap();
+    assert_eq!((ids.len(), ids.original(4)), (5, s("eve")));
+}

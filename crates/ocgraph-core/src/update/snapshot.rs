@@ -14,6 +14,7 @@ use super::label_log::ViewLabels;
 use super::level::Level;
 use super::level::SideOps;
 use crate::graph::{Adjacency, Direction, Graph, Slice, Vertex};
+use crate::ids::OriginalId;
 
 /// What a snapshot reads (also the writer's view of its current state).
 #[derive(Clone)]
@@ -297,6 +298,9 @@ struct Inner {
     /// [`Inner::point_changes`]).
     point_reads: [AtomicU64; 2],
     point_limit: [OnceLock<u64>; 2],
+    /// A reader's snapshot: the original ids of the vertices updates added past the base, read
+    /// at open (a compaction rewrites `ids.log` for its new base; see [`crate::GraphView`]).
+    added_ids: OnceLock<Vec<OriginalId>>,
 }
 
 /// A consistent read-only view of a writable graph (cheap to clone: an `Arc`).
@@ -311,8 +315,20 @@ pub struct Snapshot {
 
 impl Snapshot {
     pub(crate) fn new(view: View) -> Snapshot {
-        let (counts, overlays, point_reads, point_limit) = Default::default();
-        Snapshot { inner: Arc::new(Inner { view, counts, overlays, point_reads, point_limit }) }
+        let (counts, overlays, point_reads, point_limit, added_ids) = Default::default();
+        Snapshot { inner: Arc::new(Inner { view, counts, overlays, point_reads, point_limit, added_ids }) }
+    }
+
+    /// Keeps `ids` as the original ids of the vertices past the base (once; see
+    /// [`Snapshot::added_ids`]).
+    pub(crate) fn keep_added_ids(&self, ids: Vec<OriginalId>) {
+        let _ = self.inner.added_ids.set(ids);
+    }
+
+    /// The original ids of the vertices past the base, when this snapshot keeps them (a
+    /// reader's, of a relabelled graph).
+    pub(crate) fn added_ids(&self) -> Option<&[OriginalId]> {
+        self.inner.added_ids.get().map(Vec::as_slice)
     }
 
     /// The sequence number of the last batch visible in this snapshot.

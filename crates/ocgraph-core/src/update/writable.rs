@@ -642,6 +642,11 @@ impl WritableGraph {
         Ok(found.vertices[0])
     }
 
+    /// The original ids of the first `count` vertices past the base (fewer when fewer are named).
+    pub(crate) fn added_ids(&self, count: usize) -> Vec<OriginalId> {
+        self.shared.names.lock().added.first(count).to_vec()
+    }
+
     /// The ids of every vertex in order: what `IdLookup` gives for the base, with the added
     /// vertices' ids appended.
     pub fn ids(&self) -> Result<IdLookup> {
