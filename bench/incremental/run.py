@@ -6,7 +6,7 @@ Usage: bench/incremental/run.py [--small] [--scales 18,20] [--count N] [--count-
                                 [--batch-sizes 1,100,10000] [--mixes 100/0,90/10,50/50]
                                 [--kernels none,wcc,bfs,pagerank] [--tol T[,T...]] [--work DIR]
                                 [--source hub|V] [--backend mmap|pool] [--pool-frac F]
-                                [--background] [--dd] [--baseline-bin PATH]
+                                [--background] [--dd] [--baseline-bin PATH] [--side-pool]
 
 For each Kronecker base (edge factor 16, seed 1, generated with the `ocgraph` CLI under --work,
 default bench/out/incremental-work) and each mix, writes a seeded update stream with
@@ -34,6 +34,10 @@ in-call run's.
 `ocgraph` (an earlier commit's, to measure a change on this shared machine by a ratio rather
 than by absolute rates taken at different times): base_* columns and `vs_base` = updates/s over
 the baseline's.
+
+--side-pool: every cell (on mmap) runs a second time, right after the first, through a pool of
+--pool-frac of the graph's files (its recomputation too): pool_* columns and `mmap_over_pool` =
+mmap updates/s over the pool's, the ratio the issue bounds by 3x, measured cell by cell.
 
 --dd: differential-dataflow side by side. Builds bench/incremental/dd (a separate cargo project
 on differential-dataflow 0.26 / timely 0.32, in its own target dir bench/out/dd-target),
@@ -105,6 +109,13 @@ FIELDS = [
     "base_updates_per_sec",
     "base_p50_us",
     "vs_base",
+    "pool_updates_per_sec",
+    "pool_p50_us",
+    "pool_p99_us",
+    "pool_max_us",
+    "pool_misses_per_update",
+    "pool_recompute_secs",
+    "mmap_over_pool",
 ]
 DD_DIR = os.path.join(ROOT, "bench", "incremental", "dd")
 
@@ -246,12 +257,17 @@ def main() -> None:
     ap.add_argument("--dd", action="store_true", help="run differential-dataflow side by side")
     ap.add_argument("--baseline-bin", help="another ocgraph build to run every cell with, side by side")
     ap.add_argument(
+        "--side-pool", action="store_true", help="also run every cell through the pool, side by side"
+    )
+    ap.add_argument(
         "--background", action="store_true", help="also maintain each kernel on its own thread, side by side"
     )
     ap.add_argument("--dd-workers", type=int, default=1)
     ap.add_argument("--dd-batch-sizes", default=None)
     ap.add_argument("--dd-max-batches", type=int, default=10)
     a = ap.parse_args()
+    if a.side_pool and a.backend != "mmap":
+        sys.exit("--side-pool runs beside --backend mmap")
     if a.small:
         a.scales, a.count, a.count_single, a.batch_sizes, a.pagerank_batch = (
             "14",
@@ -293,6 +309,8 @@ def main() -> None:
         tols = [float(t) for t in a.tol.split(",")]
         cells = [(k, t) for k in a.kernels.split(",") for t in (tols if k == "pagerank" else [tols[0]])]
         recompute = {c: static_secs(base, c[0], c[1], source, backend) for c in cells}
+        pool = backend_args(base, "pool", a.pool_frac) if a.side_pool else None
+        pool_recompute = {c: static_secs(base, c[0], c[1], source, pool) for c in cells} if pool else {}
         for mix in a.mixes.split(","):
             upd = os.path.join(a.work, f"kron{scale}-{mix.replace('/', '-')}.txt")
             if not os.path.exists(upd):
@@ -375,6 +393,19 @@ def main() -> None:
                                 "vs_base": r["updates_per_sec"] / b["updates_per_sec"],
                             }
                         )
+                    if pool:
+                        q = stream(base, upd_file, kernel, batch, a, source, pool, tol=tol)
+                        row.update(
+                            {
+                                "pool_updates_per_sec": q["updates_per_sec"],
+                                "pool_p50_us": q["p50_us"],
+                                "pool_p99_us": q["p99_us"],
+                                "pool_max_us": q["max_us"],
+                                "pool_misses_per_update": q["misses"] / max(q["updates"], 1),
+                                "pool_recompute_secs": pool_recompute[(kernel, tol)][0],
+                                "mmap_over_pool": r["updates_per_sec"] / q["updates_per_sec"],
+                            }
+                        )
                     if a.background and kernel != "none":
                         g = stream(base, upd_file, kernel, batch, a, source, backend, True, tol=tol)
                         row.update(
@@ -405,6 +436,14 @@ def main() -> None:
                         print(
                             f"{'':7} {'':6} {'baseline':9} batch {batch:6}: {row['base_updates_per_sec']:12.0f} upd/s"
                             f"  p50 {row['base_p50_us']:10.1f} us  -> this build x{row['vs_base']:.2f}",
+                            flush=True,
+                        )
+                    if row.get("mmap_over_pool"):
+                        print(
+                            f"{'':7} {'':6} {'pool':9} batch {batch:6}: {row['pool_updates_per_sec']:12.0f} upd/s"
+                            f"  p50 {row['pool_p50_us']:10.1f}  p99 {row['pool_p99_us']:10.1f}"
+                            f"  max {row['pool_max_us']:10.1f} us  {row['pool_misses_per_update']:.3f} misses/update"
+                            f"  -> mmap x{row['mmap_over_pool']:.2f} of the pool",
                             flush=True,
                         )
                     if row.get("bg_vs_call"):
@@ -440,6 +479,12 @@ def main() -> None:
             ok = "MET" if r["p50_us"] <= 10 else "MISSED"
             print(
                 f"  {r['graph']} {r['kernel']} single-edge additions: median {r['p50_us']:.1f} us (<= 10) {ok}"
+            )
+        if r.get("mmap_over_pool") and r["kernel"] in ("wcc", "bfs"):
+            ok = "MET" if r["mmap_over_pool"] <= 3 else "MISSED"
+            print(
+                f"  {r['graph']} {r['kernel']} {r['mix']} batch {r['batch']}: pool {a.pool_frac:g} at"
+                f" 1/{r['mmap_over_pool']:.2f} of in memory (within 3x) {ok}"
             )
         if r.get("vs_dd") and r["mix"] == "100/0" and r["batch"] == big:
             ok = "MET" if r["vs_dd"] >= 5 else "MISSED"
