@@ -125,3 +125,45 @@ fn mine_counts_lists_and_patterns() {
         assert!(err.contains(&format!("bad.txt:{line}:")) && err.contains(what), "{body:?}: {err}");
     }
 }
+
+#[test]
+fn listed_matches_name_original_ids_on_request() {
+    let tmp = tempfile::tempdir().unwrap();
+    let edges = tmp.path().join("e.txt");
+    // Two triangles sharing bob (a bowtie) and a pendant edge.
+    std::fs::write(&edges, "ann bob\nbob cat\ncat ann\nbob dan\ndan eve\neve bob\neve fay\n").unwrap();
+    let g = tmp.path().join("g");
+    ok(&["import", p(&edges), p(&g), "--undirected", "--quiet"]);
+    let by_id = tmp.path().join("t.txt");
+    ok(&["mine", "cliques", p(&g), "--k", "3", "--list", "--out", p(&by_id), "--original-ids"]);
+    let names: BTreeSet<BTreeSet<String>> = std::fs::read_to_string(&by_id)
+        .unwrap()
+        .lines()
+        .map(|l| l.split(' ').map(String::from).collect())
+        .collect();
+    let expect: BTreeSet<BTreeSet<String>> = [["ann", "bob", "cat"], ["bob", "dan", "eve"]]
+        .iter()
+        .map(|t| t.iter().map(|s| s.to_string()).collect())
+        .collect();
+    assert_eq!(names, expect);
+    // Without the flag: vertex ids (first seen: ann 0, bob 1, cat 2, dan 3, eve 4).
+    let plain = tmp.path().join("v.txt");
+    ok(&["mine", "pattern", p(&g), "--pattern", "triangle", "--list", "--out", p(&plain)]);
+    let vertices: BTreeSet<BTreeSet<u32>> = std::fs::read_to_string(&plain)
+        .unwrap()
+        .lines()
+        .map(|l| l.split(' ').map(|v| v.parse().unwrap()).collect())
+        .collect();
+    assert!(vertices.contains(&BTreeSet::from([0, 1, 2])) && vertices.contains(&BTreeSet::from([1, 3, 4])));
+    // An id a space-separated line cannot show is refused, naming it, and nothing is written.
+    std::fs::write(&edges, "source,target\n\"a b\",x\nx,y\ny,\"a b\"\n").unwrap();
+    let csv = tmp.path().join("e.csv");
+    std::fs::rename(&edges, &csv).unwrap();
+    let h = tmp.path().join("h");
+    ok(&["import", p(&csv), p(&h), "--undirected", "--quiet"]);
+    let out = tmp.path().join("bad.txt");
+    let r = ocgraph(&["mine", "cliques", p(&h), "--k", "3", "--list", "--out", p(&out), "--original-ids"]);
+    let err = String::from_utf8_lossy(&r.stderr);
+    assert!(!r.status.success() && err.contains("\"a b\""), "{err}");
+    assert!(!out.exists());
+}

@@ -20,6 +20,7 @@ use clap::{Args, ValueEnum};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use ocgraph_algo::mine::{self, MatchOptions, Pattern, MAX_PATTERN_VERTICES, TRIAD_NAMES};
 use ocgraph_core::format::OutputFile;
+use ocgraph_core::ids::{IdLookup, OriginalId};
 use ocgraph_core::labels::NO_LABEL;
 use ocgraph_core::{with_adjacency, Adjacency, Error, Result, Vertex};
 
@@ -75,6 +76,10 @@ pub struct MineArgs {
     /// Where --list writes the matches (text, one a line).
     #[arg(long, requires = "list")]
     out: Option<PathBuf>,
+    /// --list writes each vertex's original id (as imported) instead of its vertex id (the
+    /// same on a graph that kept its ids); an id that is empty or holds white space is refused.
+    #[arg(long, requires = "list")]
+    original_ids: bool,
     /// Threads (0 = one per core).
     #[arg(long, default_value_t = 0)]
     threads: usize,
@@ -133,27 +138,25 @@ pub fn run(args: &MineArgs) -> Result<()> {
         return Err(Error::invalid("--list lists cliques or pattern matches; motifs are counted"));
     }
     let writer = match (&args.out, args.list) {
-        (Some(path), true) => Some(Mutex::new((OutputFile::create(path)?, None::<std::io::Error>))),
+        (Some(path), true) => Some(Mutex::new((OutputFile::create(path)?, None::<Error>))),
         _ => None,
     };
+    let ids = if args.original_ids && view.base().manifest().keeps_ids() { Some(view.ids()?) } else { None };
+    let out_path = args.out.as_deref().unwrap_or(Path::new("-"));
     let found = Arc::new(AtomicU64::new(0));
     let progress = Progress::start(args.quiet, &found);
     let started = Instant::now();
-    // Each listed match: one line; the first write error is kept and reported.
+    // Each listed match: one line; the first error (a write's, an id's) is kept and reported.
     let emit = |m: &[Vertex]| {
         found.fetch_add(1, Relaxed);
         if let Some(w) = &writer {
-            let mut line = String::with_capacity(m.len() * 8);
-            for (i, v) in m.iter().enumerate() {
-                line.push_str(if i == 0 { "" } else { " " });
-                line.push_str(&v.to_string());
-            }
-            line.push('\n');
+            let line = match_line(m, ids.as_ref());
             let mut w = w.lock().unwrap_or_else(|e| e.into_inner());
             if w.1.is_none() {
-                if let Err(e) = w.0.write_all(line.as_bytes()) {
-                    w.1 = Some(e);
-                }
+                w.1 = match line {
+                    Ok(line) => w.0.write_all(line.as_bytes()).err().map(|e| Error::io(out_path, "write", e)),
+                    Err(e) => Some(e),
+                };
             }
         }
     };
@@ -176,12 +179,32 @@ pub fn run(args: &MineArgs) -> Result<()> {
     if let (Some(w), Some(path)) = (writer, &args.out) {
         let (w, err) = w.into_inner().unwrap_or_else(|e| e.into_inner());
         if let Some(e) = err {
-            return Err(Error::io(path, "write", e));
+            return Err(e);
         }
         w.commit()?;
         println!("{} matches written to {}", found.load(Relaxed), path.display());
     }
     args.backend.report_stats(view.base())
+}
+
+/// One listed match: its vertices (or their original ids) separated by spaces.
+fn match_line(m: &[Vertex], ids: Option<&IdLookup>) -> Result<String> {
+    let mut line = String::with_capacity(m.len() * 8);
+    for (i, &v) in m.iter().enumerate() {
+        line.push_str(if i == 0 { "" } else { " " });
+        match ids.map(|ids| ids.original(v)) {
+            Some(OriginalId::Str(s)) if s.is_empty() || s.contains(char::is_whitespace) => {
+                return Err(Error::invalid(format!(
+                    "--original-ids: the id {s:?} of vertex {v} is empty or holds white space, which \
+                     a line of ids separated by spaces cannot show; list without --original-ids"
+                )));
+            }
+            Some(id) => line.push_str(&id.to_string()),
+            None => line.push_str(&v.to_string()),
+        }
+    }
+    line.push('\n');
+    Ok(line)
 }
 
 fn kind_name(k: Kind) -> String {
