@@ -180,6 +180,12 @@ fn traces_replay_and_an_empty_trace_is_refused() {
     let names: Vec<_> = std::fs::read_dir(t.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
     assert_eq!(names.len(), 2, "no temporary file is left: {names:?}");
     ok(&["cache-sim", p(&trace), "--sizes", "50%"]);
+    // A CSV to standard output is all that goes there (the table goes to stderr).
+    let csv = ok(&["cache-sim", p(&trace), "--sizes", "50%,100%", "--policies", "lru,opt", "--csv", "-"]);
+    let lines: Vec<&str> = csv.lines().collect();
+    assert_eq!(lines[0], "policy,size,hit_ratio,frames,hits,capacity_misses,cold_misses", "{csv}");
+    assert_eq!(lines.len(), 5, "{csv}");
+    assert!(lines[1..].iter().all(|l| l.split(',').count() == 7), "{csv}");
     // Policy names in any case, the score trace's GAC spec too (it was matched case-sensitively).
     let score = t.path().join("s.csv");
     let args = ["--policies", "LRU,GAC:Decay=0.5", "--score-trace", p(&score)];

@@ -7,7 +7,7 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use clap::Args;
-use ocgraph_core::format::{refuse_missing_directory, OutputFile};
+use ocgraph_core::format::{names_standard_output, refuse_missing_directory, OutputFile};
 use ocgraph_core::page::policy::{policy_by_name, Gac, GacConfig};
 use ocgraph_core::page::sim::{simulate, simulate_opt, CacheSim, DenseTrace, SimStats};
 use ocgraph_core::page::trace::{Trace, TRACE_HEADER_LEN};
@@ -131,18 +131,27 @@ pub fn run(args: &CacheSimArgs) -> Result<()> {
     progress.finish();
     let results = results?;
 
-    // Table: one row per size, one column per policy.
+    // Table: one row per size, one column per policy; on stderr when a CSV goes to stdout.
+    let csv_to_stdout =
+        [&args.csv, &args.score_trace].iter().any(|p| p.as_deref().is_some_and(names_standard_output));
+    let say = |line: &str| {
+        if csv_to_stdout {
+            eprintln!("{line}");
+        } else {
+            println!("{line}");
+        }
+    };
     let mut out = format!("{:>10} {:>9}", "size", "frames");
     for p in &policies {
         let _ = write!(out, " {:>9}", short(p));
     }
-    println!("{out}");
+    say(&out);
     for (s, (spec, frames)) in sizes.iter().enumerate() {
         let mut line = format!("{spec:>10} {frames:>9}");
         for p in 0..policies.len() {
             let _ = write!(line, " {:>9.4}", results[s * policies.len() + p].hit_ratio());
         }
-        println!("{line}");
+        say(&line);
     }
     if let Some(csv) = &args.csv {
         let mut text = String::from("policy,size,hit_ratio,frames,hits,capacity_misses,cold_misses\n");
@@ -161,22 +170,22 @@ pub fn run(args: &CacheSimArgs) -> Result<()> {
             );
         }
         OutputFile::write_whole(csv, text.as_bytes())?;
-        println!(
+        say(&format!(
             "wrote {}; chart: python3 bench/caching/plot.py {} --out chart.png",
             csv.display(),
             csv.display()
-        );
+        ));
     }
     if let (Some(path), Some(frames)) = (&args.score_trace, score_frames) {
         let spec = policies.iter().find(|p| p.starts_with("gac")).copied().unwrap_or("gac");
         let config = if spec == "gac" { GacConfig::default() } else { GacConfig::parse(spec)? };
         write_score_trace(path, &dense, frames, &config, args.score_every.max(1))?;
-        println!(
+        say(&format!(
             "wrote {} ({spec} at {} = {frames} frames); plot: python3 bench/caching/plot.py --score {} --out score.png",
             path.display(),
             args.score_size,
             path.display()
-        );
+        ));
     }
     Ok(())
 }
