@@ -12,7 +12,7 @@ use std::os::fd::AsFd;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use super::writer::{fsync_dir, parent_dir};
+use super::writer::{fsync_dir, parent_dir, process_alive};
 use crate::error::{Error, Result};
 
 /// Numbers the temporary files of this process, so that two writers of one path (two threads)
@@ -53,6 +53,7 @@ impl OutputFile {
                 let name = dest.file_name().ok_or_else(|| {
                     Error::invalid(format!("'{}' does not name a file to write", path.display()))
                 })?;
+                remove_stale_temps(&dest, &name.to_string_lossy());
                 let nonce = NEXT_TEMP.fetch_add(1, Ordering::Relaxed);
                 let tmp = dest.with_file_name(format!(
                     ".{}.tmp-{}-{nonce}",
@@ -106,6 +107,24 @@ impl OutputFile {
     }
 }
 
+/// Removes the temporary files `.NAME.tmp-PID-N` beside `dest` that processes no longer running
+/// left (a run killed before its commit); those of running processes stay, as for the
+/// temporary directories of graph writers ([`super::writer::remove_stale_temp_dirs`]).
+fn remove_stale_temps(dest: &Path, name: &str) {
+    let prefix = format!(".{name}.tmp-");
+    let Ok(entries) = std::fs::read_dir(parent_dir(dest)) else { return };
+    for entry in entries.flatten() {
+        let file = entry.file_name();
+        let Some(rest) = file.to_str().and_then(|f| f.strip_prefix(&prefix)) else { continue };
+        let Some((pid, nonce)) = rest.split_once('-') else { continue };
+        let Ok(pid) = pid.parse::<i32>() else { continue };
+        let gone = pid > 0 && nonce.parse::<u64>().is_ok() && !process_alive(pid);
+        if gone && entry.file_type().is_ok_and(|t| t.is_file()) {
+            let _ = std::fs::remove_file(entry.path());
+        }
+    }
+}
+
 /// Whether `path` names the process's standard output (`-`, `/dev/stdout`, `/dev/fd/1`, ...).
 pub fn names_standard_output(path: &Path) -> bool {
     matches!(path.to_str(), Some("-" | "/dev/stdout" | "/dev/fd/1" | "/proc/self/fd/1"))
@@ -148,6 +167,23 @@ mod tests {
     use std::os::unix::fs::FileTypeExt;
 
     use super::*;
+
+    #[test]
+    fn temporary_files_of_processes_gone_are_removed() {
+        let t = tempfile::tempdir().unwrap();
+        let p = t.path().join("out.txt");
+        // A pid above the kernel's limit (2^22) never runs; this process's own does.
+        let gone = t.path().join(".out.txt.tmp-2000000000-0");
+        let live = t.path().join(format!(".out.txt.tmp-{}-99", std::process::id()));
+        let other = t.path().join(".other.txt.tmp-2000000000-0");
+        for f in [&gone, &live, &other] {
+            std::fs::write(f, "partial").unwrap();
+        }
+        OutputFile::write_whole(&p, b"done").unwrap();
+        assert!(!gone.exists());
+        assert!(live.exists() && other.exists());
+        assert_eq!(std::fs::read(&p).unwrap(), b"done");
+    }
 
     #[test]
     fn a_commit_replaces_the_file_and_a_drop_keeps_the_old_one() {

@@ -323,7 +323,7 @@ fn moved_aside(tmp: &Path) -> PathBuf {
 }
 
 /// Whether process `pid` exists (a process of another user counts).
-fn process_alive(pid: i32) -> bool {
+pub(crate) fn process_alive(pid: i32) -> bool {
     // SAFETY: signal 0 only checks that the process exists and may be signalled; no memory is
     // passed.
     let r = unsafe { libc::kill(pid, 0) };
