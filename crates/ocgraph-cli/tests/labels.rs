@@ -139,6 +139,16 @@ fn labels_travel_with_the_graph_and_drive_labelled_patterns() {
     std::fs::write(dir.join("add.txt"), "new1 u0\nnew2 new1\nu1 u2\n").unwrap();
     ok(&["update", p(&g), "--original-ids", "--add-edges", p(&dir.join("add.txt"))]);
     fails(&["labels", "set", p(&g), p(&l)], &["compact"]);
+    // A file naming a vertex the updates added gets the same refusal (it was "not in the graph").
+    let l_new = dir.join("labels_new.txt");
+    std::fs::write(
+        &l_new,
+        "u0 1
+new1 2
+",
+    )
+    .unwrap();
+    fails(&["labels", "set", p(&g), p(&l_new)], &["compact"]);
     ok(&["compact", p(&g)]);
     assert_eq!(ok(&["labels", "show", p(&g)]), before);
     ok(&["check", p(&g)]);

@@ -235,9 +235,29 @@ impl Graph {
     /// Opens the graph directory `dir`: reads and verifies the manifest (magic, version,
     /// checksum), checks every file's size against it, and starts the chosen backend.
     /// Use [`format::check_graph`] to verify every data checksum.
+    ///
+    /// A writer may switch the manifest while this opens (a layout rebuilt, its files renamed
+    /// into place one by one; a compaction): the open is made again until the manifest held
+    /// still through it, so that the files opened are those it lists.
     pub fn open(dir: impl AsRef<Path>, options: &OpenOptions) -> Result<Graph> {
+        const ATTEMPTS: u32 = 100;
         // Absolute: files read later (ids, labels) stay this graph's after a change of directory.
         let dir = crate::format::absolute(dir.as_ref())?;
+        let mut attempt = 0;
+        loop {
+            let before = Manifest::read(&dir)?;
+            let result = Self::open_once(&dir, options);
+            attempt += 1;
+            if attempt == ATTEMPTS || Manifest::read(&dir).ok().as_ref() == Some(&before) {
+                return result;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(attempt as u64));
+        }
+    }
+
+    /// One attempt of [`Graph::open`] on the absolute path `dir`.
+    fn open_once(dir: &Path, options: &OpenOptions) -> Result<Graph> {
+        let dir = dir.to_path_buf();
         let manifest = Manifest::read(&dir)?;
         manifest.verify_file_sizes(&dir)?;
         let data = manifest.data_path(&dir);

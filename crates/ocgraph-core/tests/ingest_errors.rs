@@ -264,6 +264,20 @@ fn corrupted_graphs_are_detected() {
     let err = ocgraph_core::format::check_graph(&dir).unwrap_err();
     assert_eq!(err.kind(), ErrorKind::Format);
     assert!(err.to_string().contains("out.neighbors"), "{err}");
+    // A file that `pack` copies as it is (a grid's) is checked against its checksum: a flipped
+    // byte fails the copy (its new checksum would pass `check`) and nothing is written.
+    let dir5 = tmp.path().join("g5");
+    build_small(&dir5);
+    ocgraph_core::ingest::build_grid(&dir5, &Default::default(), &NoProgress).unwrap();
+    let edges = dir5.join("grid.edges");
+    let mut bytes = std::fs::read(&edges).unwrap();
+    bytes[0] ^= 0x01;
+    std::fs::write(&edges, &bytes).unwrap();
+    let copy = tmp.path().join("g5p");
+    let err = ocgraph_core::ingest::pack(&dir5, &copy, false, &NoProgress).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::Format);
+    assert!(err.to_string().contains("grid.edges") && err.to_string().contains("checksum"), "{err}");
+    assert!(!copy.exists());
     // Truncated file: open fails.
     let dir2 = tmp.path().join("g2");
     build_small(&dir2);

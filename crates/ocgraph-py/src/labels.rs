@@ -5,8 +5,6 @@ use std::path::PathBuf;
 
 use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1};
 use ocgraph_core::ingest;
-use ocgraph_core::labels::read_label_file;
-use ocgraph_core::{Graph, OpenOptions};
 use pyo3::prelude::*;
 
 use crate::errors::{invalid, run, IntoPy};
@@ -28,14 +26,13 @@ pub(crate) fn _set_labels(
     };
     run(py, || {
         let values = match (given, file) {
-            (Some(v), None) => v,
-            (None, Some(f)) => {
-                let g = Graph::open(&graph, &OpenOptions::default()).py()?;
-                read_label_file(&f, &g.ids().py()?).py()?
+            (Some(v), None) => {
+                ingest::set_labels(&graph, &v).py()?;
+                v
             }
+            (None, Some(f)) => ingest::set_labels_from_file(&graph, &f).py()?,
             _ => return Err(invalid("give labels or a label file")),
         };
-        ingest::set_labels(&graph, &values).py()?;
         Ok(values.iter().filter(|&&l| l != ocgraph_core::labels::NO_LABEL).count())
     })
 }

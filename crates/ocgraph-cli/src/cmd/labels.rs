@@ -5,9 +5,9 @@ use std::io::Write;
 use std::path::PathBuf;
 
 use clap::{Args, Subcommand};
-use ocgraph_core::ingest::{remove_labels, set_labels};
-use ocgraph_core::labels::{read_label_file, NO_LABEL};
-use ocgraph_core::{Error, Graph, GraphView, OpenOptions, Result};
+use ocgraph_core::ingest::{remove_labels, set_labels_from_file};
+use ocgraph_core::labels::NO_LABEL;
+use ocgraph_core::{Error, GraphView, OpenOptions, Result};
 
 /// Arguments of `ocgraph labels`.
 #[derive(Args)]
@@ -46,10 +46,7 @@ enum LabelsCommand {
 pub fn run(args: &LabelsArgs) -> Result<()> {
     match &args.what {
         LabelsCommand::Set { graph, file } => {
-            let g = Graph::open(graph, &OpenOptions::default())?;
-            let labels = read_label_file(file, &g.ids()?)?;
-            drop(g);
-            set_labels(graph, &labels)?;
+            let labels = set_labels_from_file(graph, file)?;
             let named = labels.iter().filter(|&&l| l != NO_LABEL).count();
             eprintln!("{}: {named} of {} vertices labelled", graph.display(), labels.len());
             Ok(())

@@ -14,7 +14,20 @@ use super::pack::open_base;
 use super::remove::remove_files;
 use crate::error::{Error, Result};
 use crate::format::{generation_name, FileEntry, FileRole, Manifest};
+use crate::labels::read_label_file;
 use crate::update::lock_for_writing;
+
+/// Stores the labels of the label file `file` (`vertex label` lines over the graph's original
+/// ids, see [`read_label_file`]) with the graph at `dir` ([`set_labels`]); returns them. A
+/// graph with unmerged updates is refused before the file is read (its vertices added by
+/// updates are not in the base).
+pub fn set_labels_from_file(dir: &Path, file: &Path) -> Result<Vec<u32>> {
+    let g = open_base(dir, "labelling")?;
+    let labels = read_label_file(file, &g.ids()?)?;
+    drop(g);
+    set_labels(dir, &labels)?;
+    Ok(labels)
+}
 
 /// Stores `labels` (one per vertex) with the graph at `dir`, which must have no unmerged
 /// updates, replacing any labels it had.

@@ -42,7 +42,7 @@ pub use import::{
     check_num_vertices, has_parquet_magic, import, num_vertices_with_string_ids, sparse_ids_problem, Columns,
     ImportOptions, InputFormat, Relabel, SPARSE_IDS_MAX_RATIO, SPARSE_IDS_MIN_BYTES,
 };
-pub use labels::{remove_labels, set_labels};
+pub use labels::{remove_labels, set_labels, set_labels_from_file};
 pub(crate) use pack::pack_copy_unlocked;
 pub use pack::{pack, pack_copy, remove_packed_copy, PackReport};
 pub use parse::{is_integer, parse_weight};

@@ -20,7 +20,7 @@ use super::progress::{Progress, Unit};
 use super::remove::remove_files;
 use crate::error::{Error, Result};
 use crate::format::packed::encode_list;
-use crate::format::{refuse_inside_graph, FileRole, GraphWriter};
+use crate::format::{refuse_inside_graph, FileRole, GraphWriter, Manifest};
 use crate::graph::{Adjacency, Direction, Graph, OpenOptions, Vertex};
 use crate::update::{lock_for_writing, removing_leftovers_on_error};
 
@@ -46,6 +46,24 @@ pub struct PackReport {
 /// never a graph); `overwrite` replaces an existing `dst`. A graph with updates not yet
 /// compacted is refused (its base alone is not the graph).
 pub fn pack(src: &Path, dst: &Path, overwrite: bool, progress: &dyn Progress) -> Result<PackReport> {
+    // A writer may rebuild a layout of the source while this copies its files (they are renamed
+    // into place one by one): a copy whose file does not match the manifest's checksum is made
+    // again once the manifest has changed, as readers reopen (`GraphView::open`).
+    const ATTEMPTS: u32 = 100;
+    let mut attempt = 0;
+    loop {
+        let before = Manifest::read(src)?;
+        let result = pack_once(src, dst, overwrite, progress);
+        attempt += 1;
+        if result.is_ok() || attempt == ATTEMPTS || Manifest::read(src).ok().as_ref() == Some(&before) {
+            return result;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(attempt as u64));
+    }
+}
+
+/// One attempt of [`pack`].
+fn pack_once(src: &Path, dst: &Path, overwrite: bool, progress: &dyn Progress) -> Result<PackReport> {
     refuse_inside_graph(src, dst, "destination")?;
     let g = open_base(src, "packing")?;
     let m = g.manifest();
@@ -67,17 +85,37 @@ pub fn pack(src: &Path, dst: &Path, overwrite: bool, progress: &dyn Progress) ->
         let mut r = std::fs::File::open(&path).map_err(|e| Error::io(&path, "open", e))?.take(entry.len);
         let mut fw = w.file(role)?;
         let mut buf = vec![0u8; 1 << 20];
+        let mut crc = 0u32;
         loop {
             let k = r.read(&mut buf).map_err(|e| Error::io(&path, "read", e))?;
             if k == 0 {
                 break;
             }
+            crc = crc32c::crc32c_append(crc, &buf[..k]);
             fw.write_bytes(&buf[..k])?;
         }
         if fw.len() != entry.len {
             return Err(Error::format(
                 &path,
                 format!("file ends at byte {} before its {} bytes", fw.len(), entry.len),
+            ));
+        }
+        // The checksum covers the file's padding too.
+        let mut padding = r.into_inner();
+        loop {
+            let k = padding.read(&mut buf).map_err(|e| Error::io(&path, "read", e))?;
+            if k == 0 {
+                break;
+            }
+            crc = crc32c::crc32c_append(crc, &buf[..k]);
+        }
+        if crc != entry.crc32c {
+            return Err(Error::format(
+                &path,
+                format!(
+                    "checksum mismatch (manifest {:#010x}, file {crc:#010x}): the file is corrupted",
+                    entry.crc32c
+                ),
             ));
         }
         w.add(role, fw)?;
