@@ -422,3 +422,53 @@ def test_command_line_replaces_a_dataset_and_writes_text(spark, datasets, tmp_pa
         "inf" if np.isinf(x) else np.format_float_positional(x, unique=True, trim="-") for x in expected
     ]
     np.testing.assert_array_equal(np.loadtxt(out), expected)
+
+
+def test_export_is_one_snapshot_and_a_failed_export_keeps_the_previous_dataset(tmp_path, monkeypatch):
+    import threading
+
+    from ocgraph.spark import _dataset
+
+    ocgraph.from_edges([0, 1], [1, 2], tmp_path / "g", num_vertices=3, directed=False).close()
+    g = ocgraph.open(tmp_path / "g", writable=True)
+    path = str(tmp_path / "d")
+    osp.export_parquet(g, path)
+    # Another thread adds vertices and edges while exports run: each export is one snapshot
+    # (its vertex table, arcs and counts agree) and reads back as that snapshot's graph.
+    stop = threading.Event()
+
+    def updates():
+        v = 3
+        while not stop.is_set():
+            g.add_edges([v - 1], [v])
+            v += 1
+
+    t = threading.Thread(target=updates)
+    t.start()
+    try:
+        for i in range(15):
+            meta = osp.export_parquet(g, path, partitions=3, overwrite=True)
+            back = osp.import_parquet(path, tmp_path / f"back{i}")
+            n = meta["num_vertices"]
+            assert (back.num_vertices, back.num_edges) == (n, meta["num_edges"])
+            # A path 0 - 1 - ... - n-1: one edge fewer than vertices, every vertex named.
+            assert meta["num_edges"] == n - 1 and list(back.original_ids()) == list(range(n))
+            back.close()
+    finally:
+        stop.set()
+        t.join()
+    # An export that fails midway removes what it wrote and leaves the previous dataset.
+    before = osp.export_parquet(g, path, overwrite=True)
+
+    def fail(*args, **kwargs):
+        raise OSError("disk full")
+
+    monkeypatch.setattr(_dataset, "_write_dataset", fail)
+    with pytest.raises(OSError, match="disk full"):
+        osp.export_parquet(g, path, overwrite=True)
+    monkeypatch.undo()
+    assert sorted(os.listdir(tmp_path)) == sorted(x for x in os.listdir(tmp_path) if ".tmp-" not in x)
+    assert json.load(open(os.path.join(path, "_ocgraph.json")))["token"] == before["token"]
+    back = osp.import_parquet(path, tmp_path / "kept")
+    assert back.num_edges == before["num_edges"]
+    g.close()

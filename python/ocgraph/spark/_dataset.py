@@ -130,21 +130,67 @@ def export_parquet(graph: Any, out: str, partitions: int = 16, overwrite: bool =
         InvalidArgumentError: ``out`` overlaps the graph directory, or exists and is neither a
             dataset nor an empty directory (see :func:`check_target`).
     """
-    import pyarrow as pa
-    import pyarrow.parquet as pq
 
     from .._graph import Graph
     from .._graph import open as open_graph
 
     partitions = int_arg("partitions", partitions, 1, U32_MAX)
-    g = graph if isinstance(graph, Graph) else open_graph(graph)
+    opened = None if isinstance(graph, Graph) else open_graph(graph)
+    try:
+        # Every array from one snapshot, whatever another thread updates meanwhile.
+        g = (graph if opened is None else opened)._pinned()
+        return _export(g, out, partitions, overwrite)
+    finally:
+        if opened is not None:
+            opened.close()
+
+
+def _delete(fs: Any, path: str) -> None:
+    """Removes the file or directory at ``path`` on ``fs``, if any."""
+    import pyarrow.fs as pafs
+
+    kind = fs.get_file_info(path).type
+    if kind == pafs.FileType.Directory:
+        fs.delete_dir(path)
+    elif kind != pafs.FileType.NotFound:
+        fs.delete_file(path)
+
+
+def _export(g: Any, out: str, partitions: int, overwrite: bool) -> dict:
+    """:func:`export_parquet` of the pinned graph ``g``. On a local file system the dataset is
+    written beside ``out`` and renamed over it at the end, so that a failure leaves the
+    previous dataset; elsewhere (object stores cannot rename a directory) the previous one is
+    removed first. A failure removes what it wrote."""
+    import pyarrow as pa
+
     fs, root = _fs(str(out))
     info = fs.get_file_info(root)
     check_target(str(out), g.path, "out")
-    if info.type != pa.fs.FileType.NotFound:
-        if not overwrite:
-            raise OcgraphIOError(f"{out} exists (pass overwrite=True to replace it)")
-        fs.delete_dir(root) if info.type == pa.fs.FileType.Directory else fs.delete_file(root)
+    if info.type != pa.fs.FileType.NotFound and not overwrite:
+        raise OcgraphIOError(f"{out} exists (pass overwrite=True to replace it)")
+    token = secrets.token_hex(16)
+    local = isinstance(fs, pa.fs.LocalFileSystem)
+    if local:
+        final, root = root, f"{root}.tmp-{token}"
+    else:
+        _delete(fs, root)
+    try:
+        meta = _write_dataset(g, fs, root, partitions, token)
+    except BaseException:
+        _delete(fs, root)
+        raise
+    if local:
+        _delete(fs, final)
+        fs.move(root, final)
+    return meta
+
+
+def _write_dataset(g: Any, fs: Any, root: str, partitions: int, token: str) -> dict:
+    """Writes the parts, the vertex table and the metadata of ``g`` under ``root``; returns
+    the metadata."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
     indptr, indices, weights = g._csr()
     n = g.num_vertices
     bounds = _balanced_bounds(indptr, partitions)
@@ -190,12 +236,10 @@ def export_parquet(graph: Any, out: str, partitions: int = 16, overwrite: bool =
         "ids_kept": bool(g._keeps_ids()),
         "bounds": bounds.tolist(),
         "negative_arc": _first_negative_arc(indptr, indices, weights),
-        "token": secrets.token_hex(16),
+        "token": token,
     }
     with fs.open_output_stream(f"{root}/{META}") as f:
         f.write(json.dumps(meta, indent=1).encode())
-    if g is not graph:
-        g.close()
     return meta
 
 
