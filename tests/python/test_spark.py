@@ -436,12 +436,16 @@ def test_export_is_one_snapshot_and_a_failed_export_keeps_the_previous_dataset(t
     # Another thread adds vertices and edges while exports run: each export is one snapshot
     # (its vertex table, arcs and counts agree) and reads back as that snapshot's graph.
     stop = threading.Event()
+    errors = []
 
     def updates():
         v = 3
-        while not stop.is_set():
-            g.add_edges([v - 1], [v])
-            v += 1
+        try:
+            while not stop.is_set():
+                g.add_edges([v - 1], [v], ids="original")  # vertex v is added with its edge
+                v += 1
+        except Exception as e:  # reported by the assertion below
+            errors.append(e)
 
     t = threading.Thread(target=updates)
     t.start()
@@ -457,6 +461,7 @@ def test_export_is_one_snapshot_and_a_failed_export_keeps_the_previous_dataset(t
     finally:
         stop.set()
         t.join()
+    assert not errors and meta["num_vertices"] > 3, (errors, meta["num_vertices"])
     # An export that fails midway removes what it wrote and leaves the previous dataset.
     before = osp.export_parquet(g, path, overwrite=True)
 
