@@ -431,3 +431,38 @@ fn an_unnamed_csv_weight_column_is_noted() {
     let r = import(&named, &tmp.path().join("h"), &opts, &NoProgress).unwrap();
     assert!(!r.notices.iter().any(|n| n.contains("no column is named weight")), "{:?}", r.notices);
 }
+
+/// A CSV header or a MatrixMarket size line after more comment lines than an input block holds
+/// (the block is sized from the budget: 64 KiB under a small one) is read as one, at every
+/// budget: the same graph as with a budget whose block holds them all.
+#[test]
+fn headers_after_long_comments_are_found_at_every_budget() {
+    let tmp = scratch();
+    let comments = |mark: &str| {
+        (0..3000).map(|i| format!("{mark} comment {i} {}\n", "x".repeat(40))).collect::<String>()
+    };
+    let csv = format!("{}src,dst\na,b\nb,c\n", comments("#"));
+    let mtx = format!(
+        "%%MatrixMarket matrix coordinate pattern general\n% {}\n{}3 3 2\n1 2\n2 3\n",
+        "z".repeat(70_000),
+        comments("%")
+    );
+    for (name, text, relabel) in [("e.csv", csv, Relabel::FirstSeen), ("e.mtx", mtx, Relabel::None)] {
+        let input = tmp.path().join(name);
+        std::fs::write(&input, text).unwrap();
+        let mut lists = Vec::new();
+        for memory in [1u64 << 30, 64 << 10, 4 << 10] {
+            let out = tmp.path().join(format!("{name}-{memory}"));
+            let opts = ImportOptions {
+                build: BuildOptions { memory, ..BuildOptions::default() },
+                relabel,
+                ..ImportOptions::default()
+            };
+            let report = import(&input, &out, &opts, &NoProgress)
+                .unwrap_or_else(|e| panic!("{name} at {memory}: {e}"));
+            assert_eq!((report.num_edges, report.num_vertices), (2, 3), "{name} at {memory}");
+            lists.push(open_lists(&out).1);
+        }
+        assert!(lists.windows(2).all(|w| w[0] == w[1]), "{name}: {lists:?}");
+    }
+}

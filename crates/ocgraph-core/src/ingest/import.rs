@@ -402,6 +402,16 @@ fn refuse_bad_bytes(path: &Path, data: &[u8], line: u64) -> Result<()> {
     }
 }
 
+/// Whether `block` (whole lines) holds a line that is neither blank nor a comment (`#` or `%`
+/// first): a CSV header or a MatrixMarket size line, when no such line came before.
+fn holds_data_line(block: &[u8]) -> bool {
+    let block = block.strip_prefix(UTF8_BOM).unwrap_or(block);
+    block.split(|&c| c == b'\n').any(|line| {
+        let line = line.trim_ascii();
+        !line.is_empty() && !line.starts_with(b"#") && !line.starts_with(b"%")
+    })
+}
+
 /// Resolves [`InputFormat::Auto`].
 fn detect(path: &Path, format: InputFormat) -> Result<InputFormat> {
     if format != InputFormat::Auto {
@@ -446,7 +456,7 @@ fn detect(path: &Path, format: InputFormat) -> Result<InputFormat> {
 fn read_mtx_header(input: Input) -> Result<MtxHeader> {
     let path = input.path().to_path_buf();
     let mut blocks = LineBlocks::new(input);
-    let first = blocks.next_block()?.unwrap_or(&[]);
+    let first = blocks.next_block_holding(holds_data_line)?.unwrap_or(&[]);
     mtx::parse_header(&path, first.strip_prefix(UTF8_BOM).unwrap_or(first))
 }
 
@@ -548,7 +558,9 @@ fn scan(
     // A CSV file without a header line: its weight is the third column by position.
     let mut headerless_csv = false;
     let mut strings: Option<bool> = None;
-    while let Some(block) = blocks.next_block()? {
+    // The first block holds the header whole: CSV's header line, MatrixMarket's size line.
+    let has_header = matches!(format, InputFormat::Csv | InputFormat::MatrixMarket);
+    while let Some(block) = blocks.next_block_holding(|b| header_done || !has_header || holds_data_line(b))? {
         progress.advance(block.len() as u64);
         let mut data = block;
         if !header_done {

@@ -127,11 +127,18 @@ impl LineBlocks {
         LineBlocks { input, buf, filled: 0, consumed: 0, eof: false }
     }
 
-    /// The next block of whole lines (the last may lack its newline), or `None` at the end.
-    pub(crate) fn next_block(&mut self) -> Result<Option<&[u8]>> {
+    /// The next block of whole lines (the last may lack its newline) that satisfies `enough`
+    /// (read further, the block growing, until it does or the input ends), or `None` at the
+    /// end. A header after more comment lines than a block holds is so read whole.
+    pub(crate) fn next_block_holding(&mut self, enough: impl Fn(&[u8]) -> bool) -> Result<Option<&[u8]>> {
         self.buf.copy_within(self.consumed..self.filled, 0);
         self.filled -= self.consumed;
         self.consumed = 0;
+        if self.buf.len() > self.input.block && self.filled <= self.input.block {
+            // Back to the block size after a long line or header.
+            self.buf.truncate(self.input.block);
+            self.buf.shrink_to_fit();
+        }
         loop {
             if !self.eof && self.filled < self.buf.len() {
                 let k = self.input.fill(&mut self.buf[self.filled..])?;
@@ -142,11 +149,13 @@ impl LineBlocks {
                 self.consumed = self.filled;
                 return Ok(if self.filled == 0 { None } else { Some(&self.buf[..self.filled]) });
             }
-            if let Some(i) = memchr::memrchr(b'\n', &self.buf[..self.filled]) {
+            if let Some(i) =
+                memchr::memrchr(b'\n', &self.buf[..self.filled]).filter(|&i| enough(&self.buf[..i + 1]))
+            {
                 self.consumed = i + 1;
                 return Ok(Some(&self.buf[..i + 1]));
             }
-            // One line longer than the buffer: grow it.
+            // One line longer than the buffer, or not enough lines: grow it.
             let len = self.buf.len() * 2;
             self.buf.resize(len, 0);
         }
