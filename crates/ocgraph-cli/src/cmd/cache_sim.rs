@@ -170,11 +170,13 @@ pub fn run(args: &CacheSimArgs) -> Result<()> {
             );
         }
         OutputFile::write_whole(csv, text.as_bytes())?;
-        say(&format!(
-            "wrote {}; chart: python3 bench/caching/plot.py {} --out chart.png",
-            csv.display(),
-            csv.display()
-        ));
+        if !names_standard_output(csv) {
+            say(&format!(
+                "wrote {}; chart: python3 bench/caching/plot.py {} --out chart.png",
+                csv.display(),
+                csv.display()
+            ));
+        }
     }
     if let (Some(path), Some(frames)) = (&args.score_trace, score_frames) {
         let spec = policies.iter().find(|p| p.starts_with("gac")).copied().unwrap_or("gac");
