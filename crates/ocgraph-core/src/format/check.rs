@@ -47,6 +47,14 @@ pub fn check_graph(dir: &Path) -> Result<CheckReport> {
 }
 
 /// [`check_graph`] of the graph at `dir` as its manifest `m` describes it.
+/// The error for the file at `path`, whose checksum is `file` where the manifest says `manifest`.
+pub(crate) fn checksum_mismatch(path: &Path, manifest: u32, file: u32) -> Error {
+    Error::format(
+        path,
+        format!("checksum mismatch (manifest {manifest:#010x}, file {file:#010x}): the file is corrupted"),
+    )
+}
+
 fn check_files(dir: &Path, m: &Manifest) -> Result<CheckReport> {
     m.verify_file_sizes(dir)?;
     let data = m.data_path(dir);
@@ -67,13 +75,7 @@ fn check_files(dir: &Path, m: &Manifest) -> Result<CheckReport> {
             report.bytes += k as u64;
         }
         if crc != entry.crc32c {
-            return Err(Error::format(
-                &path,
-                format!(
-                    "checksum mismatch (manifest {:#010x}, file {crc:#010x}): the file is corrupted",
-                    entry.crc32c
-                ),
-            ));
+            return Err(checksum_mismatch(&path, entry.crc32c, crc));
         }
         report.files += 1;
     }

@@ -14,6 +14,7 @@ mod weight_range;
 mod writer;
 
 pub use check::check_graph;
+pub(crate) use check::checksum_mismatch;
 pub use layout::{pad_len, FileRole, ALIGN};
 pub use manifest::{
     generation_name, FileEntry, IdMapKind, LabelLogEntry, LevelEntry, Manifest, UpdateState, FORMAT_VERSION,

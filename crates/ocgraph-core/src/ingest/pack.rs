@@ -20,7 +20,7 @@ use super::progress::{Progress, Unit};
 use super::remove::remove_files;
 use crate::error::{Error, Result};
 use crate::format::packed::encode_list;
-use crate::format::{refuse_inside_graph, FileRole, GraphWriter, Manifest};
+use crate::format::{checksum_mismatch, refuse_inside_graph, FileRole, GraphWriter, Manifest};
 use crate::graph::{Adjacency, Direction, Graph, OpenOptions, Vertex};
 use crate::update::{lock_for_writing, removing_leftovers_on_error};
 
@@ -110,13 +110,7 @@ fn pack_once(src: &Path, dst: &Path, overwrite: bool, progress: &dyn Progress) -
             crc = crc32c::crc32c_append(crc, &buf[..k]);
         }
         if crc != entry.crc32c {
-            return Err(Error::format(
-                &path,
-                format!(
-                    "checksum mismatch (manifest {:#010x}, file {crc:#010x}): the file is corrupted",
-                    entry.crc32c
-                ),
-            ));
+            return Err(checksum_mismatch(&path, entry.crc32c, crc));
         }
         w.add(role, fw)?;
     }
