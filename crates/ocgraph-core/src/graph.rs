@@ -240,25 +240,14 @@ impl Graph {
     /// into place one by one; a compaction): the open is made again until the manifest held
     /// still through it, so that the files opened are those it lists.
     pub fn open(dir: impl AsRef<Path>, options: &OpenOptions) -> Result<Graph> {
-        const ATTEMPTS: u32 = 100;
         // Absolute: files read later (ids, labels) stay this graph's after a change of directory.
         let dir = crate::format::absolute(dir.as_ref())?;
-        let mut attempt = 0;
-        loop {
-            let before = Manifest::read(&dir)?;
-            let result = Self::open_once(&dir, options);
-            attempt += 1;
-            if attempt == ATTEMPTS || Manifest::read(&dir).ok().as_ref() == Some(&before) {
-                return result;
-            }
-            std::thread::sleep(std::time::Duration::from_millis(attempt as u64));
-        }
+        crate::format::while_manifest_changes(&dir, 100, false, |m| Self::open_once(&dir, m.clone(), options))
     }
 
-    /// One attempt of [`Graph::open`] on the absolute path `dir`.
-    fn open_once(dir: &Path, options: &OpenOptions) -> Result<Graph> {
+    /// One attempt of [`Graph::open`] on the absolute path `dir`, whose manifest is `manifest`.
+    fn open_once(dir: &Path, manifest: Manifest, options: &OpenOptions) -> Result<Graph> {
         let dir = dir.to_path_buf();
-        let manifest = Manifest::read(&dir)?;
         manifest.verify_file_sizes(&dir)?;
         let data = manifest.data_path(&dir);
         let mut files = [None; FileRole::COUNT];

@@ -9,7 +9,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use crate::error::Result;
-use crate::format::{IdMapKind, Manifest};
+use crate::format::{while_manifest_changes, IdMapKind, Manifest};
 use crate::graph::{Graph, Grid, Hubs, OpenOptions};
 use crate::ids::IdLookup;
 use crate::page::IoStats;
@@ -33,18 +33,8 @@ impl GraphView {
     pub fn open(dir: impl AsRef<Path>, options: &OpenOptions) -> Result<GraphView> {
         // A writer may switch the manifest while this opens (a compaction removes the WAL
         // segments and the base it replaced): retried until the manifest held still.
-        const ATTEMPTS: u32 = 100;
         let dir = dir.as_ref();
-        let mut attempt = 0;
-        loop {
-            let before = Manifest::read(dir)?;
-            let result = Self::open_once(dir, options);
-            attempt += 1;
-            if attempt == ATTEMPTS || Manifest::read(dir).ok().as_ref() == Some(&before) {
-                return result;
-            }
-            std::thread::sleep(std::time::Duration::from_millis(attempt as u64));
-        }
+        while_manifest_changes(dir, 100, false, |_| Self::open_once(dir, options))
     }
 
     fn open_once(dir: &Path, options: &OpenOptions) -> Result<GraphView> {

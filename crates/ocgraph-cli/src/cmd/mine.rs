@@ -142,7 +142,6 @@ pub fn run(args: &MineArgs) -> Result<()> {
         _ => None,
     };
     let ids = if args.original_ids && view.base().manifest().keeps_ids() { Some(view.ids()?) } else { None };
-    let out_path = args.out.as_deref().unwrap_or(Path::new("-"));
     let found = Arc::new(AtomicU64::new(0));
     let progress = Progress::start(args.quiet, &found);
     let started = Instant::now();
@@ -154,7 +153,9 @@ pub fn run(args: &MineArgs) -> Result<()> {
             let mut w = w.lock().unwrap_or_else(|e| e.into_inner());
             if w.1.is_none() {
                 w.1 = match line {
-                    Ok(line) => w.0.write_all(line.as_bytes()).err().map(|e| Error::io(out_path, "write", e)),
+                    Ok(line) => {
+                        w.0.write_all(line.as_bytes()).err().map(|e| Error::io(w.0.path(), "write", e))
+                    }
                     Err(e) => Some(e),
                 };
             }

@@ -13,7 +13,7 @@ use std::path::Path;
 
 use super::compressed::BlockIndex;
 use super::layout::FileRole;
-use super::manifest::{IdMapKind, Manifest};
+use super::manifest::{while_manifest_changes, IdMapKind, Manifest};
 use super::packed::decode_list;
 use super::weight_range::{WeightRange, WeightTally};
 use crate::error::{Error, Result};
@@ -33,20 +33,9 @@ pub struct CheckReport {
 /// check then meets a missing file. So it is retried while the manifest changes under it, and
 /// an error is returned only from a check during which the manifest stayed the same.
 pub fn check_graph(dir: &Path) -> Result<CheckReport> {
-    const ATTEMPTS: u32 = 20;
-    let mut attempt = 0;
-    loop {
-        let before = Manifest::read(dir)?;
-        let result = check_files(dir, &before);
-        attempt += 1;
-        if result.is_ok() || attempt == ATTEMPTS || Manifest::read(dir).ok().as_ref() == Some(&before) {
-            return result;
-        }
-        std::thread::sleep(std::time::Duration::from_millis(attempt as u64));
-    }
+    while_manifest_changes(dir, 20, true, |m| check_files(dir, m))
 }
 
-/// [`check_graph`] of the graph at `dir` as its manifest `m` describes it.
 /// The error for the file at `path`, whose checksum is `file` where the manifest says `manifest`.
 pub(crate) fn checksum_mismatch(path: &Path, manifest: u32, file: u32) -> Error {
     Error::format(
@@ -55,6 +44,7 @@ pub(crate) fn checksum_mismatch(path: &Path, manifest: u32, file: u32) -> Error 
     )
 }
 
+/// [`check_graph`] of the graph at `dir` as its manifest `m` describes it.
 fn check_files(dir: &Path, m: &Manifest) -> Result<CheckReport> {
     m.verify_file_sizes(dir)?;
     let data = m.data_path(dir);

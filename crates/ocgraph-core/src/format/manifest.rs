@@ -207,6 +207,31 @@ pub struct LevelEntry {
     pub upto_seq: u64,
 }
 
+/// Runs `attempt` on the graph at `dir` with the manifest it starts from, again (at most
+/// `attempts` times, sleeping 1, 2, ... ms in between) while the manifest changed during it: a
+/// writer may switch the manifest (a compaction, a layout rebuilt and its files renamed into
+/// place) while an attempt reads the files it lists. With `keep_success`, an attempt that
+/// succeeded is kept whatever the manifest did (it verified what it read); without, only one
+/// during which the manifest held still. An error is returned from the last attempt.
+pub(crate) fn while_manifest_changes<T>(
+    dir: &Path,
+    attempts: u32,
+    keep_success: bool,
+    mut attempt: impl FnMut(&Manifest) -> Result<T>,
+) -> Result<T> {
+    let mut tried = 0;
+    loop {
+        let before = Manifest::read(dir)?;
+        let result = attempt(&before);
+        tried += 1;
+        let held = Manifest::read(dir).ok().as_ref() == Some(&before);
+        if held || tried >= attempts || (keep_success && result.is_ok()) {
+            return result;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(tried as u64));
+    }
+}
+
 impl Manifest {
     /// The entry of a file role, if present.
     pub fn file(&self, role: FileRole) -> Option<&FileEntry> {

@@ -16,6 +16,7 @@ mod writer;
 pub use check::check_graph;
 pub(crate) use check::checksum_mismatch;
 pub use layout::{pad_len, FileRole, ALIGN};
+pub(crate) use manifest::while_manifest_changes;
 pub use manifest::{
     generation_name, FileEntry, IdMapKind, LabelLogEntry, LevelEntry, Manifest, UpdateState, FORMAT_VERSION,
     MANIFEST_FILE, MANIFEST_MAGIC,

@@ -20,7 +20,7 @@ use super::progress::{Progress, Unit};
 use super::remove::remove_files;
 use crate::error::{Error, Result};
 use crate::format::packed::encode_list;
-use crate::format::{checksum_mismatch, refuse_inside_graph, FileRole, GraphWriter, Manifest};
+use crate::format::{checksum_mismatch, refuse_inside_graph, while_manifest_changes, FileRole, GraphWriter};
 use crate::graph::{Adjacency, Direction, Graph, OpenOptions, Vertex};
 use crate::update::{lock_for_writing, removing_leftovers_on_error};
 
@@ -49,17 +49,7 @@ pub fn pack(src: &Path, dst: &Path, overwrite: bool, progress: &dyn Progress) ->
     // A writer may rebuild a layout of the source while this copies its files (they are renamed
     // into place one by one): a copy whose file does not match the manifest's checksum is made
     // again once the manifest has changed, as readers reopen (`GraphView::open`).
-    const ATTEMPTS: u32 = 100;
-    let mut attempt = 0;
-    loop {
-        let before = Manifest::read(src)?;
-        let result = pack_once(src, dst, overwrite, progress);
-        attempt += 1;
-        if result.is_ok() || attempt == ATTEMPTS || Manifest::read(src).ok().as_ref() == Some(&before) {
-            return result;
-        }
-        std::thread::sleep(std::time::Duration::from_millis(attempt as u64));
-    }
+    while_manifest_changes(src, 100, true, |_| pack_once(src, dst, overwrite, progress))
 }
 
 /// One attempt of [`pack`].

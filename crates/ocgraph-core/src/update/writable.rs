@@ -36,7 +36,7 @@ use super::wal::{Durability, RecoveryReport, Wal, WalOptions};
 use super::wal_frame::WalItem;
 use crate::error::{Error, Result};
 use crate::format::grid::MAX_BLOCK_BITS;
-use crate::format::{FileRole, IdMapKind, Manifest, UpdateState, MANIFEST_FILE};
+use crate::format::{while_manifest_changes, FileRole, IdMapKind, Manifest, UpdateState, MANIFEST_FILE};
 use crate::graph::{Adjacency, Graph, OpenOptions, Vertex};
 use crate::ids::{IdLookup, OriginalId};
 use crate::ingest::{
@@ -416,17 +416,7 @@ impl WritableGraph {
     /// the batches. So the open is retried while the manifest changes under it, and an error
     /// is returned only from an open during which the manifest stayed the same.
     pub fn open_for_reading(dir: &Path, opts: &WriteOptions) -> Result<WritableGraph> {
-        const ATTEMPTS: u32 = 100;
-        let mut attempt = 0;
-        loop {
-            let before = Manifest::read(dir)?;
-            let result = Self::open_impl(dir, opts, Arc::new(StdLogFs), false);
-            attempt += 1;
-            if attempt == ATTEMPTS || Manifest::read(dir).ok().as_ref() == Some(&before) {
-                return result;
-            }
-            std::thread::sleep(std::time::Duration::from_millis(attempt as u64));
-        }
+        while_manifest_changes(dir, 100, false, |_| Self::open_impl(dir, opts, Arc::new(StdLogFs), false))
     }
 
     fn open_impl(dir: &Path, opts: &WriteOptions, fs: Arc<dyn LogFs>, writer: bool) -> Result<WritableGraph> {
