@@ -259,7 +259,8 @@ class Graph(_NativeGraph):
         L1 change is below ``num_vertices * tol``.
 
         ``personalization``: ``None`` (uniform), a dict ``{vertex: weight}`` (missing vertices
-        get 0) or an array of ``num_vertices`` non-negative values; normalised internally.
+        get 0), an array of ``num_vertices`` non-negative values, or a pandas ``Series``
+        indexed by original ids (missing vertices get 0); normalised internally.
         ``weight``: use edge weights on weighted graphs. Unlike networkx, reaching ``max_iter``
         without converging does not raise; the scores of the last iteration are returned.
         ``method``: ``"jacobi"`` (networkx's power iteration, the same iterates) or
@@ -276,7 +277,7 @@ class Graph(_NativeGraph):
             None
             if personalization is None
             else personalization_vector(
-                by_vertex(personalization, g.original_ids, "personalization"), g.num_vertices
+                by_vertex(personalization, g.original_ids, "personalization", missing=0.0), g.num_vertices
             )
         )
         scores, _iterations, _converged = _ocgraph._pagerank(
@@ -540,10 +541,17 @@ class Graph(_NativeGraph):
         s, d = _ids(src), _ids(dst)
         return _ocgraph._set_edge_weights(self, s, d, _weights(weights, len(s)), bool(durable))
 
-    def add_vertices(self, count: Any = None, durable: bool | None = None, ids: Any = None) -> np.ndarray:
-        """Adds ``count`` isolated vertices and returns their vertex ids (int64 array). On a graph
-        imported with ``relabel`` every vertex has an original id: pass ``ids=[...]`` instead
-        (each id not in the graph yet gets a vertex; returns the vertex of every id)."""
+    def add_vertices(
+        self, count: Any = None, durable: bool | None = None, ids: Any = None, n: Any = None
+    ) -> np.ndarray:
+        """Adds ``count`` isolated vertices and returns their vertex ids (int64 array); ``n`` is
+        another name for ``count``. On a graph imported with ``relabel`` every vertex has an
+        original id: pass ``ids=[...]`` instead (each id not in the graph yet gets a vertex;
+        returns the vertex of every id)."""
+        if n is not None:
+            if count is not None:
+                raise InvalidArgumentError("add_vertices: give count or n, not both")
+            count = n
         if ids is not None:
             if count is not None:
                 raise InvalidArgumentError("add_vertices: give count or ids, not both")
@@ -559,10 +567,17 @@ class Graph(_NativeGraph):
         out += first
         return out
 
-    def remove_vertices(self, vertices: Any, durable: bool | None = None, ids: str = "internal") -> int:
+    def remove_vertices(
+        self, vertices: Any = None, durable: bool | None = None, ids: Any = "internal"
+    ) -> int:
         """Removes every edge of each vertex in ``vertices`` (vertex ids stay valid with
         degree 0); with ``ids="original"``, ``vertices`` holds original ids (an unknown one
-        raises)."""
+        raises). ``remove_vertices(ids=[...])``, with ids that are not a mode name, is
+        ``remove_vertices([...])``."""
+        if vertices is None:
+            if ids is None or isinstance(ids, str):
+                raise InvalidArgumentError("remove_vertices: give the vertices to remove")
+            vertices, ids = ids, "internal"
         by_original = _by_original(ids)
         vertices = _original_ids(vertices, "vertices") if by_original else vertices
         internal = None if by_original else _ids(vertices)

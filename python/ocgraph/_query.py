@@ -16,7 +16,7 @@ PathLike = Union[str, "os.PathLike[str]"]
 
 
 def workload(
-    graph: Graph,
+    graph: Graph | PathLike,
     kind: str,
     out: PathLike,
     count: int,
@@ -24,13 +24,19 @@ def workload(
     alpha: float = 0.1,
     queue: int = 1000,
 ) -> int:
-    """Writes a seeded workload file for ``graph`` and returns its number of queries.
+    """Writes a seeded workload file for ``graph`` (an open graph, or a graph directory,
+    opened read-only for the call) and returns its number of queries.
 
     ``kind``: ``"edge-queries"`` (alpha-recency: with probability ``alpha`` a uniform vertex,
     else a uniform pick from a FIFO of the ``queue`` most recently seen vertices; the queried
     vertex and its neighbours enter the FIFO), ``"fof"`` (uniform vertices) or
     ``"shortest-path"`` (uniform vertex pairs). Same graph, parameters and seed: same file.
     """
+    if isinstance(graph, (str, os.PathLike)):
+        from ._graph import open as open_graph
+
+        with open_graph(graph) as g:
+            return workload(g, kind, out, count, seed, alpha, queue)
     return _ocgraph._workload(
         graph,
         kind,

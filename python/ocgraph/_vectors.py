@@ -12,26 +12,35 @@ from ._args import unmasked
 from ._errors import InvalidArgumentError
 
 
-def by_vertex(values: Any, original_ids: Callable[[], Any], what: str) -> Any:
+def by_vertex(values: Any, original_ids: Callable[[], Any], what: str, missing: float | None = None) -> Any:
     """``values`` in vertex order: a pandas ``Series`` is read by its index, the original ids
-    (``original_ids()``, by vertex), not by position; anything else is returned as given."""
+    (``original_ids()``, by vertex), not by position; anything else is returned as given.
+    ``missing``: the value of a vertex the Series leaves out (``None``: it must name every
+    vertex)."""
     if type(values).__name__ != "Series" or not hasattr(values, "reindex"):
         return values
     if values.hasnans:
         raise InvalidArgumentError(f"{what}: the Series has missing values (NaN or NA)")
     ids = original_ids()
+    import pandas as pd
+
+    index = pd.Index(ids)
+    if missing is not None:
+        if not values.index.is_unique:
+            raise InvalidArgumentError(f"{what}: the Series has repeated ids")
+        unknown = ~values.index.isin(index)
+        if unknown.any():
+            raise InvalidArgumentError(f"{what}: the Series names {values.index[unknown][0]!r}, not a vertex")
+        return values.reindex(index, fill_value=missing).to_numpy()
     if len(values) != len(ids) or not values.index.is_unique:
         raise InvalidArgumentError(
             f"{what}: a Series needs one value per vertex ({len(ids)}) indexed by the original ids, "
             f"got {len(values)} values" + ("" if values.index.is_unique else " with repeated ids")
         )
-    import pandas as pd
-
-    index = pd.Index(ids)
-    missing = ~index.isin(values.index)
-    if missing.any():
+    absent = ~index.isin(values.index)
+    if absent.any():
         raise InvalidArgumentError(
-            f"{what}: the Series has no value for the vertex of original id {index[missing][0]!r}"
+            f"{what}: the Series has no value for the vertex of original id {index[absent][0]!r}"
         )
     return values.reindex(index).to_numpy()
 

@@ -240,7 +240,17 @@ def test_a_series_is_read_by_its_index(tmp_path):
     with pytest.raises(ocgraph.InvalidArgumentError, match="original id 'x'"):
         g.spmv(pd.Series({"a": 1.0, "b": 1, "c": 1, "d": 1, "e": 1, "y": 1}))
     with pytest.raises(ocgraph.InvalidArgumentError, match="one value per vertex"):
-        g.pagerank(personalization=pd.Series({"a": 1.0}))
+        g.spmv(pd.Series({"a": 1.0}))
+    # Personalization leaves out vertices as a dict does (they get 0), by original id.
+    part = g.pagerank(personalization=pd.Series({"d": 2.0, "b": 1.0}))
+    full = np.zeros(g.num_vertices)
+    full[[g.vertex("d"), g.vertex("b")]] = [2.0, 1.0]
+    np.testing.assert_allclose(part, g.pagerank(personalization=full))
+    h = nx.DiGraph([tuple(line.split()) for line in edges.read_text().splitlines()])
+    want = nx.pagerank(h, personalization={"d": 2.0, "b": 1.0}, tol=1e-10, max_iter=1000)
+    np.testing.assert_allclose(part, [want[g.original_id(v)] for v in range(g.num_vertices)], atol=1e-5)
+    with pytest.raises(ocgraph.InvalidArgumentError, match="names 'y', not a vertex"):
+        g.pagerank(personalization=pd.Series({"a": 1.0, "y": 1.0}))
 
 
 def test_argument_checks_name_the_argument(tmp_path):

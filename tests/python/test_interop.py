@@ -179,6 +179,22 @@ def test_nulls_refused_naming_the_row(tmp_path, column):
         ocgraph.from_parquet(tmp_path / "nulls.parquet", tmp_path / "g")
 
 
+def test_empty_string_ids_refused_naming_the_row(tmp_path):
+    # Text and CSV refuse an empty id; so do data frames, Arrow and Parquet (Python and CLI).
+    df = pd.DataFrame({"src": ["a", "b", "c"], "dst": ["b", "", "a"]})
+    with pytest.raises(ocgraph.InputError, match=r"column 'dst' \(target\) has an empty id at row 1"):
+        ocgraph.from_pandas(df, tmp_path / "g")
+    assert not (tmp_path / "g").exists()
+    pq.write_table(pa.Table.from_pandas(df.astype("category"), preserve_index=False), tmp_path / "e.parquet")
+    with pytest.raises(
+        ocgraph.InputError, match=r"e\.parquet: column 'dst' \(target\) has an empty id at row 1"
+    ):
+        ocgraph.from_parquet(tmp_path / "e.parquet", tmp_path / "g")
+    r = ocgraph_cli("import", tmp_path / "e.parquet", tmp_path / "g", ok=False)
+    assert r.returncode == 1 and "e.parquet" in r.stderr and "row 1: column 'dst' has an empty id" in r.stderr
+    assert not (tmp_path / "g").exists()
+
+
 def test_null_in_a_later_batch_names_the_global_row(tmp_path):
     ok = pa.record_batch({"src": pa.array([0, 1, 2]), "dst": pa.array([1, 2, 0])})
     bad = pa.record_batch({"src": pa.array([3, 4]), "dst": pa.array([4, None], pa.int64())})

@@ -124,6 +124,10 @@ def test_workloads_are_seeded_and_recent(graph, tmp_path):
         ocgraph.workload(g, "edge-queries", a, 500, seed=9, alpha=0.0, queue=20)
         ocgraph.workload(g, "edge-queries", b, 500, seed=9, alpha=0.0, queue=20)
         assert a.read_bytes() == b.read_bytes()
+        # A graph directory serves as well as an open graph.
+        c = tmp_path / "c.bin"
+        ocgraph.workload(path, "edge-queries", c, 500, seed=9, alpha=0.0, queue=20)
+        assert c.read_bytes() == a.read_bytes()
         # alpha = 0: after the first, every query is a recently seen vertex, so it is the
         # previous query or within a few hops of it.
         qs = [q[0] for q in queries_of(a, "edge-queries")]

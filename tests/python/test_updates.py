@@ -171,6 +171,13 @@ def test_snapshot_isolation_and_errors(tmp_path):
             g.add_edges([0], [4])
         with pytest.raises(ocgraph.VertexError):
             g.remove_vertices([-1])
+        with pytest.raises(ocgraph.InvalidArgumentError, match="give the vertices"):
+            g.remove_vertices()
+        # `add_vertices(n)` by the keyword n too; not with count as well.
+        assert g.add_vertices(n=2).tolist() == [4, 5]
+        with pytest.raises(ocgraph.InvalidArgumentError, match="count or n"):
+            g.add_vertices(1, n=1)
+        assert g.num_vertices == 6
         with pytest.raises(ocgraph.InvalidArgumentError, match="unweighted"):
             g.add_edges([0], [3], weights=[2.0])
         with pytest.raises(ocgraph.InvalidArgumentError):
@@ -364,7 +371,8 @@ def test_a_multigraph_base_updates_as_a_simple_graph(tmp_path, backend, directed
         h.remove_edges_from(doomed)
         again = list(h.edges())[::4]
         g.add_edges([u for u, _ in again], [v for _, v in again])
-        g.remove_vertices([0])
+        # The ids of `remove_vertices(ids)` may be given by that name too.
+        g.remove_vertices(ids=[0])
         h.remove_edges_from(list(h.in_edges(0) if directed else h.edges(0)))
         if directed:
             h.remove_edges_from(list(h.out_edges(0)))
@@ -414,6 +422,12 @@ def test_updates_by_original_string_ids(tmp_path):
             g.add_vertices(1)
         with pytest.raises(ocgraph.InvalidArgumentError, match="nobody"):
             g.remove_vertices(["nobody"], ids="original")
+        # An empty id is refused, as the importers refuse it, and the batch changes nothing.
+        with pytest.raises(ocgraph.InvalidArgumentError, match="empty string"):
+            g.add_edges(["alice"], [""], ids="original")
+        with pytest.raises(ocgraph.InvalidArgumentError, match="empty string"):
+            g.add_vertices(ids=["gina", ""])
+        assert g.num_vertices == 6 and g.vertex("gina") is None
 
         def named(graph: ocgraph.Graph) -> set:
             out = set()

@@ -535,6 +535,45 @@ fn export_original_ids_includes_vertices_added_by_updates() {
     assert_eq!(got, want);
 }
 
+/// `update --set-weights` changes the weights of existing edges (by vertex or original id),
+/// leaves absent edges absent, needs a weight on every line, and is refused on an unweighted
+/// graph before any file is applied.
+#[test]
+fn update_sets_edge_weights_from_a_file() {
+    let t = tempfile::tempdir().unwrap();
+    let input = t.path().join("in.txt");
+    std::fs::write(&input, "0 1 1.5\n1 2 2.5\n").unwrap();
+    let (g, h) = (t.path().join("g"), t.path().join("h"));
+    ok(&["import", p(&input), p(&g), "--weighted", "--undirected"]);
+    let set = t.path().join("set.txt");
+    std::fs::write(&set, "1 0 7\n0 2 9\n").unwrap();
+    ok(&["update", p(&g), "--set-weights", p(&set)]);
+    let out = t.path().join("out.txt");
+    ok(&["export", p(&g), p(&out)]);
+    let mut got: Vec<String> = std::fs::read_to_string(&out).unwrap().lines().map(String::from).collect();
+    got.sort();
+    assert_eq!(got, ["0 1 7", "1 2 2.5"]);
+    std::fs::write(&set, "1 2\n").unwrap();
+    fails(&["update", p(&g), "--set-weights", p(&set)], 1, &["set.txt:1: expected 3 columns, found 2"]);
+    // By original id on a relabelled graph.
+    std::fs::write(&input, "a b 1\nb c 2\n").unwrap();
+    ok(&["import", p(&input), p(&h), "--weighted", "--relabel"]);
+    std::fs::write(&set, "b c 0.25\n").unwrap();
+    ok(&["update", p(&h), "--original-ids", "--set-weights", p(&set)]);
+    ok(&["export", p(&h), p(&out), "--original-ids"]);
+    let mut got: Vec<String> = std::fs::read_to_string(&out).unwrap().lines().map(String::from).collect();
+    got.sort();
+    assert_eq!(got, ["a b 1", "b c 0.25"]);
+    // An unweighted graph: refused before --add-edges is applied.
+    std::fs::write(&input, "0 1\n").unwrap();
+    let u = t.path().join("u");
+    ok(&["import", p(&input), p(&u)]);
+    let add = t.path().join("add.txt");
+    std::fs::write(&add, "1 0\n").unwrap();
+    fails(&["update", p(&u), "--add-edges", p(&add), "--set-weights", p(&set)], 2, &["unweighted"]);
+    assert_eq!(open(&u).num_edges(), 1);
+}
+
 /// `info` on a graph with updates not yet compacted describes it as it is now (the base under
 /// its log), as `export` and `run` read it, and says the updates are there.
 #[test]

@@ -390,3 +390,22 @@ fn a_removal_workload_can_remove_every_edge() {
         assert!(!out.exists() && !tmp.path().join("w.txt.tmp").exists(), "no partial output");
     }
 }
+
+/// `--verify` passes a maintained PageRank at tolerances below what `f64` rounding can show
+/// (its bound `2 n tol / (1 - d)` has a rounding floor): the result is right, and a
+/// recomputation differs from it in the last bits only.
+#[test]
+fn verify_passes_pagerank_at_tolerances_below_rounding() {
+    let tmp = tempfile::tempdir().unwrap();
+    let edges = tmp.path().join("e.txt");
+    std::fs::write(&edges, "0 1\n1 2\n").unwrap();
+    let u = tmp.path().join("u.txt");
+    std::fs::write(&u, "+v 1\n+ 2 3\n+ 3 0\n+ 0 2\n").unwrap();
+    for tol in ["1e-18", "1e-300"] {
+        let g = tmp.path().join(format!("g{tol}"));
+        ok(&["import", p(&edges), p(&g), "--quiet"]);
+        let spec = format!("pagerank:tol={tol}");
+        let out = ok(&["stream", p(&g), "--updates", p(&u), "--maintain", &spec, "--verify", "--no-save"]);
+        assert!(out.contains("equals a full recomputation"), "{out}");
+    }
+}

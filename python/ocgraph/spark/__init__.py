@@ -269,8 +269,9 @@ class SparkGraph:
     ) -> Any:
         """PageRank with networkx's semantics and the iterates of
         :meth:`ocgraph.Graph.pagerank` (``method="jacobi"``): float64 scores summing to 1.
-        ``personalization``: ``None``, a dict ``{vertex: weight}`` or an array of
-        ``num_vertices`` values. Stops when the L1 change is below ``num_vertices * tol`` or
+        ``personalization``: ``None``, a dict ``{vertex: weight}``, an array of
+        ``num_vertices`` values or a Series indexed by original ids (missing vertices get 0
+        in a dict or a Series). Stops when the L1 change is below ``num_vertices * tol`` or
         after ``max_iter`` iterations. ``as_series=True``: a pandas Series indexed by the
         original ids. ``collect=False``: a DataFrame ``(id, original_id, rank)``.
 
@@ -288,7 +289,8 @@ class SparkGraph:
             None
             if personalization is None
             else personalization_vector(
-                by_vertex(personalization, self.original_ids, "personalization"), self.num_vertices
+                by_vertex(personalization, self.original_ids, "personalization", missing=0.0),
+                self.num_vertices,
             )
         )
         damping = float_arg("damping", damping)

@@ -162,7 +162,11 @@ fn ids<'a>(path: &Path, a: &'a ArrayRef, name: &str, first_row: u64) -> Result<I
         return Ok(Ids::Ints(out));
     }
     match strings(a) {
-        Some(s) => Ok(Ids::Strs(s)),
+        Some(s) => match (0..a.len()).find(|&i| s(i).is_empty()) {
+            // As the text and CSV importers: a graph's ids must survive a text export.
+            Some(i) => Err(row_err(path, first_row + i as u64, format!("column '{name}' has an empty id"))),
+            None => Ok(Ids::Strs(s)),
+        },
         None => {
             Err(perr(path, format!("column '{name}' must hold integers or strings, found {}", a.data_type())))
         }

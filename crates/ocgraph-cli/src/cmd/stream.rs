@@ -224,12 +224,14 @@ fn percentile(xs: &[f64], p: f64) -> f64 {
 }
 
 /// Whether a maintained result equals a full recomputation (PageRank: within the L1 distance
-/// its tolerance allows, `2 n tol / (1 - d)`).
+/// its tolerance allows, `2 n tol / (1 - d)`, and never below `n * 1e-14`, which two `f64`
+/// computations of the same scores can differ by in rounding alone).
 fn same(spec: &Spec, a: &Values, b: &Values) -> bool {
     match (spec, a, b) {
         (Spec::PageRank { damping, tol }, Values::Float(x), Values::Float(y)) => {
             let l1: f64 = x.iter().zip(y).map(|(p, q)| (p - q).abs()).sum();
-            x.len() == y.len() && l1 <= 2.0 * x.len() as f64 * tol / (1.0 - damping)
+            let n = x.len() as f64;
+            x.len() == y.len() && l1 <= (2.0 * n * tol / (1.0 - damping)).max(n * 1e-14)
         }
         (Spec::Sssp { .. }, Values::Float(x), Values::Float(y)) => {
             x.len() == y.len() && x.iter().zip(y).all(|(p, q)| p == q || (p - q).abs() <= 1e-9 * q.max(1.0))

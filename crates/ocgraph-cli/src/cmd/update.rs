@@ -5,8 +5,10 @@
 //! `--original-ids` the ids of the imported input, where a new id gets a new vertex; `#` or `%`
 //! starts a comment). Each file is applied in batches of `--batch-size` edges; every batch is written to
 //! the write-ahead log and is durable (per `--durability`) when the command moves on. The files
-//! are applied in this order: `--add-vertices`, `--add-edges`, `--remove-edges`,
+//! are applied in this order: `--add-vertices`, `--add-edges`, `--set-weights`, `--remove-edges`,
 //! `--remove-vertices`, `--set-labels` (an edge both added and removed ends up removed).
+//! `--set-weights FILE` changes the weights of existing edges from `src dst weight` lines (an
+//! edge the graph lacks is left absent).
 //! `--set-labels FILE` sets vertex labels the same way, from `L vertex label` lines (`-` for
 //! the label removes it; the `L` may be left out).
 
@@ -56,6 +58,10 @@ pub struct UpdateArgs {
     /// Add the edges listed in this file (`src dst [weight]` per line).
     #[arg(long)]
     add_edges: Option<PathBuf>,
+    /// Set the weights of the edges listed in this file (`src dst weight` per line; missing
+    /// edges are ignored), after the additions of --add-edges.
+    #[arg(long)]
+    set_weights: Option<PathBuf>,
     /// Remove the edges listed in this file (`src dst` per line; missing edges are ignored),
     /// after the additions of --add-edges.
     #[arg(long)]
@@ -101,24 +107,40 @@ pub struct CompactArgs {
     backend: BackendArgs,
 }
 
+/// Whether the lines of an update file end with a weight.
+#[derive(Clone, Copy, PartialEq)]
+enum WeightCol {
+    /// No weight column.
+    No,
+    /// A weight may follow the ids (1 when it does not).
+    Optional,
+    /// Every line ends with a weight.
+    Required,
+}
+
 /// Reads `path`'s lines as whitespace-separated columns: ids (`ids` of them, each read by
-/// `parse`, which says what is wrong with one it refuses) and, when `weighted`, an optional
-/// weight; errors name the file and line.
+/// `parse`, which says what is wrong with one it refuses) and a weight per `weight`; errors
+/// name the file and line.
 fn read_lines<T>(
     path: &Path,
     ids: usize,
-    weighted: bool,
+    weight: WeightCol,
     parse: impl Fn(&str) -> std::result::Result<T, String>,
 ) -> Result<(Vec<T>, Vec<f32>)> {
     let (mut out, mut weights) = (Vec::new(), Vec::new());
+    let weighted = weight != WeightCol::No;
     for_each_line(path, |no, text| {
         let cols: Vec<&str> = text.split_whitespace().collect();
         let max = ids + usize::from(weighted);
-        if cols.len() < ids || cols.len() > max {
+        let min = ids + usize::from(weight == WeightCol::Required);
+        if cols.len() < min || cols.len() > max {
             return Err(Error::input_line(
                 path,
                 no,
-                format!("expected {ids} to {max} columns, found {}", cols.len()),
+                match min == max {
+                    true => format!("expected {max} columns, found {}", cols.len()),
+                    false => format!("expected {min} to {max} columns, found {}", cols.len()),
+                },
             ));
         }
         for c in &cols[..ids] {
@@ -186,6 +208,15 @@ fn batched<T>(
     Ok(())
 }
 
+/// The weight column of an edge file to add: optional on a weighted graph, none otherwise.
+fn optional_weight(g: &WritableGraph) -> WeightCol {
+    if g.is_weighted() {
+        WeightCol::Optional
+    } else {
+        WeightCol::No
+    }
+}
+
 fn write_options(backend: &BackendArgs, durability: Durability) -> Result<WriteOptions> {
     Ok(WriteOptions { backend: backend.options()?.backend, durability, ..WriteOptions::default() })
 }
@@ -203,6 +234,10 @@ pub fn run(args: &UpdateArgs) -> Result<()> {
             rec.dropped_bytes,
             file.display()
         );
+    }
+    if args.set_weights.is_some() && !g.is_weighted() {
+        // Before any file is applied: the command does all of its work or none of it.
+        return Err(Error::invalid("--set-weights: the graph is unweighted"));
     }
     if let Some(n) = args.add_vertices {
         let ids = g.add_vertices(n)?;
@@ -222,20 +257,27 @@ pub fn run(args: &UpdateArgs) -> Result<()> {
         Err(_) => Err(format!("bad vertex id '{c}'")),
     };
     if let Some(path) = &args.add_edges {
-        let (ids, weights) = read_lines(path, 2, g.is_weighted(), vertex)?;
+        let (ids, weights) = read_lines(path, 2, optional_weight(&g), vertex)?;
         let edges: Vec<(Vertex, Vertex)> = ids.chunks_exact(2).map(|p| (p[0], p[1])).collect();
         batched("added edges", &edges, args.batch_size, args.ack, |chunk, at| {
             let w = g.is_weighted().then(|| &weights[at..at + chunk.len()]);
             g.add_edges(chunk, w)
         })?;
     }
+    if let Some(path) = &args.set_weights {
+        let (ids, weights) = read_lines(path, 2, WeightCol::Required, vertex)?;
+        let edges: Vec<(Vertex, Vertex)> = ids.chunks_exact(2).map(|p| (p[0], p[1])).collect();
+        batched("set weights", &edges, args.batch_size, args.ack, |chunk, at| {
+            g.set_edge_weights(chunk, &weights[at..at + chunk.len()])
+        })?;
+    }
     if let Some(path) = &args.remove_edges {
-        let (ids, _) = read_lines(path, 2, false, vertex)?;
+        let (ids, _) = read_lines(path, 2, WeightCol::No, vertex)?;
         let edges: Vec<(Vertex, Vertex)> = ids.chunks_exact(2).map(|p| (p[0], p[1])).collect();
         batched("removed edges", &edges, args.batch_size, args.ack, |chunk, _| g.remove_edges(chunk))?;
     }
     if let Some(path) = &args.remove_vertices {
-        let (ids, _) = read_lines(path, 1, false, vertex)?;
+        let (ids, _) = read_lines(path, 1, WeightCol::No, vertex)?;
         batched("removed vertices", &ids, args.batch_size, args.ack, |chunk, _| g.remove_vertices(chunk))?;
     }
     if let Some(path) = &args.set_labels {
@@ -259,7 +301,7 @@ fn run_by_original_id(args: &UpdateArgs, g: WritableGraph) -> Result<()> {
         ids.chunks_exact(2).map(|p| (p[0].clone(), p[1].clone())).collect()
     };
     if let Some(path) = &args.add_edges {
-        let (ids, weights) = read_lines(path, 2, g.is_weighted(), id)?;
+        let (ids, weights) = read_lines(path, 2, optional_weight(&g), id)?;
         let edges = pairs(ids);
         let before = g.num_vertices();
         batched("added edges", &edges, args.batch_size, args.ack, |chunk, at| {
@@ -268,13 +310,20 @@ fn run_by_original_id(args: &UpdateArgs, g: WritableGraph) -> Result<()> {
         })?;
         println!("new vertices {}", g.num_vertices() - before);
     }
+    if let Some(path) = &args.set_weights {
+        let (ids, weights) = read_lines(path, 2, WeightCol::Required, id)?;
+        let edges = pairs(ids);
+        batched("set weights", &edges, args.batch_size, args.ack, |chunk, at| {
+            g.set_edge_weights_by_id(chunk, &weights[at..at + chunk.len()])
+        })?;
+    }
     if let Some(path) = &args.remove_edges {
-        let (ids, _) = read_lines(path, 2, false, id)?;
+        let (ids, _) = read_lines(path, 2, WeightCol::No, id)?;
         let edges = pairs(ids);
         batched("removed edges", &edges, args.batch_size, args.ack, |chunk, _| g.remove_edges_by_id(chunk))?;
     }
     if let Some(path) = &args.remove_vertices {
-        let (ids, _) = read_lines(path, 1, false, id)?;
+        let (ids, _) = read_lines(path, 1, WeightCol::No, id)?;
         batched("removed vertices", &ids, args.batch_size, args.ack, |chunk, _| {
             g.remove_vertices_by_id(chunk)
         })?;

@@ -189,7 +189,10 @@ pub fn parse_weight(tok: &[u8]) -> std::result::Result<f32, String> {
     if !wide.is_finite() {
         return Err(bad());
     }
-    if w.is_infinite() || wide != 0.0 {
+    // A nonzero mantissa read as 0 underflowed even f64 (`1e-400`): not a zero weight either.
+    let mantissa = text.split(['e', 'E']).next().unwrap_or("");
+    let underflow = mantissa.bytes().any(|b| (b'1'..=b'9').contains(&b));
+    if w.is_infinite() || wide != 0.0 || underflow {
         return Err(format!(
             "weight '{}' is not a finite 32-bit float (0, or magnitudes from 1.4e-45 to 3.4e38)",
             show(tok)
@@ -234,10 +237,11 @@ mod tests {
         let t = "1.000000059604644776257986737988403547205962240695953369140625";
         assert_eq!(parse_weight(t.as_bytes()), Ok(t.parse::<f32>().unwrap()));
         assert!(parse_weight(t.as_bytes()).unwrap() > 1.0);
-        for ok in ["0", "-0", "1e-40", "3.4e38", "0.5"] {
+        for ok in ["0", "-0", "1e-40", "3.4e38", "0.5", "0.000", "0e999", "-0.0E-400"] {
             assert_eq!(parse_weight(ok.as_bytes()), Ok(ok.parse::<f32>().unwrap()), "{ok}");
         }
-        for out in ["1e-50", "-1e-46", "1e39"] {
+        // Below f64's smallest too (they read as 0.0 there as well).
+        for out in ["1e-50", "-1e-46", "1e39", "1e-330", "1e-400", "0.001e-999", "-5E-400"] {
             assert!(parse_weight(out.as_bytes()).unwrap_err().contains("not a finite 32-bit float"), "{out}");
         }
         for bad in ["inf", "nan", "-inf", "x", ""] {
