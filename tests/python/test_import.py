@@ -114,8 +114,27 @@ def test_what_was_taken_as_what_is_a_warning(tmp_path):
     assert (g.num_vertices, g.num_edges) == (3, 2)
     csv = tmp_path / "e.csv"
     csv.write_text("src,dst\n0,1\n")
-    with pytest.warns(UserWarning, match="taken as the CSV header: 'src,dst'"):
+    with pytest.warns(UserWarning, match="taken as the CSV header: 'src,dst'$"):
         ocgraph.import_edges(csv, tmp_path / "g2")
+
+
+def test_csv_columns_named_as_source_and_target_are_read_by_name(tmp_path):
+    # pandas' to_csv writes its index first; a header may name the target before the source.
+    for header, rows in [
+        (",src,dst,weight", ["9,0,1,0.5", "8,1,2,2"]),
+        ("x,DST,Source,w", ["9,1,0,0.5", "8,2,1,2"]),
+    ]:
+        csv = tmp_path / "e.csv"
+        csv.write_text("\n".join([header, *rows]) + "\n")
+        with pytest.warns(UserWarning, match="by their names, the source is column"):
+            g = ocgraph.import_edges(csv, tmp_path / "g", weighted=True, overwrite=True)
+        got = sorted(g.to_networkx().edges(data="weight"))
+        assert got == [(0, 1, 0.5), (1, 2, 2.0)], header
+        g.close()
+    # A header naming only one of them: the first two columns.
+    csv.write_text("a,dst\n0,1\n")
+    g = ocgraph.import_edges(csv, tmp_path / "g", overwrite=True)
+    assert sorted(g.to_networkx().edges()) == [(0, 1)]
 
 
 def test_sparse_ids_are_refused_unless_asked(tmp_path):

@@ -214,6 +214,36 @@ def test_parquet_round_trip_keeps_integer_ids_past_2_63(tmp_path):
     pd.testing.assert_series_equal(back.pagerank(as_series=True), g.pagerank(as_series=True))
 
 
+def test_integer_ids_past_2_63_stay_positive_on_the_cluster(spark, tmp_path):
+    ids = np.array([2**64 - 2, 1, 2**63], dtype=np.uint64)
+    g = ocgraph.from_pandas(pd.DataFrame({"src": ids[:2], "dst": ids[1:]}), tmp_path / "g", relabel="sorted")
+    osp.export_parquet(g, str(tmp_path / "d"), partitions=2)
+    sg = osp.SparkGraph(spark, str(tmp_path / "d"), partitions=2)
+    rows = sg.pagerank(collect=False).orderBy("id").collect()
+    assert [int(r.original_id) for r in rows] == g.original_ids().tolist()
+    assert sg.original_ids().tolist() == g.original_ids().tolist()
+    # Ids below 2^63 keep Spark's long type.
+    small = ocgraph.from_pandas(pd.DataFrame({"src": [7], "dst": [2**40]}), tmp_path / "s", relabel="sorted")
+    osp.export_parquet(small, str(tmp_path / "ds"), partitions=1)
+    df = osp.SparkGraph(spark, str(tmp_path / "ds"), partitions=1).wcc(collect=False)
+    assert dict(df.dtypes)["original_id"] == "bigint"
+
+
+@pytest.mark.parametrize("design", osp.DESIGNS)
+def test_dataset_paths_are_not_patterns(spark, tmp_path, design):
+    # Spark's readers expand `[1]` as a pattern: `run[1].parquet` read its sibling `run1.parquet`.
+    a = ocgraph.from_pandas(pd.DataFrame({"src": ["a", "b"], "dst": ["b", "c"]}), tmp_path / "a")
+    b = ocgraph.from_pandas(pd.DataFrame({"src": ["p", "q", "r"], "dst": ["q", "p", "r"]}), tmp_path / "b")
+    osp.export_parquet(a, str(tmp_path / "run[1].parquet"), partitions=2)
+    osp.export_parquet(b, str(tmp_path / "run1.parquet"), partitions=2)
+    sg = osp.SparkGraph(spark, str(tmp_path / "run[1].parquet"), partitions=2, design=design)
+    np.testing.assert_array_equal(sg.wcc(), a.wcc())
+    np.testing.assert_array_equal(sg.bfs(0), a.bfs(0))
+    pd.testing.assert_series_equal(sg.pagerank(as_series=True), a.pagerank(as_series=True))
+    rows = sg.wcc(collect=False).orderBy("id").collect()
+    assert [r.original_id for r in rows] == ["a", "b", "c"]
+
+
 def test_command_line(spark, datasets, tmp_path, capsys):
     from ocgraph.spark.__main__ import main
 
@@ -228,6 +258,9 @@ def test_command_line(spark, datasets, tmp_path, capsys):
     assert f"{g.triangle_count()} triangles" in capsys.readouterr().out
     assert main(["import", str(tmp_path / "nothing"), str(tmp_path / "x")]) == 1
     assert "not an ocgraph Parquet dataset" in capsys.readouterr().err
+    # The remedy for an existing target is the command's flag.
+    assert main(["export", g.path, str(tmp_path / "d")]) == 1
+    assert "exists (pass --force to replace it)" in capsys.readouterr().err
 
 
 def test_kernels_take_the_arguments_of_graphs_methods(spark, datasets):

@@ -439,6 +439,40 @@ fn saved_results_are_reused_only_when_current() {
     assert!(names.iter().all(|n| !n.to_string_lossy().contains("tmp")), "{names:?}");
 }
 
+/// A saved result never claims a batch the log could still lose: while another thread commits
+/// batches that are not made durable (`Durability::None`), every save leaves the log durable up
+/// to the batch its file records (the saved file is otherwise loaded, after a crash that lost
+/// those batches, as current for the different batches that reuse their numbers).
+#[test]
+fn a_saved_result_is_never_ahead_of_the_durable_log() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("g");
+    build(&dir, 200, false, false, &BTreeMap::new());
+    let opts = WriteOptions { durability: Durability::None, ..Default::default() };
+    let w = WritableGraph::open(&dir, &opts).unwrap();
+    let m = Maintainer::start(&w, Spec::Wcc).unwrap();
+    let stop = std::sync::atomic::AtomicBool::new(false);
+    let ahead = std::thread::scope(|s| {
+        s.spawn(|| {
+            let mut rng = Xoshiro256PlusPlus::seed_from_u64(9);
+            while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                w.add_edges(&[(rng.gen_range(0..200), rng.gen_range(0..200))], None).unwrap();
+            }
+        });
+        let ahead: Vec<(u64, u64)> = (0..40)
+            .filter_map(|_| {
+                let path = m.save(&w).unwrap();
+                let saved = u64::from_le_bytes(std::fs::read(&path).unwrap()[8..16].try_into().unwrap());
+                let durable = w.durable_seq();
+                (saved > durable).then_some((saved, durable))
+            })
+            .collect();
+        stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        ahead
+    });
+    assert!(ahead.is_empty(), "saved batches past the durable log (saved, durable): {ahead:?}");
+}
+
 /// In the background, `wait(seq)` returns once the result includes batch `seq` (a path grown
 /// one edge a batch: its WCC labels tell which batches are in), later batches catch up on the
 /// next read, and stopping with batches still queued returns.

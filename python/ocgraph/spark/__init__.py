@@ -31,6 +31,7 @@ from __future__ import annotations
 import math
 import operator
 import os
+import re
 from typing import Any
 
 import numpy as np
@@ -39,7 +40,7 @@ from .._args import U32_MAX, float_arg, int_arg, threads_arg
 from .._errors import FormatError, InvalidArgumentError, VertexError
 from .._vectors import by_vertex, personalization_vector
 from . import _frames, _partitions
-from ._dataset import export_parquet, import_parquet, is_dataset, negative_arc, read_meta
+from ._dataset import export_parquet, import_parquet, is_dataset, negative_arc, read_meta, stored_original_ids
 from ._session import missing_requirement, session, stop
 
 __all__ = [
@@ -92,6 +93,12 @@ def _routing_keys(spark: Any, n: int) -> list[int]:
 
 
 _LAYOUTS = ("auto", "csr", "packed", "grid", "hubs")
+
+
+def _literal_path(path: str) -> str:
+    """``path`` with Hadoop's glob characters escaped: Spark's readers expand a path as a
+    pattern, so ``run[1].parquet`` would read a sibling ``run1.parquet`` instead."""
+    return re.sub(r"([\\\[\]{}*?])", r"\\\1", path)
 
 
 def _local_options(threads: Any, layout: Any) -> None:
@@ -172,14 +179,14 @@ class SparkGraph:
         :attr:`partitions` and materialized once."""
         if self._edges is None:
             cols = ["src", "dst"] + (["weight"] if self.weighted else [])
-            df = self.spark.read.parquet(f"{self.path}/edges").select(*cols)
+            df = self.spark.read.parquet(_literal_path(f"{self.path}/edges")).select(*cols)
             self._edges = df.repartition(self.partitions, "src").localCheckpoint(eager=True)
         return self._edges
 
     @property
     def vertices(self) -> Any:
         """The vertex table as a DataFrame ``(id, original_id, out_degree)``."""
-        return self.spark.read.parquet(f"{self.path}/vertices")
+        return self.spark.read.parquet(_literal_path(f"{self.path}/vertices"))
 
     # ----- kernels --------------------------------------------------------------------------
 
@@ -341,10 +348,8 @@ class SparkGraph:
     def original_ids(self) -> Any:
         """The original id of every vertex, by vertex, from the vertex table (a uint64 array or
         strings), as :meth:`ocgraph.Graph.original_ids`."""
-        ids = self.vertices.select("id", "original_id").toPandas().sort_values("id")["original_id"].to_numpy()
-        if self.meta.get("original_ids") == "integer":
-            ids = ids.astype(np.uint64)  # written as int64: ids past 2^63 wrap back
-        return ids
+        ids = stored_original_ids(self.path, self.meta)
+        return np.arange(self.num_vertices, dtype=np.uint64) if ids is None else ids
 
     # ----- helpers --------------------------------------------------------------------------
 

@@ -239,7 +239,8 @@ def main(argv: list[str] | None = None) -> int:
         else:
             _run(a)
     except Error as e:
-        print(f"error: {e}", file=sys.stderr)
+        # The Python API's remedy, as this command spells it.
+        print(f"error: {e}".replace("overwrite=True", "--force"), file=sys.stderr)
         return 2 if isinstance(e, ValueError) else 1
     return 0
 

@@ -214,9 +214,7 @@ def _write_dataset(g: Any, fs: Any, root: str, partitions: int, token: str) -> d
             "in_edges", dst[order], src[order], None if weights is None else weights[order], ("dst", "src")
         )
     ids = g.original_ids()
-    original = (
-        pa.array(ids, type=pa.string()) if isinstance(ids, list) else pa.array(np.asarray(ids, np.int64))
-    )
+    original = _original_id_column(ids)
     fs.create_dir(f"{root}/vertices")
     pq.write_table(
         pa.table(
@@ -316,7 +314,7 @@ def import_parquet(path: str, out: str, memory: Any = "1GiB", overwrite: bool = 
         # Every undirected edge is stored in both directions (a self-loop once): keep one.
         keep = src <= dst
         src, dst, w = src[keep], dst[keep], None if w is None else w[keep]
-    ids = _original_ids(path, meta)
+    ids = stored_original_ids(path, meta)
     if ids is None:
         return from_edges(
             src, dst, out, num_vertices=n, weights=w, directed=directed, memory=memory, overwrite=overwrite
@@ -339,7 +337,20 @@ def import_parquet(path: str, out: str, memory: Any = "1GiB", overwrite: bool = 
     return Graph(os.fspath(out))
 
 
-def _original_ids(path: str, meta: dict) -> np.ndarray | list[str] | None:
+def _original_id_column(ids: Any) -> Any:
+    """The vertex table's ``original_id`` column: strings, or integers as int64 (Spark's
+    ``long``) while they fit, else as uint64 (which Spark reads as ``decimal(20,0)``), so that
+    an id of 2^63 or more is never written as a negative ``long``."""
+    import pyarrow as pa
+
+    if isinstance(ids, list):
+        return pa.array(ids, type=pa.string())
+    ids = np.asarray(ids, np.uint64)
+    fits = not ids.size or int(ids.max()) <= np.iinfo(np.int64).max
+    return pa.array(ids.astype(np.int64)) if fits else pa.array(ids)
+
+
+def stored_original_ids(path: str, meta: dict) -> np.ndarray | list[str] | None:
     """The original id of every vertex from the dataset's vertex table (uint64 array or list of
     strings, by dense id), or ``None`` when the ids are the dense ids themselves (a graph that
     kept no id map; datasets exported before ``ids_kept`` was recorded: integer ids equal to the
@@ -356,7 +367,8 @@ def _original_ids(path: str, meta: dict) -> np.ndarray | list[str] | None:
     col = t.column("original_id")
     if meta.get("original_ids") == "string":
         return col.to_pylist()
-    ids = col.to_numpy().astype(np.uint64)  # written as int64: ids past 2^63 wrap back
+    # int64, or uint64 when an id is past 2^63 - 1 (datasets written before wrapped those).
+    ids = col.to_numpy().astype(np.uint64)
     if "ids_kept" not in meta and np.array_equal(ids, np.arange(n, dtype=np.uint64)):
         return None
     return ids

@@ -486,9 +486,15 @@ impl Maintainer {
     /// Makes the graph's batches durable, then saves the result in
     /// `<graph>/maintained/<name>.bin`; returns the file's path.
     pub fn save(&self, w: &WritableGraph) -> Result<PathBuf> {
-        w.sync()?;
         let path = saved_path(w.path(), &self.spec);
-        self.with(w, u64::MAX, |m| save_to(&path, &self.spec.name(), m.result().len() as u64, m))??;
+        self.with(w, u64::MAX, |m| {
+            // The log is made durable once the result is current: it may include batches
+            // another thread committed after any earlier sync, and a file claiming a batch the
+            // log could still lose would be loaded after a crash as current for the batches
+            // that replace it. (A batch is in the log before any snapshot shows it.)
+            w.sync()?;
+            save_to(&path, &self.spec.name(), m.result().len() as u64, m)
+        })??;
         Ok(path)
     }
 

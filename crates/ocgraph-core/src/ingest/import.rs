@@ -607,8 +607,17 @@ fn scan(
                     line += h.header_lines;
                     headerless_csv = h.header.is_none();
                     if let Some((at, text)) = h.header {
+                        // Columns the header named as the source and target, when not the first two.
+                        let named = match (src_col, dst_col) {
+                            (0, 1) => String::new(),
+                            (s, d) => format!(
+                                " (by their names, the source is column {} and the target {})",
+                                s + 1,
+                                d + 1
+                            ),
+                        };
                         found.notices.push(format!(
-                            "{}:{at}: taken as the CSV header: '{}'",
+                            "{}:{at}: taken as the CSV header: '{}'{named}",
                             path.display(),
                             show(text.as_bytes())
                         ));
@@ -632,11 +641,13 @@ fn scan(
             if let Some((at, cols)) = first.first().filter(|(_, c)| unnamed && !weighted && c.len() > 2) {
                 if format != InputFormat::MatrixMarket {
                     found.notices.push(format!(
-                        "{}:{}: {} columns: the first two are the edge, the rest were ignored (an \
+                        "{}:{}: {} columns: columns {} and {} are the edge, the rest were ignored (an \
                          unweighted import; --weighted reads column {} as the weight)",
                         path.display(),
                         line + at,
                         cols.len(),
+                        src_col + 1,
+                        dst_col + 1,
                         weight_col + 1
                     ));
                 }

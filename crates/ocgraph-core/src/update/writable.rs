@@ -554,6 +554,12 @@ impl WritableGraph {
         self.shared.state.lock().next_seq - 1
     }
 
+    /// The sequence number of the last batch known durable in the log (a crash keeps it and
+    /// every batch before it, whatever the durability mode).
+    pub fn durable_seq(&self) -> u64 {
+        self.shared.wal.durable_seq()
+    }
+
     /// Number of levels over the base.
     pub fn num_levels(&self) -> usize {
         self.shared.state.lock().view.levels.len()

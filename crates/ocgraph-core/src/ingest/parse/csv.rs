@@ -1,8 +1,9 @@
 //! CSV edge lists: an optional header line, then data rows; fields may be quoted (RFC 4180). A
 //! first line whose first two fields are integers is data (no header); any other first line is
-//! the header (reported as such). By default the source and target are the first two columns
-//! and the weight is the column named `weight` (or `w`, case-insensitive) in the header, else
-//! the third; [`Columns`](crate::ingest::Columns) picks them by their (unquoted) header names
+//! the header (reported as such). By default the source and target are the columns the header
+//! names `src` (or `source`) and `dst` (or `target`), case-insensitive, when it names both,
+//! else the first two columns; the weight is the column named `weight` (or `w`) in the
+//! header, else the third; [`Columns`](crate::ingest::Columns) picks them by their (unquoted) header names
 //! instead (the first line is then always the header).
 
 use std::borrow::Cow;
@@ -81,12 +82,20 @@ pub(crate) fn parse_header(path: &Path, data: &[u8], cols: &Columns) -> Result<C
                     }),
                 }
             };
-            let default_weight = names
-                .iter()
-                .position(|name| name.eq_ignore_ascii_case(b"weight") || name.eq_ignore_ascii_case(b"w"));
+            let named_any = |options: &[&[u8]]| {
+                names.iter().position(|name| options.iter().any(|o| name.eq_ignore_ascii_case(o)))
+            };
+            let default_weight = named_any(&[b"weight", b"w"]);
+            // Columns named as a source and a target are those, wherever they are.
+            let (default_src, default_dst) =
+                match (named_any(&[b"src", b"source"]), named_any(&[b"dst", b"target"])) {
+                    (Some(s), Some(d)) if s != d => (s, d),
+                    _ => (0, 1),
+                };
             // Named columns say the file has a header: no notice for it then.
             let text = (!cols.any()).then(|| (lines, String::from_utf8_lossy(line).trim().to_string()));
-            let (src_col, dst_col) = (find(&cols.source, Some(0))?, find(&cols.target, Some(1))?);
+            let (src_col, dst_col) =
+                (find(&cols.source, Some(default_src))?, find(&cols.target, Some(default_dst))?);
             let at = |msg: String| Err(Error::input_line(path, lines, msg));
             let name = |k: usize| String::from_utf8_lossy(&names[k]).to_string();
             if src_col == dst_col {
