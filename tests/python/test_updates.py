@@ -10,6 +10,7 @@ import subprocess
 import sys
 import threading
 import time
+import warnings
 from pathlib import Path
 
 import networkx as nx
@@ -348,6 +349,57 @@ def test_a_forked_child_cannot_update_through_the_parents_handle(tmp_path):
     g.close()
     with ocgraph.open(tmp_path / "g") as r:
         assert 8 in r.neighbors(4).tolist()
+
+
+def test_a_forked_child_neither_saves_nor_syncs_the_parents_writer(tmp_path):
+    """Forked while a parent thread was inside a batch's log sync, a child's save() or close()
+    waited forever for that sync (its thread is not in the child)."""
+    rng = np.random.default_rng(0)
+    ocgraph.from_edges(
+        rng.integers(0, 200, 800), rng.integers(0, 200, 800), tmp_path / "g", num_vertices=200
+    ).close()
+    g = ocgraph.open(tmp_path / "g", writable=True)
+    m = g.maintain("bfs", source=0)
+    stop = threading.Event()
+
+    def update():
+        i = 0
+        while not stop.is_set():
+            g.add_edges([i % 200], [(i * 7) % 200])
+            i += 1
+
+    t = threading.Thread(target=update)
+    t.start()
+    try:
+        for _ in range(3):
+            time.sleep(0.05)
+            pid = os.fork()
+            if pid == 0:
+                try:
+                    m.save()
+                    os._exit(1)
+                except ocgraph.InvalidArgumentError as e:
+                    if "forked child" not in str(e):
+                        os._exit(2)
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    g.close()
+                os._exit(0)
+            for _ in range(200):
+                done, status = os.waitpid(pid, os.WNOHANG)
+                if done:
+                    break
+                time.sleep(0.05)
+            else:
+                os.kill(pid, 9)
+                os.waitpid(pid, 0)
+                pytest.fail("the forked child hung")
+            assert os.waitstatus_to_exitcode(status) == 0
+    finally:
+        stop.set()
+        t.join()
+    assert os.path.exists(m.save())
+    g.close()
 
 
 @pytest.mark.parametrize("backend", BACKENDS)

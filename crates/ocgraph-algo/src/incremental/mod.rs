@@ -486,6 +486,7 @@ impl Maintainer {
     /// Makes the graph's batches durable, then saves the result in
     /// `<graph>/maintained/<name>.bin`; returns the file's path.
     pub fn save(&self, w: &WritableGraph) -> Result<PathBuf> {
+        w.check_process()?;
         let path = saved_path(w.path(), &self.spec);
         self.with(w, u64::MAX, |m| {
             // The log is made durable once the result is current: it may include batches
@@ -500,7 +501,11 @@ impl Maintainer {
 
     /// Stops maintaining (the saved file, if any, stays).
     pub fn stop(self, w: &WritableGraph) {
-        w.unsubscribe(self.id);
+        // A forked child's copy holds no subscription of its own (and the parent's threads
+        // may have held the feed's lock when it forked).
+        if w.check_process().is_ok() {
+            w.unsubscribe(self.id);
+        }
     }
 }
 

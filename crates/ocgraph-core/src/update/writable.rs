@@ -943,8 +943,16 @@ impl WritableGraph {
         self.shared.opts.durability
     }
 
+    /// Refuses a forked child's use of its parent's writer: the parent's threads may have held
+    /// the writer's locks, or been inside a log sync, when the process forked, and in the child
+    /// nothing would ever release them.
+    pub fn check_process(&self) -> Result<()> {
+        self.shared.check_process()
+    }
+
     /// Makes every batch applied so far durable (for durability modes other than per batch).
     pub fn sync(&self) -> Result<()> {
+        self.check_process()?;
         self.shared.wal.sync_to(self.last_seq())
     }
 
@@ -976,6 +984,10 @@ impl WritableGraph {
     /// running, makes every batch durable and closes the graph: its writer lock is released
     /// even while other handles to it live (later updates through them fail as closed).
     pub fn close(&self) -> Result<()> {
+        if self.check_process().is_err() {
+            // A forked child's copy: the parent closes the writer (see `check_process`).
+            return Ok(());
+        }
         self.wait_background()?;
         let _compaction = self.shared.compacting.lock();
         let _freeze = self.shared.freezing.lock();
@@ -1075,6 +1087,11 @@ impl Shared {
                 self.dir.display()
             )));
         }
+        self.check_process()
+    }
+
+    /// See [`WritableGraph::check_process`].
+    fn check_process(&self) -> Result<()> {
         if crate::process::current_process() != self.pid {
             return Err(Error::invalid(format!(
                 "{}: the graph was opened for updates by process {}; a forked child must open it itself (after the parent closed it)",
