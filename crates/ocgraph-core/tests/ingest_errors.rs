@@ -513,7 +513,7 @@ fn csv_columns_that_cannot_be_read_as_named() {
     use ocgraph_core::ingest::Columns;
     let one = Columns { source: Some("src".into()), ..Columns::default() };
     let msg =
-        fails("same.csv", b"dst,src\n1,2\n", &ImportOptions { columns: one, ..opts() }, ErrorKind::Input);
+        fails("same.csv", b"a,src\n1,2\n", &ImportOptions { columns: one, ..opts() }, ErrorKind::Input);
     assert!(msg.contains("same.csv:1:") && msg.contains("the same column 'src'"), "{msg}");
     let names: Vec<String> = (0..17).map(|k| format!("c{k}")).chain(["weight".into()]).collect();
     let row: Vec<String> = (0..17).map(|k| k.to_string()).chain(["2.5".into()]).collect();
@@ -553,17 +553,20 @@ fn num_vertices_with_string_ids_is_refused() {
     }
 }
 
-/// A weight column that is also the source or target column is refused (the CSV's target was
-/// read as `weight`, its `dst` column ignored), as is a NUL byte in a text file (a binary file
+/// A weight column that is also the source or target column is refused (a CSV's second column
+/// named `weight` was read as the target and the weight both), as is a NUL byte in a text file (a binary file
 /// read as text gave vertices named by its bytes) and a Parquet file without its extension.
 #[test]
 fn inputs_that_would_read_as_another_graph_are_refused() {
     let weighted =
         ImportOptions { build: BuildOptions { weighted: true, ..BuildOptions::default() }, ..opts() };
-    let msg = fails("swd.csv", b"src,weight,dst\n0,5,1\n1,7,2\n", &weighted, ErrorKind::Input);
+    let msg = fails("swd.csv", b"a,weight,b\n0,5,1\n1,7,2\n", &weighted, ErrorKind::Input);
     assert!(msg.contains("swd.csv:1:") && msg.contains("also the target column"), "{msg}");
-    let msg = fails("wf.csv", b"w,src,dst\n0.5,0,1\n", &weighted, ErrorKind::Input);
+    let msg = fails("wf.csv", b"w,a,b\n0.5,0,1\n", &weighted, ErrorKind::Input);
     assert!(msg.contains("wf.csv:1:") && msg.contains("also the source column"), "{msg}");
+    // Columns named as the source and target are read by name, wherever the weight is.
+    let r = imports("swd.csv", b"src,weight,dst\n0,5,1\n1,7,2\n", &weighted);
+    assert_eq!((r.num_vertices, r.num_edges), (3, 2));
     let msg = fails("nul.txt", b"0 1\n1 2\n2 \x003\n", &opts(), ErrorKind::Input);
     assert!(msg.contains("nul.txt:3:") && msg.contains("NUL byte"), "{msg}");
     let msg = fails("part-0000", b"PAR1\x15\x04\x15\x00 body PAR1", &opts(), ErrorKind::Input);
