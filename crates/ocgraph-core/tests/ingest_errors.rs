@@ -512,8 +512,7 @@ fn sparse_ids_are_kept_when_asked() {
 fn csv_columns_that_cannot_be_read_as_named() {
     use ocgraph_core::ingest::Columns;
     let one = Columns { source: Some("src".into()), ..Columns::default() };
-    let msg =
-        fails("same.csv", b"a,src\n1,2\n", &ImportOptions { columns: one, ..opts() }, ErrorKind::Input);
+    let msg = fails("same.csv", b"a,src\n1,2\n", &ImportOptions { columns: one, ..opts() }, ErrorKind::Input);
     assert!(msg.contains("same.csv:1:") && msg.contains("the same column 'src'"), "{msg}");
     let names: Vec<String> = (0..17).map(|k| format!("c{k}")).chain(["weight".into()]).collect();
     let row: Vec<String> = (0..17).map(|k| k.to_string()).chain(["2.5".into()]).collect();

@@ -409,8 +409,9 @@ fn layouts_refuse_offsets_whose_degrees_do_not_add_up() {
     assert!(!out.join("grid.edges").exists());
 }
 
-/// A weighted CSV import whose header names no weight column reads the third column, and says
-/// so in a notice naming it (it was chosen silently).
+/// A weighted CSV import whose header names no weight column reads the column after the source
+/// and target (here named `src` and `dst`, read by name), and says so in a notice naming it (it
+/// was chosen silently).
 #[test]
 fn an_unnamed_csv_weight_column_is_noted() {
     let tmp = scratch();
@@ -422,7 +423,7 @@ fn an_unnamed_csv_weight_column_is_noted() {
     };
     let r = import(&input, &tmp.path().join("g"), &opts, &NoProgress).unwrap();
     assert!(
-        r.notices.iter().any(|n| n.contains("w.csv:1:") && n.contains("the weight is column 3 ('dst')")),
+        r.notices.iter().any(|n| n.contains("w.csv:1:") && n.contains("the weight is column 4 ('w2')")),
         "{:?}",
         r.notices
     );

@@ -3,7 +3,8 @@
 //! the header (reported as such). By default the source and target are the columns the header
 //! names `src` (or `source`) and `dst` (or `target`), case-insensitive, when it names both,
 //! else the first two columns; the weight is the column named `weight` (or `w`) in the
-//! header, else the third; [`Columns`](crate::ingest::Columns) picks them by their (unquoted) header names
+//! header, else the first column after the source and target (the third when they are the
+//! first two); [`Columns`](crate::ingest::Columns) picks them by their (unquoted) header names
 //! instead (the first line is then always the header).
 
 use std::borrow::Cow;
@@ -104,7 +105,13 @@ pub(crate) fn parse_header(path: &Path, data: &[u8], cols: &Columns) -> Result<C
                     name(src_col)
                 ));
             }
-            let weight_col = find(&cols.weight, default_weight)?;
+            // No column named as the weight: the first after the source and the target (the
+            // third when they are the first two), else the first that is neither.
+            let unnamed_weight_col = (src_col.max(dst_col) + 1..k)
+                .chain(0..k)
+                .find(|&c| c != src_col && c != dst_col)
+                .unwrap_or(2);
+            let weight_col = find(&cols.weight, default_weight.or(Some(unnamed_weight_col)))?;
             let named = [src_col, dst_col].into_iter().chain(cols.weight.is_some().then_some(weight_col));
             if let Some(k) = named.into_iter().find(|&k| k >= MAX_COLS) {
                 return at(format!(
