@@ -133,7 +133,8 @@ def test_csv_columns_named_as_source_and_target_are_read_by_name(tmp_path):
         g.close()
     # A header naming only one of them: the first two columns.
     csv.write_text("a,dst\n0,1\n")
-    g = ocgraph.import_edges(csv, tmp_path / "g", overwrite=True)
+    with pytest.warns(UserWarning, match="taken as the CSV header: 'a,dst'$"):
+        g = ocgraph.import_edges(csv, tmp_path / "g", overwrite=True)
     assert sorted(g.to_networkx().edges()) == [(0, 1)]
 
 

@@ -57,7 +57,11 @@ fn frames_for(spec: &str, distinct: usize, page_size: u32) -> Result<usize> {
         if p.is_nan() || p <= 0.0 {
             return Err(bad("must be positive"));
         }
-        (p / 100.0 * distinct as f64).ceil() as usize
+        // Rounded up to whole frames, but a product that is whole up to the float error of
+        // the percentage (7% of 100 computes as 7.000000000000001) is that whole number.
+        let exact = p * distinct as f64 / 100.0;
+        let whole = exact.round();
+        (if (exact - whole).abs() <= 1e-9 * whole.max(1.0) { whole } else { exact.ceil() }) as usize
     } else if let Some(n) = spec.strip_suffix('f') {
         n.trim().parse().map_err(|_| bad("expected a frame count like 512f"))?
     } else {
@@ -251,6 +255,15 @@ mod tests {
     fn size_specs() {
         assert_eq!(frames_for("10%", 1000, 4096).unwrap(), 100);
         assert_eq!(frames_for("0.5%", 1000, 4096).unwrap(), 5);
+        // Whole products are not rounded up by the float error of the percentage.
+        assert_eq!(frames_for("7%", 100, 4096).unwrap(), 7);
+        assert_eq!(frames_for("56%", 50, 4096).unwrap(), 28);
+        assert_eq!(frames_for("0.07%", 10_000, 4096).unwrap(), 7);
+        let off_by_one = (1..=100u32)
+            .flat_map(|p| (1..=2000usize).map(move |d| (p, d)))
+            .find(|&(p, d)| frames_for(&format!("{p}%"), d, 4096).unwrap() != (p as usize * d).div_ceil(100).max(1));
+        assert_eq!(off_by_one, None);
+        assert_eq!(frames_for("7.5%", 100, 4096).unwrap(), 8);
         assert_eq!(frames_for("512f", 1000, 4096).unwrap(), 512);
         assert_eq!(frames_for("1MiB", 1000, 4096).unwrap(), 256);
         assert!(frames_for("0%", 1000, 4096).is_err());
