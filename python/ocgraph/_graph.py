@@ -663,7 +663,8 @@ class Graph(_NativeGraph):
 
     @property
     def num_levels(self) -> int:
-        """Number of on-disk levels over the base (writable graphs)."""
+        """Number of on-disk levels over the base (of a read-only handle: as of its snapshot;
+        0 for a graph without updates)."""
         return _ocgraph._update_state(self)[0]
 
 

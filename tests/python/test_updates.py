@@ -123,6 +123,7 @@ def test_random_updates_match_networkx(tmp_path, backend, directed, seed):
     # Reopened read-only: the levels and the replayed log give the same graph.
     with ocgraph.open(path, backend=backend) as r:
         check_equal(r, h)
+        assert r.num_levels == 2
 
     g = open_writable(path, backend)
     assert g.num_levels == 2
@@ -135,6 +136,7 @@ def test_random_updates_match_networkx(tmp_path, backend, directed, seed):
     g.close()
     with ocgraph.open(path, backend=backend) as r:
         check_equal(r, h)
+        assert r.num_levels == 0
 
 
 def test_weighted_updates(tmp_path):

@@ -5,7 +5,7 @@
 use numpy::PyReadonlyArray1;
 use ocgraph_core::ids::OriginalId;
 use ocgraph_core::update::{Durability, WritableGraph};
-use ocgraph_core::Vertex;
+use ocgraph_core::{GraphView, Vertex};
 use pyo3::prelude::*;
 
 use crate::errors::{invalid, run, vertex_out_of_range, IntoPy};
@@ -269,9 +269,12 @@ pub(crate) fn _sync(py: Python<'_>, g: &PyGraph) -> PyResult<()> {
     update(py, g, true, |_| Ok(()))
 }
 
-/// `(levels, last batch sequence number)` of a writable graph.
+/// `(levels, last batch sequence number)` of the graph: a writable graph's now, a read-only
+/// one's as of its snapshot (`(0, 0)` for a graph without updates).
 #[pyfunction]
 pub(crate) fn _update_state(g: &PyGraph) -> PyResult<(usize, u64)> {
-    let w = g.writer()?;
-    Ok((w.num_levels(), w.last_seq()))
+    Ok(match g.graph()? {
+        GraphView::Updated(snap) => (snap.num_levels(), snap.seq()),
+        GraphView::Stored(_) => (0, 0),
+    })
 }

@@ -259,9 +259,9 @@ mod tests {
         assert_eq!(frames_for("7%", 100, 4096).unwrap(), 7);
         assert_eq!(frames_for("56%", 50, 4096).unwrap(), 28);
         assert_eq!(frames_for("0.07%", 10_000, 4096).unwrap(), 7);
-        let off_by_one = (1..=100u32)
-            .flat_map(|p| (1..=2000usize).map(move |d| (p, d)))
-            .find(|&(p, d)| frames_for(&format!("{p}%"), d, 4096).unwrap() != (p as usize * d).div_ceil(100).max(1));
+        let off_by_one = (1..=100u32).flat_map(|p| (1..=2000usize).map(move |d| (p, d))).find(|&(p, d)| {
+            frames_for(&format!("{p}%"), d, 4096).unwrap() != (p as usize * d).div_ceil(100).max(1)
+        });
         assert_eq!(off_by_one, None);
         assert_eq!(frames_for("7.5%", 100, 4096).unwrap(), 8);
         assert_eq!(frames_for("512f", 1000, 4096).unwrap(), 512);
