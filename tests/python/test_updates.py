@@ -290,6 +290,18 @@ def test_update_calls_follow_the_durability_mode_unless_durable_is_given(tmp_pat
     assert fsyncs("durable") >= 40
 
 
+def _exit_code_of_child(pid: int, hung: str) -> int:
+    """The exit code of the forked child ``pid``; kills it and fails with ``hung`` after 30 s."""
+    for _ in range(300):
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            return os.waitstatus_to_exitcode(status)
+        time.sleep(0.1)
+    os.kill(pid, 9)
+    os.waitpid(pid, 0)
+    pytest.fail(hung)
+
+
 def test_a_forked_child_cannot_update_through_the_parents_handle(tmp_path):
     """Parent and child shared the lock and the log: both batches were acknowledged and the
     child's were silently lost."""
@@ -319,16 +331,7 @@ def test_a_forked_child_cannot_update_through_the_parents_handle(tmp_path):
             if "forked child" not in str(e):
                 os._exit(5)
         os._exit(0 if g.bfs(0).tolist() == want and g.wcc().tolist() == g.wcc(threads=1).tolist() else 1)
-    for _ in range(300):
-        done, status = os.waitpid(pid, os.WNOHANG)
-        if done:
-            break
-        time.sleep(0.1)
-    else:
-        os.kill(pid, 9)
-        os.waitpid(pid, 0)
-        pytest.fail("the forked child's kernel hung")
-    assert os.waitstatus_to_exitcode(status) == 0
+    assert _exit_code_of_child(pid, "the forked child's kernel hung") == 0
     # The child stops the result and closes its copy of the handle cleanly: joining the
     # parent's maintaining thread there raised a Rust panic (a BaseException), and a background
     # compaction's thread made close() fail as an I/O error.
@@ -387,16 +390,7 @@ def test_a_forked_child_neither_saves_nor_syncs_the_parents_writer(tmp_path):
                     warnings.simplefilter("ignore")
                     g.close()
                 os._exit(0)
-            for _ in range(200):
-                done, status = os.waitpid(pid, os.WNOHANG)
-                if done:
-                    break
-                time.sleep(0.05)
-            else:
-                os.kill(pid, 9)
-                os.waitpid(pid, 0)
-                pytest.fail("the forked child hung")
-            assert os.waitstatus_to_exitcode(status) == 0
+            assert _exit_code_of_child(pid, "the forked child hung") == 0
     finally:
         stop.set()
         t.join()
