@@ -572,12 +572,13 @@ class Graph(_NativeGraph):
     ) -> int:
         """Removes every edge of each vertex in ``vertices`` (vertex ids stay valid with
         degree 0); with ``ids="original"``, ``vertices`` holds original ids (an unknown one
-        raises). ``remove_vertices(ids=[...])``, with ids that are not a mode name, is
-        ``remove_vertices([...])``."""
+        raises). ``remove_vertices(ids=[...])``, with a list rather than a mode name, names the
+        vertices by original id, as ``add_vertices(ids=[...])`` does (on a graph imported
+        without ``relabel`` these are the vertex ids)."""
         if vertices is None:
             if ids is None or isinstance(ids, str):
                 raise InvalidArgumentError("remove_vertices: give the vertices to remove")
-            vertices, ids = ids, "internal"
+            vertices, ids = ids, "original"
         by_original = _by_original(ids)
         vertices = _original_ids(vertices, "vertices") if by_original else vertices
         internal = None if by_original else _ids(vertices)

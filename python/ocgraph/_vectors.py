@@ -31,7 +31,10 @@ def by_vertex(values: Any, original_ids: Callable[[], Any], what: str, missing: 
         unknown = ~values.index.isin(index)
         if unknown.any():
             raise InvalidArgumentError(f"{what}: the Series names {values.index[unknown][0]!r}, not a vertex")
-        return values.reindex(index, fill_value=missing).to_numpy()
+        if not pd.api.types.is_numeric_dtype(values.dtype):
+            raise InvalidArgumentError(f"{what}: the Series must hold real numbers, got dtype {values.dtype}")
+        # As float64 first: a nullable integer Series cannot take a float fill value.
+        return values.astype("float64").reindex(index, fill_value=missing).to_numpy()
     if len(values) != len(ids) or not values.index.is_unique:
         raise InvalidArgumentError(
             f"{what}: a Series needs one value per vertex ({len(ids)}) indexed by the original ids, "

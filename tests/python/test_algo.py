@@ -243,6 +243,9 @@ def test_a_series_is_read_by_its_index(tmp_path):
         g.spmv(pd.Series({"a": 1.0}))
     # Personalization leaves out vertices as a dict does (they get 0), by original id.
     part = g.pagerank(personalization=pd.Series({"d": 2.0, "b": 1.0}))
+    np.testing.assert_allclose(
+        part, g.pagerank(personalization=pd.Series([2, 1], index=["d", "b"], dtype="Int64"))
+    )
     full = np.zeros(g.num_vertices)
     full[[g.vertex("d"), g.vertex("b")]] = [2.0, 1.0]
     np.testing.assert_allclose(part, g.pagerank(personalization=full))

@@ -476,6 +476,9 @@ def test_updates_by_original_string_ids(tmp_path):
         with pytest.raises(ocgraph.InvalidArgumentError, match="empty string"):
             g.add_vertices(ids=["gina", ""])
         assert g.num_vertices == 6 and g.vertex("gina") is None
+        # A list given as `ids` names vertices by original id, as in add_vertices(ids=...).
+        g.remove_vertices(ids=["erin"])
+        h.remove_edges_from(list(h.edges("erin")))
 
         def named(graph: ocgraph.Graph) -> set:
             out = set()

@@ -439,7 +439,7 @@ fn saved_results_are_reused_only_when_current() {
     assert!(names.iter().all(|n| !n.to_string_lossy().contains("tmp")), "{names:?}");
 }
 
-/// A saved result never claims a batch the log could still lose: while another thread commits
+/// A saved result never claims a batch the log could still lose: while other threads commit
 /// batches that are not made durable (`Durability::None`), every save leaves the log durable up
 /// to the batch its file records (the saved file is otherwise loaded, after a crash that lost
 /// those batches, as current for the different batches that reuse their numbers).
@@ -452,13 +452,29 @@ fn a_saved_result_is_never_ahead_of_the_durable_log() {
     let w = WritableGraph::open(&dir, &opts).unwrap();
     let m = Maintainer::start(&w, Spec::Wcc).unwrap();
     let stop = std::sync::atomic::AtomicBool::new(false);
+    // A deadlock fails the test binary instead of hanging it.
+    let finished = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let watchdog = finished.clone();
+    std::thread::spawn(move || {
+        std::thread::sleep(std::time::Duration::from_secs(120));
+        if !watchdog.load(std::sync::atomic::Ordering::Relaxed) {
+            eprintln!("a_saved_result_is_never_ahead_of_the_durable_log: saves and updates deadlocked");
+            std::process::exit(1);
+        }
+    });
     let ahead = std::thread::scope(|s| {
-        s.spawn(|| {
-            let mut rng = Xoshiro256PlusPlus::seed_from_u64(9);
-            while !stop.load(std::sync::atomic::Ordering::Relaxed) {
-                w.add_edges(&[(rng.gen_range(0..200), rng.gen_range(0..200))], None).unwrap();
-            }
-        });
+        // Two updaters: one delivers its batch to the result while the other waits with the
+        // writer's state held (a save that synced the whole log under the result's lock
+        // deadlocked with them).
+        for seed in [9, 10] {
+            let (w, stop) = (&w, &stop);
+            s.spawn(move || {
+                let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+                while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                    w.add_edges(&[(rng.gen_range(0..200), rng.gen_range(0..200))], None).unwrap();
+                }
+            });
+        }
         let ahead: Vec<(u64, u64)> = (0..40)
             .filter_map(|_| {
                 let path = m.save(&w).unwrap();
@@ -470,6 +486,7 @@ fn a_saved_result_is_never_ahead_of_the_durable_log() {
         stop.store(true, std::sync::atomic::Ordering::Relaxed);
         ahead
     });
+    finished.store(true, std::sync::atomic::Ordering::Relaxed);
     assert!(ahead.is_empty(), "saved batches past the durable log (saved, durable): {ahead:?}");
 }
 

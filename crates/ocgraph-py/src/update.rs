@@ -266,6 +266,8 @@ pub(crate) fn _compact(py: Python<'_>, g: &PyGraph) -> PyResult<()> {
 /// Makes every update so far durable.
 #[pyfunction]
 pub(crate) fn _sync(py: Python<'_>, g: &PyGraph) -> PyResult<()> {
+    // Refused in a forked child whatever the durability (see `WritableGraph::check_process`).
+    g.writer()?.check_process().py()?;
     update(py, g, true, |_| Ok(()))
 }
 

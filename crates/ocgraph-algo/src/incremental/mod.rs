@@ -222,14 +222,12 @@ pub fn saved_path(dir: &Path, spec: &Spec) -> PathBuf {
     dir.join(MAINTAINED_DIR).join(format!("{}.bin", spec.name()))
 }
 
-/// Writes `m` (current as of batch `m.seq()`, for a graph of `n` vertices) to `path`
-/// atomically: a temporary file, fsync, rename, fsync of the directory.
+/// The saved form of `m` (current as of batch `m.seq()`, for a graph of `n` vertices), which
+/// [`write_saved`] writes.
 ///
 /// Layout: `OCGMAIN1`, seq (u64), vertex count (u64), name length (u32) and name, payload
 /// length (u64) and payload ([`Maintained::encode`]), then the CRC-32C of everything before.
-fn save_to(path: &Path, name: &str, n: u64, m: &dyn Maintained) -> Result<()> {
-    let dir = path.parent().expect("saved results live in a directory");
-    std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, "create directory", e))?;
+fn saved_form(name: &str, n: u64, m: &dyn Maintained) -> Vec<u8> {
     let payload = m.encode();
     let mut buf = Vec::with_capacity(payload.len() + 64);
     buf.extend_from_slice(MAGIC);
@@ -241,9 +239,17 @@ fn save_to(path: &Path, name: &str, n: u64, m: &dyn Maintained) -> Result<()> {
     buf.extend_from_slice(&payload);
     let crc = crc32c::crc32c(&buf);
     buf.extend_from_slice(&crc.to_le_bytes());
+    buf
+}
+
+/// Writes a [`saved_form`] to `path` atomically: a temporary file, fsync, rename, fsync of
+/// the directory.
+fn write_saved(path: &Path, saved: &[u8]) -> Result<()> {
+    let dir = path.parent().expect("saved results live in a directory");
+    std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, "create directory", e))?;
     // Written beside `path` under a name of its own (two savers of one result never share it)
     // and renamed over it; a failed save removes what it wrote.
-    OutputFile::write_whole(path, &buf)
+    OutputFile::write_whole(path, saved)
 }
 
 /// Removes the temporary files (`.NAME.tmp-PID-N`, see [`OutputFile`]) that saves of another
@@ -488,14 +494,16 @@ impl Maintainer {
     pub fn save(&self, w: &WritableGraph) -> Result<PathBuf> {
         w.check_process()?;
         let path = saved_path(w.path(), &self.spec);
-        self.with(w, u64::MAX, |m| {
-            // The log is made durable once the result is current: it may include batches
-            // another thread committed after any earlier sync, and a file claiming a batch the
-            // log could still lose would be loaded after a crash as current for the batches
-            // that replace it. (A batch is in the log before any snapshot shows it.)
-            w.sync()?;
-            save_to(&path, &self.spec.name(), m.result().len() as u64, m)
-        })??;
+        let (seq, saved) =
+            self.with(w, u64::MAX, |m| (m.seq(), saved_form(&self.spec.name(), m.result().len() as u64, m)))?;
+        // The log is made durable up to the result's batch before the file claims it: the
+        // result may include batches another thread committed after any earlier sync, and a
+        // file claiming a batch the log could still lose would be loaded after a crash as
+        // current for the batches that replace it. (A batch is in the log before any snapshot
+        // shows it.) Outside the result's lock: a batch being delivered to it holds the
+        // writer's turn, which a sync of the whole log would wait for.
+        w.sync_to(seq)?;
+        write_saved(&path, &saved)?;
         Ok(path)
     }
 

@@ -950,6 +950,13 @@ impl WritableGraph {
         self.shared.check_process()
     }
 
+    /// Makes the batches up to `seq` (one already applied) durable, without waiting for the
+    /// writer's state: callers holding a lock that a batch's delivery waits for may call it.
+    pub fn sync_to(&self, seq: u64) -> Result<()> {
+        self.check_process()?;
+        self.shared.wal.sync_to(seq)
+    }
+
     /// Makes every batch applied so far durable (for durability modes other than per batch).
     pub fn sync(&self) -> Result<()> {
         self.check_process()?;
