@@ -10,8 +10,8 @@ use ocgraph_algo::{
     pagerank, pagerank_grid, spmv, spmv_grid, verify_pagerank, verify_spmv, wcc, wcc_grid, PageRankMethod,
     PageRankOptions,
 };
-use ocgraph_core::format::check_graph;
 use ocgraph_core::format::grid::Codec;
+use ocgraph_core::format::{check_graph, Manifest};
 use ocgraph_core::ingest::{build_grid, GridOptions, NoProgress};
 use ocgraph_core::update::{WritableGraph, WriteOptions};
 use ocgraph_core::{EdgeGrid, Graph, OpenOptions, Vertex};
@@ -166,13 +166,19 @@ fn corrupted_grid_files_are_refused() {
             bytes[at as usize] ^= 0x5a;
             std::fs::write(&p, bytes).unwrap();
         };
-        // A flipped byte in a cell: `check` names the file; open succeeds (as for the CSR, data
-        // checksums are `check`'s), and a compressed cell that no longer decodes is an error.
-        flip("grid.edges", 100);
-        let err = check_graph(&path).unwrap_err().to_string();
-        assert!(err.contains("grid.edges") && err.contains("checksum"), "{err}");
-        flip("grid.edges", 100);
-        check_graph(&path).unwrap();
+        // A flipped byte in a cell or a weight: `check` names the file, and so does open (a
+        // grid of at most GRID_CHECKED_ON_OPEN bytes is checked whole there; a cell's bytes
+        // were read as edges).
+        let weights = std::fs::metadata(path.join("grid.weights")).unwrap().len();
+        for (name, at) in [("grid.edges", 100), ("grid.edges", 20_000), ("grid.weights", weights / 2)] {
+            flip(name, at);
+            let err = check_graph(&path).unwrap_err().to_string();
+            assert!(err.contains(name) && err.contains("checksum"), "{err}");
+            let err = Graph::open(&path, &OpenOptions::default()).unwrap_err().to_string();
+            assert!(err.contains(name) && err.contains("checksum"), "{codec:?} {name}: {err}");
+            flip(name, at);
+            check_graph(&path).unwrap();
+        }
         // A flipped byte in the index: refused on open, naming the file.
         flip("grid.index", 70);
         let err = Graph::open(&path, &OpenOptions::default()).unwrap_err().to_string();
@@ -185,7 +191,8 @@ fn corrupted_grid_files_are_refused() {
         let err = Graph::open(&path, &OpenOptions::default()).unwrap_err().to_string();
         assert!(err.contains("grid.edges"), "{err}");
     }
-    // A compressed cell that does not decode: the kernel returns an error naming the file.
+    // A compressed cell that does not decode (its checksum made to match, as for a grid too
+    // large to be checked on open): the kernel returns an error naming the file.
     for codec in [Codec::Lz4, Codec::Runs] {
         let path = dir.path().join(format!("decode-{codec:?}"));
         store(&path, &t, false);
@@ -193,9 +200,12 @@ fn corrupted_grid_files_are_refused() {
         let p = path.join("grid.edges");
         let mut bytes = std::fs::read(&p).unwrap();
         bytes[..64].fill(0xff);
-        std::fs::write(&p, bytes).unwrap();
+        std::fs::write(&p, &bytes).unwrap();
         let err = check_graph(&path).unwrap_err().to_string();
         assert!(err.contains("grid.edges"), "{err}");
+        let mut m = Manifest::read(&path).unwrap();
+        m.files.get_mut("grid.edges").unwrap().crc32c = crc32c::crc32c(&bytes);
+        m.write_atomic(&path).unwrap();
         let g = Graph::open(&path, &OpenOptions::default()).unwrap();
         let err = wcc_grid(&g.grid().unwrap()).unwrap_err().to_string();
         assert!(err.contains("grid.edges") && err.contains("does not decode"), "{codec:?}: {err}");

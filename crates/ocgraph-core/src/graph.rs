@@ -279,6 +279,7 @@ impl Graph {
             BackendKind::Mmap { .. } => (4096, None),
         };
         let list_starts = ListStarts::new(manifest.num_vertices);
+        crate::format::verify_small_grid(&data, &manifest)?;
         let grid = grid::load_index(&data, &manifest)?;
         let side_files = SideFiles::open(&data, &manifest)?;
         let g = Graph {
