@@ -153,10 +153,10 @@ pub(crate) fn _set_vertex_labels(
 pub(crate) fn original_id(x: &Bound<'_, PyAny>) -> PyResult<OriginalId> {
     if let Ok(s) = x.extract::<String>() {
         // As the importers: an empty id could not be exported and read back.
-        return match s.is_empty() {
-            true => Err(invalid("an original id may not be the empty string")),
-            false => Ok(OriginalId::Str(s)),
-        };
+        if s.is_empty() {
+            return Err(invalid("an original id may not be the empty string"));
+        }
+        return Ok(OriginalId::Str(s));
     }
     match x.extract::<i128>().ok().and_then(|i| u64::try_from(i).ok()) {
         Some(i) => Ok(OriginalId::Int(i)),

@@ -137,9 +137,10 @@ fn read_lines<T>(
             return Err(Error::input_line(
                 path,
                 no,
-                match min == max {
-                    true => format!("expected {max} columns, found {}", cols.len()),
-                    false => format!("expected {min} to {max} columns, found {}", cols.len()),
+                if min == max {
+                    format!("expected {max} columns, found {}", cols.len())
+                } else {
+                    format!("expected {min} to {max} columns, found {}", cols.len())
                 },
             ));
         }
