@@ -31,7 +31,7 @@ def by_vertex(values: Any, original_ids: Callable[[], Any], what: str, missing: 
         unknown = ~values.index.isin(index)
         if unknown.any():
             raise InvalidArgumentError(f"{what}: the Series names {values.index[unknown][0]!r}, not a vertex")
-        if not pd.api.types.is_numeric_dtype(values.dtype):
+        if not pd.api.types.is_numeric_dtype(values.dtype) or pd.api.types.is_complex_dtype(values.dtype):
             raise InvalidArgumentError(f"{what}: the Series must hold real numbers, got dtype {values.dtype}")
         # As float64 first: a nullable integer Series cannot take a float fill value.
         return values.astype("float64").reindex(index, fill_value=missing).to_numpy()

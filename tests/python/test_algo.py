@@ -252,6 +252,8 @@ def test_a_series_is_read_by_its_index(tmp_path):
     h = nx.DiGraph([tuple(line.split()) for line in edges.read_text().splitlines()])
     want = nx.pagerank(h, personalization={"d": 2.0, "b": 1.0}, tol=1e-10, max_iter=1000)
     np.testing.assert_allclose(part, [want[g.original_id(v)] for v in range(g.num_vertices)], atol=1e-5)
+    with pytest.raises(ocgraph.InvalidArgumentError, match="real numbers"):
+        g.pagerank(personalization=pd.Series([1 + 2j], index=["a"]))
     with pytest.raises(ocgraph.InvalidArgumentError, match="names 'y', not a vertex"):
         g.pagerank(personalization=pd.Series({"a": 1.0, "y": 1.0}))
 

@@ -176,6 +176,7 @@ fn corrupted_grid_files_are_refused() {
             assert!(err.contains(name) && err.contains("checksum"), "{err}");
             let err = Graph::open(&path, &OpenOptions::default()).unwrap_err().to_string();
             assert!(err.contains(name) && err.contains("checksum"), "{codec:?} {name}: {err}");
+            assert!(err.contains("layout remove-grid"), "{err}");
             flip(name, at);
             check_graph(&path).unwrap();
         }

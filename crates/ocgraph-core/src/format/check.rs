@@ -80,7 +80,19 @@ pub(crate) fn verify_small_grid(data: &Path, m: &Manifest) -> Result<()> {
     }
     let mut buf = vec![0u8; READ_CHUNK];
     for (role, entry) in files {
-        verify_checksum(&data.join(entry.stored_name(role.file_name())), entry.crc32c, &mut buf)?;
+        verify_checksum(&data.join(entry.stored_name(role.file_name())), entry.crc32c, &mut buf).map_err(|e| {
+            match e {
+                // The way out: the graph opens without its grid, which can then be rebuilt.
+                Error::Format { path, offset, msg } => Error::Format {
+                    path,
+                    offset,
+                    msg: format!(
+                        "{msg} (`ocgraph layout remove-grid` removes the grid, then `ocgraph layout grid` rebuilds it)"
+                    ),
+                },
+                other => other,
+            }
+        })?;
     }
     Ok(())
 }
