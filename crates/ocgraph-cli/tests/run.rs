@@ -180,6 +180,9 @@ fn traces_replay_and_an_empty_trace_is_refused() {
     let names: Vec<_> = std::fs::read_dir(t.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
     assert_eq!(names.len(), 2, "no temporary file is left: {names:?}");
     ok(&["cache-sim", p(&trace), "--sizes", "50%"]);
+    // The table names every policy whole (two GAC specs were cut to the same `gac:decay`).
+    let table = ok(&["cache-sim", p(&trace), "--sizes", "50%", "--policies", "gac:decay=0.5,gac:decay=0.9"]);
+    assert!(table.contains(" gac:decay=0.5 gac:decay=0.9"), "{table}");
     // A CSV to standard output is all that goes there (the table goes to stderr).
     let csv = ok(&["cache-sim", p(&trace), "--sizes", "50%,100%", "--policies", "lru,opt", "--csv", "-"]);
     let lines: Vec<&str> = csv.lines().collect();

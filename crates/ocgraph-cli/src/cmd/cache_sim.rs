@@ -145,15 +145,17 @@ pub fn run(args: &CacheSimArgs) -> Result<()> {
             println!("{line}");
         }
     };
+    // Each policy's column as wide as its spec (`gac:decay=0.5` and `gac:decay=0.9` apart).
+    let widths: Vec<usize> = policies.iter().map(|p| p.chars().count().max(9)).collect();
     let mut out = format!("{:>10} {:>9}", "size", "frames");
-    for p in &policies {
-        let _ = write!(out, " {:>9}", short(p));
+    for (p, w) in policies.iter().zip(&widths) {
+        let _ = write!(out, " {p:>w$}");
     }
     say(&out);
     for (s, (spec, frames)) in sizes.iter().enumerate() {
         let mut line = format!("{spec:>10} {frames:>9}");
-        for p in 0..policies.len() {
-            let _ = write!(line, " {:>9.4}", results[s * policies.len() + p].hit_ratio());
+        for (p, w) in widths.iter().enumerate() {
+            let _ = write!(line, " {:>w$.4}", results[s * policies.len() + p].hit_ratio());
         }
         say(&line);
     }
@@ -215,14 +217,6 @@ fn listed<'a>(value: &'a str, flag: &str) -> Result<Vec<&'a str>> {
 }
 
 /// Column header for a policy spec (GAC specs can be long).
-fn short(p: &str) -> &str {
-    if p.len() > 9 {
-        &p[..9]
-    } else {
-        p
-    }
-}
-
 /// Replays `dense` through GAC with `frames` frames, writing `miss,score,active` every `every`
 /// misses.
 fn write_score_trace(
