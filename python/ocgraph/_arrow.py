@@ -85,24 +85,21 @@ class _Column:
             self.kind = kind
         elif kind != self.kind:
             raise InputError(f"column '{self.name}' changes from {self.kind} to {kind} ids at row {offset}")
+        import pyarrow.compute as pc
+
         if kind == "str":
             # Text and CSV cannot carry an empty id (their importers refuse one), so neither
             # does a graph: it could not be exported and read back.
-            import pyarrow.compute as pc
-
-            empty = pc.equal(pc.utf8_length(col), 0)
-            if pc.any(empty).as_py():
-                row = offset + pc.index(empty, True).as_py()
-                raise InputError(f"column '{self.name}' ({self.role}) has an empty id at row {row}")
-        if pa.types.is_signed_integer(col.type):
+            i = pc.index(pc.equal(pc.utf8_length(col), 0), True).as_py()
+            if i >= 0:
+                raise InputError(f"column '{self.name}' ({self.role}) has an empty id at row {offset + i}")
+        elif pa.types.is_signed_integer(col.type):
             # Before any cast to unsigned (a sorted relabel compares the columns as uint64).
-            import pyarrow.compute as pc
-
-            negative = pc.less(col, 0)
-            if pc.any(negative).as_py():
-                i = pc.index(negative, True).as_py()
-                bad = col[i].as_py()
-                raise InputError(f"column '{self.name}' has the negative id {bad} at row {offset + i}")
+            i = pc.index(pc.less(col, 0), True).as_py()
+            if i >= 0:
+                raise InputError(
+                    f"column '{self.name}' has the negative id {col[i].as_py()} at row {offset + i}"
+                )
         return col
 
 
