@@ -3,6 +3,8 @@ answers are identical with every prefetcher and 1 or 3 clients, on mmap and a ti
 
 from __future__ import annotations
 
+import os
+
 import networkx as nx
 import numpy as np
 import pytest
@@ -115,6 +117,39 @@ def test_a_query_report_holds_the_io_of_its_run(graph, tmp_path):
             assert io["page_requests"] > 0 and io["hits"] + io["misses"] == io["page_requests"]
             assert io["hit_ratio"] == io["hits"] / io["page_requests"]
         assert sum(io["page_requests"] for io in runs) == g.io_stats()["page_requests"] - start
+
+
+def _neighbour_file_advice(path) -> set[str]:
+    """The read-ahead flags (`sr` sequential, `rr` random) the kernel shows for this process's
+    mappings of the graph's neighbour files (an empty set: normal)."""
+    flags, name = set(), None
+    with open("/proc/self/smaps") as f:
+        for line in f:
+            head = line.split()
+            if head and "-" in head[0] and len(head) >= 5 and ":" in head[3]:
+                name = head[5] if len(head) > 5 else None
+            elif line.startswith("VmFlags") and name and name.startswith(f"{path}/"):
+                if name.endswith("neighbors"):
+                    flags |= {f for f in head[1:] if f in ("sr", "rr")}
+    return flags
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/smaps"), reason="needs Linux's smaps")
+@pytest.mark.parametrize("advice,flag", [("sequential", "sr"), ("random", "rr")])
+def test_a_query_keeps_the_advice_the_graph_was_opened_with(graph, advice, flag, tmp_path):
+    path, _ = graph
+    with ocgraph.open(path, advice=advice) as g:
+        f = tmp_path / "q.bin"
+        ocgraph.workload(g, "edge-queries", f, 50, seed=3)
+        g.neighbors(0)
+        assert _neighbour_file_advice(path) == {flag}
+        g.query(f)
+        assert _neighbour_file_advice(path) == {flag}
+    with ocgraph.open(path) as g:
+        g.neighbors(0)
+        g.query(f)
+        # Without an advice of its own, the run advises random reads and then restores normal.
+        assert _neighbour_file_advice(path) == set()
 
 
 def test_workloads_are_seeded_and_recent(graph, tmp_path):

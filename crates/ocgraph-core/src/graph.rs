@@ -16,7 +16,7 @@ mod side_files;
 
 use crate::error::{Error, Result};
 use crate::format::{FileRole, Manifest, WeightRange};
-use crate::page::{self, BackendKind, CompressedFile, FileId, IoStats, PageSource, PagedFile};
+use crate::page::{self, Advice, BackendKind, CompressedFile, FileId, IoStats, PageSource, PagedFile};
 use direction::Lists;
 use empty_lists::EmptyLists;
 use list_starts::ListStarts;
@@ -211,6 +211,8 @@ pub struct Graph {
     trace_page_size: usize,
     /// The pool's capacity in bytes; `None` for mmap (the page cache decides).
     memory_budget: Option<u64>,
+    /// The advice the neighbour files were opened with (mmap; [`Advice::Normal`] for the pool).
+    advice: Advice,
     /// The recorder when [`Graph::start_trace`] was called.
     trace: Option<Arc<page::trace::TraceRecorder>>,
     /// List-start predictions for reads of bounds ([`Graph::predict_list_starts`]).
@@ -274,9 +276,9 @@ impl Graph {
                 page::pool::BufferPool::open_graph(&paged, &compressed, *capacity, *page_size, policy)?,
             ),
         };
-        let (trace_page_size, memory_budget) = match &options.backend {
-            BackendKind::Pool { page_size, capacity, .. } => (*page_size, Some(*capacity)),
-            BackendKind::Mmap { .. } => (4096, None),
+        let (trace_page_size, memory_budget, advice) = match &options.backend {
+            BackendKind::Pool { page_size, capacity, .. } => (*page_size, Some(*capacity), Advice::Normal),
+            BackendKind::Mmap { advice } => (4096, None, *advice),
         };
         let list_starts = ListStarts::new(manifest.num_vertices);
         crate::format::verify_small_grid(&data, &manifest)?;
@@ -289,6 +291,7 @@ impl Graph {
             files,
             trace_page_size,
             memory_budget,
+            advice,
             trace: None,
             list_starts,
             grid,
@@ -372,6 +375,12 @@ impl Graph {
     /// open, or `None` with mmap (the OS page cache decides).
     pub fn memory_budget(&self) -> Option<u64> {
         self.memory_budget
+    }
+
+    /// The access-pattern advice the neighbour files were opened with (mmap; the pool's is
+    /// [`Advice::Normal`]).
+    pub fn advice(&self) -> Advice {
+        self.advice
     }
 
     /// Turns list-start prediction on or off (off at open). While on, a read of a vertex's

@@ -89,7 +89,8 @@ pub struct RunOptions {
     /// no kernel read-ahead on mmap, no read-ahead in the pool. Random queries on a graph
     /// larger than memory otherwise read mostly what read-ahead guesses (seed 000's setting;
     /// on kron22 at 10% memory, read-ahead made 5000 edge queries read 12 GB on the pool).
-    /// [`Advice::Normal`] is restored after the run.
+    /// [`Advice::Normal`] is restored after the run. Not on a graph opened with an advice of
+    /// its own ([`Graph::advice`]): the user's choice stands.
     pub random_advice: bool,
 }
 
@@ -209,7 +210,8 @@ pub fn run_queries<Q: Answerer>(
         memory_pages: opts.memory.or(g.memory_budget()).map(|m| m / 4096),
         lock_reserve: opts.lock_reserve,
     };
-    if opts.random_advice {
+    let random_advice = opts.random_advice && g.advice() == Advice::Normal;
+    if random_advice {
         g.out().advise_files(Advice::Random);
         g.in_().advise_files(Advice::Random);
     }
@@ -242,6 +244,12 @@ pub fn run_queries<Q: Answerer>(
     });
     let seconds = t0.elapsed().as_secs_f64();
     g.predict_list_starts(false);
+    if random_advice {
+        // Back to the default access pattern for whatever runs on this graph next (before a
+        // client's error is returned too).
+        g.out().advise_files(Advice::Normal);
+        g.in_().advise_files(Advice::Normal);
+    }
     let mut latency = Histogram::default();
     let mut answers: Vec<Option<Answer>> = if opts.keep_answers { vec![None; w.len()] } else { Vec::new() };
     for r in results {
@@ -250,11 +258,6 @@ pub fn run_queries<Q: Answerer>(
         for (i, a) in ans {
             answers[i] = Some(a);
         }
-    }
-    if opts.random_advice {
-        // Back to the default access pattern for whatever runs on this graph next.
-        g.out().advise_files(Advice::Normal);
-        g.in_().advise_files(Advice::Normal);
     }
     let answers =
         opts.keep_answers.then(|| answers.into_iter().map(|a| a.expect("every query answered")).collect());
