@@ -55,6 +55,12 @@ impl ComponentSizes {
         *s -= 1;
     }
 
+    /// Loads the count of label `l` into the CPU cache (see `Tree::warm_values`).
+    #[inline]
+    pub fn warm(&self, l: u32) {
+        std::hint::black_box(self.sizes.get(l as usize).copied());
+    }
+
     /// Whether the component of label `l` has at least `from` vertices; reads only the bitmap
     /// when `from >= big` and the component is smaller than `big`.
     #[inline]

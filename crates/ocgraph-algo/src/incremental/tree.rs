@@ -140,6 +140,9 @@ fn arcs_of<A: Adjacency>(dir: &A, v: Vertex, weighted: bool, mut f: impl FnMut(V
     }
 }
 
+/// Most queued vertices of one value [`Tree`]'s propagation takes at once.
+const GROUP: usize = 64;
+
 /// Reads of lists that may wait for the disk run on this many threads at most ([`warm`]).
 const WARM_THREADS: u64 = 8;
 
@@ -187,8 +190,9 @@ pub struct Tree<P: Program> {
     seq: u64,
     val: Vec<P::Value>,
     parent: Vec<Vertex>,
-    /// First output value since the last [`Maintained::changes`] of each vertex changed since.
-    old: FirstValues<Out>,
+    /// First value since the last [`Maintained::changes`] of each vertex changed since (kept
+    /// as the value, which is smaller than its [`Out`], and converted when reported).
+    old: FirstValues<P::Value>,
     heap: BinaryHeap<Entry<P::Value>>,
     /// Arcs a batch may read before it is recomputed instead (`None`: an eighth of the base's,
     /// at least 65536).
@@ -313,7 +317,7 @@ impl<P: Program> Tree<P> {
                 self.sizes.add(l);
             }
         }
-        self.old.note(x, self.prog.output(self.val[i]));
+        self.old.note(x, self.val[i]);
         self.val[i] = v;
         self.parent[i] = parent;
     }
@@ -326,30 +330,55 @@ impl<P: Program> Tree<P> {
         }
     }
 
-    /// Propagates queued improvements in value order; false (leaving the rest queued) once
-    /// the batch has read more arcs than its limit.
+    /// Propagates queued improvements in value order; false once the batch has read more arcs
+    /// than its limit (the caller then recomputes). Queued vertices of equal value are taken
+    /// together, up to [`GROUP`], and the delta's index entries for their lists loaded in one
+    /// pass first ([`SnapshotDirection::warm_changes`]): the offers they make are of larger
+    /// values, so the order stays a valid value order.
     fn propagate(&mut self, snap: &Snapshot) -> Result<bool> {
+        let dirs = self.lists(snap, false);
         let mut arcs = Vec::new();
-        while let Some(Entry(v, x)) = self.heap.pop() {
-            if v != self.val[x as usize] {
-                continue;
-            }
-            arcs.clear();
-            self.forward(snap, x, |y, w| arcs.push((y, w)));
-            if !self.within_limit(arcs.len()) {
-                return Ok(false);
-            }
-            for &(y, w) in &arcs {
-                if self.prog.weighted() && bad_weight(w) {
-                    return Err(Error::invalid(format!(
-                        "{}: arc {x} -> {y} has weight {w}; shortest paths need non-negative weights",
-                        self.prog.name()
-                    )));
+        let mut group: Vec<(P::Value, Vertex)> = Vec::with_capacity(GROUP);
+        let mut live = Vec::with_capacity(GROUP);
+        loop {
+            group.clear();
+            while group.len() < GROUP {
+                match self.heap.peek() {
+                    Some(e) if group.first().is_none_or(|g| g.0 == e.0) => {
+                        let Entry(v, x) = self.heap.pop().expect("peeked");
+                        group.push((v, x));
+                    }
+                    _ => break,
                 }
-                self.offer(y, self.prog.relax(v, w), x);
+            }
+            if group.is_empty() {
+                return Ok(true);
+            }
+            if group.len() > 1 {
+                live.clear();
+                live.extend(group.iter().filter(|&&(v, x)| v == self.val[x as usize]).map(|g| g.1));
+                dirs.iter().for_each(|d| d.warm_changes(&live));
+            }
+            for &(v, x) in &group {
+                if v != self.val[x as usize] {
+                    continue;
+                }
+                arcs.clear();
+                self.forward(snap, x, |y, w| arcs.push((y, w)));
+                if !self.within_limit(arcs.len()) {
+                    return Ok(false);
+                }
+                for &(y, w) in &arcs {
+                    if self.prog.weighted() && bad_weight(w) {
+                        return Err(Error::invalid(format!(
+                            "{}: arc {x} -> {y} has weight {w}; shortest paths need non-negative weights",
+                            self.prog.name()
+                        )));
+                    }
+                    self.offer(y, self.prog.relax(v, w), x);
+                }
             }
         }
-        Ok(true)
     }
 
     /// An in-neighbour of `x` in the snapshot that still gives `x` its output (its label, its
@@ -519,6 +548,16 @@ impl<P: Program> Tree<P> {
             std::hint::black_box(self.val[e.src as usize]);
             std::hint::black_box(self.val[e.dst as usize]);
         }
+        // Then the counts of their labels, which an arc joining two components updates.
+        if !self.sizes.is_empty() {
+            for e in arcs {
+                for x in [e.src, e.dst] {
+                    if let Some(l) = self.label_of(self.val[x as usize]) {
+                        self.sizes.warm(l);
+                    }
+                }
+            }
+        }
     }
 
     /// Gives up the current batch's repair and propagation and recomputes (the first values
@@ -557,11 +596,11 @@ impl<P: Program> Maintained for Tree<P> {
         let before: Vec<P::Value> = std::mem::take(&mut self.val);
         for (x, (&a, &b)) in before.iter().zip(&val).enumerate() {
             if self.prog.output(a) != self.prog.output(b) {
-                self.old.note(x as Vertex, self.prog.output(a));
+                self.old.note(x as Vertex, a);
             }
         }
         for x in before.len()..val.len() {
-            self.old.note(x as Vertex, self.prog.output(P::INF));
+            self.old.note(x as Vertex, P::INF);
         }
         self.val = val;
         self.parent = parent;
@@ -656,10 +695,10 @@ impl<P: Program> Maintained for Tree<P> {
 
     fn changes(&mut self) -> Changes {
         let mut vs = self.old.drain();
-        vs.retain(|&(x, o)| self.prog.output(self.val[x as usize]) != o);
+        vs.retain(|&(x, o)| self.prog.output(self.val[x as usize]) != self.prog.output(o));
         Changes {
             vertices: vs.iter().map(|e| e.0).collect(),
-            old: collect(vs.iter().map(|e| e.1), vs.len(), P::FLOAT_OUTPUT),
+            old: collect(vs.iter().map(|e| self.prog.output(e.1)), vs.len(), P::FLOAT_OUTPUT),
             new: collect(
                 vs.iter().map(|e| self.prog.output(self.val[e.0 as usize])),
                 vs.len(),

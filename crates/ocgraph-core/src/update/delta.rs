@@ -44,6 +44,12 @@ pub trait DeltaLog: Send + Sync {
     /// The source vertices with at least one operation of a batch `<= upto`, ascending.
     fn touched(&self, upto: u64) -> Vec<Vertex>;
 
+    /// A hint that [`DeltaLog::ops`] is about to read the operations of `vertices`: an
+    /// implementation may load what it looks them up by into the CPU cache in one tight pass,
+    /// so that the cache misses of the reads overlap instead of waiting one by one. By default
+    /// nothing.
+    fn warm(&self, _vertices: &[Vertex]) {}
+
     /// Calls `f` for every source vertex with operations of batches `<= upto`, ascending, with
     /// those operations in record order (what [`DeltaLog::ops`] returns for it).
     fn for_each_vertex(&self, upto: u64, f: &mut VertexOpsFn<'_>) -> Result<()> {

@@ -224,6 +224,17 @@ impl DeltaLog for MemoryDelta {
         l.touched(rel)
     }
 
+    /// Reads the index entries of `vertices`, then their blocks' headers, each in a tight pass.
+    fn warm(&self, vertices: &[Vertex]) {
+        let l = self.lists.read();
+        for &v in vertices {
+            std::hint::black_box(l.slot.get(v as usize).copied());
+        }
+        for &v in vertices {
+            std::hint::black_box(l.header(v));
+        }
+    }
+
     fn for_each_vertex(&self, upto: u64, f: &mut VertexOpsFn<'_>) -> Result<()> {
         let l = self.lists.read();
         let Some(rel) = l.rel(upto) else { return Ok(()) };

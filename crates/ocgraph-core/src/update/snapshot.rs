@@ -500,6 +500,21 @@ impl SnapshotDirection<'_> {
     fn check(&self, v: Vertex) {
         assert!((v as u64) < self.snap.view.num_vertices, "vertex {v} out of range");
     }
+
+    /// A hint that the lists of `vertices` are about to be read one by one: the in-memory
+    /// deltas load their index entries for them in a tight pass ([`DeltaLog::warm`]), so that
+    /// those cache misses overlap. Nothing once the snapshot reads an overlay of the delta.
+    pub fn warm_changes(&self, vertices: &[Vertex]) {
+        let view = &self.snap.view;
+        let s = view.side(self.side);
+        if self.snap.overlays[s].get().is_some() {
+            return;
+        }
+        for f in &view.frozen {
+            f[s].warm(vertices);
+        }
+        view.delta[s].warm(vertices);
+    }
 }
 
 impl Adjacency for SnapshotDirection<'_> {
