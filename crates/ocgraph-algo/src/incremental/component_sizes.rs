@@ -55,6 +55,20 @@ impl ComponentSizes {
         *s -= 1;
     }
 
+    /// Counts `k` vertices of label `from` as of label `to` instead.
+    pub fn transfer(&mut self, from: u32, to: u32, k: u32) {
+        self.sizes[from as usize] -= k;
+        self.sizes[to as usize] += k;
+        for l in [from, to] {
+            let (w, bit) = (l as usize / 64, 1u64 << (l % 64));
+            if self.sizes[l as usize] >= self.big {
+                self.large[w] |= bit;
+            } else {
+                self.large[w] &= !bit;
+            }
+        }
+    }
+
     /// Loads the count of label `l` into the CPU cache (see `Tree::warm_values`).
     #[inline]
     pub fn warm(&self, l: u32) {
@@ -76,7 +90,7 @@ impl ComponentSizes {
 mod tests {
     use super::*;
 
-    /// After random additions and removals, `at_least` equals a comparison of plain counts,
+    /// After random additions, removals and transfers, `at_least` equals a comparison of plain counts,
     /// for thresholds below, at and above `big`.
     #[test]
     fn at_least_matches_plain_counts() {
@@ -87,15 +101,24 @@ mod tests {
         for _ in 0..5000 {
             x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
             let l = (x >> 33) as u32 % 130;
-            if plain[l as usize] > 0 && x >> 62 == 0 {
+            let to = (x >> 13) as u32 % 130;
+            if x >> 60 == 1 {
+                // Move every vertex of `l` to `to` (as a relabelling does).
+                let k = plain[l as usize];
+                s.transfer(l, to, k);
+                plain[l as usize] -= k;
+                plain[to as usize] += k;
+            } else if plain[l as usize] > 0 && x >> 62 == 0 {
                 s.remove(l);
                 plain[l as usize] -= 1;
             } else if plain[l as usize] < 6 {
                 s.add(l);
                 plain[l as usize] += 1;
             }
-            for from in [1, 2, 3, 4, 6] {
-                assert_eq!(s.at_least(l, from), plain[l as usize] >= from, "label {l} from {from}");
+            for from in [1, 2, 3, 4, 6, 12] {
+                for m in [l, to] {
+                    assert_eq!(s.at_least(m, from), plain[m as usize] >= from, "label {m} from {from}");
+                }
             }
         }
     }

@@ -515,22 +515,25 @@ impl<P: Program> Tree<P> {
             path.push(y);
         }
         debug_assert_eq!(y, large);
-        let members: Vec<Vertex> = (0..self.val.len() as Vertex)
-            .filter(|&x| self.label_of(self.val[x as usize]) == Some(large))
-            .collect();
+        let members = |v: &P::Value| self.prog.as_label(*v).filter(|&(l, _)| l == large);
         // Off the path, hops rise by `shift`; the path's vertices get `ha + 1 + i`, below every
         // child's shifted hops (each at least 1 + shift).
         let Some(shift) = ha.checked_add(1 + path.len() as u32) else { return false };
-        let top =
-            members.iter().map(|&x| self.prog.as_label(self.val[x as usize]).expect("labelled").1).max();
+        let top = self.val.iter().filter_map(members).map(|(_, h)| h).max();
         if top.unwrap_or(0).checked_add(shift).is_none_or(|h| h == u32::MAX) {
             return false;
         }
-        for &x in &members {
-            let (_, h) = self.prog.as_label(self.val[x as usize]).expect("labelled");
-            let v = self.prog.labelled_value((label, h + shift)).expect("labelled");
-            self.set(x, v, self.parent[x as usize]);
+        // One pass over the values relabels the members (parents unchanged); their count moves
+        // to the new label at once.
+        let mut count = 0;
+        for (x, v) in self.val.iter_mut().enumerate() {
+            if let Some((_, h)) = self.prog.as_label(*v).filter(|&(l, _)| l == large) {
+                self.old.note(x as Vertex, *v);
+                *v = self.prog.labelled_value((label, h + shift)).expect("labelled");
+                count += 1;
+            }
         }
+        self.sizes.transfer(large, label, count);
         let mut up = a;
         for (i, &x) in path.iter().enumerate() {
             let v = self.prog.labelled_value((label, ha + 1 + i as u32)).expect("labelled");
