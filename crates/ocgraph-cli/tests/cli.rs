@@ -574,6 +574,65 @@ fn update_sets_edge_weights_from_a_file() {
     assert_eq!(open(&u).num_edges(), 1);
 }
 
+/// `update` reads and checks every file before its first batch: a bad line in a later file
+/// applies nothing (not the vertices, not the earlier files); `--ack` acknowledges every batch,
+/// `--add-vertices`' included.
+#[test]
+fn update_applies_nothing_when_a_file_is_bad_and_acks_every_batch() {
+    // Vertices and edges as `info` reads them (the base and its updates).
+    let counts = |g: &Path| {
+        let info: serde_json::Value = serde_json::from_slice(&ok(&["info", p(g), "--json"]).stdout).unwrap();
+        (info["vertices"].as_u64().unwrap(), info["edges"].as_u64().unwrap())
+    };
+    let t = tempfile::tempdir().unwrap();
+    let input = t.path().join("in.txt");
+    std::fs::write(&input, "0 1\n").unwrap();
+    let (g, h) = (t.path().join("g"), t.path().join("h"));
+    ok(&["import", p(&input), p(&g)]);
+    let (add, remove) = (t.path().join("add.txt"), t.path().join("remove.txt"));
+    std::fs::write(&add, "1 2\n").unwrap();
+    std::fs::write(&remove, "0 1\n0 999\n").unwrap();
+    fails(
+        &["update", p(&g), "--add-vertices", "1", "--add-edges", p(&add), "--remove-edges", p(&remove)],
+        1,
+        &["remove.txt:2", "vertex 999 is not in the graph (3 vertices)"],
+    );
+    assert_eq!(counts(&g), (2, 1));
+    // Vertex 2 is named by --add-edges and exists once --add-vertices has run.
+    std::fs::write(&remove, "0 1\n").unwrap();
+    let out = ok(&[
+        "update",
+        p(&g),
+        "--add-vertices",
+        "1",
+        "--add-edges",
+        p(&add),
+        "--remove-edges",
+        p(&remove),
+        "--ack",
+    ]);
+    let acks: Vec<String> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .filter(|l| l.starts_with("ack "))
+        .map(String::from)
+        .collect();
+    assert_eq!(acks, ["ack 1", "ack 2", "ack 3"]);
+    assert_eq!(counts(&g), (3, 1));
+    // By original id: a malformed line in the last file applies nothing either.
+    std::fs::write(&input, "a b\n").unwrap();
+    ok(&["import", p(&input), p(&h), "--relabel"]);
+    std::fs::write(&add, "b c\n").unwrap();
+    let labels = t.path().join("labels.txt");
+    std::fs::write(&labels, "L a 1\nL b x\n").unwrap();
+    fails(
+        &["update", p(&h), "--original-ids", "--add-edges", p(&add), "--set-labels", p(&labels)],
+        1,
+        &["labels.txt:2", "bad label 'x'"],
+    );
+    assert_eq!(counts(&h), (2, 1));
+}
+
 /// `info` on a graph with updates not yet compacted describes it as it is now (the base under
 /// its log), as `export` and `run` read it, and says the updates are there.
 #[test]

@@ -283,7 +283,7 @@ fn maintain_specs_named_twice_or_out_of_range_are_refused() {
     for (spec, needle) in [
         ("wcc,wcc", "names wcc twice"),
         ("bfs:source=0:source=1", "source given twice"),
-        ("pagerank:tol=5e-324", "tol must be from 1e-300"),
+        ("pagerank:tol=5e-324", "tol must be from 1e-300 to a finite value, got 5e-324"),
     ] {
         let out = run(&["stream", p(&g), "--updates", p(&u), "--maintain", spec]);
         let e = String::from_utf8_lossy(&out.stderr);

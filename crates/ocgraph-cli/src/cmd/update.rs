@@ -4,7 +4,9 @@
 //! Edge files hold one `src dst [weight]` line per edge (internal vertex ids, or with
 //! `--original-ids` the ids of the imported input, where a new id gets a new vertex; `#` or `%`
 //! starts a comment). Each file is applied in batches of `--batch-size` edges; every batch is written to
-//! the write-ahead log and is durable (per `--durability`) when the command moves on. The files
+//! the write-ahead log and is durable (per `--durability`) when the command moves on. Every
+//! file is read and checked before the first batch (a bad line applies nothing); a batch that
+//! then fails (a full disk) leaves the batches before it applied. The files
 //! are applied in this order: `--add-vertices`, `--add-edges`, `--set-weights`, `--remove-edges`,
 //! `--remove-vertices`, `--set-labels` (an edge both added and removed ends up removed).
 //! `--set-weights FILE` changes the weights of existing edges from `src dst weight` lines (an
@@ -222,7 +224,47 @@ fn write_options(backend: &BackendArgs, durability: Durability) -> Result<WriteO
     Ok(WriteOptions { backend: backend.options()?.backend, durability, ..WriteOptions::default() })
 }
 
-/// Runs `ocgraph update`.
+/// Every file of an `ocgraph update`, read and checked before its first batch is applied (ids
+/// of type `I`: vertex ids, or original ids).
+struct Files<I> {
+    add_edges: Option<(Vec<(I, I)>, Vec<f32>)>,
+    set_weights: Option<(Vec<(I, I)>, Vec<f32>)>,
+    remove_edges: Option<Vec<(I, I)>>,
+    remove_vertices: Option<Vec<I>>,
+    set_labels: Option<Vec<(I, u32)>>,
+}
+
+impl<I: Clone> Files<I> {
+    /// Reads the files `args` names, each id read by `id` (which says what is wrong with one
+    /// it refuses); `add_weight` is the weight column of `--add-edges`.
+    fn read(
+        args: &UpdateArgs,
+        add_weight: WeightCol,
+        id: impl Fn(&str) -> std::result::Result<I, String> + Copy,
+    ) -> Result<Files<I>> {
+        let pairs = |ids: Vec<I>| -> Vec<(I, I)> {
+            ids.chunks_exact(2).map(|p| (p[0].clone(), p[1].clone())).collect()
+        };
+        let edges = |path: &Path, weight| -> Result<(Vec<(I, I)>, Vec<f32>)> {
+            let (ids, weights) = read_lines(path, 2, weight, id)?;
+            Ok((pairs(ids), weights))
+        };
+        Ok(Files {
+            add_edges: args.add_edges.as_deref().map(|p| edges(p, add_weight)).transpose()?,
+            set_weights: args.set_weights.as_deref().map(|p| edges(p, WeightCol::Required)).transpose()?,
+            remove_edges: args.remove_edges.as_deref().map(|p| Ok(edges(p, WeightCol::No)?.0)).transpose()?,
+            remove_vertices: args
+                .remove_vertices
+                .as_deref()
+                .map(|p| Ok(read_lines(p, 1, WeightCol::No, id)?.0))
+                .transpose()?,
+            set_labels: args.set_labels.as_deref().map(|p| read_label_lines(p, id)).transpose()?,
+        })
+    }
+}
+
+/// Runs `ocgraph update`. Every file is read and checked before the first batch: a file that
+/// does not parse, or names a vertex the graph will not have, applies nothing.
 pub fn run(args: &UpdateArgs) -> Result<()> {
     let g = WritableGraph::open(&args.graph, &write_options(&args.backend, args.durability.durability())?)?;
     let rec = g.recovery();
@@ -237,101 +279,94 @@ pub fn run(args: &UpdateArgs) -> Result<()> {
         );
     }
     if args.set_weights.is_some() && !g.is_weighted() {
-        // Before any file is applied: the command does all of its work or none of it.
         return Err(Error::invalid("--set-weights: the graph is unweighted"));
     }
-    if let Some(n) = args.add_vertices {
-        let ids = g.add_vertices(n)?;
-        match ids.len() {
-            0 => println!("added no vertices"),
-            k => println!("added {k} vertices: {} to {}", ids.start, ids.end - 1),
-        }
-    }
     if args.original_ids {
-        return run_by_original_id(args, g);
+        let strings = g.id_kind() == IdMapKind::Strings;
+        let id = |c: &str| {
+            if strings {
+                Ok(OriginalId::Str(c.to_string()))
+            } else {
+                c.parse::<u64>().map(OriginalId::Int).map_err(|_| format!("bad vertex id '{c}'"))
+            }
+        };
+        let files = Files::read(args, optional_weight(&g), id)?;
+        add_vertices(args, &g)?;
+        return apply_by_original_id(args, g, files);
     }
-    // A vertex the graph does not have is named by its file and line, as in `stream`.
-    let n = g.num_vertices();
+    // A vertex the graph will not have (after --add-vertices) is named by its file and line,
+    // as in `stream`.
+    let n = g.num_vertices() + args.add_vertices.unwrap_or(0) as usize;
     let vertex = |c: &str| match c.parse::<Vertex>() {
         Ok(v) if (v as usize) < n => Ok(v),
         Ok(v) => Err(format!("vertex {v} is not in the graph ({n} vertices)")),
         Err(_) => Err(format!("bad vertex id '{c}'")),
     };
-    if let Some(path) = &args.add_edges {
-        let (ids, weights) = read_lines(path, 2, optional_weight(&g), vertex)?;
-        let edges: Vec<(Vertex, Vertex)> = ids.chunks_exact(2).map(|p| (p[0], p[1])).collect();
-        batched("added edges", &edges, args.batch_size, args.ack, |chunk, at| {
+    let files = Files::read(args, optional_weight(&g), vertex)?;
+    add_vertices(args, &g)?;
+    if let Some((edges, weights)) = &files.add_edges {
+        batched("added edges", edges, args.batch_size, args.ack, |chunk, at| {
             let w = g.is_weighted().then(|| &weights[at..at + chunk.len()]);
             g.add_edges(chunk, w)
         })?;
     }
-    if let Some(path) = &args.set_weights {
-        let (ids, weights) = read_lines(path, 2, WeightCol::Required, vertex)?;
-        let edges: Vec<(Vertex, Vertex)> = ids.chunks_exact(2).map(|p| (p[0], p[1])).collect();
-        batched("set weights", &edges, args.batch_size, args.ack, |chunk, at| {
+    if let Some((edges, weights)) = &files.set_weights {
+        batched("set weights", edges, args.batch_size, args.ack, |chunk, at| {
             g.set_edge_weights(chunk, &weights[at..at + chunk.len()])
         })?;
     }
-    if let Some(path) = &args.remove_edges {
-        let (ids, _) = read_lines(path, 2, WeightCol::No, vertex)?;
-        let edges: Vec<(Vertex, Vertex)> = ids.chunks_exact(2).map(|p| (p[0], p[1])).collect();
-        batched("removed edges", &edges, args.batch_size, args.ack, |chunk, _| g.remove_edges(chunk))?;
+    if let Some(edges) = &files.remove_edges {
+        batched("removed edges", edges, args.batch_size, args.ack, |chunk, _| g.remove_edges(chunk))?;
     }
-    if let Some(path) = &args.remove_vertices {
-        let (ids, _) = read_lines(path, 1, WeightCol::No, vertex)?;
-        batched("removed vertices", &ids, args.batch_size, args.ack, |chunk, _| g.remove_vertices(chunk))?;
+    if let Some(ids) = &files.remove_vertices {
+        batched("removed vertices", ids, args.batch_size, args.ack, |chunk, _| g.remove_vertices(chunk))?;
     }
-    if let Some(path) = &args.set_labels {
-        let labels = read_label_lines(path, vertex)?;
-        batched("set labels", &labels, args.batch_size, args.ack, |chunk, _| g.set_labels(chunk))?;
+    if let Some(labels) = &files.set_labels {
+        batched("set labels", labels, args.batch_size, args.ack, |chunk, _| g.set_labels(chunk))?;
     }
     finish(args, g)
 }
 
-/// The rest of `ocgraph update --original-ids`: the files hold ids as imported.
-fn run_by_original_id(args: &UpdateArgs, g: WritableGraph) -> Result<()> {
-    let strings = g.id_kind() == IdMapKind::Strings;
-    let id = |c: &str| {
-        if strings {
-            Ok(OriginalId::Str(c.to_string()))
-        } else {
-            c.parse::<u64>().map(OriginalId::Int).map_err(|_| format!("bad vertex id '{c}'"))
-        }
-    };
-    let pairs = |ids: Vec<OriginalId>| -> Vec<(OriginalId, OriginalId)> {
-        ids.chunks_exact(2).map(|p| (p[0].clone(), p[1].clone())).collect()
-    };
-    if let Some(path) = &args.add_edges {
-        let (ids, weights) = read_lines(path, 2, optional_weight(&g), id)?;
-        let edges = pairs(ids);
+/// `--add-vertices` (the first batch, acknowledged as the others).
+fn add_vertices(args: &UpdateArgs, g: &WritableGraph) -> Result<()> {
+    let Some(n) = args.add_vertices else { return Ok(()) };
+    let before = g.last_seq();
+    let ids = g.add_vertices(n)?;
+    if args.ack && g.last_seq() > before {
+        println!("ack {}", g.last_seq());
+    }
+    match ids.len() {
+        0 => println!("added no vertices"),
+        k => println!("added {k} vertices: {} to {}", ids.start, ids.end - 1),
+    }
+    Ok(())
+}
+
+/// The batches of `ocgraph update --original-ids`: the files hold ids as imported.
+fn apply_by_original_id(args: &UpdateArgs, g: WritableGraph, files: Files<OriginalId>) -> Result<()> {
+    if let Some((edges, weights)) = &files.add_edges {
         let before = g.num_vertices();
-        batched("added edges", &edges, args.batch_size, args.ack, |chunk, at| {
+        batched("added edges", edges, args.batch_size, args.ack, |chunk, at| {
             let w = g.is_weighted().then(|| &weights[at..at + chunk.len()]);
             g.add_edges_by_id(chunk, w)
         })?;
         println!("new vertices {}", g.num_vertices() - before);
     }
-    if let Some(path) = &args.set_weights {
-        let (ids, weights) = read_lines(path, 2, WeightCol::Required, id)?;
-        let edges = pairs(ids);
-        batched("set weights", &edges, args.batch_size, args.ack, |chunk, at| {
+    if let Some((edges, weights)) = &files.set_weights {
+        batched("set weights", edges, args.batch_size, args.ack, |chunk, at| {
             g.set_edge_weights_by_id(chunk, &weights[at..at + chunk.len()])
         })?;
     }
-    if let Some(path) = &args.remove_edges {
-        let (ids, _) = read_lines(path, 2, WeightCol::No, id)?;
-        let edges = pairs(ids);
-        batched("removed edges", &edges, args.batch_size, args.ack, |chunk, _| g.remove_edges_by_id(chunk))?;
+    if let Some(edges) = &files.remove_edges {
+        batched("removed edges", edges, args.batch_size, args.ack, |chunk, _| g.remove_edges_by_id(chunk))?;
     }
-    if let Some(path) = &args.remove_vertices {
-        let (ids, _) = read_lines(path, 1, WeightCol::No, id)?;
-        batched("removed vertices", &ids, args.batch_size, args.ack, |chunk, _| {
+    if let Some(ids) = &files.remove_vertices {
+        batched("removed vertices", ids, args.batch_size, args.ack, |chunk, _| {
             g.remove_vertices_by_id(chunk)
         })?;
     }
-    if let Some(path) = &args.set_labels {
-        let labels = read_label_lines(path, id)?;
-        batched("set labels", &labels, args.batch_size, args.ack, |chunk, _| g.set_labels_by_id(chunk))?;
+    if let Some(labels) = &files.set_labels {
+        batched("set labels", labels, args.batch_size, args.ack, |chunk, _| g.set_labels_by_id(chunk))?;
     }
     finish(args, g)
 }
