@@ -224,11 +224,14 @@ fn write_options(backend: &BackendArgs, durability: Durability) -> Result<WriteO
     Ok(WriteOptions { backend: backend.options()?.backend, durability, ..WriteOptions::default() })
 }
 
+/// The edges of an update file and their weights (one per edge, or none).
+type Edges<I> = (Vec<(I, I)>, Vec<f32>);
+
 /// Every file of an `ocgraph update`, read and checked before its first batch is applied (ids
 /// of type `I`: vertex ids, or original ids).
 struct Files<I> {
-    add_edges: Option<(Vec<(I, I)>, Vec<f32>)>,
-    set_weights: Option<(Vec<(I, I)>, Vec<f32>)>,
+    add_edges: Option<Edges<I>>,
+    set_weights: Option<Edges<I>>,
     remove_edges: Option<Vec<(I, I)>>,
     remove_vertices: Option<Vec<I>>,
     set_labels: Option<Vec<(I, u32)>>,
@@ -245,7 +248,7 @@ impl<I: Clone> Files<I> {
         let pairs = |ids: Vec<I>| -> Vec<(I, I)> {
             ids.chunks_exact(2).map(|p| (p[0].clone(), p[1].clone())).collect()
         };
-        let edges = |path: &Path, weight| -> Result<(Vec<(I, I)>, Vec<f32>)> {
+        let edges = |path: &Path, weight| -> Result<Edges<I>> {
             let (ids, weights) = read_lines(path, 2, weight, id)?;
             Ok((pairs(ids), weights))
         };
