@@ -89,6 +89,18 @@ impl BackendArgs {
         Ok(OpenOptions { backend })
     }
 
+    /// The backend of a command that writes the graph (`command`): `--trace` records the page
+    /// requests of commands that read a stored graph, so it is refused here.
+    pub fn writer_backend(&self, command: &str) -> Result<BackendKind> {
+        if let Some(t) = &self.trace {
+            return Err(Error::invalid(format!(
+                "--trace {}: `ocgraph {command}` writes the graph; traces record commands that read a stored graph",
+                t.display()
+            )));
+        }
+        Ok(self.options()?.backend)
+    }
+
     /// Opens the graph at `path` with these options (starting the `--trace` recording).
     pub fn open(&self, path: &Path) -> Result<Graph> {
         let mut g = Graph::open(path, &self.options()?)?;

@@ -631,6 +631,40 @@ fn update_applies_nothing_when_a_file_is_bad_and_acks_every_batch() {
         &["labels.txt:2", "bad label 'x'"],
     );
     assert_eq!(counts(&h), (2, 1));
+    // An id the graph lacks where one must exist, named by file and line before anything is
+    // applied (an id --add-edges adds is fine).
+    std::fs::write(&labels, "L c 1\nL zzz 2\n").unwrap();
+    fails(
+        &["update", p(&h), "--original-ids", "--add-edges", p(&add), "--set-labels", p(&labels)],
+        1,
+        &["labels.txt:2", "no vertex has the id zzz"],
+    );
+    let rv = t.path().join("rv.txt");
+    std::fs::write(&rv, "c\nzzz\n").unwrap();
+    fails(
+        &["update", p(&h), "--original-ids", "--add-edges", p(&add), "--remove-vertices", p(&rv)],
+        1,
+        &["rv.txt:2", "no vertex has the id zzz"],
+    );
+    assert_eq!(counts(&h), (2, 1));
+    // On a graph whose ids are vertex numbers, an id past 32 bits is refused the same way.
+    std::fs::write(&add, "0 5\n1 4294967295\n").unwrap();
+    fails(
+        &["update", p(&g), "--original-ids", "--add-vertices", "1", "--add-edges", p(&add)],
+        1,
+        &["add.txt:2", "does not fit 32 bits"],
+    );
+    assert_eq!(counts(&g), (3, 1));
+    // Writing commands take no --trace; --stats prints the I/O statistics.
+    fails(
+        &["update", p(&g), "--add-edges", p(&remove), "--trace", p(&t.path().join("t.bin"))],
+        2,
+        &["--trace"],
+    );
+    fails(&["compact", p(&g), "--trace", p(&t.path().join("t.bin"))], 2, &["--trace"]);
+    assert!(!t.path().join("t.bin").exists());
+    let out = ok(&["update", p(&g), "--add-edges", p(&remove), "--stats"]);
+    assert!(String::from_utf8(out.stderr).unwrap().contains("\"page_requests\""));
 }
 
 /// `info` on a graph with updates not yet compacted describes it as it is now (the base under

@@ -133,6 +133,8 @@ fn bad_arguments_fail_cleanly() {
     let dir = tempfile::tempdir().unwrap();
     let g = dir.path().join("er");
     ok(&["generate", "erdos-renyi", "--vertices", "50", "--edges", "100", "--quiet", p(&g)]);
+    let outdir = dir.path().join("outdir");
+    std::fs::create_dir(&outdir).unwrap();
     for (args, needle) in [
         (vec!["run", "bfs", p(&g), "--source", "50"], "out of range"),
         (vec!["run", "shortest-path", p(&g)], "--target"),
@@ -145,6 +147,7 @@ fn bad_arguments_fail_cleanly() {
             vec!["run", "wcc", p(&g), "--out", "/nonexistent-dir/wcc.npy"],
             "the directory /nonexistent-dir does not exist",
         ),
+        (vec!["run", "wcc", p(&g), "--out", p(&outdir)], "is a directory"),
     ] {
         let o = ocgraph(&args);
         let err = String::from_utf8_lossy(&o.stderr);
@@ -153,6 +156,18 @@ fn bad_arguments_fail_cleanly() {
     }
     let o = ocgraph(&["run", "bfs", p(&dir.path().join("missing"))]);
     assert_eq!(o.status.code(), Some(1));
+    // A stream whose --json names a directory is refused before its first update.
+    let updates = dir.path().join("u.txt");
+    std::fs::write(&updates, "+ 0 49\n").unwrap();
+    let edges = |g: &Path| {
+        let info: serde_json::Value = serde_json::from_str(&ok(&["info", p(g), "--json"])).unwrap();
+        info["edges"].as_u64().unwrap()
+    };
+    let before = edges(&g);
+    let o = ocgraph(&["stream", p(&g), "--updates", p(&updates), "--json", p(&outdir)]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("is a directory"));
+    assert_eq!(edges(&g), before);
 }
 
 /// A trace is put in place whole when the run ends, and `cache-sim` replays it; a trace with

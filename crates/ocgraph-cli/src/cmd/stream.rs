@@ -254,7 +254,7 @@ pub fn run(args: &StreamArgs) -> Result<()> {
         }
     }
     let opts = WriteOptions {
-        backend: args.backend.options()?.backend,
+        backend: args.backend.writer_backend("stream")?,
         durability: args.durability.durability(),
         ..WriteOptions::default()
     };

@@ -14,6 +14,7 @@
 //! `--set-labels FILE` sets vertex labels the same way, from `L vertex label` lines (`-` for
 //! the label removes it; the `L` may be left out).
 
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -122,14 +123,14 @@ enum WeightCol {
 
 /// Reads `path`'s lines as whitespace-separated columns: ids (`ids` of them, each read by
 /// `parse`, which says what is wrong with one it refuses) and a weight per `weight`; errors
-/// name the file and line.
-fn read_lines<T>(
+/// name the file and line. Also returns the line number of each line read.
+fn read_numbered_lines<T>(
     path: &Path,
     ids: usize,
     weight: WeightCol,
     parse: impl Fn(&str) -> std::result::Result<T, String>,
-) -> Result<(Vec<T>, Vec<f32>)> {
-    let (mut out, mut weights) = (Vec::new(), Vec::new());
+) -> Result<((Vec<T>, Vec<f32>), Vec<u64>)> {
+    let (mut out, mut weights, mut lines) = (Vec::new(), Vec::new(), Vec::new());
     let weighted = weight != WeightCol::No;
     for_each_line(path, |no, text| {
         let cols: Vec<&str> = text.split_whitespace().collect();
@@ -156,9 +157,10 @@ fn read_lines<T>(
             };
             weights.push(w);
         }
+        lines.push(no);
         Ok(())
     })?;
-    Ok((out, weights))
+    Ok(((out, weights), lines))
 }
 
 /// Reads the `L vertex label` lines of `path` (the `L` optional; label `-` for none), each
@@ -166,8 +168,8 @@ fn read_lines<T>(
 fn read_label_lines<T>(
     path: &Path,
     parse: impl Fn(&str) -> std::result::Result<T, String>,
-) -> Result<Vec<(T, u32)>> {
-    let mut out = Vec::new();
+) -> Result<(Vec<(T, u32)>, Vec<u64>)> {
+    let (mut out, mut lines) = (Vec::new(), Vec::new());
     for_each_line(path, |no, text| {
         let cols: Vec<&str> = text.split_whitespace().collect();
         let [v, label] = match cols[..] {
@@ -180,27 +182,30 @@ fn read_label_lines<T>(
         let label =
             parse_label(label).ok_or_else(|| Error::input_line(path, no, format!("bad label '{label}'")))?;
         out.push((v, label));
+        lines.push(no);
         Ok(())
     })?;
-    Ok(out)
+    Ok((out, lines))
 }
 
-/// Applies `f` to `items` in batches of `size` (printing `ack N` after each batch when `ack`);
-/// prints the count and rate.
+/// Applies `f` to `items` in batches of `size`, the graph's last batch being `last` before the
+/// first (printing `ack N` after each batch that the log took, when `ack`: a batch that changes
+/// nothing takes no number); prints the count and rate.
 fn batched<T>(
     what: &str,
     items: &[T],
     size: usize,
     ack: bool,
+    mut last: u64,
     mut f: impl FnMut(&[T], usize) -> Result<u64>,
 ) -> Result<()> {
     let start = Instant::now();
-    let mut last = 0;
     for (i, chunk) in items.chunks(size).enumerate() {
-        last = f(chunk, i * size)?;
-        if ack {
-            println!("ack {last}");
+        let seq = f(chunk, i * size)?;
+        if ack && seq > last {
+            println!("ack {seq}");
         }
+        last = last.max(seq);
     }
     let secs = start.elapsed().as_secs_f64();
     println!(
@@ -220,8 +225,15 @@ fn optional_weight(g: &WritableGraph) -> WeightCol {
     }
 }
 
-fn write_options(backend: &BackendArgs, durability: Durability) -> Result<WriteOptions> {
-    Ok(WriteOptions { backend: backend.options()?.backend, durability, ..WriteOptions::default() })
+fn write_options(backend: &BackendArgs, command: &str, durability: Durability) -> Result<WriteOptions> {
+    Ok(WriteOptions { backend: backend.writer_backend(command)?, durability, ..WriteOptions::default() })
+}
+
+/// `--stats`: the backend's I/O statistics as JSON on stderr.
+fn report_stats(backend: &BackendArgs, g: &WritableGraph) {
+    if backend.stats {
+        eprintln!("{}", g.snapshot().base().io_stats().to_json());
+    }
 }
 
 /// The edges of an update file and their weights (one per edge, or none).
@@ -235,6 +247,9 @@ struct Files<I> {
     remove_edges: Option<Vec<(I, I)>>,
     remove_vertices: Option<Vec<I>>,
     set_labels: Option<Vec<(I, u32)>>,
+    /// The line of each edge of `add_edges`, vertex of `remove_vertices` and label of
+    /// `set_labels` (to name it when a check of its ids fails).
+    lines: [Vec<u64>; 3],
 }
 
 impl<I: Clone> Files<I> {
@@ -248,28 +263,112 @@ impl<I: Clone> Files<I> {
         let pairs = |ids: Vec<I>| -> Vec<(I, I)> {
             ids.chunks_exact(2).map(|p| (p[0].clone(), p[1].clone())).collect()
         };
-        let edges = |path: &Path, weight| -> Result<Edges<I>> {
-            let (ids, weights) = read_lines(path, 2, weight, id)?;
-            Ok((pairs(ids), weights))
+        let edges = |path: &Path, weight| -> Result<(Edges<I>, Vec<u64>)> {
+            let ((ids, weights), lines) = read_numbered_lines(path, 2, weight, id)?;
+            Ok(((pairs(ids), weights), lines))
+        };
+        let mut lines: [Vec<u64>; 3] = Default::default();
+        let add_edges = match args.add_edges.as_deref() {
+            Some(p) => {
+                let (e, l) = edges(p, add_weight)?;
+                lines[0] = l;
+                Some(e)
+            }
+            None => None,
+        };
+        let remove_vertices = match args.remove_vertices.as_deref() {
+            Some(p) => {
+                let ((ids, _), l) = read_numbered_lines(p, 1, WeightCol::No, id)?;
+                lines[1] = l;
+                Some(ids)
+            }
+            None => None,
+        };
+        let set_labels = match args.set_labels.as_deref() {
+            Some(p) => {
+                let (labels, l) = read_label_lines(p, id)?;
+                lines[2] = l;
+                Some(labels)
+            }
+            None => None,
         };
         Ok(Files {
-            add_edges: args.add_edges.as_deref().map(|p| edges(p, add_weight)).transpose()?,
-            set_weights: args.set_weights.as_deref().map(|p| edges(p, WeightCol::Required)).transpose()?,
-            remove_edges: args.remove_edges.as_deref().map(|p| Ok(edges(p, WeightCol::No)?.0)).transpose()?,
-            remove_vertices: args
-                .remove_vertices
+            add_edges,
+            set_weights: args
+                .set_weights
                 .as_deref()
-                .map(|p| Ok(read_lines(p, 1, WeightCol::No, id)?.0))
+                .map(|p| Ok(edges(p, WeightCol::Required)?.0))
                 .transpose()?,
-            set_labels: args.set_labels.as_deref().map(|p| read_label_lines(p, id)).transpose()?,
+            remove_edges: args
+                .remove_edges
+                .as_deref()
+                .map(|p| Ok(edges(p, WeightCol::No)?.0 .0))
+                .transpose()?,
+            remove_vertices,
+            set_labels,
+            lines,
         })
+    }
+}
+
+impl Files<OriginalId> {
+    /// Checks the original ids against the graph `g` before anything is applied: on a graph
+    /// whose ids are vertex numbers, `--add-edges` may not name one past 32 bits; the vertices
+    /// of `--remove-vertices` and `--set-labels` must be the graph's or added by `--add-edges`.
+    fn check(&self, args: &UpdateArgs, g: &WritableGraph) -> Result<()> {
+        let numbered = g.id_kind() == IdMapKind::Identity;
+        let mut added: HashSet<&OriginalId> = HashSet::new();
+        let mut end = g.num_vertices() as u64;
+        if let (Some((edges, _)), Some(path)) = (&self.add_edges, &args.add_edges) {
+            for ((u, v), &no) in edges.iter().zip(&self.lines[0]) {
+                for id in [u, v] {
+                    match id {
+                        OriginalId::Int(i) if numbered && *i >= u32::MAX as u64 => {
+                            return Err(Error::input_line(
+                                path,
+                                no,
+                                format!("vertex id {i} does not fit 32 bits"),
+                            ));
+                        }
+                        OriginalId::Int(i) if numbered => end = end.max(i + 1),
+                        _ => {
+                            added.insert(id);
+                        }
+                    }
+                }
+            }
+        }
+        let known = |id: &OriginalId| -> Result<bool> {
+            Ok(match id {
+                OriginalId::Int(i) if numbered => *i < end,
+                _ => added.contains(id) || g.vertex_of(id)?.is_some(),
+            })
+        };
+        if let (Some(ids), Some(path)) = (&self.remove_vertices, &args.remove_vertices) {
+            for (id, &no) in ids.iter().zip(&self.lines[1]) {
+                if !known(id)? {
+                    return Err(Error::input_line(path, no, format!("no vertex has the id {id}")));
+                }
+            }
+        }
+        if let (Some(labels), Some(path)) = (&self.set_labels, &args.set_labels) {
+            for ((id, _), &no) in labels.iter().zip(&self.lines[2]) {
+                if !known(id)? {
+                    return Err(Error::input_line(path, no, format!("no vertex has the id {id}")));
+                }
+            }
+        }
+        Ok(())
     }
 }
 
 /// Runs `ocgraph update`. Every file is read and checked before the first batch: a file that
 /// does not parse, or names a vertex the graph will not have, applies nothing.
 pub fn run(args: &UpdateArgs) -> Result<()> {
-    let g = WritableGraph::open(&args.graph, &write_options(&args.backend, args.durability.durability())?)?;
+    let g = WritableGraph::open(
+        &args.graph,
+        &write_options(&args.backend, "update", args.durability.durability())?,
+    )?;
     let rec = g.recovery();
     if rec.replayed > 0 {
         println!("replayed {} batch(es) from the write-ahead log", rec.replayed);
@@ -294,6 +393,7 @@ pub fn run(args: &UpdateArgs) -> Result<()> {
             }
         };
         let files = Files::read(args, optional_weight(&g), id)?;
+        files.check(args, &g)?;
         add_vertices(args, &g)?;
         return apply_by_original_id(args, g, files);
     }
@@ -308,40 +408,48 @@ pub fn run(args: &UpdateArgs) -> Result<()> {
     let files = Files::read(args, optional_weight(&g), vertex)?;
     add_vertices(args, &g)?;
     if let Some((edges, weights)) = &files.add_edges {
-        batched("added edges", edges, args.batch_size, args.ack, |chunk, at| {
+        batched("added edges", edges, args.batch_size, args.ack, g.last_seq(), |chunk, at| {
             let w = g.is_weighted().then(|| &weights[at..at + chunk.len()]);
             g.add_edges(chunk, w)
         })?;
     }
     if let Some((edges, weights)) = &files.set_weights {
-        batched("set weights", edges, args.batch_size, args.ack, |chunk, at| {
+        batched("set weights", edges, args.batch_size, args.ack, g.last_seq(), |chunk, at| {
             g.set_edge_weights(chunk, &weights[at..at + chunk.len()])
         })?;
     }
     if let Some(edges) = &files.remove_edges {
-        batched("removed edges", edges, args.batch_size, args.ack, |chunk, _| g.remove_edges(chunk))?;
+        batched("removed edges", edges, args.batch_size, args.ack, g.last_seq(), |chunk, _| {
+            g.remove_edges(chunk)
+        })?;
     }
     if let Some(ids) = &files.remove_vertices {
-        batched("removed vertices", ids, args.batch_size, args.ack, |chunk, _| g.remove_vertices(chunk))?;
+        batched("removed vertices", ids, args.batch_size, args.ack, g.last_seq(), |chunk, _| {
+            g.remove_vertices(chunk)
+        })?;
     }
     if let Some(labels) = &files.set_labels {
-        batched("set labels", labels, args.batch_size, args.ack, |chunk, _| g.set_labels(chunk))?;
+        batched("set labels", labels, args.batch_size, args.ack, g.last_seq(), |chunk, _| {
+            g.set_labels(chunk)
+        })?;
     }
     finish(args, g)
 }
 
 /// `--add-vertices` (the first batch, acknowledged as the others).
 fn add_vertices(args: &UpdateArgs, g: &WritableGraph) -> Result<()> {
-    let Some(n) = args.add_vertices else { return Ok(()) };
+    let Some(n) = args.add_vertices.filter(|&n| n > 0) else {
+        if args.add_vertices.is_some() {
+            println!("added no vertices");
+        }
+        return Ok(());
+    };
     let before = g.last_seq();
     let ids = g.add_vertices(n)?;
     if args.ack && g.last_seq() > before {
         println!("ack {}", g.last_seq());
     }
-    match ids.len() {
-        0 => println!("added no vertices"),
-        k => println!("added {k} vertices: {} to {}", ids.start, ids.end - 1),
-    }
+    println!("added {} vertices: {} to {}", ids.len(), ids.start, ids.end - 1);
     Ok(())
 }
 
@@ -349,27 +457,31 @@ fn add_vertices(args: &UpdateArgs, g: &WritableGraph) -> Result<()> {
 fn apply_by_original_id(args: &UpdateArgs, g: WritableGraph, files: Files<OriginalId>) -> Result<()> {
     if let Some((edges, weights)) = &files.add_edges {
         let before = g.num_vertices();
-        batched("added edges", edges, args.batch_size, args.ack, |chunk, at| {
+        batched("added edges", edges, args.batch_size, args.ack, g.last_seq(), |chunk, at| {
             let w = g.is_weighted().then(|| &weights[at..at + chunk.len()]);
             g.add_edges_by_id(chunk, w)
         })?;
         println!("new vertices {}", g.num_vertices() - before);
     }
     if let Some((edges, weights)) = &files.set_weights {
-        batched("set weights", edges, args.batch_size, args.ack, |chunk, at| {
+        batched("set weights", edges, args.batch_size, args.ack, g.last_seq(), |chunk, at| {
             g.set_edge_weights_by_id(chunk, &weights[at..at + chunk.len()])
         })?;
     }
     if let Some(edges) = &files.remove_edges {
-        batched("removed edges", edges, args.batch_size, args.ack, |chunk, _| g.remove_edges_by_id(chunk))?;
+        batched("removed edges", edges, args.batch_size, args.ack, g.last_seq(), |chunk, _| {
+            g.remove_edges_by_id(chunk)
+        })?;
     }
     if let Some(ids) = &files.remove_vertices {
-        batched("removed vertices", ids, args.batch_size, args.ack, |chunk, _| {
+        batched("removed vertices", ids, args.batch_size, args.ack, g.last_seq(), |chunk, _| {
             g.remove_vertices_by_id(chunk)
         })?;
     }
     if let Some(labels) = &files.set_labels {
-        batched("set labels", labels, args.batch_size, args.ack, |chunk, _| g.set_labels_by_id(chunk))?;
+        batched("set labels", labels, args.batch_size, args.ack, g.last_seq(), |chunk, _| {
+            g.set_labels_by_id(chunk)
+        })?;
     }
     finish(args, g)
 }
@@ -380,12 +492,14 @@ fn finish(args: &UpdateArgs, g: WritableGraph) -> Result<()> {
         g.freeze()?;
     }
     println!("levels {}, vertices {}, last batch {}", g.num_levels(), g.num_vertices(), g.last_seq());
+    report_stats(&args.backend, &g);
     g.close()
 }
 
 /// Runs `ocgraph compact`.
 pub fn compact(args: &CompactArgs) -> Result<()> {
-    let g = WritableGraph::open(&args.graph, &write_options(&args.backend, Durability::PerBatch)?)?;
+    let g =
+        WritableGraph::open(&args.graph, &write_options(&args.backend, "compact", Durability::PerBatch)?)?;
     let (levels, start) = (g.num_levels(), Instant::now());
     let progress = CliProgress::new(false);
     progress.spinner(&format!("compacting {levels} level(s) of {}", args.graph.display()));
@@ -396,5 +510,6 @@ pub fn compact(args: &CompactArgs) -> Result<()> {
         "compacted {levels} level(s) and the delta into a new base in {:.3} s",
         start.elapsed().as_secs_f64()
     );
+    report_stats(&args.backend, &g);
     g.close()
 }

@@ -24,16 +24,20 @@ pub fn refuse_inside_graph(graph: &Path, out: &Path, what: &str) -> Result<()> {
 }
 
 /// Refuses a result file `out` (given as `what`) of a command that reads the graph at `graph`
-/// when it lies inside the graph directory or in a directory that does not exist: before the
-/// command does its work (and, for `ocgraph stream`, applies its updates), not at its end.
+/// when it lies inside the graph directory, in a directory that does not exist, or is itself a
+/// directory: before the command does its work (and, for `ocgraph stream`, applies its
+/// updates), not at its end.
 pub fn refuse_output_place(graph: &Path, out: &Path, what: &str) -> Result<()> {
     refuse_inside_graph(graph, out, what)?;
     refuse_missing_directory(out, what)
 }
 
-/// Refuses `out` (given as `what`) when its directory does not exist, before a long command
-/// runs only to fail at its end.
+/// Refuses `out` (given as `what`) when its directory does not exist or it is a directory,
+/// before a long command runs only to fail at its end.
 pub fn refuse_missing_directory(out: &Path, what: &str) -> Result<()> {
+    if out.is_dir() {
+        return Err(Error::invalid(format!("{what} {}: is a directory", out.display())));
+    }
     let parent = match out.parent() {
         Some(p) if !p.as_os_str().is_empty() => p,
         _ => Path::new("."),

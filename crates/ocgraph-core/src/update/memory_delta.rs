@@ -8,8 +8,10 @@
 //! batch. A vertex's array is a *block* of the arena: a header entry (vertex, length, capacity)
 //! followed by `capacity` entries (at least [`MIN_CAP`], a power of two above that). A block that
 //! fills up is copied to a block of twice the room at the end of the arena (the old one is left
-//! unused: at most as many entries as are live). Vertices find their block through a dense index
-//! (`slot[v]`, 4 bytes per vertex up to the largest touched one).
+//! unused: at most as many entries as are live). Vertices find their block through an index
+//! (`slot[v]`, 4 bytes per vertex) kept in chunks of 65,536 vertices, each allocated when one of
+//! its vertices is first touched: its memory follows the touched ranges, not the largest id (an
+//! update naming a vertex near 2^32 costs one chunk, not 16 GiB).
 //!
 //! Recording a batch: its operations are sorted by source (a stable radix sort, so each vertex's
 //! keep their order), then each touched vertex costs one index lookup (in ascending order) and
@@ -61,12 +63,59 @@ impl Entry {
     }
 }
 
+/// Bits of a vertex id that select its place in a [`SlotIndex`] chunk.
+const CHUNK_BITS: u32 = 16;
+
+/// `slot[v]` for every vertex, in chunks of `2^CHUNK_BITS` allocated when one of their vertices
+/// is first set (see the module docs).
+#[derive(Default)]
+struct SlotIndex {
+    chunks: Vec<Option<Box<[u32]>>>,
+}
+
+impl SlotIndex {
+    /// `slot[v]` (0 when never set).
+    #[inline]
+    fn get(&self, v: Vertex) -> u32 {
+        match self.chunks.get((v >> CHUNK_BITS) as usize) {
+            Some(Some(c)) => c[(v & ((1 << CHUNK_BITS) - 1)) as usize],
+            _ => 0,
+        }
+    }
+
+    /// Sets `slot[v]`, allocating its chunk when needed.
+    fn set(&mut self, v: Vertex, s: u32) {
+        let i = (v >> CHUNK_BITS) as usize;
+        if self.chunks.len() <= i {
+            self.chunks.resize_with(i + 1, || None);
+        }
+        let chunk = self.chunks[i].get_or_insert_with(|| vec![0; 1 << CHUNK_BITS].into_boxed_slice());
+        chunk[(v & ((1 << CHUNK_BITS) - 1)) as usize] = s;
+    }
+
+    /// The number of slots in allocated chunks.
+    fn allocated(&self) -> usize {
+        self.chunks.iter().flatten().count() << CHUNK_BITS
+    }
+
+    /// The vertices whose slot is set, ascending (a scan of the allocated chunks).
+    fn touched(&self) -> Vec<Vertex> {
+        let mut out = Vec::new();
+        for (i, c) in self.chunks.iter().enumerate() {
+            let Some(c) = c else { continue };
+            let first = (i as u64) << CHUNK_BITS;
+            out.extend(c.iter().enumerate().filter(|e| *e.1 > 0).map(|(j, _)| (first + j as u64) as Vertex));
+        }
+        out
+    }
+}
+
 #[derive(Default)]
 struct Lists {
     /// Sequence number of the first batch recorded (entries store `seq - base`).
     base: Option<u64>,
     /// `slot[v]`: one more than the arena position of `v`'s block header; 0 when untouched.
-    slot: Vec<u32>,
+    slot: SlotIndex,
     /// The blocks (see the module docs).
     arena: Vec<Entry>,
     /// The touched vertices in first-touch order (ascending within each batch).
@@ -83,12 +132,12 @@ impl Lists {
 
     /// The operations of `v` (all batches), empty when untouched.
     fn of(&self, v: Vertex) -> &[Entry] {
-        match self.slot.get(v as usize) {
-            Some(&s) if s > 0 => {
+        match self.slot.get(v) {
+            0 => &[],
+            s => {
                 let p = s as usize - 1;
                 &self.arena[p + 1..p + 1 + self.arena[p].bits as usize]
             }
-            _ => &[],
         }
     }
 
@@ -96,9 +145,9 @@ impl Lists {
     fn touched(&self, rel: u32) -> Vec<Vertex> {
         // First-touch order has non-decreasing first sequence numbers: a prefix qualifies.
         let k = self.order.partition_point(|&v| self.of(v)[0].seq <= rel);
-        if k == self.order.len() && self.slot.len() <= 16 * k {
+        if k == self.order.len() && self.slot.allocated() <= 16 * k {
             // Most of the index is touched: one scan of it beats sorting.
-            return (0..self.slot.len() as Vertex).filter(|&v| self.slot[v as usize] > 0).collect();
+            return self.slot.touched();
         }
         let mut vs = self.order[..k].to_vec();
         vs.sort_unstable();
@@ -108,7 +157,7 @@ impl Lists {
     /// The header of `v`'s block, if any.
     #[inline]
     fn header(&self, v: Vertex) -> Option<Entry> {
-        let s = *self.slot.get(v as usize)?;
+        let s = self.slot.get(v);
         (s > 0).then(|| self.arena[s as usize - 1])
     }
 
@@ -117,7 +166,7 @@ impl Lists {
     /// the arena when it lacks room.
     fn append(&mut self, v: Vertex, header: Option<Entry>, es: &[(Vertex, Entry)]) -> Result<()> {
         let (old, len, cap) = match header {
-            Some(h) => (Some(self.slot[v as usize] as usize - 1), h.bits as usize, h.seq as usize),
+            Some(h) => (Some(self.slot.get(v) as usize - 1), h.bits as usize, h.seq as usize),
             None => (None, 0, 0),
         };
         let new_len = len + es.len();
@@ -143,7 +192,7 @@ impl Lists {
         }
         self.arena.extend(es.iter().map(|e| e.1));
         self.arena.resize(at + 1 + new_cap, Entry::default());
-        self.slot[v as usize] = at as u32 + 1;
+        self.slot.set(v, at as u32 + 1);
         Ok(())
     }
 }
@@ -200,9 +249,6 @@ impl DeltaLog for MemoryDelta {
         let headers: Vec<Option<Entry>> = groups.iter().map(|g| l.header(g[0].0)).collect();
         let mut l = RwLockUpgradableReadGuard::upgrade(l);
         l.base.get_or_insert(base);
-        if l.slot.len() <= top as usize {
-            l.slot.resize(top as usize + 1, 0);
-        }
         for (group, header) in groups.iter().zip(headers) {
             l.append(group[0].0, header, group)?;
         }
@@ -228,7 +274,7 @@ impl DeltaLog for MemoryDelta {
     fn warm(&self, vertices: &[Vertex]) {
         let l = self.lists.read();
         for &v in vertices {
-            std::hint::black_box(l.slot.get(v as usize).copied());
+            std::hint::black_box(l.slot.get(v));
         }
         for &v in vertices {
             std::hint::black_box(l.header(v));
@@ -279,6 +325,27 @@ mod tests {
         assert_eq!(d.touched(2), vec![3, 70]);
         assert_eq!(d.touched(5), vec![1, 3, 70]);
         assert_eq!(d.bytes(), 4 * 16);
+    }
+
+    /// A vertex near 2^32 costs one chunk of the index, not an index up to it (which took
+    /// 16 GiB, so that the batch, already logged, aborted every later open of the graph).
+    #[test]
+    fn the_index_grows_with_the_touched_ranges_not_the_largest_id() {
+        let d = MemoryDelta::new();
+        let top = Vertex::MAX - 1;
+        d.record_batch(
+            1,
+            &[(top, 0, ArcOp::Add(1.0)), (0, top, ArcOp::Add(1.0)), (70_000, 5, ArcOp::Remove)],
+        )
+        .unwrap();
+        let mut out = Vec::new();
+        d.ops(top, 1, &mut out).unwrap();
+        assert_eq!(out, vec![(0, ArcOp::Add(1.0))]);
+        assert_eq!(d.touched(1), vec![0, 70_000, top]);
+        let l = d.lists.read();
+        assert_eq!(l.slot.allocated(), 3 << CHUNK_BITS);
+        assert_eq!(l.slot.touched(), vec![0, 70_000, top]);
+        assert_eq!(l.slot.get(top - 1), 0);
     }
 
     /// Many batches of random operations (on few vertices, so arrays grow) read back as a brute-force
