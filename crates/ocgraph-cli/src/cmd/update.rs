@@ -110,6 +110,12 @@ pub struct CompactArgs {
     backend: BackendArgs,
 }
 
+/// The ids read from the lines of an update file, and their weights (one per line, or none).
+type Columns<T> = (Vec<T>, Vec<f32>);
+
+/// The `(vertex, label)` pairs of a labels file.
+type Labels<T> = Vec<(T, u32)>;
+
 /// Whether the lines of an update file end with a weight.
 #[derive(Clone, Copy, PartialEq)]
 enum WeightCol {
@@ -129,7 +135,7 @@ fn read_numbered_lines<T>(
     ids: usize,
     weight: WeightCol,
     parse: impl Fn(&str) -> std::result::Result<T, String>,
-) -> Result<((Vec<T>, Vec<f32>), Vec<u64>)> {
+) -> Result<(Columns<T>, Vec<u64>)> {
     let (mut out, mut weights, mut lines) = (Vec::new(), Vec::new(), Vec::new());
     let weighted = weight != WeightCol::No;
     for_each_line(path, |no, text| {
@@ -168,7 +174,7 @@ fn read_numbered_lines<T>(
 fn read_label_lines<T>(
     path: &Path,
     parse: impl Fn(&str) -> std::result::Result<T, String>,
-) -> Result<(Vec<(T, u32)>, Vec<u64>)> {
+) -> Result<(Labels<T>, Vec<u64>)> {
     let (mut out, mut lines) = (Vec::new(), Vec::new());
     for_each_line(path, |no, text| {
         let cols: Vec<&str> = text.split_whitespace().collect();
