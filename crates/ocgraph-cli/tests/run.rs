@@ -170,6 +170,43 @@ fn bad_arguments_fail_cleanly() {
     assert_eq!(edges(&g), before);
 }
 
+/// With `-` as the output, standard output holds the data alone: the report lines go to
+/// standard error (they were mixed into the values, matches and answers).
+#[test]
+fn data_written_to_standard_output_is_alone_there() {
+    let t = tempfile::tempdir().unwrap();
+    let g = t.path().join("g");
+    ok(&["generate", "kronecker", "--scale", "5", "--quiet", p(&g)]);
+    let n = 32;
+    let run = ocgraph(&["run", "bfs", p(&g), "--source", "0", "--out", "-"]);
+    assert!(run.status.success());
+    let depths = String::from_utf8(run.stdout).unwrap();
+    assert_eq!(depths.lines().count(), n, "{depths}");
+    assert!(depths.lines().all(|l| l.parse::<i64>().is_ok()), "{depths}");
+    assert!(String::from_utf8_lossy(&run.stderr).contains("trial 0"));
+    let mine = ocgraph(&["mine", "cliques", p(&g), "--k", "3", "--list", "--out", "-"]);
+    assert!(mine.status.success());
+    let rows = String::from_utf8(mine.stdout).unwrap();
+    assert!(
+        rows.lines().all(|l| l.split(' ').count() == 3 && l.split(' ').all(|v| v.parse::<u32>().is_ok())),
+        "{rows}"
+    );
+    assert!(String::from_utf8_lossy(&mine.stderr).contains("matches written to -"));
+    let w = t.path().join("w.bin");
+    ok(&["workload", "fof", p(&g), "--out", p(&w), "--count", "4"]);
+    let query = ocgraph(&["query", p(&g), "--workload", p(&w), "--answers", "-", "--json"]);
+    assert!(query.status.success());
+    let answers = String::from_utf8(query.stdout).unwrap();
+    assert!(answers.starts_with("# ocgraph answers v1 kind=fof count=4\n"), "{answers}");
+    assert_eq!(answers.lines().count(), 5, "{answers}");
+    let updates = t.path().join("u.txt");
+    std::fs::write(&updates, "+ 0 31\n").unwrap();
+    let stream = ocgraph(&["stream", p(&g), "--updates", p(&updates), "--json", "-"]);
+    assert!(stream.status.success());
+    let json: serde_json::Value = serde_json::from_slice(&stream.stdout).unwrap();
+    assert_eq!(json["updates"], 1);
+}
+
 /// A trace is put in place whole when the run ends, and `cache-sim` replays it; a trace with
 /// a header and no requests is refused naming the file (it printed a message about the cache
 /// size instead).

@@ -173,17 +173,19 @@ pub fn run(args: &MineArgs) -> Result<()> {
     })?;
     let secs = started.elapsed().as_secs_f64();
     progress.finish();
+    // With `--out -` the matches go to standard output alone, the report to standard error.
+    let say = |line: &str| super::report(super::data_on_stdout(&[args.out.as_deref()]), line);
     for l in &lines {
-        println!("{l}");
+        say(l);
     }
-    println!("mine {}: {secs:.6} s, {} thread(s)", kind_name(args.kind), pool.current_num_threads());
+    say(&format!("mine {}: {secs:.6} s, {} thread(s)", kind_name(args.kind), pool.current_num_threads()));
     if let (Some(w), Some(path)) = (writer, &args.out) {
         let (w, err) = w.into_inner().unwrap_or_else(|e| e.into_inner());
         if let Some(e) = err {
             return Err(e);
         }
         w.commit()?;
-        println!("{} matches written to {}", found.load(Relaxed), path.display());
+        say(&format!("{} matches written to {}", found.load(Relaxed), path.display()));
     }
     args.backend.report_stats(view.base())
 }

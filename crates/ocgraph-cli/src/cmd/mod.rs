@@ -179,3 +179,18 @@ pub(crate) fn set_threads(threads: usize) -> Result<()> {
     }
     Ok(())
 }
+
+/// Prints a report line: on standard error when `data_on_stdout` (the command writes its data
+/// to standard output, `-`, which must hold the data alone), else on standard output.
+pub(crate) fn report(data_on_stdout: bool, line: &str) {
+    if data_on_stdout {
+        eprintln!("{line}");
+    } else {
+        println!("{line}");
+    }
+}
+
+/// Whether any of `outs` names standard output (`-`).
+pub(crate) fn data_on_stdout(outs: &[Option<&std::path::Path>]) -> bool {
+    outs.iter().flatten().any(|p| ocgraph_core::format::names_standard_output(p))
+}

@@ -97,12 +97,14 @@ pub fn run(args: &QueryArgs) -> Result<()> {
     let r = run_queries(&g, &w, &opts, &Kernels)?;
     let io = g.io_stats();
     let l = &r.latency;
-    println!(
+    // With `--answers -` the answers go to standard output alone, the report to standard error.
+    let say = |line: &str| super::report(super::data_on_stdout(&[args.answers.as_deref()]), line);
+    say(&format!(
         "{} x{} prefetch={} clients={}: {:.3} s, {:.0} queries/s; latency us p50 {:.1} p95 {:.1} p99 {:.1} max {:.1}",
         r.kind, r.queries, r.prefetch, r.clients, r.seconds, r.queries_per_second, l.p50_us, l.p95_us, l.p99_us,
         l.max_us
-    );
-    println!(
+    ));
+    say(&format!(
         "io ({}): {} page requests, hit ratio {:.3}, {:.1} MiB read in {} calls, {} major faults",
         io.backend,
         io.page_requests,
@@ -110,12 +112,12 @@ pub fn run(args: &QueryArgs) -> Result<()> {
         io.bytes_read as f64 / (1u64 << 20) as f64,
         io.read_calls,
         io.major_faults
-    );
+    ));
     if args.json {
         let mut v = serde_json::to_value(&r).expect("report serialises");
         v["io"] = io.to_json();
         v["peak_rss_bytes"] = peak_rss_bytes().into();
-        println!("{v}");
+        say(&v.to_string());
     }
     if let (Some(path), Some(answers)) = (&args.answers, &r.answers) {
         write_answers(path, w.kind, answers)?;

@@ -180,6 +180,8 @@ fn run_kernel(args: &RunArgs) -> Result<()> {
     let reads_hubs = matches!(args.algo, Algo::Bfs | Algo::Wcc);
     let (grid, hubs, why) = view.choose_stored(args.layout.into(), has_grid_kernel(args.algo), reads_hubs)?;
     let stored = Stored { grid: grid.as_ref(), hubs: hubs.as_ref() };
+    // With `--out -` the values go to standard output alone, the report to standard error.
+    let say = |line: &str| super::report(super::data_on_stdout(&[args.out.as_deref()]), line);
     let progress = CliProgress::new(false);
     let name = args.algo.to_possible_value().map(|v| v.get_name().to_string()).unwrap_or_default();
     progress.spinner(&format!("{name} on {}", args.graph.display()));
@@ -191,7 +193,7 @@ fn run_kernel(args: &RunArgs) -> Result<()> {
     }
     if warmups > 0 {
         view.reset_io_stats();
-        println!("warm-up: {warmups} untimed trial(s) in {:.3} s", started.elapsed().as_secs_f64());
+        say(&format!("warm-up: {warmups} untimed trial(s) in {:.3} s", started.elapsed().as_secs_f64()));
     }
     let result = pool.install(|| {
         with_adjacency!(&view, |out, inn| execute(args, ends, args.trials, args.verify, stored, out, inn))
@@ -199,20 +201,20 @@ fn run_kernel(args: &RunArgs) -> Result<()> {
     progress.finish();
     let (report, values, summary) = result?;
     for (i, t) in report.trial_secs.iter().enumerate() {
-        println!("trial {i}: {t:.6} s");
+        say(&format!("trial {i}: {t:.6} s"));
     }
-    println!(
+    say(&format!(
         "{}: {summary}; mean {:.6} s, min {:.6} s over {} trial(s), {} thread(s)",
         report.name,
         report.mean_secs(),
         report.min_secs(),
         report.trial_secs.len(),
         pool.current_num_threads()
-    );
+    ));
     if report.verified.is_some() {
         match &report.verify_error {
-            Some(msg) => println!("verification: {} ({msg})", report.verdict()),
-            None => println!("verification: {}", report.verdict()),
+            Some(msg) => say(&format!("verification: {} ({msg})", report.verdict())),
+            None => say(&format!("verification: {}", report.verdict())),
         }
     }
     if let Some(path) = &args.out {

@@ -247,6 +247,11 @@ pub fn run(args: &StreamArgs) -> Result<()> {
             ocgraph_core::format::refuse_output_place(&args.graph, out, what)?;
         }
     }
+    // With `--json -` or `--watch-out -` that output goes to standard output alone, the report
+    // to standard error.
+    let say = |line: &str| {
+        super::report(super::data_on_stdout(&[args.json.as_deref(), args.watch_out.as_deref()]), line)
+    };
     let specs: Vec<Spec> = args.maintain.iter().map(|s| s.parse()).collect::<Result<_>>()?;
     for (i, spec) in specs.iter().enumerate() {
         if specs[..i].iter().any(|other| other.name() == spec.name()) {
@@ -273,7 +278,7 @@ pub fn run(args: &StreamArgs) -> Result<()> {
         };
         let secs = t.elapsed().as_secs_f64();
         let how = if m.loaded() { "loaded (current)" } else { "computed" };
-        println!("{}: {how} in {secs:.3} s", spec.name());
+        say(&format!("{}: {how} in {secs:.3} s", spec.name()));
         report.insert(format!("start_secs.{}", spec.name()), secs.into());
         ms.push(m);
     }
@@ -317,25 +322,29 @@ pub fn run(args: &StreamArgs) -> Result<()> {
     let ms = kept;
     let total = start.elapsed().as_secs_f64();
     let rate = items.len() as f64 / total.max(1e-12);
-    println!("{} updates in {} batches of {size}: {total:.3} s, {rate:.0} updates/s", items.len(), lat.len());
+    say(&format!(
+        "{} updates in {} batches of {size}: {total:.3} s, {rate:.0} updates/s",
+        items.len(),
+        lat.len()
+    ));
     lat.sort_by(f64::total_cmp);
     let (p50, p99, max) = (percentile(&lat, 50.0), percentile(&lat, 99.0), percentile(&lat, 100.0));
     // `--stats` (of the backend options) also prints the per-batch latency percentiles.
     if args.backend.stats {
-        println!(
+        say(&format!(
             "per-batch latency: p50 {:.1} us, p99 {:.1} us, max {:.1} us",
             p50 * 1e6,
             p99 * 1e6,
             max * 1e6
-        );
+        ));
     }
     if let Some(wa) = &mut watcher {
         wa.finish()?;
         let name = args.watch.as_deref().unwrap_or_default();
-        println!(
+        say(&format!(
             "watch {name}: {} matches added, {} removed, {} modified; {:.3} s finding them",
             wa.added, wa.removed, wa.modified, wa.secs
-        );
+        ));
         for (k, v) in
             [("watch_added", wa.added), ("watch_removed", wa.removed), ("watch_modified", wa.modified)]
         {
@@ -374,11 +383,11 @@ pub fn run(args: &StreamArgs) -> Result<()> {
             let want = m.spec().build(&snap)?.result();
             let secs = t.elapsed().as_secs_f64();
             let ok = same(m.spec(), &got, &want);
-            println!(
+            say(&format!(
                 "{}: {} a full recomputation ({secs:.3} s)",
                 m.spec().name(),
                 if ok { "equals" } else { "DIFFERS FROM" }
-            );
+            ));
             report.insert(format!("recompute_secs.{}", m.spec().name()), secs.into());
             if !ok {
                 failed.push(m.spec().name());

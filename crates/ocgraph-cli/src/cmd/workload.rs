@@ -113,9 +113,5 @@ pub fn run(args: &WorkloadArgs) -> Result<()> {
 /// Prints a workload's summary line: to standard error when the workload itself went to
 /// standard output (`--out -`), so that the two do not mix.
 pub(super) fn summary(out: &Path, line: &str) {
-    if ocgraph_core::format::names_standard_output(out) {
-        eprintln!("{line}");
-    } else {
-        println!("{line}");
-    }
+    super::report(ocgraph_core::format::names_standard_output(out), line);
 }
