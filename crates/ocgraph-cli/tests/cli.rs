@@ -655,6 +655,10 @@ fn update_applies_nothing_when_a_file_is_bad_and_acks_every_batch() {
         &["add.txt:2", "does not fit 32 bits"],
     );
     assert_eq!(counts(&g), (3, 1));
+    // ... while the vertices --add-vertices adds are known to the files.
+    std::fs::write(&labels, "L 4 7\n").unwrap();
+    ok(&["update", p(&g), "--original-ids", "--add-vertices", "2", "--set-labels", p(&labels)]);
+    assert_eq!(counts(&g), (5, 1));
     // Writing commands take no --trace; --stats prints the I/O statistics.
     fails(
         &["update", p(&g), "--add-edges", p(&remove), "--trace", p(&t.path().join("t.bin"))],
@@ -662,6 +666,7 @@ fn update_applies_nothing_when_a_file_is_bad_and_acks_every_batch() {
         &["--trace"],
     );
     fails(&["compact", p(&g), "--trace", p(&t.path().join("t.bin"))], 2, &["--trace"]);
+    fails(&["compact", p(&g), "--stats"], 2, &["--stats"]);
     assert!(!t.path().join("t.bin").exists());
     let out = ok(&["update", p(&g), "--add-edges", p(&remove), "--stats"]);
     assert!(String::from_utf8(out.stderr).unwrap().contains("\"page_requests\""));

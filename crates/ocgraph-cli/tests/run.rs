@@ -178,7 +178,13 @@ fn data_written_to_standard_output_is_alone_there() {
     let g = t.path().join("g");
     ok(&["generate", "kronecker", "--scale", "5", "--quiet", p(&g)]);
     let n = 32;
-    let run = ocgraph(&["run", "bfs", p(&g), "--source", "0", "--out", "-"]);
+    // `-` is standard output even where a directory of that name exists.
+    std::fs::create_dir(t.path().join("-")).unwrap();
+    let run = Command::new(env!("CARGO_BIN_EXE_ocgraph"))
+        .args(["run", "bfs", p(&g), "--source", "0", "--out", "-"])
+        .current_dir(t.path())
+        .output()
+        .unwrap();
     assert!(run.status.success());
     let depths = String::from_utf8(run.stdout).unwrap();
     assert_eq!(depths.lines().count(), n, "{depths}");

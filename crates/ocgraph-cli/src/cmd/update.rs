@@ -324,7 +324,8 @@ impl Files<OriginalId> {
     fn check(&self, args: &UpdateArgs, g: &WritableGraph) -> Result<()> {
         let numbered = g.id_kind() == IdMapKind::Identity;
         let mut added: HashSet<&OriginalId> = HashSet::new();
-        let mut end = g.num_vertices() as u64;
+        // `--add-vertices` runs first: its vertices are known to the files.
+        let mut end = g.num_vertices() as u64 + u64::from(args.add_vertices.unwrap_or(0));
         if let (Some((edges, _)), Some(path)) = (&self.add_edges, &args.add_edges) {
             for ((u, v), &no) in edges.iter().zip(&self.lines[0]) {
                 for id in [u, v] {
@@ -504,6 +505,13 @@ fn finish(args: &UpdateArgs, g: WritableGraph) -> Result<()> {
 
 /// Runs `ocgraph compact`.
 pub fn compact(args: &CompactArgs) -> Result<()> {
+    if args.backend.stats {
+        // The compaction reads the levels and the base in passes of its own: the statistics of
+        // the handle would describe the new base, not what the command read.
+        return Err(Error::invalid(
+            "--stats: `ocgraph compact` reads the graph in passes of its own; it has no statistics to show",
+        ));
+    }
     let g =
         WritableGraph::open(&args.graph, &write_options(&args.backend, "compact", Durability::PerBatch)?)?;
     let (levels, start) = (g.num_levels(), Instant::now());
@@ -516,6 +524,5 @@ pub fn compact(args: &CompactArgs) -> Result<()> {
         "compacted {levels} level(s) and the delta into a new base in {:.3} s",
         start.elapsed().as_secs_f64()
     );
-    report_stats(&args.backend, &g);
     g.close()
 }

@@ -7,6 +7,7 @@
 
 use std::path::{Path, PathBuf};
 
+use super::output_file::names_standard_output;
 use crate::{Error, Result};
 
 /// Refuses `out` (given as `what`, e.g. `--out`) when it lies inside the graph directory
@@ -35,6 +36,9 @@ pub fn refuse_output_place(graph: &Path, out: &Path, what: &str) -> Result<()> {
 /// Refuses `out` (given as `what`) when its directory does not exist or it is a directory,
 /// before a long command runs only to fail at its end.
 pub fn refuse_missing_directory(out: &Path, what: &str) -> Result<()> {
+    if names_standard_output(out) {
+        return Ok(());
+    }
     if out.is_dir() {
         return Err(Error::invalid(format!("{what} {}: is a directory", out.display())));
     }
