@@ -168,6 +168,12 @@ fn bad_arguments_fail_cleanly() {
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("is a directory"));
     assert_eq!(edges(&g), before);
+    // So is one whose file cannot be created (a name past NAME_MAX).
+    let long = dir.path().join(format!("{}.json", "x".repeat(300)));
+    let o = ocgraph(&["stream", p(&g), "--updates", p(&updates), "--json", p(&long)]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("create failed"));
+    assert_eq!(edges(&g), before);
 }
 
 /// With `-` as the output, standard output holds the data alone: the report lines go to

@@ -252,6 +252,9 @@ pub fn run(args: &StreamArgs) -> Result<()> {
     let say = |line: &str| {
         super::report(super::data_on_stdout(&[args.json.as_deref(), args.watch_out.as_deref()]), line)
     };
+    // The `--json` file is created before the first update, so that a path the command cannot
+    // write (a directory it may not write in, say) fails it before the stream is applied.
+    let mut json_out = args.json.as_deref().map(ocgraph_core::format::OutputFile::create).transpose()?;
     let specs: Vec<Spec> = args.maintain.iter().map(|s| s.parse()).collect::<Result<_>>()?;
     for (i, spec) in specs.iter().enumerate() {
         if specs[..i].iter().any(|other| other.name() == spec.name()) {
@@ -399,9 +402,10 @@ pub fn run(args: &StreamArgs) -> Result<()> {
             m.save(&w)?;
         }
     }
-    if let Some(path) = &args.json {
+    if let Some(mut f) = json_out.take() {
         let text = serde_json::to_string_pretty(&serde_json::Value::Object(report)).expect("plain values");
-        ocgraph_core::format::OutputFile::write_whole(path, text.as_bytes())?;
+        f.write_bytes(text.as_bytes())?;
+        f.commit()?;
     }
     for m in ms {
         m.stop(&w);
