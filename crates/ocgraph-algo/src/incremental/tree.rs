@@ -527,7 +527,7 @@ impl<P: Program> Tree<P> {
         // to the new label at once.
         let mut count = 0;
         for (x, v) in self.val.iter_mut().enumerate() {
-            if let Some((_, h)) = self.prog.as_label(*v).filter(|&(l, _)| l == large) {
+            if let Some((_, h)) = members(v) {
                 self.old.note(x as Vertex, *v);
                 *v = self.prog.labelled_value((label, h + shift)).expect("labelled");
                 count += 1;

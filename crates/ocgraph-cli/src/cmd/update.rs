@@ -252,10 +252,17 @@ struct Files<I> {
     set_weights: Option<Edges<I>>,
     remove_edges: Option<Vec<(I, I)>>,
     remove_vertices: Option<Vec<I>>,
-    set_labels: Option<Vec<(I, u32)>>,
+    set_labels: Option<Labels<I>>,
     /// The line of each edge of `add_edges`, vertex of `remove_vertices` and label of
     /// `set_labels` (to name it when a check of its ids fails).
-    lines: [Vec<u64>; 3],
+    add_edge_lines: Vec<u64>,
+    remove_vertex_lines: Vec<u64>,
+    label_lines: Vec<u64>,
+}
+
+/// The contents of an optional file and their line numbers (none without the file).
+fn with_lines<T>(read: Option<(T, Vec<u64>)>) -> (Option<T>, Vec<u64>) {
+    read.map_or((None, Vec::new()), |(t, lines)| (Some(t), lines))
 }
 
 impl<I: Clone> Files<I> {
@@ -273,31 +280,16 @@ impl<I: Clone> Files<I> {
             let ((ids, weights), lines) = read_numbered_lines(path, 2, weight, id)?;
             Ok(((pairs(ids), weights), lines))
         };
-        let mut lines: [Vec<u64>; 3] = Default::default();
-        let add_edges = match args.add_edges.as_deref() {
-            Some(p) => {
-                let (e, l) = edges(p, add_weight)?;
-                lines[0] = l;
-                Some(e)
-            }
-            None => None,
+        let (add_edges, add_edge_lines) =
+            with_lines(args.add_edges.as_deref().map(|p| edges(p, add_weight)).transpose()?);
+        let vertices = |path: &Path| -> Result<(Vec<I>, Vec<u64>)> {
+            let ((ids, _), lines) = read_numbered_lines(path, 1, WeightCol::No, id)?;
+            Ok((ids, lines))
         };
-        let remove_vertices = match args.remove_vertices.as_deref() {
-            Some(p) => {
-                let ((ids, _), l) = read_numbered_lines(p, 1, WeightCol::No, id)?;
-                lines[1] = l;
-                Some(ids)
-            }
-            None => None,
-        };
-        let set_labels = match args.set_labels.as_deref() {
-            Some(p) => {
-                let (labels, l) = read_label_lines(p, id)?;
-                lines[2] = l;
-                Some(labels)
-            }
-            None => None,
-        };
+        let (remove_vertices, remove_vertex_lines) =
+            with_lines(args.remove_vertices.as_deref().map(vertices).transpose()?);
+        let (set_labels, label_lines) =
+            with_lines(args.set_labels.as_deref().map(|p| read_label_lines(p, id)).transpose()?);
         Ok(Files {
             add_edges,
             set_weights: args
@@ -312,7 +304,9 @@ impl<I: Clone> Files<I> {
                 .transpose()?,
             remove_vertices,
             set_labels,
-            lines,
+            add_edge_lines,
+            remove_vertex_lines,
+            label_lines,
         })
     }
 }
@@ -327,7 +321,7 @@ impl Files<OriginalId> {
         // `--add-vertices` runs first: its vertices are known to the files.
         let mut end = g.num_vertices() as u64 + u64::from(args.add_vertices.unwrap_or(0));
         if let (Some((edges, _)), Some(path)) = (&self.add_edges, &args.add_edges) {
-            for ((u, v), &no) in edges.iter().zip(&self.lines[0]) {
+            for ((u, v), &no) in edges.iter().zip(&self.add_edge_lines) {
                 for id in [u, v] {
                     match id {
                         OriginalId::Int(i) if numbered && *i >= u32::MAX as u64 => {
@@ -352,14 +346,14 @@ impl Files<OriginalId> {
             })
         };
         if let (Some(ids), Some(path)) = (&self.remove_vertices, &args.remove_vertices) {
-            for (id, &no) in ids.iter().zip(&self.lines[1]) {
+            for (id, &no) in ids.iter().zip(&self.remove_vertex_lines) {
                 if !known(id)? {
                     return Err(Error::input_line(path, no, format!("no vertex has the id {id}")));
                 }
             }
         }
         if let (Some(labels), Some(path)) = (&self.set_labels, &args.set_labels) {
-            for ((id, _), &no) in labels.iter().zip(&self.lines[2]) {
+            for ((id, _), &no) in labels.iter().zip(&self.label_lines) {
                 if !known(id)? {
                     return Err(Error::input_line(path, no, format!("no vertex has the id {id}")));
                 }
@@ -402,7 +396,7 @@ pub fn run(args: &UpdateArgs) -> Result<()> {
         let files = Files::read(args, optional_weight(&g), id)?;
         files.check(args, &g)?;
         add_vertices(args, &g)?;
-        return apply_by_original_id(args, g, files);
+        return apply(args, g, files);
     }
     // A vertex the graph will not have (after --add-vertices) is named by its file and line,
     // as in `stream`.
@@ -414,33 +408,7 @@ pub fn run(args: &UpdateArgs) -> Result<()> {
     };
     let files = Files::read(args, optional_weight(&g), vertex)?;
     add_vertices(args, &g)?;
-    if let Some((edges, weights)) = &files.add_edges {
-        batched("added edges", edges, args.batch_size, args.ack, g.last_seq(), |chunk, at| {
-            let w = g.is_weighted().then(|| &weights[at..at + chunk.len()]);
-            g.add_edges(chunk, w)
-        })?;
-    }
-    if let Some((edges, weights)) = &files.set_weights {
-        batched("set weights", edges, args.batch_size, args.ack, g.last_seq(), |chunk, at| {
-            g.set_edge_weights(chunk, &weights[at..at + chunk.len()])
-        })?;
-    }
-    if let Some(edges) = &files.remove_edges {
-        batched("removed edges", edges, args.batch_size, args.ack, g.last_seq(), |chunk, _| {
-            g.remove_edges(chunk)
-        })?;
-    }
-    if let Some(ids) = &files.remove_vertices {
-        batched("removed vertices", ids, args.batch_size, args.ack, g.last_seq(), |chunk, _| {
-            g.remove_vertices(chunk)
-        })?;
-    }
-    if let Some(labels) = &files.set_labels {
-        batched("set labels", labels, args.batch_size, args.ack, g.last_seq(), |chunk, _| {
-            g.set_labels(chunk)
-        })?;
-    }
-    finish(args, g)
+    apply(args, g, files)
 }
 
 /// `--add-vertices` (the first batch, acknowledged as the others).
@@ -460,35 +428,78 @@ fn add_vertices(args: &UpdateArgs, g: &WritableGraph) -> Result<()> {
     Ok(())
 }
 
-/// The batches of `ocgraph update --original-ids`: the files hold ids as imported.
-fn apply_by_original_id(args: &UpdateArgs, g: WritableGraph, files: Files<OriginalId>) -> Result<()> {
+/// How the files of an `ocgraph update` name vertices: by vertex id, or by original id
+/// (`--original-ids`, where `--add-edges` may add vertices).
+trait UpdateIds: Sized {
+    fn add_edges(g: &WritableGraph, edges: &[(Self, Self)], weights: Option<&[f32]>) -> Result<u64>;
+    fn set_edge_weights(g: &WritableGraph, edges: &[(Self, Self)], weights: &[f32]) -> Result<u64>;
+    fn remove_edges(g: &WritableGraph, edges: &[(Self, Self)]) -> Result<u64>;
+    fn remove_vertices(g: &WritableGraph, ids: &[Self]) -> Result<u64>;
+    fn set_labels(g: &WritableGraph, labels: &[(Self, u32)]) -> Result<u64>;
+}
+
+impl UpdateIds for Vertex {
+    fn add_edges(g: &WritableGraph, edges: &[(Self, Self)], weights: Option<&[f32]>) -> Result<u64> {
+        g.add_edges(edges, weights)
+    }
+    fn set_edge_weights(g: &WritableGraph, edges: &[(Self, Self)], weights: &[f32]) -> Result<u64> {
+        g.set_edge_weights(edges, weights)
+    }
+    fn remove_edges(g: &WritableGraph, edges: &[(Self, Self)]) -> Result<u64> {
+        g.remove_edges(edges)
+    }
+    fn remove_vertices(g: &WritableGraph, ids: &[Self]) -> Result<u64> {
+        g.remove_vertices(ids)
+    }
+    fn set_labels(g: &WritableGraph, labels: &[(Self, u32)]) -> Result<u64> {
+        g.set_labels(labels)
+    }
+}
+
+impl UpdateIds for OriginalId {
+    fn add_edges(g: &WritableGraph, edges: &[(Self, Self)], weights: Option<&[f32]>) -> Result<u64> {
+        g.add_edges_by_id(edges, weights)
+    }
+    fn set_edge_weights(g: &WritableGraph, edges: &[(Self, Self)], weights: &[f32]) -> Result<u64> {
+        g.set_edge_weights_by_id(edges, weights)
+    }
+    fn remove_edges(g: &WritableGraph, edges: &[(Self, Self)]) -> Result<u64> {
+        g.remove_edges_by_id(edges)
+    }
+    fn remove_vertices(g: &WritableGraph, ids: &[Self]) -> Result<u64> {
+        g.remove_vertices_by_id(ids)
+    }
+    fn set_labels(g: &WritableGraph, labels: &[(Self, u32)]) -> Result<u64> {
+        g.set_labels_by_id(labels)
+    }
+}
+
+/// Applies the checked `files` in their order, in batches.
+fn apply<I: UpdateIds>(args: &UpdateArgs, g: WritableGraph, files: Files<I>) -> Result<()> {
+    let (size, ack) = (args.batch_size, args.ack);
     if let Some((edges, weights)) = &files.add_edges {
         let before = g.num_vertices();
-        batched("added edges", edges, args.batch_size, args.ack, g.last_seq(), |chunk, at| {
+        batched("added edges", edges, size, ack, g.last_seq(), |chunk, at| {
             let w = g.is_weighted().then(|| &weights[at..at + chunk.len()]);
-            g.add_edges_by_id(chunk, w)
+            I::add_edges(&g, chunk, w)
         })?;
-        println!("new vertices {}", g.num_vertices() - before);
+        if args.original_ids {
+            println!("new vertices {}", g.num_vertices() - before);
+        }
     }
     if let Some((edges, weights)) = &files.set_weights {
-        batched("set weights", edges, args.batch_size, args.ack, g.last_seq(), |chunk, at| {
-            g.set_edge_weights_by_id(chunk, &weights[at..at + chunk.len()])
+        batched("set weights", edges, size, ack, g.last_seq(), |chunk, at| {
+            I::set_edge_weights(&g, chunk, &weights[at..at + chunk.len()])
         })?;
     }
     if let Some(edges) = &files.remove_edges {
-        batched("removed edges", edges, args.batch_size, args.ack, g.last_seq(), |chunk, _| {
-            g.remove_edges_by_id(chunk)
-        })?;
+        batched("removed edges", edges, size, ack, g.last_seq(), |chunk, _| I::remove_edges(&g, chunk))?;
     }
     if let Some(ids) = &files.remove_vertices {
-        batched("removed vertices", ids, args.batch_size, args.ack, g.last_seq(), |chunk, _| {
-            g.remove_vertices_by_id(chunk)
-        })?;
+        batched("removed vertices", ids, size, ack, g.last_seq(), |chunk, _| I::remove_vertices(&g, chunk))?;
     }
     if let Some(labels) = &files.set_labels {
-        batched("set labels", labels, args.batch_size, args.ack, g.last_seq(), |chunk, _| {
-            g.set_labels_by_id(chunk)
-        })?;
+        batched("set labels", labels, size, ack, g.last_seq(), |chunk, _| I::set_labels(&g, chunk))?;
     }
     finish(args, g)
 }

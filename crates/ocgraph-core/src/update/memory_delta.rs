@@ -66,6 +66,9 @@ impl Entry {
 /// Bits of a vertex id that select its place in a [`SlotIndex`] chunk.
 const CHUNK_BITS: u32 = 16;
 
+/// A vertex id's place in its [`SlotIndex`] chunk.
+const CHUNK_MASK: Vertex = (1 << CHUNK_BITS) - 1;
+
 /// `slot[v]` for every vertex, in chunks of `2^CHUNK_BITS` allocated when one of their vertices
 /// is first set (see the module docs).
 #[derive(Default)]
@@ -78,7 +81,7 @@ impl SlotIndex {
     #[inline]
     fn get(&self, v: Vertex) -> u32 {
         match self.chunks.get((v >> CHUNK_BITS) as usize) {
-            Some(Some(c)) => c[(v & ((1 << CHUNK_BITS) - 1)) as usize],
+            Some(Some(c)) => c[(v & CHUNK_MASK) as usize],
             _ => 0,
         }
     }
@@ -90,7 +93,7 @@ impl SlotIndex {
             self.chunks.resize_with(i + 1, || None);
         }
         let chunk = self.chunks[i].get_or_insert_with(|| vec![0; 1 << CHUNK_BITS].into_boxed_slice());
-        chunk[(v & ((1 << CHUNK_BITS) - 1)) as usize] = s;
+        chunk[(v & CHUNK_MASK) as usize] = s;
     }
 
     /// The number of slots in allocated chunks.
