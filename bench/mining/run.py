@@ -8,7 +8,8 @@ Usage: bench/mining/run.py [--small] [--graphs astro,cnr,kron18,kron20] [--tasks
                            [--threads 2] [--timeout 300] [--igraph-timeout 60] [--no-igraph]
                            [--peregrine DIR] [--stream 1000000] [--stream-graph kron20]
                            [--pattern-updates 4-clique=100000] [--mixes 50/50,100/0]
-                           [--batches 1,1000] [--stream-timeout 1200] [--work DIR] [--out DIR]
+                           [--batches 1,1000] [--modes inline,background]
+                           [--stream-timeout 1200] [--work DIR] [--out DIR]
 
 Graphs (made once under --work, default bench/out/mining-work): astro = data/ca-AstroPh
 (--undirected --dedup --relabel), cnr = data/cnr-2000 (directed; the miners use its undirected
@@ -34,7 +35,10 @@ only); per mix, batch size and watch (none, triangle, 4-clique) a fresh copy of 
 `ocgraph stream --batch-size B --durability none [--watch P]` over --stream updates, or fewer
 for the patterns --pattern-updates names (`4-clique=100000`: its stream is the first 100,000
 updates of the same file); updates/s is over the whole stream, p50/p99 the batch latency
-(update plus watch: a single update's latency with batch 1); "recount" is one static `ocgraph
+(update plus watch: a single update's latency with batch 1). Per mode of --modes, a watch
+runs in line (`inline`: the update call, then the watch) or on a thread of its own
+(`background`: `stream --background`, the watch of one batch overlapping the update of the
+next; the latency then runs from a batch's update to the end of its watch). "recount" is one static `ocgraph
 mine cliques` of the pattern on the graph (capped by --timeout), the cost per batch of
 recounting instead. --label-changes K (default 10; 0: not) adds the watch `labelled-triangle`:
 a triangle with labels 0 and 1 on two vertices and a wildcard third, on a copy of the graph with
@@ -198,6 +202,7 @@ def stream(
     threads: int,
     timeouts: tuple[float, float],
     label_every: int,
+    modes: list[str],
 ) -> list[dict]:
     """`ocgraph stream --watch` per mix, batch size and watched pattern (and none), each on a
     fresh copy of the graph, over `updates` updates (`per_pattern[p]` for the patterns it
@@ -220,7 +225,7 @@ def stream(
         with open(ups) as f:
             lines = f.readlines()
         for batch in batches:
-            for pattern in patterns:
+            for pattern, mode in [(p, m) for p in patterns for m in (["inline"] if p == "none" else modes)]:
                 count = min(per_pattern.get(pattern, updates), updates)
                 part = os.path.join(work, "stream-part.txt")
                 with open(part, "w") as f:
@@ -236,7 +241,16 @@ def stream(
                 cmd += ["--durability", "none", "--no-save", "--json", report]
                 if pattern != "none":
                     cmd += ["--watch", pattern_file if pattern == "labelled-triangle" else pattern]
-                row = {"mix": mix, "pattern": pattern, "batch": batch, "updates": count, "note": ""}
+                if mode == "background":
+                    cmd.append("--background")
+                row = {
+                    "mix": mix,
+                    "pattern": pattern,
+                    "mode": mode,
+                    "batch": batch,
+                    "updates": count,
+                    "note": "",
+                }
                 try:
                     sh(cmd, timeouts[0])
                 except subprocess.TimeoutExpired:
@@ -257,7 +271,7 @@ def stream(
                     }
                 )
                 print(
-                    f"  {mix} batch {batch} {pattern}: {r['updates_per_sec']:.0f} updates/s",
+                    f"  {mix} batch {batch} {pattern} {mode}: {r['updates_per_sec']:.0f} updates/s",
                     file=sys.stderr,
                 )
     shutil.rmtree(copy, ignore_errors=True)
@@ -396,6 +410,7 @@ def main() -> None:
     )
     ap.add_argument("--mixes", default="50/50,100/0", help="additions/removals mixes of the incremental run")
     ap.add_argument("--batches", default="1,1000", help="batch sizes of the incremental run")
+    ap.add_argument("--modes", default="inline,background", help="how watches run: inline, background")
     ap.add_argument("--stream-timeout", type=float, default=1200)
     ap.add_argument(
         "--label-changes",
@@ -439,14 +454,15 @@ def main() -> None:
             args.threads,
             timeouts,
             args.label_changes,
+            args.modes.split(","),
         )
         print(f"\nincremental, {args.stream_graph} (mix: additions/removals %)")
         print(
-            f"{'mix':6} {'watch':17} {'batch':>6} {'updates':>8} {'updates/s':>10} {'p50 us':>8} {'p99 us':>9}"
+            f"{'mix':6} {'watch':17} {'mode':10} {'batch':>6} {'updates':>8} {'updates/s':>10} {'p50 us':>8} {'p99 us':>9}"
             f" {'added':>9} {'removed':>10} {'modified':>9} {'watch s':>8} {'recount s':>10}"
         )
         for r in inc:
-            head = f"{r['mix']:6} {r['pattern']:17} {r['batch']:6} {r['updates']:8}"
+            head = f"{r['mix']:6} {r['pattern']:17} {r['mode']:10} {r['batch']:6} {r['updates']:8}"
             if r["note"]:
                 print(f"{head} {r['note']}")
                 continue

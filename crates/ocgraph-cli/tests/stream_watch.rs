@@ -146,12 +146,18 @@ fn watched_cliques_match_recounts() {
     let gen = ["kronecker", "--scale", "7", "--edge-factor", "8", "--seed", "3"];
     check_stream(&gen, false, &["--watch", "triangle"], 1, 300, |nb| cliques(nb, 3));
     check_stream(&gen, false, &["--watch", "4-clique"], 9, 600, |nb| cliques(nb, 4));
+    // On a thread of its own, overlapping the next batch's update.
+    check_stream(&gen, false, &["--watch", "triangle", "--background"], 1, 300, |nb| cliques(nb, 3));
+    check_stream(&gen, false, &["--watch", "4-clique", "--background"], 9, 600, |nb| cliques(nb, 4));
 }
 
 #[test]
 fn watched_induced_cycles_on_a_directed_graph_match_recounts() {
     let gen = ["kronecker", "--scale", "5", "--edge-factor", "4", "--seed", "5", "--directed"];
     check_stream(&gen, true, &["--watch", "4-cycle", "--watch-induced"], 4, 200, induced_4_cycles);
+    // The background watch reads the snapshot after each batch, taken when it was queued.
+    let background = ["--watch", "4-cycle", "--watch-induced", "--background"];
+    check_stream(&gen, true, &background, 1, 200, induced_4_cycles);
 }
 
 /// Batches that set one pair several times, give a vertex edges and then remove it (its new
@@ -193,6 +199,7 @@ fn batches_touching_a_pair_twice_and_removing_a_fresh_vertex() {
     };
     check_ops(&gen, false, &["--watch", "triangle"], 4, ops, |nb| cliques(nb, 3));
     check_ops(&gen, false, &["--watch", "4-clique"], 4, ops, |nb| cliques(nb, 4));
+    check_ops(&gen, false, &["--watch", "triangle", "--background"], 4, ops, |nb| cliques(nb, 3));
 }
 
 /// A labelled triangle (pattern vertex 0 labelled 1, vertex 1 a wildcard, vertex 2 labelled 2:
@@ -202,6 +209,13 @@ fn batches_touching_a_pair_twice_and_removing_a_fresh_vertex() {
 /// lists the streamed labels, and `ocgraph update --set-labels` changes them durably.
 #[test]
 fn labelled_watch_with_label_lines_matches_recounts() {
+    labelled_watch(&[]);
+    labelled_watch(&["--background"]);
+}
+
+/// The body of [`labelled_watch_with_label_lines_matches_recounts`], with `extra` arguments to
+/// `stream`.
+fn labelled_watch(extra: &[&str]) {
     let tmp = tempfile::tempdir().unwrap();
     let g = tmp.path().join("g");
     ok(&["generate", "kronecker", "--scale", "6", "--edge-factor", "8", "--seed", "4", "--quiet", p(&g)]);
@@ -244,7 +258,7 @@ fn labelled_watch_with_label_lines_matches_recounts() {
     std::fs::write(&file, lines.iter().map(|l| format!("{l}\n")).collect::<String>()).unwrap();
     let out_path = tmp.path().join("changes.txt");
     let json = tmp.path().join("run.json");
-    let summary = ok(&[
+    let args = [
         "stream",
         p(&g),
         "--updates",
@@ -258,7 +272,8 @@ fn labelled_watch_with_label_lines_matches_recounts() {
         p(&out_path),
         "--json",
         p(&json),
-    ]);
+    ];
+    let summary = ok(&[&args[..], extra].concat());
     // Brute force: ordered triangles (a, b, c) with label(a) = 1 and label(c) = 2.
     let matches = |edges: &BTreeSet<(u32, u32)>, labels: &[Option<u32>]| -> BTreeSet<Match> {
         let nb = neighbour_sets(edges, n);

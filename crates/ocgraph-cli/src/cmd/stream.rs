@@ -53,9 +53,11 @@ pub struct StreamArgs {
     /// on the final graph, and time that recomputation.
     #[arg(long)]
     verify: bool,
-    /// Maintain the results on threads of their own: an update call returns once its batch is
-    /// queued, and the stream's time ends when every result includes the last batch (the
-    /// per-batch latencies are then the update calls').
+    /// Maintain the results and watch the pattern on threads of their own: an update call
+    /// returns once its batch is queued, and the stream's time ends when every result includes
+    /// the last batch and the watch has found its changes. The per-batch latencies are then
+    /// the update calls', or with `--watch` from the start of a batch's update to the end of
+    /// its watch (the next batch's update overlaps it).
     #[arg(long)]
     background: bool,
     /// Do not save the maintained results at the end (under `<graph>/maintained/`).
@@ -300,13 +302,25 @@ pub fn run(args: &StreamArgs) -> Result<()> {
     // The I/O statistics cover the stream alone, not the results' first computation.
     w.snapshot().base().reset_io_stats();
     let start = Instant::now();
+    let background = if args.background { watcher.take().map(Watcher::into_background) } else { None };
     for (b, chunk) in items.chunks(size).enumerate() {
         let t = Instant::now();
         w.update(chunk)?;
+        if let Some(bg) = &background {
+            if !bg.queue(&w, chunk, b, t) {
+                break;
+            }
+            continue;
+        }
         if let Some(wa) = &mut watcher {
             wa.after_batch(&w, chunk, b)?;
         }
         lat.push(t.elapsed().as_secs_f64());
+    }
+    if let Some(bg) = background {
+        let (wa, latencies) = bg.finish()?;
+        watcher = Some(wa);
+        lat = latencies;
     }
     let last = w.last_seq();
     // A result the graph no longer admits (an SSSP after an arc got a negative weight) is

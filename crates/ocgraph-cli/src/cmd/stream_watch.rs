@@ -16,9 +16,12 @@
 //! data vertices' labels changed, the data vertices in pattern-vertex order. Totals and the
 //! watch's own time go to the summary.
 
+use std::collections::VecDeque;
 use std::io::Write;
 use std::path::Path;
-use std::time::Instant;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 use ocgraph_algo::mine::{Changes, Pattern, Watch, WatchStore};
 use ocgraph_core::format::OutputFile;
@@ -115,14 +118,26 @@ impl Watcher {
     /// Finds the matches batch number `batch` (its operations `items`, just applied to `w`)
     /// made appear and disappear; counts them and writes them to the `--watch-out` file.
     pub(crate) fn after_batch(&mut self, w: &WritableGraph, items: &[WalItem], batch: usize) -> Result<()> {
+        let after = w.is_directed().then(|| w.snapshot());
+        self.watch_batch(items, w.num_vertices(), after.as_ref(), batch)
+    }
+
+    /// [`Watcher::after_batch`] given what it reads of the graph after the batch: its vertex
+    /// count `n` and, for a directed graph, its snapshot `after`.
+    fn watch_batch(
+        &mut self,
+        items: &[WalItem],
+        n: usize,
+        after: Option<&Snapshot>,
+        batch: usize,
+    ) -> Result<()> {
         let t = Instant::now();
-        self.store.set_num_vertices(w.num_vertices());
+        self.store.set_num_vertices(n);
         if let Some(l) = &mut self.labels {
             // Vertices the stream added have no label.
-            l.resize(l.len().max(w.num_vertices()), NO_LABEL);
+            l.resize(l.len().max(n), NO_LABEL);
         }
-        let after = w.is_directed().then(|| w.snapshot());
-        batch_updates(items, &self.store, &self.start, after.as_ref(), &mut self.updates);
+        batch_updates(items, &self.store, &self.start, after, &mut self.updates);
         self.relabels.clear();
         self.relabels.extend(items.iter().filter_map(|it| match *it {
             WalItem::SetLabel { v, label } => Some((v, label)),
@@ -153,9 +168,146 @@ impl Watcher {
         Ok(())
     }
 
+    /// Moves the watch to a thread of its own (`stream --background`): see [`Background`].
+    pub(crate) fn into_background(self) -> Background {
+        let queue = Arc::new(Queue::default());
+        let q = queue.clone();
+        let thread = std::thread::spawn(move || {
+            let mut wa = self;
+            let mut latencies = Vec::new();
+            let r = (|| {
+                while let Some(job) = q.pop() {
+                    wa.watch_batch(&job.items, job.n, job.after.as_ref(), job.batch)?;
+                    latencies.push(job.started.elapsed().as_secs_f64());
+                }
+                Ok(())
+            })();
+            q.stopped.store(true, Ordering::Release);
+            r.map(|()| (wa, latencies))
+        });
+        Background { queue, thread }
+    }
+
     /// Puts the `--watch-out` file in place (whole: a stream that fails leaves none).
     pub(crate) fn finish(&mut self) -> Result<()> {
         self.out.take().map_or(Ok(()), OutputFile::commit)
+    }
+}
+
+/// Batches queued for a background watch beyond the one it is watching: a batch's latency
+/// includes its wait in the queue, so a short queue keeps the latency near the watch's own
+/// time while the update path of the next batch overlaps the watch of this one.
+const QUEUED_BATCHES: usize = 1;
+
+/// A batch handed to a background watch.
+struct Job {
+    batch: usize,
+    items: Vec<WalItem>,
+    /// The graph's vertex count after the batch.
+    n: usize,
+    /// The snapshot after the batch (directed graphs).
+    after: Option<Snapshot>,
+    /// When the batch's update began.
+    started: Instant,
+}
+
+/// The batches between the stream and its background watch. Both sides wait by spinning, then
+/// yielding, then sleeping briefly ([`Waiting`]): a batch of one update takes microseconds, and
+/// a thread put to sleep on a lock or channel takes tens of microseconds to wake, which a
+/// blocking channel paid on every batch (`sync_channel` ran the kron20 triangle watch of
+/// `bench/mining/run.py` at a sixth of the rate of the watch in line).
+#[derive(Default)]
+struct Queue {
+    jobs: Mutex<VecDeque<Job>>,
+    /// Set by the stream after its last batch.
+    closed: AtomicBool,
+    /// Set by the watch when it ends (after the last batch, or on an error).
+    stopped: AtomicBool,
+}
+
+impl Queue {
+    /// Queues `job`, waiting while [`QUEUED_BATCHES`] are queued; false when the watch stopped.
+    fn push(&self, job: Job) -> bool {
+        let mut wait = Waiting::default();
+        let mut job = Some(job);
+        loop {
+            if self.stopped.load(Ordering::Acquire) {
+                return false;
+            }
+            {
+                let mut jobs = self.jobs.lock().expect("the queue's lock is never poisoned");
+                if jobs.len() < QUEUED_BATCHES {
+                    jobs.push_back(job.take().expect("pushed once"));
+                    return true;
+                }
+            }
+            wait.step();
+        }
+    }
+
+    /// The next batch, waiting for one; `None` once the stream closed the queue and it is empty.
+    fn pop(&self) -> Option<Job> {
+        let mut wait = Waiting::default();
+        loop {
+            // Read before the queue: a job pushed before closing is then seen below.
+            let closed = self.closed.load(Ordering::Acquire);
+            if let Some(job) = self.jobs.lock().expect("the queue's lock is never poisoned").pop_front() {
+                return Some(job);
+            }
+            if closed {
+                return None;
+            }
+            wait.step();
+        }
+    }
+}
+
+/// How a side of the [`Queue`] waits: spins first, then yields the core, then sleeps 50 µs at
+/// a time (a stream paused on its input does not hold a core).
+#[derive(Default)]
+struct Waiting(u32);
+
+impl Waiting {
+    fn step(&mut self) {
+        match self.0 {
+            0..64 => std::hint::spin_loop(),
+            64..4096 => std::thread::yield_now(),
+            _ => std::thread::sleep(Duration::from_micros(50)),
+        }
+        self.0 = self.0.saturating_add(1);
+    }
+}
+
+/// What a background watch returns: the watcher and each batch's latency in seconds (from the
+/// start of its update to the end of its watch).
+type Finished = (Watcher, Vec<f64>);
+
+/// A watch on a thread of its own (`stream --background`): the stream applies batch `b + 1`
+/// while the watch explores batch `b`'s changes, on its own store over the graph as the stream
+/// started (it reads nothing else of the graph, except the snapshot after each batch of a
+/// directed graph, taken when the batch is queued). Batches are watched in order; a batch's
+/// latency ends when its changes are found.
+pub(crate) struct Background {
+    queue: Arc<Queue>,
+    thread: std::thread::JoinHandle<Result<Finished>>,
+}
+
+impl Background {
+    /// Queues batch number `batch` (its operations `items`, just applied to `w`; its update
+    /// began at `started`), waiting while the queue is full. False when the watch has stopped,
+    /// which it does only on an error, returned by [`Background::finish`].
+    pub(crate) fn queue(&self, w: &WritableGraph, items: &[WalItem], batch: usize, started: Instant) -> bool {
+        let after = w.is_directed().then(|| w.snapshot());
+        self.queue.push(Job { batch, items: items.to_vec(), n: w.num_vertices(), after, started })
+    }
+
+    /// Waits for the watch of every queued batch: the watcher and the batches' latencies.
+    pub(crate) fn finish(self) -> Result<Finished> {
+        self.queue.closed.store(true, Ordering::Release);
+        match self.thread.join() {
+            Ok(r) => r,
+            Err(panic) => std::panic::resume_unwind(panic),
+        }
     }
 }
 
