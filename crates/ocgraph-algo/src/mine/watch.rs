@@ -170,6 +170,11 @@ impl Watch {
         changed: &Changed,
     ) -> Result<Vec<Vertex>> {
         let k = self.pattern.num_vertices();
+        // An edge-induced match here only contains pairs that are edges on this side: with
+        // none (a batch of removals, seen after it), nothing to explore or allocate.
+        if !self.induced && !changed.edge_after.contains(&after) {
+            return Ok(Vec::new());
+        }
         let matchers: Vec<Matcher<'a, &'a L>> = self
             .plans
             .iter()
