@@ -224,6 +224,8 @@ const BLOCK: usize = 8;
 pub(crate) fn intersect_into(a: &[Vertex], b: &[Vertex], out: &mut Vec<Vertex>) {
     out.clear();
     let (short, long) = if a.len() <= b.len() { (a, b) } else { (b, a) };
+    // At most the shorter list: one allocation for a fresh `out`, not one per doubling.
+    out.reserve(short.len());
     if short.len() * GALLOP_RATIO < long.len() {
         let mut rest = long;
         for &x in short {

@@ -227,7 +227,8 @@ impl Watch {
         };
         let init = || (State::new(k), ListBuf::default(), ListBuf::default(), Vec::new());
         if pairs.len() < 64 {
-            let (mut w, mut found) = (init(), Vec::new());
+            // Room for a few dozen matches (a removed hub pair's triangles) before it grows.
+            let (mut w, mut found) = (init(), Vec::with_capacity(64 * k));
             for i in 0..pairs.len() {
                 one(i, &mut w, &mut found);
             }
