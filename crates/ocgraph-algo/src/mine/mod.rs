@@ -143,6 +143,17 @@ impl<'a> ListBuf<'a> {
     pub(crate) fn lend(&mut self, list: &'a [Vertex]) {
         self.lent = Some(Slice::from_slice(list));
     }
+
+    /// An empty list reading into `buffer` (its capacity kept).
+    pub(crate) fn owning(mut buffer: Vec<Vertex>) -> Self {
+        buffer.clear();
+        ListBuf { own: buffer, lent: None }
+    }
+
+    /// The buffer, for [`ListBuf::owning`] (a lent list is let go).
+    pub(crate) fn into_buffer(self) -> Vec<Vertex> {
+        self.own
+    }
 }
 
 impl Deref for ListBuf<'_> {

@@ -81,15 +81,37 @@ pub(crate) struct State<'a> {
     by_vertex: Vec<Vertex>,
 }
 
+/// The buffers of a [`State`] without what it borrowed: kept between searches (a watch's
+/// batches) so that a later state reuses their capacity instead of allocating.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct StateBuffers {
+    m: Vec<Vertex>,
+    lists: Vec<Vec<Vertex>>,
+    cand: Vec<Vec<Vertex>>,
+    tmp: Vec<Vertex>,
+    by_vertex: Vec<Vertex>,
+}
+
 impl State<'_> {
     pub(crate) fn new(k: usize) -> Self {
-        State {
-            m: vec![0; k],
-            lists: (0..k).map(|_| ListBuf::default()).collect(),
-            cand: vec![Vec::new(); k],
-            tmp: Vec::new(),
-            by_vertex: vec![0; k],
-        }
+        Self::from_buffers(StateBuffers::default(), k)
+    }
+
+    /// A state for patterns of `k` vertices in the buffers `b`.
+    pub(crate) fn from_buffers(b: StateBuffers, k: usize) -> Self {
+        let StateBuffers { mut m, lists, mut cand, tmp, mut by_vertex } = b;
+        m.resize(k, 0);
+        by_vertex.resize(k, 0);
+        cand.resize_with(k, Vec::new);
+        let mut lists: Vec<ListBuf<'_>> = lists.into_iter().map(ListBuf::owning).collect();
+        lists.resize_with(k, ListBuf::default);
+        State { m, lists, cand, tmp, by_vertex }
+    }
+
+    /// The state's buffers, for [`State::from_buffers`].
+    pub(crate) fn into_buffers(self) -> StateBuffers {
+        let State { m, lists, cand, tmp, by_vertex } = self;
+        StateBuffers { m, lists: lists.into_iter().map(ListBuf::into_buffer).collect(), cand, tmp, by_vertex }
     }
 }
 

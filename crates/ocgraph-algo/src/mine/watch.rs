@@ -47,7 +47,7 @@ use ocgraph_core::labels::NO_LABEL;
 use ocgraph_core::{Adjacency, Result, Vertex};
 use rayon::prelude::*;
 
-use super::pattern::{DataLabels, Matcher, State};
+use super::pattern::{DataLabels, Matcher, State, StateBuffers};
 use super::plan::{Pattern, Plan};
 use super::{intersect_into, ListBuf, ListSource, Undirected};
 use crate::bfs::check_directions;
@@ -72,6 +72,29 @@ pub struct Watch {
 /// A worker's state exploring changed pairs: the search state, the pair's two lists and (when
 /// every plan's third vertex is adjacent to both) their intersection.
 type Worker<'a> = (State<'a>, ListBuf<'a>, ListBuf<'a>, Vec<Vertex>);
+
+/// The buffers of a [`Worker`], kept between batches by a caller that watches a stream
+/// ([`super::WatchStore`]): a batch of a few pairs then allocates no search state.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct WorkerBuffers {
+    state: StateBuffers,
+    lists: [Vec<Vertex>; 2],
+    common: Vec<Vertex>,
+}
+
+impl WorkerBuffers {
+    /// A worker for patterns of `k` vertices in these buffers (left empty).
+    fn take<'a>(&mut self, k: usize) -> Worker<'a> {
+        let WorkerBuffers { state, lists: [u, v], common } = std::mem::take(self);
+        (State::from_buffers(state, k), ListBuf::owning(u), ListBuf::owning(v), common)
+    }
+
+    /// Keeps the buffers of worker `w`.
+    fn keep(&mut self, w: Worker<'_>) {
+        let (st, u, v, common) = w;
+        *self = WorkerBuffers { state: st.into_buffers(), lists: [u.into_buffer(), v.into_buffer()], common };
+    }
+}
 
 /// The matches that appeared and disappeared in one batch, flattened: `k` data vertices per
 /// match, in pattern-vertex order.
@@ -168,6 +191,7 @@ impl Watch {
         after: bool,
         labels: Option<DataLabels<'a>>,
         changed: &Changed,
+        buffers: &mut WorkerBuffers,
     ) -> Result<Vec<Vertex>> {
         let k = self.pattern.num_vertices();
         // An edge-induced match here only contains pairs that are edges on this side: with
@@ -228,10 +252,11 @@ impl Watch {
         let init = || (State::new(k), ListBuf::default(), ListBuf::default(), Vec::new());
         if pairs.len() < 64 {
             // Room for a few dozen matches (a removed hub pair's triangles) before it grows.
-            let (mut w, mut found) = (init(), Vec::with_capacity(64 * k));
+            let (mut w, mut found) = (buffers.take(k), Vec::with_capacity(64 * k));
             for i in 0..pairs.len() {
                 one(i, &mut w, &mut found);
             }
+            buffers.keep(w);
             return Ok(found);
         }
         let parts: Vec<Vec<Vertex>> = (0..pairs.len())
@@ -331,7 +356,7 @@ impl Watch {
     /// One side of a batch whose changed pairs are `changed` and relabelled vertices
     /// `relabelled` (see [`Watch::relabelled`]), given the labels before it: on the graph `g`
     /// before the batch (`after` false), `(removed, modified)`; on the graph after it, `(added,
-    /// nothing)`.
+    /// nothing)`. A sequential exploration works in `buffers`.
     pub(crate) fn side<'a, L: ListSource<'a>>(
         &'a self,
         g: &'a L,
@@ -339,13 +364,14 @@ impl Watch {
         labels: Option<&'a [u32]>,
         changed: &Changed,
         relabelled: &'a [(Vertex, u32)],
+        buffers: &mut WorkerBuffers,
     ) -> Result<(Vec<Vertex>, Vec<Vertex>)> {
         let before_labels = labels.map(|l| DataLabels::new(l, &[]));
         let after_labels = labels.map(|l| DataLabels::new(l, relabelled));
         let (here, there) = if after { (after_labels, before_labels) } else { (before_labels, after_labels) };
         let mut found = Vec::new();
         if !changed.pairs.is_empty() {
-            found = self.matches_touching(g, after, here, changed)?;
+            found = self.matches_touching(g, after, here, changed, buffers)?;
         }
         let mut modified = Vec::new();
         if let (Some(h), Some(t)) = (here, there) {
@@ -378,8 +404,9 @@ impl Watch {
         let (b, a) = (Undirected::new(before.0, before.1), Undirected::new(after.0, after.1));
         let changed = Self::changed_pairs(&b, &a, batch);
         let relabelled = self.relabelled(labels, relabels);
-        let (removed, modified) = self.side(&b, false, labels, &changed, &relabelled)?;
-        let (added, _) = self.side(&a, true, labels, &changed, &relabelled)?;
+        let mut buffers = WorkerBuffers::default();
+        let (removed, modified) = self.side(&b, false, labels, &changed, &relabelled, &mut buffers)?;
+        let (added, _) = self.side(&a, true, labels, &changed, &relabelled, &mut buffers)?;
         Ok(Changes { added, removed, modified })
     }
 }

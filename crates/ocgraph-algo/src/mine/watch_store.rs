@@ -17,7 +17,7 @@
 
 use ocgraph_core::{Adjacency, Result, Vertex};
 
-use super::watch::{Changed, Changes, Watch};
+use super::watch::{Changed, Changes, Watch, WorkerBuffers};
 use super::{ListBuf, ListSource, Undirected};
 use crate::bfs::check_directions;
 
@@ -29,6 +29,8 @@ pub struct WatchStore {
     /// `slot[v]`: one more than the index of `v`'s list in `lists`; 0 when `v` is unchanged.
     slot: Vec<u32>,
     lists: Vec<Vec<Vertex>>,
+    /// The search's buffers, kept from one batch to the next.
+    buffers: WorkerBuffers,
 }
 
 /// Stored lists up to this length are searched without looking at the other end's degree.
@@ -130,10 +132,14 @@ impl WatchStore {
         if changed.pairs.is_empty() && relabelled.is_empty() {
             return Ok(Changes::default());
         }
-        let (removed, modified) =
-            watch.side(&Tracked { start, store: self }, false, labels, &changed, &relabelled)?;
+        // Taken out while the store is read through `Tracked`, and put back for the next batch.
+        let mut buffers = std::mem::take(&mut self.buffers);
+        let g = Tracked { start, store: self };
+        let (removed, modified) = watch.side(&g, false, labels, &changed, &relabelled, &mut buffers)?;
         self.edit(&start, &changed);
-        let (added, _) = watch.side(&Tracked { start, store: self }, true, labels, &changed, &relabelled)?;
+        let g = Tracked { start, store: self };
+        let (added, _) = watch.side(&g, true, labels, &changed, &relabelled, &mut buffers)?;
+        self.buffers = buffers;
         Ok(Changes { added, removed, modified })
     }
 
