@@ -113,6 +113,24 @@ def test_a_writable_graph_reads_its_grid_while_it_has_no_updates(tmp_path):
         check()
 
 
+def test_a_writable_multigraph_says_why_its_grid_does_not_serve(tmp_path):
+    """A writable handle reads a base's repeated edges once each, so the grid (which holds them
+    all) does not serve it: the refusal says so (it claimed updates that did not exist), and
+    `compact` stores the graph without the repeats, with a grid that serves it."""
+    path = str(tmp_path / "mg")
+    ocgraph.from_edges([0, 0, 1], [1, 1, 2], path).close()
+    ocgraph.build_grid(path)
+    with ocgraph.open(path, writable=True) as g:
+        with pytest.raises(ocgraph.InvalidArgumentError, match="holds repeated edges") as e:
+            g.pagerank(layout="grid")
+        assert "updates since" not in str(e.value)
+        g.compact()
+        want = nx.pagerank(nx.DiGraph([(0, 1), (1, 2)]), tol=1e-12)
+        np.testing.assert_allclose(
+            g.pagerank(layout="grid", tol=1e-12), [want[v] for v in range(3)], rtol=1e-6
+        )
+
+
 @pytest.mark.skipif(not OCGRAPH_BIN.exists(), reason="the CLI is not built (make cli)")
 def test_cli_builds_the_grid_and_auto_chooses_it(tmp_path):
     path = tmp_path / "k"

@@ -174,6 +174,22 @@ fn bad_arguments_fail_cleanly() {
     assert_eq!(o.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&o.stderr).contains("create failed"));
     assert_eq!(edges(&g), before);
+    // Two outputs on standard output would be mixed: refused.
+    let o = ocgraph(&[
+        "stream",
+        p(&g),
+        "--updates",
+        p(&updates),
+        "--json",
+        "-",
+        "--watch",
+        "triangle",
+        "--watch-out",
+        "-",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("cannot both be standard output"));
+    assert_eq!(edges(&g), before);
 }
 
 /// With `-` as the output, standard output holds the data alone: the report lines go to

@@ -334,3 +334,62 @@ fn labelled_watch(extra: &[&str]) {
     ok(&["compact", p(&g)]);
     assert_eq!(ok(&["labels", "show", p(&g)]), shown(&labels));
 }
+
+/// A stream whose log write fails part way (a file-size limit, `ulimit -f`) fails the command
+/// the same way with the watch in line and in the background: no `--watch-out` file or temporary
+/// file is left, and with `--watch-out -` the changes of the batches applied are printed.
+#[test]
+fn a_stream_failing_part_way_ends_its_background_watch_as_in_line() {
+    let tmp = tempfile::tempdir().unwrap();
+    let base = tmp.path().join("g");
+    ok(&["generate", "kronecker", "--scale", "6", "--edge-factor", "8", "--seed", "3", "--quiet", p(&base)]);
+    let mut rng = Rng(5);
+    let lines: String = (0..20_000).map(|_| format!("+ {} {}\n", rng.below(64), rng.below(64))).collect();
+    let ups = tmp.path().join("ups.txt");
+    std::fs::write(&ups, lines).unwrap();
+    let bin = env!("CARGO_BIN_EXE_ocgraph");
+    let run = |dir: &Path, out: &str, extra: &str| {
+        let g = dir.join("g");
+        std::fs::create_dir(dir).unwrap();
+        let status = std::process::Command::new("cp").args(["-r", p(&base), p(&g)]).status().unwrap();
+        assert!(status.success());
+        // 40 blocks of 1 KiB for every file the command writes: the log fills them first.
+        let script = format!(
+            "trap '' XFSZ; ulimit -f 40; exec '{bin}' stream '{}' --updates '{}' --batch-size 1 \
+             --watch triangle --watch-out {out} {extra}",
+            p(&g),
+            p(&ups)
+        );
+        let o = std::process::Command::new("sh").current_dir(dir).args(["-c", &script]).output().unwrap();
+        assert_eq!(o.status.code(), Some(1), "{}", String::from_utf8_lossy(&o.stderr));
+        assert!(
+            String::from_utf8_lossy(&o.stderr).contains("too large"),
+            "{}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        let mut left: Vec<String> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        left.sort();
+        assert_eq!(left, ["g"], "only the graph is left");
+        String::from_utf8(o.stdout).unwrap()
+    };
+    for (i, extra) in ["", "--background"].into_iter().enumerate() {
+        run(&tmp.path().join(format!("file{i}")), "changes.txt", extra);
+    }
+    let in_line = run(&tmp.path().join("stdout0"), "-", "");
+    let background = run(&tmp.path().join("stdout1"), "-", "--background");
+    assert!(in_line.lines().count() > 100, "changes were found before the failure: {in_line}");
+    // The background stream applies at most one batch more than its watch has seen when the
+    // update fails; the changes printed are those of the batches both watched.
+    let last = |s: &str| s.lines().last().map(|l| l.split(' ').next().unwrap().parse::<usize>().unwrap());
+    let shared = last(&in_line).min(last(&background)).unwrap();
+    let upto = |s: &str| -> Vec<String> {
+        s.lines()
+            .filter(|l| l.split(' ').next().unwrap().parse::<usize>().unwrap() <= shared)
+            .map(String::from)
+            .collect()
+    };
+    assert_eq!(upto(&in_line), upto(&background));
+}

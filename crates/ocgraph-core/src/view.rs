@@ -289,10 +289,8 @@ impl GraphView {
                 "layout hubs: {}: {}",
                 self.path().display(),
                 match self {
-                    GraphView::Updated(_) if self.base().hubs().is_some() => {
-                        "the graph has updates since its hub index was built; run `ocgraph compact`"
-                    }
-                    _ => "the graph has no hub index; build one with `ocgraph layout hubs`",
+                    GraphView::Updated(s) if self.base().hubs().is_some() => stale_base_file(s, "hub index"),
+                    _ => "the graph has no hub index; build one with `ocgraph layout hubs`".into(),
                 }
             ))),
             _ => Ok(None),
@@ -308,10 +306,8 @@ impl GraphView {
             GraphView::Updated(_) => None,
         };
         let missing = match self {
-            GraphView::Updated(s) if s.base().grid().is_some() => {
-                "the graph has updates since its grid was built; run `ocgraph compact`"
-            }
-            _ => "the graph has no grid; build one with `ocgraph layout grid`",
+            GraphView::Updated(s) if s.base().grid().is_some() => stale_base_file(s, "grid"),
+            _ => "the graph has no grid; build one with `ocgraph layout grid`".into(),
         };
         Ok(match (forced, grid) {
             (true, _) if !edge_centric => {
@@ -328,6 +324,19 @@ impl GraphView {
             (false, Some(g)) => (Some(g), "auto: an edge-centric kernel and the graph has a grid".into()),
             (false, None) => (None, format!("auto: {missing}")),
         })
+    }
+}
+
+/// Why the base's `what` (its grid or hub index, built from the base alone) does not serve
+/// the snapshot `s`, which is not [`Snapshot::is_base`].
+fn stale_base_file(s: &Snapshot, what: &str) -> String {
+    if s.has_updates() {
+        format!("the graph has updates since its {what} was built; run `ocgraph compact`")
+    } else {
+        format!(
+            "the graph's base holds repeated edges, which a graph opened for updates reads once \
+             each, and its {what} holds them all; run `ocgraph compact` to store the graph without them"
+        )
     }
 }
 

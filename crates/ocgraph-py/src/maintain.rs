@@ -103,19 +103,18 @@ impl PyMaintained {
     /// update calls are always current.
     #[pyo3(signature = (seq=None))]
     fn wait(&self, py: Python<'_>, seq: Option<i128>) -> PyResult<()> {
-        let seq = match seq {
-            None => u64::MAX,
-            Some(s) => u64::try_from(s)
-                .map_err(|_| invalid(format!("seq must be a batch number (0 or more), got {s}")))?,
-        };
+        if let Some(s) = seq.filter(|&s| s < 0) {
+            return Err(invalid(format!("seq must be a batch number (0 or more), got {s}")));
+        }
         self.with(py, |w, m| {
             let last = w.last_seq();
-            if seq != u64::MAX && seq > last {
-                return Err(ocgraph_core::Error::invalid(format!(
-                    "seq {seq} is past the graph's last batch ({last})"
-                )));
+            match seq {
+                None => m.wait(w, u64::MAX),
+                Some(s) if s > last as i128 => Err(ocgraph_core::Error::invalid(format!(
+                    "seq {s} is past the graph's last batch ({last})"
+                ))),
+                Some(s) => m.wait(w, s as u64),
             }
-            m.wait(w, seq)
         })
     }
 

@@ -249,6 +249,10 @@ pub fn run(args: &StreamArgs) -> Result<()> {
             ocgraph_core::format::refuse_output_place(&args.graph, out, what)?;
         }
     }
+    let stdout = |o: &Option<PathBuf>| o.as_deref() == Some(Path::new("-"));
+    if stdout(&args.json) && stdout(&args.watch_out) {
+        return Err(Error::invalid("--json and --watch-out cannot both be standard output ('-')"));
+    }
     // With `--json -` or `--watch-out -` that output goes to standard output alone, the report
     // to standard error.
     let say = |line: &str| {

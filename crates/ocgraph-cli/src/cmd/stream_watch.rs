@@ -173,19 +173,18 @@ impl Watcher {
         let queue = Arc::new(Queue::default());
         let q = queue.clone();
         let thread = std::thread::spawn(move || {
+            // Marks the watch stopped however the thread ends (a panic too), so that the
+            // stream never waits on a queue nobody empties.
+            let _stopped = Stopped(q.clone());
             let mut wa = self;
             let mut latencies = Vec::new();
-            let r = (|| {
-                while let Some(job) = q.pop() {
-                    wa.watch_batch(&job.items, job.n, job.after.as_ref(), job.batch)?;
-                    latencies.push(job.started.elapsed().as_secs_f64());
-                }
-                Ok(())
-            })();
-            q.stopped.store(true, Ordering::Release);
-            r.map(|()| (wa, latencies))
+            while let Some(job) = q.pop() {
+                wa.watch_batch(&job.items, job.n, job.after.as_ref(), job.batch)?;
+                latencies.push(job.started.elapsed().as_secs_f64());
+            }
+            Ok((wa, latencies))
         });
-        Background { queue, thread }
+        Background { queue, thread: Some(thread) }
     }
 
     /// Puts the `--watch-out` file in place (whole: a stream that fails leaves none).
@@ -287,9 +286,22 @@ type Finished = (Watcher, Vec<f64>);
 /// started (it reads nothing else of the graph, except the snapshot after each batch of a
 /// directed graph, taken when the batch is queued). Batches are watched in order; a batch's
 /// latency ends when its changes are found.
+///
+/// Dropped without [`Background::finish`] (the stream failed), it still closes the queue and
+/// waits for the watch of the batches applied, which then ends as the watch in line would: a
+/// `--watch-out` file is removed, standard output gets the changes found.
 pub(crate) struct Background {
     queue: Arc<Queue>,
-    thread: std::thread::JoinHandle<Result<Finished>>,
+    thread: Option<std::thread::JoinHandle<Result<Finished>>>,
+}
+
+/// Sets its queue's `stopped` when dropped: when the watch's thread ends.
+struct Stopped(Arc<Queue>);
+
+impl Drop for Stopped {
+    fn drop(&mut self) {
+        self.0.stopped.store(true, Ordering::Release);
+    }
 }
 
 impl Background {
@@ -302,11 +314,26 @@ impl Background {
     }
 
     /// Waits for the watch of every queued batch: the watcher and the batches' latencies.
-    pub(crate) fn finish(self) -> Result<Finished> {
+    pub(crate) fn finish(mut self) -> Result<Finished> {
+        self.close()
+    }
+
+    /// Closes the queue and joins the watch's thread (a second call returns an error).
+    fn close(&mut self) -> Result<Finished> {
         self.queue.closed.store(true, Ordering::Release);
-        match self.thread.join() {
+        let thread = self.thread.take().ok_or_else(|| Error::invalid("the watch was already finished"))?;
+        match thread.join() {
             Ok(r) => r,
             Err(panic) => std::panic::resume_unwind(panic),
+        }
+    }
+}
+
+impl Drop for Background {
+    fn drop(&mut self) {
+        if self.thread.is_some() && !std::thread::panicking() {
+            // The stream's own error is what the caller reports; the watch's result goes.
+            let _ = self.close();
         }
     }
 }

@@ -379,12 +379,23 @@ impl Snapshot {
     /// Files built from the base alone (its grid) then serve it too. An empty delta answers
     /// without listing the vertices it touches.
     pub fn is_base(&self) -> bool {
+        !self.has_updates() && !self.collapses_repeats()
+    }
+
+    /// Whether this snapshot sees updates over its base: a level, a batch visible in its
+    /// deltas, or an added vertex.
+    pub fn has_updates(&self) -> bool {
         let v = &self.inner.view;
-        v.levels.is_empty()
+        !(v.levels.is_empty()
             && v.frozen.is_empty()
-            && !v.dedup_base
             && v.num_vertices == v.base.num_vertices() as u64
-            && v.delta.iter().all(|d| d.bytes() == 0 || d.touched(v.upto).is_empty())
+            && v.delta.iter().all(|d| d.bytes() == 0 || d.touched(v.upto).is_empty()))
+    }
+
+    /// Whether the base holds repeated arcs, which this snapshot reads once each (a graph
+    /// opened for updates is simple).
+    pub fn collapses_repeats(&self) -> bool {
+        self.inner.view.dedup_base
     }
 
     /// The base graph, shared (to read it alone when [`Snapshot::is_base`]).
