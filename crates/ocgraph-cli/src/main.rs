@@ -20,7 +20,20 @@ struct Cli {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        // Help, the version, or a usage error. Printing them can fail too (standard output on
+        // a full disk): that is an error, not a success with nothing written.
+        Err(e) => {
+            return match e.print() {
+                Ok(()) => ExitCode::from(e.exit_code().clamp(0, 255) as u8),
+                Err(w) => {
+                    eprintln!("error: <stdout>: write failed: {w}");
+                    ExitCode::from(1)
+                }
+            };
+        }
+    };
     std::panic::set_hook(Box::new(|info| {
         let msg = info
             .payload()
@@ -32,6 +45,12 @@ fn main() -> ExitCode {
             // The reader of our output went away (`ocgraph info G | head -2`): stop quietly,
             // with the status of a process a SIGPIPE ended, as other command-line tools do.
             std::process::exit(141);
+        }
+        if let Some(why) = msg.strip_prefix("failed printing to stdout: ") {
+            // A report line that standard output refused (a full disk): the error it is, named
+            // as the other outputs name theirs, not an internal one.
+            eprintln!("error: <stdout>: write failed: {why}");
+            return;
         }
         eprintln!("error: internal error: {msg}");
     }));

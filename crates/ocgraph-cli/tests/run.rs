@@ -324,3 +324,24 @@ fn a_trace_through_a_symbolic_link_replaces_its_file_whole() {
     let names: Vec<_> = std::fs::read_dir(t.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
     assert_eq!(names.len(), 3, "no temporary file is left: {names:?}");
 }
+
+/// Standard output that refuses a write (a full disk: `/dev/full`) fails the command with an
+/// error naming it, for report lines printed as text (it was an "internal error") and for help,
+/// which exited 0 with nothing written.
+#[test]
+fn a_full_standard_output_is_an_error_naming_it() {
+    let t = tempfile::tempdir().unwrap();
+    let g = t.path().join("g");
+    ok(&["generate", "kronecker", "--scale", "5", "--quiet", p(&g)]);
+    let full = || std::fs::OpenOptions::new().write(true).open("/dev/full").unwrap();
+    for args in [vec!["info", p(&g)], vec!["run", "bfs", p(&g), "--source", "0"], vec!["--help"]] {
+        let o = std::process::Command::new(env!("CARGO_BIN_EXE_ocgraph"))
+            .args(&args)
+            .stdout(full())
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(1), "{args:?}: {err}");
+        assert!(err.contains("<stdout>: write failed") && !err.contains("internal error"), "{args:?}: {err}");
+    }
+}

@@ -176,6 +176,13 @@ def _export(g: Any, out: str, partitions: int, overwrite: bool) -> dict:
         _delete(fs, root)
     try:
         meta = _write_dataset(g, fs, root, partitions, token)
+    except OcgraphIOError:
+        _delete(fs, root)
+        raise
+    except OSError as e:
+        # pyarrow's write errors (a full disk) name no file: name the dataset.
+        _delete(fs, root)
+        raise OcgraphIOError(f"{out}: write failed: {e}") from e
     except BaseException:
         _delete(fs, root)
         raise
