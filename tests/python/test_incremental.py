@@ -178,10 +178,15 @@ def test_background_wait_returns_once_the_batch_is_in(tmp_path):
     assert wcc.result().tolist() == [0] * 150 + [150] * 150
     with pytest.raises(ocgraph.InvalidArgumentError, match="past the graph's last batch"):
         wcc.wait(g.add_edges([0], [2]) + 1)
-    with pytest.raises(ocgraph.InvalidArgumentError, match="past the graph's last batch"):
-        wcc.wait(2**70)
-    with pytest.raises(ocgraph.InvalidArgumentError, match="0 or more"):
-        wcc.wait(-1)
+    for huge in (2**64, 2**70, 2**200):
+        with pytest.raises(ocgraph.InvalidArgumentError, match="past the graph's last batch"):
+            wcc.wait(huge)
+    for negative in (-1, -(2**200)):
+        with pytest.raises(ocgraph.InvalidArgumentError, match="0 or more"):
+            wcc.wait(negative)
+    with pytest.raises(TypeError):
+        wcc.wait(1.5)
+    wcc.wait(np.int64(0))
     g.close()
 
 

@@ -335,7 +335,8 @@ fn stale_base_file(s: &Snapshot, what: &str) -> String {
     } else {
         format!(
             "the graph's base holds repeated edges, which a graph opened for updates reads once \
-             each, and its {what} holds them all; run `ocgraph compact` to store the graph without them"
+             each, and its {what} was built from the base as stored; run `ocgraph compact` to \
+             store the graph without them"
         )
     }
 }

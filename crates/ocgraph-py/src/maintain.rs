@@ -102,18 +102,30 @@ impl PyMaintained {
     /// the graph's last batch); a batch not committed yet is refused. Results maintained in the
     /// update calls are always current.
     #[pyo3(signature = (seq=None))]
-    fn wait(&self, py: Python<'_>, seq: Option<i128>) -> PyResult<()> {
-        if let Some(s) = seq.filter(|&s| s < 0) {
-            return Err(invalid(format!("seq must be a batch number (0 or more), got {s}")));
-        }
+    fn wait(&self, py: Python<'_>, seq: Option<&Bound<'_, PyAny>>) -> PyResult<()> {
+        // Any Python integer: one past 64 bits is past the last batch, not an overflow.
+        let seq = match seq {
+            None => None,
+            Some(s) => {
+                let v = match s.extract::<u64>() {
+                    Ok(v) => v,
+                    Err(_) if s.is_instance_of::<pyo3::types::PyInt>() && !s.lt(0)? => u64::MAX,
+                    Err(_) if s.is_instance_of::<pyo3::types::PyInt>() => {
+                        return Err(invalid(format!("seq must be a batch number (0 or more), got {s}")))
+                    }
+                    Err(e) => return Err(e),
+                };
+                Some((v, s.to_string()))
+            }
+        };
         self.with(py, |w, m| {
             let last = w.last_seq();
             match seq {
                 None => m.wait(w, u64::MAX),
-                Some(s) if s > last as i128 => Err(ocgraph_core::Error::invalid(format!(
-                    "seq {s} is past the graph's last batch ({last})"
+                Some((v, shown)) if v > last => Err(ocgraph_core::Error::invalid(format!(
+                    "seq {shown} is past the graph's last batch ({last})"
                 ))),
-                Some(s) => m.wait(w, s as u64),
+                Some((v, _)) => m.wait(w, v),
             }
         })
     }
