@@ -211,6 +211,8 @@ def _is_parquet(path: PathLike) -> bool:
     import`` decides: Spark's part files have no extension)."""
     if os.path.splitext(os.fspath(path))[1].lower() in (".parquet", ".pq"):
         return True
+    if not os.path.isfile(path):
+        return False  # opening a named pipe would wait for a writer; the import refuses it
     try:
         with open(path, "rb") as f:
             head = f.read(4)

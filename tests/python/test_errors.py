@@ -2,11 +2,18 @@
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 import pytest
 
 import ocgraph
+
+OCGRAPH_BIN = Path(
+    os.environ.get("OCGRAPH_BIN", Path(__file__).resolve().parents[2] / "target" / "release" / "ocgraph")
+)
 
 
 def test_hierarchy():
@@ -431,7 +438,34 @@ def test_arguments_the_docs_promise(tmp_path):
     for kind, count in (("edge-queries", 2**40), ("shortest-path", 2**63)):
         with pytest.raises(ocgraph.InvalidArgumentError, match="count"):
             ocgraph.workload(g, kind, tmp_path / "w.bin", count)
+    # Never written into the graph's directory: "stored/manifest" replaced the manifest.
+    for inside in ("manifest", "queries.bin"):
+        with pytest.raises(ocgraph.InvalidArgumentError, match="overlaps the graph directory"):
+            ocgraph.workload(g, "fof", tmp_path / "stored" / inside, 5)
     g.close()
+    assert ocgraph.open(tmp_path / "stored").num_edges == 3
+
+
+def test_a_named_pipe_is_refused_not_waited_on(tmp_path):
+    """Importing a named pipe (a FIFO nobody writes) hung in the Parquet sniff, which opened it
+    before the import could refuse a stream; the CLI and Python now refuse it at once."""
+    import subprocess
+    import sys
+
+    fifo = tmp_path / "ff"
+    os.mkfifo(fifo)
+    code = f"import ocgraph; ocgraph.import_edges({str(fifo)!r}, {str(tmp_path / 'g')!r})"
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert r.returncode != 0 and "not a regular file" in r.stderr, r.stderr
+    if OCGRAPH_BIN.exists():
+        r = subprocess.run(
+            [str(OCGRAPH_BIN), "import", str(fifo), str(tmp_path / "h")],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert r.returncode == 1 and "not a regular file" in r.stderr, r.stderr
+    assert not (tmp_path / "g").exists() and not (tmp_path / "h").exists()
 
 
 def test_arguments_that_hung_split_or_overflowed(tmp_path):

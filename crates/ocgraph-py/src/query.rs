@@ -44,6 +44,8 @@ pub(crate) fn _workload(
     queue: usize,
 ) -> PyResult<usize> {
     let graph = stored(g)?;
+    // Never into the graph's own directory (it could replace the manifest).
+    ocgraph_core::format::refuse_output_place(graph.path(), &out, "out").py()?;
     let kind = kind.to_string();
     run(py, move || {
         let n = graph.num_vertices();

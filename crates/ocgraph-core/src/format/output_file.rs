@@ -48,6 +48,16 @@ impl OutputFile {
             Ok(m) if !m.file_type().is_file() => None,
             _ => Some(path.to_path_buf()),
         };
+        // A file already there keeps its permissions, and one without write permission is not
+        // replaced (as a shell's `>` would not write it).
+        let existing = dest.as_deref().and_then(|d| std::fs::metadata(d).ok()).filter(|m| m.is_file());
+        if existing.as_ref().is_some_and(|m| m.permissions().readonly()) {
+            return Err(Error::io(
+                path,
+                "replace",
+                std::io::Error::new(std::io::ErrorKind::PermissionDenied, "the file is read-only"),
+            ));
+        }
         let tmp = match dest {
             Some(dest) => {
                 let name = dest.file_name().ok_or_else(|| {
@@ -66,6 +76,10 @@ impl OutputFile {
         };
         let target = tmp.as_ref().map_or(path, |(tmp, _)| tmp.as_path());
         let file = File::create(target).map_err(|e| Error::io(path, "create", e))?;
+        if let Some(m) = existing {
+            file.set_permissions(m.permissions())
+                .map_err(|e| Error::io(path, "set the permissions of", e))?;
+        }
         Ok(OutputFile { path: path.to_path_buf(), tmp, out: BufWriter::with_capacity(1 << 20, file) })
     }
 
@@ -164,9 +178,29 @@ impl Drop for OutputFile {
 
 #[cfg(test)]
 mod tests {
-    use std::os::unix::fs::FileTypeExt;
+    use std::os::unix::fs::{FileTypeExt, PermissionsExt};
 
     use super::*;
+
+    /// A file written over keeps its mode (a private file stayed private: the new one was
+    /// created 0644); a read-only one is refused and left as it was.
+    #[test]
+    fn a_replaced_file_keeps_its_mode_and_a_read_only_one_is_refused() {
+        let t = tempfile::tempdir().unwrap();
+        let p = t.path().join("private.txt");
+        std::fs::write(&p, "old").unwrap();
+        std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o600)).unwrap();
+        let mut f = OutputFile::create(&p).unwrap();
+        f.write_bytes(b"new").unwrap();
+        f.commit().unwrap();
+        assert_eq!(std::fs::read_to_string(&p).unwrap(), "new");
+        assert_eq!(std::fs::metadata(&p).unwrap().permissions().mode() & 0o777, 0o600);
+        std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o444)).unwrap();
+        let e = OutputFile::create(&p).err().expect("refused").to_string();
+        assert!(e.contains("private.txt") && e.contains("read-only"), "{e}");
+        assert_eq!(std::fs::read_to_string(&p).unwrap(), "new");
+        assert_eq!(std::fs::read_dir(t.path()).unwrap().count(), 1, "no temporary file left");
+    }
 
     #[test]
     fn temporary_files_of_processes_gone_are_removed() {

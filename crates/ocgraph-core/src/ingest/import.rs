@@ -515,7 +515,12 @@ pub fn has_parquet_magic(path: &Path) -> bool {
         f.seek(SeekFrom::End(-4))?;
         f.read_exact(tail)
     };
-    read(&mut head, &mut tail).is_ok() && &head == PARQUET_MAGIC && &tail == PARQUET_MAGIC
+    // Only a regular file is opened: opening a named pipe would wait for a writer (the import
+    // then refuses it as a stream).
+    std::fs::metadata(path).is_ok_and(|m| m.is_file())
+        && read(&mut head, &mut tail).is_ok()
+        && &head == PARQUET_MAGIC
+        && &tail == PARQUET_MAGIC
 }
 
 fn scan(
