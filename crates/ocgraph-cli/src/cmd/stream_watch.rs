@@ -213,8 +213,9 @@ struct Job {
 /// The batches between the stream and its background watch. Both sides wait by spinning, then
 /// yielding, then sleeping briefly ([`Waiting`]): a batch of one update takes microseconds, and
 /// a thread put to sleep on a lock or channel takes tens of microseconds to wake, which a
-/// blocking channel paid on every batch (`sync_channel` ran the kron20 triangle watch of
-/// `bench/mining/run.py` at a sixth of the rate of the watch in line).
+/// blocking channel paid on every batch (with `sync_channel`, `stream --watch triangle
+/// --background` over the kron20 stream of `bench/mining/run.py` ran at a sixth of the rate of
+/// the watch in line).
 #[derive(Default)]
 struct Queue {
     jobs: Mutex<VecDeque<Job>>,
