@@ -623,3 +623,55 @@ def test_a_labels_series_is_read_by_original_id(tmp_path):
     assert np.array_equal(ocgraph.open(tmp_path / "g").vertex_labels(), by_id)
     with pytest.raises(ocgraph.InvalidArgumentError, match="missing values"):
         ocgraph.set_labels(tmp_path / "g", roles.astype("Int64").where(roles > 1))
+
+
+@pytest.mark.skipif(not OCGRAPH_BIN.exists(), reason="the CLI is not built (make cli)")
+def test_the_command_line_with_closed_and_refused_outputs(tmp_path):
+    """Help into a closed pipe ends as every output does (status 141, no error); a usage or
+    runtime error whose standard error is a closed pipe keeps its status (it aborted on the
+    panic of `eprintln!`); a read-only output file is refused before the work; `-` is standard
+    output even when the current directory is inside the graph."""
+    import os
+    import subprocess
+
+    def closed_pipe() -> int:
+        r, w = os.pipe()
+        os.close(r)
+        return w
+
+    def status(args, stream, **kw) -> int:
+        w = closed_pipe()
+        try:
+            return subprocess.run([str(OCGRAPH_BIN), *args], **{stream: w}, **kw).returncode
+        finally:
+            os.close(w)
+
+    for args in (["--help"], ["help", "run"], ["--version"]):
+        assert status(args, "stdout") == 141, args
+    assert status(["bogus"], "stderr", stdout=subprocess.DEVNULL) == 2
+    assert status(["info", str(tmp_path / "nope")], "stderr", stdout=subprocess.DEVNULL) == 1
+    g = tmp_path / "g"
+    subprocess.run([str(OCGRAPH_BIN), "generate", "kronecker", "--scale", "5", "--quiet", str(g)], check=True)
+    ro = tmp_path / "ro.txt"
+    ro.write_text("kept")
+    ro.chmod(0o444)
+    r = subprocess.run(
+        [str(OCGRAPH_BIN), "run", "pagerank", str(g), "--out", str(ro)], capture_output=True, text=True
+    )
+    assert r.returncode == 2 and "read-only" in r.stderr and ro.read_text() == "kept", r.stderr
+    r = subprocess.run([str(OCGRAPH_BIN), "export", ".", "-"], capture_output=True, text=True, cwd=g)
+    assert r.returncode == 0 and len(r.stdout.splitlines()) > 10, r.stderr
+
+
+def test_wait_takes_integer_like_objects(tmp_path):
+    g = ocgraph.from_edges([0, 1], [1, 2], tmp_path / "w", num_vertices=5)
+    g.close()
+    g = ocgraph.open(tmp_path / "w", writable=True, durability="none")
+    m = g.maintain("wcc")
+    seq = g.add_edges([3], [4])
+    m.wait(np.int64(seq))
+    with pytest.raises(ocgraph.InvalidArgumentError, match="0 or more"):
+        m.wait(np.int64(-1))
+    with pytest.raises(ocgraph.InvalidArgumentError, match="past the graph's last batch"):
+        m.wait(np.uint64(2**63))
+    g.close()

@@ -6,6 +6,7 @@ mod backend_args;
 mod cmd;
 mod progress;
 
+use std::io::Write;
 use std::process::ExitCode;
 
 use clap::Parser;
@@ -25,10 +26,15 @@ fn main() -> ExitCode {
         // Help, the version, or a usage error. Printing them can fail too (standard output on
         // a full disk): that is an error, not a success with nothing written.
         Err(e) => {
+            let code = ExitCode::from(e.exit_code().clamp(0, 255) as u8);
             return match e.print() {
-                Ok(()) => ExitCode::from(e.exit_code().clamp(0, 255) as u8),
+                Ok(()) => code,
+                // A usage error that standard error refused keeps its status.
+                Err(_) if e.use_stderr() => code,
+                // The reader went away (`ocgraph --help | head -1`): as for every output.
+                Err(w) if w.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::from(141),
                 Err(w) => {
-                    eprintln!("error: <stdout>: write failed: {w}");
+                    say(&format!("error: <stdout>: write failed: {w}"));
                     ExitCode::from(1)
                 }
             };
@@ -49,10 +55,10 @@ fn main() -> ExitCode {
         if let Some(why) = msg.strip_prefix("failed printing to stdout: ") {
             // A report line that standard output refused (a full disk): the error it is, named
             // as the other outputs name theirs, not an internal one.
-            eprintln!("error: <stdout>: write failed: {why}");
+            say(&format!("error: <stdout>: write failed: {why}"));
             return;
         }
-        eprintln!("error: internal error: {msg}");
+        say(&format!("error: internal error: {msg}"));
     }));
     // A failed page read of the buffer pool comes back as an error naming the file and offset.
     let run = || ocgraph_core::page::catch_read_errors(|| cmd::run(cli.command)).and_then(|r| r);
@@ -66,7 +72,7 @@ fn main() -> ExitCode {
             ExitCode::from(141)
         }
         Ok(Err(e)) => {
-            eprintln!("error: {e}");
+            say(&format!("error: {e}"));
             match e.kind() {
                 ErrorKind::InvalidArgument => ExitCode::from(2),
                 _ => ExitCode::from(1),
@@ -74,4 +80,10 @@ fn main() -> ExitCode {
         }
         Err(_) => ExitCode::from(1),
     }
+}
+
+/// Writes `line` to standard error, and nothing when standard error refuses it (a closed pipe:
+/// `eprintln!` would panic, and again in the panic hook).
+fn say(line: &str) {
+    let _ = writeln!(std::io::stderr(), "{line}");
 }

@@ -929,7 +929,11 @@ fn outputs_inside_the_graph_read_are_refused() {
     std::os::unix::fs::symlink(&g, &link).unwrap();
     let (manifest, nbrs) = (g.join("manifest"), link.join("out.neighbors"));
     let (wl, sub) = (g.join("w.bin"), g.join("sub"));
-    let cases: [&[&str]; 8] = [
+    // A link to a file not there yet inside the graph (the write would create it there).
+    let dangling = t.path().join("dangling.txt");
+    std::os::unix::fs::symlink(g.join("extra.txt"), &dangling).unwrap();
+    let cases: [&[&str]; 9] = [
+        &["export", p(&g), p(&dangling)],
         &["run", "bfs", p(&g), "--out", p(&manifest)],
         &["run", "bfs", p(&g), "--trace", p(&nbrs)],
         &["export", p(&g), p(&nbrs)],
@@ -943,7 +947,10 @@ fn outputs_inside_the_graph_read_are_refused() {
         fails(args, 2, &["overlaps the graph directory"]);
         ok(&["check", p(&g)]);
     }
-    assert!(!wl.exists() && !sub.exists());
+    assert!(!wl.exists() && !sub.exists() && !g.join("extra.txt").exists());
+    // An output named with a trailing slash names a directory: refused before the work.
+    let slash = format!("{}/", t.path().join("out.txt").display());
+    fails(&["export", p(&g), &slash], 2, &["names a directory"]);
     // An import that would replace the graph holding its own input (or labels) is refused too.
     let (edges, labels) = (g.join("edges.txt"), g.join("labels.txt"));
     std::fs::write(&edges, "0 1\n1 2\n").unwrap();

@@ -107,6 +107,8 @@ impl PyMaintained {
         let seq = match seq {
             None => None,
             Some(s) => {
+                // Any integer-like object (numpy's too) as a Python int, as `range` takes it.
+                let s = &py.import("operator")?.call_method1("index", (s,))?;
                 let v = match s.extract::<u64>() {
                     Ok(v) => v,
                     Err(_) if s.is_instance_of::<pyo3::types::PyInt>() && !s.lt(0)? => u64::MAX,

@@ -77,6 +77,12 @@ impl OutputFile {
         let target = tmp.as_ref().map_or(path, |(tmp, _)| tmp.as_path());
         let file = File::create(target).map_err(|e| Error::io(path, "create", e))?;
         if let Some(m) = existing {
+            // Its owner and group too, as far as this process may give them (a file replaced by
+            // root stays its owner's; one shared with a group stays the group's), then its mode.
+            use std::os::unix::fs::MetadataExt;
+            if std::os::unix::fs::fchown(&file, Some(m.uid()), Some(m.gid())).is_err() {
+                let _ = std::os::unix::fs::fchown(&file, None, Some(m.gid()));
+            }
             file.set_permissions(m.permissions())
                 .map_err(|e| Error::io(path, "set the permissions of", e))?;
         }

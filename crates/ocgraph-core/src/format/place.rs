@@ -14,7 +14,7 @@ use crate::{Error, Result};
 /// `graph` or holds it, after following symbolic links. Paths that cannot be resolved yet (a missing
 /// graph or output directory) pass: the command's own open or create names them.
 pub fn refuse_inside_graph(graph: &Path, out: &Path, what: &str) -> Result<()> {
-    if overlaps(graph, out) {
+    if !names_standard_output(out) && overlaps(graph, out) {
         return Err(Error::invalid(format!(
             "{what} {}: overlaps the graph directory {} that this command reads; write it elsewhere",
             out.display(),
@@ -41,6 +41,12 @@ pub fn refuse_missing_directory(out: &Path, what: &str) -> Result<()> {
     }
     if out.is_dir() {
         return Err(Error::invalid(format!("{what} {}: is a directory", out.display())));
+    }
+    if out.as_os_str().as_encoded_bytes().ends_with(b"/") {
+        return Err(Error::invalid(format!("{what} {}: names a directory, not a file", out.display())));
+    }
+    if std::fs::metadata(out).is_ok_and(|m| m.is_file() && m.permissions().readonly()) {
+        return Err(Error::invalid(format!("{what} {}: the file is read-only", out.display())));
     }
     let parent = match out.parent() {
         Some(p) if !p.as_os_str().is_empty() => p,
@@ -79,14 +85,24 @@ fn overlaps(dir: &Path, path: &Path) -> bool {
 }
 
 /// `path` with links followed: the path itself when it exists, else its resolved parent
-/// joined with its file name; `None` when neither resolves.
+/// joined with its file name; `None` when neither resolves. A link to a file not there yet
+/// (which a write would create) resolves to where it points.
 fn resolve(path: &Path) -> Option<PathBuf> {
-    if let Ok(p) = path.canonicalize() {
-        return Some(p);
+    let mut path = path.to_path_buf();
+    // Links to links: as many as the kernel follows (ELOOP past 40).
+    for _ in 0..40 {
+        if let Ok(p) = path.canonicalize() {
+            return Some(p);
+        }
+        let parent = match path.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+            _ => PathBuf::from("."),
+        };
+        match std::fs::read_link(&path) {
+            // A dangling link: where it points, relative to the link's directory.
+            Ok(target) => path = parent.join(target),
+            Err(_) => return Some(parent.canonicalize().ok()?.join(path.file_name()?)),
+        }
     }
-    let parent = match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p,
-        _ => Path::new("."),
-    };
-    Some(parent.canonicalize().ok()?.join(path.file_name()?))
+    None
 }
