@@ -321,7 +321,14 @@ fn advise_counts_updates_and_layouts_apart() {
     let before = String::from_utf8(ok(&["advise", p(&g), "--memory", "1GiB"]).stdout).unwrap();
     assert!(before.contains("(1024 vertices") && !before.contains("layouts"), "{before}");
     ok(&["layout", "grid", p(&g)]);
+    let grid_line = |g: &Path| {
+        let info = String::from_utf8(ok(&["info", p(g)]).stdout).unwrap();
+        info.lines().find(|l| l.starts_with("grid")).unwrap().to_string()
+    };
+    assert!(!grid_line(&g).contains("not used"), "{}", grid_line(&g));
     ok(&["update", p(&g), "--add-vertices", "5000"]);
+    // `info` says the grid waits for a compaction (kernels read the lists meanwhile).
+    assert!(grid_line(&g).contains("not used while the graph has updates"), "{}", grid_line(&g));
     let after = String::from_utf8(ok(&["advise", p(&g), "--memory", "1GiB"]).stdout).unwrap();
     assert!(after.contains("(6024 vertices") && after.contains("of stored layouts and copies"), "{after}");
     let lists = |out: &str| {

@@ -99,6 +99,8 @@ fn run_info(args: &InfoArgs) -> Result<()> {
         GraphView::Stored(_) => None,
         GraphView::Updated(s) => Some(s.num_levels()),
     };
+    // The grid is built from the base: with updates over it, kernels read the lists instead.
+    let grid_unused = matches!(&view, GraphView::Updated(s) if s.has_updates());
     let median = hist.median(n as u64);
     let manifest_len = std::fs::metadata(args.graph.join(MANIFEST_FILE)).map(|m| m.len()).unwrap_or(0);
     let files: BTreeMap<&str, u64> = m.files.iter().map(|(k, e)| (k.as_str(), e.padded_len())).collect();
@@ -171,9 +173,14 @@ fn run_info(args: &InfoArgs) -> Result<()> {
         println!("lists      {lists}");
         match m.grid {
             Some(grid) => println!(
-                "grid       {p} x {p} cells of {} vertices, compression {}",
+                "grid       {p} x {p} cells of {} vertices, compression {}{}",
                 1u64 << grid.block_bits,
                 grid.codec.name(),
+                if grid_unused {
+                    "; not used while the graph has updates (`ocgraph compact` rebuilds it)"
+                } else {
+                    ""
+                },
                 p = grid.cells_per_side
             ),
             None => println!("grid       none (`ocgraph layout grid` builds one)"),
