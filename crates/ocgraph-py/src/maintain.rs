@@ -109,13 +109,13 @@ impl PyMaintained {
             Some(s) => {
                 // Any integer-like object (numpy's too) as a Python int, as `range` takes it.
                 let s = &py.import("operator")?.call_method1("index", (s,))?;
+                // An int outside u64: below 0, or past every batch.
                 let v = match s.extract::<u64>() {
                     Ok(v) => v,
-                    Err(_) if s.is_instance_of::<pyo3::types::PyInt>() && !s.lt(0)? => u64::MAX,
-                    Err(_) if s.is_instance_of::<pyo3::types::PyInt>() => {
+                    Err(_) if s.lt(0)? => {
                         return Err(invalid(format!("seq must be a batch number (0 or more), got {s}")))
                     }
-                    Err(e) => return Err(e),
+                    Err(_) => u64::MAX,
                 };
                 Some((v, s.to_string()))
             }

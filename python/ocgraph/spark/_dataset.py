@@ -176,15 +176,11 @@ def _export(g: Any, out: str, partitions: int, overwrite: bool) -> dict:
         _delete(fs, root)
     try:
         meta = _write_dataset(g, fs, root, partitions, token)
-    except OcgraphIOError:
+    except BaseException as e:
         _delete(fs, root)
-        raise
-    except OSError as e:
-        # pyarrow's write errors (a full disk) name no file: name the dataset.
-        _delete(fs, root)
-        raise OcgraphIOError(f"{out}: write failed: {e}") from e
-    except BaseException:
-        _delete(fs, root)
+        if isinstance(e, OSError) and not isinstance(e, OcgraphIOError):
+            # pyarrow's write errors (a full disk) name no file: name the dataset.
+            raise OcgraphIOError(f"{out}: write failed: {e}") from e
         raise
     if local:
         _delete(fs, final)

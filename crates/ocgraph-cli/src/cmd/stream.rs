@@ -249,7 +249,7 @@ pub fn run(args: &StreamArgs) -> Result<()> {
             ocgraph_core::format::refuse_output_place(&args.graph, out, what)?;
         }
     }
-    let stdout = |o: &Option<PathBuf>| o.as_deref() == Some(Path::new("-"));
+    let stdout = |o: &Option<PathBuf>| o.as_deref().is_some_and(ocgraph_core::format::names_standard_output);
     if stdout(&args.json) && stdout(&args.watch_out) {
         return Err(Error::invalid("--json and --watch-out cannot both be standard output ('-')"));
     }

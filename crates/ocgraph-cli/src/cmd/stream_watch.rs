@@ -316,23 +316,22 @@ impl Background {
 
     /// Waits for the watch of every queued batch: the watcher and the batches' latencies.
     pub(crate) fn finish(mut self) -> Result<Finished> {
-        self.close()
+        self.close().expect("the thread is joined once, here or on drop")
     }
 
-    /// Closes the queue and joins the watch's thread (a second call returns an error).
-    fn close(&mut self) -> Result<Finished> {
+    /// Closes the queue and joins the watch's thread, unless it was joined already.
+    fn close(&mut self) -> Option<Result<Finished>> {
         self.queue.closed.store(true, Ordering::Release);
-        let thread = self.thread.take().ok_or_else(|| Error::invalid("the watch was already finished"))?;
-        match thread.join() {
+        Some(match self.thread.take()?.join() {
             Ok(r) => r,
             Err(panic) => std::panic::resume_unwind(panic),
-        }
+        })
     }
 }
 
 impl Drop for Background {
     fn drop(&mut self) {
-        if self.thread.is_some() && !std::thread::panicking() {
+        if !std::thread::panicking() {
             // The stream's own error is what the caller reports; the watch's result goes.
             let _ = self.close();
         }
