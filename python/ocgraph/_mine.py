@@ -75,7 +75,9 @@ class Watch(_ocgraph.Watch):
 
 
 def pattern_args(pattern: Any, pattern_labels: Any) -> tuple[str | None, list | None, list | None]:
-    """(name, edges, labels) for the native calls from a pattern name or edge list."""
+    """(name, edges, labels) for the native calls from a pattern name, edge list or graph."""
+    if _is_graph_object(pattern):
+        pattern, pattern_labels = _graph_pattern(pattern, pattern_labels)
     if isinstance(pattern, str):
         # A named pattern's vertices are numbered as docs/mining.md lists them.
         labels = None if pattern_labels is None else [_pattern_label(x) for x in pattern_labels]
@@ -96,6 +98,30 @@ def pattern_args(pattern: Any, pattern_labels: Any) -> tuple[str | None, list | 
     if labels is not None and len(labels) == edges.max() + 1 and all(x is None for x in labels):
         labels = None  # wildcards only: the unlabelled pattern, on graphs with or without labels
     return None, [(int(a), int(b)) for a, b in edges], labels
+
+
+def _is_graph_object(pattern: Any) -> bool:
+    """Whether ``pattern`` is a graph object such as a networkx ``Graph``: it has ``nodes`` and
+    ``edges`` (iterating one yields its nodes, not edges)."""
+    return not isinstance(pattern, (str, np.ndarray)) and hasattr(pattern, "nodes") and hasattr(pattern, "edges")
+
+
+def _graph_pattern(pattern: Any, pattern_labels: Any) -> tuple[list[tuple[int, int]], Any]:
+    """The edge list and labels of a graph object used as a pattern: its nodes become pattern
+    vertices 0..k-1 in the order ``pattern.nodes`` lists them; without ``pattern_labels``, a
+    node attribute ``label`` gives the labels (a node without one is a wildcard)."""
+    nodes = list(pattern.nodes)
+    index = {node: i for i, node in enumerate(nodes)}
+    edges = [(index[a], index[b]) for a, b, *_ in pattern.edges]
+    touched = {v for edge in edges for v in edge}
+    lonely = [node for node in nodes if index[node] not in touched]
+    if lonely:
+        raise InvalidArgumentError(f"pattern vertex {lonely[0]!r} has no edge (patterns are connected)")
+    if pattern_labels is None and hasattr(pattern.nodes, "data"):
+        found = [attrs.get("label") for _node, attrs in pattern.nodes(data=True)]
+        if any(x is not None for x in found):
+            pattern_labels = found
+    return edges, pattern_labels
 
 
 def _named_size(name: str) -> int | None:

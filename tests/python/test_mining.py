@@ -233,6 +233,37 @@ def test_labelled_matches_against_networkx(graphs):
                     assert len(rows) == len(want)
 
 
+def test_a_networkx_graph_is_a_pattern(graphs, tmp_path):
+    """A networkx graph as the pattern: its nodes in ``nodes`` order are the pattern vertices,
+    a ``label`` node attribute labels them (missing: a wildcard), and a node without an edge is
+    refused."""
+    rng = np.random.default_rng(7)
+    path, h = graphs[2]
+    house = nx.Graph([("a", "b"), ("b", "c"), ("c", "d"), ("d", "a"), ("a", "e"), ("b", "e")])
+    edges = [(0, 1), (1, 2), (2, 3), (3, 0), (0, 4), (1, 4)]  # the same, numbered in node order
+    with ocgraph.open(path) as g:
+        for pattern in (house, nx.MultiGraph(house), nx.cycle_graph(4)):
+            numbered = edges if len(pattern) == 5 else PATTERNS[2]
+            for induced in (False, True):
+                rows = g.match(pattern, induced=induced)
+                assert {key(r, numbered) for r in rows.tolist()} == nx_matches(h, numbered, induced)
+                assert len(rows) == g.count_matches(numbered, induced=induced)
+        labels = rng.integers(0, 2, g.num_vertices)
+        tri = nx.Graph([("x", "y"), ("y", "z"), ("z", "x")])
+        nx.set_node_attributes(tri, {"x": 0, "z": 1}, "label")  # y: a wildcard
+        want = g.match([(0, 1), (1, 2), (2, 0)], labels=labels, pattern_labels=[0, None, 1])
+        assert sorted(map(tuple, g.match(tri, labels=labels).tolist())) == sorted(map(tuple, want.tolist()))
+        lonely = nx.Graph([(0, 1)])
+        lonely.add_node("q")
+        with pytest.raises(ocgraph.InvalidArgumentError, match="'q' has no edge"):
+            g.match(lonely)
+    ocgraph.from_edges([0, 1], [1, 2], tmp_path / "w", directed=False).close()
+    with ocgraph.open(tmp_path / "w", writable=True) as g:
+        w = g.watch(nx.path_graph(["p", "q", "r"]))
+        g.add_edges([2], [0])
+        assert len(w.changes().added) == 2  # the two new wedges through the edge 2-0
+
+
 def test_named_patterns_take_pattern_labels_in_their_vertex_order(graphs, tmp_path):
     named = {"wedge": [(0, 1), (1, 2)], "tailed-triangle": [(0, 1), (0, 2), (1, 2), (2, 3)], "triangle": None}
     rng = np.random.default_rng(5)
