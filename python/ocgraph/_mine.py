@@ -103,7 +103,9 @@ def pattern_args(pattern: Any, pattern_labels: Any) -> tuple[str | None, list | 
 def _is_graph_object(pattern: Any) -> bool:
     """Whether ``pattern`` is a graph object such as a networkx ``Graph``: it has ``nodes`` and
     ``edges`` (iterating one yields its nodes, not edges)."""
-    return not isinstance(pattern, (str, np.ndarray)) and hasattr(pattern, "nodes") and hasattr(pattern, "edges")
+    if isinstance(pattern, (str, np.ndarray)):
+        return False
+    return hasattr(pattern, "nodes") and hasattr(pattern, "edges")
 
 
 def _graph_pattern(pattern: Any, pattern_labels: Any) -> tuple[list[tuple[int, int]], Any]:
