@@ -2,15 +2,17 @@
 """Analytics-kernel benchmark: ocgraph (buffer pool at 100%/25%/10% of the graph, mmap capped at
 25%) against python-igraph, networkx and scipy, with GAPBS reference times for the ratios.
 
-Usage: bench/algos/run.py [--scales 20,22 | --quick] [--trials 3] [--threads 2] [--work DIR]
+Usage: bench/algos/run.py [--scales 20,22 | --quick | --small] [--trials 3] [--threads 2] [--work DIR]
                           [--python PY] [--no-baselines] [--no-real] [--gapbs DIR]
 
 Graphs: Kronecker (Graph500 parameters: edge factor 16, seed 1, symmetrised) of each scale,
 generated with `ocgraph generate kronecker` (a weighted copy, weights 1..255, for SSSP), and the
 real graphs in data/ (ca-AstroPh --undirected --dedup --relabel, road-usroads.mtx, cnr-2000
-directed), all under --work (default bench/out/algos-work; reused when present). --quick: scale
-16 only, at most 2 trials, cnr-2000 left out, networkx one trial; meant to finish in under
-two minutes on an idle machine.
+directed), all under --work (default bench/out/algos-work; reused when present). --quick (or its
+alias --small, which `make bench` passes): scale 16 only, at most 2 trials, cnr-2000 left out,
+networkx one trial; meant to finish in under two minutes on an idle machine.
+
+The ocgraph binary is --bin, else $OCGRAPH_BIN, else `cargo build --release` of the CLI.
 
 ocgraph: every kernel runs end to end as `ocgraph run ALGO G --trials T --source S --stats`
 (S = a vertex of maximal out-degree): `secs` is the best trial, `e2e_secs` the wall time of the
@@ -427,11 +429,20 @@ def run_baseline(py, system, edge_file, info, source, kernels, trials, timeout):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--scales", default="20,22")
-    ap.add_argument("--quick", action="store_true")
+    ap.add_argument(
+        "--quick",
+        "--small",
+        action="store_true",
+        help="scale 16, at most 2 trials, no cnr-2000 (--small: the same, for `make bench`)",
+    )
     ap.add_argument("--trials", type=int, default=3)
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--work", default=os.path.join(ROOT, "bench", "out", "algos-work"))
-    ap.add_argument("--bin", help="ocgraph binary (default: build it)")
+    ap.add_argument(
+        "--bin",
+        default=os.environ.get("OCGRAPH_BIN"),
+        help="ocgraph binary (default: $OCGRAPH_BIN, else build it)",
+    )
     ap.add_argument("--python", help="interpreter with igraph/networkx/scipy")
     ap.add_argument("--no-baselines", action="store_true")
     ap.add_argument("--systems", default="igraph,networkx,scipy", help="baselines to run")

@@ -1,14 +1,16 @@
 #!/usr/bin/env python3
 """Caching study (seed 001): GAC vs static policies vs Belady's OPT on graph kernels.
 
-Usage: bench/caching/run.py [--scale 22] [--quick] [--bin PATH] [--threads T] [--out DIR]
+Usage: bench/caching/run.py [--scale 22] [--quick | --small] [--bin PATH] [--threads T] [--out DIR]
                            [--algos pagerank,wcc,...] [--no-real] [--pool-timeout SECS]
 
 --algos runs a subset of the kernels and --no-real only the Kronecker graph (partial studies,
-e.g. kron22 without triangle counting, which takes minutes per run at that scale).
+e.g. kron22 without triangle counting, which takes minutes per run at that scale). OUT is --out
+(default bench/caching/out); the binary --bin, else $OCGRAPH_BIN, else the release build.
 
 1. Graphs: a Kronecker graph of 2^scale vertices (`ocgraph generate`) and the real graphs of
-   data/ (`ocgraph import`); --quick: scale 16 and ca-AstroPh only.
+   data/ (`ocgraph import`); --quick (or its alias --small, which `make bench` passes): scale 16
+   and ca-AstroPh only, OUT bench/out/caching_quick (git-ignored) unless --out is given.
 2. Traces: `ocgraph run ALGO G --backend pool --memory 25% --trace` for pagerank, wcc,
    triangle-count, bfs and diameter (BFS and diameter from the highest-degree vertex).
 3. Hit ratios: `ocgraph cache-sim` of every trace at 5%..100% of its distinct pages for clock,
@@ -119,10 +121,21 @@ def stats_of(stderr):
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--scale", type=int, default=22)
-    ap.add_argument("--quick", action="store_true", help="scale 16, one real graph")
-    ap.add_argument("--bin", default=os.path.join(TARGET, "release", "ocgraph"))
+    ap.add_argument(
+        "--quick",
+        "--small",
+        action="store_true",
+        help="scale 16, one real graph, --out bench/out/caching_quick (--small: the same, for `make bench`)",
+    )
+    ap.add_argument(
+        "--bin",
+        default=os.environ.get("OCGRAPH_BIN") or os.path.join(TARGET, "release", "ocgraph"),
+        help="ocgraph binary (default: $OCGRAPH_BIN, else the release build, built when missing)",
+    )
     ap.add_argument("--threads", type=int, default=2)
-    ap.add_argument("--out", default=os.path.join(ROOT, "bench", "caching", "out"))
+    ap.add_argument(
+        "--out", help="output directory (default bench/caching/out; --quick: bench/out/caching_quick)"
+    )
     ap.add_argument("--algos", default=",".join(ALGOS), help="comma-separated subset of the kernels")
     ap.add_argument("--no-real", action="store_true", help="only the Kronecker graph")
     ap.add_argument(
@@ -144,6 +157,9 @@ def main():
     if unknown:
         ap.error(f"unknown kernels {sorted(unknown)}; choose from {ALGOS}")
     scale = 16 if a.quick else a.scale
+    if not a.out:
+        quick_out = os.path.join(ROOT, "bench", "out", "caching_quick")
+        a.out = quick_out if a.quick else os.path.join(ROOT, "bench", "caching", "out")
     if not os.path.exists(a.bin):
         sh(["cargo", "build", "--release", "-q", "-p", "ocgraph-cli"])
     os.makedirs(a.out, exist_ok=True)

@@ -12,9 +12,13 @@ One run:
 
 Every measured command runs in its own process under `/usr/bin/time -f "%e %M"`, so the peak RSS
 is that process's alone. Inputs are read from the page cache (warm; dropping caches needs root).
-Prints a table and writes bench/out/ingest.csv.
+Prints a table and writes bench/out/ingest.csv (--small: bench/out/ingest_small.csv).
 
-Usage: python3 bench/ingest/run.py [--scale 22] [--edge-factor 16] [--bin PATH] [--keep]
+--small (what `make bench` passes): scale 14 unless --scale is given, a quick smoke run of the
+whole pipeline (its rates say little: fixed costs dominate at that size). The binary is --bin,
+else $OCGRAPH_BIN, else the release build.
+
+Usage: python3 bench/ingest/run.py [--scale 22 | --small] [--edge-factor 16] [--bin PATH] [--keep]
 """
 
 import argparse
@@ -67,6 +71,8 @@ NETWORKX_MAX_EDGES = 20_000_000
 def find_binary(explicit):
     if explicit:
         return explicit
+    if os.environ.get("OCGRAPH_BIN"):
+        return os.environ["OCGRAPH_BIN"]
     candidates = []
     if os.environ.get("CARGO_TARGET_DIR"):
         candidates.append(os.path.join(os.environ["CARGO_TARGET_DIR"], "release", "ocgraph"))
@@ -100,14 +106,21 @@ def importable(modules):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--scale", type=int, default=22)
+    ap.add_argument("--scale", type=int, help="Kronecker scale (default 22; --small: 14)")
+    ap.add_argument(
+        "--small", action="store_true", help="scale 14, output ingest_small.csv (for `make bench`)"
+    )
     ap.add_argument("--edge-factor", type=int, default=16)
     ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--bin", help="path to the ocgraph binary (default: the release build)")
+    ap.add_argument(
+        "--bin", help="path to the ocgraph binary (default: $OCGRAPH_BIN, else the release build)"
+    )
     ap.add_argument("--workdir", help="scratch directory (default: a temporary one under bench/out)")
     ap.add_argument("--keep", action="store_true", help="keep the generated inputs and graphs")
     ap.add_argument("--no-baselines", action="store_true")
     args = ap.parse_args()
+    if args.scale is None:
+        args.scale = 14 if args.small else 22
 
     exe = find_binary(args.bin)
     os.makedirs(OUT_DIR, exist_ok=True)
@@ -185,7 +198,7 @@ def main():
                 except RuntimeError as e:
                     notes.append(f"{name}: failed: {e}")
 
-        path = os.path.join(OUT_DIR, "ingest.csv")
+        path = os.path.join(OUT_DIR, "ingest_small.csv" if args.small else "ingest.csv")
         with open(path, "w", newline="") as f:
             w = csv.writer(f)
             w.writerow(

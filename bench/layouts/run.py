@@ -3,15 +3,16 @@
 5%, 10%, 25% and 100% of the CSR size, against GridGraph (page cache and memory cgroup) and GAPBS
 (in memory), side by side in one run; plus the grid build time against GridGraph's preprocess.
 
-Usage: bench/layouts/run.py [--scales 22,23 | --quick] [--budgets 5,10,25,100]
+Usage: bench/layouts/run.py [--scales 22,23 | --quick | --small] [--budgets 5,10,25,100]
                             [--kernels pr20,wcc,spmv,bfs] [--layouts csr,ccsr,packed,grid,cgrid,rgrid,hubs,auto]
                             [--trials 2] [--threads 2] [--work DIR] [--ocgraph BIN]
                             [--gapbs DIR] [--gridgraph DIR] [--memcap PATH] [--timeout 400]
                             [--block-size 16KiB] [--prepare-only] [--retime-builds] [--name NAME]
 
 Run it niced on a shared machine (`nice -n 10 python3 bench/layouts/run.py ...`); --quick (scale
-16, budgets 10% and 100%, at most 2 trials) is a smoke test of the whole pipeline, about 30 s
-on 2 cores.
+16, budgets 10% and 100%, at most 2 trials; --small is the same, for `make bench`) is a smoke
+test of the whole pipeline, about 30 s on 2 cores. The ocgraph binary is --ocgraph, else
+$OCGRAPH_BIN, else TARGET/release/ocgraph.
 
 Graphs (cached in --work, default bench/out/layouts-work; everything below is reused when
 present): kronS = `ocgraph generate kronecker --scale S --edge-factor 16 --seed 1` (Graph500
@@ -56,7 +57,7 @@ packed rows run without it and the grid, cgrid and auto rows are skipped with a 
 spmv rows when the CLI has no spmv and grid builds when it has no `layout` subcommand.
 
 GAPBS (--gapbs DIR: a build of github.com/sbeamer/gapbs with bfs, pr, cc and converter; not part
-of this repository, see /work/shared/PEERS.md for building it): kronS is exported as text once
+of this repository, see docs/benchmarks.md, Peers, for building it): kronS is exported as text once
 (`ocgraph export`, which lists each undirected edge once) and converted with `converter -s` to
 WORK/kronS.gapbs.sg. Kernels run with OMP_NUM_THREADS=--threads and -n --trials: pr20 = `pr -i
 20 -t 0` (GAPBS's pr is a Gauss-Seidel pull; ocgraph's default is Jacobi: the same 20 sweeps
@@ -114,8 +115,8 @@ GAPBS (goal <= 1.2); grid build against preprocess; BFS and PageRank-20 at 100% 
 (goal <= 1.1); BFS at 10% against GAPBS (goal <= 2); auto against the best layout of each
 (kernel, budget) (goal <= 1.1). Each target is given for the best layout and for auto. Files:
 bench/layouts/results/NAME.csv (every row) and NAME.json (rows, builds, targets, notes, peers),
-NAME = layouts or layouts_quick (--name), rewritten after every row; NAME.png when matplotlib is
-importable.
+NAME = layouts (--name), rewritten after every row; NAME.png when matplotlib is importable.
+--quick writes bench/out/NAME.* instead (git-ignored), NAME = layouts_quick.
 """
 
 import argparse
@@ -901,9 +902,9 @@ def print_targets(ts):
 
 
 def write_outputs(args, rows, builds, all_targets, peers, final=False):
-    os.makedirs(RESULTS, exist_ok=True)
+    os.makedirs(args.results, exist_ok=True)
     add_ratios(rows)
-    stem = os.path.join(RESULTS, args.name)
+    stem = os.path.join(args.results, args.name)
     with open(stem + ".csv", "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=FIELDS, extrasaction="ignore")
         w.writeheader()
@@ -963,7 +964,13 @@ def main():
         description=__doc__.split("\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter
     )
     ap.add_argument("--scales", default="22,23")
-    ap.add_argument("--quick", action="store_true", help="scale 16, budgets 10,100, at most 2 trials")
+    ap.add_argument(
+        "--quick",
+        "--small",
+        action="store_true",
+        help="scale 16, budgets 10,100, at most 2 trials, output in bench/out "
+        "(--small: the same, for `make bench`)",
+    )
     ap.add_argument("--budgets", default="5,10,25,100", help="pool sizes, %% of the CSR size")
     ap.add_argument("--kernels", default=",".join(KERNELS))
     ap.add_argument("--layouts", default=",".join(LAYOUTS))
@@ -971,7 +978,11 @@ def main():
     ap.add_argument("--trials", type=int, default=2)
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--work", default=os.path.join(ROOT, "bench", "out", "layouts-work"))
-    ap.add_argument("--ocgraph", help="ocgraph binary (default: TARGET/release/ocgraph)")
+    ap.add_argument(
+        "--ocgraph",
+        default=os.environ.get("OCGRAPH_BIN"),
+        help="ocgraph binary (default: $OCGRAPH_BIN, else TARGET/release/ocgraph)",
+    )
     ap.add_argument("--gapbs", help="GAPBS build dir (bfs, pr, cc, converter)")
     ap.add_argument("--gridgraph", help="GridGraph build dir (bin/preprocess, bin/pagerank, ...)")
     ap.add_argument("--memcap", help="memcap script (default $OCGRAPH_MEMCAP or ../shared/tools/memcap)")
@@ -997,13 +1008,18 @@ def main():
         action="store_true",
         help="only make the inputs (graphs, copies, grids, peers' inputs) and record build times",
     )
-    ap.add_argument("--name", help="output stem in bench/layouts/results (default layouts, layouts_quick)")
+    ap.add_argument(
+        "--name",
+        help="output stem in bench/layouts/results (default layouts; --quick: bench/out/layouts_quick)",
+    )
     args = ap.parse_args()
     if args.quick:
         args.scales, args.trials, args.warmup = "16", min(args.trials, 2), min(args.warmup, 0.5)
         if args.budgets == "5,10,25,100":
             args.budgets = "10,100"
     args.name = args.name or ("layouts_quick" if args.quick else "layouts")
+    # Smoke runs stay out of the committed results.
+    args.results = os.path.join(ROOT, "bench", "out") if args.quick else RESULTS
     args.scales = [int(s) for s in str(args.scales).split(",") if s]
     args.budgets = [float(b) if "." in b else int(b) for b in args.budgets.split(",") if b]
     args.kernels = [k for k in args.kernels.split(",") if k]

@@ -2,7 +2,7 @@
 """Page-layer benchmark: buffer pool vs mmap at 10%/25%/100% of the graph size.
 
 Usage: bench/pages/run.py [--graph DIR | --scale S] [--reads K] [--threads T] [--policy NAME]
-                          [--page-sizes 4096,16384] [--scan-rounds R]
+                          [--page-sizes 4096,16384] [--scan-rounds R] [--small] [--no-build]
 
 Without --graph, generates a Kronecker graph (edge factor 16, seed 1) of the given scale
 (default 22) with the `ocgraph` CLI. Measures the disk's sequential read bandwidth with
@@ -26,6 +26,12 @@ reference, 2 threads of O_DIRECT reads into one reused 1 MiB buffer (as dd's) an
 when the system has them (`vm.nr_hugepages`); the script prints the reservation and, per row,
 `hugetlb_mb`, the run's memory on them.
 Prints a table and writes bench/out/pages.csv.
+
+--small (what `make bench` passes): scale 14, 2000 random reads, 100K warm reads, one scan round
+and one warm round (each unless given), mmap without memcap (a cap of 10% of so small a graph is
+below the process's own pages, and mmap would thrash), written to bench/out/pages_small.csv: a
+smoke run, its numbers are mostly fixed costs. The CLI is $OCGRAPH_BIN when set (not built then), else the
+release build; --no-build runs the binaries already built (examples/pagebench too).
 """
 
 import argparse
@@ -49,8 +55,13 @@ def sh(cmd, **kw):
     return subprocess.run(cmd, check=True, text=True, capture_output=True, **kw)
 
 
+def ocgraph_bin():
+    return os.environ.get("OCGRAPH_BIN") or os.path.join(TARGET, "release", "ocgraph")
+
+
 def build():
-    sh(["cargo", "build", "--release", "-q", "-p", "ocgraph-cli"], cwd=ROOT)
+    if not os.environ.get("OCGRAPH_BIN"):
+        sh(["cargo", "build", "--release", "-q", "-p", "ocgraph-cli"], cwd=ROOT)
     sh(["cargo", "build", "--release", "-q", "-p", "ocgraph-core", "--example", "pagebench"], cwd=ROOT)
 
 
@@ -157,7 +168,10 @@ def pagebench(graph, backend, memory, mode, args, warm=False, page_size=4096):
         if backend == "pool":
             cmd += ["--against-mmap", "--repeat", str(args.repeat)]
     note = ""
-    if backend == "mmap" and not warm:  # the warm comparison is "whole graph cached": no cap
+    if backend == "mmap" and not warm and args.small:
+        # A cap of 10% of a small graph is below the process's own pages: it would thrash.
+        note = "uncapped (--small)"
+    elif backend == "mmap" and not warm:  # the warm comparison is "whole graph cached": no cap
         capped = [MEMCAP, "--drop-caches", str(memory), "--", *cmd]
         r = subprocess.run(capped, text=True, capture_output=True)
         if r.returncode == 0 and r.stdout.strip():
@@ -181,27 +195,46 @@ def reserved_huge_pages():
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--graph", help="existing graph directory")
-    ap.add_argument("--scale", type=int, default=22, help="Kronecker scale when generating")
-    ap.add_argument("--reads", type=int, default=20000, help="random neighbour-list reads")
+    ap.add_argument("--scale", type=int, help="Kronecker scale when generating (default 22; --small: 14)")
+    ap.add_argument("--reads", type=int, help="random neighbour-list reads (default 20000; --small: 2000)")
     ap.add_argument(
         "--warm-reads",
         type=int,
-        default=2_000_000,
-        help="random reads in the cached (warm) comparison; long enough to time reliably",
+        help="random reads in the cached (warm) comparison; long enough to time reliably "
+        "(default 2000000; --small: 100000)",
     )
-    ap.add_argument("--repeat", type=int, default=3, help="alternated pool/mmap rounds when warm")
+    ap.add_argument(
+        "--repeat", type=int, help="alternated pool/mmap rounds when warm (default 3; --small: 1)"
+    )
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument(
         "--scan-rounds",
         type=int,
-        default=5,
-        help="rounds of every cold scan, dd between scans (median reported)",
+        help="rounds of every cold scan, dd between scans (median reported; default 5; --small: 1)",
     )
     ap.add_argument("--policy", default="clock")
     ap.add_argument("--page-sizes", default="4096,16384", help="pool page sizes, comma-separated")
+    ap.add_argument(
+        "--small",
+        action="store_true",
+        help="a small, fast run for `make bench`: the --small defaults above, mmap uncapped, "
+        "output pages_small.csv",
+    )
+    ap.add_argument("--no-build", action="store_true", help="run the binaries already built")
     args = ap.parse_args()
+    defaults = {  # option: (full run, --small)
+        "scale": (22, 14),
+        "reads": (20000, 2000),
+        "warm_reads": (2_000_000, 100_000),
+        "repeat": (3, 1),
+        "scan_rounds": (5, 1),
+    }
+    for k, (full, small) in defaults.items():
+        if getattr(args, k) is None:
+            setattr(args, k, small if args.small else full)
 
-    build()
+    if not args.no_build:
+        build()
     out_dir = os.path.join(ROOT, "bench", "out")
     os.makedirs(out_dir, exist_ok=True)
     graph = args.graph
@@ -211,7 +244,7 @@ def main():
             print(f"generating {graph} ...", file=sys.stderr)
             sh(
                 [
-                    os.path.join(TARGET, "release", "ocgraph"),
+                    ocgraph_bin(),
                     "generate",
                     "kronecker",
                     "--scale",
@@ -341,7 +374,7 @@ def main():
     print("  ".join(f"{c:>14}" for c in cols))
     for r in rows:
         print("  ".join(f"{r[c]!s:>14}" for c in cols))
-    path = os.path.join(out_dir, "pages.csv")
+    path = os.path.join(out_dir, "pages_small.csv" if args.small else "pages.csv")
     with open(path, "w", newline="") as f:
         fields = [
             "memory_bytes",

@@ -3,23 +3,26 @@
 the four prefetchers (none, neighbourhood, sequential, omniscient), cold start, memory at 10%
 of the graph.
 
-Usage: bench/queries/run.py [--graph DIR ...] [--real] [--quick] [--max-n N] [--fof-max N]
+Usage: bench/queries/run.py [--graph DIR ...] [--real] [--quick | --small] [--max-n N] [--fof-max N]
                             [--pairs P] [--backends mmap,pool] [--alphas 0.1,0.5,1] [--repeat R]
                             [--modes none,neighbourhood,sequential,omniscient]
 
 Graphs: --graph DIRs (default /work/tmp/k22, kron22, if it exists; else a Kronecker graph of
---scale generated with the CLI) and, with --real, the real graphs of data/ imported with the
-CLI into bench/out/graphs/. Workloads (ocgraph workload, seed 1): alpha-recency edge queries
-(--queue 1000) for each alpha with N = --max-n (default 1M; 10K with --quick), friends-of-friends
-with N = --fof-max (default 50K; 1K with --quick), and --pairs random shortest-path pairs
-(default 20; 5 with --quick). Each (graph, backend, workload, prefetcher) is one `ocgraph query`
+--scale, default 22, 14 with --quick, generated with the CLI) and, with --real, the real graphs
+of data/ imported with the CLI into bench/out/graphs/. Workloads (ocgraph workload, seed 1):
+alpha-recency edge queries (--queue 1000) for each alpha with N = --max-n (default 1M; 10K with
+--quick), friends-of-friends with N = --fof-max (default 50K; 1K with --quick), and --pairs
+random shortest-path pairs (default 20; 5 with --quick). Each (graph, backend, workload, prefetcher) is one `ocgraph query`
 process, so the pool starts empty; mmap runs under `../shared/tools/memcap --drop-caches SIZE`
 (or $OCGRAPH_MEMCAP) so the page cache starts cold and holds at most SIZE (flagged "uncapped"
 if memcap fails). With --mmap-limit probe the limit is instead the memory on top of what the
 process holds by itself, measured per mode by the peak resident set of a one-query run
 (`mmap_limit`), which makes graphs whose 10% is below the process's own pages measurable. A
 stream of N queries is the prefix of the longer one, so one run gives the time for every N (the
-runner's progress checkpoints 1, 2, 5, 10, ...).
+runner's progress checkpoints 1, 2, 5, 10, ...). --quick (or its alias --small, which `make
+bench` passes): kron14 unless --scale or --graph is given, the small N above, --mmap-limit probe
+unless given (10% of kron14 is below the process's own pages), output stem queries_quick. The
+ocgraph binary is --bin, else $OCGRAPH_BIN, else the release build.
 
 Every mode runs with the same backend settings: the runner advises MADV_RANDOM (mmap) / no
 read-ahead (pool) on the graph files before the queries (RunOptions::random_advice), since
@@ -31,8 +34,9 @@ as "paired", the median over the repetitions of none's time over the mode's in t
 Reports per run: total time, time after the cold-cache period (the last 90% of the queries:
 t(N) - t(N/10)), latency p50/p99, and how much of the omniscient gain each prefetcher reaches
 ((t_none - t_mode) / (t_none - t_omniscient), on the post-cold time). Prints a table, writes
-bench/out/queries.csv (one row per run) and bench/out/queries-progress.csv (time against N),
-and bench/out/queries.png (time against N per workload).
+bench/out/NAME.csv (one row per run) and bench/out/NAME-progress.csv (time against N), and
+bench/out/NAME.png (time against N per workload); NAME = --name, default queries (queries_quick
+with --quick).
 """
 
 import argparse
@@ -199,10 +203,18 @@ def chart(rows, progress, path):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--graph", action="append", help="graph directory (repeatable)")
-    ap.add_argument("--scale", type=int, default=22, help="Kronecker scale when no --graph is given")
+    ap.add_argument(
+        "--scale", type=int, help="Kronecker scale when no --graph is given (default 22; --quick: 14)"
+    )
     ap.add_argument("--real", action="store_true", help="also the real graphs of data/")
     ap.add_argument("--real-only", action="store_true", help="only the real graphs of data/ (implies --real)")
-    ap.add_argument("--quick", action="store_true", help="small N: 10K edge queries, 1K FoF, 5 pairs")
+    ap.add_argument(
+        "--quick",
+        "--small",
+        action="store_true",
+        help="kron14, small N: 10K edge queries, 1K FoF, 5 pairs; --mmap-limit probe "
+        "(--small: the same, for `make bench`)",
+    )
     ap.add_argument("--max-n", type=int, help="edge queries per stream (default 1M, quick 10K)")
     ap.add_argument("--fof-max", type=int, help="friends-of-friends queries (default 50K, quick 1K)")
     ap.add_argument("--pairs", type=int, help="shortest-path pairs (default 20, quick 5)")
@@ -219,15 +231,23 @@ def main():
     ap.add_argument(
         "--mmap-limit",
         choices=["memory", "probe"],
-        default="memory",
-        help="mmap's memcap limit: the memory itself (default; the process's own pages count in "
-        "it too), or the memory on top of the process's own peak resident set in a one-query run "
+        help="mmap's memcap limit: the memory itself (default, but probe with --quick; the process's own "
+        "pages count in it too), or the memory on top of the process's own peak resident set in a one-query run "
         "(probe; for graphs whose 10%% is small next to the process)",
     )
     ap.add_argument("--no-build", action="store_true")
-    ap.add_argument("--bin", help="ocgraph binary to run (default: build and use target/release)")
-    ap.add_argument("--name", default="queries", help="output file prefix in bench/out/")
+    ap.add_argument(
+        "--bin",
+        default=os.environ.get("OCGRAPH_BIN"),
+        help="ocgraph binary to run (default: $OCGRAPH_BIN, else build and use target/release)",
+    )
+    ap.add_argument(
+        "--name", help="output file prefix in bench/out/ (default queries; --quick: queries_quick)"
+    )
     args = ap.parse_args()
+    args.scale = args.scale or (14 if args.quick else 22)
+    args.mmap_limit = args.mmap_limit or ("probe" if args.quick else "memory")
+    args.name = args.name or ("queries_quick" if args.quick else "queries")
     args.max_n = args.max_n or (10_000 if args.quick else 1_000_000)
     args.fof_max = args.fof_max or (1_000 if args.quick else 50_000)
     args.pairs = args.pairs or (5 if args.quick else 20)

@@ -4,7 +4,7 @@ write-back of the delta's dirty pages (seed 004).
 
 Usage: bench/updates/run.py [--graph DIR | --scale S] [--ops N] [--seed S] [--zipf THETA]
                             [--memory-fraction F] [--policy NAME] [--page-size BYTES]
-                            [--repeat R]
+                            [--repeat R] [--small] [--no-build]
 
 Without --graph, generates a Kronecker graph (edge factor 16, seed 1) of the given scale
 (default 16) with the `ocgraph` CLI under bench/out. Runs examples/linkbench.rs, which opens
@@ -26,6 +26,11 @@ is over all its occurrences, its p50/p99 the median of the runs' values, the wri
 are summed; sizes (delta, pools) are the first run's. The means are dominated by rare
 millisecond tails (page misses, a shared machine's scheduling), so one run's means vary by
 +-20%; pooling runs narrows that.
+
+--small (what `make bench` passes): scale 14 and 10000 operations (each unless given), the CSV
+written to bench/out/ instead of bench/updates/results/ (whose files are committed). The CLI
+is $OCGRAPH_BIN when set (not built then), else the release build; --no-build runs the binaries
+already built (examples/linkbench too).
 """
 
 import argparse
@@ -35,7 +40,8 @@ import os
 import subprocess
 import sys
 
-ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
 TARGET = os.environ.get("CARGO_TARGET_DIR", os.path.join(ROOT, "target"))
 MODE_FIELDS = [
     "runs",
@@ -61,8 +67,13 @@ def sh(cmd, **kw):
     return subprocess.run(cmd, check=True, text=True, capture_output=True, **kw)
 
 
+def ocgraph_bin():
+    return os.environ.get("OCGRAPH_BIN") or os.path.join(TARGET, "release", "ocgraph")
+
+
 def build():
-    sh(["cargo", "build", "--release", "-q", "-p", "ocgraph-cli"], cwd=ROOT)
+    if not os.environ.get("OCGRAPH_BIN"):
+        sh(["cargo", "build", "--release", "-q", "-p", "ocgraph-cli"], cwd=ROOT)
     sh(["cargo", "build", "--release", "-q", "-p", "ocgraph-core", "--example", "linkbench"], cwd=ROOT)
 
 
@@ -74,7 +85,7 @@ def ensure_graph(scale):
         print(f"generating {graph} ...", file=sys.stderr)
         sh(
             [
-                os.path.join(TARGET, "release", "ocgraph"),
+                ocgraph_bin(),
                 "generate",
                 "kronecker",
                 "--scale",
@@ -210,17 +221,26 @@ def check_targets(by_op, modes):
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--graph")
-    ap.add_argument("--scale", type=int, default=16)
-    ap.add_argument("--ops", type=int, default=50000)
+    ap.add_argument("--scale", type=int, help="Kronecker scale without --graph (default 16; --small: 14)")
+    ap.add_argument("--ops", type=int, help="operations per run (default 50000; --small: 10000)")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--zipf", type=float, default=0.9)
     ap.add_argument("--memory-fraction", type=float, default=0.05)
     ap.add_argument("--policy", default="clock")
     ap.add_argument("--page-size", default="4096")
     ap.add_argument("--repeat", type=int, default=1, help="runs with seeds SEED, SEED+1, ...; pooled")
+    ap.add_argument(
+        "--small",
+        action="store_true",
+        help="a small, fast run for `make bench`: scale 14, 10000 ops, CSV in bench/out",
+    )
+    ap.add_argument("--no-build", action="store_true", help="run the binaries already built")
     args = ap.parse_args()
+    args.scale = args.scale or (14 if args.small else 16)
+    args.ops = args.ops or (10000 if args.small else 50000)
 
-    build()
+    if not args.no_build:
+        build()
     graph = args.graph or ensure_graph(args.scale)
     delta_dir = os.path.dirname(os.path.abspath(graph))
     runs = [run_once(graph, delta_dir, args, args.seed + r) for r in range(args.repeat)]
@@ -260,7 +280,8 @@ def main():
 
     print()
     check_targets(by_op, modes)
-    out_dir = os.path.join(ROOT, "bench", "updates", "results")
+    # A --small run stays out of results/, whose files are committed.
+    out_dir = os.path.join(ROOT, "bench", "out") if args.small else os.path.join(HERE, "results")
     os.makedirs(out_dir, exist_ok=True)
     path = os.path.join(out_dir, f"linkbench-{name}.csv")
     with open(path, "w", newline="") as f:
