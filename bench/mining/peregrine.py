@@ -1,7 +1,7 @@
 """Peregrine (pdclab/peregrine) as a peer of `ocgraph mine`: its input made from an ocgraph
 graph, its `count` run with a thread count, its counts in `ocgraph.MOTIF_NAMES` order.
 
-The bench does not build Peregrine: build it outside the repository as /work/shared/PEERS.md
+The bench does not build Peregrine: build it outside the repository as docs/benchmarks.md (Peers)
 says (`make count convert_data` in its source tree, with its bundled TBB; its prebuilt `.gch`
 headers are not needed) and pass that directory as `--peregrine DIR`. `bin/count` loads
 `tbb2020/lib/intel64/gcc4.8/libtbb.so.2`, so that directory goes on LD_LIBRARY_PATH.
@@ -26,7 +26,7 @@ def missing(pdir: str) -> str | None:
     """Why the Peregrine build at `pdir` cannot be used, or None when it can."""
     for tool in ("count", "convert_data"):
         if not os.access(os.path.join(pdir, "bin", tool), os.X_OK):
-            return f"{pdir}/bin/{tool} not found: build Peregrine as /work/shared/PEERS.md says"
+            return f"{pdir}/bin/{tool} not found: build Peregrine as docs/benchmarks.md (Peers) says"
     return None
 
 

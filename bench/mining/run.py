@@ -21,7 +21,7 @@ Each ocgraph row is one `ocgraph mine ... --threads T --stats` process: `secs` i
 time it prints (graph opening excluded), `wall` the whole command. igraph loads the edge list
 `ocgraph export` wrote (load time excluded) and runs `cliques(k, k)` or `motifs_randesu(size)`,
 capped by --igraph-timeout ("timeout"). Peregrine (--peregrine DIR, a build of pdclab/peregrine
-made outside the repository as /work/shared/PEERS.md says: `make count convert_data`; this
+made outside the repository as docs/benchmarks.md (Peers) says: `make count convert_data`; this
 script does not build it and says so when it is missing) gets each graph's undirected simple
 edge list through its `convert_data` (made once under --work) and runs `bin/count G 4-clique T`
 or `bin/count G 3-motifs T` with the same thread count; its `secs` is the matching time it
@@ -399,7 +399,7 @@ def main() -> None:
     ap.add_argument("--igraph-timeout", type=float, default=60)
     ap.add_argument("--no-igraph", action="store_true")
     ap.add_argument(
-        "--peregrine", metavar="DIR", help="a build of pdclab/peregrine (see /work/shared/PEERS.md)"
+        "--peregrine", metavar="DIR", help="a build of pdclab/peregrine (see docs/benchmarks.md, Peers)"
     )
     ap.add_argument("--stream", type=int, default=1_000_000, help="updates in the incremental run (0: none)")
     ap.add_argument("--stream-graph", default="kron20")
