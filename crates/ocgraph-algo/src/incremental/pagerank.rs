@@ -395,7 +395,6 @@ impl Maintained for PageRank {
             r.push(f64::from_bits(bytes::get_u64(&mut b)?));
             w.push(f64::from_bits(bytes::get_u64(&mut b)?));
         }
-        self.arcs = w.iter().sum::<f64>() as u64;
         self.sum = x.iter().sum();
         self.l1 = r.iter().map(|v: &f64| v.abs()).sum();
         self.eps = self.tol;
@@ -407,6 +406,9 @@ impl Maintained for PageRank {
     }
 
     fn attach(&mut self, snap: &Snapshot) {
+        // The saved state holds out-weights, not arc counts: the push budget's scale is the
+        // snapshot's.
+        self.arcs = snap.out().num_arcs();
         self.prev = Some(snap.clone());
     }
 }
