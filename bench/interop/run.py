@@ -75,12 +75,17 @@ def main() -> None:
         "--bin", default=os.environ.get("OCGRAPH_BIN", os.path.join(ROOT, "target/release/ocgraph"))
     )
     ap.add_argument("--memory", default="1GiB", help="ocgraph's builder budget")
-    ap.add_argument("--out", help="CSV/JSON path prefix (default bench/interop/results/interop-kron<S>)")
+    ap.add_argument(
+        "--out",
+        help="CSV/JSON path prefix (default bench/interop/results/interop-kron<S>; --small: bench/out/...)",
+    )
     args = ap.parse_args()
     scale = 14 if args.small else args.scale
     if not os.path.exists("/usr/bin/time"):
         sys.exit("needs /usr/bin/time (apt-get install time)")
-    out = args.out or os.path.join(ROOT, "bench", "interop", "results", f"interop-kron{scale}")
+    out = args.out or os.path.join(
+        ROOT, "bench", *(("out",) if args.small else ("interop", "results")), f"interop-kron{scale}"
+    )
     tmp = tempfile.mkdtemp(prefix="ocgraph-interop-")
     try:
         g = os.path.join(tmp, "g")

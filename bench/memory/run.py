@@ -87,9 +87,12 @@ def main() -> None:
     ap.add_argument("--small", action="store_true", help="scale 14 (a quick check)")
     ap.add_argument("--memcap", help="path of the memcap script")
     ap.add_argument("--work", default=str(ROOT / "bench" / "out" / "memory-work"))
-    ap.add_argument("--out", default=str(ROOT / "bench" / "memory" / "results"))
+    ap.add_argument(
+        "--out", help="directory of the CSV/JSON (default bench/memory/results; --small: bench/out)"
+    )
     args = ap.parse_args()
     scale = 14 if args.small else args.scale
+    args.out = args.out or str(ROOT / "bench" / ("out" if args.small else "memory/results"))
     work, out = Path(args.work), Path(args.out)
     work.mkdir(parents=True, exist_ok=True)
     out.mkdir(parents=True, exist_ok=True)

@@ -6,7 +6,7 @@ of each superstep (Spark's status store, per job group); then the partitions des
 and 4 partitions per core. Prints a table; writes results/spark-<tag>.csv and .json.
 
     python bench/spark/run.py                 # kron18 and kron20
-    python bench/spark/run.py --small         # kron10, both designs, no sweep (make bench)
+    python bench/spark/run.py --small         # kron10, both designs, no sweep (make bench; bench/out)
     python bench/spark/run.py --scales 18 --kernels pagerank wcc
 """
 
@@ -26,6 +26,7 @@ import ocgraph
 from ocgraph import spark as osp
 
 HERE = Path(__file__).resolve().parent
+ROOT = HERE.parents[1]
 KERNELS = ("bfs", "sssp", "wcc", "pagerank", "triangles")
 CORES = 2
 
@@ -75,10 +76,9 @@ def shuffle_per_step(spark, groups: list[str]) -> list[int]:
     return out
 
 
-def save(rows: list[dict], tag: str) -> None:
-    """Writes results/spark-<tag>.csv and .json (after every row: a long run keeps what it did)."""
-    out = HERE / "results"
-    out.mkdir(exist_ok=True)
+def save(rows: list[dict], tag: str, out: Path) -> None:
+    """Writes OUT/spark-<tag>.csv and .json (after every row: a long run keeps what it did)."""
+    out.mkdir(parents=True, exist_ok=True)
     with open(out / f"spark-{tag}.csv", "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=list(rows[0]))
         w.writeheader()
@@ -123,6 +123,8 @@ def main() -> None:
     scales = [10] if a.small else a.scales
     sweep = [2] if a.small else a.sweep
     tag = a.tag or ("small" if a.small else "kron" + "-".join(map(str, scales)))
+    # A small run is a smoke test: its files go under bench/out (git-ignored), not results/.
+    results = ROOT / "bench" / "out" if a.small else HERE / "results"
     work = Path(a.work)
     work.mkdir(parents=True, exist_ok=True)
     rows = []
@@ -162,7 +164,7 @@ def main() -> None:
                         equal=True,
                     )
                 )
-                save(rows, tag)
+                save(rows, tag, results)
                 print(f"{name:7s} {k:10s} single      {t:9.3f} s", flush=True)
             plans = [(d, 2 * CORES) for d in a.designs] + [
                 ("partitions", c * CORES) for c in sweep if c * CORES != 2 * CORES
@@ -198,7 +200,7 @@ def main() -> None:
                             equal=ok,
                         )
                     )
-                    save(rows, tag)
+                    save(rows, tag, results)
                     print(
                         f"{name:7s} {k:10s} {design:11s} {t:9.3f} s  p={parts} steps={len(steps):3d} shuffle={sum(steps) / 2**20:9.1f} MiB  equal={ok}",
                         flush=True,
