@@ -26,7 +26,8 @@ trap 'rm -f "$log"' EXIT
 fault_table() {
   printf '%-42s | %-6s | %-6s | %6s | %11s | %9s | %5s\n' \
     "call site" op fault trials "named file" completed lost
-  grep "^fault site" "$1" | awk -F'|' '{
+  # The test harness's progress dots can precede a line: strip them before matching.
+  sed 's/^\.*//' "$1" | grep "^fault site" | awk -F'|' '{
     gsub(/^ +| +$/, "", $2); gsub(/^ +| +$/, "", $3); gsub(/^ +| +$/, "", $4)
     n = split($6, t, " "); trials = t[n]; n = split($7, e, " "); named = e[n]
     n = split($8, c, " "); done = c[n]; n = split($10, l, " "); lost = l[n]
@@ -39,8 +40,8 @@ for t in "ocgraph-cli faults" "ocgraph-cli crash" "ocgraph-core update_crash"; d
   set -- $t
   set +o pipefail
   cargo test -q -p "$1" --test "$2" -- --nocapture --test-threads=1 2>&1 | tee "$log" \
-    | grep --line-buffered -E "trials|fault trial|test result" | grep --line-buffered -v "^fault site" \
-    | sed -u "s/^\.*//" | tee -a "$out"
+    | grep --line-buffered -E "trials|fault trial|test result" | sed -u "s/^\.*//" \
+    | grep --line-buffered -v "^fault site" | tee -a "$out"
   status=${PIPESTATUS[0]}
   set -o pipefail
   if [ "$status" != 0 ]; then
