@@ -617,15 +617,16 @@ class Graph(_NativeGraph):
         self,
         kind: str,
         source: int | None = None,
-        damping: float = 0.85,
-        tol: float = 1e-6,
+        damping: float | None = None,
+        tol: float | None = None,
         background: bool = False,
     ) -> Any:
         """Keeps a result current as the graph changes (writable graphs).
 
         ``kind`` is ``"bfs"`` or ``"sssp"`` (with ``source``: hop counts, ``-1`` unreachable;
         distances, ``inf`` unreachable), ``"wcc"`` (component labels: the smallest vertex id of
-        the component) or ``"pagerank"`` (``damping``, networkx's ``tol``). Several may be kept at
+        the component) or ``"pagerank"`` (``damping``, default 0.85, and networkx's ``tol``,
+        default 1e-6; other kinds refuse them). Several may be kept at
         once. Every update call updates each of them before it returns. The returned object has
         ``result()`` (a numpy array for the current graph), ``changes()`` (``(vertices, old,
         new)`` arrays since the previous call), ``save()`` and ``stop()``. :meth:`close` saves
@@ -637,9 +638,13 @@ class Graph(_NativeGraph):
         ``result()``, ``changes()`` and ``wait(seq)`` first wait for the batches committed
         before them (``wait(seq)``: for batch ``seq``, an update call's return value).
         """
-        m = _ocgraph._maintain(
-            self, kind, source, float_arg("damping", damping), float_arg("tol", tol), bool(background)
-        )
+        if kind in ("bfs", "sssp", "wcc"):
+            for name, value in (("damping", damping), ("tol", tol)):
+                if value is not None:
+                    raise InvalidArgumentError(f'maintain("{kind}") takes no {name}')
+        damping = 0.85 if damping is None else float_arg("damping", damping)
+        tol = 1e-6 if tol is None else float_arg("tol", tol)
+        m = _ocgraph._maintain(self, kind, source, damping, tol, bool(background))
         self.__dict__.setdefault("_maintained", []).append(m)
         return m
 

@@ -127,6 +127,11 @@ def test_changes_report_old_and_new_values(tmp_path):
         g.maintain("bfs")
     with pytest.raises(ocgraph.InvalidArgumentError):
         g.maintain("closeness")
+    # PageRank's parameters given to another kind are refused, not ignored.
+    with pytest.raises(ocgraph.InvalidArgumentError, match='maintain\\("wcc"\\) takes no tol'):
+        g.maintain("wcc", tol=1e-3)
+    with pytest.raises(ocgraph.InvalidArgumentError, match="takes no damping"):
+        g.maintain("bfs", source=0, damping=0.5)
     g.close()
 
 

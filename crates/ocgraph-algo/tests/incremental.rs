@@ -523,3 +523,12 @@ fn background_results_wait_for_their_batch() {
     comp.stop(&w);
     w.add_edges(&[(0, 399)], None).unwrap();
 }
+
+/// A damping of -0 names the same saved result as 0: one file per parameter value.
+#[test]
+fn negative_zero_damping_names_the_result_of_zero() {
+    let dir = std::path::Path::new("g");
+    let zero = saved_path(dir, &Spec::PageRank { damping: 0.0, tol: 1e-6 });
+    assert_eq!(saved_path(dir, &Spec::PageRank { damping: -0.0, tol: 1e-6 }), zero);
+    assert!(zero.to_string_lossy().contains("pagerank-d0-tol1e-6"), "{zero:?}");
+}

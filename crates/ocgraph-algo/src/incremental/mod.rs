@@ -168,7 +168,8 @@ impl Spec {
             Spec::Bfs { source } => format!("bfs-source-{source}"),
             Spec::Sssp { source } => format!("sssp-source-{source}"),
             Spec::Wcc => "wcc".into(),
-            Spec::PageRank { damping, tol } => format!("pagerank-d{damping}-tol{tol:e}"),
+            // `+ 0.0` turns -0 into 0: one name (and one saved file) per damping value.
+            Spec::PageRank { damping, tol } => format!("pagerank-d{}-tol{tol:e}", damping + 0.0),
         }
     }
 
