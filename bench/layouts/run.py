@@ -1036,6 +1036,8 @@ def main():
     # Smoke runs stay out of the committed results.
     args.results = os.path.join(ROOT, "bench", "out") if args.quick else RESULTS
     args.scales = [int(s) for s in str(args.scales).split(",") if s]
+    if args.rounds < 1:
+        ap.error("--rounds must be at least 1")
     args.budgets = [float(b) if "." in b else int(b) for b in args.budgets.split(",") if b]
     args.kernels = [k for k in args.kernels.split(",") if k]
     args.layouts = [x for x in args.layouts.split(",") if x]

@@ -385,7 +385,8 @@ class Graph(_NativeGraph):
         (``"4-cycle"``), a list of ``(a, b)`` edges over pattern vertices ``0 .. k-1``, or a
         networkx graph (its nodes, in ``nodes`` order, are the pattern vertices; a node
         attribute ``label`` gives ``pattern_labels`` when those are not passed, a node without
-        one a wildcard). ``induced``: vertex-induced (no
+        one a wildcard). ``pattern_labels`` is a list in pattern-vertex order or a mapping from
+        pattern vertex (a graph's node) to label. ``induced``: vertex-induced (no
         edge among the matched vertices beyond the pattern's) instead of edge-induced.
         ``pattern_labels`` (one per pattern vertex) with ``labels`` (one per data vertex, a
         pandas ``Series`` read by its index of original ids; default: the labels stored with

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import operator
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any
 
@@ -78,6 +78,10 @@ def pattern_args(pattern: Any, pattern_labels: Any) -> tuple[str | None, list | 
     """(name, edges, labels) for the native calls from a pattern name, edge list or graph."""
     if _is_graph_object(pattern):
         pattern, pattern_labels = _graph_pattern(pattern, pattern_labels)
+    elif isinstance(pattern_labels, Mapping):
+        # {pattern vertex: label}, vertices 0..k-1 (a name's as docs/mining.md numbers them).
+        k = _named_size(pattern) if isinstance(pattern, str) else _edge_list_size(pattern)
+        pattern_labels = [pattern_labels.get(v) for v in range(k or 0)]
     if isinstance(pattern, str):
         # A named pattern's vertices are numbered as docs/mining.md lists them.
         labels = None if pattern_labels is None else [_pattern_label(x) for x in pattern_labels]
@@ -110,20 +114,37 @@ def _is_graph_object(pattern: Any) -> bool:
 
 def _graph_pattern(pattern: Any, pattern_labels: Any) -> tuple[list[tuple[int, int]], Any]:
     """The edge list and labels of a graph object used as a pattern: its nodes become pattern
-    vertices 0..k-1 in the order ``pattern.nodes`` lists them; without ``pattern_labels``, a
-    node attribute ``label`` gives the labels (a node without one is a wildcard)."""
+    vertices 0..k-1 in the order ``pattern.nodes`` lists them; the labels are
+    ``pattern_labels`` (a list in that order, or a mapping from node to label) or else the
+    node attribute ``label`` (a node without a label is a wildcard)."""
     nodes = list(pattern.nodes)
+    if not 2 <= len(nodes) <= MAX_PATTERN_VERTICES:
+        raise InvalidArgumentError(
+            f"a pattern graph has 2 to {MAX_PATTERN_VERTICES} vertices, this one has {len(nodes)}"
+        )
     index = {node: i for i, node in enumerate(nodes)}
     edges = [(index[a], index[b]) for a, b, *_ in pattern.edges]
     touched = {v for edge in edges for v in edge}
     lonely = [node for node in nodes if index[node] not in touched]
     if lonely:
         raise InvalidArgumentError(f"pattern vertex {lonely[0]!r} has no edge (patterns are connected)")
+    if isinstance(pattern_labels, Mapping):
+        pattern_labels = [pattern_labels.get(node) for node in nodes]
     if pattern_labels is None and hasattr(pattern.nodes, "data"):
         found = [attrs.get("label") for _node, attrs in pattern.nodes(data=True)]
         if any(x is not None for x in found):
             pattern_labels = found
     return edges, pattern_labels
+
+
+def _edge_list_size(pattern: Any) -> int:
+    """The vertex count ``k`` of an edge-list pattern (its largest vertex + 1), or 0 when it is
+    not a list of integer pairs (``pattern_args`` then refuses it)."""
+    try:
+        edges = np.asarray(pattern)
+        return int(edges.max()) + 1 if edges.size and edges.dtype.kind in "iu" else 0
+    except (TypeError, ValueError):
+        return 0
 
 
 def _named_size(name: str) -> int | None:

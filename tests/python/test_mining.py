@@ -253,10 +253,17 @@ def test_a_networkx_graph_is_a_pattern(graphs, tmp_path):
         nx.set_node_attributes(tri, {"x": 0, "z": 1}, "label")  # y: a wildcard
         want = g.match([(0, 1), (1, 2), (2, 0)], labels=labels, pattern_labels=[0, None, 1])
         assert sorted(map(tuple, g.match(tri, labels=labels).tolist())) == sorted(map(tuple, want.tolist()))
+        # pattern_labels as a mapping: node -> label for a graph, vertex -> label otherwise.
+        by_node = g.match(tri, labels=labels, pattern_labels={"x": 0, "z": 1})
+        by_vertex = g.match([(0, 1), (1, 2), (2, 0)], labels=labels, pattern_labels={0: 0, 2: 1})
+        assert by_node.tolist() == by_vertex.tolist() == want.tolist()
         lonely = nx.Graph([(0, 1)])
         lonely.add_node("q")
         with pytest.raises(ocgraph.InvalidArgumentError, match="'q' has no edge"):
             g.match(lonely)
+        for size in (0, 9):
+            with pytest.raises(ocgraph.InvalidArgumentError, match=f"2 to 8 vertices, this one has {size}"):
+                g.match(nx.path_graph(size))
     ocgraph.from_edges([0, 1], [1, 2], tmp_path / "w", directed=False).close()
     with ocgraph.open(tmp_path / "w", writable=True) as g:
         w = g.watch(nx.path_graph(["p", "q", "r"]))

@@ -524,11 +524,16 @@ fn background_results_wait_for_their_batch() {
     w.add_edges(&[(0, 399)], None).unwrap();
 }
 
-/// A damping of -0 names the same saved result as 0: one file per parameter value.
+/// A damping of -0 names the same saved result as 0 (one file per parameter value), and any
+/// damping gives a short file name.
 #[test]
-fn negative_zero_damping_names_the_result_of_zero() {
+fn pagerank_results_are_named_by_their_parameters_in_short_names() {
     let dir = std::path::Path::new("g");
-    let zero = saved_path(dir, &Spec::PageRank { damping: 0.0, tol: 1e-6 });
-    assert_eq!(saved_path(dir, &Spec::PageRank { damping: -0.0, tol: 1e-6 }), zero);
-    assert!(zero.to_string_lossy().contains("pagerank-d0-tol1e-6"), "{zero:?}");
+    let name = |damping: f64| saved_path(dir, &Spec::PageRank { damping, tol: 1e-6 });
+    assert_eq!(name(-0.0), name(0.0));
+    assert!(name(0.85).to_string_lossy().ends_with("pagerank-d8.5e-1-tol1e-6.bin"), "{:?}", name(0.85));
+    for tiny in [1e-250, 5e-324] {
+        let file = name(tiny).file_name().unwrap().len();
+        assert!(file < 64, "{:?}", name(tiny));
+    }
 }

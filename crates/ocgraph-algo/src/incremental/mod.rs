@@ -168,8 +168,9 @@ impl Spec {
             Spec::Bfs { source } => format!("bfs-source-{source}"),
             Spec::Sssp { source } => format!("sssp-source-{source}"),
             Spec::Wcc => "wcc".into(),
+            // In exponent form, as `tol`: a tiny damping's decimals would not fit a file name.
             // `+ 0.0` turns -0 into 0: one name (and one saved file) per damping value.
-            Spec::PageRank { damping, tol } => format!("pagerank-d{}-tol{tol:e}", damping + 0.0),
+            Spec::PageRank { damping, tol } => format!("pagerank-d{:e}-tol{tol:e}", damping + 0.0),
         }
     }
 
