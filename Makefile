@@ -51,13 +51,15 @@ deps: $(VENV)/.deps-stamp
 
 # The extension is always rebuilt (cargo makes it a no-op when nothing changed).
 ext: deps
-	VIRTUAL_ENV=$(abspath $(VENV)) PATH=$(abspath $(VENV))/bin:$$PATH \
+	VIRTUAL_ENV=$(abspath $(VENV)) PATH=$(abspath $(VENV))/bin:$$PATH PIP_QUIET=1 \
 		maturin develop $(MATURIN_FLAGS) --quiet
 
 setup: ext
 
+# The CLI is linked into the venv's bin/, so that an activated venv has `ocgraph` on PATH.
 cli:
 	$(CARGO) build --release -p ocgraph-cli
+	@if [ -d $(VENV)/bin ]; then ln -sf $(abspath $(OCGRAPH_BIN)) $(VENV)/bin/ocgraph; fi
 
 test: setup test-rust test-python
 
@@ -78,6 +80,8 @@ demo: setup cli
 	$(OCGRAPH_BIN) run bfs $(DEMO_DIR)/astro --source 0 --verify
 	$(OCGRAPH_BIN) run pagerank $(DEMO_DIR)/kron16 --backend pool --memory 16MiB --stats
 	$(VPY) -m ocgraph._demo $(DEMO_DIR)
+	@echo
+	@echo "Next: source $(VENV)/bin/activate (ocgraph and the Python package on PATH), then the tour in README.md."
 
 fmt:
 	$(CARGO) fmt --all
