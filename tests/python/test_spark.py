@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 
 import networkx as nx
 import numpy as np
@@ -183,6 +184,42 @@ def test_errors(spark, datasets, tmp_path):
         osp.SparkGraph(spark, str(tmp_path))
     with pytest.raises(ocgraph.OcgraphIOError, match="exists"):
         osp.export_parquet(g, sg.path)
+
+
+def test_damaged_datasets_are_format_errors_naming_the_file(spark, tmp_path):
+    """Metadata that is not JSON or lacks a key, an edge file without a column and a file that
+    is not Parquet: each a FormatError naming the file, from the import and from SparkGraph
+    (before Spark reads anything on the executors)."""
+    import json
+
+    import pyarrow.parquet as pq
+
+    g = ocgraph.from_edges([0, 1, 2, 3], [1, 2, 3, 0], tmp_path / "g", weights=[1.0, 2.0, 3.0, 4.0])
+
+    def dataset(name):
+        osp.export_parquet(g, tmp_path / name, partitions=2)
+        return tmp_path / name, sorted((tmp_path / name / "edges").glob("*/*.parquet"))
+
+    bad_json, _ = dataset("bad_json")
+    (bad_json / "_ocgraph.json").write_text("{bad")
+    no_bounds, _ = dataset("no_bounds")
+    meta = json.loads((no_bounds / "_ocgraph.json").read_text())
+    del meta["bounds"]
+    (no_bounds / "_ocgraph.json").write_text(json.dumps(meta))
+    renamed, files = dataset("renamed")
+    pq.write_table(pq.ParquetFile(files[1]).read().rename_columns(["a", "dst", "weight"]), files[1])
+    garbage, files = dataset("garbage")
+    files[1].write_bytes(b"not parquet" * 10)
+    for path, what in [
+        (bad_json, "_ocgraph.json: not the metadata"),
+        (no_bounds, "_ocgraph.json: bounds is missing"),
+        (renamed, "part=00001/data.parquet: an edge file without the column 'src'"),
+        (garbage, "Parquet magic bytes"),
+    ]:
+        with pytest.raises(ocgraph.FormatError, match=re.escape(what)):
+            osp.import_parquet(path, tmp_path / f"{path.name}_back")
+        with pytest.raises(ocgraph.FormatError, match=re.escape(what)):
+            osp.SparkGraph(spark, path)
 
 
 @pytest.mark.parametrize("name", ["random-directed", "string-ids"])

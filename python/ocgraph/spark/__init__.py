@@ -40,7 +40,15 @@ from .._args import U32_MAX, float_arg, int_arg, threads_arg
 from .._errors import FormatError, InvalidArgumentError, VertexError
 from .._vectors import by_vertex, personalization_vector
 from . import _frames, _partitions
-from ._dataset import export_parquet, import_parquet, is_dataset, negative_arc, read_meta, stored_original_ids
+from ._dataset import (
+    check_edge_columns,
+    export_parquet,
+    import_parquet,
+    is_dataset,
+    negative_arc,
+    read_meta,
+    stored_original_ids,
+)
 from ._session import missing_requirement, session, stop
 
 __all__ = [
@@ -146,6 +154,7 @@ class SparkGraph:
                 "ocgraph.spark.export_parquet(graph, dataset_path)"
             )
         self.meta = read_meta(self.path)
+        check_edge_columns(self.path, self.meta)
         self.partitions = partitions or int(spark.sparkContext.defaultParallelism)
         self.design = design
         self.supersteps: list[str] = []

@@ -54,12 +54,71 @@ def read_meta(path: str) -> dict:
     fs, root = _fs(str(path))
     try:
         with fs.open_input_stream(f"{root}/{META}") as f:
-            meta = json.loads(f.read().decode())
+            raw = f.read()
     except (FileNotFoundError, OSError) as e:
         raise FormatError(f"{path} is not an ocgraph Parquet dataset (no {META}): {e}") from e
-    if meta.get("format") != FORMAT_VERSION:
-        raise FormatError(f"{path}: unknown dataset format {meta.get('format')!r}")
+    try:
+        meta = json.loads(raw.decode())
+    except ValueError as e:  # not UTF-8, or not JSON
+        raise FormatError(f"{path}/{META}: not the metadata of an ocgraph dataset: {e}") from e
+    if not isinstance(meta, dict) or meta.get("format") != FORMAT_VERSION:
+        got = meta.get("format") if isinstance(meta, dict) else meta
+        raise FormatError(f"{path}: unknown dataset format {got!r}")
+    problem = _meta_problem(meta)
+    if problem:
+        raise FormatError(f"{path}/{META}: {problem}")
     return meta
+
+
+def _meta_problem(meta: dict) -> str | None:
+    """What makes ``meta`` unusable (a missing or mistyped key, part bounds that do not cover
+    the vertices), or None."""
+    for key, kind in (("num_vertices", int), ("num_edges", int), ("directed", bool), ("weighted", bool)):
+        if not isinstance(meta.get(key), kind) or (kind is int and isinstance(meta[key], bool)):
+            return f"{key} is missing or not a {kind.__name__}"
+    bounds, n = meta.get("bounds"), meta["num_vertices"]
+    if not isinstance(bounds, list) or len(bounds) < 2 or not all(type(b) is int for b in bounds):
+        return "bounds is missing or not a list of part bounds"
+    if bounds[0] != 0 or bounds[-1] != n or any(a > b for a, b in zip(bounds, bounds[1:])):
+        return f"bounds do not rise from 0 to the vertex count {n}"
+    return None
+
+
+def read_table(path: str, sub: str, columns: list[str]) -> Any:
+    """The ``columns`` of the Parquet files under ``sub`` of the dataset at ``path``; a file that
+    is not Parquet, or lacks a column, is a ``FormatError`` naming the dataset's ``sub``."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    fs, root = _fs(str(path))
+    try:
+        return pq.read_table(f"{root}/{sub}", columns=columns, filesystem=fs)
+    except (pa.ArrowException, OSError, ValueError) as e:
+        raise FormatError(f"{path}/{sub}: {e}") from e
+
+
+def check_edge_columns(path: str, meta: dict) -> None:
+    """Raises ``FormatError`` naming the first edge file that is not Parquet or lacks one of
+    the columns the kernels read (``src``, ``dst``, and ``weight`` when weighted): on the
+    driver, from the files' footers, before Spark reads them on the executors."""
+    import pyarrow as pa
+    import pyarrow.dataset as ds
+
+    need = ["src", "dst"] + (["weight"] if meta["weighted"] else [])
+    fs, root = _fs(str(path))
+    try:
+        fragments = [(f.path, f.physical_schema.names) for f in _edge_fragments(ds, fs, root)]
+    except (pa.ArrowException, OSError, ValueError) as e:
+        raise FormatError(f"{path}/edges: {e}") from e
+    for file, names in fragments:
+        missing = [c for c in need if c not in names]
+        if missing:
+            raise FormatError(f"{file}: an edge file without the column {missing[0]!r}")
+
+
+def _edge_fragments(ds: Any, fs: Any, root: str) -> list:
+    """The Parquet files of the dataset's edge parts (pyarrow.dataset fragments)."""
+    return list(ds.dataset(f"{root}/edges", filesystem=fs, format="parquet").get_fragments())
 
 
 def _balanced_bounds(indptr: np.ndarray, parts: int) -> np.ndarray:
@@ -271,19 +330,13 @@ def negative_arc(path: str, meta: dict) -> list | None:
 
 def read_part(path: str, kind: str, part: int, columns: list[str]) -> dict[str, np.ndarray]:
     """The columns of one part as numpy arrays (in the stored order)."""
-    import pyarrow.parquet as pq
-
-    fs, root = _fs(str(path))
-    t = pq.read_table(f"{root}/{part_dir(kind, part)}", columns=columns, filesystem=fs)
+    t = read_table(path, part_dir(kind, part), columns)
     return {c: t.column(c).to_numpy() for c in columns}
 
 
 def read_out_degrees(path: str) -> np.ndarray:
     """The stored out-degree of every vertex (int64, by dense id)."""
-    import pyarrow.parquet as pq
-
-    fs, root = _fs(str(path))
-    t = pq.read_table(f"{root}/vertices", columns=["id", "out_degree"], filesystem=fs)
+    t = read_table(path, "vertices", ["id", "out_degree"])
     deg = np.zeros(len(t), dtype=np.int64)
     deg[t.column("id").to_numpy()] = t.column("out_degree").to_numpy()
     return deg
@@ -300,17 +353,15 @@ def import_parquet(path: str, out: str, memory: Any = "1GiB", overwrite: bool = 
             not match its metadata.
         OcgraphIOError: ``out`` exists and ``overwrite`` is false.
     """
-    import pyarrow.parquet as pq
-
     from .. import _ocgraph
     from .._build import from_edges
     from .._graph import Graph
 
     meta = read_meta(path)
-    fs, root = _fs(str(path))
+    check_edge_columns(path, meta)
     n, directed, weighted = int(meta["num_vertices"]), bool(meta["directed"]), bool(meta["weighted"])
     cols = ["src", "dst"] + (["weight"] if weighted else [])
-    t = pq.read_table(f"{root}/edges", columns=cols, filesystem=fs)
+    t = read_table(path, "edges", cols)
     src, dst = t.column("src").to_numpy(), t.column("dst").to_numpy()
     w = t.column("weight").to_numpy() if weighted else None
     if not directed:
@@ -358,12 +409,9 @@ def stored_original_ids(path: str, meta: dict) -> np.ndarray | list[str] | None:
     strings, by dense id), or ``None`` when the ids are the dense ids themselves (a graph that
     kept no id map; datasets exported before ``ids_kept`` was recorded: integer ids equal to the
     dense ids)."""
-    import pyarrow.parquet as pq
-
     if meta.get("ids_kept") is False:
         return None
-    fs, root = _fs(str(path))
-    t = pq.read_table(f"{root}/vertices", columns=["id", "original_id"], filesystem=fs).sort_by("id")
+    t = read_table(path, "vertices", ["id", "original_id"]).sort_by("id")
     n = int(meta["num_vertices"])
     if len(t) != n or not np.array_equal(t.column("id").to_numpy(), np.arange(n)):
         raise FormatError(f"{path}: the vertex table does not list the ids 0..{n - 1} once each")
