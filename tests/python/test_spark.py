@@ -220,6 +220,11 @@ def test_damaged_datasets_are_format_errors_naming_the_file(spark, tmp_path):
             osp.import_parquet(path, tmp_path / f"{path.name}_back")
         with pytest.raises(ocgraph.FormatError, match=re.escape(what)):
             osp.SparkGraph(spark, path)
+    # A graph without an id map does not need the vertex table to import, but it must be whole.
+    vertices, _ = dataset("vertices")
+    (vertices / "vertices" / "data.parquet").write_bytes(b"not parquet" * 10)
+    with pytest.raises(ocgraph.FormatError, match=re.escape("vertices/data.parquet")):
+        osp.import_parquet(vertices, tmp_path / "vertices_back")
 
 
 @pytest.mark.parametrize("name", ["random-directed", "string-ids"])

@@ -370,6 +370,8 @@ def import_parquet(path: str, out: str, memory: Any = "1GiB", overwrite: bool = 
         src, dst, w = src[keep], dst[keep], None if w is None else w[keep]
     ids = stored_original_ids(path, meta)
     if ids is None:
+        # The ids are the dense ids: the vertex table is not needed, but must be whole.
+        check_vertex_ids(path, read_table(path, "vertices", ["id"]).sort_by("id"), n)
         return from_edges(
             src, dst, out, num_vertices=n, weights=w, directed=directed, memory=memory, overwrite=overwrite
         )
@@ -404,6 +406,13 @@ def _original_id_column(ids: Any) -> Any:
     return pa.array(ids.astype(np.int64)) if fits else pa.array(ids)
 
 
+def check_vertex_ids(path: str, table: Any, n: int) -> None:
+    """Raises ``FormatError`` unless the vertex ``table`` (sorted by ``id``) lists the ids
+    ``0 .. n - 1`` once each."""
+    if len(table) != n or not np.array_equal(table.column("id").to_numpy(), np.arange(n)):
+        raise FormatError(f"{path}: the vertex table does not list the ids 0..{n - 1} once each")
+
+
 def stored_original_ids(path: str, meta: dict) -> np.ndarray | list[str] | None:
     """The original id of every vertex from the dataset's vertex table (uint64 array or list of
     strings, by dense id), or ``None`` when the ids are the dense ids themselves (a graph that
@@ -413,8 +422,7 @@ def stored_original_ids(path: str, meta: dict) -> np.ndarray | list[str] | None:
         return None
     t = read_table(path, "vertices", ["id", "original_id"]).sort_by("id")
     n = int(meta["num_vertices"])
-    if len(t) != n or not np.array_equal(t.column("id").to_numpy(), np.arange(n)):
-        raise FormatError(f"{path}: the vertex table does not list the ids 0..{n - 1} once each")
+    check_vertex_ids(path, t, n)
     col = t.column("original_id")
     if meta.get("original_ids") == "string":
         return col.to_pylist()
