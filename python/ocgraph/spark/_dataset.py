@@ -107,18 +107,14 @@ def check_edge_columns(path: str, meta: dict) -> None:
     need = ["src", "dst"] + (["weight"] if meta["weighted"] else [])
     fs, root = _fs(str(path))
     try:
-        fragments = [(f.path, f.physical_schema.names) for f in _edge_fragments(ds, fs, root)]
+        edges = ds.dataset(f"{root}/edges", filesystem=fs, format="parquet")
+        fragments = [(f.path, f.physical_schema.names) for f in edges.get_fragments()]
     except (pa.ArrowException, OSError, ValueError) as e:
         raise FormatError(f"{path}/edges: {e}") from e
     for file, names in fragments:
         missing = [c for c in need if c not in names]
         if missing:
             raise FormatError(f"{file}: an edge file without the column {missing[0]!r}")
-
-
-def _edge_fragments(ds: Any, fs: Any, root: str) -> list:
-    """The Parquet files of the dataset's edge parts (pyarrow.dataset fragments)."""
-    return list(ds.dataset(f"{root}/edges", filesystem=fs, format="parquet").get_fragments())
 
 
 def _balanced_bounds(indptr: np.ndarray, parts: int) -> np.ndarray:
