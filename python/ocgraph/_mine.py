@@ -78,16 +78,9 @@ def pattern_args(pattern: Any, pattern_labels: Any) -> tuple[str | None, list | 
     """(name, edges, labels) for the native calls from a pattern name, edge list or graph."""
     if _is_graph_object(pattern):
         pattern, pattern_labels = _graph_pattern(pattern, pattern_labels)
-    elif isinstance(pattern_labels, Mapping):
-        # {pattern vertex: label}, vertices 0..k-1 (a name's as docs/mining.md numbers them).
-        k = _named_size(pattern) if isinstance(pattern, str) else _edge_list_size(pattern)
-        pattern_labels = [pattern_labels.get(v) for v in range(k or 0)]
     if isinstance(pattern, str):
         # A named pattern's vertices are numbered as docs/mining.md lists them.
-        labels = None if pattern_labels is None else [_pattern_label(x) for x in pattern_labels]
-        if labels is not None and len(labels) == _named_size(pattern) and all(x is None for x in labels):
-            labels = None  # wildcards only: the unlabelled pattern (other lengths: refused natively)
-        return pattern, None, labels
+        return pattern, None, _labels_of(pattern_labels, _named_size(pattern))
     edges = unmasked("pattern", pattern)
     if edges.size and edges.dtype.kind not in "iu":
         raise InvalidArgumentError(f"pattern edges must be pairs of integers, got dtype {edges.dtype}")
@@ -98,10 +91,19 @@ def pattern_args(pattern: Any, pattern_labels: Any) -> tuple[str | None, list | 
             f"pattern vertices are 0 .. k-1 (patterns have at most {MAX_PATTERN_VERTICES} vertices), "
             f"got {edges.min() if edges.min() < 0 else edges.max()}"
         )
-    labels = None if pattern_labels is None else [_pattern_label(x) for x in pattern_labels]
-    if labels is not None and len(labels) == edges.max() + 1 and all(x is None for x in labels):
-        labels = None  # wildcards only: the unlabelled pattern, on graphs with or without labels
-    return None, [(int(a), int(b)) for a, b in edges], labels
+    return None, [(int(a), int(b)) for a, b in edges], _labels_of(pattern_labels, int(edges.max()) + 1)
+
+
+def _labels_of(given: Any, k: int | None) -> list | None:
+    """The labels of the ``k`` pattern vertices from ``pattern_labels`` (a list, or a mapping
+    from pattern vertex to label); None for wildcards only, the unlabelled pattern on graphs
+    with or without labels (a list of another length is refused natively)."""
+    if given is None:
+        return None
+    if isinstance(given, Mapping):
+        given = [given.get(v) for v in range(k or 0)]
+    labels = [_pattern_label(x) for x in given]
+    return None if len(labels) == k and all(x is None for x in labels) else labels
 
 
 def _is_graph_object(pattern: Any) -> bool:
@@ -135,16 +137,6 @@ def _graph_pattern(pattern: Any, pattern_labels: Any) -> tuple[list[tuple[int, i
         if any(x is not None for x in found):
             pattern_labels = found
     return edges, pattern_labels
-
-
-def _edge_list_size(pattern: Any) -> int:
-    """The vertex count ``k`` of an edge-list pattern (its largest vertex + 1), or 0 when it is
-    not a list of integer pairs (``pattern_args`` then refuses it)."""
-    try:
-        edges = np.asarray(pattern)
-        return int(edges.max()) + 1 if edges.size and edges.dtype.kind in "iu" else 0
-    except (TypeError, ValueError):
-        return 0
 
 
 def _named_size(name: str) -> int | None:

@@ -366,8 +366,10 @@ def import_parquet(path: str, out: str, memory: Any = "1GiB", overwrite: bool = 
         src, dst, w = src[keep], dst[keep], None if w is None else w[keep]
     ids = stored_original_ids(path, meta)
     if ids is None:
-        # The ids are the dense ids: the vertex table is not needed, but must be whole.
-        check_vertex_ids(path, read_table(path, "vertices", ["id"]).sort_by("id"), n)
+        if meta.get("ids_kept") is False:
+            # The ids are the dense ids: the vertex table, which `stored_original_ids` did not
+            # read, is not needed but must be whole.
+            check_vertex_ids(path, read_table(path, "vertices", ["id"]).sort_by("id"), n)
         return from_edges(
             src, dst, out, num_vertices=n, weights=w, directed=directed, memory=memory, overwrite=overwrite
         )
