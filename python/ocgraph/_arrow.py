@@ -223,13 +223,28 @@ def _batches(data: Any) -> tuple[Any, bool]:
     if isinstance(data, pa.RecordBatch):
         return (lambda: iter([data])), True
     if isinstance(data, (list, tuple)):
-        return (lambda: iter(data)), True
+        return (lambda: _record_batches(data)), True
     if isinstance(data, Iterable):
-        return (lambda: iter(data)), False
+        return (lambda: _record_batches(data)), False
     raise InvalidArgumentError(
         f"expected a pyarrow Table, RecordBatch, RecordBatchReader or an iterable of record batches, "
         f"got {type(data).__name__}"
     )
+
+
+def _record_batches(items: Iterable) -> Iterator[Any]:
+    """The record batches of ``items``: batches as given, tables by their batches; anything else
+    is refused, naming its position."""
+    pa = _pa()
+    for i, item in enumerate(items):
+        if isinstance(item, pa.RecordBatch):
+            yield item
+        elif isinstance(item, pa.Table):
+            yield from item.to_batches(max_chunksize=BATCH_ROWS)
+        else:
+            raise InvalidArgumentError(
+                f"item {i} of data is a {type(item).__name__}, not a pyarrow RecordBatch or Table"
+            )
 
 
 def _build(
@@ -348,7 +363,7 @@ def from_arrow(
 
     Args:
         data: a ``pyarrow.Table``, a ``RecordBatch``, a ``RecordBatchReader`` or an iterable of
-            record batches (streamed: only one batch is held at a time).
+            record batches or tables (streamed: only one batch is held at a time).
         source, target: the names of the id columns; edge ``i`` goes ``source[i] -> target[i]``.
             Integer columns are vertex ids unless ``relabel`` is given; string columns are
             always relabelled (``"first-seen"`` unless ``"sorted"``).
@@ -487,10 +502,14 @@ def from_parquet(
     cols = [c for c in (source, target, weight) if c is not None]
     try:
         pf = pq.ParquetFile(os.fspath(file))
-    except OSError as e:
-        raise OcgraphIOError(e.errno, e.strerror or str(e), os.fspath(file)) from e
     except pa.ArrowInvalid as e:
         raise InputError(f"{os.fspath(file)}: not a Parquet file ({e})") from e
+    except OSError as e:
+        # pyarrow reports metadata it cannot decode (a damaged footer) as an OSError without an
+        # errno: that is the file's content, not the system's.
+        if e.errno is None:
+            raise InputError(f"{os.fspath(file)}: not a Parquet file ({e})") from e
+        raise OcgraphIOError(e.errno, e.strerror or str(e), os.fspath(file)) from e
     names = pf.schema_arrow.names
     for c in cols:
         if c not in names:

@@ -132,6 +132,10 @@ class Graph(_NativeGraph):
         """
         from ._arrow import iter_arrow_batches
 
+        # Checked here, not at the first batch: the columns must read back by name.
+        columns = [source, target] + ([weight] if self.weighted else [])
+        if not all(isinstance(c, str) and c for c in columns) or len(set(columns)) < len(columns):
+            raise InvalidArgumentError(f"column names must be distinct non-empty strings, got {columns}")
         return iter_arrow_batches(self, batch_rows, original_ids, source, target, weight)
 
     def to_arrow(self, original_ids: bool = True, **names: str) -> Any:
@@ -204,7 +208,8 @@ class Graph(_NativeGraph):
     def sssp(self, source: int, threads: int | None = None, layout: str = "auto") -> np.ndarray:
         """Single-source shortest-path distances from ``source`` along out-edges (float64;
         ``inf`` for unreachable vertices). Uses the edge weights (which must be >= 0), or 1 per
-        edge on unweighted graphs. Parallel delta-stepping. ``layout`` as for :meth:`bfs`."""
+        edge on unweighted graphs. Parallel delta-stepping. ``layout``: ``"auto"``, ``"csr"`` or
+        ``"packed"``, as for :meth:`bfs` (the hub index serves BFS and WCC only)."""
         return _ocgraph._sssp(self, source, threads_arg(threads), layout)
 
     def wcc(self, threads: int | None = None, layout: str = "auto") -> np.ndarray:
@@ -220,8 +225,8 @@ class Graph(_NativeGraph):
     def spmv(self, x: Any = None, threads: int | None = None, layout: str = "auto") -> np.ndarray:
         """Sparse matrix-vector product ``y = A^T x``: for each vertex the sum of ``x`` over its
         in-neighbours, times the edge weights on a weighted graph (float64). ``x``: one value
-        per vertex (default all ones: ``y`` is then the weighted in-degree). ``layout`` as for
-        :meth:`wcc`."""
+        per vertex (default all ones: ``y`` is then the weighted in-degree). ``layout``:
+        ``"auto"``, ``"csr"``, ``"packed"`` or ``"grid"``, as for :meth:`pagerank`."""
         view = self._pinned()  # the vertex count and the product from one snapshot
         n = view.num_vertices
         if x is None:
@@ -269,7 +274,8 @@ class Graph(_NativeGraph):
         ``as_series``: return a pandas ``Series`` indexed by the original ids
         (:meth:`to_series`) instead of an array indexed by vertex.
         ``layout``: ``"auto"`` (the grid when the graph has one, see :func:`ocgraph.build_grid`,
-        else the adjacency lists), ``"csr"`` or ``"grid"``; both give the same scores.
+        else the adjacency lists as for :meth:`bfs`), ``"csr"``, ``"packed"`` or ``"grid"``; each
+        gives the same scores.
         """
         # With a personalization vector, its length and the scores from one snapshot.
         g = self if personalization is None else self._pinned()

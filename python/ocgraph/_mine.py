@@ -65,6 +65,19 @@ class Watch(_ocgraph.Watch):
     vertices in pattern-vertex order.
     """
 
+    def __new__(
+        cls,
+        name: str | None = None,
+        edges: Any = None,
+        pattern_labels: Any = None,
+        induced: bool = False,
+        labels: Any = None,
+    ) -> Watch:
+        # The arguments as `Graph.watch` checks them, so that a direct construction is refused
+        # with the same errors.
+        name, edges, pattern_labels = pattern_args(name if edges is None else edges, pattern_labels)
+        return super().__new__(cls, name, edges, pattern_labels, bool(induced), data_labels(labels))
+
     def changes(self) -> Changes:
         """The matches present now and not at the last call (``added``), present then and not
         now (``removed``) and, for a labelled pattern, present at both with a data vertex whose
@@ -101,6 +114,11 @@ def _labels_of(given: Any, k: int | None) -> list | None:
     if given is None:
         return None
     if isinstance(given, Mapping):
+        stray = [v for v in given if k is not None and v not in range(k)]
+        if stray:
+            raise InvalidArgumentError(
+                f"pattern_labels names {stray[0]!r}, not a pattern vertex (0 .. {k - 1})"
+            )
         given = [given.get(v) for v in range(k or 0)]
     labels = [_pattern_label(x) for x in given]
     return None if len(labels) == k and all(x is None for x in labels) else labels
@@ -131,6 +149,9 @@ def _graph_pattern(pattern: Any, pattern_labels: Any) -> tuple[list[tuple[int, i
     if lonely:
         raise InvalidArgumentError(f"pattern vertex {lonely[0]!r} has no edge (patterns are connected)")
     if isinstance(pattern_labels, Mapping):
+        stray = [node for node in pattern_labels if node not in index]
+        if stray:
+            raise InvalidArgumentError(f"pattern_labels names {stray[0]!r}, not a node of the pattern graph")
         pattern_labels = [pattern_labels.get(node) for node in nodes]
     if pattern_labels is None and hasattr(pattern.nodes, "data"):
         found = [attrs.get("label") for _node, attrs in pattern.nodes(data=True)]

@@ -375,11 +375,24 @@ def test_cli_text_export_refuses_ids_with_commas(tmp_path):
     (tmp_path / "c.csv").write_text('a,b\n"x,y",z\n')
     ocgraph_cli("import", tmp_path / "c.csv", tmp_path / "g", "--quiet")
     r = ocgraph_cli("export", tmp_path / "g", tmp_path / "out.txt", "--original-ids", ok=False)
-    assert 'original id "x,y"' in r.stderr and "whitespace or a comma" in r.stderr
+    assert 'original id "x,y"' in r.stderr and "whitespace, a comma" in r.stderr
     assert not (tmp_path / "out.txt").exists()
     ocgraph_cli("export", tmp_path / "g", tmp_path / "out.parquet", "--original-ids")
     back = pq.read_table(tmp_path / "out.parquet").to_pylist()
     assert back == [{"src": "x,y", "dst": "z"}]
+
+
+def test_cli_text_export_refuses_ids_with_a_nul_byte(tmp_path):
+    """Text and CSV readers refuse a NUL byte, so an export never writes one."""
+    df = pd.DataFrame({"src": ["a", "c\x00z"], "dst": ["b", "d"]})
+    ocgraph.from_pandas(df, tmp_path / "g").close()
+    for out in ("out.txt", "out.csv"):
+        r = ocgraph_cli("export", tmp_path / "g", tmp_path / out, "--original-ids", ok=False)
+        assert r.returncode == 2 and "NUL byte" in r.stderr and "vertex 2" in r.stderr, r.stderr
+        assert not (tmp_path / out).exists()
+    ocgraph_cli("export", tmp_path / "g", tmp_path / "out.parquet", "--original-ids")
+    back = pq.read_table(tmp_path / "out.parquet").to_pylist()
+    assert sorted(back, key=str) == sorted(df.to_dict("records"), key=str)
 
 
 def test_negative_ids_are_named_with_a_sorted_relabel_of_unsigned_columns(tmp_path):
@@ -468,6 +481,13 @@ def test_import_edges_reads_parquet(tmp_path):
         ocgraph.import_edges(tmp_path / "text.parquet", tmp_path / "t")
     with pytest.raises(ocgraph.OcgraphIOError):
         ocgraph.import_edges(tmp_path / "missing.parquet", tmp_path / "m")
+    # Parquet's magic at both ends around a footer that does not decode: the file's content.
+    good = (tmp_path / "i.bin").read_bytes()
+    (tmp_path / "footer.parquet").write_bytes(good[:4] + b"\0" * 64 + good[-8:-4] + b"PAR1")
+    for build in (ocgraph.import_edges, ocgraph.from_parquet):
+        with pytest.raises(ocgraph.InputError, match=r"footer\.parquet: not a Parquet file"):
+            build(tmp_path / "footer.parquet", tmp_path / "f")
+        assert not (tmp_path / "f").exists()
 
 
 def test_from_arrow_refuses_what_is_not_arrow_data(tmp_path):
@@ -477,6 +497,23 @@ def test_from_arrow_refuses_what_is_not_arrow_data(tmp_path):
     for path in ("edges.parquet", tmp_path / "edges.parquet"):
         with pytest.raises(ocgraph.InvalidArgumentError, match=r"a path.*from_parquet"):
             ocgraph.from_arrow(path, tmp_path / "b")
+    # An iterable holding something other than batches or tables names what it holds.
+    for items in ([{"src": 0, "dst": 1}], iter([3])):
+        with pytest.raises(ocgraph.InvalidArgumentError, match=r"item 0 of data is a (dict|int)"):
+            ocgraph.from_arrow(items, tmp_path / "c")
+        assert not (tmp_path / "c").exists()
+
+
+@pytest.mark.parametrize("relabel", [None, "first-seen"])
+def test_from_arrow_reads_an_iterable_of_tables(tmp_path, relabel):
+    t1 = pa.table({"src": [10, 11], "dst": [11, 12]})
+    t2 = pa.concat_tables([pa.table({"src": [12], "dst": [10]}), pa.table({"src": [13], "dst": [10]})])
+    g = ocgraph.from_arrow([t1, t2], tmp_path / "g", relabel=relabel)
+    want = nx.DiGraph([(10, 11), (11, 12), (12, 10), (13, 10)])
+    got = g.to_pandas()
+    assert sorted(zip(got["src"], got["dst"])) == sorted(want.edges)
+    depth = g.to_series(g.bfs(g.vertex(13)))
+    assert {v: depth[v] for v in want} == nx.single_source_shortest_path_length(want, 13)
 
 
 @pytest.mark.parametrize("bad", [float("nan"), float("inf"), 1e300, 1e-50])
@@ -545,6 +582,11 @@ def test_edges_gives_the_edge_list_in_each_format(tmp_path):
     ]
     with pytest.raises(ocgraph.InvalidArgumentError, match="format"):
         g.edges("csv")
+    # Columns that would not read back by name are refused before any batch.
+    for names in (dict(source="x", target="x"), dict(weight="src"), dict(source=None), dict(target="")):
+        for fmt in ("arrow", "pandas", "batches"):
+            with pytest.raises(ocgraph.InvalidArgumentError, match="distinct non-empty strings"):
+                g.edges(fmt, **names)
 
 
 def test_cli_parquet_export_has_the_types_of_to_arrow(tmp_path):

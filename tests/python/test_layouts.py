@@ -42,6 +42,8 @@ def test_grid_kernels_match_networkx(tmp_path, directed, weighted, compress, bac
     # 5 cells per side of 256 vertices: 3 blocks, the last one short. With 4 KiB, a codec encodes
     # one cell at a time.
     memory = "4KiB" if backend == "pool" else "256MiB"
+    with pytest.raises(ocgraph.InvalidArgumentError, match="at least 4KiB"):
+        ocgraph.build_grid(path, memory="1KiB")  # as every builder's budget
     shape = ocgraph.build_grid(path, cells_per_side=5, compress=compress, memory=memory)
     assert (shape["cells_per_side"], shape["block_vertices"]) == (3, 256)
     assert shape["arcs"] == (h.number_of_edges() if directed else 2 * h.number_of_edges())

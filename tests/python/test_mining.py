@@ -257,6 +257,10 @@ def test_a_networkx_graph_is_a_pattern(graphs, tmp_path):
         by_node = g.match(tri, labels=labels, pattern_labels={"x": 0, "z": 1})
         by_vertex = g.match([(0, 1), (1, 2), (2, 0)], labels=labels, pattern_labels={0: 0, 2: 1})
         assert by_node.tolist() == by_vertex.tolist() == want.tolist()
+        # A mapping naming what is not a pattern vertex (or node) is refused, not ignored.
+        for pattern, stray in ((tri, {"w": 0}), ([(0, 1), (1, 2), (2, 0)], {5: 1}), ("triangle", {"a": 1})):
+            with pytest.raises(ocgraph.InvalidArgumentError, match="pattern_labels names"):
+                g.match(pattern, labels=labels, pattern_labels=stray)
         lonely = nx.Graph([(0, 1)])
         lonely.add_node("q")
         with pytest.raises(ocgraph.InvalidArgumentError, match="'q' has no edge"):
@@ -269,6 +273,13 @@ def test_a_networkx_graph_is_a_pattern(graphs, tmp_path):
         w = g.watch(nx.path_graph(["p", "q", "r"]))
         g.add_edges([2], [0])
         assert len(w.changes().added) == 2  # the two new wedges through the edge 2-0
+        with pytest.raises(ocgraph.InvalidArgumentError, match="pattern_labels names 'z'"):
+            g.watch(nx.path_graph(["p", "q", "r"]), pattern_labels={"z": 1})
+    # A Watch built directly checks its arguments as `watch` does.
+    bad_labels = ([2**32, None, None], [-5, None, None])
+    for args in [(None, [(0, -1)])] + [("triangle", None, labels) for labels in bad_labels]:
+        with pytest.raises(ocgraph.InvalidArgumentError):
+            ocgraph.Watch(*args)
 
 
 def test_named_patterns_take_pattern_labels_in_their_vertex_order(graphs, tmp_path):

@@ -211,6 +211,22 @@ fn corrupted_grid_files_are_refused() {
         let err = wcc_grid(&g.grid().unwrap()).unwrap_err().to_string();
         assert!(err.contains("grid.edges") && err.contains("does not decode"), "{codec:?}: {err}");
     }
+    // Weights outside the recorded range (a NaN, a negative) with a matching checksum: `check`
+    // compares the grid's weights with the manifest's range, as it does the lists'.
+    for bad in [f32::NAN, -1.0] {
+        let path = dir.path().join(format!("weights-{bad}"));
+        store(&path, &t, false);
+        build_grid(&path, &grid_opts(Some(2), Codec::None), &NoProgress).unwrap();
+        let p = path.join("grid.weights");
+        let mut bytes = std::fs::read(&p).unwrap();
+        bytes[40..44].copy_from_slice(&bad.to_le_bytes());
+        std::fs::write(&p, &bytes).unwrap();
+        let mut m = Manifest::read(&path).unwrap();
+        m.files.get_mut("grid.weights").unwrap().crc32c = crc32c::crc32c(&bytes);
+        m.write_atomic(&path).unwrap();
+        let err = check_graph(&path).unwrap_err().to_string();
+        assert!(err.contains("grid.weights") && err.contains("weight range"), "{bad}: {err}");
+    }
 }
 
 #[test]

@@ -320,6 +320,8 @@ fn advise_counts_updates_and_layouts_apart() {
     ok(&["generate", "kronecker", "--scale", "10", "--edge-factor", "8", "--seed", "1", "--quiet", p(&g)]);
     let before = String::from_utf8(ok(&["advise", p(&g), "--memory", "1GiB"]).stdout).unwrap();
     assert!(before.contains("(1024 vertices") && !before.contains("layouts"), "{before}");
+    // The grid's build budget has every builder's floor.
+    fails(&["layout", "grid", p(&g), "--memory", "1KiB"], 2, &["at least 4KiB"]);
     ok(&["layout", "grid", p(&g)]);
     let grid_line = |g: &Path| {
         let info = String::from_utf8(ok(&["info", p(g)]).stdout).unwrap();

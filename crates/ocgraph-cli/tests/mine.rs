@@ -104,7 +104,7 @@ fn mine_counts_lists_and_patterns() {
         assert!(err.starts_with("error: ") && !err.contains("panicked"), "{err}");
     }
 
-    // Bad label lines of a pattern file are named by line.
+    // Bad lines of a pattern file are input errors (exit 1) naming the file and line.
     for (body, line, what) in [
         ("0 1\n1 2\nlabel 5 1\n", 3, "vertices 0 to 2"),
         ("0 1\nlabel 0 1\n# again\nlabel 0 2\n", 4, "labelled twice"),
@@ -121,8 +121,19 @@ fn mine_counts_lists_and_patterns() {
         std::fs::write(&pat, body).unwrap();
         let out = ocgraph(&["mine", "pattern", p(&g), "--pattern", p(&pat), "--labels", p(&labels)]);
         let err = String::from_utf8_lossy(&out.stderr);
-        assert_eq!(out.status.code(), Some(2), "{body:?}: {err}");
+        assert_eq!(out.status.code(), Some(1), "{body:?}: {err}");
         assert!(err.contains(&format!("bad.txt:{line}:")) && err.contains(what), "{body:?}: {err}");
+    }
+    // A pattern file that is wrong as a whole names the file.
+    for (body, what) in
+        [("0 1\n2 3\n", "not connected"), ("0 1\n1 1\n", "self-loop"), ("# none\n", "at least one edge")]
+    {
+        let pat = tmp.path().join("whole.txt");
+        std::fs::write(&pat, body).unwrap();
+        let out = ocgraph(&["mine", "pattern", p(&g), "--pattern", p(&pat)]);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{body:?}: {err}");
+        assert!(err.contains("whole.txt: ") && err.contains(what), "{body:?}: {err}");
     }
 }
 

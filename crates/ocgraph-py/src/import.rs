@@ -125,7 +125,7 @@ pub(crate) fn _build_grid(
     py: Python<'_>,
     graph: PathBuf,
     cells_per_side: Option<u32>,
-    memory: Size,
+    memory: BuildMemory,
     compress: &str,
 ) -> PyResult<(u32, u64, u64, u64, u64)> {
     let codec = compress.parse::<ocgraph_core::format::grid::Codec>().py()?;

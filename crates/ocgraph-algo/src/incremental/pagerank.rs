@@ -298,9 +298,9 @@ impl Maintained for PageRank {
         for v in 0..n as Vertex {
             self.add_residual(v, 0.0);
         }
-        self.arcs = u64::MAX / 8; // no budget right after the static kernel
-                                  // The push notes the recomputed scores as first values; `changes` must report those
-                                  // from before the rebuild, noted below.
+        // No push budget right after the static kernel. The push notes the recomputed scores as
+        // first values; `changes` must report those from before the rebuild, noted below.
+        self.arcs = u64::MAX / 8;
         let noted = std::mem::take(&mut self.old);
         self.push(snap);
         self.old = noted;

@@ -181,16 +181,20 @@ fn binary_id(ids: &IdLookup, v: Vertex, max: u64, path: &Path) -> Result<u64> {
     }
 }
 
-/// The original id of `v` for a text edge list, which splits lines at whitespace and commas and
-/// skips lines starting with `#` or `%`: a string id that would not read back as itself is refused.
+/// The original id of `v` for a text edge list, which splits lines at whitespace and commas,
+/// skips lines starting with `#` or `%`, and refuses a NUL byte (a binary file read as text): a
+/// string id that would not read back as itself is refused.
 fn text_id(ids: &IdLookup, v: Vertex) -> Result<OriginalId> {
     let id = ids.original(v);
     if let OriginalId::Str(s) = &id {
-        if s.is_empty() || s.contains(|c: char| c.is_whitespace() || c == ',') || s.starts_with(['#', '%']) {
+        if s.is_empty()
+            || s.contains(|c: char| c.is_whitespace() || c == ',' || c == '\0')
+            || s.starts_with(['#', '%'])
+        {
             return Err(Error::invalid(format!(
                 "export: original id {s:?} of vertex {v} would not read back from a text edge list \
-                 (empty, whitespace or a comma, or a comment mark first); export as Parquet or \
-                 without --original-ids"
+                 (empty, whitespace, a comma or a NUL byte, or a comment mark first); export as \
+                 Parquet or without --original-ids"
             )));
         }
     }
@@ -198,14 +202,14 @@ fn text_id(ids: &IdLookup, v: Vertex) -> Result<OriginalId> {
 }
 
 /// The original id of `v` for a CSV file, whose reader takes one line a row and refuses an
-/// empty id: an id that is empty or holds a line break is refused.
+/// empty id and a NUL byte: an id that is empty or holds a line break or a NUL is refused.
 fn csv_id(ids: &IdLookup, v: Vertex) -> Result<OriginalId> {
     let id = ids.original(v);
     if let OriginalId::Str(s) = &id {
-        if s.is_empty() || s.contains(['\n', '\r']) {
+        if s.is_empty() || s.contains(['\n', '\r', '\0']) {
             return Err(Error::invalid(format!(
                 "export: original id {s:?} of vertex {v} would not read back from a CSV file \
-                 (empty, or a line break); export as Parquet or without --original-ids"
+                 (empty, a line break or a NUL byte); export as Parquet or without --original-ids"
             )));
         }
     }

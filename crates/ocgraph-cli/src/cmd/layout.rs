@@ -16,6 +16,7 @@ use ocgraph_core::ingest::{
 use ocgraph_core::size::format_size;
 use ocgraph_core::Result;
 
+use super::output_args::build_memory_arg;
 use super::size_arg;
 use crate::progress::CliProgress;
 
@@ -107,8 +108,8 @@ struct GridArgs {
     /// rounded so that blocks are powers of two).
     #[arg(long)]
     cells_per_side: Option<u32>,
-    /// Memory for the build's buffers.
-    #[arg(long, value_parser = size_arg, default_value = "256MiB")]
+    /// Memory for the build's buffers (at least 4KiB).
+    #[arg(long, value_parser = build_memory_arg, default_value = "256MiB")]
     memory: u64,
     /// Compress each cell: none, lz4 (deltas and byte planes, then LZ4) or runs (runs of one
     /// source, then the destinations as they are).

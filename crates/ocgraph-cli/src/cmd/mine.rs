@@ -310,7 +310,7 @@ pub(crate) fn read_pattern(spec: &str) -> Result<Pattern> {
         if text.is_empty() {
             return Ok(());
         }
-        let at = |msg: String| Error::invalid(format!("{}:{no}: {msg}", path.display()));
+        let at = |msg: String| Error::input_line(path, no, msg);
         let bad = || at(format!("expected `a b` or `label a L`, got {text:?}"));
         let words: Vec<&str> = text.split_whitespace().collect();
         let num = |w: &str| w.parse::<usize>().map_err(|_| bad());
@@ -335,7 +335,7 @@ pub(crate) fn read_pattern(spec: &str) -> Result<Pattern> {
     let k = edges.iter().map(|&(a, b)| a.max(b) + 1).max().unwrap_or(0);
     let mut labels = vec![None; k];
     for &(a, l, line) in &label_lines {
-        let at = |msg: String| Error::invalid(format!("{}:{line}: {msg}", path.display()));
+        let at = |msg: String| Error::input_line(path, line, msg);
         match labels.get_mut(a) {
             None if k == 0 => return Err(at("a label, but the pattern has no edges".into())),
             None => {
@@ -349,7 +349,11 @@ pub(crate) fn read_pattern(spec: &str) -> Result<Pattern> {
         }
     }
     let labels = (!label_lines.is_empty()).then_some(labels);
-    Pattern::from_edges(&edges, labels)
+    // What is wrong with the pattern as a whole (not connected, a self-loop) is the file's.
+    Pattern::from_edges(&edges, labels).map_err(|e| match e {
+        Error::InvalidArgument(msg) => Error::Input { path: path.into(), line: None, offset: None, msg },
+        e => e,
+    })
 }
 
 /// Reads data vertex labels: one unsigned integer a line, one line per vertex of a graph of

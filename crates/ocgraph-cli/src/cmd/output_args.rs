@@ -19,7 +19,7 @@ pub(crate) struct OutputArgs {
 }
 
 /// clap value parser for a builder's memory budget: a size of at least [`MIN_BUILD_MEMORY`].
-fn build_memory_arg(s: &str) -> std::result::Result<u64, String> {
+pub(crate) fn build_memory_arg(s: &str) -> std::result::Result<u64, String> {
     let bytes = size_arg(s)?;
     if bytes < MIN_BUILD_MEMORY {
         return Err(format!("{s}: a build needs at least 4KiB"));

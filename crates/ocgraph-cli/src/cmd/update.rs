@@ -94,7 +94,9 @@ pub struct UpdateArgs {
     #[arg(long)]
     ack: bool,
     /// The files hold original ids (as imported, e.g. with `--relabel`) instead of vertex ids:
-    /// a new id in `--add-edges` gets a new vertex, an unknown id elsewhere is missing.
+    /// a new id in `--add-edges` gets a new vertex, an edge with an unknown id in
+    /// `--remove-edges` or `--set-weights` is skipped (as a missing edge), and an unknown id in
+    /// `--remove-vertices` is an error naming its line.
     #[arg(long)]
     original_ids: bool,
     #[command(flatten)]

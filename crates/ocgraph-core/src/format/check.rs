@@ -5,7 +5,7 @@
 //! as on open, every cell decoding to as many arcs as the index says, every offset inside the
 //! cell's blocks, and the grid holding as many arcs per source block as the CSR; compressed
 //! copies: every block decoding to the bytes of its plain file; the hub index: ids in range;
-//! the weight range recorded in the manifest: that of the out-weights).
+//! the weight range recorded in the manifest: that of the out-weights and of the grid's).
 
 use std::fs::File;
 use std::io::{BufReader, Read};
@@ -138,7 +138,11 @@ fn check_files(dir: &Path, m: &Manifest) -> Result<CheckReport> {
         check_hubs(dir, m.num_vertices)?;
     }
     if let Some(range) = m.weight_range {
-        check_weight_range(dir, m.num_arcs, range)?;
+        check_weight_range(dir, FileRole::OutWeights, m.num_arcs, range)?;
+        // The grid holds the same arcs, so the same weights in another order.
+        if m.file(FileRole::GridWeights).is_some() {
+            check_weight_range(dir, FileRole::GridWeights, m.num_arcs, range)?;
+        }
     }
     if m.id_map == IdMapKind::Strings {
         let strings_len = m.file(FileRole::IdsStrings).map_or(0, |e| e.len);
@@ -220,9 +224,9 @@ fn check_monotone(
     Ok(())
 }
 
-/// The manifest's weight range is the range of the `arcs` out-weights.
-fn check_weight_range(dir: &Path, arcs: u64, range: WeightRange) -> Result<()> {
-    let path = dir.join(FileRole::OutWeights.file_name());
+/// The manifest's weight range is the range of the `arcs` weights of file `role`.
+fn check_weight_range(dir: &Path, role: FileRole, arcs: u64, range: WeightRange) -> Result<()> {
+    let path = dir.join(role.file_name());
     let mut r = open(&path)?;
     let mut tally = WeightTally::new();
     let mut buf = vec![0u8; READ_CHUNK];
