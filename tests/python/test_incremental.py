@@ -281,3 +281,22 @@ def test_maintained_results_have_the_dtypes_of_the_kernels(tmp_path):
         for kind, kernel in kernels.items():
             m = g.maintain(kind, source=0) if kind in ("bfs", "sssp") else g.maintain(kind)
             assert m.result().dtype == kernel().dtype, kind
+
+
+def test_damaged_lists_under_updates_are_a_format_error_naming_the_file(tmp_path):
+    """A maintained PageRank's first computation over damaged offsets (open checks their bounds,
+    not every byte) ran into a slice panic, raised as an "internal error"; it is the
+    `FormatError` naming the file that the static kernels raise."""
+    rng = np.random.default_rng(1)
+    path = tmp_path / "g"
+    ocgraph.from_edges(rng.integers(0, 200, 2000), rng.integers(0, 200, 2000), path, num_vertices=200).close()
+    with ocgraph.open(path, writable=True, auto_compact_levels=None) as g:
+        g.add_edges(rng.integers(0, 200, 50), rng.integers(0, 200, 50))
+        g.freeze()
+        g.add_edges(rng.integers(0, 200, 50), rng.integers(0, 200, 50))
+    offsets = bytearray((path / "out.offsets").read_bytes())
+    offsets[8] ^= 0x5A
+    (path / "out.offsets").write_bytes(offsets)
+    with ocgraph.open(path, writable=True, auto_compact_levels=None) as g:
+        with pytest.raises(ocgraph.FormatError, match=r"out\.offsets: .*checksum mismatch"):
+            g.maintain("pagerank")

@@ -439,6 +439,47 @@ fn saved_results_are_reused_only_when_current() {
     assert!(names.iter().all(|n| !n.to_string_lossy().contains("tmp")), "{names:?}");
 }
 
+/// A saved result is tied to the directory it was saved in: two copies of one graph that took
+/// different batches under the same numbers do not reuse each other's files, and a copied
+/// directory recomputes its results once.
+#[test]
+fn saved_results_copied_from_another_graph_are_recomputed() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (a, b) = (tmp.path().join("a"), tmp.path().join("b"));
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(8);
+    let edges: BTreeMap<(Vertex, Vertex), f32> =
+        (0..200).map(|_| ((rng.gen_range(0..80), rng.gen_range(0..80)), 1.0)).collect();
+    build(&a, 80, false, false, &edges);
+    build(&b, 80, false, false, &edges);
+    let opts = WriteOptions { durability: Durability::None, ..Default::default() };
+    // Batch 1 differs: an edge to an isolated new vertex in `a`, none in `b`.
+    for (dir, batch) in [(&a, vec![(0, 80)]), (&b, vec![(1, 2)])] {
+        let w = WritableGraph::open(dir, &opts).unwrap();
+        let ms: Vec<Maintainer> = specs().into_iter().map(|s| Maintainer::start(&w, s).unwrap()).collect();
+        w.add_vertices(1).unwrap();
+        w.add_edges(&batch, None).unwrap();
+        for m in &ms {
+            m.save(&w).unwrap();
+        }
+        w.close().unwrap();
+    }
+    let maintained = |d: &Path| d.join(ocgraph_algo::incremental::MAINTAINED_DIR);
+    for e in std::fs::read_dir(maintained(&b)).unwrap() {
+        let e = e.unwrap();
+        std::fs::copy(e.path(), maintained(&a).join(e.file_name())).unwrap();
+    }
+    let w = WritableGraph::open(&a, &opts).unwrap();
+    let ms: Vec<Maintainer> = specs().into_iter().map(|s| Maintainer::start(&w, s).unwrap()).collect();
+    assert!(ms.iter().all(|m| !m.loaded()), "files saved in another graph must not be reused");
+    for (m, s) in ms.iter().zip(specs()) {
+        check(&s, &m.result(&w).unwrap(), &w.snapshot(), "copied files").unwrap();
+        m.save(&w).unwrap();
+    }
+    w.close().unwrap();
+    let w = WritableGraph::open(&a, &opts).unwrap();
+    assert!(specs().into_iter().all(|s| Maintainer::start(&w, s).unwrap().loaded()));
+}
+
 /// A saved result never claims a batch the log could still lose: while other threads commit
 /// batches that are not made durable (`Durability::None`), every save leaves the log durable up
 /// to the batch its file records (the saved file is otherwise loaded, after a crash that lost

@@ -451,7 +451,7 @@ impl PyGraph {
     ) -> PyResult<(Bound<'py, PyArray1<i64>>, Bound<'py, PyArray1<u32>>, Option<Bound<'py, PyArray1<f32>>>)>
     {
         let g = self.graph()?;
-        let (indptr, indices, weights) = run(py, || Ok(csr(&g)))?;
+        let (indptr, indices, weights) = run_on_graph(py, g.path(), || Ok(csr(&g)))?;
         Ok((indptr.into_pyarray(py), indices.into_pyarray(py), weights.map(|w| w.into_pyarray(py))))
     }
 
@@ -471,7 +471,8 @@ impl PyGraph {
         if start > end || end > n {
             return Err(invalid(format!("vertex range {start}..{end} is not within 0..{n}")));
         }
-        let (indptr, indices, weights) = run(py, || Ok(csr_range(&g, start as Vertex..end as Vertex)))?;
+        let (indptr, indices, weights) =
+            run_on_graph(py, g.path(), || Ok(csr_range(&g, start as Vertex..end as Vertex)))?;
         Ok((indptr.into_pyarray(py), indices.into_pyarray(py), weights.map(|w| w.into_pyarray(py))))
     }
 }

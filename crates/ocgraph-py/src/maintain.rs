@@ -8,7 +8,7 @@ use ocgraph_algo::incremental::{Maintainer, Spec, Values};
 use ocgraph_core::update::WritableGraph;
 use pyo3::prelude::*;
 
-use crate::errors::{invalid, run, IntoPy};
+use crate::errors::{invalid, run_on_graph, IntoPy};
 use crate::graph::PyGraph;
 
 /// A result kept current as the graph changes. Get one with `Graph.maintain`.
@@ -16,6 +16,8 @@ use crate::graph::PyGraph;
 pub(crate) struct PyMaintained {
     inner: Mutex<Option<(Arc<WritableGraph>, Maintainer)>>,
     name: String,
+    /// The graph's directory (a panic while reading it is first taken for damaged files).
+    dir: std::path::PathBuf,
     /// The process maintaining it in the background, if it is: its thread does not exist in a
     /// forked child, where waiting for it would never end.
     background_in: Option<u32>,
@@ -45,7 +47,7 @@ impl PyMaintained {
                 self.name
             )));
         }
-        let done = run(py, || {
+        let done = run_on_graph(py, &self.dir, || {
             let guard = self.inner.lock().unwrap_or_else(|e| e.into_inner());
             Ok(guard.as_ref().map(|(w, m)| f(w, m)))
         })?;
@@ -189,7 +191,8 @@ pub(crate) fn _maintain(
     let start = if background { Maintainer::start_background } else { Maintainer::start };
     // The first computation reads with at most the threads a small buffer pool takes.
     let threads = w.snapshot().base().reading_threads(None);
-    let m = run(py, || crate::algo::with_threads(threads, || start(&w, spec).py()))?;
+    let dir = w.path().to_path_buf();
+    let m = run_on_graph(py, &dir, || crate::algo::with_threads(threads, || start(&w, spec).py()))?;
     let background_in = background.then(ocgraph_core::process::current_process);
-    Ok(PyMaintained { inner: Mutex::new(Some((w, m))), name, background_in })
+    Ok(PyMaintained { inner: Mutex::new(Some((w, m))), name, dir, background_in })
 }

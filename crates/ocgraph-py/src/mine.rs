@@ -11,7 +11,7 @@ use ocgraph_core::{with_adjacency, GraphView, Vertex};
 use pyo3::prelude::*;
 
 use crate::algo::kernel;
-use crate::errors::{invalid, run, IntoPy};
+use crate::errors::{invalid, run_on_graph, IntoPy};
 use crate::graph::PyGraph;
 
 /// `flat` (k entries per row) as a `(rows, k)` uint32 array.
@@ -220,7 +220,7 @@ impl PyWatch {
             .collect();
         // The watch's locks are taken with the GIL released (another thread may hold the GIL
         // while it waits for them), and released before an error becomes a Python exception.
-        run(py, || {
+        run_on_graph(py, after.view.path(), || {
             let applied: ocgraph_core::Result<()> = (|| {
                 let mut guard = self.labels.lock().unwrap_or_else(|e| e.into_inner());
                 // Vertices added since the watch started have no label.

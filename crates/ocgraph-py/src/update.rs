@@ -8,7 +8,7 @@ use ocgraph_core::update::{Durability, WritableGraph};
 use ocgraph_core::{GraphView, Vertex};
 use pyo3::prelude::*;
 
-use crate::errors::{invalid, run, vertex_out_of_range, IntoPy};
+use crate::errors::{invalid, run_on_graph, vertex_out_of_range, IntoPy};
 use crate::graph::PyGraph;
 
 /// Converts int64 ids to vertex ids (ids outside `0..n` raise `VertexError`).
@@ -47,7 +47,8 @@ fn update<T: Send>(
     f: impl FnOnce(&WritableGraph) -> ocgraph_core::Result<T> + Send,
 ) -> PyResult<T> {
     let w = g.writer()?;
-    run(py, || {
+    // Maintained results and watches read lists as the batch commits.
+    run_on_graph(py, w.path(), || {
         let r = f(&w).py()?;
         // Per-batch durability already made this batch durable; syncing up to the last batch
         // would also wait for other threads' later batches (an extra fsync per call).

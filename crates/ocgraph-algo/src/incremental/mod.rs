@@ -40,7 +40,7 @@ pub use tree::{Bfs, Program, Sssp, Tree, Wcc};
 
 /// Subdirectory of the graph holding saved maintained results.
 pub const MAINTAINED_DIR: &str = "maintained";
-const MAGIC: &[u8; 8] = b"OCGMAIN1";
+const MAGIC: &[u8; 8] = b"OCGMAIN2";
 
 /// One value per vertex: integers (hops and labels, `-1` for none) or floats (distances,
 /// infinity when unreachable; scores).
@@ -224,17 +224,30 @@ pub fn saved_path(dir: &Path, spec: &Spec) -> PathBuf {
     dir.join(MAINTAINED_DIR).join(format!("{}.bin", spec.name()))
 }
 
-/// The saved form of `m` (current as of batch `m.seq()`, for a graph of `n` vertices), which
-/// [`write_saved`] writes.
+/// The identity of the graph directory `dir`: its device and inode numbers. A saved result
+/// names the directory it was saved in, so that a file copied from another graph (whose
+/// batches may differ under the same sequence numbers) is not taken for this one's; a copy of a
+/// whole graph directory recomputes its results once.
+fn dir_identity(dir: &Path) -> Result<(u64, u64)> {
+    use std::os::unix::fs::MetadataExt;
+    let meta = std::fs::metadata(dir).map_err(|e| Error::io(dir, "stat", e))?;
+    Ok((meta.dev(), meta.ino()))
+}
+
+/// The saved form of `m` (current as of batch `m.seq()`, for a graph of `n` vertices in the
+/// directory of identity `origin`), which [`write_saved`] writes.
 ///
-/// Layout: `OCGMAIN1`, seq (u64), vertex count (u64), name length (u32) and name, payload
-/// length (u64) and payload ([`Maintained::encode`]), then the CRC-32C of everything before.
-fn saved_form(name: &str, n: u64, m: &dyn Maintained) -> Vec<u8> {
+/// Layout: `OCGMAIN2`, seq (u64), vertex count (u64), the directory's device and inode numbers
+/// (u64 each), name length (u32) and name, payload length (u64) and payload
+/// ([`Maintained::encode`]), then the CRC-32C of everything before.
+fn saved_form(name: &str, n: u64, origin: (u64, u64), m: &dyn Maintained) -> Vec<u8> {
     let payload = m.encode();
     let mut buf = Vec::with_capacity(payload.len() + 64);
     buf.extend_from_slice(MAGIC);
     bytes::put_u64(&mut buf, m.seq());
     bytes::put_u64(&mut buf, n);
+    bytes::put_u64(&mut buf, origin.0);
+    bytes::put_u64(&mut buf, origin.1);
     buf.extend_from_slice(&(name.len() as u32).to_le_bytes());
     buf.extend_from_slice(name.as_bytes());
     bytes::put_u64(&mut buf, payload.len() as u64);
@@ -268,10 +281,12 @@ fn remove_unfinished_saves(dir: &Path) {
     }
 }
 
-/// The result saved at `path` when it is valid and current for `snap` (same batch sequence
-/// number and vertex count); `None` otherwise (missing, torn, corrupt or stale files included).
-fn load_from(path: &Path, spec: &Spec, snap: &Snapshot) -> Option<Box<dyn Maintained>> {
-    let buf = std::fs::read(path).ok()?;
+/// The result saved in the graph directory `dir` when it is valid and current for `snap`
+/// (saved in this directory, same batch sequence number and vertex count); `None` otherwise
+/// (missing, torn, corrupt, stale or copied files included).
+fn load_from(dir: &Path, spec: &Spec, snap: &Snapshot) -> Option<Box<dyn Maintained>> {
+    let origin = dir_identity(dir).ok()?;
+    let buf = std::fs::read(saved_path(dir, spec)).ok()?;
     let (body, crc) = buf.split_last_chunk::<4>()?;
     if crc32c::crc32c(body) != u32::from_le_bytes(*crc) {
         return None;
@@ -279,6 +294,7 @@ fn load_from(path: &Path, spec: &Spec, snap: &Snapshot) -> Option<Box<dyn Mainta
     let mut b = body.strip_prefix(MAGIC.as_slice())?;
     let seq = bytes::get_u64(&mut b)?;
     let n = bytes::get_u64(&mut b)?;
+    let saved_in = (bytes::get_u64(&mut b)?, bytes::get_u64(&mut b)?);
     let len = bytes::get_u32(&mut b)? as usize;
     let name = b.get(..len)?;
     b = &b[len..];
@@ -286,6 +302,7 @@ fn load_from(path: &Path, spec: &Spec, snap: &Snapshot) -> Option<Box<dyn Mainta
     if name != spec.name().as_bytes()
         || seq != snap.seq()
         || n != snap.num_vertices() as u64
+        || saved_in != origin
         || b.len() != plen
     {
         return None;
@@ -408,7 +425,7 @@ impl Maintainer {
         let slot = Arc::new(Slot { state: Mutex::new(None), failed: AtomicBool::new(false), queue });
         let (id, snap) = w.subscribe(slot.clone())?;
         remove_unfinished_saves(&w.path().join(MAINTAINED_DIR));
-        let saved = load_from(&saved_path(w.path(), &spec), &spec, &snap);
+        let saved = load_from(w.path(), &spec, &snap);
         let loaded = saved.is_some();
         let m = match saved {
             Some(m) => m,
@@ -496,8 +513,10 @@ impl Maintainer {
     pub fn save(&self, w: &WritableGraph) -> Result<PathBuf> {
         w.check_process()?;
         let path = saved_path(w.path(), &self.spec);
-        let (seq, saved) =
-            self.with(w, u64::MAX, |m| (m.seq(), saved_form(&self.spec.name(), m.result().len() as u64, m)))?;
+        let origin = dir_identity(w.path())?;
+        let (seq, saved) = self.with(w, u64::MAX, |m| {
+            (m.seq(), saved_form(&self.spec.name(), m.result().len() as u64, origin, m))
+        })?;
         // The log is made durable up to the result's batch before the file claims it: the
         // result may include batches another thread committed after any earlier sync, and a
         // file claiming a batch the log could still lose would be loaded after a crash as
