@@ -137,6 +137,18 @@ fn integer_ids_and_identity_graphs_update_by_id() {
     assert_eq!(g.num_vertices(), 5);
     assert_eq!(&g.snapshot().out().neighbors(4)[..], &[1]);
     assert_eq!(g.original_id(4).unwrap(), i(4));
+    // An id that would make the graph mostly empty vertices (4.29 billion for a few edges,
+    // whose values every kernel then allocates) is refused, as the import refuses it, and the
+    // graph is unchanged; added first with `add_vertices`, the id is a vertex like any other.
+    let far = (1u64 << 24) + 7;
+    let e = g.add_edges_by_id(&[(i(0), i(u32::MAX as u64 - 1))], None).unwrap_err().to_string();
+    assert!(e.contains("mostly empty vertices") && e.contains("add_vertices(4294967290)"), "{e}");
+    let e = g.add_edges_by_id(&[(i(0), i(far))], None).unwrap_err().to_string();
+    assert!(e.contains("add_vertices"), "{e}");
+    assert_eq!(g.num_vertices(), 5);
+    g.add_vertices((far - 4) as u32).unwrap();
+    g.add_edges_by_id(&[(i(0), i(far))], None).unwrap();
+    assert_eq!(&g.snapshot().out().neighbors(far as u32)[..], &[0]);
 }
 
 /// A name logged for a batch that never reached the WAL (the process died in between) is cut

@@ -41,7 +41,7 @@ use crate::graph::{Adjacency, Graph, OpenOptions, Vertex};
 use crate::ids::{IdLookup, OriginalId};
 use crate::ingest::{
     build_grid_unlocked, compress_adjacency_unlocked, copies_block_size, index_hubs_unlocked,
-    pack_copy_unlocked, GridOptions, NoProgress,
+    pack_copy_unlocked, sparse_ids_problem, GridOptions, NoProgress,
 };
 use crate::page::BackendKind;
 
@@ -657,7 +657,9 @@ impl WritableGraph {
 
     /// Looks up `ids` (under the names lock). With `create`, unknown ids get new vertices:
     /// on relabelled graphs one per distinct unknown id, numbered in order of first
-    /// appearance; on identity graphs an integer id `i` past the end adds vertices up to `i`.
+    /// appearance; on identity graphs an integer id `i` past the end adds vertices up to `i`,
+    /// unless the graph would then be mostly empty vertices by the import's rule
+    /// ([`sparse_ids_problem`]): that growth is asked for with `add_vertices` first.
     fn resolve(&self, names: &mut Names, ids: &[&OriginalId], create: bool) -> Result<Resolved> {
         let n = self.num_vertices() as u64;
         let mut out =
@@ -682,6 +684,17 @@ impl WritableGraph {
                     }
                 };
                 out.vertices.push(v);
+            }
+            let edges = self.snapshot().num_edges() + ids.len() as u64 / 2;
+            if end > n && sparse_ids_problem(end, edges, self.is_directed()).is_some() {
+                return Err(Error::invalid(format!(
+                    "vertex id {} would grow the graph from {n} to {end} vertices for {edges} edges, \
+                     mostly empty vertices (whose offsets a compaction writes, and whose values \
+                     every kernel allocates); add them first with add_vertices({}) \
+                     (`ocgraph update --add-vertices`) if that is meant",
+                    end - 1,
+                    end - n
+                )));
             }
             out.new_count = (end - n) as u32;
             return Ok(out);
