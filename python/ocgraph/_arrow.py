@@ -489,8 +489,8 @@ def from_parquet(
 ) -> Graph:
     """Builds a graph at ``path`` from a Parquet file of edges, streaming its row groups, and
     opens it. The arguments are those of :func:`from_arrow`; only the named columns are read.
-    A file that cannot be opened raises :class:`OcgraphIOError`, one that is not Parquet
-    :class:`InputError`."""
+    A file that cannot be opened (missing, unreadable) raises :class:`OcgraphIOError`, one that
+    is not Parquet (a directory, a damaged footer) :class:`InputError`."""
     pa = _pa()
     import pyarrow.parquet as pq
 

@@ -165,8 +165,10 @@ def _named_size(name: str) -> int | None:
     is not one (the native call refuses it)."""
     fixed = {"triangle": 3, "wedge": 3, "diamond": 4, "tailed-triangle": 4}
     k, _, kind = name.partition("-")
-    if kind in ("clique", "cycle", "path", "star") and k.isdigit():
-        return int(k)
+    # ASCII digits only (`int` refuses others that `isdigit` takes), and only sizes a pattern
+    # can have: the native call refuses the rest by name.
+    if kind in ("clique", "cycle", "path", "star") and k.isascii() and k.isdigit():
+        return int(k) if 2 <= int(k) <= MAX_PATTERN_VERTICES else None
     return fixed.get(name)
 
 

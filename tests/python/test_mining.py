@@ -296,6 +296,11 @@ def test_named_patterns_take_pattern_labels_in_their_vertex_order(graphs, tmp_pa
                 rows = g.match(name, induced=induced, labels=labels, pattern_labels=pl)
                 assert {key(r, edges) for r in rows.tolist()} == want
                 assert g.count_matches(name, induced=induced, labels=labels, pattern_labels=pl) == len(want)
+        # Names that are no pattern are refused by name, with or without pattern labels (a
+        # superscript digit raised ValueError; a huge K with a mapping built a list of K labels).
+        for name in ("\u00b2-clique", "99999999999-clique", "9-clique", "1-path"):
+            with pytest.raises(ocgraph.InvalidArgumentError, match="unknown pattern"):
+                g.count_matches(name, labels=labels, pattern_labels={0: 1})
     # A watch sees this handle's batches only: a read-only one is refused, as maintain() is.
     ocgraph.from_edges([0, 1], [1, 2], tmp_path / "w", directed=False).close()
     with ocgraph.open(tmp_path / "w") as g, pytest.raises(ocgraph.InvalidArgumentError, match="read-only"):
