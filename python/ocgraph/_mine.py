@@ -114,14 +114,18 @@ def _labels_of(given: Any, k: int | None) -> list | None:
     if given is None:
         return None
     if isinstance(given, Mapping):
-        stray = [v for v in given if k is not None and v not in range(k)]
-        if stray:
-            raise InvalidArgumentError(
-                f"pattern_labels names {stray[0]!r}, not a pattern vertex (0 .. {k - 1})"
-            )
-        given = [given.get(v) for v in range(k or 0)]
+        given = [] if k is None else _in_order(given, range(k), f"a pattern vertex (0 .. {k - 1})")
     labels = [_pattern_label(x) for x in given]
     return None if len(labels) == k and all(x is None for x in labels) else labels
+
+
+def _in_order(given: Mapping, keys: Any, what: str) -> list:
+    """The values of the ``pattern_labels`` mapping ``given`` in the order of ``keys`` (None for
+    a key it lacks); a key of ``given`` not among ``keys`` (``what`` names them) is refused."""
+    stray = [key for key in given if key not in keys]
+    if stray:
+        raise InvalidArgumentError(f"pattern_labels names {stray[0]!r}, not {what}")
+    return [given.get(key) for key in keys]
 
 
 def _is_graph_object(pattern: Any) -> bool:
@@ -149,10 +153,7 @@ def _graph_pattern(pattern: Any, pattern_labels: Any) -> tuple[list[tuple[int, i
     if lonely:
         raise InvalidArgumentError(f"pattern vertex {lonely[0]!r} has no edge (patterns are connected)")
     if isinstance(pattern_labels, Mapping):
-        stray = [node for node in pattern_labels if node not in index]
-        if stray:
-            raise InvalidArgumentError(f"pattern_labels names {stray[0]!r}, not a node of the pattern graph")
-        pattern_labels = [pattern_labels.get(node) for node in nodes]
+        pattern_labels = _in_order(pattern_labels, nodes, "a node of the pattern graph")
     if pattern_labels is None and hasattr(pattern.nodes, "data"):
         found = [attrs.get("label") for _node, attrs in pattern.nodes(data=True)]
         if any(x is not None for x in found):
