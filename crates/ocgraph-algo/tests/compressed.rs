@@ -5,11 +5,9 @@
 //! file is refused by `check_graph` and on open, and a corrupted block fails the read that
 //! decodes it with an error naming the file.
 
-mod common;
-
 use std::path::Path;
 
-use common::{bfs_distances, random_graph, TestGraph};
+use crate::common::{bfs_distances, random_graph, TestGraph};
 use ocgraph_algo::{bfs, pagerank, sssp, triangle_count, wcc, PageRankOptions};
 use ocgraph_core::format::{check_graph, FileRole};
 use ocgraph_core::ingest::{

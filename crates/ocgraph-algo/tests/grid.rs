@@ -3,9 +3,7 @@
 //! of the block, through pools far smaller than the graph, compressed and not; compaction
 //! rebuilds the grid; corrupted grid files are refused by `check` and on open.
 
-mod common;
-
-use common::{arb_graph, pool, random_graph, store, TestGraph};
+use crate::common::{arb_graph, pool, random_graph, store, TestGraph};
 use ocgraph_algo::{
     pagerank, pagerank_grid, spmv, spmv_grid, verify_pagerank, verify_spmv, wcc, wcc_grid, PageRankMethod,
     PageRankOptions,
@@ -134,7 +132,7 @@ fn compaction_rebuilds_the_grid_of_the_new_base() {
     arcs.sort_unstable();
     arcs.dedup();
     let (s, d): (Vec<Vertex>, Vec<Vertex>) = arcs.iter().copied().unzip();
-    let simple = common::Csr::from_arcs(
+    let simple = crate::common::Csr::from_arcs(
         3_000,
         &s.iter().zip(&d).map(|(&a, &b)| (a, b, 1.0)).collect::<Vec<_>>(),
         false,

@@ -5,9 +5,7 @@
 //! compaction indexes the new base; a corrupted index is refused by `check` and by a kernel
 //! (naming the file); removing it leaves the graph as it was.
 
-mod common;
-
-use common::{bfs_distances, pool, random_graph, store, TestGraph};
+use crate::common::{bfs_distances, pool, random_graph, store, TestGraph};
 use ocgraph_algo::{bfs, bfs_with_hubs, verify_bfs, verify_wcc, wcc, wcc_with_hubs};
 use ocgraph_core::format::check_graph;
 use ocgraph_core::ingest::{index_hubs, remove_hubs, NoProgress};

@@ -2,9 +2,7 @@
 //! undirected, isolated vertices, self-loops, duplicate edges), and every verifier against a
 //! deliberately corrupted result.
 
-mod common;
-
-use common::{arb_graph, bfs_distances, random_graph, store, TestGraph};
+use crate::common::{arb_graph, bfs_distances, random_graph, store, TestGraph};
 use ocgraph_algo::*;
 use ocgraph_core::{Adjacency, Graph, Vertex};
 use proptest::prelude::*;

@@ -3,11 +3,9 @@
 //! census, user patterns (edge- and vertex-induced, labelled), and watched patterns over random
 //! update streams (on snapshots, and on the watch's own store); plus cliques and motifs through a buffer pool of 10% of a stored graph.
 
-mod common;
-
 use std::collections::BTreeSet;
 
-use common::{random_graph, TestGraph};
+use crate::common::{random_graph, TestGraph};
 use ocgraph_algo::mine::{
     count_cliques, count_matches, list_cliques, list_matches, motif_census, triad_census, MatchOptions,
     Pattern, Watch, WatchStore,

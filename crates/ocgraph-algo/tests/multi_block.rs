@@ -3,9 +3,7 @@
 //! several delta-stepping buckets are all exercised; results are checked against the serial
 //! verifiers and plain references.
 
-mod common;
-
-use common::{bfs_distances, random_graph, TestGraph};
+use crate::common::{bfs_distances, random_graph, TestGraph};
 use ocgraph_algo::*;
 use ocgraph_core::Vertex;
 

@@ -5,9 +5,7 @@
 //! new base again; a corrupted copy is refused by `check`; removing the copies leaves a plain
 //! graph.
 
-mod common;
-
-use common::{bfs_distances, pool, random_graph, store};
+use crate::common::{bfs_distances, pool, random_graph, store};
 use ocgraph_algo::{bfs, pagerank, sssp, wcc, PageRankOptions};
 use ocgraph_core::format::check_graph;
 use ocgraph_core::ingest::{pack_copy, remove_packed_copy, NoProgress};

@@ -97,15 +97,16 @@ fn manifest(n: u64, arcs: u64, directed: bool, weighted: bool) -> Manifest {
 
 fn backends() -> Vec<BackendKind> {
     let mut b = vec![BackendKind::Mmap { advice: ocgraph_core::page::Advice::Normal }];
+    // Every policy with 2, 5 and 1000 frames of 4 KiB, and with 5 frames of 16 KiB (a page
+    // spanning several lists' pieces).
+    let shapes = [(4096usize, 2u64), (4096, 5), (4096, 1000), (16384, 5)];
     for policy in POLICY_NAMES {
-        for page_size in [4096usize, 16384] {
-            for frames in [2u64, 5, 1000] {
-                b.push(BackendKind::Pool {
-                    capacity: frames * page_size as u64,
-                    page_size,
-                    policy: policy.into(),
-                });
-            }
+        for (page_size, frames) in shapes {
+            b.push(BackendKind::Pool {
+                capacity: frames * page_size as u64,
+                page_size,
+                policy: policy.into(),
+            });
         }
     }
     b
