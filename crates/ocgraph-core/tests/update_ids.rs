@@ -184,6 +184,22 @@ fn a_name_without_its_batch_is_dropped_on_reopen() {
         seen.insert(g.original_id(v).unwrap(), v);
     }
     assert_eq!(seen.len(), 4);
+    g.close().unwrap();
+    // A damaged record is named by its offset ("c", the first record, with a flipped byte),
+    // and a log cut short by what it holds.
+    let logged = std::fs::read(&log).unwrap();
+    let mut bad = logged.clone();
+    bad[9] ^= 1;
+    std::fs::write(&log, &bad).unwrap();
+    let e = WritableGraph::open(&dir, &opts()).err().unwrap().to_string();
+    let want =
+        format!("names 0 added vertices but the graph has 2 (a damaged record at byte 0 of {})", bad.len());
+    assert!(e.contains("ids.log") && e.contains(&want), "{e}");
+    std::fs::write(&log, &logged[..good.len()]).unwrap();
+    let e = WritableGraph::open(&dir, &opts()).err().unwrap().to_string();
+    let want =
+        format!("names 1 added vertices but the graph has 2 (its {} bytes hold no more records)", good.len());
+    assert!(e.contains(&want), "{e}");
 }
 
 /// String ids are loaded whole and checked against their checksum (a flipped byte would

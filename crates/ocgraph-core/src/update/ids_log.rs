@@ -82,10 +82,34 @@ fn decode(b: &[u8], kind: IdMapKind) -> Option<(Vertex, OriginalId, usize)> {
     Some((v, id, 12 + len))
 }
 
-/// Reads the valid records of `path` for a base of `base_n` vertices: the ids of vertices
-/// `base_n..` in order, with each record's end offset. Stops at the first torn, corrupt or
-/// out-of-order record.
-fn read_log(path: &Path, kind: IdMapKind, base_n: u64) -> Result<(Vec<OriginalId>, Vec<u64>)> {
+/// The valid records of a log: the ids of vertices `base_n..` in order, each record's end
+/// offset, and where reading stopped (the file's length, or the offset of the first torn,
+/// corrupt or out-of-order record).
+struct Records {
+    ids: Vec<OriginalId>,
+    ends: Vec<u64>,
+    stop: u64,
+    file_len: u64,
+}
+
+impl Records {
+    /// The error for a log naming fewer than the `want` added vertices the graph has.
+    fn too_few(&self, path: &Path, want: usize) -> Error {
+        let why = if self.stop < self.file_len {
+            format!("a damaged record at byte {} of {}", self.stop, self.file_len)
+        } else {
+            format!("its {} bytes hold no more records", self.file_len)
+        };
+        Error::format(
+            path,
+            format!("names {} added vertices but the graph has {want} ({why})", self.ids.len()),
+        )
+    }
+}
+
+/// Reads the valid records of `path` for a base of `base_n` vertices (see [`Records`]). Stops
+/// at the first torn, corrupt or out-of-order record.
+fn read_log(path: &Path, kind: IdMapKind, base_n: u64) -> Result<Records> {
     let bytes = match std::fs::read(path) {
         Ok(b) => b,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
@@ -105,7 +129,7 @@ fn read_log(path: &Path, kind: IdMapKind, base_n: u64) -> Result<(Vec<OriginalId
         }
         at += len;
     }
-    Ok((ids, ends))
+    Ok(Records { ids, ends, stop: at as u64, file_len: bytes.len() as u64 })
 }
 
 /// The original ids of the vertices `base_n..num_vertices` of the graph at `dir` (for readers
@@ -120,16 +144,13 @@ pub fn read_added_ids(
         return Ok(Vec::new());
     }
     let path = dir.join(IDS_LOG);
-    let (mut ids, _) = read_log(&path, kind, base_n)?;
+    let mut records = read_log(&path, kind, base_n)?;
     let want = (num_vertices - base_n) as usize;
-    if ids.len() < want {
-        return Err(Error::format(
-            &path,
-            format!("names {} added vertices but the graph has {want}", ids.len()),
-        ));
+    if records.ids.len() < want {
+        return Err(records.too_few(&path, want));
     }
-    ids.truncate(want);
-    Ok(ids)
+    records.ids.truncate(want);
+    Ok(records.ids)
 }
 
 impl AddedIds {
@@ -144,22 +165,27 @@ impl AddedIds {
         recover: bool,
     ) -> Result<AddedIds> {
         let path = dir.join(IDS_LOG);
-        let (ids, ends) = if kind == IdMapKind::Identity {
-            (Vec::new(), Vec::new())
+        let records = if kind == IdMapKind::Identity {
+            Records { ids: Vec::new(), ends: Vec::new(), stop: 0, file_len: 0 }
         } else {
             read_log(&path, kind, base_n)?
         };
-        let mut added = AddedIds { path, kind, base_n, ids: Vec::new(), index: HashMap::new(), len: 0, ends };
-        for (i, id) in ids.into_iter().enumerate() {
+        let want = num_vertices.saturating_sub(base_n) as usize;
+        if kind != IdMapKind::Identity && records.ids.len() < want {
+            return Err(records.too_few(&path, want));
+        }
+        let mut added = AddedIds {
+            path,
+            kind,
+            base_n,
+            ids: Vec::new(),
+            index: HashMap::new(),
+            len: 0,
+            ends: records.ends,
+        };
+        for (i, id) in records.ids.into_iter().enumerate() {
             added.index.insert(id.clone(), (base_n + i as u64) as Vertex);
             added.ids.push(id);
-        }
-        let want = num_vertices.saturating_sub(base_n) as usize;
-        if kind != IdMapKind::Identity && added.ids.len() < want {
-            return Err(Error::format(
-                &added.path,
-                format!("names {} added vertices but the graph has {want}", added.ids.len()),
-            ));
         }
         let keep = added.ids.len().min(want);
         if recover {
