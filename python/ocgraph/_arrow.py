@@ -24,7 +24,7 @@ import numpy as np
 
 from . import _ocgraph
 from ._args import as_float32, int_arg, overlaps
-from ._errors import InputError, InvalidArgumentError, OcgraphIOError
+from ._errors import InputError, InvalidArgumentError, io_error
 from ._graph import Graph, PathLike, Size
 
 __all__ = ["from_arrow", "from_pandas", "from_parquet"]
@@ -509,7 +509,7 @@ def from_parquet(
         # errno: that is the file's content, not the system's.
         if e.errno is None:
             raise InputError(f"{os.fspath(file)}: not a Parquet file ({e})") from e
-        raise OcgraphIOError(e.errno, e.strerror or str(e), os.fspath(file)) from e
+        raise io_error(f"{os.fspath(file)}: {e.strerror or e}", e.errno, os.fspath(file)) from e
     names = pf.schema_arrow.names
     for c in cols:
         if c not in names:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import os
 from pathlib import Path
 
@@ -29,6 +30,26 @@ def test_open_missing_directory(tmp_path):
         ocgraph.open(tmp_path / "nope")
     assert "nope" in str(e.value)
     assert e.value.filename.endswith("nope")
+    # Also Python's own subclass for the errno, as the built-in open raises.
+    assert isinstance(e.value, FileNotFoundError) and e.value.errno == errno.ENOENT
+    with pytest.raises(FileNotFoundError):
+        ocgraph.import_edges(tmp_path / "missing.txt", tmp_path / "g")
+    with pytest.raises(FileNotFoundError):
+        ocgraph.from_parquet(tmp_path / "missing.parquet", tmp_path / "g")
+
+
+def test_writing_over_a_graph_is_a_file_exists_error(tmp_path):
+    ocgraph.from_edges([0], [1], tmp_path / "g")
+    with pytest.raises(FileExistsError) as e:
+        ocgraph.from_edges([0], [2], tmp_path / "g")
+    assert isinstance(e.value, ocgraph.OcgraphIOError) and e.value.errno == errno.EEXIST
+    assert e.value.filename.endswith("g")
+    # Other I/O errors keep the base class alone.
+    (tmp_path / "file").write_text("x")
+    with pytest.raises(ocgraph.OcgraphIOError) as e:
+        ocgraph.open(tmp_path / "file" / "g")
+    assert not isinstance(e.value, (FileNotFoundError, FileExistsError, PermissionError))
+    assert e.value.errno == errno.ENOTDIR
 
 
 def test_open_corrupt_graph(tmp_path):

@@ -10,7 +10,8 @@ use pyo3::prelude::*;
 use pyo3::sync::GILOnceCell;
 use pyo3::types::PyType;
 
-/// The exception classes of `ocgraph._errors`, looked up once.
+/// The exception classes of `ocgraph._errors` (and its constructor of I/O errors), looked up
+/// once.
 struct Classes {
     base: Py<PyType>,
     format: Py<PyType>,
@@ -18,6 +19,7 @@ struct Classes {
     io: Py<PyType>,
     invalid: Py<PyType>,
     vertex: Py<PyType>,
+    io_error: Py<PyAny>,
 }
 
 static CLASSES: GILOnceCell<Classes> = GILOnceCell::new();
@@ -34,6 +36,7 @@ fn classes(py: Python<'_>) -> PyResult<&Classes> {
             io: get("OcgraphIOError")?,
             invalid: get("InvalidArgumentError")?,
             vertex: get("VertexError")?,
+            io_error: m.getattr("io_error")?.unbind(),
         })
     })
 }
@@ -53,26 +56,40 @@ fn make(py: Python<'_>, pick: impl FnOnce(&Classes) -> &Py<PyType>, msg: String)
     }
 }
 
-/// Converts an engine error to the matching `ocgraph` exception. `OcgraphIOError` gets the
-/// `errno` and `filename` attributes of `OSError` filled in.
+/// Converts an engine error to the matching `ocgraph` exception. An I/O error is built by
+/// `ocgraph._errors.io_error`, which picks its subclass by `errno` (`FileNotFoundError`...) and
+/// fills in the `errno` and `filename` attributes of `OSError`.
 pub(crate) fn to_pyerr(err: Error) -> PyErr {
     Python::with_gil(|py| {
         let msg = err.to_string();
-        let exc = match err.kind() {
-            ErrorKind::Io => make(py, |c| &c.io, msg),
-            ErrorKind::Input => make(py, |c| &c.input, msg),
-            ErrorKind::Format => make(py, |c| &c.format, msg),
-            ErrorKind::InvalidArgument => make(py, |c| &c.invalid, msg),
-        };
-        if let Error::Io { path, source, .. } = &err {
-            let value = exc.value(py);
-            if let Some(code) = source.raw_os_error() {
-                let _ = value.setattr("errno", code);
-            }
-            let _ = value.setattr("filename", path.to_string_lossy().into_owned());
+        match (&err, err.kind()) {
+            (Error::Io { path, source, .. }, _) => io_error(py, msg, errno(source), &path.to_string_lossy()),
+            (_, ErrorKind::Io) => make(py, |c| &c.io, msg),
+            (_, ErrorKind::Input) => make(py, |c| &c.input, msg),
+            (_, ErrorKind::Format) => make(py, |c| &c.format, msg),
+            (_, ErrorKind::InvalidArgument) => make(py, |c| &c.invalid, msg),
         }
-        exc
     })
+}
+
+/// The errno of `e`: its OS error code, or for an error made without one (a file found in
+/// the way by the writer) the code of its kind.
+fn errno(e: &std::io::Error) -> Option<i32> {
+    e.raw_os_error().or(match e.kind() {
+        std::io::ErrorKind::NotFound => Some(libc::ENOENT),
+        std::io::ErrorKind::AlreadyExists => Some(libc::EEXIST),
+        std::io::ErrorKind::PermissionDenied => Some(libc::EACCES),
+        _ => None,
+    })
+}
+
+/// `ocgraph._errors.io_error(msg, code, filename)`, falling back to a plain `OcgraphIOError`.
+fn io_error(py: Python<'_>, msg: String, code: Option<i32>, filename: &str) -> PyErr {
+    let made = classes(py).and_then(|c| c.io_error.bind(py).call1((msg.clone(), code, filename)));
+    match made {
+        Ok(obj) => PyErr::from_value(obj),
+        Err(_) => make(py, |c| &c.io, msg),
+    }
 }
 
 /// An `InvalidArgumentError` with `msg`.

@@ -27,7 +27,7 @@ import numpy as np
 
 from .. import Error
 from .._args import overlaps
-from .._errors import InvalidArgumentError, OcgraphIOError
+from .._errors import InvalidArgumentError, io_error
 from . import (
     DESIGNS,
     SparkGraph,
@@ -170,7 +170,7 @@ def _write(path: str, result: np.ndarray) -> None:
     except OSError as e:
         if os.path.exists(tmp):
             os.remove(tmp)
-        raise OcgraphIOError(f"--out {path}: {e.strerror or e}") from None
+        raise io_error(f"--out {path}: {e.strerror or e}", e.errno, path) from None
 
 
 def _run(a: argparse.Namespace) -> None:

@@ -15,6 +15,7 @@ Vertex ids are ocgraph's dense ids ``0 .. n-1``; ``original_id`` holds the ids o
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import secrets
@@ -23,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from .._args import U32_MAX, int_arg, overlaps
-from .._errors import FormatError, OcgraphIOError
+from .._errors import FormatError, OcgraphIOError, io_error
 
 __all__ = ["export_parquet", "import_parquet", "is_dataset", "negative_arc", "read_meta"]
 
@@ -222,7 +223,7 @@ def _export(g: Any, out: str, partitions: int, overwrite: bool) -> dict:
     info = fs.get_file_info(root)
     check_target(str(out), g.path, "out")
     if info.type != pa.fs.FileType.NotFound and not overwrite:
-        raise OcgraphIOError(f"{out} exists (pass overwrite=True to replace it)")
+        raise io_error(f"{out} exists (pass overwrite=True to replace it)", errno.EEXIST, str(out))
     token = secrets.token_hex(16)
     local = isinstance(fs, pa.fs.LocalFileSystem)
     if local:
@@ -235,7 +236,7 @@ def _export(g: Any, out: str, partitions: int, overwrite: bool) -> dict:
         _delete(fs, root)
         if isinstance(e, OSError) and not isinstance(e, OcgraphIOError):
             # pyarrow's write errors (a full disk) name no file: name the dataset.
-            raise OcgraphIOError(f"{out}: write failed: {e}") from e
+            raise io_error(f"{out}: write failed: {e}", e.errno, str(out)) from e
         raise
     if local:
         _delete(fs, final)
