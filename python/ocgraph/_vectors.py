@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from ._args import unmasked
-from ._errors import InvalidArgumentError
+from ._errors import InvalidArgumentError, VertexError
 
 
 def by_vertex(values: Any, original_ids: Callable[[], Any], what: str, missing: float | None = None) -> Any:
@@ -77,7 +77,7 @@ def _vector(personalization: Any, n: int) -> np.ndarray:
                     f"personalization maps vertex ids (ints) to numbers, got {v!r}: {x!r}"
                 ) from e
             if not 0 <= i < n:
-                raise InvalidArgumentError(f"personalization vertex {v} out of range")
+                raise VertexError(f"personalization vertex {v} out of range (the graph has {n} vertices)")
             p[i] = w
         return p
     given = unmasked("personalization", personalization)

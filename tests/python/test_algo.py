@@ -108,6 +108,10 @@ def test_pagerank_personalization(graphs):
     np.testing.assert_allclose(g.pagerank(damping=0.7, personalization=arr, tol=1e-8, max_iter=200), got)
     with pytest.raises(ocgraph.InvalidArgumentError):
         g.pagerank(personalization=np.ones(3))
+    # A key outside the graph is a vertex error, as for every other vertex argument.
+    for v in (g.num_vertices, -1):
+        with pytest.raises(ocgraph.VertexError, match=f"personalization vertex {v} out of range"):
+            g.pagerank(personalization={v: 1.0})
     # Finite values whose sum overflows float64: the same direction, so the same scores.
     np.testing.assert_allclose(
         g.pagerank(damping=0.7, personalization={0: 1e308, 3: 1.5e308}, tol=1e-8, max_iter=200),

@@ -432,6 +432,10 @@ fn a_header_line_in_a_text_edge_list_is_refused() {
     assert!(m.contains("h.txt:2:") && m.contains("'src dst' looks like a header"), "{m}");
     // String ids throughout are fine.
     assert_eq!(imports("s.txt", b"a b\nb c\n", &opts()).num_vertices, 3);
+    // A first line with one string id above integer lines is an edge, and makes every id a
+    // string (the remedy the error for a later string id gives).
+    assert!(fails("late.txt", b"0 1\n1 x\n2 3\n", &opts(), ErrorKind::Input).contains("late.txt:2:"));
+    assert_eq!(imports("first.txt", b"1 x\n0 1\n2 3\n", &opts()).num_vertices, 5);
 }
 
 #[test]

@@ -675,11 +675,13 @@ fn scan(
                 }
             }
             // A first line of words above lines of integer ids (up to 8 looked at) is a header,
-            // which a text edge list cannot have.
+            // which a text edge list cannot have. A first line with one integer id (`1 x`) is an
+            // edge: string ids are chosen by a first line holding one.
             let int_line = |c: &Vec<&[u8]>| c.len() >= 2 && is_integer(c[0]) && is_integer(c[1]);
+            let words = |c: &Vec<&[u8]>| c.len() >= 2 && !is_integer(c[0]) && !is_integer(c[1]);
             if let [(at, a), rest @ ..] = &first[..] {
                 if format == InputFormat::Text
-                    && !int_line(a)
+                    && words(a)
                     && !rest.is_empty()
                     && rest.iter().all(|(_, c)| int_line(c))
                 {
