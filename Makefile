@@ -74,10 +74,12 @@ test test-python: MATURIN_FLAGS = $(TEST_MATURIN_FLAGS)
 test-rust:
 	$(CARGO) test --workspace --exclude ocgraph-py
 
-# The Python tests also drive the CLI (Parquet/CSV import, the README's tour).
+# The Python tests also drive the CLI (Parquet/CSV import, the README's tour). They run in two
+# processes, a file's tests in one (so the Spark tests share one Spark session): the Spark tests
+# wait on Spark's scheduling more than they compute, and the other files run meanwhile.
 test-python: setup
 	$(CARGO) test --workspace --exclude ocgraph-py --no-run
-	OCGRAPH_BIN=$(TEST_OCGRAPH_BIN) $(VPY) -m pytest tests/python -q --durations=10
+	OCGRAPH_BIN=$(TEST_OCGRAPH_BIN) $(VPY) -m pytest tests/python -q -n 2 --dist loadfile --durations=10
 
 demo: setup cli
 	@mkdir -p $(DEMO_DIR)
