@@ -80,6 +80,11 @@ impl Error {
         Error::Format { path: path.into(), offset: None, msg: msg.into() }
     }
 
+    /// Shorthand for an [`Error::Input`] about a whole file (no line or offset).
+    pub fn input(path: impl Into<PathBuf>, msg: impl Into<String>) -> Self {
+        Error::Input { path: path.into(), line: None, offset: None, msg: msg.into() }
+    }
+
     /// Shorthand for an [`Error::Input`] at a 1-based line.
     pub fn input_line(path: impl Into<PathBuf>, line: u64, msg: impl Into<String>) -> Self {
         Error::Input { path: path.into(), line: Some(line), offset: None, msg: msg.into() }

@@ -351,7 +351,7 @@ pub(crate) fn read_pattern(spec: &str) -> Result<Pattern> {
     let labels = (!label_lines.is_empty()).then_some(labels);
     // What is wrong with the pattern as a whole (not connected, a self-loop) is the file's.
     Pattern::from_edges(&edges, labels).map_err(|e| match e {
-        Error::InvalidArgument(msg) => Error::Input { path: path.into(), line: None, offset: None, msg },
+        Error::InvalidArgument(msg) => Error::input(path, msg),
         e => e,
     })
 }
@@ -368,12 +368,10 @@ pub(crate) fn read_labels(path: &Path, n: usize) -> Result<Vec<u32>> {
         Ok(())
     })?;
     if labels.len() != n {
-        return Err(Error::Input {
-            path: path.into(),
-            line: None,
-            offset: None,
-            msg: format!("{} labels for a graph of {n} vertices (one a line, vertex 0 first)", labels.len()),
-        });
+        return Err(Error::input(
+            path,
+            format!("{} labels for a graph of {n} vertices (one a line, vertex 0 first)", labels.len()),
+        ));
     }
     Ok(labels)
 }

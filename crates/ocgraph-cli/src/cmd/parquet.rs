@@ -54,11 +54,11 @@ pub(crate) struct ColumnNames<'a> {
 }
 
 fn perr(path: &Path, e: impl std::fmt::Display) -> Error {
-    Error::Input { path: path.into(), line: None, offset: None, msg: e.to_string() }
+    Error::input(path, e.to_string())
 }
 
 fn row_err(path: &Path, row: u64, msg: impl std::fmt::Display) -> Error {
-    Error::Input { path: path.into(), line: None, offset: None, msg: format!("row {row}: {msg}") }
+    Error::input(path, format!("row {row}: {msg}"))
 }
 
 /// A reader of the named columns of `path`, and its number of rows.

@@ -430,15 +430,13 @@ pub fn run(args: &StreamArgs) -> Result<()> {
     }
     w.close()?;
     if !unusable.is_empty() {
-        return Err(Error::Input {
-            path: args.updates.clone(),
-            line: None,
-            offset: None,
-            msg: format!(
+        return Err(Error::input(
+            &args.updates,
+            format!(
                 "the updates leave results that cannot be kept (the others were saved): {}",
                 unusable.join("; ")
             ),
-        });
+        ));
     }
     if !failed.is_empty() {
         return Err(Error::invalid(format!(

@@ -322,11 +322,11 @@ pub fn import(
         builder.reserve_vertices(n);
     }
     if found.edges == 0 && reserved == 0 {
-        return Err(Error::Input { path: input.into(), line: None, offset: None, msg: "no edges".into() });
+        return Err(Error::input(input, "no edges"));
     }
     if keep_ids && !found.strings && opts.num_vertices.is_none() && !opts.allow_sparse_ids {
         if let Some(msg) = sparse_ids_problem(builder.num_vertices(), found.edges, directed) {
-            return Err(Error::Input { path: input.into(), line: None, offset: None, msg });
+            return Err(Error::input(input, msg));
         }
     }
     let mut report = builder.finish(mapper.into_id_map(found.strings), progress)?;
@@ -366,14 +366,11 @@ fn refuse_streams(path: &Path) -> Result<()> {
     if meta.is_file() {
         return Ok(());
     }
-    Err(Error::Input {
-        path: path.into(),
-        line: None,
-        offset: None,
-        msg: "not a regular file (a pipe or a device): import reads its input more than once, so \
-              write the edges to a file first"
-            .into(),
-    })
+    Err(Error::input(
+        path,
+        "not a regular file (a pipe or a device): import reads its input more than once, so write \
+         the edges to a file first",
+    ))
 }
 
 /// Refuses a carriage return not ending a line in `data` (whose first line is line `line`):
@@ -435,13 +432,11 @@ fn detect(path: &Path, format: InputFormat) -> Result<InputFormat> {
     }
     // The tail is read only when the head has the magic.
     if !input.gzip && head[..k].starts_with(PARQUET_MAGIC) && has_parquet_magic(path) {
-        return Err(Error::Input {
-            path: path.into(),
-            line: None,
-            offset: Some(0),
-            msg: "a Parquet file (it starts and ends with PAR1): import it as Parquet (--format parquet)"
-                .into(),
-        });
+        return Err(Error::input_offset(
+            path,
+            0,
+            "a Parquet file (it starts and ends with PAR1): import it as Parquet (--format parquet)",
+        ));
     }
     let name = if input.gzip { name.strip_suffix(".gz").unwrap_or(&name).to_string() } else { name };
     let ext = name.rsplit_once('.').map_or("", |(_, e)| e);

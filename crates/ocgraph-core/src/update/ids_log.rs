@@ -85,6 +85,7 @@ fn decode(b: &[u8], kind: IdMapKind) -> Option<(Vertex, OriginalId, usize)> {
 /// The valid records of a log: the ids of vertices `base_n..` in order, each record's end
 /// offset, and where reading stopped (the file's length, or the offset of the first torn,
 /// corrupt or out-of-order record).
+#[derive(Default)]
 struct Records {
     ids: Vec<OriginalId>,
     ends: Vec<u64>,
@@ -165,11 +166,8 @@ impl AddedIds {
         recover: bool,
     ) -> Result<AddedIds> {
         let path = dir.join(IDS_LOG);
-        let records = if kind == IdMapKind::Identity {
-            Records { ids: Vec::new(), ends: Vec::new(), stop: 0, file_len: 0 }
-        } else {
-            read_log(&path, kind, base_n)?
-        };
+        let records =
+            if kind == IdMapKind::Identity { Records::default() } else { read_log(&path, kind, base_n)? };
         let want = num_vertices.saturating_sub(base_n) as usize;
         if kind != IdMapKind::Identity && records.ids.len() < want {
             return Err(records.too_few(&path, want));

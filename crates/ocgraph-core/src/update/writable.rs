@@ -685,17 +685,18 @@ impl WritableGraph {
                 };
                 out.vertices.push(v);
             }
-            let edges = || self.snapshot().num_edges() + ids.len() as u64 / 2;
-            if end > n && sparse_ids_problem(end, edges(), self.is_directed()).is_some() {
-                return Err(Error::invalid(format!(
-                    "vertex id {} would grow the graph from {n} to {end} vertices for {} edges, \
-                     mostly empty vertices (whose offsets a compaction writes, and whose values \
-                     every kernel allocates); add them first with add_vertices({}) \
-                     (`ocgraph update --add-vertices`) if that is meant",
-                    end - 1,
-                    edges(),
-                    end - n
-                )));
+            if end > n {
+                let edges = self.snapshot().num_edges() + ids.len() as u64 / 2;
+                if sparse_ids_problem(end, edges, self.is_directed()).is_some() {
+                    return Err(Error::invalid(format!(
+                        "vertex id {} would grow the graph from {n} to {end} vertices for {edges} \
+                         edges, mostly empty vertices (whose offsets a compaction writes, and whose \
+                         values every kernel allocates); add them first with add_vertices({}) \
+                         (`ocgraph update --add-vertices`) if that is meant",
+                        end - 1,
+                        end - n
+                    )));
+                }
             }
             out.new_count = (end - n) as u32;
             return Ok(out);
