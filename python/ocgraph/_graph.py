@@ -22,8 +22,9 @@ __all__ = ["Graph", "open"]
 
 def _io_since(before: dict, after: dict) -> dict:
     """The :meth:`Graph.io_stats` counters of what happened between two readings, with the
-    ratios of those counts."""
-    io = {k: v - before[k] if isinstance(v, int) else v for k, v in after.items()}
+    ratios of those counts (the pool's occupancy as of the second reading)."""
+    gauges = ("resident_bytes", "capacity_bytes")
+    io = {k: v - before[k] if isinstance(v, int) and k not in gauges else v for k, v in after.items()}
     for ratio, part, whole in [
         ("hit_ratio", "hits", "page_requests"),
         ("sequential_ratio", "sequential_reads", "read_calls"),

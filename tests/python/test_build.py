@@ -115,6 +115,27 @@ def test_backends_give_identical_neighbours(tmp_path, backend):
     assert g.io_stats()["page_requests"] == 0
 
 
+def test_pool_occupancy_stays_within_its_budget(tmp_path):
+    rng = np.random.default_rng(7)
+    src, dst, _ = random_edges(rng, 5000, 60000)
+    ocgraph.from_edges(src, dst, tmp_path / "g", num_vertices=5000)
+    files = sum(f.stat().st_size for f in (tmp_path / "g").iterdir() if f.is_file())
+    with ocgraph.open(tmp_path / "g", backend="pool", memory="64KiB") as g:
+        g.bfs(0)
+        io = g.io_stats()
+        assert 0 < io["resident_bytes"] <= io["capacity_bytes"] <= 64 * 1024
+        assert io["evictions"] > 0
+    with ocgraph.open(tmp_path / "g", backend="pool", memory=4 * files) as g:
+        g.to_scipy()
+        io = g.io_stats()
+        # Nothing had to be evicted: every page read is still held, in whole frames.
+        assert io["evictions"] == 0
+        assert 0 < io["bytes_read"] <= io["resident_bytes"] <= io["capacity_bytes"]
+    with ocgraph.open(tmp_path / "g") as g:
+        g.bfs(0)
+        assert g.io_stats()["resident_bytes"] == g.io_stats()["capacity_bytes"] == 0
+
+
 def test_overwrite(tmp_path):
     ocgraph.from_edges([0], [1], tmp_path / "g")
     with pytest.raises(ocgraph.OcgraphIOError):

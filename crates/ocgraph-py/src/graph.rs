@@ -420,7 +420,8 @@ impl PyGraph {
     }
 
     /// I/O statistics of the page backend since open or the last `reset_io_stats()`, as a dict
-    /// (backend, page_requests, hits, misses, bytes_read, read_calls, evictions, faults, ratios...).
+    /// (backend, page_requests, hits, misses, bytes_read, read_calls, evictions, faults, ratios...),
+    /// and the buffer pool's occupancy now: `resident_bytes` of `capacity_bytes` (0 on mmap).
     fn io_stats<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         let g = self.graph()?;
         let text = run(py, || Ok(g.io_stats().to_json().to_string()))?;

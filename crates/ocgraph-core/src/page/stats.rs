@@ -7,8 +7,9 @@ use serde::Serialize;
 
 /// What a page backend did since it was created or last reset.
 ///
-/// Pool backends fill the request/hit/miss/eviction counters; the mmap backend fills the
-/// fault and `/proc/self/io` counters (process-wide, as deltas since open or reset).
+/// Pool backends fill the request/hit/miss/eviction counters and their occupancy; the mmap
+/// backend fills the fault and `/proc/self/io` counters (process-wide, as deltas since open or
+/// reset).
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct IoStats {
     /// Backend name: `mmap` or `pool`.
@@ -53,6 +54,12 @@ pub struct IoStats {
     /// Pages reported shared by two worker partitions of a scan, for the replacement policy's
     /// boundary adjustment (buffer pool; summed over the reports).
     pub shared_pages: u64,
+    /// Bytes of graph pages the buffer pool holds now (frames in use times the page size; 0 on
+    /// mmap, whose resident pages the kernel keeps). A gauge, not a count since the last reset.
+    pub resident_bytes: u64,
+    /// Bytes of frames the buffer pool may hold: its budget rounded down to whole pages (0 on
+    /// mmap). `resident_bytes` never exceeds it.
+    pub capacity_bytes: u64,
 }
 
 impl IoStats {

@@ -1042,6 +1042,10 @@ impl PageSource for BufferPool {
     fn stats(&self) -> IoStats {
         let mut s = IoStats { backend: "pool".into(), ..IoStats::default() };
         self.counters.fill(&mut s);
+        let frames = self.mem.count();
+        let used = frames - self.free_len.load(Ordering::Acquire).min(frames);
+        s.resident_bytes = (used * self.page_size) as u64;
+        s.capacity_bytes = (frames * self.page_size) as u64;
         s
     }
 

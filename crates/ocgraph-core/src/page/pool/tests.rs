@@ -124,8 +124,11 @@ fn eight_threads_read_the_same_bytes() {
                     });
                 }
             });
-            assert!(pool.resident_pages() <= frames as usize);
+            let resident = pool.resident_pages();
+            assert!(resident <= frames as usize);
             let s = pool.stats();
+            assert_eq!(s.resident_bytes, resident as u64 * 4096, "{policy}");
+            assert_eq!(s.capacity_bytes, frames * 4096);
             assert_eq!(s.hits + s.misses, s.page_requests, "{policy}");
             assert_eq!(s.cold_misses + s.capacity_misses, s.misses);
         }
