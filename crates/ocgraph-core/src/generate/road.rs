@@ -32,17 +32,32 @@ pub fn road_grid(rows: u64, cols: u64, seed: u64) -> Result<RoadGrid> {
 }
 
 impl RoadGrid {
+    /// Whole rows per block while a row's edges (up to 2 per cell) fit a block, else 1.
     fn rows_per_block(&self) -> u64 {
         (BLOCK_EDGES / (2 * self.cols)).max(1)
     }
 
+    /// Columns per block: every column, or a part of a row too wide for one block (so that a
+    /// block never holds more than [`BLOCK_EDGES`] edges, whatever the grid's shape).
+    fn cols_per_block(&self) -> u64 {
+        self.cols.min(BLOCK_EDGES / 2)
+    }
+
+    /// Blocks across a row (1 unless a row is wider than a block).
+    fn blocks_per_row(&self) -> u64 {
+        self.cols.div_ceil(self.cols_per_block())
+    }
+
     fn block(&self, block: u64) -> EdgeBatch {
+        let (rows, part) = (block / self.blocks_per_row(), block % self.blocks_per_row());
         let per = self.rows_per_block();
-        let (r0, r1) = (block * per, ((block + 1) * per).min(self.rows));
+        let (r0, r1) = (rows * per, ((rows + 1) * per).min(self.rows));
+        let width = self.cols_per_block();
+        let (c0, c1) = (part * width, ((part + 1) * width).min(self.cols));
         let mut rng = block_rng(self.seed, block);
-        let mut b = EdgeBatch::with_capacity(((r1 - r0) * self.cols * 2) as usize, true);
+        let mut b = EdgeBatch::with_capacity(((r1 - r0) * (c1 - c0) * 2) as usize, true);
         for r in r0..r1 {
-            for c in 0..self.cols {
+            for c in c0..c1 {
                 let u = r * self.cols + c;
                 if c + 1 < self.cols && !rng.gen_bool(REMOVE_PROBABILITY) {
                     b.push(u as u32, (u + 1) as u32, random_weight(rng.gen()));
@@ -71,7 +86,8 @@ impl Generator for RoadGrid {
     }
 
     fn for_each_batch(&self, sink: &mut dyn FnMut(&EdgeBatch) -> Result<()>) -> Result<()> {
-        drive_blocks(self.rows.div_ceil(self.rows_per_block()), |b| self.block(b), sink)
+        let blocks = self.rows.div_ceil(self.rows_per_block()) * self.blocks_per_row();
+        drive_blocks(blocks, |b| self.block(b), sink)
     }
 }
 
@@ -138,6 +154,27 @@ mod tests {
         let a = collect(&g);
         let pool = rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
         assert_eq!(a, pool.install(|| collect(&g)));
+        // A row wider than a block is split across blocks: every grid edge once, each block
+        // within the block size.
+        let wide = road_grid(2, 3 * BLOCK_EDGES / 2 + 5, 9).unwrap();
+        assert_eq!(wide.blocks_per_row(), 4);
+        let mut largest = 0;
+        let mut seen = std::collections::HashSet::new();
+        wide.for_each_batch(&mut |b| {
+            largest = largest.max(b.len());
+            for (&u, &v) in b.src.iter().zip(&b.dst) {
+                assert!(seen.insert((u, v)), "{u}-{v} twice");
+            }
+            Ok(())
+        })
+        .unwrap();
+        assert!(largest as u64 <= BLOCK_EDGES, "a block of {largest} edges");
+        let full = 2 * (wide.cols - 1) + wide.cols;
+        assert!(
+            (full * 85 / 100..full * 95 / 100).contains(&(seen.len() as u64)),
+            "{} of {full}",
+            seen.len()
+        );
         assert!(road_grid(0, 5, 1).is_err());
         assert!(road_grid(1 << 20, 1 << 20, 1).is_err());
     }
