@@ -151,6 +151,9 @@ pub(crate) struct Core {
     me: Weak<Core>,
     /// Set when the first frame was taken (and the huge-page thread was started).
     watching: AtomicBool,
+    /// The process that opened the pool: in a child forked from it, a page its background
+    /// threads were loading at the fork stays locked ([`Core::locked_in_forked_child`]).
+    pid: u32,
 }
 
 /// The replacement policy. CLOCK, the default, is held by value so that the hit path calls its
@@ -316,6 +319,7 @@ impl BufferPool {
             prefault: Prefault::new(me.clone()),
             me: me.clone(),
             watching: AtomicBool::new(false),
+            pid: std::process::id(),
         })))
     }
 }
@@ -344,6 +348,7 @@ impl Core {
     fn pin_through(&self, file: FileId, page: u64, through: u64) -> (usize, u64) {
         let entry = &self.files[file as usize].table[page as usize];
         let mut spins = 0u32;
+        let mut waiting = None;
         loop {
             let w = entry.load(Ordering::Acquire);
             let s = table::state(w);
@@ -369,7 +374,30 @@ impl Core {
             } else {
                 // Locked by a loader or evictor (or the pin count is saturated): wait.
                 backoff(&mut spins);
+                if spins % 4096 == 0 {
+                    let since = *waiting.get_or_insert_with(std::time::Instant::now);
+                    self.locked_in_forked_child(file, page, since);
+                }
             }
+        }
+    }
+
+    /// Fails the read (as an I/O error does) when `page` has been waited for since `since` for
+    /// [`FRAME_STALL`] in a process forked from the one that opened the pool: a thread of the
+    /// parent (a read-ahead, a result maintained in the background, a compaction) held the page
+    /// locked at the fork, and no thread of the child will unlock it. In the process that
+    /// opened the pool a locked page is always unlocked by its loader.
+    #[cold]
+    fn locked_in_forked_child(&self, file: FileId, page: u64, since: std::time::Instant) {
+        if since.elapsed() >= FRAME_STALL && std::process::id() != self.pid {
+            io::fail_read(Error::invalid(format!(
+                "{}: page {page} stayed locked for {} s in this process, forked from process {} while \
+                 one of its threads was loading the page: fork while nothing runs in the background \
+                 (wait for maintained results and compaction first), or open the graph in the child",
+                self.files[file as usize].io.path.display(),
+                FRAME_STALL.as_secs(),
+                self.pid
+            )));
         }
     }
 

@@ -698,3 +698,36 @@ fn frames_take_reserved_huge_pages_when_the_system_has_them() {
         huge_pages("HugePages_Free")
     );
 }
+
+/// A page that a thread of the parent held locked at a fork is never unlocked in the child: the
+/// child's read of it fails after the stall time, naming the fork, rather than waiting forever.
+#[test]
+fn a_page_locked_at_a_fork_fails_the_childs_read() {
+    use std::sync::atomic::Ordering;
+
+    use super::table::{self, LOCKED};
+
+    let dir = tempfile::tempdir().unwrap();
+    let (files, _) = random_files(dir.path(), &[4096 * 4], 5);
+    let pool = BufferPool::open(&files, 4 * 4096, 4096, "clock").unwrap();
+    let entry = &pool.files[0].table[1];
+    let w = entry.load(Ordering::Acquire);
+    entry.store(table::with_state(w, LOCKED), Ordering::Release);
+    // SAFETY: the child only reads through the pool (whose page is locked, as a loader of the
+    // parent would leave it), formats the error and leaves with `_exit`.
+    let pid = unsafe { libc::fork() };
+    assert!(pid >= 0, "fork failed");
+    if pid == 0 {
+        let msg = catch_read_errors(|| drop(pool.read(0, 4096, 8))).err().map(|e| e.to_string());
+        let named = msg.is_some_and(|m| m.contains("stayed locked") && m.contains("forked from process"));
+        // SAFETY: ends the child without running the test harness's exit handlers.
+        unsafe { libc::_exit(if named { 0 } else { 1 }) };
+    }
+    let mut status = 0;
+    // SAFETY: waits for the child forked above.
+    assert_eq!(unsafe { libc::waitpid(pid, &mut status, 0) }, pid);
+    assert!(libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0, "child status {status}");
+    // The parent's own read waits for the loader, which here is this test.
+    entry.store(w, Ordering::Release);
+    assert_eq!(pool.read(0, 4096, 8).typed::<u8>().len(), 8);
+}
