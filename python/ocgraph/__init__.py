@@ -43,6 +43,7 @@ from ._errors import (
     InputError,
     InvalidArgumentError,
     OcgraphIOError,
+    OcgraphMemoryError,
     VertexError,
 )
 from ._graph import Graph, open
@@ -59,6 +60,7 @@ __all__ = [
     "InputError",
     "InvalidArgumentError",
     "OcgraphIOError",
+    "OcgraphMemoryError",
     "VertexError",
     "Watch",
     "__version__",

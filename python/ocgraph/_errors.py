@@ -14,6 +14,8 @@ Every error raised by the engine is an :class:`Error`; the subclasses say what k
   a closed graph...); also a :class:`ValueError`.
 - :class:`VertexError`: a vertex id outside ``0 .. num_vertices - 1``; both an
   :class:`InvalidArgumentError` and an :class:`IndexError`.
+- :class:`OcgraphMemoryError`: per-vertex state the machine cannot allocate (a kernel on
+  billions of vertices); also a :class:`MemoryError`.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ __all__ = [
     "OcgraphFileExistsError",
     "OcgraphFileNotFoundError",
     "OcgraphIOError",
+    "OcgraphMemoryError",
     "OcgraphPermissionError",
     "VertexError",
 ]
@@ -91,3 +94,8 @@ class InvalidArgumentError(Error, ValueError):
 
 class VertexError(InvalidArgumentError, IndexError):
     """A vertex id outside ``0 .. num_vertices - 1``."""
+
+
+class OcgraphMemoryError(Error, MemoryError):
+    """Memory the machine cannot allocate: the message says what needed how much (the
+    per-vertex state of a kernel or a maintained result, docs/guide.md "Memory")."""

@@ -696,3 +696,32 @@ def test_wait_takes_integer_like_objects(tmp_path):
     with pytest.raises(ocgraph.InvalidArgumentError, match="past the graph's last batch"):
         m.wait(np.uint64(2**63))
     g.close()
+
+
+@pytest.mark.skipif(not OCGRAPH_BIN.exists(), reason="the CLI is not built (make cli)")
+def test_state_the_machine_cannot_hold_is_a_memory_error(tmp_path):
+    import subprocess
+    import sys
+
+    ocgraph.from_edges([0, 1], [1, 2], tmp_path / "g")
+    (tmp_path / "u.txt").write_text("+v 4294967290\n")
+    subprocess.run(
+        [str(OCGRAPH_BIN), "stream", str(tmp_path / "g"), "--updates", str(tmp_path / "u.txt")],
+        check=True,
+        capture_output=True,
+    )
+    # In a child whose address space is limited to 4 GiB, PageRank's state on the grown graph
+    # (about 144 GiB) is refused as an OcgraphMemoryError, which is also a MemoryError.
+    code = f"""
+import resource, ocgraph
+resource.setrlimit(resource.RLIMIT_AS, (4 << 30, 4 << 30))
+g = ocgraph.open({str(tmp_path / "g")!r})
+try:
+    g.pagerank()
+except MemoryError as e:
+    print(type(e).__name__, isinstance(e, ocgraph.Error), e)
+"""
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.startswith("OcgraphMemoryError True out of memory: pagerank's per-vertex state"), r.stdout
+    assert "4294967293 vertices" in r.stdout

@@ -173,6 +173,8 @@ fn run<O: Adjacency, I: Adjacency>(
     check_vertex(out, source, "source")?;
     check_directions(out, in_)?;
     let n = out.num_vertices();
+    // Parents, depths and the frontier bitmaps.
+    crate::state::check_state("bfs", n, 9)?;
     let parent: Vec<AtomicU32> = (0..n).into_par_iter().map(|_| AtomicU32::new(NONE)).collect();
     let depth: Vec<AtomicU32> = (0..n).into_par_iter().map(|_| AtomicU32::new(NONE)).collect();
     parent[source as usize].store(source, Relaxed);

@@ -11,6 +11,7 @@
 mod bitmap;
 mod chunks;
 mod stash;
+mod state;
 
 pub mod bfs;
 pub mod diameter;

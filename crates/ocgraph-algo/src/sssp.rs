@@ -118,6 +118,8 @@ pub fn sssp<A: Adjacency>(g: &A, source: Vertex, delta: Option<f64>) -> Result<V
         None => default_delta(g)?,
     };
     let n = g.num_vertices();
+    // The distances, and the result they are copied to.
+    crate::state::check_state("sssp", n, 16)?;
     let dist: Vec<AtomicU64> =
         (0..n).into_par_iter().map(|_| AtomicU64::new(f64::INFINITY.to_bits())).collect();
     dist[source as usize].store(0f64.to_bits(), Relaxed);

@@ -101,6 +101,7 @@ fn most_frequent(comp: &[AtomicU32]) -> Vertex {
 pub fn wcc<O: Adjacency, I: Adjacency>(out: &O, in_: &I) -> Result<Vec<Vertex>> {
     check_directions(out, in_)?;
     let n = out.num_vertices();
+    crate::state::check_state("wcc", n, 5)?;
     if n == 0 {
         return Ok(Vec::new());
     }
@@ -167,6 +168,7 @@ fn link_the_rest<A: Adjacency, B: Adjacency>(
 pub fn wcc_with_hubs<O: Adjacency, I: Adjacency>(out: &O, in_: &I, hubs: &Hubs<'_>) -> Result<Vec<Vertex>> {
     check_directions(out, in_)?;
     let n = out.num_vertices();
+    crate::state::check_state("wcc", n, 5)?;
     check_hub_count(hubs, n)?;
     if n == 0 {
         return Ok(Vec::new());

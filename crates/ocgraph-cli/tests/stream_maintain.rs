@@ -409,3 +409,47 @@ fn verify_passes_pagerank_at_tolerances_below_rounding() {
         assert!(out.contains("equals a full recomputation"), "{out}");
     }
 }
+
+/// Runs `ocgraph args` with its address space limited to 4 GB (`ulimit -v`), as on a machine
+/// with less memory than the command asks for.
+fn run_limited(args: &[&str]) -> std::process::Output {
+    std::process::Command::new("sh")
+        .args(["-c", "ulimit -v 4000000 && exec \"$0\" \"$@\"", env!("CARGO_BIN_EXE_ocgraph")])
+        .args(args)
+        .output()
+        .expect("run ocgraph")
+}
+
+/// Billions of added vertices are a legal update, but the state of a maintained result or a
+/// kernel on them may not fit the machine: that is an error saying what needed how much, not
+/// an abort of the process.
+#[test]
+fn state_beyond_the_memory_limit_is_an_error() {
+    let t = tempfile::tempdir().unwrap();
+    let g = t.path().join("g");
+    ok(&["generate", "erdos-renyi", "--vertices", "4", "--edges", "3", "--seed", "1", "--quiet", p(&g)]);
+    let updates = t.path().join("u.txt");
+    std::fs::write(&updates, "+v 4294967290\n").unwrap();
+    let out = run_limited(&[
+        "stream",
+        p(&g),
+        "--updates",
+        p(&updates),
+        "--maintain",
+        "wcc",
+        "--durability",
+        "none",
+    ]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("wcc: out of memory: ") && err.contains(" 4294967294 vertices needs "), "{err}");
+    // The update itself was applied (the kernel names the grown graph's vertex count); a kernel
+    // on the grown graph is refused the same way.
+    let out = run_limited(&["run", "pagerank", p(&g)]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("out of memory: pagerank's per-vertex state on 4294967294 vertices needs 144.0 GiB"),
+        "{err}"
+    );
+}

@@ -54,6 +54,13 @@ pub enum Error {
     },
     /// A bad argument from the caller (unknown backend, vertex out of range, bad size string...).
     InvalidArgument(String),
+    /// Memory the machine refused (see [`crate::memory`]): `bytes` for `what`.
+    OutOfMemory {
+        /// What needed the memory ("pagerank's per-vertex state on N vertices").
+        what: String,
+        /// How many bytes were asked for.
+        bytes: u64,
+    },
 }
 
 /// The coarse class of an [`Error`], used to pick a Python exception class or an exit code.
@@ -67,6 +74,8 @@ pub enum ErrorKind {
     Format,
     /// [`Error::InvalidArgument`]
     InvalidArgument,
+    /// [`Error::OutOfMemory`]
+    OutOfMemory,
 }
 
 impl Error {
@@ -107,6 +116,7 @@ impl Error {
             Error::Input { .. } => ErrorKind::Input,
             Error::Format { .. } | Error::Version { .. } => ErrorKind::Format,
             Error::InvalidArgument(_) => ErrorKind::InvalidArgument,
+            Error::OutOfMemory { .. } => ErrorKind::OutOfMemory,
         }
     }
 }
@@ -140,6 +150,11 @@ impl fmt::Display for Error {
                 path.display()
             ),
             Error::InvalidArgument(msg) => write!(f, "invalid argument: {msg}"),
+            Error::OutOfMemory { what, bytes } => write!(
+                f,
+                "out of memory: {what} needs {} ({bytes} bytes), which this machine cannot allocate",
+                crate::size::format_size(*bytes)
+            ),
         }
     }
 }

@@ -9,6 +9,7 @@
 //! - [`generate`]: deterministic graph generators (Kronecker, Erdős–Rényi, road grid).
 //! - [`query`]: online query workloads, the query runner and graph-aware prefetchers.
 //! - [`labels`]: vertex labels stored with a graph (`labels.u32`).
+//! - [`memory`]: allocations sized by the graph that fail with an error, not an abort.
 //! - [`update`]: durable updates: the delta log (WAL, levels and compaction build on it).
 //! - [`GraphView`]: what readers open: a graph as stored or the latest snapshot of an updated one.
 //! - [`error`]: the error type shared by all layers.
@@ -20,6 +21,7 @@ pub mod graph;
 pub mod ids;
 pub mod ingest;
 pub mod labels;
+pub mod memory;
 pub mod page;
 pub mod process;
 pub mod query;

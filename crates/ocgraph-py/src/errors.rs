@@ -18,6 +18,7 @@ struct Classes {
     input: Py<PyType>,
     io: Py<PyType>,
     invalid: Py<PyType>,
+    memory: Py<PyType>,
     vertex: Py<PyType>,
     io_error: Py<PyAny>,
 }
@@ -35,6 +36,7 @@ fn classes(py: Python<'_>) -> PyResult<&Classes> {
             input: get("InputError")?,
             io: get("OcgraphIOError")?,
             invalid: get("InvalidArgumentError")?,
+            memory: get("OcgraphMemoryError")?,
             vertex: get("VertexError")?,
             io_error: m.getattr("io_error")?.unbind(),
         })
@@ -68,6 +70,7 @@ pub(crate) fn to_pyerr(err: Error) -> PyErr {
             (_, ErrorKind::Input) => make(py, |c| &c.input, msg),
             (_, ErrorKind::Format) => make(py, |c| &c.format, msg),
             (_, ErrorKind::InvalidArgument) => make(py, |c| &c.invalid, msg),
+            (_, ErrorKind::OutOfMemory) => make(py, |c| &c.memory, msg),
         }
     })
 }

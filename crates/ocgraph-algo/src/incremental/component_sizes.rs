@@ -3,6 +3,9 @@
 //! random label costs a read of the bitmap (an eighth of a byte per vertex, which stays in
 //! cache) instead of a cache miss on the count (4 bytes per vertex) for the common answer no.
 
+use ocgraph_core::memory::try_resize;
+use ocgraph_core::Result;
+
 /// Component sizes by label, and which components have at least `big` vertices.
 #[derive(Debug, Default)]
 pub struct ComponentSizes {
@@ -29,10 +32,11 @@ impl ComponentSizes {
         self.large.clear();
     }
 
-    /// Makes room for labels below `n` (new labels count 0).
-    pub fn resize(&mut self, n: usize) {
-        self.sizes.resize(n, 0);
-        self.large.resize(n.div_ceil(64), 0);
+    /// Makes room for labels below `n` (new labels count 0); an error naming `what` when the
+    /// memory cannot be had.
+    pub fn resize(&mut self, n: usize, what: impl Fn() -> String) -> Result<()> {
+        try_resize(&mut self.sizes, n, 0, &what)?;
+        try_resize(&mut self.large, n.div_ceil(64), 0, what)
     }
 
     /// Counts one more vertex of label `l`.
@@ -95,7 +99,7 @@ mod tests {
     #[test]
     fn at_least_matches_plain_counts() {
         let mut s = ComponentSizes::new(3);
-        s.resize(130);
+        s.resize(130, String::new).unwrap();
         let mut plain = vec![0u32; 130];
         let mut x = 12345u64;
         for _ in 0..5000 {

@@ -2,7 +2,8 @@
 //! (what a maintained result's `changes()` reports as old values), kept without hashing: a bit
 //! per vertex says whether it is already noted, and the noted vertices are a plain list.
 
-use ocgraph_core::Vertex;
+use ocgraph_core::memory::try_resize;
+use ocgraph_core::{Result, Vertex};
 
 /// First values of the vertices changed since the last [`FirstValues::drain`].
 #[derive(Debug)]
@@ -30,6 +31,13 @@ impl<T: Copy> FirstValues<T> {
             self.seen[w] |= 1 << b;
             self.list.push((x, before));
         }
+    }
+
+    /// Makes room to note vertices below `n` without growing in [`FirstValues::note`]; an
+    /// error naming `what` when the memory cannot be had.
+    pub fn reserve(&mut self, n: usize, what: impl FnOnce() -> String) -> Result<()> {
+        let words = n.div_ceil(64).max(self.seen.len());
+        try_resize(&mut self.seen, words, 0, what)
     }
 
     /// The noted vertices with their first values, ascending by vertex; forgets them.

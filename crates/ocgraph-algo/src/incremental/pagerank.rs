@@ -27,6 +27,7 @@
 
 use std::collections::VecDeque;
 
+use ocgraph_core::memory::try_resize;
 use ocgraph_core::update::{BatchChanges, Snapshot};
 use ocgraph_core::{Adjacency, Error, Result, Vertex};
 
@@ -232,11 +233,17 @@ impl PageRank {
 
     /// Grows the state to `n` vertices: the teleport share of every vertex changes from
     /// `1 / old n` to `1 / n`; new vertices start with score 0.
-    fn grow(&mut self, n: usize) {
+    fn grow(&mut self, n: usize) -> Result<()> {
         let old_n = self.n();
         if n <= old_n {
-            return;
+            return Ok(());
         }
+        let what = || format!("maintained pagerank's state for {n} vertices");
+        for v in [&mut self.x, &mut self.r, &mut self.w_out] {
+            v.try_reserve_exact(n - old_n)
+                .map_err(|_| Error::OutOfMemory { what: what(), bytes: (n - old_n) as u64 * 25 })?;
+        }
+        try_resize(&mut self.queued, n, false, what)?;
         // The pending uniform part was shared by the old vertices only.
         self.flush_uniform();
         let dangling: f64 = (0..old_n).filter(|&v| self.w_out[v] == 0.0).map(|v| self.x[v]).sum();
@@ -244,12 +251,12 @@ impl PageRank {
         self.x.resize(n, 0.0);
         self.r.resize(n, 0.0);
         self.w_out.resize(n, 0.0);
-        self.queued.resize(n, false);
         let shift = mass * (1.0 / n as f64 - 1.0 / old_n.max(1) as f64);
         for y in 0..n as Vertex {
             let delta = if (y as usize) < old_n { shift } else { mass / n as f64 };
             self.add_residual(y, delta);
         }
+        Ok(())
     }
 }
 
@@ -319,7 +326,7 @@ impl Maintained for PageRank {
 
     fn apply(&mut self, changes: &BatchChanges, snap: &Snapshot) -> Result<()> {
         let Some(prev) = self.prev.clone() else { return self.rebuild(snap) };
-        self.grow(snap.num_vertices());
+        self.grow(snap.num_vertices())?;
         let mut sources: Vec<Vertex> = Vec::with_capacity(changes.edges.len() * 2);
         for e in &changes.edges {
             sources.push(e.src);

@@ -36,6 +36,7 @@
 use std::cmp::Ordering;
 use std::collections::{BinaryHeap, VecDeque};
 
+use ocgraph_core::memory::try_resize;
 use ocgraph_core::update::{ArcOp, BatchChanges, EdgeChange, Snapshot, SnapshotDirection};
 use ocgraph_core::{Adjacency, Error, Result, Vertex};
 use rustc_hash::FxHashSet;
@@ -259,17 +260,20 @@ impl<P: Program> Tree<P> {
     }
 
     /// Counts the vertices of every label from scratch.
-    fn count_sizes(&mut self) {
+    fn count_sizes(&mut self) -> Result<()> {
         self.sizes.clear();
         if !self.labelled() {
-            return;
+            return Ok(());
         }
-        self.sizes.resize(self.val.len());
+        let n = self.val.len();
+        self.sizes
+            .resize(n, || format!("maintained {}'s component sizes for {n} vertices", self.prog.name()))?;
         for i in 0..self.val.len() {
             if let Some(l) = self.label_of(self.val[i]) {
                 self.sizes.add(l);
             }
         }
+        Ok(())
     }
 
     /// Makes a batch whose repair and propagation read more than `arcs` arcs stop and
@@ -608,18 +612,22 @@ impl<P: Program> Maintained for Tree<P> {
         self.val = val;
         self.parent = parent;
         self.seq = snap.seq();
-        self.count_sizes();
-        Ok(())
+        self.count_sizes()
     }
 
     fn apply(&mut self, changes: &BatchChanges, snap: &Snapshot) -> Result<()> {
         let n = snap.num_vertices();
-        if !self.sizes.is_empty() {
-            self.sizes.resize(n);
+        let old_n = self.val.len();
+        if n > old_n {
+            let what = || format!("maintained {}'s state for {n} vertices", self.prog.name());
+            if !self.sizes.is_empty() {
+                self.sizes.resize(n, what)?;
+            }
+            self.old.reserve(n, what)?;
+            try_resize(&mut self.val, n, P::INF, what)?;
+            try_resize(&mut self.parent, n, NONE, what)?;
         }
-        for x in self.val.len()..n {
-            self.val.push(P::INF);
-            self.parent.push(NONE);
+        for x in old_n..n {
             if let Some(s) = self.prog.seed(x as Vertex) {
                 self.offer(x as Vertex, s, x as Vertex);
             }
@@ -732,8 +740,7 @@ impl<P: Program> Maintained for Tree<P> {
         }
         (self.val, self.parent, self.seq) = (val, parent, seq);
         self.old.clear();
-        self.count_sizes();
-        Some(())
+        self.count_sizes().ok()
     }
 }
 

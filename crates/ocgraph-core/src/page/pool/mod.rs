@@ -374,7 +374,7 @@ impl Core {
             } else {
                 // Locked by a loader or evictor (or the pin count is saturated): wait.
                 backoff(&mut spins);
-                if spins % 4096 == 0 {
+                if spins.is_multiple_of(4096) {
                     let since = *waiting.get_or_insert_with(std::time::Instant::now);
                     self.locked_in_forked_child(file, page, since);
                 }

@@ -1,0 +1,59 @@
+//! Allocations sized by the graph, which the machine may refuse: they fail with
+//! [`Error::OutOfMemory`] instead of aborting the process, as a failed `Vec` allocation does.
+//!
+//! A graph may have up to 2^32 - 1 vertices, and the per-vertex state of a kernel or a
+//! maintained result (docs/guide.md, "Memory") is kept in RAM: on 4 billion vertices, 8 bytes
+//! per vertex is 32 GiB. Kernels ask [`ensure_available`] for their per-vertex state before they
+//! allocate it, and growing state goes through [`try_resize`].
+
+use crate::error::{Error, Result};
+
+/// Fails with [`Error::OutOfMemory`] when `bytes` cannot be allocated now: one allocation of
+/// that size, freed at once. It is never written, so it costs no memory; the kernel's own
+/// allocations then follow. The operating system may still refuse pages later (it promises
+/// more than it has), but a request the process cannot map at all (beyond `ulimit -v`, or
+/// beyond RAM and swap together) is an error here rather than an abort there.
+pub fn ensure_available(bytes: u64, what: impl FnOnce() -> String) -> Result<()> {
+    let mut probe: Vec<u8> = Vec::new();
+    let granted = usize::try_from(bytes).is_ok_and(|len| probe.try_reserve_exact(len).is_ok());
+    if !granted {
+        return Err(Error::OutOfMemory { what: what(), bytes });
+    }
+    // Kept opaque so that the allocation is not optimised away.
+    std::hint::black_box(probe.as_mut_ptr());
+    Ok(())
+}
+
+/// [`Vec::resize`] to `n` entries of `fill`, failing with [`Error::OutOfMemory`] (naming
+/// `what`) where the growth cannot be allocated.
+pub fn try_resize<T: Clone>(v: &mut Vec<T>, n: usize, fill: T, what: impl FnOnce() -> String) -> Result<()> {
+    if let Some(more) = n.checked_sub(v.len()) {
+        v.try_reserve_exact(more).map_err(|_| Error::OutOfMemory {
+            what: what(),
+            bytes: (more as u64).saturating_mul(std::mem::size_of::<T>() as u64),
+        })?;
+    }
+    v.resize(n, fill);
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_allocation_beyond_the_address_space_is_an_error() {
+        assert!(ensure_available(1 << 20, || "a small array".into()).is_ok());
+        let e = ensure_available(u64::MAX / 2, || "a huge array".into()).unwrap_err();
+        assert_eq!(e.kind(), crate::error::ErrorKind::OutOfMemory);
+        assert!(e.to_string().contains("a huge array needs 8388608.0 TiB"), "{e}");
+        let mut v = vec![1u64; 3];
+        try_resize(&mut v, 5, 7, || "v".into()).unwrap();
+        assert_eq!(v, [1, 1, 1, 7, 7]);
+        try_resize(&mut v, 2, 7, || "v".into()).unwrap();
+        assert_eq!(v, [1, 1]);
+        let e = try_resize(&mut v, usize::MAX / 16, 0, || "growing v".into()).unwrap_err();
+        assert!(e.to_string().starts_with("out of memory: growing v needs"), "{e}");
+        assert_eq!(v, [1, 1]);
+    }
+}
