@@ -24,15 +24,19 @@ pub fn ensure_available(bytes: u64, what: impl FnOnce() -> String) -> Result<()>
     Ok(())
 }
 
-/// [`Vec::resize`] to `n` entries of `fill`, failing with [`Error::OutOfMemory`] (naming
-/// `what`) where the growth cannot be allocated.
+/// Makes room in `v` for `n` entries, failing with [`Error::OutOfMemory`] (naming `what`) where
+/// the growth cannot be allocated.
+pub fn try_reserve<T>(v: &mut Vec<T>, n: usize, what: impl FnOnce() -> String) -> Result<()> {
+    let more = n.saturating_sub(v.len());
+    v.try_reserve_exact(more).map_err(|_| Error::OutOfMemory {
+        what: what(),
+        bytes: (more as u64).saturating_mul(std::mem::size_of::<T>() as u64),
+    })
+}
+
+/// [`Vec::resize`] to `n` entries of `fill`, failing as [`try_reserve`] does.
 pub fn try_resize<T: Clone>(v: &mut Vec<T>, n: usize, fill: T, what: impl FnOnce() -> String) -> Result<()> {
-    if let Some(more) = n.checked_sub(v.len()) {
-        v.try_reserve_exact(more).map_err(|_| Error::OutOfMemory {
-            what: what(),
-            bytes: (more as u64).saturating_mul(std::mem::size_of::<T>() as u64),
-        })?;
-    }
+    try_reserve(v, n, what)?;
     v.resize(n, fill);
     Ok(())
 }

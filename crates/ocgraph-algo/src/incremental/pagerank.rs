@@ -27,7 +27,7 @@
 
 use std::collections::VecDeque;
 
-use ocgraph_core::memory::try_resize;
+use ocgraph_core::memory::{try_reserve, try_resize};
 use ocgraph_core::update::{BatchChanges, Snapshot};
 use ocgraph_core::{Adjacency, Error, Result, Vertex};
 
@@ -240,8 +240,7 @@ impl PageRank {
         }
         let what = || format!("maintained pagerank's state for {n} vertices");
         for v in [&mut self.x, &mut self.r, &mut self.w_out] {
-            v.try_reserve_exact(n - old_n)
-                .map_err(|_| Error::OutOfMemory { what: what(), bytes: (n - old_n) as u64 * 25 })?;
+            try_reserve(v, n, what)?;
         }
         try_resize(&mut self.queued, n, false, what)?;
         // The pending uniform part was shared by the old vertices only.
