@@ -711,7 +711,7 @@ def test_state_the_machine_cannot_hold_is_a_memory_error(tmp_path):
         capture_output=True,
     )
     # In a child whose address space is limited to 4 GiB, PageRank's state on the grown graph
-    # (about 144 GiB) is refused as an OcgraphMemoryError, which is also a MemoryError.
+    # (about 192 GiB) is refused as an OcgraphMemoryError, which is also a MemoryError.
     code = f"""
 import resource, ocgraph
 resource.setrlimit(resource.RLIMIT_AS, (4 << 30, 4 << 30))

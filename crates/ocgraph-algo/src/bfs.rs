@@ -173,8 +173,8 @@ fn run<O: Adjacency, I: Adjacency>(
     check_vertex(out, source, "source")?;
     check_directions(out, in_)?;
     let n = out.num_vertices();
-    // Parents, depths and the frontier bitmaps.
-    crate::state::check_state("bfs", n, 9)?;
+    // Parents, depths, the frontier bitmaps, the stash and the result's 64-bit copies.
+    crate::state::check_state("bfs", n, 32)?;
     let parent: Vec<AtomicU32> = (0..n).into_par_iter().map(|_| AtomicU32::new(NONE)).collect();
     let depth: Vec<AtomicU32> = (0..n).into_par_iter().map(|_| AtomicU32::new(NONE)).collect();
     parent[source as usize].store(source, Relaxed);

@@ -269,7 +269,8 @@ pub fn pagerank<O: Adjacency, I: Adjacency>(
         teleport_vector(0, &PageRankOptions { personalization: None, ..opts.clone() })?;
         return Ok(PageRankResult { scores: Vec::new(), iterations: 0, converged: true });
     }
-    crate::state::check_state("pagerank", n, 36)?;
+    // The iteration's state and the result's copy.
+    crate::state::check_state("pagerank", n, 48)?;
     let setup = Setup::new(out, in_, opts)?;
     match (opts.method, f32_contributions_fit(n, &setup.w_out, opts.tol)) {
         (Method::Jacobi, true) => iterate::<I, f32>(in_, opts, setup),

@@ -19,7 +19,8 @@ pub fn spmv<O: Adjacency, I: Adjacency>(out: &O, in_: &I, x: &[f64]) -> Result<V
     if x.len() != n {
         return Err(Error::invalid(format!("x has {} values for {n} vertices", x.len())));
     }
-    crate::state::check_state("spmv", n, 8)?;
+    // `y` and the result's copy.
+    crate::state::check_state("spmv", n, 16)?;
     let ranges = edge_balanced_ranges(&degrees(in_), pieces_for(n));
     mark_cuts(in_, &ranges);
     let mut y = vec![0.0; n];

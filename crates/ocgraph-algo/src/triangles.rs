@@ -242,6 +242,8 @@ fn to_rank_order(rank: &[Vertex], parts: &[BlockLists]) -> (Vec<u64>, Vec<Vertex
 /// Errors: `out` and `in_` with different vertex counts.
 pub fn triangle_count<O: Adjacency, I: Adjacency>(out: &O, in_: &I) -> Result<u64> {
     check_directions(out, in_)?;
+    // Degrees, ranks, offsets and the work of each vertex.
+    crate::state::check_state("triangle counting", out.num_vertices(), 24)?;
     let deg = undirected_degrees(out, in_);
     let rank = ranks(&deg);
     let (offsets, targets) = oriented(out, in_, &rank, &deg)?;

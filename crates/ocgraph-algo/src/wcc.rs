@@ -101,7 +101,8 @@ fn most_frequent(comp: &[AtomicU32]) -> Vertex {
 pub fn wcc<O: Adjacency, I: Adjacency>(out: &O, in_: &I) -> Result<Vec<Vertex>> {
     check_directions(out, in_)?;
     let n = out.num_vertices();
-    crate::state::check_state("wcc", n, 5)?;
+    // Labels, a bit per vertex, and the result's copy.
+    crate::state::check_state("wcc", n, 16)?;
     if n == 0 {
         return Ok(Vec::new());
     }
@@ -168,7 +169,8 @@ fn link_the_rest<A: Adjacency, B: Adjacency>(
 pub fn wcc_with_hubs<O: Adjacency, I: Adjacency>(out: &O, in_: &I, hubs: &Hubs<'_>) -> Result<Vec<Vertex>> {
     check_directions(out, in_)?;
     let n = out.num_vertices();
-    crate::state::check_state("wcc", n, 5)?;
+    // Labels, a bit per vertex, and the result's copy.
+    crate::state::check_state("wcc", n, 16)?;
     check_hub_count(hubs, n)?;
     if n == 0 {
         return Ok(Vec::new());

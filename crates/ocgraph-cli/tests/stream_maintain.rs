@@ -449,7 +449,7 @@ fn state_beyond_the_memory_limit_is_an_error() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{err}");
     assert!(
-        err.contains("out of memory: pagerank's per-vertex state on 4294967294 vertices needs 144.0 GiB"),
+        err.contains("out of memory: pagerank's per-vertex state on 4294967294 vertices needs 192.0 GiB"),
         "{err}"
     );
 }

@@ -5,6 +5,7 @@ use std::sync::{Arc, OnceLock, RwLock};
 
 use numpy::{IntoPyArray, PyArray1};
 use ocgraph_core::ids::{IdLookup, OriginalId};
+use ocgraph_core::memory::ensure_available;
 use ocgraph_core::update::WritableGraph;
 use ocgraph_core::{with_adjacency, Adjacency, GraphView, Vertex};
 use pyo3::prelude::*;
@@ -98,6 +99,7 @@ enum Dir {
 /// a corrupted file, give a `FormatError`); snapshots ask each vertex.
 fn degrees(g: &GraphView, dir: Dir) -> PyResult<Vec<i64>> {
     let n = g.num_vertices();
+    ensure_available(n as u64 * 8, || format!("the degrees of {n} vertices")).map_err(to_pyerr)?;
     let mut out = Vec::with_capacity(n);
     let stored = match g {
         GraphView::Stored(s) => s,
@@ -375,7 +377,11 @@ impl PyGraph {
         let g = self.graph()?;
         let n = g.num_vertices() as Vertex;
         let ids = self.ids(py)?;
-        let all: Vec<OriginalId> = run(py, || Ok((0..n).map(|v| ids.original(v)).collect()))?;
+        let all: Vec<OriginalId> = run(py, || {
+            let bytes = n as u64 * std::mem::size_of::<OriginalId>() as u64;
+            ensure_available(bytes, || format!("the original ids of {n} vertices")).map_err(to_pyerr)?;
+            Ok((0..n).map(|v| ids.original(v)).collect())
+        })?;
         let ints: Option<Vec<u64>> = all
             .iter()
             .map(|id| match id {
@@ -452,7 +458,12 @@ impl PyGraph {
     ) -> PyResult<(Bound<'py, PyArray1<i64>>, Bound<'py, PyArray1<u32>>, Option<Bound<'py, PyArray1<f32>>>)>
     {
         let g = self.graph()?;
-        let (indptr, indices, weights) = run_on_graph(py, g.path(), || Ok(csr(&g)))?;
+        let need = (g.num_vertices() as u64 + 1) * 8 + g.num_arcs() * 8;
+        let (indptr, indices, weights) = run_on_graph(py, g.path(), || {
+            ensure_available(need, || format!("the CSR arrays of {} vertices", g.num_vertices()))
+                .map_err(to_pyerr)?;
+            Ok(csr(&g))
+        })?;
         Ok((indptr.into_pyarray(py), indices.into_pyarray(py), weights.map(|w| w.into_pyarray(py))))
     }
 
@@ -472,8 +483,13 @@ impl PyGraph {
         if start > end || end > n {
             return Err(invalid(format!("vertex range {start}..{end} is not within 0..{n}")));
         }
-        let (indptr, indices, weights) =
-            run_on_graph(py, g.path(), || Ok(csr_range(&g, start as Vertex..end as Vertex)))?;
+        let (indptr, indices, weights) = run_on_graph(py, g.path(), || {
+            ensure_available((end - start + 1) * 8, || {
+                format!("the CSR offsets of {} vertices", end - start)
+            })
+            .map_err(to_pyerr)?;
+            Ok(csr_range(&g, start as Vertex..end as Vertex))
+        })?;
         Ok((indptr.into_pyarray(py), indices.into_pyarray(py), weights.map(|w| w.into_pyarray(py))))
     }
 }

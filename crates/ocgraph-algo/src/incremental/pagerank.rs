@@ -265,6 +265,8 @@ impl Maintained for PageRank {
     }
 
     fn rebuild(&mut self, snap: &Snapshot) -> Result<()> {
+        // Scores, residuals, out-weights, the previous scores and the static kernel's state.
+        crate::state::check_state("maintained pagerank", snap.num_vertices(), 96)?;
         let before: Vec<f64> = self.result_scores();
         let opts = PageRankOptions { damping: self.damping, tol: self.tol, ..PageRankOptions::default() };
         let PageRankResult { scores, .. } = crate::pagerank(&snap.out(), &snap.in_(), &opts)?;

@@ -593,6 +593,9 @@ impl<P: Program> Maintained for Tree<P> {
     }
 
     fn rebuild(&mut self, snap: &Snapshot) -> Result<()> {
+        // Values and parents twice (old and new), the first values noted for `changes`, and the
+        // static kernels' state (docs/guide.md, "Memory").
+        crate::state::check_state(&format!("maintained {}", self.prog.name()), snap.num_vertices(), 64)?;
         // A vertex with an empty base list (an isolated one, where most additions land on a
         // sparse graph) then costs no read of its bounds: a cache miss in memory, a page read
         // through a pool smaller than the lists (one pass over the offsets, a bit per vertex).

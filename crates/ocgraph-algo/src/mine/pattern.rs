@@ -351,18 +351,20 @@ fn static_plan(pattern: &Pattern, induced: bool) -> Plan {
 }
 
 /// Runs `body(matcher, state, v)` for every vertex `v` in parallel (edge-balanced ranges) and
-/// returns each range's result, in vertex order.
+/// returns each range's result, in vertex order; an error when the degrees that balance the
+/// ranges cannot be allocated.
 fn per_range<'a, O: Adjacency, I: Adjacency, T: Send>(
     m: &Matcher<'a, Undirected<'a, O, I>>,
     out: &O,
     k: usize,
     body: impl Fn(&Matcher<'a, Undirected<'a, O, I>>, &mut State<'a>, std::ops::Range<Vertex>) -> T + Sync,
-) -> Vec<T> {
+) -> Result<Vec<T>> {
+    crate::state::check_state("pattern matching", out.num_vertices(), 8)?;
     let deg = degrees(out);
-    edge_balanced_ranges(&deg, pieces_for(deg.len()))
+    Ok(edge_balanced_ranges(&deg, pieces_for(deg.len()))
         .into_par_iter()
         .map(|r| body(m, &mut State::new(k), r))
-        .collect()
+        .collect())
 }
 
 /// Calls `f(match)` for every match of `pattern` (data vertices in pattern-vertex order), from
@@ -383,7 +385,7 @@ pub fn for_each_match<O: Adjacency, I: Adjacency>(
     let counts = per_range(&m, out, k, |m, st, r| {
         let mut sink = |x: &[Vertex]| f(x);
         r.map(|v| m.starting_at(st, v, &mut Some(&mut sink))).sum::<u64>()
-    });
+    })?;
     Ok(counts.into_iter().sum())
 }
 
@@ -399,7 +401,7 @@ pub fn count_matches<O: Adjacency, I: Adjacency>(
     let k = pattern.num_vertices();
     let plan = static_plan(pattern, opts.induced);
     let m = Matcher::new(out, in_, pattern, &plan, opts.labels)?;
-    let counts = per_range(&m, out, k, |m, st, r| r.map(|v| m.starting_at(st, v, &mut None)).sum::<u64>());
+    let counts = per_range(&m, out, k, |m, st, r| r.map(|v| m.starting_at(st, v, &mut None)).sum::<u64>())?;
     Ok(counts.into_iter().sum())
 }
 
@@ -423,6 +425,6 @@ pub fn list_matches<O: Adjacency, I: Adjacency>(
             m.starting_at(st, v, &mut Some(&mut sink));
         }
         found
-    });
+    })?;
     Ok(parts.concat())
 }

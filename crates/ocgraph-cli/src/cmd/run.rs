@@ -393,7 +393,9 @@ fn execute<A: Adjacency>(
             (rep, Values::U32(p.unwrap_or_default()), summary)
         }
         Algo::Spmv => {
-            let x = vec![1.0; out.num_vertices()];
+            let mut x = Vec::new();
+            let n = out.num_vertices();
+            ocgraph_core::memory::try_resize(&mut x, n, 1.0, || format!("spmv's x on {n} vertices"))?;
             let run = || match grid {
                 Some(g) => spmv_grid(g, &x),
                 None => spmv(&out, &inn, &x),

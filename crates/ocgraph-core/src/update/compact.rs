@@ -50,6 +50,8 @@ pub(crate) fn write_base(
     let directed = snap.is_directed();
     let weighted = snap.is_weighted();
     let n = snap.num_vertices();
+    // The offsets of a direction are built in memory.
+    crate::memory::ensure_available((n as u64 + 1) * 8, || format!("compaction's offsets of {n} vertices"))?;
     let mut w = GraphWriter::create(out, false)?;
     let mut sides = vec![(snap.out(), [FileRole::OutOffsets, FileRole::OutNeighbors, FileRole::OutWeights])];
     if directed {
