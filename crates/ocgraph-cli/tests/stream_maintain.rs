@@ -452,4 +452,19 @@ fn state_beyond_the_memory_limit_is_an_error() {
         err.contains("out of memory: pagerank's per-vertex state on 4294967294 vertices needs 192.0 GiB"),
         "{err}"
     );
+    // A watched edge at the last vertex grows the watch's per-vertex slots.
+    std::fs::write(&updates, "+ 0 4294967293\n").unwrap();
+    let out = run_limited(&[
+        "stream",
+        p(&g),
+        "--updates",
+        p(&updates),
+        "--watch",
+        "triangle",
+        "--durability",
+        "none",
+    ]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("out of memory: a watch's slots of 4294967294 vertices needs"), "{err}");
 }

@@ -15,6 +15,7 @@
 //! Memory: 4 bytes per vertex (the index) plus the lists of the changed vertices, 4 bytes per
 //! neighbour.
 
+use ocgraph_core::memory::try_resize;
 use ocgraph_core::{Adjacency, Result, Vertex};
 
 use super::watch::{Changed, Changes, Watch, WorkerBuffers};
@@ -131,6 +132,12 @@ impl WatchStore {
         let relabelled = watch.relabelled(labels, relabels);
         if changed.pairs.is_empty() && relabelled.is_empty() {
             return Ok(Changes::default());
+        }
+        // The slots of the changed vertices, grown before the batch is matched (on billions of
+        // vertices they may not fit the machine).
+        let top = changed.pairs.iter().map(|&(u, v)| u.max(v) as usize + 1).max().unwrap_or(0);
+        if self.slot.len() < top {
+            try_resize(&mut self.slot, top, 0, || format!("a watch's slots of {top} vertices"))?;
         }
         // Taken out while the store is read through `Tracked`, and put back for the next batch.
         let mut buffers = std::mem::take(&mut self.buffers);
