@@ -411,13 +411,17 @@ fn verify_passes_pagerank_at_tolerances_below_rounding() {
 }
 
 /// Runs `ocgraph args` with its address space limited to 4 GB (`ulimit -v`), as on a machine
-/// with less memory than the command asks for.
-fn run_limited(args: &[&str]) -> std::process::Output {
-    std::process::Command::new("sh")
+/// with less memory than the command asks for; asserts that it fails with status 1 and returns
+/// its standard error.
+fn refused_within_4gb(args: &[&str]) -> String {
+    let out = std::process::Command::new("sh")
         .args(["-c", "ulimit -v 4000000 && exec \"$0\" \"$@\"", env!("CARGO_BIN_EXE_ocgraph")])
         .args(args)
         .output()
-        .expect("run ocgraph")
+        .expect("run ocgraph");
+    let err = String::from_utf8_lossy(&out.stderr).to_string();
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    err
 }
 
 /// Billions of added vertices are a legal update, but the state of a maintained result or a
@@ -429,42 +433,22 @@ fn state_beyond_the_memory_limit_is_an_error() {
     let g = t.path().join("g");
     ok(&["generate", "erdos-renyi", "--vertices", "4", "--edges", "3", "--seed", "1", "--quiet", p(&g)]);
     let updates = t.path().join("u.txt");
-    std::fs::write(&updates, "+v 4294967290\n").unwrap();
-    let out = run_limited(&[
-        "stream",
-        p(&g),
-        "--updates",
-        p(&updates),
-        "--maintain",
-        "wcc",
-        "--durability",
-        "none",
-    ]);
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(1), "{err}");
+    let stream = |lines: &str, what: &[&str]| {
+        std::fs::write(&updates, lines).unwrap();
+        refused_within_4gb(
+            &[&["stream", p(&g), "--updates", p(&updates), "--durability", "none"], what].concat(),
+        )
+    };
+    let err = stream("+v 4294967290\n", &["--maintain", "wcc"]);
     assert!(err.contains("wcc: out of memory: ") && err.contains(" 4294967294 vertices needs "), "{err}");
     // The update itself was applied (the kernel names the grown graph's vertex count); a kernel
     // on the grown graph is refused the same way.
-    let out = run_limited(&["run", "pagerank", p(&g)]);
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(1), "{err}");
+    let err = refused_within_4gb(&["run", "pagerank", p(&g)]);
     assert!(
         err.contains("out of memory: pagerank's per-vertex state on 4294967294 vertices needs 192.0 GiB"),
         "{err}"
     );
     // A watched edge at the last vertex grows the watch's per-vertex slots.
-    std::fs::write(&updates, "+ 0 4294967293\n").unwrap();
-    let out = run_limited(&[
-        "stream",
-        p(&g),
-        "--updates",
-        p(&updates),
-        "--watch",
-        "triangle",
-        "--durability",
-        "none",
-    ]);
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(1), "{err}");
+    let err = stream("+ 0 4294967293\n", &["--watch", "triangle"]);
     assert!(err.contains("out of memory: a watch's slots of 4294967294 vertices needs"), "{err}");
 }

@@ -198,7 +198,8 @@ impl WatchStore {
     }
 
     /// Applies the `changed` pairs to the stored lists (copying a vertex's list from `start`
-    /// at its first change): one pass per vertex.
+    /// at its first change): one pass per vertex. The slots of their ends are there already
+    /// (grown by [`WatchStore::apply`]).
     fn edit<O: Adjacency, I: Adjacency>(&mut self, start: &Undirected<'_, O, I>, changed: &Changed) {
         let mut ends: Vec<(Vertex, Vertex, bool)> = Vec::with_capacity(2 * changed.pairs.len());
         for (&(u, v), &e) in changed.pairs.iter().zip(&changed.edge_after) {
@@ -206,10 +207,6 @@ impl WatchStore {
             ends.push((v, u, e));
         }
         ends.sort_unstable_by_key(|&(u, v, _)| (u, v));
-        let top = ends.iter().map(|e| e.0).max().unwrap_or(0) as usize;
-        if self.slot.len() <= top {
-            self.slot.resize(top + 1, 0);
-        }
         let mut merged = Vec::new();
         for group in ends.chunk_by(|a, b| a.0 == b.0) {
             let u = group[0].0;
