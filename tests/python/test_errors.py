@@ -725,3 +725,32 @@ except MemoryError as e:
     assert r.returncode == 0, r.stderr
     assert r.stdout.startswith("OcgraphMemoryError True out of memory: pagerank's per-vertex state"), r.stdout
     assert "4294967293 vertices" in r.stdout
+
+
+def test_a_batch_the_machine_cannot_hold_is_refused_before_it_is_logged(tmp_path):
+    import subprocess
+    import sys
+
+    ocgraph.from_edges([0, 1], [1, 2], tmp_path / "g").close()
+    # 40M edges 0 -> 1 make 80M arc operations (out and in), whose recording in the delta
+    # (about 6 GiB) a child limited to 4 GiB cannot allocate: refused before the batch is
+    # logged, so the graph takes the next batch and a reopen holds no trace of the refused one.
+    code = f"""
+import resource, numpy as np, ocgraph
+resource.setrlimit(resource.RLIMIT_AS, (4 << 30, 4 << 30))
+g = ocgraph.open({str(tmp_path / "g")!r}, writable=True)
+n = 40_000_000
+try:
+    g.add_edges(np.zeros(n, dtype=np.int64), np.ones(n, dtype=np.int64))
+except MemoryError as e:
+    print(type(e).__name__, e)
+g.add_edges([2], [0])
+g.close()
+g = ocgraph.open({str(tmp_path / "g")!r})
+print(g.num_edges, [sorted(g.neighbors(v).tolist()) for v in range(g.num_vertices)])
+"""
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    first, second = r.stdout.splitlines()
+    assert first.startswith("OcgraphMemoryError out of memory: add_edges: recording a batch of"), first
+    assert second == "3 [[1], [2], [0]]", second

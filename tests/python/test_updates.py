@@ -476,6 +476,13 @@ def test_updates_by_original_string_ids(tmp_path):
         with pytest.raises(ocgraph.InvalidArgumentError, match="empty string"):
             g.add_vertices(ids=["gina", ""])
         assert g.num_vertices == 6 and g.vertex("gina") is None
+        # The ids log keeps ids of up to 1 MiB: one byte more is refused (the batch changes
+        # nothing), and an id of exactly 1 MiB is there after the reopen below.
+        with pytest.raises(ocgraph.InvalidArgumentError, match="at most 1048576 bytes"):
+            g.add_edges(["alice"], ["h" * ((1 << 20) + 1)], ids="original")
+        longest = "l" * (1 << 20)
+        g.add_vertices(ids=[longest])
+        h.add_node(longest)
         # A list given as `ids` names vertices by original id, as in add_vertices(ids=...).
         g.remove_vertices(ids=["erin"])
         h.remove_edges_from(list(h.edges("erin")))
@@ -493,6 +500,7 @@ def test_updates_by_original_string_ids(tmp_path):
     with ocgraph.open(path) as ro:
         assert ro.vertex("erin") == 4
         assert named(ro) == {frozenset(e) for e in h.edges()}
+        assert sorted(ro.original_ids()) == sorted(h.nodes())
 
 
 def test_compaction_records_the_weight_range_sssp_trusts(tmp_path):

@@ -908,6 +908,14 @@ fn usage_errors_exit_2_and_existing_output_is_kept() {
         assert_eq!(out.status.code(), Some(2), "{args:?}");
         assert!(String::from_utf8_lossy(&out.stderr).contains("at least 1"), "{args:?}");
     }
+    // A batch is at most what one log frame holds (a larger one could not be replayed).
+    let big = "82595525";
+    for args in [
+        &["update", p(&g), "--batch-size", big][..],
+        &["stream", p(&g), "--updates", "u", "--batch-size", big],
+    ] {
+        fails(args, 2, &["a batch holds at most 82595524 items"]);
+    }
     // A graph open for updates is not replaced under its writer.
     let writer = ocgraph_core::update::WritableGraph::open(&g, &Default::default()).unwrap();
     fails(&["generate", "kronecker", "--scale", "6", "--force", p(&g)], 2, &["already open for updates"]);

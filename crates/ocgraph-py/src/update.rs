@@ -36,6 +36,13 @@ fn pairs(
     if s.len() != d.len() {
         return Err(invalid(format!("src has {} entries but dst has {}", s.len(), d.len())));
     }
+    let max = ocgraph_core::update::wal_frame::MAX_BATCH_ITEMS;
+    if s.len() > max {
+        return Err(invalid(format!(
+            "a batch holds at most {max} edges; this one has {}: split it",
+            s.len()
+        )));
+    }
     Ok(vertices(s, n)?.into_iter().zip(vertices(d, n)?).collect())
 }
 
@@ -173,6 +180,13 @@ fn id_pairs(src: &Bound<'_, PyAny>, dst: &Bound<'_, PyAny>) -> PyResult<Vec<(Ori
     let (s, d) = (ids(src)?, ids(dst)?);
     if s.len() != d.len() {
         return Err(invalid(format!("src has {} entries but dst has {}", s.len(), d.len())));
+    }
+    let max = ocgraph_core::update::wal_frame::MAX_BATCH_ITEMS;
+    if s.len() > max {
+        return Err(invalid(format!(
+            "a batch holds at most {max} edges; this one has {}: split it",
+            s.len()
+        )));
     }
     Ok(s.into_iter().zip(d).collect())
 }

@@ -119,6 +119,15 @@ pub(crate) fn positive(s: &str) -> std::result::Result<usize, String> {
     }
 }
 
+/// clap value parser for a batch size: 1 up to the most items one batch may hold.
+pub(crate) fn batch_size_arg(s: &str) -> std::result::Result<usize, String> {
+    let max = ocgraph_core::update::wal_frame::MAX_BATCH_ITEMS;
+    match positive(s)? {
+        k if k > max => Err(format!("a batch holds at most {max} items")),
+        k => Ok(k),
+    }
+}
+
 /// clap value parser for a duration in seconds: a finite number, 0 or more.
 pub(crate) fn seconds_arg(s: &str) -> std::result::Result<f64, String> {
     match s.parse::<f64>() {

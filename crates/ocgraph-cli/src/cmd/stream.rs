@@ -44,7 +44,7 @@ pub struct StreamArgs {
     #[arg(long, value_delimiter = ',')]
     maintain: Vec<String>,
     /// Operations per batch.
-    #[arg(long, default_value_t = 10_000, value_parser = super::positive)]
+    #[arg(long, default_value_t = 10_000, value_parser = super::batch_size_arg)]
     batch_size: usize,
     /// When a batch is durable.
     #[arg(long, value_enum, default_value_t = DurabilityArg::None)]

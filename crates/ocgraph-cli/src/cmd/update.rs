@@ -81,7 +81,7 @@ pub struct UpdateArgs {
     #[arg(long)]
     set_labels: Option<PathBuf>,
     /// Edges per batch.
-    #[arg(long, default_value_t = 10_000, value_parser = super::positive)]
+    #[arg(long, default_value_t = 10_000, value_parser = super::batch_size_arg)]
     batch_size: usize,
     /// When a batch is durable.
     #[arg(long, value_enum, default_value_t = DurabilityArg::Batch)]

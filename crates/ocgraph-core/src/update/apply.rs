@@ -13,7 +13,7 @@ use std::collections::HashMap;
 use super::delta::{fold_ops, ArcOp};
 use super::snapshot::View;
 use super::stream::{BatchChanges, EdgeChange};
-use super::wal_frame::WalItem;
+use super::wal_frame::{check_batch_len, WalItem};
 use crate::error::{Error, Result};
 use crate::graph::Vertex;
 
@@ -94,9 +94,10 @@ impl Plan {
     }
 }
 
-/// Checks that `items` are valid for a graph of `n` vertices (weighted or not); `what` names
-/// the caller in errors.
+/// Checks that `items` are one batch's worth (see [`check_batch_len`]) and valid for a graph
+/// of `n` vertices (weighted or not); `what` names the caller in errors.
 pub(crate) fn validate(items: &[WalItem], mut n: u64, weighted: bool, what: &str) -> Result<()> {
+    check_batch_len(items.len(), what)?;
     let check = |i: usize, v: Vertex, n: u64| {
         if (v as u64) < n {
             Ok(())
@@ -139,14 +140,21 @@ pub(crate) fn validate(items: &[WalItem], mut n: u64, weighted: bool, what: &str
 }
 
 /// The plan of the (validated) batch `items` over `view` (see [`Plan`]); with `log` (the
-/// change feed's empty record of batch `log.seq`), also what the batch changes.
-pub(crate) fn plan(view: &View, items: &[WalItem], log: Option<BatchChanges>) -> Plan {
+/// change feed's empty record of batch `log.seq`), also what the batch changes. Fails with
+/// [`Error::OutOfMemory`] (naming `what`) when the machine cannot hold the plan's operations.
+pub(crate) fn plan(view: &View, items: &[WalItem], log: Option<BatchChanges>, what: &str) -> Result<Plan> {
     let edge_items =
         items.iter().filter(|it| matches!(it, WalItem::AddEdge { .. } | WalItem::RemoveEdge { .. }));
-    let cap = edge_items.count() * 2;
+    let edges = edge_items.count();
     let directed = view.base.is_directed();
+    // An undirected edge is two arcs on side 0; a directed one an arc on each side.
+    let (used, cap) = if directed { (2, edges) } else { (1, 2 * edges) };
+    let mut sides = [Vec::new(), Vec::new()];
+    for ops in sides.iter_mut().take(used) {
+        crate::memory::try_reserve(ops, cap, || format!("{what}: the plan of a batch of {edges} edges"))?;
+    }
     let mut plan = Plan {
-        sides: [Vec::with_capacity(cap), Vec::new()],
+        sides,
         num_vertices: view.num_vertices,
         directed,
         by_src: None,
@@ -157,9 +165,6 @@ pub(crate) fn plan(view: &View, items: &[WalItem], log: Option<BatchChanges>) ->
             l
         }),
     };
-    if directed {
-        plan.sides[1].reserve(cap / 2);
-    }
     for it in items {
         match *it {
             WalItem::AddEdge { src, dst, weight } => plan.push(src, dst, ArcOp::Add(weight)),
@@ -190,7 +195,7 @@ pub(crate) fn plan(view: &View, items: &[WalItem], log: Option<BatchChanges>) ->
         log.vertices_after = plan.num_vertices;
         log.labels.clone_from(&plan.labels);
     }
-    plan
+    Ok(plan)
 }
 
 /// Records `plan` as batch `seq` in `view`'s delta and sets the vertex count; the batch
@@ -211,7 +216,7 @@ pub(crate) fn record(view: &mut View, seq: u64, plan: &Plan) -> Result<()> {
 /// Applies the (validated) batch `seq` to `view` and makes it visible (`upto = seq`): the
 /// WAL replay path.
 pub(crate) fn apply(view: &mut View, seq: u64, items: &[WalItem]) -> Result<()> {
-    let p = plan(view, items, None);
+    let p = plan(view, items, None, &format!("replaying batch {seq}"))?;
     record(view, seq, &p)?;
     view.upto = seq;
     Ok(())

@@ -68,6 +68,13 @@ pub trait DeltaLog: Send + Sync {
         true
     }
 
+    /// Memory, in bytes, that recording a batch of `ops` operations allocates at its peak
+    /// (sorting scratch and the delta's growth): the writer checks that much is available
+    /// before it logs the batch, so a batch the machine cannot hold is refused, not logged.
+    fn record_memory(&self, _ops: usize) -> u64 {
+        0
+    }
+
     /// Bytes this delta occupies (memory for an in-memory delta, pages for a paged one): the
     /// writer freezes the delta into a level when this passes its threshold.
     fn bytes(&self) -> u64;

@@ -31,8 +31,9 @@ use crate::ids::OriginalId;
 
 /// File name of the log inside the graph directory.
 pub const IDS_LOG: &str = "ids.log";
-/// Longest id accepted (bytes): guards against a corrupt length field.
-const MAX_ID_BYTES: usize = 1 << 20;
+/// Longest id accepted (bytes): an update naming a new vertex by a longer id is refused, and
+/// a longer length field is a damaged record.
+pub(crate) const MAX_ID_BYTES: usize = 1 << 20;
 
 /// The ids of the vertices added after the base, and the log that keeps them.
 pub(crate) struct AddedIds {

@@ -296,6 +296,14 @@ impl DeltaLog for MemoryDelta {
         Ok(())
     }
 
+    /// The batch's `(src, entry)` items and the radix sort's copy of them, a slice and a
+    /// header per touched vertex (at most one per operation), and the entries appended.
+    fn record_memory(&self, ops: usize) -> u64 {
+        let item = std::mem::size_of::<(Vertex, Entry)>() as u64;
+        let group = (std::mem::size_of::<&[(Vertex, Entry)]>() + std::mem::size_of::<Option<Entry>>()) as u64;
+        ops as u64 * (2 * item + group + BYTES_PER_OP)
+    }
+
     fn bytes(&self) -> u64 {
         self.lists.read().entries * BYTES_PER_OP
     }

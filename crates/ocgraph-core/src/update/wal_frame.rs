@@ -11,6 +11,7 @@
 //! 24+len  4     CRC-32C of bytes [0, 24 + len) (u32 LE)
 //! ```
 
+use crate::error::{Error, Result};
 use crate::graph::Vertex;
 
 /// Magic bytes opening every frame.
@@ -23,6 +24,20 @@ pub const ITEM_LEN: usize = 13;
 pub const TRAILER_LEN: usize = 4;
 /// Largest payload accepted when decoding (guards against a corrupt length field).
 pub const MAX_PAYLOAD: usize = 1 << 30;
+/// Most items one batch may hold: its frame's payload is at most [`MAX_PAYLOAD`], so a batch
+/// that is logged can always be replayed.
+pub const MAX_BATCH_ITEMS: usize = MAX_PAYLOAD / ITEM_LEN;
+
+/// Checks that a batch of `len` items fits in one frame; `what` names the caller in the error.
+pub(crate) fn check_batch_len(len: usize, what: &str) -> Result<()> {
+    if len > MAX_BATCH_ITEMS {
+        return Err(Error::invalid(format!(
+            "{what}: a batch holds at most {MAX_BATCH_ITEMS} items (its log frame is at most 1 GiB); \
+             this one has {len}: split it"
+        )));
+    }
+    Ok(())
+}
 
 /// One logged update.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -180,6 +195,24 @@ pub fn decode_frame(buf: &[u8]) -> Decoded {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_batch_is_refused_where_its_frame_would_not_decode() {
+        assert!(check_batch_len(MAX_BATCH_ITEMS, "add_edges").is_ok());
+        let e = check_batch_len(MAX_BATCH_ITEMS + 1, "add_edges").unwrap_err();
+        assert!(e.to_string().contains("add_edges: a batch holds at most 82595524 items"), "{e}");
+        // The largest batch's header passes decoding's length check (the payload is not read
+        // before the header is accepted).
+        let mut header = Vec::new();
+        let items = [WalItem::AddVertices { count: 1 }];
+        encode_frame(1, &items, &mut header);
+        header[4..8].copy_from_slice(&(MAX_BATCH_ITEMS as u32).to_le_bytes());
+        header[16..20].copy_from_slice(&((MAX_BATCH_ITEMS * ITEM_LEN) as u32).to_le_bytes());
+        assert_eq!(decode_frame(&header), Decoded::Truncated);
+        header[4..8].copy_from_slice(&(MAX_BATCH_ITEMS as u32 + 1).to_le_bytes());
+        header[16..20].copy_from_slice(&((MAX_BATCH_ITEMS + 1) as u32 * ITEM_LEN as u32).to_le_bytes());
+        assert!(matches!(decode_frame(&header), Decoded::Invalid(_)));
+    }
 
     #[test]
     fn round_trip_and_corruption() {

@@ -24,7 +24,7 @@ use parking_lot::Mutex;
 use super::apply::{apply, plan, record, validate};
 use super::compact::write_base;
 use super::delta::DeltaLog;
-use super::ids_log::{AddedIds, IDS_LOG};
+use super::ids_log::{AddedIds, IDS_LOG, MAX_ID_BYTES};
 use super::label_log::{is_label_log, LabelHistory, LabelLog, ViewLabels};
 use super::level::{write_level, Level, SideOps};
 use super::log_file::{LogFs, StdLogFs};
@@ -33,7 +33,7 @@ use super::paged_delta::{PagedDelta, PagedDeltaOptions};
 use super::snapshot::{Snapshot, View};
 use super::stream::{BatchChanges, ChangeSubscriber, Feed, SubscriptionId};
 use super::wal::{Durability, RecoveryReport, Wal, WalOptions};
-use super::wal_frame::WalItem;
+use super::wal_frame::{check_batch_len, WalItem};
 use crate::error::{Error, Result};
 use crate::format::grid::MAX_BLOCK_BITS;
 use crate::format::{while_manifest_changes, FileRole, IdMapKind, Manifest, UpdateState, MANIFEST_FILE};
@@ -570,28 +570,31 @@ impl WritableGraph {
     /// batch's sequence number once it is durable.
     pub fn add_edges(&self, edges: &[(Vertex, Vertex)], weights: Option<&[f32]>) -> Result<u64> {
         self.check_added_weights(edges.len(), weights)?;
-        let items: Vec<WalItem> = edges
-            .iter()
-            .enumerate()
-            .map(|(i, &(src, dst))| WalItem::AddEdge { src, dst, weight: weights.map_or(1.0, |w| w[i]) })
-            .collect();
+        let items = batch_items(
+            "add_edges",
+            edges.iter().enumerate().map(|(i, &(src, dst))| WalItem::AddEdge {
+                src,
+                dst,
+                weight: weights.map_or(1.0, |w| w[i]),
+            }),
+        )?;
         self.commit(&items, "add_edges").map(|(s, _)| s)
     }
 
     /// Removes the edges (missing ones are ignored). Returns the batch's sequence number.
     pub fn remove_edges(&self, edges: &[(Vertex, Vertex)]) -> Result<u64> {
-        let items: Vec<WalItem> = edges.iter().map(|&(src, dst)| WalItem::RemoveEdge { src, dst }).collect();
+        let items =
+            batch_items("remove_edges", edges.iter().map(|&(src, dst)| WalItem::RemoveEdge { src, dst }))?;
         self.commit(&items, "remove_edges").map(|(s, _)| s)
     }
 
     /// Sets the weights of existing edges (missing edges are ignored; weighted graphs only).
     pub fn set_edge_weights(&self, edges: &[(Vertex, Vertex)], weights: &[f32]) -> Result<u64> {
         self.check_new_weights(edges.len(), weights)?;
-        let items: Vec<WalItem> = edges
-            .iter()
-            .zip(weights)
-            .map(|(&(src, dst), &weight)| WalItem::SetWeight { src, dst, weight })
-            .collect();
+        let items = batch_items(
+            "set_edge_weights",
+            edges.iter().zip(weights).map(|(&(src, dst), &weight)| WalItem::SetWeight { src, dst, weight }),
+        )?;
         self.commit(&items, "set_edge_weights").map(|(s, _)| s)
     }
 
@@ -719,6 +722,15 @@ impl WritableGraph {
             let v = match known {
                 Some(v) => Some(v),
                 None if create => {
+                    if let OriginalId::Str(s) = id {
+                        if s.len() > MAX_ID_BYTES {
+                            return Err(Error::invalid(format!(
+                                "a new vertex's id of {} bytes: ids that updates add are at most {} bytes",
+                                s.len(),
+                                MAX_ID_BYTES
+                            )));
+                        }
+                    }
                     let next = n + fresh.len() as u64;
                     if next >= u32::MAX as u64 {
                         return Err(Error::invalid("more than 2^32 - 1 vertices"));
@@ -1139,7 +1151,8 @@ impl Shared {
             }
             let seq = st.next_seq;
             let log = self.feed.start().map(|l| BatchChanges { seq, ..l });
-            let mut plan = plan(&st.view, items, log);
+            let mut plan = plan(&st.view, items, log, what)?;
+            let ops = plan.sides[0].len() + plan.sides[1].len();
             // Refused before anything is recorded or logged when the delta cannot take it
             // (after one freeze, which starts an empty delta).
             let room = (0..2).all(|side| st.view.delta[side].has_room(&plan.sides[side]));
@@ -1152,12 +1165,17 @@ impl Shared {
                     continue;
                 }
                 return Err(Error::invalid(format!(
-                    "{what}: the batch does not fit in an empty paged delta ({} arc operations); \
-                     split it or raise the delta's max_bytes",
-                    plan.sides[0].len() + plan.sides[1].len()
+                    "{what}: the batch does not fit in an empty paged delta ({ops} arc operations); \
+                     split it or raise the delta's max_bytes"
                 )));
             }
-            // Logged first: a failed append leaves nothing recorded and the graph usable. Then
+            let recording: u64 =
+                (0..2).map(|side| st.view.delta[side].record_memory(plan.sides[side].len())).sum();
+            crate::memory::ensure_available(recording, || {
+                format!("{what}: recording a batch of {ops} arc operations in the delta (split the batch)")
+            })?;
+            // Checked before the batch is logged (the memory check above, the room check before
+            // it). Logged first: a failed append leaves nothing recorded and the graph usable. Then
             // recorded in the delta (with the room checked above, only an I/O error of a paged
             // delta's pool fails here): the batch is in the log but only partly recorded, so the
             // graph closes, and a reopen replays the logged batch whole.
@@ -1418,4 +1436,15 @@ impl Shared {
         debug_assert!(self.dir.join(MANIFEST_FILE).exists());
         Ok(())
     }
+}
+
+/// A batch's items, refused (before they are allocated) when they are more than a batch may
+/// hold or more than the machine can hold; `what` names the caller in the error.
+fn batch_items(what: &str, items: impl ExactSizeIterator<Item = WalItem>) -> Result<Vec<WalItem>> {
+    let n = items.len();
+    check_batch_len(n, what)?;
+    let mut out = Vec::new();
+    crate::memory::try_reserve(&mut out, n, || format!("{what}: a batch of {n} items"))?;
+    out.extend(items);
+    Ok(out)
 }
