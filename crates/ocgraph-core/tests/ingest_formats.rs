@@ -433,6 +433,43 @@ fn an_unnamed_csv_weight_column_is_noted() {
     assert!(!r.notices.iter().any(|n| n.contains("no column is named weight")), "{:?}", r.notices);
 }
 
+/// A text file's first lines are checked (a header line is refused, columns past the edge are
+/// reported) the same way at every budget: after more comment lines than a block holds, and
+/// wherever a 64 KiB block (a small budget's) ends around the header line.
+#[test]
+fn a_text_files_first_lines_are_checked_at_every_budget() {
+    let tmp = scratch();
+    let comments =
+        |n: usize| (0..n).map(|i| format!("# comment {i:05} {}\n", "x".repeat(40))).collect::<String>();
+    let run = |name: &str, text: &str, memory: u64| {
+        let input = tmp.path().join(name);
+        std::fs::write(&input, text).unwrap();
+        let out = tmp.path().join(format!("{name}-{memory}-{}", text.len()));
+        let opts = ImportOptions {
+            build: BuildOptions { memory, ..BuildOptions::default() },
+            ..ImportOptions::default()
+        };
+        import(&input, &out, &opts, &NoProgress)
+    };
+    // 3000 comment lines: 171 KB, past a small budget's block. Around 1150 of them, the header
+    // line crosses the end of a 64 KiB block.
+    let cases = [(3000, 1u64 << 30), (3000, 64 << 10)].into_iter().chain((1130..1170).map(|n| (n, 4 << 10)));
+    for (n, memory) in cases {
+        let header = format!("{}from to\n0 1\n1 2\n2 3\n", comments(n));
+        let e = run("h.txt", &header, memory).expect_err("a header line");
+        let m = e.to_string();
+        assert!(
+            m.contains(&format!("h.txt:{}:", n + 1)) && m.contains("'from to' looks like a header"),
+            "{n} at {memory}: {m}"
+        );
+        let extra = format!("{}0 1 7\n1 2 7\n", comments(n));
+        let report = run("x.txt", &extra, memory).unwrap();
+        assert_eq!(report.num_edges, 2);
+        let notice = format!("x.txt:{}: 3 columns", n + 1);
+        assert!(report.notices.iter().any(|t| t.contains(&notice)), "{n} at {memory}: {:?}", report.notices);
+    }
+}
+
 /// A CSV header or a MatrixMarket size line after more comment lines than an input block holds
 /// (the block is sized from the budget: 64 KiB under a small one) is read as one, at every
 /// budget: the same graph as with a budget whose block holds them all.

@@ -399,14 +399,21 @@ fn refuse_bad_bytes(path: &Path, data: &[u8], line: u64) -> Result<()> {
     }
 }
 
-/// Whether `block` (whole lines) holds a line that is neither blank nor a comment (`#` or `%`
-/// first): a CSV header or a MatrixMarket size line, when no such line came before.
-fn holds_data_line(block: &[u8]) -> bool {
+/// Lines (neither blank nor comments) the first block of a file holds whole, unless the file
+/// ends first: the header line of a format that has one, and the first data lines, which the
+/// header and column checks look at (9 of them), so that what they decide does not depend on
+/// where the block ends (its size follows the memory budget).
+const FIRST_BLOCK_LINES: usize = 10;
+
+/// Whether `block` (whole lines) holds `k` lines that are neither blank nor comments (`#` or
+/// `%` first): a CSV header or a MatrixMarket size line, and the data lines after it.
+fn holds_data_lines(block: &[u8], k: usize) -> bool {
     let block = block.strip_prefix(UTF8_BOM).unwrap_or(block);
-    block.split(|&c| c == b'\n').any(|line| {
+    let data = |line: &&[u8]| {
         let line = line.trim_ascii();
         !line.is_empty() && !line.starts_with(b"#") && !line.starts_with(b"%")
-    })
+    };
+    block.split(|&c| c == b'\n').filter(data).take(k).count() == k
 }
 
 /// Resolves [`InputFormat::Auto`].
@@ -451,7 +458,7 @@ fn detect(path: &Path, format: InputFormat) -> Result<InputFormat> {
 fn read_mtx_header(input: Input) -> Result<MtxHeader> {
     let path = input.path().to_path_buf();
     let mut blocks = LineBlocks::new(input);
-    let first = blocks.next_block_holding(holds_data_line)?.unwrap_or(&[]);
+    let first = blocks.next_block_holding(|b| holds_data_lines(b, 1))?.unwrap_or(&[]);
     mtx::parse_header(&path, first.strip_prefix(UTF8_BOM).unwrap_or(first))
 }
 
@@ -558,9 +565,8 @@ fn scan(
     // A CSV file without a header line: its weight is the third column by position.
     let mut headerless_csv = false;
     let mut strings: Option<bool> = None;
-    // The first block holds the header whole: CSV's header line, MatrixMarket's size line.
-    let has_header = matches!(format, InputFormat::Csv | InputFormat::MatrixMarket);
-    while let Some(block) = blocks.next_block_holding(|b| header_done || !has_header || holds_data_line(b))? {
+    let first_lines = |b: &[u8]| holds_data_lines(b, FIRST_BLOCK_LINES);
+    while let Some(block) = blocks.next_block_holding(|b| header_done || first_lines(b))? {
         progress.advance(block.len() as u64);
         let mut data = block;
         if !header_done {
