@@ -383,3 +383,35 @@ fn durability_modes_decide_when_commit_fsyncs() {
         assert_eq!(wal.durable_seq(), 5);
     }
 }
+
+/// Under interval durability, a batch that no other batch follows is fsynced by the writer's
+/// background flush within about one interval (here 20 ms; the test waits up to 10 s for a
+/// loaded machine), and the flush stops with `close`.
+#[test]
+fn interval_durability_fsyncs_a_last_batch_in_the_background() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("g");
+    let mut b = ocgraph_core::ingest::GraphBuilder::new(&dir, Default::default()).unwrap();
+    b.reserve_vertices(10);
+    b.finish(ocgraph_core::ingest::IdMap::Identity, &ocgraph_core::ingest::NoProgress).unwrap();
+    let faults = Faults::new();
+    let o = WriteOptions {
+        durability: Durability::Interval(Duration::from_millis(20)),
+        ..WriteOptions::default()
+    };
+    let g = WritableGraph::open_with_log_fs(&dir, &o, Arc::new(FaultFs(faults.clone()))).unwrap();
+    // The first batch after open fsyncs inline (an interval has passed since the open's fsync
+    // only if the open took that long), so two batches make sure one is left to the flush.
+    g.add_edges(&[(1, 2)], None).unwrap();
+    let last = g.add_edges(&[(3, 4)], None).unwrap();
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    while g.durable_seq() < last && std::time::Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    assert_eq!(g.durable_seq(), last, "no fsync of the last batch");
+    assert!(faults.syncs.load(Ordering::SeqCst) > 0);
+    g.close().unwrap();
+    let after_close = faults.syncs.load(Ordering::SeqCst);
+    std::thread::sleep(Duration::from_millis(100));
+    assert_eq!(faults.syncs.load(Ordering::SeqCst), after_close, "the flush goes on after close");
+}

@@ -37,7 +37,7 @@ use crate::progress::CliProgress;
 pub enum DurabilityArg {
     /// fsync the log for every batch (group commit shares one fsync between concurrent batches).
     Batch,
-    /// fsync the log at most every 100 ms (a crash may lose the last interval).
+    /// fsync the log every 100 ms, in the background (a crash may lose the last interval).
     Interval,
     /// Never fsync the log (the OS writes it back; a crash may lose recent batches).
     None,

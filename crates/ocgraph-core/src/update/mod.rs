@@ -28,6 +28,7 @@ pub mod snapshot;
 pub mod stream;
 pub mod update_file;
 pub mod wal;
+mod wal_flusher;
 pub mod wal_frame;
 pub mod writable;
 

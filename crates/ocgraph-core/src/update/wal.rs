@@ -32,9 +32,10 @@ pub enum Durability {
     /// Every batch is fsynced before its call returns (concurrent batches share one fsync).
     #[default]
     PerBatch,
-    /// Calls return once the frame is written; the log is fsynced by the first append after this
-    /// much time has passed since the last fsync, and at every freeze, compaction and close. A
-    /// crash loses at most the batches of the last interval (more if appends stop meanwhile).
+    /// Calls return once the frame is written; a background thread of the writable graph
+    /// fsyncs the log every interval when a written batch is not durable yet, the first append
+    /// after an interval since the last fsync fsyncs inline, and every freeze, compaction and
+    /// close does. A crash loses at most the batches of about the last interval.
     Interval(Duration),
     /// Never fsync except at freeze, compaction, rotation and close (tests, bulk loads).
     None,
@@ -396,6 +397,15 @@ impl Wal {
                 Err(e) => s.failed = Some(format!("{}: fsync failed: {e}", path.display())),
             }
             self.synced.notify_all();
+        }
+    }
+
+    /// fsyncs the log when a batch written is not durable yet (the background flush of
+    /// [`Durability::Interval`]). A failed fsync is reported by the next commit or sync.
+    pub fn flush_written(&self) {
+        let written = self.written_seq();
+        if self.durable_seq() < written {
+            let _ = self.sync_to(written);
         }
     }
 

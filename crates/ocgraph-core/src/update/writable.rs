@@ -33,6 +33,7 @@ use super::paged_delta::{PagedDelta, PagedDeltaOptions};
 use super::snapshot::{Snapshot, View};
 use super::stream::{BatchChanges, ChangeSubscriber, Feed, SubscriptionId};
 use super::wal::{Durability, RecoveryReport, Wal, WalOptions};
+use super::wal_flusher::IntervalFlusher;
 use super::wal_frame::{check_batch_len, WalItem};
 use crate::error::{Error, Result};
 use crate::format::grid::MAX_BLOCK_BITS;
@@ -166,6 +167,8 @@ struct Resolved {
 pub struct WritableGraph {
     shared: Arc<Shared>,
     compactor: Mutex<Option<crate::process::OwnedThread<()>>>,
+    /// The background fsync of [`Durability::Interval`]; stopped by `close`.
+    flusher: Mutex<Option<IntervalFlusher>>,
     recovery: RecoveryReport,
 }
 
@@ -521,7 +524,16 @@ impl WritableGraph {
             writer_lock: Mutex::new(writer_lock),
             pid: crate::process::current_process(),
         });
-        Ok(WritableGraph { shared, compactor: Mutex::new(None), recovery })
+        let flusher = match opts.durability {
+            Durability::Interval(every) if writer => {
+                let weak = Arc::downgrade(&shared);
+                Some(IntervalFlusher::start(every, move || {
+                    weak.upgrade().map(|s| s.wal.flush_written()).is_some()
+                }))
+            }
+            _ => None,
+        };
+        Ok(WritableGraph { shared, compactor: Mutex::new(None), flusher: Mutex::new(flusher), recovery })
     }
 
     /// What WAL recovery found when the graph was opened.
@@ -1023,6 +1035,7 @@ impl WritableGraph {
             return Ok(());
         }
         self.wait_background()?;
+        self.flusher.lock().take();
         let _compaction = self.shared.compacting.lock();
         let _freeze = self.shared.freezing.lock();
         let mut st = self.shared.state.lock();
