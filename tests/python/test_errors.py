@@ -224,6 +224,13 @@ def test_a_kernel_on_corrupted_lists_reports_the_corrupted_file(tmp_path):
         for kernel in (g.wcc, lambda: g.sssp(0), g.triangle_count):
             with pytest.raises(ocgraph.FormatError, match=r"out\.neighbors"):
                 kernel()
+        # The exports and the neighbour lists check the ids they hand out (an export would
+        # otherwise invent the vertex, or fail inside pandas or scipy).
+        reads = [g.to_pandas, g.to_arrow, g.to_scipy, g.to_networkx, lambda: g.neighbors(1)]
+        reads.append(lambda: list(g.iter_arrow_batches(batch_rows=1)))
+        for read in reads:
+            with pytest.raises(ocgraph.FormatError, match=r"out\.neighbors"):
+                read()
 
 
 @pytest.mark.parametrize("backend", ["mmap", "pool"])

@@ -141,6 +141,24 @@ fn degrees(g: &GraphView, dir: Dir) -> PyResult<Vec<i64>> {
 /// The out-CSR: (indptr, indices, weights) with weights `None` when unweighted.
 type Csr = (Vec<i64>, Vec<u32>, Option<Vec<f32>>);
 
+/// Fails with a `FormatError` when a list (those of vertices `first..`, split by `indptr`)
+/// names a neighbour past the vertex count, which only a corrupted data file does (an export
+/// would invent the vertex): the error of the file that fails verification, as for a kernel
+/// that trips on it.
+fn check_neighbours(g: &GraphView, first: Vertex, indptr: &[i64], indices: &[u32]) -> PyResult<()> {
+    let n = g.num_vertices() as u64;
+    let Some(i) = indices.iter().position(|&v| v as u64 >= n) else { return Ok(()) };
+    let u = first as usize + indptr.partition_point(|&end| end <= i as i64) - 1;
+    let listed = ocgraph_core::Error::format(
+        g.path(),
+        format!(
+            "vertex {u} lists neighbour {}, but the graph has {n} vertices: a data file is corrupted",
+            indices[i]
+        ),
+    );
+    Err(to_pyerr(ocgraph_core::format::check_graph(g.path()).err().unwrap_or(listed)))
+}
+
 fn csr(g: &GraphView) -> Csr {
     csr_range(g, 0..g.num_vertices() as Vertex)
 }
@@ -324,16 +342,24 @@ impl PyGraph {
     fn neighbors<'py>(&self, py: Python<'py>, v: i128) -> PyResult<Bound<'py, PyArray1<u32>>> {
         let g = self.graph()?;
         let v = Self::check_vertex(&g, v)?;
-        Ok(run_on_graph(py, g.path(), || Ok(with_adjacency!(&g, |out, _inn| out.neighbors(v).to_vec())))?
-            .into_pyarray(py))
+        let list = run_on_graph(py, g.path(), || {
+            let list = with_adjacency!(&g, |out, _inn| out.neighbors(v).to_vec());
+            check_neighbours(&g, v, &[0, list.len() as i64], &list)?;
+            Ok(list)
+        })?;
+        Ok(list.into_pyarray(py))
     }
 
     /// Sorted in-neighbours of `v` as a uint32 numpy array (a copy).
     fn in_neighbors<'py>(&self, py: Python<'py>, v: i128) -> PyResult<Bound<'py, PyArray1<u32>>> {
         let g = self.graph()?;
         let v = Self::check_vertex(&g, v)?;
-        Ok(run_on_graph(py, g.path(), || Ok(with_adjacency!(&g, |_out, inn| inn.neighbors(v).to_vec())))?
-            .into_pyarray(py))
+        let list = run_on_graph(py, g.path(), || {
+            let list = with_adjacency!(&g, |_out, inn| inn.neighbors(v).to_vec());
+            check_neighbours(&g, v, &[0, list.len() as i64], &list)?;
+            Ok(list)
+        })?;
+        Ok(list.into_pyarray(py))
     }
 
     /// Weights of `v`'s out-edges as a float32 array aligned with `neighbors(v)`
@@ -462,7 +488,9 @@ impl PyGraph {
         let (indptr, indices, weights) = run_on_graph(py, g.path(), || {
             ensure_available(need, || format!("the CSR arrays of {} vertices", g.num_vertices()))
                 .map_err(to_pyerr)?;
-            Ok(csr(&g))
+            let (indptr, indices, weights) = csr(&g);
+            check_neighbours(&g, 0, &indptr, &indices)?;
+            Ok((indptr, indices, weights))
         })?;
         Ok((indptr.into_pyarray(py), indices.into_pyarray(py), weights.map(|w| w.into_pyarray(py))))
     }
@@ -488,7 +516,9 @@ impl PyGraph {
                 format!("the CSR offsets of {} vertices", end - start)
             })
             .map_err(to_pyerr)?;
-            Ok(csr_range(&g, start as Vertex..end as Vertex))
+            let (indptr, indices, weights) = csr_range(&g, start as Vertex..end as Vertex);
+            check_neighbours(&g, start as Vertex, &indptr, &indices)?;
+            Ok((indptr, indices, weights))
         })?;
         Ok((indptr.into_pyarray(py), indices.into_pyarray(py), weights.map(|w| w.into_pyarray(py))))
     }

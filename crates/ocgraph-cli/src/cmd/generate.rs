@@ -33,7 +33,8 @@ enum Model {
 struct Common {
     /// Output graph directory.
     out: PathBuf,
-    /// Build a directed graph (default: undirected).
+    /// Build a directed graph (default: undirected; kronecker and erdos-renyi only, road grids
+    /// are undirected).
     #[arg(long)]
     directed: bool,
     /// Random integer weights 1..255 (the road model is always weighted).
