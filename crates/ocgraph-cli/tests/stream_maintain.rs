@@ -451,4 +451,10 @@ fn state_beyond_the_memory_limit_is_an_error() {
     // A watched edge at the last vertex grows the watch's per-vertex slots.
     let err = stream("+ 0 4294967293\n", &["--watch", "triangle"]);
     assert!(err.contains("out of memory: a watch's slots of 4294967294 vertices needs"), "{err}");
+    // A label set on the grown graph: every vertex's label at once is refused the same way.
+    let labels = t.path().join("l.txt");
+    std::fs::write(&labels, "4294967293 7\n").unwrap();
+    ok(&["update", p(&g), "--set-labels", p(&labels), "--durability", "none"]);
+    let err = refused_within_4gb(&["labels", "show", p(&g)]);
+    assert!(err.contains("out of memory: the labels of 4294967294 vertices needs"), "{err}");
 }

@@ -38,12 +38,13 @@ pub(crate) fn load(files: &SideFiles, m: &Manifest) -> Result<Option<Vec<u32>>> 
     Ok(Some(labels))
 }
 
-/// `labels` extended to `n` vertices with [`NO_LABEL`] (vertices added by updates).
-pub fn padded(mut labels: Vec<u32>, n: usize) -> Vec<u32> {
+/// `labels` extended to `n` vertices with [`NO_LABEL`] (vertices added by updates); an
+/// [`crate::Error::OutOfMemory`] where the machine cannot hold them.
+pub fn padded(mut labels: Vec<u32>, n: usize) -> Result<Vec<u32>> {
     if labels.len() < n {
-        labels.resize(n, NO_LABEL);
+        crate::memory::try_resize(&mut labels, n, NO_LABEL, || format!("the labels of {n} vertices"))?;
     }
-    labels
+    Ok(labels)
 }
 
 /// Reads a label file for the graph whose original ids are `ids`: one `vertex label` pair a

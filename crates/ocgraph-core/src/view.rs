@@ -73,8 +73,10 @@ impl GraphView {
     /// for a vertex never labelled).
     pub fn labels(&self) -> Result<Option<Vec<u32>>> {
         match self {
-            GraphView::Stored(g) => Ok(g.labels()?.map(|l| crate::labels::padded(l, self.num_vertices()))),
-            GraphView::Updated(s) => Ok(s.labels()),
+            GraphView::Stored(g) => {
+                g.labels()?.map(|l| crate::labels::padded(l, self.num_vertices())).transpose()
+            }
+            GraphView::Updated(s) => s.labels(),
         }
     }
 

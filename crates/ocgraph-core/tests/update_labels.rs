@@ -69,7 +69,7 @@ fn labels_follow_a_model_through_reopen_freeze_and_compaction() {
         let mut model = initial.clone();
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
         let mut g = WritableGraph::open(&dir, &opts(Durability::PerBatch)).unwrap();
-        assert_eq!(g.snapshot().labels(), expected(&model, n0 as usize));
+        assert_eq!(g.snapshot().labels().unwrap(), expected(&model, n0 as usize));
         for step in 0..60 {
             let n = g.num_vertices() as u32;
             match rng.gen_range(0..10) {
@@ -98,7 +98,7 @@ fn labels_follow_a_model_through_reopen_freeze_and_compaction() {
                         })
                         .collect();
                     let old = g.snapshot();
-                    let old_labels = old.labels();
+                    let old_labels = old.labels().unwrap();
                     g.set_labels(&batch).unwrap();
                     let m = model.get_or_insert_with(Vec::new);
                     for &(v, l) in &batch {
@@ -107,13 +107,13 @@ fn labels_follow_a_model_through_reopen_freeze_and_compaction() {
                         }
                         m[v as usize] = l;
                     }
-                    assert_eq!(old.labels(), old_labels, "an older snapshot keeps its labels");
+                    assert_eq!(old.labels().unwrap(), old_labels, "an older snapshot keeps its labels");
                 }
             }
             let n = g.num_vertices();
             let snap = g.snapshot();
             let want = expected(&model, n);
-            assert_eq!(snap.labels(), want, "step {step}");
+            assert_eq!(snap.labels().unwrap(), want, "step {step}");
             for v in [0, n as Vertex / 2, n as Vertex - 1] {
                 assert_eq!(snap.label(v), want.as_ref().map_or(NO_LABEL, |w| w[v as usize]));
             }
@@ -157,8 +157,8 @@ fn checkpointed_labels_survive_reopen_and_compaction() {
     assert_eq!(view.labels().unwrap(), want(true));
     let g = WritableGraph::open(&dir, &opts(Durability::PerBatch)).unwrap();
     g.compact().unwrap();
-    assert_eq!(before.labels(), want(false));
-    assert_eq!(g.snapshot().labels(), want(true));
+    assert_eq!(before.labels().unwrap(), want(false));
+    assert_eq!(g.snapshot().labels().unwrap(), want(true));
     g.close().unwrap();
     assert_eq!(Graph::open(&dir, &OpenOptions::default()).unwrap().labels().unwrap(), want(true));
 }
@@ -191,7 +191,7 @@ fn torn_label_records_are_dropped_and_damaged_ones_are_errors() {
         copy_dir(&saved, &dir);
         std::fs::write(&seg2, &full[..cut]).unwrap();
         let g = WritableGraph::open(&dir, &opts(Durability::PerBatch)).unwrap();
-        assert_eq!(g.snapshot().labels(), Some(vec![5, 1, 1, 1, 1, 1]), "cut at {cut}");
+        assert_eq!(g.snapshot().labels().unwrap(), Some(vec![5, 1, 1, 1, 1, 1]), "cut at {cut}");
         drop(g);
     }
     std::fs::remove_dir_all(&dir).unwrap();
@@ -199,7 +199,7 @@ fn torn_label_records_are_dropped_and_damaged_ones_are_errors() {
     let want = Some(vec![5, 1, 6, NO_LABEL, 1, 1]);
     // Checkpointed: the changes move to the label log.
     let g = WritableGraph::open(&dir, &opts(Durability::PerBatch)).unwrap();
-    assert_eq!(g.snapshot().labels(), want);
+    assert_eq!(g.snapshot().labels().unwrap(), want);
     g.freeze().unwrap();
     g.close().unwrap();
     let [log] = &label_logs(&dir)[..] else { panic!("one label log: {:?}", label_logs(&dir)) };
@@ -209,7 +209,7 @@ fn torn_label_records_are_dropped_and_damaged_ones_are_errors() {
     bytes.extend_from_slice(&[9, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0]);
     std::fs::write(log, &bytes).unwrap();
     let g = WritableGraph::open(&dir, &opts(Durability::PerBatch)).unwrap();
-    assert_eq!(g.snapshot().labels(), want);
+    assert_eq!(g.snapshot().labels().unwrap(), want);
     assert_eq!(std::fs::metadata(log).unwrap().len(), listed, "the unlisted tail is cut");
     drop(g);
     // A damaged listed record.
@@ -234,10 +234,10 @@ fn bad_label_updates_name_the_vertex() {
     let err = g.set_labels(&[(1, 2), (9, 3)]).unwrap_err();
     assert_eq!(err.kind(), ErrorKind::InvalidArgument);
     assert!(err.to_string().contains("vertex 9 out of range"), "{err}");
-    assert_eq!(g.snapshot().labels(), None);
+    assert_eq!(g.snapshot().labels().unwrap(), None);
     // A graph without labels gets them with the first change.
     g.set_labels(&[(3, 0)]).unwrap();
-    assert_eq!(g.snapshot().labels(), Some(vec![NO_LABEL, NO_LABEL, NO_LABEL, 0]));
+    assert_eq!(g.snapshot().labels().unwrap(), Some(vec![NO_LABEL, NO_LABEL, NO_LABEL, 0]));
     g.close().unwrap();
     // Stored labels cannot be replaced or removed under uncompacted updates.
     assert!(ingest::set_labels(&dir, &[1, 1, 1, 1]).is_err());
@@ -316,7 +316,7 @@ fn readers_opening_while_labels_are_replaced_see_old_or_new_labels() {
     let g = WritableGraph::open(&dir, &opts(Durability::PerBatch)).unwrap();
     g.add_edges(&[(0, 5)], None).unwrap();
     g.compact().unwrap();
-    assert_eq!(g.snapshot().labels(), Some(a.clone()));
+    assert_eq!(g.snapshot().labels().unwrap(), Some(a.clone()));
     g.close().unwrap();
     let left: Vec<String> = std::fs::read_dir(&dir)
         .unwrap()

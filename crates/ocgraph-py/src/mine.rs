@@ -226,7 +226,7 @@ impl PyWatch {
                 // Vertices added since the watch started have no label.
                 let n = after.view.num_vertices();
                 if let Some(l) = guard.as_mut().filter(|l| l.len() < n) {
-                    *l = padded(std::mem::take(l), n);
+                    *l = padded(std::mem::take(l), n)?;
                 }
                 let labels = guard.as_deref();
                 let mut tracked = self.tracked.lock().unwrap_or_else(|e| e.into_inner());

@@ -76,23 +76,31 @@ fn run_info(args: &InfoArgs) -> Result<()> {
     let (mut min, mut max, mut hist) = (u64::MAX, 0u64, Histogram::default());
     let (mut isolated, mut self_loops) = (0u64, 0u64);
     let directed = view.is_directed();
+    // A directed graph's isolated vertices are those without in-arcs too: the in-degrees are
+    // read a range of vertices at a time, beside their out-lists.
+    const RANGE: u64 = 1 << 16;
+    let mut in_deg = vec![0u32; if directed { RANGE as usize } else { 0 }];
     with_adjacency!(&view, |out, inn| {
-        let mut in_deg = vec![0u32; if directed { n as usize } else { 0 }];
-        if directed {
-            inn.for_each_degree_in_range(0..n, |v, d| in_deg[v as usize] = d as u32);
-        }
-        out.for_each_in_range(0..n, |v, nbrs| {
-            let d = nbrs.len() as u64;
-            min = min.min(d);
-            max = max.max(d);
-            hist.add(d);
-            if d == 0 && (!directed || in_deg[v as usize] == 0) {
-                isolated += 1;
+        for lo in (0..n as u64).step_by(RANGE as usize) {
+            let range = lo as Vertex..(lo + RANGE).min(n as u64) as Vertex;
+            if directed {
+                inn.for_each_degree_in_range(range.clone(), |v, d| {
+                    in_deg[(v - range.start) as usize] = d as u32
+                });
             }
-            // Every self-loop arc (a list is sorted; a graph without --dedup may repeat it).
-            let first = nbrs.partition_point(|&x| x < v);
-            self_loops += nbrs[first..].iter().take_while(|&&x| x == v).count() as u64;
-        })
+            out.for_each_in_range(range.clone(), |v, nbrs| {
+                let d = nbrs.len() as u64;
+                min = min.min(d);
+                max = max.max(d);
+                hist.add(d);
+                if d == 0 && (!directed || in_deg[(v - range.start) as usize] == 0) {
+                    isolated += 1;
+                }
+                // Every self-loop arc (a list is sorted; a graph without --dedup may repeat it).
+                let first = nbrs.partition_point(|&x| x < v);
+                self_loops += nbrs[first..].iter().take_while(|&&x| x == v).count() as u64;
+            })
+        }
     });
     let mean = if n == 0 { 0.0 } else { view.num_arcs() as f64 / n as f64 };
     let levels = match &view {

@@ -295,7 +295,7 @@ pub fn run(args: &StreamArgs) -> Result<()> {
         Some(p) => {
             let labels = match &args.watch_labels {
                 Some(p) => Some(read_labels(p, w.num_vertices())?),
-                None => w.snapshot().labels(),
+                None => w.snapshot().labels()?,
             };
             Some(Watcher::start(&w, read_pattern(p)?, args.watch_induced, labels, args.watch_out.as_deref())?)
         }

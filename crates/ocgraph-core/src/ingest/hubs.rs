@@ -84,7 +84,8 @@ fn write_entries(
         )));
     }
     let n = g.num_vertices() as Vertex;
-    let mut degree = vec![0u32; n as usize];
+    let mut degree = Vec::new();
+    crate::memory::try_resize(&mut degree, n as usize, 0u32, || format!("the degrees of {n} vertices"))?;
     degree.par_chunks_mut(TASK as usize).enumerate().for_each(|(t, part)| {
         let lo = t as u32 * TASK;
         out.for_each_degree_in_range(lo..lo + part.len() as u32, |v, d| part[(v - lo) as usize] = d as u32);

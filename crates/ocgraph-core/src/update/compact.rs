@@ -91,7 +91,7 @@ pub(crate) fn write_base(
         }
         None => IdMapKind::Identity,
     };
-    if let Some(labels) = snap.labels() {
+    if let Some(labels) = snap.labels()? {
         w.write_slice(FileRole::Labels, &labels)?;
     }
     let base = view.base.manifest();

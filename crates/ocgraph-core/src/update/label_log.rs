@@ -133,19 +133,21 @@ impl ViewLabels {
     }
 
     /// Every vertex's label as of batch `upto` over `n` vertices, or `None` when the base has
-    /// no labels and no batch `<= upto` set one.
-    pub(crate) fn all(&self, n: usize, upto: u64) -> Option<Vec<u32>> {
+    /// no labels and no batch `<= upto` set one; an [`Error::OutOfMemory`] where the machine
+    /// cannot hold them.
+    pub(crate) fn all(&self, n: usize, upto: u64) -> Result<Option<Vec<u32>>> {
         if self.base.is_none() && !self.history.any(upto) {
-            return None;
+            return Ok(None);
         }
-        let mut out = self.base.as_ref().map_or_else(Vec::new, |b| b[..b.len().min(n)].to_vec());
-        out.resize(n, NO_LABEL);
+        let base = self.base.as_ref().map_or(&[][..], |b| &b[..b.len().min(n)]);
+        let mut out = crate::labels::padded(Vec::new(), n)?;
+        out[..base.len()].copy_from_slice(base);
         self.history.for_each(upto, |v, l| {
             if let Some(slot) = out.get_mut(v as usize) {
                 *slot = l;
             }
         });
-        Some(out)
+        Ok(Some(out))
     }
 }
 
@@ -377,7 +379,7 @@ mod tests {
         assert_eq!(later.label(5, 9), Some(3));
         assert_eq!(later.label(5, 3), None);
         let v = ViewLabels { base: Some(Arc::new(vec![0, 0, 0, 0, 0, 8])), history: Arc::new(h) };
-        assert_eq!(v.all(7, 2), Some(vec![0, 0, 0, 0, 0, 2, NO_LABEL]));
+        assert_eq!(v.all(7, 2).unwrap(), Some(vec![0, 0, 0, 0, 0, 2, NO_LABEL]));
         assert_eq!(v.label(6, 4), 9);
     }
 }

@@ -368,8 +368,9 @@ impl Snapshot {
 
     /// Every vertex's label in this snapshot: the base's labels under the label changes of
     /// the batches it sees (`NO_LABEL` for vertices never labelled); `None` when the base has
-    /// no labels and no batch set one.
-    pub fn labels(&self) -> Option<Vec<u32>> {
+    /// no labels and no batch set one; an out-of-memory error where the machine cannot hold
+    /// them.
+    pub fn labels(&self) -> crate::error::Result<Option<Vec<u32>>> {
         let view = &self.inner.view;
         view.labels.all(view.num_vertices as usize, view.upto)
     }
