@@ -194,11 +194,13 @@ def test_errors(spark, datasets, tmp_path):
 
 
 def test_damaged_datasets_are_format_errors_naming_the_file(spark, tmp_path):
-    """Metadata that is not JSON or lacks a key, an edge file without a column and a file that
-    is not Parquet: each a FormatError naming the file, from the import and from SparkGraph
-    (before Spark reads anything on the executors)."""
+    """Metadata that is not JSON or lacks a key, an edge file without a column or with string
+    ids, a file that is not Parquet and a missing part: each a FormatError naming the file, from
+    the import and from SparkGraph (before Spark reads anything on the executors)."""
     import json
+    import shutil
 
+    import pyarrow as pa
     import pyarrow.parquet as pq
 
     g = ocgraph.from_edges([0, 1, 2, 3], [1, 2, 3, 0], tmp_path / "g", weights=[1.0, 2.0, 3.0, 4.0])
@@ -217,11 +219,22 @@ def test_damaged_datasets_are_format_errors_naming_the_file(spark, tmp_path):
     pq.write_table(pq.ParquetFile(files[1]).read().rename_columns(["a", "dst", "weight"]), files[1])
     garbage, files = dataset("garbage")
     files[1].write_bytes(b"not parquet" * 10)
+    # A part gone (its arcs would be missing from every result) and ids that are not integers.
+    no_part, _ = dataset("no_part")
+    shutil.rmtree(no_part / "edges" / "part=00001")
+    no_in_part, _ = dataset("no_in_part")
+    shutil.rmtree(no_in_part / "in_edges" / "part=00000")
+    strings, files = dataset("strings")
+    t = pq.ParquetFile(files[0]).read()
+    pq.write_table(t.set_column(0, "src", t.column("src").cast(pa.string())), files[0])
     for path, what in [
         (bad_json, "_ocgraph.json: not the metadata"),
         (no_bounds, "_ocgraph.json: bounds is missing"),
         (renamed, "part=00001/data.parquet: an edge file without the column 'src'"),
         (garbage, "Parquet magic bytes"),
+        (no_part, "edges/part=00001: a part of the dataset is missing (_ocgraph.json lists 2)"),
+        (no_in_part, "in_edges/part=00000: a part of the dataset is missing"),
+        (strings, "part=00000/data.parquet: column 'src' holds string, not numbers"),
     ]:
         with pytest.raises(ocgraph.FormatError, match=re.escape(what)):
             osp.import_parquet(path, tmp_path / f"{path.name}_back")

@@ -41,7 +41,7 @@ from .._errors import FormatError, InvalidArgumentError, VertexError
 from .._vectors import by_vertex, personalization_vector
 from . import _frames, _partitions
 from ._dataset import (
-    check_edge_columns,
+    check_edge_parts,
     export_parquet,
     import_parquet,
     is_dataset,
@@ -154,7 +154,7 @@ class SparkGraph:
                 "ocgraph.spark.export_parquet(graph, dataset_path)"
             )
         self.meta = read_meta(self.path)
-        check_edge_columns(self.path, self.meta)
+        check_edge_parts(self.path, self.meta)
         self.partitions = partitions or int(spark.sparkContext.defaultParallelism)
         self.design = design
         self.supersteps: list[str] = []

@@ -240,7 +240,8 @@ def main(argv: list[str] | None = None) -> int:
             _run(a)
     except Error as e:
         # The Python API's remedy, as this command spells it.
-        print(f"error: {e}".replace("overwrite=True", "--force"), file=sys.stderr)
+        message = str(e).replace("pass overwrite=True", "pass --force")
+        print(f"error: {message}", file=sys.stderr)
         return 2 if isinstance(e, ValueError) else 1
     return 0
 

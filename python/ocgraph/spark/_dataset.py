@@ -98,24 +98,38 @@ def read_table(path: str, sub: str, columns: list[str]) -> Any:
         raise FormatError(f"{path}/{sub}: {e}") from e
 
 
-def check_edge_columns(path: str, meta: dict) -> None:
-    """Raises ``FormatError`` naming the first edge file that is not Parquet or lacks one of
-    the columns the kernels read (``src``, ``dst``, and ``weight`` when weighted): on the
-    driver, from the files' footers, before Spark reads them on the executors."""
+def check_edge_parts(path: str, meta: dict) -> None:
+    """Raises ``FormatError`` naming the first part of ``edges`` (and of ``in_edges`` for a
+    directed graph) that is missing (every part of ``bounds`` is written, arcs or not), or the
+    first edge file that is not Parquet or lacks one of the columns the kernels read (``src``,
+    ``dst`` as integers, and ``weight`` as numbers when weighted): on the driver, from the
+    listing and the files' footers, before Spark reads them on the executors."""
     import pyarrow as pa
     import pyarrow.dataset as ds
 
-    need = ["src", "dst"] + (["weight"] if meta["weighted"] else [])
+    need = {"src": pa.types.is_integer, "dst": pa.types.is_integer}
+    if meta["weighted"]:
+        need["weight"] = lambda t: pa.types.is_integer(t) or pa.types.is_floating(t)
     fs, root = _fs(str(path))
-    try:
-        edges = ds.dataset(f"{root}/edges", filesystem=fs, format="parquet")
-        fragments = [(f.path, f.physical_schema.names) for f in edges.get_fragments()]
-    except (pa.ArrowException, OSError, ValueError) as e:
-        raise FormatError(f"{path}/edges: {e}") from e
-    for file, names in fragments:
-        missing = [c for c in need if c not in names]
-        if missing:
-            raise FormatError(f"{file}: an edge file without the column {missing[0]!r}")
+    parts = len(meta["bounds"]) - 1
+    for kind in ["edges", "in_edges"] if meta["directed"] else ["edges"]:
+        dirs = [f"{root}/{part_dir(kind, p)}" for p in range(parts)]
+        absent = [d for d, i in zip(dirs, fs.get_file_info(dirs)) if i.type != pa.fs.FileType.Directory]
+        if absent:
+            raise FormatError(f"{absent[0]}: a part of the dataset is missing ({META} lists {parts})")
+        try:
+            files = ds.dataset(f"{root}/{kind}", filesystem=fs, format="parquet")
+            fragments = [(f.path, f.physical_schema) for f in files.get_fragments()]
+        except (pa.ArrowException, OSError, ValueError) as e:
+            raise FormatError(f"{path}/{kind}: {e}") from e
+        for file, schema in fragments:
+            for column, fits in need.items():
+                if column not in schema.names:
+                    raise FormatError(f"{file}: an edge file without the column {column!r}")
+                if not fits(schema.field(column).type):
+                    raise FormatError(
+                        f"{file}: column {column!r} holds {schema.field(column).type}, not numbers"
+                    )
 
 
 def _balanced_bounds(indptr: np.ndarray, parts: int) -> np.ndarray:
@@ -355,7 +369,7 @@ def import_parquet(path: str, out: str, memory: Any = "1GiB", overwrite: bool = 
     from .._graph import Graph
 
     meta = read_meta(path)
-    check_edge_columns(path, meta)
+    check_edge_parts(path, meta)
     n, directed, weighted = int(meta["num_vertices"]), bool(meta["directed"]), bool(meta["weighted"])
     cols = ["src", "dst"] + (["weight"] if weighted else [])
     t = read_table(path, "edges", cols)
