@@ -311,13 +311,18 @@ fn concurrent_appends_share_fsyncs() {
     assert_eq!(got, expect(&(1..=200).collect::<Vec<_>>()));
 }
 
+/// Builds a graph of `n` vertices and no edges at `dir`.
+fn edgeless_graph(dir: &Path, n: u64) {
+    let mut b = ocgraph_core::ingest::GraphBuilder::new(dir, Default::default()).unwrap();
+    b.reserve_vertices(n);
+    b.finish(ocgraph_core::ingest::IdMap::Identity, &ocgraph_core::ingest::NoProgress).unwrap();
+}
+
 #[test]
 fn a_failed_update_is_not_visible_and_not_replayed() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("g");
-    let mut b = ocgraph_core::ingest::GraphBuilder::new(&dir, Default::default()).unwrap();
-    b.reserve_vertices(10);
-    b.finish(ocgraph_core::ingest::IdMap::Identity, &ocgraph_core::ingest::NoProgress).unwrap();
+    edgeless_graph(&dir, 10);
     let faults = Faults::new();
     let g =
         WritableGraph::open_with_log_fs(&dir, &WriteOptions::default(), Arc::new(FaultFs(faults.clone())))
@@ -341,9 +346,7 @@ fn a_failed_update_is_not_visible_and_not_replayed() {
 fn a_logged_batch_the_graph_cannot_take_is_refused_naming_its_segment() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("g");
-    let mut b = ocgraph_core::ingest::GraphBuilder::new(&dir, Default::default()).unwrap();
-    b.reserve_vertices(10);
-    b.finish(ocgraph_core::ingest::IdMap::Identity, &ocgraph_core::ingest::NoProgress).unwrap();
+    edgeless_graph(&dir, 10);
     let g = WritableGraph::open(&dir, &WriteOptions::default()).unwrap();
     g.add_edges(&[(1, 2)], None).unwrap();
     g.close().unwrap();
@@ -391,9 +394,7 @@ fn durability_modes_decide_when_commit_fsyncs() {
 fn interval_durability_fsyncs_a_last_batch_in_the_background() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("g");
-    let mut b = ocgraph_core::ingest::GraphBuilder::new(&dir, Default::default()).unwrap();
-    b.reserve_vertices(10);
-    b.finish(ocgraph_core::ingest::IdMap::Identity, &ocgraph_core::ingest::NoProgress).unwrap();
+    edgeless_graph(&dir, 10);
     let faults = Faults::new();
     let o = WriteOptions {
         durability: Durability::Interval(Duration::from_millis(20)),
