@@ -291,6 +291,10 @@ fn traces_replay_and_an_empty_trace_is_refused() {
         (&["--sizes", " , "][..], "--sizes ' , ' names nothing"),
         (&["--policies", "lru,bogus"][..], "or opt"),
         (&["--score-trace", "s.csv", "--score-size", "0%"][..], "--score-size"),
+        (&["--score-trace", "s.csv", "--score-every", "0"][..], "--score-every"),
+        // An output that would replace the trace, or two outputs in one file.
+        (&["--csv", p(&trace)][..], "is the trace being replayed"),
+        (&["--csv", p(&score), "--score-trace", p(&score)][..], "both name"),
     ] {
         let mut all = vec!["cache-sim", p(&trace)];
         all.extend_from_slice(args);
@@ -300,6 +304,11 @@ fn traces_replay_and_an_empty_trace_is_refused() {
         assert!(err.contains(needle), "{args:?}: {err}");
         assert!(out.stdout.is_empty(), "{args:?} printed before failing");
     }
+    // A bad GAC parameter is not offered `opt` as a remedy (only an unknown name is).
+    let out = ocgraph(&["cache-sim", p(&trace), "--policies", "gac:decay=2"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("decay") && !err.contains("or opt"), "{err}");
+    assert!(std::fs::read(&trace).unwrap() == bytes, "the trace was changed");
 }
 
 /// A trace written through a symbolic link replaces the file it names, whole at the end: a

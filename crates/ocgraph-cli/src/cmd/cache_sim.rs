@@ -43,7 +43,7 @@ pub struct CacheSimArgs {
     #[arg(long, default_value = "50%")]
     score_size: String,
     /// One --score-trace row every this many misses.
-    #[arg(long, default_value_t = 100)]
+    #[arg(long, default_value_t = 100, value_parser = clap::value_parser!(u64).range(1..))]
     score_every: u64,
 }
 
@@ -75,9 +75,19 @@ fn frames_for(spec: &str, distinct: usize, page_size: u32) -> Result<usize> {
 
 /// Runs `ocgraph cache-sim`.
 pub fn run(args: &CacheSimArgs) -> Result<()> {
-    for (out, what) in [(&args.csv, "--csv"), (&args.score_trace, "--score-trace")] {
+    let outputs = [(&args.csv, "--csv"), (&args.score_trace, "--score-trace")];
+    for (out, what) in outputs {
         if let Some(out) = out {
             refuse_missing_directory(out, what)?;
+            // One file for two outputs, or the trace replaced by a table, would lose data.
+            if !names_standard_output(out) && same_file(out, &args.trace) {
+                return Err(Error::invalid(format!("{what} {}: is the trace being replayed", out.display())));
+            }
+        }
+    }
+    if let (Some(a), Some(b)) = (&args.csv, &args.score_trace) {
+        if !names_standard_output(a) && (a == b || same_file(a, b)) {
+            return Err(Error::invalid(format!("--csv and --score-trace both name {}", a.display())));
         }
     }
     let trace = Trace::read(&args.trace)?;
@@ -103,8 +113,12 @@ pub fn run(args: &CacheSimArgs) -> Result<()> {
     for p in &policies {
         if *p != "opt" {
             // Names and GAC specs are checked up front; the list of valid names adds `opt`.
-            policy_by_name(p, 2)
-                .map_err(|e| reworded(e, |why| format!("{why}; or opt, Belady's offline optimum")))?;
+            policy_by_name(p, 2).map_err(|e| {
+                reworded(e, |why| match why.starts_with("unknown") {
+                    true => format!("{why}; or opt, Belady's offline optimum"),
+                    false => why,
+                })
+            })?;
         }
     }
     let sizes: Vec<(&str, usize)> = listed(&args.sizes, "--sizes")?
@@ -187,7 +201,7 @@ pub fn run(args: &CacheSimArgs) -> Result<()> {
     if let (Some(path), Some(frames)) = (&args.score_trace, score_frames) {
         let spec = policies.iter().find(|p| p.starts_with("gac")).copied().unwrap_or("gac");
         let config = if spec == "gac" { GacConfig::default() } else { GacConfig::parse(spec)? };
-        write_score_trace(path, &dense, frames, &config, args.score_every.max(1))?;
+        write_score_trace(path, &dense, frames, &config, args.score_every)?;
         say(&format!(
             "wrote {} ({spec} at {} = {frames} frames); plot: python3 bench/caching/plot.py --score {} --out score.png",
             path.display(),
@@ -196,6 +210,15 @@ pub fn run(args: &CacheSimArgs) -> Result<()> {
         ));
     }
     Ok(())
+}
+
+/// Whether `a` and `b` name one existing file (through links or different spellings).
+fn same_file(a: &Path, b: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    match (std::fs::metadata(a), std::fs::metadata(b)) {
+        (Ok(x), Ok(y)) => (x.dev(), x.ino()) == (y.dev(), y.ino()),
+        _ => false,
+    }
 }
 
 /// An invalid-argument error `e` with its message rewritten by `f` (other errors as they are).
