@@ -339,16 +339,27 @@ fn advise_counts_updates_and_layouts_apart() {
     assert_eq!(lists(&before), lists(&after), "the lists' size leaves the grid out");
     assert!(after.contains("of update log, held in RAM"), "{after}");
     // Every pool size it recommends is one the pool accepts (it advised 4 KiB, below two
-    // frames, for small graphs and budgets).
+    // frames, for small graphs and budgets), written as one word of the command line.
     let tiny = t.path().join("tiny");
     ok(&["generate", "erdos-renyi", "--vertices", "5", "--edges", "0", "--quiet", p(&tiny)]);
     for (graph, memory) in [(&tiny, "1MiB"), (&g, "40KiB"), (&g, "100")] {
         let out = String::from_utf8(ok(&["advise", p(graph), "--memory", memory]).stdout).unwrap();
         for size in out.lines().filter_map(|l| l.split("--memory ").nth(1)) {
-            let size: String = size.split([' ', ';']).take(2).collect::<Vec<_>>().join("");
-            ok(&["run", "bfs", p(graph), "--backend", "pool", "--memory", &size, "--trials", "1"]);
+            let size = size.split([' ', ';']).next().unwrap();
+            ok(&["run", "bfs", p(graph), "--backend", "pool", "--memory", size, "--trials", "1"]);
         }
     }
+    // A skewed graph is advised a reordered copy; the copy `reorder` wrote is not.
+    let (k, r) = (t.path().join("k12"), t.path().join("k12r"));
+    ok(&["generate", "kronecker", "--scale", "12", "--edge-factor", "8", "--seed", "1", "--quiet", p(&k)]);
+    ok(&["reorder", p(&k), p(&r), "--quiet"]);
+    let advice = |g: &Path| String::from_utf8(ok(&["advise", p(g), "--memory", "150KiB"]).stdout).unwrap();
+    assert!(advice(&k).contains("`ocgraph reorder` then `ocgraph pack`"), "{}", advice(&k));
+    let copy = advice(&r);
+    assert!(
+        copy.contains("a copy reordered by degree") && !copy.contains("`ocgraph reorder` then"),
+        "{copy}"
+    );
 }
 
 /// `--force` replaces a graph, never a file (the input itself) or a directory of other files,

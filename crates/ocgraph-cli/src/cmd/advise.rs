@@ -100,7 +100,9 @@ pub fn run(args: &AdviseArgs) -> Result<()> {
             .ok_or_else(|| Error::invalid("cannot read MemAvailable from /proc/meminfo: give --memory"))?,
     };
     let (skew, locality) = shape(g);
-    let skewed = skew > 50.0 && locality > 0.01;
+    // A reordered copy is as reordered as it gets, though its shape stays skewed.
+    let reordered = ocgraph_core::ingest::is_reordered(m);
+    let skewed = skew > 50.0 && locality > 0.01 && !reordered;
     println!("graph      {} ({} vertices, {arcs} arcs)", args.graph.display(), n);
     println!(
         "size       {} of lists and offsets{}{}{}, {} of manifest{}",
@@ -131,7 +133,9 @@ pub fn run(args: &AdviseArgs) -> Result<()> {
     println!(
         "shape      max/mean out-degree {skew:.0}, median neighbour distance {:.2}% of n: {}",
         locality * 100.0,
-        if skewed {
+        if reordered {
+            "a copy reordered by degree (`ocgraph reorder`)"
+        } else if skewed {
             "skewed and scattered (social or Kronecker-like): a reordered copy helps"
         } else if locality <= 0.01 {
             "neighbours already close (road, crawl-ordered web): keep the given order"
@@ -177,7 +181,7 @@ pub fn run(args: &AdviseArgs) -> Result<()> {
             };
             format!(
                 "the graph fits: --backend pool --memory {}{copy}{}",
-                format_size(graph_bytes.max(MIN_POOL)),
+                memory_arg(graph_bytes.max(MIN_POOL)),
                 lists(kernel, graph_bytes.max(MIN_POOL))
             )
         } else {
@@ -192,7 +196,7 @@ pub fn run(args: &AdviseArgs) -> Result<()> {
             format!(
                 "{:.0}% of the graph: --backend pool --memory {} --policy {policy}{copy}{}",
                 100.0 * pool as f64 / graph_bytes.max(1) as f64,
-                format_size(pool),
+                memory_arg(pool),
                 lists(kernel, pool)
             )
         };
@@ -223,4 +227,19 @@ fn huge_pages(pool: u64) {
             pool.div_ceil(size).max(1)
         ),
     }
+}
+
+/// `bytes` as a `--memory` value a shell passes as one word (`46.8KiB`), rounded up to the
+/// unit's tenth so that a pool of that size holds at least `bytes`.
+fn memory_arg(bytes: u64) -> String {
+    const UNITS: [&str; 4] = ["KiB", "MiB", "GiB", "TiB"];
+    if bytes < 1024 {
+        return bytes.to_string();
+    }
+    let (mut v, mut i) = (bytes as f64 / 1024.0, 0);
+    while v >= 1024.0 && i + 1 < UNITS.len() {
+        v /= 1024.0;
+        i += 1;
+    }
+    format!("{:.1}{}", (v * 10.0).ceil() / 10.0, UNITS[i])
 }

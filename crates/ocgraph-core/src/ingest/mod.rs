@@ -47,4 +47,4 @@ pub(crate) use pack::pack_copy_unlocked;
 pub use pack::{pack, pack_copy, remove_packed_copy, PackReport};
 pub use parse::{is_integer, parse_weight};
 pub use progress::{NoProgress, Progress, Unit};
-pub use reorder::reorder;
+pub use reorder::{is_reordered, reorder};

@@ -37,6 +37,14 @@ use crate::ids::OriginalId;
 /// Old vertices whose arcs are renumbered between two pushes to the builder.
 const BLOCK: Vertex = 1 << 16;
 
+/// What a reordered copy's manifest `source` ends with.
+pub const REORDERED: &str = " (reordered by degree)";
+
+/// Whether the graph of manifest `m` is a copy `reorder` wrote (or a compaction of one).
+pub fn is_reordered(m: &crate::format::Manifest) -> bool {
+    m.source.contains(REORDERED)
+}
+
 /// Writes `dst`, a copy of `src` with its vertices renumbered in descending order of degree
 /// (out + in for a directed graph), atomically; `overwrite` replaces an existing `dst`;
 /// `memory` is the builder's budget in bytes. The lists are written plain (`ocgraph pack`
@@ -59,7 +67,7 @@ pub fn reorder(src: &Path, dst: &Path, memory: u64, overwrite: bool, progress: &
         drop_self_loops: false,
         memory,
         overwrite,
-        source: format!("{} (reordered by degree)", m.source),
+        source: format!("{}{REORDERED}", m.source),
     };
     let mut b = GraphBuilder::new(dst, opts)?;
     b.reserve_vertices(n as u64);
