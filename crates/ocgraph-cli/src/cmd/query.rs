@@ -65,7 +65,8 @@ pub struct QueryArgs {
     /// Write the answers to this file (text; format in `ocgraph_core::query::runner`).
     #[arg(long)]
     answers: Option<PathBuf>,
-    /// Also print the report as one JSON line on stdout.
+    /// Also print the report as one JSON line on stdout (on stderr with `--answers -`, whose
+    /// answers stdout then holds alone).
     #[arg(long)]
     json: bool,
     /// mmap: the share of --memory the neighbourhood prefetcher leaves out of the pages it
