@@ -86,6 +86,21 @@ impl PyGraph {
         }
         Ok(v as Vertex)
     }
+
+    /// The sorted neighbours of `v` in direction `dir` (a copy), their ids checked
+    /// ([`check_neighbours`]).
+    fn list(&self, py: Python<'_>, v: i128, dir: Dir) -> PyResult<Vec<u32>> {
+        let g = self.graph()?;
+        let v = Self::check_vertex(&g, v)?;
+        run_on_graph(py, g.path(), || {
+            let list = with_adjacency!(&g, |out, inn| match dir {
+                Dir::Out => out.neighbors(v).to_vec(),
+                Dir::In => inn.neighbors(v).to_vec(),
+            });
+            check_neighbours(&g, v, &[0, list.len() as i64], &list)?;
+            Ok(list)
+        })
+    }
 }
 
 /// Which CSR direction a call reads.
@@ -159,12 +174,14 @@ fn check_neighbours(g: &GraphView, first: Vertex, indptr: &[i64], indices: &[u32
     Err(to_pyerr(ocgraph_core::format::check_graph(g.path()).err().unwrap_or(listed)))
 }
 
-fn csr(g: &GraphView) -> Csr {
+fn csr(g: &GraphView) -> PyResult<Csr> {
     csr_range(g, 0..g.num_vertices() as Vertex)
 }
 
-/// The out-lists of the vertices `range` as CSR arrays (`indptr` starts at 0).
-fn csr_range(g: &GraphView, range: std::ops::Range<Vertex>) -> Csr {
+/// The out-lists of the vertices `range` as CSR arrays (`indptr` starts at 0), their ids
+/// checked ([`check_neighbours`]).
+fn csr_range(g: &GraphView, range: std::ops::Range<Vertex>) -> PyResult<Csr> {
+    let first = range.start;
     let mut indptr = Vec::with_capacity(range.len() + 1);
     indptr.push(0i64);
     let mut indices = Vec::new();
@@ -178,7 +195,8 @@ fn csr_range(g: &GraphView, range: std::ops::Range<Vertex>) -> Csr {
             indptr.push(indices.len() as i64);
         }));
     }
-    (indptr, indices, weights)
+    check_neighbours(g, first, &indptr, &indices)?;
+    Ok((indptr, indices, weights))
 }
 
 #[pymethods]
@@ -340,26 +358,12 @@ impl PyGraph {
 
     /// Sorted out-neighbours of `v` as a uint32 numpy array (a copy).
     fn neighbors<'py>(&self, py: Python<'py>, v: i128) -> PyResult<Bound<'py, PyArray1<u32>>> {
-        let g = self.graph()?;
-        let v = Self::check_vertex(&g, v)?;
-        let list = run_on_graph(py, g.path(), || {
-            let list = with_adjacency!(&g, |out, _inn| out.neighbors(v).to_vec());
-            check_neighbours(&g, v, &[0, list.len() as i64], &list)?;
-            Ok(list)
-        })?;
-        Ok(list.into_pyarray(py))
+        Ok(self.list(py, v, Dir::Out)?.into_pyarray(py))
     }
 
     /// Sorted in-neighbours of `v` as a uint32 numpy array (a copy).
     fn in_neighbors<'py>(&self, py: Python<'py>, v: i128) -> PyResult<Bound<'py, PyArray1<u32>>> {
-        let g = self.graph()?;
-        let v = Self::check_vertex(&g, v)?;
-        let list = run_on_graph(py, g.path(), || {
-            let list = with_adjacency!(&g, |_out, inn| inn.neighbors(v).to_vec());
-            check_neighbours(&g, v, &[0, list.len() as i64], &list)?;
-            Ok(list)
-        })?;
-        Ok(list.into_pyarray(py))
+        Ok(self.list(py, v, Dir::In)?.into_pyarray(py))
     }
 
     /// Weights of `v`'s out-edges as a float32 array aligned with `neighbors(v)`
@@ -488,9 +492,7 @@ impl PyGraph {
         let (indptr, indices, weights) = run_on_graph(py, g.path(), || {
             ensure_available(need, || format!("the CSR arrays of {} vertices", g.num_vertices()))
                 .map_err(to_pyerr)?;
-            let (indptr, indices, weights) = csr(&g);
-            check_neighbours(&g, 0, &indptr, &indices)?;
-            Ok((indptr, indices, weights))
+            csr(&g)
         })?;
         Ok((indptr.into_pyarray(py), indices.into_pyarray(py), weights.map(|w| w.into_pyarray(py))))
     }
@@ -516,9 +518,7 @@ impl PyGraph {
                 format!("the CSR offsets of {} vertices", end - start)
             })
             .map_err(to_pyerr)?;
-            let (indptr, indices, weights) = csr_range(&g, start as Vertex..end as Vertex);
-            check_neighbours(&g, start as Vertex, &indptr, &indices)?;
-            Ok((indptr, indices, weights))
+            csr_range(&g, start as Vertex..end as Vertex)
         })?;
         Ok((indptr.into_pyarray(py), indices.into_pyarray(py), weights.map(|w| w.into_pyarray(py))))
     }
