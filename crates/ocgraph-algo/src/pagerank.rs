@@ -403,25 +403,33 @@ fn iterate<I: Adjacency, C: Contrib>(
     Ok(PageRankResult { scores: x, iterations: opts.max_iter, converged: false })
 }
 
+/// The vertex ranges a pull over `in_` is cut into (about equal arc counts), for
+/// [`iterate_from`].
+pub(crate) fn pull_ranges<I: Adjacency>(in_: &I) -> Vec<std::ops::Range<Vertex>> {
+    edge_balanced_ranges(&degrees(in_), pieces_for(in_.num_vertices()))
+}
+
 /// Power iterations (uniform teleport, dangling mass spread uniformly) from the scores `x`,
-/// which should sum to 1, with the out-weights `w_out` already known: stops at the first `x`
-/// whose step `T(x) - x` has an L1 norm at most `target`, or after `max_iter` steps. Leaves that
-/// `x` in place and returns `(T(x) - x, its L1 norm, steps)`. Used to bring maintained scores
-/// back within their tolerance from where they are, one pull per step and no other scan than
-/// the in-degrees.
+/// which should sum to 1, with the out-weights `w_out` already known and the pull cut into
+/// `ranges` ([`pull_ranges`], of this graph or of one with the same vertices and other arcs: the
+/// cuts only balance the threads): stops at the first `x` whose step `T(x) - x` has an L1
+/// norm at most `target`, or after `max_iter` steps. Leaves that `x` in place and returns
+/// `(T(x) - x, its L1 norm, steps)`. Used to bring maintained scores back within their
+/// tolerance from where they are, one pull per step and no other scan.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn iterate_from<I: Adjacency>(
     in_: &I,
     weighted: bool,
     w_out: &[f64],
     damping: f64,
+    ranges: &[std::ops::Range<Vertex>],
     x: &mut Vec<f64>,
     target: f64,
     max_iter: usize,
 ) -> (Vec<f64>, f64, usize) {
     let n = x.len();
     let p = vec![1.0 / n.max(1) as f64; n];
-    let ranges = edge_balanced_ranges(&degrees(in_), pieces_for(n));
-    mark_cuts(in_, &ranges);
+    mark_cuts(in_, ranges);
     let (mut next, mut contrib) = (vec![0.0; n], vec![0.0f64; n]);
     let mut steps = 0;
     loop {
@@ -430,7 +438,7 @@ pub(crate) fn iterate_from<I: Adjacency>(
         });
         let dangling: f64 =
             x.par_iter().zip(w_out).map(|(&xu, &wu)| if wu > 0.0 { 0.0 } else { xu }).sum::<f64>() * damping;
-        let err = pull(in_, weighted, &ranges, &contrib, x, &p, dangling + (1.0 - damping), &mut next);
+        let err = pull(in_, weighted, ranges, &contrib, x, &p, dangling + (1.0 - damping), &mut next);
         steps += 1;
         if err <= target || steps >= max_iter {
             next.par_iter_mut().zip(x.par_iter()).for_each(|(t, &xv)| *t -= xv);

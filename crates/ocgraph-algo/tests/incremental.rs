@@ -578,3 +578,57 @@ fn pagerank_results_are_named_by_their_parameters_in_short_names() {
         assert!(file < 64, "{:?}", name(tiny));
     }
 }
+
+/// PageRank on graphs large enough that most batches fit in the tolerance: a hub losing arcs
+/// one at a time and random arcs coming and going leave pending shares across batches (the
+/// state's bound takes them in) and across a save and reopen; after every batch the result is
+/// within its tolerance of the static kernel, directed or not, weighted or not.
+#[test]
+fn pagerank_batches_within_the_tolerance_stay_within_it() {
+    let spec = Spec::PageRank { damping: 0.85, tol: 1e-5 };
+    for (directed, weighted) in [(false, false), (true, false), (false, true), (true, true)] {
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(11 + directed as u64 + 2 * weighted as u64);
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("g");
+        let n: u32 = 2000;
+        let weight = |rng: &mut Xoshiro256PlusPlus| if weighted { rng.gen_range(1..4) as f32 } else { 1.0 };
+        let mut edges = BTreeMap::new();
+        for v in 1..n {
+            edges.insert((0, v), weight(&mut rng));
+            if directed && v % 3 == 0 {
+                edges.insert((v, 0), weight(&mut rng));
+            }
+        }
+        for _ in 0..2 * n {
+            let (u, v) = (rng.gen_range(1..n), rng.gen_range(1..n));
+            edges.insert(if directed { (u, v) } else { (u.min(v), u.max(v)) }, weight(&mut rng));
+        }
+        build(&dir, n, directed, weighted, &edges);
+        let opts = WriteOptions { durability: Durability::None, ..Default::default() };
+        let mut w = WritableGraph::open(&dir, &opts).unwrap();
+        let mut m = Maintainer::start(&w, spec.clone()).unwrap();
+        for round in 0..40 {
+            let mut items = vec![WalItem::RemoveEdge { src: 0, dst: 1 + round }];
+            for _ in 0..4 {
+                let (src, dst) = (rng.gen_range(1..n), rng.gen_range(1..n));
+                items.push(WalItem::AddEdge { src, dst, weight: weight(&mut rng) });
+            }
+            let (src, dst) = *edges.keys().nth(rng.gen_range(n as usize..edges.len())).unwrap();
+            items.push(WalItem::RemoveEdge { src, dst });
+            if weighted {
+                items.push(WalItem::SetWeight { src: 0, dst: 500 + round, weight: weight(&mut rng) });
+            }
+            w.update(&items).unwrap();
+            let what = format!("directed {directed} weighted {weighted} after batch {round}");
+            check(&spec, &m.result(&w).unwrap(), &w.snapshot(), &what).unwrap();
+            if round == 20 {
+                m.save(&w).unwrap();
+                w.close().unwrap();
+                w = WritableGraph::open(&dir, &opts).unwrap();
+                m = Maintainer::start(&w, spec.clone()).unwrap();
+                assert!(m.loaded(), "{what}: the saved result is current");
+                check(&spec, &m.result(&w).unwrap(), &w.snapshot(), &what).unwrap();
+            }
+        }
+    }
+}

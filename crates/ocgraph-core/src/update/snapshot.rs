@@ -529,6 +529,28 @@ impl SnapshotDirection<'_> {
     }
 }
 
+impl SnapshotDirection<'_> {
+    /// The weight of each arc `v -> y` for `y` in `targets` (sorted ascending), `None` where
+    /// there is no such arc (weights are 1.0 on unweighted graphs), into `out`: binary searches
+    /// in `v`'s changes and base list, so reading a few arcs of a long list does not merge it.
+    pub fn arc_weights_to(&self, v: Vertex, targets: &[Vertex], out: &mut Vec<Option<f32>>) {
+        self.check(v);
+        out.clear();
+        let (nb, wb) = self.snap.view.base_list(self.side, v);
+        let changes = self.snap.point_changes(self.side, v);
+        let changes = changes.as_deref().unwrap_or_default();
+        for &y in targets {
+            out.push(match changes.binary_search_by_key(&y, |c| c.0) {
+                Ok(i) => match changes[i].1 {
+                    ArcOp::Add(w) => Some(w),
+                    ArcOp::Remove => None,
+                },
+                Err(_) => nb.binary_search(&y).ok().map(|i| wb.as_ref().map_or(1.0, |w| w[i])),
+            });
+        }
+    }
+}
+
 impl Adjacency for SnapshotDirection<'_> {
     fn num_vertices(&self) -> usize {
         self.snap.view.num_vertices as usize
@@ -721,10 +743,19 @@ mod tests {
         let in_of = |v: u32| set.iter().filter(|e| e.1 == v).map(|e| e.0).collect::<Vec<_>>();
         let snap = g.snapshot();
         // Two passes: the first crosses the point-read limit (1024) and builds the overlay.
+        let mut found = Vec::new();
         for _ in 0..2 {
             for v in 0..n {
                 assert_eq!(&*snap.out().neighbors(v), &out_of(v)[..], "out of {v}");
                 assert_eq!(snap.out().degree(v), out_of(v).len());
+                // Arcs looked up one by one: every neighbour and some vertices that are not.
+                let mut targets: Vec<u32> = out_of(v).into_iter().chain((v % 7..n).step_by(97)).collect();
+                targets.sort_unstable();
+                targets.dedup();
+                snap.out().arc_weights_to(v, &targets, &mut found);
+                let want: Vec<Option<f32>> =
+                    targets.iter().map(|&y| set.contains(&(v, y)).then_some(1.0)).collect();
+                assert_eq!(found, want, "arcs of {v}");
             }
         }
         let fresh = g.snapshot();
