@@ -531,7 +531,9 @@ impl PageRank {
         let mut moved = 0.0;
         for (v, (xv, &rv)) in x.iter_mut().zip(&self.r).enumerate() {
             self.old.note(v as Vertex, *xv / self.sum);
-            *xv += rv + share;
+            // At least 0 in exact arithmetic (the residuals hold only shares of scores);
+            // rounding may leave a score a few ulps below, which the pull would carry on.
+            *xv = (*xv + rv + share).max(0.0);
             moved += *xv;
         }
         x.iter_mut().for_each(|xv| *xv /= moved);
