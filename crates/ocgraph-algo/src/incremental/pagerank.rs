@@ -1,11 +1,13 @@
 //! PageRank kept within its tolerance by residual push and sweeps (networkx semantics: damping
 //! `d`, uniform teleport, dangling mass spread uniformly, weights when the graph has them).
 //!
-//! With `T(x) = d * P^T x + (d * dangling(x) + 1 - d) / n` the networkx iteration, the state is
-//! the scores `x` and the residual `T(x) - x`, kept in three parts: a per-vertex part `r`, a
-//! pending uniform part `g / n` (what dangling vertices push goes to every vertex), and a
-//! pending share `p_u` per vertex: of `u`'s contribution `d * x_u * w / W(u)` to each
-//! out-neighbour, the residuals hold `(d * x_u / W(u) - p_u) * w`.
+//! With `T_c(x) = d * P^T x + (d * dangling(x) + c) / n`, networkx's iteration is `T_{1-d}`; the
+//! scores normalised to sum 1 are the same for every teleport mass `c > 0` (the fixed point is
+//! linear in `c`), so the state keeps its own `c`, and a residual that every vertex shares
+//! equally (what dangling vertices push, or stop pushing, goes to every vertex) changes `c`
+//! instead of the residuals. The state is the scores `x` and the residual `T_c(x) - x`, kept in
+//! two parts: a per-vertex part `r`, and a pending share `p_u` per vertex: of `u`'s contribution
+//! `d * x_u * w / W(u)` to each out-neighbour, the residuals hold `(d * x_u / W(u) - p_u) * w`.
 //!
 //! A batch changes the residual only through the vertices whose out-lists changed. For such a
 //! vertex `u` only the arcs that changed touch a neighbour (a removed arc takes back the share
@@ -14,23 +16,24 @@
 //! graphs the changed arcs are point reads of the previous and the current snapshot
 //! (`arc_weights_to`) and `W(u)` the degree; weighted graphs merge the two lists of `u` to sum
 //! `W(u)` exactly.
-//! `Σ |r_v| + |g| + Σ |p_u| W(u)` bounds `Σ |T(x) - x|`, and while it is within
+//! `Σ |r_v| + Σ |p_u| W(u)` bounds `Σ |T_c(x) - x|`, and while it is within
 //! [`PageRank::target`] the batch costs nothing more.
 //!
 //! Past it, the vertices whose residual exceeds `tol` are pushed (`r_v` moves into `x_v`, and
-//! `d * r_v * w / W(v)` plus the pending share to each out-neighbour, or `d * r_v` to `g` when
-//! `v` is dangling) until the bound holds again. Residual spread thinly over many vertices is
+//! `d * r_v * w / W(v)` plus the pending share to each out-neighbour, or out of `c` when `v`
+//! is dangling) until the bound holds again. Residual spread thinly over many vertices is
 //! taken off faster by sweeps: when no vertex is left above `tol`, when pushing has read a
 //! sixteenth of the graph's arcs, or when the batch left more than [`WARM_FACTOR`] times the
-//! target, the scores move by their whole residual at once (`x + r + g / n` is one Jacobi step
-//! without reading an arc, up to the pending shares) and one pull over the in-lists
+//! target, the scores move by their whole residual at once (`x + r` is one Jacobi step without
+//! reading an arc, up to the pending shares), are normalised to sum 1 (`c = 1 - d` again) and
+//! one pull over the in-lists
 //! ([`crate::pagerank`]'s power iteration from the current scores) computes the residual exactly
 //! again, pending shares included; further pulls follow until the residual is at most
 //! [`SETTLE_TO`] of the target, which leaves later batches room before the next sweep.
 //!
-//! Within the target, `Σ |T(x) - x| <= n * tol / 4`: after normalising `x` to sum 1 (the
-//! result), one more networkx iteration moves it by less than `n * tol / 2`, within networkx's
-//! criterion.
+//! Within the target, `Σ |T_c(x) - x| <= s * n * tol / 4` with `s = Σ x`: after normalising `x`
+//! to sum 1 (the result), one more networkx iteration moves it by `(T_c(x) - x - Σ (T_c(x) - x)
+//! / n) / s`, less than `n * tol / 2` in all, within networkx's criterion.
 //!
 //! The first computation is the static kernel ([`crate::pagerank`], Jacobi) followed by one
 //! pass computing `r`. Memory: 32 bytes per vertex (scores, residuals, out-weights, pending
@@ -66,8 +69,9 @@ pub struct PageRank {
     pending: Vec<f64>,
     /// `Σ |p_u| W(u)`, kept as pending shares change.
     pending_l1: f64,
-    /// Pending residual shared uniformly by every vertex (`g / n` each).
-    g: f64,
+    /// `c`, the teleport mass of the iteration the residuals are kept for (see the module
+    /// docs).
+    teleport: f64,
     /// `Σ |r_v|`, kept as residuals change.
     l1: f64,
     /// `W(v)`: out-degree or out-weight sum.
@@ -157,7 +161,7 @@ impl PageRank {
             r: Vec::new(),
             pending: Vec::new(),
             pending_l1: 0.0,
-            g: 0.0,
+            teleport: 1.0 - damping,
             l1: 0.0,
             w_out: Vec::new(),
             arcs: 0,
@@ -170,14 +174,14 @@ impl PageRank {
         })
     }
 
-    /// The residual `Σ |r_v| + |g|` pushing brings the state back under.
+    /// What [`PageRank::bound`] is kept within: `s * n * tol / 4` (see the module docs).
     fn target(&self) -> f64 {
-        self.n() as f64 * self.tol / 4.0
+        self.sum * self.n() as f64 * self.tol / 4.0
     }
 
-    /// The bound on `Σ |T(x) - x|` the state keeps (see the module docs).
+    /// The bound on `Σ |T_c(x) - x|` the state keeps (see the module docs).
     fn bound(&self) -> f64 {
-        self.l1 + self.g.abs() + self.pending_l1
+        self.l1 + self.pending_l1
     }
 
     fn n(&self) -> usize {
@@ -193,15 +197,6 @@ impl PageRank {
         if self.r[i].abs() > self.tol && !self.queued[i] {
             self.queued[i] = true;
             self.queue.push_back(y);
-        }
-    }
-
-    /// Adds the pending uniform residual to every vertex.
-    fn flush_uniform(&mut self) {
-        let share = self.g / self.n().max(1) as f64;
-        self.g = 0.0;
-        for y in 0..self.n() as Vertex {
-            self.add_residual(y, share);
         }
     }
 
@@ -238,7 +233,8 @@ impl PageRank {
                     self.add_residual(y, share * wy);
                 }
             } else {
-                self.g += d * delta;
+                // Every vertex's residual grows by `d * delta / n`: `c` takes it.
+                self.teleport -= d * delta;
             }
             if read > budget {
                 return false;
@@ -282,13 +278,14 @@ impl PageRank {
             return;
         }
         // To or from dangling (every old arc removed, or none there before): the whole
-        // contribution moves between the residuals and `g`.
+        // contribution moves between the residuals and the share of every vertex, which `c`
+        // takes.
         if w_old > 0.0 {
             for &(y, wo, _) in diff {
                 self.add_residual(y, -held * wo);
             }
         } else {
-            self.g -= d * xu;
+            self.teleport += d * xu;
         }
         if w_new > 0.0 {
             let share = d * xu / w_new;
@@ -296,7 +293,7 @@ impl PageRank {
                 self.add_residual(y, share * wn);
             }
         } else {
-            self.g += d * xu;
+            self.teleport -= d * xu;
         }
     }
 
@@ -312,10 +309,8 @@ impl PageRank {
             try_reserve(v, n, what)?;
         }
         try_resize(&mut self.queued, n, false, what)?;
-        // The pending uniform part was shared by the old vertices only.
-        self.flush_uniform();
         let dangling: f64 = (0..old_n).filter(|&v| self.w_out[v] == 0.0).map(|v| self.x[v]).sum();
-        let mass = self.damping * dangling + 1.0 - self.damping;
+        let mass = self.damping * dangling + self.teleport;
         self.x.resize(n, 0.0);
         self.r.resize(n, 0.0);
         self.w_out.resize(n, 0.0);
@@ -372,7 +367,7 @@ impl Maintained for PageRank {
         self.w_out = w_out;
         self.pending = vec![0.0; n];
         self.pending_l1 = 0.0;
-        self.g = 0.0;
+        self.teleport = 1.0 - d;
         self.queued = vec![false; n];
         self.queue.clear();
         for v in 0..n as Vertex {
@@ -469,7 +464,7 @@ impl Maintained for PageRank {
     fn encode(&self) -> Vec<u8> {
         let mut out = Vec::with_capacity(self.n() * 32 + 24);
         bytes::put_u64(&mut out, self.n() as u64);
-        bytes::put_u64(&mut out, self.g.to_bits());
+        bytes::put_u64(&mut out, self.teleport.to_bits());
         for i in 0..self.n() {
             for v in [self.x[i], self.r[i], self.w_out[i], self.pending[i]] {
                 bytes::put_u64(&mut out, v.to_bits());
@@ -480,7 +475,7 @@ impl Maintained for PageRank {
 
     fn decode(&mut self, seq: u64, mut b: &[u8]) -> Option<()> {
         let n = bytes::get_u64(&mut b)? as usize;
-        let g = f64::from_bits(bytes::get_u64(&mut b)?);
+        let c = f64::from_bits(bytes::get_u64(&mut b)?);
         if b.len() != n.checked_mul(32)? {
             return None;
         }
@@ -494,7 +489,7 @@ impl Maintained for PageRank {
         self.sum = x.iter().sum();
         self.l1 = r.iter().map(|v: &f64| v.abs()).sum();
         self.pending_l1 = p.iter().zip(&w).map(|(p, w)| p.abs() * w).sum();
-        (self.x, self.r, self.w_out, self.pending, self.g, self.seq) = (x, r, w, p, g, seq);
+        (self.x, self.r, self.w_out, self.pending, self.teleport, self.seq) = (x, r, w, p, c, seq);
         self.queued = vec![false; n];
         self.queue.clear();
         self.old.clear();
@@ -524,16 +519,15 @@ impl PageRank {
     /// Moves the scores by their residual and pulls until the residual is at most `goal`,
     /// recording the old score of every vertex (see the module docs).
     fn sweep(&mut self, snap: &Snapshot, goal: f64) {
-        // `x + r + g / n` is `T(x)` up to the pending shares, normalised to sum 1 (the teleport
-        // term assumes it); the pull below computes its residual exactly.
-        let share = self.g / self.n().max(1) as f64;
+        // `x + r` is `T_c(x)` up to the pending shares, normalised to sum 1 (the pull's teleport
+        // mass is `1 - d`); the pull below computes its residual exactly.
         let mut x = std::mem::take(&mut self.x);
         let mut moved = 0.0;
         for (v, (xv, &rv)) in x.iter_mut().zip(&self.r).enumerate() {
             self.old.note(v as Vertex, *xv / self.sum);
             // At least 0 in exact arithmetic (the residuals hold only shares of scores);
             // rounding may leave a score a few ulps below, which the pull would carry on.
-            *xv = (*xv + rv + share).max(0.0);
+            *xv = (*xv + rv).max(0.0);
             moved += *xv;
         }
         x.iter_mut().for_each(|xv| *xv /= moved);
@@ -559,7 +553,7 @@ impl PageRank {
             steps.ceil().max(0.0) as usize + 1,
         );
         self.sum = x.iter().sum();
-        (self.x, self.r, self.l1, self.g) = (x, r, l1, 0.0);
+        (self.x, self.r, self.l1, self.teleport) = (x, r, l1, 1.0 - self.damping);
         self.pending.iter_mut().for_each(|p| *p = 0.0);
         self.pending_l1 = 0.0;
         for q in self.queue.drain(..) {
@@ -584,7 +578,7 @@ mod tests {
 
     use super::*;
 
-    /// `T(x) - x` for the state's scores, from the snapshot's lists.
+    /// `T_c(x) - x` for the state's scores and teleport mass, from the snapshot's lists.
     fn exact_residual(s: &PageRank, snap: &Snapshot) -> Vec<f64> {
         let (n, d) = (s.n(), s.damping);
         let mut t = vec![0.0; n];
@@ -599,13 +593,13 @@ mod tests {
                 dangling += s.x[u];
             }
         }
-        (0..n).map(|v| t[v] + (d * dangling + 1.0 - d) / n as f64 - s.x[v]).collect()
+        (0..n).map(|v| t[v] + (d * dangling + s.teleport) / n as f64 - s.x[v]).collect()
     }
 
-    /// The residual as the state keeps it: `r_v + g / n + Σ_{u -> v} p_u w(u, v)`.
+    /// The residual as the state keeps it: `r_v + Σ_{u -> v} p_u w(u, v)`.
     fn kept_residual(s: &PageRank, snap: &Snapshot) -> Vec<f64> {
         let n = s.n();
-        let mut k: Vec<f64> = s.r.iter().map(|r| r + s.g / n as f64).collect();
+        let mut k = s.r.clone();
         let mut arcs = Vec::new();
         for u in 0..n {
             out_arcs(snap, u as Vertex, &mut arcs);
@@ -700,16 +694,16 @@ mod tests {
         a.r = vec![1e-3, -2e-3, 0.0];
         a.w_out = vec![2.0, 1.0, 0.0];
         a.pending = vec![1e-4, -3e-4, 0.0];
-        a.g = 5e-5;
+        a.teleport = 0.2;
         let mut b = PageRank::empty(0.85, 1e-6).unwrap();
         b.decode(7, &a.encode()).unwrap();
         assert_eq!(
-            (&b.x, &b.r, &b.w_out, &b.pending, b.g, b.seq),
-            (&a.x, &a.r, &a.w_out, &a.pending, a.g, 7)
+            (&b.x, &b.r, &b.w_out, &b.pending, b.teleport, b.seq),
+            (&a.x, &a.r, &a.w_out, &a.pending, a.teleport, 7)
         );
         assert!((b.pending_l1 - 5e-4).abs() < 1e-15, "{}", b.pending_l1);
         assert!((b.l1 - 3e-3).abs() < 1e-15, "{}", b.l1);
-        assert!((b.bound() - (3e-3 + 5e-4 + 5e-5)).abs() < 1e-15);
+        assert!((b.bound() - (3e-3 + 5e-4)).abs() < 1e-15);
         // The form without pending shares (24 bytes a vertex) is not taken for this one.
         let mut short = Vec::new();
         bytes::put_u64(&mut short, 3);
