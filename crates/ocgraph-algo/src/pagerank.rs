@@ -413,8 +413,8 @@ pub(crate) fn pull_ranges<I: Adjacency>(in_: &I) -> Vec<std::ops::Range<Vertex>>
 /// which should sum to 1, with the out-weights `w_out` already known and the pull cut into
 /// `ranges` ([`pull_ranges`], of this graph or of one with the same vertices and other arcs: the
 /// cuts only balance the threads): stops at the first `x` whose step `T(x) - x` has an L1
-/// norm at most `target`, after `max_iter` steps, or at the first step that did not shrink by
-/// the damping factor (rounding's limit). Leaves that `x` in place and returns
+/// norm at most `target`, after `max_iter` steps, or at the first step that did not shrink
+/// (rounding's limit). Leaves that `x` in place and returns
 /// `(T(x) - x, its L1 norm, steps)`. Used to bring maintained scores back within their
 /// tolerance from where they are, one pull per step and no other scan.
 #[allow(clippy::too_many_arguments)]
@@ -441,10 +441,11 @@ pub(crate) fn iterate_from<I: Adjacency>(
             x.par_iter().zip(w_out).map(|(&xu, &wu)| if wu > 0.0 { 0.0 } else { xu }).sum::<f64>() * damping;
         let err = pull(in_, weighted, ranges, &contrib, x, &p, dangling + (1.0 - damping), &mut next);
         steps += 1;
-        // In exact arithmetic a step's norm is at most `damping` times the last one's: a step
-        // that shrank less has reached what rounding lets the iteration reach, and a `target`
-        // below that is never met.
-        let stalled = err > damping * last * (1.0 + 1e-6);
+        // In exact arithmetic a step's norm is at most `damping` times the last one's (exactly
+        // that on some graphs, so rounding may show it a little larger long before it stops
+        // the iteration): a step that did not shrink at all has reached what rounding lets
+        // the iteration reach, and a `target` below that is never met.
+        let stalled = err >= last;
         last = err;
         if err <= target || steps >= max_iter || stalled {
             next.par_iter_mut().zip(x.par_iter()).for_each(|(t, &xv)| *t -= xv);
