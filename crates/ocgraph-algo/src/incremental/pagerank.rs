@@ -433,11 +433,9 @@ impl Maintained for PageRank {
             }
             self.change_arcs(u, &diff, w_old, w_new);
             self.w_out[u as usize] = w_new;
-            let count = |present: &dyn Fn(&(Vertex, f64, f64)) -> bool| {
-                diff.iter().filter(|e| present(e)).count() as u64
-            };
-            self.arcs = (self.arcs + count(&|e| e.1 == 0.0 && e.2 != 0.0))
-                .saturating_sub(count(&|e| e.1 != 0.0 && e.2 == 0.0));
+            let added = diff.iter().filter(|e| e.1 == 0.0 && e.2 != 0.0).count() as u64;
+            let removed = diff.iter().filter(|e| e.1 != 0.0 && e.2 == 0.0).count() as u64;
+            self.arcs = (self.arcs + added).saturating_sub(removed);
         }
         check_finite(self.bound())?;
         self.settle(snap);
