@@ -552,7 +552,7 @@ impl PageRank {
         );
         self.sum = x.iter().sum();
         (self.x, self.r, self.l1, self.teleport) = (x, r, l1, 1.0 - self.damping);
-        self.pending.iter_mut().for_each(|p| *p = 0.0);
+        self.pending.fill(0.0);
         self.pending_l1 = 0.0;
         for q in self.queue.drain(..) {
             self.queued[q as usize] = false;

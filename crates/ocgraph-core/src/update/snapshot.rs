@@ -527,9 +527,7 @@ impl SnapshotDirection<'_> {
         }
         view.delta[s].warm(vertices);
     }
-}
 
-impl SnapshotDirection<'_> {
     /// The weight of each arc `v -> y` for `y` in `targets` (sorted ascending), `None` where
     /// there is no such arc (weights are 1.0 on unweighted graphs), into `out`: binary searches
     /// in `v`'s changes and base list, so reading a few arcs of a long list does not merge it.
