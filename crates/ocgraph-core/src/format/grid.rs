@@ -422,7 +422,8 @@ pub fn encode_runs(payload: &[u16]) -> Vec<u8> {
 
 /// The parts of a cell of `m` arcs stored by [`encode_runs`]: its flags and destination bytes,
 /// with the runs' sources put in `run_sources` (after one unused entry, so that run `k` is
-/// entry `k + 1`); `None` when `bytes` is not such an encoding (lengths that do not add up,
+/// entry `k + 1`, and before [`RUNS_PAD`] unused ones, so that the decoder reads a fixed
+/// window past any run); `None` when `bytes` is not such an encoding (lengths that do not add up,
 /// arc 0 not starting a run, flags past `m`, a source past 65,535).
 fn runs_parts<'a>(bytes: &'a [u8], m: usize, run_sources: &mut Vec<u16>) -> Option<(&'a [u8], &'a [u8])> {
     let flag_len = m.div_ceil(8);
@@ -435,24 +436,84 @@ fn runs_parts<'a>(bytes: &'a [u8], m: usize, run_sources: &mut Vec<u16>) -> Opti
         return None;
     }
     run_sources.clear();
-    run_sources.push(0);
-    let mut source = 0u32;
-    for _ in 0..runs {
+    run_sources.resize(runs as usize + 1 + RUNS_PAD, 0);
+    // Sources only grow, so checking the last one against 65,535 checks them all (a u64 sum
+    // of gaps below 2^16 cannot wrap).
+    let mut source = 0u64;
+    for slot in &mut run_sources[1..=runs as usize] {
         let gap = match *gaps {
             [g, ref rest @ ..] if g < ESCAPE => {
                 gaps = rest;
-                u32::from(g)
+                u64::from(g)
             }
             [_, lo, hi, ref rest @ ..] => {
                 gaps = rest;
-                u32::from(u16::from_le_bytes([lo, hi]))
+                u64::from(u16::from_le_bytes([lo, hi]))
             }
             _ => return None,
         };
         source += gap;
-        run_sources.push(u16::try_from(source).ok()?);
+        *slot = source as u16;
     }
-    gaps.is_empty().then_some((flags, dst_bytes))
+    (gaps.is_empty() && source <= u64::from(u16::MAX)).then_some((flags, dst_bytes))
+}
+
+/// Unused entries after the runs' sources (see [`runs_parts`]): a byte of flags starts at most
+/// 8 runs, so a window of 16 entries from the run before it holds every run it names.
+const RUNS_PAD: usize = 16;
+
+/// `PREFIX_RUNS[b][j]`: the bits of `b` set among bits `0..=j`, i.e. how many runs a byte of
+/// flags starts up to and including its arc `j`.
+const PREFIX_RUNS: [[u8; 8]; 256] = prefix_runs();
+
+/// Builds [`PREFIX_RUNS`].
+const fn prefix_runs() -> [[u8; 8]; 256] {
+    let mut table = [[0u8; 8]; 256];
+    let mut b = 0;
+    while b < 256 {
+        let (mut j, mut count) = (0, 0u8);
+        while j < 8 {
+            count += ((b >> j) & 1) as u8;
+            table[b][j] = count;
+            j += 1;
+        }
+        b += 1;
+    }
+    table
+}
+
+/// Writes the sources of arcs `first .. first + src.len()` into `src`, given `run`, the run of
+/// arc `first - 1` (0 before arc 0), and returns the run of the last arc. Arcs are taken a byte
+/// of flags at a time where they can be: each arc's run is the run before the byte plus a
+/// table entry ([`PREFIX_RUNS`]), so no arc waits on the one before it (a running count of
+/// the flags, one arc at a time, is a chain of dependent additions; runs are a few arcs long
+/// on Kronecker graphs, so a loop per run would mispredict its end about once a run).
+fn expand_sources(flags: &[u8], run_sources: &[u16], first: usize, mut run: usize, src: &mut [u16]) -> usize {
+    let one_at_a_time = |run: &mut usize, a: usize, s: &mut u16| {
+        *run += usize::from(flags[a / 8] >> (a % 8) & 1);
+        *s = run_sources[*run];
+    };
+    let (head, end) = (((8 - first % 8) % 8).min(src.len()), first + src.len());
+    let (head_src, rest) = src.split_at_mut(head);
+    for (i, s) in head_src.iter_mut().enumerate() {
+        one_at_a_time(&mut run, first + i, s);
+    }
+    let body = first + head;
+    let mut chunks = rest.chunks_exact_mut(8);
+    for (chunk, &byte) in (&mut chunks).zip(&flags[body / 8..]) {
+        let starts = &PREFIX_RUNS[byte as usize];
+        let window: &[u16; RUNS_PAD] = run_sources[run..run + RUNS_PAD].try_into().expect("padded");
+        for (s, &k) in chunk.iter_mut().zip(starts) {
+            *s = window[usize::from(k) % RUNS_PAD];
+        }
+        run += usize::from(starts[7]);
+    }
+    let tail = chunks.into_remainder();
+    let tail_first = end - tail.len();
+    for (i, s) in tail.iter_mut().enumerate() {
+        one_at_a_time(&mut run, tail_first + i, s);
+    }
+    run
 }
 
 /// Decodes a cell of `m` arcs stored by [`encode_runs`] a piece of at most `piece` arcs at a
@@ -475,13 +536,7 @@ pub fn decode_runs_in_pieces(
     let mut run = 0usize;
     for first in (0..m).step_by(piece) {
         let len = piece.min(m - first);
-        // Branch-free: each arc's flag moves to the next run (runs are a few arcs long, so a
-        // branch per run would be mispredicted about once a run).
-        for (i, s) in src[..len].iter_mut().enumerate() {
-            let a = first + i;
-            run += usize::from(flags[a / 8] >> (a % 8) & 1);
-            *s = run_sources[run];
-        }
+        run = expand_sources(flags, run_sources, first, run, &mut src[..len]);
         let d = &mut dst[..len];
         bytemuck::cast_slice_mut::<u16, u8>(d).copy_from_slice(&dst_bytes[2 * first..2 * (first + len)]);
         f(&src[..len], d, first);
@@ -531,9 +586,11 @@ mod tests {
             x ^= x << 17;
             x
         };
-        for m in (0..40).chain([1000, 4097]) {
+        for m in (0..40).chain([1000, 1001, 4097, 4098]) {
+            // Long runs (50 sources) for even `m`, runs of an arc or two for odd `m`.
+            let (sources, step) = if m % 2 == 0 { (50, 1300) } else { (20_000, 3) };
             let mut arcs: Vec<(u16, u16)> =
-                (0..m).map(|_| ((next() % 50) as u16 * 1300, next() as u16)).collect();
+                (0..m).map(|_| ((next() % sources) as u16 * step, next() as u16)).collect();
             arcs.sort_unstable();
             let payload: Vec<u16> = arcs.iter().map(|a| a.0).chain(arcs.iter().map(|a| a.1)).collect();
             let mut back = vec![7u16; payload.len()];
@@ -545,7 +602,7 @@ mod tests {
                 assert_eq!(back, payload, "{codec:?}, {m} arcs");
             }
             // Pieces smaller than the runs: runs cut across pieces, in order.
-            for piece in [1, 3, 7, 64] {
+            for piece in [1, 3, 7, 13, 64] {
                 let (mut s, mut d) = (Vec::new(), Vec::new());
                 let bytes = encode_runs(&payload);
                 let ok = decode_runs_in_pieces(
