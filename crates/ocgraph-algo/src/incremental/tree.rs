@@ -39,7 +39,7 @@ use std::collections::{BinaryHeap, VecDeque};
 use ocgraph_core::memory::try_resize;
 use ocgraph_core::update::{ArcOp, BatchChanges, EdgeChange, Snapshot, SnapshotDirection};
 use ocgraph_core::{Adjacency, Error, Result, Vertex};
-use rustc_hash::FxHashSet;
+use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::component_sizes::ComponentSizes;
 use super::first_values::FirstValues;
@@ -208,6 +208,12 @@ pub struct Tree<P: Program> {
     /// Components of at least this many vertices are relabelled by re-rooting (`None`:
     /// `max(1024, n / 256)`).
     relabel_from: Option<u32>,
+    /// The current batch's ends that were alone before it, with the index of their first arc
+    /// in the batch's arcs ([`Tree::note_batch`]).
+    alone: FxHashMap<Vertex, u32>,
+    /// The current batch's added arcs that join a large component to a smaller label, as
+    /// indices into its arcs ([`Tree::note_batch`]).
+    joins: Vec<u32>,
 }
 
 impl<P: Program> Tree<P> {
@@ -226,6 +232,8 @@ impl<P: Program> Tree<P> {
             warm: None,
             sizes: ComponentSizes::new(DEFAULT_RELABEL_FROM),
             relabel_from: None,
+            alone: FxHashMap::default(),
+            joins: Vec::new(),
         }
     }
 
@@ -339,7 +347,9 @@ impl<P: Program> Tree<P> {
     /// together, up to [`GROUP`], and the delta's index entries for their lists loaded in one
     /// pass first ([`SnapshotDirection::warm_changes`]): the offers they make are of larger
     /// values, so the order stays a valid value order.
-    fn propagate(&mut self, snap: &Snapshot) -> Result<bool> {
+    /// A vertex that was alone before the batch ([`Tree::note_batch`]) has for forward arcs
+    /// the batch's added arcs from it (`batch`), which are read instead of its list.
+    fn propagate(&mut self, snap: &Snapshot, batch: &[EdgeChange]) -> Result<bool> {
         let dirs = self.lists(snap, false);
         let mut arcs = Vec::new();
         let mut group: Vec<(P::Value, Vertex)> = Vec::with_capacity(GROUP);
@@ -360,7 +370,12 @@ impl<P: Program> Tree<P> {
             }
             if group.len() > 1 {
                 live.clear();
-                live.extend(group.iter().filter(|&&(v, x)| v == self.val[x as usize]).map(|g| g.1));
+                live.extend(
+                    group
+                        .iter()
+                        .filter(|&&(v, x)| v == self.val[x as usize] && !self.alone.contains_key(&x))
+                        .map(|g| g.1),
+                );
                 dirs.iter().for_each(|d| d.warm_changes(&live));
             }
             for &(v, x) in &group {
@@ -368,7 +383,17 @@ impl<P: Program> Tree<P> {
                     continue;
                 }
                 arcs.clear();
-                self.forward(snap, x, |y, w| arcs.push((y, w)));
+                match self.alone.get(&x) {
+                    Some(&first) => {
+                        arcs.extend(batch[first as usize..].iter().take_while(|e| e.src == x).filter_map(
+                            |e| match e.op {
+                                ArcOp::Add(w) => Some((e.dst, w)),
+                                ArcOp::Remove => None,
+                            },
+                        ))
+                    }
+                    None => self.forward(snap, x, |y, w| arcs.push((y, w))),
+                }
                 if !self.within_limit(arcs.len()) {
                     return Ok(false);
                 }
@@ -481,30 +506,50 @@ impl<P: Program> Tree<P> {
 
     /// Step 3a (see the module docs): relabels, by re-rooting, every large component that an
     /// added arc of `arcs` joins to a component of smaller label. Called with nothing queued.
-    /// Returns false when hops would overflow (the batch then recomputes).
-    fn relabel_large(&mut self, arcs: &[EdgeChange]) -> bool {
+    /// `joins`, when given, are the indices of the only arcs that can (no value changed since
+    /// [`Tree::note_batch`] listed them); a re-rooting makes a larger component, which other
+    /// arcs may then join to a smaller label, so after one every arc is looked at. Returns
+    /// false when hops would overflow (the batch then recomputes).
+    fn relabel_large(&mut self, arcs: &[EdgeChange], joins: Option<&[u32]>) -> bool {
         let from =
             self.relabel_from.unwrap_or((self.val.len() / 256).max(DEFAULT_RELABEL_FROM as usize) as u32);
-        for e in arcs {
-            if !matches!(e.op, ArcOp::Add(_)) {
-                continue;
+        if let Some(joins) = joins {
+            let mut rerooted = false;
+            for &i in joins {
+                match self.relabel_at(&arcs[i as usize], from) {
+                    Some(r) => rerooted |= r,
+                    None => return false,
+                }
             }
-            let (Some(lu), Some(lx)) =
-                (self.label_of(self.val[e.src as usize]), self.label_of(self.val[e.dst as usize]))
-            else {
-                continue;
-            };
-            // `a` keeps its label; `b`, in the component of larger label, is relabelled.
-            let (a, b, large) = match lu.cmp(&lx) {
-                Ordering::Less => (e.src, e.dst, lx),
-                Ordering::Greater => (e.dst, e.src, lu),
-                Ordering::Equal => continue,
-            };
-            if self.sizes.at_least(large, from) && !self.reroot(a, b, large) {
-                return false;
+            if !rerooted {
+                return true;
             }
         }
-        true
+        arcs.iter().all(|e| self.relabel_at(e, from).is_some())
+    }
+
+    /// Re-roots the component of larger label at the added arc `e` when it has at least `from`
+    /// vertices and `e` joins it to a smaller label: whether it did, `None` when hops would
+    /// overflow.
+    fn relabel_at(&mut self, e: &EdgeChange, from: u32) -> Option<bool> {
+        if !matches!(e.op, ArcOp::Add(_)) {
+            return Some(false);
+        }
+        let (Some(lu), Some(lx)) =
+            (self.label_of(self.val[e.src as usize]), self.label_of(self.val[e.dst as usize]))
+        else {
+            return Some(false);
+        };
+        // `a` keeps its label; `b`, in the component of larger label, is relabelled.
+        let (a, b, large) = match lu.cmp(&lx) {
+            Ordering::Less => (e.src, e.dst, lx),
+            Ordering::Greater => (e.dst, e.src, lu),
+            Ordering::Equal => return Some(false),
+        };
+        if !self.sizes.at_least(large, from) {
+            return Some(false);
+        }
+        self.reroot(a, b, large).then_some(true)
     }
 
     /// Hangs the tree of `b` (label `large`, rooted at vertex `large`) from `a` by the arc
@@ -562,6 +607,33 @@ impl<P: Program> Tree<P> {
                     if let Some(l) = self.label_of(self.val[x as usize]) {
                         self.sizes.warm(l);
                     }
+                }
+            }
+        }
+    }
+
+    /// For labelled programs on undirected graphs, in one pass over the values and counts
+    /// [`Tree::warm_values`] loaded: the sources of `arcs` that were alone in their component
+    /// before the batch, with their first arc, in `alone` (such a vertex has no arc to another
+    /// but the batch's, so its forward arcs are the batch's added arcs from it, contiguous in
+    /// `arcs`, which is sorted by source on undirected graphs); and in `joins` the added arcs
+    /// whose larger label is a large component's (the candidates of step 3a). Most additions
+    /// reach an isolated vertex, whose list is then not read, and join no large component to
+    /// a smaller label, which step 3a then does not look at again.
+    fn note_batch(&mut self, arcs: &[EdgeChange], directed: bool) {
+        self.alone.clear();
+        self.joins.clear();
+        if self.sizes.is_empty() || directed {
+            return;
+        }
+        for (i, e) in arcs.iter().enumerate() {
+            let lu = self.label_of(self.val[e.src as usize]);
+            if (i == 0 || arcs[i - 1].src != e.src) && lu.is_some_and(|l| !self.sizes.at_least(l, 2)) {
+                self.alone.insert(e.src, i as u32);
+            }
+            if let (ArcOp::Add(_), Some(lu), Some(lx)) = (e.op, lu, self.label_of(self.val[e.dst as usize])) {
+                if lu != lx && self.sizes.is_large(lu.max(lx)) {
+                    self.joins.push(i as u32);
                 }
             }
         }
@@ -649,6 +721,7 @@ impl<P: Program> Maintained for Tree<P> {
             warm(&self.lists(snap, true), &checked, threads);
         }
         self.warm_values(&arcs);
+        self.note_batch(&arcs, changes.directed);
         let mut roots = Vec::new();
         for e in &arcs {
             let (u, x) = (e.src, e.dst);
@@ -668,15 +741,19 @@ impl<P: Program> Maintained for Tree<P> {
                 }
             }
         }
-        if !roots.is_empty() && !self.repair(snap, roots) {
+        let repaired = !roots.is_empty();
+        if repaired && !self.repair(snap, roots) {
             return self.recompute(snap);
         }
-        // 3a. Large components joined to smaller labels.
-        if !self.sizes.is_empty()
-            && arcs.iter().any(|e| matches!(e.op, ArcOp::Add(_)))
-            && (!self.propagate(snap)? || !self.relabel_large(&arcs))
-        {
-            return self.recompute(snap);
+        // 3a. Large components joined to smaller labels: the arcs `note_batch` listed, when no
+        // value changed since (no repair, no new vertex), else every arc.
+        if !self.sizes.is_empty() && arcs.iter().any(|e| matches!(e.op, ArcOp::Add(_))) {
+            let joins = std::mem::take(&mut self.joins);
+            let listed = (!repaired && n == old_n && !changes.directed).then_some(&joins[..]);
+            if !self.propagate(snap, &arcs)? || !self.relabel_large(&arcs, listed) {
+                return self.recompute(snap);
+            }
+            self.joins = joins;
         }
         // 3. Added or lighter arcs relax forward.
         for e in &arcs {
@@ -696,7 +773,7 @@ impl<P: Program> Maintained for Tree<P> {
             }
         }
         // 4. Propagate.
-        if !self.propagate(snap)? {
+        if !self.propagate(snap, &arcs)? {
             return self.recompute(snap);
         }
         self.seq = changes.seq;
