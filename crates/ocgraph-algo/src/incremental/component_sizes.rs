@@ -102,7 +102,13 @@ impl ComponentSizes {
         }
     }
 
-    /// Loads the count of label `l` into the CPU cache (see `Tree::warm_values`).
+    /// The number of vertices of label `l`.
+    #[inline]
+    pub fn count(&self, l: u32) -> u32 {
+        self.sizes[l as usize]
+    }
+
+    /// Loads the count of label `l` into the CPU cache (see `Tree::note_batch`).
     #[inline]
     pub fn warm(&self, l: u32) {
         std::hint::black_box(self.sizes.get(l as usize).copied());

@@ -39,7 +39,7 @@ use std::collections::{BinaryHeap, VecDeque};
 use ocgraph_core::memory::try_resize;
 use ocgraph_core::update::{ArcOp, BatchChanges, EdgeChange, Snapshot, SnapshotDirection};
 use ocgraph_core::{Adjacency, Error, Result, Vertex};
-use rustc_hash::{FxHashMap, FxHashSet};
+use rustc_hash::FxHashSet;
 
 use super::component_sizes::ComponentSizes;
 use super::first_values::FirstValues;
@@ -209,8 +209,8 @@ pub struct Tree<P: Program> {
     /// `max(1024, n / 256)`).
     relabel_from: Option<u32>,
     /// The current batch's ends that were alone before it, with the index of their first arc
-    /// in the batch's arcs ([`Tree::note_batch`]).
-    alone: FxHashMap<Vertex, u32>,
+    /// in the batch's arcs, ascending by vertex ([`Tree::note_batch`]).
+    alone: Vec<(Vertex, u32)>,
     /// The current batch's added arcs that join a large component to a smaller label, as
     /// indices into its arcs ([`Tree::note_batch`]).
     joins: Vec<u32>,
@@ -232,7 +232,7 @@ impl<P: Program> Tree<P> {
             warm: None,
             sizes: ComponentSizes::new(DEFAULT_RELABEL_FROM),
             relabel_from: None,
-            alone: FxHashMap::default(),
+            alone: Vec::new(),
             joins: Vec::new(),
         }
     }
@@ -373,7 +373,7 @@ impl<P: Program> Tree<P> {
                 live.extend(
                     group
                         .iter()
-                        .filter(|&&(v, x)| v == self.val[x as usize] && !self.alone.contains_key(&x))
+                        .filter(|&&(v, x)| v == self.val[x as usize] && self.alone_from(x).is_none())
                         .map(|g| g.1),
                 );
                 dirs.iter().for_each(|d| d.warm_changes(&live));
@@ -383,8 +383,8 @@ impl<P: Program> Tree<P> {
                     continue;
                 }
                 arcs.clear();
-                match self.alone.get(&x) {
-                    Some(&first) => {
+                match self.alone_from(x) {
+                    Some(first) => {
                         arcs.extend(batch[first as usize..].iter().take_while(|e| e.src == x).filter_map(
                             |e| match e.op {
                                 ArcOp::Add(w) => Some((e.dst, w)),
@@ -600,43 +600,54 @@ impl<P: Program> Tree<P> {
             std::hint::black_box(self.val[e.src as usize]);
             std::hint::black_box(self.val[e.dst as usize]);
         }
-        // Then the counts of their labels, which an arc joining two components updates.
-        if !self.sizes.is_empty() {
-            for e in arcs {
-                for x in [e.src, e.dst] {
-                    if let Some(l) = self.label_of(self.val[x as usize]) {
-                        self.sizes.warm(l);
-                    }
-                }
-            }
-        }
     }
 
-    /// For labelled programs on undirected graphs, in one pass over the values and counts
-    /// [`Tree::warm_values`] loaded: the sources of `arcs` that were alone in their component
-    /// before the batch, with their first arc, in `alone` (such a vertex has no arc to another
-    /// but the batch's, so its forward arcs are the batch's added arcs from it, contiguous in
-    /// `arcs`, which is sorted by source on undirected graphs); and in `joins` the added arcs
-    /// whose larger label is a large component's (the candidates of step 3a). Most additions
-    /// reach an isolated vertex, whose list is then not read, and join no large component to
-    /// a smaller label, which step 3a then does not look at again.
+    /// For labelled programs, after [`Tree::warm_values`]: loads the counts of the arcs' ends'
+    /// labels (which an arc joining two components updates) and, on undirected graphs, notes in
+    /// the same pass the sources of `arcs` that were alone in their component before the batch,
+    /// with their first arc, in `alone` (such a vertex has no arc to another but the batch's,
+    /// so its forward arcs are the batch's added arcs from it, contiguous in `arcs`, which is
+    /// sorted by source on undirected graphs), and in `joins` the added arcs whose larger label
+    /// is a large component's (the candidates of step 3a). Most additions reach an isolated
+    /// vertex, whose list is then not read, and join no large component to a smaller label,
+    /// which step 3a then does not look at again. The pass appends without branching on what
+    /// it reads, so that the counts' cache misses still overlap.
     fn note_batch(&mut self, arcs: &[EdgeChange], directed: bool) {
         self.alone.clear();
         self.joins.clear();
-        if self.sizes.is_empty() || directed {
+        if self.sizes.is_empty() {
             return;
         }
+        let note = !directed;
+        let (mut alone, mut joins) = (std::mem::take(&mut self.alone), std::mem::take(&mut self.joins));
+        alone.resize(arcs.len(), (0, 0));
+        joins.resize(arcs.len(), 0);
+        let (mut na, mut nj) = (0, 0);
         for (i, e) in arcs.iter().enumerate() {
-            let lu = self.label_of(self.val[e.src as usize]);
-            if (i == 0 || arcs[i - 1].src != e.src) && lu.is_some_and(|l| !self.sizes.at_least(l, 2)) {
-                self.alone.insert(e.src, i as u32);
+            let (lu, lx) = (self.label_of(self.val[e.src as usize]), self.label_of(self.val[e.dst as usize]));
+            let cu = lu.map_or(0, |l| self.sizes.count(l));
+            if let Some(l) = lx {
+                self.sizes.warm(l);
             }
-            if let (ArcOp::Add(_), Some(lu), Some(lx)) = (e.op, lu, self.label_of(self.val[e.dst as usize])) {
-                if lu != lx && self.sizes.is_large(lu.max(lx)) {
-                    self.joins.push(i as u32);
-                }
-            }
+            let first = i == 0 || arcs[i - 1].src != e.src;
+            alone[na] = (e.src, i as u32);
+            na += usize::from(note & first & (cu == 1));
+            let join = match (e.op, lu, lx) {
+                (ArcOp::Add(_), Some(lu), Some(lx)) => lu != lx && self.sizes.is_large(lu.max(lx)),
+                _ => false,
+            };
+            joins[nj] = i as u32;
+            nj += usize::from(note & join);
         }
+        alone.truncate(na);
+        joins.truncate(nj);
+        (self.alone, self.joins) = (alone, joins);
+    }
+
+    /// The index of `x`'s first arc in the current batch when `x` was alone before it
+    /// ([`Tree::note_batch`]).
+    fn alone_from(&self, x: Vertex) -> Option<u32> {
+        self.alone.binary_search_by_key(&x, |a| a.0).ok().map(|k| self.alone[k].1)
     }
 
     /// Gives up the current batch's repair and propagation and recomputes (the first values
