@@ -195,6 +195,8 @@ pub struct Tree<P: Program> {
     /// as the value, which is smaller than its [`Out`], and converted when reported).
     old: FirstValues<P::Value>,
     heap: BinaryHeap<Entry<P::Value>>,
+    /// Improved vertices that were alone before the batch, queued apart ([`Tree::propagate`]).
+    quick: Vec<(P::Value, Vertex)>,
     /// Arcs a batch may read before it is recomputed instead (`None`: an eighth of the base's,
     /// at least 65536).
     recompute_after: Option<u64>,
@@ -226,6 +228,7 @@ impl<P: Program> Tree<P> {
             parent: Vec::new(),
             old: FirstValues::default(),
             heap: BinaryHeap::new(),
+            quick: Vec::new(),
             recompute_after: None,
             read: 0,
             limit: u64::MAX,
@@ -338,7 +341,11 @@ impl<P: Program> Tree<P> {
     fn offer(&mut self, x: Vertex, c: P::Value, parent: Vertex) {
         if self.prog.improves(c, self.val[x as usize]) {
             self.set(x, c, parent);
-            self.heap.push(Entry(c, x));
+            if self.alone_from(x).is_some() {
+                self.quick.push((c, x));
+            } else {
+                self.heap.push(Entry(c, x));
+            }
         }
     }
 
@@ -348,7 +355,10 @@ impl<P: Program> Tree<P> {
     /// pass first ([`SnapshotDirection::warm_changes`]): the offers they make are of larger
     /// values, so the order stays a valid value order.
     /// A vertex that was alone before the batch ([`Tree::note_batch`]) has for forward arcs
-    /// the batch's added arcs from it (`batch`), which are read instead of its list.
+    /// the batch's added arcs from it (`batch`), which are read instead of its list; such
+    /// vertices are queued apart, without the heap, and taken first in any order (only WCC
+    /// notes them, which takes an offer only for a smaller label: any order reaches the same
+    /// labels).
     fn propagate(&mut self, snap: &Snapshot, batch: &[EdgeChange]) -> Result<bool> {
         let dirs = self.lists(snap, false);
         let mut arcs = Vec::new();
@@ -356,7 +366,9 @@ impl<P: Program> Tree<P> {
         let mut live = Vec::with_capacity(GROUP);
         loop {
             group.clear();
-            while group.len() < GROUP {
+            // The vertices alone before the batch first, then the heap's smallest value.
+            group.extend(self.quick.drain(self.quick.len().saturating_sub(GROUP)..));
+            while group.len() < GROUP && self.quick.is_empty() {
                 match self.heap.peek() {
                     Some(e) if group.first().is_none_or(|g| g.0 == e.0) => {
                         let Entry(v, x) = self.heap.pop().expect("peeked");
@@ -654,6 +666,7 @@ impl<P: Program> Tree<P> {
     /// noted for `changes` so far stay: the recomputation notes only what differs from them).
     fn recompute(&mut self, snap: &Snapshot) -> Result<()> {
         self.heap.clear();
+        self.quick.clear();
         self.rebuild(snap)
     }
 
@@ -685,6 +698,7 @@ impl<P: Program> Maintained for Tree<P> {
         snap.base().note_empty_lists();
         // A batch that failed midway may have left improvements queued.
         self.heap.clear();
+        self.quick.clear();
         let (val, parent) = self.prog.initial(snap)?;
         let before: Vec<P::Value> = std::mem::take(&mut self.val);
         for (x, (&a, &b)) in before.iter().zip(&val).enumerate() {
