@@ -354,6 +354,7 @@ impl<P: Program> Tree<P> {
     /// together, up to [`GROUP`], and the delta's index entries for their lists loaded in one
     /// pass first ([`SnapshotDirection::warm_changes`]): the offers they make are of larger
     /// values, so the order stays a valid value order.
+    ///
     /// A vertex that was alone before the batch ([`Tree::note_batch`]) has for forward arcs
     /// the batch's added arcs from it (`batch`), which are read instead of its list; such
     /// vertices are queued apart, without the heap, and taken first in any order (only WCC
