@@ -26,7 +26,9 @@
 //! end, and one pass over the vertices gives its members the new label, their hops raised by
 //! a common shift (the path's vertices get consecutive hops), so every parent stays strictly
 //! smaller. That costs one pass over the vertex values instead of a walk of the component's
-//! arcs (the case of a batch that joins a low id to the giant component).
+//! arcs (the case of a batch that joins a low id to the giant component). A batch's joins are
+//! taken smallest label first, so that each large component is re-rooted once, and at most
+//! [`MAX_REROOTS`] times in all.
 //!
 //! Vertex state is in memory (the value and a 4-byte parent per vertex); neighbour lists come
 //! from the snapshot (base CSR through the page layer, levels, delta). Forward lists are the
@@ -51,6 +53,10 @@ const NONE: Vertex = Vertex::MAX;
 
 /// The least size from which step 3a relabels a component by default (see the module docs).
 const DEFAULT_RELABEL_FROM: u32 = 1024;
+
+/// Most re-rootings in one batch (each a pass over every value; see
+/// [`Tree::relabel_in_order`]).
+const MAX_REROOTS: u32 = 8;
 
 /// A monotonic program kept by [`Tree`].
 pub trait Program: Send + 'static {
@@ -526,19 +532,51 @@ impl<P: Program> Tree<P> {
     fn relabel_large(&mut self, arcs: &[EdgeChange], joins: Option<&[u32]>) -> bool {
         let from =
             self.relabel_from.unwrap_or((self.val.len() / 256).max(DEFAULT_RELABEL_FROM as usize) as u32);
-        if let Some(joins) = joins {
-            let mut rerooted = false;
-            for &i in joins {
-                match self.relabel_at(&arcs[i as usize], from) {
-                    Some(r) => rerooted |= r,
-                    None => return false,
-                }
+        let mut budget = MAX_REROOTS;
+        let rerooted = match joins {
+            Some(joins) => match self.relabel_in_order(arcs, joins.iter().copied(), from, &mut budget) {
+                Some(r) => r,
+                None => return false,
+            },
+            None => true,
+        };
+        !rerooted || self.relabel_in_order(arcs, 0..arcs.len() as u32, from, &mut budget).is_some()
+    }
+
+    /// Step 3a over the arcs of `arcs` at `candidates`, taken by the smaller label they join,
+    /// smallest first: a large component joined to several smaller labels in one batch is then
+    /// re-rooted once, to the smallest (in arc order each could re-root it again, a pass over
+    /// every value each). At most `budget` re-rootings in all: past them, joins are left to the
+    /// propagation (which reads the component's arcs within the batch's limit, past which the
+    /// batch recomputes). Whether any re-rooting happened, `None` when hops would overflow.
+    fn relabel_in_order(
+        &mut self,
+        arcs: &[EdgeChange],
+        candidates: impl Iterator<Item = u32>,
+        from: u32,
+        budget: &mut u32,
+    ) -> Option<bool> {
+        let mut order: Vec<(u32, u32)> = candidates
+            .filter_map(|i| {
+                let e = &arcs[i as usize];
+                let lu = self.label_of(self.val[e.src as usize])?;
+                let lx = self.label_of(self.val[e.dst as usize])?;
+                (matches!(e.op, ArcOp::Add(_)) && lu != lx && self.sizes.is_large(lu.max(lx)))
+                    .then_some((lu.min(lx), i))
+            })
+            .collect();
+        order.sort_unstable();
+        let mut rerooted = false;
+        for (_, i) in order {
+            if *budget == 0 {
+                break;
             }
-            if !rerooted {
-                return true;
+            if self.relabel_at(&arcs[i as usize], from)? {
+                rerooted = true;
+                *budget -= 1;
             }
         }
-        arcs.iter().all(|e| self.relabel_at(e, from).is_some())
+        Some(rerooted)
     }
 
     /// Re-roots the component of larger label at the added arc `e` when it has at least `from`
@@ -582,7 +620,9 @@ impl<P: Program> Tree<P> {
         // child's shifted hops (each at least 1 + shift).
         let Some(shift) = ha.checked_add(1 + path.len() as u32) else { return false };
         let top = self.val.iter().filter_map(members).map(|(_, h)| h).max();
-        if top.unwrap_or(0).checked_add(shift).is_none_or(|h| h == u32::MAX) {
+        // Room for the propagation's hops after it (one more per vertex of a path at most).
+        let room = u32::MAX - u32::try_from(self.val.len()).unwrap_or(u32::MAX);
+        if top.unwrap_or(0).checked_add(shift).is_none_or(|h| h >= room) {
             return false;
         }
         // One pass over the values relabels the members (parents unchanged); their count moves
