@@ -559,10 +559,9 @@ impl<P: Program> Tree<P> {
         let mut order: Vec<(u32, u32)> = candidates
             .filter_map(|i| {
                 let e = &arcs[i as usize];
-                let lu = self.label_of(self.val[e.src as usize])?;
-                let lx = self.label_of(self.val[e.dst as usize])?;
-                (matches!(e.op, ArcOp::Add(_)) && lu != lx && self.sizes.is_large(lu.max(lx)))
-                    .then_some((lu.min(lx), i))
+                let labels =
+                    (self.label_of(self.val[e.src as usize]), self.label_of(self.val[e.dst as usize]));
+                Some((self.join_label(e.op, labels)?, i))
             })
             .collect();
         order.sort_unstable();
@@ -577,6 +576,13 @@ impl<P: Program> Tree<P> {
             }
         }
         Some(rerooted)
+    }
+
+    /// The smaller of the labels `(lu, lx)` of an arc's ends when the arc is added and the
+    /// larger is a large component's (a candidate of step 3a), else `None`.
+    fn join_label(&self, op: ArcOp, (lu, lx): (Option<u32>, Option<u32>)) -> Option<u32> {
+        let (lu, lx) = (lu?, lx?);
+        (matches!(op, ArcOp::Add(_)) && lu != lx && self.sizes.is_large(lu.max(lx))).then_some(lu.min(lx))
     }
 
     /// Re-roots the component of larger label at the added arc `e` when it has at least `from`
@@ -685,12 +691,8 @@ impl<P: Program> Tree<P> {
             let first = i == 0 || arcs[i - 1].src != e.src;
             alone[na] = (e.src, i as u32);
             na += usize::from(note & first & (cu == 1));
-            let join = match (e.op, lu, lx) {
-                (ArcOp::Add(_), Some(lu), Some(lx)) => lu != lx && self.sizes.is_large(lu.max(lx)),
-                _ => false,
-            };
             joins[nj] = i as u32;
-            nj += usize::from(note & join);
+            nj += usize::from(note & self.join_label(e.op, (lu, lx)).is_some());
         }
         alone.truncate(na);
         joins.truncate(nj);
