@@ -369,6 +369,45 @@ fn changes_report_old_and_new_values() {
     assert_eq!(comp.result(&w).unwrap(), Values::Int(vec![0, 1, 2, 2, 2]));
 }
 
+/// A re-rooting that would push hops past their limit (a state whose deepest member is near
+/// `u32::MAX` hops) is found part-way through relabelling the component: the batch recomputes,
+/// and the labels and the changes reported (each vertex once, with its value before the batch)
+/// are those of a recomputation.
+#[test]
+fn wcc_rerooting_near_the_hops_limit_recomputes() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("g");
+    // A path 1 - 2 - ... - 10; 0 and 11 alone.
+    let edges: BTreeMap<(Vertex, Vertex), f32> = (1..10).map(|v| ((v, v + 1), 1.0)).collect();
+    build(&dir, 12, false, false, &edges);
+    let opts = WriteOptions { durability: Durability::None, ..Default::default() };
+    let w = WritableGraph::open(&dir, &opts).unwrap();
+    // The path rooted at 1, hops rising along it, the last one close to the limit: members 1-9
+    // are relabelled before vertex 10's shifted hops are found past it.
+    let mut state = 12u64.to_le_bytes().to_vec();
+    for v in 0..12u32 {
+        let (label, hops, parent) = match v {
+            1..=9 => (1, v - 1, if v == 1 { 1 } else { v - 1 }),
+            10 => (1, u32::MAX - 13, 9),
+            _ => (v, 0, v),
+        };
+        for x in [label, hops, parent] {
+            state.extend_from_slice(&x.to_le_bytes());
+        }
+    }
+    let mut t = Tree::empty(Wcc).with_relabel_from(2);
+    t.decode(w.snapshot().seq(), &state).expect("a valid state");
+    assert_eq!(t.result(), Values::Int(vec![0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 11]));
+    let t = Arc::new(Kept(Mutex::new(t)));
+    w.subscribe(t.clone()).unwrap();
+    w.add_edges(&[(0, 5)], None).unwrap();
+    let mut t = t.0.lock().unwrap();
+    assert_eq!(t.result(), Values::Int(vec![0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 11]));
+    let c = t.changes();
+    assert_eq!(c.vertices, (1..=10).collect::<Vec<Vertex>>());
+    assert_eq!((c.old, c.new), (Values::Int(vec![1; 10]), Values::Int(vec![0; 10])));
+}
+
 /// A saved result is reused on reopen when its sequence number matches the graph's, and
 /// recomputed (correctly) when the graph moved on without it or the file is corrupt.
 #[test]

@@ -201,8 +201,9 @@ pub struct Tree<P: Program> {
     /// as the value, which is smaller than its [`Out`], and converted when reported).
     old: FirstValues<P::Value>,
     heap: BinaryHeap<Entry<P::Value>>,
-    /// Improved vertices that were alone before the batch, queued apart ([`Tree::propagate`]).
-    quick: Vec<(P::Value, Vertex)>,
+    /// Improved vertices that were alone before the batch, queued apart ([`Tree::propagate`]),
+    /// with the index of their first arc in the batch ([`Tree::alone_from`]).
+    quick: Vec<(P::Value, Vertex, u32)>,
     /// Arcs a batch may read before it is recomputed instead (`None`: an eighth of the base's,
     /// at least 65536).
     recompute_after: Option<u64>,
@@ -347,10 +348,9 @@ impl<P: Program> Tree<P> {
     fn offer(&mut self, x: Vertex, c: P::Value, parent: Vertex) {
         if self.prog.improves(c, self.val[x as usize]) {
             self.set(x, c, parent);
-            if self.alone_from(x).is_some() {
-                self.quick.push((c, x));
-            } else {
-                self.heap.push(Entry(c, x));
+            match self.alone_from(x) {
+                Some(first) => self.quick.push((c, x, first)),
+                None => self.heap.push(Entry(c, x)),
             }
         }
     }
@@ -369,17 +369,20 @@ impl<P: Program> Tree<P> {
     fn propagate(&mut self, snap: &Snapshot, batch: &[EdgeChange]) -> Result<bool> {
         let dirs = self.lists(snap, false);
         let mut arcs = Vec::new();
-        let mut group: Vec<(P::Value, Vertex)> = Vec::with_capacity(GROUP);
+        // Queued vertices: value, vertex, and the first arc in `batch` of one alone before it.
+        let mut group: Vec<(P::Value, Vertex, Option<u32>)> = Vec::with_capacity(GROUP);
         let mut live = Vec::with_capacity(GROUP);
         loop {
             group.clear();
             // The vertices alone before the batch first, then the heap's smallest value.
-            group.extend(self.quick.drain(self.quick.len().saturating_sub(GROUP)..));
+            group.extend(
+                self.quick.drain(self.quick.len().saturating_sub(GROUP)..).map(|(v, x, f)| (v, x, Some(f))),
+            );
             while group.len() < GROUP && self.quick.is_empty() {
                 match self.heap.peek() {
                     Some(e) if group.first().is_none_or(|g| g.0 == e.0) => {
                         let Entry(v, x) = self.heap.pop().expect("peeked");
-                        group.push((v, x));
+                        group.push((v, x, None));
                     }
                     _ => break,
                 }
@@ -392,17 +395,17 @@ impl<P: Program> Tree<P> {
                 live.extend(
                     group
                         .iter()
-                        .filter(|&&(v, x)| v == self.val[x as usize] && self.alone_from(x).is_none())
+                        .filter(|&&(v, x, first)| first.is_none() && v == self.val[x as usize])
                         .map(|g| g.1),
                 );
                 dirs.iter().for_each(|d| d.warm_changes(&live));
             }
-            for &(v, x) in &group {
+            for &(v, x, first) in &group {
                 if v != self.val[x as usize] {
                     continue;
                 }
                 arcs.clear();
-                match self.alone_from(x) {
+                match first {
                     Some(first) => {
                         arcs.extend(batch[first as usize..].iter().take_while(|e| e.src == x).filter_map(
                             |e| match e.op {
@@ -611,7 +614,8 @@ impl<P: Program> Tree<P> {
 
     /// Hangs the tree of `b` (label `large`, rooted at vertex `large`) from `a` by the arc
     /// `a - b`: the path from `b` to the root reversed, every member relabelled with `a`'s label.
-    /// False (nothing changed) when the new hops would overflow.
+    /// False when the new hops would overflow; members relabelled before that was found stay
+    /// so, and the caller recomputes the result.
     fn reroot(&mut self, a: Vertex, b: Vertex, large: u32) -> bool {
         let (label, ha) = self.prog.as_label(self.val[a as usize]).expect("labelled");
         let mut path = vec![b];
@@ -623,19 +627,22 @@ impl<P: Program> Tree<P> {
         debug_assert_eq!(y, large);
         let members = |v: &P::Value| self.prog.as_label(*v).filter(|&(l, _)| l == large);
         // Off the path, hops rise by `shift`; the path's vertices get `ha + 1 + i`, below every
-        // child's shifted hops (each at least 1 + shift).
-        let Some(shift) = ha.checked_add(1 + path.len() as u32) else { return false };
-        let top = self.val.iter().filter_map(members).map(|(_, h)| h).max();
-        // Room for the propagation's hops after it (one more per vertex of a path at most).
+        // child's shifted hops (each at least 1 + shift). Shifted hops stay below `room`, which
+        // leaves room for the propagation's hops after it (one more per vertex of a path at most).
         let room = u32::MAX - u32::try_from(self.val.len()).unwrap_or(u32::MAX);
-        if top.unwrap_or(0).checked_add(shift).is_none_or(|h| h >= room) {
+        let Some(below) = ha.checked_add(1 + path.len() as u32).and_then(|shift| room.checked_sub(shift))
+        else {
             return false;
-        }
+        };
+        let shift = room - below;
         // One pass over the values relabels the members (parents unchanged); their count moves
         // to the new label at once.
         let mut count = 0;
         for (x, v) in self.val.iter_mut().enumerate() {
             if let Some((_, h)) = members(v) {
+                if h >= below {
+                    return false;
+                }
                 self.old.note(x as Vertex, *v);
                 *v = self.prog.labelled_value((label, h + shift)).expect("labelled");
                 count += 1;
@@ -651,13 +658,14 @@ impl<P: Program> Tree<P> {
         true
     }
 
-    /// Reads the values of both ends of every arc in one tight pass, so that their cache misses
+    /// Reads the values of both ends of every arc and the parent of its end in one tight pass, so that their cache misses
     /// overlap: the steps below read them one arc at a time, between branches, where each miss
     /// would wait on its own (`bench/incremental/run.py` measures the batches).
     fn warm_values(&self, arcs: &[EdgeChange]) {
         for e in arcs {
             std::hint::black_box(self.val[e.src as usize]);
             std::hint::black_box(self.val[e.dst as usize]);
+            std::hint::black_box(self.parent[e.dst as usize]);
         }
     }
 

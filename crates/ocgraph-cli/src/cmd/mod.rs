@@ -38,9 +38,10 @@ pub enum Command {
     Info(info::InfoArgs),
     /// Verify every checksum and the CSR invariants of a graph.
     Check(check::CheckArgs),
-    /// Write a graph as an edge list (text, binary pairs or Parquet).
+    /// Write a graph as an edge list (text, CSV, binary pairs with or without weights, or Parquet).
     Export(export::ExportArgs),
-    /// Build the grid layout beside a graph's CSR, for edge-centric kernels (or remove it).
+    /// Build or remove the layouts stored beside a graph's CSR: the grid, block-compressed, packed
+    /// and hub copies.
     Layout(layout::LayoutArgs),
     /// Set, show or remove the vertex labels stored with a graph (for labelled patterns).
     Labels(labels::LabelsArgs),

@@ -69,11 +69,13 @@ impl BatchChanges {
                 arcs.push(EdgeChange { src: e.dst, dst: e.src, op: e.op });
             }
         }
-        // Stable (by destination, then by source): batch order within an arc, so the last one
-        // is the net change.
-        let top = arcs.iter().map(|e| e.src.max(e.dst)).max().unwrap_or(0);
-        sort_by_u32_key(&mut arcs, top, |e| e.dst);
+        // Stable (by source, then by destination within each source's run, most of which hold
+        // one arc): batch order within an arc, so the last one is the net change.
+        let top = arcs.iter().map(|e| e.src).max().unwrap_or(0);
         sort_by_u32_key(&mut arcs, top, |e| e.src);
+        for run in arcs.chunk_by_mut(|a, b| a.src == b.src).filter(|r| r.len() > 1) {
+            run.sort_by_key(|e| e.dst);
+        }
         let mut out: Vec<EdgeChange> = Vec::with_capacity(arcs.len());
         for e in arcs {
             match out.last_mut() {
