@@ -323,7 +323,7 @@ fn weight_scan_accepts_zeros_and_refuses_negative_and_nan_weights() {
     // Zero weights (0.0 and -0.0) are allowed; max 4, min positive 0.5, 5 arcs on 4 vertices.
     let g =
         TestGraph::new(4, true, true, vec![(0, 1, -0.0), (0, 2, 0.5), (1, 2, 0.0), (2, 3, 4.0), (3, 0, 2.0)]);
-    assert_eq!(default_delta(&g.out).unwrap(), 4.0 / (5.0 / 4.0));
+    assert_eq!(default_delta(&g.out).unwrap(), 4.0 / (2.0 * 5.0 / 4.0));
     assert_eq!(sssp(&g.out, 0, None).unwrap(), vec![0.0, 0.0, 0.0, 4.0]);
     // The smallest positive weight (4, not a zero) bounds the delta from below.
     let g =
