@@ -14,8 +14,12 @@
 //! frames without waiting (stopping early when none is free), reads them with one `preadv`
 //! and publishes them read-ahead-marked and unpinned. A window left with nothing to read
 //! submits the stream's next window at once, and a sequential miss inside a stream's range
-//! does not start another stream, so one stream carries a scan from start to end. A reader
-//! that reaches a page still being read waits for it as for any locked page.
+//! does not start another stream, so one stream carries a scan from start to end. After
+//! [`MAX_IDLE`] such windows in a row the stream ends: a scan that goes back over pages it has
+//! just read (the grid kernels' every other pass, which takes the columns from the last) would
+//! otherwise carry its stream through them into the first evicted pages past them, which it does
+//! not need, evicting pages it does. A reader that reaches a page still being read waits for it
+//! as for any locked page.
 //!
 //! While a quarter of the frames (at least four windows) hold pages read ahead and not used
 //! yet, a window waits up to 20 ms and is then dropped, ending its stream. Read-ahead is only a
@@ -40,6 +44,12 @@ const READERS: usize = 2;
 /// [`Core::ahead_limit`]: at most 1/`AHEAD_LIMIT_DIVISOR` of the frames hold unused pages
 /// read ahead before the next window waits.
 const AHEAD_LIMIT_DIVISOR: usize = 4;
+/// Windows in a row that find every page resident before their stream ends (see the module
+/// docs). On kron22's grid of runs with the pool at 10% (`ocgraph run pagerank --layout grid
+/// --tol 0 --max-iter N --stats`), a pass that takes the columns from the last read 300 MB of
+/// the 290 MB grid without a limit and 255 MB with it; PageRank-20 read 5.22 GB instead of
+/// 5.65 GB (2, 4 and 8 read the same; its time, bound by decoding the cells, did not change).
+const MAX_IDLE: u32 = 4;
 /// How long a window waits for the scans to use pages read ahead before it is dropped.
 const AHEAD_WAIT: std::time::Duration = std::time::Duration::from_millis(20);
 /// Poll interval of that wait.
@@ -53,12 +63,14 @@ pub(super) struct Job {
 }
 
 /// One sequential stream: it began with a miss at page `begin`; `end` = the page after the
-/// last window submitted, `pages` = that window's size (0: no more windows).
+/// last window submitted, `pages` = that window's size (0: no more windows), `idle` = its last
+/// windows in a row that found every page resident.
 #[derive(Default, Clone, Copy)]
 struct Stream {
     begin: u64,
     end: u64,
     pages: u64,
+    idle: u32,
 }
 
 impl Stream {
@@ -98,7 +110,7 @@ impl Core {
         }
         let slot = streams.next;
         streams.next = (slot + 1) % STREAMS;
-        streams.slots[slot] = Stream { begin, end, pages };
+        streams.slots[slot] = Stream { begin, end, pages, idle: 0 };
         for _ in 0..2 {
             self.advance(file, &mut streams.slots[slot]);
         }
@@ -143,7 +155,8 @@ impl Core {
     /// earlier pass by the replacement policy: LIFO keeps pages scattered over the file) are
     /// passed over; the window reads every run of evicted pages between them, each with one
     /// `preadv`, and the first page it reads carries the trigger. A window with nothing left to
-    /// read submits the stream's next window at once, so that the stream goes on.
+    /// read submits the stream's next window at once, so that the stream goes on, unless it is
+    /// the stream's [`MAX_IDLE`]th such window in a row: the stream then ends.
     fn read_window(&self, job: &Job) {
         if !self.wait_for_room_ahead() {
             // Dropped: end the stream, so that the scan's next sequential miss starts another.
@@ -167,9 +180,15 @@ impl Core {
             trigger = false;
             q = first + batch.len() as u64;
         }
-        if trigger {
-            self.with_stream_at(job.file, job.start, |core, s| core.advance(job.file, s));
-        }
+        let idle = trigger;
+        self.with_stream_at(job.file, job.start, |core, s| match idle {
+            false => s.idle = 0,
+            true if s.idle + 1 >= MAX_IDLE => s.pages = 0,
+            true => {
+                s.idle += 1;
+                core.advance(job.file, s);
+            }
+        });
     }
 
     /// Runs `act` on the stream of `file` that covers page `page`, if any.

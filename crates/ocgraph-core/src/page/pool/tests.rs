@@ -235,6 +235,16 @@ fn a_read_ahead_window_reads_every_hole_between_resident_pages() {
 }
 
 #[test]
+fn a_read_ahead_stream_ends_after_windows_that_find_every_page_resident() {
+    // Pages 100..300 are resident before the scan: more than `MAX_IDLE` windows of 16 pages.
+    // The stream ends inside them instead of carrying on past them, so the scan misses again
+    // at page 300 (twice: the first miss there starts no stream) and still reads every other
+    // page once.
+    let kept: Vec<u64> = (100..300).collect();
+    assert_eq!(scan_past_resident_pages(&kept, 47), (4, (400 - 200) * 4096));
+}
+
+#[test]
 fn a_read_spanning_evicted_pages_loads_them_with_one_call_without_read_ahead() {
     let dir = tempfile::tempdir().unwrap();
     let n = 256u64;
