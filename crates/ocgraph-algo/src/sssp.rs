@@ -96,12 +96,47 @@ fn checked_weight_range<A: Adjacency>(g: &A) -> Result<WeightRange> {
 /// Θ(1/d) for weights in [0, 1], with the constant measured by `bench/algos/sssp_delta.py`:
 /// half of `max / d` ran 1.05-1.10x faster than `max / d` on weighted kron20, kron22 and a
 /// 1000 x 1000 road grid; a quarter was faster still on kron22 but 1.35x slower on the road
-/// grid), but at least the smallest positive weight; `1` for unweighted graphs.
+/// grid), but no more than `median / average out-degree`, the median of a sample of the
+/// positive weights ([`sampled_median_weight`]; the same width for weights spread evenly, and
+/// one huge weight, such as a closed road's, no longer puts every vertex in bucket 0: on a
+/// 800 x 800 road grid with one arc of weight 3e38 that made SSSP 22x slower), and at least the
+/// smallest positive weight; `1` for unweighted graphs.
 pub fn default_delta<A: Adjacency>(g: &A) -> Result<f64> {
     let r = checked_weight_range(g)?;
     let Some(min_positive) = r.min_positive.filter(|_| g.is_weighted()) else { return Ok(1.0) };
     let avg_degree = (g.num_arcs() as f64 / g.num_vertices().max(1) as f64).max(1.0);
-    Ok((r.max as f64 / (2.0 * avg_degree)).max(min_positive as f64))
+    let wide = r.max as f64 / (2.0 * avg_degree);
+    let typical = sampled_median_weight(g).map_or(wide, |m| m as f64 / avg_degree);
+    Ok(wide.min(typical).max(min_positive as f64))
+}
+
+/// Vertex ranges [`sampled_median_weight`] reads, spread evenly over the vertices.
+const SAMPLE_RANGES: usize = 16;
+/// Vertices in each of those ranges.
+const SAMPLE_SPAN: usize = 256;
+/// Positive weights taken from each range at most.
+const SAMPLE_PER_RANGE: usize = 4096;
+
+/// The median of the positive weights in [`SAMPLE_RANGES`] short runs of vertices spread
+/// evenly over the graph (a few pages each when the lists are on disk), `None` when they hold
+/// none.
+fn sampled_median_weight<A: Adjacency>(g: &A) -> Option<f32> {
+    let n = g.num_vertices();
+    let (mut sample, mut end) = (Vec::new(), 0);
+    for i in 0..SAMPLE_RANGES {
+        let start = (n * i / SAMPLE_RANGES).max(end);
+        end = (start + SAMPLE_SPAN).min(n);
+        let room = sample.len() + SAMPLE_PER_RANGE;
+        g.for_each_weighted_in_range(start as Vertex..end as Vertex, |_, _, ws| {
+            let take = room.saturating_sub(sample.len());
+            sample.extend(ws.iter().copied().filter(|&w| w > 0.0).take(take));
+        });
+    }
+    if sample.is_empty() {
+        return None;
+    }
+    let mid = sample.len() / 2;
+    Some(*sample.select_nth_unstable_by(mid, f32::total_cmp).1)
 }
 
 /// Delta-stepping SSSP from `source` over the out-edges of `g`, on the current rayon pool.

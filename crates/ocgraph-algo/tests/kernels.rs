@@ -329,6 +329,14 @@ fn weight_scan_accepts_zeros_and_refuses_negative_and_nan_weights() {
     let g =
         TestGraph::new(4, true, true, vec![(0, 1, 4.0), (1, 2, 0.0), (2, 0, 4.0), (0, 2, -0.0), (2, 3, 4.0)]);
     assert_eq!(default_delta(&g.out).unwrap(), 4.0);
+    // One huge weight among weights 2 (a chain and its shortcuts, 3 arcs a vertex): the width
+    // follows the median weight, 2 / 3, floored at the smallest weight, not 1e30 / 6.
+    let mut arcs: Vec<_> = (0..999).flat_map(|v| [(v, v + 1, 2.0), (v, (v * 7 + 3) % 1000, 2.0)]).collect();
+    arcs.extend((0..999).map(|v| (v + 1, v, 2.0)));
+    arcs.push((999, 0, 1e30));
+    let g = TestGraph::new(1000, true, true, arcs);
+    assert_eq!(default_delta(&g.out).unwrap(), 2.0);
+    assert_eq!(sssp(&g.out, 0, None).unwrap(), ref_dijkstra(&g, 0));
     let inf = TestGraph::new(2, true, true, vec![(0, 1, f32::INFINITY)]);
     assert_eq!(sssp(&inf.out, 0, None).unwrap(), vec![0.0, f64::INFINITY]);
     for bad in [-1.0, -f32::INFINITY, f32::NAN] {

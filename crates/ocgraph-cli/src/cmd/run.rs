@@ -124,7 +124,8 @@ pub struct RunArgs {
     /// fewer iterations, timing-dependent iterates) (pagerank).
     #[arg(long, default_value = "jacobi")]
     method: PageRankMethod,
-    /// Bucket width (sssp; default: max weight / (2 x average degree), at least the min weight).
+    /// Bucket width (sssp; default: max weight / (2 x average degree), at most the median of a
+    /// sample of the weights / average degree, at least the min weight).
     #[arg(long)]
     delta: Option<f64>,
     /// BFS sweeps (diameter).
