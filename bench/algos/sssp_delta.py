@@ -10,7 +10,7 @@ Each graph is made once under --work: `kronS` with `ocgraph generate kronecker -
 degree), `roadR` with `ocgraph generate road --rows R --cols R` (an R x R grid, weights 1..255,
 SSSP from vertex 0). A factor f runs `ocgraph run sssp --delta D` with D = f * max weight /
 average out-degree (at least the smallest positive weight), so f = 1 is Meyer and Sanders'
-width and f = 0.5 the default (`default_delta` in crates/ocgraph-algo/src/sssp.rs). Each round
+width and f = 0.5 the default for these evenly spread weights (`default_delta` in crates/ocgraph-algo/src/sssp.rs). Each round
 runs every factor once, in order, with --trials timed trials; a cell's time is the best trial
 over the rounds. Prints a table (time, against f = 1 and against the graph's fastest factor)
 and writes bench/out/<name>.csv and .json.
