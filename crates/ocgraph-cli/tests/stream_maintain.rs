@@ -270,8 +270,8 @@ fn non_finite_weights_in_update_files_name_the_line() {
     assert!(e.contains("v.txt:2") && e.contains("original ids"), "{e}");
 }
 
-/// A result named twice in `--maintain`, a parameter given twice and an infinite or subnormal
-/// PageRank tolerance are usage errors (the first two kept two copies or the last value, the
+/// A result named twice in `--maintain`, a parameter given twice, an unknown kind with
+/// parameters and an infinite or subnormal PageRank tolerance are usage errors (the first two kept two copies or the last value, the
 /// subnormal tolerance pushed forever, an infinite one stopped after one iteration).
 #[test]
 fn maintain_specs_named_twice_or_out_of_range_are_refused() {
@@ -284,6 +284,8 @@ fn maintain_specs_named_twice_or_out_of_range_are_refused() {
         ("wcc,wcc", "names wcc twice"),
         ("bfs:source=0:source=1", "source given twice"),
         ("pagerank:tol=5e-324", "tol must be from 1e-300 to a finite value, got 5e-324"),
+        // The kind is checked before its parameters: "BFS" is not a kind with no `source`.
+        ("BFS:source=0", r#"unknown maintained result "BFS" (bfs, sssp, wcc, pagerank)"#),
     ] {
         let out = run(&["stream", p(&g), "--updates", p(&u), "--maintain", spec]);
         let e = String::from_utf8_lossy(&out.stderr);

@@ -131,6 +131,11 @@ impl std::str::FromStr for Spec {
     fn from_str(s: &str) -> Result<Spec> {
         let mut parts = s.split(':');
         let kind = parts.next().unwrap_or_default();
+        if !["bfs", "sssp", "wcc", "pagerank"].contains(&kind) {
+            return Err(Error::invalid(format!(
+                "unknown maintained result {kind:?} (bfs, sssp, wcc, pagerank)"
+            )));
+        }
         let (mut source, mut damping, mut tol) = (None, 0.85, 1e-6);
         let mut seen = std::collections::HashSet::new();
         for p in parts {
@@ -153,10 +158,7 @@ impl std::str::FromStr for Spec {
             "bfs" => Ok(Spec::Bfs { source: source.ok_or_else(need)? }),
             "sssp" => Ok(Spec::Sssp { source: source.ok_or_else(need)? }),
             "wcc" => Ok(Spec::Wcc),
-            "pagerank" => Ok(Spec::PageRank { damping, tol }),
-            _ => {
-                Err(Error::invalid(format!("unknown maintained result {kind:?} (bfs, sssp, wcc, pagerank)")))
-            }
+            _ => Ok(Spec::PageRank { damping, tol }), // "pagerank": the kind was checked above
         }
     }
 }
