@@ -630,11 +630,8 @@ impl<P: Program> Tree<P> {
         // child's shifted hops (each at least 1 + shift). Shifted hops stay below `room`, which
         // leaves room for the propagation's hops after it (one more per vertex of a path at most).
         let room = u32::MAX - u32::try_from(self.val.len()).unwrap_or(u32::MAX);
-        let Some(below) = ha.checked_add(1 + path.len() as u32).and_then(|shift| room.checked_sub(shift))
-        else {
-            return false;
-        };
-        let shift = room - below;
+        let Some(shift) = ha.checked_add(1 + path.len() as u32).filter(|&s| s <= room) else { return false };
+        let below = room - shift;
         // One pass over the values relabels the members (parents unchanged); their count moves
         // to the new label at once.
         let mut count = 0;
@@ -658,9 +655,10 @@ impl<P: Program> Tree<P> {
         true
     }
 
-    /// Reads the values of both ends of every arc and the parent of its end in one tight pass, so that their cache misses
-    /// overlap: the steps below read them one arc at a time, between branches, where each miss
-    /// would wait on its own (`bench/incremental/run.py` measures the batches).
+    /// Reads the values of both ends of every arc and the parent of its destination in one
+    /// tight pass, so that their cache misses overlap: the steps below read them one arc at a
+    /// time, between branches, where each miss would wait on its own (`bench/incremental/run.py`
+    /// measures the batches).
     fn warm_values(&self, arcs: &[EdgeChange]) {
         for e in arcs {
             std::hint::black_box(self.val[e.src as usize]);
