@@ -98,9 +98,9 @@ fn checked_weight_range<A: Adjacency>(g: &A) -> Result<WeightRange> {
 /// 1000 x 1000 road grid; a quarter was faster still on kron22 but 1.35x slower on the road
 /// grid), but no more than `median / average out-degree`, the median of a sample of the
 /// positive weights ([`sampled_median_weight`]; the same width for weights spread evenly, and
-/// one huge weight, such as a closed road's, no longer puts every vertex in bucket 0: on a
-/// 800 x 800 road grid with one arc of weight 3e38 that made SSSP 22x slower), and at least the
-/// smallest positive weight; `1` for unweighted graphs.
+/// one huge weight, such as a closed road's, no longer puts every vertex in bucket 0, which
+/// made delta-stepping run as rounds of Bellman-Ford), and at least the smallest positive
+/// weight; `1` for unweighted graphs.
 pub fn default_delta<A: Adjacency>(g: &A) -> Result<f64> {
     let r = checked_weight_range(g)?;
     let Some(min_positive) = r.min_positive.filter(|_| g.is_weighted()) else { return Ok(1.0) };
