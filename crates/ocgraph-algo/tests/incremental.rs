@@ -570,6 +570,37 @@ fn a_saved_result_is_never_ahead_of_the_durable_log() {
     assert!(ahead.is_empty(), "saved batches past the durable log (saved, durable): {ahead:?}");
 }
 
+/// A result saved for a batch that recovery then dropped (a damaged last frame of the log) is
+/// not taken for the different batch that reuses its number: the file names the batch by its
+/// number only, and that number is past the graph's at open.
+#[test]
+fn a_result_saved_for_a_dropped_batch_is_not_reused_for_the_batch_that_takes_its_number() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("g");
+    build(&dir, 8, false, false, &[(0, 1), (2, 3), (4, 5), (6, 7)].map(|e| (e, 1.0)).into());
+    let opts = WriteOptions::default();
+    {
+        let w = WritableGraph::open(&dir, &opts).unwrap();
+        let m = Maintainer::start(&w, Spec::Wcc).unwrap();
+        w.add_edges(&[(1, 2)], None).unwrap();
+        m.save(&w).unwrap();
+        w.close().unwrap();
+    }
+    // The last byte of the log's last frame: its checksum no longer matches, and the writer's
+    // open drops the frame as a torn tail.
+    let wal = std::fs::read_dir(dir.join("wal")).unwrap().map(|e| e.unwrap().path()).max().unwrap();
+    let mut b = std::fs::read(&wal).unwrap();
+    *b.last_mut().unwrap() ^= 0xff;
+    std::fs::write(&wal, &b).unwrap();
+    let w = WritableGraph::open(&dir, &opts).unwrap();
+    assert!(w.recovery().dropped_bytes > 0 && w.opened_seq() == 0);
+    w.add_edges(&[(5, 6)], None).unwrap();
+    assert_eq!(w.last_seq(), 1, "the new batch takes the dropped batch's number");
+    let m = Maintainer::start(&w, Spec::Wcc).unwrap();
+    assert!(!m.loaded(), "the file describes the dropped batch");
+    assert_eq!(m.result(&w).unwrap(), Values::Int(vec![0, 0, 2, 2, 4, 4, 4, 4]));
+}
+
 /// In the background, `wait(seq)` returns once the result includes batch `seq` (a path grown
 /// one edge a batch: its WCC labels tell which batches are in), later batches catch up on the
 /// next read, and stopping with batches still queued returns.

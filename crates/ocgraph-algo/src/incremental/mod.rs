@@ -11,7 +11,8 @@
 //! update call updates the result before it returns; it rebuilds the result when it missed a
 //! batch; it saves the result in `<graph>/maintained/<name>.bin` (with its batch sequence
 //! number and a checksum) and reuses a saved result on start only when its sequence number is
-//! the graph's (otherwise it recomputes): a result is never stale.
+//! the graph's and no later than the graph's at open (otherwise it recomputes): a result is
+//! never stale.
 //!
 //! [`Maintainer::start_background`] instead applies the batches on the result's own thread
 //! ([`background`]): update calls return once their batch is queued, and reading the result
@@ -284,9 +285,15 @@ fn remove_unfinished_saves(dir: &Path) {
 }
 
 /// The result saved in the graph directory `dir` when it is valid and current for `snap`
-/// (saved in this directory, same batch sequence number and vertex count); `None` otherwise
+/// (saved in this directory, same batch sequence number and vertex count, and that batch no
+/// later than `opened_seq`, the last batch when the graph was opened); `None` otherwise
 /// (missing, torn, corrupt, stale or copied files included).
-fn load_from(dir: &Path, spec: &Spec, snap: &Snapshot) -> Option<Box<dyn Maintained>> {
+///
+/// A file saved for a batch after `opened_seq` was saved by an earlier writer for a batch that
+/// recovery dropped (a damaged last frame of the log, which the next batch renumbers), so it
+/// is not taken even when the graph's new batch has its number; a result saved by this writer
+/// past its open is recomputed too, which costs time, never a wrong answer.
+fn load_from(dir: &Path, spec: &Spec, snap: &Snapshot, opened_seq: u64) -> Option<Box<dyn Maintained>> {
     let origin = dir_identity(dir).ok()?;
     let buf = std::fs::read(saved_path(dir, spec)).ok()?;
     let (body, crc) = buf.split_last_chunk::<4>()?;
@@ -303,6 +310,7 @@ fn load_from(dir: &Path, spec: &Spec, snap: &Snapshot) -> Option<Box<dyn Maintai
     let plen = bytes::get_u64(&mut b)? as usize;
     if name != spec.name().as_bytes()
         || seq != snap.seq()
+        || seq > opened_seq
         || n != snap.num_vertices() as u64
         || saved_in != origin
         || b.len() != plen
@@ -427,7 +435,7 @@ impl Maintainer {
         let slot = Arc::new(Slot { state: Mutex::new(None), failed: AtomicBool::new(false), queue });
         let (id, snap) = w.subscribe(slot.clone())?;
         remove_unfinished_saves(&w.path().join(MAINTAINED_DIR));
-        let saved = load_from(w.path(), &spec, &snap);
+        let saved = load_from(w.path(), &spec, &snap, w.opened_seq());
         let loaded = saved.is_some();
         let m = match saved {
             Some(m) => m,

@@ -170,6 +170,8 @@ pub struct WritableGraph {
     /// The background fsync of [`Durability::Interval`]; stopped by `close`.
     flusher: Mutex<Option<IntervalFlusher>>,
     recovery: RecoveryReport,
+    /// The sequence number of the last batch at open, after recovery.
+    opened_seq: u64,
 }
 
 /// Refuses `count` (> 0) vertices added without names on a graph whose vertices all have
@@ -509,6 +511,8 @@ impl WritableGraph {
         view.upto = next_seq - 1;
         let kind = manifest.id_map;
         let added = AddedIds::open(&dir, kind, manifest.num_vertices, view.num_vertices, writer)?;
+        let pending = added.pending();
+        wal.before_sync(move || pending.sync());
         let names = Mutex::new(Names { kind, base: None, added });
         let state = State { view, manifest, next_seq, vertex_history, label_log, closed: false };
         let shared = Arc::new(Shared {
@@ -533,7 +537,14 @@ impl WritableGraph {
             }
             _ => None,
         };
-        Ok(WritableGraph { shared, compactor: Mutex::new(None), flusher: Mutex::new(flusher), recovery })
+        let opened_seq = next_seq - 1;
+        Ok(WritableGraph {
+            shared,
+            compactor: Mutex::new(None),
+            flusher: Mutex::new(flusher),
+            recovery,
+            opened_seq,
+        })
     }
 
     /// What WAL recovery found when the graph was opened.
@@ -564,6 +575,14 @@ impl WritableGraph {
     /// The sequence number of the last batch applied.
     pub fn last_seq(&self) -> u64 {
         self.shared.state.lock().next_seq - 1
+    }
+
+    /// The sequence number of the last batch when the graph was opened, after recovery. A
+    /// record of a later batch made by an earlier writer (a saved result) may describe a batch
+    /// this graph no longer holds: recovery drops a damaged last frame of the log, and the
+    /// next batch takes its number.
+    pub fn opened_seq(&self) -> u64 {
+        self.opened_seq
     }
 
     /// The sequence number of the last batch known durable in the log (a crash keeps it and
