@@ -12,7 +12,10 @@
 //! ```
 //!
 //! A batch that adds named vertices appends their records (fsynced unless the durability mode
-//! is `none`) before its WAL frame, so a logged batch always finds its names. Records are for
+//! is `none`) before its WAL frame, so a logged batch always finds its names. Under `none` the
+//! records are made durable by [`PendingNames::sync`], which the WAL runs before each fsync of
+//! its own (a sync, freeze, compaction or close): a batch durable in the log or a level never
+//! names a vertex whose name a crash could lose. Records are for
 //! consecutive vertices from the base's vertex count on; on open, a torn or corrupt tail is
 //! dropped, records of vertices that are already in the base (left by a compaction that was
 //! interrupted before it rewrote the log) are skipped, and records past the recovered vertex
@@ -23,6 +26,8 @@ use std::collections::HashMap;
 use std::fs::{File, OpenOptions};
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 
 use crate::error::{Error, Result};
 use crate::format::IdMapKind;
@@ -47,6 +52,42 @@ pub(crate) struct AddedIds {
     len: u64,
     /// Record end offsets: `ends[i]` is where the record of `ids[i]` ends.
     ends: Vec<u64>,
+    /// Records appended without fsync.
+    pending: Arc<PendingNames>,
+}
+
+/// Whether records were appended to the id log without fsync (under [`Durability::None`]),
+/// and the fsync that makes them durable.
+///
+/// [`Durability::None`]: super::Durability::None
+pub(crate) struct PendingNames {
+    path: PathBuf,
+    /// Records written since the last fsync of the log.
+    dirty: AtomicBool,
+    /// The log was created since the last fsync of the graph directory.
+    created: AtomicBool,
+}
+
+impl PendingNames {
+    /// fsyncs the log (and the graph directory, when the log is new) if records were appended
+    /// without fsync since the last call.
+    pub(crate) fn sync(&self) -> Result<()> {
+        if self.dirty.swap(false, Ordering::AcqRel) {
+            let synced = File::open(&self.path).and_then(|f| f.sync_data());
+            if let Err(e) = synced {
+                self.dirty.store(true, Ordering::Release);
+                return Err(Error::io(&self.path, "fsync the id log", e));
+            }
+        }
+        if self.created.swap(false, Ordering::AcqRel) {
+            let dir = self.path.parent().expect("the id log lives in the graph directory");
+            if let Err(e) = crate::format::fsync_dir(dir) {
+                self.created.store(true, Ordering::Release);
+                return Err(e);
+            }
+        }
+        Ok(())
+    }
 }
 
 /// Encodes the record of vertex `v` named `id`.
@@ -173,6 +214,11 @@ impl AddedIds {
         if kind != IdMapKind::Identity && records.ids.len() < want {
             return Err(records.too_few(&path, want));
         }
+        let pending = Arc::new(PendingNames {
+            path: path.clone(),
+            dirty: AtomicBool::new(false),
+            created: AtomicBool::new(false),
+        });
         let mut added = AddedIds {
             path,
             kind,
@@ -181,6 +227,7 @@ impl AddedIds {
             index: HashMap::new(),
             len: 0,
             ends: records.ends,
+            pending,
         };
         for (i, id) in records.ids.into_iter().enumerate() {
             added.index.insert(id.clone(), (base_n + i as u64) as Vertex);
@@ -210,9 +257,16 @@ impl AddedIds {
         self.ids.len()
     }
 
+    /// What makes records appended without fsync durable (see [`PendingNames`]).
+    pub(crate) fn pending(&self) -> Arc<PendingNames> {
+        self.pending.clone()
+    }
+
     /// Appends the names of the vertices `base_n + len() ..` (`ids`, distinct and new), and
-    /// fsyncs the log when `sync`. On an error the log is cut back to what it held.
+    /// fsyncs the log (and the graph directory when this creates it) when `sync`; otherwise
+    /// [`PendingNames::sync`] does later. On an error the log is cut back to what it held.
     pub(crate) fn append(&mut self, ids: &[OriginalId], sync: bool) -> Result<()> {
+        let creates = self.len == 0 && !self.path.exists();
         let mut buf = Vec::new();
         let mut ends = Vec::with_capacity(ids.len());
         for (i, id) in ids.iter().enumerate() {
@@ -231,6 +285,16 @@ impl AddedIds {
         if let Err(e) = written {
             let _ = self.cut_file(self.len);
             return Err(Error::io(&self.path, "append to the id log", e));
+        }
+        if creates {
+            self.pending.created.store(true, Ordering::Release);
+        }
+        if !sync {
+            self.pending.dirty.store(true, Ordering::Release);
+        } else if let Err(e) = self.pending.sync() {
+            // The graph directory's fsync: the records are not known durable.
+            let _ = self.cut_file(self.len);
+            return Err(e);
         }
         for id in ids {
             let v = (self.base_n + self.ids.len() as u64) as Vertex;

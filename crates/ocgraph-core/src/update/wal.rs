@@ -10,13 +10,16 @@
 //!   wait on a condition variable and are released by that fsync (or lead the next one).
 //! - **Rotation**: when a segment passes `segment_bytes` (and at every checkpoint) it is fsynced
 //!   and a new one created; the directory is fsynced on creation and on every rotation.
+//! - **Side files first**: a hook ([`Wal::before_sync`]) runs before every fsync of a segment,
+//!   with no frame being written meanwhile: the id log's names of added vertices, written
+//!   without fsync under [`Durability::None`], become durable before any batch that uses them.
 //! - **Recovery** ([`Wal::open`]): replays complete frames in order. A frame cut short at the end
 //!   of the last segment (a torn tail), or unreadable bytes with no valid frame after them, are
 //!   truncated away and reported; an invalid frame followed by a valid one (mid-log corruption) is
 //!   an error naming the segment and byte offset.
 
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
 use parking_lot::{Condvar, Mutex};
@@ -100,7 +103,12 @@ pub struct Wal {
     seg: Mutex<Segment>,
     sync: Mutex<SyncState>,
     synced: Condvar,
+    /// Run before every fsync of a segment ([`Wal::before_sync`]).
+    before_sync: OnceLock<SyncHook>,
 }
+
+/// What [`Wal::before_sync`] runs.
+type SyncHook = Box<dyn Fn() -> Result<()> + Send + Sync>;
 
 /// Name of segment `n`.
 pub fn segment_name(n: u64) -> String {
@@ -297,6 +305,7 @@ impl Wal {
             seg: Mutex::new(seg),
             sync: Mutex::new(sync),
             synced: Condvar::new(),
+            before_sync: OnceLock::new(),
         };
         Ok((wal, report))
     }
@@ -364,6 +373,17 @@ impl Wal {
         }
     }
 
+    /// Has `hook` run before every later fsync of a segment (group commit, rotation), while no
+    /// frame is being appended: what it makes durable precedes every batch the fsync makes
+    /// durable. Set once; a later call is ignored. An error of the hook fails the fsync.
+    pub(crate) fn before_sync(&self, hook: impl Fn() -> Result<()> + Send + Sync + 'static) {
+        let _ = self.before_sync.set(Box::new(hook));
+    }
+
+    fn run_before_sync(&self) -> Result<()> {
+        self.before_sync.get().map_or(Ok(()), |hook| hook())
+    }
+
     /// Waits until every batch `<= seq` is fsynced (group commit: one caller fsyncs for all).
     pub fn sync_to(&self, seq: u64) -> Result<()> {
         let mut s = self.sync.lock();
@@ -380,11 +400,11 @@ impl Wal {
             }
             s.syncing = true;
             drop(s);
-            let (file, target, path) = {
+            let (file, target, path, before) = {
                 let seg = self.seg.lock();
-                (seg.file.clone(), seg.written_seq, seg.path.clone())
+                (seg.file.clone(), seg.written_seq, seg.path.clone(), self.run_before_sync())
             };
-            let res = file.sync();
+            let res = before.and_then(|()| file.sync().map_err(|e| Error::io(&path, "fsync", e)));
             s = self.sync.lock();
             s.syncing = false;
             match res {
@@ -394,7 +414,7 @@ impl Wal {
                 }
                 // After a failed fsync the kernel may have dropped the dirty pages: nothing
                 // written since the last good fsync can be trusted, so the log stops here.
-                Err(e) => s.failed = Some(format!("{}: fsync failed: {e}", path.display())),
+                Err(e) => s.failed = Some(format!("fsync failed: {e}")),
             }
             self.synced.notify_all();
         }
@@ -428,6 +448,7 @@ impl Wal {
     }
 
     fn rotate_locked(&self, seg: &mut Segment) -> Result<()> {
+        self.run_before_sync()?;
         seg.file.sync().map_err(|e| Error::io(&seg.path, "fsync", e))?;
         {
             let mut s = self.sync.lock();
