@@ -6,6 +6,7 @@ import errno
 import os
 from pathlib import Path
 
+import networkx as nx
 import numpy as np
 import pandas as pd
 import pytest
@@ -231,6 +232,21 @@ def test_a_kernel_on_corrupted_lists_reports_the_corrupted_file(tmp_path):
         for read in reads:
             with pytest.raises(ocgraph.FormatError, match=r"out\.neighbors"):
                 read()
+
+
+def test_a_writable_open_of_damaged_offsets_names_the_file(tmp_path):
+    # The writer's open read a list past its end (a panic) and raised the base ocgraph.Error
+    # naming no file; it now verifies the files first, as reads do.
+    grid = nx.grid_2d_graph(60, 60)
+    index = {v: i for i, v in enumerate(grid)}
+    src, dst = zip(*((index[u], index[v]) for u, v in grid.edges()))
+    ocgraph.from_edges(src, dst, tmp_path / "g", directed=False).close()
+    f = tmp_path / "g" / "out.offsets"
+    b = bytearray(f.read_bytes())
+    b[230] ^= 4
+    f.write_bytes(bytes(b))
+    with pytest.raises(ocgraph.FormatError, match=r"out\.offsets"):
+        ocgraph.open(tmp_path / "g", writable=True)
 
 
 @pytest.mark.parametrize("backend", ["mmap", "pool"])

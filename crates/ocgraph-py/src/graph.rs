@@ -253,7 +253,9 @@ impl PyGraph {
             auto_compact_levels,
             ..WriteOptions::default()
         };
-        let w = run(py, || WritableGraph::open(&path, &wopts).py())?;
+        // A panic here is taken for damaged files, as for reads (the read-only open checks the
+        // offsets' order; the writer's recovery reads lists first).
+        let w = run_on_graph(py, &path, || WritableGraph::open(&path, &wopts).py())?;
         Ok(PyGraph { inner: RwLock::new(Some(Handle::Write(Arc::new(w)))), ids: OnceLock::new() })
     }
 
