@@ -247,6 +247,15 @@ def _record_batches(items: Iterable) -> Iterator[Any]:
             )
 
 
+def _distinct_columns(source: str, target: str, weight: str | None = None) -> None:
+    """Refuses one column named for two of source, target and weight: the graph would be
+    built from the wrong data (self-loops, or ids read as weights)."""
+    cols = [c for c in (source, target, weight) if c is not None]
+    if len(set(cols)) < len(cols):
+        given = ", ".join(f"{k}={c!r}" for k, c in zip(("source", "target", "weight"), cols))
+        raise InvalidArgumentError(f"source, target and weight must be different columns, got {given}")
+
+
 def _build(
     batches: Any,
     reusable: bool,
@@ -264,6 +273,7 @@ def _build(
     num_vertices: int | None = None,
     allow_sparse_ids: bool = False,
 ) -> Graph:
+    _distinct_columns(source, target, weight)
     # The spellings import_edges takes for text input: any case, first_seen, "none".
     spelled = {"none": None, "first-seen": "first-seen", "first_seen": "first-seen", "sorted": "sorted"}
     if relabel is not None and (not isinstance(relabel, str) or relabel.lower() not in spelled):
@@ -433,11 +443,10 @@ def from_pandas(
     repeated = [c for c in cols if (df.columns == c).sum() > 1]
     if repeated:
         raise InputError(f"the DataFrame has more than one column named {repeated[0]!r}")
-    # Arrow names columns by strings: each label's text is its name in the batches and errors.
+    # Arrow names columns by strings: each label's text is its name in the batches and errors
+    # (two labels with one text, such as 1 and "1", are refused by _distinct_columns).
     names = [str(c) for c in cols]
-    if len(set(names)) < len(names):
-        given = ", ".join(f"{k}={c!r}" for k, c in zip(("source", "target", "weight"), cols))
-        raise InvalidArgumentError(f"source, target and weight must be different columns, got {given}")
+    _distinct_columns(*names)
     import pandas as pd
 
     def native(col: Any) -> Any:
@@ -499,6 +508,7 @@ def from_parquet(
             f"input {os.fspath(file)}: lies inside the graph directory {os.fspath(path)} that this "
             "call replaces; move it out first"
         )
+    _distinct_columns(source, target, weight)
     cols = [c for c in (source, target, weight) if c is not None]
     try:
         pf = pq.ParquetFile(os.fspath(file))
@@ -523,8 +533,22 @@ def from_parquet(
             stacklevel=2,
         )
 
+    if pf.metadata.num_rows == 0 and num_vertices is None:
+        raise InputError(f"{os.fspath(file)}: no edges (num_vertices builds a graph of isolated vertices)")
+
     def batches() -> Iterator[Any]:
-        return pf.iter_batches(batch_size=BATCH_ROWS, columns=cols)
+        rows = pf.iter_batches(batch_size=BATCH_ROWS, columns=cols)
+        while True:
+            try:
+                batch = next(rows)
+            except StopIteration:
+                return
+            except (pa.ArrowException, OSError) as e:
+                # A damaged page (a bad checksum, compressed data or encoding) past the footer.
+                if isinstance(e, OSError) and e.errno is not None:
+                    raise io_error(f"{os.fspath(file)}: {e.strerror or e}", e.errno, os.fspath(file)) from e
+                raise InputError(f"{os.fspath(file)}: damaged Parquet data ({e})") from e
+            yield batch
 
     try:
         return _build(
@@ -532,8 +556,9 @@ def from_parquet(
             overwrite, os.fspath(file), num_vertices, allow_sparse_ids,
         )  # fmt: skip
     except InputError as e:
-        # A bad value in a column (a null, a negative id, a NaN weight): name the file too.
-        if str(e).startswith("column "):
+        # A bad value in a column (a null, a negative id, a NaN weight), mixed id types, sparse
+        # ids: name the file too.
+        if not str(e).startswith(os.fspath(file)):
             raise InputError(f"{os.fspath(file)}: {e}") from None
         raise
 

@@ -443,7 +443,9 @@ def test_sparse_ids_are_refused_unless_asked_as_by_from_edges(tmp_path):
     for name, build in builds.items():
         with pytest.raises(ocgraph.InputError) as got:
             build(tmp_path / name)
-        assert str(got.value) == str(e.value)  # the same threshold and wording
+        # The same threshold and wording; from_parquet names its file first.
+        prefix = f"{tmp_path / 'e.parquet'}: " if name == "parquet" else ""
+        assert str(got.value) == prefix + str(e.value)
         assert not (tmp_path / name).exists()
     g = builds["pandas"](tmp_path / "sparse", allow_sparse_ids=True)
     assert g.num_vertices == 5_000_001 and g.neighbors(0).tolist() == [5_000_000]
@@ -488,6 +490,50 @@ def test_import_edges_reads_parquet(tmp_path):
         with pytest.raises(ocgraph.InputError, match=r"footer\.parquet: not a Parquet file"):
             build(tmp_path / "footer.parquet", tmp_path / "f")
         assert not (tmp_path / "f").exists()
+
+
+def test_one_column_named_for_two_roles_is_refused_by_every_builder(tmp_path):
+    # Built silently from the wrong data otherwise: self-loops, or ids read as weights.
+    table = pa.table({"src": [0, 1, 2], "dst": [1, 2, 0]})
+    pq.write_table(table, tmp_path / "e.parquet")
+    builds = {
+        "arrow": lambda out, **kw: ocgraph.from_arrow(table, out, **kw),
+        "pandas": lambda out, **kw: ocgraph.from_pandas(table.to_pandas(), out, **kw),
+        "parquet": lambda out, **kw: ocgraph.from_parquet(tmp_path / "e.parquet", out, **kw),
+    }
+    for name, build in builds.items():
+        for kw in (dict(target="src"), dict(weight="dst"), dict(weight="src")):
+            with pytest.raises(ocgraph.InvalidArgumentError, match="must be different columns"):
+                build(tmp_path / name, **kw)
+            assert not (tmp_path / name).exists()
+
+
+def test_damaged_or_empty_parquet_data_is_an_input_error_naming_the_file(tmp_path):
+    # Damage past the footer shows only when the pages are read: a bad compressed page, a bad
+    # encoding. Each damaged copy either builds (damage to values that still decode) or raises
+    # InputError naming the file, never pyarrow's own OSError or ArrowInvalid.
+    pq.write_table(pa.table({"src": np.arange(2000), "dst": np.arange(1, 2001)}), tmp_path / "e.parquet",
+                   row_group_size=500, compression="snappy")  # fmt: skip
+    good = (tmp_path / "e.parquet").read_bytes()
+    footer = len(good) - 8 - int.from_bytes(good[-8:-4], "little")
+    refused = 0
+    for start in range(4, footer - 64, 97):
+        bad = bytearray(good)
+        for i in range(start, start + 64):
+            bad[i] ^= 0x5A
+        (tmp_path / "bad.parquet").write_bytes(bytes(bad))
+        try:
+            ocgraph.from_parquet(tmp_path / "bad.parquet", tmp_path / "g", overwrite=True)
+        except ocgraph.InputError as e:
+            assert str(e).startswith(f"{tmp_path / 'bad.parquet'}: ")
+            refused += 1
+    assert refused > 0
+    pq.write_table(
+        pa.table({"src": pa.array([], pa.int64()), "dst": pa.array([], pa.int64())}), tmp_path / "0.pq"
+    )
+    with pytest.raises(ocgraph.InputError, match=r"0\.pq: no edges"):
+        ocgraph.from_parquet(tmp_path / "0.pq", tmp_path / "z")
+    assert ocgraph.from_parquet(tmp_path / "0.pq", tmp_path / "z", num_vertices=3).num_vertices == 3
 
 
 def test_from_arrow_refuses_what_is_not_arrow_data(tmp_path):
