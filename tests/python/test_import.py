@@ -154,6 +154,20 @@ def test_sparse_ids_are_refused_unless_asked(tmp_path):
     assert ocgraph.from_edges(src, dst, tmp_path / "f2", num_vertices=5_000_002).num_vertices == 5_000_002
 
 
+def test_damaged_gzip_input_is_an_input_error_naming_the_file(tmp_path):
+    # A cut or damaged stream is the file's content (InputError), not a failing device
+    # (OcgraphIOError); no graph is left behind.
+    data = gzip.compress("".join(f"{i} {i + 1}\n" for i in range(5000)).encode())
+    for name, damaged in (
+        ("cut.txt.gz", data[: len(data) // 2]),
+        ("junk.txt.gz", data[:40] + b"\xff" * 64 + data[104:]),
+    ):
+        (tmp_path / name).write_bytes(damaged)
+        with pytest.raises(ocgraph.InputError, match=rf"{name}: .*damaged gzip data"):
+            ocgraph.import_edges(tmp_path / name, tmp_path / "g")
+        assert not (tmp_path / "g").exists()
+
+
 def test_symmetric_mtx_is_undirected(tmp_path):
     write(tmp_path / "s.mtx", "mtx", np.array([1, 2]), np.array([0, 1]), None, 3, symmetric=True)
     g = ocgraph.import_edges(tmp_path / "s.mtx", tmp_path / "g")

@@ -101,6 +101,10 @@ impl Input {
                 Ok(0) => break,
                 Ok(k) => got += k,
                 Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                // A damaged or cut gzip stream is the file's content, not a failing device.
+                Err(e) if self.gzip && e.raw_os_error().is_none() => {
+                    return Err(Error::input(&self.path, format!("damaged gzip data: {e}")));
+                }
                 Err(e) => {
                     let op = if self.gzip { "decompress" } else { "read" };
                     return Err(Error::io(&self.path, op, e));
