@@ -228,10 +228,10 @@ fn csv_field(id: &OriginalId) -> String {
     }
 }
 
-/// A text edge list reads as string ids when its first line's source or target is not an
-/// integer: string ids whose first line's are both integer-looking (`007 7`) would read back as
-/// integers (`007` and `7` one vertex), so they are refused.
-fn refuse_integer_looking_first_line(a: &OriginalId, b: &OriginalId) -> Result<()> {
+/// A text edge list or CSV file reads as string ids when its first line's source or target is
+/// not an integer: string ids whose first line's are both integer-looking (`007 7`) would read
+/// back as integers (`007` and `7` one vertex), so they are refused. `what` names the format.
+fn refuse_integer_looking_first_line(a: &OriginalId, b: &OriginalId, what: &str) -> Result<()> {
     // The importers' own rule (an optional sign, then digits), so that `-1` and ids past 64
     // bits count too.
     let integer_like = |id: &OriginalId| match id {
@@ -240,8 +240,8 @@ fn refuse_integer_looking_first_line(a: &OriginalId, b: &OriginalId) -> Result<(
     };
     if integer_like(a) && integer_like(b) {
         return Err(Error::invalid(format!(
-            "export: the string ids of the first edge ({a} {b}) look like integers, so a text edge \
-             list would read them back as integers; export as Parquet or without --original-ids"
+            "export: the string ids of the first edge ({a} {b}) look like integers, so {what} \
+             would read them back as integers; export as Parquet or without --original-ids"
         )));
     }
     Ok(())
@@ -269,7 +269,19 @@ impl HeaderLookalike {
     fn line(&mut self, a: &OriginalId, b: &OriginalId) -> Result<()> {
         let integer_like = |id: &OriginalId| matches!(id, OriginalId::Str(s) if is_integer(s.as_bytes()));
         match self.lines {
-            0 => refuse_integer_looking_first_line(a, b)?,
+            0 => {
+                refuse_integer_looking_first_line(a, b, "a text edge list")?;
+                // The importers skip a byte-order mark at the start of a file.
+                if let OriginalId::Str(s) = a {
+                    if s.starts_with('\u{feff}') {
+                        return Err(Error::invalid(format!(
+                            "export: the original id {s:?} of the first edge starts with a \
+                             byte-order mark, which a text edge list would read back without it; \
+                             export as CSV or Parquet"
+                        )));
+                    }
+                }
+            }
             n if n < HEADER_LOOKAHEAD => self.rest_integers &= integer_like(a) && integer_like(b),
             _ => return Ok(()),
         }
@@ -321,7 +333,7 @@ fn write_edges(
                     if format == ExportFormat::Text {
                         header.line(&a, &b)?;
                     } else if count == 0 {
-                        refuse_integer_looking_first_line(&a, &b)?;
+                        refuse_integer_looking_first_line(&a, &b, "a CSV file")?;
                     }
                     if format == ExportFormat::Csv {
                         write!(buf, "{}{sep}{}", csv_field(&a), csv_field(&b)).expect("write to Vec");
