@@ -284,6 +284,7 @@ fn maintain_specs_named_twice_or_out_of_range_are_refused() {
         ("wcc,wcc", "names wcc twice"),
         ("bfs:source=0:source=1", "source given twice"),
         ("pagerank:tol=5e-324", "tol must be from 1e-300 to a finite value, got 5e-324"),
+        ("pagerank:tol=0", "tol must be from 1e-300 to a finite value, got 0.0"),
         // The kind is checked before its parameters: "BFS" is not a kind with no `source`.
         ("BFS:source=0", r#"unknown maintained result "BFS" (bfs, sssp, wcc, pagerank)"#),
     ] {

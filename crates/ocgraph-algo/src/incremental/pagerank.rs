@@ -150,7 +150,7 @@ impl PageRank {
         // the last ulps of residual returned the same values, forever).
         if !(MIN_TOL..=f64::MAX).contains(&tol) {
             return Err(Error::invalid(format!(
-                "pagerank: tol must be from {MIN_TOL:e} to a finite value, got {tol:e}"
+                "pagerank: tol must be from {MIN_TOL:e} to a finite value, got {tol:?}"
             )));
         }
         Ok(PageRank {
