@@ -431,6 +431,9 @@ fn a_header_line_in_a_text_edge_list_is_refused() {
     // Before: 'src' and 'dst' became two more vertices and every id a string.
     let m = fails("h.txt", b"# made by hand\nsrc dst\n0 1\n1 2\n", &opts(), ErrorKind::Input);
     assert!(m.contains("h.txt:2:") && m.contains("'src dst' looks like a header"), "{m}");
+    // The line is quoted as written, separators and all.
+    let m = fails("c.txt", b"src,dst\r\n0,1\r\n1,2\r\n", &opts(), ErrorKind::Input);
+    assert!(m.contains("c.txt:1:") && m.contains("'src,dst' looks like a header"), "{m}");
     // String ids throughout are fine.
     assert_eq!(imports("s.txt", b"a b\nb c\n", &opts()).num_vertices, 3);
     // A first line with one string id above integer lines is an edge, and makes every id a

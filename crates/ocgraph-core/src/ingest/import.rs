@@ -686,6 +686,8 @@ fn scan(
                     && !rest.is_empty()
                     && rest.iter().all(|(_, c)| int_line(c))
                 {
+                    // The line as written (`a,b` was quoted as `a b`).
+                    let raw = data.split(|&c| c == b'\n').nth(*at as usize).unwrap_or_default();
                     return Err(Error::input_line(
                         path,
                         line + at,
@@ -693,7 +695,7 @@ fn scan(
                             "'{}' looks like a header (the lines after it have integer ids): \
                              comment it out with '#' (or, in a file of comma-separated columns, \
                              import it as CSV: --format csv)",
-                            a.iter().map(|f| show(f)).collect::<Vec<_>>().join(" ")
+                            show(raw.trim_ascii())
                         ),
                     ));
                 }
