@@ -399,7 +399,7 @@ def from_arrow(
             finite float32 number, ids too sparse (see ``allow_sparse_ids``).
         InvalidArgumentError: ``data`` is not Arrow data (a path or a pandas DataFrame: use
             :func:`from_parquet` or :func:`from_pandas`), ``num_vertices`` with ``relabel`` or
-            string ids.
+            string ids, one column named for two of ``source``, ``target`` and ``weight``.
         OcgraphIOError: ``path`` exists (without ``overwrite``) or cannot be written.
     """
     batches, reusable = _batches(data)
