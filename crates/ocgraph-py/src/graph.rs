@@ -253,18 +253,11 @@ impl PyGraph {
             auto_compact_levels,
             ..WriteOptions::default()
         };
-        // A panic here is taken for damaged files, as for reads (the read-only open checks the
-        // offsets' order; the writer's recovery reads lists first).
+        // A panic here is taken for damaged files, as for reads.
         let w = run_on_graph(py, &path, || WritableGraph::open(&path, &wopts).py())?;
-        let rec = w.recovery();
-        if let (Some(file), Some((offset, why))) = (&rec.dropped_file, &rec.dropped_at) {
-            // As `ocgraph update` reports it: a batch cut short by a crash, or a damaged one.
-            let msg = format!(
-                "dropped a torn tail of {} bytes from {} at offset {offset} ({why})",
-                rec.dropped_bytes,
-                file.display()
-            );
-            let msg = std::ffi::CString::new(msg).unwrap_or_default();
+        if let Some(line) = w.recovery().dropped_tail() {
+            // As `ocgraph update` prints it: a batch cut short by a crash, or a damaged one.
+            let msg = std::ffi::CString::new(line).unwrap_or_default();
             let category = py.get_type::<pyo3::exceptions::PyRuntimeWarning>();
             PyErr::warn(py, category.as_any(), &msg, 1)?;
         }

@@ -376,12 +376,8 @@ pub fn run(args: &UpdateArgs) -> Result<()> {
     if rec.replayed > 0 {
         println!("replayed {} batch(es) from the write-ahead log", rec.replayed);
     }
-    if let (Some(file), Some((offset, why))) = (&rec.dropped_file, &rec.dropped_at) {
-        println!(
-            "dropped a torn tail of {} bytes from {} at offset {offset} ({why})",
-            rec.dropped_bytes,
-            file.display()
-        );
+    if let Some(line) = rec.dropped_tail() {
+        println!("{line}");
     }
     if args.set_weights.is_some() && !g.is_weighted() {
         return Err(Error::invalid("--set-weights: the graph is unweighted"));

@@ -76,6 +76,19 @@ pub struct RecoveryReport {
     pub dropped_at: Option<(u64, String)>,
 }
 
+impl RecoveryReport {
+    /// A line saying which torn tail a writer's open dropped, if any (what `ocgraph update`
+    /// prints and Python warns).
+    pub fn dropped_tail(&self) -> Option<String> {
+        let (file, (offset, why)) = self.dropped_file.as_ref().zip(self.dropped_at.as_ref())?;
+        Some(format!(
+            "dropped a torn tail of {} bytes from {} at offset {offset} ({why})",
+            self.dropped_bytes,
+            file.display()
+        ))
+    }
+}
+
 struct Segment {
     file: Arc<dyn LogFile>,
     path: PathBuf,
