@@ -8,7 +8,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use ocgraph_core::update::{
-    Durability, LogFile, LogFs, StdLogFs, Wal, WalItem, WalOptions, WritableGraph, WriteOptions,
+    Durability, LogFile, LogFs, Replay, StdLogFs, Wal, WalItem, WalOptions, WritableGraph, WriteOptions,
 };
 use ocgraph_core::{Adjacency, Error};
 
@@ -93,9 +93,9 @@ type Batches = Vec<(u64, Vec<WalItem>)>;
 /// Opens the log with the real file system and returns the batches replayed.
 fn replay(dir: &Path) -> ocgraph_core::Result<(Batches, ocgraph_core::update::RecoveryReport)> {
     let mut got = Vec::new();
-    let (_wal, rep) = Wal::open(dir, opts(), Arc::new(StdLogFs), 0, |s, items| {
+    let (_wal, rep) = Wal::open(dir, opts(), Arc::new(StdLogFs), 0, |s, items, _| {
         got.push((s, items.to_vec()));
-        Ok(())
+        Ok(Replay::Applied)
     })?;
     Ok((got, rep))
 }
@@ -105,7 +105,7 @@ fn expect(seqs: &[u64]) -> Batches {
 }
 
 fn open_wal(dir: &Path, fs: Arc<dyn LogFs>, o: WalOptions) -> Wal {
-    Wal::open(dir, o, fs, 0, |_, _| panic!("no batches expected")).unwrap().0
+    Wal::open(dir, o, fs, 0, |_, _, _| panic!("no batches expected")).unwrap().0
 }
 
 #[test]
@@ -261,6 +261,69 @@ fn a_corrupted_tail_is_dropped_and_mid_log_corruption_is_an_error() {
     }
 }
 
+/// A batch the caller cannot replay ([`Replay::Missing`]) ends recovery as a torn tail, with
+/// every later batch of its segment, when its frame was written under durability `none`; in a
+/// durable mode, or with a later segment holding batches, it is an error naming the segment and
+/// the frame's offset.
+#[test]
+fn a_batch_missing_its_side_data_is_dropped_only_when_written_under_durability_none() {
+    for (durability, segment_bytes) in
+        [(Durability::None, 64 << 20), (Durability::PerBatch, 64 << 20), (Durability::None, 100)]
+    {
+        let tmp = tempfile::tempdir().unwrap();
+        let o = WalOptions { durability, segment_bytes };
+        let wal = open_wal(tmp.path(), Arc::new(StdLogFs), o);
+        let mut starts = Vec::new();
+        for s in 1..=5 {
+            starts.push(std::fs::metadata(last_segment_or_first(tmp.path())).map_or(0, |m| m.len()));
+            wal.append(s, &batch(s)).unwrap();
+        }
+        wal.sync_to(5).unwrap();
+        drop(wal);
+        let open = |dir: &Path| {
+            let mut got = Vec::new();
+            let r = Wal::open(dir, o, Arc::new(StdLogFs), 0, |s, _, unsynced| {
+                assert_eq!(unsynced, durability == Durability::None, "the frame's flag");
+                got.push(s);
+                Ok(if s == 3 { Replay::Missing("lacks its names".into()) } else { Replay::Applied })
+            });
+            (got, r.map(|(_, rep)| rep))
+        };
+        let (got, rep) = open(tmp.path());
+        match (durability, segment_bytes) {
+            (Durability::None, 100) => {
+                // Batch 4 went to a later segment: dropping it would skip a rotation's fsync.
+                let e = rep.unwrap_err().to_string();
+                assert!(e.contains("unreplayable WAL batch followed by valid data"), "{e}");
+            }
+            (Durability::None, _) => {
+                let rep = rep.unwrap();
+                assert_eq!((got, rep.replayed, rep.last_seq), (vec![1, 2, 3], 2, 2));
+                assert_eq!(rep.dropped_at.as_ref().map(|d| d.0), Some(starts[2]));
+                let why = rep.dropped_tail().unwrap();
+                assert!(why.contains("batch 3, written under durability none, lacks its names"), "{why}");
+                // The tail is cut: a second open replays batches 1 and 2 and drops nothing.
+                let (again, rep) = replay(tmp.path()).unwrap();
+                assert_eq!((again, rep.dropped_bytes), (expect(&[1, 2]), 0));
+            }
+            _ => match rep.unwrap_err() {
+                Error::Format { path, offset, msg } => {
+                    assert_eq!((path, offset), (last_segment(tmp.path()), Some(starts[2])));
+                    assert_eq!(msg, "batch 3 cannot be replayed: lacks its names");
+                }
+                e => panic!("unexpected error {e}"),
+            },
+        }
+    }
+}
+
+/// The last non-empty segment of `dir`, or its only one while all are empty.
+fn last_segment_or_first(dir: &Path) -> PathBuf {
+    let mut segs: Vec<PathBuf> = std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().path()).collect();
+    segs.sort();
+    segs.iter().rev().find(|p| std::fs::metadata(p).unwrap().len() > 0).unwrap_or(&segs[0]).clone()
+}
+
 #[test]
 fn segments_rotate_and_replay_in_order() {
     let tmp = tempfile::tempdir().unwrap();
@@ -354,7 +417,7 @@ fn a_logged_batch_the_graph_cannot_take_is_refused_naming_its_segment() {
     let first = std::fs::metadata(&segment).unwrap().len();
     let mut frame = Vec::new();
     let item = WalItem::AddEdge { src: 3, dst: 99, weight: 1.0 };
-    ocgraph_core::update::wal_frame::encode_frame(2, &[item], &mut frame);
+    ocgraph_core::update::wal_frame::encode_frame(2, 0, &[item], &mut frame);
     let mut bytes = std::fs::read(&segment).unwrap();
     bytes.extend_from_slice(&frame);
     std::fs::write(&segment, &bytes).unwrap();

@@ -15,7 +15,9 @@
 //! is `none`) before its WAL frame, so a logged batch always finds its names. Under `none` the
 //! records are made durable by [`PendingNames::sync`], which the WAL runs before each fsync of
 //! its own (a sync, freeze, compaction or close): a batch durable in the log or a level never
-//! names a vertex whose name a crash could lose. Records are for
+//! names a vertex whose name a crash could lose. A frame written back by the OS before its
+//! names is flagged in the WAL, and recovery drops it and the batches after it
+//! ([`super::wal::Replay::Missing`]). Records are for
 //! consecutive vertices from the base's vertex count on; on open, a torn or corrupt tail is
 //! dropped, records of vertices that are already in the base (left by a compaction that was
 //! interrupted before it rewrote the log) are skipped, and records past the recovered vertex
@@ -54,6 +56,9 @@ pub(crate) struct AddedIds {
     ends: Vec<u64>,
     /// Records appended without fsync.
     pending: Arc<PendingNames>,
+    /// Where loading stopped reading the log, and the log's length then (for the error of a
+    /// log naming too few vertices).
+    read_to: (u64, u64),
 }
 
 /// Whether records were appended to the id log without fsync (under [`Durability::None`]),
@@ -135,19 +140,15 @@ struct Records {
     file_len: u64,
 }
 
-impl Records {
-    /// The error for a log naming fewer than the `want` added vertices the graph has.
-    fn too_few(&self, path: &Path, want: usize) -> Error {
-        let why = if self.stop < self.file_len {
-            format!("a damaged record at byte {} of {}", self.stop, self.file_len)
-        } else {
-            format!("its {} bytes hold no more records", self.file_len)
-        };
-        Error::format(
-            path,
-            format!("names {} added vertices but the graph has {want} ({why})", self.ids.len()),
-        )
-    }
+/// The error for a log at `path` naming `named` of the `want` added vertices the graph has, its
+/// reading stopped at byte `stop` of `file_len`.
+fn too_few(path: &Path, named: usize, want: usize, stop: u64, file_len: u64) -> Error {
+    let why = if stop < file_len {
+        format!("a damaged record at byte {stop} of {file_len}")
+    } else {
+        format!("its {file_len} bytes hold no more records")
+    };
+    Error::format(path, format!("names {named} added vertices but the graph has {want} ({why})"))
 }
 
 /// Reads the valid records of `path` for a base of `base_n` vertices (see [`Records`]). Stops
@@ -190,30 +191,20 @@ pub fn read_added_ids(
     let mut records = read_log(&path, kind, base_n)?;
     let want = (num_vertices - base_n) as usize;
     if records.ids.len() < want {
-        return Err(records.too_few(&path, want));
+        return Err(too_few(&path, records.ids.len(), want, records.stop, records.file_len));
     }
     records.ids.truncate(want);
     Ok(records.ids)
 }
 
 impl AddedIds {
-    /// Loads the log of the graph at `dir` (base of `base_n` vertices, id map `kind`) and cuts
-    /// it to the `num_vertices` the graph has after WAL recovery: in memory, and on disk when
-    /// `recover` (a writer's open; a reader leaves the names a writer may be adding).
-    pub(crate) fn open(
-        dir: &Path,
-        kind: IdMapKind,
-        base_n: u64,
-        num_vertices: u64,
-        recover: bool,
-    ) -> Result<AddedIds> {
+    /// Loads the log of the graph at `dir` (base of `base_n` vertices, id map `kind`), up to its
+    /// first torn, corrupt or out-of-order record; [`AddedIds::recovered`] then fits it to the
+    /// graph that WAL recovery finds.
+    pub(crate) fn load(dir: &Path, kind: IdMapKind, base_n: u64) -> Result<AddedIds> {
         let path = dir.join(IDS_LOG);
         let records =
             if kind == IdMapKind::Identity { Records::default() } else { read_log(&path, kind, base_n)? };
-        let want = num_vertices.saturating_sub(base_n) as usize;
-        if kind != IdMapKind::Identity && records.ids.len() < want {
-            return Err(records.too_few(&path, want));
-        }
         let pending = Arc::new(PendingNames {
             path: path.clone(),
             dirty: AtomicBool::new(false),
@@ -225,21 +216,40 @@ impl AddedIds {
             base_n,
             ids: Vec::new(),
             index: HashMap::new(),
-            len: 0,
+            len: records.ends.last().copied().unwrap_or(0),
             ends: records.ends,
             pending,
+            read_to: (records.stop, records.file_len),
         };
         for (i, id) in records.ids.into_iter().enumerate() {
             added.index.insert(id.clone(), (base_n + i as u64) as Vertex);
             added.ids.push(id);
         }
-        let keep = added.ids.len().min(want);
-        if recover {
-            added.truncate(keep)?;
-        } else {
-            added.forget_after(keep);
-        }
         Ok(added)
+    }
+
+    /// The most vertices the graph can have with every added one named (`None` when vertices
+    /// need no names): WAL recovery stops before a batch that would pass it.
+    pub(crate) fn named_limit(&self) -> Option<u64> {
+        (self.kind != IdMapKind::Identity).then(|| self.base_n + self.ids.len() as u64)
+    }
+
+    /// Fits the log to the `num_vertices` the graph has after WAL recovery: an error when it
+    /// names fewer; names past them (a batch that never reached the WAL) are cut, on disk too
+    /// when `recover` (a writer's open; a reader leaves the names a writer may be adding).
+    pub(crate) fn recovered(&mut self, num_vertices: u64, recover: bool) -> Result<()> {
+        let want = num_vertices.saturating_sub(self.base_n) as usize;
+        if self.kind != IdMapKind::Identity && self.ids.len() < want {
+            let (stop, file_len) = self.read_to;
+            return Err(too_few(&self.path, self.ids.len(), want, stop, file_len));
+        }
+        let keep = self.ids.len().min(want);
+        if recover {
+            self.truncate(keep)
+        } else {
+            self.forget_after(keep);
+            Ok(())
+        }
     }
 
     /// The vertex named `id` among the added vertices.

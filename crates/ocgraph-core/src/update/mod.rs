@@ -39,7 +39,7 @@ pub use paged_delta::{PagedDelta, PagedDeltaOptions};
 pub use snapshot::{Snapshot, SnapshotDirection};
 pub use stream::{BatchChanges, ChangeSubscriber, EdgeChange, SubscriptionId};
 pub use update_file::{is_update_file, read_update_file, UpdateFileWriter, UPDATE_FILE_MAGIC};
-pub use wal::{Durability, RecoveryReport, Wal, WalOptions};
+pub use wal::{Durability, RecoveryReport, Replay, Wal, WalOptions};
 pub use wal_frame::WalItem;
 pub(crate) use writable::{lock_for_replacing, lock_for_writing, removing_leftovers_on_error};
 pub use writable::{DeltaKind, WritableGraph, WriteOptions, DELTA_DIR, LEVELS_DIR, WAL_DIR, WRITER_LOCK};

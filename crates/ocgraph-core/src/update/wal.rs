@@ -16,7 +16,9 @@
 //! - **Recovery** ([`Wal::open`]): replays complete frames in order. A frame cut short at the end
 //!   of the last segment (a torn tail), or unreadable bytes with no valid frame after them, are
 //!   truncated away and reported; an invalid frame followed by a valid one (mid-log corruption) is
-//!   an error naming the segment and byte offset.
+//!   an error naming the segment and byte offset. A batch the caller cannot replay for want of
+//!   its side data ([`Replay::Missing`]) ends the replay the same way when its frame was written
+//!   under [`Durability::None`] (flagged [`FLAG_UNSYNCED`]), and is an error otherwise.
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
@@ -25,7 +27,7 @@ use std::time::{Duration, Instant};
 use parking_lot::{Condvar, Mutex};
 
 use super::log_file::{LogFile, LogFs, ReadOnlyLogFs};
-use super::wal_frame::{decode_frame, encode_frame, Decoded, WalItem, FRAME_MAGIC};
+use super::wal_frame::{decode_frame, encode_frame, Decoded, WalItem, FLAG_UNSYNCED, FRAME_MAGIC};
 use crate::error::{Error, Result};
 use crate::format::fsync_dir;
 
@@ -59,6 +61,20 @@ impl Default for WalOptions {
     }
 }
 
+/// What the replay of one batch did ([`Wal::open`]'s `apply`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Replay {
+    /// The batch was applied.
+    Applied,
+    /// The batch cannot be replayed because something it needs outside the log is missing (the
+    /// reason says what). For a frame written under durability `none`
+    /// ([`FLAG_UNSYNCED`](super::wal_frame::FLAG_UNSYNCED)) that is what a crash may leave, and
+    /// recovery ends there as at a torn tail: the batch and every later one are dropped (a
+    /// batch is only written after the last sync, which made every earlier side file durable).
+    /// For any other frame it is damage: an error naming the segment and offset.
+    Missing(String),
+}
+
 /// What [`Wal::open`] found.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct RecoveryReport {
@@ -72,7 +88,8 @@ pub struct RecoveryReport {
     pub dropped_file: Option<PathBuf>,
     /// Where the torn tail starts in that segment, and why its frame was not replayed (cut
     /// short, or a whole frame whose checksum does not match: a batch being written when the
-    /// writer stopped, or a damaged last batch; the log cannot tell which).
+    /// writer stopped, or a damaged last batch, the log cannot tell which; or a batch written
+    /// under durability `none` whose side data a crash lost, see [`Replay::Missing`]).
     pub dropped_at: Option<(u64, String)>,
 }
 
@@ -169,14 +186,16 @@ fn write_all(file: &dyn LogFile, mut buf: &[u8], mut offset: u64) -> std::io::Re
 
 impl Wal {
     /// Opens (creating if needed) the log in `dir`, replays every complete batch with a sequence
-    /// number above `checkpoint` through `apply` (in order), truncates a torn tail, and appends to
-    /// the last segment when it is empty, else to a new one (empty older segments are deleted).
+    /// number above `checkpoint` through `apply` (in order; its arguments are the sequence number,
+    /// the items, and whether the frame was written under durability `none`, [`FLAG_UNSYNCED`]),
+    /// truncates a torn tail, and appends to the last segment when it is empty, else to a new one
+    /// (empty older segments are deleted).
     pub fn open(
         dir: &Path,
         opts: WalOptions,
         fs: Arc<dyn LogFs>,
         checkpoint: u64,
-        apply: impl FnMut(u64, &[WalItem]) -> Result<()>,
+        apply: impl FnMut(u64, &[WalItem], bool) -> Result<Replay>,
     ) -> Result<(Wal, RecoveryReport)> {
         Self::open_mode(dir, opts, fs, checkpoint, apply, true)
     }
@@ -189,7 +208,7 @@ impl Wal {
         dir: &Path,
         opts: WalOptions,
         checkpoint: u64,
-        apply: impl FnMut(u64, &[WalItem]) -> Result<()>,
+        apply: impl FnMut(u64, &[WalItem], bool) -> Result<Replay>,
     ) -> Result<(Wal, RecoveryReport)> {
         Self::open_mode(dir, opts, Arc::new(ReadOnlyLogFs), checkpoint, apply, false)
     }
@@ -199,7 +218,7 @@ impl Wal {
         opts: WalOptions,
         fs: Arc<dyn LogFs>,
         checkpoint: u64,
-        mut apply: impl FnMut(u64, &[WalItem]) -> Result<()>,
+        mut apply: impl FnMut(u64, &[WalItem], bool) -> Result<Replay>,
         recover: bool,
     ) -> Result<(Wal, RecoveryReport)> {
         if !dir.is_dir() && recover {
@@ -222,8 +241,9 @@ impl Wal {
             };
             let mut pos = 0usize;
             while pos < bytes.len() {
+                let mut unsynced = false;
                 let problem = match decode_frame(&bytes[pos..]) {
-                    Decoded::Frame { seq, items, len } => {
+                    Decoded::Frame { seq, flags, items, len } => {
                         if seq <= prev {
                             return Err(Error::Format {
                                 path: path.clone(),
@@ -245,32 +265,52 @@ impl Wal {
                                     ),
                                 });
                             }
-                            apply(seq, &items).map_err(|e| match e {
-                                // The caller names the log's directory, not knowing where the
-                                // batch lies: name its segment and the frame's offset instead.
-                                Error::Format { path: p, offset: None, msg } if p == dir => {
-                                    Error::Format { path: path.clone(), offset: Some(pos as u64), msg }
+                            let replayed =
+                                apply(seq, &items, flags & FLAG_UNSYNCED != 0).map_err(|e| match e {
+                                    // The caller names the log's directory, not knowing where the
+                                    // batch lies: name its segment and the frame's offset instead.
+                                    Error::Format { path: p, offset: None, msg } if p == dir => {
+                                        Error::Format { path: path.clone(), offset: Some(pos as u64), msg }
+                                    }
+                                    e => e,
+                                })?;
+                            if let Replay::Missing(why) = replayed {
+                                if flags & FLAG_UNSYNCED == 0 {
+                                    return Err(Error::Format {
+                                        path: path.clone(),
+                                        offset: Some(pos as u64),
+                                        msg: format!("batch {seq} cannot be replayed: {why}"),
+                                    });
                                 }
-                                e => e,
-                            })?;
-                            report.replayed += 1;
+                                // A crash under durability `none` kept the frame and lost what
+                                // it needs: dropped with the rest, as a torn tail.
+                                unsynced = true;
+                                format!("batch {seq}, written under durability none, {why}")
+                            } else {
+                                report.replayed += 1;
+                                prev = seq;
+                                pos += len;
+                                continue;
+                            }
+                        } else {
+                            prev = seq;
+                            pos += len;
+                            continue;
                         }
-                        prev = seq;
-                        pos += len;
-                        continue;
                     }
                     Decoded::Truncated => "frame cut short".to_string(),
                     Decoded::Invalid(msg) => msg,
                 };
                 let later_data =
                     segs[i + 1..].iter().any(|(_, p)| std::fs::metadata(p).is_ok_and(|m| m.len() > 0));
-                if later_data || valid_frame_after(&bytes[pos + 1..]) {
+                // Later batches of an unsynced one's segment were written after it with no sync
+                // between (a sync first makes every side file durable): they go with it.
+                if later_data || (!unsynced && valid_frame_after(&bytes[pos + 1..])) {
+                    let what = if unsynced { "unreplayable WAL batch" } else { "corrupt WAL frame" };
                     return Err(Error::Format {
                         path: path.clone(),
                         offset: Some(pos as u64),
-                        msg: format!(
-                            "corrupt WAL frame followed by valid data ({problem}); refusing to skip it"
-                        ),
+                        msg: format!("{what} followed by valid data ({problem}); refusing to skip it"),
                     });
                 }
                 report.dropped_bytes = (bytes.len() - pos) as u64;
@@ -350,7 +390,8 @@ impl Wal {
             self.rotate_locked(&mut seg)?;
         }
         let mut buf = std::mem::take(&mut seg.buf);
-        encode_frame(seq, items, &mut buf);
+        let flags = if self.opts.durability == Durability::None { FLAG_UNSYNCED } else { 0 };
+        encode_frame(seq, flags, items, &mut buf);
         let start = seg.len;
         let res = write_all(&*seg.file, &buf, start);
         seg.buf = buf;
@@ -496,9 +537,9 @@ mod tests {
     use crate::update::StdLogFs;
 
     fn open(dir: &Path, replayed: &mut Vec<u64>) -> Wal {
-        let (wal, _) = Wal::open(dir, WalOptions::default(), Arc::new(StdLogFs), 0, |seq, _| {
+        let (wal, _) = Wal::open(dir, WalOptions::default(), Arc::new(StdLogFs), 0, |seq, _, _| {
             replayed.push(seq);
-            Ok(())
+            Ok(Replay::Applied)
         })
         .unwrap();
         wal

@@ -6,7 +6,7 @@
 //! 4       4     item count (u32 LE)
 //! 8       8     batch sequence number (u64 LE)
 //! 16      4     payload length in bytes (u32 LE) = 13 * item count
-//! 20      4     reserved, zero
+//! 20      4     flags (u32 LE): bit 0 = [`FLAG_UNSYNCED`]; the other bits zero
 //! 24      ..    items, 13 bytes each: op (u8), a (u32 LE), b (u32 LE), weight (f32 LE)
 //! 24+len  4     CRC-32C of bytes [0, 24 + len) (u32 LE)
 //! ```
@@ -16,6 +16,11 @@ use crate::graph::Vertex;
 
 /// Magic bytes opening every frame.
 pub const FRAME_MAGIC: &[u8; 4] = b"OCWB";
+/// Frame flag: the frame was written under durability `none`, so what the writer put in side
+/// files before it (the names of the vertices it adds, in the id log) was not fsynced first, and
+/// a crash may keep the frame but lose them. Recovery may drop such a batch, with every batch
+/// after it, where it would refuse an unflagged one (see [`crate::update::Replay`]).
+pub const FLAG_UNSYNCED: u32 = 1;
 /// Bytes of the frame header.
 pub const HEADER_LEN: usize = 24;
 /// Bytes of one encoded item.
@@ -121,15 +126,15 @@ impl WalItem {
     }
 }
 
-/// Encodes the frame of batch `seq` into `out` (cleared first).
-pub fn encode_frame(seq: u64, items: &[WalItem], out: &mut Vec<u8>) {
+/// Encodes the frame of batch `seq` with `flags` into `out` (cleared first).
+pub fn encode_frame(seq: u64, flags: u32, items: &[WalItem], out: &mut Vec<u8>) {
     out.clear();
     out.reserve(HEADER_LEN + items.len() * ITEM_LEN + TRAILER_LEN);
     out.extend_from_slice(FRAME_MAGIC);
     out.extend_from_slice(&(items.len() as u32).to_le_bytes());
     out.extend_from_slice(&seq.to_le_bytes());
     out.extend_from_slice(&((items.len() * ITEM_LEN) as u32).to_le_bytes());
-    out.extend_from_slice(&0u32.to_le_bytes());
+    out.extend_from_slice(&flags.to_le_bytes());
     for it in items {
         it.encode(out);
     }
@@ -144,6 +149,8 @@ pub enum Decoded {
     Frame {
         /// Batch sequence number.
         seq: u64,
+        /// The frame's flags ([`FLAG_UNSYNCED`]).
+        flags: u32,
         /// The items.
         items: Vec<WalItem>,
         /// Encoded length of the frame.
@@ -170,6 +177,7 @@ pub fn decode_frame(buf: &[u8]) -> Decoded {
     let count = u32::from_le_bytes(buf[4..8].try_into().unwrap()) as usize;
     let seq = u64::from_le_bytes(buf[8..16].try_into().unwrap());
     let payload = u32::from_le_bytes(buf[16..20].try_into().unwrap()) as usize;
+    let flags = u32::from_le_bytes(buf[20..24].try_into().unwrap());
     if payload != count * ITEM_LEN || payload > MAX_PAYLOAD {
         return Decoded::Invalid(format!("payload length {payload} does not match {count} items"));
     }
@@ -182,6 +190,9 @@ pub fn decode_frame(buf: &[u8]) -> Decoded {
     if crc != stored {
         return Decoded::Invalid(format!("checksum mismatch (stored {stored:#010x}, computed {crc:#010x})"));
     }
+    if flags & !FLAG_UNSYNCED != 0 {
+        return Decoded::Invalid(format!("unknown frame flags {flags:#x}"));
+    }
     let mut items = Vec::with_capacity(count);
     for chunk in buf[HEADER_LEN..HEADER_LEN + payload].chunks_exact(ITEM_LEN) {
         match WalItem::decode(chunk) {
@@ -189,7 +200,7 @@ pub fn decode_frame(buf: &[u8]) -> Decoded {
             None => return Decoded::Invalid(format!("unknown op code {}", chunk[0])),
         }
     }
-    Decoded::Frame { seq, items, len }
+    Decoded::Frame { seq, flags, items, len }
 }
 
 #[cfg(test)]
@@ -205,7 +216,7 @@ mod tests {
         // before the header is accepted).
         let mut header = Vec::new();
         let items = [WalItem::AddVertices { count: 1 }];
-        encode_frame(1, &items, &mut header);
+        encode_frame(1, 0, &items, &mut header);
         header[4..8].copy_from_slice(&(MAX_BATCH_ITEMS as u32).to_le_bytes());
         header[16..20].copy_from_slice(&((MAX_BATCH_ITEMS * ITEM_LEN) as u32).to_le_bytes());
         assert_eq!(decode_frame(&header), Decoded::Truncated);
@@ -225,14 +236,20 @@ mod tests {
             WalItem::SetLabel { v: 9, label: 10 },
         ];
         let mut buf = Vec::new();
-        encode_frame(42, &items, &mut buf);
+        encode_frame(42, FLAG_UNSYNCED, &items, &mut buf);
         assert_eq!(buf.len(), HEADER_LEN + 6 * ITEM_LEN + TRAILER_LEN);
-        assert_eq!(decode_frame(&buf), Decoded::Frame { seq: 42, items: items.clone(), len: buf.len() });
+        assert_eq!(
+            decode_frame(&buf),
+            Decoded::Frame { seq: 42, flags: FLAG_UNSYNCED, items: items.clone(), len: buf.len() }
+        );
         for cut in 0..buf.len() {
             assert_eq!(decode_frame(&buf[..cut]), Decoded::Truncated, "cut at {cut}");
         }
         let mut bad = buf.clone();
         bad[30] ^= 1;
         assert!(matches!(decode_frame(&bad), Decoded::Invalid(_)));
+        // A flag this version does not know is refused even under a valid checksum.
+        encode_frame(42, 2, &items, &mut buf);
+        assert_eq!(decode_frame(&buf), Decoded::Invalid("unknown frame flags 0x2".into()));
     }
 }

@@ -32,7 +32,7 @@ use super::memory_delta::MemoryDelta;
 use super::paged_delta::{PagedDelta, PagedDeltaOptions};
 use super::snapshot::{Snapshot, View};
 use super::stream::{BatchChanges, ChangeSubscriber, Feed, SubscriptionId};
-use super::wal::{Durability, RecoveryReport, Wal, WalOptions};
+use super::wal::{Durability, RecoveryReport, Replay, Wal, WalOptions};
 use super::wal_flusher::IntervalFlusher;
 use super::wal_frame::{check_batch_len, WalItem};
 use crate::error::{Error, Result};
@@ -492,15 +492,31 @@ impl WritableGraph {
         let mut vertex_history = vec![(up.checkpoint_seq, up.num_vertices)];
         let wal_dir = dir.join(WAL_DIR);
         let wal_opts = WalOptions { durability: opts.durability, segment_bytes: opts.wal_segment_bytes };
-        let replay = |seq: u64, items: &[WalItem]| -> Result<()> {
+        let kind = manifest.id_map;
+        let mut added = AddedIds::load(&dir, kind, manifest.num_vertices)?;
+        let named_limit = added.named_limit();
+        let replay = |seq: u64, items: &[WalItem], unsynced: bool| -> Result<Replay> {
             validate(items, view.num_vertices, weighted, "WAL replay")
                 .map_err(|e| Error::format(&wal_dir, format!("batch {seq} cannot be replayed: {e}")))?;
             let n = view.num_vertices;
+            let new_vertices: u64 = items
+                .iter()
+                .map(|it| if let WalItem::AddVertices { count } = it { *count as u64 } else { 0 })
+                .sum();
+            if unsynced && named_limit.is_some_and(|limit| n + new_vertices > limit) {
+                // Their names were appended to the id log before the frame but not fsynced
+                // first: a crash lost them (see `Replay::Missing`). Elsewhere a missing name is
+                // damage to the id log, which `AddedIds::recovered` reports below.
+                return Ok(Replay::Missing(format!(
+                    "adds vertices {n}..{} that {IDS_LOG} does not name",
+                    n + new_vertices
+                )));
+            }
             apply(&mut view, seq, items)?;
             if view.num_vertices != n {
                 vertex_history.push((seq, view.num_vertices));
             }
-            Ok(())
+            Ok(Replay::Applied)
         };
         let (wal, recovery) = if writer {
             Wal::open(&wal_dir, wal_opts, fs, up.checkpoint_seq, replay)?
@@ -509,8 +525,7 @@ impl WritableGraph {
         };
         let next_seq = recovery.last_seq.max(up.checkpoint_seq) + 1;
         view.upto = next_seq - 1;
-        let kind = manifest.id_map;
-        let added = AddedIds::open(&dir, kind, manifest.num_vertices, view.num_vertices, writer)?;
+        added.recovered(view.num_vertices, writer)?;
         let pending = added.pending();
         wal.before_sync(move || pending.sync());
         let names = Mutex::new(Names { kind, base: None, added });
