@@ -128,6 +128,9 @@ def import_edges(
     num_vertices: int | None = None,
     allow_sparse_ids: bool = False,
     labels: PathLike | None = None,
+    source_col: str | None = None,
+    target_col: str | None = None,
+    weight_col: str | None = None,
 ) -> Graph:
     """Imports an edge-list file into a graph directory ``out`` and opens it.
 
@@ -157,13 +160,17 @@ def import_edges(
             vertices (offsets over 64 MiB and over 16 times the edges' 8 bytes each).
         labels: a label file to store with the graph (see :func:`set_labels`; not with
             Parquet input: call :func:`set_labels` after the import).
+        source_col, target_col, weight_col: CSV (with a header) or Parquet: the columns of
+            source ids, target ids and weights, by name (Parquet defaults: ``src``, ``dst``,
+            and ``weight`` when ``weighted``); naming ``weight_col`` makes the graph
+            weighted. Other formats refuse them, as ``ocgraph import`` does.
 
     Raises:
         InputError: a malformed line (the message names the file and line), or ids so sparse
             that the graph would be mostly empty vertices (relabel them, or see
             ``allow_sparse_ids``).
         InvalidArgumentError: a bad option (``labels`` with Parquet input, a negative
-            ``num_vertices``).
+            ``num_vertices``, columns named for a format without them).
         OcgraphIOError: the input cannot be read, or ``out`` exists without ``overwrite``.
     """
     n = _opt_int("num_vertices", num_vertices, _MAX_VERTICES)
@@ -176,7 +183,9 @@ def import_edges(
         return from_parquet(
             input,
             out,
-            weight="weight" if weighted else None,
+            source="src" if source_col is None else source_col,
+            target="dst" if target_col is None else target_col,
+            weight=weight_col if weight_col is not None else "weight" if weighted else None,
             directed=not undirected,
             dedup=dedup,
             drop_self_loops=drop_self_loops,
@@ -200,10 +209,20 @@ def import_edges(
         n,
         bool(allow_sparse_ids),
         None if labels is None else os.fspath(labels),
+        _column("source_col", source_col),
+        _column("target_col", target_col),
+        _column("weight_col", weight_col),
     )
     for notice in report["notices"]:
         warnings.warn(notice, UserWarning, stacklevel=2)
     return Graph(os.fspath(out))
+
+
+def _column(name: str, value: Any) -> str | None:
+    """A column name argument: None or a string (a number would name no header)."""
+    if value is not None and not isinstance(value, str):
+        raise TypeError(f"{name} must be a column name (str), got {type(value).__name__}")
+    return value
 
 
 def _is_parquet(path: PathLike) -> bool:

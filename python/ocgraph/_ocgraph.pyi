@@ -111,6 +111,9 @@ def _import_edges(
     num_vertices: int | None,
     allow_sparse_ids: bool,
     labels: str | None = None,
+    source_col: str | None = None,
+    target_col: str | None = None,
+    weight_col: str | None = None,
 ) -> dict[str, Any]: ...
 def _sparse_ids_problem(num_vertices: int, edges: int, directed: bool) -> str | None: ...
 def _pack(graph: str, out: str, overwrite: bool) -> tuple[int, int, int]: ...

@@ -138,6 +138,45 @@ def test_csv_columns_named_as_source_and_target_are_read_by_name(tmp_path):
     assert sorted(g.to_networkx().edges()) == [(0, 1)]
 
 
+def test_columns_are_chosen_by_name_in_csv_and_parquet_files(tmp_path):
+    pd = pytest.importorskip("pandas")
+    pytest.importorskip("pyarrow")
+    rng = np.random.default_rng(7)
+    m = 40
+    df = pd.DataFrame(
+        {
+            "when": rng.integers(0, 1000, m),
+            "to": rng.integers(0, 15, m),
+            "cost": rng.integers(1, 9, m) / 4,
+            "from": rng.integers(0, 15, m),
+        }
+    ).drop_duplicates(["from", "to"])
+    want = nx.DiGraph()
+    want.add_weighted_edges_from(zip(df["from"], df["to"], df["cost"]))
+    csv, pq = tmp_path / "e.csv", tmp_path / "e.parquet"
+    df.to_csv(csv, index=False)
+    df.to_parquet(pq)
+    cols = {"source_col": "from", "target_col": "to", "weight_col": "cost"}
+    for path in (csv, pq):
+        g = ocgraph.import_edges(path, tmp_path / "g", overwrite=True, num_vertices=15, **cols)
+        assert g.weighted, path
+        assert sorted(g.to_networkx().edges(data="weight")) == sorted(want.edges(data="weight")), path
+        g.close()
+    # Without weight_col the graph is unweighted; the Parquet defaults are src and dst.
+    g = ocgraph.import_edges(csv, tmp_path / "g", overwrite=True, source_col="to", target_col="when")
+    assert not g.weighted and int(df["when"].iloc[0]) in g.neighbors(int(df["to"].iloc[0]))
+    g.close()
+    with pytest.raises(ocgraph.InputError, match="src"):
+        ocgraph.import_edges(pq, tmp_path / "g", overwrite=True)
+    # Formats without column names refuse them, naming the file.
+    text = tmp_path / "e.txt"
+    text.write_text("0 1\n")
+    with pytest.raises(ocgraph.InvalidArgumentError, match=r"e\.txt: columns are named only in CSV"):
+        ocgraph.import_edges(text, tmp_path / "g", overwrite=True, source_col="from")
+    with pytest.raises(TypeError, match="source_col must be a column name"):
+        ocgraph.import_edges(csv, tmp_path / "g", overwrite=True, source_col=0)
+
+
 def test_sparse_ids_are_refused_unless_asked(tmp_path):
     path = tmp_path / "random.bin"
     path.write_bytes(np.array([3, 4_271_813_805, 4_271_813_805, 17], dtype="<u4").tobytes())

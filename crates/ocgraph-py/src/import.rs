@@ -4,7 +4,7 @@
 
 use std::path::PathBuf;
 
-use ocgraph_core::ingest::{self, BuildOptions, ImportOptions, InputFormat, NoProgress, Relabel};
+use ocgraph_core::ingest::{self, BuildOptions, Columns, ImportOptions, InputFormat, NoProgress, Relabel};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
@@ -45,7 +45,7 @@ fn parse_relabel(s: Option<&str>) -> PyResult<Relabel> {
 
 /// Imports the edge-list file `input` into a graph directory `out`.
 #[pyfunction]
-#[pyo3(signature = (input, out, format, relabel, directed, weighted, dedup, drop_self_loops, memory, overwrite, num_vertices, allow_sparse_ids, labels=None))]
+#[pyo3(signature = (input, out, format, relabel, directed, weighted, dedup, drop_self_loops, memory, overwrite, num_vertices, allow_sparse_ids, labels=None, source_col=None, target_col=None, weight_col=None))]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn _import_edges<'py>(
     py: Python<'py>,
@@ -62,6 +62,9 @@ pub(crate) fn _import_edges<'py>(
     num_vertices: Option<u64>,
     allow_sparse_ids: bool,
     labels: Option<PathBuf>,
+    source_col: Option<String>,
+    target_col: Option<String>,
+    weight_col: Option<String>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let opts = ImportOptions {
         format: parse_format(format)?,
@@ -78,7 +81,7 @@ pub(crate) fn _import_edges<'py>(
         num_vertices,
         allow_sparse_ids,
         labels,
-        ..ImportOptions::default()
+        columns: Columns { source: source_col, target: target_col, weight: weight_col },
     };
     let r = run(py, || ingest::import(&input, &out, &opts, &NoProgress).py())?;
     report(py, &r)
