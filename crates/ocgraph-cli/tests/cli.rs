@@ -566,6 +566,48 @@ fn export_original_ids_includes_vertices_added_by_updates() {
     let mut want: Vec<&str> = ["1000 20", "20 7", "7 9000", "9000 9001"].into();
     want.sort();
     assert_eq!(got, want);
+    // Without --original-ids the ids are vertex numbers: the refusal says how to name them.
+    std::fs::write(&add, "9000 1000\n").unwrap();
+    fails(
+        &["update", p(&g), "--add-edges", p(&add)],
+        1,
+        &["add.txt:1", "vertex 9000 is not in the graph (5 vertices)", "--original-ids names vertices"],
+    );
+}
+
+/// Under `--durability none` a batch's new names are not fsynced before its frame: a crash
+/// that keeps the frame and loses the names makes `check` warn and the next `update` drop that
+/// batch and the later ones (and say so) instead of leaving a graph that does not open.
+#[test]
+fn update_drops_batches_whose_names_a_crash_lost_under_durability_none() {
+    let t = tempfile::tempdir().unwrap();
+    let input = t.path().join("in.txt");
+    std::fs::write(&input, "alice bob\n").unwrap();
+    let g = t.path().join("g");
+    ok(&["import", p(&input), p(&g), "--relabel"]);
+    let add = t.path().join("add.txt");
+    std::fs::write(&add, "bob carol\ncarol dave\ndave alice\n").unwrap();
+    let none = ["--original-ids", "--durability", "none", "--batch-size", "1", "--add-edges", p(&add)];
+    ok(&[&["update", p(&g)][..], &none].concat());
+    // The crash (a power loss before the command's close synced): dave's name (batch 2) never
+    // reached the disk. Carol's record is 4 + 4 + 5 + 4 bytes.
+    let log = g.join("ids.log");
+    assert_eq!(std::fs::metadata(&log).unwrap().len(), 2 * 17 - 1);
+    std::fs::OpenOptions::new().write(true).open(&log).unwrap().set_len(17).unwrap();
+    let out = ok(&["check", p(&g)]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("a crash under durability none kept the batch but not its names"), "{err}");
+    std::fs::write(&add, "carol erin\n").unwrap();
+    let out = ok(&["update", p(&g), "--original-ids", "--add-edges", p(&add)]);
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(said
+        .contains("batch 2, written under durability none, adds vertices 3..4 that ids.log does not name"));
+    let out = t.path().join("out.txt");
+    ok(&["export", p(&g), p(&out), "--original-ids"]);
+    let mut got: Vec<String> = std::fs::read_to_string(&out).unwrap().lines().map(String::from).collect();
+    got.sort();
+    assert_eq!(got, ["alice bob", "bob carol", "carol erin"]);
+    ok(&["check", p(&g)]);
 }
 
 /// `update --set-weights` changes the weights of existing edges (by vertex or original id),

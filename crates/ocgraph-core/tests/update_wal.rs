@@ -244,7 +244,7 @@ fn a_corrupted_tail_is_dropped_and_mid_log_corruption_is_an_error() {
     assert_eq!(rep.dropped_bytes, ends[3] - ends[2]);
     let (at, why) = rep.dropped_at.expect("the report says where the tail starts and why");
     assert_eq!(at, ends[2]);
-    assert!(why.contains("checksum"), "{why}");
+    assert!(why.contains("checksum") && !rep.dropped_unsynced, "{why}");
 
     // A flipped byte in the second frame, valid frames after it: an error naming file + offset.
     let mut bad = full.clone();
@@ -300,6 +300,7 @@ fn a_batch_missing_its_side_data_is_dropped_only_when_written_under_durability_n
                 let rep = rep.unwrap();
                 assert_eq!((got, rep.replayed, rep.last_seq), (vec![1, 2, 3], 2, 2));
                 assert_eq!(rep.dropped_at.as_ref().map(|d| d.0), Some(starts[2]));
+                assert!(rep.dropped_unsynced);
                 let why = rep.dropped_tail().unwrap();
                 assert!(why.contains("batch 3, written under durability none, lacks its names"), "{why}");
                 // The tail is cut: a second open replays batches 1 and 2 and drops nothing.

@@ -41,7 +41,8 @@ pub fn run(args: &CheckArgs) -> Result<()> {
             WriteOptions { durability: Durability::None, auto_compact_levels: None, ..Default::default() };
         let g = WritableGraph::open_for_reading(&args.graph, &opts)?;
         let snap = g.snapshot();
-        let torn = g.recovery().dropped_file.clone().zip(g.recovery().dropped_at.clone());
+        let rec = g.recovery();
+        let torn = rec.dropped_file.clone().zip(rec.dropped_at.clone()).map(|t| (t, rec.dropped_unsynced));
         g.close()?;
         Some((snap.num_levels(), snap.seq(), torn))
     } else {
@@ -59,13 +60,17 @@ pub fn run(args: &CheckArgs) -> Result<()> {
             "OK: {}: updates verified ({levels} level(s), log replayed up to batch {seq})",
             args.graph.display()
         );
-        if let Some((file, (offset, why))) = torn {
+        if let Some(((file, (offset, why)), unsynced)) = torn {
             // Not an error: a writer stopped mid-append leaves such a tail. But a whole frame
             // with a bad checksum may also be a damaged acknowledged batch, so say so.
+            let cause = if unsynced {
+                "a crash under durability none kept the batch but not its names"
+            } else {
+                "a batch being written when its writer stopped, or a damaged last batch"
+            };
             eprintln!(
                 "warning: {} ends at offset {offset} in a batch that is not replayed ({why}): \
-                 a batch being written when its writer stopped, or a damaged last batch; \
-                 the next open for updates drops it",
+                 {cause}; the next open for updates drops it",
                 file.display()
             );
         }

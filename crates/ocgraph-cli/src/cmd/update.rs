@@ -399,10 +399,15 @@ pub fn run(args: &UpdateArgs) -> Result<()> {
     // A vertex the graph will not have (after --add-vertices) is named by its file and line,
     // as in `stream`.
     let n = g.num_vertices() + args.add_vertices.unwrap_or(0) as usize;
+    let hint = if g.id_kind() == IdMapKind::Identity {
+        ""
+    } else {
+        " (the graph keeps original ids: --original-ids names vertices by them)"
+    };
     let vertex = |c: &str| match c.parse::<Vertex>() {
         Ok(v) if (v as usize) < n => Ok(v),
-        Ok(v) => Err(format!("vertex {v} is not in the graph ({n} vertices)")),
-        Err(_) => Err(format!("bad vertex id '{c}'")),
+        Ok(v) => Err(format!("vertex {v} is not in the graph ({n} vertices){hint}")),
+        Err(_) => Err(format!("bad vertex id '{c}'{hint}")),
     };
     let files = Files::read(args, optional_weight(&g), vertex)?;
     add_vertices(args, &g)?;

@@ -91,6 +91,9 @@ pub struct RecoveryReport {
     /// writer stopped, or a damaged last batch, the log cannot tell which; or a batch written
     /// under durability `none` whose side data a crash lost, see [`Replay::Missing`]).
     pub dropped_at: Option<(u64, String)>,
+    /// The tail starts at a batch written under durability `none` that could not be replayed
+    /// ([`Replay::Missing`]), not at a frame cut short or damaged.
+    pub dropped_unsynced: bool,
 }
 
 impl RecoveryReport {
@@ -316,6 +319,7 @@ impl Wal {
                 report.dropped_bytes = (bytes.len() - pos) as u64;
                 report.dropped_file = Some(path.clone());
                 report.dropped_at = Some((pos as u64, problem));
+                report.dropped_unsynced = unsynced;
                 if !recover {
                     break;
                 }
