@@ -22,6 +22,8 @@ from ._mine import data_labels
 __all__ = ["from_edges", "generate", "import_edges"]
 
 _MAX_VERTICES = 2**32 - 1
+#: Most cells per side of a grid (``MAX_CELLS_PER_SIDE`` of the format).
+_MAX_CELLS_PER_SIDE = 1024
 
 
 def _ids(name: str, a: Any) -> np.ndarray:
@@ -311,7 +313,10 @@ def build_grid(
         InvalidArgumentError: the graph has updates not yet compacted, or a bad option.
     """
     p, block, arcs, stored, raw = _ocgraph._build_grid(
-        os.fspath(graph), _opt_int("cells_per_side", cells_per_side), memory, str(compress)
+        os.fspath(graph),
+        None if cells_per_side is None else int_arg("cells_per_side", cells_per_side, 1, _MAX_CELLS_PER_SIDE),
+        memory,
+        str(compress),
     )
     return {
         "cells_per_side": p,

@@ -79,8 +79,11 @@ def test_layout_errors(tmp_path):
     with pytest.raises(ocgraph.InvalidArgumentError, match="compression"):
         ocgraph.build_grid(tmp_path / "g", compress="zip")
     # A shape whose P x P cells could not be counted is refused before any allocation.
-    with pytest.raises(ocgraph.InvalidArgumentError, match="cells per side must be at most 1024"):
-        ocgraph.build_grid(tmp_path / "g", cells_per_side=100_000)
+    for bad in (0, -1, 100_000, 2**32):
+        with pytest.raises(
+            ocgraph.InvalidArgumentError, match=f"cells_per_side must be an integer from 1 to 1024, got {bad}"
+        ):
+            ocgraph.build_grid(tmp_path / "g", cells_per_side=bad)
     h = ocgraph.open(tmp_path / "g", writable=True)
     h.add_edges([2], [0])
     with pytest.raises(ocgraph.InvalidArgumentError, match="the graph has no grid"):

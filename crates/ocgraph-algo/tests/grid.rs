@@ -257,3 +257,42 @@ fn a_weighted_grid_reads_through_a_pool_of_two_frames() {
     let labels = one.install(|| wcc_grid(&g.grid().unwrap())).unwrap();
     assert_eq!(labels, wcc(&t.out, &t.in_).unwrap());
 }
+
+/// A cell is handed to the kernel in pieces of at most 16K arcs with their weights, whatever
+/// the codec, so a worker never copies a whole cell's weights; through a pool of two frames on
+/// one thread (a piece must not pin a page while its weights are read).
+#[test]
+fn cells_come_in_pieces_with_their_weights_through_a_pool_of_two_frames() {
+    let dir = tempfile::tempdir().unwrap();
+    // 2,000 vertices in one block: one cell of 60,000 arcs.
+    let t = random_graph(2_000, 60_000, true, true, 23);
+    let path = dir.path().join("g");
+    store(&path, &t, false);
+    let mut want: Vec<(Vertex, Vertex, u32)> =
+        t.arcs().iter().map(|&(u, v, w)| (u, v, w.to_bits())).collect();
+    want.sort_unstable();
+    let one = rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
+    for codec in [Codec::None, Codec::Lz4, Codec::Runs] {
+        build_grid(&path, &grid_opts(None, codec), &NoProgress).unwrap();
+        let g = Graph::open(&path, &pool(2)).unwrap();
+        let grid = g.grid().unwrap();
+        assert_eq!((grid.cells_per_side(), grid.cell_len(0, 0)), (1, want.len() as u64));
+        let (mut got, mut pieces) = (Vec::new(), 0);
+        let mut buf = ocgraph_core::CellBuf::default();
+        one.install(|| {
+            grid.for_each_piece(0, 0, &mut buf, |s, d, w| {
+                let w = w.expect("weights");
+                assert!(s.len() <= 16 << 10 && s.len() == d.len() && s.len() == w.len(), "{codec:?}");
+                pieces += 1;
+                got.extend((0..s.len()).map(|i| (s[i] as Vertex, d[i] as Vertex, w[i].to_bits())));
+            })
+        })
+        .unwrap();
+        got.sort_unstable();
+        assert!(pieces >= 4, "{codec:?}: {pieces} pieces");
+        assert_eq!(got, want, "{codec:?}");
+        let x: Vec<f64> = (0..t.n).map(|v| 1.0 + (v % 5) as f64).collect();
+        let y = one.install(|| spmv_grid(&grid, &x)).unwrap();
+        verify_spmv(&t.out, &x, &y).unwrap();
+    }
+}

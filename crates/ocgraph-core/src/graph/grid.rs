@@ -24,6 +24,8 @@ pub struct CellBuf {
     weights: Vec<f32>,
     /// The sources of a cell's runs ([`Codec::Runs`]).
     runs: Vec<u16>,
+    /// A weighted cell's stored bytes ([`Codec::Runs`]).
+    packed: Vec<u8>,
 }
 
 /// Edge-centric access to a graph cut into `P x P` cells by source and destination block.
@@ -136,10 +138,6 @@ impl<'g> Grid<'g> {
             msg: format!("cell ({row}, {col}) does not decode: the file is corrupted"),
         }
     }
-
-    fn weights_of(&self, first_edge: u64, count: u64) -> Option<crate::Slice<'g, f32>> {
-        self.weights.map(|w| self.source().read(w, first_edge * 4, (count * 4) as usize).typed())
-    }
 }
 
 impl EdgeGrid for Grid<'_> {
@@ -205,17 +203,30 @@ impl EdgeGrid for Grid<'_> {
             }
             Codec::Runs => {
                 // Decoded a piece at a time (the piece stays in cache while the kernel reads
-                // it); the weights are copied first, so that only the cell's bytes are held.
-                let w = self.copy_weights(e0, m, &mut buf.bytes, &mut buf.weights);
-                let packed = src.read(self.edges, b0, (b1 - b0) as usize).typed::<u8>();
-                let (piece, runs) = (PIECE_EDGES as usize, &mut buf.runs);
+                // it), each piece's weights copied beside it: a worker holds the cell's stored
+                // bytes and 16K weights, not the whole cell's weights. With weights the stored
+                // bytes are copied, so that no page stays pinned while the weights are read (a
+                // pinned page could wait forever in a pool of two frames).
+                let CellBuf { bytes, payload, weights, runs, packed } = buf;
+                let len = (b1 - b0) as usize;
+                let pinned;
+                let stored: &[u8] = if self.weights.is_some() {
+                    packed.resize(len, 0);
+                    src.read_into(self.edges, b0, packed);
+                    packed
+                } else {
+                    pinned = src.read(self.edges, b0, len).typed::<u8>();
+                    &pinned
+                };
                 let ok = decode_runs_in_pieces(
-                    &packed,
+                    stored,
                     m as usize,
-                    piece,
+                    PIECE_EDGES as usize,
                     runs,
-                    &mut buf.payload,
-                    |s, d, first| f(s, d, w.map(|w| &w[first..first + s.len()])),
+                    payload,
+                    |s, d, first| {
+                        f(s, d, self.copy_weights(e0 + first as u64, s.len() as u64, bytes, weights))
+                    },
                 );
                 if ok {
                     Ok(())
@@ -224,15 +235,22 @@ impl EdgeGrid for Grid<'_> {
                 }
             }
             Codec::Lz4 => {
+                // An LZ4 cell decodes whole; the kernel then takes it a piece at a time, with
+                // each piece's weights copied beside it.
                 let packed = src.read(self.edges, b0, (b1 - b0) as usize).typed::<u8>();
-                buf.payload.resize(2 * m as usize, 0);
-                if !Codec::Lz4.decode(&packed, &mut buf.bytes, &mut buf.payload) {
+                let CellBuf { bytes, payload, weights, .. } = buf;
+                payload.resize(2 * m as usize, 0);
+                if !Codec::Lz4.decode(&packed, bytes, payload) {
                     return Err(self.undecodable(row, col, b0));
                 }
                 drop(packed);
-                let w = self.weights_of(e0, m);
-                let (s, d) = buf.payload.split_at(m as usize);
-                f(s, d, w.as_deref());
+                let (s, d) = payload.split_at(m as usize);
+                for (i, (s, d)) in
+                    s.chunks(PIECE_EDGES as usize).zip(d.chunks(PIECE_EDGES as usize)).enumerate()
+                {
+                    let first = i as u64 * PIECE_EDGES;
+                    f(s, d, self.copy_weights(e0 + first, s.len() as u64, bytes, weights));
+                }
                 Ok(())
             }
         }
