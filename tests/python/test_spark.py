@@ -308,7 +308,7 @@ def test_dataset_paths_are_not_patterns(spark, tmp_path, design):
     assert [r.original_id for r in rows] == ["a", "b", "c"]
 
 
-def test_command_line(spark, datasets, tmp_path, capsys):
+def test_command_line(spark, datasets, tmp_path, capsys, monkeypatch):
     from ocgraph.spark.__main__ import main
 
     g, path = datasets["string-ids"]
@@ -325,6 +325,48 @@ def test_command_line(spark, datasets, tmp_path, capsys):
     # The remedy for an existing target is the command's flag.
     assert main(["export", g.path, str(tmp_path / "d")]) == 1
     assert "exists (pass --force to replace it)" in capsys.readouterr().err
+    # --out as `ocgraph run` takes it: `-` is standard output (the report goes to standard
+    # error), a directory is refused before the run.
+    assert main(["run", "bfs", path, "--partitions", "2", "--out", "-"]) == 0
+    out, err = capsys.readouterr()
+    assert [int(x) for x in out.split()] == g.bfs(0).tolist() and "supersteps" in err
+    assert main(["run", "bfs", path, "--out", str(tmp_path)]) == 2
+    assert f"--out {tmp_path}: is a directory" in capsys.readouterr().err
+
+    # A failure inside Spark once it runs (such as a setting it takes at start and refuses when
+    # a job runs): one line naming it, not a traceback.
+    def fail(self, *args, **kwargs):
+        raise RuntimeError("executor lost\nat org.apache.spark...")
+
+    monkeypatch.setattr(osp.SparkGraph, "wcc", fail)
+    assert main(["run", "wcc", path]) == 1
+    assert capsys.readouterr().err == "error: Spark failed: executor lost\n"
+
+
+def test_rows_of_a_part_in_any_order_give_the_same_results(spark, tmp_path):
+    """A part's edge rows rewritten in another order (by a Spark job, say) are read by source;
+    a source outside its part's vertex range is a FormatError naming the dataset."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    g = ocgraph.from_edges([0, 0, 1, 2, 3, 4], [1, 3, 2, 3, 4, 0], tmp_path / "g", num_vertices=6)
+    osp.export_parquet(g, tmp_path / "d", partitions=2)
+    for f in sorted((tmp_path / "d").glob("*edges/*/*.parquet")):
+        t = pq.ParquetFile(f).read()
+        pq.write_table(t.take(np.arange(len(t))[::-1]), f)
+    for design in osp.DESIGNS:
+        sg = osp.SparkGraph(spark, str(tmp_path / "d"), partitions=2, design=design)
+        np.testing.assert_array_equal(sg.bfs(0), g.bfs(0))
+        np.testing.assert_allclose(sg.pagerank(max_iter=5, tol=0), g.pagerank(max_iter=5, tol=0), rtol=1e-9)
+    # Read as a partition's worker reads it.
+    from ocgraph.spark import _dataset, _partitions
+
+    f = sorted((tmp_path / "d").glob("edges/*/*.parquet"))[0]
+    t = pq.ParquetFile(f).read()
+    pq.write_table(t.set_column(0, "src", pa.array(np.full(len(t), 5, dtype=np.int64))), f)
+    layout = _partitions.Layout(str(tmp_path / "d"), _dataset.read_meta(str(tmp_path / "d")), 2, [0, 1])
+    with pytest.raises(ocgraph.FormatError, match=r"edges: src 5 lies outside its parts' vertex range 0\.\."):
+        layout.arcs(0)
 
 
 def test_kernels_take_the_arguments_of_graphs_methods(spark, datasets):

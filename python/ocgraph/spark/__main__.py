@@ -74,7 +74,11 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("--max-iter", type=int, default=100)
     r.add_argument("--tol", type=float, default=1e-6)
     r.add_argument("--damping", type=float, default=0.85)
-    r.add_argument("--out", default=None, help="write the result: .npy, else text (one value a line)")
+    r.add_argument(
+        "--out",
+        default=None,
+        help="write the result: .npy, else text (one value a line); - for standard output",
+    )
     r.add_argument("--driver-memory", default="2g")
     r.add_argument("--conf", action="append", default=[], metavar="KEY=VALUE", help="extra Spark setting")
     return p
@@ -114,8 +118,12 @@ def _conf(pairs: list[str]) -> dict[str, str]:
 
 
 def _check_out(out: str, graph: str) -> None:
-    """Refuses ``--out`` inside the graph directory (or holding it) and one whose directory does
-    not exist, before the run."""
+    """Refuses ``--out`` inside the graph directory (or holding it), a directory, and one whose
+    directory does not exist, before the run (``-`` is standard output)."""
+    if out == "-":
+        return
+    if os.path.isdir(out):
+        raise InvalidArgumentError(f"--out {out}: is a directory")
     if "://" not in graph and overlaps(out, graph):
         raise InvalidArgumentError(f"--out {out}: overlaps the graph directory {graph}; write it elsewhere")
     parent = os.path.dirname(out) or "."
@@ -151,19 +159,28 @@ def _reason(e: Exception) -> str:
     return lines[0] if lines else type(e).__name__
 
 
+def _text(result: np.ndarray) -> str:
+    """``result`` one value a line, as ``ocgraph run --out`` writes them."""
+    if result.dtype.kind in "iub":
+        return "".join(f"{int(x)}\n" for x in result.tolist())
+    return "".join(f"{_rust_float(x)}\n" for x in result.tolist())
+
+
 def _write(path: str, result: np.ndarray) -> None:
     """Writes ``result`` to exactly ``path``, whole or not at all: a NumPy array when it ends in
-    ``.npy`` (any case), else text, one value a line, as ``ocgraph run --out`` writes them."""
+    ``.npy`` (any case), else text (see :func:`_text`); ``-`` writes the text to standard
+    output."""
+    if path == "-":
+        sys.stdout.write(_text(result))
+        return
     tmp = os.path.join(os.path.dirname(path) or ".", f".{os.path.basename(path)}.tmp-{os.getpid()}")
     try:
         # Written beside the path and renamed over it: a failure leaves the previous file.
         with open(tmp, "wb") as f:
             if path.lower().endswith(".npy"):
                 np.save(f, result)
-            elif result.dtype.kind in "iub":
-                f.write("".join(f"{int(x)}\n" for x in result.tolist()).encode())
             else:
-                f.write("".join(f"{_rust_float(x)}\n" for x in result.tolist()).encode())
+                f.write(_text(result).encode())
             f.flush()
             os.fsync(f.fileno())
         os.replace(tmp, path)
@@ -217,11 +234,20 @@ def _run(a: argparse.Namespace) -> None:
                 result = np.array([g.triangle_count()])
                 summary = f"{int(result[0])} triangles"
             seconds = time.perf_counter() - t0
+        except Error:
+            raise
+        except Exception as e:
+            # A failure inside Spark (a --conf value it takes at start and refuses when a job
+            # runs, a lost executor): one line, worded while the JVM still runs, since pyspark's
+            # exceptions need it to print.
+            raise Error(f"Spark failed: {_reason(e)}") from None
         finally:
             if started:
                 stop(spark)
-    print(f"{a.algo} on Spark ({a.design}, {a.master}, {g.partitions} partitions): {summary}")
-    print(f"{seconds:.3f} s, {len(g.supersteps)} supersteps")
+    # With the values on standard output (`--out -`) the report goes to standard error.
+    report = sys.stderr if a.out == "-" else sys.stdout
+    print(f"{a.algo} on Spark ({a.design}, {a.master}, {g.partitions} partitions): {summary}", file=report)
+    print(f"{seconds:.3f} s, {len(g.supersteps)} supersteps", file=report)
     if a.out:
         _write(a.out, result)
 

@@ -100,7 +100,19 @@ class Layout:
             ]
             out = {c: np.concatenate([g[c] for g in got]) for c in cols}
             lo, hi = self.vb[pid], self.vb[pid + 1]
-            counts = np.bincount(out.pop(first) - lo, minlength=hi - lo)
+            key = out.pop(first)
+            outside = (key < lo) | (key >= hi)
+            if outside.any():
+                bad = int(key[outside][0])
+                raise _dataset.FormatError(
+                    f"{self.path}/{kind}: {first} {bad} lies outside its parts' vertex range {lo}..{hi - 1}"
+                )
+            if np.any(key[1:] < key[:-1]):
+                # Rows rewritten in another order (by a Spark job, say): the CSR needs them by
+                # `first`; the order within a vertex's arcs does not matter.
+                order = np.argsort(key, kind="stable")
+                key, out = key[order], {c: v[order] for c, v in out.items()}
+            counts = np.bincount(key - lo, minlength=hi - lo)
             out["indptr"] = np.concatenate([[0], np.cumsum(counts)])
             return out
 
