@@ -322,6 +322,8 @@ def test_command_line(spark, datasets, tmp_path, capsys, monkeypatch):
     assert f"{g.triangle_count()} triangles" in capsys.readouterr().out
     assert main(["import", str(tmp_path / "nothing"), str(tmp_path / "x")]) == 1
     assert "not an ocgraph Parquet dataset" in capsys.readouterr().err
+    assert main(["import", str(tmp_path / "d"), str(tmp_path / "d" / "g")]) == 2
+    assert "is the dataset" in capsys.readouterr().err and not (tmp_path / "d" / "g").exists()
     # The remedy for an existing target is the command's flag.
     assert main(["export", g.path, str(tmp_path / "d")]) == 1
     assert "exists (pass --force to replace it)" in capsys.readouterr().err

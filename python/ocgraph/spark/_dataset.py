@@ -363,11 +363,17 @@ def import_parquet(path: str, out: str, memory: Any = "1GiB", overwrite: bool = 
         FormatError: ``path`` is not an ocgraph Parquet dataset, or its vertex table or arcs do
             not match its metadata.
         OcgraphIOError: ``out`` exists and ``overwrite`` is false.
+        InvalidArgumentError: ``out`` is the dataset, lies inside it or holds it.
     """
     from .. import _ocgraph
     from .._build import from_edges
+    from .._errors import InvalidArgumentError
     from .._graph import Graph
 
+    if "://" not in os.fspath(path) and overlaps(out, path):
+        raise InvalidArgumentError(
+            f"{out} is the dataset {path}, inside it or contains it: write the graph elsewhere"
+        )
     meta = read_meta(path)
     check_edge_parts(path, meta)
     n, directed, weighted = int(meta["num_vertices"]), bool(meta["directed"]), bool(meta["weighted"])
