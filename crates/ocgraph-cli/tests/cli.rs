@@ -1209,3 +1209,27 @@ fn exports_read_back_as_the_same_graph_or_say_why_not() {
     assert_eq!(out.status.code(), Some(141), "{}", String::from_utf8_lossy(&out.stderr));
     assert!(!String::from_utf8_lossy(&out.stderr).contains("error"));
 }
+
+/// `ocgraph spark` with an interpreter that cannot import `ocgraph.spark` (here a package
+/// `ocgraph` whose import fails as without numpy): one line naming the interpreter and the
+/// remedy, exit 2, no traceback.
+#[test]
+fn spark_names_the_remedy_when_its_python_lacks_the_package() {
+    let t = tempfile::tempdir().unwrap();
+    std::fs::create_dir(t.path().join("ocgraph")).unwrap();
+    std::fs::write(t.path().join("ocgraph/__init__.py"), "raise ImportError(\"No module named 'numpy'\")\n")
+        .unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_ocgraph"))
+        .args(["spark", "export", "g", "d"])
+        .env("OCGRAPH_PYTHON", "python3")
+        .env("PYTHONPATH", t.path())
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.starts_with("error: ") && err.trim().lines().count() == 1, "{err}");
+    assert!(
+        err.contains("cannot import ocgraph.spark (No module named 'numpy'); set OCGRAPH_PYTHON"),
+        "{err}"
+    );
+}

@@ -20,18 +20,30 @@ pub struct SparkArgs {
     args: Vec<OsString>,
 }
 
-/// Runs `python -m ocgraph.spark ARGS...`; exits with its status when it fails (it has printed
-/// the error).
+/// What the interpreter runs: `ocgraph.spark`'s entry point, as `python -m ocgraph.spark` would,
+/// but with one line naming the remedy when the package (or what it imports) is missing.
+const BOOTSTRAP: &str = "import sys
+try:
+    from ocgraph.spark.__main__ import main
+except ImportError as e:
+    print(f'error: {sys.executable} cannot import ocgraph.spark ({e}); set OCGRAPH_PYTHON to a '
+          \"Python with ocgraph and its spark extra installed (pip install 'ocgraph[spark]')\",
+          file=sys.stderr)
+    sys.exit(2)
+sys.exit(main(sys.argv[1:]))
+";
+
+/// Runs `python -m ocgraph.spark ARGS...` (through [`BOOTSTRAP`]); exits with its status when it
+/// fails (it has printed the error).
 pub fn run(args: &SparkArgs) -> Result<()> {
     let python = std::env::var_os("OCGRAPH_PYTHON").unwrap_or_else(|| "python3".into());
-    let status =
-        Command::new(&python).args(["-m", "ocgraph.spark"]).args(&args.args).status().map_err(|e| {
-            Error::invalid(format!(
-                "cannot start {} for `ocgraph spark` ({e}); set OCGRAPH_PYTHON to a Python with \
+    let status = Command::new(&python).args(["-c", BOOTSTRAP]).args(&args.args).status().map_err(|e| {
+        Error::invalid(format!(
+            "cannot start {} for `ocgraph spark` ({e}); set OCGRAPH_PYTHON to a Python with \
                  ocgraph and its spark extra installed (pip install 'ocgraph[spark]')",
-                python.to_string_lossy()
-            ))
-        })?;
+            python.to_string_lossy()
+        ))
+    })?;
     match status.code() {
         Some(0) => Ok(()),
         Some(code) => std::process::exit(code),
