@@ -268,7 +268,9 @@ def test_argument_checks_name_the_argument(tmp_path):
         g.pagerank(personalization={1: "1"})  # a string was read as a number
     with pytest.raises(ocgraph.InvalidArgumentError, match="sweeps must be an integer from 1"):
         g.diameter_estimate(sweeps=0)
-    with pytest.raises(ocgraph.InvalidArgumentError, match="cells per side must be at least 1"):
+    with pytest.raises(
+        ocgraph.InvalidArgumentError, match="cells_per_side must be an integer from 1 to 1024, got 0"
+    ):
         ocgraph.build_grid(tmp_path / "g", cells_per_side=0)
 
 
