@@ -382,3 +382,46 @@ fn two_frames_compacting_often() -> WriteOptions {
         ..WriteOptions::default()
     }
 }
+
+/// Readers open while a writer adds vertices by new original ids, in every durability mode:
+/// each open names every vertex it replays (the names precede their batch's frame, and the
+/// open reads them after the frames it replays), never "names N added vertices but the graph
+/// has N + 1", and never stops short at a batch written under `none`.
+#[test]
+fn readers_opening_during_updates_by_original_id_name_every_vertex() {
+    use ocgraph_core::ids::OriginalId;
+    for durability in [Durability::PerBatch, Durability::None] {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("g");
+        let mut b =
+            GraphBuilder::new(&dir, BuildOptions { directed: false, ..BuildOptions::default() }).unwrap();
+        b.reserve_vertices(2);
+        b.push(&[0], &[1], None).unwrap();
+        b.finish(IdMap::Strings(["a", "b"].map(String::from).to_vec()), &NoProgress).unwrap();
+        let opts = WriteOptions { durability, auto_compact_levels: None, ..WriteOptions::default() };
+        let g = WritableGraph::open(&dir, &opts).unwrap();
+        let stop = std::sync::atomic::AtomicBool::new(false);
+        std::thread::scope(|scope| {
+            let reader = scope.spawn(|| {
+                let mut opens = 0;
+                while !stop.load(std::sync::atomic::Ordering::Acquire) || opens == 0 {
+                    let view = ocgraph_core::GraphView::open(&dir, &Default::default()).unwrap();
+                    let ids = view.ids().unwrap();
+                    assert_eq!(ids.len(), view.num_vertices() as u64, "{durability:?}");
+                    for v in 2..view.num_vertices() {
+                        assert_eq!(ids.original(v as u32), OriginalId::Str(format!("n{}", v - 2)));
+                    }
+                    opens += 1;
+                }
+                opens
+            });
+            for i in 0..400 {
+                g.add_edges_by_id(&[(OriginalId::Str(format!("n{i}")), OriginalId::Str("a".into()))], None)
+                    .unwrap();
+            }
+            stop.store(true, std::sync::atomic::Ordering::Release);
+            assert!(reader.join().unwrap() > 0);
+        });
+        g.close().unwrap();
+    }
+}

@@ -176,6 +176,13 @@ fn read_log(path: &Path, kind: IdMapKind, base_n: u64) -> Result<Records> {
     Ok(Records { ids, ends, stop: at as u64, file_len: bytes.len() as u64 })
 }
 
+/// The vertex count up to which the log of the graph at `dir` (base of `base_n` vertices, id
+/// map `kind`, not identity) names every added vertex: WAL recovery stops before a batch
+/// written under durability `none` that would pass it.
+pub(crate) fn named_vertices(dir: &Path, kind: IdMapKind, base_n: u64) -> Result<u64> {
+    Ok(base_n + read_log(&dir.join(IDS_LOG), kind, base_n)?.ids.len() as u64)
+}
+
 /// The original ids of the vertices `base_n..num_vertices` of the graph at `dir` (for readers
 /// of an updated graph): an error when the log names fewer.
 pub fn read_added_ids(
@@ -226,12 +233,6 @@ impl AddedIds {
             added.ids.push(id);
         }
         Ok(added)
-    }
-
-    /// The most vertices the graph can have with every added one named (`None` when vertices
-    /// need no names): WAL recovery stops before a batch that would pass it.
-    pub(crate) fn named_limit(&self) -> Option<u64> {
-        (self.kind != IdMapKind::Identity).then(|| self.base_n + self.ids.len() as u64)
     }
 
     /// Fits the log to the `num_vertices` the graph has after WAL recovery: an error when it

@@ -24,7 +24,7 @@ use parking_lot::Mutex;
 use super::apply::{apply, plan, record, validate};
 use super::compact::write_base;
 use super::delta::DeltaLog;
-use super::ids_log::{AddedIds, IDS_LOG, MAX_ID_BYTES};
+use super::ids_log::{named_vertices, AddedIds, IDS_LOG, MAX_ID_BYTES};
 use super::label_log::{is_label_log, LabelHistory, LabelLog, ViewLabels};
 use super::level::{write_level, Level, SideOps};
 use super::log_file::{LogFs, StdLogFs};
@@ -492,9 +492,12 @@ impl WritableGraph {
         let mut vertex_history = vec![(up.checkpoint_seq, up.num_vertices)];
         let wal_dir = dir.join(WAL_DIR);
         let wal_opts = WalOptions { durability: opts.durability, segment_bytes: opts.wal_segment_bytes };
-        let kind = manifest.id_map;
-        let mut added = AddedIds::load(&dir, kind, manifest.num_vertices)?;
-        let named_limit = added.named_limit();
+        let (kind, base_n) = (manifest.id_map, manifest.num_vertices);
+        // The vertices the id log names, read when a batch written under `none` that adds
+        // vertices first needs it, and again when one needs more: read after that batch's
+        // frame, the log holds every name appended before the frame, even while a writer
+        // appends (a reader's open).
+        let mut named: Option<u64> = None;
         let replay = |seq: u64, items: &[WalItem], unsynced: bool| -> Result<Replay> {
             validate(items, view.num_vertices, weighted, "WAL replay")
                 .map_err(|e| Error::format(&wal_dir, format!("batch {seq} cannot be replayed: {e}")))?;
@@ -503,14 +506,19 @@ impl WritableGraph {
                 .iter()
                 .map(|it| if let WalItem::AddVertices { count } = it { *count as u64 } else { 0 })
                 .sum();
-            if unsynced && named_limit.is_some_and(|limit| n + new_vertices > limit) {
-                // Their names were appended to the id log before the frame but not fsynced
-                // first: a crash lost them (see `Replay::Missing`). Elsewhere a missing name is
-                // damage to the id log, which `AddedIds::recovered` reports below.
-                return Ok(Replay::Missing(format!(
-                    "adds vertices {n}..{} that {IDS_LOG} does not name",
-                    n + new_vertices
-                )));
+            if unsynced && kind != IdMapKind::Identity && new_vertices > 0 {
+                let need = n + new_vertices;
+                if named.is_none_or(|k| k < need) {
+                    named = Some(named_vertices(&dir, kind, base_n)?);
+                }
+                if named.is_some_and(|k| k < need) {
+                    // Their names were appended to the id log before the frame but not fsynced
+                    // first: a crash lost them (see `Replay::Missing`). Elsewhere a missing name
+                    // is damage to the id log, which `AddedIds::recovered` reports below.
+                    return Ok(Replay::Missing(format!(
+                        "adds vertices {n}..{need} that {IDS_LOG} does not name"
+                    )));
+                }
             }
             apply(&mut view, seq, items)?;
             if view.num_vertices != n {
@@ -525,6 +533,9 @@ impl WritableGraph {
         };
         let next_seq = recovery.last_seq.max(up.checkpoint_seq) + 1;
         view.upto = next_seq - 1;
+        // Read after the replay, the log names every vertex of a batch replayed (their names
+        // precede its frame) even while a writer appends.
+        let mut added = AddedIds::load(&dir, kind, base_n)?;
         added.recovered(view.num_vertices, writer)?;
         let pending = added.pending();
         wal.before_sync(move || pending.sync());
