@@ -56,9 +56,6 @@ pub(crate) struct AddedIds {
     ends: Vec<u64>,
     /// Records appended without fsync.
     pending: Arc<PendingNames>,
-    /// Where loading stopped reading the log, and the log's length then (for the error of a
-    /// log naming too few vertices).
-    read_to: (u64, u64),
 }
 
 /// Whether records were appended to the id log without fsync (under [`Durability::None`]),
@@ -140,15 +137,19 @@ struct Records {
     file_len: u64,
 }
 
-/// The error for a log at `path` naming `named` of the `want` added vertices the graph has, its
-/// reading stopped at byte `stop` of `file_len`.
-fn too_few(path: &Path, named: usize, want: usize, stop: u64, file_len: u64) -> Error {
-    let why = if stop < file_len {
-        format!("a damaged record at byte {stop} of {file_len}")
-    } else {
-        format!("its {file_len} bytes hold no more records")
-    };
-    Error::format(path, format!("names {named} added vertices but the graph has {want} ({why})"))
+impl Records {
+    /// The error for a log naming fewer than the `want` added vertices the graph has.
+    fn too_few(&self, path: &Path, want: usize) -> Error {
+        let why = if self.stop < self.file_len {
+            format!("a damaged record at byte {} of {}", self.stop, self.file_len)
+        } else {
+            format!("its {} bytes hold no more records", self.file_len)
+        };
+        Error::format(
+            path,
+            format!("names {} added vertices but the graph has {want} ({why})", self.ids.len()),
+        )
+    }
 }
 
 /// Reads the valid records of `path` for a base of `base_n` vertices (see [`Records`]). Stops
@@ -198,20 +199,30 @@ pub fn read_added_ids(
     let mut records = read_log(&path, kind, base_n)?;
     let want = (num_vertices - base_n) as usize;
     if records.ids.len() < want {
-        return Err(too_few(&path, records.ids.len(), want, records.stop, records.file_len));
+        return Err(records.too_few(&path, want));
     }
     records.ids.truncate(want);
     Ok(records.ids)
 }
 
 impl AddedIds {
-    /// Loads the log of the graph at `dir` (base of `base_n` vertices, id map `kind`), up to its
-    /// first torn, corrupt or out-of-order record; [`AddedIds::recovered`] then fits it to the
-    /// graph that WAL recovery finds.
-    pub(crate) fn load(dir: &Path, kind: IdMapKind, base_n: u64) -> Result<AddedIds> {
+    /// Loads the log of the graph at `dir` (base of `base_n` vertices, id map `kind`) and cuts
+    /// it to the `num_vertices` the graph has after WAL recovery: in memory, and on disk when
+    /// `recover` (a writer's open; a reader leaves the names a writer may be adding).
+    pub(crate) fn open(
+        dir: &Path,
+        kind: IdMapKind,
+        base_n: u64,
+        num_vertices: u64,
+        recover: bool,
+    ) -> Result<AddedIds> {
         let path = dir.join(IDS_LOG);
         let records =
             if kind == IdMapKind::Identity { Records::default() } else { read_log(&path, kind, base_n)? };
+        let want = num_vertices.saturating_sub(base_n) as usize;
+        if kind != IdMapKind::Identity && records.ids.len() < want {
+            return Err(records.too_few(&path, want));
+        }
         let pending = Arc::new(PendingNames {
             path: path.clone(),
             dirty: AtomicBool::new(false),
@@ -223,34 +234,21 @@ impl AddedIds {
             base_n,
             ids: Vec::new(),
             index: HashMap::new(),
-            len: records.ends.last().copied().unwrap_or(0),
+            len: 0,
             ends: records.ends,
             pending,
-            read_to: (records.stop, records.file_len),
         };
         for (i, id) in records.ids.into_iter().enumerate() {
             added.index.insert(id.clone(), (base_n + i as u64) as Vertex);
             added.ids.push(id);
         }
-        Ok(added)
-    }
-
-    /// Fits the log to the `num_vertices` the graph has after WAL recovery: an error when it
-    /// names fewer; names past them (a batch that never reached the WAL) are cut, on disk too
-    /// when `recover` (a writer's open; a reader leaves the names a writer may be adding).
-    pub(crate) fn recovered(&mut self, num_vertices: u64, recover: bool) -> Result<()> {
-        let want = num_vertices.saturating_sub(self.base_n) as usize;
-        if self.kind != IdMapKind::Identity && self.ids.len() < want {
-            let (stop, file_len) = self.read_to;
-            return Err(too_few(&self.path, self.ids.len(), want, stop, file_len));
-        }
-        let keep = self.ids.len().min(want);
+        let keep = added.ids.len().min(want);
         if recover {
-            self.truncate(keep)
+            added.truncate(keep)?;
         } else {
-            self.forget_after(keep);
-            Ok(())
+            added.forget_after(keep);
         }
+        Ok(added)
     }
 
     /// The vertex named `id` among the added vertices.

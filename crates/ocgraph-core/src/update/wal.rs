@@ -254,7 +254,7 @@ impl Wal {
                                 msg: format!("WAL batch {seq} follows batch {prev}: sequence goes backwards"),
                             });
                         }
-                        if seq > checkpoint {
+                        let missing = if seq > checkpoint {
                             // Batches are numbered without gaps from the checkpoint on: a missing
                             // one means lost segments (or, for a reader, a writer that moved the
                             // checkpoint and deleted them meanwhile).
@@ -277,28 +277,35 @@ impl Wal {
                                     }
                                     e => e,
                                 })?;
-                            if let Replay::Missing(why) = replayed {
-                                if flags & FLAG_UNSYNCED == 0 {
-                                    return Err(Error::Format {
-                                        path: path.clone(),
-                                        offset: Some(pos as u64),
-                                        msg: format!("batch {seq} cannot be replayed: {why}"),
-                                    });
+                            match replayed {
+                                Replay::Applied => {
+                                    report.replayed += 1;
+                                    None
                                 }
-                                // A crash under durability `none` kept the frame and lost what
-                                // it needs: dropped with the rest, as a torn tail.
-                                unsynced = true;
-                                format!("batch {seq}, written under durability none, {why}")
-                            } else {
-                                report.replayed += 1;
+                                Replay::Missing(why) => Some(why),
+                            }
+                        } else {
+                            None
+                        };
+                        match missing {
+                            None => {
                                 prev = seq;
                                 pos += len;
                                 continue;
                             }
-                        } else {
-                            prev = seq;
-                            pos += len;
-                            continue;
+                            Some(why) if flags & FLAG_UNSYNCED == 0 => {
+                                return Err(Error::Format {
+                                    path: path.clone(),
+                                    offset: Some(pos as u64),
+                                    msg: format!("batch {seq} cannot be replayed: {why}"),
+                                });
+                            }
+                            Some(why) => {
+                                // A crash under durability `none` kept the frame and lost what
+                                // it needs: dropped with the rest, as a torn tail.
+                                unsynced = true;
+                                format!("batch {seq}, written under durability none, {why}")
+                            }
                         }
                     }
                     Decoded::Truncated => "frame cut short".to_string(),

@@ -514,7 +514,7 @@ impl WritableGraph {
                 if named.is_some_and(|k| k < need) {
                     // Their names were appended to the id log before the frame but not fsynced
                     // first: a crash lost them (see `Replay::Missing`). Elsewhere a missing name
-                    // is damage to the id log, which `AddedIds::recovered` reports below.
+                    // is damage to the id log, which `AddedIds::open` reports below.
                     return Ok(Replay::Missing(format!(
                         "adds vertices {n}..{need} that {IDS_LOG} does not name"
                     )));
@@ -535,8 +535,7 @@ impl WritableGraph {
         view.upto = next_seq - 1;
         // Read after the replay, the log names every vertex of a batch replayed (their names
         // precede its frame) even while a writer appends.
-        let mut added = AddedIds::load(&dir, kind, base_n)?;
-        added.recovered(view.num_vertices, writer)?;
+        let added = AddedIds::open(&dir, kind, base_n, view.num_vertices, writer)?;
         let pending = added.pending();
         wal.before_sync(move || pending.sync());
         let names = Mutex::new(Names { kind, base: None, added });
