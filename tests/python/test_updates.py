@@ -316,23 +316,28 @@ def test_names_of_added_vertices_are_durable_before_a_sync_of_the_log(tmp_path):
 
 
 def test_a_writable_open_warns_when_it_drops_a_torn_tail_of_the_log(tmp_path):
-    # The last frame's checksum fails (a batch cut short, or a damaged last batch): recovery
-    # drops it, as `ocgraph update` reports, and says so.
+    # A frame cut short after the batches the last writer closed with (what a crash leaves):
+    # recovery drops it, as `ocgraph update` reports, and says so.
     ocgraph.from_edges([0], [1], tmp_path / "g", num_vertices=4).close()
     with ocgraph.open(tmp_path / "g", writable=True) as g:
         g.add_edges([1], [2])
         g.add_edges([2], [3])
     (wal,) = sorted(p for p in (tmp_path / "g" / "wal").iterdir() if p.stat().st_size > 0)
-    b = bytearray(wal.read_bytes())
-    b[-1] ^= 0xFF
-    wal.write_bytes(bytes(b))
+    closed = wal.read_bytes()
+    frame = 24 + 13 + 4  # a batch of one edge
+    wal.write_bytes(closed + closed[-frame:-1])
     with pytest.warns(RuntimeWarning, match=r"dropped a torn tail of \d+ bytes from .*wal"):
         g = ocgraph.open(tmp_path / "g", writable=True)
-    assert g.to_networkx().edges == nx.DiGraph([(0, 1), (1, 2)]).edges
+    assert g.to_networkx().edges == nx.DiGraph([(0, 1), (1, 2), (2, 3)]).edges
     g.close()
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         ocgraph.open(tmp_path / "g", writable=True).close()  # nothing dropped this time
+    # A closed batch was acknowledged as durable: damaged, it is refused, not dropped.
+    wal.write_bytes(closed[:-1] + bytes([closed[-1] ^ 0xFF]))
+    for writable in (True, False):
+        with pytest.raises(ocgraph.FormatError, match="batch 2 was durable when the graph was last closed"):
+            ocgraph.open(tmp_path / "g", writable=writable)
 
 
 def _exit_code_of_child(pid: int, hung: str) -> int:

@@ -588,9 +588,12 @@ fn update_drops_batches_whose_names_a_crash_lost_under_durability_none() {
     let add = t.path().join("add.txt");
     std::fs::write(&add, "bob carol\ncarol dave\ndave alice\n").unwrap();
     let none = ["--original-ids", "--durability", "none", "--batch-size", "1", "--add-edges", p(&add)];
+    let manifest = std::fs::read(g.join("manifest")).unwrap();
     ok(&[&["update", p(&g)][..], &none].concat());
-    // The crash (a power loss before the command's close synced): dave's name (batch 2) never
-    // reached the disk. Carol's record is 4 + 4 + 5 + 4 bytes.
+    // The crash (a power loss before the command's close synced, so before the close recorded
+    // its batches as durable in the manifest): dave's name (batch 2) never reached the disk.
+    // Carol's record is 4 + 4 + 5 + 4 bytes.
+    std::fs::write(g.join("manifest"), manifest).unwrap();
     let log = g.join("ids.log");
     assert_eq!(std::fs::metadata(&log).unwrap().len(), 2 * 17 - 1);
     std::fs::OpenOptions::new().write(true).open(&log).unwrap().set_len(17).unwrap();
@@ -734,6 +737,29 @@ fn update_applies_nothing_when_a_file_is_bad_and_acks_every_batch() {
     std::fs::write(&labels, "L 4 7\n").unwrap();
     ok(&["update", p(&g), "--original-ids", "--add-vertices", "2", "--set-labels", p(&labels)]);
     assert_eq!(counts(&g), (5, 1));
+    // Growth to mostly empty vertices, and a new string id past the id log's limit, are
+    // refused by file and line before the first batch too, whatever the batch size (they were
+    // checked batch by batch, after the earlier batches were applied).
+    std::fs::write(&add, "0 5\n1 6\n50000000 1\n2 7\n").unwrap();
+    fails(
+        &["update", p(&g), "--original-ids", "--add-edges", p(&add), "--batch-size", "1"],
+        1,
+        &["add.txt:3", "would grow the graph", "--add-vertices"],
+    );
+    assert_eq!(counts(&g), (5, 1));
+    std::fs::write(&add, format!("a c\nb {}\n", "x".repeat((1 << 20) + 1))).unwrap();
+    fails(
+        &["update", p(&h), "--original-ids", "--add-edges", p(&add), "--batch-size", "1"],
+        1,
+        &["add.txt:2", "ids that updates add are at most 1048576 bytes"],
+    );
+    assert_eq!(counts(&h), (2, 1));
+    // Growth the file may make happens in one batch before the edges', so no edge batch is
+    // refused for it: 8 vertices and 3 edges by ids past the end, one edge a batch.
+    std::fs::write(&add, "7 6\n0 5\n1 6\n").unwrap();
+    let out = ok(&["update", p(&g), "--original-ids", "--add-edges", p(&add), "--batch-size", "1", "--ack"]);
+    let acks = String::from_utf8(out.stdout).unwrap().lines().filter(|l| l.starts_with("ack ")).count();
+    assert_eq!((counts(&g), acks), ((8, 4), 4));
     // Writing commands take no --trace; --stats prints the I/O statistics.
     fails(
         &["update", p(&g), "--add-edges", p(&remove), "--trace", p(&t.path().join("t.bin"))],
@@ -831,24 +857,44 @@ fn check_verifies_levels_and_the_log() {
     flip(&h.join("wal"), 8);
     fails(&["check", p(&h)], 1, &["wal", "checksum"]);
 
-    // A byte flipped in the last whole frame: a torn tail, which check passes with a warning
-    // naming the segment and offset, and the next update drops saying so.
+    // A byte flipped in the last whole frame of the batches the last `update` closed with: they
+    // were acknowledged as durable, so check and the next update refuse to drop it.
     let k = build("k", false);
     let seg = std::fs::read_dir(k.join("wal")).unwrap().map(|e| e.unwrap().path()).max().unwrap();
-    let mut b = std::fs::read(&seg).unwrap();
+    let good = std::fs::read(&seg).unwrap();
+    let mut b = good.clone();
     let last = b.len() - 1;
     b[last] ^= 0x5A;
-    std::fs::write(&seg, b).unwrap();
+    std::fs::write(&seg, &b).unwrap();
+    for args in [vec!["check", p(&k)], vec!["update", p(&k), "--add-vertices", "1"]] {
+        fails(&args, 1, &["batch 6 was durable when the graph was last closed", "checksum"]);
+    }
+    assert_eq!(std::fs::read(&seg).unwrap(), b, "nothing dropped");
+    // A copy of that frame, whole but for its checksum, after the closed batches: a torn tail (a
+    // crash may leave a frame's length written before its bytes), which check passes with a
+    // warning naming the segment and offset, and the next update drops saying so.
+    let mut torn = good.clone();
+    torn.extend_from_slice(&b[b.len() - 41..]);
+    std::fs::write(&seg, &torn).unwrap();
     let out = ok(&["check", p(&k)]);
     let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
-    assert!(
-        stdout.contains("log replayed up to batch 5"),
-        "the last of six batches is not replayed: {stdout}"
-    );
+    assert!(stdout.contains("log replayed up to batch 6"), "every closed batch is replayed: {stdout}");
     let name = seg.file_name().unwrap().to_str().unwrap();
     assert!(stderr.contains("warning") && stderr.contains(name) && stderr.contains("checksum"), "{stderr}");
     let out = String::from_utf8(ok(&["update", p(&k), "--add-vertices", "1"]).stdout).unwrap();
     assert!(out.contains("dropped a torn tail") && out.contains(name), "{out}");
+    // `compact` and `stream` open the graph for writing too, and say so as well.
+    let none = t.path().join("none.txt");
+    std::fs::write(&none, "").unwrap();
+    for args in [vec!["compact", p(&k)], vec!["stream", p(&k), "--updates", p(&none)]] {
+        let seg = std::fs::read_dir(k.join("wal")).unwrap().map(|e| e.unwrap().path()).max().unwrap();
+        let mut bytes = std::fs::read(&seg).unwrap();
+        bytes.extend_from_slice(&torn[torn.len() - 41..torn.len() - 1]);
+        std::fs::write(&seg, &bytes).unwrap();
+        let out = ok(&args);
+        let said = String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr);
+        assert!(said.contains("dropped a torn tail of 40 bytes"), "{args:?}: {said}");
+    }
 
     // An update state whose vertex count contradicts the base and the levels is refused.
     let m = build("m", true);

@@ -355,7 +355,9 @@ fn plain_lists_bytes(m: &Manifest) -> u64 {
 /// a new segment and removes the ones it covers). A compacted graph with an empty log has none.
 pub fn has_updates(dir: &Path) -> Result<bool> {
     let manifest = Manifest::read(dir)?;
-    if manifest.updates.as_ref().is_some_and(|u| !u.levels.is_empty()) {
+    // A log that should reach past the checkpoint has updates even when its segments are gone
+    // (the open then says they are missing).
+    if manifest.updates.as_ref().is_some_and(|u| !u.levels.is_empty() || u.closed_seq > u.checkpoint_seq) {
         return Ok(true);
     }
     let wal = dir.join(WAL_DIR);

@@ -93,7 +93,7 @@ type Batches = Vec<(u64, Vec<WalItem>)>;
 /// Opens the log with the real file system and returns the batches replayed.
 fn replay(dir: &Path) -> ocgraph_core::Result<(Batches, ocgraph_core::update::RecoveryReport)> {
     let mut got = Vec::new();
-    let (_wal, rep) = Wal::open(dir, opts(), Arc::new(StdLogFs), 0, |s, items, _| {
+    let (_wal, rep) = Wal::open(dir, opts(), Arc::new(StdLogFs), (0, 0), |s, items, _| {
         got.push((s, items.to_vec()));
         Ok(Replay::Applied)
     })?;
@@ -105,7 +105,7 @@ fn expect(seqs: &[u64]) -> Batches {
 }
 
 fn open_wal(dir: &Path, fs: Arc<dyn LogFs>, o: WalOptions) -> Wal {
-    Wal::open(dir, o, fs, 0, |_, _, _| panic!("no batches expected")).unwrap().0
+    Wal::open(dir, o, fs, (0, 0), |_, _, _| panic!("no batches expected")).unwrap().0
 }
 
 #[test]
@@ -282,7 +282,7 @@ fn a_batch_missing_its_side_data_is_dropped_only_when_written_under_durability_n
         drop(wal);
         let open = |dir: &Path| {
             let mut got = Vec::new();
-            let r = Wal::open(dir, o, Arc::new(StdLogFs), 0, |s, _, unsynced| {
+            let r = Wal::open(dir, o, Arc::new(StdLogFs), (0, 0), |s, _, unsynced| {
                 assert_eq!(unsynced, durability == Durability::None, "the frame's flag");
                 got.push(s);
                 Ok(if s == 3 { Replay::Missing("lacks its names".into()) } else { Replay::Applied })
@@ -479,4 +479,61 @@ fn interval_durability_fsyncs_a_last_batch_in_the_background() {
     let after_close = faults.syncs.load(Ordering::SeqCst);
     std::thread::sleep(Duration::from_millis(100));
     assert_eq!(faults.syncs.load(Ordering::SeqCst), after_close, "the flush goes on after close");
+}
+
+/// A writer's close records how far the log reaches (`closed_seq` in the manifest). A log cut
+/// short before that batch (its last segment removed, cut at a frame boundary or inside a frame,
+/// or its last frame damaged) lost acknowledged batches: every open refuses it, changing
+/// nothing, where a crash's torn tail (bytes after the last batch closed) is still dropped.
+#[test]
+fn batches_durable_at_close_are_never_dropped_as_a_torn_tail() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("g");
+    edgeless_graph(&dir, 10);
+    let wal_dir = dir.join(ocgraph_core::update::WAL_DIR);
+    let g = WritableGraph::open(&dir, &WriteOptions::default()).unwrap();
+    g.add_edges(&[(1, 2)], None).unwrap();
+    g.add_edges(&[(3, 4)], None).unwrap();
+    g.close().unwrap();
+    let segment = last_segment(&wal_dir);
+    let full = std::fs::read(&segment).unwrap();
+    let first_frame = full.len() / 2; // two frames of one item each
+    let mut damaged = full.clone();
+    damaged[full.len() - 3] ^= 1;
+    let cases: [(&str, Option<&[u8]>); 4] = [
+        ("removed", None),
+        ("cut at a frame boundary", Some(&full[..first_frame])),
+        ("cut inside a frame", Some(&full[..full.len() - 5])),
+        ("damaged", Some(&damaged)),
+    ];
+    for (what, bytes) in cases {
+        match bytes {
+            None => std::fs::remove_file(&segment).unwrap(),
+            Some(b) => std::fs::write(&segment, b).unwrap(),
+        }
+        let reader = ocgraph_core::GraphView::open(&dir, &Default::default()).err().expect(what).to_string();
+        let writer = WritableGraph::open(&dir, &WriteOptions::default()).err().expect(what).to_string();
+        for e in [&reader, &writer] {
+            assert!(e.contains("batches up to 2") && e.contains("wal"), "{what}: {e}");
+        }
+        assert_eq!(std::fs::read(&segment).ok().as_deref(), bytes, "{what}: the open changed the log");
+        assert!(ocgraph_core::format::check_graph(&dir).is_ok(), "the base itself is intact");
+    }
+    // Restored, the log opens; bytes a crash left after the closed batches are a torn tail.
+    let mut torn = full.clone();
+    torn.extend_from_slice(&full[..first_frame - 3]);
+    std::fs::write(&segment, &torn).unwrap();
+    let g = WritableGraph::open(&dir, &WriteOptions::default()).unwrap();
+    assert_eq!(g.recovery().dropped_bytes, first_frame as u64 - 3);
+    let s = g.snapshot();
+    assert_eq!((s.seq(), s.out().degree(1), s.out().degree(3)), (2, 1, 1));
+    // A writer that stops without closing (a crash) records nothing: its batch may be torn off.
+    g.add_edges(&[(5, 6)], None).unwrap();
+    drop(g);
+    let segment = last_segment(&wal_dir);
+    let len = std::fs::metadata(&segment).unwrap().len();
+    std::fs::OpenOptions::new().write(true).open(&segment).unwrap().set_len(len - 4).unwrap();
+    let g = WritableGraph::open(&dir, &WriteOptions::default()).unwrap();
+    assert_eq!((g.snapshot().seq(), g.snapshot().out().degree(5)), (2, 0));
+    g.close().unwrap();
 }

@@ -19,12 +19,12 @@ use clap::Args;
 use ocgraph_algo::incremental::{Maintainer, Spec, Values};
 use ocgraph_core::ingest::parse_weight;
 use ocgraph_core::labels::NO_LABEL;
-use ocgraph_core::update::{is_update_file, read_update_file, WalItem, WritableGraph, WriteOptions};
+use ocgraph_core::update::{is_update_file, update_file_items, WalItem, WritableGraph, WriteOptions};
 use ocgraph_core::{Error, Result, Vertex};
 
 use super::mine::{read_labels, read_pattern};
 use super::stream_watch::Watcher;
-use super::text_lines::for_each_line;
+use super::text_lines::for_each_line_in;
 use super::update::DurabilityArg;
 use crate::backend_args::BackendArgs;
 
@@ -101,16 +101,18 @@ pub(crate) struct Target {
 /// Parses an update file, text or binary, for `target`. Errors name the file and the line
 /// (text) or the item's byte offset (binary).
 pub(crate) fn read_updates(path: &Path, target: Target) -> Result<Vec<WalItem>> {
-    if is_update_file(path)? {
-        return read_binary_updates(path, target);
+    // Read once, whatever the form: a pipe (`--updates /dev/stdin`) has no second reading.
+    let bytes = std::fs::read(path).map_err(|e| Error::io(path, "read", e))?;
+    if is_update_file(&bytes) {
+        return read_binary_updates(path, &bytes, target);
     }
-    read_text_updates(path, target)
+    read_text_updates(path, &bytes, target)
 }
 
 /// The items of a binary update file, checked as the text lines are.
-fn read_binary_updates(path: &Path, target: Target) -> Result<Vec<WalItem>> {
+fn read_binary_updates(path: &Path, bytes: &[u8], target: Target) -> Result<Vec<WalItem>> {
     let Target { mut n, weighted, named } = target;
-    let items = read_update_file(path)?;
+    let items = update_file_items(path, bytes)?;
     for &(offset, item) in &items {
         let bad = |msg: String| Error::input_offset(path, offset, msg);
         let vertex = |v: Vertex| -> Result<()> {
@@ -159,10 +161,10 @@ fn added_vertices(n: u64, count: u32, named: bool) -> std::result::Result<u64, S
 }
 
 /// The items of a text update file (see the module docs).
-fn read_text_updates(path: &Path, target: Target) -> Result<Vec<WalItem>> {
+fn read_text_updates(path: &Path, bytes: &[u8], target: Target) -> Result<Vec<WalItem>> {
     let Target { mut n, weighted, named } = target;
     let mut items = Vec::new();
-    for_each_line(path, |no, text| {
+    for_each_line_in(path, bytes, |no, text| {
         let bad = |msg: String| Error::input_line(path, no, msg);
         let cols: Vec<&str> = text.split_whitespace().collect();
         let vertex = |c: &str| -> Result<Vertex> {
@@ -273,6 +275,9 @@ pub fn run(args: &StreamArgs) -> Result<()> {
         ..WriteOptions::default()
     };
     let w = WritableGraph::open(&args.graph, &opts)?;
+    if let Some(line) = w.recovery().dropped_tail() {
+        eprintln!("warning: {line}");
+    }
     let named = w.snapshot().base().manifest().keeps_ids();
     let target = Target { n: w.num_vertices() as u64, weighted: w.is_weighted(), named };
     let items = read_updates(&args.updates, target)?;

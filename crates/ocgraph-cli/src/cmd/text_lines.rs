@@ -8,9 +8,17 @@ use ocgraph_core::{Error, Result};
 
 /// Calls `f(line number, line)` on every line of `path` (1-based numbers; the line without its
 /// `\n` or `\r\n`). A line that is not UTF-8 text is an error naming it.
-pub(crate) fn for_each_text_line(path: &Path, mut f: impl FnMut(u64, &str) -> Result<()>) -> Result<()> {
+pub(crate) fn for_each_text_line(path: &Path, f: impl FnMut(u64, &str) -> Result<()>) -> Result<()> {
     let file = std::fs::File::open(path).map_err(|e| Error::io(path, "open", e))?;
-    let mut reader = BufReader::new(file);
+    text_lines(path, BufReader::new(file), f)
+}
+
+/// [`for_each_text_line`] over `reader`, the content of `path`.
+fn text_lines(
+    path: &Path,
+    mut reader: impl BufRead,
+    mut f: impl FnMut(u64, &str) -> Result<()>,
+) -> Result<()> {
     let mut buf = Vec::new();
     for no in 1.. {
         buf.clear();
@@ -27,14 +35,29 @@ pub(crate) fn for_each_text_line(path: &Path, mut f: impl FnMut(u64, &str) -> Re
 
 /// Calls `f(line number, trimmed text)` on every line of `path` that is not blank or a `#` or
 /// `%` comment (the update files' lines); errors name the file and line.
-pub(crate) fn for_each_line(path: &Path, mut f: impl FnMut(u64, &str) -> Result<()>) -> Result<()> {
-    for_each_text_line(path, |no, line| {
+pub(crate) fn for_each_line(path: &Path, f: impl FnMut(u64, &str) -> Result<()>) -> Result<()> {
+    for_each_text_line(path, content(f))
+}
+
+/// [`for_each_line`] over `bytes`, the whole file at `path` read already (once: a pipe cannot
+/// be read again).
+pub(crate) fn for_each_line_in(
+    path: &Path,
+    bytes: &[u8],
+    f: impl FnMut(u64, &str) -> Result<()>,
+) -> Result<()> {
+    text_lines(path, bytes, content(f))
+}
+
+/// `f` on the lines that are not blank or comments, trimmed.
+fn content(mut f: impl FnMut(u64, &str) -> Result<()>) -> impl FnMut(u64, &str) -> Result<()> {
+    move |no, line| {
         let text = line.trim();
         if text.is_empty() || text.starts_with('#') || text.starts_with('%') {
             return Ok(());
         }
         f(no, text)
-    })
+    }
 }
 
 #[cfg(test)]

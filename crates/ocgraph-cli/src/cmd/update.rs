@@ -22,6 +22,7 @@ use clap::{Args, ValueEnum};
 use ocgraph_core::format::IdMapKind;
 use ocgraph_core::ids::OriginalId;
 use ocgraph_core::ingest::parse_weight;
+use ocgraph_core::update::ids_log::new_id_problem;
 use ocgraph_core::update::{Durability, WritableGraph, WriteOptions};
 use ocgraph_core::{Error, Result, Vertex};
 
@@ -315,14 +316,20 @@ impl<I: Clone> Files<I> {
 
 impl Files<OriginalId> {
     /// Checks the original ids against the graph `g` before anything is applied: on a graph
-    /// whose ids are vertex numbers, `--add-edges` may not name one past 32 bits; the vertices
-    /// of `--remove-vertices` and `--set-labels` must be the graph's or added by `--add-edges`.
-    fn check(&self, args: &UpdateArgs, g: &WritableGraph) -> Result<()> {
+    /// whose ids are vertex numbers, `--add-edges` may not name one past 32 bits, nor grow the
+    /// graph to mostly empty vertices ([`WritableGraph::growth_problem`]); a new string id may
+    /// not be too long; the vertices of `--remove-vertices` and `--set-labels` must be the
+    /// graph's or added by `--add-edges`. Returns the vertex count the edges need (on a graph
+    /// of numbered ids), which the run grows the graph to before their first batch, so that
+    /// no batch of them can be refused for its growth after earlier ones were applied.
+    fn check(&self, args: &UpdateArgs, g: &WritableGraph) -> Result<u64> {
         let numbered = g.id_kind() == IdMapKind::Identity;
         let mut added: HashSet<&OriginalId> = HashSet::new();
         // `--add-vertices` runs first: its vertices are known to the files.
-        let mut end = g.num_vertices() as u64 + u64::from(args.add_vertices.unwrap_or(0));
+        let start = g.num_vertices() as u64 + u64::from(args.add_vertices.unwrap_or(0));
+        let mut end = start;
         if let (Some((edges, _)), Some(path)) = (&self.add_edges, &args.add_edges) {
+            let mut end_line = 0;
             for ((u, v), &no) in edges.iter().zip(&self.add_edge_lines) {
                 for id in [u, v] {
                     match id {
@@ -333,11 +340,23 @@ impl Files<OriginalId> {
                                 format!("vertex id {i} does not fit 32 bits"),
                             ));
                         }
-                        OriginalId::Int(i) if numbered => end = end.max(i + 1),
+                        OriginalId::Int(i) if numbered && *i >= end => (end, end_line) = (i + 1, no),
+                        OriginalId::Int(_) if numbered => {}
                         _ => {
-                            added.insert(id);
+                            if added.insert(id) {
+                                if let Some(why) = new_id_problem(id) {
+                                    if g.vertex_of(id)?.is_none() {
+                                        return Err(Error::input_line(path, no, why));
+                                    }
+                                }
+                            }
                         }
                     }
+                }
+            }
+            if end > start {
+                if let Some(why) = g.growth_problem(end, edges.len() as u64) {
+                    return Err(Error::input_line(path, end_line, why));
                 }
             }
         }
@@ -361,7 +380,7 @@ impl Files<OriginalId> {
                 }
             }
         }
-        Ok(())
+        Ok(if numbered { end } else { 0 })
     }
 }
 
@@ -392,8 +411,16 @@ pub fn run(args: &UpdateArgs) -> Result<()> {
             }
         };
         let files = Files::read(args, optional_weight(&g), id)?;
-        files.check(args, &g)?;
+        let end = files.check(args, &g)?;
         add_vertices(args, &g)?;
+        let grow = end.saturating_sub(g.num_vertices() as u64);
+        if grow > 0 {
+            // The vertices the edges name past the end, as one batch before theirs.
+            g.add_vertices(grow as u32)?;
+            if args.ack {
+                println!("ack {}", g.last_seq());
+            }
+        }
         return apply(args, g, files);
     }
     // A vertex the graph will not have (after --add-vertices) is named by its file and line,
@@ -528,6 +555,9 @@ pub fn compact(args: &CompactArgs) -> Result<()> {
     }
     let g =
         WritableGraph::open(&args.graph, &write_options(&args.backend, "compact", Durability::PerBatch)?)?;
+    if let Some(line) = g.recovery().dropped_tail() {
+        println!("{line}");
+    }
     let (levels, start) = (g.num_levels(), Instant::now());
     let progress = CliProgress::new(false);
     progress.spinner(&format!("compacting {levels} level(s) of {}", args.graph.display()));

@@ -138,6 +138,15 @@ pub struct UpdateState {
     /// base (`update/label_log.rs`), when there are any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub labels_log: Option<LabelLogEntry>,
+    /// Every batch up to this was durable when a writer last closed the graph: the log (or the
+    /// checkpoint) must reach it, or batches were lost after they were acknowledged (a segment
+    /// removed or cut short). 0 when no writer closed the graph after a batch.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub closed_seq: u64,
+}
+
+fn is_zero(x: &u64) -> bool {
+    *x == 0
 }
 
 impl UpdateState {

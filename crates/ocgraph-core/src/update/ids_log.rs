@@ -42,6 +42,18 @@ pub const IDS_LOG: &str = "ids.log";
 /// a longer length field is a damaged record.
 pub(crate) const MAX_ID_BYTES: usize = 1 << 20;
 
+/// Why an update may not add a vertex named `id`, if it may not: a string id longer than
+/// [`MAX_ID_BYTES`].
+pub fn new_id_problem(id: &OriginalId) -> Option<String> {
+    match id {
+        OriginalId::Str(s) if s.len() > MAX_ID_BYTES => Some(format!(
+            "a new vertex's id of {} bytes: ids that updates add are at most {MAX_ID_BYTES} bytes",
+            s.len()
+        )),
+        _ => None,
+    }
+}
+
 /// The ids of the vertices added after the base, and the log that keeps them.
 pub(crate) struct AddedIds {
     path: PathBuf,

@@ -13,8 +13,6 @@
 //! `a` to `b` (`u32::MAX`: none). No count is stored, so a file can be written as a stream; a
 //! length that is not `8 + 13 k` is a torn last item, an error naming its offset.
 
-use std::fs::File;
-use std::io::Read;
 use std::path::Path;
 
 use super::wal_frame::{WalItem, ITEM_LEN};
@@ -24,22 +22,23 @@ use crate::format::OutputFile;
 /// The 8 bytes that open a binary update file.
 pub const UPDATE_FILE_MAGIC: &[u8; 8] = b"OCUPDAT1";
 
-/// Whether the file at `path` is a binary update file (it opens with [`UPDATE_FILE_MAGIC`]).
-pub fn is_update_file(path: &Path) -> Result<bool> {
-    let mut f = File::open(path).map_err(|e| Error::io(path, "open", e))?;
-    let mut head = [0u8; 8];
-    match f.read_exact(&mut head) {
-        Ok(()) => Ok(&head == UPDATE_FILE_MAGIC),
-        Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => Ok(false),
-        Err(e) => Err(Error::io(path, "read", e)),
-    }
+/// Whether `bytes` (a file's first bytes, or all of them) open a binary update file
+/// ([`UPDATE_FILE_MAGIC`]).
+pub fn is_update_file(bytes: &[u8]) -> bool {
+    bytes.starts_with(UPDATE_FILE_MAGIC)
 }
 
 /// The items of the binary update file at `path`, each with its byte offset (for errors about
 /// its content). Errors name the file and the offset of a torn or unknown item.
 pub fn read_update_file(path: &Path) -> Result<Vec<(u64, WalItem)>> {
     let bytes = std::fs::read(path).map_err(|e| Error::io(path, "read", e))?;
-    if bytes.len() < UPDATE_FILE_MAGIC.len() || &bytes[..8] != UPDATE_FILE_MAGIC {
+    update_file_items(path, &bytes)
+}
+
+/// [`read_update_file`] on `bytes`, the whole file at `path` read already (once: a pipe cannot
+/// be read again).
+pub fn update_file_items(path: &Path, bytes: &[u8]) -> Result<Vec<(u64, WalItem)>> {
+    if !is_update_file(bytes) {
         return Err(Error::format(path, "not a binary update file (it does not open with \"OCUPDAT1\")"));
     }
     let body = &bytes[8..];
@@ -110,7 +109,7 @@ mod tests {
             w.push(it).unwrap();
         }
         w.finish().unwrap();
-        assert!(is_update_file(&path).unwrap());
+        assert!(is_update_file(&std::fs::read(&path).unwrap()));
         let got = read_update_file(&path).unwrap();
         let offsets: Vec<u64> = (0..items.len() as u64).map(|i| 8 + 13 * i).collect();
         assert_eq!(got.iter().map(|g| g.0).collect::<Vec<_>>(), offsets);
@@ -126,7 +125,6 @@ mod tests {
         std::fs::write(&path, &bad).unwrap();
         let e = read_update_file(&path).unwrap_err().to_string();
         assert!(e.contains("21") && e.contains("op code 42"), "{e}");
-        std::fs::write(&path, "+ 1 2\n").unwrap();
-        assert!(!is_update_file(&path).unwrap());
+        assert!(!is_update_file(b"+ 1 2\n"));
     }
 }

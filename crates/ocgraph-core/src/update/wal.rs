@@ -19,6 +19,10 @@
 //!   an error naming the segment and byte offset. A batch the caller cannot replay for want of
 //!   its side data ([`Replay::Missing`]) ends the replay the same way when its frame was written
 //!   under [`Durability::None`] (flagged [`FLAG_UNSYNCED`]), and is an error otherwise.
+//! - **Reach**: the manifest records the last batch durable when a writer closed the graph
+//!   (`closed_seq`). A log that ends before it, or whose frame for a batch up to it does not
+//!   decode, lost acknowledged batches after that close (a segment removed, or cut even at a
+//!   frame boundary, which a crash never does to synced frames): an error, and nothing is cut.
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
@@ -192,15 +196,17 @@ impl Wal {
     /// number above `checkpoint` through `apply` (in order; its arguments are the sequence number,
     /// the items, and whether the frame was written under durability `none`, [`FLAG_UNSYNCED`]),
     /// truncates a torn tail, and appends to the last segment when it is empty, else to a new one
-    /// (empty older segments are deleted).
+    /// (empty older segments are deleted). Batches up to `closed` were durable when a writer
+    /// last closed the log: a log that ends before one of them is an error (see the module
+    /// docs), and nothing is truncated then.
     pub fn open(
         dir: &Path,
         opts: WalOptions,
         fs: Arc<dyn LogFs>,
-        checkpoint: u64,
+        (checkpoint, closed): (u64, u64),
         apply: impl FnMut(u64, &[WalItem], bool) -> Result<Replay>,
     ) -> Result<(Wal, RecoveryReport)> {
-        Self::open_mode(dir, opts, fs, checkpoint, apply, true)
+        Self::open_mode(dir, opts, fs, (checkpoint, closed), apply, true)
     }
 
     /// [`Wal::open`] for a reader, which must change nothing a writer may be using at the same
@@ -210,17 +216,17 @@ impl Wal {
     pub(crate) fn open_for_reading(
         dir: &Path,
         opts: WalOptions,
-        checkpoint: u64,
+        bounds: (u64, u64),
         apply: impl FnMut(u64, &[WalItem], bool) -> Result<Replay>,
     ) -> Result<(Wal, RecoveryReport)> {
-        Self::open_mode(dir, opts, Arc::new(ReadOnlyLogFs), checkpoint, apply, false)
+        Self::open_mode(dir, opts, Arc::new(ReadOnlyLogFs), bounds, apply, false)
     }
 
     fn open_mode(
         dir: &Path,
         opts: WalOptions,
         fs: Arc<dyn LogFs>,
-        checkpoint: u64,
+        (checkpoint, closed): (u64, u64),
         mut apply: impl FnMut(u64, &[WalItem], bool) -> Result<Replay>,
         recover: bool,
     ) -> Result<(Wal, RecoveryReport)> {
@@ -311,6 +317,17 @@ impl Wal {
                     Decoded::Truncated => "frame cut short".to_string(),
                     Decoded::Invalid(msg) => msg,
                 };
+                let next = prev.max(checkpoint) + 1;
+                if next <= closed {
+                    return Err(Error::Format {
+                        path: path.clone(),
+                        offset: Some(pos as u64),
+                        msg: format!(
+                            "batch {next} was durable when the graph was last closed (batches up to \
+                             {closed}), but its frame here cannot be replayed ({problem}); refusing to drop it"
+                        ),
+                    });
+                }
                 let later_data =
                     segs[i + 1..].iter().any(|(_, p)| std::fs::metadata(p).is_ok_and(|m| m.len() > 0));
                 // Later batches of an unsynced one's segment were written after it with no sync
@@ -339,6 +356,15 @@ impl Wal {
         report.last_seq = prev;
         // Batches up to the checkpoint are durable in the levels even when their segments are gone.
         let prev = prev.max(checkpoint);
+        if prev < closed {
+            return Err(Error::format(
+                dir,
+                format!(
+                    "the log ends at batch {prev}, but batches up to {closed} were durable when the graph \
+                     was last closed: a segment was removed or cut short"
+                ),
+            ));
+        }
         // Appends go to the last segment when it is empty (an open without updates, or a torn
         // tail truncated to nothing), so repeated opens do not pile up segments; a segment with
         // data is left as it is and a new one started. Empty segments before it hold nothing
@@ -548,7 +574,7 @@ mod tests {
     use crate::update::StdLogFs;
 
     fn open(dir: &Path, replayed: &mut Vec<u64>) -> Wal {
-        let (wal, _) = Wal::open(dir, WalOptions::default(), Arc::new(StdLogFs), 0, |seq, _, _| {
+        let (wal, _) = Wal::open(dir, WalOptions::default(), Arc::new(StdLogFs), (0, 0), |seq, _, _| {
             replayed.push(seq);
             Ok(Replay::Applied)
         })

@@ -24,7 +24,7 @@ use parking_lot::Mutex;
 use super::apply::{apply, plan, record, validate};
 use super::compact::write_base;
 use super::delta::DeltaLog;
-use super::ids_log::{named_vertices, AddedIds, IDS_LOG, MAX_ID_BYTES};
+use super::ids_log::{named_vertices, new_id_problem, AddedIds, IDS_LOG};
 use super::label_log::{is_label_log, LabelHistory, LabelLog, ViewLabels};
 use super::level::{write_level, Level, SideOps};
 use super::log_file::{LogFs, StdLogFs};
@@ -527,9 +527,9 @@ impl WritableGraph {
             Ok(Replay::Applied)
         };
         let (wal, recovery) = if writer {
-            Wal::open(&wal_dir, wal_opts, fs, up.checkpoint_seq, replay)?
+            Wal::open(&wal_dir, wal_opts, fs, (up.checkpoint_seq, up.closed_seq), replay)?
         } else {
-            Wal::open_for_reading(&wal_dir, wal_opts, up.checkpoint_seq, replay)?
+            Wal::open_for_reading(&wal_dir, wal_opts, (up.checkpoint_seq, up.closed_seq), replay)?
         };
         let next_seq = recovery.last_seq.max(up.checkpoint_seq) + 1;
         view.upto = next_seq - 1;
@@ -714,6 +714,24 @@ impl WritableGraph {
         graph.ids()?.with_added(&added)
     }
 
+    /// Why a batch of `edges` new edges may not grow this graph, whose ids are vertex numbers,
+    /// to `end` vertices, if it may not: the graph would then be mostly empty vertices by the
+    /// import's rule ([`sparse_ids_problem`]); that growth is asked for with `add_vertices` first.
+    pub fn growth_problem(&self, end: u64, edges: u64) -> Option<String> {
+        let n = self.num_vertices() as u64;
+        let edges = self.snapshot().num_edges() + edges;
+        (end > n && sparse_ids_problem(end, edges, self.is_directed()).is_some()).then(|| {
+            format!(
+                "vertex id {} would grow the graph from {n} to {end} vertices for {edges} edges, \
+                 mostly empty vertices (whose offsets a compaction writes, and whose values every \
+                 kernel allocates); add them first with add_vertices({}) (`ocgraph update \
+                 --add-vertices`) if that is meant",
+                end - 1,
+                end - n
+            )
+        })
+    }
+
     /// Looks up `ids` (under the names lock). With `create`, unknown ids get new vertices:
     /// on relabelled graphs one per distinct unknown id, numbered in order of first
     /// appearance; on identity graphs an integer id `i` past the end adds vertices up to `i`,
@@ -744,18 +762,8 @@ impl WritableGraph {
                 };
                 out.vertices.push(v);
             }
-            if end > n {
-                let edges = self.snapshot().num_edges() + ids.len() as u64 / 2;
-                if sparse_ids_problem(end, edges, self.is_directed()).is_some() {
-                    return Err(Error::invalid(format!(
-                        "vertex id {} would grow the graph from {n} to {end} vertices for {edges} \
-                         edges, mostly empty vertices (whose offsets a compaction writes, and whose \
-                         values every kernel allocates); add them first with add_vertices({}) \
-                         (`ocgraph update --add-vertices`) if that is meant",
-                        end - 1,
-                        end - n
-                    )));
-                }
+            if let Some(why) = self.growth_problem(end, ids.len() as u64 / 2) {
+                return Err(Error::invalid(why));
             }
             out.new_count = (end - n) as u32;
             return Ok(out);
@@ -778,14 +786,8 @@ impl WritableGraph {
             let v = match known {
                 Some(v) => Some(v),
                 None if create => {
-                    if let OriginalId::Str(s) = id {
-                        if s.len() > MAX_ID_BYTES {
-                            return Err(Error::invalid(format!(
-                                "a new vertex's id of {} bytes: ids that updates add are at most {} bytes",
-                                s.len(),
-                                MAX_ID_BYTES
-                            )));
-                        }
+                    if let Some(why) = new_id_problem(id) {
+                        return Err(Error::invalid(why));
                     }
                     let next = n + fresh.len() as u64;
                     if next >= u32::MAX as u64 {
@@ -1087,6 +1089,7 @@ impl WritableGraph {
         let last = st.next_seq - 1;
         drop(st);
         self.shared.wal.sync_to(last)?;
+        self.shared.record_closed(last)?;
         // Snapshots taken from this handle may outlive it; the next writer need not wait.
         self.shared.writer_lock.lock().take();
         Ok(())
@@ -1296,6 +1299,31 @@ impl Shared {
     ///
     /// A failure leaves the frozen deltas in place (and the WAL segments): the next freeze
     /// includes them.
+    /// Records in the manifest that the batches up to `last` are durable as this writer closes
+    /// (`UpdateState::closed_seq`), so that an open finding the log cut short before them
+    /// refuses it instead of dropping them as a crash's torn tail. A reader's handle, a closed
+    /// graph with nothing new, and a directory moved since the open (its manifest is not this
+    /// handle's to write) record nothing.
+    fn record_closed(&self, last: u64) -> Result<()> {
+        if self.writer_lock.lock().is_none() || self.check_directory().is_err() {
+            return Ok(());
+        }
+        let mut st = self.state.lock();
+        if last <= st.manifest.updates.as_ref().map_or(0, |u| u.closed_seq) {
+            return Ok(());
+        }
+        let mut manifest = st.manifest.clone();
+        let n0 = manifest.num_vertices;
+        let base_simple = Some(!st.view.dedup_base);
+        manifest
+            .updates
+            .get_or_insert_with(|| UpdateState { base_simple, ..UpdateState::fresh(n0) })
+            .closed_seq = last;
+        manifest.write_atomic(&self.dir)?;
+        st.manifest = manifest;
+        Ok(())
+    }
+
     fn freeze_held(&self, only_if_over: bool) -> Result<bool> {
         let (frozen, seq, n, segment, id, directed, weighted) = {
             let mut st = self.state.lock();
@@ -1308,14 +1336,10 @@ impl Shared {
             }
             let n0 = st.manifest.num_vertices;
             let base_simple = Some(!st.view.dedup_base);
-            let up = st.manifest.updates.get_or_insert_with(|| UpdateState {
-                checkpoint_seq: 0,
-                num_vertices: n0,
-                levels: Vec::new(),
-                next_file_id: 1,
-                base_simple,
-                labels_log: None,
-            });
+            let up = st
+                .manifest
+                .updates
+                .get_or_insert_with(|| UpdateState { base_simple, ..UpdateState::fresh(n0) });
             if seq == up.checkpoint_seq {
                 return Ok(false);
             }
