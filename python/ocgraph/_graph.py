@@ -703,13 +703,22 @@ def _original_ids(ids: Any, what: str) -> list[Any]:
     vertex)."""
     if np.ma.isMaskedArray(ids):
         ids = unmasked(what, ids)  # ``item()`` would give the value under a mask
+    if isinstance(ids, (set, frozenset, dict)) or type(ids).__name__ == "DataFrame":
+        # Unordered, or iterated by keys or column names: not a sequence of ids to pair up.
+        kind = type(ids).__name__
+        raise InvalidArgumentError(f"{what}: give the ids as a list, tuple or array, not a {kind}")
     if isinstance(ids, np.ndarray) and ids.ndim == 0:
-        return [ids.item()]
-    if isinstance(ids, (str, bytes, bytearray)) or not hasattr(ids, "__iter__"):
-        return [ids]
-    if hasattr(ids, "to_pylist"):  # an Arrow array: its scalars are not str or int
-        return ids.to_pylist()
-    return list(ids)
+        out = [ids.item()]
+    elif isinstance(ids, (str, bytes, bytearray)) or not hasattr(ids, "__iter__"):
+        out = [ids]
+    elif hasattr(ids, "to_pylist"):  # an Arrow array: its scalars are not str or int
+        out = ids.to_pylist()
+    else:
+        out = list(ids)
+    for x in out:
+        if isinstance(x, (bool, np.bool_)):  # an int to Python, but no id
+            raise InvalidArgumentError(f"{what}: an original id is an int or a str, got {x!r}")
+    return out
 
 
 def _by_original(ids: str) -> bool:

@@ -24,6 +24,7 @@ def by_vertex(values: Any, original_ids: Callable[[], Any], what: str, missing: 
     ids = original_ids()
     import pandas as pd
 
+    values = values.set_axis(_exact_index(values.index, what))
     index = pd.Index(ids)
     if missing is not None:
         if not values.index.is_unique:
@@ -46,6 +47,30 @@ def by_vertex(values: Any, original_ids: Callable[[], Any], what: str, missing: 
             f"{what}: the Series has no value for the vertex of original id {index[absent][0]!r}"
         )
     return values.reindex(index).to_numpy()
+
+
+def _exact_index(index: Any, what: str) -> Any:
+    """``index`` with float labels as the integers they hold. pandas compares integer ids with a
+    float index as float64, so a label from 2**53 on would match every id that rounds to it (and an
+    index turns float as soon as a merge brings a NaN in): such a label, or one that is not a
+    whole number, is refused. Boolean labels are refused too (pandas equates True with 1)."""
+    import pandas as pd
+
+    if pd.api.types.is_bool_dtype(index.dtype) or (
+        index.dtype == object and any(isinstance(x, (bool, np.bool_)) for x in index)
+    ):
+        raise InvalidArgumentError(f"{what}: the Series is indexed by booleans, not original ids")
+    if not pd.api.types.is_float_dtype(index.dtype):
+        return index
+    a = index.to_numpy(dtype=np.float64)
+    bad = ~np.isfinite(a) | (a != np.floor(a)) | (np.abs(a) >= 2.0**53)
+    if bad.any():
+        raise InvalidArgumentError(
+            f"{what}: the Series names {a[bad][0]!r}, which a float index cannot hold as an exact "
+            "integer id (a float from 2**53 on may stand for several ids; below it, only whole "
+            "numbers are ids); index it by integers"
+        )
+    return pd.Index(a.astype(np.int64))
 
 
 def personalization_vector(personalization: Any, n: int) -> np.ndarray:

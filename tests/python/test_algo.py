@@ -262,6 +262,30 @@ def test_a_series_is_read_by_its_index(tmp_path):
         g.pagerank(personalization=pd.Series({"a": 1.0, "y": 1.0}))
 
 
+def test_a_float_or_boolean_series_index_matches_ids_exactly(tmp_path):
+    """pandas compares integer ids with a float index as float64: a label past 2**53 matched
+    every id that rounds to it, and a label naming no vertex gave its value to another one."""
+    pd = pytest.importorskip("pandas")
+    pa = pytest.importorskip("pyarrow")
+    a, b = 2**53, 2**53 + 1
+    src, dst = pa.array([a, b, 7], pa.uint64()), pa.array([b, 7, a], pa.uint64())
+    g = ocgraph.from_arrow(pa.table({"src": src, "dst": dst}), tmp_path / "g", relabel="sorted")
+    assert list(g.original_ids()) == [7, a, b]
+    with pytest.raises(ocgraph.InvalidArgumentError, match="exact integer id"):
+        g.pagerank(personalization=pd.Series([1.0], index=[float(a)]))
+    with pytest.raises(ocgraph.InvalidArgumentError, match="exact integer id"):
+        g.spmv(pd.Series([1.0, 10.0, 100.0], index=[7.0, float(a), float(a + 2)]))
+    with pytest.raises(ocgraph.InvalidArgumentError, match="indexed by booleans"):
+        g.pagerank(personalization=pd.Series([1.0], index=[True]))
+    # Whole floats up to 2**53 are the ids they hold (as a merge that brought a NaN in leaves
+    # an integer column), in any order.
+    h = ocgraph.from_edges([0, 1, 2, 2], [1, 2, 0, 3], tmp_path / "h")
+    x = pd.Series([3.0, 1.0, 2.0, 4.0], index=[2.0, 0.0, 1.0, 3.0])
+    np.testing.assert_allclose(h.spmv(x), h.spmv(np.array([1.0, 2.0, 3.0, 4.0])))
+    with pytest.raises(ocgraph.InvalidArgumentError, match="exact integer id"):
+        h.spmv(pd.Series([1.0, 2.0, 3.0, 4.0], index=[0.5, 1.0, 2.0, 3.0]))
+
+
 def test_argument_checks_name_the_argument(tmp_path):
     g = ocgraph.from_edges([0, 1], [1, 2], tmp_path / "g")
     with pytest.raises(ocgraph.InvalidArgumentError, match="to numbers, got 1: '1'"):

@@ -530,6 +530,13 @@ def test_arguments_that_hung_split_or_overflowed(tmp_path):
     g.remove_edges("ann", "dan", ids="original")
     with pytest.raises(ocgraph.InvalidArgumentError, match='give it as the string "1"'):
         g.remove_edges(1, 2, ids="original")
+    # True was taken as the id 1 (Python's bool is an int); sets, dicts and data frames paired
+    # ids in their iteration order, keys or column names.
+    with pytest.raises(ocgraph.InvalidArgumentError, match="src: an original id is an int or a str, got Tr"):
+        g.add_edges([True], ["ann"], ids="original")
+    for bad in ({"ann"}, {"ann": "bob"}, pd.DataFrame({"ann": ["bob"]})):
+        with pytest.raises(ocgraph.InvalidArgumentError, match="give the ids as a list, tuple or array"):
+            g.add_edges(bad, ["bob"], ids="original")
     assert (g.num_vertices, g.num_edges) == (4, 2)
     for bad in (2**63, -(2**63) - 1, 2**64):
         with pytest.raises(ocgraph.VertexError):
