@@ -12,9 +12,11 @@ pandas, Arrow and Parquet: :func:`from_pandas`, :func:`from_arrow`, :func:`from_
 :meth:`Graph.to_pandas`, :meth:`Graph.to_arrow`, :meth:`Graph.to_series` out (needs pyarrow).
 
 Vertex ids are ``0 .. num_vertices - 1``; arrays come back as numpy arrays. Every error the
-engine raises is an :class:`ocgraph.Error` (see :mod:`ocgraph._errors` for the hierarchy); an
-argument of the wrong Python type (a float where a vertex id goes) raises ``TypeError``, as
-Python functions do. Long-running calls release the GIL.
+engine raises is an :class:`ocgraph.Error` (see :mod:`ocgraph._errors` for the hierarchy). A
+lone argument of the wrong Python type (a float where one vertex id goes, as in
+``g.neighbors(1.5)``) raises ``TypeError``, as Python functions do; arrays of ids or weights
+whose values cannot be ids or weights (``g.add_edges([1.5], [2])``, and update calls given a lone
+float) raise :class:`InvalidArgumentError`. Long-running calls release the GIL.
 """
 
 from __future__ import annotations

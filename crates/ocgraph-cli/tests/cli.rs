@@ -287,7 +287,11 @@ fn relabel_then_export_original_ids() {
     got.sort();
     assert_eq!(got, ["1000 20", "20 7", "5000000000 20", "7 1000"]);
     // u64 ids do not fit u32 pairs.
-    fails(&["export", p(&g), p(&t.path().join("o.bin")), "--original-ids"], 2, &["5000000000"]);
+    fails(
+        &["export", p(&g), p(&t.path().join("o.bin")), "--original-ids"],
+        2,
+        &["5000000000", "export as Parquet"],
+    );
     assert!(!t.path().join("o.bin").exists());
 }
 

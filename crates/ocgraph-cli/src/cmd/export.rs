@@ -175,8 +175,14 @@ fn binary_id(ids: &IdLookup, v: Vertex, max: u64, path: &Path) -> Result<u64> {
     match ids.original(v) {
         OriginalId::Int(i) if i <= max => Ok(i),
         id => Err(Error::invalid(format!(
-            "{}: original id '{id}' of vertex {v} does not fit this binary format; export as text",
-            path.display()
+            "{}: original id {} of vertex {v} does not fit this binary format; export as Parquet, \
+             which holds every id (or as text, which holds ids without whitespace, commas or a \
+             leading # or %)",
+            path.display(),
+            match &id {
+                OriginalId::Int(i) => i.to_string(),
+                OriginalId::Str(s) => format!("\"{}\"", s.escape_debug()),
+            }
         ))),
     }
 }
