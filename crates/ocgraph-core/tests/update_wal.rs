@@ -519,6 +519,12 @@ fn batches_durable_at_close_are_never_dropped_as_a_torn_tail() {
         assert_eq!(std::fs::read(&segment).ok().as_deref(), bytes, "{what}: the open changed the log");
         assert!(ocgraph_core::format::check_graph(&dir).is_ok(), "the base itself is intact");
     }
+    // The whole log removed: refused, and the writer's open makes no new one.
+    let saved = tmp.path().join("wal.saved");
+    std::fs::rename(&wal_dir, &saved).unwrap();
+    let e = WritableGraph::open(&dir, &WriteOptions::default()).err().expect("refused").to_string();
+    assert!(e.contains("batches up to 2") && !wal_dir.exists(), "{e}");
+    std::fs::rename(&saved, &wal_dir).unwrap();
     // Restored, the log opens; bytes a crash left after the closed batches are a torn tail.
     let mut torn = full.clone();
     torn.extend_from_slice(&full[..first_frame - 3]);
@@ -536,4 +542,78 @@ fn batches_durable_at_close_are_never_dropped_as_a_torn_tail() {
     let g = WritableGraph::open(&dir, &WriteOptions::default()).unwrap();
     assert_eq!((g.snapshot().seq(), g.snapshot().out().degree(5)), (2, 0));
     g.close().unwrap();
+}
+
+/// A [`LogFs`] that remembers how much of each file an fsync covered, so that a test can cut
+/// every file back to that length: what a power loss leaves of data never fsynced.
+#[derive(Default, Clone)]
+struct PowerFs(Arc<std::sync::Mutex<std::collections::HashMap<PathBuf, u64>>>);
+struct PowerFile(Arc<dyn LogFile>, PathBuf, PowerFs);
+
+impl LogFs for PowerFs {
+    fn open(&self, path: &Path) -> io::Result<Arc<dyn LogFile>> {
+        let file = StdLogFs.open(path)?;
+        self.0.lock().unwrap().entry(path.to_path_buf()).or_insert(0);
+        Ok(Arc::new(PowerFile(file, path.to_path_buf(), self.clone())))
+    }
+}
+
+impl LogFile for PowerFile {
+    fn write_at(&self, buf: &[u8], offset: u64) -> io::Result<usize> {
+        self.0.write_at(buf, offset)
+    }
+    fn sync(&self) -> io::Result<()> {
+        self.0.sync()?;
+        let len = std::fs::metadata(&self.1)?.len();
+        self.2 .0.lock().unwrap().insert(self.1.clone(), len);
+        Ok(())
+    }
+    fn set_len(&self, len: u64) -> io::Result<()> {
+        self.0.set_len(len)
+    }
+}
+
+impl PowerFs {
+    /// The power loss: every file opened through this is cut to what its last fsync covered.
+    fn lose_power(&self) {
+        for (path, &len) in self.0.lock().unwrap().iter() {
+            if let Ok(f) = std::fs::OpenOptions::new().write(true).open(path) {
+                f.set_len(len.min(f.metadata().unwrap().len())).unwrap();
+            }
+        }
+    }
+}
+
+/// A writer that opens after another stopped without a sync (a crash under durability `none`)
+/// replays that writer's batches; its close records them as durable, so its open first makes
+/// them so. Before, an open and close with no batch of its own fsynced nothing, and a power
+/// loss then left a log every open refused (it ended before the batches the close recorded).
+/// Its own later batches, in a later segment, likewise no longer outlive earlier ones a power
+/// loss took (which left a gap in the log, refused as missing batches).
+#[test]
+fn a_writer_makes_the_batches_it_replays_durable_before_it_vouches_for_them() {
+    for own_batch in [false, true] {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("g");
+        edgeless_graph(&dir, 10);
+        let power = PowerFs::default();
+        let none = WriteOptions { durability: Durability::None, ..WriteOptions::default() };
+        let crashed = WritableGraph::open_with_log_fs(&dir, &none, Arc::new(power.clone())).unwrap();
+        crashed.add_edges(&[(1, 2)], None).unwrap();
+        crashed.add_edges(&[(3, 4)], None).unwrap();
+        drop(crashed); // no close: nothing was fsynced
+        let g =
+            WritableGraph::open_with_log_fs(&dir, &WriteOptions::default(), Arc::new(power.clone())).unwrap();
+        assert_eq!(g.snapshot().seq(), 2);
+        if own_batch {
+            g.add_edges(&[(5, 6)], None).unwrap(); // fsynced before it returns
+        }
+        g.close().unwrap();
+        power.lose_power();
+        let g = WritableGraph::open(&dir, &WriteOptions::default()).unwrap();
+        let s = g.snapshot();
+        let want = if own_batch { 3 } else { 2 };
+        assert_eq!((s.seq(), s.out().degree(1), s.out().degree(3)), (want, 1, 1), "own batch: {own_batch}");
+        g.close().unwrap();
+    }
 }

@@ -257,6 +257,13 @@ impl AddedIds {
         let keep = added.ids.len().min(want);
         if recover {
             added.truncate(keep)?;
+            // The names a writer that stopped without a sync appended may be only in the page
+            // cache: durable now, before this writer's own syncs (which cover what it
+            // appends) vouch for the batches that use them.
+            if added.len > 0 {
+                let synced = File::open(&added.path).and_then(|f| f.sync_data());
+                synced.map_err(|e| Error::io(&added.path, "fsync the id log", e))?;
+            }
         } else {
             added.forget_after(keep);
         }

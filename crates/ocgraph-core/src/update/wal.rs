@@ -18,7 +18,9 @@
 //!   truncated away and reported; an invalid frame followed by a valid one (mid-log corruption) is
 //!   an error naming the segment and byte offset. A batch the caller cannot replay for want of
 //!   its side data ([`Replay::Missing`]) ends the replay the same way when its frame was written
-//!   under [`Durability::None`] (flagged [`FLAG_UNSYNCED`]), and is an error otherwise.
+//!   under [`Durability::None`] (flagged [`FLAG_UNSYNCED`]), and is an error otherwise. A
+//!   writer's open then fsyncs every segment it replayed (a writer that stopped without a sync
+//!   may have left them in the page cache only): what it replayed is durable before it appends.
 //! - **Reach**: the manifest records the last batch durable when a writer closed the graph
 //!   (`closed_seq`). A log that ends before it, or whose frame for a batch up to it does not
 //!   decode, lost acknowledged batches after that close (a segment removed, or cut even at a
@@ -230,13 +232,6 @@ impl Wal {
         mut apply: impl FnMut(u64, &[WalItem], bool) -> Result<Replay>,
         recover: bool,
     ) -> Result<(Wal, RecoveryReport)> {
-        if !dir.is_dir() && recover {
-            std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, "create WAL directory", e))?;
-            fsync_dir(dir)?;
-            if let Some(parent) = dir.parent() {
-                fsync_dir(parent)?;
-            }
-        }
         let segs = if dir.is_dir() { list_segments(dir)? } else { Vec::new() };
         let mut report = RecoveryReport::default();
         let mut prev = 0u64;
@@ -364,6 +359,23 @@ impl Wal {
                      was last closed: a segment was removed or cut short"
                 ),
             ));
+        }
+        if recover {
+            if !dir.is_dir() {
+                std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, "create WAL directory", e))?;
+                fsync_dir(dir)?;
+                if let Some(parent) = dir.parent() {
+                    fsync_dir(parent)?;
+                }
+            }
+            // A writer that stopped without a sync may have left batches in the page cache
+            // only: durable now, since this writer counts every batch replayed as durable (its
+            // close records them, and its later batches go to a later segment, which must not
+            // outlive these).
+            for (_, path) in &segs {
+                let f = fs.open(path).map_err(|e| Error::io(path, "open", e))?;
+                f.sync().map_err(|e| Error::io(path, "fsync", e))?;
+            }
         }
         // Appends go to the last segment when it is empty (an open without updates, or a torn
         // tail truncated to nothing), so repeated opens do not pile up segments; a segment with
