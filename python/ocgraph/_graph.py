@@ -760,8 +760,9 @@ def open(
 ) -> Graph:
     """Opens the graph directory ``path``.
 
-    A graph that has updates (levels or a write-ahead log) opens at its latest durable state,
-    also read-only. With ``writable=True`` the graph takes updates (:meth:`Graph.add_edges`
+    A graph that has updates (levels or a write-ahead log) opens with every batch logged so
+    far, also read-only (while a writer runs, that may include a batch whose call has not
+    returned yet). With ``writable=True`` the graph takes updates (:meth:`Graph.add_edges`
     and friends); every read sees the updates made before it.
 
     Args:
