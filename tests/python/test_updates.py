@@ -315,6 +315,27 @@ def test_names_of_added_vertices_are_durable_before_a_sync_of_the_log(tmp_path):
         assert g.num_vertices == 22 and g.original_id(21) == "freeze9"
 
 
+def test_a_writer_after_a_crash_makes_what_it_replays_durable(tmp_path):
+    """A writer opening after a crash under durability="none" replayed batches that may be in
+    the page cache only, and its close, which fsynced nothing new, recorded them as durable: a
+    power loss then left a graph no open accepted. The open now fsyncs the log's segments and
+    the id log (counted with the fault shim)."""
+    ocgraph.from_pandas(pd.DataFrame({"src": ["a"], "dst": ["b"]}), tmp_path / "g").close()
+    crash = (
+        "import os, sys, ocgraph\n"
+        "g = ocgraph.open(sys.argv[1], writable=True, durability='none')\n"
+        "for i in range(5):\n"
+        "    g.add_edges(['a'], ['n' + str(i)], ids='original')\n"
+        "os._exit(0)\n"
+    )
+    subprocess.run([sys.executable, "-c", crash, str(tmp_path / "g")], check=True)
+    reopen = "import sys, ocgraph\nocgraph.open(sys.argv[1], writable=True).close()\n"
+    assert _fsyncs(tmp_path, reopen, tmp_path / "g", "wal", "/wal/0") >= 1
+    assert _fsyncs(tmp_path, reopen, tmp_path / "g", "ids", "ids.log") >= 1
+    with ocgraph.open(tmp_path / "g") as g:
+        assert g.num_vertices == 7 and g.original_id(6) == "n4"
+
+
 def test_a_writable_open_warns_when_it_drops_a_torn_tail_of_the_log(tmp_path):
     # A frame cut short after the batches the last writer closed with (what a crash leaves):
     # recovery drops it, as `ocgraph update` reports, and says so.

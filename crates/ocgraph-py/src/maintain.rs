@@ -51,7 +51,10 @@ impl PyMaintained {
             let guard = self.inner.lock().unwrap_or_else(|e| e.into_inner());
             Ok(guard.as_ref().map(|(w, m)| f(w, m)))
         })?;
-        done.ok_or_else(|| invalid(format!("{}: maintenance was stopped", self.name)))?.py()
+        done.ok_or_else(|| {
+            invalid(format!("{}: maintenance was stopped (by stop(), or as its graph was closed)", self.name))
+        })?
+        .py()
     }
 }
 
