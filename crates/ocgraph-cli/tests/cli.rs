@@ -680,6 +680,12 @@ fn update_applies_nothing_when_a_file_is_bad_and_acks_every_batch() {
         &["remove.txt:2", "vertex 999 is not in the graph (3 vertices)"],
     );
     assert_eq!(counts(&g), (2, 1));
+    std::fs::write(&remove, "0 1\n0 99999999999\n").unwrap();
+    fails(
+        &["update", p(&g), "--remove-edges", p(&remove)],
+        1,
+        &["remove.txt:2", "vertex 99999999999 is not in"],
+    );
     // Vertex 2 is named by --add-edges and exists once --add-vertices has run.
     std::fs::write(&remove, "0 1\n").unwrap();
     let out = ok(&[

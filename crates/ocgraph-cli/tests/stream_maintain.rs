@@ -376,6 +376,9 @@ fn update_files_past_the_vertex_limit_or_not_utf8_name_the_place() {
     refused(&u, "u.txt:3", "more than 4294967295 vertices");
     std::fs::write(&u, b"+ 0 1\n# fine\n+ 0 \xff\n").unwrap();
     refused(&u, "u.txt:3", "UTF-8");
+    // An id past 32 bits is out of range, not malformed (it was "bad vertex id").
+    std::fs::write(&u, "+ 0 1\n- 0 99999999999999\n").unwrap();
+    refused(&u, "u.txt:2", "vertex 99999999999999 out of range");
     let b = tmp.path().join("u.updates");
     let mut bytes = b"OCUPDAT1".to_vec();
     for count in [4294967275u32, 1] {

@@ -168,11 +168,12 @@ fn read_text_updates(path: &Path, bytes: &[u8], target: Target) -> Result<Vec<Wa
         let bad = |msg: String| Error::input_line(path, no, msg);
         let cols: Vec<&str> = text.split_whitespace().collect();
         let vertex = |c: &str| -> Result<Vertex> {
-            let v: Vertex = c.parse().map_err(|_| bad(format!("bad vertex id '{}'", c.escape_debug())))?;
-            if v as u64 >= n {
+            // Read as u64 first, so that an id past 32 bits is out of range, not malformed.
+            let v: u64 = c.parse().map_err(|_| bad(format!("bad vertex id '{}'", c.escape_debug())))?;
+            if v >= n {
                 return Err(bad(format!("vertex {v} out of range (the graph has {n} vertices here)")));
             }
-            Ok(v)
+            Ok(v as Vertex)
         };
         let item = match (cols[0], cols.len()) {
             ("+", 3 | 4) => {

@@ -431,8 +431,9 @@ pub fn run(args: &UpdateArgs) -> Result<()> {
     } else {
         " (the graph keeps original ids: --original-ids names vertices by them)"
     };
-    let vertex = |c: &str| match c.parse::<Vertex>() {
-        Ok(v) if (v as usize) < n => Ok(v),
+    // Read as u64 first, so that an id past 32 bits is not in the graph, not malformed.
+    let vertex = |c: &str| match c.parse::<u64>() {
+        Ok(v) if v < n as u64 => Ok(v as Vertex),
         Ok(v) => Err(format!("vertex {v} is not in the graph ({n} vertices){hint}")),
         Err(_) => Err(format!("bad vertex id '{c}'{hint}")),
     };
