@@ -754,7 +754,13 @@ fn update_applies_nothing_when_a_file_is_bad_and_acks_every_batch() {
     fails(
         &["update", p(&g), "--original-ids", "--add-edges", p(&add), "--batch-size", "1"],
         1,
-        &["add.txt:3", "would grow the graph", "--add-vertices"],
+        &["add.txt:3", "would grow the graph from 5 to 50000001", "add_vertices(49999996)"],
+    );
+    // With --add-vertices, from the count after those.
+    fails(
+        &["update", p(&g), "--original-ids", "--add-vertices", "4", "--add-edges", p(&add)],
+        1,
+        &["add.txt:3", "would grow the graph from 9 to 50000001", "add_vertices(49999992)"],
     );
     assert_eq!(counts(&g), (5, 1));
     std::fs::write(&add, format!("a c\nb {}\n", "x".repeat((1 << 20) + 1))).unwrap();
@@ -768,8 +774,10 @@ fn update_applies_nothing_when_a_file_is_bad_and_acks_every_batch() {
     // refused for it: 8 vertices and 3 edges by ids past the end, one edge a batch.
     std::fs::write(&add, "7 6\n0 5\n1 6\n").unwrap();
     let out = ok(&["update", p(&g), "--original-ids", "--add-edges", p(&add), "--batch-size", "1", "--ack"]);
-    let acks = String::from_utf8(out.stdout).unwrap().lines().filter(|l| l.starts_with("ack ")).count();
+    let said = String::from_utf8(out.stdout).unwrap();
+    let acks = said.lines().filter(|l| l.starts_with("ack ")).count();
     assert_eq!((counts(&g), acks), ((8, 4), 4));
+    assert!(said.contains("new vertices 3"), "{said}");
     // Writing commands take no --trace; --stats prints the I/O statistics.
     fails(
         &["update", p(&g), "--add-edges", p(&remove), "--trace", p(&t.path().join("t.bin"))],

@@ -355,7 +355,7 @@ impl Files<OriginalId> {
                 }
             }
             if end > start {
-                if let Some(why) = g.growth_problem(end, edges.len() as u64) {
+                if let Some(why) = g.growth_problem(start, end, edges.len() as u64) {
                     return Err(Error::input_line(path, end_line, why));
                 }
             }
@@ -421,7 +421,7 @@ pub fn run(args: &UpdateArgs) -> Result<()> {
                 println!("ack {}", g.last_seq());
             }
         }
-        return apply(args, g, files);
+        return apply(args, g, files, grow as usize);
     }
     // A vertex the graph will not have (after --add-vertices) is named by its file and line,
     // as in `stream`.
@@ -439,7 +439,7 @@ pub fn run(args: &UpdateArgs) -> Result<()> {
     };
     let files = Files::read(args, optional_weight(&g), vertex)?;
     add_vertices(args, &g)?;
-    apply(args, g, files)
+    apply(args, g, files, 0)
 }
 
 /// `--add-vertices` (the first batch, acknowledged as the others).
@@ -505,11 +505,13 @@ impl UpdateIds for OriginalId {
     }
 }
 
-/// Applies the checked `files` in their order, in batches.
-fn apply<I: UpdateIds>(args: &UpdateArgs, g: WritableGraph, files: Files<I>) -> Result<()> {
+/// Applies the checked `files` in their order, in batches; `grown` vertices were added for the
+/// edges of `--add-edges` in a batch before theirs (counted as theirs).
+fn apply<I: UpdateIds>(args: &UpdateArgs, g: WritableGraph, files: Files<I>, grown: usize) -> Result<()> {
     let (size, ack) = (args.batch_size, args.ack);
     if let Some((edges, weights)) = &files.add_edges {
-        let before = g.num_vertices();
+        // The vertices grown for these edges in a batch before theirs are theirs too.
+        let before = g.num_vertices() - grown;
         batched("added edges", edges, size, ack, g.last_seq(), |chunk, at| {
             let w = g.is_weighted().then(|| &weights[at..at + chunk.len()]);
             I::add_edges(&g, chunk, w)

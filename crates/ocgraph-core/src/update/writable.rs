@@ -715,10 +715,10 @@ impl WritableGraph {
     }
 
     /// Why a batch of `edges` new edges may not grow this graph, whose ids are vertex numbers,
-    /// to `end` vertices, if it may not: the graph would then be mostly empty vertices by the
-    /// import's rule ([`sparse_ids_problem`]); that growth is asked for with `add_vertices` first.
-    pub fn growth_problem(&self, end: u64, edges: u64) -> Option<String> {
-        let n = self.num_vertices() as u64;
+    /// from `n` vertices (its count now, or after vertices the caller adds first) to `end`, if
+    /// it may not: the graph would then be mostly empty vertices by the import's rule
+    /// ([`sparse_ids_problem`]); that growth is asked for with `add_vertices` first.
+    pub fn growth_problem(&self, n: u64, end: u64, edges: u64) -> Option<String> {
         let edges = self.snapshot().num_edges() + edges;
         (end > n && sparse_ids_problem(end, edges, self.is_directed()).is_some()).then(|| {
             format!(
@@ -762,7 +762,7 @@ impl WritableGraph {
                 };
                 out.vertices.push(v);
             }
-            if let Some(why) = self.growth_problem(end, ids.len() as u64 / 2) {
+            if let Some(why) = self.growth_problem(n, end, ids.len() as u64 / 2) {
                 return Err(Error::invalid(why));
             }
             out.new_count = (end - n) as u32;
