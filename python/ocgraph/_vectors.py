@@ -60,17 +60,27 @@ def _exact_index(index: Any, what: str) -> Any:
         index.dtype == object and any(isinstance(x, (bool, np.bool_)) for x in index)
     ):
         raise InvalidArgumentError(f"{what}: the Series is indexed by booleans, not original ids")
-    if not pd.api.types.is_float_dtype(index.dtype):
-        return index
-    a = index.to_numpy(dtype=np.float64)
-    bad = ~np.isfinite(a) | (a != np.floor(a)) | (np.abs(a) >= 2.0**53)
-    if bad.any():
+    if pd.api.types.is_float_dtype(index.dtype):
+        a = index.to_numpy(dtype=np.float64)
+        bad = ~np.isfinite(a) | (a != np.floor(a)) | (np.abs(a) >= 2.0**53)
+        if bad.any():
+            _exact_int(a[bad][0], what)
+        return pd.Index(a.astype(np.int64))
+    if index.dtype == object and any(isinstance(x, (float, np.floating)) for x in index):
+        # Floats among other labels (an object index): each as the integer it holds.
+        return pd.Index([_exact_int(x, what) if isinstance(x, (float, np.floating)) else x for x in index])
+    return index
+
+
+def _exact_int(x: float, what: str) -> int:
+    """The integer the float label ``x`` holds exactly, or the error of :func:`_exact_index`."""
+    if not np.isfinite(x) or x != np.floor(x) or abs(x) >= 2.0**53:
         raise InvalidArgumentError(
-            f"{what}: the Series names {a[bad][0]!r}, which a float index cannot hold as an exact "
+            f"{what}: the Series names {float(x)!r}, which a float cannot hold as an exact "
             "integer id (a float from 2**53 on may stand for several ids; below it, only whole "
             "numbers are ids); index it by integers"
         )
-    return pd.Index(a.astype(np.int64))
+    return int(x)
 
 
 def personalization_vector(personalization: Any, n: int) -> np.ndarray:

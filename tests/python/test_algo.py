@@ -275,6 +275,8 @@ def test_a_float_or_boolean_series_index_matches_ids_exactly(tmp_path):
         g.pagerank(personalization=pd.Series([1.0], index=[float(a)]))
     with pytest.raises(ocgraph.InvalidArgumentError, match="exact integer id"):
         g.spmv(pd.Series([1.0, 10.0, 100.0], index=[7.0, float(a), float(a + 2)]))
+    with pytest.raises(ocgraph.InvalidArgumentError, match="exact integer id"):
+        g.pagerank(personalization=pd.Series([1.0, 1.0], index=pd.Index([7, float(a)], dtype=object)))
     with pytest.raises(ocgraph.InvalidArgumentError, match="indexed by booleans"):
         g.pagerank(personalization=pd.Series([1.0], index=[True]))
     # Whole floats up to 2**53 are the ids they hold (as a merge that brought a NaN in leaves
