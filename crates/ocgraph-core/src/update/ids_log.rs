@@ -258,12 +258,10 @@ impl AddedIds {
         if recover {
             added.truncate(keep)?;
             // The names a writer that stopped without a sync appended may be only in the page
-            // cache: durable now, before this writer's own syncs (which cover what it
-            // appends) vouch for the batches that use them.
-            if added.len > 0 {
-                let synced = File::open(&added.path).and_then(|f| f.sync_data());
-                synced.map_err(|e| Error::io(&added.path, "fsync the id log", e))?;
-            }
+            // cache: pending like this writer's own, and made durable now, before its syncs
+            // (which cover what it appends) vouch for the batches that use them.
+            added.pending.dirty.store(added.len > 0, Ordering::Release);
+            added.pending.sync()?;
         } else {
             added.forget_after(keep);
         }

@@ -38,9 +38,7 @@ pub use memory_delta::MemoryDelta;
 pub use paged_delta::{PagedDelta, PagedDeltaOptions};
 pub use snapshot::{Snapshot, SnapshotDirection};
 pub use stream::{BatchChanges, ChangeSubscriber, EdgeChange, SubscriptionId};
-pub use update_file::{
-    is_update_file, read_update_file, update_file_items, UpdateFileWriter, UPDATE_FILE_MAGIC,
-};
+pub use update_file::{is_update_file, update_file_items, UpdateFileWriter, UPDATE_FILE_MAGIC};
 pub use wal::{Durability, RecoveryReport, Replay, Wal, WalOptions};
 pub use wal_frame::WalItem;
 pub(crate) use writable::{lock_for_replacing, lock_for_writing, removing_leftovers_on_error};

@@ -28,15 +28,9 @@ pub fn is_update_file(bytes: &[u8]) -> bool {
     bytes.starts_with(UPDATE_FILE_MAGIC)
 }
 
-/// The items of the binary update file at `path`, each with its byte offset (for errors about
-/// its content). Errors name the file and the offset of a torn or unknown item.
-pub fn read_update_file(path: &Path) -> Result<Vec<(u64, WalItem)>> {
-    let bytes = std::fs::read(path).map_err(|e| Error::io(path, "read", e))?;
-    update_file_items(path, &bytes)
-}
-
-/// [`read_update_file`] on `bytes`, the whole file at `path` read already (once: a pipe cannot
-/// be read again).
+/// The items of the binary update file at `path`, whose whole content is `bytes` (read once by
+/// the caller: a pipe cannot be read again), each with its byte offset (for errors about its
+/// content). Errors name the file and the offset of a torn or unknown item.
 pub fn update_file_items(path: &Path, bytes: &[u8]) -> Result<Vec<(u64, WalItem)>> {
     if !is_update_file(bytes) {
         return Err(Error::format(path, "not a binary update file (it does not open with \"OCUPDAT1\")"));
@@ -110,7 +104,7 @@ mod tests {
         }
         w.finish().unwrap();
         assert!(is_update_file(&std::fs::read(&path).unwrap()));
-        let got = read_update_file(&path).unwrap();
+        let got = update_file_items(&path, &std::fs::read(&path).unwrap()).unwrap();
         let offsets: Vec<u64> = (0..items.len() as u64).map(|i| 8 + 13 * i).collect();
         assert_eq!(got.iter().map(|g| g.0).collect::<Vec<_>>(), offsets);
         assert_eq!(got.iter().map(|g| g.1).collect::<Vec<_>>(), items);
@@ -118,12 +112,12 @@ mod tests {
         // A torn last item, an unknown op code, a text file.
         let bytes = std::fs::read(&path).unwrap();
         std::fs::write(&path, &bytes[..bytes.len() - 3]).unwrap();
-        let e = read_update_file(&path).unwrap_err().to_string();
+        let e = update_file_items(&path, &std::fs::read(&path).unwrap()).unwrap_err().to_string();
         assert!(e.contains("u.bin") && e.contains(&(8 + 13 * 5).to_string()) && e.contains("torn"), "{e}");
         let mut bad = bytes.clone();
         bad[8 + 13] = 42;
         std::fs::write(&path, &bad).unwrap();
-        let e = read_update_file(&path).unwrap_err().to_string();
+        let e = update_file_items(&path, &std::fs::read(&path).unwrap()).unwrap_err().to_string();
         assert!(e.contains("21") && e.contains("op code 42"), "{e}");
         assert!(!is_update_file(b"+ 1 2\n"));
     }

@@ -322,6 +322,15 @@ fn remove_strays(dir: &Path, m: &Manifest) -> Result<()> {
     Ok(())
 }
 
+/// `manifest`'s update state, a fresh one over its base when it has none yet (the base simple
+/// unless the view reads it with repeated arcs collapsed, `dedup_base`).
+fn update_state(manifest: &mut Manifest, dedup_base: bool) -> &mut UpdateState {
+    let n = manifest.num_vertices;
+    manifest
+        .updates
+        .get_or_insert_with(|| UpdateState { base_simple: Some(!dedup_base), ..UpdateState::fresh(n) })
+}
+
 /// Checks the vertex counts the levels' headers record against the manifest's update state:
 /// they never fall, start at the base's or above, and the checkpoint's count is the last
 /// level's (the base's when no level is left), so every kernel sizes its arrays to the vertices
@@ -1313,12 +1322,7 @@ impl Shared {
             return Ok(());
         }
         let mut manifest = st.manifest.clone();
-        let n0 = manifest.num_vertices;
-        let base_simple = Some(!st.view.dedup_base);
-        manifest
-            .updates
-            .get_or_insert_with(|| UpdateState { base_simple, ..UpdateState::fresh(n0) })
-            .closed_seq = last;
+        update_state(&mut manifest, st.view.dedup_base).closed_seq = last;
         manifest.write_atomic(&self.dir)?;
         st.manifest = manifest;
         Ok(())
@@ -1334,12 +1338,8 @@ impl Shared {
             if only_if_over && bytes <= self.opts.freeze_threshold {
                 return Ok(false);
             }
-            let n0 = st.manifest.num_vertices;
-            let base_simple = Some(!st.view.dedup_base);
-            let up = st
-                .manifest
-                .updates
-                .get_or_insert_with(|| UpdateState { base_simple, ..UpdateState::fresh(n0) });
+            let dedup_base = st.view.dedup_base;
+            let up = update_state(&mut st.manifest, dedup_base);
             if seq == up.checkpoint_seq {
                 return Ok(false);
             }
