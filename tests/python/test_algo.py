@@ -227,6 +227,33 @@ def test_pagerank_with_extreme_weights_on_a_graph_of_float32_contributions(tmp_p
         np.testing.assert_allclose(m.result()[:5], want[:5], rtol=1e-3)
 
 
+def test_pagerank_with_float32_contributions_sums_to_one_and_keeps_networkx_iterates(tmp_path):
+    """From 65,536 vertices the contributions are float32 (at tolerances of 1e-6 / n and
+    above): each is rounded on its own, which drifted the scores' sum by about 1e-8; the
+    scores are scaled to sum 1, and stay within 1e-7 (L1) of networkx's iterates."""
+    import scipy.sparse as sp
+
+    rng = np.random.default_rng(3)
+    for n in (65535, 65536, 70001):
+        src, dst = rng.integers(0, n, 2 * n), rng.integers(0, n, 2 * n)
+        g = ocgraph.from_edges(src, dst, tmp_path / f"g{n}", num_vertices=n, dedup=True)
+        a = g.to_scipy()
+        out = np.asarray(a.sum(1)).ravel()
+        m = sp.diags(np.divide(1, out, out=np.zeros(n), where=out > 0)) @ a
+        x = np.full(n, 1 / n)
+        for _ in range(3):  # networkx's power iteration (pagerank_scipy), three steps
+            x = 0.85 * (x @ m + x[out == 0].sum() / n) + 0.15 / n
+        g.close()
+        ocgraph.build_grid(tmp_path / f"g{n}")
+        g = ocgraph.open(tmp_path / f"g{n}")
+        for layout in ("csr", "grid"):
+            got = g.pagerank(tol=0, max_iter=3, layout=layout)
+            assert abs(got.sum() - 1) < 1e-12, (n, layout, got.sum() - 1)
+            assert np.abs(got - x).sum() < 1e-7, (n, layout)
+            assert abs(g.pagerank(layout=layout).sum() - 1) < 1e-12, (n, layout)
+        g.close()
+
+
 def test_a_series_is_read_by_its_index(tmp_path):
     """A pandas Series given as personalization or spmv's x is aligned by its index, the
     original ids (as to_series gives it), not read by position."""

@@ -1,6 +1,7 @@
 //! PageRank, with the definition and stopping rule of `networkx.pagerank`.
 //!
-//! Returns one score per vertex; the scores sum to 1 (up to rounding).
+//! Returns one score per vertex; the scores sum to 1 (up to rounding: the last iterate is scaled
+//! to sum 1, which with `f32` contributions, below, it misses by about `1e-8`).
 //!
 //! Definition (networkx `pagerank` with `dangling=None`, `nstart=None`): start from `x = 1/n`;
 //! `p` = the personalization vector normalised to sum 1 (uniform `1/n` when absent). Each
@@ -371,9 +372,16 @@ fn sweep<I: Adjacency, C: SharedContrib>(
             break;
         }
     }
-    let sum: f64 = x.par_iter().sum();
-    x.par_iter_mut().for_each(|s| *s /= sum);
-    Ok(PageRankResult { scores: x, iterations, converged })
+    Ok(normalised(x, iterations, converged))
+}
+
+/// The scores `y` scaled to sum 1: Gauss-Seidel's `y` (see the module docs), and the power
+/// iteration's last iterate, whose sum drifts from 1 by about `1e-8` with `f32` contributions
+/// (each rounded on its own; `f64` ones leave it within rounding of 1).
+pub(crate) fn normalised(mut y: Vec<f64>, iterations: usize, converged: bool) -> PageRankResult {
+    let sum: f64 = y.par_iter().sum();
+    y.par_iter_mut().for_each(|s| *s /= sum);
+    PageRankResult { scores: y, iterations, converged }
 }
 
 /// The power iteration, with contributions stored as `C`.
@@ -397,10 +405,10 @@ fn iterate<I: Adjacency, C: Contrib>(
         let err = pull(in_, weighted, &ranges, &contrib, &x, &p, dangling + (1.0 - d), &mut next);
         std::mem::swap(&mut x, &mut next);
         if err < n as f64 * opts.tol {
-            return Ok(PageRankResult { scores: x, iterations: iter, converged: true });
+            return Ok(normalised(x, iter, true));
         }
     }
-    Ok(PageRankResult { scores: x, iterations: opts.max_iter, converged: false })
+    Ok(normalised(x, opts.max_iter, false))
 }
 
 /// The vertex ranges a pull over `in_` is cut into (about equal arc counts), for

@@ -21,7 +21,7 @@ use rayon::prelude::*;
 use super::{padded_len, pull_column, BLOCK_SPAN};
 use crate::chunks::in_order;
 use crate::pagerank::{
-    f32_contributions_fit, out_weights, teleport_vector, Method, PageRankOptions, PageRankResult,
+    f32_contributions_fit, normalised, out_weights, teleport_vector, Method, PageRankOptions, PageRankResult,
     SharedContrib,
 };
 
@@ -136,20 +136,9 @@ fn iterate<G: EdgeGrid, C: SharedContrib>(
             err = next.par_iter().zip(&x).map(|(a, b)| (a - b).abs()).sum();
             std::mem::swap(&mut x, &mut next);
             if err < n as f64 * opts.tol {
-                return Ok(PageRankResult { scores: x, iterations: iter, converged: true });
+                return Ok(normalised(x, iter, true));
             }
         }
     }
-    Ok(if gauss_seidel {
-        normalised(x, opts.max_iter, false)
-    } else {
-        PageRankResult { scores: x, iterations: opts.max_iter, converged: false }
-    })
-}
-
-/// Gauss-Seidel's `y` scaled to sum 1 (see [`crate::pagerank`]).
-fn normalised(mut y: Vec<f64>, iterations: usize, converged: bool) -> PageRankResult {
-    let sum: f64 = y.par_iter().sum();
-    y.par_iter_mut().for_each(|s| *s /= sum);
-    PageRankResult { scores: y, iterations, converged }
+    Ok(normalised(x, opts.max_iter, false))
 }
