@@ -101,6 +101,19 @@ impl BackendArgs {
         Ok(self.options()?.backend)
     }
 
+    /// Refuses a `--trace` that names one of the command's other files (`files`: each path and
+    /// its option), before any work: the trace, written last, would replace it.
+    pub fn refuse_trace_over(&self, files: &[(Option<&Path>, &str)]) -> Result<()> {
+        let Some(t) = &self.trace else { return Ok(()) };
+        match files.iter().find(|(f, _)| f.is_some_and(|f| ocgraph_core::format::one_file(t, f))) {
+            Some((_, what)) => Err(Error::invalid(format!(
+                "--trace {}: is also the {what} file, which the trace would replace",
+                t.display()
+            ))),
+            None => Ok(()),
+        }
+    }
+
     /// Opens the graph at `path` with these options (starting the `--trace` recording).
     pub fn open(&self, path: &Path) -> Result<Graph> {
         let mut g = Graph::open(path, &self.options()?)?;

@@ -46,6 +46,12 @@ fn mine_counts_lists_and_patterns() {
     assert_eq!(value(&census, "4-clique"), c4);
     let m = ok(&["mine", "pattern", p(&g), "--pattern", "4-clique"]);
     assert!(m.contains(&format!(": {c4}\n")), "{m}");
+    // A pattern file that is not there is named as such, not as an unknown pattern name.
+    let missing = tmp.path().join("nosuch.txt");
+    let out = ocgraph(&["mine", "pattern", p(&g), "--pattern", p(&missing)]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("nosuch.txt: no such pattern file"), "{err}");
 
     // Listing: one distinct clique a line, each a clique of the graph.
     let list = tmp.path().join("c4.txt");

@@ -277,6 +277,34 @@ fn traces_replay_and_an_empty_trace_is_refused() {
     let out = ocgraph(&["run", "bfs", p(&g), "--trials", "1", "--trace", "/dev/stdout"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("--trace /dev/stdout"));
+    // A trace naming the command's results or an input it reads is refused before any work
+    // (it replaced them, exit 0): the file is left as it was, by any spelling or link.
+    let keep = t.path().join("keep.txt");
+    std::fs::write(&keep, "kept").unwrap();
+    let link = t.path().join("link.txt");
+    std::os::unix::fs::symlink(&keep, &link).unwrap();
+    let w = t.path().join("w.bin");
+    ok(&["workload", "fof", p(&g), "--out", p(&w), "--count", "5"]);
+    let spelled = format!("{}/./keep.txt", t.path().display());
+    for (args, what) in [
+        (vec!["run", "bfs", p(&g), "--out", p(&keep), "--trace", p(&keep)], "--out"),
+        (vec!["run", "bfs", p(&g), "--out", p(&keep), "--trace", p(&link)], "--out"),
+        (vec!["run", "bfs", p(&g), "--out", p(&keep), "--trace", &spelled], "--out"),
+        (
+            vec!["mine", "cliques", p(&g), "--k", "3", "--list", "--out", p(&keep), "--trace", p(&keep)],
+            "--out",
+        ),
+        (vec!["export", p(&g), p(&keep), "--trace", p(&keep)], "OUT"),
+        (vec!["query", p(&g), "--workload", p(&w), "--trace", p(&w)], "--workload"),
+        (vec!["query", p(&g), "--workload", p(&w), "--answers", p(&keep), "--trace", p(&keep)], "--answers"),
+    ] {
+        let before = (std::fs::read(&keep).unwrap(), std::fs::read(&w).unwrap());
+        let out = ocgraph(&args);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(&format!("is also the {what} file")), "{args:?}: {err}");
+        assert_eq!((std::fs::read(&keep).unwrap(), std::fs::read(&w).unwrap()), before, "{args:?}");
+    }
     let bytes = std::fs::read(&trace).unwrap();
     let empty = t.path().join("empty.trace");
     std::fs::write(&empty, &bytes[..16]).unwrap();

@@ -96,7 +96,7 @@ impl Pattern {
         let bad = || {
             Error::invalid(format!(
                 "unknown pattern {name:?}: use triangle, wedge, diamond, tailed-triangle, or K-clique, K-path, \
-                 K-star with K from 2 to {MAX_PATTERN_VERTICES}, K-cycle with K from 3"
+                 K-star with K from 2 to {MAX_PATTERN_VERTICES}, K-cycle with K from 3 to {MAX_PATTERN_VERTICES}"
             ))
         };
         let edges: Vec<(usize, usize)> = match name {

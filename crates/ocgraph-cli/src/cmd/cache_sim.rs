@@ -7,7 +7,7 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use clap::Args;
-use ocgraph_core::format::{names_standard_output, refuse_missing_directory, OutputFile};
+use ocgraph_core::format::{names_standard_output, one_file, refuse_missing_directory, OutputFile};
 use ocgraph_core::page::policy::{policy_by_name, Gac, GacConfig};
 use ocgraph_core::page::sim::{simulate, simulate_opt, CacheSim, DenseTrace, SimStats};
 use ocgraph_core::page::trace::{Trace, TRACE_HEADER_LEN};
@@ -80,13 +80,13 @@ pub fn run(args: &CacheSimArgs) -> Result<()> {
         if let Some(out) = out {
             refuse_missing_directory(out, what)?;
             // One file for two outputs, or the trace replaced by a table, would lose data.
-            if !names_standard_output(out) && same_file(out, &args.trace) {
+            if one_file(out, &args.trace) {
                 return Err(Error::invalid(format!("{what} {}: is the trace being replayed", out.display())));
             }
         }
     }
     if let (Some(a), Some(b)) = (&args.csv, &args.score_trace) {
-        if !names_standard_output(a) && (a == b || same_file(a, b)) {
+        if one_file(a, b) {
             return Err(Error::invalid(format!("--csv and --score-trace both name {}", a.display())));
         }
     }
@@ -210,15 +210,6 @@ pub fn run(args: &CacheSimArgs) -> Result<()> {
         ));
     }
     Ok(())
-}
-
-/// Whether `a` and `b` name one existing file (through links or different spellings).
-fn same_file(a: &Path, b: &Path) -> bool {
-    use std::os::unix::fs::MetadataExt;
-    match (std::fs::metadata(a), std::fs::metadata(b)) {
-        (Ok(x), Ok(y)) => (x.dev(), x.ino()) == (y.dev(), y.ino()),
-        _ => false,
-    }
 }
 
 /// An invalid-argument error `e` with its message rewritten by `f` (other errors as they are).

@@ -116,6 +116,12 @@ pub fn run(args: &MineArgs) -> Result<()> {
     if let Some(out) = &args.out {
         ocgraph_core::format::refuse_output_place(&args.graph, out, "--out")?;
     }
+    let pattern_file = args.pattern.as_deref().map(Path::new).filter(|p| p.exists());
+    args.backend.refuse_trace_over(&[
+        (args.out.as_deref(), "--out"),
+        (args.labels.as_deref(), "--labels"),
+        (pattern_file, "--pattern"),
+    ])?;
     let view = args.backend.open_view(&args.graph)?;
     let pool = super::thread_pool(args.threads, view.base())?;
     let labels = match &args.labels {
@@ -301,7 +307,14 @@ impl Progress {
 pub(crate) fn read_pattern(spec: &str) -> Result<Pattern> {
     let path = Path::new(spec);
     if !path.exists() {
-        return Pattern::named(spec);
+        // Not a file: a name, or a path mistyped (which the name's error must not hide).
+        return Pattern::named(spec).map_err(|e| {
+            if spec.contains(['/', '.']) {
+                Error::invalid(format!("{spec}: no such pattern file (nor a pattern name)"))
+            } else {
+                e
+            }
+        });
     }
     // Each `label a L` line with its line number, checked once the edges give the vertex count.
     let (mut edges, mut label_lines) = (Vec::new(), Vec::<(usize, u32, u64)>::new());

@@ -24,7 +24,8 @@ pub use manifest::{
 };
 pub use output_file::{names_standard_output, OutputFile};
 pub use place::{
-    refuse_input_inside_replaced, refuse_inside_graph, refuse_missing_directory, refuse_output_place,
+    one_file, refuse_input_inside_replaced, refuse_inside_graph, refuse_missing_directory,
+    refuse_output_place,
 };
 pub use weight_range::WeightRange;
 pub(crate) use writer::{absolute, fsync_dir};

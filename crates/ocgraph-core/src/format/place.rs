@@ -76,6 +76,23 @@ pub fn refuse_input_inside_replaced(out: &Path, input: &Path, what: &str) -> Res
     Ok(())
 }
 
+/// Whether the paths `a` and `b` name one file, existing or not yet (links followed, hard links
+/// included): one command's two files that are one would lose data (a trace written over the
+/// results, or over the workload being read). Standard output (`-`) is no file here.
+pub fn one_file(a: &Path, b: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    if names_standard_output(a) || names_standard_output(b) {
+        return false;
+    }
+    if let (Ok(x), Ok(y)) = (std::fs::metadata(a), std::fs::metadata(b)) {
+        return (x.dev(), x.ino()) == (y.dev(), y.ino());
+    }
+    match (resolve(a), resolve(b)) {
+        (Some(x), Some(y)) => x == y,
+        _ => a == b,
+    }
+}
+
 /// Whether `path` lies inside the existing directory `dir` or holds it, links followed.
 fn overlaps(dir: &Path, path: &Path) -> bool {
     let (Ok(dir), Some(place)) = (dir.canonicalize(), resolve(path)) else {
