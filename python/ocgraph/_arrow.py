@@ -524,6 +524,10 @@ def from_parquet(
     for c in cols:
         if c not in names:
             raise InputError(f"{os.fspath(file)}: no column '{c}' (columns: {', '.join(names)})")
+        if names.count(c) > 1:
+            raise InputError(
+                f"{os.fspath(file)}: {names.count(c)} columns are named '{c}': rename all but one"
+            )
     ignored = [n for n in names if weight is None and n.lower() in ("weight", "w")]
     if ignored:
         warnings.warn(

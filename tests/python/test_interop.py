@@ -536,6 +536,23 @@ def test_damaged_or_empty_parquet_data_is_an_input_error_naming_the_file(tmp_pat
     assert ocgraph.from_parquet(tmp_path / "0.pq", tmp_path / "z", num_vertices=3).num_vertices == 3
 
 
+def test_a_parquet_column_named_twice_is_refused_by_both_importers(tmp_path):
+    # Which of two columns called "src" holds the sources cannot be told: the CLI took the first.
+    cols = [pa.array([0, 1]), pa.array([1, 2]), pa.array([5, 6])]
+    pq.write_table(pa.Table.from_arrays(cols, names=["src", "dst", "src"]), tmp_path / "dup.parquet")
+    with pytest.raises(ocgraph.InputError, match=r"dup\.parquet: 2 columns are named 'src'"):
+        ocgraph.from_parquet(tmp_path / "dup.parquet", tmp_path / "g")
+    assert not (tmp_path / "g").exists()
+    r = ocgraph_cli("import", tmp_path / "dup.parquet", tmp_path / "h", "--quiet", ok=False)
+    assert r.returncode == 1 and "dup.parquet: 2 columns are named 'src'" in r.stderr, r.stderr
+    assert not (tmp_path / "h").exists()
+    # A repeated column that is not read is no ambiguity.
+    cols.append(pa.array([7, 8]))
+    pq.write_table(pa.Table.from_arrays(cols, names=["src", "dst", "x", "x"]), tmp_path / "x.parquet")
+    assert ocgraph.from_parquet(tmp_path / "x.parquet", tmp_path / "g").num_edges == 2
+    ocgraph_cli("import", tmp_path / "x.parquet", tmp_path / "h", "--quiet")
+
+
 def test_from_arrow_refuses_what_is_not_arrow_data(tmp_path):
     df = pd.DataFrame({"src": [0], "dst": [1]})
     with pytest.raises(ocgraph.InvalidArgumentError, match=r"pandas DataFrame.*from_pandas"):

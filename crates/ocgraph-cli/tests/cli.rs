@@ -342,6 +342,15 @@ fn advise_counts_updates_and_layouts_apart() {
     };
     assert_eq!(lists(&before), lists(&after), "the lists' size leaves the grid out");
     assert!(after.contains("of update log, held in RAM"), "{after}");
+    // Copies and online queries read the stored graph: with updates pending, the advice
+    // compacts first (it advised commands that refuse such a graph).
+    let small = String::from_utf8(ok(&["advise", p(&g), "--memory", "40KiB"]).stdout).unwrap();
+    let needs_stored = |l: &&str| l.contains("`ocgraph pack`") || l.starts_with("queries");
+    assert!(small.lines().filter(needs_stored).count() >= 2, "{small}");
+    for l in small.lines().filter(needs_stored) {
+        assert!(l.contains("`ocgraph compact`, then "), "{small}");
+    }
+    assert!(!before.contains("`ocgraph compact`"), "{before}");
     // Every pool size it recommends is one the pool accepts (it advised 4 KiB, below two
     // frames, for small graphs and budgets), written as one word of the command line.
     let tiny = t.path().join("tiny");
@@ -364,6 +373,20 @@ fn advise_counts_updates_and_layouts_apart() {
         copy.contains("a copy reordered by degree") && !copy.contains("`ocgraph reorder` then"),
         "{copy}"
     );
+    // The skew counts every vertex: a hub that a sample of every 4th vertex misses (vertex 1
+    // of 20,000, joined to all others) makes the graph skewed (it was called even).
+    let edges: String = (0..20_000u32)
+        .filter(|&v| v != 1)
+        .map(|v| format!("1 {v}\n"))
+        .chain((0..20_000u32).map(|v| format!("{v} {}\n", (v as u64 * 7919 % 20_000))))
+        .collect();
+    let (input, hub) = (t.path().join("hub.txt"), t.path().join("hub"));
+    std::fs::write(&input, edges).unwrap();
+    ok(&["import", p(&input), p(&hub), "--quiet"]);
+    let out = advice(&hub);
+    let skew: f64 =
+        out.split("max/mean out-degree ").nth(1).unwrap().split(',').next().unwrap().parse().unwrap();
+    assert!(skew > 4000.0, "{out}");
 }
 
 /// `--force` replaces a graph, never a file (the input itself) or a directory of other files,
@@ -374,6 +397,9 @@ fn force_replaces_only_graphs() {
     let input = t.path().join("e.txt");
     std::fs::write(&input, "0 1\n1 2\n").unwrap();
     fails(&["import", p(&input), p(&input), "--force"], 1, &["is a file, not a graph"]);
+    // Without --force the refusal does not suggest it.
+    let out = fails(&["import", p(&input), p(&input)], 1, &["is a file, not a graph"]);
+    assert!(!out.contains("use --force"), "{out}");
     assert_eq!(std::fs::read_to_string(&input).unwrap(), "0 1\n1 2\n");
     let other = t.path().join("mydata");
     std::fs::create_dir(&other).unwrap();

@@ -10,6 +10,9 @@ use crate::error::{Error, Result};
 /// allowed with a unit (`1.5GiB`).
 pub fn parse_size(s: &str) -> Result<u64> {
     let t = s.trim();
+    if t.starts_with('-') {
+        return Err(Error::invalid(format!("bad size '{s}': a size is not negative")));
+    }
     let split = t.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(t.len());
     let (num, unit) = t.split_at(split);
     let unit = unit.trim().to_ascii_lowercase();
@@ -84,7 +87,7 @@ mod tests {
         assert_eq!(parse_size("1.5k").unwrap(), 1536);
         assert!(parse_size("12XB").is_err());
         assert!(parse_size("").is_err());
-        assert!(parse_size("-5").is_err());
+        assert!(parse_size("-5").unwrap_err().to_string().contains("a size is not negative"));
         // Past 2^64 bytes with a fraction too (it saturated to 16 EiB silently).
         assert!(parse_size("20000000.5TiB").unwrap_err().to_string().contains("overflows"));
         assert!(parse_size("99999999999999999999TiB").is_err());

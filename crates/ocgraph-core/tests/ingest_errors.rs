@@ -404,6 +404,12 @@ fn csv_header_is_reported_and_a_headerless_csv_keeps_its_first_row() {
     assert_eq!(r.num_edges, 1);
     assert_eq!(r.notices.len(), 1, "{:?}", r.notices);
     assert!(r.notices[0].ends_with("named.csv:2: taken as the CSV header: 'src,dst'"), "{:?}", r.notices);
+    // A file of one row without a comma: that row is the header, and "no edges" says so.
+    let m = fails("one.csv", b"0 1\n", &opts(), ErrorKind::Input);
+    assert!(
+        m.contains("one.csv: no edges (") && m.contains("one.csv:1: taken as the CSV header: '0 1'"),
+        "{m}"
+    );
 }
 
 #[test]
@@ -424,6 +430,21 @@ fn extra_columns_of_an_unweighted_import_are_reported() {
     let r = imports("e.u32w", &b, &opts());
     assert!(r.notices.iter().any(|n| n.contains("weights of the records were ignored")), "{:?}", r.notices);
     assert!(imports("two.txt", b"0 1\n", &opts()).notices.is_empty());
+    // Extra columns first met on a later line are reported there (they were dropped silently),
+    // once, in text and CSV files, with integer and string ids.
+    for (name, bytes, at) in [
+        ("later.txt", &b"0 1\n1 2\n# c\n2 3 3.5\n3 4 9\n"[..], 4),
+        ("later.csv", b"src,dst\n0,1\n1,2,3.5\n", 3),
+        ("names.txt", b"a b\nb c x\n", 2),
+    ] {
+        let r = imports(name, bytes, &opts());
+        let wide: Vec<_> = r.notices.iter().filter(|n| n.contains("columns")).collect();
+        assert_eq!(wide.len(), 1, "{:?}", r.notices);
+        assert!(wide[0].contains(&format!("{name}:{at}: more than 2 columns")), "{:?}", r.notices);
+    }
+    // Weighted, or with the columns named, the other columns are expected.
+    let w = ImportOptions { build: BuildOptions { weighted: true, ..BuildOptions::default() }, ..opts() };
+    assert!(imports("w2.txt", b"0 1 1\n1 2 3.5 7\n", &w).notices.is_empty());
 }
 
 #[test]
@@ -522,6 +543,7 @@ fn csv_columns_that_cannot_be_read_as_named() {
     let one = Columns { source: Some("src".into()), ..Columns::default() };
     let msg = fails("same.csv", b"a,src\n1,2\n", &ImportOptions { columns: one, ..opts() }, ErrorKind::Input);
     assert!(msg.contains("same.csv:1:") && msg.contains("the same column 'src'"), "{msg}");
+    assert!(msg.contains("the target, not named, defaults to column 2"), "{msg}");
     let names: Vec<String> = (0..17).map(|k| format!("c{k}")).chain(["weight".into()]).collect();
     let row: Vec<String> = (0..17).map(|k| k.to_string()).chain(["2.5".into()]).collect();
     let wide = format!("{}\n{}\n", names.join(","), row.join(","));

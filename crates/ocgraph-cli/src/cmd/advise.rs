@@ -34,8 +34,10 @@ pub struct AdviseArgs {
 const KERNELS: [(&str, u64, u64); 5] =
     [("bfs", 12, 0), ("wcc", 5, 0), ("sssp", 16, 0), ("pagerank", 36, 0), ("triangle-count", 20, 0)];
 
-/// Degree skew (max / mean out-degree) and locality (median |u - v| / n over the lists of a
-/// sample of vertices): skewed graphs gain from `reorder`, local ones lose.
+/// Degree skew (max / mean out-degree, of every vertex: one pass over the offsets) and
+/// locality (median |u - v| / n over the lists of a sample of vertices): skewed graphs gain
+/// from `reorder`, local ones lose. (The maximum of a sample missed the hubs of a graph not
+/// numbered by degree, and called it even.)
 fn shape(g: &Graph) -> (f64, f64) {
     let n = g.num_vertices() as Vertex;
     if n == 0 || g.num_arcs() == 0 {
@@ -43,12 +45,12 @@ fn shape(g: &Graph) -> (f64, f64) {
     }
     let out = g.out();
     let mut max = 0u64;
+    out.for_each_degree_in_range(0..n, |_, d| max = max.max(d as u64));
     let step = (n / 4096).max(1);
     let mut gaps = Vec::new();
     let mut v = 0;
     while v < n {
         let nb = out.neighbors(v);
-        max = max.max(nb.len() as u64);
         gaps.extend(nb.iter().take(16).map(|&u| (u as i64 - v as i64).unsigned_abs()));
         v += step;
     }
@@ -100,6 +102,9 @@ pub fn run(args: &AdviseArgs) -> Result<()> {
             .ok_or_else(|| Error::invalid("cannot read MemAvailable from /proc/meminfo: give --memory"))?,
     };
     let (skew, locality) = shape(g);
+    // Copies (`reorder`, `pack`) and online queries read the stored graph only: with updates
+    // pending they are refused until a compaction.
+    let compact_first = if ocgraph_core::has_updates(&args.graph)? { "`ocgraph compact`, then " } else { "" };
     // A reordered copy is as reordered as it gets, though its shape stays skewed.
     let reordered = ocgraph_core::ingest::is_reordered(m);
     let skewed = skew > 50.0 && locality > 0.01 && !reordered;
@@ -175,9 +180,9 @@ pub fn run(args: &AdviseArgs) -> Result<()> {
             )
         } else if pool >= graph_bytes {
             let copy = if kernel == "pagerank" && skewed && !m.is_packed() {
-                "; `ocgraph reorder` first (PageRank-20 1.8x faster on kron22)"
+                format!("; {compact_first}`ocgraph reorder` first (PageRank-20 1.8x faster on kron22)")
             } else {
-                ""
+                String::new()
             };
             format!(
                 "the graph fits: --backend pool --memory {}{copy}{}",
@@ -187,10 +192,15 @@ pub fn run(args: &AdviseArgs) -> Result<()> {
         } else {
             let packed = m.is_packed() || m.has_packed_copy();
             let copy = match (kernel, skewed, packed) {
-                ("triangle-count", ..) => "",
-                (_, _, true) => "",
-                (_, true, false) => "; `ocgraph reorder` then `ocgraph pack` (fewer bytes, hubs together)",
-                (_, false, false) => "; `ocgraph pack` (fewer bytes; keep the given order)",
+                ("triangle-count", ..) | (_, _, true) => String::new(),
+                (_, true, false) => {
+                    format!(
+                        "; {compact_first}`ocgraph reorder` then `ocgraph pack` (fewer bytes, hubs together)"
+                    )
+                }
+                (_, false, false) => {
+                    format!("; {compact_first}`ocgraph pack` (fewer bytes; keep the given order)")
+                }
             };
             let policy = if kernel == "pagerank" { "lifo" } else { "gac" };
             format!(
@@ -206,7 +216,9 @@ pub fn run(args: &AdviseArgs) -> Result<()> {
             format_size(pool.min(graph_bytes.max(MIN_POOL)))
         );
     }
-    println!("queries         online queries: --backend pool, --prefetch neighbourhood, --page-size 4KiB");
+    println!(
+        "queries         {compact_first}online queries: --backend pool, --prefetch neighbourhood, --page-size 4KiB"
+    );
     huge_pages(available.min(graph_bytes));
     if m.id_map != IdMapKind::Identity {
         println!("ids        relabelled: give sources by original id with --source-id");

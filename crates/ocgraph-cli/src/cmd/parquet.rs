@@ -77,11 +77,18 @@ fn reader(path: &Path, cols: &ColumnNames) -> Result<(ParquetRecordBatchReader, 
                 path.display()
             )));
         }
-        let i = schema.index_of(name).map_err(|_| {
-            let names: Vec<&str> = schema.fields().iter().map(|f| f.name().as_str()).collect();
-            perr(path, format!("no column '{name}' (columns: {})", names.join(", ")))
-        })?;
-        roots.push(i);
+        let all: Vec<&str> = schema.fields().iter().map(|f| f.name().as_str()).collect();
+        let found: Vec<usize> = (0..all.len()).filter(|&i| all[i] == name).collect();
+        match found[..] {
+            [i] => roots.push(i),
+            [] => return Err(perr(path, format!("no column '{name}' (columns: {})", all.join(", ")))),
+            _ => {
+                return Err(perr(
+                    path,
+                    format!("{} columns are named '{name}': rename all but one", found.len()),
+                ))
+            }
+        }
     }
     let mask = ProjectionMask::roots(builder.parquet_schema(), roots);
     let r = builder.with_projection(mask).with_batch_size(BATCH_ROWS).build().map_err(|e| perr(path, e))?;

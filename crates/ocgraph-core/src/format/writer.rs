@@ -146,6 +146,9 @@ impl GraphWriter {
     /// `overwrite` is set (then it is replaced only at commit).
     pub fn create(out: &Path, overwrite: bool) -> Result<GraphWriter> {
         if out.exists() && !overwrite {
+            // A file or a directory of other things is never replaced: say so rather than
+            // suggest --force.
+            refuse_replacing_other_things(out)?;
             return Err(Error::io(
                 out,
                 "create graph",

@@ -322,7 +322,9 @@ pub fn import(
         builder.reserve_vertices(n);
     }
     if found.edges == 0 && reserved == 0 {
-        return Err(Error::input(input, "no edges"));
+        // What was taken as what may be why (a lone CSV line is its header).
+        let why = if notices.is_empty() { String::new() } else { format!(" ({})", notices.join("; ")) };
+        return Err(Error::input(input, format!("no edges{why}")));
     }
     if keep_ids && !found.strings && opts.num_vertices.is_none() && !opts.allow_sparse_ids {
         if let Some(msg) = sparse_ids_problem(builder.num_vertices(), found.edges, directed) {
@@ -565,6 +567,11 @@ fn scan(
     // A CSV file without a header line: its weight is the third column by position.
     let mut headerless_csv = false;
     let mut strings: Option<bool> = None;
+    // Named columns say which are read: other columns are no news then.
+    let unnamed = !columns.any();
+    // Whether columns an unweighted import ignores were reported (once, at the first line
+    // that has them).
+    let mut wide_noted = format == InputFormat::MatrixMarket || !unnamed;
     let first_lines = |b: &[u8]| holds_data_lines(b, FIRST_BLOCK_LINES);
     while let Some(block) = blocks.next_block_holding(|b| header_done || first_lines(b))? {
         progress.advance(block.len() as u64);
@@ -642,10 +649,9 @@ fn scan(
             data = &block[skip..];
             refuse_bad_bytes(path, data, line)?;
             let first = text::data_lines(data, csv, 9);
-            // (Named columns say which are read.)
-            let unnamed = !columns.any();
             if let Some((at, cols)) = first.first().filter(|(_, c)| unnamed && !weighted && c.len() > 2) {
                 if format != InputFormat::MatrixMarket {
+                    wide_noted = true;
                     found.notices.push(format!(
                         "{}:{}: {} columns: columns {} and {} are the edge, the rest were ignored (an \
                          unweighted import; --weighted reads column {} as the weight)",
@@ -728,6 +734,18 @@ fn scan(
             max_id,
         };
         for piece in parse_block(path, data, line, &cfg)? {
+            if let Some(at) = piece.wide_line.filter(|_| !wide_noted) {
+                wide_noted = true;
+                found.notices.push(format!(
+                    "{}:{}: more than 2 columns: columns {} and {} are the edge, the rest were ignored (an \
+                     unweighted import; --weighted reads column {} as the weight)",
+                    path.display(),
+                    line + at,
+                    src_col + 1,
+                    dst_col + 1,
+                    weight_col + 1
+                ));
+            }
             line += piece.lines;
             found.edges += piece.edges() as u64;
             each(data, &piece)?;

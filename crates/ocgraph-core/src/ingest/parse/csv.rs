@@ -100,8 +100,19 @@ pub(crate) fn parse_header(path: &Path, data: &[u8], cols: &Columns) -> Result<C
             let at = |msg: String| Err(Error::input_line(path, lines, msg));
             let name = |k: usize| String::from_utf8_lossy(&names[k]).to_string();
             if src_col == dst_col {
+                // Say which of the two was not named, and where its column came from.
+                let defaulted = match (&cols.source, &cols.target) {
+                    (Some(_), None) => {
+                        format!(" (the target, not named, defaults to column {})", dst_col + 1)
+                    }
+                    (None, Some(_)) => {
+                        format!(" (the source, not named, defaults to column {})", src_col + 1)
+                    }
+                    _ => String::new(),
+                };
                 return at(format!(
-                    "source and target are the same column '{}' (name both with --source-col and --target-col)",
+                    "source and target are the same column '{}'{defaulted}; name both with --source-col \
+                     and --target-col",
                     name(src_col)
                 ));
             }

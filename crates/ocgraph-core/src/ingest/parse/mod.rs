@@ -37,6 +37,9 @@ pub(crate) struct Piece {
     pub raw_stride: usize,
     /// Binary mode: number of edges in the block.
     pub raw_edges: usize,
+    /// Unweighted text: the first line of the piece (0-based) with more than two columns,
+    /// whose columns past the edge's are ignored.
+    pub wide_line: Option<u64>,
 }
 
 impl Piece {

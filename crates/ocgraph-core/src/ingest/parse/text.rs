@@ -169,7 +169,8 @@ pub(crate) fn parse_lines(
 ) -> std::result::Result<Piece, PieceError> {
     let mut p = Piece::default();
     let ids_want = cfg.src_col.max(cfg.dst_col) + 1;
-    let want = if cfg.weighted { (cfg.weight_col + 1).max(ids_want) } else { ids_want };
+    // Unweighted, a third column is looked for too: ignored, but said so.
+    let want = if cfg.weighted { (cfg.weight_col + 1).max(ids_want) } else { ids_want.max(3) };
     // Plain `src dst` integer lines are read by a single scan; anything else takes the
     // general path (which also produces the errors).
     let fast = !cfg.strings && !cfg.weighted && !cfg.csv;
@@ -197,11 +198,17 @@ pub(crate) fn parse_lines(
             }
             Ok(id)
         };
-        if let Some((a, b)) = fast.then(|| two_ids(line)).flatten() {
+        if let Some((a, b, wide)) = fast.then(|| two_ids(line)).flatten() {
             p.ints.push(id_of(a)?);
             p.ints.push(id_of(b)?);
+            if wide && p.wide_line.is_none() {
+                p.wide_line = Some(line_no);
+            }
         } else if !is_skipped(line, cfg.csv) {
             let k = fields(line, cfg.csv, want, &mut f).map_err(err)?;
+            if !cfg.weighted && k > 2 && p.wide_line.is_none() {
+                p.wide_line = Some(line_no);
+            }
             if k < ids_want {
                 return Err(err(if ids_want == 2 {
                     format!("expected at least 2 columns (source, target), found {k}")
@@ -271,9 +278,10 @@ fn str_range(block: &[u8], unquoted: &mut Vec<u8>, csv: bool, (a, b): (usize, us
 }
 
 /// A line that is exactly `digits sep digits` optionally followed by a separator and anything
-/// (separators: spaces, tabs, commas; at most 19 digits, so no overflow): the two ids.
+/// (separators: spaces, tabs, commas; at most 19 digits, so no overflow): the two ids, and
+/// whether anything but separators follows them (columns an unweighted import ignores).
 #[inline]
-fn two_ids(line: &[u8]) -> Option<(u64, u64)> {
+fn two_ids(line: &[u8]) -> Option<(u64, u64, bool)> {
     let (a, i) = digits(line, 0)?;
     let mut j = i;
     while j < line.len() && matches!(line[j], b' ' | b'\t' | b',') {
@@ -286,7 +294,8 @@ fn two_ids(line: &[u8]) -> Option<(u64, u64)> {
     if k < line.len() && !matches!(line[k], b' ' | b'\t' | b',' | b'\r') {
         return None;
     }
-    Some((a, b))
+    let wide = line[k..].iter().any(|c| !matches!(c, b' ' | b'\t' | b',' | b'\r'));
+    Some((a, b, wide))
 }
 
 /// The decimal number of 1 to 19 digits at `line[start..]` and the index after it.
@@ -333,7 +342,10 @@ mod tests {
         let p = parse_lines(text, 0, text.len(), &cfg()).unwrap();
         assert_eq!(p.ints, [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14]);
         assert_eq!(p.lines, 9);
-        assert_eq!(two_ids(b"1 2"), Some((1, 2)));
+        assert_eq!(p.wide_line, Some(1), "`3 4 9.5` has a third column");
+        assert_eq!(two_ids(b"1 2"), Some((1, 2, false)));
+        assert_eq!(two_ids(b"1 2 \r"), Some((1, 2, false)));
+        assert_eq!(two_ids(b"1 2 x"), Some((1, 2, true)));
         assert_eq!(two_ids(b"1 2x"), None);
         assert_eq!(two_ids(b"12"), None);
         assert_eq!(two_ids(b" 1 2"), None);
