@@ -101,17 +101,13 @@ impl BackendArgs {
         Ok(self.options()?.backend)
     }
 
-    /// Refuses a `--trace` that names one of the command's other files (`files`: each path and
-    /// its option), before any work: the trace, written last, would replace it.
-    pub fn refuse_trace_over(&self, files: &[(Option<&Path>, &str)]) -> Result<()> {
-        let Some(t) = &self.trace else { return Ok(()) };
-        match files.iter().find(|(f, _)| f.is_some_and(|f| ocgraph_core::format::one_file(t, f))) {
-            Some((_, what)) => Err(Error::invalid(format!(
-                "--trace {}: is also the {what} file, which the trace would replace",
-                t.display()
-            ))),
-            None => Ok(()),
-        }
+    /// Refuses, before any work, a file of the command (`files`, see
+    /// [`ocgraph_core::format::refuse_one_file_twice`]) or the `--trace` that is also another
+    /// of its files, which the write would replace.
+    pub fn refuse_shared_files(&self, files: &[ocgraph_core::format::CommandFile]) -> Result<()> {
+        let mut all = files.to_vec();
+        all.push((self.trace.as_deref(), "--trace", true));
+        ocgraph_core::format::refuse_one_file_twice(&all)
     }
 
     /// Opens the graph at `path` with these options (starting the `--trace` recording).

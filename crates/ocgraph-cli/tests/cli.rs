@@ -387,6 +387,14 @@ fn advise_counts_updates_and_layouts_apart() {
     let skew: f64 =
         out.split("max/mean out-degree ").nth(1).unwrap().split(',').next().unwrap().parse().unwrap();
     assert!(skew > 4000.0, "{out}");
+    // An out-star whose centre no sampled vertex is: its neighbours are not called close (no
+    // sampled list had any, and the median of none was 0).
+    let star: String = (0..20_000u32).filter(|&v| v != 1001).map(|v| format!("1001 {v}\n")).collect();
+    let (input, hub) = (t.path().join("star.txt"), t.path().join("star"));
+    std::fs::write(&input, star).unwrap();
+    ok(&["import", p(&input), p(&hub), "--quiet"]);
+    let out = advice(&hub);
+    assert!(!out.contains("neighbours already close"), "{out}");
 }
 
 /// `--force` replaces a graph, never a file (the input itself) or a directory of other files,

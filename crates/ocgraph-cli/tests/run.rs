@@ -297,6 +297,25 @@ fn traces_replay_and_an_empty_trace_is_refused() {
         (vec!["export", p(&g), p(&keep), "--trace", p(&keep)], "OUT"),
         (vec!["query", p(&g), "--workload", p(&w), "--trace", p(&w)], "--workload"),
         (vec!["query", p(&g), "--workload", p(&w), "--answers", p(&keep), "--trace", p(&keep)], "--answers"),
+        // Any output over another file of the command, not only a trace's.
+        (vec!["query", p(&g), "--workload", p(&w), "--answers", p(&w)], "--workload"),
+        (vec!["mine", "pattern", p(&g), "--pattern", p(&keep), "--list", "--out", p(&keep)], "--pattern"),
+        (vec!["stream", p(&g), "--updates", p(&keep), "--maintain", "wcc", "--json", p(&keep)], "--updates"),
+        (
+            vec![
+                "stream",
+                p(&g),
+                "--updates",
+                p(&keep),
+                "--json",
+                p(&w),
+                "--watch",
+                "triangle",
+                "--watch-out",
+                p(&w),
+            ],
+            "--watch-out",
+        ),
     ] {
         let before = (std::fs::read(&keep).unwrap(), std::fs::read(&w).unwrap());
         let out = ocgraph(&args);
@@ -305,6 +324,8 @@ fn traces_replay_and_an_empty_trace_is_refused() {
         assert!(err.contains(&format!("is also the {what} file")), "{args:?}: {err}");
         assert_eq!((std::fs::read(&keep).unwrap(), std::fs::read(&w).unwrap()), before, "{args:?}");
     }
+    // A device such as /dev/null is no file to replace.
+    ok(&["run", "bfs", p(&g), "--trials", "1", "--out", "/dev/null", "--trace", "/dev/null"]);
     let bytes = std::fs::read(&trace).unwrap();
     let empty = t.path().join("empty.trace");
     std::fs::write(&empty, &bytes[..16]).unwrap();

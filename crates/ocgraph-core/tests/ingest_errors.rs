@@ -442,6 +442,9 @@ fn extra_columns_of_an_unweighted_import_are_reported() {
         assert_eq!(wide.len(), 1, "{:?}", r.notices);
         assert!(wide[0].contains(&format!("{name}:{at}: more than 2 columns")), "{:?}", r.notices);
     }
+    // The columns an unweighted import ignores are not parsed: a bad quote there is no error.
+    let r = imports("quote.csv", b"src,dst,comment\n0,1,ok\n1,2,\"unclosed\n", &opts());
+    assert_eq!(r.num_edges, 2, "{:?}", r.notices);
     // Weighted, or with the columns named, the other columns are expected.
     let w = ImportOptions { build: BuildOptions { weighted: true, ..BuildOptions::default() }, ..opts() };
     assert!(imports("w2.txt", b"0 1 1\n1 2 3.5 7\n", &w).notices.is_empty());

@@ -49,10 +49,21 @@ fn shape(g: &Graph) -> (f64, f64) {
     let step = (n / 4096).max(1);
     let mut gaps = Vec::new();
     let mut v = 0;
+    let sample = |v: Vertex, gaps: &mut Vec<u64>| {
+        gaps.extend(out.neighbors(v).iter().take(16).map(|&u| (u as i64 - v as i64).unsigned_abs()));
+    };
     while v < n {
-        let nb = out.neighbors(v);
-        gaps.extend(nb.iter().take(16).map(|&u| (u as i64 - v as i64).unsigned_abs()));
+        sample(v, &mut gaps);
         v += step;
+    }
+    // No sampled vertex has arcs (a star whose centre is not sampled): the lists of the first
+    // vertices that have some, rather than calling the neighbours close.
+    if gaps.is_empty() {
+        let mut v = 0;
+        while gaps.len() < 4096 && v < n {
+            sample(v, &mut gaps);
+            v += 1;
+        }
     }
     let mean = g.num_arcs() as f64 / n as f64;
     gaps.sort_unstable();

@@ -127,7 +127,7 @@ pub fn run(args: &ExportArgs) -> Result<()> {
 /// [`run`] without the check after a panic.
 fn run_export(args: &ExportArgs) -> Result<()> {
     ocgraph_core::format::refuse_output_place(&args.graph, &args.out, "OUT")?;
-    args.backend.refuse_trace_over(&[(Some(args.out.as_path()), "OUT")])?;
+    args.backend.refuse_shared_files(&[(Some(args.out.as_path()), "OUT", true)])?;
     let g = args.backend.open_view(&args.graph)?;
     let format = args.format.unwrap_or_else(|| ExportFormat::from_extension(&args.out));
     if g.is_weighted() && matches!(format, ExportFormat::Bin32 | ExportFormat::Bin64) {

@@ -117,10 +117,10 @@ pub fn run(args: &MineArgs) -> Result<()> {
         ocgraph_core::format::refuse_output_place(&args.graph, out, "--out")?;
     }
     let pattern_file = args.pattern.as_deref().map(Path::new).filter(|p| p.exists());
-    args.backend.refuse_trace_over(&[
-        (args.out.as_deref(), "--out"),
-        (args.labels.as_deref(), "--labels"),
-        (pattern_file, "--pattern"),
+    args.backend.refuse_shared_files(&[
+        (args.labels.as_deref(), "--labels", false),
+        (pattern_file, "--pattern", false),
+        (args.out.as_deref(), "--out", true),
     ])?;
     let view = args.backend.open_view(&args.graph)?;
     let pool = super::thread_pool(args.threads, view.base())?;

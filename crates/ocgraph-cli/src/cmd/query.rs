@@ -83,9 +83,9 @@ pub fn run(args: &QueryArgs) -> Result<()> {
     if let Some(out) = &args.answers {
         ocgraph_core::format::refuse_output_place(&args.graph, out, "--answers")?;
     }
-    args.backend.refuse_trace_over(&[
-        (args.answers.as_deref(), "--answers"),
-        (Some(args.workload.as_path()), "--workload"),
+    args.backend.refuse_shared_files(&[
+        (Some(args.workload.as_path()), "--workload", false),
+        (args.answers.as_deref(), "--answers", true),
     ])?;
     let w = Workload::load(&args.workload)?;
     let g = args.backend.open_stored(&args.graph, "ocgraph query")?;

@@ -161,7 +161,7 @@ fn run_kernel(args: &RunArgs) -> Result<()> {
     if let Some(out) = &args.out {
         ocgraph_core::format::refuse_output_place(&args.graph, out, "--out")?;
     }
-    args.backend.refuse_trace_over(&[(args.out.as_deref(), "--out")])?;
+    args.backend.refuse_shared_files(&[(args.out.as_deref(), "--out", true)])?;
     let view = args.backend.open_view(&args.graph)?;
     let pool = super::thread_pool(args.threads, view.base())?;
     // The id map is loaded once, and only when a vertex is given by its original id.

@@ -252,6 +252,12 @@ pub fn run(args: &StreamArgs) -> Result<()> {
             ocgraph_core::format::refuse_output_place(&args.graph, out, what)?;
         }
     }
+    ocgraph_core::format::refuse_one_file_twice(&[
+        (Some(args.updates.as_path()), "--updates", false),
+        (args.watch_labels.as_deref(), "--watch-labels", false),
+        (args.watch_out.as_deref(), "--watch-out", true),
+        (args.json.as_deref(), "--json", true),
+    ])?;
     let stdout = |o: &Option<PathBuf>| o.as_deref().is_some_and(ocgraph_core::format::names_standard_output);
     if stdout(&args.json) && stdout(&args.watch_out) {
         return Err(Error::invalid("--json and --watch-out cannot both be standard output ('-')"));

@@ -25,7 +25,7 @@ pub use manifest::{
 pub use output_file::{names_standard_output, OutputFile};
 pub use place::{
     one_file, refuse_input_inside_replaced, refuse_inside_graph, refuse_missing_directory,
-    refuse_output_place,
+    refuse_one_file_twice, refuse_output_place, CommandFile,
 };
 pub use weight_range::WeightRange;
 pub(crate) use writer::{absolute, fsync_dir};

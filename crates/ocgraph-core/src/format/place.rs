@@ -78,19 +78,44 @@ pub fn refuse_input_inside_replaced(out: &Path, input: &Path, what: &str) -> Res
 
 /// Whether the paths `a` and `b` name one file, existing or not yet (links followed, hard links
 /// included): one command's two files that are one would lose data (a trace written over the
-/// results, or over the workload being read). Standard output (`-`) is no file here.
+/// results, or over the workload being read). Standard output (`-`) and devices such as
+/// `/dev/null` are no file here: writing twice to them replaces nothing.
 pub fn one_file(a: &Path, b: &Path) -> bool {
     use std::os::unix::fs::MetadataExt;
     if names_standard_output(a) || names_standard_output(b) {
         return false;
     }
     if let (Ok(x), Ok(y)) = (std::fs::metadata(a), std::fs::metadata(b)) {
-        return (x.dev(), x.ino()) == (y.dev(), y.ino());
+        return x.is_file() && (x.dev(), x.ino()) == (y.dev(), y.ino());
     }
     match (resolve(a), resolve(b)) {
         (Some(x), Some(y)) => x == y,
         _ => a == b,
     }
+}
+
+/// A file a command reads or writes, for [`refuse_one_file_twice`]: its path (if given), the
+/// option that names it (`--out`), and whether the command writes it.
+pub type CommandFile<'a> = (Option<&'a Path>, &'a str, bool);
+
+/// Refuses, before any work, a file the command writes that is also another of its files (an
+/// input it reads, or another output): the write would replace it (`query --workload W
+/// --answers W`, `run --out F --trace F`). Errors name the written file's option first.
+pub fn refuse_one_file_twice(files: &[CommandFile]) -> Result<()> {
+    for (j, &(b, what_b, writes_b)) in files.iter().enumerate() {
+        for &(a, what_a, writes_a) in &files[..j] {
+            let (Some(a), Some(b)) = (a, b) else { continue };
+            if !(writes_a || writes_b) || !one_file(a, b) {
+                continue;
+            }
+            let (path, written, other) = if writes_b { (b, what_b, what_a) } else { (a, what_a, what_b) };
+            return Err(Error::invalid(format!(
+                "{written} {}: is also the {other} file, which it would replace",
+                path.display()
+            )));
+        }
+    }
+    Ok(())
 }
 
 /// Whether `path` lies inside the existing directory `dir` or holds it, links followed.

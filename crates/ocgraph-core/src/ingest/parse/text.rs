@@ -169,8 +169,7 @@ pub(crate) fn parse_lines(
 ) -> std::result::Result<Piece, PieceError> {
     let mut p = Piece::default();
     let ids_want = cfg.src_col.max(cfg.dst_col) + 1;
-    // Unweighted, a third column is looked for too: ignored, but said so.
-    let want = if cfg.weighted { (cfg.weight_col + 1).max(ids_want) } else { ids_want.max(3) };
+    let want = if cfg.weighted { (cfg.weight_col + 1).max(ids_want) } else { ids_want };
     // Plain `src dst` integer lines are read by a single scan; anything else takes the
     // general path (which also produces the errors).
     let fast = !cfg.strings && !cfg.weighted && !cfg.csv;
@@ -206,7 +205,11 @@ pub(crate) fn parse_lines(
             }
         } else if !is_skipped(line, cfg.csv) {
             let k = fields(line, cfg.csv, want, &mut f).map_err(err)?;
-            if !cfg.weighted && k > 2 && p.wide_line.is_none() {
+            if !cfg.weighted
+                && p.wide_line.is_none()
+                && k > 0
+                && (k > 2 || more_fields(&line[f[k - 1].1..], cfg.csv))
+            {
                 p.wide_line = Some(line_no);
             }
             if k < ids_want {
@@ -275,6 +278,17 @@ fn str_range(block: &[u8], unquoted: &mut Vec<u8>, csv: bool, (a, b): (usize, us
         }
     }
     (a, b)
+}
+
+/// Whether `rest`, what follows a line's last field read, holds another field: a comma in CSV
+/// (fields after it are not parsed, so a bad quote there is not an error of an unweighted
+/// import), anything but separators otherwise.
+fn more_fields(rest: &[u8], csv: bool) -> bool {
+    if csv {
+        memchr::memchr(b',', rest).is_some()
+    } else {
+        rest.iter().any(|c| !matches!(c, b' ' | b'\t' | b',' | b'\r'))
+    }
 }
 
 /// A line that is exactly `digits sep digits` optionally followed by a separator and anything
