@@ -115,7 +115,7 @@ pub fn run(args: &AdviseArgs) -> Result<()> {
     let (skew, locality) = shape(g);
     // Copies (`reorder`, `pack`) and online queries read the stored graph only: with updates
     // pending they are refused until a compaction.
-    let compact_first = if ocgraph_core::has_updates(&args.graph)? { "`ocgraph compact`, then " } else { "" };
+    let compact_first = if matches!(view, GraphView::Updated(_)) { "`ocgraph compact`, then " } else { "" };
     // A reordered copy is as reordered as it gets, though its shape stays skewed.
     let reordered = ocgraph_core::ingest::is_reordered(m);
     let skewed = skew > 50.0 && locality > 0.01 && !reordered;

@@ -502,7 +502,6 @@ struct ScanCfg<'a> {
     max_id: u64,
 }
 
-/// Reads the whole input, calling `each(block, piece)` for every parsed piece in file order.
 /// The UTF-8 byte-order mark some editors and spreadsheets write first.
 const UTF8_BOM: &[u8] = b"\xEF\xBB\xBF";
 /// The first and last four bytes of a Parquet file.
@@ -527,6 +526,25 @@ pub fn has_parquet_magic(path: &Path) -> bool {
         && &tail == PARQUET_MAGIC
 }
 
+/// The note on the columns an unweighted import ignores, first met at `path:line` (which has
+/// `columns`, e.g. "3 columns"), with the 0-based columns of the source, target and weight.
+fn ignored_columns(
+    path: &Path,
+    line: u64,
+    columns: &str,
+    (src, dst, weight): (usize, usize, usize),
+) -> String {
+    format!(
+        "{}:{line}: {columns}: columns {} and {} are the edge, the rest were ignored (an unweighted \
+         import; --weighted reads column {} as the weight)",
+        path.display(),
+        src + 1,
+        dst + 1,
+        weight + 1
+    )
+}
+
+/// Reads the whole input, calling `each(block, piece)` for every parsed piece in file order.
 fn scan(
     input: Input,
     cfg: &ScanCfg,
@@ -652,15 +670,12 @@ fn scan(
             if let Some((at, cols)) = first.first().filter(|(_, c)| unnamed && !weighted && c.len() > 2) {
                 if format != InputFormat::MatrixMarket {
                     wide_noted = true;
-                    found.notices.push(format!(
-                        "{}:{}: {} columns: columns {} and {} are the edge, the rest were ignored (an \
-                         unweighted import; --weighted reads column {} as the weight)",
-                        path.display(),
+                    let columns = format!("{} columns", cols.len());
+                    found.notices.push(ignored_columns(
+                        path,
                         line + at,
-                        cols.len(),
-                        src_col + 1,
-                        dst_col + 1,
-                        weight_col + 1
+                        &columns,
+                        (src_col, dst_col, weight_col),
                     ));
                 }
             }
@@ -736,15 +751,8 @@ fn scan(
         for piece in parse_block(path, data, line, &cfg)? {
             if let Some(at) = piece.wide_line.filter(|_| !wide_noted) {
                 wide_noted = true;
-                found.notices.push(format!(
-                    "{}:{}: more than 2 columns: columns {} and {} are the edge, the rest were ignored (an \
-                     unweighted import; --weighted reads column {} as the weight)",
-                    path.display(),
-                    line + at,
-                    src_col + 1,
-                    dst_col + 1,
-                    weight_col + 1
-                ));
+                let cols = (src_col, dst_col, weight_col);
+                found.notices.push(ignored_columns(path, line + at, "more than 2 columns", cols));
             }
             line += piece.lines;
             found.edges += piece.edges() as u64;

@@ -308,8 +308,7 @@ fn two_ids(line: &[u8]) -> Option<(u64, u64, bool)> {
     if k < line.len() && !matches!(line[k], b' ' | b'\t' | b',' | b'\r') {
         return None;
     }
-    let wide = line[k..].iter().any(|c| !matches!(c, b' ' | b'\t' | b',' | b'\r'));
-    Some((a, b, wide))
+    Some((a, b, more_fields(&line[k..], false)))
 }
 
 /// The decimal number of 1 to 19 digits at `line[start..]` and the index after it.
