@@ -262,7 +262,9 @@ class Graph(_NativeGraph):
         """PageRank scores (float64, summing to 1) with networkx's semantics
         (``networkx.pagerank(G, alpha=damping, max_iter=..., tol=..., personalization=...)``):
         dangling vertices redistribute by the personalization vector; iteration stops when the
-        L1 change is below ``num_vertices * tol``.
+        L1 change is below ``num_vertices * tol``. Every arc counts: on a graph imported without
+        ``dedup``, repeated edges weigh as many times as they appear (as in
+        ``networkx.MultiDiGraph``; :meth:`to_networkx` merges them, so its scores differ there).
 
         ``personalization``: ``None`` (uniform), a dict ``{vertex: weight}`` (missing vertices
         get 0), an array of ``num_vertices`` non-negative values, or a pandas ``Series``

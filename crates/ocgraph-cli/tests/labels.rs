@@ -168,6 +168,8 @@ new1 2
     fails(&["mine", "pattern", p(&g), "--pattern", p(&pat)], &["labels.u32"]);
     ok(&["labels", "remove", p(&g)]);
     fails(&["mine", "pattern", p(&g), "--pattern", p(&pat)], &["has no labels", "--labels"]);
+    // Showing the labels of a graph without any lists none (it was an argument error).
+    assert_eq!(ok(&["labels", "show", p(&g)]), "");
 }
 
 #[test]

@@ -53,10 +53,12 @@ pub fn run(args: &LabelsArgs) -> Result<()> {
         }
         LabelsCommand::Show { graph } => {
             // With updates: the labels as of the latest batch (label updates included).
+            // A graph without labels lists no line, as one whose labels were all removed.
             let g = GraphView::open(graph, &OpenOptions::default())?;
-            let labels = g
-                .labels()?
-                .ok_or_else(|| Error::invalid(format!("{}: the graph has no labels", graph.display())))?;
+            let Some(labels) = g.labels()? else {
+                eprintln!("{}: no vertex has a label", graph.display());
+                return Ok(());
+            };
             let ids = g.ids()?;
             let mut out = std::io::BufWriter::new(std::io::stdout().lock());
             for (v, &l) in labels.iter().enumerate().filter(|&(_, &l)| l != NO_LABEL) {

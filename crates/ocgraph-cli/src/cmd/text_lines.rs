@@ -1,19 +1,29 @@
 //! Reading the CLI's small text inputs (update files, pattern files, label files) line by
-//! line, with errors that name the file and the 1-based line.
+//! line, with errors that name the file and the 1-based line. As for the importers' text, a file
+//! may be gzip'd (known by its magic) and may start with a UTF-8 byte-order mark (skipped).
 
-use std::io::{BufRead, BufReader};
+use std::io::{BufRead, BufReader, Read};
 use std::path::Path;
 
+use flate2::bufread::MultiGzDecoder;
 use ocgraph_core::{Error, Result};
+
+/// The first two bytes of a gzip member.
+const GZIP_MAGIC: [u8; 2] = [0x1f, 0x8b];
 
 /// Calls `f(line number, line)` on every line of `path` (1-based numbers; the line without its
 /// `\n` or `\r\n`). A line that is not UTF-8 text is an error naming it.
 pub(crate) fn for_each_text_line(path: &Path, f: impl FnMut(u64, &str) -> Result<()>) -> Result<()> {
     let file = std::fs::File::open(path).map_err(|e| Error::io(path, "open", e))?;
-    text_lines(path, BufReader::new(file), f)
+    let mut reader = BufReader::new(file);
+    let gzip = reader.fill_buf().map_err(|e| Error::io(path, "read", e))?.starts_with(&GZIP_MAGIC);
+    if gzip {
+        return text_lines(path, BufReader::new(MultiGzDecoder::new(reader)), f);
+    }
+    text_lines(path, reader, f)
 }
 
-/// [`for_each_text_line`] over `reader`, the content of `path`.
+/// [`for_each_text_line`] over `reader`, the content of `path` (uncompressed).
 fn text_lines(
     path: &Path,
     mut reader: impl BufRead,
@@ -22,10 +32,12 @@ fn text_lines(
     let mut buf = Vec::new();
     for no in 1.. {
         buf.clear();
+        // A damaged gzip stream is a read error, named with the file.
         if reader.read_until(b'\n', &mut buf).map_err(|e| Error::io(path, "read", e))? == 0 {
             break;
         }
-        let line = std::str::from_utf8(&buf).map_err(|e| {
+        let text = if no == 1 { buf.strip_prefix("\u{feff}".as_bytes()).unwrap_or(&buf) } else { &buf };
+        let line = std::str::from_utf8(text).map_err(|e| {
             Error::input_line(path, no, format!("not UTF-8 text (byte {} of the line)", e.valid_up_to() + 1))
         })?;
         f(no, line.trim_end_matches(['\n', '\r']))?;
@@ -46,6 +58,11 @@ pub(crate) fn for_each_line_in(
     bytes: &[u8],
     f: impl FnMut(u64, &str) -> Result<()>,
 ) -> Result<()> {
+    if bytes.starts_with(&GZIP_MAGIC) {
+        let mut plain = Vec::new();
+        MultiGzDecoder::new(bytes).read_to_end(&mut plain).map_err(|e| Error::io(path, "read", e))?;
+        return text_lines(path, plain.as_slice(), content(f));
+    }
     text_lines(path, bytes, content(f))
 }
 
@@ -80,5 +97,37 @@ mod tests {
         .to_string();
         assert_eq!(seen, [(1, "+ 0 1".to_string()), (4, "- 1 2".to_string())]);
         assert!(err.contains("u.txt") && err.contains('5') && err.contains("UTF-8"), "{err}");
+    }
+
+    /// A byte-order mark opening the file is skipped (not one later); a gzip'd file is read as
+    /// its text, from a path and from bytes read already; a damaged one is an error naming it.
+    #[test]
+    fn byte_order_marks_are_skipped_and_gzip_is_read() {
+        use std::io::Write;
+        let dir = tempfile::tempdir().unwrap();
+        let text = "\u{feff}+ 0 1\n\u{feff}- 1 2\n";
+        let plain = dir.path().join("u.txt");
+        std::fs::write(&plain, text).unwrap();
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        gz.write_all(text.as_bytes()).unwrap();
+        let gz = gz.finish().unwrap();
+        let zipped = dir.path().join("u.txt.gz");
+        std::fs::write(&zipped, &gz).unwrap();
+        let expected = [(1, "+ 0 1".to_string()), (2, "\u{feff}- 1 2".to_string())];
+        let collect = |seen: &mut Vec<(u64, String)>, no: u64, text: &str| {
+            seen.push((no, text.to_string()));
+            Ok(())
+        };
+        let (mut from_plain, mut from_zipped, mut from_bytes) = (Vec::new(), Vec::new(), Vec::new());
+        for_each_line(&plain, |no, text| collect(&mut from_plain, no, text)).unwrap();
+        for_each_line(&zipped, |no, text| collect(&mut from_zipped, no, text)).unwrap();
+        for_each_line_in(&zipped, &gz, |no, text| collect(&mut from_bytes, no, text)).unwrap();
+        assert_eq!(from_plain, expected);
+        assert_eq!(from_zipped, expected);
+        assert_eq!(from_bytes, expected);
+        let cut = dir.path().join("cut.gz");
+        std::fs::write(&cut, &gz[..gz.len() - 12]).unwrap();
+        let err = for_each_line(&cut, |_, _| Ok(())).unwrap_err().to_string();
+        assert!(err.contains("cut.gz"), "{err}");
     }
 }
