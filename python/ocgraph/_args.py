@@ -36,6 +36,20 @@ def int_arg(name: str, value: Any, low: int = 0, high: int = U32_MAX) -> int:
     return v
 
 
+def relabel_arg(relabel: Any) -> str | None:
+    """``relabel`` of the importers as ``None``, ``"first-seen"`` or ``"sorted"``: any letter
+    case, ``"first_seen"`` and ``"none"`` too; ``True`` is ``"first-seen"`` (as the CLI's bare
+    ``--relabel``) and ``False`` is ``None``."""
+    if relabel is None or relabel is False:
+        return None
+    if relabel is True:
+        return "first-seen"
+    spelled = {"none": None, "first-seen": "first-seen", "first_seen": "first-seen", "sorted": "sorted"}
+    if not isinstance(relabel, str) or relabel.lower() not in spelled:
+        raise InvalidArgumentError(f"unknown relabel {relabel!r} (expected None, 'first-seen' or 'sorted')")
+    return spelled[relabel.lower()]
+
+
 def unmasked(name: str, a: Any, error: type[Exception] = InvalidArgumentError) -> np.ndarray:
     """``np.asarray(a)``, refusing a masked array with masked entries: ``asarray`` would drop
     the mask and read the hidden values as data."""

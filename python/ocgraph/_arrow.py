@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from . import _ocgraph
-from ._args import as_float32, int_arg, overlaps
+from ._args import as_float32, int_arg, overlaps, relabel_arg
 from ._errors import InputError, InvalidArgumentError, io_error
 from ._graph import Graph, PathLike, Size
 
@@ -274,11 +274,7 @@ def _build(
     allow_sparse_ids: bool = False,
 ) -> Graph:
     _distinct_columns(source, target, weight)
-    # The spellings import_edges takes for text input: any case, first_seen, "none".
-    spelled = {"none": None, "first-seen": "first-seen", "first_seen": "first-seen", "sorted": "sorted"}
-    if relabel is not None and (not isinstance(relabel, str) or relabel.lower() not in spelled):
-        raise InvalidArgumentError(f"unknown relabel {relabel!r} (expected None, 'first-seen' or 'sorted')")
-    relabel = None if relabel is None else spelled[relabel.lower()]
+    relabel = relabel_arg(relabel)
     if num_vertices is not None:
         if relabel is not None:
             raise InvalidArgumentError("num_vertices is for ids kept as they are, not with relabel")
@@ -381,7 +377,7 @@ def from_arrow(
         directed: store a directed graph; otherwise every edge is stored in both directions.
         dedup: remove duplicate edges, keeping the smallest weight.
         drop_self_loops: remove edges ``u -> u``.
-        relabel: None, ``"first-seen"`` (dense ids in order of first appearance, edge by edge)
+        relabel: None, ``"first-seen"`` (or ``True``; dense ids in order of first appearance, edge by edge)
             or ``"sorted"`` (dense ids in sorted order of the original ids; reads the input twice).
             Relabelled graphs keep the original ids (:meth:`Graph.original_ids`).
         memory: buffer budget of the builder; beyond it sorted runs are spilled to disk.

@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from . import _ocgraph
-from ._args import U32_MAX, U64_MAX, finite_weights, int_arg, int_ids
+from ._args import U32_MAX, U64_MAX, finite_weights, int_arg, int_ids, relabel_arg
 from ._arrow import from_parquet
 from ._errors import InputError, InvalidArgumentError
 from ._graph import Graph, PathLike, Size
@@ -152,8 +152,8 @@ def import_edges(
         dedup: remove duplicate edges, keeping the smallest weight.
         drop_self_loops: remove edges ``u -> u``.
         relabel: ``None`` (ids are vertex ids), ``"first-seen"`` (dense ids in order of first
-            appearance) or ``"sorted"`` (dense ids in sorted order of the original ids);
-            relabelled graphs keep the original ids (see :meth:`Graph.original_id`).
+            appearance; ``True`` too) or ``"sorted"`` (dense ids in sorted order of the original
+            ids); relabelled graphs keep the original ids (see :meth:`Graph.original_id`).
         memory: buffer budget; larger inputs are sorted in runs on disk.
         overwrite: replace an existing graph at ``out``.
         num_vertices: the vertex count when the ids are kept (``relabel=None``): ids must be
@@ -176,6 +176,7 @@ def import_edges(
         OcgraphIOError: the input cannot be read, or ``out`` exists without ``overwrite``.
     """
     n = _opt_int("num_vertices", num_vertices, _MAX_VERTICES)
+    relabel = relabel_arg(relabel)
     if str(format).lower() == "parquet" or (str(format).lower() == "auto" and _is_parquet(input)):
         if labels is not None:
             raise InvalidArgumentError(

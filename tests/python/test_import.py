@@ -227,6 +227,18 @@ def test_relabel_keeps_original_ids(tmp_path):
     s = ocgraph.import_edges(tmp_path / "s.txt", tmp_path / "s")
     assert [s.original_id(v) for v in range(3)] == ["alice", "bob", "carol"]
     assert s.vertex("carol") == 2
+    # True is first-seen and False none, as the CLI's bare --relabel; other values are named.
+    true = ocgraph.import_edges(tmp_path / "e.txt", tmp_path / "true", relabel=True)
+    assert true.original_ids().tolist() == [100, 7, 55, 3]
+    false = ocgraph.import_edges(tmp_path / "e.txt", tmp_path / "false", relabel=False)
+    assert false.num_vertices == 101
+    import pandas as pd
+
+    df = pd.DataFrame({"src": [100, 7], "dst": [7, 55]})
+    assert ocgraph.from_pandas(df, tmp_path / "pd", relabel=True).original_ids().tolist() == [100, 7, 55]
+    for bad in ["yes", 1]:
+        with pytest.raises(ocgraph.InvalidArgumentError, match="unknown relabel"):
+            ocgraph.import_edges(tmp_path / "e.txt", tmp_path / "bad", relabel=bad)
     ident = ocgraph.from_edges([0], [2], tmp_path / "ident")
     assert ident.original_id(2) == 2 and ident.vertex(2) == 2 and ident.vertex(3) is None
     with pytest.raises(ocgraph.VertexError):
