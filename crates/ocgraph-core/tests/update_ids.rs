@@ -149,6 +149,13 @@ fn integer_ids_and_identity_graphs_update_by_id() {
     g.add_vertices((far - 4) as u32).unwrap();
     g.add_edges_by_id(&[(i(0), i(far))], None).unwrap();
     assert_eq!(&g.snapshot().out().neighbors(far as u32)[..], &[0]);
+    // The graph is now mostly empty vertices (kept so by add_vertices, as by allow_sparse_ids):
+    // a few vertices more are not, and are added by id; a far id still needs add_vertices.
+    let n = g.num_vertices() as u64;
+    g.add_edges_by_id(&[(i(0), i(n + 2))], None).unwrap();
+    assert_eq!(g.num_vertices() as u64, n + 3);
+    let e = g.add_edges_by_id(&[(i(0), i(3 * far))], None).unwrap_err().to_string();
+    assert!(e.contains("mostly empty vertices"), "{e}");
 }
 
 /// A name logged for a batch that never reached the WAL (the process died in between) is cut

@@ -726,10 +726,14 @@ impl WritableGraph {
     /// Why a batch of `edges` new edges may not grow this graph, whose ids are vertex numbers,
     /// from `n` vertices (its count now, or after vertices the caller adds first) to `end`, if
     /// it may not: the graph would then be mostly empty vertices by the import's rule
-    /// ([`sparse_ids_problem`]); that growth is asked for with `add_vertices` first.
+    /// ([`sparse_ids_problem`]), and so would the vertices the batch adds (a graph kept sparse
+    /// by `allow_sparse_ids` may still grow by a few vertices); that growth is asked for with
+    /// `add_vertices` first.
     pub fn growth_problem(&self, n: u64, end: u64, edges: u64) -> Option<String> {
+        let directed = self.is_directed();
+        let added_sparse = end > n && sparse_ids_problem(end - n, edges, directed).is_some();
         let edges = self.snapshot().num_edges() + edges;
-        (end > n && sparse_ids_problem(end, edges, self.is_directed()).is_some()).then(|| {
+        (added_sparse && sparse_ids_problem(end, edges, directed).is_some()).then(|| {
             format!(
                 "vertex id {} would grow the graph from {n} to {end} vertices for {edges} edges, \
                  mostly empty vertices (whose offsets a compaction writes, and whose values every \
