@@ -4,7 +4,7 @@
 //! names `src` (or `source`) and `dst` (or `target`), case-insensitive, when it names both,
 //! else the first two columns; the weight is the column named `weight` (or `w`) in the
 //! header, else the first column after the source and target (the third when they are the
-//! first two); [`Columns`](crate::ingest::Columns) picks them by their (unquoted) header names
+//! first two), else the first that is neither; [`Columns`](crate::ingest::Columns) picks them by their (unquoted) header names
 //! instead (the first line is then always the header).
 
 use std::borrow::Cow;
