@@ -304,7 +304,10 @@ def build_grid(
     The grid cuts the arcs into ``P x P`` cells by source and destination block (blocks of at
     most 65,536 vertices); PageRank, WCC and SpMV then read it (``layout="auto"`` or
     ``"grid"``) and keep the vertex state they touch in cache. Open the graph again to use a
-    grid built after it was opened. ``compress``: ``"none"``, ``"lz4"`` (each cell
+    grid built after it was opened. ``cells_per_side``: ``P``, at most 1,024 (default: the
+    fewest blocks of at most 65,536 vertices), rounded so that the blocks are powers of two
+    (1,024 for 5,000 vertices gives 625 blocks of 8; the returned ``cells_per_side`` is the
+    value used). ``compress``: ``"none"``, ``"lz4"`` (each cell
     compressed) or ``"runs"`` (each cell's sources as runs: fewer bytes to read than
     ``"none"``, more work to decode; see docs/layouts.md for when each is faster). Returns
     the grid's shape and sizes (``arcs``: the grid's, one per directed edge, two per
