@@ -469,11 +469,10 @@ class Graph(_NativeGraph):
         lab = _mine.data_labels(np.atleast_1d(labels))
         if lab is None or len(lab) != len(v):
             raise InvalidArgumentError(f"set_vertex_labels: {len(v)} vertices need as many labels")
-        with _mine.watched_update(self) as before:
-            seq = _ocgraph._set_vertex_labels(self, v, lab, bool(durable))
-            empty = np.empty(0, dtype=np.int64)
-            _mine.after_update(self, before, empty, empty, v, lab)
-        return seq
+        empty = np.empty(0, dtype=np.int64)
+        with _mine.watched_update(self) as batch:
+            batch.touched = lambda: (empty, empty, v, lab)
+            return _ocgraph._set_vertex_labels(self, v, lab, bool(durable))
 
     def unwatch(self, w: _mine.Watch) -> None:
         """Stops recording changes for ``w``.
@@ -507,34 +506,30 @@ class Graph(_NativeGraph):
         if _by_original(ids):
             src, dst = _original_ids(src, "src"), _original_ids(dst, "dst")
             w = None if weights is None else _weights(weights, len(src))
-            with _mine.watched_update(self) as before:
-                seq = _ocgraph._add_edges_by_id(self, src, dst, w, bool(durable))
-                if before is not None:
-                    _mine.after_update(self, before, *self._known_pairs(src, dst))
-            return seq
+            with _mine.watched_update(self) as batch:
+                # New ids have vertices once the batch committed.
+                batch.touched = lambda: self._known_pairs(src, dst)
+                return _ocgraph._add_edges_by_id(self, src, dst, w, bool(durable))
         s, d = _ids(src), _ids(dst)
         w = None if weights is None else _weights(weights, len(s))
-        with _mine.watched_update(self) as before:
-            seq = _ocgraph._add_edges(self, s, d, w, bool(durable))
-            _mine.after_update(self, before, s, d)
-        return seq
+        with _mine.watched_update(self) as batch:
+            batch.touched = lambda: (s, d)
+            return _ocgraph._add_edges(self, s, d, w, bool(durable))
 
     def remove_edges(self, src: Any, dst: Any, durable: bool | None = None, ids: str = "internal") -> int:
         """Removes the edges ``src[i] -> dst[i]`` (missing edges are ignored); ``ids`` as in
         :meth:`add_edges`."""
         if _by_original(ids):
             src, dst = _original_ids(src, "src"), _original_ids(dst, "dst")
-            with _mine.watched_update(self) as before:
-                pairs = self._known_pairs(src, dst) if before is not None else None
-                seq = _ocgraph._remove_edges_by_id(self, src, dst, bool(durable))
-                if pairs is not None:
-                    _mine.after_update(self, before, *pairs)
-            return seq
+            with _mine.watched_update(self) as batch:
+                if batch.before is not None:
+                    pairs = self._known_pairs(src, dst)
+                    batch.touched = lambda: pairs
+                return _ocgraph._remove_edges_by_id(self, src, dst, bool(durable))
         s, d = _ids(src), _ids(dst)
-        with _mine.watched_update(self) as before:
-            seq = _ocgraph._remove_edges(self, s, d, bool(durable))
-            _mine.after_update(self, before, s, d)
-        return seq
+        with _mine.watched_update(self) as batch:
+            batch.touched = lambda: (s, d)
+            return _ocgraph._remove_edges(self, s, d, bool(durable))
 
     def _known_pairs(self, src: list, dst: list) -> tuple[np.ndarray, np.ndarray]:
         """The vertex pairs of the original-id pairs ``src[i], dst[i]`` whose ids both exist."""
@@ -598,19 +593,17 @@ class Graph(_NativeGraph):
         by_original = _by_original(ids)
         vertices = _original_ids(vertices, "vertices") if by_original else vertices
         internal = None if by_original else _ids(vertices)
-        with _mine.watched_update(self) as before:
-            if by_original and before is not None:
-                # Looked up under the watch lock: an id another batch adds meanwhile is seen.
-                found = [self.vertex(x) for x in vertices]
-                internal = _ids([v for v in found if v is not None])
-            pairs = _mine.incident_pairs(self, internal) if before is not None else None
+        with _mine.watched_update(self) as batch:
+            if batch.before is not None:
+                if by_original:
+                    # Looked up under the watch lock: an id another batch adds meanwhile is seen.
+                    found = [self.vertex(x) for x in vertices]
+                    internal = _ids([v for v in found if v is not None])
+                pairs = _mine.incident_pairs(self, internal)
+                batch.touched = lambda: pairs
             if by_original:
-                seq = _ocgraph._remove_vertices_by_id(self, vertices, bool(durable))
-            else:
-                seq = _ocgraph._remove_vertices(self, internal, bool(durable))
-            if pairs is not None:
-                _mine.after_update(self, before, *pairs)
-        return seq
+                return _ocgraph._remove_vertices_by_id(self, vertices, bool(durable))
+            return _ocgraph._remove_vertices(self, internal, bool(durable))
 
     def freeze(self) -> None:
         """Writes the in-memory delta to a new immutable level on disk."""

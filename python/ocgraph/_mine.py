@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import operator
 import threading
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any
 
@@ -251,45 +251,51 @@ def adding_watch(g: Any) -> Iterator[None]:
             gate.adding -= 1
 
 
+class WatchedBatch:
+    """One update batch of a graph, as its watches see it: ``before``, a snapshot of the graph
+    before the batch (None when nothing watches the graph), and ``touched``, set by the caller
+    before the batch runs: a function giving the batch's vertex pairs ``(src, dst)`` and, for
+    label changes, ``(src, dst, vertices, labels)``."""
+
+    def __init__(self, before: Any) -> None:
+        self.before = before
+        self.touched: Callable[[], tuple] | None = None
+
+
 @contextmanager
-def watched_update(g: Any) -> Iterator[Any]:
-    """Around one update batch of ``g``: yields a snapshot of ``g`` before it when something
-    watches ``g`` (else None), holding the watch lock until the block ends when something
-    watches ``g`` or a watch is being added (see :class:`_UpdateGate`)."""
+def watched_update(g: Any) -> Iterator[WatchedBatch]:
+    """Around one update batch of ``g``: yields a :class:`WatchedBatch`, holding the watch lock
+    until the block ends when something watches ``g`` or a watch is being added (see
+    :class:`_UpdateGate`); at the end, when the batch committed, hands it to every watch."""
     gate = _gate(g)
     gate.lock.acquire()
     if not getattr(g, "_watches", None) and not gate.adding:
         gate.unwatched += 1
         gate.lock.release()
         try:
-            yield None
+            yield WatchedBatch(None)
         finally:
             with gate.lock:
                 gate.unwatched -= 1
                 if not gate.unwatched:
                     gate.idle.notify_all()
         return
+    batch = WatchedBatch(_ocgraph._snapshot(g) if getattr(g, "_watches", None) else None)
     try:
-        yield _ocgraph._snapshot(g) if getattr(g, "_watches", None) else None
+        yield batch
     finally:
-        gate.lock.release()
-
-
-def after_update(
-    g: Any,
-    before: Any,
-    src: np.ndarray,
-    dst: np.ndarray,
-    vertices: np.ndarray | None = None,
-    labels: np.ndarray | None = None,
-) -> None:
-    """Hands the batch of pairs ``src[i], dst[i]`` and label changes ``(vertices[i],
-    labels[i])`` to every watch of ``g``."""
-    if before is None:
-        return
-    after = _ocgraph._snapshot(g)
-    for w in g._watches:
-        w._update(before, after, src, dst, vertices, labels)
+        # In `finally`: a batch that committed reaches the watches even when an exception
+        # skipped the rest of the block (a KeyboardInterrupt raised as the native call
+        # returned); a batch that was refused committed nothing, and the sequence says so.
+        try:
+            if batch.before is not None and batch.touched is not None:
+                after = _ocgraph._snapshot(g)
+                if after.seq > batch.before.seq:
+                    touched = batch.touched()
+                    for w in g._watches:
+                        w._update(batch.before, after, *touched)
+        finally:
+            gate.lock.release()
 
 
 def incident_pairs(g: Any, ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -459,6 +459,51 @@ def test_a_batch_of_another_thread_never_lands_inside_a_watched_batch(tmp_path, 
     g.close()
 
 
+@pytest.mark.parametrize("native", ["_add_edges", "_remove_edges", "_remove_vertices", "_set_vertex_labels"])
+def test_a_batch_interrupted_as_it_returns_still_reaches_the_watches(tmp_path, monkeypatch, native):
+    """A KeyboardInterrupt raised as the native update returned (the batch committed) skipped
+    the watches' update: the batch's matches were never reported, and the watch stayed out of
+    step with the graph. The watches now get every committed batch (the interrupt forced)."""
+    ocgraph.from_edges([0, 1, 2, 3], [1, 2, 3, 0], tmp_path / "g", directed=False).close()
+    g = ocgraph.open(tmp_path / "g", writable=True, durability="none")
+    labelled = native == "_set_vertex_labels"
+    w = g.watch("triangle", labels=[1] * 4, pattern_labels=[1, 2, 2]) if labelled else g.watch("triangle")
+    if native != "_add_edges":
+        g.add_edges([0], [2])
+    before = {tuple(r) for r in g.match("triangle").tolist()}
+    w.changes()
+    call = getattr(ocgraph._ocgraph, native)
+
+    def interrupted(*args):
+        call(*args)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(ocgraph._ocgraph, native, interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        {
+            "_add_edges": lambda: g.add_edges([0], [2]),
+            "_remove_edges": lambda: g.remove_edges([2], [0]),
+            "_remove_vertices": lambda: g.remove_vertices([1]),
+            "_set_vertex_labels": lambda: g.set_vertex_labels([2, 3], [2, 2]),
+        }[native]()
+    monkeypatch.undo()
+    if labelled:
+        # Vertex 0 labelled 1 with neighbours 2 and 3 labelled 2, which close triangles (0, 1, 2)
+        # and (0, 2, 3) only where (0, 2, 3) has both 2s: one match, (0, 2, 3) in pattern order.
+        assert w.changes().added.tolist() == [[0, 2, 3]]
+        return g.close()
+    after = {tuple(r) for r in g.match("triangle").tolist()}
+    assert after != before
+    added, removed = w.changes()
+    assert {tuple(r) for r in added.tolist()} == after - before
+    assert {tuple(r) for r in removed.tolist()} == before - after
+    # A refused batch commits nothing and reports nothing.
+    with pytest.raises(ocgraph.VertexError):
+        g.add_edges([0], [99])
+    assert all(len(x) == 0 for x in w.changes())
+    g.close()
+
+
 def test_a_watch_added_during_another_threads_batch_sees_that_batch(tmp_path, monkeypatch):
     """A batch of a graph nothing watched yet, committing after a watch was added and had
     taken its first batch, was missing from the watch for good (the triangle it closed with

@@ -126,6 +126,18 @@ pub(crate) struct PySnapshot {
     view: GraphView,
 }
 
+#[pymethods]
+impl PySnapshot {
+    /// The sequence number of the last update batch the snapshot holds (0 without updates).
+    #[getter]
+    fn seq(&self) -> u64 {
+        match &self.view {
+            GraphView::Updated(s) => s.seq(),
+            GraphView::Stored(_) => 0,
+        }
+    }
+}
+
 /// The graph as reads see it now.
 #[pyfunction]
 pub(crate) fn _snapshot(g: &PyGraph) -> PyResult<PySnapshot> {
