@@ -185,3 +185,17 @@ fn a_bad_label_file_stops_the_import_naming_the_line() {
     );
     assert!(!g.exists(), "a failed import leaves no graph");
 }
+
+#[test]
+fn a_label_file_may_be_gzipped_and_start_with_a_byte_order_mark() {
+    use std::io::Write;
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    std::fs::write(dir.join("e.txt"), "a b\nb c\n").unwrap();
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    gz.write_all("\u{feff}a 1\nc 3\n".as_bytes()).unwrap();
+    std::fs::write(dir.join("l.txt.gz"), gz.finish().unwrap()).unwrap();
+    let g = dir.join("g");
+    ok(&["import", p(&dir.join("e.txt")), p(&g), "--relabel", "--labels", p(&dir.join("l.txt.gz"))]);
+    assert_eq!(ok(&["labels", "show", p(&g)]), "a 1\nc 3\n");
+}

@@ -12,6 +12,8 @@
 use std::io::{BufRead, BufReader};
 use std::path::Path;
 
+use flate2::bufread::MultiGzDecoder;
+
 use crate::error::{Error, Result};
 use crate::format::{FileRole, Manifest};
 use crate::graph::SideFiles;
@@ -57,12 +59,18 @@ pub fn padded(mut labels: Vec<u32>, n: usize) -> Result<Vec<u32>> {
 /// labelled twice, a label out of range.
 pub fn read_label_file(path: &Path, ids: &IdLookup) -> Result<Vec<u32>> {
     let file = std::fs::File::open(path).map_err(|e| Error::io(path, "open", e))?;
+    let mut reader = BufReader::new(file);
+    // As the edge lists: gzip'd (known by its magic), a leading byte-order mark skipped.
+    let gzip = reader.fill_buf().map_err(|e| Error::io(path, "read", e))?.starts_with(&[0x1f, 0x8b]);
+    let reader: Box<dyn BufRead> =
+        if gzip { Box::new(BufReader::new(MultiGzDecoder::new(reader))) } else { Box::new(reader) };
     let mut labels = vec![NO_LABEL; ids.len() as usize];
     let bad = |line: u64, msg: String| Error::input_line(path, line, msg);
-    for (i, line) in BufReader::new(file).split(b'\n').enumerate() {
+    for (i, line) in reader.split(b'\n').enumerate() {
         let line_no = i as u64 + 1;
         let raw = line.map_err(|e| Error::io(path, "read", e))?;
         let text = std::str::from_utf8(&raw).map_err(|_| bad(line_no, "the line is not UTF-8".into()))?;
+        let text = if line_no == 1 { text.strip_prefix('\u{feff}').unwrap_or(text) } else { text };
         let text = text.trim();
         if text.is_empty() || text.starts_with('#') || text.starts_with('%') {
             continue;
