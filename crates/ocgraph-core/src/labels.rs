@@ -9,10 +9,8 @@
 //!
 //! Memory: readers load the labels whole, 4 bytes per vertex.
 
-use std::io::{BufRead, BufReader};
+use std::io::BufRead;
 use std::path::Path;
-
-use flate2::bufread::MultiGzDecoder;
 
 use crate::error::{Error, Result};
 use crate::format::{FileRole, Manifest};
@@ -58,12 +56,8 @@ pub fn padded(mut labels: Vec<u32>, n: usize) -> Result<Vec<u32>> {
 /// Errors name the file and line: a malformed line, a vertex not in the graph, a vertex
 /// labelled twice, a label out of range.
 pub fn read_label_file(path: &Path, ids: &IdLookup) -> Result<Vec<u32>> {
-    let file = std::fs::File::open(path).map_err(|e| Error::io(path, "open", e))?;
-    let mut reader = BufReader::new(file);
-    // As the edge lists: gzip'd (known by its magic), a leading byte-order mark skipped.
-    let gzip = reader.fill_buf().map_err(|e| Error::io(path, "read", e))?.starts_with(&[0x1f, 0x8b]);
-    let reader: Box<dyn BufRead> =
-        if gzip { Box::new(BufReader::new(MultiGzDecoder::new(reader))) } else { Box::new(reader) };
+    // As the edge lists: gzip'd or not, a leading byte-order mark skipped.
+    let reader = crate::ingest::text_reader(path)?;
     let mut labels = vec![NO_LABEL; ids.len() as usize];
     let bad = |line: u64, msg: String| Error::input_line(path, line, msg);
     for (i, line) in reader.split(b'\n').enumerate() {

@@ -2,25 +2,17 @@
 //! line, with errors that name the file and the 1-based line. As for the importers' text, a file
 //! may be gzip'd (known by its magic) and may start with a UTF-8 byte-order mark (skipped).
 
-use std::io::{BufRead, BufReader, Read};
+use std::io::{BufRead, Read};
 use std::path::Path;
 
 use flate2::bufread::MultiGzDecoder;
+use ocgraph_core::ingest::{text_reader, GZIP_MAGIC};
 use ocgraph_core::{Error, Result};
-
-/// The first two bytes of a gzip member.
-const GZIP_MAGIC: [u8; 2] = [0x1f, 0x8b];
 
 /// Calls `f(line number, line)` on every line of `path` (1-based numbers; the line without its
 /// `\n` or `\r\n`). A line that is not UTF-8 text is an error naming it.
 pub(crate) fn for_each_text_line(path: &Path, f: impl FnMut(u64, &str) -> Result<()>) -> Result<()> {
-    let file = std::fs::File::open(path).map_err(|e| Error::io(path, "open", e))?;
-    let mut reader = BufReader::new(file);
-    let gzip = reader.fill_buf().map_err(|e| Error::io(path, "read", e))?.starts_with(&GZIP_MAGIC);
-    if gzip {
-        return text_lines(path, BufReader::new(MultiGzDecoder::new(reader)), f);
-    }
-    text_lines(path, reader, f)
+    text_lines(path, text_reader(path)?, f)
 }
 
 /// [`for_each_text_line`] over `reader`, the content of `path` (uncompressed).

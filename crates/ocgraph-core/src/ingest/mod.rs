@@ -45,6 +45,7 @@ pub use import::{
 pub use labels::{remove_labels, set_labels, set_labels_from_file};
 pub(crate) use pack::pack_copy_unlocked;
 pub use pack::{pack, pack_copy, remove_packed_copy, PackReport};
+pub use parse::source::{text_reader, GZIP_MAGIC};
 pub use parse::{is_integer, parse_weight};
 pub use progress::{NoProgress, Progress, Unit};
 pub use reorder::{is_reordered, reorder};

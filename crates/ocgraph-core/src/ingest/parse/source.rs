@@ -2,7 +2,7 @@
 //! blocks that end at line boundaries (text) or record boundaries (binary).
 
 use std::fs::File;
-use std::io::{BufReader, Read};
+use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 
 use flate2::read::MultiGzDecoder;
@@ -39,6 +39,18 @@ pub(crate) struct Input {
     block: usize,
 }
 
+/// The first two bytes of a gzip member.
+pub const GZIP_MAGIC: [u8; 2] = [0x1f, 0x8b];
+
+/// A buffered reader of the text file at `path`, decompressed when it is gzip'd (known by its
+/// magic): the small line files (labels, updates, patterns) read as the edge lists are.
+pub fn text_reader(path: &Path) -> Result<Box<dyn BufRead>> {
+    let file = File::open(path).map_err(|e| Error::io(path, "open", e))?;
+    let mut reader = BufReader::new(file);
+    let gzip = reader.fill_buf().map_err(|e| Error::io(path, "read", e))?.starts_with(&GZIP_MAGIC);
+    Ok(if gzip { Box::new(BufReader::new(MultiGzDecoder::new(reader))) } else { Box::new(reader) })
+}
+
 /// Whether the file at `path` starts with the gzip magic bytes.
 pub(crate) fn is_gzip(path: &Path) -> Result<bool> {
     let mut f = File::open(path).map_err(|e| Error::io(path, "open", e))?;
@@ -52,7 +64,7 @@ pub(crate) fn is_gzip(path: &Path) -> Result<bool> {
             Err(e) => return Err(Error::io(path, "read", e)),
         }
     }
-    Ok(got == 2 && magic == [0x1f, 0x8b])
+    Ok(got == 2 && magic == GZIP_MAGIC)
 }
 
 impl Input {
@@ -74,7 +86,7 @@ impl Input {
     /// in blocks of 4 KiB (so that lines and records cross blocks).
     #[cfg(feature = "fuzzing")]
     pub(crate) fn from_bytes(path: &Path, bytes: Vec<u8>) -> Input {
-        let gzip = bytes.starts_with(&[0x1f, 0x8b]);
+        let gzip = bytes.starts_with(&GZIP_MAGIC);
         let file_len = bytes.len() as u64;
         let cursor = std::io::Cursor::new(bytes);
         let reader: Box<dyn Read + Send> =
