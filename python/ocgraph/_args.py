@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import operator
 import os
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
@@ -26,6 +27,19 @@ def float_arg(name: str, value: Any) -> float:
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
         raise TypeError(f"{name} must be a real number, got {type(value).__name__}")
     return float(value)
+
+
+def flag_arg(name: str, value: Any, none_ok: bool = False) -> bool | None:
+    """``value`` as a bool: ``True``/``False`` (numpy's too) or the integers 0 and 1; ``None``
+    only where ``none_ok``. A string such as ``"false"`` raises ``TypeError``: ``bool()``
+    would read it as true and build, say, a directed graph where an undirected one was asked."""
+    if value is None and none_ok:
+        return None
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    if isinstance(value, (int, np.integer)) and value in (0, 1):
+        return bool(value)
+    raise TypeError(f"{name} must be True or False, got {type(value).__name__} {value!r}")
 
 
 def int_arg(name: str, value: Any, low: int = 0, high: int = U32_MAX) -> int:
@@ -50,11 +64,22 @@ def relabel_arg(relabel: Any) -> str | None:
     return spelled[relabel.lower()]
 
 
+def not_an_iterator(name: str, a: Any, error: type[Exception] = InvalidArgumentError) -> None:
+    """Refuses an iterator (a generator, ``map``, ``iter(list)``): numpy would hold it as one
+    object instead of reading its values."""
+    if isinstance(a, Iterator):
+        raise error(f"{name} must be an array or a sequence, got {type(a).__name__}; make a list of it first")
+
+
 def unmasked(name: str, a: Any, error: type[Exception] = InvalidArgumentError) -> np.ndarray:
-    """``np.asarray(a)``, refusing a masked array with masked entries: ``asarray`` would drop
-    the mask and read the hidden values as data."""
+    """``np.asarray(a)``, refusing a masked array with masked entries and an Arrow array with
+    nulls: ``asarray`` would drop the mask and read the hidden values as data, and turn the
+    nulls into NaN."""
+    not_an_iterator(name, a, error)
     if np.ma.isMaskedArray(a) and np.ma.getmaskarray(a).any():
         raise error(f"{name} has masked entries; fill or drop them first")
+    if type(a).__module__.startswith("pyarrow") and getattr(a, "null_count", 0):
+        raise error(f"{name} has {a.null_count} null(s); fill or drop them first")
     return np.asarray(a)
 
 
@@ -66,8 +91,30 @@ def int_ids(name: str, a: Any, error: type[Exception] = InputError) -> np.ndarra
     if arr.ndim != 1:
         raise error(f"{name} must be a 1-D array, got shape {arr.shape}")
     if arr.size and arr.dtype.kind not in "iu":
+        missing = _first_missing(arr)
+        if missing is not None:
+            raise error(f"{name}[{missing}] is missing (None, NaN or NA): drop or fill missing ids first")
         raise error(f"{name} must hold integers, got dtype {arr.dtype}")
     return arr
+
+
+def _first_missing(arr: np.ndarray) -> int | None:
+    """The index of the first missing value (None, NaN, pandas' NA) of a float or object
+    array, as a nullable integer column with gaps converts to; ``None`` when there is none."""
+    if arr.dtype.kind == "f":
+        gaps = np.isnan(arr)
+    elif arr.dtype.kind == "O":
+        gaps = np.fromiter(
+            (x is None or (isinstance(x, float) and x != x) or _is_na(x) for x in arr), bool, len(arr)
+        )
+    else:
+        return None
+    return int(np.argmax(gaps)) if gaps.any() else None
+
+
+def _is_na(x: Any) -> bool:
+    """Whether ``x`` is pandas' ``NA`` (without importing pandas)."""
+    return type(x).__name__ == "NAType"
 
 
 def overlaps(a: Any, b: Any) -> bool:
@@ -102,11 +149,14 @@ def finite_weights(name: str, w: Any, n: int, error: type[Exception] = InputErro
         i = int(np.argmax(bad))
         raise error(
             f"{name}[{i}] = {arr[i]} is not a finite float32 number "
-            "(a NaN, an infinity, beyond its range, or nonzero below 1.4e-45)"
+            "(a NaN, an infinity, beyond its range, or nonzero and stored as 0: below about 7e-46)"
         )
     return out
 
 
 def threads_arg(threads: Any) -> int | None:
-    """The ``threads`` argument of a kernel: None (all cores) or ``1 ..= MAX_THREADS``."""
-    return None if threads is None else int_arg("threads", threads, 1, MAX_THREADS)
+    """The ``threads`` argument of a kernel: ``None`` or 0 (one per core, as the command line's
+    ``--threads 0``) or ``1 ..= MAX_THREADS``."""
+    if threads is None:
+        return None
+    return int_arg("threads", threads, 0, MAX_THREADS) or None

@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from . import _ocgraph
-from ._args import as_float32, int_arg, overlaps, relabel_arg
+from ._args import as_float32, flag_arg, int_arg, overlaps, relabel_arg
 from ._errors import InputError, InvalidArgumentError, io_error
 from ._graph import Graph, PathLike, Size
 
@@ -179,7 +179,7 @@ def _weights(col: _Column, batch: Any, offset: int) -> np.ndarray:
         i = int(np.argmax(bad))
         raise InputError(
             f"column '{col.name}' (weight) is {raw[i]} at row {offset + i}: not a finite float32 number "
-            "(a NaN, an infinity, beyond its range, or nonzero below 1.4e-45)"
+            "(a NaN, an infinity, beyond its range, or nonzero and stored as 0: below about 7e-46)"
         )
     return w
 
@@ -290,9 +290,15 @@ def _build(
     elif relabel == "first-seen":
         mapper = _Relabel()
     builder = _ocgraph.EdgeBuilder(
-        os.fspath(path), bool(directed), weight is not None, bool(dedup), bool(drop_self_loops), memory,
-        bool(overwrite), origin,
-    )  # fmt: skip
+        os.fspath(path),
+        flag_arg("directed", directed),
+        weight is not None,
+        flag_arg("dedup", dedup),
+        flag_arg("drop_self_loops", drop_self_loops),
+        memory,
+        flag_arg("overwrite", overwrite),
+        origin,
+    )
     try:
         cols = (_Column(source, "source"), _Column(target, "target"))
         wcol = _Column(weight, "weight") if weight is not None else None
@@ -340,7 +346,7 @@ def _build(
             if num_vertices is not None:
                 builder.reserve_vertices(num_vertices)
             elif not allow_sparse_ids:
-                problem = _ocgraph._sparse_ids_problem(largest + 1, offset, bool(directed))
+                problem = _ocgraph._sparse_ids_problem(largest + 1, offset, flag_arg("directed", directed))
                 if problem is not None:
                     raise InputError(problem)
             builder.finish(None)
@@ -499,7 +505,7 @@ def from_parquet(
     pa = _pa()
     import pyarrow.parquet as pq
 
-    if overwrite and os.path.isdir(path) and overlaps(path, file):
+    if flag_arg("overwrite", overwrite) and os.path.isdir(path) and overlaps(path, file):
         raise InvalidArgumentError(
             f"input {os.fspath(file)}: lies inside the graph directory {os.fspath(path)} that this "
             "call replaces; move it out first"
@@ -580,7 +586,7 @@ def iter_arrow_batches(
     g = g._pinned()  # every slice, the degrees and the ids from one snapshot
     n = g.num_vertices
     # A graph that keeps no input ids gives its vertex ids (uint32), whatever their values.
-    ids = g.original_ids() if original_ids and g._keeps_ids() else None
+    ids = g.original_ids() if flag_arg("original_ids", original_ids) and g._keeps_ids() else None
     if isinstance(ids, list):
         ids = pa.array(ids, pa.string())
     # Slices of consecutive vertices holding about batch_rows arcs each (at least one vertex).

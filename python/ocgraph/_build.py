@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from . import _ocgraph
-from ._args import U32_MAX, U64_MAX, finite_weights, int_arg, int_ids, relabel_arg
+from ._args import U32_MAX, U64_MAX, finite_weights, flag_arg, int_arg, int_ids, relabel_arg
 from ._arrow import from_parquet
 from ._errors import InputError, InvalidArgumentError
 from ._graph import Graph, PathLike, Size
@@ -85,7 +85,7 @@ def from_edges(
     if num_vertices is None:
         num_vertices = top + 1
         if not allow_sparse_ids and num_vertices <= _MAX_VERTICES:
-            problem = _ocgraph._sparse_ids_problem(num_vertices, len(s), bool(directed))
+            problem = _ocgraph._sparse_ids_problem(num_vertices, len(s), flag_arg("directed", directed))
             if problem is not None:
                 raise InputError(problem)
     else:
@@ -107,11 +107,11 @@ def from_edges(
         np.ascontiguousarray(d, dtype=np.uint32),
         w,
         int(num_vertices),
-        bool(directed),
-        bool(dedup),
-        bool(drop_self_loops),
+        flag_arg("directed", directed),
+        flag_arg("dedup", dedup),
+        flag_arg("drop_self_loops", drop_self_loops),
         memory,
-        bool(overwrite),
+        flag_arg("overwrite", overwrite),
     )
     return Graph(os.fspath(path))
 
@@ -188,8 +188,12 @@ def import_edges(
             out,
             source="src" if source_col is None else source_col,
             target="dst" if target_col is None else target_col,
-            weight=weight_col if weight_col is not None else "weight" if weighted else None,
-            directed=not undirected,
+            weight=weight_col
+            if weight_col is not None
+            else "weight"
+            if flag_arg("weighted", weighted)
+            else None,
+            directed=not flag_arg("undirected", undirected),
             dedup=dedup,
             drop_self_loops=drop_self_loops,
             relabel=relabel,
@@ -203,14 +207,14 @@ def import_edges(
         os.fspath(out),
         format,
         relabel,
-        not undirected,
-        bool(weighted),
-        bool(dedup),
-        bool(drop_self_loops),
+        not flag_arg("undirected", undirected),
+        flag_arg("weighted", weighted),
+        flag_arg("dedup", dedup),
+        flag_arg("drop_self_loops", drop_self_loops),
         memory,
-        bool(overwrite),
+        flag_arg("overwrite", overwrite),
         n,
-        bool(allow_sparse_ids),
+        flag_arg("allow_sparse_ids", allow_sparse_ids),
         None if labels is None else os.fspath(labels),
         _column("source_col", source_col),
         _column("target_col", target_col),
@@ -288,7 +292,7 @@ def pack(graph: PathLike, out: PathLike, overwrite: bool = False) -> Graph:
         InvalidArgumentError: ``graph`` is packed already, or has updates not yet compacted.
         OcgraphIOError: ``out`` exists without ``overwrite``.
     """
-    _ocgraph._pack(os.fspath(graph), os.fspath(out), bool(overwrite))
+    _ocgraph._pack(os.fspath(graph), os.fspath(out), flag_arg("overwrite", overwrite))
     return Graph(os.fspath(out))
 
 
@@ -424,7 +428,7 @@ def reorder(graph: PathLike, out: PathLike, memory: Size = "1GiB", overwrite: bo
         InvalidArgumentError: ``graph`` has updates not yet compacted.
         OcgraphIOError: ``out`` exists without ``overwrite``.
     """
-    _ocgraph._reorder(os.fspath(graph), os.fspath(out), memory, bool(overwrite))
+    _ocgraph._reorder(os.fspath(graph), os.fspath(out), memory, flag_arg("overwrite", overwrite))
     return Graph(os.fspath(out))
 
 
@@ -493,11 +497,11 @@ def generate(
         _opt_int("rows", rows),
         _opt_int("cols", cols),
         int_arg("seed", seed, 0, U64_MAX),
-        bool(directed),
-        bool(weighted),
-        bool(dedup),
+        flag_arg("directed", directed),
+        flag_arg("weighted", weighted),
+        flag_arg("dedup", dedup),
         memory,
-        bool(overwrite),
+        flag_arg("overwrite", overwrite),
     )
     return Graph(os.fspath(path))
 

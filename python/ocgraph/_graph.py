@@ -9,7 +9,18 @@ from typing import Any, Union
 import numpy as np
 
 from . import _mine, _ocgraph
-from ._args import MAX_THREADS, U32_MAX, finite_weights, float_arg, int_arg, int_ids, threads_arg, unmasked
+from ._args import (
+    MAX_THREADS,
+    U32_MAX,
+    finite_weights,
+    flag_arg,
+    float_arg,
+    int_arg,
+    int_ids,
+    not_an_iterator,
+    threads_arg,
+    unmasked,
+)
 from ._errors import InvalidArgumentError, VertexError
 from ._ocgraph import Graph as _NativeGraph
 from ._vectors import by_vertex, personalization_vector
@@ -185,7 +196,7 @@ class Graph(_NativeGraph):
 
     # ----- algorithms -------------------------------------------------------------------
     # Each runs in Rust with the GIL released. ``threads``: run on a pool of that many
-    # threads (default: all cores, shared pool).
+    # threads, 1 to 1024 (default, or 0: all cores, shared pool).
 
     def bfs(
         self, source: int, parents: bool = False, threads: int | None = None, layout: str = "auto"
@@ -204,7 +215,7 @@ class Graph(_NativeGraph):
         deep candidates).
         """
         depth, parent = _ocgraph._bfs(self, source, threads_arg(threads), layout)
-        return (depth, parent) if parents else depth
+        return (depth, parent) if flag_arg("parents", parents) else depth
 
     def sssp(self, source: int, threads: int | None = None, layout: str = "auto") -> np.ndarray:
         """Single-source shortest-path distances from ``source`` along out-edges (float64;
@@ -297,12 +308,12 @@ class Graph(_NativeGraph):
             int_arg("max_iter", max_iter),
             float_arg("tol", tol),
             p,
-            bool(weight),
+            flag_arg("weight", weight),
             method,
             threads_arg(threads),
             layout,
         )
-        if as_series:
+        if flag_arg("as_series", as_series):
             from ._arrow import to_series
 
             return to_series(self, scores, "pagerank", computed=True)
@@ -380,7 +391,9 @@ class Graph(_NativeGraph):
         """Induced counts of every connected undirected pattern of ``size`` (3 or 4) vertices,
         or with ``directed=True`` (size 3) the 16-class triad census (as networkx's
         ``triadic_census``); a uint64 array ordered as ``ocgraph.MOTIF_NAMES[(size, directed)]``."""
-        _names, counts = _ocgraph._motifs(self, int_arg("size", size), bool(directed), threads_arg(threads))
+        _names, counts = _ocgraph._motifs(
+            self, int_arg("size", size), flag_arg("directed", directed), threads_arg(threads)
+        )
         return counts
 
     def match(
@@ -423,7 +436,9 @@ class Graph(_NativeGraph):
         name, edges, plabels = _mine.pattern_args(pattern, pattern_labels)
         view = self._pinned()  # the labels and the matches from one snapshot
         data = _data_labels(view, plabels, labels)
-        return _ocgraph._match(view, name, edges, plabels, bool(induced), data, listing, threads_arg(threads))
+        return _ocgraph._match(
+            view, name, edges, plabels, flag_arg("induced", induced), data, listing, threads_arg(threads)
+        )
 
     def watch(
         self, pattern: Any, induced: bool = False, labels: Any = None, pattern_labels: Any = None
@@ -449,7 +464,7 @@ class Graph(_NativeGraph):
             data = _data_labels(self, plabels, labels)
             if data is None and plabels is not None:
                 data = np.full(self.num_vertices, _mine.NO_LABEL, dtype=np.uint32)
-            w = _mine.Watch(name, edges, plabels, bool(induced), data)
+            w = _mine.Watch(name, edges, plabels, flag_arg("induced", induced), data)
             self.__dict__.setdefault("_watches", []).append(w)
         return w
 
@@ -465,14 +480,14 @@ class Graph(_NativeGraph):
         wins) as one update batch; ``ocgraph.NO_LABEL`` removes a vertex's label. A graph
         without labels gets them (every other vertex unlabelled). Returns the batch's sequence
         number (see :meth:`add_edges` for ``durable``)."""
-        v = _ids(vertices)
+        v = _ids(vertices, "vertices")
         lab = _mine.data_labels(np.atleast_1d(labels))
         if lab is None or len(lab) != len(v):
             raise InvalidArgumentError(f"set_vertex_labels: {len(v)} vertices need as many labels")
         empty = np.empty(0, dtype=np.int64)
         with _mine.watched_update(self) as batch:
             batch.touched = lambda: (empty, empty, v, lab)
-            return _ocgraph._set_vertex_labels(self, v, lab, bool(durable))
+            return _ocgraph._set_vertex_labels(self, v, lab, _durable(durable))
 
     def unwatch(self, w: _mine.Watch) -> None:
         """Stops recording changes for ``w``.
@@ -509,12 +524,12 @@ class Graph(_NativeGraph):
             with _mine.watched_update(self) as batch:
                 # New ids have vertices once the batch committed.
                 batch.touched = lambda: self._known_pairs(src, dst)
-                return _ocgraph._add_edges_by_id(self, src, dst, w, bool(durable))
-        s, d = _ids(src), _ids(dst)
+                return _ocgraph._add_edges_by_id(self, src, dst, w, _durable(durable))
+        s, d = _ids(src, "src"), _ids(dst, "dst")
         w = None if weights is None else _weights(weights, len(s))
         with _mine.watched_update(self) as batch:
             batch.touched = lambda: (s, d)
-            return _ocgraph._add_edges(self, s, d, w, bool(durable))
+            return _ocgraph._add_edges(self, s, d, w, _durable(durable))
 
     def remove_edges(self, src: Any, dst: Any, durable: bool | None = None, ids: str = "internal") -> int:
         """Removes the edges ``src[i] -> dst[i]`` (missing edges are ignored); ``ids`` as in
@@ -525,11 +540,11 @@ class Graph(_NativeGraph):
                 if batch.before is not None:
                     pairs = self._known_pairs(src, dst)
                     batch.touched = lambda: pairs
-                return _ocgraph._remove_edges_by_id(self, src, dst, bool(durable))
-        s, d = _ids(src), _ids(dst)
+                return _ocgraph._remove_edges_by_id(self, src, dst, _durable(durable))
+        s, d = _ids(src, "src"), _ids(dst, "dst")
         with _mine.watched_update(self) as batch:
             batch.touched = lambda: (s, d)
-            return _ocgraph._remove_edges(self, s, d, bool(durable))
+            return _ocgraph._remove_edges(self, s, d, _durable(durable))
 
     def _known_pairs(self, src: list, dst: list) -> tuple[np.ndarray, np.ndarray]:
         """The vertex pairs of the original-id pairs ``src[i], dst[i]`` whose ids both exist."""
@@ -548,9 +563,9 @@ class Graph(_NativeGraph):
         if _by_original(ids):
             src, dst = _original_ids(src, "src"), _original_ids(dst, "dst")
             w = _weights(weights, len(src))
-            return _ocgraph._set_edge_weights_by_id(self, src, dst, w, bool(durable))
-        s, d = _ids(src), _ids(dst)
-        return _ocgraph._set_edge_weights(self, s, d, _weights(weights, len(s)), bool(durable))
+            return _ocgraph._set_edge_weights_by_id(self, src, dst, w, _durable(durable))
+        s, d = _ids(src, "src"), _ids(dst, "dst")
+        return _ocgraph._set_edge_weights(self, s, d, _weights(weights, len(s)), _durable(durable))
 
     def add_vertices(
         self, count: Any = None, durable: bool | None = None, ids: Any = None, n: Any = None
@@ -567,14 +582,15 @@ class Graph(_NativeGraph):
             if count is not None:
                 raise InvalidArgumentError("add_vertices: give count or ids, not both")
             return np.asarray(
-                _ocgraph._add_vertices_by_id(self, _original_ids(ids, "ids"), bool(durable)), dtype=np.int64
+                _ocgraph._add_vertices_by_id(self, _original_ids(ids, "ids"), _durable(durable)),
+                dtype=np.int64,
             )
         if count is None:
             raise InvalidArgumentError("add_vertices: give count or ids")
         # The array returned is allocated before the batch is committed: a count too large
         # for memory fails before it adds anything (the total count must fit 32 bits).
         out = np.arange(int_arg("count", count, 0, U32_MAX - self.num_vertices), dtype=np.int64)
-        first, _end = _ocgraph._add_vertices(self, len(out), bool(durable))
+        first, _end = _ocgraph._add_vertices(self, len(out), _durable(durable))
         out += first
         return out
 
@@ -592,18 +608,18 @@ class Graph(_NativeGraph):
             vertices, ids = ids, "original"
         by_original = _by_original(ids)
         vertices = _original_ids(vertices, "vertices") if by_original else vertices
-        internal = None if by_original else _ids(vertices)
+        internal = None if by_original else _ids(vertices, "vertices")
         with _mine.watched_update(self) as batch:
             if batch.before is not None:
                 if by_original:
                     # Looked up under the watch lock: an id another batch adds meanwhile is seen.
                     found = [self.vertex(x) for x in vertices]
-                    internal = _ids([v for v in found if v is not None])
+                    internal = _ids([v for v in found if v is not None], "vertices")
                 pairs = _mine.incident_pairs(self, internal)
                 batch.touched = lambda: pairs
             if by_original:
-                return _ocgraph._remove_vertices_by_id(self, vertices, bool(durable))
-            return _ocgraph._remove_vertices(self, internal, bool(durable))
+                return _ocgraph._remove_vertices_by_id(self, vertices, _durable(durable))
+            return _ocgraph._remove_vertices(self, internal, _durable(durable))
 
     def freeze(self) -> None:
         """Writes the in-memory delta to a new immutable level on disk."""
@@ -649,7 +665,7 @@ class Graph(_NativeGraph):
                     raise InvalidArgumentError(f'maintain("{kind}") takes no {name}')
         damping = 0.85 if damping is None else float_arg("damping", damping)
         tol = 1e-6 if tol is None else float_arg("tol", tol)
-        m = _ocgraph._maintain(self, kind, source, damping, tol, bool(background))
+        m = _ocgraph._maintain(self, kind, source, damping, tol, flag_arg("background", background))
         self.__dict__.setdefault("_maintained", []).append(m)
         return m
 
@@ -725,16 +741,23 @@ def _by_original(ids: str) -> bool:
     return ids == "original"
 
 
-def _ids(a: Any) -> np.ndarray:
-    """Vertex ids as a contiguous int64 array (integers only: see :func:`int_ids`; a lone id is
-    an array of one, so that ``add_edges(5, 6)`` adds one edge); an unsigned
-    id beyond int64 raises :class:`VertexError` naming it (instead of wrapping to a negative)."""
-    arr = int_ids("vertex ids", np.atleast_1d(a), InvalidArgumentError)
+def _ids(a: Any, name: str) -> np.ndarray:
+    """The vertex ids of argument ``name`` as a contiguous int64 array (integers only: see
+    :func:`int_ids`; a lone id is an array of one, so that ``add_edges(5, 6)`` adds one edge);
+    an unsigned id beyond int64 raises :class:`VertexError` naming it (instead of wrapping to
+    a negative)."""
+    not_an_iterator(name, a)
+    arr = int_ids(name, np.atleast_1d(a), InvalidArgumentError)
     big = arr > np.iinfo(np.int64).max if arr.dtype == np.uint64 else None
     if big is not None and big.any():
         i = int(np.argmax(big))
-        raise VertexError(f"vertex ids[{i}] = {arr[i]} is out of range")
+        raise VertexError(f"{name}[{i}] = {arr[i]} is out of range")
     return np.ascontiguousarray(arr, dtype=np.int64)
+
+
+def _durable(durable: Any) -> bool:
+    """An update's ``durable``: ``True``, or ``None``/``False`` (as the graph's durability says)."""
+    return bool(flag_arg("durable", durable, none_ok=True))
 
 
 def _weights(w: Any, n: int) -> np.ndarray:
@@ -796,7 +819,7 @@ def open(
         policy=policy,
         page_size=page_size,
         advice=advice,
-        writable=bool(writable),
+        writable=flag_arg("writable", writable),
         durability=durability,
         freeze_threshold=freeze_threshold,
         auto_compact_levels=auto_compact_levels,

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from . import _ocgraph
-from ._args import unmasked
+from ._args import flag_arg, unmasked
 from ._errors import InvalidArgumentError
 
 __all__ = ["MOTIF_NAMES", "NO_LABEL", "Watch"]
@@ -76,7 +76,9 @@ class Watch(_ocgraph.Watch):
         # The arguments as `Graph.watch` checks them, so that a direct construction is refused
         # with the same errors.
         name, edges, pattern_labels = pattern_args(name if edges is None else edges, pattern_labels)
-        return super().__new__(cls, name, edges, pattern_labels, bool(induced), data_labels(labels))
+        return super().__new__(
+            cls, name, edges, pattern_labels, flag_arg("induced", induced), data_labels(labels)
+        )
 
     def changes(self) -> Changes:
         """The matches present now and not at the last call (``added``), present then and not

@@ -171,7 +171,11 @@ def test_algorithms_check_vertices(graphs):
         with pytest.raises(ocgraph.VertexError):
             call()
     with pytest.raises(ocgraph.InvalidArgumentError):
-        g.wcc(threads=0)
+        g.wcc(threads=-1)
+    with pytest.raises(ocgraph.InvalidArgumentError):
+        g.wcc(threads=1025)
+    # 0 is one thread per core, as the command line's `--threads 0`.
+    assert np.array_equal(g.wcc(threads=0), g.wcc(threads=1))
 
 
 @pytest.mark.parametrize(

@@ -422,6 +422,34 @@ def test_waiting_for_a_negative_batch_names_the_argument(tmp_path):
         m.stop()
 
 
+def test_a_missing_id_is_reported_as_missing(tmp_path):
+    # A nullable column with a gap converts to floats or objects; the error names the gap.
+    pd = pytest.importorskip("pandas")
+    gaps = (pd.Series([0, None], dtype="Int64"), [0, None], np.array([0.0, np.nan]))
+    for src in gaps:
+        with pytest.raises(ocgraph.InputError, match=r"src\[1\] is missing"):
+            ocgraph.from_edges(src, [1, 2], tmp_path / "g")
+        assert not (tmp_path / "g").exists()
+    ocgraph.from_edges([0, 1], [1, 2], tmp_path / "g").close()
+    with ocgraph.open(tmp_path / "g", writable=True) as g:
+        for dst in gaps:
+            with pytest.raises(ocgraph.InvalidArgumentError, match=r"dst\[1\] is missing"):
+                g.add_edges([0, 1], dst)
+        # An iterator is refused by name (numpy would hold it as one object).
+        with pytest.raises(
+            ocgraph.InvalidArgumentError, match="src must be an array or a sequence, got generator"
+        ):
+            g.add_edges((v for v in [0]), [1])
+        assert g.num_arcs == 2
+        # An Arrow null is refused, not read as NaN (as a masked entry or a Series NA).
+        pa = pytest.importorskip("pyarrow")
+        with pytest.raises(ocgraph.InvalidArgumentError, match="x has 1 null"):
+            g.spmv(pa.array([1.0, None, 1.0]))
+        with pytest.raises(ocgraph.InvalidArgumentError, match="personalization has 1 null"):
+            g.pagerank(personalization=pa.chunked_array([[1.0], [None, 1.0]]))
+        assert g.spmv(pa.array([1.0, 2.0, 4.0])).tolist() == g.spmv(np.array([1.0, 2.0, 4.0])).tolist()
+
+
 def test_a_fractional_vertex_count_is_refused(tmp_path):
     with pytest.raises(TypeError, match=r"num_vertices must be an integer, got 3\.5"):
         ocgraph.from_edges([0, 1], [1, 2], tmp_path / "g", num_vertices=3.5)
@@ -431,13 +459,29 @@ def test_a_fractional_vertex_count_is_refused(tmp_path):
 
 
 def test_arguments_the_docs_promise(tmp_path):
-    # Flags take any truthy value (0/1 too), as the other flags do.
+    # Flags take True/False and the integers 0 and 1.
     g = ocgraph.from_edges([0, 1, 2], [1, 2, 0], tmp_path / "g", directed=False)
     assert g.count_matches("triangle", induced=1) == 1
     assert g.motifs(3, directed=0).tolist() == [0, 1]
     g.close()
     w = ocgraph.open(tmp_path / "g", writable=1)
     assert w.add_edges([0], [0], durable=0) > 0
+    w.close()
+    # A string is refused: bool("false") is True, which would build or open something else than
+    # asked, and nothing is written.
+    with pytest.raises(TypeError, match="directed must be True or False, got str 'false'"):
+        ocgraph.from_edges([0, 1], [1, 2], tmp_path / "s", directed="false")
+    assert not (tmp_path / "s").exists()
+    with pytest.raises(TypeError, match="undirected must be True or False"):
+        ocgraph.import_edges(tmp_path / "none.txt", tmp_path / "s", undirected="no")
+    with pytest.raises(TypeError, match="writable must be True or False"):
+        ocgraph.open(tmp_path / "g", writable="false")
+    with pytest.raises(TypeError, match="parents must be True or False"):
+        ocgraph.open(tmp_path / "g").bfs(0, parents=2)
+    w = ocgraph.open(tmp_path / "g", writable=True)
+    with pytest.raises(TypeError, match="durable must be True or False"):
+        w.add_edges([1], [1], durable="yes")
+    assert w.num_arcs == ocgraph.open(tmp_path / "g").num_arcs
     w.close()
     # An id past the 32-bit id space names the array and the index.
     with pytest.raises(ocgraph.InputError, match=r"dst\[1\] = 4294967296 does not fit a 32-bit vertex id"):
