@@ -774,7 +774,7 @@ fn update_applies_nothing_when_a_file_is_bad_and_acks_every_batch() {
     fails(
         &["update", p(&g), "--original-ids", "--add-vertices", "1", "--add-edges", p(&add)],
         1,
-        &["add.txt:2", "does not fit 32 bits"],
+        &["add.txt:2", "4294967295 is past the largest vertex id, 4294967294"],
     );
     assert_eq!(counts(&g), (3, 1));
     // ... while the vertices --add-vertices adds are known to the files.

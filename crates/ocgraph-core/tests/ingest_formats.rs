@@ -433,6 +433,50 @@ fn an_unnamed_csv_weight_column_is_noted() {
     assert!(!r.notices.iter().any(|n| n.contains("no column is named weight")), "{:?}", r.notices);
 }
 
+/// A CSV row wider than its header and a MatrixMarket entry with more than its fields are
+/// reported (`2,5` is a decimal comma that would otherwise become a weight of 2 silently); a
+/// header naming both `weight` and `w` takes `weight`, wherever it is.
+#[test]
+fn rows_wider_than_their_format_are_noted_and_weight_comes_before_w() {
+    let tmp = scratch();
+    let opts = ImportOptions {
+        build: BuildOptions { weighted: true, ..BuildOptions::default() },
+        ..ImportOptions::default()
+    };
+    let weights = |out: &Path| -> Vec<f32> {
+        open_lists(out).1.iter().flatten().map(|&(_, w)| f32::from_bits(w)).collect()
+    };
+    let cases: [(&str, &str, &str); 2] = [
+        ("c.csv", "src,dst,weight\n0,1,2,5\n", "c.csv:2: 4 columns (the header names 3): columns past 3"),
+        (
+            "m.mtx",
+            "%%MatrixMarket matrix coordinate real general\n2 2 1\n1 2 2,5\n",
+            "m.mtx:3: 4 columns (an entry of this MatrixMarket file has 3): columns past 3",
+        ),
+    ];
+    for (name, text, note) in cases {
+        let input = write(tmp.path(), name, text.as_bytes());
+        let out = tmp.path().join(format!("g-{name}"));
+        let r = import(&input, &out, &opts, &NoProgress).unwrap();
+        assert!(r.notices.iter().any(|n| n.contains(note)), "{name}: {:?}", r.notices);
+    }
+    // Rows as wide as the header (and a weight the header does not name) are no news.
+    for (name, text) in [("n.csv", "src,dst,weight\n0,1,2.5\n"), ("u.csv", "src,dst\n0,1,2.5\n")] {
+        let input = write(tmp.path(), name, text.as_bytes());
+        let out = tmp.path().join(format!("g-{name}"));
+        let r = import(&input, &out, &opts, &NoProgress).unwrap();
+        assert!(!r.notices.iter().any(|n| n.contains("columns past")), "{name}: {:?}", r.notices);
+        assert_eq!(weights(&out), [2.5]);
+    }
+    for header in ["source,target,w,weight", "source,target,weight,w"] {
+        let row = if header.ends_with(",w") { "0,1,2.5,9" } else { "0,1,9,2.5" };
+        let input = write(tmp.path(), "both.csv", format!("{header}\n{row}\n").as_bytes());
+        let out = tmp.path().join(format!("g-{header}"));
+        import(&input, &out, &opts, &NoProgress).unwrap();
+        assert_eq!(weights(&out), [2.5], "{header}");
+    }
+}
+
 /// A text file's first lines are checked (a header line is refused, columns past the edge are
 /// reported) the same way at every budget: after more comment lines than a block holds, and
 /// wherever a 64 KiB block (a small budget's) ends around the header line.

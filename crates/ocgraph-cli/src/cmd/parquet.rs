@@ -219,7 +219,7 @@ fn weights(path: &Path, a: &ArrayRef, name: &str, first_row: u64) -> Result<Vec<
                 Err(row_err(
                     path,
                     first_row + i as u64,
-                    format!("column '{name}' has the weight {x:e}, not a finite f32 (nonzero weights below 1.4e-45 would be stored as 0)"),
+                    format!("column '{name}' has the weight {x:e}, not a finite f32 (nonzero weights below about 7e-46 would be stored as 0)"),
                 ))
             }
         })

@@ -1,8 +1,8 @@
 //! `ocgraph stream`: apply a file of updates in batches while keeping results current
 //! (`--maintain wcc,bfs:source=0,pagerank`), and report per-batch latency and throughput.
 //!
-//! Update files hold one operation per line (internal vertex ids; `#` or `%` starts a
-//! comment): `+ u v [w]` adds an edge (an existing one gets the new weight), `- u v` removes
+//! Update files hold one operation per line (internal vertex ids; a line starting with `#`
+//! or `%` is a comment): `+ u v [w]` adds an edge (an existing one gets the new weight), `- u v` removes
 //! one, `+v n` adds `n` vertices, `-v u` removes every edge of `u`, `L u label` sets the label
 //! of `u` (`L u -` removes it). A binary update file (`ocgraph_core::update::update_file`: the
 //! magic "OCUPDAT1", then 13-byte items) holds the same operations and is recognised by its

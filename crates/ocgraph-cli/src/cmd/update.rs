@@ -337,7 +337,7 @@ impl Files<OriginalId> {
                             return Err(Error::input_line(
                                 path,
                                 no,
-                                format!("vertex id {i} does not fit 32 bits"),
+                                format!("vertex id {i} is past the largest vertex id, 4294967294 (2^32 - 2)"),
                             ));
                         }
                         OriginalId::Int(i) if numbered && *i >= end => (end, end_line) = (i + 1, no),

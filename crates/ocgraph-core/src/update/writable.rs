@@ -761,7 +761,9 @@ impl WritableGraph {
                     OriginalId::Int(i) if *i < n => Some(*i as Vertex),
                     OriginalId::Int(i) if create => {
                         if *i >= u32::MAX as u64 {
-                            return Err(Error::invalid(format!("vertex id {i} does not fit 32 bits")));
+                            return Err(Error::invalid(format!(
+                                "vertex id {i} is past the largest vertex id, 4294967294 (2^32 - 2)"
+                            )));
                         }
                         end = end.max(i + 1);
                         Some(*i as Vertex)

@@ -1,8 +1,8 @@
 //! CSV edge lists: an optional header line, then data rows; fields may be quoted (RFC 4180). A
 //! first line whose first two fields are integers is data (no header); any other first line is
 //! the header (reported as such). By default the source and target are the columns the header
-//! names `src` (or `source`) and `dst` (or `target`), case-insensitive, when it names both,
-//! else the first two columns; the weight is the column named `weight` (or `w`) in the
+//! names `src` (else `source`) and `dst` (else `target`), case-insensitive, when it names both,
+//! else the first two columns; the weight is the column named `weight` (else `w`) in the
 //! header, else the first column after the source and target (the third when they are the
 //! first two), else the first that is neither; [`Columns`](crate::ingest::Columns) picks them by their (unquoted) header names
 //! instead (the first line is then always the header).
@@ -30,6 +30,8 @@ pub(crate) struct CsvHeader {
     pub header_lines: u64,
     /// The header line (1-based line number, text), if the file has one.
     pub header: Option<(u64, String)>,
+    /// How many columns the header names (0 without a header).
+    pub columns: usize,
     /// The weight column's name when the header has one but names no weight column (neither
     /// `--weight-col` nor `weight`/`w`): a weighted import then reads the third column.
     pub unnamed_weight: Option<String>,
@@ -63,6 +65,7 @@ pub(crate) fn parse_header(path: &Path, data: &[u8], cols: &Columns) -> Result<C
                     header_bytes: pos,
                     header_lines: lines - 1,
                     header: None,
+                    columns: 0,
                     unnamed_weight: None,
                 });
             }
@@ -83,8 +86,10 @@ pub(crate) fn parse_header(path: &Path, data: &[u8], cols: &Columns) -> Result<C
                     }),
                 }
             };
+            // The first column of the first name of `options` that the header has (`weight`
+            // before `w`, wherever each is).
             let named_any = |options: &[&[u8]]| {
-                names.iter().position(|name| options.iter().any(|o| name.eq_ignore_ascii_case(o)))
+                options.iter().find_map(|o| names.iter().position(|name| name.eq_ignore_ascii_case(o)))
             };
             let default_weight = named_any(&[b"weight", b"w"]);
             // Columns named as a source and a target are those, wherever they are.
@@ -142,6 +147,7 @@ pub(crate) fn parse_header(path: &Path, data: &[u8], cols: &Columns) -> Result<C
                 header_bytes: next,
                 header_lines: lines,
                 header: text,
+                columns: k,
             });
         }
         pos = next;
@@ -156,6 +162,7 @@ pub(crate) fn parse_header(path: &Path, data: &[u8], cols: &Columns) -> Result<C
         header_bytes: data.len(),
         header_lines: lines,
         header: None,
+        columns: 0,
         unnamed_weight: None,
     })
 }

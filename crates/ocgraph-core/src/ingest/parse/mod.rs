@@ -197,7 +197,7 @@ pub fn parse_weight(tok: &[u8]) -> std::result::Result<f32, String> {
     let underflow = mantissa.bytes().any(|b| (b'1'..=b'9').contains(&b));
     if w.is_infinite() || wide != 0.0 || underflow {
         return Err(format!(
-            "weight '{}' is not a finite 32-bit float (0, or magnitudes from 1.4e-45 to 3.4e38)",
+            "weight '{}' is not a finite 32-bit float (0, or magnitudes from about 7e-46, stored as 1.4e-45, to 3.4e38)",
             show(tok)
         ));
     }
