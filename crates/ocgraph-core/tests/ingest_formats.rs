@@ -110,6 +110,20 @@ proptest! {
     }
 }
 
+/// A matrix that is not square is read as a graph of max(rows, cols) vertices, with a note.
+#[test]
+fn a_rectangular_mtx_is_noted() {
+    let tmp = scratch();
+    let input = write(tmp.path(), "r.mtx", b"%%MatrixMarket matrix coordinate pattern general\n2 3 1\n1 3\n");
+    let r = import(&input, &tmp.path().join("g"), &ImportOptions::default(), &NoProgress).unwrap();
+    assert_eq!((r.num_vertices, r.num_edges), (3, 1));
+    assert!(r.notices.iter().any(|n| n.contains("r.mtx: a 2 x 3 matrix, not square")), "{:?}", r.notices);
+    let square =
+        write(tmp.path(), "s.mtx", b"%%MatrixMarket matrix coordinate pattern general\n3 3 1\n1 3\n");
+    let r = import(&square, &tmp.path().join("h"), &ImportOptions::default(), &NoProgress).unwrap();
+    assert!(r.notices.is_empty(), "{:?}", r.notices);
+}
+
 #[test]
 fn mtx_symmetric_is_undirected() {
     let tmp = scratch();

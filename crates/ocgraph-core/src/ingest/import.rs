@@ -187,6 +187,16 @@ pub fn import(
         _ => None,
     };
     if let Some(h) = header {
+        if h.rows != h.cols {
+            notices.push(format!(
+                "{}: a {} x {} matrix, not square: read as a graph of {} vertices (row i and column \
+                 i are both vertex i - 1)",
+                input.display(),
+                h.rows,
+                h.cols,
+                h.n
+            ));
+        }
         if !h.banner {
             notices.push(format!(
                 "{}: no '%%MatrixMarket' banner: read as MatrixMarket coordinate {} general (1-based ids), \

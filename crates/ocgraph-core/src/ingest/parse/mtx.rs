@@ -20,6 +20,10 @@ pub(crate) struct MtxHeader {
     pub symmetric: bool,
     /// Vertex count: max(rows, cols).
     pub n: u64,
+    /// The size line's rows and columns (a graph's matrix is square; see [`MtxHeader::n`]).
+    pub rows: u64,
+    /// See `rows`.
+    pub cols: u64,
     /// Declared number of entries.
     pub entries: u64,
     /// Bytes of the first block taken by the header lines.
@@ -105,6 +109,8 @@ pub(crate) fn parse_header(path: &Path, data: &[u8]) -> Result<MtxHeader> {
                 integer,
                 symmetric,
                 n: nums[0].max(nums[1]),
+                rows: nums[0],
+                cols: nums[1],
                 entries: nums[2],
                 header_bytes: next,
                 header_lines: line_no,
