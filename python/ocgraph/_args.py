@@ -105,14 +105,14 @@ def _first_missing(arr: np.ndarray) -> int | None:
         gaps = np.isnan(arr)
     elif arr.dtype.kind == "O":
         gaps = np.fromiter(
-            (x is None or (isinstance(x, float) and x != x) or _is_na(x) for x in arr), bool, len(arr)
+            (x is None or (isinstance(x, float) and x != x) or is_na(x) for x in arr), bool, len(arr)
         )
     else:
         return None
     return int(np.argmax(gaps)) if gaps.any() else None
 
 
-def _is_na(x: Any) -> bool:
+def is_na(x: Any) -> bool:
     """Whether ``x`` is pandas' ``NA`` (without importing pandas)."""
     return type(x).__name__ == "NAType"
 

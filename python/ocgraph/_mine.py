@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from . import _ocgraph
-from ._args import flag_arg, unmasked
+from ._args import flag_arg, is_na, unmasked
 from ._errors import InvalidArgumentError
 
 __all__ = ["MOTIF_NAMES", "NO_LABEL", "Watch"]
@@ -176,10 +176,15 @@ def _named_size(name: str) -> int | None:
 
 
 def _pattern_label(x: Any) -> int | None:
-    """A pattern vertex's label: an int, or None (or -1) for a wildcard."""
+    """A pattern vertex's label: an int, or None (also an Arrow null or pandas' NA) or -1 for a
+    wildcard. A bool is refused, as in the data's labels."""
+    if type(x).__module__.startswith("pyarrow"):
+        x = x.as_py()
     bad = InvalidArgumentError(f"pattern label {x!r} is not an integer in 0 .. 2**32 - 2 (or None / -1)")
-    if x is None:
+    if x is None or is_na(x):
         return None
+    if isinstance(x, (bool, np.bool_)):
+        raise bad
     try:
         v = operator.index(x)
     except TypeError:

@@ -13,6 +13,8 @@ import threading
 import igraph as ig
 import networkx as nx
 import numpy as np
+import pandas as pd
+import pyarrow as pa
 import pytest
 from networkx.algorithms import isomorphism
 
@@ -708,6 +710,12 @@ def test_wildcard_patterns_count_each_placement_of_the_labelled_positions(graphs
                 want = embeddings // label_keeping_automorphisms(edges, pl)
                 assert g.count_matches(edges, labels=labels, pattern_labels=pl) == want
                 assert len(g.match(edges, labels=labels, pattern_labels=pl)) == want
+                # Wildcards as an Arrow array's nulls and a nullable Series' NA.
+                for given in (pa.array(pl, pa.int64()), pd.array(pl, dtype="Int64")):
+                    assert g.count_matches(edges, labels=labels, pattern_labels=given) == want
+    # A bool is not a label (as in the data's labels).
+    with ocgraph.open(graphs[1][0]) as g, pytest.raises(ocgraph.InvalidArgumentError, match="label False"):
+        g.count_matches("triangle", labels=np.zeros(g.num_vertices, int), pattern_labels=[False, None, None])
     # A named pattern's all-wildcard labels must still have its vertex count.
     with (
         ocgraph.open(graphs[0][0]) as g,
