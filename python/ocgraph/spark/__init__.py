@@ -36,7 +36,7 @@ from typing import Any
 
 import numpy as np
 
-from .._args import U32_MAX, float_arg, int_arg, threads_arg
+from .._args import U32_MAX, flag_arg, float_arg, int_arg, threads_arg
 from .._errors import FormatError, InvalidArgumentError, VertexError
 from .._vectors import by_vertex, personalization_vector
 from . import _frames, _partitions
@@ -224,10 +224,10 @@ class SparkGraph:
         else:
             d = _partitions.bfs_sssp(self, self._get_layout(), source, unit=True)
             df = self._state_frame(d, _partitions.path_columns("depth"))
-        if not collect:
+        if not flag_arg("collect", collect):
             return self._with_original_ids(df)
         depth, parent = self._to_numpy(df, [("depth", np.int64, -1), ("parent", np.int64, -1)])
-        return (depth, parent) if parents else depth
+        return (depth, parent) if flag_arg("parents", parents) else depth
 
     def sssp(
         self, source: int, threads: int | None = None, layout: str = "auto", collect: bool = True
@@ -252,7 +252,7 @@ class SparkGraph:
         else:
             d = _partitions.bfs_sssp(self, self._get_layout(), source, unit=False)
             df = self._state_frame(d, _partitions.path_columns("dist"))
-        if not collect:
+        if not flag_arg("collect", collect):
             return self._with_original_ids(df.select("id", "dist"))
         return self._to_numpy(df, [("dist", np.float64, np.inf)])[0]
 
@@ -266,7 +266,7 @@ class SparkGraph:
             df = _frames.wcc(self)
         else:
             df = self._state_frame(_partitions.wcc(self, self._get_layout()), _partitions.wcc_columns())
-        if not collect:
+        if not flag_arg("collect", collect):
             return self._with_original_ids(df)
         return self._to_numpy(df, [("label", np.int64, -1)])[0].astype(np.uint32)
 
@@ -317,7 +317,7 @@ class SparkGraph:
         if not (tol >= 0 and math.isfinite(tol)):
             raise _native_invalid(f"tol must be non-negative and finite, got {_rust_float(tol)}")
         p = self._teleport(p)
-        weight = bool(weight)
+        weight = flag_arg("weight", weight)
         bad = negative_arc(self.path, self.meta) if weight else None
         if bad is not None:
             raise self._weight_error(bad, "PageRank needs finite weights >= 0")
@@ -328,7 +328,7 @@ class SparkGraph:
         else:
             d = _partitions.pagerank(self, self._get_layout(), damping, max_iter, tol, p, weight)
             df = self._state_frame(d, _partitions.rank_columns())
-        if not collect:
+        if not flag_arg("collect", collect):
             return self._with_original_ids(df)
         ranks = self._to_numpy(df, [("rank", np.float64, 0.0)])[0]
         return self.to_series(ranks, "pagerank") if as_series else ranks

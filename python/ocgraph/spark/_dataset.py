@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from .._args import U32_MAX, int_arg, overlaps
+from .._args import U32_MAX, flag_arg, int_arg, overlaps
 from .._errors import FormatError, OcgraphIOError, io_error
 
 __all__ = ["export_parquet", "import_parquet", "is_dataset", "negative_arc", "read_meta"]
@@ -205,6 +205,7 @@ def export_parquet(graph: Any, out: str, partitions: int = 16, overwrite: bool =
     from .._graph import open as open_graph
 
     partitions = int_arg("partitions", partitions, 1, U32_MAX)
+    overwrite = flag_arg("overwrite", overwrite)
     opened = None if isinstance(graph, Graph) else open_graph(graph)
     try:
         # Every array from one snapshot, whatever another thread updates meanwhile.
@@ -370,6 +371,7 @@ def import_parquet(path: str, out: str, memory: Any = "1GiB", overwrite: bool = 
     from .._errors import InvalidArgumentError
     from .._graph import Graph
 
+    overwrite = flag_arg("overwrite", overwrite)
     if "://" not in os.fspath(path) and overlaps(out, path):
         raise InvalidArgumentError(
             f"{out} is the dataset {path}, inside it or contains it: write the graph elsewhere"
@@ -399,7 +401,7 @@ def import_parquet(path: str, out: str, memory: Any = "1GiB", overwrite: bool = 
         k = int(outside[0])
         raise FormatError(f"{path}: arc {src[k]} -> {dst[k]} names a vertex outside 0..{n - 1}")
     builder = _ocgraph.EdgeBuilder(
-        os.fspath(out), directed, weighted, False, False, memory, bool(overwrite), f"Parquet dataset {path}"
+        os.fspath(out), directed, weighted, False, False, memory, overwrite, f"Parquet dataset {path}"
     )
     try:
         w32 = None if w is None else np.ascontiguousarray(w, dtype=np.float32)
