@@ -361,7 +361,9 @@ class Graph(_NativeGraph):
         Returns the report as a dict (``seconds``, ``queries_per_second``, ``latency`` in
         microseconds, ``progress``, ``advisor``, ``io``: the :meth:`io_stats` counters of this
         run) with ``"answers"``: per query, the sorted vertex list (edge queries: the
-        neighbours; fof: vertices at distance exactly 2), or for shortest paths the path
+        neighbours, as :meth:`neighbors` gives them, so a repeated edge of a graph imported
+        without ``dedup`` repeats its neighbour; fof: vertices at distance exactly 2, each
+        once), or for shortest paths the path
         ``[source, ..., target]`` or ``None`` when unreachable."""
         import json
 

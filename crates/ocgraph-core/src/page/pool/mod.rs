@@ -262,7 +262,9 @@ impl BufferPool {
         let frames = capacity / page_size as u64;
         if frames < 2 {
             return Err(Error::invalid(format!(
-                "pool capacity {capacity} bytes is less than 2 pages of {page_size} bytes"
+                "the pool's memory, {capacity} bytes, is less than 2 pages of {page_size} bytes \
+                 (raise the memory budget, --memory / memory=, or lower the page size, --page-size / \
+                 page_size=)"
             )));
         }
         if files.len() > FileId::MAX as usize + 1 {

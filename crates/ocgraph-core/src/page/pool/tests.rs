@@ -441,7 +441,10 @@ fn bad_parameters_are_rejected() {
         assert_eq!(e.kind(), ErrorKind::InvalidArgument, "{ps}");
     }
     let e = BufferPool::open(&files, 2 * 16384 - 1, 16384, "clock").err().unwrap();
-    assert!(e.to_string().contains("less than 2 pages"), "{e}");
+    assert!(
+        e.to_string().contains("less than 2 pages") && e.to_string().contains("--memory / memory="),
+        "{e}"
+    );
     let e = BufferPool::open(&files, 1 << 20, 4096, "mru").err().unwrap();
     assert_eq!(e.kind(), ErrorKind::InvalidArgument);
     let missing = vec![PagedFile { path: dir.path().join("nope"), len: 4096 }];
