@@ -90,6 +90,14 @@ def int_ids(name: str, a: Any, error: type[Exception] = InputError) -> np.ndarra
     arr = unmasked(name, a, error)
     if arr.ndim != 1:
         raise error(f"{name} must be a 1-D array, got shape {arr.shape}")
+    if arr.dtype.kind in "fO" and isinstance(a, (list, tuple)) and a and all(type(x) is int for x in a):
+        # Python ints past int64 (2**63 beside a 0) make numpy choose float64 or object: read
+        # them as uint64 when they fit, else name the first beyond int64, not the dtype.
+        if 0 <= min(a) and max(a) <= U64_MAX:
+            arr = np.array(a, dtype=np.uint64)
+        else:
+            i = next(i for i, x in enumerate(a) if not -(2**63) <= x < 2**63)
+            raise error(f"{name}[{i}] = {a[i]} is out of range")
     if arr.size and arr.dtype.kind not in "iu":
         missing = _first_missing(arr)
         if missing is not None:

@@ -749,7 +749,7 @@ def _ids(a: Any, name: str) -> np.ndarray:
     an unsigned id beyond int64 raises :class:`VertexError` naming it (instead of wrapping to
     a negative)."""
     not_an_iterator(name, a)
-    arr = int_ids(name, np.atleast_1d(a), InvalidArgumentError)
+    arr = int_ids(name, a if isinstance(a, (list, tuple)) else np.atleast_1d(a), InvalidArgumentError)
     big = arr > np.iinfo(np.int64).max if arr.dtype == np.uint64 else None
     if big is not None and big.any():
         i = int(np.argmax(big))

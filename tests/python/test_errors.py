@@ -486,6 +486,11 @@ def test_arguments_the_docs_promise(tmp_path):
     # An id past the 32-bit id space names the array and the index.
     with pytest.raises(ocgraph.InputError, match=r"dst\[1\] = 4294967296 does not fit a 32-bit vertex id"):
         ocgraph.from_edges([0, 1], [1, 2**32], tmp_path / "big")
+    # ... also past int64, where numpy would hold a list's ints as floats or objects.
+    with pytest.raises(ocgraph.InputError, match=r"src\[1\] = 9223372036854775808 does not fit"):
+        ocgraph.from_edges([0, 2**63], [1, 2], tmp_path / "big")
+    with pytest.raises(ocgraph.InputError, match=r"src\[1\] = 18446744073709551616 is out of range"):
+        ocgraph.from_edges([0, 2**64], [1, 2], tmp_path / "big")
     # A parameter the kind does not take is refused, edge_factor included.
     with pytest.raises(ocgraph.InvalidArgumentError, match="takes no edge_factor"):
         ocgraph.generate("road", tmp_path / "r", rows=3, cols=3, edge_factor=8)
