@@ -8,7 +8,7 @@ use std::path::Path;
 use ingest_common::scratch;
 use ocgraph_core::error::ErrorKind;
 use ocgraph_core::format::{Manifest, WeightRange};
-use ocgraph_core::ingest::{import, BuildOptions, ImportOptions, InputFormat, NoProgress, Relabel};
+use ocgraph_core::ingest::{import, BuildOptions, Columns, ImportOptions, InputFormat, NoProgress, Relabel};
 use ocgraph_core::{Graph, OpenOptions};
 
 /// Imports `bytes` (as file `name`) and returns the error message after checking its kind and
@@ -445,9 +445,17 @@ fn extra_columns_of_an_unweighted_import_are_reported() {
     // The columns an unweighted import ignores are not parsed: a bad quote there is no error.
     let r = imports("quote.csv", b"src,dst,comment\n0,1,ok\n1,2,\"unclosed\n", &opts());
     assert_eq!(r.num_edges, 2, "{:?}", r.notices);
-    // Weighted, or with the columns named, the other columns are expected.
+    // Weighted, a column past the weight is reported too, wherever first met (`3,5` is a
+    // decimal comma among integer weights); with the columns named, the others are expected.
     let w = ImportOptions { build: BuildOptions { weighted: true, ..BuildOptions::default() }, ..opts() };
-    assert!(imports("w2.txt", b"0 1 1\n1 2 3.5 7\n", &w).notices.is_empty());
+    let r = imports("w2.txt", b"0 1 1\n1 2 3,5\n", &w);
+    assert!(
+        r.notices.len() == 1 && r.notices[0].contains("w2.txt:2: more than 3 columns"),
+        "{:?}",
+        r.notices
+    );
+    let named = ImportOptions { columns: Columns { weight: Some("w".into()), ..Columns::default() }, ..w };
+    assert!(imports("w3.csv", b"src,dst,w,t\n0,1,1,5\n", &named).notices.is_empty());
 }
 
 #[test]

@@ -460,13 +460,12 @@ fn rows_wider_than_their_format_are_noted_and_weight_comes_before_w() {
     let weights = |out: &Path| -> Vec<f32> {
         open_lists(out).1.iter().flatten().map(|&(_, w)| f32::from_bits(w)).collect()
     };
-    let cases: [(&str, &str, &str); 2] = [
-        ("c.csv", "src,dst,weight\n0,1,2,5\n", "c.csv:2: 4 columns (the header names 3): columns past 3"),
-        (
-            "m.mtx",
-            "%%MatrixMarket matrix coordinate real general\n2 2 1\n1 2 2,5\n",
-            "m.mtx:3: 4 columns (an entry of this MatrixMarket file has 3): columns past 3",
-        ),
+    // A text file's decimal comma deep in the file, not only in its first lines.
+    let deep: String = (0..40).map(|i| format!("{i} {} 1.5\n", i + 1)).collect::<String>() + "7 9 2,5\n";
+    let cases: [(&str, &str, &str); 3] = [
+        ("c.csv", "src,dst,weight\n0,1,2,5\n", "c.csv:2: more than 3 columns: the weight is column 3"),
+        ("m.mtx", "%%MatrixMarket matrix coordinate real general\n2 2 1\n1 2 2,5\n", "m.mtx:3: more than 3"),
+        ("deep.txt", &deep, "deep.txt:41: more than 3 columns"),
     ];
     for (name, text, note) in cases {
         let input = write(tmp.path(), name, text.as_bytes());
@@ -474,8 +473,13 @@ fn rows_wider_than_their_format_are_noted_and_weight_comes_before_w() {
         let r = import(&input, &out, &opts, &NoProgress).unwrap();
         assert!(r.notices.iter().any(|n| n.contains(note)), "{name}: {:?}", r.notices);
     }
-    // Rows as wide as the header (and a weight the header does not name) are no news.
-    for (name, text) in [("n.csv", "src,dst,weight\n0,1,2.5\n"), ("u.csv", "src,dst\n0,1,2.5\n")] {
+    // Rows as wide as the header (and a weight the header does not name, and columns the
+    // header names past the weight) are no news.
+    for (name, text) in [
+        ("n.csv", "src,dst,weight\n0,1,2.5\n"),
+        ("u.csv", "src,dst\n0,1,2.5\n"),
+        ("t.csv", "src,dst,weight,time\n0,1,2.5,7\n"),
+    ] {
         let input = write(tmp.path(), name, text.as_bytes());
         let out = tmp.path().join(format!("g-{name}"));
         let r = import(&input, &out, &opts, &NoProgress).unwrap();

@@ -599,12 +599,11 @@ fn scan(
     let unnamed = !columns.any();
     // Whether columns an unweighted import ignores were reported (once, at the first line
     // that has them).
-    let mut wide_noted = format == InputFormat::MatrixMarket || !unnamed;
-    // The columns a row of a weighted import has in a CSV file with a header (as many as the
-    // header names, or up to the weight's) or in a MatrixMarket file (two, three with values),
-    // and what says so: a first line with more is reported (`0,1,2,5` under `src,dst,weight`
-    // is a decimal comma). Unweighted imports report extra columns as `wide_noted` says.
-    let mut row_width: Option<(usize, String)> = None;
+    let mut wide_noted = !weighted && (format == InputFormat::MatrixMarket || !unnamed);
+    // Whether a weighted import notes the first line with columns past the weight's (`0,1,2,5`
+    // under `src,dst,weight` is a decimal comma): not where the columns are named, or a CSV
+    // header names more columns than are read.
+    let mut note_wide = weighted && unnamed;
     let first_lines = |b: &[u8]| holds_data_lines(b, FIRST_BLOCK_LINES);
     while let Some(block) = blocks.next_block_holding(|b| header_done || first_lines(b))? {
         progress.advance(block.len() as u64);
@@ -652,10 +651,8 @@ fn scan(
                     }
                     line += h.header_lines;
                     headerless_csv = h.header.is_none();
-                    if weighted && !headerless_csv {
-                        // The weight may be a column the header does not name.
-                        let read = h.columns.max(weight_col + 1);
-                        row_width = Some((read, format!("the header names {}", h.columns)));
+                    if h.columns > src_col.max(dst_col).max(weight_col) + 1 {
+                        note_wide = false;
                     }
                     if let Some((at, text)) = h.header {
                         // Columns the header named as the source and target, when not the first two.
@@ -679,9 +676,6 @@ fn scan(
                     let h = mtx::parse_header(path, block)?;
                     mtx_size = Some(h.n);
                     mtx_integer = h.integer;
-                    let width = 2 + h.has_values as usize;
-                    row_width =
-                        weighted.then(|| (width, format!("an entry of this MatrixMarket file has {width}")));
                     line += h.header_lines;
                     h.header_bytes
                 }
@@ -710,20 +704,10 @@ fn scan(
                     _ => None,
                 };
                 if let Some(why) = why {
+                    wide_noted = true;
                     found.notices.push(format!(
                         "{}:{}: {} columns: the first two are the edge and the third its weight, the \
                          rest were ignored{why}",
-                        path.display(),
-                        line + at,
-                        cols.len()
-                    ));
-                }
-            }
-            if let Some((width, why)) = &row_width {
-                if let Some((at, cols)) = first.iter().find(|(_, c)| c.len() > *width) {
-                    found.notices.push(format!(
-                        "{}:{}: {} columns ({why}): columns past {width} were ignored (a decimal \
-                         comma? weights are read with a decimal point)",
                         path.display(),
                         line + at,
                         cols.len()
@@ -781,12 +765,24 @@ fn scan(
             mtx_size,
             mtx_integer,
             max_id,
+            note_wide,
         };
         for piece in parse_block(path, data, line, &cfg)? {
             if let Some(at) = piece.wide_line.filter(|_| !wide_noted) {
                 wide_noted = true;
                 let cols = (src_col, dst_col, weight_col);
-                found.notices.push(ignored_columns(path, line + at, "more than 2 columns", cols));
+                found.notices.push(if weighted {
+                    let read = src_col.max(dst_col).max(weight_col) + 1;
+                    format!(
+                        "{}:{}: more than {read} columns: the weight is column {}, the rest were \
+                         ignored (a decimal comma? weights are read with a decimal point)",
+                        path.display(),
+                        line + at,
+                        weight_col + 1
+                    )
+                } else {
+                    ignored_columns(path, line + at, "more than 2 columns", cols)
+                });
             }
             line += piece.lines;
             found.edges += piece.edges() as u64;

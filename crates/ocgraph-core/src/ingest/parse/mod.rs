@@ -37,8 +37,8 @@ pub(crate) struct Piece {
     pub raw_stride: usize,
     /// Binary mode: number of edges in the block.
     pub raw_edges: usize,
-    /// Unweighted text: the first line of the piece (0-based) with more than two columns,
-    /// whose columns past the edge's are ignored.
+    /// The first line of the piece (0-based) with columns that are ignored: past the edge's
+    /// (unweighted), past the weight's (weighted, with [`LineCfg::note_wide`]).
     pub wide_line: Option<u64>,
 }
 
@@ -94,6 +94,9 @@ pub(crate) struct LineCfg {
     pub mtx_integer: bool,
     /// Largest allowed id (after the 1-based shift); larger ids are an error suggesting relabel.
     pub max_id: u64,
+    /// Weighted: a line with columns past those read is noted in [`Piece::wide_line`] (`0 1
+    /// 2,5` is a decimal comma); off where a CSV header names such columns.
+    pub note_wide: bool,
 }
 
 /// An error inside a piece: the 0-based line within the piece, and the message.

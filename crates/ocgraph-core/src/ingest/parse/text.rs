@@ -205,11 +205,13 @@ pub(crate) fn parse_lines(
             }
         } else if !is_skipped(line, cfg.csv) {
             let k = fields(line, cfg.csv, want, &mut f).map_err(err)?;
-            if !cfg.weighted
-                && p.wide_line.is_none()
-                && k > 0
-                && (k > 2 || more_fields(&line[f[k - 1].1..], cfg.csv))
-            {
+            let wide = k > 0
+                && if cfg.weighted {
+                    cfg.note_wide && k == want && more_fields(&line[f[k - 1].1..], cfg.csv)
+                } else {
+                    k > 2 || more_fields(&line[f[k - 1].1..], cfg.csv)
+                };
+            if wide && p.wide_line.is_none() {
                 p.wide_line = Some(line_no);
             }
             if k < ids_want {
@@ -345,6 +347,7 @@ mod tests {
             mtx_size: None,
             mtx_integer: false,
             max_id: u32::MAX as u64 - 1,
+            note_wide: false,
         }
     }
 
