@@ -42,6 +42,20 @@ def flag_arg(name: str, value: Any, none_ok: bool = False) -> bool | None:
     raise TypeError(f"{name} must be True or False, got {type(value).__name__} {value!r}")
 
 
+def weight_arg(weight: Any) -> bool:
+    """PageRank's ``weight``: ``True``/``False`` (see :func:`flag_arg`), or networkx's forms,
+    ``None`` (unweighted) and the attribute name ``"weight"`` (weighted: a graph has one)."""
+    if weight is None:
+        return False
+    if isinstance(weight, str):
+        if weight != "weight":
+            raise InvalidArgumentError(
+                f"weight must be True, False, None or 'weight' (networkx's attribute name), got {weight!r}"
+            )
+        return True
+    return bool(flag_arg("weight", weight))
+
+
 def int_arg(name: str, value: Any, low: int = 0, high: int = U32_MAX) -> int:
     """``value`` as an int in ``low ..= high``; a non-integer raises ``TypeError``."""
     v = operator.index(value)

@@ -20,6 +20,7 @@ from ._args import (
     not_an_iterator,
     threads_arg,
     unmasked,
+    weight_arg,
 )
 from ._errors import InvalidArgumentError, VertexError
 from ._ocgraph import Graph as _NativeGraph
@@ -280,7 +281,8 @@ class Graph(_NativeGraph):
         ``personalization``: ``None`` (uniform), a dict ``{vertex: weight}`` (missing vertices
         get 0), an array of ``num_vertices`` non-negative values, or a pandas ``Series``
         indexed by original ids (missing vertices get 0); normalised internally.
-        ``weight``: use edge weights on weighted graphs. Unlike networkx, reaching ``max_iter``
+        ``weight``: use edge weights on weighted graphs (``True``; also networkx's ``"weight"``;
+        ``False`` or ``None``: every arc weighs 1). Unlike networkx, reaching ``max_iter``
         without converging does not raise; the scores of the last iteration are returned.
         ``method``: ``"jacobi"`` (networkx's power iteration, the same iterates; from 65,536
         vertices on, at tolerances of ``1e-6 / num_vertices`` and above, each contribution is
@@ -308,7 +310,7 @@ class Graph(_NativeGraph):
             int_arg("max_iter", max_iter),
             float_arg("tol", tol),
             p,
-            flag_arg("weight", weight),
+            weight_arg(weight),
             method,
             threads_arg(threads),
             layout,

@@ -197,6 +197,22 @@ def test_every_pool_policy_gives_networkx_results(graphs, policy):
         g.close()
 
 
+def test_pagerank_takes_networkx_weight_forms(tmp_path):
+    # networkx's weight="weight" (the attribute) and weight=None (unweighted) mean True and False.
+    src, dst, w = [0, 0, 1, 2, 3], [1, 2, 2, 0, 0], [5.0, 1.0, 2.0, 1.0, 3.0]
+    g = ocgraph.from_edges(src, dst, tmp_path / "g", weights=w)
+    h = nx.DiGraph()
+    h.add_weighted_edges_from(zip(src, dst, w))
+    for given, attr in (("weight", "weight"), (True, "weight"), (None, None), (False, None)):
+        want = nx.pagerank(h, tol=1e-12, max_iter=1000, weight=attr)
+        got = g.pagerank(tol=1e-12, max_iter=1000, weight=given)
+        np.testing.assert_allclose(got, [want[v] for v in range(4)], rtol=1e-6, err_msg=repr(given))
+    with pytest.raises(ocgraph.InvalidArgumentError, match="weight must be True, False, None or 'weight'"):
+        g.pagerank(weight="w")
+    with pytest.raises(TypeError, match="weight must be True or False"):
+        g.pagerank(weight=2)
+
+
 @pytest.mark.parametrize("weights", [1e-45, 3e38])
 def test_pagerank_with_extreme_weights_on_a_graph_of_float32_contributions(tmp_path, weights):
     """From 65,536 vertices contributions are stored as float32; out-weights this extreme would

@@ -36,7 +36,7 @@ from typing import Any
 
 import numpy as np
 
-from .._args import U32_MAX, flag_arg, float_arg, int_arg, threads_arg
+from .._args import U32_MAX, flag_arg, float_arg, int_arg, threads_arg, weight_arg
 from .._errors import FormatError, InvalidArgumentError, VertexError
 from .._vectors import by_vertex, personalization_vector
 from . import _frames, _partitions
@@ -317,7 +317,7 @@ class SparkGraph:
         if not (tol >= 0 and math.isfinite(tol)):
             raise _native_invalid(f"tol must be non-negative and finite, got {_rust_float(tol)}")
         p = self._teleport(p)
-        weight = flag_arg("weight", weight)
+        weight = weight_arg(weight)
         bad = negative_arc(self.path, self.meta) if weight else None
         if bad is not None:
             raise self._weight_error(bad, "PageRank needs finite weights >= 0")
