@@ -29,12 +29,10 @@ def float_arg(name: str, value: Any) -> float:
     return float(value)
 
 
-def flag_arg(name: str, value: Any, none_ok: bool = False) -> bool | None:
-    """``value`` as a bool: ``True``/``False`` (numpy's too) or the integers 0 and 1; ``None``
-    only where ``none_ok``. A string such as ``"false"`` raises ``TypeError``: ``bool()``
-    would read it as true and build, say, a directed graph where an undirected one was asked."""
-    if value is None and none_ok:
-        return None
+def flag_arg(name: str, value: Any) -> bool:
+    """``value`` as a bool: ``True``/``False`` (numpy's too) or the integers 0 and 1. A string
+    such as ``"false"`` raises ``TypeError``: ``bool()`` would read it as true and build, say,
+    a directed graph where an undirected one was asked."""
     if isinstance(value, (bool, np.bool_)):
         return bool(value)
     if isinstance(value, (int, np.integer)) and value in (0, 1):
@@ -53,7 +51,7 @@ def weight_arg(weight: Any) -> bool:
                 f"weight must be True, False, None or 'weight' (networkx's attribute name), got {weight!r}"
             )
         return True
-    return bool(flag_arg("weight", weight))
+    return flag_arg("weight", weight)
 
 
 def int_arg(name: str, value: Any, low: int = 0, high: int = U32_MAX) -> int:

@@ -761,7 +761,7 @@ def _ids(a: Any, name: str) -> np.ndarray:
 
 def _durable(durable: Any) -> bool:
     """An update's ``durable``: ``True``, or ``None``/``False`` (as the graph's durability says)."""
-    return bool(flag_arg("durable", durable, none_ok=True))
+    return durable is not None and flag_arg("durable", durable)
 
 
 def _weights(w: Any, n: int) -> np.ndarray:

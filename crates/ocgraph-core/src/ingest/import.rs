@@ -194,7 +194,7 @@ pub fn import(
                 input.display(),
                 h.rows,
                 h.cols,
-                h.n
+                h.n()
             ));
         }
         if !h.banner {
@@ -204,7 +204,7 @@ pub fn import(
                 input.display(),
                 if h.has_values { "real" } else { "pattern" },
                 h.header_lines,
-                h.n,
+                h.n(),
                 h.entries
             ));
         }
@@ -305,23 +305,23 @@ pub fn import(
                 format!("the size line declares {} entries but the file has {}", h.entries, found.edges),
             ));
         }
-        if let Some(n) = opts.num_vertices.filter(|&n| n < h.n) {
+        if let Some(n) = opts.num_vertices.filter(|&n| n < h.n()) {
             return Err(Error::input_line(
                 input,
                 h.header_lines,
-                format!("the size line declares {} vertices, more than --num-vertices {n}", h.n),
+                format!("the size line declares {} vertices, more than --num-vertices {n}", h.n()),
             ));
         }
         if keep_ids && opts.num_vertices.is_none() {
-            if h.n > MAX_ID + 1 {
+            if h.n() > MAX_ID + 1 {
                 return Err(Error::input_line(
                     input,
                     h.header_lines,
-                    format!("{} vertices exceed the 32-bit id space", h.n),
+                    format!("{} vertices exceed the 32-bit id space", h.n()),
                 ));
             }
-            reserved = h.n;
-            builder.reserve_vertices(h.n);
+            reserved = h.n();
+            builder.reserve_vertices(h.n());
         }
     }
     if let Some(n) = opts.num_vertices {
@@ -674,7 +674,7 @@ fn scan(
                 }
                 InputFormat::MatrixMarket => {
                     let h = mtx::parse_header(path, block)?;
-                    mtx_size = Some(h.n);
+                    mtx_size = Some(h.n());
                     mtx_integer = h.integer;
                     line += h.header_lines;
                     h.header_bytes

@@ -18,8 +18,6 @@ pub(crate) struct MtxHeader {
     pub integer: bool,
     /// `symmetric`: the graph is undirected.
     pub symmetric: bool,
-    /// Vertex count: max(rows, cols).
-    pub n: u64,
     /// The size line's rows and columns (a graph's matrix is square; see [`MtxHeader::n`]).
     pub rows: u64,
     /// See `rows`.
@@ -32,6 +30,13 @@ pub(crate) struct MtxHeader {
     pub header_lines: u64,
     /// The file starts with the `%%MatrixMarket` banner (otherwise it was read without one).
     pub banner: bool,
+}
+
+impl MtxHeader {
+    /// Vertex count: max(rows, cols).
+    pub(crate) fn n(&self) -> u64 {
+        self.rows.max(self.cols)
+    }
 }
 
 /// Whether `data` starts with the MatrixMarket banner.
@@ -108,7 +113,6 @@ pub(crate) fn parse_header(path: &Path, data: &[u8]) -> Result<MtxHeader> {
                 has_values,
                 integer,
                 symmetric,
-                n: nums[0].max(nums[1]),
                 rows: nums[0],
                 cols: nums[1],
                 entries: nums[2],
