@@ -132,6 +132,12 @@ def _first_missing(arr: np.ndarray) -> int | None:
     return int(np.argmax(gaps)) if gaps.any() else None
 
 
+def shown(x: Any) -> str:
+    """``repr(x)`` for a message, with a numpy scalar shown as the Python value it holds
+    (``5``, not ``np.int64(5)``)."""
+    return repr(x.item() if isinstance(x, np.generic) else x)
+
+
 def is_na(x: Any) -> bool:
     """Whether ``x`` is pandas' ``NA`` (without importing pandas)."""
     return type(x).__name__ == "NAType"

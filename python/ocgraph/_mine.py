@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from . import _ocgraph
-from ._args import flag_arg, is_na, unmasked
+from ._args import flag_arg, is_na, shown, unmasked
 from ._errors import InvalidArgumentError
 
 __all__ = ["MOTIF_NAMES", "NO_LABEL", "Watch"]
@@ -126,7 +126,7 @@ def _in_order(given: Mapping, keys: Any, what: str) -> list:
     a key it lacks); a key of ``given`` not among ``keys`` (``what`` names them) is refused."""
     stray = [key for key in given if key not in keys]
     if stray:
-        raise InvalidArgumentError(f"pattern_labels names {stray[0]!r}, not {what}")
+        raise InvalidArgumentError(f"pattern_labels names {shown(stray[0])}, not {what}")
     return [given.get(key) for key in keys]
 
 
@@ -153,7 +153,7 @@ def _graph_pattern(pattern: Any, pattern_labels: Any) -> tuple[list[tuple[int, i
     touched = {v for edge in edges for v in edge}
     lonely = [node for node in nodes if index[node] not in touched]
     if lonely:
-        raise InvalidArgumentError(f"pattern vertex {lonely[0]!r} has no edge (patterns are connected)")
+        raise InvalidArgumentError(f"pattern vertex {shown(lonely[0])} has no edge (patterns are connected)")
     if isinstance(pattern_labels, Mapping):
         pattern_labels = _in_order(pattern_labels, nodes, "a node of the pattern graph")
     if pattern_labels is None and hasattr(pattern.nodes, "data"):
@@ -180,7 +180,7 @@ def _pattern_label(x: Any) -> int | None:
     wildcard. A bool is refused, as in the data's labels."""
     if type(x).__module__.startswith("pyarrow"):
         x = x.as_py()
-    bad = InvalidArgumentError(f"pattern label {x!r} is not an integer in 0 .. 2**32 - 2 (or None / -1)")
+    bad = InvalidArgumentError(f"pattern label {shown(x)} is not an integer in 0 .. 2**32 - 2 (or None / -1)")
     if x is None or is_na(x):
         return None
     if isinstance(x, (bool, np.bool_)):

@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from ._args import unmasked
+from ._args import shown, unmasked
 from ._errors import InvalidArgumentError, VertexError
 
 
@@ -31,7 +31,8 @@ def by_vertex(values: Any, original_ids: Callable[[], Any], what: str, missing: 
             raise InvalidArgumentError(f"{what}: the Series has repeated ids")
         unknown = ~values.index.isin(index)
         if unknown.any():
-            raise InvalidArgumentError(f"{what}: the Series names {values.index[unknown][0]!r}, not a vertex")
+            stray = shown(values.index[unknown][0])
+            raise InvalidArgumentError(f"{what}: the Series names {stray}, not a vertex")
         if not pd.api.types.is_numeric_dtype(values.dtype) or pd.api.types.is_complex_dtype(values.dtype):
             raise InvalidArgumentError(f"{what}: the Series must hold real numbers, got dtype {values.dtype}")
         # As float64 first: a nullable integer Series cannot take a float fill value.
@@ -44,7 +45,7 @@ def by_vertex(values: Any, original_ids: Callable[[], Any], what: str, missing: 
     absent = ~index.isin(values.index)
     if absent.any():
         raise InvalidArgumentError(
-            f"{what}: the Series has no value for the vertex of original id {index[absent][0]!r}"
+            f"{what}: the Series has no value for the vertex of original id {shown(index[absent][0])}"
         )
     return values.reindex(index).to_numpy()
 
@@ -109,7 +110,7 @@ def _vector(personalization: Any, n: int) -> np.ndarray:
                 i, w = operator.index(v), float(x)
             except (TypeError, ValueError) as e:
                 raise InvalidArgumentError(
-                    f"personalization maps vertex ids (ints) to numbers, got {v!r}: {x!r}"
+                    f"personalization maps vertex ids (ints) to numbers, got {shown(v)}: {shown(x)}"
                 ) from e
             if not 0 <= i < n:
                 raise VertexError(f"personalization vertex {v} out of range (the graph has {n} vertices)")

@@ -333,6 +333,11 @@ def test_a_float_or_boolean_series_index_matches_ids_exactly(tmp_path):
     np.testing.assert_allclose(h.spmv(x), h.spmv(np.array([1.0, 2.0, 3.0, 4.0])))
     with pytest.raises(ocgraph.InvalidArgumentError, match="exact integer id"):
         h.spmv(pd.Series([1.0, 2.0, 3.0, 4.0], index=[0.5, 1.0, 2.0, 3.0]))
+    # Ids in messages are shown as the numbers they are, not as numpy's reprs.
+    with pytest.raises(ocgraph.InvalidArgumentError, match=r"names 9, not a vertex"):
+        h.pagerank(personalization=pd.Series([1.0], index=[9]))
+    with pytest.raises(ocgraph.InvalidArgumentError, match=r"of original id 3$"):
+        h.spmv(pd.Series([1.0, 2.0, 3.0, 5.0], index=[0, 1, 2, 4]))
 
 
 def test_argument_checks_name_the_argument(tmp_path):
