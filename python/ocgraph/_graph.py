@@ -286,7 +286,7 @@ class Graph(_NativeGraph):
         without converging does not raise; the scores of the last iteration are returned.
         ``method``: ``"jacobi"`` (networkx's power iteration, the same iterates; from 65,536
         vertices on, at tolerances of ``1e-6 / num_vertices`` and above, each contribution is
-        rounded to float32, within about 1e-8 of them in L1) or
+        rounded to float32, within a few 1e-8 of them in L1) or
         ``"gauss-seidel"`` (in-place sweeps as GAPBS: the same fixed point in about half the
         iterations; the iterates depend on thread timing).
         ``as_series``: return a pandas ``Series`` indexed by the original ids

@@ -36,7 +36,7 @@
 //! cache footprint, as GAPBS does), unless an out-weight is so extreme that a contribution
 //! would leave `f32`'s normal range ([`f32_contributions_fit`]); sums, scores and the
 //! convergence test stay `f64`. The rounding of each contribution (relative `6e-8`) limits the
-//! attainable L1 accuracy to about `1e-8` (the f32 iteration settles at its own fixed point,
+//! attainable L1 accuracy to a few `1e-8` (the f32 iteration settles at its own fixed point,
 //! whose change per step is then 0 while `T(x) - x` is not), so a stopping threshold
 //! `n * tol` below [`F32_MIN_STOP`] keeps `f64` contributions: a reported convergence holds.
 

@@ -91,7 +91,13 @@ fn bad_workloads_fail_cleanly() {
     // A workload made for another graph.
     let out = ocgraph(&["query", p(&small), "--workload", p(&w)]);
     assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("generated for a graph of 256 vertices"));
+    let err = String::from_utf8_lossy(&out.stderr);
+    let names = format!(
+        "{}: the workload was generated for a graph of 256 vertices, the graph {} has 64",
+        p(&w),
+        p(&small)
+    );
+    assert!(err.contains(&names), "{err}");
     // A truncated file names the file and the offset.
     let bytes = std::fs::read(&w).unwrap();
     std::fs::write(&w, &bytes[..bytes.len() - 2]).unwrap();

@@ -35,6 +35,9 @@ pub enum Command {
     /// Generate a synthetic graph (Kronecker, Erdős–Rényi, road grid).
     Generate(generate::GenerateArgs),
     /// Print a graph's size, layout and degree statistics.
+    ///
+    /// The degree statistics are those of the out-degrees, whole numbers: the median is the
+    /// lower of the two middle values when the vertex count is even (of 1 and 5: 1).
     Info(info::InfoArgs),
     /// Verify every checksum and the CSR invariants of a graph.
     Check(check::CheckArgs),

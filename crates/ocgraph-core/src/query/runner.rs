@@ -195,7 +195,7 @@ pub fn run_queries<Q: Answerer>(
     opts: &RunOptions,
     answerer: &Q,
 ) -> Result<RunReport> {
-    w.check_graph(g.num_vertices())?;
+    w.check_graph(g.path(), g.num_vertices())?;
     if opts.clients == 0 {
         return Err(Error::invalid("at least one client is needed"));
     }

@@ -30,7 +30,7 @@
 //! | 64 | 4·k·N | payload: the queries' vertex ids, u32 each, in query order |
 
 use std::collections::VecDeque;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -110,6 +110,8 @@ pub struct Workload {
     pub queue: u64,
     /// The queries' vertices, `kind.arity()` per query, in order.
     pub vertices: Vec<Vertex>,
+    /// The file it was loaded from, named by its errors (`None` when generated in memory).
+    pub file: Option<PathBuf>,
 }
 
 impl Workload {
@@ -179,7 +181,15 @@ impl Workload {
                 }
             }
         }
-        Ok(Workload { kind: QueryKind::Edge, num_vertices: n, seed, alpha, queue: queue as u64, vertices })
+        Ok(Workload {
+            kind: QueryKind::Edge,
+            num_vertices: n,
+            seed,
+            alpha,
+            queue: queue as u64,
+            vertices,
+            file: None,
+        })
     }
 
     /// `count` uniformly random vertices of a graph of `n` vertices, for friends-of-friends.
@@ -197,7 +207,7 @@ impl Workload {
         let mut vertices = query_vertices(count, kind.arity())?;
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
         vertices.extend((0..count * kind.arity()).map(|_| rng.gen_range(0..n) as Vertex));
-        Ok(Workload { kind, num_vertices: n, seed, alpha: 0.0, queue: 0, vertices })
+        Ok(Workload { kind, num_vertices: n, seed, alpha: 0.0, queue: 0, vertices, file: None })
     }
 
     /// The file's bytes (see the module docs).
@@ -263,7 +273,7 @@ impl Workload {
             ));
         }
         let alpha = f64::from_le_bytes(b[40..48].try_into().expect("8 bytes"));
-        Ok(Workload { kind, num_vertices, seed: u64_at(32), alpha, queue: u64_at(48), vertices })
+        Ok(Workload { kind, num_vertices, seed: u64_at(32), alpha, queue: u64_at(48), vertices, file: None })
     }
 
     /// Writes the workload to `path`.
@@ -274,15 +284,18 @@ impl Workload {
     /// Reads a workload file.
     pub fn load(path: &Path) -> Result<Self> {
         let b = std::fs::read(path).map_err(|e| Error::io(path, "read", e))?;
-        Self::from_bytes(path, &b)
+        Ok(Workload { file: Some(path.to_path_buf()), ..Self::from_bytes(path, &b)? })
     }
 
-    /// Checks that the workload fits a graph of `n` vertices.
-    pub fn check_graph(&self, n: usize) -> Result<()> {
+    /// Checks that the workload fits the graph at `graph` of `n` vertices; the error names
+    /// both (and the workload's file, when it was loaded from one).
+    pub fn check_graph(&self, graph: &Path, n: usize) -> Result<()> {
         if self.num_vertices != n as u64 {
+            let file = self.file.as_ref().map(|f| format!("{}: ", f.display())).unwrap_or_default();
             return Err(Error::invalid(format!(
-                "the workload was generated for a graph of {} vertices, this one has {n}",
-                self.num_vertices
+                "{file}the workload was generated for a graph of {} vertices, the graph {} has {n}",
+                self.num_vertices,
+                graph.display()
             )));
         }
         Ok(())
@@ -438,6 +451,8 @@ mod tests {
         assert!(Workload::edge_queries(&g, 1.5, 10, 1, 0).is_err());
         assert!(Workload::edge_queries(&g, 0.5, 0, 1, 0).is_err());
         assert!(Workload::friends_of_friends(0, 1, 0).is_err());
-        assert!(w.check_graph(27).is_err());
+        let e = w.check_graph(Path::new("G"), 27).unwrap_err().to_string();
+        assert!(e.contains("generated for a graph of 26 vertices, the graph G has 27"), "{e}");
+        assert!(w.check_graph(Path::new("G"), 26).is_ok());
     }
 }
