@@ -572,7 +572,8 @@ fn a_saved_result_is_never_ahead_of_the_durable_log() {
 
 /// A result saved for a batch that recovery then dropped (a damaged last frame of the log) is
 /// not taken for the different batch that reuses its number: the file names the batch by its
-/// number only, and that number is past the graph's at open.
+/// number only, so the writer's open that drops the batch removes the file, also when that
+/// writer maintains nothing (`ocgraph update`) and a later session maintains the result.
 #[test]
 fn a_result_saved_for_a_dropped_batch_is_not_reused_for_the_batch_that_takes_its_number() {
     let tmp = tempfile::tempdir().unwrap();
@@ -593,13 +594,26 @@ fn a_result_saved_for_a_dropped_batch_is_not_reused_for_the_batch_that_takes_its
     let mut b = std::fs::read(&wal).unwrap();
     *b.last_mut().unwrap() ^= 0xff;
     std::fs::write(&wal, &b).unwrap();
+    let saved = saved_path(&dir, &Spec::Wcc);
+    // A reader's open drops nothing and removes nothing.
+    drop(ocgraph_core::GraphView::open(&dir, &Default::default()).unwrap());
+    assert!(saved.exists());
     let w = WritableGraph::open(&dir, &opts).unwrap();
     assert!(w.recovery().dropped_bytes > 0 && w.opened_seq() == 0);
+    assert!(!saved.exists(), "the writer's open removes the result of the batch it dropped");
     w.add_edges(&[(5, 6)], None).unwrap();
     assert_eq!(w.last_seq(), 1, "the new batch takes the dropped batch's number");
+    w.close().unwrap();
+    let w = WritableGraph::open(&dir, &opts).unwrap();
+    assert_eq!(w.opened_seq(), 1);
     let m = Maintainer::start(&w, Spec::Wcc).unwrap();
-    assert!(!m.loaded(), "the file describes the dropped batch");
+    assert!(!m.loaded(), "the file described the dropped batch");
     assert_eq!(m.result(&w).unwrap(), Values::Int(vec![0, 0, 2, 2, 4, 4, 4, 4]));
+    // A result saved for the graph's own batch stays.
+    m.save(&w).unwrap();
+    w.close().unwrap();
+    let w = WritableGraph::open(&dir, &opts).unwrap();
+    assert!(Maintainer::start(&w, Spec::Wcc).unwrap().loaded());
 }
 
 /// In the background, `wait(seq)` returns once the result includes batch `seq` (a path grown

@@ -29,7 +29,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use ocgraph_core::format::OutputFile;
-use ocgraph_core::update::{BatchChanges, ChangeSubscriber, Snapshot, SubscriptionId, WritableGraph};
+use ocgraph_core::update::{
+    BatchChanges, ChangeSubscriber, Snapshot, SubscriptionId, WritableGraph, SAVED_RESULT_MAGIC,
+};
 use ocgraph_core::{Error, Result, Vertex};
 use parking_lot::Mutex;
 
@@ -39,9 +41,18 @@ pub use background::QUEUE_OPS;
 pub use pagerank::PageRank;
 pub use tree::{Bfs, Program, Sssp, Tree, Wcc};
 
-/// Subdirectory of the graph holding saved maintained results.
-pub const MAINTAINED_DIR: &str = "maintained";
+pub use ocgraph_core::update::MAINTAINED_DIR;
+
+/// The saved results' magic: the prefix a writer's open reads (it removes the results saved
+/// for a batch that recovery dropped, `ocgraph_core::update::saved_results`), then a version.
 const MAGIC: &[u8; 8] = b"OCGMAIN2";
+const _: () = {
+    let mut i = 0;
+    while i < SAVED_RESULT_MAGIC.len() {
+        assert!(MAGIC[i] == SAVED_RESULT_MAGIC[i], "MAGIC must start with SAVED_RESULT_MAGIC");
+        i += 1;
+    }
+};
 
 /// One value per vertex: integers (hops and labels, `-1` for none) or floats (distances,
 /// infinity when unreachable; scores).

@@ -13,6 +13,8 @@
 //! - [`update_file`]: binary update files (a stream of items in the WAL's item encoding).
 //! - [`writable`]: [`WritableGraph`], the update API (WAL -> delta -> levels -> compaction).
 //! - [`paged_delta`]: [`PagedDelta`], a delta log stored in buffer-pool pages of a delta file.
+//! - [`saved_results`]: the maintained results saved beside the updates, as a writer's open
+//!   must know them (it removes those saved for a batch that recovery dropped).
 
 mod apply;
 mod compact;
@@ -24,6 +26,7 @@ pub mod log_file;
 pub mod memory_delta;
 pub mod paged_delta;
 mod radix;
+pub mod saved_results;
 pub mod snapshot;
 pub mod stream;
 pub mod update_file;
@@ -36,6 +39,7 @@ pub use delta::{fold_ops, fold_ops_into, ArcOp, DeltaLog, VertexOpsFn};
 pub use log_file::{LogFile, LogFs, StdLogFs};
 pub use memory_delta::MemoryDelta;
 pub use paged_delta::{PagedDelta, PagedDeltaOptions};
+pub use saved_results::{MAINTAINED_DIR, SAVED_RESULT_MAGIC};
 pub use snapshot::{Snapshot, SnapshotDirection};
 pub use stream::{BatchChanges, ChangeSubscriber, EdgeChange, SubscriptionId};
 pub use update_file::{is_update_file, update_file_items, UpdateFileWriter, UPDATE_FILE_MAGIC};

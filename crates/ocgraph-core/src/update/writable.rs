@@ -542,6 +542,10 @@ impl WritableGraph {
         };
         let next_seq = recovery.last_seq.max(up.checkpoint_seq) + 1;
         view.upto = next_seq - 1;
+        if writer {
+            // Before the next batch takes the number of one recovery dropped.
+            super::saved_results::forget_results_after(&dir, next_seq - 1)?;
+        }
         // Read after the replay, the log names every vertex of a batch replayed (their names
         // precede its frame) even while a writer appends.
         let added = AddedIds::open(&dir, kind, base_n, view.num_vertices, writer)?;
