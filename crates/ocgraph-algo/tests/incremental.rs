@@ -570,6 +570,30 @@ fn a_saved_result_is_never_ahead_of_the_durable_log() {
     assert!(ahead.is_empty(), "saved batches past the durable log (saved, durable): {ahead:?}");
 }
 
+/// The first computation of a result reads through a pool of two frames with one thread, as
+/// its batches do: with a thread per core, SSSP and PageRank over lists of many pages held
+/// the two frames from two threads that each waited for another, and failed after the pool's
+/// stall timeout.
+#[test]
+fn first_computations_through_a_two_frame_pool_use_one_reader() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("g");
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(21);
+    let edges: BTreeMap<(Vertex, Vertex), f32> = (0..16_000)
+        .map(|_| ((rng.gen_range(0..2000), rng.gen_range(0..2000)), rng.gen_range(1..9) as f32))
+        .collect();
+    build(&dir, 2000, true, true, &edges);
+    let backend = BackendKind::Pool { capacity: 2 * 4096, page_size: 4096, policy: "clock".into() };
+    let opts = WriteOptions { backend, durability: Durability::None, ..Default::default() };
+    let w = WritableGraph::open(&dir, &opts).unwrap();
+    let pool = |threads| rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+    for s in specs() {
+        let m = pool(2).install(|| Maintainer::start(&w, s.clone())).unwrap();
+        // The static kernels of the check read through the pool too: on one thread.
+        pool(1).install(|| check(&s, &m.result(&w).unwrap(), &w.snapshot(), "two frames")).unwrap();
+    }
+}
+
 /// A result saved for a batch that recovery then dropped (a damaged last frame of the log) is
 /// not taken for the different batch that reuses its number: the file names the batch by its
 /// number only, so the writer's open that drops the batch removes the file, also when that

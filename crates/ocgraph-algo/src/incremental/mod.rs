@@ -450,7 +450,7 @@ impl Maintainer {
         let loaded = saved.is_some();
         let m = match saved {
             Some(m) => m,
-            None => match spec.build(&snap) {
+            None => match with_readers(&snap, || spec.build(&snap)) {
                 Ok(m) => m,
                 Err(e) => {
                     w.unsubscribe(id);
