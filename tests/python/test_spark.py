@@ -245,6 +245,17 @@ def test_damaged_datasets_are_format_errors_naming_the_file(spark, tmp_path):
     (vertices / "vertices" / "data.parquet").write_bytes(b"not parquet" * 10)
     with pytest.raises(ocgraph.FormatError, match=re.escape("vertices/data.parquet")):
         osp.import_parquet(vertices, tmp_path / "vertices_back")
+    no_vertices, _ = dataset("no_vertices")
+    shutil.rmtree(no_vertices / "vertices")
+    with pytest.raises(ocgraph.FormatError, match=re.escape("no_vertices/vertices: missing")):
+        osp.import_parquet(no_vertices, tmp_path / "no_vertices_back")
+    # An arc past the vertex count is the dataset's fault (it was an InputError naming neither).
+    outside, files = dataset("outside")
+    t = pq.ParquetFile(files[1]).read()
+    pq.write_table(t.set_column(1, "dst", pa.array([99] * t.num_rows, t.column("dst").type)), files[1])
+    what = "outside: arc 2 -> 99 names a vertex outside 0..3"
+    with pytest.raises(ocgraph.FormatError, match=re.escape(what)):
+        osp.import_parquet(outside, tmp_path / "outside_back")
 
 
 @pytest.mark.parametrize("name", ["random-directed", "string-ids"])
@@ -292,7 +303,7 @@ def test_integer_ids_past_2_63_stay_positive_on_the_cluster(spark, tmp_path):
 
 
 @pytest.mark.parametrize("design", osp.DESIGNS)
-def test_dataset_paths_are_not_patterns(spark, tmp_path, design):
+def test_dataset_paths_are_not_patterns(spark, tmp_path, design, monkeypatch):
     # Spark's readers expand `[1]` as a pattern: `run[1].parquet` read its sibling `run1.parquet`.
     a = ocgraph.from_pandas(pd.DataFrame({"src": ["a", "b"], "dst": ["b", "c"]}), tmp_path / "a")
     b = ocgraph.from_pandas(pd.DataFrame({"src": ["p", "q", "r"], "dst": ["q", "p", "r"]}), tmp_path / "b")
@@ -306,6 +317,11 @@ def test_dataset_paths_are_not_patterns(spark, tmp_path, design):
         pd.testing.assert_series_equal(sg.pagerank(as_series=True), a.pagerank(as_series=True))
     rows = sg.wcc(collect=False).orderBy("id").collect()
     assert [r.original_id for r in rows] == ["a", "b", "c"]
+    # Hadoop reads a relative `g-10:30.pq` as a URI of scheme `g-10`: it is made absolute.
+    monkeypatch.chdir(tmp_path)
+    osp.export_parquet(a, "g-10:30.pq", partitions=2)
+    rows = osp.SparkGraph(spark, "g-10:30.pq", partitions=2, design=design).wcc(collect=False).collect()
+    assert sorted(r.original_id for r in rows) == ["a", "b", "c"]
 
 
 def test_command_line(spark, datasets, tmp_path, capsys, monkeypatch):
@@ -514,9 +530,14 @@ def test_command_line_bad_settings(spark, datasets, capsys, monkeypatch):
         raise RuntimeError("no master there\n  (details)")
 
     monkeypatch.setattr(cli, "session", fail)
-    assert cli.main(["run", "wcc", path, "--master", "spark://nowhere:7077"]) == 2
-    assert "--master spark://nowhere:7077: no master there" in _error_line(capsys)
+    # The failure may come from any setting: each is named.
+    assert cli.main(["run", "wcc", path, "--master", "spark://nowhere:7077", "--conf", "spark.x=1"]) == 2
+    given = "--master spark://nowhere:7077, --driver-memory 2g, --conf spark.x=1"
+    assert f"cannot start Spark with {given}: no master there" in _error_line(capsys)
     monkeypatch.undo()
+    # The JVM would refuse this heap size at start.
+    assert cli.main(["run", "wcc", path, "--driver-memory", "abc"]) == 2
+    assert "--driver-memory abc: expected a size such as 2g" in _error_line(capsys)
     assert cli.main(["run", "wcc", path, "--partitions", "0"]) == 2
     assert "--partitions" in _error_line(capsys)
 

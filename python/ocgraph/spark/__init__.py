@@ -147,7 +147,10 @@ class SparkGraph:
         if partitions is not None:
             partitions = int_arg("partitions", partitions, 1, U32_MAX)
         self.spark = spark
-        self.path = str(path)
+        # A local path is made absolute: the Python workers of the `partitions` design read it
+        # from the working directory the session started in, and Hadoop reads a relative
+        # `g-10:30.pq` as a URI of scheme `g-10`.
+        self.path = str(path) if "://" in str(path) else os.path.abspath(path)
         if not is_dataset(self.path) and os.path.isfile(os.path.join(self.path, "manifest")):
             raise FormatError(
                 f"{self.path} is an ocgraph graph, not a Parquet dataset: export it first with "

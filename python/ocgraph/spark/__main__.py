@@ -132,7 +132,8 @@ def _check_out(out: str, graph: str) -> None:
 
 
 def _start(a: argparse.Namespace, conf: dict[str, str], started: bool) -> Any:
-    """The Spark session for ``--master``. A failure to start raises an error naming it, after
+    """The Spark session for ``--master``. A failure to start raises an error naming the
+    settings it was started with (any of them may be at fault), after
     shutting down the JVM pyspark launched for it when no session ran before (``started``)."""
     try:
         return session(
@@ -144,7 +145,9 @@ def _start(a: argparse.Namespace, conf: dict[str, str], started: bool) -> Any:
         reason = _reason(e)
         if started:
             shutdown_gateway()
-        raise InvalidArgumentError(f"cannot start Spark with --master {a.master}: {reason}") from None
+        given = [f"--master {a.master}", f"--driver-memory {a.driver_memory}"]
+        given += [f"--conf {k}={v}" for k, v in conf.items()]
+        raise InvalidArgumentError(f"cannot start Spark with {', '.join(given)}: {reason}") from None
 
 
 def _reason(e: Exception) -> str:
@@ -196,6 +199,9 @@ def _run(a: argparse.Namespace) -> None:
         raise SystemExit(f"error: cannot run on Spark: {why}")
     conf = _conf(a.conf)
     _check_master(a.master)
+    if not re.fullmatch(r"\d+[kmgt]?", a.driver_memory, re.IGNORECASE):
+        # The JVM's heap size form: pyspark's JVM would exit with "Invalid maximum heap size".
+        raise InvalidArgumentError(f"--driver-memory {a.driver_memory}: expected a size such as 2g or 512m")
     if a.partitions is not None and a.partitions < 1:
         raise InvalidArgumentError(f"--partitions must be >= 1, got {a.partitions}")
     if a.out:

@@ -94,6 +94,8 @@ def read_table(path: str, sub: str, columns: list[str]) -> Any:
     fs, root = _fs(str(path))
     try:
         return pq.read_table(f"{root}/{sub}", columns=columns, filesystem=fs)
+    except FileNotFoundError as e:
+        raise FormatError(f"{path}/{sub}: missing (the dataset lacks it)") from e
     except (pa.ArrowException, OSError, ValueError) as e:
         raise FormatError(f"{path}/{sub}: {e}") from e
 
@@ -387,6 +389,10 @@ def import_parquet(path: str, out: str, memory: Any = "1GiB", overwrite: bool = 
         # Every undirected edge is stored in both directions (a self-loop once): keep one.
         keep = src <= dst
         src, dst, w = src[keep], dst[keep], None if w is None else w[keep]
+    outside = np.flatnonzero((src < 0) | (src >= n) | (dst < 0) | (dst >= n))
+    if len(outside):
+        k = int(outside[0])
+        raise FormatError(f"{path}: arc {src[k]} -> {dst[k]} names a vertex outside 0..{n - 1}")
     ids = stored_original_ids(path, meta)
     if ids is None:
         if meta.get("ids_kept") is False:
@@ -396,10 +402,6 @@ def import_parquet(path: str, out: str, memory: Any = "1GiB", overwrite: bool = 
         return from_edges(
             src, dst, out, num_vertices=n, weights=w, directed=directed, memory=memory, overwrite=overwrite
         )
-    outside = np.flatnonzero((src < 0) | (src >= n) | (dst < 0) | (dst >= n))
-    if len(outside):
-        k = int(outside[0])
-        raise FormatError(f"{path}: arc {src[k]} -> {dst[k]} names a vertex outside 0..{n - 1}")
     builder = _ocgraph.EdgeBuilder(
         os.fspath(out), directed, weighted, False, False, memory, overwrite, f"Parquet dataset {path}"
     )
