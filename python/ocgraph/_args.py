@@ -55,8 +55,14 @@ def weight_arg(weight: Any) -> bool:
 
 
 def int_arg(name: str, value: Any, low: int = 0, high: int = U32_MAX) -> int:
-    """``value`` as an int in ``low ..= high``; a non-integer raises ``TypeError``."""
-    v = operator.index(value)
+    """``value`` as an int in ``low ..= high``; a non-integer (a bool too) raises ``TypeError``
+    naming ``name``."""
+    if isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be an integer, got bool {value}")
+    try:
+        v = operator.index(value)
+    except TypeError:
+        raise TypeError(f"{name} must be an integer, got {type(value).__name__} {value!r}") from None
     if not low <= v <= high:
         raise InvalidArgumentError(f"{name} must be an integer from {low} to {high}, got {v}")
     return v

@@ -580,13 +580,12 @@ def iter_arrow_batches(
     target: str = "dst",
     weight: str = "weight",
 ) -> Iterator[Any]:
-    """See :meth:`Graph.iter_arrow_batches`."""
+    """See :meth:`Graph.iter_arrow_batches` (which checks the arguments before the first batch)."""
     pa = _pa()
-    batch_rows = int_arg("batch_rows", batch_rows, 1, 2**62)
     g = g._pinned()  # every slice, the degrees and the ids from one snapshot
     n = g.num_vertices
     # A graph that keeps no input ids gives its vertex ids (uint32), whatever their values.
-    ids = g.original_ids() if flag_arg("original_ids", original_ids) and g._keeps_ids() else None
+    ids = g.original_ids() if original_ids and g._keeps_ids() else None
     if isinstance(ids, list):
         ids = pa.array(ids, pa.string())
     # Slices of consecutive vertices holding about batch_rows arcs each (at least one vertex).

@@ -146,6 +146,8 @@ class Graph(_NativeGraph):
         from ._arrow import iter_arrow_batches
 
         # Checked here, not at the first batch: the columns must read back by name.
+        batch_rows = int_arg("batch_rows", batch_rows, 1, 2**62)
+        original_ids = flag_arg("original_ids", original_ids)
         columns = [source, target] + ([weight] if self.weighted else [])
         if not all(isinstance(c, str) and c for c in columns) or len(set(columns)) < len(columns):
             raise InvalidArgumentError(f"column names must be distinct non-empty strings, got {columns}")

@@ -627,6 +627,14 @@ def test_arrow_batches_are_never_empty(tmp_path):
     assert all(b.num_rows > 0 for b in batches)
     rows = sorted((s, d) for b in batches for s, d in zip(b.column(0).to_pylist(), b.column(1).to_pylist()))
     assert rows == [(0, 1), (0, 2), (1, 2), (5, 6)]
+    # Bad arguments are refused at the call, naming the argument (not at the first batch).
+    with pytest.raises(ocgraph.InvalidArgumentError, match="batch_rows must be an integer from 1"):
+        g.iter_arrow_batches(batch_rows=0)
+    for bad in (1.5, None, True, "2"):
+        with pytest.raises(TypeError, match=r"^batch_rows must be an integer, got"):
+            g.iter_arrow_batches(batch_rows=bad)
+    with pytest.raises(TypeError, match=r"^original_ids must be True or False"):
+        g.iter_arrow_batches(original_ids="no")
 
 
 def test_edges_gives_the_edge_list_in_each_format(tmp_path):
