@@ -108,7 +108,12 @@ pub(crate) fn oriented<O: Adjacency, I: Adjacency>(
         mark_cuts(in_, &blocks);
     }
     let bytes = deg.iter().map(|&d| d as u64).sum::<u64>() / 2 * 4;
-    if scratch::keep_in_memory(bytes, out.memory_budget()) {
+    // Built in memory, the lists are held twice (by block, then in rank order) beside 40 bytes
+    // per vertex (block lengths 4, lengths by rank 4, moves 32): asked for first, so that a
+    // machine without that much goes the scratch file's way instead of aborting.
+    let building = 2 * bytes + 40 * out.num_vertices() as u64;
+    let fits = || ocgraph_core::memory::ensure_available(building, String::new).is_ok();
+    if scratch::keep_in_memory(bytes, out.memory_budget()) && fits() {
         let parts: Vec<BlockLists> = blocks.into_par_iter().map(|b| block_lists(out, in_, rank, b)).collect();
         let (offsets, targets) = to_rank_order(rank, &parts);
         Ok((offsets, ScratchArray::from_vec(targets)))
@@ -116,6 +121,10 @@ pub(crate) fn oriented<O: Adjacency, I: Adjacency>(
         oriented_to_file(out, in_, rank, blocks)
     }
 }
+
+/// Bytes per vertex that counting over the oriented lists ([`oriented`]) holds at its peak,
+/// besides the lists: what triangle counting and clique mining ask for before they start.
+pub(crate) const ORIENTED_STATE: u64 = 32;
 
 /// One block's oriented lists in id order: each vertex's list length, and the lists (ranks,
 /// sorted) concatenated.
@@ -242,8 +251,9 @@ fn to_rank_order(rank: &[Vertex], parts: &[BlockLists]) -> (Vec<u64>, Vec<Vertex
 /// Errors: `out` and `in_` with different vertex counts.
 pub fn triangle_count<O: Adjacency, I: Adjacency>(out: &O, in_: &I) -> Result<u64> {
     check_directions(out, in_)?;
-    // Degrees, ranks, offsets and the work of each vertex.
-    crate::state::check_state("triangle counting", out.num_vertices(), 24)?;
+    // Degrees 4, ranks 4, offsets 8 and the work 4 of each vertex, and while the lists are
+    // oriented the scratch file's id-order offsets 8 and rank order 4.
+    crate::state::check_state("triangle counting", out.num_vertices(), ORIENTED_STATE)?;
     let deg = undirected_degrees(out, in_);
     let rank = ranks(&deg);
     let (offsets, targets) = oriented(out, in_, &rank, &deg)?;

@@ -45,8 +45,8 @@ impl Dag {
     /// Builds the DAG of `out`/`in_` (see the module docs).
     pub(crate) fn build<O: Adjacency, I: Adjacency>(out: &O, in_: &I) -> Result<Dag> {
         check_directions(out, in_)?;
-        // Degrees, ranks and offsets (see docs/mining.md).
-        crate::state::check_state("mining", out.num_vertices(), 24)?;
+        // Degrees, ranks and offsets, and what orienting the lists holds (see docs/mining.md).
+        crate::state::check_state("mining", out.num_vertices(), crate::triangles::ORIENTED_STATE)?;
         let degree = undirected_degrees(out, in_);
         let rank = ranks(&degree);
         let (offsets, targets) = oriented(out, in_, &rank, &degree)?;

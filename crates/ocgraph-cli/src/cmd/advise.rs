@@ -32,7 +32,7 @@ pub struct AdviseArgs {
 /// stay in RAM only when they take at most a quarter of the pool, else they go to a
 /// memory-mapped scratch file (the advice says which).
 const KERNELS: [(&str, u64, u64); 5] =
-    [("bfs", 12, 0), ("wcc", 5, 0), ("sssp", 16, 0), ("pagerank", 36, 0), ("triangle-count", 20, 0)];
+    [("bfs", 16, 0), ("wcc", 8, 0), ("sssp", 16, 0), ("pagerank", 36, 0), ("triangle-count", 32, 0)];
 
 /// Degree skew (max / mean out-degree, of every vertex: one pass over the offsets) and
 /// locality (median |u - v| / n over the lists of a sample of vertices): skewed graphs gain
