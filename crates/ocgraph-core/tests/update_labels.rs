@@ -163,6 +163,39 @@ fn checkpointed_labels_survive_reopen_and_compaction() {
     assert_eq!(Graph::open(&dir, &OpenOptions::default()).unwrap().labels().unwrap(), want(true));
 }
 
+/// A compacted graph's base directory keeps a manifest of its own, which `check` verifies: a
+/// damaged or missing one passed (only the root manifest, which lists the base's files, was
+/// read).
+#[test]
+fn check_verifies_the_base_directorys_own_manifest() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("g");
+    build(&dir, 10, Some(&[1; 10]));
+    let g = WritableGraph::open(&dir, &opts(Durability::PerBatch)).unwrap();
+    g.set_labels(&[(1, 7)]).unwrap();
+    g.compact().unwrap();
+    g.close().unwrap();
+    ocgraph_core::format::check_graph(&dir).unwrap();
+    let base = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.file_name().unwrap().to_string_lossy().starts_with("base."))
+        .expect("a compacted graph has a base directory");
+    let own = base.join("manifest");
+    let good = std::fs::read(&own).unwrap();
+    let mut bad = good.clone();
+    let k = bad.len() / 2;
+    bad[k] ^= 1;
+    std::fs::write(&own, &bad).unwrap();
+    let e = ocgraph_core::format::check_graph(&dir).unwrap_err().to_string();
+    assert!(e.contains(&*own.to_string_lossy()), "{e}");
+    std::fs::remove_file(&own).unwrap();
+    let e = ocgraph_core::format::check_graph(&dir).unwrap_err().to_string();
+    assert!(e.contains(&*own.to_string_lossy()), "{e}");
+    std::fs::write(&own, &good).unwrap();
+    ocgraph_core::format::check_graph(&dir).unwrap();
+}
+
 /// A label batch whose WAL frame is cut short at any byte is dropped on reopen (the batches
 /// before it stay); the label log's bytes past what the manifest lists are cut off; a damaged
 /// record the manifest lists is a format error naming the file and the record's offset.

@@ -5,7 +5,8 @@
 //! as on open, every cell decoding to as many arcs as the index says, every offset inside the
 //! cell's blocks, and the grid holding as many arcs per source block as the CSR; compressed
 //! copies: every block decoding to the bytes of its plain file; the hub index: ids in range;
-//! the weight range recorded in the manifest: that of the out-weights and of the grid's).
+//! the weight range recorded in the manifest: that of the out-weights and of the grid's; a
+//! compacted graph's base directory: its own manifest, describing the same graph).
 
 use std::fs::File;
 use std::io::{BufReader, Read};
@@ -102,6 +103,9 @@ fn check_files(dir: &Path, m: &Manifest) -> Result<CheckReport> {
     m.verify_file_sizes(dir)?;
     let data = m.data_path(dir);
     let dir = data.as_path();
+    if m.data_dir.is_some() {
+        check_base_manifest(dir, m)?;
+    }
     let mut report = CheckReport::default();
     let largest = m.files.values().map(|e| e.len).max().unwrap_or(0);
     let mut buf = vec![0u8; largest.clamp(1, READ_CHUNK as u64) as usize];
@@ -149,6 +153,22 @@ fn check_files(dir: &Path, m: &Manifest) -> Result<CheckReport> {
         check_monotone(dir, FileRole::IdsOffsets, m.num_vertices + 1, strings_len, |_, _| Ok(()))?;
     }
     Ok(report)
+}
+
+/// Verifies the own manifest of a compacted graph's base directory `base` (a complete graph
+/// directory, readable alone): its checksum, and that it describes the graph of the root
+/// manifest `m` (which lists the base's files and is the one an open reads).
+fn check_base_manifest(base: &Path, m: &Manifest) -> Result<()> {
+    let own = Manifest::read(base)?;
+    let same = (own.num_vertices, own.num_arcs, own.directed, own.weighted, own.id_map)
+        == (m.num_vertices, m.num_arcs, m.directed, m.weighted, m.id_map);
+    if !same {
+        return Err(Error::format(
+            base.join(super::MANIFEST_FILE),
+            "describes another graph than the graph's manifest (vertex or arc count, direction, weights or ids)",
+        ));
+    }
+    Ok(())
 }
 
 /// Decodes every block of the compressed copy at `copy` (`copy_len` bytes of data) and
