@@ -36,7 +36,7 @@
 //! direction); WCC on a directed graph follows both for both.
 
 use std::cmp::Ordering;
-use std::collections::{BinaryHeap, VecDeque};
+use std::collections::BinaryHeap;
 
 use ocgraph_core::memory::try_resize;
 use ocgraph_core::update::{ArcOp, BatchChanges, EdgeChange, Snapshot, SnapshotDirection};
@@ -732,6 +732,23 @@ impl<P: Program> Tree<P> {
     }
 }
 
+/// Breadth-first from `start` (in vertex order) a level at a time, each level in vertex order:
+/// `expand(u, next)` pushes the vertices `u` discovers. Through a pool smaller than the lists,
+/// reading a level's lists in file order rather than in the order they were discovered turns a
+/// random page read per vertex into runs of pages, and a page holding several of the level's
+/// lists is read once.
+fn by_levels(start: Vec<Vertex>, mut expand: impl FnMut(Vertex, &mut Vec<Vertex>)) {
+    let (mut level, mut next) = (start, Vec::new());
+    while !level.is_empty() {
+        for &u in &level {
+            expand(u, &mut next);
+        }
+        next.sort_unstable();
+        std::mem::swap(&mut level, &mut next);
+        next.clear();
+    }
+}
+
 impl<P: Program> Maintained for Tree<P> {
     fn seq(&self) -> u64 {
         self.seq
@@ -993,19 +1010,18 @@ impl Program for Sssp {
         let mut parent = vec![NONE; n];
         val[self.source as usize] = (0.0, 0);
         parent[self.source as usize] = self.source;
-        let mut queue = VecDeque::from([self.source]);
         let out = snap.out();
-        while let Some(u) = queue.pop_front() {
+        by_levels(vec![self.source], |u, next| {
             let vu = val[u as usize];
             arcs_of(&out, u, true, |x, w| {
                 let x_ = x as usize;
                 if parent[x_] == NONE && vu.0 + w as f64 == dist[x_] {
                     val[x_] = (dist[x_], vu.1 + 1);
                     parent[x_] = u;
-                    queue.push_back(x);
+                    next.push(x);
                 }
             });
-        }
+        });
         if let Some(v) = (0..n).find(|&v| dist[v].is_finite() && parent[v] == NONE) {
             return Err(Error::invalid(format!("{}: vertex {v} has no tight in-arc", self.name())));
         }
@@ -1095,29 +1111,29 @@ impl Program for Wcc {
                 }
             }
         }
-        let mut queue: VecDeque<Vertex> = VecDeque::new();
+        let mut roots = Vec::new();
         for v in 0..n as Vertex {
             if label[v as usize] == v && parent[v as usize] == NONE {
                 val[v as usize] = (v, 0);
                 parent[v as usize] = v;
-                queue.push_back(v);
+                roots.push(v);
             }
         }
         let (out, in_) = (snap.out(), snap.in_());
-        while let Some(u) = queue.pop_front() {
+        by_levels(roots, |u, next| {
             let vu = val[u as usize];
             let mut visit = |x: Vertex, _w: f32| {
                 if parent[x as usize] == NONE {
                     val[x as usize] = (vu.0, vu.1 + 1);
                     parent[x as usize] = u;
-                    queue.push_back(x);
+                    next.push(x);
                 }
             };
             arcs_of(&out, u, false, &mut visit);
             if snap.is_directed() {
                 arcs_of(&in_, u, false, &mut visit);
             }
-        }
+        });
         Ok((val, parent))
     }
     fn encode(v: (u32, u32), out: &mut Vec<u8>) {
