@@ -344,7 +344,7 @@ fn advise_counts_updates_and_layouts_apart() {
     assert!(after.contains("of update log, held in RAM"), "{after}");
     // Copies and online queries read the stored graph: with updates pending, the advice
     // compacts first (it advised commands that refuse such a graph).
-    let small = String::from_utf8(ok(&["advise", p(&g), "--memory", "40KiB"]).stdout).unwrap();
+    let small = String::from_utf8(ok(&["advise", p(&g), "--memory", "64KiB"]).stdout).unwrap();
     let needs_stored = |l: &&str| l.contains("`ocgraph pack`") || l.starts_with("queries");
     assert!(small.lines().filter(needs_stored).count() >= 2, "{small}");
     for l in small.lines().filter(needs_stored) {
@@ -355,7 +355,7 @@ fn advise_counts_updates_and_layouts_apart() {
     // frames, for small graphs and budgets), written as one word of the command line.
     let tiny = t.path().join("tiny");
     ok(&["generate", "erdos-renyi", "--vertices", "5", "--edges", "0", "--quiet", p(&tiny)]);
-    for (graph, memory) in [(&tiny, "1MiB"), (&g, "40KiB"), (&g, "100")] {
+    for (graph, memory) in [(&tiny, "1MiB"), (&g, "64KiB"), (&g, "100")] {
         let out = String::from_utf8(ok(&["advise", p(graph), "--memory", memory]).stdout).unwrap();
         for size in out.lines().filter_map(|l| l.split("--memory ").nth(1)) {
             let size = size.split([' ', ';']).next().unwrap();
