@@ -286,9 +286,10 @@ class Graph(_NativeGraph):
         ``weight``: use edge weights on weighted graphs (``True``; also networkx's ``"weight"``;
         ``False`` or ``None``: every arc weighs 1). Unlike networkx, reaching ``max_iter``
         without converging does not raise; the scores of the last iteration are returned.
-        ``method``: ``"jacobi"`` (networkx's power iteration, the same iterates; from 65,536
-        vertices on, at tolerances of ``1e-6 / num_vertices`` and above, each contribution is
-        rounded to float32, within a few 1e-8 of them in L1) or
+        ``method``: ``"jacobi"`` (networkx's power iteration, the same iterates, and the same
+        scores bit for bit on every run and thread count; from 65,536 vertices on, at
+        tolerances of ``1e-6 / num_vertices`` and above and at ``tol=0`` (a fixed number of
+        iterations), each contribution is rounded to float32, within a few 1e-8 of them in L1) or
         ``"gauss-seidel"`` (in-place sweeps as GAPBS: the same fixed point in about half the
         iterations; the iterates depend on thread timing).
         ``as_series``: return a pandas ``Series`` indexed by the original ids

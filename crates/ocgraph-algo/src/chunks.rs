@@ -101,6 +101,18 @@ pub(crate) fn in_order<T: Send, A: Send>(
     })
 }
 
+/// The sum of `f(i)` for `i` in `0..n`, the same whatever the threads and their timing: fixed
+/// pieces summed in parallel, then in order (rayon's `sum` groups the terms as its work was
+/// split, which varies from run to run, and so does the rounding).
+pub(crate) fn ordered_sum(n: usize, f: impl Fn(usize) -> f64 + Sync) -> f64 {
+    const PIECE: usize = 1 << 14;
+    let parts: Vec<f64> = (0..n.div_ceil(PIECE))
+        .into_par_iter()
+        .map(|k| (k * PIECE..((k + 1) * PIECE).min(n)).map(&f).sum())
+        .collect();
+    parts.iter().sum()
+}
+
 /// `x` cut into the consecutive slices of `ranges` (which cover it in order), each with its
 /// range: the pieces one sweep hands out.
 pub(crate) fn split_by_ranges<'a>(

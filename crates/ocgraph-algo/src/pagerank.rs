@@ -47,7 +47,8 @@ use rayon::prelude::*;
 
 use crate::bfs::check_directions;
 use crate::chunks::{
-    degrees, edge_balanced_ranges, in_order, mark_cuts, pieces_for, split_by_ranges, vertex_blocks,
+    degrees, edge_balanced_ranges, in_order, mark_cuts, ordered_sum, pieces_for, split_by_ranges,
+    vertex_blocks,
 };
 
 /// Graphs with at least this many vertices store per-iteration contributions as `f32`.
@@ -379,7 +380,7 @@ fn sweep<I: Adjacency, C: SharedContrib>(
 /// iteration's last iterate, whose sum drifts from 1 by about `1e-8` with `f32` contributions
 /// (each rounded on its own; `f64` ones leave it within rounding of 1).
 pub(crate) fn normalised(mut y: Vec<f64>, iterations: usize, converged: bool) -> PageRankResult {
-    let sum: f64 = y.par_iter().sum();
+    let sum = ordered_sum(y.len(), |i| y[i]);
     y.par_iter_mut().for_each(|s| *s /= sum);
     PageRankResult { scores: y, iterations, converged }
 }
@@ -400,8 +401,7 @@ fn iterate<I: Adjacency, C: Contrib>(
         contrib.par_iter_mut().zip(&x).zip(&w_out).for_each(|((c, &xu), &wu)| {
             *c = C::from_f64(if wu > 0.0 { d * xu / wu } else { 0.0 });
         });
-        let dangling: f64 =
-            x.par_iter().zip(&w_out).map(|(&xu, &wu)| if wu > 0.0 { 0.0 } else { xu }).sum::<f64>() * d;
+        let dangling = ordered_sum(n, |u| if w_out[u] > 0.0 { 0.0 } else { x[u] }) * d;
         let err = pull(in_, weighted, &ranges, &contrib, &x, &p, dangling + (1.0 - d), &mut next);
         std::mem::swap(&mut x, &mut next);
         if err < n as f64 * opts.tol {
@@ -445,8 +445,7 @@ pub(crate) fn iterate_from<I: Adjacency>(
         contrib.par_iter_mut().zip(x.par_iter()).zip(w_out).for_each(|((c, &xu), &wu)| {
             *c = if wu > 0.0 { damping * xu / wu } else { 0.0 };
         });
-        let dangling: f64 =
-            x.par_iter().zip(w_out).map(|(&xu, &wu)| if wu > 0.0 { 0.0 } else { xu }).sum::<f64>() * damping;
+        let dangling = ordered_sum(n, |u| if w_out[u] > 0.0 { 0.0 } else { x[u] }) * damping;
         let err = pull(in_, weighted, ranges, &contrib, x, &p, dangling + (1.0 - damping), &mut next);
         steps += 1;
         // In exact arithmetic a step's norm is at most `damping` times the last one's (exactly
@@ -476,16 +475,19 @@ fn pull<I: Adjacency, C: Contrib>(
     base: f64,
     next: &mut [f64],
 ) -> f64 {
-    let pieces = split_by_ranges(next, ranges);
-    in_order(
+    let pieces: Vec<_> = split_by_ranges(next, ranges).into_iter().enumerate().collect();
+    // Each piece's change apart, added in piece order: the same sum whichever thread took
+    // which piece.
+    let mut errs: Vec<(usize, f64)> = in_order(
         pieces,
-        || 0.0,
-        |err: &mut f64, (r, slot): (std::ops::Range<Vertex>, &mut [f64])| {
+        Vec::new,
+        |errs: &mut Vec<(usize, f64)>, (k, (r, slot)): (usize, (std::ops::Range<Vertex>, &mut [f64]))| {
             let lo = r.start;
+            let mut err = 0.0;
             let mut finish = |v: Vertex, sum: f64| {
                 let i = v as usize;
                 let val = sum + base * p[i];
-                *err += (val - x[i]).abs();
+                err += (val - x[i]).abs();
                 slot[(v - lo) as usize] = val;
             };
             if weighted {
@@ -499,10 +501,12 @@ fn pull<I: Adjacency, C: Contrib>(
                     finish(v, nbrs.iter().map(|&u| contrib[u as usize].to_f64()).sum());
                 });
             }
+            errs.push((k, err));
         },
     )
-    .into_iter()
-    .sum()
+    .concat();
+    errs.sort_unstable_by_key(|e| e.0);
+    errs.iter().map(|e| e.1).sum()
 }
 
 /// Checks a PageRank result serially: one score per vertex, all finite and `>= 0`, summing to 1

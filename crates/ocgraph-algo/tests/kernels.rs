@@ -457,6 +457,23 @@ fn harness_times_trials_and_reports_verification() {
     assert!(run_trials("err", 2, true, || Err::<(), _>("boom"), |_| Ok(())).is_err());
 }
 
+/// The power iteration gives the same scores, bit for bit, on every run and with any number of
+/// threads: its sums (the dangling mass, the change, the scale to 1) were rayon's, whose
+/// grouping of the terms, and so their rounding, followed the split of the work.
+#[test]
+fn jacobi_pagerank_is_the_same_on_every_run_and_thread_count() {
+    for n in [1000, ocgraph_algo::pagerank::F32_CONTRIB_MIN_VERTICES + 1000] {
+        let g = random_graph(n, 5 * n, true, false, 4);
+        let opts = PageRankOptions { tol: 1e-13, max_iter: 30, ..Default::default() };
+        let one = on_pool(1, || pagerank(&g.out, &g.in_, &opts)).unwrap();
+        for _ in 0..12 {
+            let two = on_pool(2, || pagerank(&g.out, &g.in_, &opts)).unwrap();
+            assert_eq!(two.iterations, one.iterations);
+            assert!(two.scores.iter().zip(&one.scores).all(|(a, b)| a.to_bits() == b.to_bits()), "n = {n}");
+        }
+    }
+}
+
 #[test]
 fn pagerank_with_f32_contributions_matches_reference() {
     // Above F32_CONTRIB_MIN_VERTICES, contributions are rounded to f32: scores stay within the

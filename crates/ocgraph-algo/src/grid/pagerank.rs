@@ -19,7 +19,7 @@ use ocgraph_core::{Adjacency, CellBuf, EdgeGrid, Error, Result};
 use rayon::prelude::*;
 
 use super::{padded_len, pull_column, BLOCK_SPAN};
-use crate::chunks::in_order;
+use crate::chunks::{in_order, ordered_sum};
 use crate::pagerank::{
     f32_contributions_fit, normalised, out_weights, teleport_vector, Method, PageRankOptions, PageRankResult,
     SharedContrib,
@@ -84,8 +84,7 @@ fn iterate<G: EdgeGrid, C: SharedContrib>(
             contrib[..n].par_iter().zip(&x).zip(&w_out).for_each(|((c, &xu), &wu)| c.set(contrib_of(xu, wu)));
         }
         if !gauss_seidel {
-            let dangling: f64 =
-                x.par_iter().zip(&w_out).map(|(&xu, &wu)| if wu > 0.0 { 0.0 } else { xu }).sum();
+            let dangling = ordered_sum(n, |u| if w_out[u] > 0.0 { 0.0 } else { x[u] });
             base += d * dangling;
         }
         // Gauss-Seidel updates `x` in place; Jacobi writes `next`.
@@ -133,7 +132,7 @@ fn iterate<G: EdgeGrid, C: SharedContrib>(
                 return Ok(normalised(x, iter, true));
             }
         } else {
-            err = next.par_iter().zip(&x).map(|(a, b)| (a - b).abs()).sum();
+            err = ordered_sum(n, |v| (next[v] - x[v]).abs());
             std::mem::swap(&mut x, &mut next);
             if err < n as f64 * opts.tol {
                 return Ok(normalised(x, iter, true));
