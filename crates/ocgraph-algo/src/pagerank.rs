@@ -475,19 +475,19 @@ fn pull<I: Adjacency, C: Contrib>(
     base: f64,
     next: &mut [f64],
 ) -> f64 {
-    let pieces: Vec<_> = split_by_ranges(next, ranges).into_iter().enumerate().collect();
-    // Each piece's change apart, added in piece order: the same sum whichever thread took
-    // which piece.
-    let mut errs: Vec<(usize, f64)> = in_order(
+    // Each piece's change in a slot of its own, added in piece order: the same sum whichever
+    // thread took which piece.
+    let mut errs = vec![0.0; ranges.len()];
+    let pieces: Vec<_> = split_by_ranges(next, ranges).into_iter().zip(&mut errs).collect();
+    in_order(
         pieces,
-        Vec::new,
-        |errs: &mut Vec<(usize, f64)>, (k, (r, slot)): (usize, (std::ops::Range<Vertex>, &mut [f64]))| {
+        || (),
+        |(), ((r, slot), err): ((std::ops::Range<Vertex>, &mut [f64]), &mut f64)| {
             let lo = r.start;
-            let mut err = 0.0;
             let mut finish = |v: Vertex, sum: f64| {
                 let i = v as usize;
                 let val = sum + base * p[i];
-                err += (val - x[i]).abs();
+                *err += (val - x[i]).abs();
                 slot[(v - lo) as usize] = val;
             };
             if weighted {
@@ -501,12 +501,9 @@ fn pull<I: Adjacency, C: Contrib>(
                     finish(v, nbrs.iter().map(|&u| contrib[u as usize].to_f64()).sum());
                 });
             }
-            errs.push((k, err));
         },
-    )
-    .concat();
-    errs.sort_unstable_by_key(|e| e.0);
-    errs.iter().map(|e| e.1).sum()
+    );
+    errs.iter().sum()
 }
 
 /// Checks a PageRank result serially: one score per vertex, all finite and `>= 0`, summing to 1

@@ -43,16 +43,9 @@ pub use tree::{Bfs, Program, Sssp, Tree, Wcc};
 
 pub use ocgraph_core::update::MAINTAINED_DIR;
 
-/// The saved results' magic: the prefix a writer's open reads (it removes the results saved
-/// for a batch that recovery dropped, `ocgraph_core::update::saved_results`), then a version.
-const MAGIC: &[u8; 8] = b"OCGMAIN2";
-const _: () = {
-    let mut i = 0;
-    while i < SAVED_RESULT_MAGIC.len() {
-        assert!(MAGIC[i] == SAVED_RESULT_MAGIC[i], "MAGIC must start with SAVED_RESULT_MAGIC");
-        i += 1;
-    }
-};
+/// The saved results' magic, which a writer's open reads too (it removes the results saved for
+/// a batch that recovery dropped: `ocgraph_core::update::saved_results`).
+const MAGIC: &[u8; 8] = SAVED_RESULT_MAGIC;
 
 /// One value per vertex: integers (hops and labels, `-1` for none) or floats (distances,
 /// infinity when unreachable; scores).

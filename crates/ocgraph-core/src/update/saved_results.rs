@@ -1,6 +1,6 @@
 //! The maintained results saved in a graph directory (`<graph>/maintained/NAME.bin`, written
 //! and read by `ocgraph_algo::incremental`), as far as a writer's open must know them: each
-//! file starts with an 8-byte magic whose first 7 bytes are [`SAVED_RESULT_MAGIC`], then the
+//! file starts with the 8-byte [`SAVED_RESULT_MAGIC`] (its last byte a version), then the
 //! sequence number (u64, little-endian) of the batch it is current for.
 //!
 //! A file saved for a batch later than the graph's last batch at a writer's open was saved for
@@ -15,8 +15,8 @@ use crate::{Error, Result};
 /// Subdirectory of the graph holding saved maintained results.
 pub const MAINTAINED_DIR: &str = "maintained";
 
-/// The first 7 bytes of every saved result's magic (the 8th is its version).
-pub const SAVED_RESULT_MAGIC: &[u8; 7] = b"OCGMAIN";
+/// The magic of a saved result: `OCGMAIN` and a version byte.
+pub const SAVED_RESULT_MAGIC: &[u8; 8] = b"OCGMAIN2";
 
 /// Removes the saved results in `<dir>/maintained/` current for a batch after `last_seq`, the
 /// graph's last batch (see the module docs), and syncs the directory when it removed any.
@@ -43,10 +43,12 @@ pub(crate) fn forget_results_after(dir: &Path, last_seq: u64) -> Result<()> {
     Ok(())
 }
 
-/// The batch sequence number a saved result at `path` names, if it starts as one.
+/// The batch sequence number a saved result at `path` names, if it starts as one (of any
+/// version).
 fn saved_seq(path: &Path) -> Option<u64> {
     use std::io::Read;
     let mut head = [0u8; 16];
     std::fs::File::open(path).ok()?.read_exact(&mut head).ok()?;
-    head.starts_with(SAVED_RESULT_MAGIC).then(|| u64::from_le_bytes(head[8..].try_into().expect("8 bytes")))
+    head.starts_with(&SAVED_RESULT_MAGIC[..7])
+        .then(|| u64::from_le_bytes(head[8..].try_into().expect("8 bytes")))
 }
