@@ -500,6 +500,22 @@ def test_arguments_the_docs_promise(tmp_path):
         g.vertex(3.0)
     with pytest.raises(TypeError, match="got bool"):
         g.vertex(True)
+    # A bool where a vertex goes is refused, not read as vertex 0 or 1 (Python's bool is an int).
+    for call in (
+        lambda: g.bfs(True),
+        lambda: g.sssp(False),
+        lambda: g.neighbors(True),
+        lambda: g.out_degree(True),
+        lambda: g.k_hop(True, 1),
+        lambda: g.shortest_path(0, True),
+        lambda: g.original_id(np.True_),
+    ):
+        with pytest.raises(TypeError, match="a vertex must be an integer, got bool"):
+            call()
+    assert g.bfs(np.int64(1)).tolist() == g.bfs(1).tolist()
+    (tmp_path / "e.txt").write_text("5 9\n")
+    with pytest.raises(ocgraph.InvalidArgumentError, match=r"^num_vertices applies .* \(relabel=None\)"):
+        ocgraph.import_edges(tmp_path / "e.txt", tmp_path / "r", relabel="sorted", num_vertices=10)
     # Gauss-Seidel has no teleport term at damping 1: refused (it returned NaN scores).
     with pytest.raises(ocgraph.InvalidArgumentError, match="Jacobi"):
         g.pagerank(damping=1.0, method="gauss-seidel")

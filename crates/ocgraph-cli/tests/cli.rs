@@ -1132,6 +1132,10 @@ fn outputs_inside_the_graph_read_are_refused() {
     // An output named with a trailing slash names a directory: refused before the work.
     let slash = format!("{}/", t.path().join("out.txt").display());
     fails(&["export", p(&g), &slash], 2, &["names a directory"]);
+    // A directory holding the graph is named as a directory (no file to write), not as an overlap.
+    let parent = format!("{}/", t.path().display());
+    fails(&["workload", "fof", p(&g), "--out", &parent], 2, &["is a directory"]);
+    fails(&["run", "bfs", p(&g), "--out", p(&g)], 2, &["is a directory"]);
     // An import that would replace the graph holding its own input (or labels) is refused too.
     let (edges, labels) = (g.join("edges.txt"), g.join("labels.txt"));
     std::fs::write(&edges, "0 1\n1 2\n").unwrap();

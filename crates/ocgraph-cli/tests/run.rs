@@ -156,6 +156,25 @@ fn bad_arguments_fail_cleanly() {
     }
     let o = ocgraph(&["run", "bfs", p(&dir.path().join("missing"))]);
     assert_eq!(o.status.code(), Some(1));
+    // Options of other kernels run with a warning naming them; the kernel's own run without one.
+    for (args, warned) in [
+        (vec!["run", "sssp", p(&g), "--k", "3", "--source", "1"], vec!["--k does not apply to sssp"]),
+        (
+            vec!["run", "pagerank", p(&g), "--source", "3", "--tol", "1e-3"],
+            vec!["--source does not apply to pagerank (an option of bfs, sssp, diameter, k-hop, shortest-path)"],
+        ),
+        (
+            vec!["run", "bfs", p(&g), "--damping", "0.5", "--sweeps", "2"],
+            vec!["--damping does not apply to bfs", "--sweeps does not apply to bfs"],
+        ),
+        (vec!["run", "k-hop", p(&g), "--k", "1", "--source", "2"], vec![]),
+    ] {
+        let o = ocgraph(&args);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(o.status.success(), "{args:?}: {err}");
+        assert_eq!(err.matches("warning:").count(), warned.len(), "{args:?}: {err}");
+        assert!(warned.iter().all(|w| err.contains(w)), "{args:?}: {err}");
+    }
     // A stream whose --json names a directory is refused before its first update.
     let updates = dir.path().join("u.txt");
     std::fs::write(&updates, "+ 0 49\n").unwrap();

@@ -8,6 +8,7 @@ use pyo3::prelude::*;
 
 use crate::errors::{invalid, run_on_graph, IntoPy};
 use crate::graph::PyGraph;
+use crate::options::VertexArg;
 
 /// Runs `f` on a dedicated rayon pool of `threads` threads (`None`: the global pool).
 pub(crate) fn with_threads<T: Send>(
@@ -50,7 +51,7 @@ pub(crate) fn kernel<T: Send>(
 pub(crate) fn _bfs<'py>(
     py: Python<'py>,
     g: &PyGraph,
-    source: i128,
+    source: VertexArg,
     threads: Option<usize>,
     layout: &str,
 ) -> PyResult<(Bound<'py, PyArray1<i64>>, Bound<'py, PyArray1<i64>>)> {
@@ -72,7 +73,7 @@ pub(crate) fn _bfs<'py>(
 pub(crate) fn _sssp<'py>(
     py: Python<'py>,
     g: &PyGraph,
-    source: i128,
+    source: VertexArg,
     threads: Option<usize>,
     layout: &str,
 ) -> PyResult<Bound<'py, PyArray1<f64>>> {
@@ -174,7 +175,7 @@ pub(crate) fn _triangle_count(py: Python<'_>, g: &PyGraph, threads: Option<usize
 pub(crate) fn _diameter_estimate(
     py: Python<'_>,
     g: &PyGraph,
-    start: i128,
+    start: VertexArg,
     sweeps: usize,
     threads: Option<usize>,
 ) -> PyResult<(u64, u32, u32)> {
@@ -191,7 +192,7 @@ pub(crate) fn _diameter_estimate(
 pub(crate) fn _k_hop<'py>(
     py: Python<'py>,
     g: &PyGraph,
-    v: i128,
+    v: VertexArg,
     k: u32,
     threads: Option<usize>,
 ) -> PyResult<Bound<'py, PyArray1<u32>>> {
@@ -208,7 +209,7 @@ pub(crate) fn _k_hop<'py>(
 pub(crate) fn _friends_of_friends<'py>(
     py: Python<'py>,
     g: &PyGraph,
-    v: i128,
+    v: VertexArg,
     threads: Option<usize>,
 ) -> PyResult<Bound<'py, PyArray1<u32>>> {
     let r = kernel(py, g, threads, |gr| {
@@ -224,8 +225,8 @@ pub(crate) fn _friends_of_friends<'py>(
 pub(crate) fn _shortest_path(
     py: Python<'_>,
     g: &PyGraph,
-    s: i128,
-    t: i128,
+    s: VertexArg,
+    t: VertexArg,
     threads: Option<usize>,
 ) -> PyResult<Option<Vec<u32>>> {
     kernel(py, g, threads, |gr| {

@@ -11,7 +11,7 @@ use ocgraph_core::{with_adjacency, Adjacency, GraphView, Vertex};
 use pyo3::prelude::*;
 
 use crate::errors::{invalid, run, run_on_graph, to_pyerr, vertex_out_of_range, IntoPy};
-use crate::options::{open_options, parse_durability, Size};
+use crate::options::{open_options, parse_durability, Size, VertexArg};
 use ocgraph_core::update::WriteOptions;
 
 /// What a Python graph holds: a read-only view, or a graph opened for updates (whose reads
@@ -77,10 +77,8 @@ impl PyGraph {
         Ok(self.ids.get_or_init(|| ids).clone())
     }
 
-    /// Checks `0 <= v < num_vertices` and converts to a vertex id. `v` is taken as an `i128`
-    /// so that any Python int a caller passes (`2**64`, `np.uint64`) is refused as out of range
-    /// rather than overflowing the conversion.
-    pub(crate) fn check_vertex(g: &GraphView, v: i128) -> PyResult<Vertex> {
+    /// Checks `0 <= v < num_vertices` and converts to a vertex id.
+    pub(crate) fn check_vertex(g: &GraphView, VertexArg(v): VertexArg) -> PyResult<Vertex> {
         if v < 0 || v >= g.num_vertices() as i128 {
             return Err(vertex_out_of_range(v, g.num_vertices()));
         }
@@ -89,7 +87,7 @@ impl PyGraph {
 
     /// The sorted neighbours of `v` in direction `dir` (a copy), their ids checked
     /// ([`check_neighbours`]).
-    fn list(&self, py: Python<'_>, v: i128, dir: Dir) -> PyResult<Vec<u32>> {
+    fn list(&self, py: Python<'_>, v: VertexArg, dir: Dir) -> PyResult<Vec<u32>> {
         let g = self.graph()?;
         let v = Self::check_vertex(&g, v)?;
         run_on_graph(py, g.path(), || {
@@ -338,14 +336,14 @@ impl PyGraph {
     }
 
     /// Number of out-neighbours of `v` (for undirected graphs: the degree).
-    fn out_degree(&self, py: Python<'_>, v: i128) -> PyResult<usize> {
+    fn out_degree(&self, py: Python<'_>, v: VertexArg) -> PyResult<usize> {
         let g = self.graph()?;
         let v = Self::check_vertex(&g, v)?;
         run_on_graph(py, g.path(), || Ok(with_adjacency!(&g, |out, _inn| out.degree(v))))
     }
 
     /// Number of in-neighbours of `v` (for undirected graphs: the degree).
-    fn in_degree(&self, py: Python<'_>, v: i128) -> PyResult<usize> {
+    fn in_degree(&self, py: Python<'_>, v: VertexArg) -> PyResult<usize> {
         let g = self.graph()?;
         let v = Self::check_vertex(&g, v)?;
         run_on_graph(py, g.path(), || Ok(with_adjacency!(&g, |_out, inn| inn.degree(v))))
@@ -364,18 +362,18 @@ impl PyGraph {
     }
 
     /// Sorted out-neighbours of `v` as a uint32 numpy array (a copy).
-    fn neighbors<'py>(&self, py: Python<'py>, v: i128) -> PyResult<Bound<'py, PyArray1<u32>>> {
+    fn neighbors<'py>(&self, py: Python<'py>, v: VertexArg) -> PyResult<Bound<'py, PyArray1<u32>>> {
         Ok(self.list(py, v, Dir::Out)?.into_pyarray(py))
     }
 
     /// Sorted in-neighbours of `v` as a uint32 numpy array (a copy).
-    fn in_neighbors<'py>(&self, py: Python<'py>, v: i128) -> PyResult<Bound<'py, PyArray1<u32>>> {
+    fn in_neighbors<'py>(&self, py: Python<'py>, v: VertexArg) -> PyResult<Bound<'py, PyArray1<u32>>> {
         Ok(self.list(py, v, Dir::In)?.into_pyarray(py))
     }
 
     /// Weights of `v`'s out-edges as a float32 array aligned with `neighbors(v)`
     /// (all 1.0 when the graph is unweighted).
-    fn edge_weights<'py>(&self, py: Python<'py>, v: i128) -> PyResult<Bound<'py, PyArray1<f32>>> {
+    fn edge_weights<'py>(&self, py: Python<'py>, v: VertexArg) -> PyResult<Bound<'py, PyArray1<f32>>> {
         let g = self.graph()?;
         let v = Self::check_vertex(&g, v)?;
         let w = run_on_graph(py, g.path(), || {
@@ -390,7 +388,7 @@ impl PyGraph {
 
     /// The id vertex `v` had in the input: an int (integer ids, or identity graphs where it is
     /// `v` itself) or a str (string ids). Raises `VertexError` when `v` is out of range.
-    fn original_id(&self, py: Python<'_>, v: i128) -> PyResult<PyObject> {
+    fn original_id(&self, py: Python<'_>, v: VertexArg) -> PyResult<PyObject> {
         let g = self.graph()?;
         let v = Self::check_vertex(&g, v)?;
         let id = match self.handle()? {
@@ -463,7 +461,8 @@ impl PyGraph {
     }
 
     /// I/O statistics of the page backend since open or the last `reset_io_stats()`, as a dict
-    /// (backend, page_requests, hits, misses, bytes_read, read_calls, evictions, faults, ratios...),
+    /// (backend, page_requests, hits, misses, bytes_read, read_calls, evictions, major_faults,
+    /// minor_faults, ratios...),
     /// and the buffer pool's occupancy now: `resident_bytes` of `capacity_bytes` (0 on mmap).
     fn io_stats<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         let g = self.graph()?;

@@ -66,6 +66,10 @@ pub(crate) fn _import_edges<'py>(
     target_col: Option<String>,
     weight_col: Option<String>,
 ) -> PyResult<Bound<'py, PyDict>> {
+    // Core's message names the command line's flags.
+    if num_vertices.is_some() && relabel.is_some() {
+        return Err(invalid("num_vertices applies to imports that keep the ids (relabel=None)"));
+    }
     let opts = ImportOptions {
         format: parse_format(format)?,
         relabel: parse_relabel(relabel)?,

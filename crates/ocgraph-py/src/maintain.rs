@@ -10,6 +10,7 @@ use pyo3::prelude::*;
 
 use crate::errors::{invalid, run_on_graph, IntoPy};
 use crate::graph::PyGraph;
+use crate::options::VertexArg;
 
 /// A result kept current as the graph changes. Get one with `Graph.maintain`.
 #[pyclass(module = "ocgraph._ocgraph", name = "Maintained")]
@@ -168,13 +169,13 @@ pub(crate) fn _maintain(
     py: Python<'_>,
     g: &PyGraph,
     kind: &str,
-    source: Option<i128>,
+    source: Option<VertexArg>,
     damping: f64,
     tol: f64,
     background: bool,
 ) -> PyResult<PyMaintained> {
     let w = g.writer()?;
-    let source = match source {
+    let source = match source.map(|VertexArg(s)| s) {
         Some(s) if s < 0 || s >= w.num_vertices() as i128 => {
             return Err(crate::errors::vertex_out_of_range(s, w.num_vertices()))
         }

@@ -32,6 +32,26 @@ impl<'py> FromPyObject<'py> for Size {
     }
 }
 
+/// A vertex id argument: any Python or numpy integer, taken as an `i128` so that any value a
+/// caller passes (`2**64`, `np.uint64`) is refused as out of range by the range check rather than
+/// overflowing the conversion; a `bool` (an `int` to Python) or numpy bool raises `TypeError` instead of being
+/// read as vertex 0 or 1.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct VertexArg(pub i128);
+
+impl<'py> FromPyObject<'py> for VertexArg {
+    fn extract_bound(ob: &Bound<'py, PyAny>) -> PyResult<Self> {
+        // Python's bool, and numpy's (`bool` in numpy 2, `bool_` before).
+        let name = ob.get_type().name()?.to_string();
+        if ob.is_instance_of::<pyo3::types::PyBool>() || name == "bool" || name == "bool_" {
+            return Err(pyo3::exceptions::PyTypeError::new_err(format!(
+                "a vertex must be an integer, got bool {ob}"
+            )));
+        }
+        ob.extract().map(VertexArg)
+    }
+}
+
 /// A graph builder's memory budget: a [`Size`] of at least [`MIN_BUILD_MEMORY`].
 pub(crate) struct BuildMemory(pub u64);
 

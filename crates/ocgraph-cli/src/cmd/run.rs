@@ -95,9 +95,9 @@ pub struct RunArgs {
     /// Verify every trial's result with the kernel's serial checker; a failed check exits 1.
     #[arg(long)]
     verify: bool,
-    /// Source / start vertex (bfs, sssp, diameter, k-hop, shortest-path).
-    #[arg(long, default_value_t = 0)]
-    source: Vertex,
+    /// Source / start vertex (bfs, sssp, diameter, k-hop, shortest-path; default 0).
+    #[arg(long)]
+    source: Option<Vertex>,
     /// Target vertex (shortest-path).
     #[arg(long)]
     target: Option<Vertex>,
@@ -108,29 +108,31 @@ pub struct RunArgs {
     /// Target vertex by its original id; instead of --target.
     #[arg(long, conflicts_with = "target")]
     target_id: Option<String>,
-    /// Hops (k-hop).
-    #[arg(long, default_value_t = 2)]
-    k: u32,
-    /// Damping factor (pagerank).
-    #[arg(long, default_value_t = 0.85)]
-    damping: f64,
-    /// Maximum iterations (pagerank).
-    #[arg(long, default_value_t = 100)]
-    max_iter: usize,
-    /// Convergence tolerance, networkx's rule; 0 runs exactly --max-iter iterations (pagerank).
-    #[arg(long, default_value_t = 1e-6)]
-    tol: f64,
+    /// Hops (k-hop; default 2).
+    #[arg(long)]
+    k: Option<u32>,
+    /// Damping factor (pagerank; default 0.85).
+    #[arg(long)]
+    damping: Option<f64>,
+    /// Maximum iterations (pagerank; default 100).
+    #[arg(long)]
+    max_iter: Option<usize>,
+    /// Convergence tolerance, networkx's rule; 0 runs exactly --max-iter iterations (pagerank;
+    /// default 1e-6).
+    #[arg(long)]
+    tol: Option<f64>,
     /// Iteration: jacobi (networkx's iterates) or gauss-seidel (in-place sweeps as GAPBS's pr:
-    /// fewer iterations, timing-dependent iterates) (pagerank).
-    #[arg(long, default_value = "jacobi")]
-    method: PageRankMethod,
+    /// often fewer iterations on large graphs, more on some, timing-dependent iterates)
+    /// (pagerank; default jacobi).
+    #[arg(long)]
+    method: Option<PageRankMethod>,
     /// Bucket width (sssp; default: max weight / (2 x average degree), at most the median of a
     /// sample of the weights / average degree, at least the min weight).
     #[arg(long)]
     delta: Option<f64>,
-    /// BFS sweeps (diameter).
-    #[arg(long, default_value_t = 4)]
-    sweeps: usize,
+    /// BFS sweeps (diameter; default 4).
+    #[arg(long)]
+    sweeps: Option<usize>,
     /// Write the result to this file: `.npy` (NumPy array) or anything else (text, one value a line).
     #[arg(long)]
     out: Option<PathBuf>,
@@ -162,6 +164,7 @@ fn run_kernel(args: &RunArgs) -> Result<()> {
         ocgraph_core::format::refuse_output_place(&args.graph, out, "--out")?;
     }
     args.backend.refuse_shared_files(&[(args.out.as_deref(), "--out", true)])?;
+    warn_inapplicable(args);
     let view = args.backend.open_view(&args.graph)?;
     let pool = super::thread_pool(args.threads, view.base())?;
     // The id map is loaded once, and only when a vertex is given by its original id.
@@ -176,7 +179,7 @@ fn run_kernel(args: &RunArgs) -> Result<()> {
         }
     };
     let ends = Ends {
-        source: by_id("--source-id", &args.source_id)?.unwrap_or(args.source),
+        source: by_id("--source-id", &args.source_id)?.or(args.source).unwrap_or(0),
         target: by_id("--target-id", &args.target_id)?.or(args.target),
     };
     let reads_hubs = matches!(args.algo, Algo::Bfs | Algo::Wcc);
@@ -238,6 +241,38 @@ fn run_kernel(args: &RunArgs) -> Result<()> {
         std::process::exit(1);
     }
     Ok(())
+}
+
+/// Warns on standard error about each kernel option given to a kernel it does not apply to
+/// (`run sssp --k 3`), which the kernel runs without: scripts that pass one set of options to
+/// every kernel keep working, and a mistyped kernel name does not go unnoticed.
+fn warn_inapplicable(args: &RunArgs) {
+    use Algo::*;
+    let sourced: &[Algo] = &[Bfs, Sssp, Diameter, KHop, ShortestPath];
+    let options: [(&str, bool, &[Algo]); 11] = [
+        ("--source", args.source.is_some(), sourced),
+        ("--source-id", args.source_id.is_some(), sourced),
+        ("--target", args.target.is_some(), &[ShortestPath]),
+        ("--target-id", args.target_id.is_some(), &[ShortestPath]),
+        ("--k", args.k.is_some(), &[KHop]),
+        ("--damping", args.damping.is_some(), &[Pagerank]),
+        ("--max-iter", args.max_iter.is_some(), &[Pagerank]),
+        ("--tol", args.tol.is_some(), &[Pagerank]),
+        ("--method", args.method.is_some(), &[Pagerank]),
+        ("--delta", args.delta.is_some(), &[Sssp]),
+        ("--sweeps", args.sweeps.is_some(), &[Diameter]),
+    ];
+    let name = |a: Algo| a.to_possible_value().expect("no skipped variants").get_name().to_string();
+    for (flag, given, kernels) in options {
+        if given && !kernels.contains(&args.algo) {
+            let of: Vec<String> = kernels.iter().map(|&a| name(a)).collect();
+            eprintln!(
+                "warning: {flag} does not apply to {} (an option of {}); ignored",
+                name(args.algo),
+                of.join(", ")
+            );
+        }
+    }
 }
 
 /// The stored layouts beside the lists a kernel reads: the grid, the hub index.
@@ -321,12 +356,13 @@ fn execute<A: Adjacency>(
             (rep, Values::U32(labels), format!("{count} components"))
         }
         Algo::Pagerank => {
+            let defaults = PageRankOptions::default();
             let opts = PageRankOptions {
-                damping: args.damping,
-                max_iter: args.max_iter,
-                tol: args.tol,
-                method: args.method,
-                ..PageRankOptions::default()
+                damping: args.damping.unwrap_or(defaults.damping),
+                max_iter: args.max_iter.unwrap_or(defaults.max_iter),
+                tol: args.tol.unwrap_or(defaults.tol),
+                method: args.method.unwrap_or(defaults.method),
+                ..defaults
             };
             let (rep, r) = run_trials(
                 &name,
@@ -360,7 +396,7 @@ fn execute<A: Adjacency>(
                 &name,
                 trials,
                 verify,
-                || diameter_estimate(&out, &inn, s, args.sweeps),
+                || diameter_estimate(&out, &inn, s, args.sweeps.unwrap_or(4)),
                 |e| verify_diameter_estimate(&out, e),
             )?;
             let (a, b) = e.endpoints;
@@ -368,14 +404,10 @@ fn execute<A: Adjacency>(
             (rep, Values::I64(vec![e.lower_bound as i64, a.into(), b.into()]), summary)
         }
         Algo::KHop => {
-            let (rep, vs) = run_trials(
-                &name,
-                trials,
-                verify,
-                || k_hop(&out, s, args.k),
-                |r| verify_k_hop(&out, s, args.k, r),
-            )?;
-            let summary = format!("{} vertices within {} hops of {s}", vs.len(), args.k);
+            let k = args.k.unwrap_or(2);
+            let (rep, vs) =
+                run_trials(&name, trials, verify, || k_hop(&out, s, k), |r| verify_k_hop(&out, s, k, r))?;
+            let summary = format!("{} vertices within {k} hops of {s}", vs.len());
             (rep, Values::U32(vs), summary)
         }
         Algo::ShortestPath => {

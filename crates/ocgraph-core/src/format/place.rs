@@ -29,8 +29,9 @@ pub fn refuse_inside_graph(graph: &Path, out: &Path, what: &str) -> Result<()> {
 /// directory: before the command does its work (and, for `ocgraph stream`, applies its
 /// updates), not at its end.
 pub fn refuse_output_place(graph: &Path, out: &Path, what: &str) -> Result<()> {
-    refuse_inside_graph(graph, out, what)?;
-    refuse_missing_directory(out, what)
+    // A directory is named as one first: `--out DIR/` holding the graph is no file to write.
+    refuse_missing_directory(out, what)?;
+    refuse_inside_graph(graph, out, what)
 }
 
 /// Refuses `out` (given as `what`) when its directory does not exist or it is a directory,
