@@ -736,6 +736,16 @@ def test_cli_text_export_refuses_a_first_line_that_reads_back_as_a_header(tmp_pa
     ocgraph_cli("export", tmp_path / "h", tmp_path / "h.txt", "--original-ids")
     ocgraph_cli("import", tmp_path / "h.txt", tmp_path / "h2", "--quiet")
     assert ocgraph.open(tmp_path / "h2").original_ids() == ["ann", "bob", "cat", "dan", "1", "2"]
+    # A first line with one integer-looking id is an edge to the importer, not a header; and a
+    # target may start with a comment mark (only a line's first byte makes it a comment).
+    for name, text in (("one", "x 1\n007 1\n5 6\n"), ("mark", "x 1\n007 #y\n5 %z\n")):
+        (tmp_path / f"{name}.txt").write_text(text)
+        ocgraph_cli("import", tmp_path / f"{name}.txt", tmp_path / name, "--quiet")
+        ocgraph_cli("export", tmp_path / name, tmp_path / f"{name}-out.txt", "--original-ids")
+        assert (tmp_path / f"{name}-out.txt").read_text() == text
+    ocgraph.from_pandas(pd.DataFrame({"src": ["#a"], "dst": ["b"]}), tmp_path / "lead")
+    r = ocgraph_cli("export", tmp_path / "lead", tmp_path / "lead.txt", "--original-ids", ok=False)
+    assert "comment mark first in a line" in r.stderr
 
 
 def test_from_pandas_refuses_what_arrow_cannot_convert_as_input_errors(tmp_path):

@@ -190,18 +190,19 @@ fn binary_id(ids: &IdLookup, v: Vertex, max: u64, path: &Path) -> Result<u64> {
 
 /// The original id of `v` for a text edge list, which splits lines at whitespace and commas,
 /// skips lines starting with `#` or `%`, and refuses a NUL byte (a binary file read as text): a
-/// string id that would not read back as itself is refused.
-fn text_id(ids: &IdLookup, v: Vertex) -> Result<OriginalId> {
+/// string id that would not read back as itself is refused. `source`: the id starts its line,
+/// where a comment mark would make the line a comment (a target may start with one).
+fn text_id(ids: &IdLookup, v: Vertex, source: bool) -> Result<OriginalId> {
     let id = ids.original(v);
     if let OriginalId::Str(s) = &id {
         if s.is_empty()
             || s.contains(|c: char| c.is_whitespace() || c == ',' || c == '\0')
-            || s.starts_with(['#', '%'])
+            || (source && s.starts_with(['#', '%']))
         {
             return Err(Error::invalid(format!(
                 "export: original id {s:?} of vertex {v} would not read back from a text edge list \
-                 (empty, whitespace, a comma or a NUL byte, or a comment mark first); export as \
-                 Parquet or without --original-ids"
+                 (empty, whitespace, a comma or a NUL byte, or a comment mark first in a line); \
+                 export as Parquet or without --original-ids"
             )));
         }
     }
@@ -254,12 +255,15 @@ fn refuse_integer_looking_first_line(a: &OriginalId, b: &OriginalId, what: &str)
     Ok(())
 }
 
-/// The text importer takes a first line of words above lines of integer ids (up to
-/// [`HEADER_LOOKAHEAD`] looked at) for a header and refuses it: string ids whose first edge is
-/// words and whose next ones all look like integers are refused here for that reason.
+/// The text importer takes a first line of words (neither id integer-looking) above lines of
+/// integer ids (up to [`HEADER_LOOKAHEAD`] looked at) for a header and refuses it: string ids
+/// whose first edge is words and whose next ones all look like integers are refused here for that
+/// reason (a first edge with one integer-looking id, `x 1`, reads back as an edge).
 struct HeaderLookalike {
     /// Lines seen (up to the lookahead).
     lines: usize,
+    /// Neither id of the first line looks like an integer.
+    first_words: bool,
     /// Every line after the first has integer-looking ids.
     rest_integers: bool,
 }
@@ -269,7 +273,7 @@ const HEADER_LOOKAHEAD: usize = 9;
 
 impl HeaderLookalike {
     fn new() -> Self {
-        HeaderLookalike { lines: 0, rest_integers: true }
+        HeaderLookalike { lines: 0, first_words: false, rest_integers: true }
     }
 
     /// Notes the next line's ids; an error once the lines seen would read back as a header.
@@ -278,6 +282,7 @@ impl HeaderLookalike {
         match self.lines {
             0 => {
                 refuse_integer_looking_first_line(a, b, "a text edge list")?;
+                self.first_words = !integer_like(a) && !integer_like(b);
                 // The importers skip a byte-order mark at the start of a file.
                 if let OriginalId::Str(s) = a {
                     if s.starts_with('\u{feff}') {
@@ -301,7 +306,7 @@ impl HeaderLookalike {
 
     /// The error for a first line that would read back as a header, once every line is seen.
     fn finish(&self) -> Result<()> {
-        if self.lines >= 2 && self.rest_integers {
+        if self.lines >= 2 && self.first_words && self.rest_integers {
             return Err(Error::invalid(
                 "export: the string ids of the first edge are words and those of the next ones look \
                  like integers, so a text edge list would read the first line back as a header; \
@@ -335,7 +340,7 @@ fn write_edges(
                 ExportFormat::Text | ExportFormat::Csv => {
                     let (a, b) = match format {
                         ExportFormat::Csv => (csv_id(ids, u)?, csv_id(ids, v)?),
-                        _ => (text_id(ids, u)?, text_id(ids, v)?),
+                        _ => (text_id(ids, u, true)?, text_id(ids, v, false)?),
                     };
                     if format == ExportFormat::Text {
                         header.line(&a, &b)?;
