@@ -14,7 +14,7 @@ mod common;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
-use common::{neighbour_sets, ok, p, random_ops, read_edges, Op, Rng};
+use common::{neighbour_sets, ok, p, random_ops, read_edges, run, Op, Rng};
 
 type Match = Vec<u32>;
 
@@ -332,6 +332,15 @@ fn labelled_watch(extra: &[&str]) {
     (labels[3], labels[4]) = (Some(8), None);
     assert_eq!(ok(&["labels", "show", p(&g)]), shown(&labels));
     ok(&["compact", p(&g)]);
+    assert_eq!(ok(&["labels", "show", p(&g)]), shown(&labels));
+    // A line missing its label is named as such, not read as vertex `L`.
+    std::fs::write(&set, "L 3 9\nL 4\n").unwrap();
+    let out = run(&["update", p(&g), "--set-labels", p(&set)]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success() && err.contains("set.txt:2: expected 'L vertex label', found 'L 4'"),
+        "{err}"
+    );
     assert_eq!(ok(&["labels", "show", p(&g)]), shown(&labels));
 }
 

@@ -178,9 +178,11 @@ impl PyWatch {
                 "the pattern is labelled and the graph has no labels: pass labels (one per data vertex)",
             ));
         }
+        // An unlabelled pattern's matches never change labels: its watch keeps no labels, so a
+        // relabelled vertex of a match that went and came back is no modification.
         let labels = match &labels {
-            Some(l) => Some(l.as_slice()?.to_vec()),
-            None => None,
+            Some(l) if p.is_labelled() => Some(l.as_slice()?.to_vec()),
+            _ => None,
         };
         let k = p.num_vertices();
         Ok(PyWatch {

@@ -181,8 +181,10 @@ fn read_label_lines<T>(
     let (mut out, mut lines) = (Vec::new(), Vec::new());
     for_each_line(path, |no, text| {
         let cols: Vec<&str> = text.split_whitespace().collect();
+        // `L 0` is a line missing its label, not vertex `L` (a vertex named `L` is `L L 5`).
         let [v, label] = match cols[..] {
-            ["L", v, l] | [v, l] => [v, l],
+            ["L", v, l] => [v, l],
+            [v, l] if v != "L" => [v, l],
             _ => {
                 return Err(Error::input_line(path, no, format!("expected 'L vertex label', found '{text}'")))
             }
