@@ -26,8 +26,9 @@
 //! vertices before it. It solves `y = d * Σ_{u→v} y[u] * w(u,v) / W(u) + (1 - d) * p` (no
 //! dangling term) and returns `x = y / Σ y`: when the dangling mass is spread by `p`, as here,
 //! `x` is a multiple of `y` (both are `(I - d A)^-1 p` scaled), so this is the same PageRank
-//! without a dangling pass per sweep. It usually needs fewer sweeps than the power iteration
-//! for the same tolerance, but its iterates differ from networkx's, and with several threads
+//! without a dangling pass per sweep. It often needs fewer sweeps than the power iteration
+//! for the same tolerance on large graphs (not always: more on small graphs, at damping near 1
+//! and on reordered copies), but its iterates differ from networkx's, and with several threads
 //! they depend on timing (a thread may or may not see another's updates of the same sweep). It
 //! stops when a sweep changes `y` by less than `n * tol * Σ y` in L1.
 //!
@@ -123,7 +124,8 @@ pub enum Method {
     /// Power iteration, as networkx: the same iterates, deterministic.
     #[default]
     Jacobi,
-    /// In-place sweeps, as GAPBS: fewer iterations, timing-dependent iterates.
+    /// In-place sweeps, as GAPBS: often fewer iterations on large graphs (more on some: small
+    /// graphs, damping near 1, reordered copies), timing-dependent iterates.
     GaussSeidel,
 }
 

@@ -209,11 +209,17 @@ const TRICODES: [u8; 64] = [
 /// classes of [`TRIAD_NAMES`] (networkx's `triadic_census`; an undirected graph's edges count
 /// as mutual arcs; self-loops and duplicate arcs are ignored).
 ///
-/// Errors: directions disagreeing on the vertex count.
+/// Errors: directions disagreeing on the vertex count; more empty triads than a `u64` holds
+/// (found before the census when the arcs are too few to bring the count below, else after it);
+/// memory for the degrees and work estimates (8 bytes per vertex) not available.
 pub fn triad_census<O: Adjacency, I: Adjacency>(out: &O, in_: &I) -> Result<[u64; 16]> {
     check_directions(out, in_)?;
     let g = Undirected::new(out, in_);
     let n = g.num_vertices() as u64;
+    // A non-empty triad holds a pair joined by an arc (at most as many pairs as out-arcs) and a
+    // third vertex: if the count cannot fit even with that many, say so before the census.
+    empty_triads(n, out.num_arcs() as u128 * n.saturating_sub(2) as u128)?;
+    crate::state::check_state("the triad census", out.num_vertices(), 8)?;
     let arc = |x: Vertex, y: Vertex| out.neighbors(x).binary_search(&y).is_ok();
     let deg = degrees(out);
     let work: Vec<u32> = deg.iter().map(|&d| (d as u64 * d as u64).min(u32::MAX as u64) as u32).collect();
@@ -258,14 +264,21 @@ pub fn triad_census<O: Adjacency, I: Adjacency>(out: &O, in_: &I) -> Result<[u64
                 a
             },
         );
-    // C(n, 3) passes 2^64 at n = 4,801,279: the empty triads' count may not fit a u64.
+    census[0] = empty_triads(n, census[1..].iter().map(|&c| c as u128).sum())?;
+    Ok(census)
+}
+
+/// The empty triads (003) of `n` vertices of which `nonempty` (or at most `nonempty`) triads
+/// hold an arc: an error when they are (at least) more than a `u64` holds (C(n, 3) passes 2^64 at
+/// n = 4,801,279).
+fn empty_triads(n: u64, nonempty: u128) -> Result<u64> {
     let n = n as u128;
     let all = if n < 3 { 0 } else { n * (n - 1) * (n - 2) / 6 };
-    let empty = all - census[1..].iter().map(|&c| c as u128).sum::<u128>();
-    census[0] = u64::try_from(empty).map_err(|_| {
+    let empty = all.saturating_sub(nonempty);
+    u64::try_from(empty).map_err(|_| {
         Error::invalid(format!(
-            "the triad census of {n} vertices has {empty} empty triads (003), more than a u64 holds"
+            "the triad census of {n} vertices has at least {empty} empty triads (003), more than a u64 \
+             holds"
         ))
-    })?;
-    Ok(census)
+    })
 }
