@@ -22,7 +22,7 @@ from ._args import (
     unmasked,
     weight_arg,
 )
-from ._errors import InvalidArgumentError, VertexError
+from ._errors import InvalidArgumentError, OcgraphMemoryError, VertexError
 from ._ocgraph import Graph as _NativeGraph
 from ._vectors import by_vertex, personalization_vector
 
@@ -55,7 +55,7 @@ class Graph(_NativeGraph):
 
     Attributes (read-only): ``num_vertices``, ``num_edges`` (an undirected edge counts once),
     ``num_arcs`` (stored neighbour entries: an undirected edge ``u != v`` counts twice),
-    ``directed``, ``weighted``, ``packed``, ``path``, ``closed``.
+    ``directed``, ``weighted``, ``packed``, ``path``, ``closed``, ``writable``.
 
     Vertex arguments outside ``0 .. num_vertices - 1`` raise :class:`ocgraph.VertexError`
     (an ``IndexError`` and an ``InvalidArgumentError``). Using a closed graph raises
@@ -245,7 +245,10 @@ class Graph(_NativeGraph):
         view = self._pinned()  # the vertex count and the product from one snapshot
         n = view.num_vertices
         if x is None:
-            x = np.ones(n)
+            try:
+                x = np.ones(n)
+            except MemoryError:
+                raise OcgraphMemoryError(f"spmv's x on {n} vertices ({8 * n} bytes)") from None
         else:
             given = unmasked("x", by_vertex(x, view.original_ids, "x"))
             if given.dtype.kind not in "biuf":
@@ -290,8 +293,9 @@ class Graph(_NativeGraph):
         scores bit for bit on every run and thread count; from 65,536 vertices on, at
         tolerances of ``1e-6 / num_vertices`` and above and at ``tol=0`` (a fixed number of
         iterations), each contribution is rounded to float32, within a few 1e-8 of them in L1) or
-        ``"gauss-seidel"`` (in-place sweeps as GAPBS: the same fixed point in about half the
-        iterations; the iterates depend on thread timing).
+        ``"gauss-seidel"`` (in-place sweeps as GAPBS: the same fixed point, in fewer sweeps on
+        many large graphs but more on others: small graphs, damping near 1, reordered copies;
+        the iterates depend on thread timing).
         ``as_series``: return a pandas ``Series`` indexed by the original ids
         (:meth:`to_series`) instead of an array indexed by vertex.
         ``layout``: ``"auto"`` (the grid when the graph has one, see :func:`ocgraph.build_grid`,
@@ -443,6 +447,11 @@ class Graph(_NativeGraph):
         name, edges, plabels = _mine.pattern_args(pattern, pattern_labels)
         view = self._pinned()  # the labels and the matches from one snapshot
         data = _data_labels(view, plabels, labels)
+        if data is None and plabels is not None and any(x is not None for x in plabels):
+            raise InvalidArgumentError(
+                f"the pattern is labelled and the graph {self.path} has no labels: set them with "
+                "set_vertex_labels (or import them), or pass labels= (one per vertex)"
+            )
         return _ocgraph._match(
             view, name, edges, plabels, flag_arg("induced", induced), data, listing, threads_arg(threads)
         )
@@ -567,12 +576,19 @@ class Graph(_NativeGraph):
     ) -> int:
         """Sets the weights of existing edges (weighted graphs; missing edges are ignored);
         ``ids`` as in :meth:`add_edges`."""
+        # No pattern sees weights, but the batch is one the watches must be able to tell
+        # from another thread's refused one (see `_mine.watched_update`).
         if _by_original(ids):
             src, dst = _original_ids(src, "src"), _original_ids(dst, "dst")
             w = _weights(weights, len(src))
-            return _ocgraph._set_edge_weights_by_id(self, src, dst, w, _durable(durable))
+            with _mine.watched_update(self) as batch:
+                batch.touched = _no_pairs
+                return _ocgraph._set_edge_weights_by_id(self, src, dst, w, _durable(durable))
         s, d = _ids(src, "src"), _ids(dst, "dst")
-        return _ocgraph._set_edge_weights(self, s, d, _weights(weights, len(s)), _durable(durable))
+        w = _weights(weights, len(s))
+        with _mine.watched_update(self) as batch:
+            batch.touched = _no_pairs
+            return _ocgraph._set_edge_weights(self, s, d, w, _durable(durable))
 
     def add_vertices(
         self, count: Any = None, durable: bool | None = None, ids: Any = None, n: Any = None
@@ -588,16 +604,19 @@ class Graph(_NativeGraph):
         if ids is not None:
             if count is not None:
                 raise InvalidArgumentError("add_vertices: give count or ids, not both")
-            return np.asarray(
-                _ocgraph._add_vertices_by_id(self, _original_ids(ids, "ids"), _durable(durable)),
-                dtype=np.int64,
-            )
+            ids = _original_ids(ids, "ids")
+            with _mine.watched_update(self) as batch:
+                batch.touched = _no_pairs
+                added = _ocgraph._add_vertices_by_id(self, ids, _durable(durable))
+            return np.asarray(added, dtype=np.int64)
         if count is None:
             raise InvalidArgumentError("add_vertices: give count or ids")
         # The array returned is allocated before the batch is committed: a count too large
         # for memory fails before it adds anything (the total count must fit 32 bits).
         out = np.arange(int_arg("count", count, 0, U32_MAX - self.num_vertices), dtype=np.int64)
-        first, _end = _ocgraph._add_vertices(self, len(out), _durable(durable))
+        with _mine.watched_update(self) as batch:
+            batch.touched = _no_pairs
+            first, _end = _ocgraph._add_vertices(self, len(out), _durable(durable))
         out += first
         return out
 
@@ -704,6 +723,12 @@ class Graph(_NativeGraph):
         """Number of on-disk levels over the base (of a read-only handle: as of its snapshot;
         0 for a graph without updates)."""
         return _ocgraph._update_state(self)[0]
+
+
+def _no_pairs() -> tuple[np.ndarray, np.ndarray]:
+    """The vertex pairs of a batch that adds or removes no edge (weights, new vertices)."""
+    empty = np.empty(0, dtype=np.int64)
+    return empty, empty
 
 
 def _data_labels(g: Any, pattern_labels: Any, labels: Any) -> np.ndarray | None:

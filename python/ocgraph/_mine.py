@@ -8,6 +8,7 @@ duplicate edges dropped); ``motifs(3, directed=True)`` is the directed triad cen
 from __future__ import annotations
 
 import operator
+import signal
 import threading
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
@@ -273,36 +274,60 @@ class WatchedBatch:
 def watched_update(g: Any) -> Iterator[WatchedBatch]:
     """Around one update batch of ``g``: yields a :class:`WatchedBatch`, holding the watch lock
     until the block ends when something watches ``g`` or a watch is being added (see
-    :class:`_UpdateGate`); at the end, when the batch committed, hands it to every watch."""
+    :class:`_UpdateGate`); at the end, when the batch committed, hands it to every watch.
+    Every call that logs a batch runs inside one, so that while the lock is held only this
+    batch can move the graph's sequence number."""
     gate = _gate(g)
-    gate.lock.acquire()
-    if not getattr(g, "_watches", None) and not gate.adding:
+    # An RLock, released by the `with` whatever is raised (a closed graph's snapshot too).
+    with gate.lock:
+        if getattr(g, "_watches", None) or gate.adding:
+            # Held from the snapshot before the batch to the watches' update after it.
+            batch = WatchedBatch(_ocgraph._snapshot(g) if getattr(g, "_watches", None) else None)
+            try:
+                yield batch
+            finally:
+                # In `finally`: a batch that committed reaches the watches even when an
+                # exception skipped the rest of the block (a KeyboardInterrupt raised as the
+                # native call returned); a batch that was refused committed nothing, and the
+                # sequence says so. A Ctrl-C while the watches take it waits for all of them.
+                if batch.before is not None and batch.touched is not None:
+                    with _interrupts_deferred():
+                        after = _ocgraph._snapshot(g)
+                        if after.seq > batch.before.seq:
+                            touched = batch.touched()
+                            for w in g._watches:
+                                w._update(batch.before, after, *touched)
+            return
         gate.unwatched += 1
-        gate.lock.release()
-        try:
-            yield WatchedBatch(None)
-        finally:
-            with gate.lock:
-                gate.unwatched -= 1
-                if not gate.unwatched:
-                    gate.idle.notify_all()
-        return
-    batch = WatchedBatch(_ocgraph._snapshot(g) if getattr(g, "_watches", None) else None)
     try:
-        yield batch
+        yield WatchedBatch(None)
     finally:
-        # In `finally`: a batch that committed reaches the watches even when an exception
-        # skipped the rest of the block (a KeyboardInterrupt raised as the native call
-        # returned); a batch that was refused committed nothing, and the sequence says so.
-        try:
-            if batch.before is not None and batch.touched is not None:
-                after = _ocgraph._snapshot(g)
-                if after.seq > batch.before.seq:
-                    touched = batch.touched()
-                    for w in g._watches:
-                        w._update(batch.before, after, *touched)
-        finally:
-            gate.lock.release()
+        with gate.lock:
+            gate.unwatched -= 1
+            if not gate.unwatched:
+                gate.idle.notify_all()
+
+
+@contextmanager
+def _interrupts_deferred() -> Iterator[None]:
+    """Holds back SIGINT's handler (Ctrl-C's ``KeyboardInterrupt``) until the block ends, then
+    runs it for a signal that came meanwhile: the main thread only, where Python runs signal
+    handlers; elsewhere, and for a handler that is not a Python function, the block runs as is."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.getsignal(signal.SIGINT)
+    if not callable(previous):
+        yield
+        return
+    came: list[tuple[int, Any]] = []
+    signal.signal(signal.SIGINT, lambda signum, frame: came.append((signum, frame)))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+        if came:
+            previous(*came[0])
 
 
 def incident_pairs(g: Any, ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -8,6 +8,8 @@ Random graphs keep duplicates and self-loops (the miners use the simple undirect
 from __future__ import annotations
 
 import itertools
+import os
+import signal
 import threading
 
 import igraph as ig
@@ -277,6 +279,12 @@ def test_a_networkx_graph_is_a_pattern(graphs, tmp_path):
         assert len(w.changes().added) == 2  # the two new wedges through the edge 2-0
         with pytest.raises(ocgraph.InvalidArgumentError, match="pattern_labels names 'z'"):
             g.watch(nx.path_graph(["p", "q", "r"]), pattern_labels={"z": 1})
+        # A labelled pattern on a graph without labels names the graph and the way to label it;
+        # wildcards only are the unlabelled pattern.
+        for call in (g.match, g.count_matches):
+            with pytest.raises(ocgraph.InvalidArgumentError, match=r"graph .*w has no labels: set them"):
+                call("wedge", pattern_labels=[0, None, None])
+        assert g.count_matches("wedge", pattern_labels=[None, None, None]) == g.count_matches("wedge")
     # A Watch built directly checks its arguments as `watch` does.
     bad_labels = ([2**32, None, None], [-5, None, None])
     for args in [(None, [(0, -1)])] + [("triangle", None, labels) for labels in bad_labels]:
@@ -401,6 +409,15 @@ def test_watch_changes_net_the_batches_since_the_last_call(tmp_path):
         g.remove_edges([2], [0])
         g.add_edges([0], [2])
         assert all(len(x) == 0 for x in w.changes())
+    # Hand-checked: an unlabelled pattern watched with labels given: a match that went and came
+    # back while one of its vertices was relabelled is no modification (its labels do not count).
+    with ocgraph.open(tmp_path / "h", writable=True, durability="none") as g:
+        for pattern, labels in (("wedge", None), ([(0, 1)], None), ("wedge", [None, None, None])):
+            w = g.watch(pattern, pattern_labels=labels, labels=np.zeros(g.num_vertices, dtype=np.uint32))
+            g.set_vertex_labels([1], [5])
+            g.remove_edges([0], [1])
+            g.add_edges([0], [1])
+            assert all(len(x) == 0 for x in w.changes()), pattern
     # Random streams, changes taken after every 1 to 4 batches.
     rng = np.random.default_rng(11)
     n = 25
@@ -458,6 +475,90 @@ def test_a_batch_of_another_thread_never_lands_inside_a_watched_batch(tmp_path, 
     assert g.match("triangle").tolist() == []
     added, removed = w.changes()
     assert added.tolist() == [] and {tuple(r) for r in removed.tolist()} == now
+    g.close()
+
+
+def test_a_refused_batch_never_reaches_the_watches_while_another_thread_commits(tmp_path):
+    """A refused batch counted as committed when the graph's sequence moved meanwhile: weight
+    and vertex additions ran outside the watch lock, so another thread's committed in between,
+    and a labelled watch took the refused labels (3 of 3 runs). Every batch takes the lock now."""
+    n = 10
+    edges = ([0, 1, 2, 3], [1, 2, 0, 4])
+    ocgraph.from_edges(*edges, tmp_path / "g", num_vertices=n, directed=False, weights=[1.0] * 4).close()
+    g = ocgraph.open(tmp_path / "g", writable=True, durability="none")
+    g.set_vertex_labels(list(range(n)), [0] * n)
+    w = g.watch("triangle", pattern_labels=[7, None, None])
+    stop = threading.Event()
+
+    def refused() -> None:
+        for _ in range(4000):
+            with pytest.raises(ocgraph.VertexError):
+                g.set_vertex_labels([1, 10**6], [7, 7])  # no vertex 10**6
+
+    def committing() -> None:
+        i = 0
+        while not stop.is_set():
+            g.set_edge_weights([3], [4], [1.0 + i % 5]) if i % 2 else g.add_vertices(1)
+            i += 1
+
+    threads = [threading.Thread(target=refused), threading.Thread(target=committing)]
+    threads[1].start()
+    threads[0].start()
+    threads[0].join()
+    stop.set()
+    threads[1].join()
+    assert g.match("triangle", pattern_labels=[7, None, None]).tolist() == []
+    assert all(len(x) == 0 for x in w.changes())
+    g.close()
+
+
+def test_an_update_of_a_closed_watched_graph_raises_and_frees_the_lock(tmp_path):
+    """The snapshot before a watched batch raised on a closed graph with the watch lock held:
+    every later update, from any thread, waited forever."""
+    ocgraph.from_edges([0, 1], [1, 2], tmp_path / "g", num_vertices=4, directed=False).close()
+    g = ocgraph.open(tmp_path / "g", writable=True)
+    g.watch("triangle")
+    g.close()
+    errors = []
+
+    def late_update() -> None:
+        try:
+            g.add_edges([0], [2])
+        except ocgraph.InvalidArgumentError as e:
+            errors.append(str(e))
+
+    late_update()  # in this thread, which stays alive (a new thread may reuse an ended one's id)
+    t = threading.Thread(target=late_update, daemon=True)
+    t.start()
+    t.join(timeout=20)
+    assert not t.is_alive(), "the update waits for a lock never released"
+    assert errors == ["operation on a closed graph"] * 2
+
+
+def test_a_ctrl_c_while_the_watches_take_a_batch_waits_until_all_have_it(tmp_path, monkeypatch):
+    """A SIGINT that came while the first watch took a batch ended the loop over the watches:
+    the later ones never got it (a 2-clique watch reported none of 19,000 new edges). The
+    interrupt is raised once every watch has the batch (the signal sent from the first)."""
+    ocgraph.from_edges([0, 1], [1, 2], tmp_path / "g", num_vertices=4, directed=False).close()
+    g = ocgraph.open(tmp_path / "g", writable=True, durability="none")
+    first, second = g.watch("wedge"), g.watch("2-clique")
+    update = type(first)._update
+
+    def interrupted_here(self, *args):
+        update(self, *args)
+        if self is first:
+            os.kill(os.getpid(), signal.SIGINT)
+
+    monkeypatch.setattr(type(first), "_update", interrupted_here)
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)  # as in a script
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            g.add_edges([2], [3])
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    monkeypatch.undo()
+    assert [sorted(r) for r in second.changes().added.tolist()] == [[2, 3]]
+    assert [sorted(r) for r in first.changes().added.tolist()] == [[1, 2, 3]]
     g.close()
 
 
