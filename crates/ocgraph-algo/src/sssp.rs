@@ -147,6 +147,10 @@ fn sampled_median_weight<A: Adjacency>(g: &A) -> Option<f32> {
 /// positive.
 pub fn sssp<A: Adjacency>(g: &A, source: Vertex, delta: Option<f64>) -> Result<Vec<f64>> {
     check_vertex(g, source, "source")?;
+    let n = g.num_vertices();
+    // The distances, and the result they are copied to: asked for before the weights' scan,
+    // which on a graph too large for them would take minutes only to fail.
+    crate::state::check_state("sssp", n, 16)?;
     let delta = match delta {
         Some(d) if d.is_finite() && d > 0.0 => {
             checked_weight_range(g)?;
@@ -155,9 +159,6 @@ pub fn sssp<A: Adjacency>(g: &A, source: Vertex, delta: Option<f64>) -> Result<V
         Some(d) => return Err(Error::invalid(format!("delta must be finite and positive, got {d}"))),
         None => default_delta(g)?,
     };
-    let n = g.num_vertices();
-    // The distances, and the result they are copied to.
-    crate::state::check_state("sssp", n, 16)?;
     let dist: Vec<AtomicU64> =
         (0..n).into_par_iter().map(|_| AtomicU64::new(f64::INFINITY.to_bits())).collect();
     dist[source as usize].store(0f64.to_bits(), Relaxed);

@@ -388,7 +388,23 @@ fn update_files_past_the_vertex_limit_or_not_utf8_name_the_place() {
     }
     std::fs::write(&b, &bytes).unwrap();
     refused(&b, "u.updates", &format!("at byte {}", 8 + 13));
+    // Another version is refused as such (it was read as text: "not UTF-8").
+    bytes[7] = b'2';
+    std::fs::write(&b, &bytes).unwrap();
+    refused(&b, "u.updates", "a binary update file of version '2': this ocgraph reads version '1'");
     assert_eq!(read_edges(&g, false), before, "nothing was applied");
+    // A gzip'd binary file is read as the text form is (it was read as text).
+    let (u, v) =
+        (0..20u32).flat_map(|a| (a + 1..20).map(move |b| (a, b))).find(|e| !before.contains(e)).unwrap();
+    let mut one = b"OCUPDAT1".to_vec();
+    one.extend(binary_item(&Op::Add(u, v)));
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    std::io::Write::write_all(&mut gz, &one).unwrap();
+    std::fs::write(&b, gz.finish().unwrap()).unwrap();
+    ok(&["stream", p(&g), "--updates", p(&b)]);
+    let mut want = before.clone();
+    want.insert((u, v));
+    assert_eq!(read_edges(&g, false), want);
 }
 
 /// `workload updates --mix 0/100` removes every edge when asked for as many removals as there are

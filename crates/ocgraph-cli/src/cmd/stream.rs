@@ -24,7 +24,7 @@ use ocgraph_core::{Error, Result, Vertex};
 
 use super::mine::{read_labels, read_pattern};
 use super::stream_watch::Watcher;
-use super::text_lines::for_each_line_in;
+use super::text_lines::{for_each_line_in, gunzipped};
 use super::update::DurabilityArg;
 use crate::backend_args::BackendArgs;
 
@@ -103,6 +103,8 @@ pub(crate) struct Target {
 pub(crate) fn read_updates(path: &Path, target: Target) -> Result<Vec<WalItem>> {
     // Read once, whatever the form: a pipe (`--updates /dev/stdin`) has no second reading.
     let bytes = std::fs::read(path).map_err(|e| Error::io(path, "read", e))?;
+    // Either form may be gzip'd.
+    let bytes = gunzipped(path, &bytes)?;
     if is_update_file(&bytes) {
         return read_binary_updates(path, &bytes, target);
     }

@@ -2,6 +2,7 @@
 //! line, with errors that name the file and the 1-based line. As for the importers' text, a file
 //! may be gzip'd (known by its magic) and may start with a UTF-8 byte-order mark (skipped).
 
+use std::borrow::Cow;
 use std::io::{BufRead, Read};
 use std::path::Path;
 
@@ -50,12 +51,17 @@ pub(crate) fn for_each_line_in(
     bytes: &[u8],
     f: impl FnMut(u64, &str) -> Result<()>,
 ) -> Result<()> {
-    if bytes.starts_with(&GZIP_MAGIC) {
-        let mut plain = Vec::new();
-        MultiGzDecoder::new(bytes).read_to_end(&mut plain).map_err(|e| Error::io(path, "read", e))?;
-        return text_lines(path, plain.as_slice(), content(f));
+    text_lines(path, &*gunzipped(path, bytes)?, content(f))
+}
+
+/// `bytes`, the whole file at `path`, uncompressed when it is gzip'd (known by its magic).
+pub(crate) fn gunzipped<'a>(path: &Path, bytes: &'a [u8]) -> Result<Cow<'a, [u8]>> {
+    if !bytes.starts_with(&GZIP_MAGIC) {
+        return Ok(Cow::Borrowed(bytes));
     }
-    text_lines(path, bytes, content(f))
+    let mut plain = Vec::new();
+    MultiGzDecoder::new(bytes).read_to_end(&mut plain).map_err(|e| Error::io(path, "read", e))?;
+    Ok(Cow::Owned(plain))
 }
 
 /// `f` on the lines that are not blank or comments, trimmed.

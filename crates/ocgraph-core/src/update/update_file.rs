@@ -22,10 +22,11 @@ use crate::format::OutputFile;
 /// The 8 bytes that open a binary update file.
 pub const UPDATE_FILE_MAGIC: &[u8; 8] = b"OCUPDAT1";
 
-/// Whether `bytes` (a file's first bytes, or all of them) open a binary update file
-/// ([`UPDATE_FILE_MAGIC`]).
+/// Whether `bytes` (a file's first bytes, or all of them) open a binary update file: of any
+/// version (the magic without its last byte, [`UPDATE_FILE_MAGIC`]'s version), so that one of
+/// another version is refused as such rather than read as text.
 pub fn is_update_file(bytes: &[u8]) -> bool {
-    bytes.starts_with(UPDATE_FILE_MAGIC)
+    bytes.starts_with(&UPDATE_FILE_MAGIC[..7])
 }
 
 /// The items of the binary update file at `path`, whose whole content is `bytes` (read once by
@@ -34,6 +35,15 @@ pub fn is_update_file(bytes: &[u8]) -> bool {
 pub fn update_file_items(path: &Path, bytes: &[u8]) -> Result<Vec<(u64, WalItem)>> {
     if !is_update_file(bytes) {
         return Err(Error::format(path, "not a binary update file (it does not open with \"OCUPDAT1\")"));
+    }
+    if !bytes.starts_with(UPDATE_FILE_MAGIC) {
+        let version = bytes.get(7).map_or("none".to_string(), |b| format!("{:?}", char::from(*b)));
+        return Err(Error::format(
+            path,
+            format!(
+                "a binary update file of version {version}: this ocgraph reads version '1' (\"OCUPDAT1\")"
+            ),
+        ));
     }
     let body = &bytes[8..];
     let whole = body.len() / ITEM_LEN * ITEM_LEN;
