@@ -320,6 +320,9 @@ fn traces_replay_and_an_empty_trace_is_refused() {
         (vec!["query", p(&g), "--workload", p(&w), "--answers", p(&w)], "--workload"),
         (vec!["mine", "pattern", p(&g), "--pattern", p(&keep), "--list", "--out", p(&keep)], "--pattern"),
         (vec!["stream", p(&g), "--updates", p(&keep), "--maintain", "wcc", "--json", p(&keep)], "--updates"),
+        // A watched pattern given as a file is an input too (it was overwritten by the changes).
+        (vec!["stream", p(&g), "--updates", p(&w), "--watch", p(&keep), "--watch-out", p(&keep)], "--watch"),
+        (vec!["stream", p(&g), "--updates", p(&w), "--watch", p(&keep), "--json", p(&keep)], "--watch"),
         (
             vec![
                 "stream",

@@ -407,6 +407,23 @@ fn update_files_past_the_vertex_limit_or_not_utf8_name_the_place() {
     assert_eq!(read_edges(&g, false), want);
 }
 
+/// `workload updates --dist power-law` draws ends in proportion to degree: on a directed star
+/// `0 -> 1..9` the hub is half the ends (in plus out; it was never drawn, by in-degree only).
+#[test]
+fn power_law_ends_follow_in_plus_out_degree() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (edges, g, out) = (tmp.path().join("e.txt"), tmp.path().join("g"), tmp.path().join("u.txt"));
+    std::fs::write(&edges, (1..10).map(|v| format!("0 {v}\n")).collect::<String>()).unwrap();
+    ok(&["import", p(&edges), p(&g), "--quiet"]);
+    let args = ["--count", "2000", "--mix", "100/0", "--dist", "power-law", "--seed", "5", "--out", p(&out)];
+    ok(&[&["workload", "updates", p(&g)][..], &args].concat());
+    let text = std::fs::read_to_string(&out).unwrap();
+    let ends: Vec<&str> = text.lines().flat_map(|l| l.split_whitespace().skip(1).take(2)).collect();
+    let hub = ends.iter().filter(|&&e| e == "0").count();
+    assert_eq!(ends.len(), 4000);
+    assert!((1700..=2300).contains(&hub), "the hub is {hub} of 4000 ends");
+}
+
 /// `workload updates --mix 0/100` removes every edge when asked for as many removals as there are
 /// edges (the last ones found among those left when random picks miss), each once; asked for
 /// more, it fails and leaves no output file behind.

@@ -371,11 +371,8 @@ fn a_stream_failing_part_way_ends_its_background_watch_as_in_line() {
         );
         let o = std::process::Command::new("sh").current_dir(dir).args(["-c", &script]).output().unwrap();
         assert_eq!(o.status.code(), Some(1), "{}", String::from_utf8_lossy(&o.stderr));
-        assert!(
-            String::from_utf8_lossy(&o.stderr).contains("too large"),
-            "{}",
-            String::from_utf8_lossy(&o.stderr)
-        );
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(err.contains("too large") && err.contains("batches before it were applied"), "{err}");
         let mut left: Vec<String> = std::fs::read_dir(dir)
             .unwrap()
             .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())

@@ -222,12 +222,14 @@ pub(crate) fn parse_label(text: &str) -> Option<u32> {
     text.parse().ok()
 }
 
-/// The `p`-th percentile (0..=100) of sorted `xs`.
+/// The `p`-th percentile (0..=100) of sorted `xs` by nearest rank: the smallest value with at
+/// least `p`% of the values at or below it (of two batches, p50 is the smaller).
 fn percentile(xs: &[f64], p: f64) -> f64 {
     if xs.is_empty() {
         return 0.0;
     }
-    xs[((p / 100.0 * (xs.len() - 1) as f64).round() as usize).min(xs.len() - 1)]
+    let rank = (p / 100.0 * xs.len() as f64).ceil() as usize;
+    xs[rank.clamp(1, xs.len()) - 1]
 }
 
 /// Whether a maintained result equals a full recomputation (PageRank: within the L1 distance
@@ -254,8 +256,11 @@ pub fn run(args: &StreamArgs) -> Result<()> {
             ocgraph_core::format::refuse_output_place(&args.graph, out, what)?;
         }
     }
+    // A watched pattern given as a file (not a name) is an input too.
+    let watch_file = args.watch.as_deref().map(Path::new).filter(|p| p.exists());
     ocgraph_core::format::refuse_one_file_twice(&[
         (Some(args.updates.as_path()), "--updates", false),
+        (watch_file, "--watch", false),
         (args.watch_labels.as_deref(), "--watch-labels", false),
         (args.watch_out.as_deref(), "--watch-out", true),
         (args.json.as_deref(), "--json", true),
@@ -323,7 +328,16 @@ pub fn run(args: &StreamArgs) -> Result<()> {
     let background = if args.background { watcher.take().map(Watcher::into_background) } else { None };
     for (b, chunk) in items.chunks(size).enumerate() {
         let t = Instant::now();
-        w.update(chunk)?;
+        if let Err(e) = w.update(chunk) {
+            // How far the stream got, which the error itself (a log write, say) does not tell.
+            eprintln!(
+                "stream: batch {b} (updates {} to {} of {}) failed; the {b} batches before it were applied",
+                b * size + 1,
+                b * size + chunk.len(),
+                items.len()
+            );
+            return Err(e);
+        }
         if let Some(bg) = &background {
             if !bg.queue(&w, chunk, b, t) {
                 break;
@@ -459,4 +473,19 @@ pub fn run(args: &StreamArgs) -> Result<()> {
         )));
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::percentile;
+
+    /// Nearest rank, checked by hand: of two batches p50 is the smaller (it was the larger, as max).
+    #[test]
+    fn percentiles_are_nearest_ranks() {
+        assert_eq!(percentile(&[], 50.0), 0.0);
+        assert_eq!([50.0, 99.0, 100.0].map(|p| percentile(&[7.0], p)), [7.0; 3]);
+        assert_eq!([50.0, 99.0, 100.0].map(|p| percentile(&[1.0, 9.0], p)), [1.0, 9.0, 9.0]);
+        let xs: Vec<f64> = (1..=200).map(f64::from).collect();
+        assert_eq!([0.0, 50.0, 99.0, 100.0].map(|p| percentile(&xs, p)), [1.0, 100.0, 198.0, 200.0]);
+    }
 }

@@ -2,7 +2,8 @@
 //! `+ u v [w]` and `- u v`, or with `--binary` a binary update file of the same items).
 //!
 //! Additions join two vertices chosen uniformly or, with `--dist power-law`, in proportion to
-//! their degree (the ends of uniformly random arcs: preferential attachment). Removals take an
+//! their degree (the ends of uniformly random arcs: preferential attachment; in plus out on a
+//! directed graph). Removals take an
 //! existing edge: half the time one the stream added earlier (when there is one), otherwise a
 //! uniformly random arc of the graph; an edge is removed at most once. Weighted graphs get
 //! integer weights from 1 to 9.
@@ -122,7 +123,18 @@ pub fn write(
     while adds + dels < count {
         let item = if rng.gen_bool(add_share) {
             let end = |rng: &mut Xoshiro256PlusPlus| match dist {
-                Dist::PowerLaw => random_arc(rng).map_or_else(|| rng.gen_range(0..n as Vertex), |a| a.1),
+                // Either end of a uniformly random arc: on a directed graph, in proportion to in-
+                // plus out-degree (an undirected graph stores each edge both ways already).
+                Dist::PowerLaw => match random_arc(rng) {
+                    Some((a, b)) => {
+                        if g.is_directed() && rng.gen_bool(0.5) {
+                            a
+                        } else {
+                            b
+                        }
+                    }
+                    None => rng.gen_range(0..n as Vertex),
+                },
                 Dist::Uniform => rng.gen_range(0..n as Vertex),
             };
             let (u, v) = (end(&mut rng), end(&mut rng));

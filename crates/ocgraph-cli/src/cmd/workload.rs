@@ -28,7 +28,8 @@ pub enum Kind {
 pub enum Dist {
     /// Uniformly random vertices.
     Uniform,
-    /// Vertices with probability proportional to their degree (ends of random arcs).
+    /// Vertices with probability proportional to their degree (ends of random arcs; in plus out
+    /// on a directed graph).
     PowerLaw,
 }
 
