@@ -66,7 +66,23 @@ fn malformed_lines() {
         &opts(),
         ErrorKind::Input,
     );
-    assert!(m.contains("h.mtx:4:") && m.contains("beyond the 3 rows/columns"), "{m}");
+    assert!(m.contains("h.mtx:4:") && m.contains("row 4 is beyond the 3 rows"), "{m}");
+    // Rows and columns apart: column 5 of a 5 x 2 matrix was taken (it is below max(5, 2)).
+    let m = fails(
+        "h2.mtx",
+        b"%%MatrixMarket matrix coordinate pattern general\n5 2 2\n5 1\n1 5\n",
+        &opts(),
+        ErrorKind::Input,
+    );
+    assert!(m.contains("h2.mtx:4:") && m.contains("column 5 is beyond the 2 columns"), "{m}");
+    // A banner after the first line was read as a comment: a symmetric matrix came in directed.
+    for (name, text) in [
+        ("j.mtx", &b"\n%%MatrixMarket matrix coordinate pattern symmetric\n3 3 2\n2 1\n3 2\n"[..]),
+        ("k.mtx", b" %%MatrixMarket matrix coordinate integer general\n3 3 1\n2 1 3.5\n"),
+    ] {
+        let m = fails(name, text, &opts(), ErrorKind::Input);
+        assert!(m.contains(name) && m.contains("banner must be the file's first line"), "{m}");
+    }
     // Lines ended by CR alone would read as one line of many columns (one edge): refused.
     let m = fails("i.txt", b"# c\n1 2\r2 3\r3 4\r", &opts(), ErrorKind::Input);
     assert!(m.contains("i.txt:2:") && m.contains("carriage return"), "{m}");

@@ -674,7 +674,7 @@ fn scan(
                 }
                 InputFormat::MatrixMarket => {
                     let h = mtx::parse_header(path, block)?;
-                    mtx_size = Some(h.n());
+                    mtx_size = Some([h.rows, h.cols]);
                     mtx_integer = h.integer;
                     line += h.header_lines;
                     h.header_bytes

@@ -88,8 +88,9 @@ pub(crate) struct LineCfg {
     pub dst_col: usize,
     /// Column of the weight (0-based).
     pub weight_col: usize,
-    /// MatrixMarket: ids are 1-based (one is subtracted) and at most this size-line dimension.
-    pub mtx_size: Option<u64>,
+    /// MatrixMarket: ids are 1-based (one is subtracted), rows (sources) at most the size line's
+    /// rows and columns (targets) at most its columns.
+    pub mtx_size: Option<[u64; 2]>,
     /// MatrixMarket `integer` field: a value must be an integer.
     pub mtx_integer: bool,
     /// Largest allowed id (after the 1-based shift); larger ids are an error suggesting relabel.

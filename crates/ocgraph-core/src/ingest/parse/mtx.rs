@@ -87,6 +87,14 @@ pub(crate) fn parse_header(path: &Path, data: &[u8]) -> Result<MtxHeader> {
                 }
             };
             banner = Some((has_values, symmetric));
+        } else if !has_banner && is_mtx(line.trim_ascii_start()) {
+            // Read as a comment, its symmetry and field would be lost (a symmetric matrix read
+            // as directed): the format puts it first.
+            return Err(bad(
+                "the '%%MatrixMarket' banner must be the file's first line (a blank line, space or \
+                 comment comes before it)"
+                    .into(),
+            ));
         } else if !is_skipped(line, false) {
             let without = if has_banner { "" } else { " (the file has no '%%MatrixMarket' banner)" };
             let mut f = [(0, 0); 16];

@@ -180,14 +180,18 @@ pub(crate) fn parse_lines(
         let nl = memchr::memchr(b'\n', &block[pos..end]).map_or(end, |i| pos + i);
         let line = &block[pos..nl];
         let err = |msg: String| (line_no, msg);
-        let id_of = |mut id: u64| {
-            if let Some(n) = cfg.mtx_size {
+        // `end`: 0 for the row (source), 1 for the column (target), checked against its own
+        // dimension of a MatrixMarket size line.
+        let id_of = |mut id: u64, end: usize| {
+            if let Some(dims) = cfg.mtx_size {
                 if id == 0 {
                     return Err(err("vertex id 0 in a 1-based MatrixMarket file".into()));
                 }
-                if id > n {
+                if id > dims[end] {
+                    let what = ["row", "column"][end];
                     return Err(err(format!(
-                        "vertex id {id} is beyond the {n} rows/columns declared by the size line"
+                        "{what} {id} is beyond the {} {what}s declared by the size line",
+                        dims[end]
                     )));
                 }
                 id -= 1;
@@ -198,8 +202,8 @@ pub(crate) fn parse_lines(
             Ok(id)
         };
         if let Some((a, b, wide)) = fast.then(|| two_ids(line)).flatten() {
-            p.ints.push(id_of(a)?);
-            p.ints.push(id_of(b)?);
+            p.ints.push(id_of(a, 0)?);
+            p.ints.push(id_of(b, 1)?);
             if wide && p.wide_line.is_none() {
                 p.wide_line = Some(line_no);
             }
@@ -241,7 +245,7 @@ pub(crate) fn parse_lines(
                 }
                 p.weights.push(parse_weight(&line[a..b]).map_err(err)?);
             }
-            for (a, b) in [f[cfg.src_col], f[cfg.dst_col]] {
+            for (end, (a, b)) in [f[cfg.src_col], f[cfg.dst_col]].into_iter().enumerate() {
                 if cfg.strings {
                     if a == b {
                         return Err(err("empty vertex id".into()));
@@ -255,7 +259,7 @@ pub(crate) fn parse_lines(
                     }
                     p.strs.push(str_range(block, &mut p.unquoted, cfg.csv, (pos + a, pos + b)));
                 } else {
-                    p.ints.push(id_of(parse_id(&line[a..b]).map_err(err)?)?);
+                    p.ints.push(id_of(parse_id(&line[a..b]).map_err(err)?, end)?);
                 }
             }
         }
