@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from . import _ocgraph
-from ._args import U32_MAX, U64_MAX, finite_weights, flag_arg, int_arg, int_ids, relabel_arg
+from ._args import U32_MAX, U64_MAX, finite_weights, flag_arg, float_arg, int_arg, int_ids, relabel_arg
 from ._arrow import from_parquet
 from ._errors import InputError, InvalidArgumentError
 from ._graph import Graph, PathLike, Size
@@ -90,6 +90,8 @@ def from_edges(
                 raise InputError(problem)
     else:
         try:
+            if isinstance(num_vertices, (bool, np.bool_)):
+                raise TypeError
             num_vertices = operator.index(num_vertices)
         except TypeError:
             raise TypeError(f"num_vertices must be an integer, got {num_vertices!r}") from None
@@ -493,7 +495,7 @@ def generate(
         int_arg("edge_factor", 16 if edge_factor is None else edge_factor),
         _opt_int("n", n, U64_MAX),
         _opt_int("m", m, U64_MAX),
-        p,
+        None if p is None else float_arg("p", p),
         _opt_int("rows", rows),
         _opt_int("cols", cols),
         int_arg("seed", seed, 0, U64_MAX),

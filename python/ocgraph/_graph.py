@@ -564,12 +564,20 @@ class Graph(_NativeGraph):
 
     def _known_pairs(self, src: list, dst: list) -> tuple[np.ndarray, np.ndarray]:
         """The vertex pairs of the original-id pairs ``src[i], dst[i]`` whose ids both exist."""
-        vs = [(self.vertex(a), self.vertex(b)) for a, b in zip(src, dst)]
+        vs = [(self._known(a), self._known(b)) for a, b in zip(src, dst)]
         known = [(a, b) for a, b in vs if a is not None and b is not None]
         return (
             np.array([a for a, _ in known], dtype=np.int64),
             np.array([b for _, b in known], dtype=np.int64),
         )
+
+    def _known(self, original_id: Any) -> int | None:
+        """The vertex of ``original_id``, or None: for the watches, before the batch's own check,
+        which refuses an id of the wrong type with the documented error."""
+        try:
+            return self.vertex(original_id)
+        except TypeError:
+            return None
 
     def set_edge_weights(
         self, src: Any, dst: Any, weights: Any, durable: bool | None = None, ids: str = "internal"
@@ -613,7 +621,11 @@ class Graph(_NativeGraph):
             raise InvalidArgumentError("add_vertices: give count or ids")
         # The array returned is allocated before the batch is committed: a count too large
         # for memory fails before it adds anything (the total count must fit 32 bits).
-        out = np.arange(int_arg("count", count, 0, U32_MAX - self.num_vertices), dtype=np.int64)
+        count = int_arg("count", count, 0, U32_MAX - self.num_vertices)
+        try:
+            out = np.arange(count, dtype=np.int64)
+        except MemoryError:
+            raise OcgraphMemoryError(f"add_vertices' result of {count} ids ({8 * count} bytes)") from None
         with _mine.watched_update(self) as batch:
             batch.touched = _no_pairs
             first, _end = _ocgraph._add_vertices(self, len(out), _durable(durable))
@@ -639,7 +651,7 @@ class Graph(_NativeGraph):
             if batch.before is not None:
                 if by_original:
                     # Looked up under the watch lock: an id another batch adds meanwhile is seen.
-                    found = [self.vertex(x) for x in vertices]
+                    found = [self._known(x) for x in vertices]
                     internal = _ids([v for v in found if v is not None], "vertices")
                 pairs = _mine.incident_pairs(self, internal)
                 batch.touched = lambda: pairs

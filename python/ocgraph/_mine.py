@@ -249,7 +249,8 @@ def watch_lock(g: Any) -> Iterator[None]:
 def adding_watch(g: Any) -> Iterator[None]:
     """Holds ``g``'s watch lock once no batch runs unwatched (see :class:`_UpdateGate`)."""
     gate = _gate(g)
-    with gate.lock:
+    # A Ctrl-C between the count and its `try` would leave it counted (see `watched_update`).
+    with _interrupts_deferred(), gate.lock:
         gate.adding += 1
         try:
             while gate.unwatched:
@@ -278,34 +279,37 @@ def watched_update(g: Any) -> Iterator[WatchedBatch]:
     Every call that logs a batch runs inside one, so that while the lock is held only this
     batch can move the graph's sequence number."""
     gate = _gate(g)
-    # An RLock, released by the `with` whatever is raised (a closed graph's snapshot too).
-    with gate.lock:
-        if getattr(g, "_watches", None) or gate.adding:
-            # Held from the snapshot before the batch to the watches' update after it.
-            batch = WatchedBatch(_ocgraph._snapshot(g) if getattr(g, "_watches", None) else None)
-            try:
-                yield batch
-            finally:
-                # In `finally`: a batch that committed reaches the watches even when an
-                # exception skipped the rest of the block (a KeyboardInterrupt raised as the
-                # native call returned); a batch that was refused committed nothing, and the
-                # sequence says so. A Ctrl-C while the watches take it waits for all of them.
-                if batch.before is not None and batch.touched is not None:
-                    with _interrupts_deferred():
+    # Ctrl-C is held back until the call ends (the native batch cannot be interrupted anyway):
+    # raised between a count and its `try`, it left the count for good (a later `watch` waited
+    # forever), and raised while the watches take a batch, it cut their loop.
+    with _interrupts_deferred():
+        # An RLock, released by the `with` whatever is raised (a closed graph's snapshot too).
+        with gate.lock:
+            if getattr(g, "_watches", None) or gate.adding:
+                # Held from the snapshot before the batch to the watches' update after it.
+                batch = WatchedBatch(_ocgraph._snapshot(g) if getattr(g, "_watches", None) else None)
+                try:
+                    yield batch
+                finally:
+                    # In `finally`: a batch that committed reaches the watches even when an
+                    # exception skipped the rest of the block (one raised as the native call
+                    # returned); a batch that was refused committed nothing, and the sequence
+                    # says so.
+                    if batch.before is not None and batch.touched is not None:
                         after = _ocgraph._snapshot(g)
                         if after.seq > batch.before.seq:
                             touched = batch.touched()
                             for w in g._watches:
                                 w._update(batch.before, after, *touched)
-            return
-        gate.unwatched += 1
-    try:
-        yield WatchedBatch(None)
-    finally:
-        with gate.lock:
-            gate.unwatched -= 1
-            if not gate.unwatched:
-                gate.idle.notify_all()
+                return
+            gate.unwatched += 1
+        try:
+            yield WatchedBatch(None)
+        finally:
+            with gate.lock:
+                gate.unwatched -= 1
+                if not gate.unwatched:
+                    gate.idle.notify_all()
 
 
 @contextmanager

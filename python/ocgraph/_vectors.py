@@ -93,9 +93,10 @@ def personalization_vector(personalization: Any, n: int) -> np.ndarray:
 
 
 def _summable(p: np.ndarray) -> np.ndarray:
-    """``p`` divided by its largest value when its values are finite but their sum is not."""
+    """``p`` divided by its largest value when its values are finite and non-negative but their
+    sum is not (a negative value is left for the kernel's check to name as given)."""
     with np.errstate(over="ignore"):
-        overflows = p.size and np.isfinite(p).all() and not np.isfinite(p.sum())
+        overflows = p.size and np.isfinite(p).all() and (p >= 0).all() and not np.isfinite(p.sum())
     return p / p.max() if overflows else p
 
 
@@ -107,6 +108,8 @@ def _vector(personalization: Any, n: int) -> np.ndarray:
             try:
                 if isinstance(x, (str, bytes)):
                     raise TypeError("a string is not a number")
+                if isinstance(v, (bool, np.bool_)):
+                    raise TypeError("a bool is not a vertex id")
                 i, w = operator.index(v), float(x)
             except (TypeError, ValueError) as e:
                 raise InvalidArgumentError(

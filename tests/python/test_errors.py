@@ -456,6 +456,12 @@ def test_a_fractional_vertex_count_is_refused(tmp_path):
     assert not (tmp_path / "g").exists()
     g = ocgraph.from_edges([0, 1], [1, 2], tmp_path / "h", num_vertices=np.int64(5))
     assert g.num_vertices == 5
+    # A bool is no count (True built a graph of 1 vertex), nor a probability (p=True was 1.0).
+    with pytest.raises(TypeError, match="num_vertices must be an integer, got True"):
+        ocgraph.from_edges([0], [0], tmp_path / "b", num_vertices=True)
+    with pytest.raises(TypeError, match="p must be a real number, got bool"):
+        ocgraph.generate("erdos-renyi", tmp_path / "er", n=10, p=True)
+    assert not (tmp_path / "b").exists() and not (tmp_path / "er").exists()
 
 
 def test_arguments_the_docs_promise(tmp_path):
@@ -516,6 +522,8 @@ def test_arguments_the_docs_promise(tmp_path):
     (tmp_path / "e.txt").write_text("5 9\n")
     with pytest.raises(ocgraph.InvalidArgumentError, match=r"^num_vertices applies .* \(relabel=None\)"):
         ocgraph.import_edges(tmp_path / "e.txt", tmp_path / "r", relabel="sorted", num_vertices=10)
+    with pytest.raises(ocgraph.InvalidArgumentError, match=r"^num_vertices must be at least 1"):
+        ocgraph.import_edges(tmp_path / "e.txt", tmp_path / "r", num_vertices=0)
     # Gauss-Seidel has no teleport term at damping 1: refused (it returned NaN scores).
     with pytest.raises(ocgraph.InvalidArgumentError, match="Jacobi"):
         g.pagerank(damping=1.0, method="gauss-seidel")
@@ -618,6 +626,17 @@ def test_arguments_that_hung_split_or_overflowed(tmp_path):
     for p in (np.array(["1"] * 3), [b"1"] * 3, np.array([1 + 5j] * 3)):
         with pytest.raises(ocgraph.InvalidArgumentError, match="personalization must hold real numbers"):
             g.pagerank(personalization=p)
+    # Negative values whose sum overflows are refused as given (they were scaled by the largest,
+    # a negative: all became positive, and the scores came back uniform).
+    n = g.num_vertices
+    for p, named in (
+        ([-1e308] * n, r"\[0\] = -1e308;"),
+        ([1e308] * (n - 1) + [-1.0], rf"\[{n - 1}\] = -1\.0;"),
+    ):
+        with pytest.raises(ocgraph.InvalidArgumentError, match=named):
+            g.pagerank(personalization=np.array(p))
+    with pytest.raises(ocgraph.InvalidArgumentError, match="maps vertex ids"):
+        g.pagerank(personalization={True: 1.0})
     g.close()
 
 

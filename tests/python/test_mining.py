@@ -535,6 +535,21 @@ def test_an_update_of_a_closed_watched_graph_raises_and_frees_the_lock(tmp_path)
     assert errors == ["operation on a closed graph"] * 2
 
 
+def test_a_watch_does_not_change_the_error_of_a_bad_original_id(tmp_path):
+    """With a watch, original ids were looked up before the batch's own check: a float id
+    raised TypeError where the same call without a watch raises InvalidArgumentError."""
+    ocgraph.from_pandas(pd.DataFrame({"src": ["a", "b"], "dst": ["b", "c"]}), tmp_path / "g").close()
+    for watched in (False, True):
+        with ocgraph.open(tmp_path / "g", writable=True) as g:
+            if watched:
+                g.watch("wedge")
+            with pytest.raises(ocgraph.InvalidArgumentError, match=r"an original id is .*, got 1\.5"):
+                g.remove_edges([1.5], ["b"], ids="original")
+            with pytest.raises(ocgraph.InvalidArgumentError, match=r"an original id is .*, got None"):
+                g.remove_vertices([None], ids="original")
+            assert g.num_edges == 2
+
+
 def test_a_ctrl_c_while_the_watches_take_a_batch_waits_until_all_have_it(tmp_path, monkeypatch):
     """A SIGINT that came while the first watch took a batch ended the loop over the watches:
     the later ones never got it (a 2-clique watch reported none of 19,000 new edges). The

@@ -66,9 +66,12 @@ pub(crate) fn _import_edges<'py>(
     target_col: Option<String>,
     weight_col: Option<String>,
 ) -> PyResult<Bound<'py, PyDict>> {
-    // Core's message names the command line's flags.
+    // Core's messages name the command line's flags.
     if num_vertices.is_some() && relabel.is_some() {
         return Err(invalid("num_vertices applies to imports that keep the ids (relabel=None)"));
+    }
+    if num_vertices == Some(0) {
+        return Err(invalid("num_vertices must be at least 1 (an import has an edge)"));
     }
     let opts = ImportOptions {
         format: parse_format(format)?,
