@@ -210,7 +210,7 @@ pub(crate) fn teleport_vector(n: usize, opts: &PageRankOptions) -> Result<Vec<f6
             }
             if let Some((v, x)) = p.iter().enumerate().find(|(_, x)| !(**x >= 0.0 && x.is_finite())) {
                 return Err(Error::invalid(format!(
-                    "personalization[{v}] = {x:?}; values must be finite and >= 0"
+                    "personalization[{v}] = {x}; values must be finite and >= 0"
                 )));
             }
             let sum: f64 = p.iter().sum();
