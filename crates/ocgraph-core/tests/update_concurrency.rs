@@ -425,3 +425,48 @@ fn readers_opening_during_updates_by_original_id_name_every_vertex() {
         g.close().unwrap();
     }
 }
+
+/// A writer whose open read the manifest before another writer's close wrote its last one, and
+/// took the lock after that close, started from the old manifest: it removed the other's new
+/// level as a stray and wrote its manifest over it (acknowledged batches lost, or the whole
+/// graph with a compaction's base). The open's read is held back here by a FIFO in the
+/// manifest's place, which the other writer's freeze replaces by a file.
+#[test]
+fn a_writer_opening_while_another_closes_starts_from_its_manifest() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("g");
+    let mut b = GraphBuilder::new(&dir, BuildOptions { directed: true, ..BuildOptions::default() }).unwrap();
+    b.reserve_vertices(N as u64);
+    b.push(&[0], &[1], None).unwrap();
+    b.finish(IdMap::Identity, &NoProgress).unwrap();
+    let opts = WriteOptions { durability: Durability::PerBatch, ..WriteOptions::default() };
+    let first = WritableGraph::open(&dir, &opts).unwrap();
+    let manifest = dir.join("manifest");
+    let old = std::fs::read(&manifest).unwrap();
+    std::fs::remove_file(&manifest).unwrap();
+    assert!(std::process::Command::new("mkfifo").arg(&manifest).status().unwrap().success());
+    // Read and write: the open does not wait for a reader, and the second writer's read of the
+    // FIFO waits for its bytes.
+    let mut fifo = std::fs::OpenOptions::new().read(true).write(true).open(&manifest).unwrap();
+    let second = {
+        let (dir, opts) = (dir.clone(), opts.clone());
+        std::thread::spawn(move || {
+            let g = WritableGraph::open(&dir, &opts)?;
+            g.add_edges(&[(3, 4)], None)?;
+            g.close()
+        })
+    };
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    first.add_edges(&[(2, 3)], None).unwrap();
+    first.freeze().unwrap();
+    first.close().unwrap();
+    drop(first);
+    std::io::Write::write_all(&mut fifo, &old).unwrap();
+    drop(fifo);
+    second.join().unwrap().unwrap();
+    let g = WritableGraph::open(&dir, &opts).unwrap();
+    let s = g.snapshot();
+    assert_eq!(s.num_edges(), 3);
+    assert_eq!(&s.out().neighbors(2)[..], &[3], "the first writer's batch");
+    assert_eq!(&s.out().neighbors(3)[..], &[4], "the second writer's batch");
+}

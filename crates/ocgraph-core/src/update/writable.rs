@@ -211,6 +211,18 @@ fn fresh_delta(dir: &Path, opts: &WriteOptions, directed: bool) -> Result<[Arc<d
 /// file, so a crashed writer leaves none; the empty file itself stays.
 pub const WRITER_LOCK: &str = "writer.lock";
 
+/// `m`, the manifest of the graph at `dir`, unless it is packed: such a graph is refused for
+/// updates.
+fn refuse_packed(dir: &Path, m: Manifest) -> Result<Manifest> {
+    if m.is_packed() {
+        return Err(Error::invalid(format!(
+            "{}: packed graphs cannot be opened for updates (update the plain graph and pack it again)",
+            dir.display()
+        )));
+    }
+    Ok(m)
+}
+
 /// Opens and locks `<dir>/writer.lock` (see [`WRITER_LOCK`]): every change of a graph directory
 /// (updates, and the layouts and labels written beside the base) holds it while it writes. A
 /// path that holds no graph gets no lock file: the error is the one opening it gives.
@@ -441,14 +453,13 @@ impl WritableGraph {
             Some(Ok(resolved)) => resolved,
             _ => crate::format::absolute(dir)?, // a missing graph: the manifest's read says so
         };
-        let manifest = Manifest::read(&dir)?;
-        if manifest.is_packed() {
-            return Err(Error::invalid(format!(
-                "{}: packed graphs cannot be opened for updates (update the plain graph and pack it again)",
-                dir.display()
-            )));
-        }
+        // Read before the lock, so that a packed graph gets no `writer.lock` file.
+        let manifest = refuse_packed(&dir, Manifest::read(&dir)?)?;
         let writer_lock = if writer { Some(lock_for_writing(&dir)?) } else { None };
+        // A writer reads it again under the lock: a writer that closed after the read above
+        // may have replaced it (a level frozen, a new base), and everything below (the strays
+        // removed, the replay, the manifest this writer writes next) must start from its.
+        let manifest = if writer { refuse_packed(&dir, Manifest::read(&dir)?)? } else { manifest };
         if writer {
             remove_strays(&dir, &manifest)?;
         }
