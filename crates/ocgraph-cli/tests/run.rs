@@ -136,7 +136,9 @@ fn bad_arguments_fail_cleanly() {
     let outdir = dir.path().join("outdir");
     std::fs::create_dir(&outdir).unwrap();
     for (args, needle) in [
-        (vec!["run", "bfs", p(&g), "--source", "50"], "out of range"),
+        (vec!["run", "bfs", p(&g), "--source", "50"], "--source 50: out of range"),
+        (vec!["run", "k-hop", p(&g), "--source", "50"], "--source 50: out of range"),
+        (vec!["run", "shortest-path", p(&g), "--target", "50"], "--target 50: out of range"),
         (vec!["run", "shortest-path", p(&g)], "--target"),
         (vec!["run", "pagerank", p(&g), "--damping", "2"], "damping"),
         (vec!["run", "wcc", p(&g), "--backend", "pool", "--policy", "clocky"], "unknown replacement policy"),

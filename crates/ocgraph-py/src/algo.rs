@@ -230,7 +230,8 @@ pub(crate) fn _shortest_path(
     threads: Option<usize>,
 ) -> PyResult<Option<Vec<u32>>> {
     kernel(py, g, threads, |gr| {
-        let (s, t) = (PyGraph::check_vertex(gr, s)?, PyGraph::check_vertex(gr, t)?);
+        let s = PyGraph::check_role(gr, s, "source vertex")?;
+        let t = PyGraph::check_role(gr, t, "target vertex")?;
         with_adjacency!(gr, |out, inn| algo::shortest_path(&out, &inn, s, t)).py()
     })
 }

@@ -102,8 +102,13 @@ pub(crate) fn invalid(msg: impl Into<String>) -> PyErr {
 
 /// A `VertexError` (subclass of `InvalidArgumentError` and `IndexError`) for vertex `v`.
 pub(crate) fn vertex_out_of_range(v: impl std::fmt::Display, n: usize) -> PyErr {
+    vertex_out_of_range_as(format!("vertex {v}"), n)
+}
+
+/// [`vertex_out_of_range`] for a vertex described as `what` (`"target vertex 6"`).
+pub(crate) fn vertex_out_of_range_as(what: String, n: usize) -> PyErr {
     Python::with_gil(|py| {
-        make(py, |c| &c.vertex, format!("vertex {v} out of range (the graph has {n} vertices)"))
+        make(py, |c| &c.vertex, format!("{what} out of range (the graph has {n} vertices)"))
     })
 }
 

@@ -10,7 +10,7 @@ use ocgraph_core::update::WritableGraph;
 use ocgraph_core::{with_adjacency, Adjacency, GraphView, Vertex};
 use pyo3::prelude::*;
 
-use crate::errors::{invalid, run, run_on_graph, to_pyerr, vertex_out_of_range, IntoPy};
+use crate::errors::{invalid, run, run_on_graph, to_pyerr, vertex_out_of_range_as, IntoPy};
 use crate::options::{open_options, parse_durability, Size, VertexArg};
 use ocgraph_core::update::WriteOptions;
 
@@ -78,9 +78,14 @@ impl PyGraph {
     }
 
     /// Checks `0 <= v < num_vertices` and converts to a vertex id.
-    pub(crate) fn check_vertex(g: &GraphView, VertexArg(v): VertexArg) -> PyResult<Vertex> {
+    pub(crate) fn check_vertex(g: &GraphView, v: VertexArg) -> PyResult<Vertex> {
+        Self::check_role(g, v, "vertex")
+    }
+
+    /// [`Self::check_vertex`] naming the argument's role (`"source vertex"`) in the error.
+    pub(crate) fn check_role(g: &GraphView, VertexArg(v): VertexArg, role: &str) -> PyResult<Vertex> {
         if v < 0 || v >= g.num_vertices() as i128 {
-            return Err(vertex_out_of_range(v, g.num_vertices()));
+            return Err(vertex_out_of_range_as(format!("{role} {v}"), g.num_vertices()));
         }
         Ok(v as Vertex)
     }

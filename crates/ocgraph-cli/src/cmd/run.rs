@@ -178,6 +178,16 @@ fn run_kernel(args: &RunArgs) -> Result<()> {
             _ => Ok(None),
         }
     };
+    // A vertex given by its internal id is checked here, so that the error names its flag.
+    for (flag, v) in [("--source", args.source), ("--target", args.target)] {
+        if let Some(v) = v.filter(|&v| v as usize >= view.num_vertices()) {
+            return Err(Error::invalid(format!(
+                "{flag} {v}: out of range ({} has {} vertices)",
+                args.graph.display(),
+                view.num_vertices()
+            )));
+        }
+    }
     let ends = Ends {
         source: by_id("--source-id", &args.source_id)?.or(args.source).unwrap_or(0),
         target: by_id("--target-id", &args.target_id)?.or(args.target),

@@ -89,7 +89,8 @@ impl Lookahead {
             self.ahead.pop_front();
         }
         let from = self.advised_to.max(started);
-        let end = (started + self.max).min(workload.len());
+        // `max` may be `usize::MAX` ("as far as the budget allows"): saturate, not wrap.
+        let end = started.saturating_add(self.max).min(workload.len());
         let mut to = from;
         while to < end {
             let p = pages(sink.dir(), workload.kind, workload.query(to));
@@ -158,5 +159,24 @@ mod tests {
         assert_eq!(pages(d, QueryKind::ShortestPath, &[0, 2]), (1 + 2) + (1 + 1));
         // Friends of friends of 2: its list, then 0's and 1's.
         assert_eq!(pages(d, QueryKind::FriendsOfFriends, &[2]), (1 + 1) + (1 + 2) + 1);
+    }
+
+    #[test]
+    fn an_unbounded_lookahead_advises_the_rest_of_the_workload() {
+        // `usize::MAX` queries ahead once wrapped to "one query before the current one", and
+        // nothing was advised after the first call (a panic in debug builds).
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("g");
+        let mut b = GraphBuilder::new(&out, BuildOptions::default()).unwrap();
+        b.push(&[0, 1, 2, 3], &[1, 2, 3, 0], None).unwrap();
+        b.finish(IdMap::Identity, &NoProgress).unwrap();
+        let g = Graph::open(&out, &OpenOptions::default()).unwrap();
+        let w = Workload::shortest_paths(4, 10, 1).unwrap();
+        let mut ahead = Lookahead::new(usize::MAX, None);
+        let mut sink = Sink::new(g.out());
+        assert_eq!(ahead.advise(&mut sink, &w, 0), 10);
+        assert_eq!(ahead.advise(&mut sink, &w, 3), 0);
+        let mut ahead = Lookahead::new(usize::MAX, None);
+        assert_eq!(ahead.advise(&mut sink, &w, 4), 6);
     }
 }
