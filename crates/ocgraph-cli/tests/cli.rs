@@ -327,14 +327,19 @@ fn advise_counts_updates_and_layouts_apart() {
     // The grid's build budget has every builder's floor.
     fails(&["layout", "grid", p(&g), "--memory", "1KiB"], 2, &["at least 4KiB"]);
     ok(&["layout", "grid", p(&g)]);
-    let grid_line = |g: &Path| {
+    ok(&["layout", "hubs", p(&g)]);
+    let line = |g: &Path, name: &str| {
         let info = String::from_utf8(ok(&["info", p(g)]).stdout).unwrap();
-        info.lines().find(|l| l.starts_with("grid")).unwrap().to_string()
+        info.lines().find(|l| l.starts_with(name)).unwrap().to_string()
     };
-    assert!(!grid_line(&g).contains("not used"), "{}", grid_line(&g));
+    for name in ["grid", "hubs"] {
+        assert!(!line(&g, name).contains("not used"), "{}", line(&g, name));
+    }
     ok(&["update", p(&g), "--add-vertices", "5000"]);
-    // `info` says the grid waits for a compaction (kernels read the lists meanwhile).
-    assert!(grid_line(&g).contains("not used while the graph has updates"), "{}", grid_line(&g));
+    // `info` says the grid and hub index wait for a compaction (kernels read the lists meanwhile).
+    for name in ["grid", "hubs"] {
+        assert!(line(&g, name).contains("not used while the graph has updates"), "{}", line(&g, name));
+    }
     let after = String::from_utf8(ok(&["advise", p(&g), "--memory", "1GiB"]).stdout).unwrap();
     assert!(after.contains("(6024 vertices") && after.contains("of stored layouts and copies"), "{after}");
     let lists = |out: &str| {

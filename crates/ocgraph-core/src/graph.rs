@@ -324,7 +324,8 @@ impl Graph {
                 if first != 0 || last != want {
                     return Err(Error::Format {
                         path: self.manifest.data_path(&self.dir).join(role.file_name()),
-                        offset: Some(n * 8),
+                        // The entry that is wrong: the first when it is, else the last.
+                        offset: Some(if first != 0 { 0 } else { n * 8 }),
                         msg: format!("offsets run from {first} to {last}, expected 0 to {want} {unit}"),
                     });
                 }

@@ -316,6 +316,22 @@ fn corrupted_graphs_are_detected() {
         err.to_string().contains("out.offsets") && err.to_string().contains("not a regular file"),
         "{err}"
     );
+    // A first or last offset that is not the lists' bounds: open names that entry's byte.
+    for (entry, want) in [(0usize, 0u64), (4, 32)] {
+        let dir6 = tmp.path().join(format!("g6-{entry}"));
+        build_small(&dir6);
+        let offsets = dir6.join("out.offsets");
+        let mut bytes = std::fs::read(&offsets).unwrap();
+        bytes[entry * 8] ^= 0x40;
+        std::fs::write(&offsets, &bytes).unwrap();
+        match Graph::open(&dir6, &OpenOptions::default()).unwrap_err() {
+            ocgraph_core::Error::Format { path, offset, msg } => {
+                assert!(path.ends_with("out.offsets") && msg.contains("offsets run from"), "{msg}");
+                assert_eq!(offset, Some(want), "entry {entry}: {msg}");
+            }
+            e => panic!("{e}"),
+        }
+    }
     // Manifest version 2: open fails with a version error.
     let dir3 = tmp.path().join("g3");
     build_small(&dir3);

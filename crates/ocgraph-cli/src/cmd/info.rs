@@ -108,7 +108,7 @@ fn run_info(args: &InfoArgs) -> Result<()> {
         GraphView::Updated(s) => Some(s.num_levels()),
     };
     // The grid is built from the base: with updates over it, kernels read the lists instead.
-    let grid_unused = matches!(&view, GraphView::Updated(s) if s.has_updates());
+    let stored_unused = matches!(&view, GraphView::Updated(s) if s.has_updates());
     let median = hist.median(n as u64);
     let manifest_len = std::fs::metadata(args.graph.join(MANIFEST_FILE)).map(|m| m.len()).unwrap_or(0);
     let files: BTreeMap<&str, u64> = m.files.iter().map(|(k, e)| (k.as_str(), e.padded_len())).collect();
@@ -184,7 +184,7 @@ fn run_info(args: &InfoArgs) -> Result<()> {
                 "grid       {p} x {p} cells of {} vertices, compression {}{}",
                 1u64 << grid.block_bits,
                 grid.codec.name(),
-                if grid_unused {
+                if stored_unused {
                     "; not used while the graph has updates (`ocgraph compact` rebuilds it)"
                 } else {
                     ""
@@ -194,7 +194,10 @@ fn run_info(args: &InfoArgs) -> Result<()> {
             None => println!("grid       none (`ocgraph layout grid` builds one)"),
         }
         match m.file(FileRole::Hubs) {
-            Some(_) => println!("hubs       three per vertex (`ocgraph layout hubs`; read by bfs and wcc)"),
+            Some(_) => println!(
+                "hubs       three per vertex (`ocgraph layout hubs`; read by bfs and wcc{})",
+                if stored_unused { "; not used while the graph has updates" } else { "" }
+            ),
             None => println!("hubs       none (`ocgraph layout hubs` indexes them)"),
         }
         match &compressed {

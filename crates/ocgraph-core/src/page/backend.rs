@@ -51,11 +51,13 @@ pub enum BackendKind {
     },
     /// The user-space buffer pool.
     Pool {
-        /// Capacity in bytes (never exceeded; rounded down to whole frames, at least 2 frames).
+        /// Capacity in bytes (never exceeded; rounded down to whole frames; less than 2 frames is
+        /// refused).
         capacity: u64,
         /// Frame size in bytes: a power of two from 4 KiB to 64 KiB.
         page_size: usize,
-        /// Replacement policy name: `clock`, `lru`, `fifo`, `lifo`, `random`.
+        /// Replacement policy: `clock`, `lru`, `fifo`, `lifo`, `random`, `s3fifo`, `arc` or `gac`
+        /// (GAC with parameters as `gac:decay=0.99`).
         policy: String,
     },
 }
