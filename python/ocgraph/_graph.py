@@ -217,8 +217,9 @@ class Graph(_NativeGraph):
         lists ``"auto"`` reads); the depths are the same (a parent may differ between equally
         deep candidates).
         """
+        parents = flag_arg("parents", parents)
         depth, parent = _ocgraph._bfs(self, source, threads_arg(threads), layout)
-        return (depth, parent) if flag_arg("parents", parents) else depth
+        return (depth, parent) if parents else depth
 
     def sssp(self, source: int, threads: int | None = None, layout: str = "auto") -> np.ndarray:
         """Single-source shortest-path distances from ``source`` along out-edges (float64;
@@ -288,7 +289,9 @@ class Graph(_NativeGraph):
         indexed by original ids (missing vertices get 0); normalised internally.
         ``weight``: use edge weights on weighted graphs (``True``; also networkx's ``"weight"``;
         ``False`` or ``None``: every arc weighs 1). Unlike networkx, reaching ``max_iter``
-        without converging does not raise; the scores of the last iteration are returned.
+        without converging does not raise; the scores of the last iteration are returned
+        (with ``max_iter=0``, the starting vector: uniform for ``"jacobi"``, as networkx starts,
+        the personalization vector for ``"gauss-seidel"``).
         ``method``: ``"jacobi"`` (networkx's power iteration, the same iterates, and the same
         scores bit for bit on every run and thread count; from 65,536 vertices on, at
         tolerances of ``1e-6 / num_vertices`` and above and at ``tol=0`` (a fixed number of
@@ -850,7 +853,8 @@ def open(
             (``None``: only :meth:`Graph.compact`).
 
     Raises:
-        OcgraphIOError: the directory or a file cannot be read.
+        OcgraphIOError: the directory or a file cannot be read (a path that does not exist,
+            or a directory without a ``manifest``, raises its ``FileNotFoundError`` subclass).
         FormatError: the directory is not a valid ocgraph graph.
         InvalidArgumentError: a bad option value.
     """

@@ -33,6 +33,11 @@ def test_open_missing_directory(tmp_path):
     assert e.value.filename.endswith("nope")
     # Also Python's own subclass for the errno, as the built-in open raises.
     assert isinstance(e.value, FileNotFoundError) and e.value.errno == errno.ENOENT
+    # A directory holding no graph: its manifest is the missing file, as the docstring says.
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(FileNotFoundError) as e:
+        ocgraph.open(tmp_path / "empty")
+    assert e.value.filename.endswith("manifest")
     with pytest.raises(FileNotFoundError):
         ocgraph.import_edges(tmp_path / "missing.txt", tmp_path / "g")
     with pytest.raises(FileNotFoundError):
@@ -145,6 +150,11 @@ def test_vertex_out_of_range_and_closed_graph(tmp_path):
     ):
         with pytest.raises(ocgraph.VertexError, match="out of range"):
             call()
+    # Of a path's two ends, the error says which is out of range.
+    with pytest.raises(ocgraph.VertexError, match=r"^target vertex 3 out of range"):
+        g.shortest_path(0, 3)
+    with pytest.raises(ocgraph.VertexError, match=r"^source vertex 7 out of range"):
+        g.shortest_path(7, 0)
     assert "3 vertices" in repr(g)
     with g:
         assert g.num_vertices == 3
