@@ -359,3 +359,34 @@ fn readers_opening_while_labels_are_replaced_see_old_or_new_labels() {
     assert!(left.is_empty(), "{left:?}");
     ocgraph_core::format::check_graph(&dir).unwrap();
 }
+
+/// A label file names vertices by their original ids, which are read under the writer lock: a
+/// graph replaced while the file was read (`import --force` with another numbering) put the
+/// labels on the vertices of the old numbering. The replacement waits for the labels now.
+#[test]
+fn labels_from_a_file_are_numbered_under_the_writer_lock() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (dir, input, fifo) = (tmp.path().join("g"), tmp.path().join("e.txt"), tmp.path().join("labels"));
+    let import = |text: &str, overwrite: bool| {
+        std::fs::write(&input, text).unwrap();
+        let opts = ingest::ImportOptions {
+            relabel: ingest::Relabel::FirstSeen,
+            build: BuildOptions { overwrite, ..BuildOptions::default() },
+            ..ingest::ImportOptions::default()
+        };
+        ingest::import(&input, &dir, &opts, &NoProgress)
+    };
+    import("a b\nb c\nc d\n", false).unwrap();
+    assert!(std::process::Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    let labelling = {
+        let (dir, fifo) = (dir.clone(), fifo.clone());
+        std::thread::spawn(move || ingest::set_labels_from_file(&dir, &fifo))
+    };
+    std::thread::sleep(std::time::Duration::from_millis(300)); // it waits for the file's lines
+    let refused = import("d c\nc b\nb a\n", true).unwrap_err().to_string();
+    assert!(refused.contains("already open for updates"), "{refused}");
+    std::fs::write(&fifo, "a 1\nb 2\nc 3\nd 4\n").unwrap();
+    labelling.join().unwrap().unwrap();
+    let g = Graph::open(&dir, &OpenOptions::default()).unwrap();
+    assert_eq!(g.labels().unwrap(), Some(vec![1, 2, 3, 4]));
+}

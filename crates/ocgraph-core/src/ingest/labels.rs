@@ -20,12 +20,14 @@ use crate::update::lock_for_writing;
 /// Stores the labels of the label file `file` (`vertex label` lines over the graph's original
 /// ids, see [`read_label_file`]) with the graph at `dir` ([`set_labels`]); returns them. A
 /// graph with unmerged updates is refused before the file is read (its vertices added by
-/// updates are not in the base).
+/// updates are not in the base). The ids are read under the writer lock: a graph replaced
+/// meanwhile (`import --force`) would number them otherwise.
 pub fn set_labels_from_file(dir: &Path, file: &Path) -> Result<Vec<u32>> {
+    let _writing = lock_for_writing(dir)?;
     let g = open_base(dir, "labelling")?;
     let labels = read_label_file(file, &g.ids()?)?;
     drop(g);
-    set_labels(dir, &labels)?;
+    set_labels_locked(dir, &labels)?;
     Ok(labels)
 }
 
@@ -33,6 +35,11 @@ pub fn set_labels_from_file(dir: &Path, file: &Path) -> Result<Vec<u32>> {
 /// updates, replacing any labels it had.
 pub fn set_labels(dir: &Path, labels: &[u32]) -> Result<()> {
     let _writing = lock_for_writing(dir)?;
+    set_labels_locked(dir, labels)
+}
+
+/// [`set_labels`] by a caller that holds the graph's writer lock.
+fn set_labels_locked(dir: &Path, labels: &[u32]) -> Result<()> {
     let g = open_base(dir, "labelling")?;
     let mut m = g.manifest().clone();
     drop(g);

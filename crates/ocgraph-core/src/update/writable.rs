@@ -240,20 +240,53 @@ pub(crate) fn lock_for_writing(dir: &Path) -> Result<std::fs::File> {
 /// whose manifest does not read.
 pub(crate) fn lock_for_replacing(dir: &Path) -> Result<std::fs::File> {
     let path = dir.join(WRITER_LOCK);
-    let file = std::fs::OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .open(&path)
-        .map_err(|e| Error::io(&path, "open the writer lock", e))?;
+    let open = || {
+        std::fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&path)
+            .map_err(|e| Error::io(&path, "open the writer lock", e))
+    };
+    let mut file = open()?;
+    for _ in 0..LOCK_ATTEMPTS {
+        match lock_opened(dir, file)? {
+            Some(locked) => return Ok(locked),
+            None => file = open()?,
+        }
+    }
+    Err(Error::invalid(format!(
+        "{}: the graph directory was replaced {LOCK_ATTEMPTS} times while its writer lock was taken",
+        dir.display()
+    )))
+}
+
+/// Times [`lock_for_replacing`] opens the lock file again after finding it replaced.
+const LOCK_ATTEMPTS: usize = 100;
+
+/// Locks `file`, opened as `<dir>/writer.lock`; `None` when `dir` no longer holds that file
+/// once it is locked: a graph replaced between the open and the lock (`import --force` renames
+/// the old directory away) left it a lock on the old graph's file, which guards nothing.
+fn lock_opened(dir: &Path, file: std::fs::File) -> Result<Option<std::fs::File>> {
+    let path = dir.join(WRITER_LOCK);
     match file.try_lock() {
-        Ok(()) => Ok(file),
+        Ok(()) if is_file_at(&file, &path) => Ok(Some(file)),
+        Ok(()) => Ok(None),
         Err(std::fs::TryLockError::WouldBlock) => Err(Error::invalid(format!(
             "{}: the graph is already open for updates (by this process or another); \
              close that handle first (one writer at a time; readers may open it meanwhile)",
             dir.display()
         ))),
         Err(std::fs::TryLockError::Error(e)) => Err(Error::io(&path, "lock the writer lock", e)),
+    }
+}
+
+/// Whether `path` names the open file `file` (the same device and inode).
+fn is_file_at(file: &std::fs::File, path: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    match (file.metadata(), std::fs::metadata(path)) {
+        (Ok(a), Ok(b)) => a.dev() == b.dev() && a.ino() == b.ino(),
+        _ => false,
     }
 }
 
@@ -1186,14 +1219,9 @@ impl Shared {
     /// locked (renamed, or replaced by another graph, since): its lock file at `dir` must be
     /// the file this handle holds. The batches already committed are in the opened directory.
     fn check_directory(&self) -> Result<()> {
-        use std::os::unix::fs::MetadataExt;
         let held = self.writer_lock.lock();
         let Some(file) = held.as_ref() else { return Ok(()) };
-        let same = match (file.metadata(), std::fs::metadata(self.dir.join(WRITER_LOCK))) {
-            (Ok(a), Ok(b)) => a.dev() == b.dev() && a.ino() == b.ino(),
-            _ => false,
-        };
-        if same {
+        if is_file_at(file, &self.dir.join(WRITER_LOCK)) {
             return Ok(());
         }
         Err(Error::invalid(format!(
@@ -1549,4 +1577,25 @@ fn batch_items(what: &str, items: impl ExactSizeIterator<Item = WalItem>) -> Res
     crate::memory::try_reserve(&mut out, n, || format!("{what}: a batch of {n} items"))?;
     out.extend(items);
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_lock_on_a_replaced_lock_file_is_not_taken() {
+        let tmp = tempfile::tempdir().unwrap();
+        let (dir, path) = (tmp.path(), tmp.path().join(WRITER_LOCK));
+        std::fs::write(&path, b"").unwrap();
+        // Opened before the graph was replaced (its directory renamed away, another in its
+        // place), locked after: the lock guards the old graph's file, not this graph.
+        let stale = std::fs::OpenOptions::new().write(true).open(&path).unwrap();
+        std::fs::rename(&path, dir.join("old.lock")).unwrap();
+        assert!(lock_opened(dir, stale).unwrap().is_none());
+        let held = lock_for_replacing(dir).unwrap();
+        assert!(is_file_at(&held, &path));
+        let again = lock_for_replacing(dir).unwrap_err().to_string();
+        assert!(again.contains("already open for updates"), "{again}");
+    }
 }
