@@ -470,3 +470,27 @@ fn a_writer_opening_while_another_closes_starts_from_its_manifest() {
     assert_eq!(&s.out().neighbors(2)[..], &[3], "the first writer's batch");
     assert_eq!(&s.out().neighbors(3)[..], &[4], "the second writer's batch");
 }
+
+/// An undirected graph's two delta sides are one delta, counted once against the freeze
+/// threshold: it freezes after as many edges as a directed graph (it froze after half as
+/// many: twice the levels and compactions the threshold asks for).
+#[test]
+fn undirected_and_directed_graphs_freeze_after_as_many_edges() {
+    let edges_until_a_level = |directed: bool| {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("g");
+        let mut b = GraphBuilder::new(&dir, BuildOptions { directed, ..BuildOptions::default() }).unwrap();
+        b.reserve_vertices(N as u64);
+        b.push(&[0], &[1], None).unwrap();
+        b.finish(IdMap::Identity, &NoProgress).unwrap();
+        let opts =
+            WriteOptions { durability: Durability::None, freeze_threshold: 1600, ..WriteOptions::default() };
+        let g = WritableGraph::open(&dir, &opts).unwrap();
+        (1..N).find(|&i| {
+            g.add_edges(&[(i, (i + 1) % N)], None).unwrap();
+            g.num_levels() > 0
+        })
+    };
+    let directed = edges_until_a_level(true).expect("a level within N edges");
+    assert_eq!(edges_until_a_level(false), Some(directed));
+}

@@ -38,6 +38,13 @@ pub(crate) struct View {
 }
 
 impl View {
+    /// Bytes the delta holds: both sides of a directed graph, the one side an undirected
+    /// graph's two share (counted twice, an undirected graph froze at half the threshold).
+    pub(crate) fn delta_bytes(&self) -> u64 {
+        let [out, inn] = &self.delta;
+        out.bytes() + if Arc::ptr_eq(out, inn) { 0 } else { inn.bytes() }
+    }
+
     fn side(&self, side: usize) -> usize {
         if self.base.is_directed() {
             side

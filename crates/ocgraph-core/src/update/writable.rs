@@ -1308,7 +1308,7 @@ impl Shared {
                 let n = st.view.num_vertices;
                 st.vertex_history.push((seq, n));
             }
-            let freeze = st.view.delta[0].bytes() + st.view.delta[1].bytes() > self.opts.freeze_threshold;
+            let freeze = st.view.delta_bytes() > self.opts.freeze_threshold;
             let feed = plan.log.take().map(|c| self.feed.ready(c, &st.view));
             break (seq, before, freeze, feed);
         };
@@ -1383,7 +1383,7 @@ impl Shared {
             self.check_open(&st)?;
             self.check_directory()?;
             let seq = st.next_seq - 1;
-            let bytes = st.view.delta[0].bytes() + st.view.delta[1].bytes();
+            let bytes = st.view.delta_bytes();
             if only_if_over && bytes <= self.opts.freeze_threshold {
                 return Ok(false);
             }
