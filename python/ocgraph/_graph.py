@@ -420,11 +420,12 @@ class Graph(_NativeGraph):
     ) -> np.ndarray:
         """Every match of ``pattern``, each once: a ``(count, k)`` uint32 array, row ``i`` the
         data vertices of match ``i`` in pattern-vertex order. ``pattern``: a name
-        (``"4-cycle"``), a list of ``(a, b)`` edges over pattern vertices ``0 .. k-1``, or a
-        networkx graph (its nodes, in ``nodes`` order, are the pattern vertices; a node
-        attribute ``label`` gives ``pattern_labels`` when those are not passed, a node without
-        one a wildcard). ``pattern_labels`` is a list in pattern-vertex order or a mapping from
-        pattern vertex (a graph's node) to label. ``induced``: vertex-induced (no
+        (``"4-cycle"``), a list of ``(a, b)`` edges over pattern vertices ``0 .. k-1``, or an
+        undirected networkx graph (its nodes, in ``nodes`` order, are the pattern vertices; a
+        node attribute ``label`` gives ``pattern_labels`` when those are not passed, a node
+        without one a wildcard; a directed graph is refused: patterns are undirected).
+        ``pattern_labels`` is a list in pattern-vertex order or a mapping from pattern vertex
+        (a graph's node) to label. ``induced``: vertex-induced (no
         edge among the matched vertices beyond the pattern's) instead of edge-induced.
         ``pattern_labels`` (one per pattern vertex) with ``labels`` (one per data vertex, a
         pandas ``Series`` read by its index of original ids; default: the labels stored with

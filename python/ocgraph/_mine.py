@@ -144,6 +144,13 @@ def _graph_pattern(pattern: Any, pattern_labels: Any) -> tuple[list[tuple[int, i
     vertices 0..k-1 in the order ``pattern.nodes`` lists them; the labels are
     ``pattern_labels`` (a list in that order, or a mapping from node to label) or else the
     node attribute ``label`` (a node without a label is a wildcard)."""
+    is_directed = getattr(pattern, "is_directed", None)
+    if callable(is_directed) and is_directed():
+        # Matched as undirected, a directed 3-cycle would match any triangle.
+        raise InvalidArgumentError(
+            "a directed pattern graph: patterns are undirected (the miners read the undirected view "
+            "of the graph); pass pattern.to_undirected()"
+        )
     nodes = list(pattern.nodes)
     if not 2 <= len(nodes) <= MAX_PATTERN_VERTICES:
         raise InvalidArgumentError(

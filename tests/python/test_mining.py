@@ -269,6 +269,14 @@ def test_a_networkx_graph_is_a_pattern(graphs, tmp_path):
         lonely.add_node("q")
         with pytest.raises(ocgraph.InvalidArgumentError, match="'q' has no edge"):
             g.match(lonely)
+        # So is a gap in an edge list's numbering, by the vertex's number.
+        with pytest.raises(ocgraph.InvalidArgumentError, match="pattern vertex 1 has no edge"):
+            g.count_matches([(0, 2), (2, 3)])
+        # A directed pattern graph is refused: matched as undirected, a directed 3-cycle matched
+        # every triangle.
+        for directed in (nx.DiGraph([(0, 1), (1, 2), (2, 0)]), nx.MultiDiGraph([(0, 1), (1, 0)])):
+            with pytest.raises(ocgraph.InvalidArgumentError, match="directed pattern graph"):
+                g.count_matches(directed)
         for size in (0, 9):
             with pytest.raises(ocgraph.InvalidArgumentError, match=f"2 to 8 vertices, this one has {size}"):
                 g.match(nx.path_graph(size))

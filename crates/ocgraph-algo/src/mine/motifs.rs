@@ -269,8 +269,8 @@ pub fn triad_census<O: Adjacency, I: Adjacency>(out: &O, in_: &I) -> Result<[u64
 }
 
 /// The empty triads (003) of `n` vertices of which `nonempty` (or at most `nonempty`) triads
-/// hold an arc: an error when they are (at least) more than a `u64` holds (C(n, 3) passes 2^64 at
-/// n = 4,801,279).
+/// hold an arc: an error when they are (at least) more than a `u64` holds (C(n, 3) reaches 2^64 at
+/// n = 4,801,281).
 fn empty_triads(n: u64, nonempty: u128) -> Result<u64> {
     let n = n as u128;
     let all = if n < 3 { 0 } else { n * (n - 1) * (n - 2) / 6 };

@@ -36,8 +36,8 @@ impl Pattern {
     /// plus one, which is also the number of labels when given). Duplicate edges collapse. `labels` gives
     /// each pattern vertex a label or `None`, a wildcard that matches any data vertex.
     ///
-    /// Errors: no edge, a self-loop, more than [`MAX_PATTERN_VERTICES`] vertices, a pattern that
-    /// is not connected, or a label count other than its vertex count.
+    /// Errors: no edge, a self-loop, more than [`MAX_PATTERN_VERTICES`] vertices, a vertex in no
+    /// edge, a pattern that is not connected, or a label count other than its vertex count.
     pub fn from_edges(edges: &[(usize, usize)], labels: Option<Vec<Option<u32>>>) -> Result<Pattern> {
         if edges.is_empty() {
             return Err(Error::invalid("a pattern needs at least one edge"));
@@ -69,6 +69,12 @@ impl Pattern {
             }
             adj[a] |= 1 << b;
             adj[b] |= 1 << a;
+        }
+        if let Some(v) = adj.iter().position(|&a| a == 0) {
+            return Err(Error::invalid(format!(
+                "pattern vertex {v} has no edge (pattern vertices are numbered 0 to {}, each in an edge)",
+                k - 1
+            )));
         }
         let p = Pattern { adj, labels };
         if !p.is_connected() {
