@@ -476,9 +476,18 @@ def test_pagerank_arguments(spark, datasets, kwargs):
 
 def test_vertex_and_partition_arguments(spark, datasets):
     g, sg = _open(spark, datasets, "random-directed", "partitions")
-    for source in (1.5, "1", -1, g.num_vertices):
+    for source in (1.5, "1", -1, g.num_vertices, True):
         _same_error(g.bfs, sg.bfs, source)
         _same_error(g.sssp, sg.sssp, source)
+    # Flags are checked before a kernel runs (`parents` was checked after the whole BFS,
+    # `as_series` not at all).
+    for call in (
+        lambda: sg.bfs(0, parents="x"),
+        lambda: sg.wcc(collect="no"),
+        lambda: sg.pagerank(as_series="yes"),
+    ):
+        with pytest.raises(TypeError, match="must be True or False"):
+            call()
     for partitions in (0, -2):
         with pytest.raises(ocgraph.InvalidArgumentError, match=rf"partitions .* got {partitions}"):
             osp.SparkGraph(spark, sg.path, partitions=partitions)

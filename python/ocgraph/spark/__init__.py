@@ -220,6 +220,8 @@ class SparkGraph:
             TypeError: ``source`` is not an integer.
             VertexError: ``source`` is out of range."""
         source = self._vertex(source)
+        parents = flag_arg("parents", parents)
+        collect = flag_arg("collect", collect)
         _local_options(threads, layout)
         self._begin("bfs")
         if self.design == "dataframe":
@@ -227,10 +229,10 @@ class SparkGraph:
         else:
             d = _partitions.bfs_sssp(self, self._get_layout(), source, unit=True)
             df = self._state_frame(d, _partitions.path_columns("depth"))
-        if not flag_arg("collect", collect):
+        if not collect:
             return self._with_original_ids(df)
         depth, parent = self._to_numpy(df, [("depth", np.int64, -1), ("parent", np.int64, -1)])
-        return (depth, parent) if flag_arg("parents", parents) else depth
+        return (depth, parent) if parents else depth
 
     def sssp(
         self, source: int, threads: int | None = None, layout: str = "auto", collect: bool = True
@@ -245,6 +247,7 @@ class SparkGraph:
             VertexError: ``source`` is out of range.
             InvalidArgumentError: an arc has a negative weight (anywhere in the graph)."""
         source = self._vertex(source)
+        collect = flag_arg("collect", collect)
         _local_options(threads, layout)
         bad = negative_arc(self.path, self.meta)
         if bad is not None:
@@ -255,7 +258,7 @@ class SparkGraph:
         else:
             d = _partitions.bfs_sssp(self, self._get_layout(), source, unit=False)
             df = self._state_frame(d, _partitions.path_columns("dist"))
-        if not flag_arg("collect", collect):
+        if not collect:
             return self._with_original_ids(df.select("id", "dist"))
         return self._to_numpy(df, [("dist", np.float64, np.inf)])[0]
 
@@ -263,13 +266,14 @@ class SparkGraph:
         """Weakly connected components: a uint32 label per vertex, the smallest vertex id of its
         component, as :meth:`ocgraph.Graph.wcc`. ``collect=False``: a DataFrame
         ``(id, original_id, label)``."""
+        collect = flag_arg("collect", collect)
         _local_options(threads, layout)
         self._begin("wcc")
         if self.design == "dataframe":
             df = _frames.wcc(self)
         else:
             df = self._state_frame(_partitions.wcc(self, self._get_layout()), _partitions.wcc_columns())
-        if not flag_arg("collect", collect):
+        if not collect:
             return self._with_original_ids(df)
         return self._to_numpy(df, [("label", np.int64, -1)])[0].astype(np.uint32)
 
@@ -300,6 +304,8 @@ class SparkGraph:
                 ``max_iter`` negative, a bad personalization, or with ``weight`` a negative
                 arc weight; a ``method`` other than ``"jacobi"`` (the iteration Spark runs)."""
         _local_options(threads, layout)
+        as_series = flag_arg("as_series", as_series)
+        collect = flag_arg("collect", collect)
         if method != "jacobi":
             raise InvalidArgumentError(
                 f"method must be 'jacobi' on Spark (supersteps are Jacobi steps), got {method!r}"
@@ -331,7 +337,7 @@ class SparkGraph:
         else:
             d = _partitions.pagerank(self, self._get_layout(), damping, max_iter, tol, p, weight)
             df = self._state_frame(d, _partitions.rank_columns())
-        if not flag_arg("collect", collect):
+        if not collect:
             return self._with_original_ids(df)
         ranks = self._to_numpy(df, [("rank", np.float64, 0.0)])[0]
         return self.to_series(ranks, "pagerank") if as_series else ranks
@@ -377,6 +383,8 @@ class SparkGraph:
 
     def _vertex(self, v: Any, name: str = "source") -> int:
         """``v`` as a vertex id, checked as :class:`ocgraph.Graph` checks it."""
+        if isinstance(v, (bool, np.bool_)):
+            raise TypeError(f"argument {name!r}: a vertex must be an integer, got bool {v!r}")
         try:
             v = operator.index(v)
         except TypeError as e:

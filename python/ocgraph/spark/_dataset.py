@@ -363,8 +363,9 @@ def import_parquet(path: str, out: str, memory: Any = "1GiB", overwrite: bool = 
     back as the one exported (``to_pandas``, ``vertex``, ``as_series`` by original id).
 
     Raises:
-        FormatError: ``path`` is not an ocgraph Parquet dataset, or its vertex table or arcs do
-            not match its metadata.
+        FormatError: ``path`` is not an ocgraph Parquet dataset, its vertex table does not
+            match its metadata, or an arc names a vertex outside it (the number of arcs is not
+            checked: a dataset processed since may hold more or fewer).
         OcgraphIOError: ``out`` exists and ``overwrite`` is false.
         InvalidArgumentError: ``out`` is the dataset, lies inside it or holds it.
     """
