@@ -396,7 +396,7 @@ fn wcc_rerooting_near_the_hops_limit_recomputes() {
         }
     }
     let mut t = Tree::empty(Wcc).with_relabel_from(2);
-    t.decode(w.snapshot().seq(), &state).expect("a valid state");
+    t.decode(w.snapshot().seq(), 12, &state).expect("a valid state");
     assert_eq!(t.result(), Values::Int(vec![0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 11]));
     let t = Arc::new(Kept(Mutex::new(t)));
     w.subscribe(t.clone()).unwrap();
@@ -460,6 +460,31 @@ fn saved_results_are_reused_only_when_current() {
     let again = Maintainer::start(&w, Spec::Wcc).unwrap();
     assert!(!again.loaded());
     assert_eq!(again.result(&w).unwrap(), ms[2].result(&w).unwrap());
+    // So is one whose checksum holds but whose payload (a vertex's label, label and hops and
+    // parent, 12 bytes each, after the vertex count) names a label or a count past the graph's
+    // (written by hand or by a bug): they panicked (`fuzz/regressions/saved_result/`).
+    ms[2].save(&w).unwrap();
+    let good = std::fs::read(&path).unwrap();
+    let (body, n) = (good.len() - 4, w.snapshot().num_vertices());
+    let count_at = body - n * 12 - 8;
+    assert_eq!(good[count_at..count_at + 8], (n as u64).to_le_bytes());
+    let patched = |at: usize, with: &[u8]| {
+        let mut b = good.clone();
+        b[at..at + with.len()].copy_from_slice(with);
+        let crc = crc32c::crc32c(&b[..body]);
+        b[body..].copy_from_slice(&crc.to_le_bytes());
+        b
+    };
+    for b in [
+        patched(body - 12, &(u32::MAX - 1).to_le_bytes()),
+        patched(body - 4, &(n as u32).to_le_bytes()),
+        patched(count_at, &(1u64 << 62).to_le_bytes()),
+    ] {
+        std::fs::write(&path, b).unwrap();
+        let m = Maintainer::start(&w, Spec::Wcc).unwrap();
+        assert!(!m.loaded());
+        assert_eq!(m.result(&w).unwrap(), ms[2].result(&w).unwrap());
+    }
     // Two results of one name saved at once from two threads each write a temporary file of
     // their own (they shared one, and a rename failed); a save cut short in another process
     // leaves a temporary file that the next start removes.

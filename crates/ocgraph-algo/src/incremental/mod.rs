@@ -98,9 +98,11 @@ pub trait Maintained: Send {
     fn changes(&mut self) -> Changes;
     /// The state in its saved form.
     fn encode(&self) -> Vec<u8>;
-    /// Restores a state saved by [`Maintained::encode`] as of batch `seq`; `None` when `b` is
-    /// not a valid encoding.
-    fn decode(&mut self, seq: u64, b: &[u8]) -> Option<()>;
+    /// Restores a state saved by [`Maintained::encode`] as of batch `seq` on a graph of `n`
+    /// vertices; `None` when `b` is not a valid encoding of such a state (a file that passes
+    /// its checksum may still have been written by hand or by a bug: every count and vertex
+    /// in it is checked before it sizes or indexes anything).
+    fn decode(&mut self, seq: u64, n: usize, b: &[u8]) -> Option<()>;
     /// Gives a decoded state the snapshot it is current for (default: nothing to keep).
     fn attach(&mut self, _snap: &Snapshot) {}
 }
@@ -322,7 +324,7 @@ fn load_from(dir: &Path, spec: &Spec, snap: &Snapshot, opened_seq: u64) -> Optio
         return None;
     }
     let mut m = spec.empty(snap.num_vertices()).ok()?;
-    m.decode(seq, b)?;
+    m.decode(seq, snap.num_vertices(), b)?;
     m.attach(snap);
     Some(m)
 }

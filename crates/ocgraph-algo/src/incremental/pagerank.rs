@@ -471,10 +471,10 @@ impl Maintained for PageRank {
         out
     }
 
-    fn decode(&mut self, seq: u64, mut b: &[u8]) -> Option<()> {
-        let n = bytes::get_u64(&mut b)? as usize;
+    fn decode(&mut self, seq: u64, n: usize, mut b: &[u8]) -> Option<()> {
+        let saved_n = bytes::get_u64(&mut b)?;
         let c = f64::from_bits(bytes::get_u64(&mut b)?);
-        if b.len() != n.checked_mul(32)? {
+        if saved_n != n as u64 || b.len() != n.checked_mul(32)? {
             return None;
         }
         let mut columns: [Vec<f64>; 4] = std::array::from_fn(|_| Vec::with_capacity(n));
@@ -722,7 +722,9 @@ mod tests {
         a.pending = vec![1e-4, -3e-4, 0.0];
         a.teleport = 0.2;
         let mut b = PageRank::empty(0.85, 1e-6).unwrap();
-        b.decode(7, &a.encode()).unwrap();
+        b.decode(7, 3, &a.encode()).unwrap();
+        // Not for a graph of another vertex count.
+        assert!(PageRank::empty(0.85, 1e-6).unwrap().decode(7, 4, &a.encode()).is_none());
         assert_eq!(
             (&b.x, &b.r, &b.w_out, &b.pending, b.teleport, b.seq),
             (&a.x, &a.r, &a.w_out, &a.pending, a.teleport, 7)
@@ -735,6 +737,6 @@ mod tests {
         bytes::put_u64(&mut short, 3);
         bytes::put_u64(&mut short, 0);
         short.resize(16 + 3 * 24, 0);
-        assert!(b.decode(7, &short).is_none());
+        assert!(b.decode(7, 3, &short).is_none());
     }
 }

@@ -899,12 +899,20 @@ impl<P: Program> Maintained for Tree<P> {
         out
     }
 
-    fn decode(&mut self, seq: u64, mut b: &[u8]) -> Option<()> {
-        let n = bytes::get_u64(&mut b)? as usize;
+    fn decode(&mut self, seq: u64, n: usize, mut b: &[u8]) -> Option<()> {
+        // At least a parent's 4 bytes per vertex: checked before the arrays are sized.
+        if bytes::get_u64(&mut b)? != n as u64 || b.len() / 4 < n {
+            return None;
+        }
         let (mut val, mut parent) = (Vec::with_capacity(n), Vec::with_capacity(n));
         for _ in 0..n {
-            val.push(P::decode(&mut b)?);
-            parent.push(bytes::get_u32(&mut b)?);
+            let (v, p) = (P::decode(&mut b)?, bytes::get_u32(&mut b)?);
+            // Parents and labels are vertices: another value would index past the arrays.
+            if (p != NONE && p as usize >= n) || self.label_of(v).is_some_and(|l| l as usize >= n) {
+                return None;
+            }
+            val.push(v);
+            parent.push(p);
         }
         if !b.is_empty() {
             return None;
