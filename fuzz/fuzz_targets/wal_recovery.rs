@@ -1,5 +1,5 @@
 //! WAL recovery from arbitrary log bytes: a segment (valid frames, patched as the input says,
-//! the first byte picking how many) replayed by `Wal::open`. Ends in an error or a recovery
+//! the first byte picking how many, and with bit 6 flagging every other frame as unsynced) replayed by `Wal::open`. Ends in an error or a recovery
 //! whose replayed batches have rising sequence numbers.
 #![no_main]
 
@@ -9,8 +9,8 @@ use std::sync::Arc;
 
 use libfuzzer_sys::fuzz_target;
 use ocgraph_core::update::wal::segment_name;
-use ocgraph_core::update::wal_frame::encode_frame;
-use ocgraph_core::update::{StdLogFs, Wal, WalItem, WalOptions};
+use ocgraph_core::update::wal_frame::{encode_frame, FLAG_UNSYNCED};
+use ocgraph_core::update::{Replay, StdLogFs, Wal, WalItem, WalOptions};
 
 fuzz_target!(|data: &[u8]| {
     common::inline_rayon();
@@ -26,7 +26,8 @@ fuzz_target!(|data: &[u8]| {
             WalItem::RemoveVertex { v: 3 },
             WalItem::SetLabel { v: 4, label: seq as u32 },
         ];
-        encode_frame(seq, &items[..(seq % 3 + 1) as usize], &mut frame);
+        let flags = if mode & 0x40 != 0 && seq % 2 == 0 { FLAG_UNSYNCED } else { 0 };
+        encode_frame(seq, flags, &items[..(seq % 3 + 1) as usize], &mut frame);
         log.extend_from_slice(&frame);
     }
     if mode & 0x80 != 0 {
@@ -36,10 +37,10 @@ fuzz_target!(|data: &[u8]| {
     }
     std::fs::write(dir.join(segment_name(0)), &log).expect("write segment");
     let mut last = 0;
-    let opened = Wal::open(&dir, WalOptions::default(), Arc::new(StdLogFs), 0, |seq, _items| {
+    let opened = Wal::open(&dir, WalOptions::default(), Arc::new(StdLogFs), (0, 0), |seq, _items, _unsynced| {
         assert!(seq > last, "batches replay in rising order");
         last = seq;
-        Ok(())
+        Ok(Replay::Applied)
     });
     if let Ok((_, report)) = opened {
         assert_eq!(report.last_seq, last);
