@@ -202,3 +202,17 @@ def test_queries_on_a_writable_graph_without_pending_updates(tmp_path):
             two = {y for x in one for y in h.successors(x)} - one - {v}
             assert got == sorted(two)
     assert len(first) == 20
+
+
+@pytest.mark.parametrize("prefetch", ["none", "sequential", "neighbourhood", "omniscient"])
+def test_a_read_error_in_a_query_raises_the_files_error(tmp_path, prefetch):
+    """A client thread's failed read hung the call for good with a prefetcher that runs until
+    told to stop (`sequential`, `neighbourhood`), and was an internal error with the others."""
+    path = tmp_path / "g"
+    ocgraph.generate("kronecker", path, scale=12, edge_factor=16, dedup=True).close()
+    ocgraph.workload(path, "fof", tmp_path / "w.bin", 100)
+    g = ocgraph.open(path, backend="pool", memory="512KiB")
+    lists = path / "out.neighbors"
+    os.truncate(lists, os.path.getsize(lists) // 2)  # damaged after the open
+    with pytest.raises(ocgraph.OcgraphIOError, match=r"out\.neighbors"):
+        g.query(tmp_path / "w.bin", prefetch=prefetch)

@@ -237,9 +237,16 @@ pub fn run_queries<Q: Answerer>(
         let advisor = (opts.prefetch != PrefetchMode::None)
             .then(|| s.spawn(|| advisor::run(g.out(), &ring, w, &started, &stop, cfg)));
         let clients: Vec<_> = (0..opts.clients).map(|_| s.spawn(move || client(shared))).collect();
-        let results: Vec<_> = clients.into_iter().map(|h| h.join().expect("query thread panicked")).collect();
+        let joined: Vec<_> = clients.into_iter().map(|h| h.join()).collect();
+        // The advisor stops before a client's panic goes on: the scope waits for the advisor,
+        // which runs until told to stop (a panic before this line hung the call for good).
         stop.store(true, Ordering::Release);
-        let stats = advisor.map(|h| h.join().expect("advisor panicked")).unwrap_or_default();
+        let stats = advisor.map(|h| h.join());
+        // A client's panic (a failed read: the file's error as its message) goes on as it was,
+        // so that the caller reports it as such.
+        let results: Vec<_> =
+            joined.into_iter().map(|r| r.unwrap_or_else(|p| std::panic::resume_unwind(p))).collect();
+        let stats = stats.map(|r| r.unwrap_or_else(|p| std::panic::resume_unwind(p))).unwrap_or_default();
         (results, stats)
     });
     let seconds = t0.elapsed().as_secs_f64();
