@@ -427,6 +427,29 @@ def test_a_forked_child_cannot_update_through_the_parents_handle(tmp_path):
         assert 8 in r.neighbors(4).tolist()
 
 
+def test_a_forked_child_does_not_keep_the_writer_lock_after_the_parent_closes(tmp_path):
+    """The lock belongs to the open file, which the child's copy of the descriptor kept: every
+    later writer was refused until the child exited."""
+    ocgraph.from_edges([0], [1], tmp_path / "g", num_vertices=10).close()
+    g = ocgraph.open(tmp_path / "g", writable=True)
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(write)
+        os.read(read, 1)  # until the parent has checked
+        os._exit(0)
+    os.close(read)
+    try:
+        g.close()
+        with ocgraph.open(tmp_path / "g", writable=True) as again:
+            again.add_edges([2], [3])
+    finally:
+        os.close(write)
+        os.waitpid(pid, 0)
+    with ocgraph.open(tmp_path / "g") as r:
+        assert r.neighbors(2).tolist() == [3]
+
+
 def test_a_forked_child_neither_saves_nor_syncs_the_parents_writer(tmp_path):
     """Forked while a parent thread was inside a batch's log sync, a child's save() or close()
     waited forever for that sync (its thread is not in the child)."""

@@ -1153,8 +1153,12 @@ impl WritableGraph {
         drop(st);
         self.shared.wal.sync_to(last)?;
         self.shared.record_closed(last)?;
-        // Snapshots taken from this handle may outlive it; the next writer need not wait.
-        self.shared.writer_lock.lock().take();
+        // Snapshots taken from this handle may outlive it; the next writer need not wait. An
+        // explicit unlock: a `flock` belongs to the open file, which a forked child's copy of
+        // the descriptor keeps open (every later writer was refused until the child exited).
+        if let Some(lock) = self.shared.writer_lock.lock().take() {
+            let _ = lock.unlock();
+        }
         Ok(())
     }
 
