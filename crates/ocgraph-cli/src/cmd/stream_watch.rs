@@ -16,7 +16,7 @@
 //! data vertices' labels changed, the data vertices in pattern-vertex order. Totals and the
 //! watch's own time go to the summary.
 
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
 use std::io::Write;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -61,15 +61,30 @@ fn batch_updates(
     updates: &mut Vec<(Vertex, Vertex, bool)>,
 ) {
     updates.clear();
+    // The pairs set so far by their ends (targets of a source, sources of a target), kept for
+    // `-v u`: a scan of every pair for each such line made a batch of many quadratic.
+    let removes = items.iter().any(|it| matches!(it, WalItem::RemoveVertex { .. }));
+    let mut by_end: HashMap<Vertex, (Vec<Vertex>, Vec<Vertex>)> = HashMap::new();
+    let set = |updates: &mut Vec<(Vertex, Vertex, bool)>, by_end: &mut HashMap<_, _>, src, dst, edge| {
+        updates.push((src, dst, edge));
+        if removes {
+            let ends: &mut (Vec<Vertex>, Vec<Vertex>) = by_end.entry(src).or_default();
+            ends.0.push(dst);
+            by_end.entry(dst).or_default().1.push(src);
+        }
+    };
     for item in items {
         match *item {
-            WalItem::AddEdge { src, dst, .. } => updates.push((src, dst, true)),
-            WalItem::RemoveEdge { src, dst } => updates.push((src, dst, false)),
+            WalItem::AddEdge { src, dst, .. } => set(updates, &mut by_end, src, dst, true),
+            WalItem::RemoveEdge { src, dst } => set(updates, &mut by_end, src, dst, false),
             WalItem::RemoveVertex { v } => {
                 let mut nb = store.neighbors((&start.out(), &start.in_()), v);
-                nb.extend(updates.iter().filter(|p| p.0 == v).map(|p| p.1));
-                nb.extend(updates.iter().filter(|p| p.1 == v).map(|p| p.0));
-                updates.extend(nb.into_iter().map(|x| (v, x, false)));
+                if let Some((targets, sources)) = by_end.get(&v) {
+                    nb.extend(targets.iter().chain(sources).copied());
+                }
+                for x in nb {
+                    set(updates, &mut by_end, v, x, false);
+                }
             }
             WalItem::SetWeight { .. } | WalItem::AddVertices { .. } | WalItem::SetLabel { .. } => {}
         }
