@@ -62,15 +62,15 @@ fn batch_updates(
 ) {
     updates.clear();
     // The pairs set so far by their ends (targets of a source, sources of a target), kept for
-    // `-v u`: a scan of every pair for each such line made a batch of many quadratic.
-    let removes = items.iter().any(|it| matches!(it, WalItem::RemoveVertex { .. }));
-    let mut by_end: HashMap<Vertex, (Vec<Vertex>, Vec<Vertex>)> = HashMap::new();
-    let set = |updates: &mut Vec<(Vertex, Vertex, bool)>, by_end: &mut HashMap<_, _>, src, dst, edge| {
+    // a batch with `-v u` lines: a scan of every pair for each such line made a batch of many
+    // quadratic.
+    type ByEnd = HashMap<Vertex, (Vec<Vertex>, Vec<Vertex>)>;
+    let mut by_end = items.iter().any(|it| matches!(it, WalItem::RemoveVertex { .. })).then(ByEnd::new);
+    let set = |updates: &mut Vec<(Vertex, Vertex, bool)>, by_end: &mut Option<ByEnd>, src, dst, edge| {
         updates.push((src, dst, edge));
-        if removes {
-            let ends: &mut (Vec<Vertex>, Vec<Vertex>) = by_end.entry(src).or_default();
-            ends.0.push(dst);
-            by_end.entry(dst).or_default().1.push(src);
+        if let Some(ends) = by_end {
+            ends.entry(src).or_default().0.push(dst);
+            ends.entry(dst).or_default().1.push(src);
         }
     };
     for item in items {
@@ -79,7 +79,7 @@ fn batch_updates(
             WalItem::RemoveEdge { src, dst } => set(updates, &mut by_end, src, dst, false),
             WalItem::RemoveVertex { v } => {
                 let mut nb = store.neighbors((&start.out(), &start.in_()), v);
-                if let Some((targets, sources)) = by_end.get(&v) {
+                if let Some((targets, sources)) = by_end.as_ref().and_then(|ends| ends.get(&v)) {
                     nb.extend(targets.iter().chain(sources).copied());
                 }
                 for x in nb {

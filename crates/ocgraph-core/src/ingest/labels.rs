@@ -26,8 +26,9 @@ pub fn set_labels_from_file(dir: &Path, file: &Path) -> Result<Vec<u32>> {
     let _writing = lock_for_writing(dir)?;
     let g = open_base(dir, "labelling")?;
     let labels = read_label_file(file, &g.ids()?)?;
+    let m = g.manifest().clone();
     drop(g);
-    set_labels_locked(dir, &labels)?;
+    install_labels(dir, m, &labels)?;
     Ok(labels)
 }
 
@@ -35,14 +36,13 @@ pub fn set_labels_from_file(dir: &Path, file: &Path) -> Result<Vec<u32>> {
 /// updates, replacing any labels it had.
 pub fn set_labels(dir: &Path, labels: &[u32]) -> Result<()> {
     let _writing = lock_for_writing(dir)?;
-    set_labels_locked(dir, labels)
+    let m = open_base(dir, "labelling")?.manifest().clone();
+    install_labels(dir, m, labels)
 }
 
-/// [`set_labels`] by a caller that holds the graph's writer lock.
-fn set_labels_locked(dir: &Path, labels: &[u32]) -> Result<()> {
-    let g = open_base(dir, "labelling")?;
-    let mut m = g.manifest().clone();
-    drop(g);
+/// [`set_labels`] by a caller that holds the graph's writer lock and has read `m`, the
+/// manifest of its base, under it.
+fn install_labels(dir: &Path, mut m: Manifest, labels: &[u32]) -> Result<()> {
     if labels.len() as u64 != m.num_vertices {
         return Err(Error::invalid(format!(
             "{} labels given for a graph of {} vertices",

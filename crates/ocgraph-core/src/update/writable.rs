@@ -250,7 +250,7 @@ pub(crate) fn lock_for_replacing(dir: &Path) -> Result<std::fs::File> {
     };
     let mut file = open()?;
     for _ in 0..LOCK_ATTEMPTS {
-        match lock_opened(dir, file)? {
+        match lock_opened(dir, &path, file)? {
             Some(locked) => return Ok(locked),
             None => file = open()?,
         }
@@ -264,20 +264,20 @@ pub(crate) fn lock_for_replacing(dir: &Path) -> Result<std::fs::File> {
 /// Times [`lock_for_replacing`] opens the lock file again after finding it replaced.
 const LOCK_ATTEMPTS: usize = 100;
 
-/// Locks `file`, opened as `<dir>/writer.lock`; `None` when `dir` no longer holds that file
-/// once it is locked: a graph replaced between the open and the lock (`import --force` renames
-/// the old directory away) left it a lock on the old graph's file, which guards nothing.
-fn lock_opened(dir: &Path, file: std::fs::File) -> Result<Option<std::fs::File>> {
-    let path = dir.join(WRITER_LOCK);
+/// Locks `file`, opened as `path` (`<dir>/writer.lock`); `None` when `path` no longer names
+/// that file once it is locked: a graph replaced between the open and the lock (`import
+/// --force` renames the old directory away) left it a lock on the old graph's file, which
+/// guards nothing.
+fn lock_opened(dir: &Path, path: &Path, file: std::fs::File) -> Result<Option<std::fs::File>> {
     match file.try_lock() {
-        Ok(()) if is_file_at(&file, &path) => Ok(Some(file)),
+        Ok(()) if is_file_at(&file, path) => Ok(Some(file)),
         Ok(()) => Ok(None),
         Err(std::fs::TryLockError::WouldBlock) => Err(Error::invalid(format!(
             "{}: the graph is already open for updates (by this process or another); \
              close that handle first (one writer at a time; readers may open it meanwhile)",
             dir.display()
         ))),
-        Err(std::fs::TryLockError::Error(e)) => Err(Error::io(&path, "lock the writer lock", e)),
+        Err(std::fs::TryLockError::Error(e)) => Err(Error::io(path, "lock the writer lock", e)),
     }
 }
 
@@ -1596,7 +1596,7 @@ mod tests {
         // place), locked after: the lock guards the old graph's file, not this graph.
         let stale = std::fs::OpenOptions::new().write(true).open(&path).unwrap();
         std::fs::rename(&path, dir.join("old.lock")).unwrap();
-        assert!(lock_opened(dir, stale).unwrap().is_none());
+        assert!(lock_opened(dir, &path, stale).unwrap().is_none());
         let held = lock_for_replacing(dir).unwrap();
         assert!(is_file_at(&held, &path));
         let again = lock_for_replacing(dir).unwrap_err().to_string();
