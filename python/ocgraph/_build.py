@@ -265,14 +265,19 @@ def set_labels(graph: PathLike, labels: Any) -> int:
         InputError: a malformed line, an unknown vertex or a vertex labelled twice (the
             message names the file and line).
         InvalidArgumentError: not one label per vertex, labels that are not integers (floats,
-            booleans, strings) or not in ``0 .. 2**32 - 1``, or the graph has updates.
+            booleans, strings) or not in ``0 .. 2**32 - 1``, the graph has updates, or the
+            graph was replaced by another numbering of its ids (``import_edges`` with
+            ``overwrite``, a reorder) while a ``Series`` was read by them (nothing is stored).
     """
     if isinstance(labels, (str, os.PathLike)):
         return _ocgraph._set_labels(os.fspath(graph), None, os.fspath(labels))
     if type(labels).__name__ == "Series":
+        # The Series is put in vertex order through this handle's ids; the native call checks
+        # under the writer lock that the graph still numbers them so (not replaced meanwhile).
         g = open_graph(graph)
         try:
-            labels = g._by_vertex(labels, "labels")
+            by_vertex = data_labels(g._by_vertex(labels, "labels"))
+            return _ocgraph._set_labels(os.fspath(graph), by_vertex, None, g)
         finally:
             g.close()
     return _ocgraph._set_labels(os.fspath(graph), data_labels(labels), None)

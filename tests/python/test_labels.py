@@ -53,6 +53,36 @@ def test_imported_labels_drive_labelled_patterns(tmp_path):
                 assert g.count_matches(pattern, induced=induced, pattern_labels=pl) == len(want)
 
 
+def test_a_label_series_lands_on_its_ids_or_is_refused_if_the_graph_is_replaced(tmp_path, monkeypatch):
+    edges = tmp_path / "e.txt"
+    edges.write_text("a b\nb c\nc d\n")
+    ocgraph.import_edges(edges, tmp_path / "g", relabel="first-seen").close()
+    pd = pytest.importorskip("pandas")
+    series = pd.Series([1, 2, 3, 4], index=["a", "b", "c", "d"])
+
+    def stored() -> dict:
+        with ocgraph.open(tmp_path / "g") as g:
+            labels = g.vertex_labels()
+            return None if labels is None else {g.original_id(v): int(labels[v]) for v in range(4)}
+
+    assert ocgraph.set_labels(tmp_path / "g", series) == 4
+    assert stored() == {"a": 1, "b": 2, "c": 3, "d": 4}
+    # Another process replaces the graph (same vertex count, another numbering) after the
+    # Series was put in vertex order: the labels must not land on the new numbering.
+    edges.write_text("d c\nc b\nb a\n")
+    by_vertex = ocgraph.Graph._by_vertex
+
+    def then_replaced(self, values, what):
+        ordered = by_vertex(self, values, what)
+        ocgraph.import_edges(edges, tmp_path / "g", relabel="first-seen", overwrite=True).close()
+        return ordered
+
+    monkeypatch.setattr(ocgraph.Graph, "_by_vertex", then_replaced)
+    with pytest.raises(ocgraph.InvalidArgumentError, match="replaced"):
+        ocgraph.set_labels(tmp_path / "g", pd.Series([5, 6, 7, 8], index=["a", "b", "c", "d"]))
+    assert stored() is None
+
+
 def test_reorder_and_pack_keep_each_vertex_label(tmp_path):
     rng = np.random.default_rng(8)
     edges, labels, by_id = string_id_graph(tmp_path, rng)

@@ -22,7 +22,7 @@ fn build(dir: &Path, n: u32, labels: Option<&[u32]>) {
     b.push(&src, &dst, None).unwrap();
     b.finish(IdMap::Identity, &NoProgress).unwrap();
     if let Some(l) = labels {
-        ingest::set_labels(dir, l).unwrap();
+        ingest::set_labels(dir, l, None).unwrap();
     }
 }
 
@@ -273,7 +273,7 @@ fn bad_label_updates_name_the_vertex() {
     assert_eq!(g.snapshot().labels().unwrap(), Some(vec![NO_LABEL, NO_LABEL, NO_LABEL, 0]));
     g.close().unwrap();
     // Stored labels cannot be replaced or removed under uncompacted updates.
-    assert!(ingest::set_labels(&dir, &[1, 1, 1, 1]).is_err());
+    assert!(ingest::set_labels(&dir, &[1, 1, 1, 1], None).is_err());
     assert!(ingest::remove_labels(&dir).is_err());
 }
 
@@ -317,7 +317,7 @@ fn readers_opening_while_labels_are_replaced_see_old_or_new_labels() {
             })
             .collect();
         for i in 0..200 {
-            ingest::set_labels(&dir, if i % 2 == 0 { &b } else { &a }).unwrap();
+            ingest::set_labels(&dir, if i % 2 == 0 { &b } else { &a }, None).unwrap();
         }
         done.store(true, std::sync::atomic::Ordering::Relaxed);
         for r in readers {

@@ -12,22 +12,29 @@ use crate::graph::PyGraph;
 
 /// Stores labels with the graph at `graph`: `labels` (one per vertex) or those read from
 /// `file` (`vertex label` lines over the original ids). Returns the number of labelled vertices.
+/// `numbered_by`: the opened graph whose original ids put `labels` in vertex order; the labels
+/// are refused if the graph at `graph` no longer numbers them so.
 #[pyfunction]
-#[pyo3(signature = (graph, labels=None, file=None))]
+#[pyo3(signature = (graph, labels=None, file=None, numbered_by=None))]
 pub(crate) fn _set_labels(
     py: Python<'_>,
     graph: PathBuf,
     labels: Option<PyReadonlyArray1<'_, u32>>,
     file: Option<PathBuf>,
+    numbered_by: Option<PyRef<'_, PyGraph>>,
 ) -> PyResult<usize> {
     let given = match &labels {
         Some(l) => Some(l.as_slice()?.to_vec()),
         None => None,
     };
+    let numbering = match numbered_by {
+        Some(g) => Some(g.graph()?.base().manifest().clone()),
+        None => None,
+    };
     run(py, || {
         let values = match (given, file) {
             (Some(v), None) => {
-                ingest::set_labels(&graph, &v).py()?;
+                ingest::set_labels(&graph, &v, numbering.as_ref()).py()?;
                 v
             }
             (None, Some(f)) => ingest::set_labels_from_file(&graph, &f).py()?,

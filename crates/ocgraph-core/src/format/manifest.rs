@@ -353,6 +353,16 @@ impl Manifest {
         super::writer::fsync_dir(dir)
     }
 
+    /// Whether `other` numbers the same original ids as this manifest: the same vertex count,
+    /// id map and id files (by length and checksum). Values read by original id through one
+    /// (a label Series) land on the same vertices through the other.
+    pub fn same_numbering(&self, other: &Manifest) -> bool {
+        let ids = [FileRole::IdsU64, FileRole::IdsOffsets, FileRole::IdsStrings];
+        self.num_vertices == other.num_vertices
+            && self.id_map == other.id_map
+            && ids.iter().all(|&r| self.file(r) == other.file(r))
+    }
+
     /// Whether the graph keeps an id map (original ids other than its vertex numbers).
     pub fn keeps_ids(&self) -> bool {
         self.id_map != IdMapKind::Identity

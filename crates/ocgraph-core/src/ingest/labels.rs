@@ -33,10 +33,20 @@ pub fn set_labels_from_file(dir: &Path, file: &Path) -> Result<Vec<u32>> {
 }
 
 /// Stores `labels` (one per vertex) with the graph at `dir`, which must have no unmerged
-/// updates, replacing any labels it had.
-pub fn set_labels(dir: &Path, labels: &[u32]) -> Result<()> {
+/// updates, replacing any labels it had. `numbered_by`: the manifest whose original ids put
+/// the labels in vertex order (a caller that read them by id), refused unless the graph
+/// under the writer lock numbers its ids the same ([`Manifest::same_numbering`]): a graph
+/// replaced meanwhile (`import --force`, `reorder --force`) would take them on other vertices.
+pub fn set_labels(dir: &Path, labels: &[u32], numbered_by: Option<&Manifest>) -> Result<()> {
     let _writing = lock_for_writing(dir)?;
     let m = open_base(dir, "labelling")?.manifest().clone();
+    if numbered_by.is_some_and(|by| !by.same_numbering(&m)) {
+        return Err(Error::invalid(format!(
+            "the graph at {} was replaced while its labels were put in vertex order by original \
+             id; nothing was stored: set them again",
+            dir.display()
+        )));
+    }
     install_labels(dir, m, labels)
 }
 
