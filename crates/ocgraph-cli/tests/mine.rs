@@ -119,6 +119,7 @@ fn mine_counts_lists_and_patterns() {
         ("0 1\nlabel 0 -1\n", 2, "expected"),
         // Edge ends beyond the pattern size limit, up to the largest integers.
         ("0 1\n0 8\n", 2, "at most 8 vertices"),
+        ("0 1\n# a loop\n1 1\n", 3, "self-loop"),
         ("0 4294967295\n", 1, "at most 8 vertices"),
         ("18446744073709551615 0\n", 1, "at most 8 vertices"),
         ("0 18446744073709551616\n", 1, "expected"),
@@ -131,9 +132,11 @@ fn mine_counts_lists_and_patterns() {
         assert!(err.contains(&format!("bad.txt:{line}:")) && err.contains(what), "{body:?}: {err}");
     }
     // A pattern file that is wrong as a whole names the file.
-    for (body, what) in
-        [("0 1\n2 3\n", "not connected"), ("0 1\n1 1\n", "self-loop"), ("# none\n", "at least one edge")]
-    {
+    for (body, what) in [
+        ("0 1\n2 3\n", "not connected"),
+        ("0 2\n", "vertex 1 has no edge"),
+        ("# none\n", "at least one edge"),
+    ] {
         let pat = tmp.path().join("whole.txt");
         std::fs::write(&pat, body).unwrap();
         let out = ocgraph(&["mine", "pattern", p(&g), "--pattern", p(&pat)]);

@@ -339,7 +339,10 @@ pub(crate) fn read_pattern(spec: &str) -> Result<Pattern> {
                 let l = l.parse::<u32>().ok().filter(|&l| l != NO_LABEL).ok_or_else(bad)?;
                 label_lines.push((num(a)?, l, no));
             }
-            [a, b] => edges.push((end(a)?, end(b)?)),
+            [a, b] => match (end(a)?, end(b)?) {
+                (a, b) if a == b => return Err(at(format!("pattern edge {a}-{b} is a self-loop"))),
+                edge => edges.push(edge),
+            },
             _ => return Err(bad()),
         }
         Ok(())
@@ -362,7 +365,8 @@ pub(crate) fn read_pattern(spec: &str) -> Result<Pattern> {
         }
     }
     let labels = (!label_lines.is_empty()).then_some(labels);
-    // What is wrong with the pattern as a whole (not connected, a self-loop) is the file's.
+    // What is wrong with the pattern as a whole (not connected, a vertex in no edge) is the
+    // file's.
     Pattern::from_edges(&edges, labels).map_err(|e| match e {
         Error::InvalidArgument(msg) => Error::input(path, msg),
         e => e,
