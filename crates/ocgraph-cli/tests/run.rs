@@ -381,6 +381,19 @@ fn traces_replay_and_an_empty_trace_is_refused() {
     let out = ocgraph(&["cache-sim", p(&trace), "--policies", "gac:decay=2"]);
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("decay") && !err.contains("or opt"), "{err}");
+    // Policies and sizes are checked before the trace is read (a bad one was reported only
+    // after a whole trace was read, here the empty trace's error instead).
+    for (args, needle) in [
+        (&["--policies", "bogus"][..], "or opt"),
+        (&["--sizes", "10x"][..], "bad size '10x'"),
+        (&["--sizes", "0f"][..], "less than one frame"),
+        (&["--score-trace", "s.csv", "--score-size", "0f"][..], "--score-size"),
+    ] {
+        let out = ocgraph(&[&["cache-sim", p(&empty)][..], args].concat());
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(needle), "{args:?}: {err}");
+    }
     assert!(std::fs::read(&trace).unwrap() == bytes, "the trace was changed");
 }
 

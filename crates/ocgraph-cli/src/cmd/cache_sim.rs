@@ -90,6 +90,32 @@ pub fn run(args: &CacheSimArgs) -> Result<()> {
             return Err(Error::invalid(format!("--csv and --score-trace both name {}", a.display())));
         }
     }
+    // Names are taken in any case (as `policy_by_name` takes them): lowered once here.
+    let lowered = args.policies.to_ascii_lowercase();
+    let policies = listed(&lowered, "--policies")?;
+    for p in &policies {
+        if *p != "opt" {
+            // Names and GAC specs are checked up front; the list of valid names adds `opt`.
+            policy_by_name(p, 2).map_err(|e| {
+                reworded(e, |why| match why.starts_with("unknown") {
+                    true => format!("{why}; or opt, Belady's offline optimum"),
+                    false => why,
+                })
+            })?;
+        }
+    }
+    // The sizes' syntax too, before the trace is read (their frames need its pages).
+    let size_specs = listed(&args.sizes, "--sizes")?;
+    for s in &size_specs {
+        frames_for(s, usize::MAX, 1)?;
+    }
+    let score_size = |distinct, page_size| {
+        frames_for(&args.score_size, distinct, page_size)
+            .map_err(|e| reworded(e, |why| format!("--score-size: {why}")))
+    };
+    if args.score_trace.is_some() {
+        score_size(usize::MAX, 1)?;
+    }
     let trace = Trace::read(&args.trace)?;
     if trace.records.is_empty() {
         return Err(Error::input_offset(
@@ -107,30 +133,12 @@ pub fn run(args: &CacheSimArgs) -> Result<()> {
         dense.ids.len(),
         dense.distinct
     );
-    // Names are taken in any case (as `policy_by_name` takes them): lowered once here.
-    let lowered = args.policies.to_ascii_lowercase();
-    let policies = listed(&lowered, "--policies")?;
-    for p in &policies {
-        if *p != "opt" {
-            // Names and GAC specs are checked up front; the list of valid names adds `opt`.
-            policy_by_name(p, 2).map_err(|e| {
-                reworded(e, |why| match why.starts_with("unknown") {
-                    true => format!("{why}; or opt, Belady's offline optimum"),
-                    false => why,
-                })
-            })?;
-        }
-    }
-    let sizes: Vec<(&str, usize)> = listed(&args.sizes, "--sizes")?
+    let sizes: Vec<(&str, usize)> = size_specs
         .into_iter()
         .map(|s| Ok((s, frames_for(s, dense.distinct, page_size)?)))
         .collect::<Result<_>>()?;
-    let score_frames = args
-        .score_trace
-        .as_ref()
-        .map(|_| frames_for(&args.score_size, dense.distinct, page_size))
-        .transpose()
-        .map_err(|e| reworded(e, |why| format!("--score-size: {why}")))?;
+    let score_frames =
+        args.score_trace.as_ref().map(|_| score_size(dense.distinct, page_size)).transpose()?;
     let jobs: Vec<(usize, usize)> =
         (0..sizes.len()).flat_map(|s| (0..policies.len()).map(move |p| (s, p))).collect();
     let progress = CliProgress::new(false);
@@ -230,7 +238,6 @@ fn listed<'a>(value: &'a str, flag: &str) -> Result<Vec<&'a str>> {
     Ok(items)
 }
 
-/// Column header for a policy spec (GAC specs can be long).
 /// Replays `dense` through GAC with `frames` frames, writing `miss,score,active` every `every`
 /// misses.
 fn write_score_trace(
