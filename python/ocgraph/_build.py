@@ -326,12 +326,16 @@ def build_grid(
 
     Raises:
         InvalidArgumentError: the graph has updates not yet compacted, or a bad option.
+        TypeError: ``compress`` is not a string.
     """
+    if not isinstance(compress, str):
+        kind = type(compress).__name__
+        raise TypeError(f"compress must be 'none', 'lz4' or 'runs', got {kind} {compress!r}")
     p, block, arcs, stored, raw = _ocgraph._build_grid(
         os.fspath(graph),
         None if cells_per_side is None else int_arg("cells_per_side", cells_per_side, 1, _MAX_CELLS_PER_SIDE),
         memory,
-        str(compress),
+        compress,
     )
     return {
         "cells_per_side": p,

@@ -78,6 +78,11 @@ def test_layout_errors(tmp_path):
     g.close()
     with pytest.raises(ocgraph.InvalidArgumentError, match="compression"):
         ocgraph.build_grid(tmp_path / "g", compress="zip")
+    for bad in (None, 1):
+        with pytest.raises(TypeError, match="compress must be"):
+            ocgraph.build_grid(tmp_path / "g", compress=bad)
+    with ocgraph.open(tmp_path / "g") as g, pytest.raises(ocgraph.InvalidArgumentError, match="layout grid"):
+        g.pagerank(layout="grid")  # nothing was built
     # A shape whose P x P cells could not be counted is refused before any allocation.
     for bad in (0, -1, 100_000, 2**32):
         with pytest.raises(
