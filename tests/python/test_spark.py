@@ -577,6 +577,25 @@ def test_command_line_parquet_target(tmp_path, capsys):
     assert ocgraph.open(graph_dir).num_edges == 2
 
 
+def test_command_line_checks_kernel_options_before_spark_starts(tmp_path, capsys, monkeypatch):
+    from ocgraph.spark import __main__ as cli
+
+    def started(*args, **kwargs):
+        raise AssertionError("Spark was started")
+
+    monkeypatch.setattr(cli, "_start", started)
+    graph_dir = str(ocgraph.from_edges([0, 1], [1, 2], tmp_path / "g").path)
+    for args, needle in [
+        (["bfs", "--source", "3"], "vertex 3 out of range (the graph has 3 vertices)"),
+        (["sssp", "--source", "-1"], "vertex -1 out of range"),
+        (["pagerank", "--damping", "1.5"], "damping must be in [0, 1], got 1.5"),
+        (["pagerank", "--tol", "nan"], "tol must be non-negative and finite"),
+        (["pagerank", "--max-iter", "-1"], "max_iter must be an integer from 0"),
+    ]:
+        assert cli.main(["run", args[0], graph_dir, *args[1:]]) == 2
+        assert needle in _error_line(capsys)
+
+
 def test_command_line_replaces_a_dataset_and_writes_text(spark, datasets, tmp_path, capsys):
     from ocgraph.spark.__main__ import main
 

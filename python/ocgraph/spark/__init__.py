@@ -83,6 +83,19 @@ def _native_invalid(message: str) -> InvalidArgumentError:
 _KEYS: dict[tuple[str, int], list[int]] = {}
 
 
+def _pagerank_options(damping: Any, max_iter: Any, tol: Any) -> tuple[float, int, float]:
+    """PageRank's ``damping``, ``max_iter`` and ``tol`` checked as :meth:`ocgraph.Graph.pagerank`
+    checks them (the same messages)."""
+    damping = float_arg("damping", damping)
+    max_iter = int_arg("max_iter", max_iter)
+    tol = float_arg("tol", tol)
+    if not 0.0 <= damping <= 1.0:
+        raise _native_invalid(f"damping must be in [0, 1], got {_rust_float(damping)}")
+    if not (tol >= 0 and math.isfinite(tol)):
+        raise _native_invalid(f"tol must be non-negative and finite, got {_rust_float(tol)}")
+    return damping, max_iter, tol
+
+
 def _routing_keys(spark: Any, n: int) -> list[int]:
     """For each partition ``p < n``, a key that Spark's hash partitioning into ``n`` sends to
     ``p`` (found once per application with one small Spark job)."""
@@ -318,13 +331,7 @@ class SparkGraph:
                 self.num_vertices,
             )
         )
-        damping = float_arg("damping", damping)
-        max_iter = int_arg("max_iter", max_iter)
-        tol = float_arg("tol", tol)
-        if not 0.0 <= damping <= 1.0:
-            raise _native_invalid(f"damping must be in [0, 1], got {_rust_float(damping)}")
-        if not (tol >= 0 and math.isfinite(tol)):
-            raise _native_invalid(f"tol must be non-negative and finite, got {_rust_float(tol)}")
+        damping, max_iter, tol = _pagerank_options(damping, max_iter, tol)
         p = self._teleport(p)
         weight = weight_arg(weight)
         bad = negative_arc(self.path, self.meta) if weight else None

@@ -27,10 +27,11 @@ import numpy as np
 
 from .. import Error
 from .._args import overlaps
-from .._errors import InvalidArgumentError, io_error
+from .._errors import InvalidArgumentError, VertexError, io_error
 from . import (
     DESIGNS,
     SparkGraph,
+    _pagerank_options,
     _rust_float,
     export_parquet,
     import_parquet,
@@ -38,7 +39,7 @@ from . import (
     session,
     stop,
 )
-from ._dataset import META, check_target
+from ._dataset import META, check_target, read_meta
 from ._session import shutdown_gateway
 
 ALGOS = (
@@ -193,6 +194,15 @@ def _write(path: str, result: np.ndarray) -> None:
         raise io_error(f"--out {path}: {e.strerror or e}", e.errno, path) from None
 
 
+def _check_kernel_options(a: argparse.Namespace, n: int) -> None:
+    """Refuses a source out of the graph's ``n`` vertices, or a bad PageRank option, before
+    Spark starts (which takes tens of seconds), with the messages the run would give."""
+    if a.algo in ("bfs", "sssp") and not 0 <= a.source < n:
+        raise VertexError(f"vertex {a.source} out of range (the graph has {n} vertices)")
+    if a.algo == "pagerank":
+        _pagerank_options(a.damping, a.max_iter, a.tol)
+
+
 def _run(a: argparse.Namespace) -> None:
     why = missing_requirement()
     if why:
@@ -215,6 +225,7 @@ def _run(a: argparse.Namespace) -> None:
             export_parquet(
                 a.graph, dataset, partitions=max(16, a.partitions or 0), overwrite=a.parquet is not None
             )
+        _check_kernel_options(a, int(read_meta(dataset)["num_vertices"]))
         from pyspark.sql import SparkSession
 
         # In a process that already runs a session (tests, notebooks), use it and leave it up.
