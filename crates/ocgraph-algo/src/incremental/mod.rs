@@ -449,7 +449,7 @@ impl Maintainer {
                 Ok(m) => m,
                 Err(e) => {
                     w.unsubscribe(id);
-                    return Err(e);
+                    return Err(named_error(&spec, e));
                 }
             },
         };
@@ -500,9 +500,10 @@ impl Maintainer {
         let failed = self.slot.failed.load(Ordering::Acquire);
         let stale = failed || st.as_ref().is_none_or(|m| m.seq() < last && m.seq() < snap.seq());
         if stale {
+            let named = |e| named_error(&self.spec, e);
             match st.as_mut() {
-                Some(m) => with_readers(&snap, || m.rebuild(&snap))?,
-                None => *st = Some(with_readers(&snap, || self.spec.build(&snap))?),
+                Some(m) => with_readers(&snap, || m.rebuild(&snap)).map_err(named)?,
+                None => *st = Some(with_readers(&snap, || self.spec.build(&snap)).map_err(named)?),
             }
             self.slot.failed.store(false, Ordering::Release);
         }
@@ -551,6 +552,15 @@ impl Maintainer {
         if w.check_process().is_ok() {
             w.unsubscribe(self.id);
         }
+    }
+}
+
+/// `e` from computing `spec`'s result: an argument error (a negative weight) names the result.
+fn named_error(spec: &Spec, e: Error) -> Error {
+    let name = spec.name();
+    match e {
+        Error::InvalidArgument(why) if !why.starts_with(&name) => Error::invalid(format!("{name}: {why}")),
+        e => e,
     }
 }
 
