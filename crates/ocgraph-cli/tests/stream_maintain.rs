@@ -302,8 +302,9 @@ fn non_finite_weights_in_update_files_name_the_line() {
 }
 
 /// A result named twice in `--maintain`, a parameter given twice, an unknown kind with
-/// parameters and an infinite or subnormal PageRank tolerance are usage errors (the first two kept two copies or the last value, the
-/// subnormal tolerance pushed forever, an infinite one stopped after one iteration).
+/// parameters, a source that is not a vertex id and an infinite or subnormal PageRank tolerance
+/// are usage errors (the first two kept two copies or the last value, the subnormal tolerance
+/// pushed forever, an infinite one stopped after one iteration).
 #[test]
 fn maintain_specs_named_twice_or_out_of_range_are_refused() {
     let tmp = tempfile::tempdir().unwrap();
@@ -318,6 +319,9 @@ fn maintain_specs_named_twice_or_out_of_range_are_refused() {
         ("pagerank:tol=0", "tol must be from 1e-300 to a finite value, got 0.0"),
         // The kind is checked before its parameters: "BFS" is not a kind with no `source`.
         ("BFS:source=0", r#"unknown maintained result "BFS" (bfs, sssp, wcc, pagerank)"#),
+        // Said as `run --source` says it (it was "invalid digit found in string").
+        ("sssp:source=-1", "source=-1: not a vertex id (an integer in 0..=4294967295)"),
+        ("bfs:source=1.5", "source=1.5: not a vertex id"),
     ] {
         let out = run(&["stream", p(&g), "--updates", p(&u), "--maintain", spec]);
         let e = String::from_utf8_lossy(&out.stderr);

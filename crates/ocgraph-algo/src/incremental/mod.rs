@@ -154,7 +154,12 @@ impl std::str::FromStr for Spec {
                 return Err(Error::invalid(format!("{s:?}: {k} given twice")));
             }
             match (kind, k) {
-                ("bfs" | "sssp", "source") => source = Some(v.parse::<Vertex>().map_err(|e| bad(&e))?),
+                ("bfs" | "sssp", "source") => {
+                    // Named as `run --source` names it: "invalid digit" would not say that -1
+                    // or 1.5 is refused for not being a vertex id.
+                    let not_a_vertex = format!("not a vertex id (an integer in 0..={})", Vertex::MAX);
+                    source = Some(v.parse::<Vertex>().map_err(|_| bad(&not_a_vertex))?)
+                }
                 ("pagerank", "damping") => damping = v.parse().map_err(|e| bad(&e))?,
                 ("pagerank", "tol") => tol = v.parse().map_err(|e| bad(&e))?,
                 _ => return Err(Error::invalid(format!("{s:?}: unknown parameter {k:?} for {kind:?}"))),
