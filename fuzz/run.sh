@@ -7,7 +7,7 @@
 # targets whose code under test is safe Rust apart from mmap (whose memory ASan does not track).
 set -uo pipefail
 secs=${FUZZ_SECS:-60}
-targets=${FUZZ_TARGETS:-"edges_text edges_csv edges_mtx edges_gzip edges_binary manifest open_graph wal_frame wal_recovery level packed_list check_corrupt grid_cells label_file update_file workload_file trace_sim saved_result pattern"}
+targets=${FUZZ_TARGETS:-"edges_text edges_csv edges_mtx edges_gzip edges_binary manifest open_graph wal_frame wal_recovery level packed_list check_corrupt grid_cells label_file update_file workload_file trace_sim saved_result pattern name_logs"}
 runs=${FUZZ_RUNS:+-runs=$FUZZ_RUNS}
 cd "$(dirname "$0")"
 export RUSTC_BOOTSTRAP=1

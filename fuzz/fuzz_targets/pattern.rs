@@ -29,8 +29,7 @@ fuzz_target!(|data: &[u8]| {
     });
     if let Ok(p) = Pattern::from_edges(&edges, labels.clone()) {
         assert_eq!(p.num_vertices(), k);
-        let mut e: Vec<(usize, usize)> =
-            edges.iter().map(|&(a, b)| (a.min(b), a.max(b))).collect();
+        let mut e: Vec<(usize, usize)> = edges.iter().map(|&(a, b)| (a.min(b), a.max(b))).collect();
         e.sort();
         e.dedup();
         assert_eq!(p.edges(), e);

@@ -63,7 +63,8 @@ struct Model {
 
 impl Model {
     fn initial() -> Model {
-        let arcs = initial_arcs().into_iter().map(|(x, y)| ((x, y), ((x * 100 + y) as f32).to_bits())).collect();
+        let arcs =
+            initial_arcs().into_iter().map(|(x, y)| ((x, y), ((x * 100 + y) as f32).to_bits())).collect();
         Model { n: N as u64, arcs, labels: BTreeMap::new() }
     }
 
@@ -191,7 +192,8 @@ fuzz_target!(|data: &[u8]| {
         .lock()
         .expect("workdir");
     let dir = work.reset().to_path_buf();
-    let mut opts = WriteOptions { durability: Durability::None, auto_compact_levels: None, ..WriteOptions::default() };
+    let mut opts =
+        WriteOptions { durability: Durability::None, auto_compact_levels: None, ..WriteOptions::default() };
     if mode & 4 != 0 {
         opts.freeze_threshold = 64;
     }
@@ -230,14 +232,17 @@ fuzz_target!(|data: &[u8]| {
             match g.update(chunk) {
                 Ok(_) => {
                     let got = observe(&g.snapshot());
-                    let want = expected.unwrap_or_else(|| panic!("batch {chunk:?} accepted, the model refuses it"));
+                    let want =
+                        expected.unwrap_or_else(|| panic!("batch {chunk:?} accepted, the model refuses it"));
                     assert_eq!(got, normalise(want.clone()), "after batch {chunk:?}");
                     model = want;
                 }
                 Err(e) => {
                     assert_eq!(observe(&g.snapshot()), before, "a refused batch changed the graph");
                     let finite = chunk.iter().all(|it| match it {
-                        WalItem::AddEdge { weight, .. } | WalItem::SetWeight { weight, .. } => weight.is_finite(),
+                        WalItem::AddEdge { weight, .. } | WalItem::SetWeight { weight, .. } => {
+                            weight.is_finite()
+                        }
                         _ => true,
                     });
                     assert!(expected.is_none() || !finite, "batch {chunk:?} refused: {e}");

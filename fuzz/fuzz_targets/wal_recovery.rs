@@ -37,11 +37,12 @@ fuzz_target!(|data: &[u8]| {
     }
     std::fs::write(dir.join(segment_name(0)), &log).expect("write segment");
     let mut last = 0;
-    let opened = Wal::open(&dir, WalOptions::default(), Arc::new(StdLogFs), (0, 0), |seq, _items, _unsynced| {
-        assert!(seq > last, "batches replay in rising order");
-        last = seq;
-        Ok(Replay::Applied)
-    });
+    let opened =
+        Wal::open(&dir, WalOptions::default(), Arc::new(StdLogFs), (0, 0), |seq, _items, _unsynced| {
+            assert!(seq > last, "batches replay in rising order");
+            last = seq;
+            Ok(Replay::Applied)
+        });
     if let Ok((_, report)) = opened {
         assert_eq!(report.last_seq, last);
     }
