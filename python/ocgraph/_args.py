@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 
+from . import _ocgraph
 from ._errors import InputError, InvalidArgumentError
 
 #: Largest ``threads`` accepted: far above any machine's core count, low enough that a typo
@@ -66,6 +67,20 @@ def int_arg(name: str, value: Any, low: int = 0, high: int = U32_MAX) -> int:
     if not low <= v <= high:
         raise InvalidArgumentError(f"{name} must be an integer from {low} to {high}, got {v}")
     return v
+
+
+def size_arg(name: str, value: Any) -> int:
+    """A byte size (an int, or a string such as ``"256MB"`` or ``"4KiB"``) as bytes; a bad one
+    raises naming ``name``, which the native module's message cannot (it names only the
+    argument of a ``TypeError``)."""
+    try:
+        return _ocgraph._size_bytes(value)
+    except InvalidArgumentError as e:
+        raise InvalidArgumentError(f"{name}: {str(e).removeprefix('invalid argument: ')}") from None
+    except TypeError:
+        raise TypeError(
+            f"{name} must be an int or a string like '256MB', got {type(value).__name__} {value!r}"
+        ) from None
 
 
 def relabel_arg(relabel: Any) -> str | None:

@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from . import _ocgraph
-from ._args import as_float32, flag_arg, int_arg, overlaps, relabel_arg
+from ._args import as_float32, flag_arg, int_arg, overlaps, relabel_arg, size_arg
 from ._errors import InputError, InvalidArgumentError, io_error
 from ._graph import Graph, PathLike, Size
 
@@ -295,7 +295,7 @@ def _build(
         weight is not None,
         flag_arg("dedup", dedup),
         flag_arg("drop_self_loops", drop_self_loops),
-        memory,
+        size_arg("memory", memory),
         flag_arg("overwrite", overwrite),
         origin,
     )

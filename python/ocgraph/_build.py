@@ -12,7 +12,17 @@ from typing import Any
 import numpy as np
 
 from . import _ocgraph
-from ._args import U32_MAX, U64_MAX, finite_weights, flag_arg, float_arg, int_arg, int_ids, relabel_arg
+from ._args import (
+    U32_MAX,
+    U64_MAX,
+    finite_weights,
+    flag_arg,
+    float_arg,
+    int_arg,
+    int_ids,
+    relabel_arg,
+    size_arg,
+)
 from ._arrow import from_parquet
 from ._errors import InputError, InvalidArgumentError
 from ._graph import Graph, PathLike, Size
@@ -112,7 +122,7 @@ def from_edges(
         flag_arg("directed", directed),
         flag_arg("dedup", dedup),
         flag_arg("drop_self_loops", drop_self_loops),
-        memory,
+        size_arg("memory", memory),
         flag_arg("overwrite", overwrite),
     )
     return Graph(os.fspath(path))
@@ -213,7 +223,7 @@ def import_edges(
         flag_arg("weighted", weighted),
         flag_arg("dedup", dedup),
         flag_arg("drop_self_loops", drop_self_loops),
-        memory,
+        size_arg("memory", memory),
         flag_arg("overwrite", overwrite),
         n,
         flag_arg("allow_sparse_ids", allow_sparse_ids),
@@ -334,7 +344,7 @@ def build_grid(
     p, block, arcs, stored, raw = _ocgraph._build_grid(
         os.fspath(graph),
         None if cells_per_side is None else int_arg("cells_per_side", cells_per_side, 1, _MAX_CELLS_PER_SIDE),
-        memory,
+        size_arg("memory", memory),
         compress,
     )
     return {
@@ -360,7 +370,7 @@ def compress(graph: PathLike, block_size: Size = "16KiB") -> dict:
         InvalidArgumentError: the graph has updates not yet compacted, is packed, or a bad
             block size (a multiple of 4 KiB up to 1 MiB).
     """
-    block, plain, stored = _ocgraph._compress(os.fspath(graph), block_size)
+    block, plain, stored = _ocgraph._compress(os.fspath(graph), size_arg("block_size", block_size))
     return {"block_size": block, "plain_bytes": plain, "stored_bytes": stored}
 
 
@@ -439,7 +449,9 @@ def reorder(graph: PathLike, out: PathLike, memory: Size = "1GiB", overwrite: bo
         InvalidArgumentError: ``graph`` has updates not yet compacted.
         OcgraphIOError: ``out`` exists without ``overwrite``.
     """
-    _ocgraph._reorder(os.fspath(graph), os.fspath(out), memory, flag_arg("overwrite", overwrite))
+    _ocgraph._reorder(
+        os.fspath(graph), os.fspath(out), size_arg("memory", memory), flag_arg("overwrite", overwrite)
+    )
     return Graph(os.fspath(out))
 
 
@@ -511,7 +523,7 @@ def generate(
         flag_arg("directed", directed),
         flag_arg("weighted", weighted),
         flag_arg("dedup", dedup),
-        memory,
+        size_arg("memory", memory),
         flag_arg("overwrite", overwrite),
     )
     return Graph(os.fspath(path))

@@ -18,6 +18,7 @@ from ._args import (
     int_arg,
     int_ids,
     not_an_iterator,
+    size_arg,
     threads_arg,
     unmasked,
     weight_arg,
@@ -381,7 +382,11 @@ class Graph(_NativeGraph):
 
         before = self.io_stats()
         report, answers = _ocgraph._query(
-            self, os.fspath(workload), prefetch, int_arg("clients", clients, 1, MAX_THREADS), memory
+            self,
+            os.fspath(workload),
+            prefetch,
+            int_arg("clients", clients, 1, MAX_THREADS),
+            None if memory is None else size_arg("memory", memory),
         )
         out = json.loads(report)
         out["io"] = _io_since(before, self.io_stats())
@@ -864,12 +869,12 @@ def open(
     return Graph(
         os.fspath(path),
         backend=backend,
-        memory=memory,
+        memory=size_arg("memory", memory),
         policy=policy,
-        page_size=page_size,
+        page_size=size_arg("page_size", page_size),
         advice=advice,
         writable=flag_arg("writable", writable),
         durability=durability,
-        freeze_threshold=freeze_threshold,
+        freeze_threshold=size_arg("freeze_threshold", freeze_threshold),
         auto_compact_levels=auto_compact_levels,
     )

@@ -672,6 +672,47 @@ def test_builders_refuse_a_budget_below_4kib(tmp_path):
         build(tmp_path / name, "4KiB").close()
 
 
+def test_a_bad_size_names_its_argument(tmp_path):
+    """A size that does not parse names the argument it was given for (the message named only
+    the size: "bad size '1XB': unknown unit 'xb'", whichever of several sizes it was)."""
+    g = tmp_path / "g"
+    ocgraph.from_edges([0, 1], [1, 2], g).close()
+    (tmp_path / "e.txt").write_text("0 1\n")
+    calls = {
+        "memory": lambda v: ocgraph.open(g, backend="pool", memory=v),
+        "page_size": lambda v: ocgraph.open(g, backend="pool", page_size=v),
+        "freeze_threshold": lambda v: ocgraph.open(g, writable=True, freeze_threshold=v),
+        "block_size": lambda v: ocgraph.compress(g, block_size=v),
+    }
+    builders = {
+        "from_edges": lambda v: ocgraph.from_edges([0], [1], tmp_path / "b", memory=v),
+        "import_edges": lambda v: ocgraph.import_edges(tmp_path / "e.txt", tmp_path / "b", memory=v),
+        "from_pandas": lambda v: ocgraph.from_pandas(
+            pd.DataFrame({"src": [0], "dst": [1]}), path=tmp_path / "b", memory=v
+        ),
+        "generate": lambda v: ocgraph.generate("erdos-renyi", tmp_path / "b", n=10, m=20, memory=v),
+        "reorder": lambda v: ocgraph.reorder(g, tmp_path / "b", memory=v),
+        "build_grid": lambda v: ocgraph.build_grid(g, memory=v),
+    }
+    for name, call in [*calls.items(), *(("memory", b) for b in builders.values())]:
+        with pytest.raises(
+            ocgraph.InvalidArgumentError, match=f"^{name}: bad size '1XB': unknown unit 'xb'$"
+        ):
+            call("1XB")
+        with pytest.raises(
+            ocgraph.InvalidArgumentError, match=f"^{name}: size must be non-negative, got -5$"
+        ):
+            call(-5)
+        with pytest.raises(
+            TypeError, match=f"^{name} must be an int or a string like '256MB', got float 1.5$"
+        ):
+            call(1.5)
+        assert not (tmp_path / "b").exists()
+    with ocgraph.open(g) as h:
+        with pytest.raises(ocgraph.InvalidArgumentError, match=r"^memory: bad size"):
+            h.query(tmp_path / "w.bin", memory="1XB")
+
+
 def test_open_checks_every_option_and_types(tmp_path):
     """Options the chosen backend or mode does not use are still checked (a misspelt policy
     passed silently until someone switched to the pool); a size or name of the wrong Python
@@ -688,7 +729,7 @@ def test_open_checks_every_option_and_types(tmp_path):
         with pytest.raises(ocgraph.InvalidArgumentError, match=match):
             ocgraph.open(p, **kw)
     for kw in ({"backend": "pool", "memory": 3.5}, {"memory": None}):
-        with pytest.raises(TypeError, match="a size must be an int or a string"):
+        with pytest.raises(TypeError, match=r"^memory must be an int or a string"):
             ocgraph.open(p, **kw)
     ocgraph.open(p, backend="pool", memory=2**63).close()
     with ocgraph.open(p) as g:

@@ -249,7 +249,7 @@ def test_a_negative_weight_fails_a_maintained_sssp_but_not_close(tmp_path):
     g.maintain("wcc")
     np.testing.assert_array_equal(m.result(), [0.0, 1.0, 2.0])
     g.add_edges([2], [1], weights=[-1.5])  # the graph takes it; shortest paths cannot
-    with pytest.raises(ocgraph.InvalidArgumentError, match="sssp-source-0: .*non-negative"):
+    with pytest.raises(ocgraph.InvalidArgumentError, match=r"sssp-source-0: .*non-negative"):
         m.result()
     with pytest.warns(RuntimeWarning, match="not saved"):
         g.close()
@@ -257,7 +257,7 @@ def test_a_negative_weight_fails_a_maintained_sssp_but_not_close(tmp_path):
     with ocgraph.open(tmp_path / "g", writable=True) as g:
         assert g.maintain("wcc").loaded, "the other result was saved"
         assert g.edge_weights(2).tolist() == [-1.5]
-        with pytest.raises(ocgraph.InvalidArgumentError, match="sssp-source-0: .*non-negative"):
+        with pytest.raises(ocgraph.InvalidArgumentError, match=r"sssp-source-0: .*non-negative"):
             g.maintain("sssp", source=0)
 
 

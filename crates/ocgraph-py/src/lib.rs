@@ -29,6 +29,7 @@ fn _ocgraph(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<graph::PyGraph>()?;
     m.add_class::<maintain::PyMaintained>()?;
     m.add_function(wrap_pyfunction!(maintain::_maintain, m)?)?;
+    m.add_function(wrap_pyfunction!(options::_size_bytes, m)?)?;
     m.add_class::<build::EdgeBuilder>()?;
     m.add_function(wrap_pyfunction!(build::_from_edges, m)?)?;
     m.add_function(wrap_pyfunction!(import::_import_edges, m)?)?;

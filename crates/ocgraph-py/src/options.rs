@@ -32,6 +32,14 @@ impl<'py> FromPyObject<'py> for Size {
     }
 }
 
+/// The bytes of a size argument (see [`Size`]), for the Python layer's `size_arg`, which
+/// checks every size first so that its error names the argument: PyO3 names the argument of a
+/// failed extraction only when the error is a `TypeError`.
+#[pyfunction]
+pub(crate) fn _size_bytes(size: Size) -> u64 {
+    size.0
+}
+
 /// A vertex id argument: any Python or numpy integer, taken as an `i128` so that any value a
 /// caller passes (`2**64`, `np.uint64`) is refused as out of range by the range check rather than
 /// overflowing the conversion; a `bool` (an `int` to Python) or numpy bool raises `TypeError` instead of being
