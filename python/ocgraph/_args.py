@@ -73,6 +73,8 @@ def size_arg(name: str, value: Any) -> int:
     """A byte size (an int, or a string such as ``"256MB"`` or ``"4KiB"``) as bytes; a bad one
     raises naming ``name``, which the native module's message cannot (it names only the
     argument of a ``TypeError``)."""
+    if isinstance(value, (bool, np.bool_)):  # an int to Python: True would be one byte
+        raise TypeError(f"{name} must be an int or a string like '256MB', got bool {value}")
     try:
         return _ocgraph._size_bytes(value)
     except InvalidArgumentError as e:

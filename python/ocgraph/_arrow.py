@@ -290,7 +290,7 @@ def _build(
     elif relabel == "first-seen":
         mapper = _Relabel()
     builder = _ocgraph.EdgeBuilder(
-        os.fspath(path),
+        os.fsdecode(path),
         flag_arg("directed", directed),
         weight is not None,
         flag_arg("dedup", dedup),
@@ -353,7 +353,7 @@ def _build(
     except BaseException:
         builder.abort()
         raise
-    return Graph(os.fspath(path))
+    return Graph(os.fsdecode(path))
 
 
 def from_arrow(
@@ -507,40 +507,40 @@ def from_parquet(
 
     if flag_arg("overwrite", overwrite) and os.path.isdir(path) and overlaps(path, file):
         raise InvalidArgumentError(
-            f"input {os.fspath(file)}: lies inside the graph directory {os.fspath(path)} that this "
+            f"input {os.fsdecode(file)}: lies inside the graph directory {os.fsdecode(path)} that this "
             "call replaces; move it out first"
         )
     _distinct_columns(source, target, weight)
     cols = [c for c in (source, target, weight) if c is not None]
     try:
-        pf = pq.ParquetFile(os.fspath(file))
+        pf = pq.ParquetFile(os.fsdecode(file))
     except pa.ArrowInvalid as e:
-        raise InputError(f"{os.fspath(file)}: not a Parquet file ({e})") from e
+        raise InputError(f"{os.fsdecode(file)}: not a Parquet file ({e})") from e
     except OSError as e:
         # pyarrow reports metadata it cannot decode (a damaged footer) as an OSError without an
         # errno: that is the file's content, not the system's.
         if e.errno is None:
-            raise InputError(f"{os.fspath(file)}: not a Parquet file ({e})") from e
-        raise io_error(f"{os.fspath(file)}: {e.strerror or e}", e.errno, os.fspath(file)) from e
+            raise InputError(f"{os.fsdecode(file)}: not a Parquet file ({e})") from e
+        raise io_error(f"{os.fsdecode(file)}: {e.strerror or e}", e.errno, os.fsdecode(file)) from e
     names = pf.schema_arrow.names
     for c in cols:
         if c not in names:
-            raise InputError(f"{os.fspath(file)}: no column '{c}' (columns: {', '.join(names)})")
+            raise InputError(f"{os.fsdecode(file)}: no column '{c}' (columns: {', '.join(names)})")
         if names.count(c) > 1:
             raise InputError(
-                f"{os.fspath(file)}: {names.count(c)} columns are named '{c}': rename all but one"
+                f"{os.fsdecode(file)}: {names.count(c)} columns are named '{c}': rename all but one"
             )
     ignored = [n for n in names if weight is None and n.lower() in ("weight", "w")]
     if ignored:
         warnings.warn(
-            f"{os.fspath(file)}: column '{ignored[0]}' was ignored (an unweighted import; "
+            f"{os.fsdecode(file)}: column '{ignored[0]}' was ignored (an unweighted import; "
             f"weight='{ignored[0]}' reads it)",
             UserWarning,
             stacklevel=2,
         )
 
     if pf.metadata.num_rows == 0 and num_vertices is None:
-        raise InputError(f"{os.fspath(file)}: no edges (num_vertices builds a graph of isolated vertices)")
+        raise InputError(f"{os.fsdecode(file)}: no edges (num_vertices builds a graph of isolated vertices)")
 
     def batches() -> Iterator[Any]:
         rows = pf.iter_batches(batch_size=BATCH_ROWS, columns=cols)
@@ -552,20 +552,22 @@ def from_parquet(
             except (pa.ArrowException, OSError) as e:
                 # A damaged page (a bad checksum, compressed data or encoding) past the footer.
                 if isinstance(e, OSError) and e.errno is not None:
-                    raise io_error(f"{os.fspath(file)}: {e.strerror or e}", e.errno, os.fspath(file)) from e
-                raise InputError(f"{os.fspath(file)}: damaged Parquet data ({e})") from e
+                    raise io_error(
+                        f"{os.fsdecode(file)}: {e.strerror or e}", e.errno, os.fsdecode(file)
+                    ) from e
+                raise InputError(f"{os.fsdecode(file)}: damaged Parquet data ({e})") from e
             yield batch
 
     try:
         return _build(
             batches, True, path, source, target, weight, directed, dedup, drop_self_loops, relabel, memory,
-            overwrite, os.fspath(file), num_vertices, allow_sparse_ids,
+            overwrite, os.fsdecode(file), num_vertices, allow_sparse_ids,
         )  # fmt: skip
     except InputError as e:
         # A bad value in a column (a null, a negative id, a NaN weight), mixed id types, sparse
         # ids: name the file too.
-        if not str(e).startswith(os.fspath(file)):
-            raise InputError(f"{os.fspath(file)}: {e}") from None
+        if not str(e).startswith(os.fsdecode(file)):
+            raise InputError(f"{os.fsdecode(file)}: {e}") from None
         raise
 
 

@@ -114,7 +114,7 @@ def from_edges(
         i = int(np.argmax(arr == top))
         raise InputError(f"{name}[{i}] = {top} is out of range for {num_vertices} vertices")
     _ocgraph._from_edges(
-        os.fspath(path),
+        os.fsdecode(path),
         np.ascontiguousarray(s, dtype=np.uint32),
         np.ascontiguousarray(d, dtype=np.uint32),
         w,
@@ -125,7 +125,7 @@ def from_edges(
         size_arg("memory", memory),
         flag_arg("overwrite", overwrite),
     )
-    return Graph(os.fspath(path))
+    return Graph(os.fsdecode(path))
 
 
 def import_edges(
@@ -215,8 +215,8 @@ def import_edges(
             allow_sparse_ids=allow_sparse_ids,
         )
     report = _ocgraph._import_edges(
-        os.fspath(input),
-        os.fspath(out),
+        os.fsdecode(input),
+        os.fsdecode(out),
         format,
         relabel,
         not flag_arg("undirected", undirected),
@@ -227,14 +227,14 @@ def import_edges(
         flag_arg("overwrite", overwrite),
         n,
         flag_arg("allow_sparse_ids", allow_sparse_ids),
-        None if labels is None else os.fspath(labels),
+        None if labels is None else os.fsdecode(labels),
         _column("source_col", source_col),
         _column("target_col", target_col),
         _column("weight_col", weight_col),
     )
     for notice in report["notices"]:
         warnings.warn(notice, UserWarning, stacklevel=2)
-    return Graph(os.fspath(out))
+    return Graph(os.fsdecode(out))
 
 
 def _column(name: str, value: Any) -> str | None:
@@ -247,7 +247,7 @@ def _column(name: str, value: Any) -> str | None:
 def _is_parquet(path: PathLike) -> bool:
     """Whether ``path`` is a Parquet file, by its extension or its first bytes (as ``ocgraph
     import`` decides: Spark's part files have no extension)."""
-    if os.path.splitext(os.fspath(path))[1].lower() in (".parquet", ".pq"):
+    if os.path.splitext(os.fsdecode(path))[1].lower() in (".parquet", ".pq"):
         return True
     if not os.path.isfile(path):
         return False  # opening a named pipe would wait for a writer; the import refuses it
@@ -280,22 +280,22 @@ def set_labels(graph: PathLike, labels: Any) -> int:
             ``overwrite``, a reorder) while a ``Series`` was read by them (nothing is stored).
     """
     if isinstance(labels, (str, os.PathLike)):
-        return _ocgraph._set_labels(os.fspath(graph), None, os.fspath(labels))
+        return _ocgraph._set_labels(os.fsdecode(graph), None, os.fsdecode(labels))
     if type(labels).__name__ == "Series":
         # The Series is put in vertex order through this handle's ids; the native call checks
         # under the writer lock that the graph still numbers them so (not replaced meanwhile).
         g = open_graph(graph)
         try:
             by_vertex = data_labels(g._by_vertex(labels, "labels"))
-            return _ocgraph._set_labels(os.fspath(graph), by_vertex, None, g)
+            return _ocgraph._set_labels(os.fsdecode(graph), by_vertex, None, g)
         finally:
             g.close()
-    return _ocgraph._set_labels(os.fspath(graph), data_labels(labels), None)
+    return _ocgraph._set_labels(os.fsdecode(graph), data_labels(labels), None)
 
 
 def remove_labels(graph: PathLike) -> bool:
     """Removes the labels of the graph at ``graph``; returns whether it had any."""
-    return _ocgraph._remove_labels(os.fspath(graph))
+    return _ocgraph._remove_labels(os.fsdecode(graph))
 
 
 def pack(graph: PathLike, out: PathLike, overwrite: bool = False) -> Graph:
@@ -309,8 +309,8 @@ def pack(graph: PathLike, out: PathLike, overwrite: bool = False) -> Graph:
         InvalidArgumentError: ``graph`` is packed already, or has updates not yet compacted.
         OcgraphIOError: ``out`` exists without ``overwrite``.
     """
-    _ocgraph._pack(os.fspath(graph), os.fspath(out), flag_arg("overwrite", overwrite))
-    return Graph(os.fspath(out))
+    _ocgraph._pack(os.fsdecode(graph), os.fsdecode(out), flag_arg("overwrite", overwrite))
+    return Graph(os.fsdecode(out))
 
 
 def build_grid(
@@ -342,7 +342,7 @@ def build_grid(
         kind = type(compress).__name__
         raise TypeError(f"compress must be 'none', 'lz4' or 'runs', got {kind} {compress!r}")
     p, block, arcs, stored, raw = _ocgraph._build_grid(
-        os.fspath(graph),
+        os.fsdecode(graph),
         None if cells_per_side is None else int_arg("cells_per_side", cells_per_side, 1, _MAX_CELLS_PER_SIDE),
         size_arg("memory", memory),
         compress,
@@ -370,19 +370,19 @@ def compress(graph: PathLike, block_size: Size = "16KiB") -> dict:
         InvalidArgumentError: the graph has updates not yet compacted, is packed, or a bad
             block size (a multiple of 4 KiB up to 1 MiB).
     """
-    block, plain, stored = _ocgraph._compress(os.fspath(graph), size_arg("block_size", block_size))
+    block, plain, stored = _ocgraph._compress(os.fsdecode(graph), size_arg("block_size", block_size))
     return {"block_size": block, "plain_bytes": plain, "stored_bytes": stored}
 
 
 def remove_grid(graph: PathLike) -> bool:
     """Removes the grid written by :func:`build_grid`, as ``ocgraph layout remove-grid`` does;
     returns whether there was one."""
-    return bool(_ocgraph._remove_grid(os.fspath(graph)))
+    return bool(_ocgraph._remove_grid(os.fsdecode(graph)))
 
 
 def remove_compressed(graph: PathLike) -> bool:
     """Removes the compressed copies written by :func:`compress`; returns whether there were any."""
-    return bool(_ocgraph._remove_compressed(os.fspath(graph)))
+    return bool(_ocgraph._remove_compressed(os.fsdecode(graph)))
 
 
 def pack_lists(graph: PathLike) -> dict:
@@ -399,13 +399,13 @@ def pack_lists(graph: PathLike) -> dict:
     Raises:
         InvalidArgumentError: the graph has updates not yet compacted, or is packed already.
     """
-    arcs, plain, packed = _ocgraph._pack_lists(os.fspath(graph))
+    arcs, plain, packed = _ocgraph._pack_lists(os.fsdecode(graph))
     return {"arcs": arcs, "plain_bytes": plain, "packed_bytes": packed}
 
 
 def remove_packed_lists(graph: PathLike) -> bool:
     """Removes the packed copies written by :func:`pack_lists`; returns whether there were any."""
-    return bool(_ocgraph._remove_packed_lists(os.fspath(graph)))
+    return bool(_ocgraph._remove_packed_lists(os.fsdecode(graph)))
 
 
 def index_hubs(graph: PathLike) -> dict:
@@ -423,13 +423,13 @@ def index_hubs(graph: PathLike) -> dict:
     Raises:
         InvalidArgumentError: the graph has updates not yet compacted.
     """
-    size, more = _ocgraph._index_hubs(os.fspath(graph))
+    size, more = _ocgraph._index_hubs(os.fsdecode(graph))
     return {"bytes": size, "more": more}
 
 
 def remove_hubs(graph: PathLike) -> bool:
     """Removes the hub index written by :func:`index_hubs`; returns whether there was one."""
-    return bool(_ocgraph._remove_hubs(os.fspath(graph)))
+    return bool(_ocgraph._remove_hubs(os.fsdecode(graph)))
 
 
 def reorder(graph: PathLike, out: PathLike, memory: Size = "1GiB", overwrite: bool = False) -> Graph:
@@ -450,9 +450,9 @@ def reorder(graph: PathLike, out: PathLike, memory: Size = "1GiB", overwrite: bo
         OcgraphIOError: ``out`` exists without ``overwrite``.
     """
     _ocgraph._reorder(
-        os.fspath(graph), os.fspath(out), size_arg("memory", memory), flag_arg("overwrite", overwrite)
+        os.fsdecode(graph), os.fsdecode(out), size_arg("memory", memory), flag_arg("overwrite", overwrite)
     )
-    return Graph(os.fspath(out))
+    return Graph(os.fsdecode(out))
 
 
 def generate(
@@ -511,7 +511,7 @@ def generate(
         raise InvalidArgumentError(f"generate {kind!r} takes no {', '.join(extra)}")
     _ocgraph._generate(
         kind,
-        os.fspath(path),
+        os.fsdecode(path),
         _opt_int("scale", scale),
         int_arg("edge_factor", 16 if edge_factor is None else edge_factor),
         _opt_int("n", n, U64_MAX),
@@ -526,7 +526,7 @@ def generate(
         size_arg("memory", memory),
         flag_arg("overwrite", overwrite),
     )
-    return Graph(os.fspath(path))
+    return Graph(os.fsdecode(path))
 
 
 def _either(name: str, value: Any, alias: str, alias_value: Any) -> Any:

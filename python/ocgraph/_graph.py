@@ -383,7 +383,7 @@ class Graph(_NativeGraph):
         before = self.io_stats()
         report, answers = _ocgraph._query(
             self,
-            os.fspath(workload),
+            os.fsdecode(workload),
             prefetch,
             int_arg("clients", clients, 1, MAX_THREADS),
             None if memory is None else size_arg("memory", memory),
@@ -867,7 +867,7 @@ def open(
     if auto_compact_levels is not None:
         auto_compact_levels = int_arg("auto_compact_levels", auto_compact_levels)
     return Graph(
-        os.fspath(path),
+        os.fsdecode(path),
         backend=backend,
         memory=size_arg("memory", memory),
         policy=policy,

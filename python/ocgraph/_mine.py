@@ -342,9 +342,13 @@ def _interrupts_deferred() -> Iterator[None]:
 
 
 def incident_pairs(g: Any, ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The pairs ``(v, w)`` of every edge at each vertex of ``ids`` (both directions)."""
+    """The pairs ``(v, w)`` of every edge at each vertex of ``ids`` (both directions). Ids out
+    of range are skipped: the update that follows refuses them, naming where they are."""
     src, dst = [], []
+    n = g.num_vertices
     for v in ids.tolist():
+        if not 0 <= v < n:
+            continue
         nb = np.concatenate([g.neighbors(v), g.in_neighbors(v)]).astype(np.int64)
         src.append(np.full(len(nb), v, dtype=np.int64))
         dst.append(nb)

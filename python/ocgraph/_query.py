@@ -40,7 +40,7 @@ def workload(
     return _ocgraph._workload(
         graph,
         kind,
-        os.fspath(out),
+        os.fsdecode(out),
         int_arg("count", count, 0, U64_MAX),
         int_arg("seed", seed, 0, U64_MAX),
         alpha,

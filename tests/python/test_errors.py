@@ -392,6 +392,39 @@ def test_unsigned_ids_beyond_int64_are_named_as_given(tmp_path):
         assert g.num_edges == 2
 
 
+def test_an_update_names_the_argument_and_position_of_a_vertex_out_of_range(tmp_path):
+    """It said only "vertex 7 out of range", not which array or where in it."""
+    ocgraph.from_edges([0, 1], [1, 2], tmp_path / "g", num_vertices=4).close()
+    with ocgraph.open(tmp_path / "g", writable=True) as g:
+        g.watch("triangle")  # the watch's bookkeeping runs before the native check
+        for call, where in (
+            (
+                lambda: g.add_edges([0, -1], [1, 2]),
+                r"^src\[1\] = -1 is out of range \(the graph has 4 vertices\)",
+            ),
+            (lambda: g.add_edges([0, 1], [1, 7]), r"^dst\[1\] = 7 is out of range"),
+            (lambda: g.remove_edges([0, 1], [1, 9]), r"^dst\[1\] = 9 is out of range"),
+            (lambda: g.remove_vertices([1, 2, 4]), r"^vertices\[2\] = 4 is out of range"),
+            (lambda: g.set_vertex_labels([5], [1]), r"^vertices\[0\] = 5 is out of range"),
+        ):
+            with pytest.raises(ocgraph.VertexError, match=where):
+                call()
+        assert g.num_edges == 2
+
+
+def test_arguments_named_as_in_the_signature_and_bytes_paths(tmp_path):
+    """`shortest_path`'s TypeError named the native arguments 's' and 't'; a bytes path was
+    refused as "'bytes' object cannot be converted to 'PyString'"."""
+    with ocgraph.from_edges([0, 1], [1, 2], os.fsencode(tmp_path / "g")) as g:
+        assert g.shortest_path(0, 2) == [0, 1, 2]
+        with pytest.raises(TypeError, match="'source'"):
+            g.shortest_path(1.5, 2)
+        with pytest.raises(TypeError, match="'target'"):
+            g.shortest_path(0, "2")
+    with ocgraph.open(os.fsencode(tmp_path / "g")) as g:
+        assert g.num_edges == 2
+
+
 def test_unwatch_of_a_watch_not_on_the_graph(tmp_path):
     ocgraph.from_edges([0, 1, 2], [1, 2, 0], tmp_path / "g").close()
     with ocgraph.open(tmp_path / "g", writable=True) as g:
@@ -707,6 +740,10 @@ def test_a_bad_size_names_its_argument(tmp_path):
             TypeError, match=f"^{name} must be an int or a string like '256MB', got float 1.5$"
         ):
             call(1.5)
+        with pytest.raises(
+            TypeError, match=f"^{name} must be an int or a string like '256MB', got bool True$"
+        ):
+            call(True)
         assert not (tmp_path / "b").exists()
     with ocgraph.open(g) as h:
         with pytest.raises(ocgraph.InvalidArgumentError, match=r"^memory: bad size"):

@@ -219,19 +219,19 @@ pub(crate) fn _friends_of_friends<'py>(
     Ok(r.into_pyarray(py))
 }
 
-/// A shortest (fewest hops) path `s .. t` as a list of vertices, or None.
+/// A shortest (fewest hops) path `source .. target` as a list of vertices, or None.
 #[pyfunction]
-#[pyo3(signature = (g, s, t, threads=None))]
+#[pyo3(signature = (g, source, target, threads=None))]
 pub(crate) fn _shortest_path(
     py: Python<'_>,
     g: &PyGraph,
-    s: VertexArg,
-    t: VertexArg,
+    source: VertexArg,
+    target: VertexArg,
     threads: Option<usize>,
 ) -> PyResult<Option<Vec<u32>>> {
     kernel(py, g, threads, |gr| {
-        let s = PyGraph::check_role(gr, s, "source vertex")?;
-        let t = PyGraph::check_role(gr, t, "target vertex")?;
+        let s = PyGraph::check_role(gr, source, "source vertex")?;
+        let t = PyGraph::check_role(gr, target, "target vertex")?;
         with_adjacency!(gr, |out, inn| algo::shortest_path(&out, &inn, s, t)).py()
     })
 }

@@ -8,21 +8,21 @@ use ocgraph_core::update::{Durability, WritableGraph};
 use ocgraph_core::{GraphView, Vertex};
 use pyo3::prelude::*;
 
-use crate::errors::{invalid, run_on_graph, vertex_out_of_range, IntoPy};
+use crate::errors::{invalid, run_on_graph, vertex_out_of_range_as, IntoPy};
 use crate::graph::PyGraph;
 
-/// Converts int64 ids to vertex ids (ids outside `0..n` raise `VertexError`).
-fn vertices(ids: &[i64], n: usize) -> PyResult<Vec<Vertex>> {
+/// Converts the int64 ids of argument `name` to vertex ids: an id outside `0..n` raises
+/// `VertexError` naming the argument and the position (`dst[1] = 7 is out of range`).
+fn vertices(ids: &[i64], n: usize, name: &str) -> PyResult<Vec<Vertex>> {
     ids.iter()
-        .map(
-            |&v| {
-                if v < 0 || v as u64 >= n as u64 {
-                    Err(vertex_out_of_range(v, n))
-                } else {
-                    Ok(v as Vertex)
-                }
-            },
-        )
+        .enumerate()
+        .map(|(i, &v)| {
+            if v < 0 || v as u64 >= n as u64 {
+                Err(vertex_out_of_range_as(format!("{name}[{i}] = {v} is"), n))
+            } else {
+                Ok(v as Vertex)
+            }
+        })
         .collect()
 }
 
@@ -43,7 +43,7 @@ fn pairs(
             s.len()
         )));
     }
-    Ok(vertices(s, n)?.into_iter().zip(vertices(d, n)?).collect())
+    Ok(vertices(s, n, "src")?.into_iter().zip(vertices(d, n, "dst")?).collect())
 }
 
 /// Runs `f` on the writable graph with the GIL released; then, when `durable`, makes it durable.
@@ -133,7 +133,7 @@ pub(crate) fn _remove_vertices(
     ids: PyReadonlyArray1<'_, i64>,
     durable: bool,
 ) -> PyResult<u64> {
-    let ids = vertices(ids.as_slice()?, g.writer()?.num_vertices())?;
+    let ids = vertices(ids.as_slice()?, g.writer()?.num_vertices(), "vertices")?;
     update(py, g, durable, |w| w.remove_vertices(&ids))
 }
 
@@ -152,7 +152,7 @@ pub(crate) fn _set_vertex_labels(
     if vs.len() != ls.len() {
         return Err(invalid(format!("{} vertices but {} labels", vs.len(), ls.len())));
     }
-    let vs = self::vertices(vs, g.writer()?.num_vertices())?;
+    let vs = self::vertices(vs, g.writer()?.num_vertices(), "vertices")?;
     let changes: Vec<(Vertex, u32)> = vs.into_iter().zip(ls.iter().copied()).collect();
     update(py, g, durable, |w| w.set_labels(&changes))
 }

@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from .._args import U32_MAX, flag_arg, int_arg, overlaps
+from .._args import U32_MAX, flag_arg, int_arg, overlaps, size_arg
 from .._errors import FormatError, OcgraphIOError, io_error
 
 __all__ = ["export_parquet", "import_parquet", "is_dataset", "negative_arc", "read_meta"]
@@ -404,7 +404,14 @@ def import_parquet(path: str, out: str, memory: Any = "1GiB", overwrite: bool = 
             src, dst, out, num_vertices=n, weights=w, directed=directed, memory=memory, overwrite=overwrite
         )
     builder = _ocgraph.EdgeBuilder(
-        os.fspath(out), directed, weighted, False, False, memory, overwrite, f"Parquet dataset {path}"
+        os.fspath(out),
+        directed,
+        weighted,
+        False,
+        False,
+        size_arg("memory", memory),
+        overwrite,
+        f"Parquet dataset {path}",
     )
     try:
         w32 = None if w is None else np.ascontiguousarray(w, dtype=np.float32)
