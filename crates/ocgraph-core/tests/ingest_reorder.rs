@@ -131,3 +131,41 @@ fn reordered_copies_take_updates_by_original_id_and_updates_must_be_compacted() 
     assert!(e.contains("compact"), "{e}");
     assert!(!tmp.path().join("q").exists());
 }
+
+/// A source whose lists were damaged after the import (here one neighbour id changed to
+/// another valid id, and one past the vertex count) is refused by every copy and layout built
+/// from its lists, naming the file: `reorder` and `pack` sealed the changed edge into a copy
+/// with fresh checksums that `ocgraph check` then passed, and an id past the vertex count
+/// panicked `reorder` and `layout hubs` ("index out of bounds").
+#[test]
+fn copies_and_layouts_refuse_a_source_damaged_after_its_import() {
+    use ocgraph_core::ingest::{build_grid, compress_adjacency, index_hubs, pack, pack_copy, GridOptions};
+    let tmp = tempfile::tempdir().unwrap();
+    let src = tmp.path().join("g");
+    let edges: Vec<(u32, u32, f32)> = (0..200).map(|i| (i % 40, (i * 7 + 1) % 40, 1.0)).collect();
+    let o = BuildOptions { weighted: true, ..BuildOptions::default() };
+    build(&src, 40, &edges, &o, IdMap::Identity);
+    let good = std::fs::read(src.join("out.neighbors")).unwrap();
+    for (what, value) in [("another valid id", good[0] ^ 1), ("an id past the vertex count", 200)] {
+        let mut b = good.clone();
+        b[0] = value;
+        std::fs::write(src.join("out.neighbors"), &b).unwrap();
+        let grid = GridOptions {
+            cells_per_side: None,
+            memory: 1 << 20,
+            codec: ocgraph_core::format::grid::Codec::None,
+        };
+        let results = [
+            ("reorder", reorder(&src, &tmp.path().join("r"), 1 << 20, true, &NoProgress).err()),
+            ("pack", pack(&src, &tmp.path().join("p"), true, &NoProgress).err()),
+            ("packed lists", pack_copy(&src, &NoProgress).err()),
+            ("hubs", index_hubs(&src, &NoProgress).err()),
+            ("grid", build_grid(&src, &grid, &NoProgress).err()),
+            ("compress", compress_adjacency(&src, 16384, &NoProgress).err()),
+        ];
+        for (op, err) in results {
+            let e = err.unwrap_or_else(|| panic!("{op} took a source with {what}")).to_string();
+            assert!(e.contains("out.neighbors") && e.contains("checksum mismatch"), "{op}, {what}: {e}");
+        }
+    }
+}

@@ -296,9 +296,11 @@ fn corrupted_ids_and_a_reused_file_id_are_refused() {
     assert!(e.contains("next_file_id 1 is not past the level file id"), "{level}: {e}");
 }
 
-/// A level whose checksums hold but whose entries are wrong (an operation byte that is
-/// neither remove nor add, a destination past the vertex count) is refused on open, naming
-/// the level and the offset, instead of being read as some other graph.
+/// A level whose checksums hold but whose flags or entries are wrong (flags of another shape
+/// than the graph's, an operation byte that is neither remove nor add, a destination past the
+/// vertex count) is refused on open, naming the level and the offset, instead of being read as
+/// some other graph (an undirected graph's level flagged directed was read with a section it does not
+/// have, and one flagged weighted read weights from past its entries).
 #[test]
 fn level_entries_are_checked_on_open() {
     let tmp = tempfile::tempdir().unwrap();
@@ -319,7 +321,10 @@ fn level_entries_are_checked_on_open() {
     let vertices = 80;
     let dsts = vertices + (k * 4).div_ceil(8) * 8 + (k + 1) * 8;
     let ops = dsts + (entries * 4).div_ceil(8) * 8;
-    for (at, value, want) in [(ops, 7u8, "operation byte 7"), (dsts, 9u8, "destination 9")] {
+    let flags = [(12, 2u8, "level flags 0x2, but the graph is undirected and unweighted (flags 0x0)")];
+    let more_flags = [(12, 1u8, "level flags 0x1"), (12, 4u8, "level flags 0x4")];
+    let entries = [(ops, 7u8, "operation byte 7"), (dsts, 9u8, "destination 9")];
+    for (at, value, want) in flags.into_iter().chain(more_flags).chain(entries) {
         let mut b = good.clone();
         b[at] = value;
         let data_end = u64_at(&b, 40);
@@ -335,6 +340,27 @@ fn level_entries_are_checked_on_open() {
     std::fs::write(&path, &good).unwrap();
     m.write_atomic(&dir).unwrap();
     WritableGraph::open(&dir, &opts()).unwrap().close().unwrap();
+}
+
+/// A manifest whose update state gives another vertex count than the base's with no level to
+/// hold them is refused by every open and by `ocgraph check`, as the open for updates refused
+/// it: a read-only open took the base as it was, and `check` passed.
+#[test]
+fn an_update_state_with_vertices_no_level_holds_is_refused_by_every_open() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("g");
+    build(&dir, IdMap::Identity, 4, &[(0, 1), (1, 2)]);
+    let mut m = ocgraph_core::format::Manifest::read(&dir).unwrap();
+    m.updates = Some(ocgraph_core::format::UpdateState::fresh(9));
+    m.write_atomic(&dir).unwrap();
+    let want = "updates.num_vertices is 9, but the base and levels hold 4 vertices at the checkpoint";
+    let e = GraphView::open(&dir, &ocgraph_core::OpenOptions::default()).err().expect("refused").to_string();
+    assert!(e.contains(want), "{e}");
+    // `ocgraph check` verifies the updates of a graph that `has_updates`.
+    assert!(ocgraph_core::has_updates(&dir).unwrap());
+    m.updates = Some(ocgraph_core::format::UpdateState::fresh(4));
+    m.write_atomic(&dir).unwrap();
+    assert_eq!(GraphView::open(&dir, &ocgraph_core::OpenOptions::default()).unwrap().num_vertices(), 4);
 }
 
 /// Vertices added without names through `update` (what `ocgraph stream` applies for a `+v n`

@@ -21,7 +21,7 @@ use std::time::Instant;
 use rayon::prelude::*;
 
 use super::grid::seal;
-use super::pack::open_base;
+use super::pack::open_verified_base;
 use super::progress::{Progress, Unit};
 use super::remove::remove_files;
 use crate::error::{Error, Result};
@@ -68,7 +68,7 @@ pub(crate) fn compress_adjacency_unlocked(
             "block size {block_size} must be a multiple of 4096 bytes up to {MAX_BLOCK_SIZE}"
         )));
     }
-    let g = open_base(dir, "compressing")?;
+    let g = open_verified_base(dir, "compressing")?;
     let m = g.manifest().clone();
     drop(g);
     if m.is_packed() {

@@ -22,7 +22,7 @@ use std::time::Instant;
 
 use rayon::prelude::*;
 
-use super::pack::open_base;
+use super::pack::open_verified_base;
 use super::progress::{Progress, Unit};
 use super::remove::remove_files;
 use crate::error::{Error, Result};
@@ -88,7 +88,7 @@ pub(crate) fn build_grid_unlocked(
     progress: &dyn Progress,
 ) -> Result<GridReport> {
     let started = Instant::now();
-    let g = open_base(dir, "building a grid for")?;
+    let g = open_verified_base(dir, "building a grid for")?;
     let m = g.manifest().clone();
     let info = GridInfo::for_vertices(m.num_vertices, opts.cells_per_side, opts.codec)?;
     let data = m.data_path(dir);

@@ -55,7 +55,7 @@ pub fn pack(src: &Path, dst: &Path, overwrite: bool, progress: &dyn Progress) ->
 /// One attempt of [`pack`].
 fn pack_once(src: &Path, dst: &Path, overwrite: bool, progress: &dyn Progress) -> Result<PackReport> {
     refuse_inside_graph(src, dst, "destination")?;
-    let g = open_base(src, "packing")?;
+    let g = open_verified_base(src, "packing")?;
     let m = g.manifest();
     if m.is_packed() {
         return Err(Error::invalid(format!("{}: the graph is packed already", src.display())));
@@ -135,7 +135,7 @@ pub fn pack_copy(dir: &Path, progress: &dyn Progress) -> Result<PackReport> {
 /// [`pack_copy`] by a caller that already holds the graph's writer lock (compaction, which
 /// packs the lists of a new base before switching to it).
 pub(crate) fn pack_copy_unlocked(dir: &Path, progress: &dyn Progress) -> Result<PackReport> {
-    let g = open_base(dir, "packing")?;
+    let g = open_verified_base(dir, "packing")?;
     let m = g.manifest().clone();
     if m.is_packed() {
         return Err(Error::invalid(format!("{}: the graph is packed already", dir.display())));
@@ -236,6 +236,15 @@ fn encode_side(
         total += arcs;
     }
     Ok(total)
+}
+
+/// [`open_base`] for a copy or layout built from the lists, after checking every file of the
+/// source against its checksum (one sequential read, as `ocgraph check`): a list damaged after
+/// the import would otherwise be sealed into the copy with fresh checksums, or panic the build
+/// with an id past the vertex count.
+pub(super) fn open_verified_base(src: &Path, doing: &str) -> Result<Graph> {
+    crate::format::check_graph(src)?;
+    open_base(src, doing)
 }
 
 /// Opens the graph at `src` to copy it (`doing`: "packing", ...). A graph with updates not yet

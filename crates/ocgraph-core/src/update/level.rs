@@ -197,7 +197,12 @@ fn up8(x: u64) -> u64 {
 
 impl Level {
     /// Maps and verifies the level described by `entry` in `levels_dir` (length, checksum, layout).
-    pub(crate) fn open(levels_dir: &Path, entry: &LevelEntry) -> Result<Level> {
+    pub(crate) fn open(
+        levels_dir: &Path,
+        entry: &LevelEntry,
+        directed: bool,
+        weighted: bool,
+    ) -> Result<Level> {
         let path = levels_dir.join(&entry.name);
         let len = std::fs::metadata(&path).map_err(|e| Error::io(&path, "stat", e))?.len();
         let bad = |offset: u64, msg: String| Error::Format { path: path.clone(), offset: Some(offset), msg };
@@ -205,8 +210,9 @@ impl Level {
             return Err(bad(0, format!("level file is {len} bytes, manifest says {}", entry.len)));
         }
         let src = MmapSource::open(&[PagedFile { path: path.clone(), len }])?;
-        let (weighted, sides, num_vertices) =
-            Self::parse(&src.read(0, 0, len as usize).typed::<u8>(), entry, &bad)?;
+        let want = weighted as u32 | (directed as u32) << 1;
+        let (sides, num_vertices) =
+            Self::parse(&src.read(0, 0, len as usize).typed::<u8>(), entry, want, &bad)?;
         Ok(Level { src, weighted, sides, num_vertices })
     }
 
@@ -215,13 +221,14 @@ impl Level {
         self.num_vertices
     }
 
-    /// The level's weightedness, sections and vertex count, after checking its header against
-    /// `entry` and its checksum.
+    /// The level's sections and vertex count, after checking its header against `entry`, its
+    /// checksum, and its flags against `want` (the graph's: bit 0 weighted, bit 1 directed).
     fn parse(
         b: &[u8],
         entry: &LevelEntry,
+        want: u32,
         bad: &dyn Fn(u64, String) -> Error,
-    ) -> Result<(bool, Vec<Side>, u64)> {
+    ) -> Result<(Vec<Side>, u64)> {
         let len = b.len() as u64;
         let u32_at = |o: usize| u32::from_le_bytes(b[o..o + 4].try_into().unwrap());
         let u64_at = |o: usize| u64::from_le_bytes(b[o..o + 8].try_into().unwrap());
@@ -251,6 +258,18 @@ impl Level {
         }
         let num_vertices = u64_at(24);
         let flags = u32_at(12);
+        // A level of another shape than the graph's (its flags edited, the checksums resealed)
+        // would be read with sections or weights it does not have: refused, as damage is.
+        if flags != want {
+            let shape = |f: u32| {
+                let directed = if f & 2 != 0 { "directed" } else { "undirected" };
+                format!("{directed} and {}", if f & 1 != 0 { "weighted" } else { "unweighted" })
+            };
+            return Err(bad(
+                12,
+                format!("level flags {flags:#x}, but the graph is {} (flags {want:#x})", shape(want)),
+            ));
+        }
         let weighted = flags & 1 != 0;
         let nsides = if flags & 2 != 0 { 2 } else { 1 };
         let mut sides = Vec::new();
@@ -282,7 +301,7 @@ impl Level {
             sides.push(Side { k, m, vertices, offsets, dsts, ops, weights: weighted.then_some(wts) });
             pos = end;
         }
-        Ok((weighted, sides, num_vertices))
+        Ok((sides, num_vertices))
     }
 
     fn side(&self, side: usize) -> &Side {

@@ -524,11 +524,14 @@ impl WritableGraph {
             }
         };
         let levels_dir = dir.join(LEVELS_DIR);
-        let levels: Vec<Arc<Level>> =
-            up.levels.iter().map(|e| Level::open(&levels_dir, e).map(Arc::new)).collect::<Result<_>>()?;
-        check_level_vertex_counts(&dir, base.num_vertices() as u64, &up, &levels)?;
         let directed = base.is_directed();
         let weighted = base.is_weighted();
+        let levels: Vec<Arc<Level>> = up
+            .levels
+            .iter()
+            .map(|e| Level::open(&levels_dir, e, directed, weighted).map(Arc::new))
+            .collect::<Result<_>>()?;
+        check_level_vertex_counts(&dir, base.num_vertices() as u64, &up, &levels)?;
         let history = LabelHistory::default();
         let label_log = LabelLog::open(&dir, up.labels_log.as_ref(), up.checkpoint_seq, &history, writer)?;
         let labels = ViewLabels { base: base.labels()?.map(Arc::new), history: Arc::new(history) };
@@ -1414,7 +1417,7 @@ impl Shared {
         let name = format!("{id:08}.level");
         let levels_dir = self.dir.join(LEVELS_DIR);
         let entry = write_level(&levels_dir, &name, seq, n, weighted, &sides)?;
-        let level = Arc::new(Level::open(&levels_dir, &entry)?);
+        let level = Arc::new(Level::open(&levels_dir, &entry, directed, weighted)?);
         let mut st = self.state.lock();
         let mut manifest = st.manifest.clone();
         let up = manifest.updates.as_mut().expect("reserved in step 1");
