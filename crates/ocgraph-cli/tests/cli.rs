@@ -576,6 +576,32 @@ fn export_writes_through_links_and_edgeless_graphs_round_trip() {
         let last = err.lines().last().unwrap_or_default();
         assert!(last.contains("out.offsets") && last.contains("corrupted"), "{args:?}: {err}");
     }
+    // An offset raised within the arcs (vertex 9's list then runs into the next ones', 10's
+    // offsets fall) lists other edges, which the export wrote and installed ("exported 14942
+    // edges" of 7991) before it failed: it fails first now, and leaves no file.
+    let raised = t.path().join("raised");
+    ok(&[
+        "generate",
+        "kronecker",
+        "--scale",
+        "6",
+        "--edge-factor",
+        "4",
+        "--seed",
+        "1",
+        "--quiet",
+        p(&raised),
+    ]);
+    let mut offsets = std::fs::read(raised.join("out.offsets")).unwrap();
+    let arcs = u64::from_le_bytes(offsets[64 * 8..65 * 8].try_into().unwrap());
+    offsets[80..88].copy_from_slice(&(arcs - 1).to_le_bytes());
+    std::fs::write(raised.join("out.offsets"), &offsets).unwrap();
+    let x = t.path().join("x2.txt");
+    let out = ocgraph(&["export", p(&raised), p(&x)]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("damaged") || err.contains("corrupted"), "{err}");
+    assert!(!x.exists(), "{err}");
 
     let empty = t.path().join("empty.txt");
     std::fs::write(&empty, "").unwrap();

@@ -148,10 +148,22 @@ fn run_export(args: &ExportArgs) -> Result<()> {
         }
     };
     progress.finish();
-    let written = written.and_then(|count| file.commit().map(|()| count));
     let count = written?;
-    eprintln!("exported {count} edges to {}", args.out.display());
+    // Checked before the file is installed: offsets damaged after the import (which `open`
+    // checks only at their ends) list other edges than the graph has; reading the degrees
+    // again panics on such offsets, which `run` reports as the damaged file.
     let isolated = vertices_without_edges(&g);
+    if matches!(g, GraphView::Stored(_)) && count != g.num_edges() {
+        return Err(Error::format(
+            &args.graph,
+            format!(
+                "the lists hold {count} edges where the graph has {}: a file is damaged (run `ocgraph check`)",
+                g.num_edges()
+            ),
+        ));
+    }
+    file.commit()?;
+    eprintln!("exported {count} edges to {}", args.out.display());
     if isolated > 0 {
         let n = g.num_vertices();
         let keep = if ids.is_none() {
