@@ -315,6 +315,29 @@ fn csv_export_imports_back() {
     assert_eq!(std::fs::read_to_string(&a).unwrap(), std::fs::read_to_string(&b).unwrap());
 }
 
+/// Triangle counting's oriented lists, when `advise` says they stay in RAM, fit the memory
+/// beside the pool with their building peak (twice the lists and 40 bytes per vertex); when
+/// they would not, it advises a pool that sends them to the scratch file. It advised a pool
+/// that kept them in RAM past `--memory` (90 MiB used for 64 MiB); BFS's state is what the
+/// kernel reserves (32 bytes per vertex; it counted 16, and runs peaked past the budget).
+#[test]
+fn advise_keeps_triangle_counting_and_bfs_within_the_memory() {
+    let t = tempfile::tempdir().unwrap();
+    let g = t.path().join("g");
+    // 65,536 vertices (BFS 2 MiB, lists building 2.5 MiB), 131,070 arcs (lists 256 KiB), 1 MiB of lists.
+    ok(&["generate", "erdos-renyi", "--vertices", "65536", "--edges", "65536", "--quiet", p(&g)]);
+    let line = |memory: &str, kernel: &str| {
+        let out = String::from_utf8(ok(&["advise", p(&g), "--memory", memory]).stdout).unwrap();
+        out.lines().find(|l| l.starts_with(kernel)).unwrap_or_default().to_string()
+    };
+    // 2 MiB of state, 1.1 MiB of pool and 3 MiB of building peak do not fit 4 MiB: scratch.
+    let tight = line("4MiB", "triangle-count");
+    assert!(tight.contains("to a scratch file") && tight.contains("--memory 896.0KiB"), "{tight}");
+    let roomy = line("8MiB", "triangle-count");
+    assert!(roomy.contains("in RAM") && roomy.contains("--memory 1.1MiB"), "{roomy}");
+    assert!(line("8MiB", "bfs").contains("2.0 MiB"), "{}", line("8MiB", "bfs"));
+}
+
 /// `advise` sizes the graph as it is now (pending updates included) and counts the stored
 /// layouts apart from the lists a kernel reads (it counted them all as graph size).
 #[test]
