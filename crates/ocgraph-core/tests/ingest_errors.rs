@@ -246,7 +246,8 @@ fn a_wrong_weight_range_is_detected() {
 }
 
 /// A manifest whose edge count cannot go with its arc count (a directed graph's edges are its
-/// arcs; an undirected one has between `e` and `2e` arcs) is refused on open.
+/// arcs; an undirected one has between `e` and `2e` arcs) is refused on open; one that can but
+/// that the lists' self-loops contradict is refused by `check`.
 #[test]
 fn an_edge_count_that_contradicts_the_arcs_is_refused() {
     let tmp = scratch();
@@ -265,6 +266,33 @@ fn an_edge_count_that_contradicts_the_arcs_is_refused() {
         assert_eq!(err.kind(), ErrorKind::Format);
         assert!(err.to_string().contains("cannot describe"), "{err}");
     }
+    // One the arcs allow but the lists contradict (4 undirected edges where 2 and a loop are
+    // stored) opens, and `check`, which counts the loops, refuses it (it passed), plain or packed.
+    let dir = tmp.path().join("loops");
+    let input = dir.with_extension("txt");
+    std::fs::write(&input, b"0 1\n1 2\n2 2\n").unwrap();
+    let build = BuildOptions { directed: false, ..BuildOptions::default() };
+    import(&input, &dir, &ImportOptions { build, ..opts() }, &NoProgress).unwrap();
+    ocgraph_core::ingest::pack_copy(&dir, &NoProgress).unwrap();
+    ocgraph_core::format::check_graph(&dir).unwrap();
+    let mut m = Manifest::read(&dir).unwrap();
+    m.num_edges = 4;
+    m.write_atomic(&dir).unwrap();
+    Graph::open(&dir, &OpenOptions::default()).unwrap();
+    let err = ocgraph_core::format::check_graph(&dir).unwrap_err().to_string();
+    assert!(
+        err.contains("num_edges is 4, but the lists hold 3 edges (5 arcs, 1 of them self-loops)"),
+        "{err}"
+    );
+    let packed = tmp.path().join("loops-packed");
+    m.num_edges = 3;
+    m.write_atomic(&dir).unwrap();
+    ocgraph_core::ingest::pack(&dir, &packed, false, &NoProgress).unwrap();
+    let mut m = Manifest::read(&packed).unwrap();
+    m.num_edges = 4;
+    m.write_atomic(&packed).unwrap();
+    let err = ocgraph_core::format::check_graph(&packed).unwrap_err().to_string();
+    assert!(err.contains("num_edges is 4, but the lists hold 3 edges"), "{err}");
 }
 
 #[test]

@@ -114,13 +114,16 @@ fn check_files(dir: &Path, m: &Manifest) -> Result<CheckReport> {
         report.files += 1;
     }
     if !m.is_packed() {
-        check_csr(dir, m, FileRole::OutOffsets, FileRole::OutNeighbors)?;
+        let loops = check_csr(dir, m, FileRole::OutOffsets, FileRole::OutNeighbors)?;
+        check_edge_count(dir, m, loops)?;
         if m.directed {
             check_csr(dir, m, FileRole::InOffsets, FileRole::InNeighbors)?;
         }
     }
     if m.is_packed() || m.has_packed_copy() {
-        check_packed(dir, m, [FileRole::OutOffsets, FileRole::OutPacked, FileRole::OutPackedIndex])?;
+        let loops =
+            check_packed(dir, m, [FileRole::OutOffsets, FileRole::OutPacked, FileRole::OutPackedIndex])?;
+        check_edge_count(dir, m, loops)?;
         if m.directed {
             check_packed(dir, m, [FileRole::InOffsets, FileRole::InPacked, FileRole::InPackedIndex])?;
         }
@@ -286,10 +289,30 @@ fn check_hubs(dir: &Path, n: u64) -> Result<()> {
     Ok(())
 }
 
-fn check_csr(dir: &Path, m: &Manifest, offsets: FileRole, neighbors: FileRole) -> Result<()> {
+/// An undirected graph's `num_edges` against its lists: `(num_arcs - loops) / 2 + loops` (open
+/// checks only that it lies between half the arcs and all of them; a directed graph's is its
+/// arc count, checked on open).
+fn check_edge_count(dir: &Path, m: &Manifest, loops: u64) -> Result<()> {
+    let edges = (m.num_arcs - loops.min(m.num_arcs)) / 2 + loops;
+    if !m.directed && m.num_edges != edges {
+        return Err(Error::format(
+            dir.join(super::MANIFEST_FILE),
+            format!(
+                "num_edges is {}, but the lists hold {edges} edges ({} arcs, {loops} of them self-loops)",
+                m.num_edges, m.num_arcs
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// Checks one direction's plain lists: offsets rising to the arcs, neighbours in range and in
+/// order; returns the number of self-loops.
+fn check_csr(dir: &Path, m: &Manifest, offsets: FileRole, neighbors: FileRole) -> Result<u64> {
     let npath = dir.join(neighbors.file_name());
     let mut nr = open(&npath)?;
     let n = m.num_vertices;
+    let mut loops = 0u64;
     let mut pos = 0u64;
     let mut b = [0u8; 4];
     check_monotone(dir, offsets, n + 1, m.num_arcs, |i, end| {
@@ -307,15 +330,17 @@ fn check_csr(dir: &Path, m: &Manifest, offsets: FileRole, neighbors: FileRole) -
                     msg: format!("neighbour {u} of vertex {} is out of range or out of order", i - 1),
                 });
             }
+            loops += (u as u64 == i - 1) as u64;
             prev = Some(u);
             pos += 1;
         }
         Ok(())
-    })
+    })?;
+    Ok(loops)
 }
 
 /// [`check_csr`] for packed lists: `roles` = offsets, packed lists, their index.
-fn check_packed(dir: &Path, m: &Manifest, roles: [FileRole; 3]) -> Result<()> {
+fn check_packed(dir: &Path, m: &Manifest, roles: [FileRole; 3]) -> Result<u64> {
     let [offsets, packed, index] = roles;
     let n = m.num_vertices;
     check_monotone(dir, offsets, n + 1, m.num_arcs, |_, _| Ok(()))?;
@@ -327,7 +352,7 @@ fn check_packed(dir: &Path, m: &Manifest, roles: [FileRole; 3]) -> Result<()> {
         Ok(u64::from_le_bytes(b))
     };
     let mut arc = next_offset()?;
-    let (mut pos, mut bytes, mut list) = (0u64, Vec::new(), Vec::new());
+    let (mut pos, mut bytes, mut list, mut loops) = (0u64, Vec::new(), Vec::new(), 0u64);
     let len = m.file(packed).map_or(0, |e| e.len);
     check_monotone(dir, index, n + 1, len, |i, end| {
         if i == 0 {
@@ -350,9 +375,11 @@ fn check_packed(dir: &Path, m: &Manifest, roles: [FileRole; 3]) -> Result<()> {
         if let Some(u) = list.iter().find(|&&u| u as u64 >= n) {
             return Err(bad(format!("neighbour {u} of vertex {v} is out of range")));
         }
+        loops += list.iter().filter(|&&u| u as u64 == v).count() as u64;
         (arc, pos) = (next, end);
         Ok(())
-    })
+    })?;
+    Ok(loops)
 }
 
 /// Verifies the grid layout: the index (as on open), then every cell in stored order.
