@@ -359,11 +359,11 @@ pub fn has_updates(dir: &Path) -> Result<bool> {
     // (the open then says they are missing), and so does a checkpoint whose vertex count is not
     // the base's though no level holds more (the open then refuses it, as damage).
     let n = manifest.num_vertices;
-    if manifest.updates.as_ref().is_some_and(|u| {
-        !u.levels.is_empty()
-            || u.closed_seq > u.checkpoint_seq
-            || (u.levels.is_empty() && u.num_vertices != n)
-    }) {
+    if manifest
+        .updates
+        .as_ref()
+        .is_some_and(|u| !u.levels.is_empty() || u.closed_seq > u.checkpoint_seq || u.num_vertices != n)
+    {
         return Ok(true);
     }
     let wal = dir.join(WAL_DIR);

@@ -162,21 +162,18 @@ pub fn run(args: &AdviseArgs) -> Result<()> {
     );
     println!();
     println!("{:<15} {:>10} {:>10}  advice", "kernel", "state", "pool");
-    // Where triangle counting's oriented lists go with a pool of `pool` bytes.
-    // 4 bytes per undirected edge: an arc each way of an undirected graph, at most one edge per
-    // arc of a directed one.
+    // Triangle counting's oriented lists: 4 bytes per undirected edge (an arc each way of an
+    // undirected graph, at most one edge per arc of a directed one), and where they go with a
+    // pool of `pool` bytes.
     let list_bytes = if g.is_directed() { arcs * 4 } else { arcs * 2 };
-    let lists = |kernel: &str, pool: u64| {
-        let bytes = list_bytes;
-        match kernel {
-            "triangle-count" if bytes <= pool / 4 => {
-                format!("; oriented lists ({}) in RAM", format_size(bytes))
-            }
-            "triangle-count" => {
-                format!("; oriented lists ({}) to a scratch file in TMPDIR", format_size(bytes))
-            }
-            _ => String::new(),
+    let lists = |kernel: &str, pool: u64| match kernel {
+        "triangle-count" if list_bytes <= pool / 4 => {
+            format!("; oriented lists ({}) in RAM", format_size(list_bytes))
         }
+        "triangle-count" => {
+            format!("; oriented lists ({}) to a scratch file in TMPDIR", format_size(list_bytes))
+        }
+        _ => String::new(),
     };
     for (kernel, per_vertex, per_arc) in KERNELS {
         let state = n * per_vertex + arcs * per_arc + log;

@@ -21,7 +21,7 @@ use std::time::Instant;
 use rayon::prelude::*;
 
 use super::grid::seal;
-use super::pack::open_verified_base;
+use super::pack::{open_base, verify_source};
 use super::progress::{Progress, Unit};
 use super::remove::remove_files;
 use crate::error::{Error, Result};
@@ -52,6 +52,7 @@ pub struct CompressReport {
 /// multiple of 4096, at most 1 MiB), and installs them, replacing copies it had.
 pub fn compress_adjacency(dir: &Path, block_size: u32, progress: &dyn Progress) -> Result<CompressReport> {
     let _writing = lock_for_writing(dir)?;
+    verify_source(dir)?;
     removing_leftovers_on_error(dir, compress_adjacency_unlocked(dir, block_size, progress))
 }
 
@@ -68,7 +69,7 @@ pub(crate) fn compress_adjacency_unlocked(
             "block size {block_size} must be a multiple of 4096 bytes up to {MAX_BLOCK_SIZE}"
         )));
     }
-    let g = open_verified_base(dir, "compressing")?;
+    let g = open_base(dir, "compressing")?;
     let m = g.manifest().clone();
     drop(g);
     if m.is_packed() {

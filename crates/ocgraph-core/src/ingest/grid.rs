@@ -22,7 +22,7 @@ use std::time::Instant;
 
 use rayon::prelude::*;
 
-use super::pack::open_verified_base;
+use super::pack::{open_base, verify_source};
 use super::progress::{Progress, Unit};
 use super::remove::remove_files;
 use crate::error::{Error, Result};
@@ -77,6 +77,7 @@ const COMPRESS_GROUP: usize = 256;
 /// it beside the CSR, replacing any grid it had.
 pub fn build_grid(dir: &Path, opts: &GridOptions, progress: &dyn Progress) -> Result<GridReport> {
     let _writing = lock_for_writing(dir)?;
+    verify_source(dir)?;
     removing_leftovers_on_error(dir, build_grid_unlocked(dir, opts, progress))
 }
 
@@ -88,7 +89,7 @@ pub(crate) fn build_grid_unlocked(
     progress: &dyn Progress,
 ) -> Result<GridReport> {
     let started = Instant::now();
-    let g = open_verified_base(dir, "building a grid for")?;
+    let g = open_base(dir, "building a grid for")?;
     let m = g.manifest().clone();
     let info = GridInfo::for_vertices(m.num_vertices, opts.cells_per_side, opts.codec)?;
     let data = m.data_path(dir);

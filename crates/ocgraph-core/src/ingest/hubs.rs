@@ -12,7 +12,7 @@ use std::path::Path;
 use rayon::prelude::*;
 
 use super::compress::install_copies;
-use super::pack::{open_verified_base, TempFile};
+use super::pack::{open_base, verify_source, TempFile};
 use super::progress::{Progress, Unit};
 use super::remove::remove_files;
 use crate::error::Result;
@@ -39,13 +39,14 @@ pub struct HubsReport {
 /// installs it, replacing the index it had.
 pub fn index_hubs(dir: &Path, progress: &dyn Progress) -> Result<HubsReport> {
     let _writing = lock_for_writing(dir)?;
+    verify_source(dir)?;
     removing_leftovers_on_error(dir, index_hubs_unlocked(dir, progress))
 }
 
 /// [`index_hubs`] by a caller that already holds the graph's writer lock (compaction, which
 /// indexes the hubs of a new base before switching to it).
 pub(crate) fn index_hubs_unlocked(dir: &Path, progress: &dyn Progress) -> Result<HubsReport> {
-    let g = open_verified_base(dir, "indexing the hubs of")?;
+    let g = open_base(dir, "indexing the hubs of")?;
     let m = g.manifest().clone();
     let data = m.data_path(dir);
     let mut file = TempFile::create(&data, FileRole::Hubs)?;

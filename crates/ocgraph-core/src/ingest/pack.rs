@@ -55,7 +55,8 @@ pub fn pack(src: &Path, dst: &Path, overwrite: bool, progress: &dyn Progress) ->
 /// One attempt of [`pack`].
 fn pack_once(src: &Path, dst: &Path, overwrite: bool, progress: &dyn Progress) -> Result<PackReport> {
     refuse_inside_graph(src, dst, "destination")?;
-    let g = open_verified_base(src, "packing")?;
+    verify_source(src)?;
+    let g = open_base(src, "packing")?;
     let m = g.manifest();
     if m.is_packed() {
         return Err(Error::invalid(format!("{}: the graph is packed already", src.display())));
@@ -129,13 +130,14 @@ fn pack_once(src: &Path, dst: &Path, overwrite: bool, progress: &dyn Progress) -
 /// and plain lists) beside its plain lists, and installs them, replacing copies it had.
 pub fn pack_copy(dir: &Path, progress: &dyn Progress) -> Result<PackReport> {
     let _writing = lock_for_writing(dir)?;
+    verify_source(dir)?;
     removing_leftovers_on_error(dir, pack_copy_unlocked(dir, progress))
 }
 
 /// [`pack_copy`] by a caller that already holds the graph's writer lock (compaction, which
 /// packs the lists of a new base before switching to it).
 pub(crate) fn pack_copy_unlocked(dir: &Path, progress: &dyn Progress) -> Result<PackReport> {
-    let g = open_verified_base(dir, "packing")?;
+    let g = open_base(dir, "packing")?;
     let m = g.manifest().clone();
     if m.is_packed() {
         return Err(Error::invalid(format!("{}: the graph is packed already", dir.display())));
@@ -238,13 +240,13 @@ fn encode_side(
     Ok(total)
 }
 
-/// [`open_base`] for a copy or layout built from the lists, after checking every file of the
-/// source against its checksum (one sequential read, as `ocgraph check`): a list damaged after
-/// the import would otherwise be sealed into the copy with fresh checksums, or panic the build
-/// with an id past the vertex count.
-pub(super) fn open_verified_base(src: &Path, doing: &str) -> Result<Graph> {
-    crate::format::check_graph(src)?;
-    open_base(src, doing)
+/// Checks every file of the graph at `src` against its checksum (one sequential read, as
+/// `ocgraph check`) before a copy or layout is built from its lists: a list damaged after the
+/// import would otherwise be sealed into the copy with fresh checksums, or panic the build with
+/// an id past the vertex count. Compaction, which builds layouts of the base it just wrote,
+/// calls the `_unlocked` builders, which do not check again.
+pub(super) fn verify_source(src: &Path) -> Result<()> {
+    crate::format::check_graph(src).map(drop)
 }
 
 /// Opens the graph at `src` to copy it (`doing`: "packing", ...). A graph with updates not yet

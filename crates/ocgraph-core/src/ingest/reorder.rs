@@ -13,7 +13,7 @@
 //! The copy keeps the original ids: new vertex `p` is old vertex `order[p]`, and its original id
 //! (`ids.u64`, or the strings of a string-id graph) and its label, if the graph has labels, are
 //! those of `order[p]` in the source; it takes updates like any graph. The source is checked
-//! against its checksums first (`open_verified_base`).
+//! against its checksums first (`verify_source`).
 //!
 //! How: the degrees give the order; the source's lists are then read once in file order and
 //! their arcs, renumbered, go to the budgeted [`GraphBuilder`] (an in-memory sort within the
@@ -28,7 +28,7 @@ use std::path::Path;
 use rayon::prelude::*;
 
 use super::builder::{BuildOptions, GraphBuilder, IdMap, LabelSource};
-use super::pack::open_verified_base;
+use super::pack::{open_base, verify_source};
 use super::progress::{Progress, Unit};
 use crate::error::Result;
 use crate::format::{refuse_inside_graph, IdMapKind};
@@ -53,7 +53,8 @@ pub fn is_reordered(m: &crate::format::Manifest) -> bool {
 /// compacted is refused.
 pub fn reorder(src: &Path, dst: &Path, memory: u64, overwrite: bool, progress: &dyn Progress) -> Result<u64> {
     refuse_inside_graph(src, dst, "destination")?;
-    let g = open_verified_base(src, "reordering")?;
+    verify_source(src)?;
+    let g = open_base(src, "reordering")?;
     let m = g.manifest();
     let n = g.num_vertices();
     let order = degree_order(&g);
