@@ -4,6 +4,7 @@
 
 mod backend_args;
 mod cmd;
+mod panic_report;
 mod progress;
 
 use std::io::Write;
@@ -40,35 +41,21 @@ fn main() -> ExitCode {
             };
         }
     };
-    std::panic::set_hook(Box::new(|info| {
-        let msg = info
-            .payload()
-            .downcast_ref::<&str>()
-            .map(|s| s.to_string())
-            .or_else(|| info.payload().downcast_ref::<String>().cloned())
-            .unwrap_or_else(|| "unknown failure".into());
-        if msg.starts_with("failed printing to stdout") && msg.contains("Broken pipe") {
-            // The reader of our output went away (`ocgraph info G | head -2`): stop quietly,
-            // with the status of a process a SIGPIPE ended, as other command-line tools do.
-            std::process::exit(141);
-        }
-        if let Some(why) = msg.strip_prefix("failed printing to stdout: ") {
-            // A report line that standard output refused (a full disk): the error it is, named
-            // as the other outputs name theirs, not an internal one.
-            say(&format!("error: <stdout>: write failed: {why}"));
-            return;
-        }
-        say(&format!("error: internal error: {msg}"));
-    }));
+    panic_report::install();
     // A failed page read of the buffer pool comes back as an error naming the file and offset.
     let run = || ocgraph_core::page::catch_read_errors(|| cmd::run(cli.command)).and_then(|r| r);
-    match std::panic::catch_unwind(run) {
+    let outcome = std::panic::catch_unwind(run);
+    // A panic's message, printed before the error it led to (if any).
+    if let Some(msg) = panic_report::take() {
+        say(&format!("error: internal error: {msg}"));
+    }
+    match outcome {
         Ok(Ok(())) => ExitCode::SUCCESS,
         Ok(Err(ocgraph_core::Error::Io { source, .. }))
             if source.kind() == std::io::ErrorKind::BrokenPipe =>
         {
             // The reader of a pipe we write went away (`ocgraph export G /dev/stdout | head`):
-            // as above.
+            // as the panic hook does.
             ExitCode::from(141)
         }
         Ok(Err(e)) => {

@@ -591,13 +591,19 @@ fn export_writes_through_links_and_edgeless_graphs_round_trip() {
     let mut offsets = std::fs::read(bad.join("out.offsets")).unwrap();
     offsets[16..20].copy_from_slice(&[0xff; 4]);
     std::fs::write(bad.join("out.offsets"), &offsets).unwrap();
-    // (The panic's own message is printed first, then the corrupted file, as for `run`.)
-    for args in [vec!["info", p(&bad)], vec!["export", p(&bad), p(&t.path().join("x.txt"))]] {
+    // The corrupted file is the whole message: the panic it caused is not printed (it was, as
+    // an "internal error" line before the file's).
+    for args in [
+        vec!["info", p(&bad)],
+        vec!["export", p(&bad), p(&t.path().join("x.txt"))],
+        vec!["run", "sssp", p(&bad), "--source", "0"],
+        vec!["run", "pagerank", p(&bad)],
+    ] {
         let out = ocgraph(&args);
         let err = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(1), "{args:?}: {err}");
-        let last = err.lines().last().unwrap_or_default();
-        assert!(last.contains("out.offsets") && last.contains("corrupted"), "{args:?}: {err}");
+        assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
+        assert!(err.contains("out.offsets") && err.contains("corrupted"), "{args:?}: {err}");
     }
     // An offset raised within the arcs (vertex 9's list then runs into the next ones', 10's
     // offsets fall) lists other edges, which the export wrote and installed ("exported 14942

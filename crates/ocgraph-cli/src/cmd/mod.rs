@@ -102,13 +102,17 @@ pub fn run(cmd: Command) -> Result<()> {
 
 /// Runs `f`, a command reading the graph at `graph`. When it panics on lists that are not what
 /// the graph says (a corrupted file that was not checked), the graph is verified as `ocgraph
-/// check` does and the corrupted file is reported instead (the panic's own message is printed
-/// first); a panic on a graph that checks out passes through.
+/// check` does and the corrupted file is reported instead of the panic; a panic on a graph that
+/// checks out passes through.
 pub(crate) fn reporting_corruption(graph: &std::path::Path, f: impl FnOnce() -> Result<()>) -> Result<()> {
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)) {
         Ok(r) => r,
         Err(payload) => match ocgraph_core::format::check_graph(graph) {
-            Err(corrupt) => Err(corrupt),
+            Err(corrupt) => {
+                // The panic was the corruption's doing: its message would only mislead.
+                crate::panic_report::take();
+                Err(corrupt)
+            }
             Ok(_) => std::panic::resume_unwind(payload),
         },
     }
