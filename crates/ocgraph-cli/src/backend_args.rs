@@ -47,14 +47,14 @@ pub struct BackendArgs {
     pub backend: Backend,
     /// Buffer pool capacity (pool backend), e.g. 256MB, 1GiB. `ocgraph query` also sizes its
     /// neighbourhood prefetcher by it, on mmap too (give it the page cache's cap there).
-    #[arg(long, value_parser = size_arg, default_value = "1GiB")]
+    #[arg(long, allow_negative_numbers = true, value_parser = size_arg, default_value = "1GiB")]
     pub memory: u64,
     /// Buffer pool replacement policy: clock, lru, fifo, lifo, random, s3fifo, arc, gac, or
     /// gac with parameters (gac:key=value:..., e.g. gac:decay=0.99:guided=0).
     #[arg(long, value_parser = policy_arg, default_value = "clock")]
     pub policy: String,
     /// Buffer pool frame size (power of two, 4KiB..64KiB).
-    #[arg(long, value_parser = size_arg, default_value = "4KiB")]
+    #[arg(long, allow_negative_numbers = true, value_parser = size_arg, default_value = "4KiB")]
     pub page_size: u64,
     /// Access-pattern advice for the neighbour files (mmap backend).
     #[arg(long, value_enum, default_value_t = AdviceArg::Normal)]

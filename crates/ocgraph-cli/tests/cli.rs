@@ -1113,6 +1113,14 @@ fn usage_errors_exit_2_and_existing_output_is_kept() {
     // A budget of a few bytes spilled a sorted run per edge or two.
     fails(&["generate", "kronecker", "--scale", "6", "--memory", "0B", p(&g)], 2, &["at least 4KiB"]);
     fails(&["generate", "kronecker", "--scale", "6", "--memory", "4095", p(&g)], 2, &["at least 4KiB"]);
+    // A negative size is a bad size, not an unknown option ("unexpected argument '-1'").
+    fails(
+        &["generate", "kronecker", "--scale", "6", "--memory", "-1", p(&g)],
+        2,
+        &["--memory", "not negative"],
+    );
+    fails(&["run", "bfs", p(&g), "--memory", "-1"], 2, &["--memory", "not negative"]);
+    fails(&["advise", p(&g), "--memory", "-1"], 2, &["--memory", "not negative"]);
     fails(&["generate", "kronecker", "--scale", "40", p(&g)], 2, &["scale"]);
     // Sizes that would take days and fill the disk are refused at once.
     let huge = ["erdos-renyi", "--vertices", "100", "--edges", "18446744073709551615", "--seed", "1"];

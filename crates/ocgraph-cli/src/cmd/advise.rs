@@ -23,7 +23,7 @@ pub struct AdviseArgs {
     graph: PathBuf,
     /// Memory for ocgraph (graph pages plus the kernels' per-vertex state); default: the
     /// machine's available memory (`MemAvailable` in /proc/meminfo).
-    #[arg(long, value_parser = size_arg)]
+    #[arg(long, allow_negative_numbers = true, value_parser = size_arg)]
     memory: Option<u64>,
 }
 

@@ -89,7 +89,7 @@ struct CompressArgs {
     #[arg(long, default_value = "lz4", value_parser = ["lz4"])]
     codec: String,
     /// Logical block size: a multiple of 4KiB up to 1MiB, each block compressed on its own.
-    #[arg(long, value_parser = size_arg, default_value_t = DEFAULT_BLOCK_SIZE as u64)]
+    #[arg(long, allow_negative_numbers = true, value_parser = size_arg, default_value_t = DEFAULT_BLOCK_SIZE as u64)]
     block_size: u64,
     /// Threads (0 = one per core).
     #[arg(long, default_value_t = 0)]
@@ -109,7 +109,7 @@ struct GridArgs {
     #[arg(long)]
     cells_per_side: Option<u32>,
     /// Memory for the build's buffers (at least 4KiB).
-    #[arg(long, value_parser = build_memory_arg, default_value = "256MiB")]
+    #[arg(long, allow_negative_numbers = true, value_parser = build_memory_arg, default_value = "256MiB")]
     memory: u64,
     /// Compress each cell: none, lz4 (deltas and byte planes, then LZ4) or runs (runs of one
     /// source, then the destinations as they are).

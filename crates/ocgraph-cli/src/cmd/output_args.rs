@@ -32,7 +32,7 @@ pub(crate) fn build_memory_arg(s: &str) -> std::result::Result<u64, String> {
 pub(crate) struct BuilderArgs {
     /// Memory budget of the builder, e.g. 256MB, 1GiB (beyond it, sorted runs go to disk; at
     /// least 4KiB).
-    #[arg(long, value_parser = build_memory_arg, default_value = "1GiB")]
+    #[arg(long, allow_negative_numbers = true, value_parser = build_memory_arg, default_value = "1GiB")]
     pub(crate) memory: u64,
     #[command(flatten)]
     pub(crate) output: OutputArgs,
