@@ -395,7 +395,7 @@ fn update_files_past_the_vertex_limit_or_not_utf8_name_the_place() {
     // Another version is refused as such (it was read as text: "not UTF-8").
     bytes[7] = b'2';
     std::fs::write(&b, &bytes).unwrap();
-    refused(&b, "u.updates", "a binary update file of version '2': this ocgraph reads version '1'");
+    refused(&b, "u.updates at byte 7", "a binary update file of version '2': this ocgraph reads version '1'");
     assert_eq!(read_edges(&g, false), before, "nothing was applied");
     // A gzip'd binary file is read as the text form is (it was read as text).
     let (u, v) =
