@@ -118,10 +118,13 @@ def unmasked(name: str, a: Any, error: type[Exception] = InvalidArgumentError) -
     return np.asarray(a)
 
 
-def int_ids(name: str, a: Any, error: type[Exception] = InputError) -> np.ndarray:
+def int_ids(
+    name: str, a: Any, error: type[Exception] = InputError, out_of_range: type[Exception] | None = None
+) -> np.ndarray:
     """``a`` as a 1-D integer array (any integer dtype; an empty sequence is fine): floats,
     strings, booleans and durations raise ``error`` instead of being truncated, parsed or read
-    in their unit (builders raise :class:`InputError`, updates :class:`InvalidArgumentError`)."""
+    in their unit (builders raise :class:`InputError`, updates :class:`InvalidArgumentError`);
+    a Python int beyond 64 bits raises ``out_of_range`` (default ``error``)."""
     arr = unmasked(name, a, error)
     if arr.ndim != 1:
         raise error(f"{name} must be a 1-D array, got shape {arr.shape}")
@@ -132,7 +135,7 @@ def int_ids(name: str, a: Any, error: type[Exception] = InputError) -> np.ndarra
             arr = np.array(a, dtype=np.uint64)
         else:
             i = next(i for i, x in enumerate(a) if not -(2**63) <= x < 2**63)
-            raise error(f"{name}[{i}] = {a[i]} is out of range")
+            raise (out_of_range or error)(f"{name}[{i}] = {a[i]} is out of range")
     if arr.size and arr.dtype.kind not in "iu":
         missing = _first_missing(arr)
         if missing is not None:

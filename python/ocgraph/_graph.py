@@ -798,9 +798,12 @@ def _ids(a: Any, name: str) -> np.ndarray:
     """The vertex ids of argument ``name`` as a contiguous int64 array (integers only: see
     :func:`int_ids`; a lone id is an array of one, so that ``add_edges(5, 6)`` adds one edge);
     an unsigned id beyond int64 raises :class:`VertexError` naming it (instead of wrapping to
-    a negative)."""
+    a negative), as does a Python int beyond 64 bits."""
     not_an_iterator(name, a)
-    arr = int_ids(name, a if isinstance(a, (list, tuple)) else np.atleast_1d(a), InvalidArgumentError)
+    # A lone Python int is read as a list of one, so that one past 64 bits is out of range as
+    # in a list (numpy would make it an array of objects).
+    ids = a if isinstance(a, (list, tuple)) else [a] if type(a) is int else np.atleast_1d(a)
+    arr = int_ids(name, ids, InvalidArgumentError, VertexError)
     big = arr > np.iinfo(np.int64).max if arr.dtype == np.uint64 else None
     if big is not None and big.any():
         i = int(np.argmax(big))

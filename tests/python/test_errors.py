@@ -386,9 +386,13 @@ def test_negative_arguments_of_open_and_import_edges_name_the_argument(tmp_path)
 def test_unsigned_ids_beyond_int64_are_named_as_given(tmp_path):
     ocgraph.from_edges([0, 1], [1, 2], tmp_path / "g").close()
     with ocgraph.open(tmp_path / "g", writable=True) as g:
-        for ids, shown in (([2**63], 2**63), (np.array([1, 2**64 - 1], dtype="u8"), 2**64 - 1)):
+        cases = [([2**63], 2**63), (np.array([1, 2**64 - 1], dtype="u8"), 2**64 - 1)]
+        # Past 64 bits too, in a list or alone (alone it was "must hold integers, got dtype
+        # object", an InvalidArgumentError).
+        cases += [([0, 2**64], 2**64), (2**64, 2**64), (-(2**70), -(2**70))]
+        for ids, shown in cases:
             with pytest.raises(ocgraph.VertexError, match=f"= {shown} is out of range"):
-                g.add_edges(ids, [0] * len(ids))
+                g.add_edges(ids, [0] * np.size(ids))
         assert g.num_edges == 2
 
 
