@@ -188,7 +188,12 @@ fn gzip_detected_by_magic_and_corrupt_gzip_fails() {
     cut.truncate(bytes.len() - 6);
     // A cut stream is the file's content, not a failing device.
     let m = fails("cut.gz", &cut, &opts(), ErrorKind::Input);
-    assert!(m.contains("cut.gz") && m.contains("damaged gzip data"), "{m}");
+    assert!(m.contains("cut.gz") && m.contains("damaged gzip data after 8 decompressed bytes"), "{m}");
+    // Bytes after the last member are not another member: named after the text before them.
+    let mut tail = bytes.clone();
+    tail.extend_from_slice(b"not gzip");
+    let m = fails("tail.gz", &tail, &opts(), ErrorKind::Input);
+    assert!(m.contains("tail.gz") && m.contains("damaged gzip data after 8 decompressed bytes"), "{m}");
 }
 
 fn build_small(dir: &Path) {
@@ -447,6 +452,20 @@ fn mtx_without_banner_is_read_as_matrix_market_and_reported() {
     assert_eq!(r.notices.len(), 1, "{:?}", r.notices);
     let r = imports("barev.mtx", b"2 2 1\n1 2 0.5\n", &opts());
     assert!(r.notices.iter().any(|n| n.contains("values were ignored")), "{:?}", r.notices);
+    // A 'pattern' entry with a value: read as the edge, the value reported once, at its line.
+    let pattern = b"%%MatrixMarket matrix coordinate pattern general\n3 3 3\n1 2\n2 3 7\n3 1 9\n";
+    let r = imports("pat.mtx", pattern, &opts());
+    assert_eq!((r.num_vertices, r.num_edges), (3, 3));
+    assert_eq!(r.notices.len(), 1, "{:?}", r.notices);
+    assert!(r.notices[0].contains("pat.mtx:4: more than 2 columns in a 'pattern'"), "{:?}", r.notices);
+    // A size line's numbers are counts, not vertex ids.
+    let m = fails(
+        "neg.mtx",
+        b"%%MatrixMarket matrix coordinate pattern general\n3 -3 1\n1 2\n",
+        &opts(),
+        ErrorKind::Input,
+    );
+    assert!(m.contains("neg.mtx:2:") && m.contains("its columns '-3' is not a count"), "{m}");
     // A plain edge list named .mtx: refused at line 1, not guessed.
     let m = fails("pairs.mtx", b"1 2\n2 3\n", &opts(), ErrorKind::Input);
     assert!(m.contains("pairs.mtx:1:") && m.contains("no '%%MatrixMarket' banner"), "{m}");

@@ -317,6 +317,31 @@ fn csv_columns_by_header_name() {
     assert!(err.contains("only in CSV files"), "{err}");
 }
 
+#[test]
+fn csv_column_read_by_a_name_two_columns_have_is_refused() {
+    let tmp = scratch();
+    let import_csv = |name: &str, csv: &[u8], columns: Columns, weighted: bool| {
+        let input = write(tmp.path(), name, csv);
+        let build = BuildOptions { weighted, ..BuildOptions::default() };
+        let opts = ImportOptions { columns, build, ..ImportOptions::default() };
+        import(&input, &tmp.path().join(name).with_extension("g"), &opts, &NoProgress).map(|r| r.num_edges)
+    };
+    let given = || Columns { source: Some("a".into()), target: Some("b".into()), ..Columns::default() };
+    let err = import_csv("given.csv", b"a,b,a\n0,1,2\n", given(), false).unwrap_err().to_string();
+    assert!(err.contains("given.csv:1:") && err.contains("2 columns are named 'a'"), "{err}");
+    // Default names, in any case: `src`/`dst` and, when weighted, `weight`.
+    let err = import_csv("ends.csv", b"# c\nsrc,dst,DST\n0,1,2\n", Columns::default(), false)
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("ends.csv:2:") && err.contains("2 columns are named 'dst'"), "{err}");
+    let csv = b"src,dst,weight,Weight\n0,1,2,3\n";
+    let err = import_csv("w.csv", csv, Columns::default(), true).unwrap_err().to_string();
+    assert!(err.contains("w.csv:1:") && err.contains("2 columns are named 'weight'"), "{err}");
+    // A name shared by columns that are not read is no matter.
+    assert_eq!(import_csv("unread.csv", csv, Columns::default(), false).unwrap(), 1);
+    assert_eq!(import_csv("other.csv", b"a,b,c,c\n0,1,2,3\n", given(), false).unwrap(), 1);
+}
+
 /// The ids of every vertex of the graph at `out`, as strings, and its edges by those ids.
 fn named_edges(out: &Path) -> Vec<(String, String)> {
     let (g, lists, _) = open_lists(out);

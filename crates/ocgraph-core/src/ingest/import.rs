@@ -604,6 +604,7 @@ fn scan(
     // under `src,dst,weight` is a decimal comma): not where the columns are named, or a CSV
     // header names more columns than are read.
     let mut note_wide = weighted && unnamed;
+    let mut mtx_pattern = false;
     let first_lines = |b: &[u8]| holds_data_lines(b, FIRST_BLOCK_LINES);
     while let Some(block) = blocks.next_block_holding(|b| header_done || first_lines(b))? {
         progress.advance(block.len() as u64);
@@ -614,7 +615,7 @@ fn scan(
             let block = block.strip_prefix(UTF8_BOM).unwrap_or(block);
             let skip = match format {
                 InputFormat::Csv => {
-                    let h = csv::parse_header(path, block, columns)?;
+                    let h = csv::parse_header(path, block, columns, weighted)?;
                     (src_col, dst_col, weight_col) = (h.src_col, h.dst_col, h.weight_col);
                     if weighted && (weight_col == src_col || weight_col == dst_col) {
                         return Err(Error::input_line(
@@ -676,6 +677,9 @@ fn scan(
                     let h = mtx::parse_header(path, block)?;
                     mtx_size = Some([h.rows, h.cols]);
                     mtx_integer = h.integer;
+                    // A 'pattern' entry is `row col`: a value there is reported, once.
+                    mtx_pattern = !h.has_values;
+                    wide_noted = !weighted && h.has_values;
                     line += h.header_lines;
                     h.header_bytes
                 }
@@ -771,7 +775,14 @@ fn scan(
             if let Some(at) = piece.wide_line.filter(|_| !wide_noted) {
                 wide_noted = true;
                 let cols = (src_col, dst_col, weight_col);
-                found.notices.push(if weighted {
+                found.notices.push(if mtx_pattern {
+                    format!(
+                        "{}:{}: more than 2 columns in a 'pattern' MatrixMarket file (its entries \
+                         are 'row col'): the rest were ignored",
+                        path.display(),
+                        line + at
+                    )
+                } else if weighted {
                     let read = src_col.max(dst_col).max(weight_col) + 1;
                     format!(
                         "{}:{}: more than {read} columns: the weight is column {}, the rest were \

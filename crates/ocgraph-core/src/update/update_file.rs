@@ -34,7 +34,11 @@ pub fn is_update_file(bytes: &[u8]) -> bool {
 /// content). Errors name the file and the offset of a torn or unknown item.
 pub fn update_file_items(path: &Path, bytes: &[u8]) -> Result<Vec<(u64, WalItem)>> {
     if !is_update_file(bytes) {
-        return Err(Error::input_offset(path, 0, "not a binary update file (it does not open with \"OCUPDAT1\")"));
+        return Err(Error::input_offset(
+            path,
+            0,
+            "not a binary update file (it does not open with \"OCUPDAT1\")",
+        ));
     }
     if !bytes.starts_with(UPDATE_FILE_MAGIC) {
         let version = bytes.get(7).map_or("none".to_string(), |b| format!("{:?}", char::from(*b)));

@@ -42,8 +42,9 @@ const HEADER_COLS: usize = 4096;
 
 /// Finds the header line at the start of `data` (the first line neither blank nor a `#`/`%`
 /// comment, unless no columns are named and it starts with two integer ids) and the columns
-/// named by `cols` in it (an error naming the file and the header line when a name is not there).
-pub(crate) fn parse_header(path: &Path, data: &[u8], cols: &Columns) -> Result<CsvHeader> {
+/// named by `cols` in it (an error naming the file and the header line when a name is not there,
+/// or names two columns of those read: the source, the target and, when `weighted`, the weight).
+pub(crate) fn parse_header(path: &Path, data: &[u8], cols: &Columns, weighted: bool) -> Result<CsvHeader> {
     let mut pos = 0;
     let mut lines = 0;
     while pos < data.len() {
@@ -93,10 +94,10 @@ pub(crate) fn parse_header(path: &Path, data: &[u8], cols: &Columns) -> Result<C
             };
             let default_weight = named_any(&[b"weight", b"w"]);
             // Columns named as a source and a target are those, wherever they are.
-            let (default_src, default_dst) =
+            let (default_src, default_dst, ends_named) =
                 match (named_any(&[b"src", b"source"]), named_any(&[b"dst", b"target"])) {
-                    (Some(s), Some(d)) if s != d => (s, d),
-                    _ => (0, 1),
+                    (Some(s), Some(d)) if s != d => (s, d, true),
+                    _ => (0, 1, false),
                 };
             // Named columns say the file has a header: no notice for it then.
             let text = (!cols.any()).then(|| (lines, String::from_utf8_lossy(line).trim().to_string()));
@@ -128,6 +129,23 @@ pub(crate) fn parse_header(path: &Path, data: &[u8], cols: &Columns) -> Result<C
                 .find(|&c| c != src_col && c != dst_col)
                 .unwrap_or(2);
             let weight_col = find(&cols.weight, default_weight.or(Some(unnamed_weight_col)))?;
+            // A column read by its name is the only one of that name (as in Parquet files): a
+            // name given exactly, a default name (`src`, `weight`, ...) in any case.
+            let by_name = [
+                (src_col, cols.source.is_some(), ends_named),
+                (dst_col, cols.target.is_some(), ends_named),
+                (weight_col, weighted && cols.weight.is_some(), weighted && default_weight.is_some()),
+            ];
+            for (k, given, default) in by_name {
+                let same = match (given, default) {
+                    (true, _) => names.iter().filter(|n| n[..] == names[k][..]).count(),
+                    (false, true) => names.iter().filter(|n| n.eq_ignore_ascii_case(&names[k])).count(),
+                    (false, false) => 1,
+                };
+                if same > 1 {
+                    return at(format!("{same} columns are named '{}': rename all but one", name(k)));
+                }
+            }
             let named = [src_col, dst_col].into_iter().chain(cols.weight.is_some().then_some(weight_col));
             if let Some(k) = named.into_iter().find(|&k| k >= MAX_COLS) {
                 return at(format!(

@@ -105,9 +105,16 @@ pub(crate) fn parse_header(path: &Path, data: &[u8]) -> Result<MtxHeader> {
                 )));
             }
             let mut nums = [0u64; 3];
+            let words = ["rows", "columns", "entries"];
             for (i, num) in nums.iter_mut().enumerate().take(k) {
-                *num = super::parse_id(&line[f[i].0..f[i].1])
-                    .map_err(|e| bad(format!("bad MatrixMarket size line{without}: {e}")))?;
+                let tok = &line[f[i].0..f[i].1];
+                *num = std::str::from_utf8(tok).ok().and_then(|t| t.parse().ok()).ok_or_else(|| {
+                    bad(format!(
+                        "bad MatrixMarket size line{without}: its {} '{}' is not a count (an integer, 0 or more)",
+                        words[i],
+                        tok.escape_ascii()
+                    ))
+                })?;
             }
             if k != 3 {
                 return Err(bad(format!(

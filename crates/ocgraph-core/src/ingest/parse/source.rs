@@ -37,6 +37,8 @@ pub(crate) struct Input {
     pub file_len: u64,
     /// Bytes per block read ([`BLOCK`]; smaller for an input in memory).
     block: usize,
+    /// Bytes read so far (decompressed): where a damaged gzip stream is reported.
+    read: u64,
 }
 
 /// The first two bytes of a gzip member.
@@ -79,7 +81,7 @@ impl Input {
         } else {
             Box::new(f)
         };
-        Ok(Input { path: path.to_path_buf(), reader, gzip, file_len, block: BLOCK })
+        Ok(Input { path: path.to_path_buf(), reader, gzip, file_len, block: BLOCK, read: 0 })
     }
 
     /// An input reading `bytes` (gzip'd when they start with the magic bytes) as if from `path`,
@@ -91,7 +93,7 @@ impl Input {
         let cursor = std::io::Cursor::new(bytes);
         let reader: Box<dyn Read + Send> =
             if gzip { Box::new(MultiGzDecoder::new(cursor)) } else { Box::new(cursor) };
-        Input { path: path.to_path_buf(), reader, gzip, file_len, block: 4096 }
+        Input { path: path.to_path_buf(), reader, gzip, file_len, block: 4096, read: 0 }
     }
 
     /// Reads blocks of `block` bytes (lines longer than that still read whole).
@@ -111,11 +113,17 @@ impl Input {
         while got < buf.len() {
             match self.reader.read(&mut buf[got..]) {
                 Ok(0) => break,
-                Ok(k) => got += k,
+                Ok(k) => {
+                    got += k;
+                    self.read += k as u64;
+                }
                 Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
                 // A damaged or cut gzip stream is the file's content, not a failing device.
                 Err(e) if self.gzip && e.raw_os_error().is_none() => {
-                    return Err(Error::input(&self.path, format!("damaged gzip data: {e}")));
+                    return Err(Error::input(
+                        &self.path,
+                        format!("damaged gzip data after {} decompressed bytes: {e}", self.read),
+                    ));
                 }
                 Err(e) => {
                     let op = if self.gzip { "decompress" } else { "read" };
