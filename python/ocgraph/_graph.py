@@ -781,9 +781,13 @@ def _original_ids(ids: Any, what: str) -> list[Any]:
         out = ids.to_pylist()
     else:
         out = list(ids)
-    for x in out:
-        if isinstance(x, (bool, np.bool_)):  # an int to Python, but no id
-            raise InvalidArgumentError(f"{what}: an original id is an int or a str, got {x!r}")
+    for i, x in enumerate(out):
+        # A bool is an int to Python, but no id; an int id is unsigned 64-bit, as imported.
+        is_int = isinstance(x, (int, np.integer)) and not isinstance(x, (bool, np.bool_))
+        if not (isinstance(x, str) or (is_int and 0 <= int(x) < 2**64)):
+            raise InvalidArgumentError(
+                f"{what}[{i}]: an original id is an int from 0 to 2**64 - 1 or a str, got {x!r}"
+            )
     return out
 
 

@@ -652,8 +652,14 @@ def test_arguments_that_hung_split_or_overflowed(tmp_path):
         g.remove_edges(1, 2, ids="original")
     # True was taken as the id 1 (Python's bool is an int); sets, dicts and data frames paired
     # ids in their iteration order, keys or column names.
-    with pytest.raises(ocgraph.InvalidArgumentError, match="src: an original id is an int or a str, got Tr"):
+    with pytest.raises(ocgraph.InvalidArgumentError, match=r"src\[0\]: an original id is .*, got True"):
         g.add_edges([True], ["ann"], ids="original")
+    # An id no import gives names its argument and position (it named neither).
+    for bad, shown in ((-1, "-1"), (2**64, "18446744073709551616"), (5.0, "5.0"), (b"ann", "b'ann'")):
+        with pytest.raises(ocgraph.InvalidArgumentError, match=rf"dst\[1\]: an original id .*, got {shown}$"):
+            g.add_edges(["ann", "bob"], ["bob", bad], ids="original")
+        with pytest.raises(ocgraph.InvalidArgumentError, match=rf"ids\[0\]: an original id .*, got {shown}$"):
+            g.add_vertices(ids=[bad])
     for bad in ({"ann"}, {"ann": "bob"}, pd.DataFrame({"ann": ["bob"]})):
         with pytest.raises(ocgraph.InvalidArgumentError, match="give the ids as a list, tuple or array"):
             g.add_edges(bad, ["bob"], ids="original")
