@@ -400,11 +400,11 @@ class Graph(_NativeGraph):
 
     def count_cliques(self, k: int, threads: int | None = None) -> int:
         """Number of ``k``-cliques (2 <= k <= 16)."""
-        return _ocgraph._count_cliques(self, int_arg("k", k), threads_arg(threads))
+        return _ocgraph._count_cliques(self, _clique_size(k), threads_arg(threads))
 
     def list_cliques(self, k: int, threads: int | None = None) -> np.ndarray:
         """Every ``k``-clique, one row each (ascending ids): a ``(count, k)`` uint32 array."""
-        return _ocgraph._list_cliques(self, int_arg("k", k), threads_arg(threads))
+        return _ocgraph._list_cliques(self, _clique_size(k), threads_arg(threads))
 
     def motifs(self, size: int = 3, directed: bool = False, threads: int | None = None) -> np.ndarray:
         """Induced counts of every connected undirected pattern of ``size`` (3 or 4) vertices,
@@ -744,6 +744,12 @@ class Graph(_NativeGraph):
         """Number of on-disk levels over the base (of a read-only handle: as of its snapshot;
         0 for a graph without updates)."""
         return _ocgraph._update_state(self)[0]
+
+
+def _clique_size(k: Any) -> int:
+    """A clique size ``k`` checked against the range the miner takes (so a negative ``k`` is
+    told that range, not the one of an unsigned integer)."""
+    return int_arg("k", k, 2, _ocgraph.MAX_CLIQUE)
 
 
 def _no_pairs() -> tuple[np.ndarray, np.ndarray]:

@@ -8,6 +8,7 @@ import numpy.typing as npt
 Size = int | str
 
 __version__: str
+MAX_CLIQUE: int  # largest k of count_cliques / list_cliques
 
 class Graph:
     def __new__(

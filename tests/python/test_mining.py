@@ -337,8 +337,10 @@ def test_mining_errors(graphs):
         for bad in ("blob", [(0, 0)], [(0, 1), (2, 3)], [(0, 9)]):
             with pytest.raises(ocgraph.InvalidArgumentError):
                 g.count_matches(bad)
-        with pytest.raises(ocgraph.InvalidArgumentError):
-            g.count_cliques(1)
+        for k in (-1, 1, 17):  # every size out of range is told the range the miner takes
+            for call in (g.count_cliques, g.list_cliques):
+                with pytest.raises(ocgraph.InvalidArgumentError, match=f"from 2 to 16, got {k}$"):
+                    call(k)
         with pytest.raises(ocgraph.InvalidArgumentError):
             g.motifs(5)
         with pytest.raises(ocgraph.InvalidArgumentError):

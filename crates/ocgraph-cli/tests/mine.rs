@@ -114,9 +114,14 @@ fn mine_counts_lists_and_patterns() {
     for (body, line, what) in [
         ("0 1\n1 2\nlabel 5 1\n", 3, "vertices 0 to 2"),
         ("0 1\nlabel 0 1\n# again\nlabel 0 2\n", 4, "labelled twice"),
-        ("0 1\nlabel 0 4294967295\n", 2, "expected"),
+        (
+            "0 1\nlabel 0 4294967295\n",
+            2,
+            "label \"4294967295\": a pattern label is an integer from 0 to 4294967294",
+        ),
         ("0 1\nlabel 99999999999999 1\n", 2, "vertices 0 to 1"),
-        ("0 1\nlabel 0 -1\n", 2, "expected"),
+        ("0 1\nlabel 0 -1\n", 2, "label \"-1\": a pattern label is an integer from 0 to 4294967294"),
+        ("0 1\nlabel 0 1 2\n", 2, "expected `a b` or `label a L`"),
         // Edge ends beyond the pattern size limit, up to the largest integers.
         ("0 1\n0 8\n", 2, "at most 8 vertices"),
         ("0 1\n# a loop\n1 1\n", 3, "self-loop"),

@@ -83,5 +83,6 @@ fn _ocgraph(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(query::_workload, m)?)?;
     m.add_function(wrap_pyfunction!(query::_query, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add("MAX_CLIQUE", ocgraph_algo::mine::MAX_CLIQUE)?;
     Ok(())
 }

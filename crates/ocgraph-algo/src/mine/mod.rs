@@ -34,7 +34,7 @@ pub mod plan;
 pub mod watch;
 pub mod watch_store;
 
-pub use cliques::{count_cliques, for_each_clique, list_cliques};
+pub use cliques::{count_cliques, for_each_clique, list_cliques, MAX_CLIQUE};
 pub use motifs::{motif_census, motif_names, triad_census, TRIAD_NAMES};
 pub use net_changes::NetChanges;
 pub use pattern::{count_matches, for_each_match, list_matches, MatchOptions};

@@ -336,7 +336,13 @@ pub(crate) fn read_pattern(spec: &str) -> Result<Pattern> {
         };
         match words.as_slice() {
             ["label", a, l] => {
-                let l = l.parse::<u32>().ok().filter(|&l| l != NO_LABEL).ok_or_else(bad)?;
+                let l = l.parse::<u32>().ok().filter(|&l| l != NO_LABEL).ok_or_else(|| {
+                    at(format!(
+                        "label {l:?}: a pattern label is an integer from 0 to {} (a vertex without \
+                         a `label` line matches any label)",
+                        NO_LABEL - 1
+                    ))
+                })?;
                 label_lines.push((num(a)?, l, no));
             }
             [a, b] => match (end(a)?, end(b)?) {
