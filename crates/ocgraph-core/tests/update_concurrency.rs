@@ -118,6 +118,84 @@ fn a_second_writer_is_refused_until_the_first_closes() {
     WritableGraph::open(&dir, &opts).expect("a dropped writer releases the lock").close().unwrap();
 }
 
+/// A writer dropped (not closed) while a forked child still holds a copy of its descriptors (a
+/// thread's `Command::spawn` before its `exec`) releases the lock: the next writer opened at
+/// once was refused while the child lived (a flock belongs to the open file, and the child's
+/// copy kept it open). A child that drops its copy of the handle does not unlock the parent's.
+#[test]
+fn a_dropped_writer_releases_the_lock_while_a_forked_child_holds_its_descriptors() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (dir, opts) = (small_graph(tmp.path()), WriteOptions::default());
+    let first = WritableGraph::open(&dir, &opts).unwrap();
+    first.add_edges(&[(3, 4)], None).unwrap();
+    // SAFETY: in the child only, which never touches `first` again (it ends in `start`): the
+    // copy read here is the one owner of the child's handle.
+    let dropping = ForkedChild::start(|| drop(unsafe { std::ptr::read(&first) }));
+    let holding = ForkedChild::start(|| {});
+    // `dropping`'s copy of the handle was dropped in the child; `holding` keeps its copy.
+    let refused = WritableGraph::open(&dir, &opts).err().map(|e| e.to_string());
+    dropping.finish();
+    assert!(refused.is_some_and(|e| e.contains("already open")), "a child's drop unlocked the parent's lock");
+    drop(first);
+    let second = WritableGraph::open(&dir, &opts);
+    holding.finish();
+    let second = second.expect("a dropped writer releases the lock though a child holds its descriptors");
+    assert_eq!(second.snapshot().out().neighbors(3).to_vec(), vec![4]);
+    second.close().unwrap();
+}
+
+/// A forked child that runs a closure (the parent's objects as they were at the fork: what it
+/// does not drop, it keeps), then waits until [`ForkedChild::finish`] releases it.
+struct ForkedChild {
+    pid: libc::pid_t,
+    release: i32,
+}
+
+impl ForkedChild {
+    fn start(act: impl FnOnce()) -> ForkedChild {
+        let (mut release, mut ready) = ([0i32; 2], [0i32; 2]);
+        // SAFETY: two pipes for the handshake; the arrays receive their descriptors.
+        assert_eq!(unsafe { libc::pipe(release.as_mut_ptr()) }, 0);
+        assert_eq!(unsafe { libc::pipe(ready.as_mut_ptr()) }, 0);
+        // SAFETY: the child runs `act`, writes one byte, waits for one and leaves with `_exit`
+        // (no harness exit handlers; what it did not drop stays open until then).
+        let pid = unsafe { libc::fork() };
+        assert!(pid >= 0, "fork failed");
+        let mut byte = [0u8; 1];
+        if pid == 0 {
+            act();
+            // SAFETY: closes the ends the child does not use (so that a parent gone leaves it
+            // reading the end of the file), then one byte each way, then the child ends.
+            unsafe {
+                libc::close(release[1]);
+                libc::close(ready[0]);
+                libc::write(ready[1], byte.as_ptr().cast(), 1);
+                libc::read(release[0], byte.as_mut_ptr().cast(), 1);
+                libc::_exit(0);
+            }
+        }
+        // SAFETY: closes the ends the parent does not use, then waits for the child's byte:
+        // it has run `act` and is waiting.
+        unsafe {
+            libc::close(release[0]);
+            libc::close(ready[1]);
+        }
+        assert_eq!(unsafe { libc::read(ready[0], byte.as_mut_ptr().cast(), 1) }, 1);
+        // SAFETY: the last use of this end.
+        unsafe { libc::close(ready[0]) };
+        ForkedChild { pid, release: release[1] }
+    }
+
+    fn finish(self) {
+        // SAFETY: releases the child and waits for it to end.
+        unsafe {
+            libc::write(self.release, [0u8].as_ptr().cast(), 1);
+            libc::close(self.release);
+            libc::waitpid(self.pid, std::ptr::null_mut(), 0);
+        }
+    }
+}
+
 /// A writer opened through a link writes to the graph it opened after the link is pointed at
 /// another graph, and a writer whose directory was renamed and replaced by another graph
 /// refuses to freeze or compact into the new one: both overwrote the other graph.

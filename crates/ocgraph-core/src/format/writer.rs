@@ -361,7 +361,7 @@ fn remove_path(p: &Path) {
 
 /// The writer lock of the graph at `out`, when `out` holds one (see
 /// [`crate::update::lock_for_writing`]): an error when another handle has it open for updates.
-fn lock_existing_graph(out: &Path) -> Result<Option<File>> {
+fn lock_existing_graph(out: &Path) -> Result<Option<crate::update::WriterLock>> {
     if !out.join(MANIFEST_FILE).is_file() {
         return Ok(None);
     }

@@ -45,5 +45,5 @@ pub use stream::{BatchChanges, ChangeSubscriber, EdgeChange, SubscriptionId};
 pub use update_file::{is_update_file, update_file_items, UpdateFileWriter, UPDATE_FILE_MAGIC};
 pub use wal::{Durability, RecoveryReport, Replay, Wal, WalOptions};
 pub use wal_frame::WalItem;
-pub(crate) use writable::{lock_for_replacing, lock_for_writing, removing_leftovers_on_error};
+pub(crate) use writable::{lock_for_replacing, lock_for_writing, removing_leftovers_on_error, WriterLock};
 pub use writable::{DeltaKind, WritableGraph, WriteOptions, DELTA_DIR, LEVELS_DIR, WAL_DIR, WRITER_LOCK};

@@ -128,7 +128,7 @@ struct Shared {
     feed: Feed,
     /// The open [`WRITER_LOCK`] file, locked while this graph is open for updates (released
     /// by `close`, or when the last handle goes).
-    writer_lock: Mutex<Option<std::fs::File>>,
+    writer_lock: Mutex<Option<WriterLock>>,
     /// The process that opened the graph: a child forked meanwhile shares its lock and log
     /// descriptors, so its updates would interleave with the parent's unseen; they are refused.
     pid: u32,
@@ -226,7 +226,7 @@ fn refuse_packed(dir: &Path, m: Manifest) -> Result<Manifest> {
 /// Opens and locks `<dir>/writer.lock` (see [`WRITER_LOCK`]): every change of a graph directory
 /// (updates, and the layouts and labels written beside the base) holds it while it writes. A
 /// path that holds no graph gets no lock file: the error is the one opening it gives.
-pub(crate) fn lock_for_writing(dir: &Path) -> Result<std::fs::File> {
+pub(crate) fn lock_for_writing(dir: &Path) -> Result<WriterLock> {
     if !dir.join(MANIFEST_FILE).is_file() {
         Manifest::read(dir)?;
     }
@@ -238,7 +238,7 @@ pub(crate) fn lock_for_writing(dir: &Path) -> Result<std::fs::File> {
 /// Opens and locks `<dir>/writer.lock` (refused while another handle holds it) and reads
 /// nothing else in `dir`: what replacing a whole graph (`--force`) needs, even of a directory
 /// whose manifest does not read.
-pub(crate) fn lock_for_replacing(dir: &Path) -> Result<std::fs::File> {
+pub(crate) fn lock_for_replacing(dir: &Path) -> Result<WriterLock> {
     let path = dir.join(WRITER_LOCK);
     let open = || {
         std::fs::OpenOptions::new()
@@ -251,7 +251,7 @@ pub(crate) fn lock_for_replacing(dir: &Path) -> Result<std::fs::File> {
     let mut file = open()?;
     for _ in 0..LOCK_ATTEMPTS {
         match lock_opened(dir, &path, file)? {
-            Some(locked) => return Ok(locked),
+            Some(locked) => return Ok(WriterLock { file: locked, owner: crate::process::current_process() }),
             None => file = open()?,
         }
     }
@@ -259,6 +259,25 @@ pub(crate) fn lock_for_replacing(dir: &Path) -> Result<std::fs::File> {
         "{}: the graph directory was replaced {LOCK_ATTEMPTS} times while its writer lock was taken",
         dir.display()
     )))
+}
+
+/// A held writer lock (see [`WRITER_LOCK`]). Dropped in the process that took it, it unlocks
+/// the file explicitly: a `flock` belongs to the open file, which a child forked meanwhile
+/// (any thread's `Command::spawn` or `subprocess`, until the child's `exec`) keeps open with
+/// its copy of the descriptor, so closing ours alone could leave the next writer refused. A
+/// forked child's copy never unlocks: the lock is its parent's.
+#[derive(Debug)]
+pub(crate) struct WriterLock {
+    file: std::fs::File,
+    owner: u32,
+}
+
+impl Drop for WriterLock {
+    fn drop(&mut self) {
+        if crate::process::current_process() == self.owner {
+            let _ = self.file.unlock();
+        }
+    }
 }
 
 /// Times [`lock_for_replacing`] opens the lock file again after finding it replaced.
@@ -1156,12 +1175,9 @@ impl WritableGraph {
         drop(st);
         self.shared.wal.sync_to(last)?;
         self.shared.record_closed(last)?;
-        // Snapshots taken from this handle may outlive it; the next writer need not wait. An
-        // explicit unlock: a `flock` belongs to the open file, which a forked child's copy of
-        // the descriptor keeps open (every later writer was refused until the child exited).
-        if let Some(lock) = self.shared.writer_lock.lock().take() {
-            let _ = lock.unlock();
-        }
+        // Snapshots taken from this handle may outlive it; the next writer need not wait
+        // (dropping the lock unlocks it, see `WriterLock`).
+        drop(self.shared.writer_lock.lock().take());
         Ok(())
     }
 
@@ -1228,7 +1244,7 @@ impl Shared {
     fn check_directory(&self) -> Result<()> {
         let held = self.writer_lock.lock();
         let Some(file) = held.as_ref() else { return Ok(()) };
-        if is_file_at(file, &self.dir.join(WRITER_LOCK)) {
+        if is_file_at(&file.file, &self.dir.join(WRITER_LOCK)) {
             return Ok(());
         }
         Err(Error::invalid(format!(
@@ -1601,7 +1617,7 @@ mod tests {
         std::fs::rename(&path, dir.join("old.lock")).unwrap();
         assert!(lock_opened(dir, &path, stale).unwrap().is_none());
         let held = lock_for_replacing(dir).unwrap();
-        assert!(is_file_at(&held, &path));
+        assert!(is_file_at(&held.file, &path));
         let again = lock_for_replacing(dir).unwrap_err().to_string();
         assert!(again.contains("already open for updates"), "{again}");
     }
