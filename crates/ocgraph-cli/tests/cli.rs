@@ -217,6 +217,108 @@ fn reorder_numbers_hubs_first_and_keeps_original_ids() {
     fails(&["reorder", p(&g), p(&r)], 1, &["kr"]);
 }
 
+/// `(id, value)` pairs of a text file written by `run --out ... --original-ids`.
+fn id_value_lines(path: &Path) -> Vec<(String, String)> {
+    std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .map(|l| {
+            let (id, v) = l.split_once(' ').unwrap_or_else(|| panic!("no `id value` line: {l:?}"));
+            (id.to_string(), v.to_string())
+        })
+        .collect()
+}
+
+#[test]
+fn run_out_with_original_ids_names_the_input_vertices() {
+    // A reordered copy's results written with --original-ids equal the source graph's, whose
+    // vertex ids are the copy's original ids.
+    let t = tempfile::tempdir().unwrap();
+    let (g, r) = (t.path().join("k"), t.path().join("kr"));
+    ok(&["generate", "kronecker", "--scale", "9", "--edge-factor", "6", "--seed", "3", p(&g)]);
+    ok(&["reorder", p(&g), p(&r), "--quiet"]);
+    let n = open(&g).num_vertices();
+    let out = |name: &str| t.path().join(name);
+    for algo in ["bfs", "sssp", "pagerank", "spmv"] {
+        ok(&["run", algo, p(&g), "--source", "3", "--out", p(&out("a.txt"))]);
+        ok(&["run", algo, p(&r), "--source-id", "3", "--out", p(&out("b.txt")), "--original-ids"]);
+        let a: Vec<String> =
+            std::fs::read_to_string(out("a.txt")).unwrap().lines().map(String::from).collect();
+        let b = id_value_lines(&out("b.txt"));
+        assert_eq!(b.len(), n, "{algo}");
+        let mut seen = vec![false; n];
+        for (id, v) in b {
+            let u: usize = id.parse().unwrap();
+            assert!(!std::mem::replace(&mut seen[u], true), "{algo}: vertex {u} twice");
+            if algo == "bfs" {
+                assert_eq!(v, a[u], "{algo} of {u}");
+            } else {
+                // Sums in another order: equal to rounding.
+                let (x, y): (f64, f64) = (v.parse().unwrap(), a[u].parse().unwrap());
+                assert!(x == y || (x - y).abs() <= 1e-9 * y.abs().max(1e-12), "{algo} of {u}: {x} vs {y}");
+            }
+        }
+    }
+    // Components: the same partition, each labelled by the original id of a member.
+    ok(&["run", "wcc", p(&g), "--out", p(&out("a.txt"))]);
+    ok(&["run", "wcc", p(&r), "--out", p(&out("b.txt")), "--original-ids"]);
+    let a: Vec<usize> =
+        std::fs::read_to_string(out("a.txt")).unwrap().lines().map(|l| l.parse().unwrap()).collect();
+    let mut label_of = std::collections::HashMap::new();
+    for (id, label) in id_value_lines(&out("b.txt")) {
+        let (u, l): (usize, usize) = (id.parse().unwrap(), label.parse().unwrap());
+        assert_eq!(a[l], a[u], "label {l} of {u} is outside its component");
+        assert_eq!(*label_of.entry(a[u]).or_insert(l), l, "component of {u} has two labels");
+    }
+    // Vertex lists: one original id a line.
+    let lines = |path: &Path| -> Vec<String> {
+        let mut v: Vec<String> = std::fs::read_to_string(path).unwrap().lines().map(String::from).collect();
+        v.sort();
+        v
+    };
+    ok(&["run", "k-hop", p(&g), "--source", "3", "--out", p(&out("a.txt"))]);
+    ok(&["run", "k-hop", p(&r), "--source-id", "3", "--out", p(&out("b.txt")), "--original-ids"]);
+    assert!(lines(&out("a.txt")).len() > 5);
+    assert_eq!(lines(&out("a.txt")), lines(&out("b.txt")));
+    fails(
+        &["run", "bfs", p(&r), "--out", p(&out("c.npy")), "--original-ids"],
+        2,
+        &["--original-ids writes text", "c.npy"],
+    );
+    assert!(!out("c.npy").exists());
+}
+
+#[test]
+fn run_out_with_original_ids_writes_string_ids() {
+    // Hand-checked: a triangle alice-bob-carol, bob-frank, and dave-erin apart.
+    let t = tempfile::tempdir().unwrap();
+    let (edges, g, o) = (t.path().join("e.txt"), t.path().join("g"), t.path().join("o.txt"));
+    std::fs::write(&edges, "alice bob\nbob carol\ncarol alice\ndave erin\nbob frank\n").unwrap();
+    ok(&["import", p(&edges), p(&g), "--undirected"]);
+    let read = || std::fs::read_to_string(&o).unwrap();
+    ok(&["run", "bfs", p(&g), "--source-id", "bob", "--out", p(&o), "--original-ids"]);
+    let mut depth: Vec<String> = read().lines().map(String::from).collect();
+    depth.sort();
+    assert_eq!(depth, ["alice 1", "bob 0", "carol 1", "dave -1", "erin -1", "frank 1"]);
+    ok(&[
+        "run",
+        "shortest-path",
+        p(&g),
+        "--source-id",
+        "alice",
+        "--target-id",
+        "frank",
+        "--out",
+        p(&o),
+        "--original-ids",
+    ]);
+    assert_eq!(read(), "alice\nbob\nfrank\n");
+    ok(&["run", "diameter", p(&g), "--source-id", "dave", "--out", p(&o), "--original-ids"]);
+    assert_eq!(read(), "1\ndave\nerin\n");
+    ok(&["run", "triangle-count", p(&g), "--out", p(&o), "--original-ids"]);
+    assert_eq!(read(), "1\n");
+}
+
 #[test]
 fn weighted_road_and_directed_erdos_renyi_round_trip() {
     let t = tempfile::tempdir().unwrap();

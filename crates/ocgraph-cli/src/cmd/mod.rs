@@ -16,6 +16,7 @@ mod parquet;
 mod query;
 mod reorder;
 mod run;
+mod run_output;
 mod spark;
 mod stream;
 mod stream_watch;

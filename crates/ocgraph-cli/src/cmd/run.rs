@@ -5,18 +5,17 @@
 //! `--source-id` / `--target-id`, the ids of the input (relabelled or reordered graphs). The
 //! kernels run on a rayon pool of `--threads` threads (0 = one per core).
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use clap::{Args, ValueEnum};
 use ocgraph_algo::*;
-use ocgraph_core::format::OutputFile;
 use ocgraph_core::ids::{IdLookup, OriginalId};
 use ocgraph_core::{with_adjacency, Adjacency, Error, Grid, Hubs, Layout, Result, Vertex};
 
 use crate::backend_args::BackendArgs;
 use ocgraph_core::ingest::Progress;
 
+use super::run_output::{is_npy, write_values, Shape, Values};
 use crate::progress::CliProgress;
 
 /// The kernels `ocgraph run` can run.
@@ -40,6 +39,19 @@ pub enum Algo {
     ShortestPath,
     /// Sparse matrix-vector product y = A^T x with x = 1 (weighted in-degrees); output: y.
     Spmv,
+}
+
+impl Algo {
+    /// What the kernel's values are, for `--original-ids`.
+    fn shape(self) -> Shape {
+        match self {
+            Algo::Bfs | Algo::Sssp | Algo::Pagerank | Algo::Spmv => Shape::PerVertex,
+            Algo::Wcc => Shape::VertexPerVertex,
+            Algo::KHop | Algo::ShortestPath => Shape::Vertices,
+            Algo::Diameter => Shape::BoundAndEnds,
+            Algo::TriangleCount => Shape::Counts,
+        }
+    }
 }
 
 /// Which stored layout a kernel reads (`--layout`).
@@ -136,20 +148,18 @@ pub struct RunArgs {
     /// Write the result to this file: `.npy` (NumPy array) or anything else (text, one value a line).
     #[arg(long)]
     out: Option<PathBuf>,
+    /// Write --out as text naming vertices by their original ids (the input's ids in a
+    /// relabelled or reordered graph): `id value` lines for per-vertex results (a component's
+    /// label as the id of the vertex naming it), one id a line for k-hop and shortest-path, the
+    /// bound then the two ends' ids for diameter.
+    #[arg(long, requires = "out")]
+    original_ids: bool,
     /// Layout to read: auto, csr, packed, grid (pagerank, wcc, spmv; built by `ocgraph layout
     /// grid`) or hubs (bfs, wcc; built by `ocgraph layout hubs`).
     #[arg(long, value_enum, default_value_t = LayoutArg::Auto)]
     layout: LayoutArg,
     #[command(flatten)]
     backend: BackendArgs,
-}
-
-/// A kernel's result as written to `--out`, in the dtype Python's method returns (vertex
-/// ids and component labels uint32, depths and counts int64, scores float64).
-enum Values {
-    U32(Vec<Vertex>),
-    I64(Vec<i64>),
-    F64(Vec<f64>),
 }
 
 /// Runs `ocgraph run` (a corrupted file a kernel panics on is reported, see
@@ -162,14 +172,21 @@ pub fn run(args: &RunArgs) -> Result<()> {
 fn run_kernel(args: &RunArgs) -> Result<()> {
     if let Some(out) = &args.out {
         ocgraph_core::format::refuse_output_place(&args.graph, out, "--out")?;
+        if args.original_ids && is_npy(out) {
+            return Err(Error::invalid(format!(
+                "--original-ids writes text (`id value` lines), but --out {} names a NumPy file: \
+                 name a text file, or write the array without --original-ids (element i is vertex i)",
+                out.display()
+            )));
+        }
     }
     args.backend.refuse_shared_files(&[(args.out.as_deref(), "--out", true)])?;
     warn_inapplicable(args);
     let view = args.backend.open_view(&args.graph)?;
     let pool = super::thread_pool(args.threads, view.base())?;
-    // The id map is loaded once, and only when a vertex is given by its original id.
-    let ids = match (&args.source_id, &args.target_id) {
-        (None, None) => None,
+    // The id map is loaded once, and only when a vertex is given or written by its original id.
+    let ids = match (&args.source_id, &args.target_id, args.original_ids) {
+        (None, None, false) => None,
         _ => Some(view.ids()?),
     };
     let by_id = |flag: &str, id: &Option<String>| -> Result<Option<Vertex>> {
@@ -233,7 +250,8 @@ fn run_kernel(args: &RunArgs) -> Result<()> {
         }
     }
     if let Some(path) = &args.out {
-        write_values(path, &values)?;
+        let written_ids = if args.original_ids { ids.as_ref() } else { None };
+        write_values(path, &values, args.algo.shape(), written_ids)?;
     }
     if args.backend.stats {
         let lists = if view.base().reads_packed() { "packed" } else { "csr" };
@@ -449,69 +467,4 @@ fn execute<A: Adjacency>(
             (rep, Values::F64(y), format!("sum of y {total}"))
         }
     })
-}
-
-/// Writes `values` to `path`: NPY v1.0 when it ends in `.npy`, else text (one value a line).
-fn write_values(path: &Path, values: &Values) -> Result<()> {
-    let npy = path.extension().is_some_and(|e| e.eq_ignore_ascii_case("npy"));
-    let mut buf = Vec::new();
-    match (values, npy) {
-        (Values::U32(v), true) => {
-            buf.extend(npy_header("<u4", v.len()));
-            v.iter().for_each(|x| buf.extend(x.to_le_bytes()));
-        }
-        (Values::I64(v), true) => {
-            buf.extend(npy_header("<i8", v.len()));
-            v.iter().for_each(|x| buf.extend(x.to_le_bytes()));
-        }
-        (Values::F64(v), true) => {
-            buf.extend(npy_header("<f8", v.len()));
-            v.iter().for_each(|x| buf.extend(x.to_le_bytes()));
-        }
-        (Values::U32(v), false) => v.iter().for_each(|x| {
-            let _ = writeln!(buf, "{x}");
-        }),
-        (Values::I64(v), false) => v.iter().for_each(|x| {
-            let _ = writeln!(buf, "{x}");
-        }),
-        (Values::F64(v), false) => v.iter().for_each(|x| {
-            let _ = writeln!(buf, "{x}");
-        }),
-    }
-    OutputFile::write_whole(path, &buf)
-}
-
-/// The header of a 1-D little-endian NPY v1.0 file: magic, version 1.0, header length, and the
-/// header dict padded with spaces and a newline so the data starts at a multiple of 64 bytes.
-fn npy_header(descr: &str, len: usize) -> Vec<u8> {
-    let dict = format!("{{'descr': '{descr}', 'fortran_order': False, 'shape': ({len},), }}");
-    let unpadded = 10 + dict.len() + 1;
-    let total = unpadded.div_ceil(64) * 64;
-    let mut h = Vec::with_capacity(total);
-    h.extend(b"\x93NUMPY\x01\x00");
-    h.extend(((total - 10) as u16).to_le_bytes());
-    h.extend(dict.as_bytes());
-    h.resize(total - 1, b' ');
-    h.push(b'\n');
-    h
-}
-
-#[cfg(test)]
-mod tests {
-    use super::npy_header;
-
-    #[test]
-    fn npy_header_is_aligned_and_well_formed() {
-        for len in [0usize, 7, 123_456_789] {
-            let h = npy_header("<f8", len);
-            assert_eq!(h.len() % 64, 0);
-            assert_eq!(&h[..8], b"\x93NUMPY\x01\x00");
-            assert_eq!(u16::from_le_bytes([h[8], h[9]]) as usize, h.len() - 10);
-            let dict = std::str::from_utf8(&h[10..]).unwrap();
-            assert!(
-                dict.starts_with(&format!("{{'descr': '<f8', 'fortran_order': False, 'shape': ({len},), }}"))
-            );
-            assert!(dict.ends_with('\n'));
-        }
-    }
 }
