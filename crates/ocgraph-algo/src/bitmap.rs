@@ -8,12 +8,14 @@ use rayon::prelude::*;
 /// One bit per vertex; safe to set from many threads.
 pub(crate) struct Bitmap {
     words: Vec<AtomicU64>,
+    /// The vertex count: the bits past it, in the last word, are no vertex's.
+    n: usize,
 }
 
 impl Bitmap {
     /// An all-zero bitmap for `n` vertices.
     pub(crate) fn new(n: usize) -> Bitmap {
-        Bitmap { words: (0..n.div_ceil(64)).map(|_| AtomicU64::new(0)).collect() }
+        Bitmap { words: (0..n.div_ceil(64)).map(|_| AtomicU64::new(0)).collect(), n }
     }
 
     /// Sets bit `v`.
@@ -32,9 +34,12 @@ impl Bitmap {
         w.store(w.load(Ordering::Relaxed) | 1 << (v % 64), Ordering::Relaxed);
     }
 
-    /// Whether bit `v` is set.
+    /// Whether bit `v` is set. Panics when `v` is no vertex, also for the ids that the last
+    /// word has bits for: `v` comes from a neighbour list, and an id past the vertex count
+    /// there is damage (which `run` then reports as the damaged file), not a vertex to skip.
     #[inline]
     pub(crate) fn get(&self, v: u32) -> bool {
+        assert!((v as usize) < self.n, "vertex {v} out of range ({} vertices)", self.n);
         self.words[(v / 64) as usize].load(Ordering::Relaxed) & (1 << (v % 64)) != 0
     }
 

@@ -1162,6 +1162,37 @@ fn bad_edge_lists_fail_naming_file_and_line() {
 }
 
 #[test]
+fn a_damaged_id_past_the_vertex_count_in_a_list_bfs_reads_bottom_up_is_reported() {
+    // Vertex 0 reaches 1..899, each of which reaches 900..999: the second level runs bottom-up,
+    // reading the in-lists of 900..999. Vertex 950's in-list damaged to 1010 (no vertex of the
+    // 1,000, but a bit of the frontier bitmap's last word) left 950 unreached without an error.
+    let t = tempfile::tempdir().unwrap();
+    let (edges, g) = (t.path().join("e.txt"), t.path().join("g"));
+    let mut text = String::new();
+    (1..900).for_each(|i| text.push_str(&format!("0 {i}\n")));
+    (1..900).for_each(|i| (900..1000).for_each(|j| text.push_str(&format!("{i} {j}\n"))));
+    std::fs::write(&edges, text).unwrap();
+    ok(&["import", p(&edges), p(&g), "--num-vertices", "1000"]);
+    let depth = t.path().join("d.txt");
+    ok(&["run", "bfs", p(&g), "--out", p(&depth)]);
+    let reached = std::fs::read_to_string(&depth).unwrap().lines().filter(|l| *l == "2").count();
+    assert_eq!(reached, 100);
+    let offsets = std::fs::read(g.join("in.offsets")).unwrap();
+    let at = |v: usize| u64::from_le_bytes(offsets[8 * v..8 * v + 8].try_into().unwrap()) as usize;
+    let mut lists = std::fs::read(g.join("in.neighbors")).unwrap();
+    for i in at(950)..at(951) {
+        lists[4 * i..4 * i + 4].copy_from_slice(&1010u32.to_le_bytes());
+    }
+    std::fs::write(g.join("in.neighbors"), &lists).unwrap();
+    let err = fails(
+        &["run", "bfs", p(&g), "--out", p(&t.path().join("d2.txt"))],
+        1,
+        &["in.neighbors", "corrupted"],
+    );
+    assert_eq!(err.lines().count(), 1, "{err}");
+}
+
+#[test]
 fn damaged_graphs_are_rejected() {
     let t = tempfile::tempdir().unwrap();
     let g = t.path().join("g");
