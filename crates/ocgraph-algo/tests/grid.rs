@@ -228,6 +228,56 @@ fn corrupted_grid_files_are_refused() {
 }
 
 #[test]
+fn an_offset_past_the_vertex_count_in_a_cell_is_refused() {
+    // 5,000 vertices in 2 blocks of 4,096: the second holds 904. An offset of 1,000 in a cell
+    // of the second row or column names no vertex; with the file's checksum made to match (as
+    // for a grid too large to be checked on open), the kernels read it as the padding of their
+    // state and dropped the arc. Now each kernel fails naming the file, as `check` does.
+    let dir = tempfile::tempdir().unwrap();
+    let t = random_graph(5_000, 40_000, true, false, 4);
+    // (row, col, the offset patched: 0 the first arc's source, 1 its destination)
+    for (row, col, side) in [(0u32, 1u32, 1usize), (1, 0, 0), (1, 1, 1)] {
+        let path = dir.path().join(format!("g{row}{col}"));
+        store(&path, &t, false);
+        build_grid(&path, &grid_opts(Some(2), Codec::None), &NoProgress).unwrap();
+        let (first_arc, m) = {
+            let g = Graph::open(&path, &OpenOptions::default()).unwrap();
+            let grid = g.grid().unwrap();
+            assert_eq!(grid.block(1).len(), 904);
+            // Cells are stored by column, each as its sources then its destinations (u16).
+            let before: u64 = (0..col * 2 + row).map(|k| grid.cell_len(k % 2, k / 2)).sum();
+            (before, grid.cell_len(row, col))
+        };
+        assert!(m > 0);
+        let at = (4 * first_arc + 2 * m * side as u64) as usize;
+        let p = path.join("grid.edges");
+        let mut bytes = std::fs::read(&p).unwrap();
+        assert!(u16::from_le_bytes([bytes[at], bytes[at + 1]]) < 904);
+        bytes[at..at + 2].copy_from_slice(&1000u16.to_le_bytes());
+        std::fs::write(&p, &bytes).unwrap();
+        let mut manifest = Manifest::read(&path).unwrap();
+        manifest.files.get_mut("grid.edges").unwrap().crc32c = crc32c::crc32c(&bytes);
+        manifest.write_atomic(&path).unwrap();
+        let err = check_graph(&path).unwrap_err().to_string();
+        assert!(err.contains("grid.edges"), "{err}");
+        let g = Graph::open(&path, &OpenOptions::default()).unwrap();
+        let grid = g.grid().unwrap();
+        let errors = [
+            pagerank_grid(&grid, &g.out(), &PageRankOptions::default()).map(|_| ()),
+            wcc_grid(&grid).map(|_| ()),
+            spmv_grid(&grid, &vec![1.0; 5_000]).map(|_| ()),
+        ];
+        for e in errors {
+            let err = e.unwrap_err().to_string();
+            assert!(
+                err.contains("grid.edges") && err.contains("past the graph's 5000"),
+                "{row} {col}: {err}"
+            );
+        }
+    }
+}
+
+#[test]
 fn a_graph_with_updates_builds_no_grid() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("g");

@@ -177,6 +177,45 @@ impl EdgeGrid for Grid<'_> {
         buf: &mut CellBuf,
         mut f: F,
     ) -> Result<()> {
+        // A cell of the last, partial block of rows or columns may hold an offset past the
+        // vertex count only when damaged (a grid too large to be checked on open): kernels
+        // would read or write the padding of their state there and drop the arc unnoticed.
+        let (rows, cols) = (self.block(row).len(), self.block(col).len());
+        let full = 1usize << self.block_bits();
+        if rows == full && cols == full {
+            return self.decode_cell(row, col, buf, f);
+        }
+        let mut past = false;
+        self.decode_cell(row, col, buf, |s, d, w| {
+            past = past || s.iter().any(|&x| x as usize >= rows) || d.iter().any(|&x| x as usize >= cols);
+            if !past {
+                f(s, d, w);
+            }
+        })?;
+        if past {
+            let k = self.index.cell(row, col);
+            return Err(Error::Format {
+                path: self.graph.data_path().join(FileRole::GridEdges.file_name()),
+                offset: Some(self.index.bytes[k]),
+                msg: format!(
+                    "cell ({row}, {col}) holds a vertex past the graph's {}: the file is corrupted",
+                    self.num_vertices()
+                ),
+            });
+        }
+        Ok(())
+    }
+}
+
+impl Grid<'_> {
+    /// [`EdgeGrid::for_each_piece`] without the check of the offsets against the blocks.
+    fn decode_cell<F: FnMut(&[u16], &[u16], Option<&[f32]>)>(
+        &self,
+        row: u32,
+        col: u32,
+        buf: &mut CellBuf,
+        mut f: F,
+    ) -> Result<()> {
         let k = self.index.cell(row, col);
         let (e0, e1) = (self.index.edges[k], self.index.edges[k + 1]);
         let (b0, b1) = (self.index.bytes[k], self.index.bytes[k + 1]);
