@@ -700,6 +700,7 @@ fn export_writes_through_links_and_edgeless_graphs_round_trip() {
         vec!["export", p(&bad), p(&t.path().join("x.txt"))],
         vec!["run", "sssp", p(&bad), "--source", "0"],
         vec!["run", "pagerank", p(&bad)],
+        vec!["advise", p(&bad)],
     ] {
         let out = ocgraph(&args);
         let err = String::from_utf8_lossy(&out.stderr);

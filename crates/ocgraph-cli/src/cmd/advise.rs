@@ -81,8 +81,14 @@ fn dir_bytes(dir: &std::path::Path) -> u64 {
     entries.flatten().filter_map(|e| e.metadata().ok()).filter(|m| m.is_file()).map(|m| m.len()).sum()
 }
 
-/// Runs `ocgraph advise`.
+/// Runs `ocgraph advise` (a corrupted file it panics on is reported, see
+/// [`super::reporting_corruption`]).
 pub fn run(args: &AdviseArgs) -> Result<()> {
+    super::reporting_corruption(&args.graph, || advise(args))
+}
+
+/// [`run`] without the check after a panic.
+fn advise(args: &AdviseArgs) -> Result<()> {
     // The graph as it is now: the base and its pending updates (which add vertices and arcs).
     let view = GraphView::open(&args.graph, &OpenOptions::default())?;
     let g = view.base();
