@@ -115,6 +115,10 @@ pub(crate) fn check_directions<O: Adjacency, I: Adjacency>(out: &O, in_: &I) -> 
     }
 }
 
+/// Bytes per vertex BFS makes sure are available before it starts: parents, depths, the
+/// frontier bitmaps, the stash and the result's 64-bit copies (its frontier lists come on top).
+pub const BFS_STATE_BYTES: u64 = 32;
+
 /// Direction-optimising BFS from `source` following out-edges; `in_` gives the in-edges (pass
 /// the same adjacency twice for an undirected graph). Runs on the current rayon pool.
 ///
@@ -173,8 +177,7 @@ fn run<O: Adjacency, I: Adjacency>(
     check_vertex(out, source, "source")?;
     check_directions(out, in_)?;
     let n = out.num_vertices();
-    // Parents, depths, the frontier bitmaps, the stash and the result's 64-bit copies.
-    crate::state::check_state("bfs", n, 32)?;
+    crate::state::check_state("bfs", n, BFS_STATE_BYTES)?;
     let parent: Vec<AtomicU32> = (0..n).into_par_iter().map(|_| AtomicU32::new(NONE)).collect();
     let depth: Vec<AtomicU32> = (0..n).into_par_iter().map(|_| AtomicU32::new(NONE)).collect();
     parent[source as usize].store(source, Relaxed);

@@ -256,6 +256,11 @@ pub(crate) fn out_weights<O: Adjacency>(out: &O, weighted: bool) -> Result<Vec<f
     Ok(w)
 }
 
+/// Bytes per vertex PageRank makes sure are available before it starts: the iteration's
+/// state (scores, next scores, out-weights, teleport vector: 8 each; contributions 4, or 8 under
+/// 65,536 vertices) and the result's copy, rounded up.
+pub const PAGERANK_STATE_BYTES: u64 = 48;
+
 /// PageRank of the graph with out-edges `out` and in-edges `in_` (pass the same adjacency twice
 /// for an undirected graph; for a weighted directed graph `in_` must carry the in-arc weights).
 /// Runs on the current rayon pool.
@@ -273,8 +278,7 @@ pub fn pagerank<O: Adjacency, I: Adjacency>(
         teleport_vector(0, &PageRankOptions { personalization: None, ..opts.clone() })?;
         return Ok(PageRankResult { scores: Vec::new(), iterations: 0, converged: true });
     }
-    // The iteration's state and the result's copy.
-    crate::state::check_state("pagerank", n, 48)?;
+    crate::state::check_state("pagerank", n, PAGERANK_STATE_BYTES)?;
     let setup = Setup::new(out, in_, opts)?;
     match (opts.method, f32_contributions_fit(n, &setup.w_out, opts.tol)) {
         (Method::Jacobi, true) => iterate::<I, f32>(in_, opts, setup),

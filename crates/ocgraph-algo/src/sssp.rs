@@ -139,6 +139,10 @@ fn sampled_median_weight<A: Adjacency>(g: &A) -> Option<f32> {
     Some(*sample.select_nth_unstable_by(mid, f32::total_cmp).1)
 }
 
+/// Bytes per vertex SSSP makes sure are available before it starts: the distances and the
+/// result they are copied to (its buckets come on top).
+pub const SSSP_STATE_BYTES: u64 = 16;
+
 /// Delta-stepping SSSP from `source` over the out-edges of `g`, on the current rayon pool.
 /// `delta` is the bucket width (`None`: [`default_delta`]).
 ///
@@ -148,9 +152,9 @@ fn sampled_median_weight<A: Adjacency>(g: &A) -> Option<f32> {
 pub fn sssp<A: Adjacency>(g: &A, source: Vertex, delta: Option<f64>) -> Result<Vec<f64>> {
     check_vertex(g, source, "source")?;
     let n = g.num_vertices();
-    // The distances, and the result they are copied to: asked for before the weights' scan,
-    // which on a graph too large for them would take minutes only to fail.
-    crate::state::check_state("sssp", n, 16)?;
+    // Asked for before the weights' scan, which on a graph too large for the state would take
+    // minutes only to fail.
+    crate::state::check_state("sssp", n, SSSP_STATE_BYTES)?;
     let delta = match delta {
         Some(d) if d.is_finite() && d > 0.0 => {
             checked_weight_range(g)?;

@@ -124,7 +124,7 @@ pub(crate) fn oriented<O: Adjacency, I: Adjacency>(
 
 /// Bytes per vertex that counting over the oriented lists ([`oriented`]) holds at its peak,
 /// besides the lists: what triangle counting and clique mining ask for before they start.
-pub(crate) const ORIENTED_STATE: u64 = 32;
+pub const ORIENTED_STATE: u64 = 32;
 
 /// One block's oriented lists in id order: each vertex's list length, and the lists (ranks,
 /// sorted) concatenated.

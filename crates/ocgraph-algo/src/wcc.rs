@@ -93,6 +93,10 @@ fn most_frequent(comp: &[AtomicU32]) -> Vertex {
     counts.into_iter().max_by_key(|&(label, c)| (c, Reverse(label))).map(|(label, _)| label).unwrap_or(0)
 }
 
+/// Bytes per vertex WCC makes sure are available before it starts: labels, a bit per vertex,
+/// and the result's copy, rounded up.
+pub const WCC_STATE_BYTES: u64 = 16;
+
 /// Afforest weakly connected components of the graph with out-edges `out` and in-edges `in_`
 /// (pass the same adjacency twice for an undirected graph). Label = smallest vertex id of the
 /// component. Runs on the current rayon pool.
@@ -101,8 +105,7 @@ fn most_frequent(comp: &[AtomicU32]) -> Vertex {
 pub fn wcc<O: Adjacency, I: Adjacency>(out: &O, in_: &I) -> Result<Vec<Vertex>> {
     check_directions(out, in_)?;
     let n = out.num_vertices();
-    // Labels, a bit per vertex, and the result's copy.
-    crate::state::check_state("wcc", n, 16)?;
+    crate::state::check_state("wcc", n, WCC_STATE_BYTES)?;
     if n == 0 {
         return Ok(Vec::new());
     }
@@ -170,7 +173,7 @@ pub fn wcc_with_hubs<O: Adjacency, I: Adjacency>(out: &O, in_: &I, hubs: &Hubs<'
     check_directions(out, in_)?;
     let n = out.num_vertices();
     // Labels, a bit per vertex, and the result's copy.
-    crate::state::check_state("wcc", n, 16)?;
+    crate::state::check_state("wcc", n, WCC_STATE_BYTES)?;
     check_hub_count(hubs, n)?;
     if n == 0 {
         return Ok(Vec::new());

@@ -27,13 +27,18 @@ pub struct AdviseArgs {
     memory: Option<u64>,
 }
 
-/// Kernel state held in RAM besides the graph pages: bytes per vertex, and bytes per arc (BFS:
-/// what the kernel reserves, `check_state` in `bfs.rs`: its frontier lists come on top of the
-/// depths). Triangle counting's oriented lists (4 bytes per edge of the undirected graph) are
-/// counted apart: they stay in RAM only when they take at most a quarter of the pool, else
-/// they go to a memory-mapped scratch file (the advice says which).
-const KERNELS: [(&str, u64, u64); 5] =
-    [("bfs", 32, 0), ("wcc", 8, 0), ("sssp", 16, 0), ("pagerank", 36, 0), ("triangle-count", 32, 0)];
+/// Kernel state held in RAM besides the graph pages: bytes per vertex, and bytes per arc; the
+/// bytes per vertex each kernel makes sure are available before it starts, so that a budget
+/// advised here is one the kernel accepts. Triangle counting's oriented lists (4 bytes per edge
+/// of the undirected graph) are counted apart: they stay in RAM only when they take at most a
+/// quarter of the pool, else they go to a memory-mapped scratch file (the advice says which).
+const KERNELS: [(&str, u64, u64); 5] = [
+    ("bfs", ocgraph_algo::bfs::BFS_STATE_BYTES, 0),
+    ("wcc", ocgraph_algo::wcc::WCC_STATE_BYTES, 0),
+    ("sssp", ocgraph_algo::sssp::SSSP_STATE_BYTES, 0),
+    ("pagerank", ocgraph_algo::pagerank::PAGERANK_STATE_BYTES, 0),
+    ("triangle-count", ocgraph_algo::triangles::ORIENTED_STATE, 0),
+];
 
 /// Degree skew (max / mean out-degree, of every vertex: one pass over the offsets) and
 /// locality (median |u - v| / n over the lists of a sample of vertices): skewed graphs gain
