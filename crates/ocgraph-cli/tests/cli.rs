@@ -1167,6 +1167,50 @@ fn bad_edge_lists_fail_naming_file_and_line() {
 }
 
 #[test]
+fn a_reversed_range_in_a_packed_index_is_reported() {
+    // Entry 12 of the packed index raised past entry 13: vertex 12's bytes run backwards. It
+    // was read as an empty list (vertex 12 unreached, exit 0).
+    let t = tempfile::tempdir().unwrap();
+    let g = t.path().join("g");
+    ok(&["generate", "kronecker", "--scale", "10", "--edge-factor", "8", "--seed", "2", "--quiet", p(&g)]);
+    ok(&["layout", "pack", p(&g), "--quiet"]);
+    let path = g.join("out.packed_index");
+    let mut index = std::fs::read(&path).unwrap();
+    let at = |v: usize| u64::from_le_bytes(index[8 * v..8 * v + 8].try_into().unwrap());
+    let (v, next) =
+        (0..1023).find(|&v| at(v + 1) > at(v) && at(v + 2) > at(v + 1)).map(|v| (v + 1, at(v + 2))).unwrap();
+    index[8 * v..8 * v + 8].copy_from_slice(&(next + 1).to_le_bytes());
+    std::fs::write(&path, &index).unwrap();
+    let source = v.to_string();
+    fails(
+        &["run", "bfs", p(&g), "--layout", "packed", "--source", &source],
+        1,
+        &["out.packed_index", "corrupted"],
+    );
+}
+
+#[test]
+fn labels_and_layouts_whose_files_are_gone_can_be_removed() {
+    // A truncated label file, which every open refuses: `labels remove` refused it too (it
+    // opened the graph), so nothing but an edit of the manifest took it off. A hub index whose
+    // file was deleted: `remove-hubs` unlisted it, then failed on the missing file.
+    let t = tempfile::tempdir().unwrap();
+    let (g, labels) = (t.path().join("g"), t.path().join("l.txt"));
+    ok(&["generate", "kronecker", "--scale", "8", "--seed", "2", "--quiet", p(&g)]);
+    std::fs::write(&labels, (0..256).map(|v| format!("{v} {}\n", v % 3)).collect::<String>()).unwrap();
+    ok(&["labels", "set", p(&g), p(&labels)]);
+    ok(&["layout", "hubs", p(&g), "--quiet"]);
+    std::fs::OpenOptions::new().write(true).open(g.join("labels.u32")).unwrap().set_len(512).unwrap();
+    fails(&["run", "wcc", p(&g)], 1, &["labels.u32"]);
+    ok(&["labels", "remove", p(&g)]);
+    std::fs::remove_file(g.join("hubs.u32")).unwrap();
+    ok(&["layout", "remove-hubs", p(&g)]);
+    assert!(String::from_utf8(ok(&["check", p(&g)]).stdout).unwrap().starts_with("OK"));
+    ok(&["labels", "set", p(&g), p(&labels)]);
+    ok(&["run", "wcc", p(&g), "--layout", "csr"]);
+}
+
+#[test]
 fn a_damaged_id_past_the_vertex_count_in_a_list_bfs_reads_bottom_up_is_reported() {
     // Vertex 0 reaches 1..899, each of which reaches 900..999: the second level runs bottom-up,
     // reading the in-lists of 900..999. Vertex 950's in-list damaged to 1010 (no vertex of the

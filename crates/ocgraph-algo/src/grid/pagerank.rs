@@ -45,6 +45,7 @@ pub fn pagerank_grid<G: EdgeGrid, O: Adjacency>(
         teleport_vector(0, &PageRankOptions { personalization: None, ..opts.clone() })?;
         return Ok(PageRankResult { scores: Vec::new(), iterations: 0, converged: true });
     }
+    crate::state::check_state("pagerank", n, crate::pagerank::PAGERANK_STATE_BYTES)?;
     let weighted = opts.use_weights && out.is_weighted() && grid.is_weighted();
     let w_out = out_weights(out, weighted)?;
     if f32_contributions_fit(n, &w_out, opts.tol) {

@@ -55,6 +55,7 @@ fn link(u: Vertex, v: Vertex, comp: &[AtomicU32]) {
 /// Errors: a cell that does not decode.
 pub fn wcc_grid<G: EdgeGrid>(grid: &G) -> Result<Vec<Vertex>> {
     let n = grid.num_vertices();
+    crate::state::check_state("wcc", n, crate::wcc::WCC_STATE_BYTES)?;
     let symmetric = grid.is_symmetric();
     let comp: Vec<AtomicU32> = (0..padded_len(grid) as u32).into_par_iter().map(AtomicU32::new).collect();
     let p = grid.cells_per_side();

@@ -53,6 +53,13 @@ impl<'g, T: bytemuck::Pod> ChunkCursor<'g, T> {
     #[inline]
     pub(super) fn get_then(&mut self, start: u64, end: u64, next: Option<(FileId, u64)>) -> &[T] {
         if start >= end {
+            // Ranges come from offsets or a packed index, which never decrease: a reversed one
+            // is a damaged file (the CLI and Python report it as `check` finds it), not a list
+            // to read as empty.
+            assert!(
+                start == end,
+                "the range {start}..{end} is reversed: an offsets or index file is corrupted"
+            );
             return &[];
         }
         let inside = self.chunk.is_some()

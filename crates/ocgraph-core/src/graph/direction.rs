@@ -133,7 +133,8 @@ impl<'g> Direction<'g> {
             }
             Lists::Packed { bytes, index, .. } => {
                 let (a, b) = self.cached_pair(index, v)?;
-                let mut raw = vec![0u8; (b - a) as usize];
+                let len = b.checked_sub(a).unwrap_or_else(|| self.corrupt(v, a, DecodeError::Malformed));
+                let mut raw = vec![0u8; len as usize];
                 if !self.src().read_cached_into(bytes, a, &mut raw) {
                     return None;
                 }
@@ -383,8 +384,9 @@ impl<'g> Direction<'g> {
     fn packed_list(&self, v: Vertex) -> Vec<Vertex> {
         let Lists::Packed { bytes, index, .. } = self.lists else { unreachable!("packed lists only") };
         let (a, b) = self.pair(index, v);
+        let len = b.checked_sub(a).unwrap_or_else(|| self.corrupt(v, a, DecodeError::Malformed));
         let mut out = Vec::new();
-        self.decode(v, &self.src().read(bytes, a, (b - a) as usize).typed::<u8>(), a, &mut out);
+        self.decode(v, &self.src().read(bytes, a, len as usize).typed::<u8>(), a, &mut out);
         out
     }
 
@@ -689,6 +691,10 @@ impl Adjacency for Direction<'_> {
                 self.for_each_block(vertices, index, Some(self.offsets), |step| match step {
                     Some((v, [a, b], [s, e], _)) => {
                         self.decode(v, lists.get(a, b), a, &mut buf);
+                        // The offsets are at hand here (for the weights): the count must match.
+                        if buf.len() as u64 != e.wrapping_sub(s) {
+                            self.corrupt(v, a, DecodeError::Malformed);
+                        }
                         f(v, &buf, wts.get(s, e))
                     }
                     None => {

@@ -10,7 +10,7 @@
 use std::path::Path;
 
 use super::grid::seal;
-use super::pack::open_base;
+use super::pack::{open_base, refuse_updates};
 use super::remove::remove_files;
 use crate::error::{Error, Result};
 use crate::format::{generation_name, FileEntry, FileRole, Manifest};
@@ -100,7 +100,8 @@ fn install_labels(dir: &Path, mut m: Manifest, labels: &[u32]) -> Result<()> {
 /// Refused on a graph with uncompacted updates (as [`set_labels`]).
 pub fn remove_labels(dir: &Path) -> Result<bool> {
     let _writing = lock_for_writing(dir)?;
-    drop(open_base(dir, "removing the labels of")?);
+    // Not opened: a damaged or truncated label file, which every open refuses, can be removed.
+    refuse_updates(dir, "removing the labels of")?;
     let m = Manifest::read(dir)?;
     if !m.files.contains_key(FileRole::Labels.file_name()) {
         return Ok(false);

@@ -252,15 +252,22 @@ pub(super) fn verify_source(src: &Path) -> Result<()> {
 /// Opens the graph at `src` to copy it (`doing`: "packing", ...). A graph with updates not yet
 /// compacted is refused: its base alone is not the graph.
 pub(super) fn open_base(src: &Path, doing: &str) -> Result<Graph> {
+    refuse_updates(src, doing)?;
+    let g = Graph::open(src, &OpenOptions::default())?;
+    check_degrees(&g)?;
+    Ok(g)
+}
+
+/// Refuses the graph at `src` when it has updates not merged into its base (`doing` it needs
+/// the base alone).
+pub(super) fn refuse_updates(src: &Path, doing: &str) -> Result<()> {
     if crate::view::has_updates(src)? {
         return Err(Error::invalid(format!(
             "{}: the graph has updates; run `ocgraph compact` before {doing} it",
             src.display()
         )));
     }
-    let g = Graph::open(src, &OpenOptions::default())?;
-    check_degrees(&g)?;
-    Ok(g)
+    Ok(())
 }
 
 /// Checks that each direction's degrees add up to the manifest's arcs. Open checks the

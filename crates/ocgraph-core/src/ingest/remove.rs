@@ -21,7 +21,11 @@ pub(super) fn remove_files(
     m.write_atomic(dir)?;
     for name in listed {
         let p = data.join(name);
-        std::fs::remove_file(&p).map_err(|e| Error::io(&p, "remove", e))?;
+        match std::fs::remove_file(&p) {
+            // A listed file already gone (deleted by hand, lost): unlisted now, as asked.
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            r => r.map_err(|e| Error::io(&p, "remove", e))?,
+        }
     }
     Ok(())
 }
