@@ -9,6 +9,9 @@ use ocgraph_core::{Adjacency, Error, Result, Vertex};
 use crate::bfs::check_directions;
 use crate::chunks::{degrees, edge_balanced_ranges, in_order, mark_cuts, pieces_for, split_by_ranges};
 
+/// Bytes per vertex SpMV makes sure are available before it starts: `y` and the result's copy.
+pub const SPMV_STATE_BYTES: u64 = 16;
+
 /// `y = Aᵀx`: for each vertex the weighted sum of `x` over its in-neighbours. `in_` gives the
 /// in-edges (with their weights on a weighted directed graph). Runs on the current rayon pool.
 ///
@@ -19,8 +22,7 @@ pub fn spmv<O: Adjacency, I: Adjacency>(out: &O, in_: &I, x: &[f64]) -> Result<V
     if x.len() != n {
         return Err(Error::invalid(format!("x has {} values for {n} vertices", x.len())));
     }
-    // `y` and the result's copy.
-    crate::state::check_state("spmv", n, 16)?;
+    crate::state::check_state("spmv", n, SPMV_STATE_BYTES)?;
     let ranges = edge_balanced_ranges(&degrees(in_), pieces_for(n));
     mark_cuts(in_, &ranges);
     let mut y = vec![0.0; n];

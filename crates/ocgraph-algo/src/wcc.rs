@@ -172,7 +172,6 @@ fn link_the_rest<A: Adjacency, B: Adjacency>(
 pub fn wcc_with_hubs<O: Adjacency, I: Adjacency>(out: &O, in_: &I, hubs: &Hubs<'_>) -> Result<Vec<Vertex>> {
     check_directions(out, in_)?;
     let n = out.num_vertices();
-    // Labels, a bit per vertex, and the result's copy.
     crate::state::check_state("wcc", n, WCC_STATE_BYTES)?;
     check_hub_count(hubs, n)?;
     if n == 0 {

@@ -17,7 +17,7 @@ pub(super) enum Values {
 }
 
 /// What a kernel's values are, which says how `--original-ids` writes them.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug)]
 pub(super) enum Shape {
     /// One value per vertex, in vertex order (depths, distances, scores, y).
     PerVertex,
@@ -85,16 +85,8 @@ fn write_text(buf: &mut Vec<u8>, values: &Values) {
 /// one id a line for vertex lists, the bound then two ids for a diameter, counts as they are.
 fn write_text_by_id(buf: &mut Vec<u8>, values: &Values, shape: Shape, ids: &IdLookup) -> Result<()> {
     match (shape, values) {
-        (Shape::PerVertex, Values::I64(v)) => {
-            for (u, x) in v.iter().enumerate() {
-                let _ = writeln!(buf, "{} {x}", text_id(ids, u as Vertex)?);
-            }
-        }
-        (Shape::PerVertex, Values::F64(v)) => {
-            for (u, x) in v.iter().enumerate() {
-                let _ = writeln!(buf, "{} {x}", text_id(ids, u as Vertex)?);
-            }
-        }
+        (Shape::PerVertex, Values::I64(v)) => write_per_vertex(buf, v, ids)?,
+        (Shape::PerVertex, Values::F64(v)) => write_per_vertex(buf, v, ids)?,
         (Shape::VertexPerVertex, Values::U32(v)) => {
             for (u, &l) in v.iter().enumerate() {
                 let _ = writeln!(buf, "{} {}", text_id(ids, u as Vertex)?, text_id(ids, l)?);
@@ -114,6 +106,14 @@ fn write_text_by_id(buf: &mut Vec<u8>, values: &Values, shape: Shape, ids: &IdLo
         }
         (Shape::Counts, values) => write_text(buf, values),
         (shape, _) => unreachable!("a {shape:?} result in another dtype"),
+    }
+    Ok(())
+}
+
+/// `id value` lines, vertex `u`'s value after its original id.
+fn write_per_vertex<T: std::fmt::Display>(buf: &mut Vec<u8>, values: &[T], ids: &IdLookup) -> Result<()> {
+    for (u, x) in values.iter().enumerate() {
+        let _ = writeln!(buf, "{} {x}", text_id(ids, u as Vertex)?);
     }
     Ok(())
 }

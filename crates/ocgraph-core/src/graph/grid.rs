@@ -130,12 +130,13 @@ impl<'g> Grid<'g> {
         Some(out)
     }
 
-    /// The error of cell `(row, col)`, at byte `at` of `grid.edges`, not decoding.
-    fn undecodable(&self, row: u32, col: u32, at: u64) -> Error {
+    /// The error of cell `(row, col)`, stored from byte `at` of `grid.edges`, found damaged:
+    /// `what` says how.
+    fn damaged_cell(&self, row: u32, col: u32, at: u64, what: &str) -> Error {
         Error::Format {
             path: self.graph.data_path().join(FileRole::GridEdges.file_name()),
             offset: Some(at),
-            msg: format!("cell ({row}, {col}) does not decode: the file is corrupted"),
+            msg: format!("cell ({row}, {col}) {what}: the file is corrupted"),
         }
     }
 }
@@ -193,15 +194,9 @@ impl EdgeGrid for Grid<'_> {
             }
         })?;
         if past {
-            let k = self.index.cell(row, col);
-            return Err(Error::Format {
-                path: self.graph.data_path().join(FileRole::GridEdges.file_name()),
-                offset: Some(self.index.bytes[k]),
-                msg: format!(
-                    "cell ({row}, {col}) holds a vertex past the graph's {}: the file is corrupted",
-                    self.num_vertices()
-                ),
-            });
+            let at = self.index.bytes[self.index.cell(row, col)];
+            let what = format!("holds a vertex past the graph's {}", self.num_vertices());
+            return Err(self.damaged_cell(row, col, at, &what));
         }
         Ok(())
     }
@@ -270,7 +265,7 @@ impl Grid<'_> {
                 if ok {
                     Ok(())
                 } else {
-                    Err(self.undecodable(row, col, b0))
+                    Err(self.damaged_cell(row, col, b0, "does not decode"))
                 }
             }
             Codec::Lz4 => {
@@ -280,7 +275,7 @@ impl Grid<'_> {
                 let CellBuf { bytes, payload, weights, .. } = buf;
                 payload.resize(2 * m as usize, 0);
                 if !Codec::Lz4.decode(&packed, bytes, payload) {
-                    return Err(self.undecodable(row, col, b0));
+                    return Err(self.damaged_cell(row, col, b0, "does not decode"));
                 }
                 drop(packed);
                 let (s, d) = payload.split_at(m as usize);
