@@ -566,6 +566,52 @@ fn force_replaces_only_graphs() {
     std::fs::write(other.join("manifest"), "a list of things").unwrap();
     fails(&["import", p(&input), p(&other), "--force"], 1, &["whose file 'manifest' is no graph's"]);
     assert!(other.join("notes.txt").exists() && other.join("manifest").exists());
+    // A user's file kept inside a graph directory is never deleted with the graph (it was).
+    std::fs::write(g.join("in.txt"), "mine").unwrap();
+    fails(&["import", p(&input), p(&g), "--force"], 1, &["also holds a file not the graph's ('in.txt')"]);
+    assert_eq!(std::fs::read_to_string(g.join("in.txt")).unwrap(), "mine");
+    assert!(open(&g).is_directed());
+}
+
+/// Every entry the engine writes in a graph directory (layouts, labels, WAL, levels, a
+/// compacted base, maintained results, the writer lock) is the graph's: `--force` replaces
+/// such a graph whole.
+#[test]
+fn force_replaces_a_graph_with_every_kind_of_entry() {
+    let t = tempfile::tempdir().unwrap();
+    let input = t.path().join("e.txt");
+    let edges: String = (0..400u32).map(|i| format!("{} {} 0.5\n", i % 97, (i * 7 + 3) % 101)).collect();
+    std::fs::write(&input, edges).unwrap();
+    let g = t.path().join("g");
+    ok(&["import", p(&input), p(&g), "--weighted", "--quiet"]);
+    for layout in ["grid", "compress", "pack", "hubs"] {
+        ok(&["layout", layout, p(&g)]);
+    }
+    let labels = t.path().join("labels.txt");
+    std::fs::write(&labels, "0 1\n3 4\n").unwrap();
+    ok(&["labels", "set", p(&g), p(&labels)]);
+    let updates = t.path().join("u.txt");
+    std::fs::write(&updates, "+ 5 6 1.0\n- 0 3\n+v 2\n").unwrap();
+    ok(&["stream", p(&g), "--updates", p(&updates), "--maintain", "wcc,bfs:source=0"]);
+    ok(&["import", p(&input), p(&g), "--force", "--weighted", "--quiet"]);
+    assert!(!g.join("grid.edges").exists());
+    // Then a compacted base, a frozen level and a label log.
+    ok(&["labels", "set", p(&g), p(&labels)]);
+    ok(&["stream", p(&g), "--updates", p(&updates), "--maintain", "wcc,bfs:source=0"]);
+    ok(&["compact", p(&g)]);
+    ok(&["stream", p(&g), "--updates", p(&updates), "--maintain", "wcc"]);
+    let (added, relabelled) = (t.path().join("a.txt"), t.path().join("l2.txt"));
+    std::fs::write(&added, "8 9 2.0\n").unwrap();
+    std::fs::write(&relabelled, "7 3\n").unwrap();
+    ok(&["update", p(&g), "--add-edges", p(&added), "--set-labels", p(&relabelled), "--freeze"]);
+    let mut kinds: Vec<String> = std::fs::read_dir(&g)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().split('.').next().unwrap().to_string())
+        .collect();
+    kinds.sort();
+    assert_eq!(kinds, ["base", "labels", "levels", "maintained", "manifest", "wal", "writer"]);
+    ok(&["import", p(&input), p(&g), "--force", "--undirected", "--quiet"]);
+    assert!(!open(&g).is_directed());
 }
 
 /// A pipe is refused as an import's input (import reads it more than once: the first read

@@ -109,8 +109,9 @@ pub struct GraphWriter {
 
 /// Refuses to replace `out` unless it is a graph directory (it has a manifest starting with
 /// the manifest's magic bytes, whatever follows: a graph whose manifest is corrupt is still
-/// replaced) or an empty directory: `--force` (`overwrite=True`) replaces a graph, never a file
-/// (the input itself, say) or a directory of other things, which it would delete.
+/// replaced) holding only the graph's own entries, or an empty directory: `--force`
+/// (`overwrite=True`) replaces a graph, never a file (the input itself, say), a directory of
+/// other things or a user's file kept inside a graph directory, which it would delete.
 fn refuse_replacing_other_things(out: &Path) -> Result<()> {
     let refuse = |what: &str| {
         Err(Error::io(
@@ -118,27 +119,45 @@ fn refuse_replacing_other_things(out: &Path) -> Result<()> {
             "replace graph",
             std::io::Error::new(
                 std::io::ErrorKind::AlreadyExists,
-                format!("{what}, not a graph: --force (overwrite=True) replaces only a graph directory"),
+                format!("{what}: --force (overwrite=True) replaces only a graph directory"),
             ),
         ))
     };
     if !out.is_dir() {
-        return refuse("is a file");
+        return refuse("is a file, not a graph");
     }
     let manifest = out.join(super::manifest::MANIFEST_FILE);
     if manifest.is_file() {
         let mut magic = [0u8; 8];
         let read = File::open(&manifest).and_then(|mut f| std::io::Read::read_exact(&mut f, &mut magic));
-        if read.is_ok() && &magic == super::manifest::MANIFEST_MAGIC {
-            return Ok(());
+        if read.is_err() || &magic != super::manifest::MANIFEST_MAGIC {
+            return refuse("is a directory whose file 'manifest' is no graph's, not a graph");
         }
-        return refuse("is a directory whose file 'manifest' is no graph's");
+        let foreign = crate::update::foreign_entries(out)?;
+        return match foreign.as_slice() {
+            [] => Ok(()),
+            names => refuse(&format!(
+                "is a graph directory that also holds {} not the graph's ({}); move {} out first",
+                if names.len() == 1 { "a file" } else { "files" },
+                quoted_list(names),
+                if names.len() == 1 { "it" } else { "them" },
+            )),
+        };
     }
     let mut entries = std::fs::read_dir(out).map_err(|e| Error::io(out, "list directory", e))?;
     match entries.next() {
         None => Ok(()),
-        Some(_) => refuse("is a directory with other files in it"),
+        Some(_) => refuse("is a directory with other files in it, not a graph"),
     }
+}
+
+/// `'a', 'b', 'c'`, with at most five names and a count of the rest.
+fn quoted_list(names: &[String]) -> String {
+    let mut shown: Vec<String> = names.iter().take(5).map(|n| format!("'{n}'")).collect();
+    if names.len() > 5 {
+        shown.push(format!("{} more", names.len() - 5));
+    }
+    shown.join(", ")
 }
 
 impl GraphWriter {

@@ -13,12 +13,15 @@
 //! - [`update_file`]: binary update files (a stream of items in the WAL's item encoding).
 //! - [`writable`]: [`WritableGraph`], the update API (WAL -> delta -> levels -> compaction).
 //! - [`paged_delta`]: [`PagedDelta`], a delta log stored in buffer-pool pages of a delta file.
+//! - `graph_entries`: the names the engine keeps in a graph directory (a user's other files
+//!   are never replaced with the graph).
 //! - [`saved_results`]: the maintained results saved beside the updates, as a writer's open
 //!   must know them (it removes those saved for a batch that recovery dropped).
 
 mod apply;
 mod compact;
 mod delta;
+mod graph_entries;
 pub mod ids_log;
 mod label_log;
 mod level;
@@ -36,6 +39,7 @@ pub mod wal_frame;
 pub mod writable;
 
 pub use delta::{fold_ops, fold_ops_into, ArcOp, DeltaLog, VertexOpsFn};
+pub(crate) use graph_entries::foreign_entries;
 pub use log_file::{LogFile, LogFs, StdLogFs};
 pub use memory_delta::MemoryDelta;
 pub use paged_delta::{PagedDelta, PagedDeltaOptions};

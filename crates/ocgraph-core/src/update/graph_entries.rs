@@ -1,0 +1,45 @@
+//! The names the engine keeps at the top of a graph directory, so that replacing a graph
+//! (`--force`, `overwrite=True`) can tell the graph's entries from a user's files, which it
+//! must not delete.
+
+use std::path::Path;
+
+use super::ids_log::IDS_LOG;
+use super::label_log::is_label_log;
+use super::saved_results::MAINTAINED_DIR;
+use super::writable::{DELTA_DIR, LEVELS_DIR, WAL_DIR, WRITER_LOCK};
+use crate::error::{Error, Result};
+use crate::format::{FileRole, MANIFEST_FILE};
+
+/// Whether `name`, an entry directly inside a graph directory, is one the engine writes there:
+/// the manifest, a data file of any role (a label file of any generation), the update state
+/// (WAL, levels, delta, maintained results, writer lock, id and label logs), a base generation,
+/// or the temporary file of one of these that an interrupted write left.
+fn is_graph_entry(name: &str) -> bool {
+    const FIXED: [&str; 7] =
+        [MANIFEST_FILE, WAL_DIR, LEVELS_DIR, DELTA_DIR, MAINTAINED_DIR, WRITER_LOCK, IDS_LOG];
+    // `manifest.tmp`, `ids.log.tmp`, `out.neighbors.tmp`, `grid.edges.raw.tmp`, ...
+    let temporary_of =
+        |stem: &str| FIXED.contains(&stem) || FileRole::ALL.iter().any(|r| stem.starts_with(r.file_name()));
+    FIXED.contains(&name)
+        || is_label_log(name)
+        || FileRole::from_stored_name(name).is_some()
+        || name.strip_suffix(".tmp").is_some_and(temporary_of)
+        || name.starts_with("base.")
+        || name.starts_with(".base.")
+}
+
+/// The entries directly inside the graph directory `dir` that the engine did not write there
+/// (sorted by name).
+pub(crate) fn foreign_entries(dir: &Path) -> Result<Vec<String>> {
+    let mut foreign = Vec::new();
+    for entry in std::fs::read_dir(dir).map_err(|e| Error::io(dir, "list graph directory", e))? {
+        let entry = entry.map_err(|e| Error::io(dir, "list graph directory", e))?;
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if !is_graph_entry(&name) {
+            foreign.push(name);
+        }
+    }
+    foreign.sort();
+    Ok(foreign)
+}
