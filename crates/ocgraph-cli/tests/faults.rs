@@ -738,6 +738,47 @@ fn a_full_disk_during_layouts_and_labels_leaves_the_graph_as_it_was() {
     }
 }
 
+/// A full disk while a compaction rebuilds a layout in the new base: the command fails naming
+/// the file and leaves no new base directory behind (it stayed until the next writer's open);
+/// the graph keeps its updates and a later compaction succeeds.
+#[test]
+fn a_full_disk_while_a_compaction_rebuilds_a_layout_leaves_no_new_base() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().canonicalize().unwrap();
+    let Some(shim) = build_shim(&root) else { return };
+    let g = root.join("g");
+    let ok = |args: &[&str]| {
+        let o = run_with_fault(&shim, args, None);
+        assert!(o.status.success(), "{args:?}: {}", String::from_utf8_lossy(&o.stderr));
+        String::from_utf8(o.stdout).unwrap()
+    };
+    ok(&["generate", "kronecker", "--scale", "10", "--quiet", p(&g)]);
+    ok(&["layout", "grid", p(&g)]);
+    let added = root.join("add.txt");
+    std::fs::write(&added, "1 2\n3 4\n5 1000\n").unwrap();
+    ok(&["update", p(&g), "--add-edges", p(&added), "--freeze"]);
+    let before = ok(&["export", p(&g), "-"]);
+    let bases = || -> Vec<String> {
+        let names =
+            std::fs::read_dir(&g).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned());
+        names.filter(|n| n.contains("base.")).collect()
+    };
+    for nth in ["1", "2"] {
+        let fault = Fault { op: "write", kind: "enospc", nth, path: "grid.edges" };
+        let o = run_with_fault(&shim, &["compact", p(&g)], Some(fault));
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(1), "write {nth}: {err}");
+        assert!(err.contains("grid.edges") && !err.contains("panicked"), "write {nth}: {err}");
+        assert_eq!(bases(), Vec::<String>::new(), "write {nth}");
+        ok(&["check", p(&g)]);
+        assert_eq!(ok(&["export", p(&g), "-"]), before, "write {nth}");
+    }
+    ok(&["compact", p(&g)]);
+    assert_eq!(bases().len(), 1);
+    assert_eq!(ok(&["export", p(&g), "-"]), before);
+    ok(&["run", "wcc", p(&g), "--layout", "grid"]);
+}
+
 /// `labels set` killed right after its manifest switch has the new labels and leaves the old
 /// file, which the next `labels set` removes with any file an earlier kill left unlisted (a kill
 /// before the switch leaves the old labels; a failed write is in the full-disk test above).

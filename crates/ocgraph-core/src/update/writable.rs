@@ -1503,37 +1503,17 @@ impl Shared {
         };
         let name = format!("base.{gen:08}");
         let ids = self.ids_for_base(&view)?;
-        let mut base_manifest = write_base(&view, &self.dir.join(&name), ids.as_ref())?;
-        if let Some(grid) = view.base.manifest().grid {
-            // A grid is rebuilt on the new base with the old one's codec and cells per side (the
-            // default shape when it had it: blocks of 2^16).
-            let base_dir = self.dir.join(&name);
-            let opts = GridOptions {
-                cells_per_side: (grid.block_bits < MAX_BLOCK_BITS).then_some(grid.cells_per_side),
-                codec: grid.codec,
-                ..GridOptions::default()
-            };
-            build_grid_unlocked(&base_dir, &opts, &NoProgress)?;
-            base_manifest = Manifest::read(&base_dir)?;
-        }
-        if view.base.manifest().has_packed_copy() {
-            // And the packed copies of the lists.
-            let base_dir = self.dir.join(&name);
-            pack_copy_unlocked(&base_dir, &NoProgress)?;
-            base_manifest = Manifest::read(&base_dir)?;
-        }
-        if view.base.manifest().file(FileRole::Hubs).is_some() {
-            // And the hub index.
-            let base_dir = self.dir.join(&name);
-            index_hubs_unlocked(&base_dir, &NoProgress)?;
-            base_manifest = Manifest::read(&base_dir)?;
-        }
-        if let Some(block_size) = copies_block_size(&self.dir, view.base.manifest())? {
-            // So are the compressed copies of the lists, with the old ones' block size.
-            let base_dir = self.dir.join(&name);
-            compress_adjacency_unlocked(&base_dir, block_size, &NoProgress)?;
-            base_manifest = Manifest::read(&base_dir)?;
-        }
+        let base_dir = self.dir.join(&name);
+        let base_manifest = write_base(&view, &base_dir, ids.as_ref())?;
+        // From here on the new base directory exists under its final name: a failure before the
+        // manifest names it (a full disk while a layout is rebuilt, say) removes it rather than
+        // leave it for the next writer's open.
+        let removing_new_base = |e: Error| {
+            let _ = std::fs::remove_dir_all(&base_dir);
+            e
+        };
+        let base_manifest = rebuild_layouts(view.base.manifest(), &self.dir, &base_dir, base_manifest)
+            .map_err(removing_new_base)?;
         let mut names = self.names.lock();
         let mut st = self.state.lock();
         let old = st.manifest.clone();
@@ -1544,10 +1524,13 @@ impl Shared {
         // The new base holds the labels as of its batch; the label log keeps the later
         // checkpointed changes.
         let base_seq = view.upto;
-        let new_log = st.label_log.rewritten(&st.view.labels.history, base_seq, up.checkpoint_seq, gen)?;
+        let new_log = st
+            .label_log
+            .rewritten(&st.view.labels.history, base_seq, up.checkpoint_seq, gen)
+            .map_err(removing_new_base)?;
         up.labels_log = new_log.entry();
         let manifest = Manifest {
-            data_dir: Some(name),
+            data_dir: Some(name.clone()),
             updates: Some(up),
             created_by: old.created_by.clone(),
             source: old.source.clone(),
@@ -1555,6 +1538,10 @@ impl Shared {
         };
         if let Err(e) = self.check_directory().and_then(|()| manifest.write_atomic(&self.dir)) {
             new_log.remove();
+            // Unless the manifest was switched after all (a failed fsync of the directory).
+            if Manifest::read(&self.dir).is_ok_and(|m| m.data_dir.as_deref() != Some(name.as_str())) {
+                return Err(removing_new_base(e));
+            }
             return Err(e);
         }
         let new_base_n = manifest.num_vertices;
@@ -1589,6 +1576,44 @@ impl Shared {
         debug_assert!(self.dir.join(MANIFEST_FILE).exists());
         Ok(())
     }
+}
+
+/// Rebuilds in the new base directory `base_dir` (whose manifest is `base_manifest`) the
+/// layouts that the old base (`old`, of the graph at `dir`) had, and returns the new base's
+/// manifest then.
+fn rebuild_layouts(
+    old: &Manifest,
+    dir: &Path,
+    base_dir: &Path,
+    mut base_manifest: Manifest,
+) -> Result<Manifest> {
+    if let Some(grid) = old.grid {
+        // A grid is rebuilt on the new base with the old one's codec and cells per side (the
+        // default shape when it had it: blocks of 2^16).
+        let opts = GridOptions {
+            cells_per_side: (grid.block_bits < MAX_BLOCK_BITS).then_some(grid.cells_per_side),
+            codec: grid.codec,
+            ..GridOptions::default()
+        };
+        build_grid_unlocked(base_dir, &opts, &NoProgress)?;
+        base_manifest = Manifest::read(base_dir)?;
+    }
+    if old.has_packed_copy() {
+        // And the packed copies of the lists.
+        pack_copy_unlocked(base_dir, &NoProgress)?;
+        base_manifest = Manifest::read(base_dir)?;
+    }
+    if old.file(FileRole::Hubs).is_some() {
+        // And the hub index.
+        index_hubs_unlocked(base_dir, &NoProgress)?;
+        base_manifest = Manifest::read(base_dir)?;
+    }
+    if let Some(block_size) = copies_block_size(dir, old)? {
+        // So are the compressed copies of the lists, with the old ones' block size.
+        compress_adjacency_unlocked(base_dir, block_size, &NoProgress)?;
+        base_manifest = Manifest::read(base_dir)?;
+    }
+    Ok(base_manifest)
 }
 
 /// A batch's items, refused (before they are allocated) when they are more than a batch may
