@@ -139,8 +139,9 @@ class Graph(_NativeGraph):
         """The edges as ``pyarrow.RecordBatch`` es of about ``batch_rows`` rows, read one slice
         of vertices at a time (for graphs larger than memory).
 
-        Columns ``source``, ``target`` (and ``weight``, float32, on weighted graphs). An
-        undirected edge appears once, with ``source <= target`` in vertex order. With
+        Columns named by ``source``, ``target`` (default ``src``, ``dst``) and, on weighted
+        graphs, ``weight`` (default ``weight``, float32). An undirected edge appears once, with
+        its source's vertex id at most its target's. With
         ``original_ids`` the ids are the input's (uint64 or string) on relabelled or reordered
         graphs; on other graphs they are the vertex ids (uint32).
         """
