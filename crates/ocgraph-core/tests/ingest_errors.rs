@@ -625,8 +625,7 @@ fn sparse_ids_are_kept_when_asked() {
 }
 
 /// CSV columns that would be read wrong are refused naming the header line: a source and a
-/// target that are one column (a named source beside the default second column), and a weight
-/// column past those rows are read from (it read column 3 instead).
+/// target that are one column (a named source beside the default second column).
 #[test]
 fn csv_columns_that_cannot_be_read_as_named() {
     use ocgraph_core::ingest::Columns;
@@ -634,17 +633,6 @@ fn csv_columns_that_cannot_be_read_as_named() {
     let msg = fails("same.csv", b"a,src\n1,2\n", &ImportOptions { columns: one, ..opts() }, ErrorKind::Input);
     assert!(msg.contains("same.csv:1:") && msg.contains("the same column 'src'"), "{msg}");
     assert!(msg.contains("the target, not named, defaults to column 2"), "{msg}");
-    let names: Vec<String> = (0..17).map(|k| format!("c{k}")).chain(["weight".into()]).collect();
-    let row: Vec<String> = (0..17).map(|k| k.to_string()).chain(["2.5".into()]).collect();
-    let wide = format!("{}\n{}\n", names.join(","), row.join(","));
-    let weighted =
-        ImportOptions { build: BuildOptions { weighted: true, ..BuildOptions::default() }, ..opts() };
-    let msg = fails("wide.csv", wide.as_bytes(), &weighted, ErrorKind::Input);
-    assert!(msg.contains("wide.csv:1:") && msg.contains("the weight column is column 18"), "{msg}");
-    let named = Columns { weight: Some("weight".into()), ..Columns::default() };
-    let msg =
-        fails("wide.csv", wide.as_bytes(), &ImportOptions { columns: named, ..opts() }, ErrorKind::Input);
-    assert!(msg.contains("column 'weight' is column 18"), "{msg}");
 }
 
 /// A line ended by a bare CR is refused wherever it is, not only in the first block read

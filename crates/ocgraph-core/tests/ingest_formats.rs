@@ -317,6 +317,38 @@ fn csv_columns_by_header_name() {
     assert!(err.contains("only in CSV files"), "{err}");
 }
 
+/// Columns far to the right of a wide CSV are read (rows were read up to column 16 only, and a
+/// source, target or weight past it was refused): by name, and the weight by its default
+/// name `weight`.
+#[test]
+fn csv_columns_past_the_sixteenth_are_read() {
+    let tmp = scratch();
+    let names: Vec<String> =
+        (0..40).map(|k| if k == 37 { "weight".into() } else { format!("c{k}") }).collect();
+    let row = |src: &str, dst: &str, w: &str| -> String {
+        let mut r: Vec<String> = (0..40).map(|k| format!("x{k}")).collect();
+        (r[20], r[31], r[37]) = (src.into(), dst.into(), w.into());
+        r.join(",")
+    };
+    let csv = format!("{}\n{}\n{}\n", names.join(","), row("a", "b", "1.5"), row("b", "c", "2.5"));
+    let input = write(tmp.path(), "wide.csv", csv.as_bytes());
+    let columns = Columns { source: Some("c20".into()), target: Some("c31".into()), weight: None };
+    let build = BuildOptions { weighted: true, ..BuildOptions::default() };
+    let opts = ImportOptions { columns, build, ..ImportOptions::default() };
+    let out = tmp.path().join("g");
+    let r = import(&input, &out, &opts, &NoProgress).unwrap();
+    assert_eq!((r.num_vertices, r.num_edges), (3, 2));
+    let (g, lists, _) = open_lists(&out);
+    let ids = g.ids().unwrap();
+    let name = |v: u32| ids.original(v);
+    let mut arcs: Vec<(OriginalId, OriginalId, f32)> = Vec::new();
+    for (u, l) in lists.iter().enumerate() {
+        arcs.extend(l.iter().map(|&(v, w)| (name(u as u32), name(v), f32::from_bits(w))));
+    }
+    let s = |x: &str| OriginalId::Str(x.into());
+    assert_eq!(arcs, vec![(s("a"), s("b"), 1.5), (s("b"), s("c"), 2.5)]);
+}
+
 #[test]
 fn csv_column_read_by_a_name_two_columns_have_is_refused() {
     let tmp = scratch();

@@ -629,18 +629,6 @@ fn scan(
                             ),
                         ));
                     }
-                    if weighted && weight_col >= text::MAX_COLS {
-                        return Err(Error::input_line(
-                            path,
-                            line - 1 + h.header_lines,
-                            format!(
-                                "the weight column is column {}: rows are read up to column {} \
-                                 (move it, or name another with --weight-col)",
-                                weight_col + 1,
-                                text::MAX_COLS
-                            ),
-                        ));
-                    }
                     if let Some(name) = h.unnamed_weight.as_ref().filter(|_| weighted) {
                         found.notices.push(format!(
                             "{}:{}: no column is named weight or w: the weight is column {} ('{name}') \

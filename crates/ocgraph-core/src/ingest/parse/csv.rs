@@ -37,9 +37,6 @@ pub(crate) struct CsvHeader {
     pub unnamed_weight: Option<String>,
 }
 
-/// Most header names read (rows are read up to [`MAX_COLS`] columns).
-const HEADER_COLS: usize = 4096;
-
 /// Finds the header line at the start of `data` (the first line neither blank nor a `#`/`%`
 /// comment, unless no columns are named and it starts with two integer ids) and the columns
 /// named by `cols` in it (an error naming the file and the header line when a name is not there,
@@ -54,9 +51,9 @@ pub(crate) fn parse_header(path: &Path, data: &[u8], cols: &Columns, weighted: b
         let next = (nl + 1).min(data.len());
         // `#` and `%` lines before the first row are a preamble (after it they are rows).
         if !is_skipped(line, false) {
-            // Every name of the header, so that a column past those rows are read from is named.
-            let mut f = vec![(0, 0); HEADER_COLS];
-            let k = fields(line, true, HEADER_COLS, &mut f).map_err(|e| Error::input_line(path, lines, e))?;
+            // The header's names (the first `MAX_COLS`), looked up by the columns asked for.
+            let mut f = vec![(0, 0); MAX_COLS];
+            let k = fields(line, true, MAX_COLS, &mut f).map_err(|e| Error::input_line(path, lines, e))?;
             let names: Vec<Cow<[u8]>> = f[..k].iter().map(|&(a, b)| unquote(&line[a..b])).collect();
             if !cols.any() && k >= 2 && is_integer(&names[0]) && is_integer(&names[1]) {
                 return Ok(CsvHeader {
@@ -145,14 +142,6 @@ pub(crate) fn parse_header(path: &Path, data: &[u8], cols: &Columns, weighted: b
                 if same > 1 {
                     return at(format!("{same} columns are named '{}': rename all but one", name(k)));
                 }
-            }
-            let named = [src_col, dst_col].into_iter().chain(cols.weight.is_some().then_some(weight_col));
-            if let Some(k) = named.into_iter().find(|&k| k >= MAX_COLS) {
-                return at(format!(
-                    "column '{}' is column {}: rows are read up to column {MAX_COLS}",
-                    name(k),
-                    k + 1
-                ));
             }
             let unnamed_weight = (cols.weight.is_none() && default_weight.is_none())
                 .then(|| names.get(weight_col).map(|n| String::from_utf8_lossy(n).to_string()))

@@ -4,8 +4,9 @@ use std::borrow::Cow;
 
 use super::{is_integer, parse_id, parse_weight, show, too_large, LineCfg, Piece, PieceError};
 
-/// Most columns looked at in a line.
-pub(crate) const MAX_COLS: usize = 16;
+/// Most columns looked at in a line (a CSV header's names, the fields of a sampled line); a data
+/// line is split only up to the last column the import reads.
+pub(crate) const MAX_COLS: usize = 4096;
 
 /// Whether a line (without its newline) carries no data: blank, or (text and MatrixMarket; in
 /// CSV only before the first row, where the header parser skips them) a `#`/`%` comment.
@@ -143,7 +144,7 @@ pub(crate) fn unquote(tok: &[u8]) -> Cow<'_, [u8]> {
 /// index in `data` and its fields (at most [`MAX_COLS`], as [`fields`] returns them). Stops at a
 /// malformed line, which the parse reports.
 pub(crate) fn data_lines(data: &[u8], csv: bool, want: usize) -> Vec<(u64, Vec<&[u8]>)> {
-    let mut f = [(0, 0); MAX_COLS];
+    let mut f = vec![(0, 0); MAX_COLS];
     let mut found = Vec::new();
     for (i, line) in data.split(|&c| c == b'\n').enumerate() {
         if found.len() == want {
@@ -173,7 +174,7 @@ pub(crate) fn parse_lines(
     // Plain `src dst` integer lines are read by a single scan; anything else takes the
     // general path (which also produces the errors).
     let fast = !cfg.strings && !cfg.weighted && !cfg.csv;
-    let mut f = [(0, 0); MAX_COLS];
+    let mut f = vec![(0, 0); want];
     let mut pos = start;
     let mut line_no = 0u64;
     while pos < end {
