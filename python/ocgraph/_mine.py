@@ -113,12 +113,15 @@ def pattern_args(pattern: Any, pattern_labels: Any) -> tuple[str | None, list | 
 def _labels_of(given: Any, k: int | None) -> list | None:
     """The labels of the ``k`` pattern vertices from ``pattern_labels`` (a list, or a mapping
     from pattern vertex to label); None for wildcards only, the unlabelled pattern on graphs
-    with or without labels (a list of another length is refused natively)."""
+    with or without labels. A list of another length is refused here, before a graph without
+    labels would be blamed (natively for a name that is no pattern's, ``k`` None)."""
     if given is None:
         return None
     if isinstance(given, Mapping):
         given = [] if k is None else _in_order(given, range(k), f"a pattern vertex (0 .. {k - 1})")
     labels = [_pattern_label(x) for x in given]
+    if k is not None and len(labels) != k:
+        raise InvalidArgumentError(f"the pattern has {k} vertices but {len(labels)} labels were given")
     return None if len(labels) == k and all(x is None for x in labels) else labels
 
 

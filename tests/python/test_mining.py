@@ -351,6 +351,11 @@ def test_mining_errors(graphs):
                 g.match(PATTERNS[1], labels=np.zeros(count, dtype=np.uint32), pattern_labels=[0, 0, 1])
         with pytest.raises(ocgraph.InvalidArgumentError, match="4 labels were given"):
             g.match(PATTERNS[1], labels=np.zeros(n, dtype=np.uint32), pattern_labels=[0, 0, 1, 1])
+        # Without labels= too: the count is wrong before the graph lacks labels.
+        with pytest.raises(ocgraph.InvalidArgumentError, match="3 vertices but 4 labels were given"):
+            g.match(PATTERNS[1], pattern_labels=[0, 0, 1, 1])
+        with pytest.raises(ocgraph.InvalidArgumentError, match="3 vertices but 2 labels were given"):
+            g.count_matches("triangle", pattern_labels=[0, 1])
         # A pattern of wildcards only is the unlabelled pattern, on a graph without labels too.
         tri = [(0, 1), (1, 2), (2, 0)]
         assert g.count_matches(tri, pattern_labels=[None, -1, None]) == g.count_matches("triangle")
