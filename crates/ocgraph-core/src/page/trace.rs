@@ -13,10 +13,11 @@
 //! threads another thread's requests may come between (docs/design.md says what the replay then
 //! counts). Untraced runs pay nothing.
 
+use std::collections::HashMap;
 use std::fs::File;
 use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU16, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 use parking_lot::Mutex;
@@ -144,16 +145,18 @@ impl Trace {
     }
 }
 
-/// Process-wide thread numbering for trace records.
-static NEXT_THREAD: AtomicU16 = AtomicU16::new(0);
+/// Source of the process-wide thread tokens ([`thread_token`]).
+static NEXT_THREAD_TOKEN: AtomicU64 = AtomicU64::new(0);
 
 thread_local! {
-    static THREAD_ID: u16 = NEXT_THREAD.fetch_add(1, Ordering::Relaxed);
+    static THREAD_TOKEN: u64 = NEXT_THREAD_TOKEN.fetch_add(1, Ordering::Relaxed);
 }
 
-/// The calling thread's trace number.
-fn thread_id() -> u16 {
-    THREAD_ID.with(|t| *t)
+/// A number unique to the calling thread in this process; a recorder maps it to the thread's
+/// number in its trace under its lock, so that a trace numbers its threads in the order of
+/// their first recorded request (a number taken before the lock could reach it second).
+fn thread_token() -> u64 {
+    THREAD_TOKEN.with(|t| *t)
 }
 
 /// Buffered state of a recorder.
@@ -162,8 +165,10 @@ struct RecorderState {
     /// in place); `None` after a write error or the finish.
     file: Option<OutputFile>,
     buf: Vec<u8>,
-    /// Last key recorded per thread (to drop immediate repeats).
+    /// Last key recorded per thread (to drop immediate repeats), by trace thread number.
     last: Vec<PageKey>,
+    /// Trace thread number of each thread token seen, in order of first request.
+    threads: HashMap<u64, u16>,
     written: u64,
     error: Option<Error>,
 }
@@ -191,6 +196,7 @@ impl TraceRecorder {
                 file: Some(file),
                 buf: Vec::with_capacity(FLUSH_RECORDS * 8),
                 last: Vec::new(),
+                threads: HashMap::new(),
                 written: 0,
                 error: None,
             }),
@@ -200,9 +206,11 @@ impl TraceRecorder {
     /// Records that the calling thread requested page `page` of `file` (dropped when it repeats
     /// this thread's previous request).
     pub fn record(&self, file: FileId, page: u64) {
-        let thread = thread_id();
+        let token = thread_token();
         let key = page_key(file, page);
         let mut st = self.state.lock();
+        let next = st.threads.len() as u16;
+        let thread = *st.threads.entry(token).or_insert(next);
         let t = thread as usize;
         if st.last.len() <= t {
             st.last.resize(t + 1, PageKey::MAX);
@@ -413,6 +421,36 @@ mod tests {
         let t = Trace::read(&path).unwrap();
         let pages: Vec<u64> = t.records.iter().map(|r| r.page).collect();
         assert_eq!(pages, vec![1, 2, 1, 3]);
+    }
+
+    /// A trace numbers its threads from 0 in the order of their first recorded request,
+    /// whichever thread began first and whatever other traces the process recorded (a
+    /// process-wide number taken before the recorder's lock could come second).
+    #[test]
+    fn threads_are_numbered_in_the_order_of_their_first_request() {
+        let dir = tempfile::tempdir().unwrap();
+        let record_from_threads = |name: &str| {
+            let path = dir.path().join(name);
+            let rec = TraceRecorder::create(&path, 4096).unwrap();
+            let (early_ready, early_go) = (std::sync::Barrier::new(2), std::sync::Barrier::new(2));
+            std::thread::scope(|s| {
+                s.spawn(|| {
+                    thread_token(); // this thread is known first...
+                    early_ready.wait();
+                    early_go.wait();
+                    rec.record(0, 2); // ...but requests second
+                });
+                early_ready.wait();
+                s.spawn(|| rec.record(0, 1)).join().unwrap();
+                early_go.wait();
+            });
+            rec.record(0, 3);
+            rec.finish().unwrap();
+            let t = Trace::read(&path).unwrap();
+            t.records.iter().map(|r| (r.page, r.thread)).collect::<Vec<_>>()
+        };
+        assert_eq!(record_from_threads("a.bin"), [(1, 0), (2, 1), (3, 2)]);
+        assert_eq!(record_from_threads("b.bin"), [(1, 0), (2, 1), (3, 2)]);
     }
 
     #[test]
