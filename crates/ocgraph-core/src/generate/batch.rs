@@ -63,6 +63,12 @@ pub(crate) fn block_rng(seed: u64, block: u64) -> Xoshiro256PlusPlus {
     Xoshiro256PlusPlus::seed_from_u64(mix64(seed ^ 0x6A09_E667_F3BC_C909) ^ mix64(block.wrapping_add(1)))
 }
 
+/// The RNG of the weights of block `block` (a stream of its own, so that a weighted graph has
+/// the edges of the unweighted one of the same seed, as GAPBS's `-w` adds weights to them).
+pub(crate) fn block_weight_rng(seed: u64, block: u64) -> Xoshiro256PlusPlus {
+    block_rng(seed ^ 0xBB67_AE85_84CA_A73B, block)
+}
+
 /// A uniformly random weight in `1..=255`, as `f32`.
 #[inline]
 pub(crate) fn random_weight(r: u64) -> f32 {

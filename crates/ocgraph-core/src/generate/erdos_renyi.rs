@@ -2,7 +2,7 @@
 
 use rand::Rng;
 
-use super::batch::{block_rng, drive_blocks, random_weight, EdgeBatch, BLOCK_EDGES};
+use super::batch::{block_rng, block_weight_rng, drive_blocks, random_weight, EdgeBatch, BLOCK_EDGES};
 use super::Generator;
 use crate::error::{Error, Result};
 
@@ -75,7 +75,7 @@ impl ErdosRenyi {
     fn block_gnm(&self, m: u64, block: u64) -> EdgeBatch {
         let lo = block * BLOCK_EDGES;
         let hi = (lo + BLOCK_EDGES).min(m);
-        let mut rng = block_rng(self.seed, block);
+        let (mut rng, mut weights) = (block_rng(self.seed, block), block_weight_rng(self.seed, block));
         let mut b = EdgeBatch::with_capacity((hi - lo) as usize, self.weighted);
         for _ in lo..hi {
             let u = rng.gen_range(0..self.n);
@@ -83,7 +83,7 @@ impl ErdosRenyi {
             if v >= u {
                 v += 1;
             }
-            let w = if self.weighted { random_weight(rng.gen()) } else { 1.0 };
+            let w = if self.weighted { random_weight(weights.gen()) } else { 1.0 };
             b.push(u as u32, v as u32, w);
         }
         b
@@ -95,7 +95,7 @@ impl ErdosRenyi {
         let total = self.n * self.n;
         let lo = block * span;
         let hi = (lo + span).min(total);
-        let mut rng = block_rng(self.seed, block);
+        let (mut rng, mut weights) = (block_rng(self.seed, block), block_weight_rng(self.seed, block));
         let mut b = EdgeBatch::with_capacity(((hi - lo) as f64 * p * 1.1) as usize + 16, self.weighted);
         // ln(1 - p) without rounding `1 - p` to 1 for tiny `p` (which would skip nothing).
         let log_q = (-p).ln_1p();
@@ -115,7 +115,7 @@ impl ErdosRenyi {
             let (u, v) = (i / self.n, i % self.n);
             let keep = if self.directed { u != v } else { u < v };
             if keep {
-                let w = if self.weighted { random_weight(rng.gen()) } else { 1.0 };
+                let w = if self.weighted { random_weight(weights.gen()) } else { 1.0 };
                 b.push(u as u32, v as u32, w);
             }
             i += 1;
@@ -188,6 +188,20 @@ mod tests {
         assert_eq!(a, collect(&g));
         let b = collect(&erdos_renyi(1000, ErdosRenyiSize::Edges(2_500_000), 10).unwrap());
         assert_ne!(a.src, b.src);
+    }
+
+    /// A weighted graph has the edges of the unweighted one of the same seed (its weights drew
+    /// from the edges' stream, so it was another graph).
+    #[test]
+    fn weights_come_on_the_unweighted_graphs_edges() {
+        for size in [ErdosRenyiSize::Edges(300_000), ErdosRenyiSize::Probability(0.05)] {
+            let plain = collect(&erdos_renyi(3000, size, 4).unwrap());
+            let weighted = collect(&erdos_renyi(3000, size, 4).unwrap().weighted(true));
+            assert_eq!((&plain.src, &plain.dst), (&weighted.src, &weighted.dst), "{size:?}");
+            let w = weighted.weights.unwrap();
+            assert!(w.iter().all(|&x| (1.0..=255.0).contains(&x) && x.fract() == 0.0));
+            assert!(w.iter().any(|&x| x != w[0]));
+        }
     }
 
     #[test]

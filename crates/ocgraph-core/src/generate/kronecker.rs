@@ -2,7 +2,7 @@
 
 use rand::RngCore;
 
-use super::batch::{block_rng, drive_blocks, mix64, random_weight, EdgeBatch, BLOCK_EDGES};
+use super::batch::{block_rng, block_weight_rng, drive_blocks, mix64, random_weight, EdgeBatch, BLOCK_EDGES};
 use super::Generator;
 use crate::error::{Error, Result};
 
@@ -135,11 +135,11 @@ impl Generator for Kronecker {
         let make = |block: u64| {
             let lo = block * BLOCK_EDGES;
             let hi = (lo + BLOCK_EDGES).min(m);
-            let mut rng = block_rng(self.seed, block);
+            let (mut rng, mut weights) = (block_rng(self.seed, block), block_weight_rng(self.seed, block));
             let mut b = EdgeBatch::with_capacity((hi - lo) as usize, self.weighted);
             for _ in lo..hi {
                 let (u, v) = self.rmat_edge(&mut rng);
-                let w = if self.weighted { random_weight(rng.next_u64()) } else { 1.0 };
+                let w = if self.weighted { random_weight(weights.next_u64()) } else { 1.0 };
                 b.push(scramble.apply(u) as u32, scramble.apply(v) as u32, w);
             }
             b
@@ -186,6 +186,9 @@ mod tests {
         assert!(w.iter().all(|&x| (1.0..=255.0).contains(&x) && x.fract() == 0.0));
         let c = collect(&kronecker(12, 300, 4).unwrap().weighted(true));
         assert_ne!(a.src, c.src);
+        // The weights come on the unweighted graph's edges.
+        let plain = collect(&kronecker(12, 300, 3).unwrap());
+        assert_eq!((&plain.src, &plain.dst), (&a.src, &a.dst));
     }
 
     #[test]
