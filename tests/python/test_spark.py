@@ -402,8 +402,10 @@ def test_kernels_take_the_arguments_of_graphs_methods(spark, datasets):
     np.testing.assert_allclose(sg.pagerank(personalization=pers), g.pagerank(personalization=pers), rtol=1e-9)
     with pytest.raises(ocgraph.InvalidArgumentError, match="jacobi"):
         sg.pagerank(method="gauss-seidel")
-    with pytest.raises(ocgraph.InvalidArgumentError, match="layout"):
-        sg.wcc(layout="rows")
+    # The layout checks that do not depend on a graph's stored layouts, with the same errors.
+    _same_error(g.wcc, sg.wcc, layout="rows")
+    _same_error(g.sssp, sg.sssp, 0, layout="hubs")
+    _same_error(g.pagerank, sg.pagerank, layout="hubs")
     with pytest.raises(ocgraph.FormatError, match="export it first"):
         osp.SparkGraph(spark, g.path)
 

@@ -122,11 +122,16 @@ def _literal_path(path: str) -> str:
     return re.sub(r"([\\\[\]{}*?])", r"\\\1", path)
 
 
-def _local_options(threads: Any, layout: Any) -> None:
-    """Checks the one-machine options a kernel call may carry, as :class:`ocgraph.Graph` does."""
+def _local_options(threads: Any, layout: Any, kernel: str) -> None:
+    """Checks the one-machine options a call of ``kernel`` may carry as :class:`ocgraph.Graph`
+    does, where the check does not depend on the layouts a graph stores: a layout name, and
+    ``hubs`` only for the kernels that read the hub index."""
     threads_arg(threads)
-    if layout not in _LAYOUTS:
-        raise InvalidArgumentError(f"unknown layout {layout!r} (expected one of {', '.join(_LAYOUTS)})")
+    if not isinstance(layout, str) or layout not in _LAYOUTS:
+        shown_layout = f'"{layout}"' if isinstance(layout, str) else repr(layout)
+        raise _native_invalid(f"unknown layout {shown_layout} ({', '.join(_LAYOUTS)})")
+    if layout == "hubs" and kernel not in ("bfs", "wcc"):
+        raise _native_invalid("layout hubs: only bfs and wcc read the hub index")
 
 
 class SparkGraph:
@@ -235,7 +240,7 @@ class SparkGraph:
         source = self._vertex(source)
         parents = flag_arg("parents", parents)
         collect = flag_arg("collect", collect)
-        _local_options(threads, layout)
+        _local_options(threads, layout, "bfs")
         self._begin("bfs")
         if self.design == "dataframe":
             df = _frames.bfs(self, source)
@@ -261,7 +266,7 @@ class SparkGraph:
             InvalidArgumentError: an arc has a negative weight (anywhere in the graph)."""
         source = self._vertex(source)
         collect = flag_arg("collect", collect)
-        _local_options(threads, layout)
+        _local_options(threads, layout, "sssp")
         bad = negative_arc(self.path, self.meta)
         if bad is not None:
             raise self._weight_error(bad, "shortest paths need non-negative weights")
@@ -280,7 +285,7 @@ class SparkGraph:
         component, as :meth:`ocgraph.Graph.wcc`. ``collect=False``: a DataFrame
         ``(id, original_id, label)``."""
         collect = flag_arg("collect", collect)
-        _local_options(threads, layout)
+        _local_options(threads, layout, "wcc")
         self._begin("wcc")
         if self.design == "dataframe":
             df = _frames.wcc(self)
@@ -316,7 +321,7 @@ class SparkGraph:
             InvalidArgumentError: ``damping`` outside ``[0, 1]``, ``tol`` negative or NaN,
                 ``max_iter`` negative, a bad personalization, or with ``weight`` a negative
                 arc weight; a ``method`` other than ``"jacobi"`` (the iteration Spark runs)."""
-        _local_options(threads, layout)
+        _local_options(threads, layout, "pagerank")
         as_series = flag_arg("as_series", as_series)
         collect = flag_arg("collect", collect)
         if method != "jacobi":
@@ -352,7 +357,7 @@ class SparkGraph:
     def triangle_count(self, threads: int | None = None) -> int:
         """Triangles of the underlying undirected simple graph, as
         :meth:`ocgraph.Graph.triangle_count`."""
-        _local_options(threads, "auto")
+        _local_options(threads, "auto", "triangles")
         self._begin("triangles")
         if self.design == "dataframe":
             return _frames.triangle_count(self)
