@@ -18,15 +18,24 @@ use crate::format::{FileRole, MANIFEST_FILE};
 fn is_graph_entry(name: &str) -> bool {
     const FIXED: [&str; 7] =
         [MANIFEST_FILE, WAL_DIR, LEVELS_DIR, DELTA_DIR, MAINTAINED_DIR, WRITER_LOCK, IDS_LOG];
-    // `manifest.tmp`, `ids.log.tmp`, `out.neighbors.tmp`, `grid.edges.raw.tmp`, ...
-    let temporary_of =
-        |stem: &str| FIXED.contains(&stem) || FileRole::ALL.iter().any(|r| stem.starts_with(r.file_name()));
     FIXED.contains(&name)
         || is_label_log(name)
         || FileRole::from_stored_name(name).is_some()
-        || name.strip_suffix(".tmp").is_some_and(temporary_of)
-        || name.starts_with("base.")
-        || name.starts_with(".base.")
+        || is_temporary_data_file(name)
+        || name.strip_suffix(".tmp").is_some_and(|stem| FIXED.contains(&stem))
+        || is_base_generation(name)
+}
+
+/// Whether `name` is the temporary file of a data file being written (`out.neighbors.tmp`,
+/// `grid.edges.raw.tmp`, ...).
+pub(super) fn is_temporary_data_file(name: &str) -> bool {
+    name.ends_with(".tmp") && FileRole::ALL.iter().any(|r| name.starts_with(r.file_name()))
+}
+
+/// Whether `name` is a base generation's directory (`base.<gen>`) or one being written
+/// (`.base.<gen>.tmp-...`).
+pub(super) fn is_base_generation(name: &str) -> bool {
+    name.starts_with("base.") || name.starts_with(".base.")
 }
 
 /// The entries directly inside the graph directory `dir` that the engine did not write there

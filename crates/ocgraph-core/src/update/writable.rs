@@ -24,6 +24,7 @@ use parking_lot::Mutex;
 use super::apply::{apply, plan, record, validate};
 use super::compact::write_base;
 use super::delta::DeltaLog;
+use super::graph_entries::{is_base_generation, is_temporary_data_file};
 use super::ids_log::{named_vertices, new_id_problem, AddedIds, IDS_LOG};
 use super::label_log::{is_label_log, LabelHistory, LabelLog, ViewLabels};
 use super::level::{write_level, Level, SideOps};
@@ -328,8 +329,7 @@ fn remove_unlisted_files(dir: &Path) -> Result<()> {
     let Ok(entries) = std::fs::read_dir(&data) else { return Ok(()) };
     for e in entries.flatten() {
         let name = e.file_name().to_string_lossy().into_owned();
-        let temporary =
-            name.ends_with(".tmp") && FileRole::ALL.iter().any(|r| name.starts_with(r.file_name()));
+        let temporary = is_temporary_data_file(&name);
         let unlisted = FileRole::from_stored_name(&name)
             .is_some_and(|r| m.stored_name(r).as_deref() != Some(name.as_str()));
         if temporary || unlisted {
@@ -373,7 +373,7 @@ fn remove_strays(dir: &Path, m: &Manifest) -> Result<()> {
     }
     for e in std::fs::read_dir(dir).map_err(|e| Error::io(dir, "list graph directory", e))?.flatten() {
         let name = e.file_name().to_string_lossy().into_owned();
-        let gen_dir = name.starts_with("base.") || name.starts_with(".base.");
+        let gen_dir = is_base_generation(&name);
         let listed_log = up.labels_log.as_ref().is_some_and(|l| l.name == name);
         if is_label_log(&name) && !listed_log {
             let _ = std::fs::remove_file(e.path());
@@ -1581,12 +1581,8 @@ impl Shared {
 /// Rebuilds in the new base directory `base_dir` (whose manifest is `base_manifest`) the
 /// layouts that the old base (`old`, of the graph at `dir`) had, and returns the new base's
 /// manifest then.
-fn rebuild_layouts(
-    old: &Manifest,
-    dir: &Path,
-    base_dir: &Path,
-    mut base_manifest: Manifest,
-) -> Result<Manifest> {
+fn rebuild_layouts(old: &Manifest, dir: &Path, base_dir: &Path, base_manifest: Manifest) -> Result<Manifest> {
+    let mut rebuilt = false;
     if let Some(grid) = old.grid {
         // A grid is rebuilt on the new base with the old one's codec and cells per side (the
         // default shape when it had it: blocks of 2^16).
@@ -1596,24 +1592,29 @@ fn rebuild_layouts(
             ..GridOptions::default()
         };
         build_grid_unlocked(base_dir, &opts, &NoProgress)?;
-        base_manifest = Manifest::read(base_dir)?;
+        rebuilt = true;
     }
     if old.has_packed_copy() {
         // And the packed copies of the lists.
         pack_copy_unlocked(base_dir, &NoProgress)?;
-        base_manifest = Manifest::read(base_dir)?;
+        rebuilt = true;
     }
     if old.file(FileRole::Hubs).is_some() {
         // And the hub index.
         index_hubs_unlocked(base_dir, &NoProgress)?;
-        base_manifest = Manifest::read(base_dir)?;
+        rebuilt = true;
     }
     if let Some(block_size) = copies_block_size(dir, old)? {
         // So are the compressed copies of the lists, with the old ones' block size.
         compress_adjacency_unlocked(base_dir, block_size, &NoProgress)?;
-        base_manifest = Manifest::read(base_dir)?;
+        rebuilt = true;
     }
-    Ok(base_manifest)
+    // Each build listed its files in the new base's manifest.
+    if rebuilt {
+        Manifest::read(base_dir)
+    } else {
+        Ok(base_manifest)
+    }
 }
 
 /// A batch's items, refused (before they are allocated) when they are more than a batch may
