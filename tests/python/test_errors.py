@@ -12,6 +12,7 @@ import pandas as pd
 import pytest
 
 import ocgraph
+from conftest import restamp
 
 OCGRAPH_BIN = Path(
     os.environ.get("OCGRAPH_BIN", Path(__file__).resolve().parents[2] / "target" / "release" / "ocgraph")
@@ -224,13 +225,17 @@ def test_update_ids_must_be_integers_and_weights_finite(tmp_path):
 
 
 def test_a_kernel_on_corrupted_lists_reports_the_corrupted_file(tmp_path):
-    # Open checks sizes and bounds, not every byte: a neighbour id flipped out of range is found
-    # when a kernel trips on it, and the error then names the file that fails verification.
+    # A small graph's files are checked whole on open. Of a larger one, open checks sizes and
+    # bounds, not every byte: a neighbour id flipped out of range is found when a kernel trips
+    # on it, and the error then names the file that fails verification.
     ocgraph.from_edges([0, 1, 2, 3, 0], [1, 2, 0, 4, 0], tmp_path / "g", weights=[1.5, 2, 3, 1, 1]).close()
     f = tmp_path / "g" / "out.neighbors"
     b = bytearray(f.read_bytes())
     b[8] ^= 0x5A
     f.write_bytes(bytes(b))
+    with pytest.raises(ocgraph.FormatError, match=r"out\.neighbors: .*checksum mismatch"):
+        ocgraph.open(tmp_path / "g")
+    restamp(tmp_path / "g", "out.neighbors")
     with ocgraph.open(tmp_path / "g") as g:
         for kernel in (g.wcc, lambda: g.sssp(0), g.triangle_count):
             with pytest.raises(ocgraph.FormatError, match=r"out\.neighbors"):
@@ -261,15 +266,17 @@ def test_a_writable_open_of_damaged_offsets_names_the_file(tmp_path):
 
 @pytest.mark.parametrize("backend", ["mmap", "pool"])
 def test_engine_panic_becomes_ocgraph_error(tmp_path, backend, capfd):
-    """A corrupted offsets file (not checked on open) makes the engine fail mid-read: the
-    failure must surface as ocgraph.Error, not kill the interpreter, and print no raw Rust
-    panic message besides."""
+    """A corrupted offsets file (its checksum matching, as damage on a graph too large to be
+    checked whole on open goes unseen there) makes the engine fail mid-read: the failure must
+    surface as ocgraph.Error, not kill the interpreter, and print no raw Rust panic message
+    besides."""
     from conftest import open_with
 
     ocgraph.from_edges([0, 1, 2], [1, 2, 0], tmp_path / "g")
     offsets = np.fromfile(tmp_path / "g" / "out.offsets", dtype=np.uint64)
     offsets[1] = 2**40
     offsets.tofile(tmp_path / "g" / "out.offsets")
+    restamp(tmp_path / "g", "out.offsets")
     g = open_with(tmp_path / "g", backend)
     # The error names the file that fails verification.
     for read in (lambda: g.neighbors(0), lambda: g.out_degree(1), lambda: g.edge_weights(0)):

@@ -7,7 +7,7 @@
 
 use std::path::Path;
 
-use crate::common::{bfs_distances, random_graph, TestGraph};
+use crate::common::{bfs_distances, random_graph, restamp, TestGraph};
 use ocgraph_algo::{bfs, pagerank, sssp, triangle_count, wcc, PageRankOptions};
 use ocgraph_core::format::{check_graph, FileRole};
 use ocgraph_core::ingest::{
@@ -134,13 +134,19 @@ fn corrupted_or_truncated_copies_are_refused() {
     let (path, len) = compressed_graph(&dir);
     let original = std::fs::read(&path).unwrap();
 
-    // A byte of the index: refused on open (its checksum) and by check.
+    // A byte of the index: refused on open (the file's checksum; of a graph too large to be
+    // checked whole on open, the index's own) and by check.
     let mut bad = original.clone();
     bad[64 + 3] ^= 0x10;
     std::fs::write(&path, &bad).unwrap();
     let err = open_pool(&dir, 1 << 20, 4096).unwrap_err().to_string();
+    assert!(err.contains("out.neighbors.lz4") && err.contains("checksum mismatch"), "{err}");
+    let manifest = std::fs::read(dir.join("manifest")).unwrap();
+    restamp(&dir, "out.neighbors.lz4");
+    let err = open_pool(&dir, 1 << 20, 4096).unwrap_err().to_string();
     assert!(err.contains("out.neighbors.lz4") && err.contains("index checksum"), "{err}");
     assert!(check_graph(&dir).is_err());
+    std::fs::write(dir.join("manifest"), &manifest).unwrap();
 
     // Truncated: refused on open (its size) and by check.
     std::fs::write(&path, &original[..original.len() - 4096]).unwrap();
@@ -148,13 +154,17 @@ fn corrupted_or_truncated_copies_are_refused() {
     assert!(err.contains("out.neighbors.lz4") && err.contains("truncated"), "{err}");
     assert!(check_graph(&dir).is_err());
 
-    // A byte of the last block's data: check names the file; a kernel reading it fails with an
-    // error naming the file instead of returning wrong results.
+    // A byte of the last block's data: open and check name the file; of a graph too large to
+    // be checked whole on open, a kernel reading it fails with an error naming the file instead
+    // of returning wrong results.
     let mut bad = original.clone();
     bad[len as usize - 2] ^= 0x01;
     std::fs::write(&path, &bad).unwrap();
     let err = check_graph(&dir).unwrap_err().to_string();
     assert!(err.contains("out.neighbors.lz4"), "{err}");
+    let err = open_pool(&dir, 1 << 20, 4096).unwrap_err().to_string();
+    assert!(err.contains("out.neighbors.lz4") && err.contains("checksum mismatch"), "{err}");
+    restamp(&dir, "out.neighbors.lz4");
     let g = open_pool(&dir, 1 << 20, 4096).unwrap();
     let read = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| wcc(&g.out(), &g.in_())));
     let msg = read.expect_err("the corrupted block is read");
@@ -167,6 +177,7 @@ fn corrupted_or_truncated_copies_are_refused() {
 
     // Restored, it checks again.
     std::fs::write(&path, &original).unwrap();
+    std::fs::write(dir.join("manifest"), &manifest).unwrap();
     check_graph(&dir).unwrap();
 }
 

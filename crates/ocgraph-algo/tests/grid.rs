@@ -3,13 +3,13 @@
 //! of the block, through pools far smaller than the graph, compressed and not; compaction
 //! rebuilds the grid; corrupted grid files are refused by `check` and on open.
 
-use crate::common::{arb_graph, pool, random_graph, store, TestGraph};
+use crate::common::{arb_graph, pool, random_graph, restamp, store, TestGraph};
 use ocgraph_algo::{
     pagerank, pagerank_grid, spmv, spmv_grid, verify_pagerank, verify_spmv, wcc, wcc_grid, PageRankMethod,
     PageRankOptions,
 };
+use ocgraph_core::format::check_graph;
 use ocgraph_core::format::grid::Codec;
-use ocgraph_core::format::{check_graph, Manifest};
 use ocgraph_core::ingest::{build_grid, GridOptions, NoProgress};
 use ocgraph_core::update::{WritableGraph, WriteOptions};
 use ocgraph_core::{EdgeGrid, Graph, OpenOptions, Vertex};
@@ -165,7 +165,7 @@ fn corrupted_grid_files_are_refused() {
             std::fs::write(&p, bytes).unwrap();
         };
         // A flipped byte in a cell or a weight: `check` names the file, and so does open (a
-        // grid of at most GRID_CHECKED_ON_OPEN bytes is checked whole there; a cell's bytes
+        // grid of at most CHECKED_ON_OPEN bytes is checked whole there; a cell's bytes
         // were read as edges).
         let weights = std::fs::metadata(path.join("grid.weights")).unwrap().len();
         for (name, at) in [("grid.edges", 100), ("grid.edges", 20_000), ("grid.weights", weights / 2)] {
@@ -202,9 +202,7 @@ fn corrupted_grid_files_are_refused() {
         std::fs::write(&p, &bytes).unwrap();
         let err = check_graph(&path).unwrap_err().to_string();
         assert!(err.contains("grid.edges"), "{err}");
-        let mut m = Manifest::read(&path).unwrap();
-        m.files.get_mut("grid.edges").unwrap().crc32c = crc32c::crc32c(&bytes);
-        m.write_atomic(&path).unwrap();
+        restamp(&path, "grid.edges");
         let g = Graph::open(&path, &OpenOptions::default()).unwrap();
         let err = wcc_grid(&g.grid().unwrap()).unwrap_err().to_string();
         assert!(err.contains("grid.edges") && err.contains("does not decode"), "{codec:?}: {err}");
@@ -219,9 +217,7 @@ fn corrupted_grid_files_are_refused() {
         let mut bytes = std::fs::read(&p).unwrap();
         bytes[40..44].copy_from_slice(&bad.to_le_bytes());
         std::fs::write(&p, &bytes).unwrap();
-        let mut m = Manifest::read(&path).unwrap();
-        m.files.get_mut("grid.weights").unwrap().crc32c = crc32c::crc32c(&bytes);
-        m.write_atomic(&path).unwrap();
+        restamp(&path, "grid.weights");
         let err = check_graph(&path).unwrap_err().to_string();
         assert!(err.contains("grid.weights") && err.contains("weight range"), "{bad}: {err}");
     }
@@ -255,9 +251,7 @@ fn an_offset_past_the_vertex_count_in_a_cell_is_refused() {
         assert!(u16::from_le_bytes([bytes[at], bytes[at + 1]]) < 904);
         bytes[at..at + 2].copy_from_slice(&1000u16.to_le_bytes());
         std::fs::write(&p, &bytes).unwrap();
-        let mut manifest = Manifest::read(&path).unwrap();
-        manifest.files.get_mut("grid.edges").unwrap().crc32c = crc32c::crc32c(&bytes);
-        manifest.write_atomic(&path).unwrap();
+        restamp(&path, "grid.edges");
         let err = check_graph(&path).unwrap_err().to_string();
         assert!(err.contains("grid.edges"), "{err}");
         let g = Graph::open(&path, &OpenOptions::default()).unwrap();

@@ -5,7 +5,7 @@
 //! compaction indexes the new base; a corrupted index is refused by `check` and by a kernel
 //! (naming the file); removing it leaves the graph as it was.
 
-use crate::common::{bfs_distances, pool, random_graph, store, TestGraph};
+use crate::common::{bfs_distances, pool, random_graph, restamp, store, TestGraph};
 use ocgraph_algo::{bfs, bfs_with_hubs, verify_bfs, verify_wcc, wcc, wcc_with_hubs};
 use ocgraph_core::format::check_graph;
 use ocgraph_core::ingest::{index_hubs, remove_hubs, NoProgress};
@@ -124,7 +124,9 @@ fn auto_reads_the_hub_index_until_the_graph_changes_and_compaction_indexes_the_n
         assert_eq!(wcc_with_hubs(&out, &inn, &hubs).unwrap(), wcc(&out, &inn).unwrap());
         g.data_path()
     };
-    // An entry naming no vertex: `check` and a kernel both name the file.
+    // An entry naming no vertex: `check` and open name the file, and so does a kernel when
+    // the damage passed open (the file's checksum matching, as on a graph too large to be
+    // checked whole on open).
     let f = data.join("hubs.u32");
     let good = std::fs::read(&f).unwrap();
     let mut bad = good.clone();
@@ -132,6 +134,12 @@ fn auto_reads_the_hub_index_until_the_graph_changes_and_compaction_indexes_the_n
     std::fs::write(&f, &bad).unwrap();
     let err = check_graph(&path).unwrap_err().to_string();
     assert!(err.contains("hubs.u32"), "{err}");
+    let err = Graph::open(&path, &pool(8)).expect_err("refused").to_string();
+    assert!(err.contains("hubs.u32") && err.contains("checksum mismatch"), "{err}");
+    let manifest = std::fs::read(path.join("manifest")).unwrap();
+    restamp(&path, "hubs.u32");
+    let err = check_graph(&path).unwrap_err().to_string();
+    assert!(err.contains("hubs.u32") && err.contains("vertex 100"), "{err}");
     let g = Graph::open(&path, &pool(8)).unwrap();
     let panic = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         wcc_with_hubs(&g.out(), &g.in_(), &g.hubs().unwrap()).unwrap()
@@ -141,6 +149,7 @@ fn auto_reads_the_hub_index_until_the_graph_changes_and_compaction_indexes_the_n
     assert!(msg.contains("hubs.u32") && msg.contains("vertex 100"), "{msg}");
     drop(g);
     std::fs::write(&f, &good).unwrap();
+    std::fs::write(path.join("manifest"), &manifest).unwrap();
     assert!(remove_hubs(&path).unwrap());
     assert!(!remove_hubs(&path).unwrap());
     check_graph(&path).unwrap();

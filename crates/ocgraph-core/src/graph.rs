@@ -235,8 +235,9 @@ impl std::fmt::Debug for Graph {
 
 impl Graph {
     /// Opens the graph directory `dir`: reads and verifies the manifest (magic, version,
-    /// checksum), checks every file's size against it, and starts the chosen backend.
-    /// Use [`format::check_graph`] to verify every data checksum.
+    /// checksum), checks every file's size against it and, for a graph of at most
+    /// [`format::CHECKED_ON_OPEN`] bytes, every file's checksum, and starts the chosen backend.
+    /// Use [`format::check_graph`] to verify every data checksum of a larger graph.
     ///
     /// A writer may switch the manifest while this opens (a layout rebuilt, its files renamed
     /// into place one by one; a compaction): the open is made again until the manifest held
@@ -252,6 +253,7 @@ impl Graph {
         let dir = dir.to_path_buf();
         manifest.verify_file_sizes(&dir)?;
         let data = manifest.data_path(&dir);
+        crate::format::verify_small_files(&data, &manifest)?;
         let mut files = [None; FileRole::COUNT];
         let mut paged = Vec::new();
         let mut compressed = Vec::new();
@@ -281,7 +283,6 @@ impl Graph {
             BackendKind::Mmap { advice } => (4096, None, *advice),
         };
         let list_starts = ListStarts::new(manifest.num_vertices);
-        crate::format::verify_small_grid(&data, &manifest)?;
         let grid = grid::load_index(&data, &manifest)?;
         let side_files = SideFiles::open(&data, &manifest)?;
         let g = Graph {

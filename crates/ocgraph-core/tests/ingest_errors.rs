@@ -349,7 +349,13 @@ fn corrupted_graphs_are_detected() {
         err.to_string().contains("out.offsets") && err.to_string().contains("not a regular file"),
         "{err}"
     );
-    // A first or last offset that is not the lists' bounds: open names that entry's byte.
+    // A flipped byte in a small graph's file: open names the file (its files are checked whole).
+    let err = Graph::open(&dir, &OpenOptions::default()).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::Format);
+    assert!(err.to_string().contains("out.neighbors") && err.to_string().contains("checksum"), "{err}");
+    // A first or last offset that is not the lists' bounds: open names that entry's byte, also
+    // when the file's checksum matches (as open finds it of a graph too large to be checked
+    // whole there).
     for (entry, want) in [(0usize, 0u64), (4, 32)] {
         let dir6 = tmp.path().join(format!("g6-{entry}"));
         build_small(&dir6);
@@ -357,6 +363,9 @@ fn corrupted_graphs_are_detected() {
         let mut bytes = std::fs::read(&offsets).unwrap();
         bytes[entry * 8] ^= 0x40;
         std::fs::write(&offsets, &bytes).unwrap();
+        let mut m = Manifest::read(&dir6).unwrap();
+        m.files.get_mut("out.offsets").unwrap().crc32c = crc32c::crc32c(&bytes);
+        m.write_atomic(&dir6).unwrap();
         match Graph::open(&dir6, &OpenOptions::default()).unwrap_err() {
             ocgraph_core::Error::Format { path, offset, msg } => {
                 assert!(path.ends_with("out.offsets") && msg.contains("offsets run from"), "{msg}");

@@ -145,7 +145,7 @@ where
 }
 
 /// [`run`] for work on the graph at `dir`: a panic there is first taken for a sign of corrupted
-/// graph files (open checks sizes and bounds, not every byte), so the files are verified
+/// graph files (open checks every byte of a small graph only), so the files are verified
 /// (`ocgraph check`): when they fail, the error is that `FormatError`, naming the file.
 pub(crate) fn run_on_graph<T, F>(py: Python<'_>, dir: &std::path::Path, f: F) -> PyResult<T>
 where

@@ -14,8 +14,8 @@ mod weight_range;
 mod writer;
 
 pub use check::check_graph;
-pub use check::GRID_CHECKED_ON_OPEN;
-pub(crate) use check::{checksum_mismatch, verify_small_grid};
+pub use check::CHECKED_ON_OPEN;
+pub(crate) use check::{checksum_mismatch, verify_small_files};
 pub use layout::{pad_len, FileRole, ALIGN};
 pub(crate) use manifest::while_manifest_changes;
 pub use manifest::{
