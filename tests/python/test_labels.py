@@ -178,8 +178,13 @@ def test_corrupted_labels_are_refused(tmp_path):
     data = bytearray(f.read_bytes())
     data[4] ^= 0xFF
     f.write_bytes(bytes(data))
-    with pytest.raises(ocgraph.FormatError, match=r"labels\.u32: .*checksum mismatch"):
+    damaged = r"labels\.u32: .*checksum mismatch.*`ocgraph labels remove`"
+    with pytest.raises(ocgraph.FormatError, match=damaged):
         ocgraph.open(tmp_path / "g")
+    # The way out the message gives: the graph opens without its labels.
+    ocgraph.remove_labels(tmp_path / "g")
+    with ocgraph.open(tmp_path / "g") as g:
+        assert g.vertex_labels() is None
 
 
 def test_watch_and_compaction_use_stored_labels(tmp_path):

@@ -141,6 +141,7 @@ fn corrupted_or_truncated_copies_are_refused() {
     std::fs::write(&path, &bad).unwrap();
     let err = open_pool(&dir, 1 << 20, 4096).unwrap_err().to_string();
     assert!(err.contains("out.neighbors.lz4") && err.contains("checksum mismatch"), "{err}");
+    assert!(err.contains("`ocgraph layout remove-compress`"), "{err}");
     let manifest = std::fs::read(dir.join("manifest")).unwrap();
     restamp(&dir, "out.neighbors.lz4");
     let err = open_pool(&dir, 1 << 20, 4096).unwrap_err().to_string();

@@ -136,6 +136,7 @@ fn auto_reads_the_hub_index_until_the_graph_changes_and_compaction_indexes_the_n
     assert!(err.contains("hubs.u32"), "{err}");
     let err = Graph::open(&path, &pool(8)).expect_err("refused").to_string();
     assert!(err.contains("hubs.u32") && err.contains("checksum mismatch"), "{err}");
+    assert!(err.contains("`ocgraph layout remove-hubs`"), "{err}");
     let manifest = std::fs::read(path.join("manifest")).unwrap();
     restamp(&path, "hubs.u32");
     let err = check_graph(&path).unwrap_err().to_string();

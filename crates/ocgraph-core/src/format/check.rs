@@ -91,17 +91,15 @@ pub(crate) fn verify_small_files(data: &Path, m: &Manifest) -> Result<()> {
     let mut buf = vec![0u8; READ_CHUNK];
     for name in checked {
         let entry = &m.files[name];
-        verify_checksum(&data.join(entry.stored_name(name)), entry.crc32c, &mut buf).map_err(|e| match e {
-            // The way out of a damaged grid: the graph opens without it, and it can be rebuilt.
-            Error::Format { path, offset, msg } if is_grid_file(name) => Error::Format {
-                path,
-                offset,
-                msg: format!(
-                    "{msg} (`ocgraph layout remove-grid` removes the grid, then `ocgraph layout grid` rebuilds it)"
-                ),
+        verify_checksum(&data.join(entry.stored_name(name)), entry.crc32c, &mut buf).map_err(
+            |e| match e {
+                Error::Format { path, offset, msg } => match way_out(name, m) {
+                    Some(way) => Error::Format { path, offset, msg: format!("{msg} ({way})") },
+                    None => Error::Format { path, offset, msg },
+                },
+                other => other,
             },
-            other => other,
-        })?;
+        )?;
     }
     Ok(())
 }
@@ -111,6 +109,28 @@ fn is_grid_file(name: &str) -> bool {
     [FileRole::GridIndex, FileRole::GridEdges, FileRole::GridWeights]
         .into_iter()
         .any(|r| r.file_name() == name)
+}
+
+/// The way out of a damaged file `name` that the graph can do without (a layout or copy built
+/// from its lists, its labels): the commands that remove it, after which the graph opens, and
+/// build it again. `None` for the lists themselves and the ids (the graph is imported again).
+fn way_out(name: &str, m: &Manifest) -> Option<&'static str> {
+    use FileRole::*;
+    let role = FileRole::from_file_name(name)?;
+    Some(match role {
+        GridIndex | GridEdges | GridWeights => {
+            "`ocgraph layout remove-grid` removes the grid, then `ocgraph layout grid` rebuilds it"
+        }
+        Hubs => "`ocgraph layout remove-hubs` removes the hub index, then `ocgraph layout hubs` rebuilds it",
+        _ if role.is_compressed() => {
+            "`ocgraph layout remove-compress` removes the compressed copies, then `ocgraph layout compress` rebuilds them"
+        }
+        OutPacked | OutPackedIndex | InPacked | InPackedIndex if m.has_packed_copy() => {
+            "`ocgraph layout remove-pack` removes the packed copies, then `ocgraph layout pack` rebuilds them"
+        }
+        Labels => "`ocgraph labels remove` removes the labels, then `ocgraph labels set` stores them again",
+        _ => return None,
+    })
 }
 
 /// [`check_graph`] of the graph at `dir` as its manifest `m` describes it.
