@@ -60,6 +60,8 @@ pub enum Error {
         what: String,
         /// How many bytes were asked for.
         bytes: u64,
+        /// The process's address-space limit (`ulimit -v`) in bytes, when it has one.
+        address_space_limit: Option<u64>,
     },
 }
 
@@ -150,11 +152,24 @@ impl fmt::Display for Error {
                 path.display()
             ),
             Error::InvalidArgument(msg) => write!(f, "invalid argument: {msg}"),
-            Error::OutOfMemory { what, bytes } => write!(
-                f,
-                "out of memory: {what} needs {} ({bytes} bytes), which this machine cannot allocate",
-                crate::size::format_size(*bytes)
-            ),
+            Error::OutOfMemory { what, bytes, address_space_limit } => {
+                write!(
+                    f,
+                    "out of memory: {what} needs {} ({bytes} bytes), which this machine cannot allocate",
+                    crate::size::format_size(*bytes)
+                )?;
+                match address_space_limit {
+                    // Each thread's malloc arena reserves address space (64 MiB on 64-bit glibc)
+                    // that counts against the limit though it holds nothing yet.
+                    Some(limit) => write!(
+                        f,
+                        " within the process's address-space limit of {} (`ulimit -v`), of which the \
+                         threads' memory arenas reserve part: raise the limit, or set MALLOC_ARENA_MAX=1",
+                        crate::size::format_size(*limit)
+                    ),
+                    None => Ok(()),
+                }
+            }
         }
     }
 }

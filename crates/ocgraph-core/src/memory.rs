@@ -17,7 +17,7 @@ pub fn ensure_available(bytes: u64, what: impl FnOnce() -> String) -> Result<()>
     let mut probe: Vec<u8> = Vec::new();
     let granted = usize::try_from(bytes).is_ok_and(|len| probe.try_reserve_exact(len).is_ok());
     if !granted {
-        return Err(Error::OutOfMemory { what: what(), bytes });
+        return Err(out_of_memory(what(), bytes));
     }
     // Kept opaque so that the allocation is not optimised away.
     std::hint::black_box(probe.as_mut_ptr());
@@ -28,10 +28,8 @@ pub fn ensure_available(bytes: u64, what: impl FnOnce() -> String) -> Result<()>
 /// the growth cannot be allocated.
 pub fn try_reserve<T>(v: &mut Vec<T>, n: usize, what: impl FnOnce() -> String) -> Result<()> {
     let more = n.saturating_sub(v.len());
-    v.try_reserve_exact(more).map_err(|_| Error::OutOfMemory {
-        what: what(),
-        bytes: (more as u64).saturating_mul(std::mem::size_of::<T>() as u64),
-    })
+    v.try_reserve_exact(more)
+        .map_err(|_| out_of_memory(what(), (more as u64).saturating_mul(std::mem::size_of::<T>() as u64)))
 }
 
 /// [`Vec::resize`] to `n` entries of `fill`, failing as [`try_reserve`] does.
@@ -39,6 +37,19 @@ pub fn try_resize<T: Clone>(v: &mut Vec<T>, n: usize, fill: T, what: impl FnOnce
     try_reserve(v, n, what)?;
     v.resize(n, fill);
     Ok(())
+}
+
+/// The [`Error::OutOfMemory`] of `what`, which needed `bytes`.
+fn out_of_memory(what: String, bytes: u64) -> Error {
+    Error::OutOfMemory { what, bytes, address_space_limit: address_space_limit() }
+}
+
+/// This process's address-space limit (`ulimit -v`) in bytes, when it has one: the "Max
+/// address space" line of `/proc/self/limits` ("unlimited" or an unreadable file: `None`).
+fn address_space_limit() -> Option<u64> {
+    let limits = std::fs::read_to_string("/proc/self/limits").ok()?;
+    let line = limits.lines().find_map(|l| l.strip_prefix("Max address space"))?;
+    line.split_whitespace().next()?.parse().ok()
 }
 
 #[cfg(test)]

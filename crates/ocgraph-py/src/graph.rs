@@ -113,8 +113,9 @@ enum Dir {
     In,
 }
 
-/// All degrees of one direction. Stored graphs read the offsets in chunks (decreasing offsets,
-/// a corrupted file, give a `FormatError`); snapshots ask each vertex.
+/// All degrees of one direction. Stored graphs read the offsets in chunks (offsets that
+/// decrease or pass the arc count, a corrupted file, give a `FormatError` naming the file and
+/// the entry's byte); snapshots ask each vertex.
 fn degrees(g: &GraphView, dir: Dir) -> PyResult<Vec<i64>> {
     let n = g.num_vertices();
     ensure_available(n as u64 * 8, || format!("the degrees of {n} vertices")).map_err(to_pyerr)?;
@@ -137,19 +138,27 @@ fn degrees(g: &GraphView, dir: Dir) -> PyResult<Vec<i64>> {
         Dir::Out => stored.out(),
         Dir::In => stored.in_(),
     };
+    // An undirected graph's in-lists are its out-lists.
+    let file = if matches!(dir, Dir::In) && stored.is_directed() { "in.offsets" } else { "out.offsets" };
+    let arcs = stored.num_arcs();
     const CHUNK: u32 = 1 << 16;
     let mut lo: u32 = 0;
     while (lo as usize) < n {
         let hi = (lo as u64 + CHUNK as u64).min(n as u64) as u32;
         let offs = d.offsets(lo, hi);
         for (i, w) in offs.windows(2).enumerate() {
-            let deg = w[1].checked_sub(w[0]).ok_or_else(|| {
-                to_pyerr(ocgraph_core::Error::format(
-                    stored.path(),
-                    format!("CSR offsets decrease at vertex {}", lo as usize + i),
-                ))
-            })?;
-            out.push(deg as i64);
+            if w[0] > w[1] || w[1] > arcs {
+                let v = lo as u64 + i as u64;
+                return Err(to_pyerr(ocgraph_core::Error::Format {
+                    path: stored.data_path().join(file),
+                    offset: Some(8 * (v + 1)),
+                    msg: format!(
+                        "offsets of vertex {v} run from {} to {}, not within 0..={arcs}",
+                        w[0], w[1]
+                    ),
+                }));
+            }
+            out.push((w[1] - w[0]) as i64);
         }
         lo = hi;
     }

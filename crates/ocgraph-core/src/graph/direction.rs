@@ -380,6 +380,16 @@ impl<'g> Direction<'g> {
         (o[0], o[1])
     }
 
+    /// The degree of `v`, whose offsets are `a` and `b`. A reversed range or one past the arcs
+    /// panics: only a corrupted offsets file gets here (open checks the first and last offsets,
+    /// and of a small graph every byte), and the callers' panic handlers name it. Read as a
+    /// degree, it would be taken silently where the lists come from elsewhere (packed copies).
+    fn checked_degree(&self, v: Vertex, a: u64, b: u64) -> usize {
+        let arcs = self.graph.num_arcs();
+        assert!(a <= b && b <= arcs, "offsets of vertex {v} run from {a} to {b}, not within 0..={arcs}");
+        (b - a) as usize
+    }
+
     /// The decoded list of `v` in a packed graph.
     fn packed_list(&self, v: Vertex) -> Vec<Vertex> {
         let Lists::Packed { bytes, index, .. } = self.lists else { unreachable!("packed lists only") };
@@ -534,10 +544,7 @@ impl Adjacency for Direction<'_> {
 
     fn degree(&self, v: Vertex) -> usize {
         let (a, b) = self.bounds(v);
-        // Only a corrupted offsets file gets here; the callers' panic handlers name it.
-        let arcs = self.graph.num_arcs();
-        assert!(a <= b && b <= arcs, "offsets of vertex {v} run from {a} to {b}, not within 0..={arcs}");
-        (b - a) as usize
+        self.checked_degree(v, a, b)
     }
 
     fn neighbors(&self, v: Vertex) -> Slice<'_, Vertex> {
@@ -624,9 +631,7 @@ impl Adjacency for Direction<'_> {
     fn for_each_degree_in_range<F: FnMut(Vertex, usize)>(&self, vertices: Range<Vertex>, mut f: F) {
         self.for_each_block(vertices, self.offsets, None, |step| {
             if let Some((v, [s, e], _, _)) = step {
-                // Saturating: corrupted offsets that fall read as an empty list, and the degrees
-                // then add up to more than the arcs, which `ingest::pack::open_base` refuses.
-                f(v, e.saturating_sub(s) as usize)
+                f(v, self.checked_degree(v, s, e))
             }
         });
     }
