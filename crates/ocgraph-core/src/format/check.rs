@@ -106,9 +106,8 @@ pub(crate) fn verify_small_files(data: &Path, m: &Manifest) -> Result<()> {
 
 /// Whether the manifest's file `name` is one of the grid layout's.
 fn is_grid_file(name: &str) -> bool {
-    [FileRole::GridIndex, FileRole::GridEdges, FileRole::GridWeights]
-        .into_iter()
-        .any(|r| r.file_name() == name)
+    use FileRole::*;
+    matches!(FileRole::from_file_name(name), Some(GridIndex | GridEdges | GridWeights))
 }
 
 /// The way out of a damaged file `name` that the graph can do without (a layout or copy built
