@@ -147,10 +147,7 @@ pub(crate) fn _pagerank<'py>(
 ) -> PyResult<(Bound<'py, PyArray1<f64>>, usize, bool)> {
     let method = method.parse::<algo::PageRankMethod>().py()?;
     let layout = layout.parse::<Layout>().py()?;
-    let personalization = match &personalization {
-        Some(p) => Some(p.as_slice()?.to_vec()),
-        None => None,
-    };
+    let personalization = crate::options::optional_copy(personalization.as_ref())?;
     let opts = algo::PageRankOptions { damping, max_iter, tol, personalization, use_weights: weight, method };
     let r = kernel(py, g, threads, |gr| {
         match gr.choose_stored(layout, true, false).py()?.0 {

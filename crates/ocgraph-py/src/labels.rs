@@ -23,10 +23,7 @@ pub(crate) fn _set_labels(
     file: Option<PathBuf>,
     numbered_by: Option<PyRef<'_, PyGraph>>,
 ) -> PyResult<usize> {
-    let given = match &labels {
-        Some(l) => Some(l.as_slice()?.to_vec()),
-        None => None,
-    };
+    let given = crate::options::optional_copy(labels.as_ref())?;
     let numbering = match numbered_by {
         Some(g) => Some(g.graph()?.base().manifest().clone()),
         None => None,

@@ -102,10 +102,7 @@ pub(crate) fn _match<'py>(
     threads: Option<usize>,
 ) -> PyResult<(u64, Option<Bound<'py, PyArray2<u32>>>)> {
     let p = pattern(name, edges, pattern_labels)?;
-    let labels = match &labels {
-        Some(l) => Some(l.as_slice()?.to_vec()),
-        None => None,
-    };
+    let labels = crate::options::optional_copy(labels.as_ref())?;
     let opts = MatchOptions { induced, labels: labels.as_deref() };
     if !listing {
         let c = kernel(py, g, threads, |gr| {

@@ -1,4 +1,4 @@
-//! Parsing of Python arguments shared by several functions: byte sizes and backends.
+//! Parsing of Python arguments shared by several functions: byte sizes, backends, optional arrays.
 
 use ocgraph_core::ingest::MIN_BUILD_MEMORY;
 use ocgraph_core::page::policy::policy_by_name;
@@ -115,4 +115,12 @@ pub(crate) fn parse_durability(s: &str) -> PyResult<ocgraph_core::update::Durabi
         "none" => Ok(Durability::None),
         _ => Err(invalid(format!("unknown durability '{s}' (expected batch, interval or none)"))),
     }
+}
+
+/// A copy of an optional 1-D array's values: the engine runs with the GIL released, where the
+/// array cannot be borrowed.
+pub(crate) fn optional_copy<T: numpy::Element + Copy>(
+    a: Option<&numpy::PyReadonlyArray1<'_, T>>,
+) -> PyResult<Option<Vec<T>>> {
+    a.map(|a| Ok(a.as_slice()?.to_vec())).transpose()
 }

@@ -79,10 +79,7 @@ pub(crate) fn _add_edges(
 ) -> PyResult<u64> {
     let w = g.writer()?;
     let edges = pairs(&src, &dst, w.num_vertices())?;
-    let weights = match &weights {
-        Some(a) => Some(a.as_slice()?.to_vec()),
-        None => None,
-    };
+    let weights = crate::options::optional_copy(weights.as_ref())?;
     update(py, g, durable, |w| w.add_edges(&edges, weights.as_deref()))
 }
 
@@ -203,10 +200,7 @@ pub(crate) fn _add_edges_by_id(
     durable: bool,
 ) -> PyResult<u64> {
     let edges = id_pairs(src, dst)?;
-    let weights = match &weights {
-        Some(a) => Some(a.as_slice()?.to_vec()),
-        None => None,
-    };
+    let weights = crate::options::optional_copy(weights.as_ref())?;
     update(py, g, durable, |w| w.add_edges_by_id(&edges, weights.as_deref()))
 }
 
