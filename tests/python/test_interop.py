@@ -273,6 +273,26 @@ def test_cli_parquet_round_trip_string_ids_and_weights(tmp_path, road_df):
     assert got == ref
 
 
+def test_cli_text_floats_read_back_exactly_with_pandas_default_parser(tmp_path):
+    # Tiny and huge float32 weights in the CLI's CSV export, and the distances they sum to in
+    # `run --out` text: pandas' default (approximate) parser reads the weights back exactly and
+    # the float64 distances to within 1e-15, which plain decimals of 40-odd digits defeat (it
+    # read float32's smallest weight as 0); its round-trip parser reads both exactly.
+    w = np.array([np.float32(1e-45), np.float32(3.4028235e38), 0.5, 2.5e-7, 1e17], dtype=np.float32)
+    src, dst = np.arange(5), np.arange(1, 6)
+    ocgraph.from_edges(src, dst, tmp_path / "g", weights=w, num_vertices=6).close()
+    ocgraph_cli("export", tmp_path / "g", tmp_path / "e.csv")
+    back = pd.read_csv(tmp_path / "e.csv")
+    assert back["weight"].astype(np.float32).tolist() == w.tolist()
+    ocgraph_cli("run", "sssp", tmp_path / "g", "--source", 0, "--out", tmp_path / "d.txt")
+    expected = ocgraph.open(tmp_path / "g").sssp(0)
+    assert expected[1] == np.float64(np.float32(1e-45))
+    dist = pd.read_csv(tmp_path / "d.txt", header=None)[0].to_numpy()
+    np.testing.assert_allclose(dist, expected, rtol=1e-15)
+    exact = pd.read_csv(tmp_path / "d.txt", header=None, float_precision="round_trip")[0]
+    assert exact.tolist() == expected.tolist()
+
+
 def test_arrow_id_types_follow_whether_the_graph_keeps_its_ids(tmp_path):
     """A relabelled graph gives its input ids as uint64, as documented, also when they happen
     to be 0..n-1 (they came out as uint32 vertex ids then); a graph keeping no ids gives

@@ -4,6 +4,7 @@
 
 mod backend_args;
 mod cmd;
+mod float_text;
 mod panic_report;
 mod progress;
 

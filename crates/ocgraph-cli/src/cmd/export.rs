@@ -11,6 +11,7 @@ use ocgraph_core::ingest::{is_integer, Progress, Unit};
 use ocgraph_core::{with_adjacency, Adjacency, Error, GraphView, Result, Vertex};
 
 use crate::backend_args::BackendArgs;
+use crate::float_text::FloatText;
 use crate::progress::CliProgress;
 
 /// Output formats.
@@ -365,7 +366,7 @@ fn write_edges(
                         write!(buf, "{a}{sep}{b}").expect("write to Vec");
                     }
                     match w {
-                        Some(w) => writeln!(buf, "{sep}{w}").expect("write to Vec"),
+                        Some(w) => writeln!(buf, "{sep}{}", FloatText(w)).expect("write to Vec"),
                         None => buf.push(b'\n'),
                     }
                 }
@@ -390,7 +391,7 @@ fn write_edges(
                     match w {
                         Some(w) => {
                             put_u32(&mut buf, v, sep as u8);
-                            writeln!(buf, "{w}").expect("write to Vec");
+                            writeln!(buf, "{}", FloatText(w)).expect("write to Vec");
                         }
                         None => put_u32(&mut buf, v, b'\n'),
                     }

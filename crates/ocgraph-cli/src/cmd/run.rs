@@ -23,11 +23,11 @@ use crate::progress::CliProgress;
 pub enum Algo {
     /// Hop depths from --source (direction-optimising BFS); output: depth per vertex (-1 unreachable).
     Bfs,
-    /// Weighted distances from --source (delta-stepping); output: distance per vertex (inf unreachable).
+    /// Weighted distances from --source (delta-stepping; weights must be >= 0); output: distance per vertex (inf unreachable).
     Sssp,
     /// Weakly connected components (Afforest); output: smallest vertex id of each vertex's component.
     Wcc,
-    /// PageRank as networkx (--damping, --max-iter, --tol; --tol 0 = fixed iterations); output: scores.
+    /// PageRank as networkx (--damping, --max-iter, --tol; --tol 0 = fixed iterations; weights must be >= 0); output: scores.
     Pagerank,
     /// Triangles of the undirected simple graph; output: the count.
     TriangleCount,

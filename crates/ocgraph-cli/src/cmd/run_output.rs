@@ -8,6 +8,8 @@ use ocgraph_core::format::OutputFile;
 use ocgraph_core::ids::{IdLookup, OriginalId};
 use ocgraph_core::{Error, Result, Vertex};
 
+use crate::float_text::FloatText;
+
 /// A kernel's result as written to `--out`, in the dtype Python's method returns (vertex
 /// ids and component labels uint32, depths and counts int64, scores float64).
 pub(super) enum Values {
@@ -75,8 +77,8 @@ fn write_text(buf: &mut Vec<u8>, values: &Values) {
         Values::I64(v) => v.iter().for_each(|x| {
             let _ = writeln!(buf, "{x}");
         }),
-        Values::F64(v) => v.iter().for_each(|x| {
-            let _ = writeln!(buf, "{x}");
+        Values::F64(v) => v.iter().for_each(|&x| {
+            let _ = writeln!(buf, "{}", FloatText(x));
         }),
     }
 }
@@ -85,8 +87,8 @@ fn write_text(buf: &mut Vec<u8>, values: &Values) {
 /// one id a line for vertex lists, the bound then two ids for a diameter, counts as they are.
 fn write_text_by_id(buf: &mut Vec<u8>, values: &Values, shape: Shape, ids: &IdLookup) -> Result<()> {
     match (shape, values) {
-        (Shape::PerVertex, Values::I64(v)) => write_per_vertex(buf, v, ids)?,
-        (Shape::PerVertex, Values::F64(v)) => write_per_vertex(buf, v, ids)?,
+        (Shape::PerVertex, Values::I64(v)) => write_per_vertex(buf, v.iter(), ids)?,
+        (Shape::PerVertex, Values::F64(v)) => write_per_vertex(buf, v.iter().map(|&x| FloatText(x)), ids)?,
         (Shape::VertexPerVertex, Values::U32(v)) => {
             for (u, &l) in v.iter().enumerate() {
                 let _ = writeln!(buf, "{} {}", text_id(ids, u as Vertex)?, text_id(ids, l)?);
@@ -111,8 +113,12 @@ fn write_text_by_id(buf: &mut Vec<u8>, values: &Values, shape: Shape, ids: &IdLo
 }
 
 /// `id value` lines, vertex `u`'s value after its original id.
-fn write_per_vertex<T: std::fmt::Display>(buf: &mut Vec<u8>, values: &[T], ids: &IdLookup) -> Result<()> {
-    for (u, x) in values.iter().enumerate() {
+fn write_per_vertex<T: std::fmt::Display>(
+    buf: &mut Vec<u8>,
+    values: impl Iterator<Item = T>,
+    ids: &IdLookup,
+) -> Result<()> {
+    for (u, x) in values.enumerate() {
         let _ = writeln!(buf, "{} {x}", text_id(ids, u as Vertex)?);
     }
     Ok(())
