@@ -973,6 +973,51 @@ except MemoryError as e:
     assert "address-space limit of 4.0 GiB (`ulimit -v`)" in r.stdout, r.stdout
 
 
+@pytest.mark.skipif(not OCGRAPH_BIN.exists(), reason="the CLI is not built (make cli)")
+def test_worker_threads_the_address_space_cannot_hold_are_an_error_not_a_panic(tmp_path):
+    import re
+    import resource
+    import subprocess
+
+    ocgraph.from_edges([0, 1, 2], [1, 2, 3], tmp_path / "g").close()
+    # Address-space limits from too small to load the binary up to enough: between the two, the
+    # threads' stacks find no room. That is an out-of-memory error naming the limit, for the
+    # global pool (generate) and for a kernel's own pool (run), never rayon's panic at the
+    # pool's first use ("internal error"). Lower, a small allocation can still abort the
+    # process, as any program's does.
+    thread_errors = 0
+    for mib in range(8, 81):
+        generate = [
+            "generate",
+            "erdos-renyi",
+            tmp_path / f"e{mib}",
+            "--vertices",
+            "100",
+            "--edges",
+            "300",
+            "--quiet",
+        ]
+        for args in (generate, ["run", "bfs", tmp_path / "g", "--source", "0"]):
+            limit = mib << 20
+
+            def cap(limit=limit):
+                resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+
+            r = subprocess.run(
+                [str(OCGRAPH_BIN), *map(str, args)],
+                capture_output=True,
+                text=True,
+                preexec_fn=cap,
+                timeout=60,
+            )
+            assert "internal error" not in r.stderr, (mib, args[0], r.stderr)
+            if re.search(r"starting \d+ worker thread", r.stderr):
+                thread_errors += 1
+                assert r.returncode == 1, r.stderr
+                assert f"address-space limit of {mib}.0 MiB (`ulimit -v`)" in r.stderr, r.stderr
+    assert thread_errors > 0
+
+
 def test_a_batch_the_machine_cannot_hold_is_refused_before_it_is_logged(tmp_path):
     import subprocess
     import sys

@@ -39,6 +39,25 @@ pub fn try_resize<T: Clone>(v: &mut Vec<T>, n: usize, fill: T, what: impl FnOnce
     Ok(())
 }
 
+/// Address space a worker thread reserves for its stack: Rust's default, which rayon keeps.
+const THREAD_STACK_BYTES: u64 = 2 << 20;
+
+/// The error of `threads` worker threads the system would not start (`cause`: its words).
+/// Under an address-space limit (`ulimit -v`) that is the threads' stacks finding no room: an
+/// [`Error::OutOfMemory`] naming the limit. Otherwise (a limit on threads) an invalid argument
+/// that says to ask for fewer.
+pub fn threads_refused(threads: usize, cause: &str) -> Error {
+    let what = format!("starting {threads} worker thread(s) ({cause})");
+    match address_space_limit() {
+        Some(limit) => Error::OutOfMemory {
+            what,
+            bytes: threads as u64 * THREAD_STACK_BYTES,
+            address_space_limit: Some(limit),
+        },
+        None => Error::invalid(format!("{what} failed: ask for fewer with --threads or RAYON_NUM_THREADS")),
+    }
+}
+
 /// The [`Error::OutOfMemory`] of `what`, which needed `bytes`.
 fn out_of_memory(what: String, bytes: u64) -> Error {
     Error::OutOfMemory { what, bytes, address_space_limit: address_space_limit() }

@@ -7,7 +7,6 @@ use ocgraph_core::ingest::{self, BuildOptions, Columns, ImportOptions, InputForm
 use ocgraph_core::Result;
 
 use super::output_args::BuilderArgs;
-use super::set_threads;
 use crate::progress::CliProgress;
 
 /// Input formats (`auto` detects gzip, MatrixMarket headers and extensions).
@@ -90,14 +89,13 @@ pub struct ImportArgs {
     labels: Option<PathBuf>,
     /// Worker threads (default: one per core).
     #[arg(long, default_value_t = 0)]
-    threads: usize,
+    pub(crate) threads: usize,
     #[command(flatten)]
     build: BuilderArgs,
 }
 
 /// Runs `ocgraph import`.
 pub fn run(args: &ImportArgs) -> Result<()> {
-    set_threads(args.threads)?;
     let parquet = args.format == FormatArg::Parquet
         || (args.format == FormatArg::Auto && super::parquet::is_parquet(&args.input));
     let opts = ImportOptions {

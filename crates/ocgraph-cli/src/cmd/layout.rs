@@ -123,6 +123,17 @@ struct GridArgs {
     quiet: bool,
 }
 
+impl LayoutArgs {
+    /// The `--threads` of the builds that take it (0, one per core, for the others).
+    pub(crate) fn threads(&self) -> usize {
+        match &self.what {
+            LayoutCommand::Grid(a) => a.threads,
+            LayoutCommand::Compress(a) => a.threads,
+            _ => 0,
+        }
+    }
+}
+
 /// Runs `ocgraph layout`.
 pub fn run(args: &LayoutArgs) -> Result<()> {
     match &args.what {
@@ -181,7 +192,6 @@ pub fn run(args: &LayoutArgs) -> Result<()> {
 }
 
 fn compress(args: &CompressArgs) -> Result<()> {
-    super::set_threads(args.threads)?;
     let progress = CliProgress::new(args.quiet);
     let block_size = u32::try_from(args.block_size)
         .map_err(|_| ocgraph_core::Error::invalid(format!("block size {} is too large", args.block_size)))?;
@@ -199,7 +209,6 @@ fn compress(args: &CompressArgs) -> Result<()> {
 }
 
 fn grid(args: &GridArgs) -> Result<()> {
-    super::set_threads(args.threads)?;
     let progress = CliProgress::new(args.quiet);
     let opts = GridOptions { cells_per_side: args.cells_per_side, memory: args.memory, codec: args.compress };
     let r = build_grid(&args.graph, &opts, &progress)?;

@@ -78,6 +78,17 @@ pub enum Command {
 
 /// Runs a parsed subcommand.
 pub fn run(cmd: Command) -> Result<()> {
+    // Rayon's global pool, started here so that a failure to start it is an error, not a panic
+    // at its first use; `run` and `mine` start pools of their own instead.
+    let global_threads = match &cmd {
+        Command::Run(_) | Command::Mine(_) => None,
+        Command::Import(a) => Some(a.threads),
+        Command::Layout(a) => Some(a.threads()),
+        _ => Some(0),
+    };
+    if let Some(threads) = global_threads {
+        start_global_pool(threads)?;
+    }
     match cmd {
         Command::Import(a) => import::run(&a),
         Command::Generate(a) => generate::run(&a),
@@ -178,24 +189,32 @@ pub(crate) fn thread_count_arg(s: &str) -> std::result::Result<usize, String> {
 pub(crate) fn thread_pool(threads: usize, graph: &ocgraph_core::Graph) -> Result<rayon::ThreadPool> {
     check_threads(threads)?;
     // 0 is one per core; a small buffer pool takes fewer readers.
-    let wanted = (threads > 0).then_some(threads);
-    let threads = graph.reading_threads(wanted).unwrap_or_else(rayon::current_num_threads);
-    rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
-        .build()
-        .map_err(|e| ocgraph_core::Error::invalid(format!("--threads {threads}: {e}")))
+    let wanted = if threads > 0 { threads } else { default_threads() };
+    let threads = graph.reading_threads(Some(wanted)).unwrap_or(wanted);
+    rayon::ThreadPoolBuilder::new().num_threads(threads).build().map_err(|e| threads_refused(threads, e))
 }
 
-/// Sets the size of rayon's global pool (0 = one thread per core).
-pub(crate) fn set_threads(threads: usize) -> Result<()> {
+/// Starts rayon's global pool with `threads` threads (0 = one per core, or `RAYON_NUM_THREADS`).
+fn start_global_pool(threads: usize) -> Result<()> {
     check_threads(threads)?;
-    if threads > 0 {
-        rayon::ThreadPoolBuilder::new()
-            .num_threads(threads)
-            .build_global()
-            .map_err(|e| ocgraph_core::Error::invalid(format!("--threads {threads}: {e}")))?;
-    }
-    Ok(())
+    let count = if threads > 0 { threads } else { default_threads() };
+    rayon::ThreadPoolBuilder::new().num_threads(count).build_global().map_err(|e| threads_refused(count, e))
+}
+
+/// The threads rayon starts by default (`RAYON_NUM_THREADS` when set, else one per core),
+/// found without starting its global pool: rayon reports a global pool that cannot start
+/// (no address space left for the threads' stacks under `ulimit -v`) only by a panic.
+fn default_threads() -> usize {
+    std::env::var("RAYON_NUM_THREADS")
+        .ok()
+        .and_then(|s| s.trim().parse().ok())
+        .filter(|&n: &usize| n > 0)
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+}
+
+/// The error of `threads` worker threads the system would not start.
+fn threads_refused(threads: usize, e: rayon::ThreadPoolBuildError) -> ocgraph_core::Error {
+    ocgraph_core::memory::threads_refused(threads, &e.to_string())
 }
 
 /// Prints a report line: on standard error when `data_on_stdout` (the command writes its data
