@@ -214,42 +214,45 @@ const TRICODES: [u8; 64] = [
 /// memory for the degrees and work estimates (8 bytes per vertex) not available.
 pub fn triad_census<O: Adjacency, I: Adjacency>(out: &O, in_: &I) -> Result<[u64; 16]> {
     check_directions(out, in_)?;
-    let g = Undirected::new(out, in_);
-    let n = g.num_vertices() as u64;
+    let n = out.num_vertices() as u64;
     // A non-empty triad holds a pair joined by an arc (at most as many pairs as out-arcs) and a
     // third vertex: if the count cannot fit even with that many, say so before the census.
     empty_triads(n, out.num_arcs() as u128 * n.saturating_sub(2) as u128)?;
     crate::state::check_state("the triad census", out.num_vertices(), 8)?;
-    let arc = |x: Vertex, y: Vertex| out.neighbors(x).binary_search(&y).is_ok();
     let deg = degrees(out);
     let work: Vec<u32> = deg.iter().map(|&d| (d as u64 * d as u64).min(u32::MAX as u64) as u32).collect();
     let mut census = edge_balanced_ranges(&work, pieces_for(deg.len()))
         .into_par_iter()
         .map(|r| {
             let mut c = [0u64; 16];
-            let (mut nv, mut nu, mut s) = (Vec::new(), Vec::new(), Vec::new());
+            // The pair's lists, read once per pair: every arc among a triad is looked up in
+            // them (a third vertex w's arcs to v are in v's in-list), not in the graph's lists,
+            // whose pages a small pool would read again for each w.
+            let (mut lv, mut lu, mut s) = (PairLists::default(), PairLists::default(), Vec::new());
             for v in r {
-                g.fill(v, &mut nv);
-                for &u in nv.iter().filter(|&&u| u > v) {
-                    g.fill(u, &mut nu);
+                lv.read(out, in_, v);
+                for &u in lv.all.iter().filter(|&&u| u > v) {
+                    lu.read(out, in_, u);
+                    let (nv, nu) = (&lv.all, &lu.all);
                     // S = N(u) ∪ N(v) minus u and v.
                     s.clear();
-                    crate::triangles::for_each_union(&nv, &nu, v, |x| {
+                    crate::triangles::for_each_union(nv, nu, v, |x| {
                         if x != u {
                             s.push(x)
                         }
                     });
-                    let (vu, uv) = (arc(v, u), arc(u, v));
+                    let has = |list: &[Vertex], x: Vertex| list.binary_search(&x).is_ok();
+                    let (vu, uv) = (has(&lv.out, u), has(&lv.in_, u));
                     let dyad = if vu && uv { 2 } else { 1 };
                     c[dyad] += n - s.len() as u64 - 2;
                     for &w in &s {
                         if u < w || (v < w && w < u && nv.binary_search(&w).is_err()) {
                             let code = vu as usize
                                 | (uv as usize) << 1
-                                | (arc(v, w) as usize) << 2
-                                | (arc(w, v) as usize) << 3
-                                | (arc(u, w) as usize) << 4
-                                | (arc(w, u) as usize) << 5;
+                                | (has(&lv.out, w) as usize) << 2
+                                | (has(&lv.in_, w) as usize) << 3
+                                | (has(&lu.out, w) as usize) << 4
+                                | (has(&lu.in_, w) as usize) << 5;
                             c[TRICODES[code] as usize - 1] += 1;
                         }
                     }
@@ -266,6 +269,27 @@ pub fn triad_census<O: Adjacency, I: Adjacency>(out: &O, in_: &I) -> Result<[u64
         );
     census[0] = empty_triads(n, census[1..].iter().map(|&c| c as u128).sum())?;
     Ok(census)
+}
+
+/// A vertex's out- and in-lists (sorted) and their union without the vertex (its simple
+/// undirected neighbours), copied from the graph.
+#[derive(Default)]
+struct PairLists {
+    out: Vec<Vertex>,
+    in_: Vec<Vertex>,
+    all: Vec<Vertex>,
+}
+
+impl PairLists {
+    /// Reads `x`'s lists, replacing those held.
+    fn read<O: Adjacency, I: Adjacency>(&mut self, out: &O, in_: &I, x: Vertex) {
+        self.out.clear();
+        self.out.extend_from_slice(&out.neighbors(x));
+        self.in_.clear();
+        self.in_.extend_from_slice(&in_.neighbors(x));
+        self.all.clear();
+        crate::triangles::for_each_union(&self.out, &self.in_, x, |w| self.all.push(w));
+    }
 }
 
 /// The empty triads (003) of `n` vertices of which `nonempty` (or at most `nonempty`) triads
