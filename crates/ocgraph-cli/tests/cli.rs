@@ -191,6 +191,14 @@ fn reorder_numbers_hubs_first_and_keeps_original_ids() {
     assert_eq!((0..n).map(|p| a[old[p]]).collect::<Vec<_>>(), b);
     assert_eq!(npy_i64(&t.path().join("c.npy")), b);
     fails(&["run", "bfs", p(&r), "--source-id", &n.to_string()], 2, &["--source-id", "no vertex"]);
+    // Ids no vertex can have, each said as what it is.
+    for (id, why) in [
+        ("18446744073709551616", "past the largest original id"),
+        ("-1", "negative"),
+        ("abc", "are integers"),
+    ] {
+        fails(&["run", "bfs", p(&r), &format!("--source-id={id}")], 2, &["--source-id", id, why]);
+    }
     fails(&["run", "wcc", p(&r), "--threads", "100000"], 2, &["--threads 100000", "at most 1024"]);
     for secs in ["nan", "inf", "1e999"] {
         fails(

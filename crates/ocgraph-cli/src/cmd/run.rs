@@ -5,6 +5,7 @@
 //! `--source-id` / `--target-id`, the ids of the input (relabelled or reordered graphs). The
 //! kernels run on a rayon pool of `--threads` threads (0 = one per core).
 
+use std::num::IntErrorKind;
 use std::path::{Path, PathBuf};
 
 use clap::{Args, ValueEnum};
@@ -329,8 +330,15 @@ fn vertex_by_original(ids: &IdLookup, dir: &Path, flag: &str, id: &str) -> Resul
     let key = if ids.has_string_ids() {
         OriginalId::Str(id.to_string())
     } else {
-        OriginalId::Int(id.parse::<u64>().map_err(|_| {
-            Error::invalid(format!("{flag} {id}: the original ids of {} are integers", dir.display()))
+        OriginalId::Int(id.parse::<u64>().map_err(|e| {
+            let d = dir.display();
+            Error::invalid(match e.kind() {
+                IntErrorKind::PosOverflow => format!("{flag} {id}: past the largest original id, 2^64 - 1"),
+                _ if id.strip_prefix('-').is_some_and(|v| v.parse::<u64>().is_ok()) => {
+                    format!("{flag} {id}: negative; the original ids of {d} are integers from 0 to 2^64 - 1")
+                }
+                _ => format!("{flag} {id}: the original ids of {d} are integers"),
+            })
         })?)
     };
     ids.vertex(&key).ok_or_else(|| {
