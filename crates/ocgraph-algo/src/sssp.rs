@@ -9,7 +9,10 @@
 //! the current bucket is relaxed in parallel, each rayon task collects the vertices it improved
 //! into task-local buckets, and these are merged before the next round; each round's bucket is
 //! sorted and deduplicated (a vertex improved twice is relaxed once, lists are read in file
-//! order), and stale entries (whose distance dropped below the current bucket) are skipped. Distances are `f64` bit patterns in
+//! order; a bucket of at least 1/64 of the vertices through a bitmap), stale entries (whose
+//! distance dropped below the current bucket) are skipped, and the lists of a task's vertices
+//! are read together ([`Adjacency::for_each_weighted_of`]: one pin per page, not two reads of
+//! the bounds and two pins per vertex). Distances are `f64` bit patterns in
 //! `AtomicU64`s: for non-negative floats the bit order is the value order, so `fetch_min`
 //! relaxes atomically. [`dijkstra`] is the serial reference used by [`verify_sssp`].
 
@@ -29,6 +32,10 @@ const LOCAL_BUCKETS: usize = 1024;
 
 /// Bucket sizes above which sorting runs in parallel.
 const PAR_SORT_MIN: usize = 1 << 14;
+
+/// Buckets of at least `n / DENSE_DIVISOR` vertices are sorted through a bitmap of `n` bits
+/// ([`sort_through_bitmap`]): its scan then reads at most one word per vertex of the bucket.
+const DENSE_DIVISOR: usize = 64;
 
 /// A block's smallest positive and largest weight, or its first negative or NaN arc.
 type BlockWeights = std::result::Result<(f32, f32), (Vertex, Vertex, f32)>;
@@ -140,7 +147,8 @@ fn sampled_median_weight<A: Adjacency>(g: &A) -> Option<f32> {
 }
 
 /// Bytes per vertex SSSP makes sure are available before it starts: the distances and the
-/// result they are copied to (its buckets come on top).
+/// result they are copied to (its buckets, and a bitmap of one bit per vertex for the largest
+/// buckets, come on top).
 pub const SSSP_STATE_BYTES: u64 = 16;
 
 /// Delta-stepping SSSP from `source` over the out-edges of `g`, on the current rayon pool.
@@ -167,17 +175,21 @@ pub fn sssp<A: Adjacency>(g: &A, source: Vertex, delta: Option<f64>) -> Result<V
         (0..n).into_par_iter().map(|_| AtomicU64::new(f64::INFINITY.to_bits())).collect();
     dist[source as usize].store(0f64.to_bits(), Relaxed);
 
+    let mut marks = None;
     let mut buckets: BTreeMap<usize, Vec<Vertex>> = BTreeMap::new();
     buckets.insert(0, vec![source]);
     while let Some((curr, mut frontier)) = buckets.pop_first() {
         // A vertex improved several times is queued several times: relax it once, and in id
         // order so neighbour lists are fetched in file order.
-        if frontier.len() >= PAR_SORT_MIN {
+        if frontier.len() >= n / DENSE_DIVISOR {
+            sort_through_bitmap(&mut frontier, marks.get_or_insert_with(|| vec![0; n.div_ceil(64)]));
+        } else if frontier.len() >= PAR_SORT_MIN {
             frontier.par_sort_unstable();
+            frontier.dedup();
         } else {
             frontier.sort_unstable();
+            frontier.dedup();
         }
-        frontier.dedup();
         let chunk = (frontier.len() / (rayon::current_num_threads() * 8)).clamp(16, 1024);
         let parts: Vec<(Vec<Vec<Vertex>>, Vec<Vertex>)> =
             frontier.par_chunks(chunk).map(|us| relax_chunk(g, us, &dist, delta, curr)).collect();
@@ -196,6 +208,23 @@ pub fn sssp<A: Adjacency>(g: &A, source: Vertex, delta: Option<f64>) -> Result<V
     Ok(dist.into_par_iter().map(|d| f64::from_bits(d.into_inner())).collect())
 }
 
+/// Sorts `vs` and removes repeats by setting their bits in `marks` (all zero, and zero again on
+/// return) and reading the set bits in order: for a bucket of at least `n / DENSE_DIVISOR`
+/// vertices the scan of the bits costs less than a sort.
+fn sort_through_bitmap(vs: &mut Vec<Vertex>, marks: &mut [u64]) {
+    for &v in vs.iter() {
+        marks[v as usize / 64] |= 1 << (v % 64);
+    }
+    vs.clear();
+    for (i, word) in marks.iter_mut().enumerate() {
+        let mut bits = std::mem::take(word);
+        while bits != 0 {
+            vs.push((i * 64) as Vertex + bits.trailing_zeros());
+            bits &= bits - 1;
+        }
+    }
+}
+
 /// The bucket of distance `d`, never below `curr` (guards against rounding in the division).
 fn bucket_of(d: f64, delta: f64, curr: usize) -> usize {
     ((d / delta) as usize).max(curr)
@@ -212,19 +241,19 @@ fn relax_chunk<A: Adjacency>(
 ) -> (Vec<Vec<Vertex>>, Vec<Vertex>) {
     let mut local: Vec<Vec<Vertex>> = Vec::new();
     let mut far = Vec::new();
-    for &u in us {
+    // Stale: settled in an earlier bucket. The bucket is computed as when it was queued;
+    // comparing `du` with `delta * curr` instead can misjudge a distance on a bucket's
+    // boundary (54 / 3.176...= 17.0, but 3.176... * 17 > 54) and skip a live vertex.
+    let live: Vec<Vertex> = us
+        .iter()
+        .copied()
+        .filter(|&u| (f64::from_bits(dist[u as usize].load(Relaxed)) / delta) as usize >= curr)
+        .collect();
+    // In id order (the bucket is sorted): vertices whose bounds or lists share a page share a pin.
+    g.for_each_weighted_of(&live, |u, nbrs, ws| {
         let du = f64::from_bits(dist[u as usize].load(Relaxed));
-        // Stale: settled in an earlier bucket. The bucket is computed as when it was queued;
-        // comparing `du` with `delta * curr` instead can misjudge a distance on a bucket's
-        // boundary (54 / 3.176...= 17.0, but 3.176... * 17 > 54) and skip a live vertex.
-        if ((du / delta) as usize) < curr {
-            continue;
-        }
-        let nbrs = g.neighbors(u);
-        let ws = g.weights(u);
-        for (i, &v) in nbrs.iter().enumerate() {
-            let w = ws.as_ref().map_or(1.0, |ws| ws[i] as f64);
-            let nd = du + w;
+        for (&v, &w) in nbrs.iter().zip(ws) {
+            let nd = du + w as f64;
             let bits = nd.to_bits();
             let slot = &dist[v as usize];
             if bits < slot.load(Relaxed) && bits < slot.fetch_min(bits, Relaxed) {
@@ -239,7 +268,7 @@ fn relax_chunk<A: Adjacency>(
                 }
             }
         }
-    }
+    });
     (local, far)
 }
 
@@ -290,4 +319,27 @@ pub fn verify_sssp<A: Adjacency>(g: &A, source: Vertex, dist: &[f64]) -> Result<
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::{Rng, SeedableRng};
+
+    #[test]
+    fn sorting_through_the_bitmap_equals_sort_and_dedup_and_clears_the_bits() {
+        let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(3);
+        for n in [1usize, 63, 64, 65, 1000, 4099] {
+            let mut marks = vec![0u64; n.div_ceil(64)];
+            for len in [0, 1, n / 2, 3 * n] {
+                let mut vs: Vec<Vertex> = (0..len).map(|_| rng.gen_range(0..n as Vertex)).collect();
+                let mut want = vs.clone();
+                want.sort_unstable();
+                want.dedup();
+                sort_through_bitmap(&mut vs, &mut marks);
+                assert_eq!(vs, want, "n {n}, {len} vertices");
+                assert!(marks.iter().all(|&w| w == 0), "bits left set: n {n}");
+            }
+        }
+    }
 }

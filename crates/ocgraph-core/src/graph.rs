@@ -89,6 +89,25 @@ pub trait Adjacency: Sync {
         }
     }
 
+    /// Like [`Adjacency::for_each_of`] with the arc weights (all 1.0 when unweighted).
+    ///
+    /// Backends override this as they override `for_each_of`: a sorted list of vertices (a
+    /// bucket of SSSP) then costs about one pin per page of each file instead of two reads of
+    /// the bounds and two pins per vertex.
+    fn for_each_weighted_of<F: FnMut(Vertex, &[Vertex], &[f32])>(&self, vertices: &[Vertex], mut f: F) {
+        let mut ones = Vec::new();
+        for &v in vertices {
+            let n = self.neighbors(v);
+            match self.weights(v) {
+                Some(w) => f(v, &n, &w),
+                None => {
+                    ones.resize(n.len(), 1.0);
+                    f(v, &n, &ones)
+                }
+            }
+        }
+    }
+
     /// Hints that the lists of `vertices` will be read soon, so that the page layer can read
     /// them together instead of one miss after the other. Default: nothing.
     fn will_need_lists(&self, _vertices: &[Vertex]) {}

@@ -178,6 +178,16 @@ fn check_direction(adj: &impl Adjacency, lists: &Lists, weighted: bool, seed: u6
             seen.push(v);
         });
         assert_eq!(seen, vs);
+        let mut seen = Vec::new();
+        adj.for_each_weighted_of(&vs, |v, nb, w| {
+            let l = &lists[v as usize];
+            assert!(nb.iter().eq(l.iter().map(|p| &p.0)), "listed weighted neighbours of {v}");
+            assert!(
+                w.len() == l.len() && w.iter().zip(l).all(|(a, b)| *a == if weighted { b.1 } else { 1.0 })
+            );
+            seen.push(v);
+        });
+        assert_eq!(seen, vs);
         vs.sort_unstable();
     }
 }

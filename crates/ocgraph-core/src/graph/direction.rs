@@ -589,6 +589,50 @@ impl Adjacency for Direction<'_> {
         }
     }
 
+    /// Reads the bounds of all `vertices` first, through one cursor over the offsets (a packed
+    /// graph: and one over its index), then their lists and weights through one cursor each: at
+    /// most two pins held at a time, as [`Direction::for_each_of`].
+    fn for_each_weighted_of<F: FnMut(Vertex, &[Vertex], &[f32])>(&self, vertices: &[Vertex], mut f: F) {
+        let Some(w) = self.weights else {
+            let mut ones = Vec::new();
+            return self.for_each_of(vertices, |v, n| {
+                if ones.len() < n.len() {
+                    ones.resize(n.len(), 1.0);
+                }
+                f(v, n, &ones[..n.len()])
+            });
+        };
+        let arcs = {
+            let mut offs = self.offsets_cursor();
+            vertices.iter().map(|&v| self.bounds_via(&mut offs, v)).collect::<Vec<_>>()
+        };
+        let mut wts = ChunkCursor::new(self.src(), w, self.graph.num_arcs());
+        match self.lists {
+            Lists::Plain(file) => {
+                let mut nbrs = ChunkCursor::new(self.src(), file, self.graph.num_arcs());
+                for (&v, &(a, b)) in vertices.iter().zip(&arcs) {
+                    f(v, nbrs.get(a, b), wts.get(a, b));
+                }
+            }
+            Lists::Packed { bytes, index, .. } => {
+                let packed = {
+                    let mut idx = ChunkCursor::new(self.src(), index, self.graph.num_vertices() as u64 + 1);
+                    vertices.iter().map(|&v| self.bounds_via(&mut idx, v)).collect::<Vec<_>>()
+                };
+                let mut lists = ChunkCursor::<u8>::new(self.src(), bytes, self.lists_len);
+                let mut buf = Vec::new();
+                for ((&v, &(s, e)), &(a, b)) in vertices.iter().zip(&arcs).zip(&packed) {
+                    self.decode(v, lists.get(a, b), a, &mut buf);
+                    // The offsets are at hand here (for the weights): the count must match.
+                    if buf.len() as u64 != e.wrapping_sub(s) {
+                        self.corrupt(v, a, DecodeError::Malformed);
+                    }
+                    f(v, &buf, wts.get(s, e));
+                }
+            }
+        }
+    }
+
     fn lists_id(&self) -> Option<(usize, FileId)> {
         Some((self.graph as *const Graph as usize, self.lists_file()))
     }
