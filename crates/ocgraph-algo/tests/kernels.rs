@@ -2,7 +2,7 @@
 //! undirected, isolated vertices, self-loops, duplicate edges), and every verifier against a
 //! deliberately corrupted result.
 
-use crate::common::{arb_graph, bfs_distances, random_graph, store, TestGraph};
+use crate::common::{arb_graph, bfs_distances, pool, random_graph, store, TestGraph};
 use ocgraph_algo::*;
 use ocgraph_core::{Adjacency, Graph, Vertex};
 use proptest::prelude::*;
@@ -364,6 +364,21 @@ fn sssp_on_a_stored_graph_reads_the_recorded_weight_range() {
             assert_eq!(sssp(&g.out(), s, None).unwrap(), ref_dijkstra(&mem, s));
         }
     }
+    // Through a pool smaller than the adjacency the width is at least half the largest weight
+    // (fewer rounds, each reading pages the pool no longer holds), and the distances the same.
+    let mem = random_graph(3_000, 40_000, true, true, 9);
+    let dir = tmp.path().join("small-pool");
+    store(&dir, &mem, false);
+    let max = mem.edges.iter().map(|e| e.2).fold(0f32, f32::max) as f64;
+    let in_memory = default_delta(&mem.out).unwrap();
+    assert!(in_memory < max / 2.0, "{in_memory} against {max}");
+    let g = Graph::open(&dir, &pool(8)).unwrap();
+    assert_eq!(default_delta(&g.out()).unwrap(), max / 2.0);
+    for s in [0, 1234] {
+        assert_eq!(sssp(&g.out(), s, None).unwrap(), ref_dijkstra(&mem, s));
+    }
+    let g = Graph::open(&dir, &pool(1_000)).unwrap();
+    assert_eq!(default_delta(&g.out()).unwrap(), in_memory, "a pool holding the graph");
     let mem = TestGraph::new(3, true, true, vec![(0, 1, 1.0), (2, 1, -1.0)]);
     let dir = tmp.path().join("negative");
     store(&dir, &mem, false);

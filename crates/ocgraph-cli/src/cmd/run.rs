@@ -140,7 +140,8 @@ pub struct RunArgs {
     #[arg(long)]
     method: Option<PageRankMethod>,
     /// Bucket width (sssp; default: max weight / (2 x average degree), at most the median of a
-    /// sample of the weights / average degree, at least the min weight).
+    /// sample of the weights / average degree, at least the min weight; at least max weight / 2
+    /// when the pool's --memory is smaller than the graph's lists).
     #[arg(long)]
     delta: Option<f64>,
     /// BFS sweeps (diameter; default 4).
