@@ -112,9 +112,9 @@ fn checked_weight_range<A: Adjacency>(g: &A) -> Result<WeightRange> {
 /// Out of core, when the adjacency (offsets, lists and weights) is larger than the memory
 /// budget ([`Adjacency::memory_budget`], the pool's capacity), the width is at least
 /// `max weight / 2`: every round reads the lists of its bucket, scattered over the whole
-/// graph, and a narrow width makes hundreds of rounds that each read the pages again (kron22
-/// with weights 1-255 through a pool of 10% of it: the in-memory width read 57 GB in 54 s,
-/// `max / 2` 6.8 GB in 5.6 s; at 25% 57 GB in 57 s against 6.7 GB in 7.4 s).
+/// graph, and a narrow width makes hundreds of rounds that each read the pages again
+/// (`bench/algos/run.py --kernels sssp --configs pool100,pool25,pool10`: kron22 with weights
+/// 1-255 through a pool of 10% of it in 7.0 s, against 27.6 s with the in-memory width).
 pub fn default_delta<A: Adjacency>(g: &A) -> Result<f64> {
     let r = checked_weight_range(g)?;
     let Some(min_positive) = r.min_positive.filter(|_| g.is_weighted()) else { return Ok(1.0) };
