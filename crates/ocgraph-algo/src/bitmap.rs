@@ -3,6 +3,7 @@
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use ocgraph_core::Vertex;
 use rayon::prelude::*;
 
 /// One bit per vertex; safe to set from many threads.
@@ -69,5 +70,45 @@ impl Bitmap {
             })
             .collect();
         parts.concat()
+    }
+}
+
+/// Sorts `vs` and removes repeats by setting their bits in `marks` (all zero, and zero again on
+/// return) and reading the set bits in order: for a list of at least `n / 64` vertices (`n` the
+/// bits of `marks`) the scan reads at most one word per vertex and costs less than a sort.
+pub(crate) fn sort_through_bitmap(vs: &mut Vec<Vertex>, marks: &mut [u64]) {
+    for &v in vs.iter() {
+        marks[v as usize / 64] |= 1 << (v % 64);
+    }
+    vs.clear();
+    for (i, word) in marks.iter_mut().enumerate() {
+        let mut bits = std::mem::take(word);
+        while bits != 0 {
+            vs.push((i * 64) as Vertex + bits.trailing_zeros());
+            bits &= bits - 1;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::{Rng, SeedableRng};
+
+    #[test]
+    fn sorting_through_the_bitmap_equals_sort_and_dedup_and_clears_the_bits() {
+        let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(3);
+        for n in [1usize, 63, 64, 65, 1000, 4099] {
+            let mut marks = vec![0u64; n.div_ceil(64)];
+            for len in [0, 1, n / 2, 3 * n] {
+                let mut vs: Vec<Vertex> = (0..len).map(|_| rng.gen_range(0..n as Vertex)).collect();
+                let mut want = vs.clone();
+                want.sort_unstable();
+                want.dedup();
+                sort_through_bitmap(&mut vs, &mut marks);
+                assert_eq!(vs, want, "n {n}, {len} vertices");
+                assert!(marks.iter().all(|&w| w == 0), "bits left set: n {n}");
+            }
+        }
     }
 }

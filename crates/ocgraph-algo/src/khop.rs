@@ -20,11 +20,16 @@ use rustc_hash::FxHashSet;
 use ocgraph_core::{Adjacency, Result, Vertex};
 
 use crate::bfs::check_vertex;
+use crate::bitmap::sort_through_bitmap;
 
 /// The vertices seen so far: a hash set, or one bit per vertex once the search is large.
 enum Seen {
     Hash(FxHashSet<Vertex>),
-    Bits(Vec<u64>),
+    /// The seen bits, and an all-zero bitmap of the same size to sort large levels through.
+    Bits {
+        seen: Vec<u64>,
+        marks: Vec<u64>,
+    },
 }
 
 impl Seen {
@@ -35,44 +40,44 @@ impl Seen {
             set.reserve(coming.min(n as u64) as usize);
             return;
         }
-        let mut bits = vec![0u64; n.div_ceil(64)];
+        let mut seen = vec![0u64; n.div_ceil(64)];
         for &w in set.iter() {
-            bits[w as usize / 64] |= 1 << (w % 64);
+            seen[w as usize / 64] |= 1 << (w % 64);
         }
-        *self = Seen::Bits(bits);
+        *self = Seen::Bits { marks: vec![0; seen.len()], seen };
     }
 
     /// Marks the neighbours of `frontier` seen; returns those not seen before, sorted by id.
     fn expand<A: Adjacency>(&mut self, g: &A, frontier: &[Vertex]) -> Vec<Vertex> {
+        let mut next = Vec::new();
         match self {
             Seen::Hash(set) => {
-                let mut next = Vec::new();
                 for &u in frontier {
                     next.extend(g.neighbors(u).iter().filter(|&&w| set.insert(w)));
                 }
                 next.sort_unstable();
-                next
             }
-            Seen::Bits(bits) => {
-                // The new vertices are the bits set by this level: read off in id order, with no
-                // sort (a level can hold millions of vertices).
-                let before = bits.clone();
+            Seen::Bits { seen, marks } => {
                 for &u in frontier {
                     for &w in g.neighbors(u).iter() {
-                        bits[w as usize / 64] |= 1 << (w % 64);
+                        let (word, bit) = (&mut seen[w as usize / 64], 1 << (w % 64));
+                        if *word & bit == 0 {
+                            *word |= bit;
+                            next.push(w);
+                        }
                     }
                 }
-                let mut next = Vec::new();
-                for (i, (&now, &was)) in bits.iter().zip(&before).enumerate() {
-                    let mut new = now & !was;
-                    while new != 0 {
-                        next.push((i * 64) as Vertex + new.trailing_zeros());
-                        new &= new - 1;
-                    }
+                // A level of millions of vertices is sorted by a scan of the bits; a small one
+                // (a long path's levels are one vertex each) by a sort, so a level costs what
+                // it holds, not n/64 words.
+                if next.len() >= marks.len() {
+                    sort_through_bitmap(&mut next, marks);
+                } else {
+                    next.sort_unstable();
                 }
-                next
             }
         }
+        next
     }
 }
 

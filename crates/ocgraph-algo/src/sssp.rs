@@ -25,6 +25,7 @@ use ocgraph_core::{Adjacency, Error, Result, Vertex};
 use rayon::prelude::*;
 
 use crate::bfs::check_vertex;
+use crate::bitmap::sort_through_bitmap;
 use crate::chunks::vertex_blocks;
 
 /// Relative bucket indices a task keeps in a dense vector; farther ones go to a side list.
@@ -220,23 +221,6 @@ pub fn sssp<A: Adjacency>(g: &A, source: Vertex, delta: Option<f64>) -> Result<V
     Ok(dist.into_par_iter().map(|d| f64::from_bits(d.into_inner())).collect())
 }
 
-/// Sorts `vs` and removes repeats by setting their bits in `marks` (all zero, and zero again on
-/// return) and reading the set bits in order: for a bucket of at least `n / DENSE_DIVISOR`
-/// vertices the scan of the bits costs less than a sort.
-fn sort_through_bitmap(vs: &mut Vec<Vertex>, marks: &mut [u64]) {
-    for &v in vs.iter() {
-        marks[v as usize / 64] |= 1 << (v % 64);
-    }
-    vs.clear();
-    for (i, word) in marks.iter_mut().enumerate() {
-        let mut bits = std::mem::take(word);
-        while bits != 0 {
-            vs.push((i * 64) as Vertex + bits.trailing_zeros());
-            bits &= bits - 1;
-        }
-    }
-}
-
 /// The bucket of distance `d`, never below `curr` (guards against rounding in the division).
 fn bucket_of(d: f64, delta: f64, curr: usize) -> usize {
     ((d / delta) as usize).max(curr)
@@ -331,27 +315,4 @@ pub fn verify_sssp<A: Adjacency>(g: &A, source: Vertex, dist: &[f64]) -> Result<
         }
     }
     Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use rand::{Rng, SeedableRng};
-
-    #[test]
-    fn sorting_through_the_bitmap_equals_sort_and_dedup_and_clears_the_bits() {
-        let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(3);
-        for n in [1usize, 63, 64, 65, 1000, 4099] {
-            let mut marks = vec![0u64; n.div_ceil(64)];
-            for len in [0, 1, n / 2, 3 * n] {
-                let mut vs: Vec<Vertex> = (0..len).map(|_| rng.gen_range(0..n as Vertex)).collect();
-                let mut want = vs.clone();
-                want.sort_unstable();
-                want.dedup();
-                sort_through_bitmap(&mut vs, &mut marks);
-                assert_eq!(vs, want, "n {n}, {len} vertices");
-                assert!(marks.iter().all(|&w| w == 0), "bits left set: n {n}");
-            }
-        }
-    }
 }
