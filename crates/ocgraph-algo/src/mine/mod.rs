@@ -77,6 +77,14 @@ impl<'a, O: Adjacency, I: Adjacency> Undirected<'a, O, I> {
         Undirected { out, in_, same, lend }
     }
 
+    /// [`Undirected::new`] for a few point reads ([`Undirected::adjacent`]): it reads no arc
+    /// count, which on an updated graph's snapshot costs a pass over the whole delta (a watch
+    /// given the graph after each single-edge batch would pay it per batch), and never lends.
+    pub(crate) fn for_point_reads(out: &'a O, in_: &'a I) -> Self {
+        let same = out.lists_id().is_some() && out.lists_id() == in_.lists_id();
+        Undirected { out, in_, same, lend: false }
+    }
+
     /// Number of vertices.
     pub(crate) fn num_vertices(&self) -> usize {
         self.out.num_vertices()

@@ -165,7 +165,7 @@ impl WatchStore {
         relabels: &[(Vertex, u32)],
     ) -> Result<Changes> {
         check_directions(after.0, after.1)?;
-        let after = Undirected::new(after.0, after.1);
+        let after = Undirected::for_point_reads(after.0, after.1);
         self.set_num_vertices(after.num_vertices());
         let updates: Vec<(Vertex, Vertex, bool)> =
             pairs.iter().map(|&(u, v)| (u, v, after.adjacent(u, v))).collect();
