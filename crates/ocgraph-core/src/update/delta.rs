@@ -38,7 +38,8 @@ pub trait DeltaLog: Send + Sync {
     }
 
     /// Appends to `out` the operations on arcs out of `src` recorded by batches `<= upto`, in
-    /// record order.
+    /// record order; an implementation may give a prefix of them as its net effect instead (one
+    /// operation per destination, as [`fold_ops`] gives it), which every reader folds alike.
     fn ops(&self, src: Vertex, upto: u64, out: &mut Vec<(Vertex, ArcOp)>) -> Result<()>;
 
     /// The source vertices with at least one operation of a batch `<= upto`, ascending.
@@ -51,7 +52,7 @@ pub trait DeltaLog: Send + Sync {
     fn warm(&self, _vertices: &[Vertex]) {}
 
     /// Calls `f` for every source vertex with operations of batches `<= upto`, ascending, with
-    /// those operations in record order (what [`DeltaLog::ops`] returns for it).
+    /// what [`DeltaLog::ops`] returns for it.
     fn for_each_vertex(&self, upto: u64, f: &mut VertexOpsFn<'_>) -> Result<()> {
         let mut ops = Vec::new();
         for v in self.touched(upto) {
