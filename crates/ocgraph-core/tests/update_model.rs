@@ -138,6 +138,19 @@ fn check(snap: &Snapshot, m: &Model) -> Result<(), TestCaseError> {
     prop_assert_eq!(snap.num_edges(), m.edges.len() as u64);
     for side in 0..2 {
         let dir = if side == 0 { snap.out() } else { snap.in_() };
+        // Single arcs first, while the snapshot reads its layers one by one (the reads below
+        // build its overlay of the deltas).
+        let targets: Vec<Vertex> = (0..m.n).collect();
+        let mut got = Vec::new();
+        for v in 0..m.n {
+            let (ns, ws) = m.list(side, v);
+            dir.arc_weights_to(v, &targets, &mut got);
+            let want: Vec<Option<f32>> = targets
+                .iter()
+                .map(|y| ns.iter().position(|x| x == y).map(|i| if m.weighted { ws[i] } else { 1.0 }))
+                .collect();
+            prop_assert_eq!(&got, &want, "arcs of {} side {} seq {}", v, side, snap.seq());
+        }
         let mut arcs = 0;
         for v in 0..m.n {
             let (ns, ws) = m.list(side, v);

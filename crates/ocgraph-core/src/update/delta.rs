@@ -42,6 +42,15 @@ pub trait DeltaLog: Send + Sync {
     /// operation per destination, as [`fold_ops`] gives it), which every reader folds alike.
     fn ops(&self, src: Vertex, upto: u64, out: &mut Vec<(Vertex, ArcOp)>) -> Result<()>;
 
+    /// The newest operation on the arc `src -> dst` of a batch `<= upto`, if any. By default
+    /// from [`DeltaLog::ops`]; an implementation may look the arc up without reading all of
+    /// `src`'s operations.
+    fn arc_op(&self, src: Vertex, dst: Vertex, upto: u64) -> Result<Option<ArcOp>> {
+        let mut ops = Vec::new();
+        self.ops(src, upto, &mut ops)?;
+        Ok(ops.iter().rev().find(|o| o.0 == dst).map(|o| o.1))
+    }
+
     /// The source vertices with at least one operation of a batch `<= upto`, ascending.
     fn touched(&self, upto: u64) -> Vec<Vertex>;
 

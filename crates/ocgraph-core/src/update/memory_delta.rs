@@ -28,12 +28,14 @@
 //! of the delta.
 //!
 //! Memory: the arena (12 bytes per entry, with the blocks' spare room and the blocks left
-//! behind by growth and folds: at most about 4 times the operations), the index and 4 bytes
-//! per touched vertex (its first sequence number); [`DeltaLog::bytes`]
+//! behind by growth and folds: at most about 4 times the operations), the index, 4 bytes
+//! per touched vertex (its first sequence number) and, for the vertices of at least
+//! [`INDEX_MIN`] entries, an [`ArcIndex`] (about 20 bytes per entry); [`DeltaLog::bytes`]
 //! reports 16 bytes per operation (the unit the freeze threshold and a paged delta's capacity
 //! are stated in).
 
 use parking_lot::{RwLock, RwLockUpgradableReadGuard};
+use rustc_hash::FxHashMap;
 
 use super::delta::{fold_ops, ArcOp, DeltaLog, VertexOpsFn};
 use super::radix::sort_by_u32_key;
@@ -50,6 +52,9 @@ pub const MIN_CAP: usize = 3;
 
 /// A full block of at least this many entries is folded when half of them are superseded.
 pub const FOLD_MIN: usize = 64;
+
+/// A vertex whose current block holds this many entries gets an [`ArcIndex`].
+pub const INDEX_MIN: usize = 256;
 
 /// Set in a block header's capacity field when the block starts with a link to the block it
 /// was folded from.
@@ -161,7 +166,32 @@ struct Lists {
     order: Vec<Vertex>,
     /// The sequence number of each vertex of `order`'s first operation (non-decreasing).
     first_seq: Vec<u32>,
+    /// The arc indexes of the vertices whose current block has at least [`INDEX_MIN`] entries.
+    indexes: FxHashMap<Vertex, ArcIndex>,
     entries: u64,
+}
+
+/// No position, in an [`ArcIndex`].
+const NONE: u32 = u32::MAX;
+
+/// Where each operation on one destination is in a vertex's block, for a vertex with many
+/// operations (a hub gaining arcs one batch at a time): a lookup of one arc is a hash probe and
+/// a walk back over its operations newer than the reader, not a scan of the vertex's history.
+#[derive(Default)]
+struct ArcIndex {
+    /// Position in the block's entries of the newest operation on each destination.
+    newest: FxHashMap<Vertex, u32>,
+    /// For each position, the position of the previous operation on the same destination
+    /// ([`NONE`]: none).
+    prev: Vec<u32>,
+}
+
+impl ArcIndex {
+    /// Adds the block's next entry, an operation on `dst`.
+    fn push(&mut self, dst: Vertex) {
+        let at = self.prev.len() as u32;
+        self.prev.push(self.newest.insert(dst, at).unwrap_or(NONE));
+    }
 }
 
 impl Lists {
@@ -233,6 +263,7 @@ impl Lists {
                 *slot = e.1;
             }
             self.arena[p].bits = new_len as u32;
+            self.index_from(v, len);
             return Ok(());
         }
         let old = &self.arena[body..body + len];
@@ -243,12 +274,68 @@ impl Lists {
                 let x = old[len - 1].seq;
                 let image: Vec<Entry> =
                     net.iter().map(|&(dst, op)| Entry { dst, bits: op_bits(op), seq: x }).collect();
-                return self.new_block(v, Some(Entry::link(p, x)), &image, es, true);
+                self.new_block(v, Some(Entry::link(p, x)), &image, es, true)?;
+                self.indexes.remove(&v);
+                self.index_from(v, 0);
+                return Ok(());
             }
         }
         let link = h.folded().then(|| self.arena[p + 1]);
         let kept = old.to_vec();
-        self.new_block(v, link, &kept, es, false)
+        self.new_block(v, link, &kept, es, false)?;
+        self.index_from(v, len);
+        Ok(())
+    }
+
+    /// Where the entries of `v`'s current block are in the arena (after its link, if any).
+    fn body(&self, v: Vertex) -> std::ops::Range<usize> {
+        match self.slot.get(v) {
+            0 => 0..0,
+            s => {
+                let h = self.arena[s as usize - 1];
+                let start = s as usize + h.folded() as usize;
+                start..start + h.len()
+            }
+        }
+    }
+
+    /// Brings `v`'s arc index up to date after entries from position `from` of its block were
+    /// written: they are added to the index, or the index is built when the block now has
+    /// [`INDEX_MIN`] entries.
+    fn index_from(&mut self, v: Vertex, from: usize) {
+        let entries = &self.arena[self.body(v)];
+        match self.indexes.get_mut(&v) {
+            Some(index) => entries[from..].iter().for_each(|e| index.push(e.dst)),
+            None if entries.len() >= INDEX_MIN => {
+                let mut index = ArcIndex::default();
+                entries.iter().for_each(|e| index.push(e.dst));
+                self.indexes.insert(v, index);
+            }
+            None => {}
+        }
+    }
+
+    /// The newest operation of `v` on the arc to `dst` of a batch `<= rel`: through `v`'s arc
+    /// index when it has one and `rel` reads its current block, else by a scan of what `rel`
+    /// reads.
+    fn arc_op(&self, v: Vertex, dst: Vertex, rel: u32) -> Option<ArcOp> {
+        let s = self.slot.get(v);
+        if s == 0 {
+            return None;
+        }
+        let p = s as usize - 1;
+        let current = !self.arena[p].folded() || rel >= self.arena[p + 1].seq;
+        if let (true, Some(index)) = (current, self.indexes.get(&v)) {
+            let body = &self.arena[self.body(v)];
+            let mut at = index.newest.get(&dst).copied().unwrap_or(NONE);
+            while at != NONE && body[at as usize].seq > rel {
+                at = index.prev[at as usize];
+            }
+            return (at != NONE).then(|| body[at as usize].op());
+        }
+        let mut ops = Vec::new();
+        self.push_visible(v, rel, &mut ops);
+        ops.iter().rev().find(|o| o.0 == dst).map(|o| o.1)
     }
 
     /// Writes a block for `v` at the end of the arena: `link` (if any), `kept`, then the
@@ -341,6 +428,11 @@ impl DeltaLog for MemoryDelta {
             l.push_visible(src, rel, out);
         }
         Ok(())
+    }
+
+    fn arc_op(&self, src: Vertex, dst: Vertex, upto: u64) -> Result<Option<ArcOp>> {
+        let l = self.lists.read();
+        Ok(l.rel(upto).and_then(|rel| l.arc_op(src, dst, rel)))
     }
 
     fn touched(&self, upto: u64) -> Vec<Vertex> {
@@ -519,8 +611,15 @@ mod tests {
                 let mut got = Vec::new();
                 d.ops(v, upto, &mut got).unwrap();
                 assert_eq!(fold_ops(&got), fold_ops(&want), "vertex {v} as of {upto}");
+                // One arc at a time: through vertex 1's arc index (its block passes INDEX_MIN
+                // entries between folds) or a scan.
+                for dst in [0, 1, 2, 57, 199, 300] {
+                    let newest = want.iter().rev().find(|o| o.0 == dst).map(|o| o.1);
+                    assert_eq!(d.arc_op(v, dst, upto).unwrap(), newest, "{v} -> {dst} as of {upto}");
+                }
             }
         }
+        assert!(d.lists.read().indexes.contains_key(&1));
         let mut newest = Vec::new();
         d.ops(0, 5000, &mut newest).unwrap();
         assert!(newest.len() <= 2 * 3 + 2 * FOLD_MIN, "{} operations read for 3 arcs", newest.len());

@@ -106,6 +106,28 @@ impl View {
         })
     }
 
+    /// The newest change to the arc `v -> y` over the base, if any: looked up layer by layer,
+    /// newest first, without folding `v`'s other changes (a hub's are many).
+    pub(crate) fn arc_change(&self, side: usize, v: Vertex, y: Vertex) -> Option<ArcOp> {
+        let side = self.side(side);
+        let deltas = [&self.delta].into_iter().chain(self.frozen.iter().rev());
+        for d in deltas {
+            if let Some(op) = d[side].arc_op(v, y, self.upto).expect("delta read failed") {
+                return Some(op);
+            }
+        }
+        let mut ops = Vec::new();
+        for level in self.levels.iter().rev() {
+            ops.clear();
+            if level.ops(side, v, &mut ops) {
+                if let Ok(i) = ops.binary_search_by_key(&y, |o| o.0) {
+                    return Some(ops[i].1);
+                }
+            }
+        }
+        None
+    }
+
     /// `v`'s merged list (neighbours, weights) when touched; `None` when it equals the base list.
     pub(crate) fn merged(&self, side: usize, v: Vertex) -> Option<(Vec<Vertex>, Vec<f32>)> {
         let changes = self.changes(side, v)?;
@@ -457,18 +479,40 @@ impl Inner {
     /// as many reads as it has entries.
     fn point_changes(&self, side: usize, v: Vertex) -> Option<Cow<'_, [(Vertex, ArcOp)]>> {
         let s = self.view.side(side);
-        if self.overlays[s].get().is_none() {
-            let limit = *self.point_limit[s].get_or_init(|| {
-                let v = &self.view;
-                let deltas = v.frozen.iter().map(|f| &f[s]).chain([&v.delta[s]]);
-                let delta_ops: u64 = deltas.map(|d| d.bytes() / 16).sum();
-                (v.num_vertices / 16).max(1024).max(delta_ops)
-            });
-            if self.point_reads[s].fetch_add(1, Ordering::Relaxed) < limit {
-                return self.view.changes(s, v).map(Cow::Owned);
-            }
+        if self.point_read(s) {
+            return self.view.changes(s, v).map(Cow::Owned);
         }
         self.overlay(s).get(v).map(Cow::Borrowed)
+    }
+
+    /// Whether a point read of `side` (already resolved) looks its vertex up layer by layer
+    /// (see [`Inner::point_changes`]); counts it.
+    fn point_read(&self, s: usize) -> bool {
+        if self.overlays[s].get().is_some() {
+            return false;
+        }
+        let limit = *self.point_limit[s].get_or_init(|| {
+            let v = &self.view;
+            let deltas = v.frozen.iter().map(|f| &f[s]).chain([&v.delta[s]]);
+            let delta_ops: u64 = deltas.map(|d| d.bytes() / 16).sum();
+            (v.num_vertices / 16).max(1024).max(delta_ops)
+        });
+        self.point_reads[s].fetch_add(1, Ordering::Relaxed) < limit
+    }
+
+    /// The newest change to each arc `v -> y`, `y` in `targets`, into `out`: a point read looks
+    /// each arc up layer by layer ([`View::arc_change`]), without folding `v`'s other changes.
+    fn arc_changes(&self, side: usize, v: Vertex, targets: &[Vertex], out: &mut Vec<Option<ArcOp>>) {
+        out.clear();
+        let s = self.view.side(side);
+        if self.point_read(s) {
+            out.extend(targets.iter().map(|&y| self.view.arc_change(s, v, y)));
+            return;
+        }
+        let changes = self.overlay(s).get(v).unwrap_or_default();
+        out.extend(
+            targets.iter().map(|&y| changes.binary_search_by_key(&y, |c| c.0).ok().map(|i| changes[i].1)),
+        );
     }
 
     /// Computed once per snapshot: the base counts adjusted by every touched vertex.
@@ -542,15 +586,13 @@ impl SnapshotDirection<'_> {
         self.check(v);
         out.clear();
         let (nb, wb) = self.snap.view.base_list(self.side, v);
-        let changes = self.snap.point_changes(self.side, v);
-        let changes = changes.as_deref().unwrap_or_default();
-        for &y in targets {
-            out.push(match changes.binary_search_by_key(&y, |c| c.0) {
-                Ok(i) => match changes[i].1 {
-                    ArcOp::Add(w) => Some(w),
-                    ArcOp::Remove => None,
-                },
-                Err(_) => nb.binary_search(&y).ok().map(|i| wb.as_ref().map_or(1.0, |w| w[i])),
+        let mut changes = Vec::with_capacity(targets.len());
+        self.snap.arc_changes(self.side, v, targets, &mut changes);
+        for (&y, change) in targets.iter().zip(changes) {
+            out.push(match change {
+                Some(ArcOp::Add(w)) => Some(w),
+                Some(ArcOp::Remove) => None,
+                None => nb.binary_search(&y).ok().map(|i| wb.as_ref().map_or(1.0, |w| w[i])),
             });
         }
     }
