@@ -202,6 +202,28 @@ fn batches_touching_a_pair_twice_and_removing_a_fresh_vertex() {
     check_ops(&gen, false, &["--watch", "triangle", "--background"], 4, ops, |nb| cliques(nb, 3));
 }
 
+/// A batch removing the same vertex 60 times between edge updates (each `-v` once doubled the
+/// pairs the watch re-read for that vertex: 2^60 of them) reports the net change.
+#[test]
+fn a_batch_removing_one_vertex_many_times() {
+    let gen = ["kronecker", "--scale", "6", "--edge-factor", "8", "--seed", "3"];
+    let ops = |edges: &BTreeSet<(u32, u32)>, _n: u32| {
+        let nb = neighbour_sets(edges, 64);
+        let hub = (0..64u32).max_by_key(|&v| nb[v as usize].len()).unwrap();
+        let others: Vec<u32> = nb[hub as usize].iter().copied().take(3).collect();
+        let mut ops = Vec::new();
+        for round in 0..60 {
+            ops.push(Op::Add(hub, others[round % 3]));
+            ops.push(Op::RemoveVertex(hub));
+        }
+        // The next batch gives the hub a triangle back.
+        ops.extend([Op::Add(hub, others[0]), Op::Add(hub, others[1]), Op::Add(others[0], others[1])]);
+        ops.resize(ops.len() + 117, Op::Add(others[0], others[1]));
+        ops
+    };
+    check_ops(&gen, false, &["--watch", "triangle"], 120, ops, |nb| cliques(nb, 3));
+}
+
 /// A labelled triangle (pattern vertex 0 labelled 1, vertex 1 a wildcard, vertex 2 labelled 2:
 /// no symmetry, so a match is its vertex tuple) watched over a stream mixing edge updates with
 /// `L v label` lines, on a graph that starts without labels: every batch's `+`, `-` and `~`

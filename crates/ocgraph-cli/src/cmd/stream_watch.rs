@@ -82,8 +82,19 @@ fn batch_updates(
                 if let Some((targets, sources)) = by_end.as_ref().and_then(|ends| ends.get(&v)) {
                     nb.extend(targets.iter().chain(sources).copied());
                 }
-                for x in nb {
-                    set(updates, &mut by_end, v, x, false);
+                nb.sort_unstable();
+                nb.dedup();
+                for &x in &nb {
+                    updates.push((v, x, false));
+                    if let Some(ends) = &mut by_end {
+                        ends.entry(x).or_default().1.push(v);
+                    }
+                }
+                // Every pair with `v` as an end is now `(v, x)` for an `x` of `nb`: the ends
+                // of `v` become `nb` (appending them to the old ones doubled the list at each
+                // repeated `-v v` of a batch).
+                if let Some(ends) = &mut by_end {
+                    ends.insert(v, (nb, Vec::new()));
                 }
             }
             WalItem::SetWeight { .. } | WalItem::AddVertices { .. } | WalItem::SetLabel { .. } => {}
