@@ -13,12 +13,12 @@
 //! - [`net_changes`]: a watched pattern's changes over several batches, netted.
 //! - [`plan`]: patterns, automorphisms, symmetry breaking, matching orders.
 //!
-//! Memory (per-vertex state, besides what the backend caches): cliques and the 4-vertex census
-//! hold the oriented DAG (4 bytes per undirected edge, 8 per vertex of offsets) and ranks (8
-//! bytes per vertex); the 4-vertex census adds 4 bytes per undirected edge (triangles per edge)
-//! and one 4-byte counter per vertex per worker thread (4-cycles); pattern matching holds the
-//! degrees (4 bytes per vertex), the triad census the degrees and a work estimate (8 bytes per
-//! vertex), besides a few neighbour lists per worker.
+//! Memory (per-vertex state, besides what the backend caches): cliques and the censuses hold
+//! the oriented DAG (4 bytes per undirected edge, 8 per vertex of offsets) and ranks (8 bytes
+//! per vertex); the 4-vertex census adds 4 bytes per undirected edge (triangles per edge) and
+//! one 4-byte counter per vertex per worker thread (4-cycles), the triad census 2 bits per
+//! undirected edge (its dyad); pattern matching holds the degrees (4 bytes per vertex),
+//! besides a few neighbour lists per worker.
 
 use std::ops::Deref;
 

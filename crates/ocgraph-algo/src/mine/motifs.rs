@@ -16,12 +16,26 @@
 //!   and 4-cycles by wedge counting at each cycle's highest-ranked vertex (Chiba and
 //!   Nishizeki's bound: the middle vertex of each wedge is lower-ranked).
 //!
-//! Directed: Batagelj and Mrvar's subquadratic triad census ("A subquadratic triad census
-//! algorithm for large sparse networks with small maximum degree", Social Networks 2001),
-//! giving networkx's `triadic_census` classes in [`TRIAD_NAMES`] order.
+//! Directed (networkx's `triadic_census` classes, in [`TRIAD_NAMES`] order): combinatorial as
+//! well, with no work per pair of a vertex's neighbours, where Batagelj and Mrvar's census ("A
+//! subquadratic triad census algorithm for large sparse networks with small maximum degree",
+//! Social Networks 2001) scans `N(u) ∪ N(v)` for every adjacent pair and so costs a hub of
+//! degree `d` about `d²` steps. Each vertex's neighbours are counted by dyad (out-only `a`,
+//! in-only `b`, mutual `c`); the pairs of neighbours centred there give the two-dyad classes
+//! as if the pair were not joined (021D `C(a,2)`, 021U `C(b,2)`, 021C `ab`, 111D/111U `ac` and
+//! `bc`, 201 `C(c,2)`; the class of each combination is read from Batagelj and Mrvar's code
+//! table). Each triangle of the undirected view is then listed once on the degree-ordered DAG
+//! of [`super::cliques`], classed by its three dyads (030T, 030C, 120D, 120U, 120C, 210, 300)
+//! and taken out of the open pairs at each of its three centres. The one-dyad classes (012,
+//! 102) are each dyad `{x, y}` times the `n − 2` third vertices less the connected triads it
+//! is in, `(d_x − 1) + (d_y − 1) − t_xy` (`t_xy` triangles on it), and 003 is `C(n, 3)` less
+//! the rest. Counts are summed in `u128`, and a class past a `u64` is an error. Time: one scan of
+//! the lists and the triangle listing, `O(m √m)` at worst.
 //!
-//! State: the DAG (see [`super::cliques`]), 4 bytes per undirected edge for the triangle counts
-//! per edge, and (4-cycles) one 4-byte counter per vertex per worker thread.
+//! State: the DAG (see [`super::cliques`]); the 4-vertex census adds 4 bytes per undirected
+//! edge for the triangle counts per edge and (4-cycles) one 4-byte counter per vertex per
+//! worker thread; the triad census adds 2 bits per undirected edge (the dyad of each DAG
+//! edge, in memory).
 
 use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
 use std::sync::Mutex;
@@ -32,7 +46,7 @@ use rayon::prelude::*;
 use super::cliques::Dag;
 use super::Undirected;
 use crate::bfs::check_directions;
-use crate::chunks::{degrees, edge_balanced_ranges, pieces_for};
+use crate::chunks::{degrees, edge_balanced_ranges, mark_cuts, pieces_for, vertex_blocks};
 
 /// Names of the classes [`motif_census`] returns for `size` (3 or 4), in order.
 pub fn motif_names(size: usize) -> Result<&'static [&'static str]> {
@@ -197,99 +211,243 @@ fn four_cycles<O: Adjacency, I: Adjacency>(out: &O, in_: &I, dag: &Dag) -> u64 {
         .sum()
 }
 
-/// Batagelj–Mrvar's table: triad class index (into [`TRIAD_NAMES`]) of each 6-bit code of the
-/// arcs among `(v, u, w)`: bit 0 `v→u`, 1 `u→v`, 2 `v→w`, 3 `w→v`, 4 `u→w`, 5 `w→u`.
+/// Triad class index (into [`TRIAD_NAMES`]) plus one of each 6-bit code of the arcs among
+/// `(v, u, w)`: bit 0 `v→u`, 1 `u→v`, 2 `v→w`, 3 `w→v`, 4 `u→w`, 5 `w→u` (networkx's
+/// `TRICODES`, after Batagelj and Mrvar).
 const TRICODES: [u8; 64] = [
     1, 2, 2, 3, 2, 4, 6, 8, 2, 6, 5, 7, 3, 8, 7, 11, 2, 6, 4, 8, 5, 9, 9, 13, 6, 10, 9, 14, 7, 14, 12, 15, 2,
     5, 6, 7, 6, 9, 10, 14, 4, 9, 9, 12, 8, 13, 14, 15, 3, 7, 8, 11, 7, 12, 14, 15, 8, 14, 13, 15, 11, 15, 15,
     16,
 ];
 
+/// A dyad seen from one end `x` towards the other `y`: 1 `x→y` only, 2 `y→x` only, 3 both.
+type Dyad = u8;
+
+/// The same dyad seen from its other end.
+fn flip(d: Dyad) -> Dyad {
+    (d >> 1) | (d & 1) << 1
+}
+
+/// Class index of the open triad (two dyads) whose centre has dyads `d1` and `d2` with the two
+/// other vertices, themselves not joined.
+fn open_class(d1: Dyad, d2: Dyad) -> usize {
+    TRICODES[(d1 | d2 << 2) as usize] as usize - 1
+}
+
+/// Class index of the closed triad (a triangle of the undirected view `u`, `v`, `w`) of dyads
+/// `d_uv`, `d_uw` (seen from `u`) and `d_vw` (seen from `v`).
+fn closed_class(d_uv: Dyad, d_uw: Dyad, d_vw: Dyad) -> usize {
+    TRICODES[(d_uv | d_uw << 2 | d_vw << 4) as usize] as usize - 1
+}
+
+/// Calls `f(x, dyad)` for each distinct neighbour `x ≠ v` of `v`, given `v`'s sorted out- and
+/// in-lists (duplicates allowed), in increasing `x`.
+fn for_each_dyad(out: &[Vertex], in_: &[Vertex], v: Vertex, mut f: impl FnMut(Vertex, Dyad)) {
+    let (mut i, mut j) = (0, 0);
+    while i < out.len() || j < in_.len() {
+        let x = match (out.get(i), in_.get(j)) {
+            (Some(&a), Some(&b)) => a.min(b),
+            (Some(&a), None) => a,
+            (None, Some(&b)) => b,
+            (None, None) => break,
+        };
+        let mut d = 0;
+        while i < out.len() && out[i] == x {
+            i += 1;
+            d |= 1;
+        }
+        while j < in_.len() && in_[j] == x {
+            j += 1;
+            d |= 2;
+        }
+        if x != v {
+            f(x, d);
+        }
+    }
+}
+
+/// Calls `f(i, j)` for each common value `a[i] == b[j]` of two sorted, duplicate-free lists:
+/// a binary search in `b` per element of `a` when `a` is much the shorter (a low-ranked
+/// vertex's few later neighbours against a hub's list), else a merge.
+fn for_each_common(a: &[Vertex], b: &[Vertex], mut f: impl FnMut(usize, usize)) {
+    if a.len() * 16 < b.len() {
+        let mut lo = 0;
+        for (i, &x) in a.iter().enumerate() {
+            lo += b[lo..].partition_point(|&y| y < x);
+            if lo == b.len() {
+                return;
+            }
+            if b[lo] == x {
+                f(i, lo);
+            }
+        }
+        return;
+    }
+    let (mut i, mut j) = (0, 0);
+    while i < a.len() && j < b.len() {
+        let (x, y) = (a[i], b[j]);
+        if x == y {
+            f(i, j);
+        }
+        i += (x <= y) as usize;
+        j += (y <= x) as usize;
+    }
+}
+
+/// What the census sums over vertices (pass 1): open pairs by class (connected or not), and
+/// the terms of the one-dyad triads.
+#[derive(Clone, Copy, Default)]
+struct VertexSums {
+    /// Pairs of neighbours of a centre by the class they make when not joined to each other.
+    open: [u128; 16],
+    /// Σ over asymmetric dyads `{x, y}` of `(d_x − 1) + (d_y − 1)` (`d`: undirected degree).
+    asym_wedges: u128,
+    /// The same over mutual dyads.
+    mutual_wedges: u128,
+    /// Ends of asymmetric dyads (twice their number).
+    asym_ends: u128,
+    /// Ends of mutual dyads.
+    mutual_ends: u128,
+}
+
+impl VertexSums {
+    /// Adds a vertex of `a` out-only, `b` in-only and `c` mutual neighbours.
+    fn add(&mut self, a: u64, b: u64, c: u64) {
+        let (a, b, c) = (a as u128, b as u128, c as u128);
+        let c2 = |x: u128| x * x.saturating_sub(1) / 2;
+        self.open[open_class(1, 1)] += c2(a);
+        self.open[open_class(2, 2)] += c2(b);
+        self.open[open_class(3, 3)] += c2(c);
+        self.open[open_class(1, 2)] += a * b;
+        self.open[open_class(1, 3)] += a * c;
+        self.open[open_class(2, 3)] += b * c;
+        let others = (a + b + c).saturating_sub(1);
+        self.asym_wedges += (a + b) * others;
+        self.mutual_wedges += c * others;
+        self.asym_ends += a + b;
+        self.mutual_ends += c;
+    }
+
+    fn merge(mut self, o: VertexSums) -> VertexSums {
+        self.open.iter_mut().zip(o.open).for_each(|(x, y)| *x += y);
+        self.asym_wedges += o.asym_wedges;
+        self.mutual_wedges += o.mutual_wedges;
+        self.asym_ends += o.asym_ends;
+        self.mutual_ends += o.mutual_ends;
+        self
+    }
+}
+
 /// The directed triad census of `out`/`in_`: the number of vertex triples in each of the 16
 /// classes of [`TRIAD_NAMES`] (networkx's `triadic_census`; an undirected graph's edges count
-/// as mutual arcs; self-loops and duplicate arcs are ignored).
+/// as mutual arcs; self-loops and duplicate arcs are ignored). Combinatorial (see the module
+/// docs): no work per pair of a hub's neighbours.
 ///
-/// Errors: directions disagreeing on the vertex count; more empty triads than a `u64` holds
-/// (found before the census when the arcs are too few to bring the count below, else after it);
-/// memory for the degrees and work estimates (8 bytes per vertex) not available.
+/// Errors: directions disagreeing on the vertex count; more triads of a class than a `u64`
+/// holds (for the empty triads, found before the census when the arcs are too few to bring
+/// the count below); memory for the per-vertex state (see [`super::cliques`]) not available.
 pub fn triad_census<O: Adjacency, I: Adjacency>(out: &O, in_: &I) -> Result<[u64; 16]> {
     check_directions(out, in_)?;
     let n = out.num_vertices() as u64;
     // A non-empty triad holds a pair joined by an arc (at most as many pairs as out-arcs) and a
     // third vertex: if the count cannot fit even with that many, say so before the census.
     empty_triads(n, out.num_arcs() as u128 * n.saturating_sub(2) as u128)?;
-    crate::state::check_state("the triad census", out.num_vertices(), 8)?;
-    let deg = degrees(out);
-    let work: Vec<u32> = deg.iter().map(|&d| (d as u64 * d as u64).min(u32::MAX as u64) as u32).collect();
-    let mut census = edge_balanced_ranges(&work, pieces_for(deg.len()))
+    let dag = Dag::build(out, in_)?;
+    // Pass 1, one range scan of the lists: each vertex's neighbours by dyad (the open pairs
+    // centred there and the one-dyad terms), and the dyad of each DAG edge seen from its
+    // lower-ranked end, 2 bits per edge aligned with `dag.targets`.
+    let dyads: Vec<AtomicU32> = (0..dag.targets.len().div_ceil(16)).map(|_| AtomicU32::new(0)).collect();
+    let blocks = vertex_blocks(out.num_vertices());
+    mark_cuts(out, &blocks);
+    if out.lists_id().is_none() || out.lists_id() != in_.lists_id() {
+        mark_cuts(in_, &blocks);
+    }
+    let sums = blocks
+        .into_par_iter()
+        .map(|b| {
+            let mut s = VertexSums::default();
+            out.for_each_in_range(b, |v, o| {
+                let rv = dag.rank[v as usize];
+                let (fv, base) = (dag.list(rv), dag.offsets[rv as usize] as usize);
+                let mut count = [0u64; 4];
+                for_each_dyad(o, &in_.neighbors(v), v, |x, d| {
+                    count[d as usize] += 1;
+                    let rx = dag.rank[x as usize];
+                    if rx > rv {
+                        let e = base + fv.partition_point(|&t| t < rx);
+                        dyads[e / 16].fetch_or((d as u32) << (2 * (e % 16)), Relaxed);
+                    }
+                });
+                s.add(count[1], count[2], count[3]);
+            });
+            s
+        })
+        .reduce(VertexSums::default, VertexSums::merge);
+    let dyad = |e: usize| (dyads[e / 16].load(Relaxed) >> (2 * (e % 16)) & 3) as Dyad;
+    // Pass 2, on the DAG: each triangle once, from its lowest rank u (then v, then w), counted
+    // by the 6-bit code of its dyads; each code's class, and the open pairs it is not at each
+    // of its three centres, are looked up once after.
+    let by_code = dag
+        .ranges()
         .into_par_iter()
         .map(|r| {
-            let mut c = [0u64; 16];
-            // The pair's lists, read once per pair: every arc among a triad is looked up in
-            // them (a third vertex w's arcs to v are in v's in-list), not in the graph's lists,
-            // whose pages a small pool would read again for each w.
-            let (mut lv, mut lu, mut s) = (PairLists::default(), PairLists::default(), Vec::new());
-            for v in r {
-                lv.read(out, in_, v);
-                for &u in lv.all.iter().filter(|&&u| u > v) {
-                    lu.read(out, in_, u);
-                    let (nv, nu) = (&lv.all, &lu.all);
-                    // S = N(u) ∪ N(v) minus u and v.
-                    s.clear();
-                    crate::triangles::for_each_union(nv, nu, v, |x| {
-                        if x != u {
-                            s.push(x)
-                        }
+            let mut by_code = [0u64; 64];
+            for u in r {
+                let (fu, bu) = (dag.list(u), dag.offsets[u as usize] as usize);
+                for (i, &v) in fu.iter().enumerate() {
+                    let (fv, bv) = (dag.list(v), dag.offsets[v as usize] as usize);
+                    let d_uv = dyad(bu + i);
+                    for_each_common(&fu[i + 1..], fv, |a, b| {
+                        by_code[(d_uv | dyad(bu + i + 1 + a) << 2 | dyad(bv + b) << 4) as usize] += 1;
                     });
-                    let has = |list: &[Vertex], x: Vertex| list.binary_search(&x).is_ok();
-                    let (vu, uv) = (has(&lv.out, u), has(&lv.in_, u));
-                    let dyad = if vu && uv { 2 } else { 1 };
-                    c[dyad] += n - s.len() as u64 - 2;
-                    for &w in &s {
-                        if u < w || (v < w && w < u && nv.binary_search(&w).is_err()) {
-                            let code = vu as usize
-                                | (uv as usize) << 1
-                                | (has(&lv.out, w) as usize) << 2
-                                | (has(&lv.in_, w) as usize) << 3
-                                | (has(&lu.out, w) as usize) << 4
-                                | (has(&lu.in_, w) as usize) << 5;
-                            c[TRICODES[code] as usize - 1] += 1;
-                        }
-                    }
                 }
             }
-            c
+            by_code
         })
         .reduce(
-            || [0u64; 16],
+            || [0u64; 64],
             |mut a, b| {
                 a.iter_mut().zip(b).for_each(|(x, y)| *x += y);
                 a
             },
         );
-    census[0] = empty_triads(n, census[1..].iter().map(|&c| c as u128).sum())?;
-    Ok(census)
-}
-
-/// A vertex's out- and in-lists (sorted) and their union without the vertex (its simple
-/// undirected neighbours), copied from the graph.
-#[derive(Default)]
-struct PairLists {
-    out: Vec<Vertex>,
-    in_: Vec<Vertex>,
-    all: Vec<Vertex>,
-}
-
-impl PairLists {
-    /// Reads `x`'s lists, replacing those held.
-    fn read<O: Adjacency, I: Adjacency>(&mut self, out: &O, in_: &I, x: Vertex) {
-        self.out.clear();
-        self.out.extend_from_slice(&out.neighbors(x));
-        self.in_.clear();
-        self.in_.extend_from_slice(&in_.neighbors(x));
-        self.all.clear();
-        crate::triangles::for_each_union(&self.out, &self.in_, x, |w| self.all.push(w));
+    let (mut closed, mut joined) = ([0u64; 16], [0u64; 16]);
+    for (code, &c) in by_code.iter().enumerate() {
+        let (d_uv, d_uw, d_vw) = (code as Dyad & 3, code as Dyad >> 2 & 3, code as Dyad >> 4);
+        if c > 0 {
+            closed[closed_class(d_uv, d_uw, d_vw)] += c;
+            joined[open_class(d_uv, d_uw)] += c;
+            joined[open_class(flip(d_uv), d_vw)] += c;
+            joined[open_class(flip(d_uw), flip(d_vw))] += c;
+        }
     }
+    let mut census = [0u128; 16];
+    for k in 0..16 {
+        census[k] = sums.open[k] - joined[k] as u128 + closed[k] as u128;
+    }
+    // One-dyad triads: each dyad with each of the n − 2 other vertices, less the connected
+    // triads it is in: a wedge at either end, but a triangle's edge is in two wedges and one
+    // triad. A class's MAN code starts with its mutual and asymmetric dyad counts.
+    let (mut mutual_in_triangles, mut asym_in_triangles) = (0u128, 0u128);
+    for (name, &c) in TRIAD_NAMES.iter().zip(&closed) {
+        let b = name.as_bytes();
+        mutual_in_triangles += (b[0] - b'0') as u128 * c as u128;
+        asym_in_triangles += (b[1] - b'0') as u128 * c as u128;
+    }
+    let others = n.saturating_sub(2) as u128;
+    census[1] = sums.asym_ends / 2 * others + asym_in_triangles - sums.asym_wedges;
+    census[2] = sums.mutual_ends / 2 * others + mutual_in_triangles - sums.mutual_wedges;
+    let mut result = [0u64; 16];
+    for k in 1..16 {
+        result[k] = u64::try_from(census[k]).map_err(|_| {
+            Error::invalid(format!(
+                "the triad census has {} triads {}, more than a u64 holds",
+                census[k], TRIAD_NAMES[k]
+            ))
+        })?;
+    }
+    result[0] = empty_triads(n, census[1..].iter().sum())?;
+    Ok(result)
 }
 
 /// The empty triads (003) of `n` vertices of which `nonempty` (or at most `nonempty`) triads
