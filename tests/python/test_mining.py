@@ -124,9 +124,45 @@ def test_triad_census_against_networkx(graphs):
             assert dict(zip(ocgraph.MOTIF_NAMES[(3, True)], got.tolist())) == want
 
 
+def test_triad_census_of_hubs_and_mutual_arcs_against_networkx(tmp_path):
+    # Stars (out, in, mutual) and K_{2,n} (undirected; directed with the hubs joined), whose
+    # hub's neighbour pairs are counted from its dyad counts, and random directed graphs with
+    # mutual pairs, self-loops and repeated arcs, each also through a small buffer pool.
+    rng = np.random.default_rng(5)
+    leaves = np.arange(1, 301)
+    hubs = np.r_[np.zeros(300, int), np.ones(300, int)]
+    cases = {
+        "out-star": (np.zeros(300, int), leaves, True),
+        "in-star": (leaves, np.zeros(300, int), True),
+        "mutual star": (np.r_[np.zeros(300, int), leaves], np.r_[leaves, np.zeros(300, int)], True),
+        "K2n": (hubs, np.r_[leaves + 1, leaves + 1], False),
+        "K2n joined": (np.r_[0, hubs], np.r_[1, leaves + 1, leaves + 1], True),
+    }
+    for i in range(4):
+        n, m = 60, 200
+        src, dst = rng.integers(0, n, m), rng.integers(0, n, m)
+        back = rng.random(m) < 0.4
+        src, dst = np.r_[src, dst[back], src[:20]], np.r_[dst, src[back], dst[:20]]
+        cases[f"random {i}"] = (np.r_[src, 3, 7], np.r_[dst, 3, 7], True)
+    for name, (src, dst, directed) in cases.items():
+        path = tmp_path / name.replace(" ", "_")
+        n = int(max(src.max(), dst.max())) + 4  # and a few isolated vertices
+        ocgraph.from_edges(src, dst, path, num_vertices=n, directed=directed).close()
+        d = nx.DiGraph()
+        d.add_nodes_from(range(n))
+        d.add_edges_from((int(a), int(b)) for a, b in zip(src, dst) if a != b)
+        if not directed:
+            d.add_edges_from((int(b), int(a)) for a, b in zip(src, dst) if a != b)
+        want = nx.triadic_census(d)
+        for kw in ({}, {"backend": "pool", "memory": "16KiB"}):
+            with ocgraph.open(path, **kw) as g:
+                got = g.motifs(3, directed=True)
+            assert dict(zip(ocgraph.MOTIF_NAMES[(3, True)], got.tolist())) == want, (name, kw)
+
+
 def test_triad_census_reads_each_pairs_lists_once(tmp_path):
-    # Through a pool of three frames, the census reads each vertex's and each adjacent pair's
-    # out- and in-lists once (an offsets page and a list page each: about 4 (n + m) page
+    # Through a pool of three frames, the census reads each vertex's out- and in-lists a few
+    # times in range scans (degrees, the DAG, the dyads: a small multiple of n + m page
     # requests); looking a triad's arcs up in the graph's lists for every third vertex read
     # them again and again (over 400,000 requests here, and seconds of misses).
     rng = np.random.default_rng(1)
