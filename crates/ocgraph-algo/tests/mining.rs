@@ -413,12 +413,26 @@ fn patterns() -> Vec<Pattern> {
     .collect();
     // An asymmetric 5-vertex pattern (a house: square plus roof).
     ps.push(Pattern::from_edges(&[(0, 1), (1, 2), (2, 3), (3, 0), (0, 4), (1, 4)], None).unwrap());
+    // Twin tails, counted by a binomial: a star, K_{2,3} (its last two leaves are above the
+    // first leaf), a triangle with two pendant twins at one corner.
+    ps.push(Pattern::named("5-star").unwrap());
+    ps.push(Pattern::from_edges(&[(0, 2), (0, 3), (0, 4), (1, 2), (1, 3), (1, 4)], None).unwrap());
+    ps.push(Pattern::from_edges(&[(0, 1), (1, 2), (2, 0), (0, 3), (0, 4)], None).unwrap());
     ps
+}
+
+/// `g` as an undirected simple graph (no loop, one edge per pair): its lists are lent to a
+/// search without a check per read.
+fn simple_copy(g: &TestGraph) -> TestGraph {
+    let a = matrix(g);
+    let edges = (0..g.n).flat_map(|u| (u + 1..g.n).map(move |v| (u, v))).filter(|&(u, v)| a[u][v]);
+    TestGraph::new(g.n, false, false, edges.map(|(u, v)| (u as Vertex, v as Vertex, 1.0)).collect())
 }
 
 #[test]
 fn pattern_matches_equal_brute_force() {
-    for g in graphs().into_iter().filter(|g| g.n <= 12) {
+    let small = graphs().into_iter().filter(|g| g.n <= 12);
+    for g in small.flat_map(|g| [simple_copy(&g), g]) {
         let a = matrix(&g);
         for p in patterns() {
             for induced in [false, true] {
@@ -444,6 +458,9 @@ fn labelled_patterns_equal_brute_force() {
             (vec![(0, 1), (1, 2), (2, 0)], vec![0, 0, 1]),
             (vec![(0, 1), (1, 2), (2, 3)], vec![1, 0, 0, 1]),
             (vec![(0, 1), (1, 2), (2, 3), (3, 0)], vec![0, 1, 0, 1]),
+            // Stars whose last leaves are twins (same label): counted by a binomial.
+            (vec![(0, 1), (0, 2), (0, 3)], vec![0, 0, 1, 1]),
+            (vec![(0, 1), (0, 2), (0, 3)], vec![1, 0, 0, 0]),
         ] {
             let pl: Vec<u32> = pl;
             let p = Pattern::from_edges(&edges, Some(pl.into_iter().map(Some).collect())).unwrap();
@@ -458,6 +475,62 @@ fn labelled_patterns_equal_brute_force() {
         let p = Pattern::from_edges(&[(0, 1)], Some(vec![Some(0), Some(1)])).unwrap();
         assert!(count_matches(&g.out, &g.in_, &p, MatchOptions::default()).is_err());
     }
+}
+
+/// A hub with the highest id is placed second once per neighbour by the symmetry breaking;
+/// its list is read once per worker, not once per neighbour. Counts against brute force, on
+/// the star alone and with edges among the leaves; with and without repeated arcs.
+#[test]
+fn patterns_around_a_hub_with_the_highest_id() {
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(5);
+    let leaves = 11u32;
+    let mut edges: Vec<(Vertex, Vertex, f32)> = (0..leaves).map(|x| (leaves, x, 1.0)).collect();
+    let star = TestGraph::new(leaves as usize + 1, false, false, edges.clone());
+    edges.extend((0..8).map(|_| (rng.gen_range(0..leaves), rng.gen_range(0..leaves), 1.0)));
+    edges.push((leaves, 3, 1.0));
+    let with_repeats = TestGraph::new(leaves as usize + 1, false, false, edges);
+    let tmp = tempfile::tempdir().unwrap();
+    for (i, g) in [simple_copy(&star), simple_copy(&with_repeats), with_repeats].into_iter().enumerate() {
+        let a = matrix(&g);
+        // Stored (one list serving both directions, lent in memory; only a simple graph's
+        // lists are lent unchecked) and in memory.
+        let dir = tmp.path().join(i.to_string());
+        crate::common::store(&dir, &g, false);
+        let stored = ocgraph_core::Graph::open(&dir, &ocgraph_core::OpenOptions::default()).unwrap();
+        for p in patterns() {
+            let want = brute_matches(&a, &p, false, None);
+            let opts = MatchOptions::default();
+            assert_eq!(count_matches(&g.out, &g.in_, &p, opts).unwrap(), want.len() as u64);
+            assert_eq!(count_matches(&stored.out(), &stored.in_(), &p, opts).unwrap(), want.len() as u64);
+            for list in
+                [list_matches(&g.out, &g.in_, &p, opts), list_matches(&stored.out(), &stored.in_(), &p, opts)]
+            {
+                assert_eq!(keys(&list.unwrap(), &p).into_iter().collect::<BTreeSet<_>>(), want);
+            }
+        }
+    }
+}
+
+/// Stars counted at a hub: the leaves of a star pattern are a twin tail, counted by a binomial
+/// (C(d, k - 1) at a hub of degree d) instead of enumerated; past a `u64`, an error. The
+/// vertex-induced count (which enumerates) agrees where it can finish.
+#[test]
+fn star_counts_at_hubs_are_binomials() {
+    let binom = |n: u128, r: u128| (0..r).fold(1u128, |c, j| c * (n - j) / (j + 1));
+    for (leaves, k, induced) in [(30, 4, true), (1_000, 4, false), (1_000, 8, false), (100_000, 5, false)] {
+        let edges = (1..=leaves).map(|x| (0, x as Vertex, 1.0)).collect();
+        let g = TestGraph::new(leaves + 1, false, false, edges);
+        let p = Pattern::named(&format!("{k}-star")).unwrap();
+        let got = count_matches(&g.out, &g.in_, &p, MatchOptions { induced, labels: None }).unwrap();
+        assert_eq!(got as u128, binom(leaves as u128, k as u128 - 1), "{leaves} leaves, {k}-star");
+    }
+    // C(100,000, 7) is about 2e31.
+    let edges = (1..=100_000).map(|x| (0, x, 1.0)).collect();
+    let g = TestGraph::new(100_001, false, false, edges);
+    let e = count_matches(&g.out, &g.in_, &Pattern::named("8-star").unwrap(), MatchOptions::default())
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("u64"), "{e}");
 }
 
 /// A random stream of batches (additions and removals) on an undirected graph: after every

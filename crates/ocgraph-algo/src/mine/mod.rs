@@ -23,6 +23,7 @@
 use std::ops::Deref;
 
 use ocgraph_core::{Adjacency, Slice, Vertex};
+use rayon::prelude::*;
 
 use crate::triangles::for_each_union;
 
@@ -53,6 +54,9 @@ pub(crate) struct Undirected<'a, O, I> {
     /// list per pattern vertex, which a smaller pool may not have the frames for: it copies
     /// them instead.
     lend: bool,
+    /// Every list is known to be simple (sorted, no repeat, no self-loop; see
+    /// [`Undirected::lists_are_simple`]): lent lists are not checked at each read.
+    simple: bool,
 }
 
 /// A buffer pool lends lists to a search when it holds this many times their bytes: the pages
@@ -74,7 +78,28 @@ impl<'a, O: Adjacency, I: Adjacency> Undirected<'a, O, I> {
         let same = out.lists_id().is_some() && out.lists_id() == in_.lists_id();
         let list_bytes = 4 * (out.num_arcs() + if same { 0 } else { in_.num_arcs() });
         let lend = out.memory_budget().is_none_or(|b| b >= LEND_FACTOR * list_bytes);
-        Undirected { out, in_, same, lend }
+        Undirected { out, in_, same, lend, simple: false }
+    }
+
+    /// This view, told whether every list is simple (as [`Undirected::lists_are_simple`]
+    /// found): reads then lend a list without the check, which costs a pass over it each time
+    /// (a hub read once per neighbour would cost the square of its degree).
+    pub(crate) fn knowing_simple(mut self, simple: bool) -> Self {
+        self.simple = simple;
+        self
+    }
+
+    /// Whether every list is simple, by one parallel pass over the lists; `false` without the
+    /// pass when reads copy lists instead of lending them.
+    pub(crate) fn lists_are_simple(&self) -> bool {
+        if !(self.same && self.lend) {
+            return false;
+        }
+        let n = self.num_vertices() as Vertex;
+        (0..n).into_par_iter().with_min_len(4096).all(|v| {
+            let o = self.out.neighbors(v);
+            o.windows(2).all(|w| w[0] < w[1]) && o.binary_search(&v).is_err()
+        })
     }
 
     /// [`Undirected::new`] for a few point reads ([`Undirected::adjacent`]): it reads no arc
@@ -82,7 +107,7 @@ impl<'a, O: Adjacency, I: Adjacency> Undirected<'a, O, I> {
     /// given the graph after each single-edge batch would pay it per batch), and never lends.
     pub(crate) fn for_point_reads(out: &'a O, in_: &'a I) -> Self {
         let same = out.lists_id().is_some() && out.lists_id() == in_.lists_id();
-        Undirected { out, in_, same, lend: false }
+        Undirected { out, in_, same, lend: false, simple: false }
     }
 
     /// Number of vertices.
@@ -207,13 +232,14 @@ impl<'a, O: Adjacency, I: Adjacency> ListSource<'a> for Undirected<'a, O, I> {
         Undirected::num_vertices(self)
     }
 
-    /// Lends the stored list when both directions share it and it is already simple (a check
-    /// with no write, cheaper than the copy it saves), else copies it through [`Self::fill`].
+    /// Lends the stored list when both directions share it and it is already simple (known for
+    /// every list, or a check with no write, cheaper than the copy it saves), else copies it
+    /// through [`Self::fill`].
     fn read(&self, v: Vertex, buf: &mut ListBuf<'a>) {
         if self.same && self.lend {
             let out: &'a O = self.out;
             let o = out.neighbors(v);
-            if o.windows(2).all(|w| w[0] < w[1]) && o.binary_search(&v).is_err() {
+            if self.simple || (o.windows(2).all(|w| w[0] < w[1]) && o.binary_search(&v).is_err()) {
                 buf.lent = Some(o);
                 return;
             }

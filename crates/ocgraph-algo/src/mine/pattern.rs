@@ -9,7 +9,9 @@
 //! pattern vertex takes its candidates from the intersection of the sorted neighbour lists of
 //! its already-matched pattern neighbours, clipped to the id interval its restrictions allow,
 //! minus the neighbours of its matched non-neighbours when vertex-induced. The last step is
-//! counted without being enumerated. Each match is found exactly once: its data vertices are
+//! counted without being enumerated, and so is a tail of twins (pattern vertices with the
+//! same neighbours, all placed before them: a star's leaves, a diamond's tips), whose
+//! matches are the binomial of their shared candidates ([`super::plan::Plan`]). Each match is found exactly once: its data vertices are
 //! reported in pattern-vertex order.
 //!
 //! State per worker: one neighbour list and one candidate list per pattern vertex; nothing per
@@ -73,6 +75,10 @@ pub(crate) struct State<'a> {
     m: Vec<Vertex>,
     /// Neighbour list of each position's data vertex (read when a later step needs it).
     lists: Vec<ListBuf<'a>>,
+    /// The vertex whose list `lists[i]` holds, when it was read by [`Matcher::place`]: placing
+    /// it there again reads nothing (a hub with a high id is placed at position 1 once per
+    /// neighbour). Never kept with [`StateBuffers`], so a state reads one graph.
+    read_of: Vec<Option<Vertex>>,
     /// Candidate buffers, one per position.
     cand: Vec<Vec<Vertex>>,
     /// Scratch for intersections.
@@ -105,12 +111,12 @@ impl State<'_> {
         cand.resize_with(k, Vec::new);
         let mut lists: Vec<ListBuf<'_>> = lists.into_iter().map(ListBuf::owning).collect();
         lists.resize_with(k, ListBuf::default);
-        State { m, lists, cand, tmp, by_vertex }
+        State { m, lists, read_of: vec![None; k], cand, tmp, by_vertex }
     }
 
     /// The state's buffers, for [`State::from_buffers`].
     pub(crate) fn into_buffers(self) -> StateBuffers {
-        let State { m, lists, cand, tmp, by_vertex } = self;
+        let State { m, lists, cand, tmp, by_vertex, .. } = self;
         StateBuffers { m, lists: lists.into_iter().map(ListBuf::into_buffer).collect(), cand, tmp, by_vertex }
     }
 }
@@ -151,7 +157,9 @@ impl<'a, O: Adjacency, I: Adjacency> Matcher<'a, Undirected<'a, O, I>> {
         labels: Option<&'a [u32]>,
     ) -> Result<Self> {
         check_directions(out, in_)?;
-        Matcher::on_lists(Undirected::new(out, in_), pattern, plan, labels.map(|l| DataLabels::new(l, &[])))
+        let g = Undirected::new(out, in_);
+        let g = g.knowing_simple(g.lists_are_simple());
+        Matcher::on_lists(g, pattern, plan, labels.map(|l| DataLabels::new(l, &[])))
     }
 }
 
@@ -203,8 +211,9 @@ impl<'a, L: ListSource<'a>> Matcher<'a, L> {
     /// Places `v` at position `i` (reading its list when a later step needs it).
     fn place(&self, st: &mut State<'a>, i: usize, v: Vertex) {
         st.m[i] = v;
-        if self.plan.steps[i].list_needed {
+        if self.plan.steps[i].list_needed && st.read_of[i] != Some(v) {
             self.g.read(v, &mut st.lists[i]);
+            st.read_of[i] = Some(v);
         }
     }
 
@@ -271,21 +280,26 @@ impl<'a, L: ListSource<'a>> Matcher<'a, L> {
                 }
             }
         }
-        let mut total = 0;
-        for &c in &cand {
-            if st.m[..i].contains(&c)
-                || !self.label_ok(i, c)
-                || s.non_adjacent.iter().any(|&j| st.lists[j].binary_search(&c).is_ok())
-            {
-                continue;
+        let valid = |st: &State<'a>, c: Vertex| {
+            !st.m[..i].contains(&c)
+                && self.label_ok(i, c)
+                && !s.non_adjacent.iter().any(|&j| st.lists[j].binary_search(&c).is_ok())
+        };
+        let mut total = 0u64;
+        if emit.is_none() && (i + 1 == k || self.plan.twin_tail == Some(i)) {
+            // Counting the last step, or the plan's twin tail: any `k - i` valid candidates
+            // in increasing order make one match each.
+            let m = cand.iter().filter(|&&c| valid(st, c)).count();
+            total = binomial(m as u64, k - i);
+        } else {
+            for &c in &cand {
+                if !valid(st, c) {
+                    continue;
+                }
+                self.place(st, i, c);
+                let prev = Candidates { list: &cand, lo, hi, of: Intersected::PreviousStep };
+                total = total.saturating_add(self.search(st, i + 1, emit, Some(prev)));
             }
-            if i + 1 == k && emit.is_none() {
-                total += 1;
-                continue;
-            }
-            self.place(st, i, c);
-            let prev = Candidates { list: &cand, lo, hi, of: Intersected::PreviousStep };
-            total += self.search(st, i + 1, emit, Some(prev));
         }
         st.cand[i] = cand;
         total
@@ -343,6 +357,33 @@ impl<'a, L: ListSource<'a>> Matcher<'a, L> {
     }
 }
 
+/// `C(m, r)`, or `u64::MAX` when it is at least that (a count that large is refused).
+fn binomial(m: u64, r: usize) -> u64 {
+    let mut c: u128 = 1;
+    for j in 0..r as u64 {
+        if j >= m {
+            return 0;
+        }
+        // C(m, j + 1) = C(m, j) * (m - j) / (j + 1), exact at every step.
+        match c.checked_mul(u128::from(m - j)) {
+            Some(x) => c = x / u128::from(j + 1),
+            None => return u64::MAX,
+        }
+    }
+    u64::try_from(c).unwrap_or(u64::MAX)
+}
+
+/// The sum of per-range counts; an error when it reaches `u64::MAX` (counts saturate there).
+fn total_count(counts: Vec<u64>) -> Result<u64> {
+    let total = counts.into_iter().fold(0u64, u64::saturating_add);
+    if total == u64::MAX {
+        return Err(Error::invalid(format!(
+            "the pattern has at least {total} matches, more than a u64 holds"
+        )));
+    }
+    Ok(total)
+}
+
 /// The static plan of `pattern`: matching order from the highest-degree vertex, restrictions.
 fn static_plan(pattern: &Pattern, induced: bool) -> Plan {
     let order = pattern.matching_order(None, None);
@@ -384,14 +425,16 @@ pub fn for_each_match<O: Adjacency, I: Adjacency>(
     let m = Matcher::new(out, in_, pattern, &plan, opts.labels)?;
     let counts = per_range(&m, out, k, |m, st, r| {
         let mut sink = |x: &[Vertex]| f(x);
-        r.map(|v| m.starting_at(st, v, &mut Some(&mut sink))).sum::<u64>()
+        r.map(|v| m.starting_at(st, v, &mut Some(&mut sink))).fold(0u64, u64::saturating_add)
     })?;
-    Ok(counts.into_iter().sum())
+    total_count(counts)
 }
 
-/// Number of matches of `pattern` (each subgraph isomorphic to it counted once).
+/// Number of matches of `pattern` (each subgraph isomorphic to it counted once). A tail of
+/// interchangeable pattern vertices (the leaves of a star, the two tips of a diamond) is counted
+/// by a binomial, not enumerated.
 ///
-/// Errors: as [`for_each_match`].
+/// Errors: as [`for_each_match`]; more matches than a `u64` holds.
 pub fn count_matches<O: Adjacency, I: Adjacency>(
     out: &O,
     in_: &I,
@@ -401,8 +444,10 @@ pub fn count_matches<O: Adjacency, I: Adjacency>(
     let k = pattern.num_vertices();
     let plan = static_plan(pattern, opts.induced);
     let m = Matcher::new(out, in_, pattern, &plan, opts.labels)?;
-    let counts = per_range(&m, out, k, |m, st, r| r.map(|v| m.starting_at(st, v, &mut None)).sum::<u64>())?;
-    Ok(counts.into_iter().sum())
+    let counts = per_range(&m, out, k, |m, st, r| {
+        r.map(|v| m.starting_at(st, v, &mut None)).fold(0u64, u64::saturating_add)
+    })?;
+    total_count(counts)
 }
 
 /// Every match of `pattern`, flattened: `k` data vertices per match in pattern-vertex order,

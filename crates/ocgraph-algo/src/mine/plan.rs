@@ -289,6 +289,9 @@ pub(crate) struct Step {
 pub(crate) struct Plan {
     /// One step per pattern vertex, in matching order.
     pub steps: Vec<Step>,
+    /// The first position of the *twin tail*, when the plan ends with at least two steps
+    /// that a count need not enumerate: see [`Plan::twin_tail`].
+    pub twin_tail: Option<usize>,
 }
 
 impl Plan {
@@ -329,7 +332,37 @@ impl Plan {
                 steps[i].extends = Some(this.iter().copied().filter(|j| !prev.contains(j)).collect());
             }
         }
-        Plan { steps }
+        let twin_tail = Plan::twin_tail(&steps);
+        Plan { steps, twin_tail }
+    }
+
+    /// The first position `t` of the longest tail `t..k` (at least two steps) of *twins*: steps
+    /// adjacent to the same earlier positions (all before `t`, so no two twins are adjacent),
+    /// with no non-adjacency check (edge-induced), the same label, the same bounds from the
+    /// positions before `t`, and among themselves exactly the chain the symmetry breaking gives
+    /// interchangeable vertices (each twin above every earlier twin). A count then needs only
+    /// the number `m` of valid candidates of step `t`: the twins take any `k - t` of them, in
+    /// increasing order, so the tail has `C(m, k - t)` matches (GraphPi, Shi et al., SC 2020,
+    /// counts such tails by inclusion-exclusion; twins need no more than a binomial).
+    fn twin_tail(steps: &[Step]) -> Option<usize> {
+        let k = steps.len();
+        let sorted = |v: &[usize], keep: &dyn Fn(usize) -> bool| {
+            let mut v: Vec<usize> = v.iter().copied().filter(|&j| keep(j)).collect();
+            v.sort_unstable();
+            v
+        };
+        (1..k.saturating_sub(1)).find(|&t| {
+            let first = &steps[t];
+            steps[t..].iter().enumerate().all(|(r, s)| {
+                s.adjacent == first.adjacent
+                    && s.adjacent.iter().all(|&j| j < t)
+                    && s.non_adjacent.is_empty()
+                    && s.label == first.label
+                    && sorted(&s.above, &|j| j < t) == sorted(&first.above, &|_| true)
+                    && sorted(&s.below, &|_| true) == sorted(&first.below, &|_| true)
+                    && sorted(&s.above, &|j| j >= t).into_iter().eq(t..t + r)
+            })
+        })
     }
 }
 
@@ -366,6 +399,33 @@ mod tests {
             let passing = aut.iter().filter(|m| r.iter().all(|&(a, b)| m[a] < m[b])).count();
             assert_eq!(passing, 1, "{name}: {r:?}");
         }
+    }
+
+    /// Which plans end in a twin tail (counted by a binomial), and where it starts.
+    #[test]
+    fn twin_tails_are_the_interchangeable_last_vertices() {
+        let tail = |p: &Pattern, induced: bool| {
+            let order = p.matching_order(None, None);
+            Plan::new(p, &order, &p.restrictions(&order), induced).twin_tail
+        };
+        let named = |n: &str| Pattern::named(n).unwrap();
+        assert_eq!(tail(&named("4-star"), false), Some(1));
+        assert_eq!(tail(&named("8-star"), false), Some(1));
+        assert_eq!(tail(&named("wedge"), false), Some(1));
+        assert_eq!(tail(&named("diamond"), false), Some(2));
+        let k23 = Pattern::from_edges(&[(0, 2), (0, 3), (0, 4), (1, 2), (1, 3), (1, 4)], None).unwrap();
+        assert_eq!(tail(&k23, false), Some(3));
+        // Vertex-induced twins must also be non-adjacent in the data: enumerated.
+        assert_eq!(tail(&named("4-star"), true), None);
+        // Adjacent or not interchangeable last vertices.
+        for n in ["triangle", "4-clique", "4-cycle", "4-path", "tailed-triangle", "5-cycle"] {
+            assert_eq!(tail(&named(n), false), None, "{n}");
+        }
+        // Leaves with different labels are not twins; the two labelled alike are.
+        let labelled =
+            |l: [u32; 4]| Pattern::from_edges(&[(0, 1), (0, 2), (0, 3)], Some(l.map(Some).to_vec())).unwrap();
+        assert_eq!(tail(&labelled([0, 1, 0, 0]), false), Some(2));
+        assert_eq!(tail(&labelled([0, 0, 1, 2]), false), None);
     }
 
     #[test]

@@ -32,6 +32,9 @@ pub struct WatchStore {
     lists: Vec<Vec<Vertex>>,
     /// The search's buffers, kept from one batch to the next.
     buffers: WorkerBuffers,
+    /// Whether every list of `start` is simple, found by one pass at the first batch (see
+    /// [`Undirected::lists_are_simple`]): its hubs are then lent without a check per read.
+    start_simple: Option<bool>,
 }
 
 /// Stored lists up to this length are searched without looking at the other end's degree.
@@ -128,6 +131,7 @@ impl WatchStore {
     ) -> Result<Changes> {
         check_directions(start.0, start.1)?;
         let start = Undirected::new(start.0, start.1);
+        let start = start.knowing_simple(*self.start_simple.get_or_insert_with(|| start.lists_are_simple()));
         let changed = self.changed(&Tracked { start, store: self }, updates);
         let relabelled = watch.relabelled(labels, relabels);
         if changed.pairs.is_empty() && relabelled.is_empty() {
