@@ -462,6 +462,22 @@ fn a_removal_workload_can_remove_every_edge() {
         let r = removals(&more);
         assert!(!r.status.success() && String::from_utf8_lossy(&r.stderr).contains("no edge left"));
         assert!(!out.exists() && !tmp.path().join("w.txt.tmp").exists(), "no partial output");
+        // Mixed, long enough that removals run out of random hits: each one removes an edge
+        // present at that point (added earlier or in the graph), by a model of the stream.
+        let w = ["workload", "updates", p(&g), "--count", "450", "--mix", "40/60", "--seed", "4", "--out"];
+        assert!(run(&[&w[..], &[p(&out)]].concat()).status.success());
+        let mut present: std::collections::BTreeMap<(u32, u32), usize> =
+            edges.iter().map(|&e| (e, 1)).collect();
+        for l in std::fs::read_to_string(&out).unwrap().lines() {
+            let c: Vec<u32> = l[2..].split_whitespace().map(|x| x.parse().unwrap()).collect();
+            let e = if directed { (c[0], c[1]) } else { (c[0].min(c[1]), c[0].max(c[1])) };
+            if l.starts_with("+ ") {
+                *present.entry(e).or_default() += 1;
+            } else {
+                assert!(present.remove(&e).is_some(), "{l} removes an edge not present");
+            }
+        }
+        std::fs::remove_file(&out).unwrap();
     }
 }
 

@@ -119,6 +119,8 @@ pub fn write(
     let mut sink = Sink::create(out, binary)?;
     let mut added: Vec<(Vertex, Vertex)> = Vec::new();
     let mut removed: HashSet<(Vertex, Vertex)> = HashSet::new();
+    // The graph's arcs not yet drawn by a removal that missed at random (see below).
+    let mut base_left: Option<Vec<(Vertex, Vertex)>> = None;
     let (mut adds, mut dels) = (0usize, 0usize);
     while adds + dels < count {
         let item = if rng.gen_bool(add_share) {
@@ -156,16 +158,28 @@ pub fn write(
                     break;
                 }
             }
-            // Random picks miss once most edges are gone: then take one of those left, if any.
+            // Random picks miss once most edges are gone: then take one of those left, if any,
+            // uniformly from the added arcs and the graph's arcs (listed once, at the first
+            // miss); an arc drawn that is already removed is dropped for good (if added again
+            // it is in `added`), so the misses cost one pass over the arcs in all.
             let pick = pick.or_else(|| {
-                let mut left: Vec<(Vertex, Vertex)> =
-                    added.iter().copied().filter(|&e| !removed.contains(&key(e))).collect();
-                adj.for_each_in_range(0..n as Vertex, |u, ns| {
-                    left.extend(ns.iter().map(|&v| (u, v)).filter(|&e| !removed.contains(&key(e))))
+                let base = base_left.get_or_insert_with(|| {
+                    let mut all = Vec::with_capacity(arcs as usize);
+                    adj.for_each_in_range(0..n as Vertex, |u, ns| all.extend(ns.iter().map(|&v| (u, v))));
+                    all
                 });
-                let e = *left.get(rng.gen_range(0..left.len().max(1)))?;
-                removed.insert(key(e));
-                Some(e)
+                while added.len() + base.len() > 0 {
+                    let i = rng.gen_range(0..added.len() + base.len());
+                    let e = if i < added.len() {
+                        added.swap_remove(i)
+                    } else {
+                        base.swap_remove(i - added.len())
+                    };
+                    if removed.insert(key(e)) {
+                        return Some(e);
+                    }
+                }
+                None
             });
             let Some((u, v)) = pick else {
                 return Err(Error::invalid("workload updates: no edge left to remove"));
