@@ -5,8 +5,10 @@
 //!
 //! Algorithm: bidirectional (two-ended) BFS (I. Pohl, "Bi-directional search", Machine
 //! Intelligence 6, 1971): a forward search over out-edges from `s` and a backward search over
-//! in-edges from `t`, each level-synchronous; every step expands the smaller frontier (sorted by
-//! id, so lists are read in file order) and stops at the first vertex seen by both searches.
+//! in-edges from `t`, each level-synchronous; every step expands the frontier with fewer arcs to
+//! scan (its degree sum: a frontier of one hub can cost more than thousands of other vertices;
+//! frontiers are sorted by id, so lists are read in file order) and stops at the first vertex
+//! seen by both searches.
 //! When the frontiers have depths `a` and `b` and have not met, every path is longer than
 //! `a + b`, and any meeting found while expanding one level gives a path of length at most
 //! `a + b + 1`, so the first meeting gives a shortest path. Visited sets are hash maps, so
@@ -18,15 +20,15 @@ use ocgraph_core::{Adjacency, Result, Vertex};
 
 use crate::bfs::{check_directions, check_vertex};
 
-/// Expands `frontier` one level over `g`, recording predecessors in `mine`; returns the next
-/// frontier, or `Err(meeting vertex)` when a vertex already in `other` is reached.
+/// Expands the sorted `frontier` one level over `g`, recording predecessors in `mine`; returns
+/// the next frontier, sorted, or `Err(meeting vertex)` when a vertex already in `other` is
+/// reached.
 fn expand<A: Adjacency>(
     g: &A,
-    frontier: &mut [Vertex],
+    frontier: &[Vertex],
     mine: &mut HashMap<Vertex, Vertex>,
     other: &HashMap<Vertex, Vertex>,
 ) -> std::result::Result<Vec<Vertex>, Vertex> {
-    frontier.sort_unstable();
     let mut next = Vec::new();
     for &u in frontier.iter() {
         for &w in g.neighbors(u).iter() {
@@ -39,6 +41,7 @@ fn expand<A: Adjacency>(
             }
         }
     }
+    next.sort_unstable();
     Ok(next)
 }
 
@@ -61,14 +64,22 @@ pub fn shortest_path<O: Adjacency, I: Adjacency>(
     let mut fwd: HashMap<Vertex, Vertex> = HashMap::from([(s, s)]);
     let mut bwd: HashMap<Vertex, Vertex> = HashMap::from([(t, t)]);
     let (mut ff, mut bf) = (vec![s], vec![t]);
+    // The arcs each frontier would scan.
+    let (mut fa, mut ba) = (out.degree(s) as u64, in_.degree(t) as u64);
     let meet = loop {
         if ff.is_empty() || bf.is_empty() {
             return Ok(None);
         }
-        let step = if ff.len() <= bf.len() {
-            expand(out, &mut ff, &mut fwd, &bwd).map(|next| ff = next)
+        let step = if fa <= ba {
+            expand(out, &ff, &mut fwd, &bwd).map(|next| {
+                fa = out.degree_sum(&next);
+                ff = next;
+            })
         } else {
-            expand(in_, &mut bf, &mut bwd, &fwd).map(|next| bf = next)
+            expand(in_, &bf, &mut bwd, &fwd).map(|next| {
+                ba = in_.degree_sum(&next);
+                bf = next;
+            })
         };
         if let Err(m) = step {
             break m;
