@@ -63,6 +63,8 @@ pub struct BackendArgs {
     #[arg(long)]
     pub stats: bool,
     /// Record every page request into this trace file (replay it with `ocgraph cache-sim`).
+    /// Traces record commands that read a stored graph: `update`, `stream` and `compact`, which
+    /// write it, refuse the flag.
     #[arg(long, value_name = "FILE")]
     pub trace: Option<PathBuf>,
 }

@@ -60,7 +60,15 @@ pub(crate) fn gunzipped<'a>(path: &Path, bytes: &'a [u8]) -> Result<Cow<'a, [u8]
         return Ok(Cow::Borrowed(bytes));
     }
     let mut plain = Vec::new();
-    MultiGzDecoder::new(bytes).read_to_end(&mut plain).map_err(|e| Error::io(path, "read", e))?;
+    // A damaged or cut stream is the file's content: the error says where the text stopped
+    // (what was decompressed before the damage is kept in `plain`).
+    MultiGzDecoder::new(bytes).read_to_end(&mut plain).map_err(|e| {
+        let line = plain.iter().filter(|&&b| b == b'\n').count() + 1;
+        Error::input(
+            path,
+            format!("damaged gzip data after {} decompressed bytes (in line {line}): {e}", plain.len()),
+        )
+    })?;
     Ok(Cow::Owned(plain))
 }
 
@@ -127,5 +135,17 @@ mod tests {
         std::fs::write(&cut, &gz[..gz.len() - 12]).unwrap();
         let err = for_each_line(&cut, |_, _| Ok(())).unwrap_err().to_string();
         assert!(err.contains("cut.gz"), "{err}");
+        // Read whole first (a stream's update file): where the text stopped, by bytes and line.
+        let long: String = (0..2000).map(|i| format!("+ {i} {}\n", i + 1)).collect();
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        gz.write_all(long.as_bytes()).unwrap();
+        let gz = gz.finish().unwrap();
+        let cut = &gz[..gz.len() / 2];
+        let err = for_each_line_in(&zipped, cut, |_, _| Ok(())).unwrap_err().to_string();
+        let got: usize =
+            err.split("after ").nth(1).and_then(|t| t.split(' ').next()).unwrap().parse().unwrap();
+        let line = long.as_bytes()[..got].iter().filter(|&&b| b == b'\n').count() + 1;
+        assert!(got > 0 && got < long.len(), "{err}");
+        assert!(err.contains("u.txt.gz") && err.contains(&format!("(in line {line})")), "{err}");
     }
 }
