@@ -60,10 +60,6 @@ impl<'a> DataLabels<'a> {
         }
         self.all.get(v as usize).copied()
     }
-
-    fn len(&self) -> usize {
-        self.all.len()
-    }
 }
 
 /// Where a match goes: `None` counts only.
@@ -174,15 +170,7 @@ impl<'a, L: ListSource<'a>> Matcher<'a, L> {
         if pattern.is_labelled() && labels.is_none() {
             return Err(Error::invalid("the pattern is labelled: pass a label per data vertex"));
         }
-        if let Some(l) = labels {
-            if l.len() < g.num_vertices() {
-                return Err(Error::invalid(format!(
-                    "{} labels given for a graph of {} vertices",
-                    l.len(),
-                    g.num_vertices()
-                )));
-            }
-        }
+        check_labels(labels.map(|l| l.all), g.num_vertices())?;
         Ok(Matcher { g, plan, labels: labels.filter(|_| pattern.is_labelled()) })
     }
 
@@ -357,6 +345,16 @@ impl<'a, L: ListSource<'a>> Matcher<'a, L> {
     }
 }
 
+/// An error when `labels` are given for fewer than `n` vertices.
+fn check_labels(labels: Option<&[u32]>, n: usize) -> Result<()> {
+    match labels {
+        Some(l) if l.len() < n => {
+            Err(Error::invalid(format!("{} labels given for a graph of {n} vertices", l.len())))
+        }
+        _ => Ok(()),
+    }
+}
+
 /// `C(m, r)`, or `u64::MAX` when it is at least that (a count that large is refused).
 fn binomial(m: u64, r: usize) -> u64 {
     let mut c: u128 = 1;
@@ -428,9 +426,9 @@ pub fn for_each_match<O: Adjacency, I: Adjacency>(
     total_count(counts)
 }
 
-/// Number of matches of `pattern` (each subgraph isomorphic to it counted once). A tail of
-/// interchangeable pattern vertices (the leaves of a star, the two tips of a diamond) is counted
-/// by a binomial, not enumerated.
+/// Number of matches of `pattern` (each subgraph isomorphic to it counted once). An unlabelled
+/// clique is counted by [`super::count_cliques`]; a tail of interchangeable pattern vertices
+/// (the leaves of a star, the two tips of a diamond) by a binomial, not enumerated.
 ///
 /// Errors: as [`for_each_match`]; more matches than a `u64` holds.
 pub fn count_matches<O: Adjacency, I: Adjacency>(
@@ -440,6 +438,13 @@ pub fn count_matches<O: Adjacency, I: Adjacency>(
     opts: MatchOptions<'_>,
 ) -> Result<u64> {
     let k = pattern.num_vertices();
+    if !pattern.is_labelled() && pattern.edges().len() == k * (k - 1) / 2 {
+        // A clique (induced or not, the same matches): the clique kernel's degree-ordered DAG
+        // visits each clique once, where the pattern's order visits it from every vertex.
+        check_directions(out, in_)?;
+        check_labels(opts.labels, out.num_vertices())?;
+        return super::count_cliques(out, in_, k);
+    }
     let plan = static_plan(pattern, opts.induced);
     let m = Matcher::new(out, in_, pattern, &plan, opts.labels)?;
     let counts = per_range(&m, out, k, |m, st, r| {
