@@ -427,8 +427,9 @@ pub fn for_each_match<O: Adjacency, I: Adjacency>(
 }
 
 /// Number of matches of `pattern` (each subgraph isomorphic to it counted once). An unlabelled
-/// clique is counted by [`super::count_cliques`]; a tail of interchangeable pattern vertices
-/// (the leaves of a star, the two tips of a diamond) by a binomial, not enumerated.
+/// clique is counted by [`super::count_cliques`], another unlabelled 3- or 4-vertex pattern
+/// from the motif census (but an edge-induced star), and a tail of interchangeable pattern
+/// vertices (the leaves of a star, the two tips of a diamond) by a binomial, not enumerated.
 ///
 /// Errors: as [`for_each_match`]; more matches than a `u64` holds.
 pub fn count_matches<O: Adjacency, I: Adjacency>(
@@ -446,11 +447,45 @@ pub fn count_matches<O: Adjacency, I: Adjacency>(
         return super::count_cliques(out, in_, k);
     }
     let plan = static_plan(pattern, opts.induced);
+    let star = !opts.induced && plan.twin_tail == Some(1);
+    if !pattern.is_labelled() && (3..=4).contains(&k) && !star {
+        check_directions(out, in_)?;
+        check_labels(opts.labels, out.num_vertices())?;
+        return from_census(pattern, opts.induced, &super::motif_census(out, in_, k)?);
+    }
     let m = Matcher::new(out, in_, pattern, &plan, opts.labels)?;
     let counts = per_range(&m, out, k, |m, st, r| {
         r.map(|v| m.starting_at(st, v, &mut None)).fold(0u64, u64::saturating_add)
     })?;
     total_count(counts)
+}
+
+/// The count of the connected 3- or 4-vertex `pattern` from the induced motif counts `census`
+/// ([`super::motif_census`], in [`super::motif_names`] order): itself when vertex-induced;
+/// edge-induced, the sum over the motifs containing it of its copies in each times the motif's
+/// count (a 4-path lies 4 times in a 4-cycle, 2 in a tailed triangle, 6 in a diamond, 12 in a
+/// 4-clique). The census is combinatorial; enumerating a 4-path or 4-cycle visits every match.
+fn from_census(pattern: &Pattern, induced: bool, census: &[u64]) -> Result<u64> {
+    let edges = pattern.edges();
+    let max_degree =
+        (0..pattern.num_vertices()).map(|a| edges.iter().filter(|e| e.0 == a || e.1 == a).count()).max();
+    // The pattern's class (its row) and the copies of it in each motif (columns in census order).
+    let (class, copies): (usize, &[u128]) = match (pattern.num_vertices(), edges.len(), max_degree) {
+        (3, 2, _) => (0, &[1, 3]),
+        (3, _, _) => (1, &[0, 1]),
+        (4, 3, Some(3)) => (0, &[1, 0, 1, 0, 2, 4]),
+        (4, 3, _) => (1, &[0, 1, 2, 4, 6, 12]),
+        (4, 4, Some(3)) => (2, &[0, 0, 1, 0, 4, 12]),
+        (4, 4, _) => (3, &[0, 0, 0, 1, 1, 3]),
+        (4, 5, _) => (4, &[0, 0, 0, 0, 1, 6]),
+        _ => (5, &[0, 0, 0, 0, 0, 1]),
+    };
+    if induced {
+        return Ok(census[class]);
+    }
+    let total: u128 = copies.iter().zip(census).map(|(&c, &n)| c * u128::from(n)).sum();
+    u64::try_from(total)
+        .map_err(|_| Error::invalid("the pattern has more matches than a u64 holds (2^64 - 1)"))
 }
 
 /// Every match of `pattern`, flattened: `k` data vertices per match in pattern-vertex order,
