@@ -10,6 +10,7 @@
 //! - [`query`]: online query workloads, the query runner and graph-aware prefetchers.
 //! - [`labels`]: vertex labels stored with a graph (`labels.u32`).
 //! - [`memory`]: allocations sized by the graph that fail with an error, not an abort.
+//! - [`mix`]: a reproducible 64-bit mixer.
 //! - [`update`]: durable updates: the delta log (WAL, levels and compaction build on it).
 //! - [`GraphView`]: what readers open: a graph as stored or the latest snapshot of an updated one.
 //! - [`error`]: the error type shared by all layers.
@@ -22,6 +23,7 @@ pub mod ids;
 pub mod ingest;
 pub mod labels;
 pub mod memory;
+pub mod mix;
 pub mod page;
 pub mod process;
 pub mod query;

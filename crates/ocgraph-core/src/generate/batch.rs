@@ -5,6 +5,7 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 use rayon::prelude::*;
 
 use crate::error::Result;
+use crate::mix::mix64;
 
 /// Edges generated in one block: `src[i] -> dst[i]` with optional `weights[i]`.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -50,13 +51,6 @@ impl EdgeBatch {
 
 /// Nominal number of edges per block.
 pub(crate) const BLOCK_EDGES: u64 = 1 << 20;
-
-/// SplitMix64 finaliser: a bijective 64-bit mixer.
-pub(crate) fn mix64(mut z: u64) -> u64 {
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
-}
 
 /// The RNG of block `block` of a generator seeded with `seed`.
 pub(crate) fn block_rng(seed: u64, block: u64) -> Xoshiro256PlusPlus {

@@ -2,9 +2,10 @@
 
 use rand::RngCore;
 
-use super::batch::{block_rng, block_weight_rng, drive_blocks, mix64, random_weight, EdgeBatch, BLOCK_EDGES};
+use super::batch::{block_rng, block_weight_rng, drive_blocks, random_weight, EdgeBatch, BLOCK_EDGES};
 use super::Generator;
 use crate::error::{Error, Result};
+use crate::mix::mix64;
 
 /// R-MAT quadrant probabilities of Graph500 (`d = 1 - a - b - c = 0.05`), as 32-bit thresholds.
 const A: f64 = 0.57;

@@ -90,12 +90,9 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 use super::{PageKey, ReplacementPolicy};
 use crate::error::Result;
 
-/// splitmix64's finaliser: neighbouring numbers map to unrelated ones.
+/// splitmix64's step: neighbouring numbers map to unrelated ones.
 fn mix(x: u64) -> u64 {
-    let mut z = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^ (z >> 31)
+    crate::mix::mix64(x.wrapping_add(0x9e37_79b9_7f4a_7c15))
 }
 
 /// The two competing policies.
