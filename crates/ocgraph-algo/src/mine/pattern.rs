@@ -20,7 +20,7 @@
 use ocgraph_core::{Adjacency, Error, Result, Vertex};
 use rayon::prelude::*;
 
-use super::plan::{Pattern, Plan};
+use super::plan::{Awaited, Pattern, Plan};
 use super::{intersect_into, ListBuf, ListSource, Undirected};
 use crate::bfs::check_directions;
 use crate::chunks::{degrees, edge_balanced_ranges, pieces_for};
@@ -205,6 +205,23 @@ impl<'a, L: ListSource<'a>> Matcher<'a, L> {
         }
     }
 
+    /// Whether a later step's need `a` has no candidate once positions `0..=i` are placed:
+    /// checked as soon as it holds rather than when that step comes, so that the steps between
+    /// are not enumerated for nothing (a 5-path at a star's hub paired every two leaves before
+    /// finding that a leaf has no other neighbour; a 5-cycle at a wheel's hub of the highest
+    /// id, every rim vertex with every other before finding none above the hub). Lists are
+    /// simple (no repeat, no self-loop), so a range of more than `i` vertices always has one
+    /// not placed.
+    fn none_left(st: &State<'a>, a: &Awaited, i: usize) -> bool {
+        let l = &st.lists[a.list];
+        let lo = a.above.iter().map(|&j| st.m[j]).max();
+        let hi = a.below.iter().map(|&j| st.m[j]).min();
+        let from = lo.map_or(0, |x| l.partition_point(|&c| c <= x));
+        let to = hi.map_or(l.len(), |x| l.partition_point(|&c| c < x));
+        let range = &l[from..to.max(from)];
+        range.len() <= i && range.iter().all(|c| st.m[..=i].contains(c))
+    }
+
     fn emit(&self, st: &mut State<'a>, emit: &mut Emit<'_>) {
         if let Some(f) = emit {
             for (i, s) in self.plan.steps.iter().enumerate() {
@@ -285,6 +302,9 @@ impl<'a, L: ListSource<'a>> Matcher<'a, L> {
                     continue;
                 }
                 self.place(st, i, c);
+                if s.awaited.iter().any(|a| Self::none_left(st, a, i)) {
+                    continue;
+                }
                 let prev = Candidates { list: &cand, lo, hi, of: Intersected::PreviousStep };
                 total = total.saturating_add(self.search(st, i + 1, emit, Some(prev)));
             }

@@ -278,10 +278,25 @@ pub(crate) struct Step {
     pub label: Option<u32>,
     /// Whether a later step reads this step's neighbour list.
     pub list_needed: bool,
+    /// What the steps after the next need of the positions up to this one, checked once this
+    /// step is placed: one with no candidate left ends the branch.
+    pub awaited: Vec<Awaited>,
     /// When this step's adjacent positions are the previous step's plus the previous position
     /// itself (and maybe more): those added positions, whose lists filter the previous step's
     /// candidates into this step's.
     pub extends: Option<Vec<usize>>,
+}
+
+/// A later step's need, as far as the positions placed so far tell: a candidate in the list of
+/// position `list` above the vertices at `above` and below those at `below`, none of them placed.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) struct Awaited {
+    /// The position whose neighbour list holds the candidates.
+    pub list: usize,
+    /// Positions whose vertices the candidates must be above.
+    pub above: Vec<usize>,
+    /// Positions whose vertices the candidates must be below.
+    pub below: Vec<usize>,
 }
 
 /// A matching plan: the order and, per step, the checks on its candidates.
@@ -325,6 +340,25 @@ impl Plan {
             let needed =
                 steps[i + 1..].iter().any(|s| s.adjacent.contains(&i) || s.non_adjacent.contains(&i));
             steps[i].list_needed = needed;
+        }
+        for i in 0..steps.len() {
+            let placed = |q: &Vec<usize>| q.iter().copied().filter(|&q| q <= i).collect::<Vec<_>>();
+            let mut awaited: Vec<Awaited> = steps
+                .get(i + 2..)
+                .unwrap_or_default()
+                .iter()
+                .flat_map(|s| {
+                    let (above, below) = (placed(&s.above), placed(&s.below));
+                    s.adjacent.iter().filter(move |&&p| p <= i).map(move |&list| Awaited {
+                        list,
+                        above: above.clone(),
+                        below: below.clone(),
+                    })
+                })
+                .collect();
+            awaited.sort();
+            awaited.dedup();
+            steps[i].awaited = awaited;
         }
         for i in 2..steps.len() {
             let (prev, this) = (&steps[i - 1].adjacent, &steps[i].adjacent);
@@ -426,6 +460,21 @@ mod tests {
             |l: [u32; 4]| Pattern::from_edges(&[(0, 1), (0, 2), (0, 3)], Some(l.map(Some).to_vec())).unwrap();
         assert_eq!(tail(&labelled([0, 1, 0, 0]), false), Some(2));
         assert_eq!(tail(&labelled([0, 0, 1, 2]), false), None);
+    }
+
+    /// What each step checks of the steps after the next: the 5-cycle `0-1-2-3-4-0` matched in
+    /// that order with `0` the smallest and `1 < 4` needs for `4` a neighbour of `0` above it,
+    /// and above `1` once `1` is placed; `3`, the step after `2`, is checked when it comes.
+    #[test]
+    fn later_needs_are_checked_from_the_positions_placed() {
+        let cycle = Pattern::named("5-cycle").unwrap();
+        let restrictions = [(0, 1), (0, 2), (0, 3), (0, 4), (1, 4)];
+        let plan = Plan::new(&cycle, &[0, 1, 2, 3, 4], &restrictions, false);
+        let need = |list, above: &[usize]| Awaited { list, above: above.to_vec(), below: vec![] };
+        assert_eq!(plan.steps[0].awaited, vec![need(0, &[0])]);
+        assert_eq!(plan.steps[1].awaited, vec![need(0, &[0, 1])]);
+        assert_eq!(plan.steps[2].awaited, vec![need(0, &[0, 1])]);
+        assert!(plan.steps[3].awaited.is_empty() && plan.steps[4].awaited.is_empty());
     }
 
     #[test]
