@@ -216,9 +216,7 @@ impl<'a, L: ListSource<'a>> Matcher<'a, L> {
         let l = &st.lists[a.list];
         let lo = a.above.iter().map(|&j| st.m[j]).max();
         let hi = a.below.iter().map(|&j| st.m[j]).min();
-        let from = lo.map_or(0, |x| l.partition_point(|&c| c <= x));
-        let to = hi.map_or(l.len(), |x| l.partition_point(|&c| c < x));
-        let range = &l[from..to.max(from)];
+        let range = &l[clip(l, lo, hi)];
         range.len() <= i && range.iter().all(|c| st.m[..=i].contains(c))
     }
 
@@ -244,11 +242,7 @@ impl<'a, L: ListSource<'a>> Matcher<'a, L> {
         // the id interval the restrictions allow (above every `above`, below every `below`).
         let lo = s.above.iter().map(|&j| st.m[j]).max();
         let hi = s.below.iter().map(|&j| st.m[j]).min();
-        let clip = |l: &[Vertex]| -> std::ops::Range<usize> {
-            let a = lo.map_or(0, |x| l.partition_point(|&c| c <= x));
-            let b = hi.map_or(l.len(), |x| l.partition_point(|&c| c < x));
-            a..b.max(a)
-        };
+        let clip = |l: &[Vertex]| clip(l, lo, hi);
         // When this step's adjacent positions extend the previous step's and its interval lies
         // within the previous one, the previous candidates already hold the intersection of
         // the shared lists: only the new ones are intersected (cliques: one list per step).
@@ -363,6 +357,13 @@ impl<'a, L: ListSource<'a>> Matcher<'a, L> {
         std::mem::swap(&mut st.lists[0], lu);
         total
     }
+}
+
+/// The range of the sorted list `l` strictly between `lo` and `hi` (each bound optional).
+fn clip(l: &[Vertex], lo: Option<Vertex>, hi: Option<Vertex>) -> std::ops::Range<usize> {
+    let a = lo.map_or(0, |x| l.partition_point(|&c| c <= x));
+    let b = hi.map_or(l.len(), |x| l.partition_point(|&c| c < x));
+    a..b.max(a)
 }
 
 /// An error when `labels` are given for fewer than `n` vertices.
