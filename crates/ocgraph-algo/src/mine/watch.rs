@@ -130,12 +130,14 @@ impl Watch {
             .iter()
             .flat_map(|&(a, b)| [(a, b), (b, a)])
             .map(|(a, b)| {
-                Plan::new(&pattern, &pattern.matching_order(Some(a), Some(b)), &restrictions, induced)
+                Plan::adaptive(&pattern, &pattern.matching_order(Some(a), Some(b)), &restrictions, induced)
             })
             .collect();
         let anchors = if pattern.is_labelled() {
             (0..k)
-                .map(|a| Plan::new(&pattern, &pattern.matching_order(Some(a), None), &restrictions, induced))
+                .map(|a| {
+                    Plan::adaptive(&pattern, &pattern.matching_order(Some(a), None), &restrictions, induced)
+                })
                 .collect()
         } else {
             Vec::new()
