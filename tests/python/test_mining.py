@@ -246,6 +246,44 @@ def test_matches_against_networkx(graphs, induced):
                 assert g.count_matches(edges, induced=induced) == len(want)
 
 
+def test_patterns_with_tied_vertices_at_hubs_against_networkx(tmp_path):
+    """Patterns whose matching order ties two adjacent vertices (the house, 5- and 6-cycles,
+    K_{2,3}, a 5-cycle with a pendant) on graphs with hubs: the search places either vertex
+    first, by the lengths of the lists at hand, so hubs and rim vertices take both branches.
+    Every match once, as networkx finds them, edge- and vertex-induced, with labels too."""
+    patterns = [
+        [(0, 1), (1, 2), (2, 3), (3, 4), (4, 0), (0, 2)],
+        [(0, 1), (1, 2), (2, 3), (3, 4), (4, 0)],
+        [(0, 1), (1, 2), (2, 3), (3, 4), (4, 5), (5, 0)],
+        [(0, 2), (0, 3), (0, 4), (1, 2), (1, 3), (1, 4)],
+        [(0, 1), (1, 2), (2, 3), (3, 4), (4, 0), (2, 5)],
+    ]
+    rng = np.random.default_rng(5)
+    for i in range(2):
+        n = 30
+        src, dst, _ = random_edges(rng, n, 40)
+        hubs = rng.choice(n, 2, replace=False)
+        rim = rng.choice(n, 14, replace=False)
+        src = np.concatenate([src, np.repeat(hubs, len(rim))])
+        dst = np.concatenate([dst, np.tile(rim, 2)])
+        path = tmp_path / f"hubs{i}"
+        ocgraph.from_edges(src, dst, path, num_vertices=n, directed=False).close()
+        with ocgraph.open(path) as g:
+            h = simple_view(g)
+            labels = rng.integers(0, 2, n)
+            for edges in patterns:
+                for induced in (False, True):
+                    for lab, pl in ((None, None), (labels, [int(x) for x in rng.integers(0, 2, 6)])):
+                        pl = pl and pl[: len(nx.Graph(edges))]
+                        want = nx_matches(h, edges, induced, lab, pl)
+                        rows = g.match(edges, induced=induced, labels=lab, pattern_labels=pl)
+                        got = [key(r, edges) for r in rows.tolist()]
+                        assert len(got) == len(set(got)), "each match once"
+                        assert set(got) == want
+                        count = g.count_matches(edges, induced=induced, labels=lab, pattern_labels=pl)
+                        assert count == len(want)
+
+
 def test_searches_through_pools_of_a_few_frames(tmp_path):
     """Pools of two and four frames run pattern searches (which keep a list per pattern vertex)
     and kernels on a weighted directed graph with a pending batch, without waiting for frames:
