@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -390,3 +391,64 @@ def test_cli_indexes_hubs_auto_reads_them_and_a_corrupted_index_is_named(tmp_pat
         assert "hubs.u32" in e.value.stderr.splitlines()[-1]
     run("layout", "remove-hubs", str(path))
     run("check", str(path))
+
+
+@pytest.mark.skipif(not OCGRAPH_BIN.exists(), reason="the CLI is not built (make cli)")
+@pytest.mark.parametrize("directed", [False, True])
+def test_check_refuses_every_copy_that_answers_unlike_the_lists(tmp_path, directed):
+    """A copy of the lists (packed, grid, hub index) written wrong carries a checksum that
+    matches its wrong bytes (simulated: a flipped bit, the manifest's checksum rewritten).
+    Whenever `ocgraph check` passes such a graph, every kernel reading the copy answers as it
+    does from the plain lists; the content checks (a copy that decodes but differs) refuse some
+    of the flips that the structure checks let through, for every copy."""
+    from conftest import restamp
+
+    rng = np.random.default_rng(71 + directed)
+    n = 700
+    src = (rng.random(3000) ** 3 * n).astype(np.int64)  # skewed: hubs, and vertices with more
+    dst = rng.integers(0, n, 3000)
+    w = rng.integers(1, 9, 3000).astype(np.float32)
+    path = tmp_path / "g"
+    ocgraph.from_edges(src, dst, path, num_vertices=n, weights=w, directed=directed, dedup=True).close()
+    ocgraph.pack_lists(path)
+    ocgraph.build_grid(path, cells_per_side=5, compress="runs")
+    ocgraph.index_hubs(path)
+    x = rng.random(n)
+
+    def answers(g, layout: str) -> list:
+        if layout == "grid":
+            return [g.pagerank(tol=1e-10, layout="grid"), g.spmv(x, layout="grid"), g.wcc(layout="grid")]
+        depth, parent = g.bfs(0, parents=True, layout=layout)
+        # Parents may differ between layouts; each must be an in-neighbour one level up.
+        reached = np.flatnonzero(depth > 0)
+        is_tree = all(depth[parent[v]] == depth[v] - 1 and h.has_edge(parent[v], v) for v in reached)
+        return [depth, g.wcc(layout=layout), is_tree]
+
+    with ocgraph.open(path) as g:
+        h = g.to_networkx()
+        want = {layout: answers(g, "csr") for layout in ("packed", "grid", "hubs")}
+        want["grid"] = [g.pagerank(tol=1e-10), g.spmv(x), g.wcc()]
+    files = {"out.packed": "packed", "grid.edges": "grid", "grid.weights": "grid", "hubs.u32": "hubs"}
+    if directed:
+        files["in.packed"] = "packed"
+    for name, layout in files.items():
+        size = (path / name).stat().st_size
+        refused_as_written_wrong = 0
+        for at in range(7, size, max(1, size // 30)):
+            damaged = tmp_path / "d"
+            shutil.rmtree(damaged, ignore_errors=True)
+            shutil.copytree(path, damaged)
+            data = bytearray((damaged / name).read_bytes())
+            data[at] ^= 0x01
+            (damaged / name).write_bytes(bytes(data))
+            restamp(damaged, name)
+            check = subprocess.run([str(OCGRAPH_BIN), "check", str(damaged)], capture_output=True, text=True)
+            if check.returncode != 0:
+                assert name in check.stderr, check.stderr
+                refused_as_written_wrong += "written wrong" in check.stderr
+                continue
+            with ocgraph.open(damaged) as g:
+                got = answers(g, layout)
+            for a, b in zip(got, want[layout]):
+                np.testing.assert_allclose(a, b, rtol=1e-9, err_msg=f"{name} byte {at} passes check")
+        assert refused_as_written_wrong > 0, name

@@ -7,6 +7,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 mod chunk_cursor;
+mod copies;
 mod direction;
 mod empty_lists;
 mod grid;
@@ -23,6 +24,7 @@ use list_starts::ListStarts;
 pub(crate) use side_files::SideFiles;
 
 pub use crate::page::Slice;
+pub(crate) use copies::check_copies;
 pub use direction::Direction;
 pub(crate) use grid::load_index as load_grid_index;
 pub use grid::{CellBuf, EdgeGrid, Grid};

@@ -6,7 +6,9 @@
 //! cell's blocks, and the grid holding as many arcs per source block as the CSR; compressed
 //! copies: every block decoding to the bytes of its plain file; the hub index: ids in range;
 //! the weight range recorded in the manifest: that of the out-weights and of the grid's; a
-//! compacted graph's base directory: its own manifest, describing the same graph).
+//! compacted graph's base directory: its own manifest, describing the same graph), and then
+//! the content of the packed copies, grid and hub index against the lists
+//! ([`crate::graph::check_copies`]).
 
 use std::fs::File;
 use std::io::{BufReader, Read};
@@ -133,9 +135,9 @@ fn way_out(name: &str, m: &Manifest) -> Option<&'static str> {
 }
 
 /// [`check_graph`] of the graph at `dir` as its manifest `m` describes it.
-fn check_files(dir: &Path, m: &Manifest) -> Result<CheckReport> {
-    m.verify_file_sizes(dir)?;
-    let data = m.data_path(dir);
+fn check_files(root: &Path, m: &Manifest) -> Result<CheckReport> {
+    m.verify_file_sizes(root)?;
+    let data = m.data_path(root);
     let dir = data.as_path();
     if m.data_dir.is_some() {
         check_base_manifest(dir, m)?;
@@ -189,6 +191,7 @@ fn check_files(dir: &Path, m: &Manifest) -> Result<CheckReport> {
         let strings_len = m.file(FileRole::IdsStrings).map_or(0, |e| e.len);
         check_monotone(dir, FileRole::IdsOffsets, m.num_vertices + 1, strings_len, |_, _| Ok(()))?;
     }
+    crate::graph::check_copies(root, m)?;
     Ok(report)
 }
 

@@ -72,6 +72,36 @@ pub fn decode_checked(
     Ok((hubs, len, more))
 }
 
+/// The entries of a vertex whose in-list is `list`, the out-degree of vertex `u` being
+/// `degree[u]`: its [`top_hubs`], marked with [`MORE`] when the list holds more.
+pub fn entries_of(list: &[u32], degree: &[u32]) -> [u32; HUBS_PER_VERTEX] {
+    let top = top_hubs(list, degree);
+    encode(&top[..list.len().min(HUBS_PER_VERTEX)], list.len() > HUBS_PER_VERTEX)
+}
+
+/// The [`HUBS_PER_VERTEX`] vertices of `list` of highest `degree`, highest first (ties: the
+/// smaller id), padded with [`NO_HUB`].
+pub fn top_hubs(list: &[u32], degree: &[u32]) -> [u32; HUBS_PER_VERTEX] {
+    // Larger key = better: the degree, then the smaller id.
+    let key = |u: u32| (u64::from(degree[u as usize]) << 32) | u64::from(!u);
+    let mut best = [(0u64, NO_HUB); HUBS_PER_VERTEX];
+    let mut len = 0;
+    for &u in list {
+        let k = key(u);
+        if len == HUBS_PER_VERTEX && k <= best[len - 1].0 {
+            continue;
+        }
+        let mut i = len.min(HUBS_PER_VERTEX - 1);
+        while i > 0 && best[i - 1].0 < k {
+            best[i] = best[i - 1];
+            i -= 1;
+        }
+        best[i] = (k, u);
+        len = (len + 1).min(HUBS_PER_VERTEX);
+    }
+    best.map(|(_, u)| u)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -87,5 +117,15 @@ mod tests {
         // The next id with MORE would read as no hub at all: it is past the index's limit.
         assert_eq!(decode(&encode(&[top + 1, 0, 1], true)).1, 0);
         assert!(check_entries(&[top + 1, 0, 1], MAX_VERTICES + 1).is_err());
+    }
+
+    #[test]
+    fn top_hubs_orders_by_degree_then_smaller_id() {
+        let degree = [5, 1, 9, 5, 0, 7];
+        assert_eq!(top_hubs(&[0, 1, 2, 3, 4, 5], &degree), [2, 5, 0]);
+        assert_eq!(top_hubs(&[3, 0], &degree), [0, 3, NO_HUB]);
+        assert_eq!(top_hubs(&[4], &degree), [4, NO_HUB, NO_HUB]);
+        assert_eq!(top_hubs(&[], &degree), [NO_HUB; 3]);
+        assert_eq!(top_hubs(&[1, 4, 3, 2], &degree), [2, 3, 1]);
     }
 }

@@ -16,7 +16,7 @@ use super::pack::{open_base, verify_source, TempFile};
 use super::progress::{Progress, Unit};
 use super::remove::remove_files;
 use crate::error::Result;
-use crate::format::hubs::{decode, encode, HUBS_PER_VERTEX, MAX_VERTICES, NO_HUB};
+use crate::format::hubs::{decode, entries_of, HUBS_PER_VERTEX, MAX_VERTICES, NO_HUB};
 use crate::format::{FileRole, Manifest};
 use crate::graph::{Adjacency, Graph, Vertex};
 use crate::update::{lock_for_writing, removing_leftovers_on_error};
@@ -105,10 +105,7 @@ fn write_entries(
                 let start = lo + t as u32 * TASK;
                 let mut arcs = 0;
                 in_.for_each_in_range(start..start + part.len() as u32, |v, list| {
-                    part[(v - start) as usize] = {
-                        let top = top_hubs(list, &degree);
-                        encode(&top[..list.len().min(HUBS_PER_VERTEX)], list.len() > HUBS_PER_VERTEX)
-                    };
+                    part[(v - start) as usize] = entries_of(list, &degree);
                     arcs += list.len() as u64;
                 });
                 arcs
@@ -120,43 +117,4 @@ fn write_entries(
     }
     report.bytes = n as u64 * 4 * HUBS_PER_VERTEX as u64;
     Ok(report)
-}
-
-/// The [`HUBS_PER_VERTEX`] vertices of `list` of highest `degree`, highest first (ties: the
-/// smaller id), padded with [`NO_HUB`].
-fn top_hubs(list: &[Vertex], degree: &[u32]) -> [u32; HUBS_PER_VERTEX] {
-    // Larger key = better: the degree, then the smaller id.
-    let key = |u: Vertex| (u64::from(degree[u as usize]) << 32) | u64::from(!u);
-    let mut best = [(0u64, NO_HUB); HUBS_PER_VERTEX];
-    let mut len = 0;
-    for &u in list {
-        let k = key(u);
-        if len == HUBS_PER_VERTEX && k <= best[len - 1].0 {
-            continue;
-        }
-        let mut i = len.min(HUBS_PER_VERTEX - 1);
-        while i > 0 && best[i - 1].0 < k {
-            best[i] = best[i - 1];
-            i -= 1;
-        }
-        best[i] = (k, u);
-        len = (len + 1).min(HUBS_PER_VERTEX);
-    }
-    best.map(|(_, u)| u)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::top_hubs;
-    use crate::format::hubs::NO_HUB;
-
-    #[test]
-    fn top_hubs_orders_by_degree_then_smaller_id() {
-        let degree = [5, 1, 9, 5, 0, 7];
-        assert_eq!(top_hubs(&[0, 1, 2, 3, 4, 5], &degree), [2, 5, 0]);
-        assert_eq!(top_hubs(&[3, 0], &degree), [0, 3, NO_HUB]);
-        assert_eq!(top_hubs(&[4], &degree), [4, NO_HUB, NO_HUB]);
-        assert_eq!(top_hubs(&[], &degree), [NO_HUB; 3]);
-        assert_eq!(top_hubs(&[1, 4, 3, 2], &degree), [2, 3, 1]);
-    }
 }
