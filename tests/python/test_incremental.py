@@ -242,6 +242,48 @@ def test_pagerank_changes_survive_a_failed_batch(tmp_path):
     g.close()
 
 
+def test_pagerank_changes_report_the_scores_the_previous_call_saw(tmp_path):
+    # Each batch's pushes move the sum of the scores before later vertices are first pushed:
+    # old values were normalised by that moving sum and differed from the previous result()
+    # by several times the tolerance. Now each old value is exactly the previous call's
+    # score, and every vertex whose score moved other than by the renormalisation is listed.
+    rng = np.random.default_rng(2)
+    n = 500
+    src, dst = rng.integers(0, n, 1500), rng.integers(0, n, 1500)
+    ocgraph.from_edges(src, dst, tmp_path / "g", num_vertices=n, directed=True, dedup=True).close()
+    g = ocgraph.open(tmp_path / "g", writable=True, durability="none")
+    pr = g.maintain("pagerank", tol=1e-6)
+    seen = pr.result().copy()
+    pr.changes()
+    listed = 0
+    for step in range(120):
+        k = int(rng.integers(1, 20))
+        choice = rng.random()
+        if choice < 0.5:
+            g.add_edges(rng.integers(0, g.num_vertices, k), rng.integers(0, g.num_vertices, k))
+        elif choice < 0.9:
+            g.remove_vertices(rng.integers(0, g.num_vertices, 2))
+        else:
+            g.add_vertices(int(rng.integers(1, 3)))
+        if step % 3 == 1:
+            continue  # two batches between these calls
+        now = pr.result()
+        vs, old, new = pr.changes()
+        before = np.zeros(len(now))
+        before[: len(seen)] = seen
+        np.testing.assert_array_equal(old, before[vs])
+        np.testing.assert_array_equal(new, now[vs])
+        # The others moved by the renormalisation alone: all by one factor.
+        others = np.setdiff1d(np.flatnonzero(before > 0), vs)
+        if len(others):
+            ratio = now[others] / before[others]
+            np.testing.assert_allclose(ratio, ratio[0], rtol=1e-12)
+        listed += len(vs)
+        seen = now.copy()
+    assert listed > 0
+    g.close()
+
+
 def test_a_negative_weight_fails_a_maintained_sssp_but_not_close(tmp_path):
     ocgraph.from_edges([0, 1, 0], [1, 2, 2], tmp_path / "g", weights=[1.0, 5.0, 2.0]).close()
     g = ocgraph.open(tmp_path / "g", writable=True, durability="none")

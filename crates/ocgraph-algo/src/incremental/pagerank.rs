@@ -89,6 +89,10 @@ pub struct PageRank {
     queue: VecDeque<Vertex>,
     /// First normalised score since the last `changes` of each vertex pushed since.
     old: FirstValues<f64>,
+    /// `Σ x` when `changes` last reported (or the scores were last replaced): a score not
+    /// pushed since is as that call saw it over this sum, so old values are normalised by it
+    /// (a batch's pushes move `Σ x` before later vertices are first pushed).
+    reported_sum: f64,
 }
 
 /// The out-arcs of `v` with their weights (1 when unweighted), and their weight sum.
@@ -171,6 +175,7 @@ impl PageRank {
             queued: Vec::new(),
             queue: VecDeque::new(),
             old: FirstValues::default(),
+            reported_sum: 0.0,
         })
     }
 
@@ -220,8 +225,7 @@ impl PageRank {
             if delta == 0.0 && p == 0.0 {
                 continue;
             }
-            let score = self.x[i] / self.sum;
-            self.old.note(v, score);
+            self.old.note(v, self.x[i] / self.reported_sum);
             self.x[i] += delta;
             self.sum += delta;
             if w > 0.0 {
@@ -333,7 +337,7 @@ impl Maintained for PageRank {
         // Scores, residuals, out-weights, pending shares, the previous scores and the static
         // kernel's state.
         crate::state::check_state("maintained pagerank", snap.num_vertices(), 104)?;
-        let before: Vec<f64> = self.result_scores();
+        let before: Vec<f64> = self.x.iter().map(|v| v / self.reported_sum).collect();
         let opts = PageRankOptions { damping: self.damping, tol: self.tol, ..PageRankOptions::default() };
         let PageRankResult { scores, .. } = crate::pagerank(&snap.out(), &snap.in_(), &opts)?;
         let n = scores.len();
@@ -385,6 +389,8 @@ impl Maintained for PageRank {
                 self.old.note(v as Vertex, a);
             }
         }
+        // Every other score is `a` over the new sum.
+        self.reported_sum = self.sum;
         self.prev = Some(snap.clone());
         self.seq = snap.seq();
         Ok(())
@@ -452,11 +458,13 @@ impl Maintained for PageRank {
         let mut vs = self.old.drain();
         let now = |v: Vertex| self.x[v as usize] / self.sum;
         vs.retain(|&(v, o)| now(v) != o);
-        Changes {
+        let changes = Changes {
             vertices: vs.iter().map(|e| e.0).collect(),
             old: Values::Float(vs.iter().map(|e| e.1).collect()),
             new: Values::Float(vs.iter().map(|e| now(e.0)).collect()),
-        }
+        };
+        self.reported_sum = self.sum;
+        changes
     }
 
     fn encode(&self) -> Vec<u8> {
@@ -485,6 +493,7 @@ impl Maintained for PageRank {
         }
         let [x, r, w, p] = columns;
         self.sum = x.iter().sum();
+        self.reported_sum = self.sum;
         self.l1 = r.iter().map(|v: &f64| v.abs()).sum();
         self.pending_l1 = p.iter().zip(&w).map(|(p, w)| p.abs() * w).sum();
         (self.x, self.r, self.w_out, self.pending, self.teleport, self.seq) = (x, r, w, p, c, seq);
@@ -522,7 +531,7 @@ impl PageRank {
         let mut x = std::mem::take(&mut self.x);
         let mut moved = 0.0;
         for (v, (xv, &rv)) in x.iter_mut().zip(&self.r).enumerate() {
-            self.old.note(v as Vertex, *xv / self.sum);
+            self.old.note(v as Vertex, *xv / self.reported_sum);
             // At least 0 in exact arithmetic (the residuals hold only shares of scores);
             // rounding may leave a score a few ulps below, which the pull would carry on.
             *xv = (*xv + rv).max(0.0);
