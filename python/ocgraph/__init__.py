@@ -24,6 +24,7 @@ from __future__ import annotations
 from ._arrow import from_arrow, from_pandas, from_parquet
 from ._build import (
     build_grid,
+    check,
     compress,
     from_edges,
     generate,
@@ -67,6 +68,7 @@ __all__ = [
     "Watch",
     "__version__",
     "build_grid",
+    "check",
     "compress",
     "from_arrow",
     "from_edges",

@@ -408,6 +408,33 @@ def remove_packed_lists(graph: PathLike) -> bool:
     return bool(_ocgraph._remove_packed_lists(os.fsdecode(graph)))
 
 
+def check(graph: PathLike) -> dict:
+    """Verifies the graph directory ``graph`` as ``ocgraph check`` does: every file against
+    its checksum (one sequential read), the invariants of the lists (offsets rising, neighbour
+    ids in range and sorted), each copy of the lists (packed, grid, hub index) against the
+    lists, and the updates (every level, the log replayed). Temporary directories that killed
+    writers left beside it are removed first.
+
+    Returns ``files`` and ``bytes`` verified; ``levels`` and ``seq`` (the last batch the log
+    replays up to; both ``None`` for a graph without updates); ``torn_tail``: where the log ends
+    in a batch that is not replayed, or ``None`` (a writer stopped mid-append leaves one, which
+    its next open for updates drops); ``removed``: the temporary directories removed (paths).
+
+    Raises:
+        FormatError: a file is damaged (the error names it, and the offset when known).
+    """
+    files, size, updates, tail, removed = _ocgraph._check(os.fsdecode(graph))
+    levels, seq = updates if updates is not None else (None, None)
+    return {
+        "files": files,
+        "bytes": size,
+        "levels": levels,
+        "seq": seq,
+        "torn_tail": tail,
+        "removed": removed,
+    }
+
+
 def index_hubs(graph: PathLike) -> dict:
     """Writes the hub index of ``graph`` (each vertex's three in-neighbours of highest
     out-degree, 12 bytes per vertex) into its directory, replacing the one it had, as ``ocgraph

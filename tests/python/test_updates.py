@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import struct
 import subprocess
 import sys
 import threading
@@ -19,7 +20,7 @@ import pandas as pd
 import pytest
 
 import ocgraph
-from conftest import BACKENDS, POOL_OPTS, random_edges
+from conftest import BACKENDS, POOL_OPTS, random_edges, restamp
 
 OCGRAPH_BIN = Path(
     os.environ.get("OCGRAPH_BIN", Path(__file__).resolve().parents[2] / "target" / "release" / "ocgraph")
@@ -725,3 +726,38 @@ def test_a_reader_keeps_its_original_ids_when_the_writer_compacts(tmp_path):
             ("cat", "dan"),
         ]
         r.close()
+
+
+def test_check_verifies_the_files_copies_and_updates_of_a_graph(tmp_path):
+    path = tmp_path / "g"
+    ocgraph.from_edges([0, 1, 2], [1, 2, 3], path, num_vertices=5).close()
+    ocgraph.pack_lists(path)
+    raw = (path / "manifest").read_bytes()
+    (length,) = struct.unpack_from("<I", raw, 12)
+    listed = json.loads(raw[24 : 24 + length])["files"]
+    r = ocgraph.check(path)
+    assert (r["files"], r["bytes"]) == (len(listed), sum((path / f).stat().st_size for f in listed))
+    assert (r["levels"], r["seq"], r["torn_tail"], r["removed"]) == (None, None, None, [])
+    # A killed writer's temporary directory beside the graph (its process, pid 2^22 + 1, gone).
+    stale = tmp_path / ".g.tmp-4194305-abc"
+    stale.mkdir()
+    (stale / "out.offsets").write_bytes(b"x" * 10)
+    assert ocgraph.check(path)["removed"] == [stale] and not stale.exists()
+    with ocgraph.open(path, writable=True) as g:
+        g.add_edges([3], [4])
+        g.add_edges([4], [0])
+    r = ocgraph.check(path)
+    assert (r["levels"], r["seq"], r["torn_tail"]) == (0, 2, None)
+    (wal,) = sorted(p for p in (path / "wal").iterdir() if p.stat().st_size > 0)
+    closed = wal.read_bytes()
+    wal.write_bytes(closed + closed[-10:])  # the start of a frame cut short
+    r = ocgraph.check(path)
+    assert r["seq"] == 2 and f"{wal} ends at offset {len(closed)}" in r["torn_tail"]
+    wal.write_bytes(closed)
+    # A copy written wrong: its checksum matches its bytes; its lists do not match the lists.
+    packed = bytearray((path / "out.packed").read_bytes())
+    packed[1] ^= 0x04  # vertex 0's list: [1] -> [3] (docs/design.md, packed lists)
+    (path / "out.packed").write_bytes(bytes(packed))
+    restamp(path, "out.packed")
+    with pytest.raises(ocgraph.FormatError, match=r"out\.packed.*differs from its list in out\.neighbors"):
+        ocgraph.check(path)

@@ -1,6 +1,7 @@
 //! `_import_edges`: an edge-list file into a graph directory; `_pack`: a packed copy of a graph;
 //! `_reorder`: a copy renumbered by degree; `_build_grid`: the grid layout of a graph;
-//! `_compress`, `_remove_compressed`: the compressed copies of its adjacency files.
+//! `_compress`, `_remove_compressed`: the compressed copies of its adjacency files; `_check`:
+//! the verification of a graph directory (`ocgraph check`).
 
 use std::path::PathBuf;
 
@@ -153,6 +154,31 @@ pub(crate) fn _compress(py: Python<'_>, graph: PathBuf, block_size: Size) -> PyR
         .map_err(|_| invalid(format!("block size {} is too large", block_size.0)))?;
     let r = run(py, || ingest::compress_adjacency(&graph, block, &NoProgress).py())?;
     Ok((r.block_size as u64, r.plain_bytes, r.stored_bytes))
+}
+
+/// What `_check` verified: files and bytes of the base, the levels and last batch of its
+/// updates (`None` without updates), where the log ends in a batch not replayed, and the
+/// temporary directories of killed writers removed first.
+type CheckResult = (usize, u64, Option<(usize, u64)>, Option<String>, Vec<PathBuf>);
+
+/// Verifies the graph directory `graph` as `ocgraph check` does: removes the temporary
+/// directories killed writers left beside it, then checks every checksum, the lists'
+/// invariants and each copy of them ([`ocgraph_core::format::check_graph`]), then its updates.
+#[pyfunction]
+pub(crate) fn _check(py: Python<'_>, graph: PathBuf) -> PyResult<CheckResult> {
+    run(py, || {
+        let removed = ocgraph_core::format::remove_stale_temp_dirs(&graph).py()?;
+        let base = ocgraph_core::format::check_graph(&graph).py()?;
+        let updates = ocgraph_core::update::check_updates(&graph).py()?;
+        let tail = updates.as_ref().and_then(|u| u.torn_tail());
+        Ok((
+            base.files,
+            base.bytes,
+            updates.map(|u| (u.levels, u.seq)),
+            tail,
+            removed.into_iter().map(|s| s.path).collect(),
+        ))
+    })
 }
 
 /// Writes packed copies of the lists of `graph` beside its plain lists (replacing copies it

@@ -39,6 +39,7 @@ fn _ocgraph(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(import::_compress, m)?)?;
     m.add_function(wrap_pyfunction!(import::_remove_compressed, m)?)?;
     m.add_function(wrap_pyfunction!(import::_pack_lists, m)?)?;
+    m.add_function(wrap_pyfunction!(import::_check, m)?)?;
     m.add_function(wrap_pyfunction!(import::_remove_packed_lists, m)?)?;
     m.add_function(wrap_pyfunction!(import::_index_hubs, m)?)?;
     m.add_function(wrap_pyfunction!(import::_remove_hubs, m)?)?;

@@ -15,10 +15,12 @@
 //! - [`paged_delta`]: [`PagedDelta`], a delta log stored in buffer-pool pages of a delta file.
 //! - `graph_entries`: the names the engine keeps in a graph directory (a user's other files
 //!   are never replaced with the graph).
+//! - [`check_updates`]: the verification of a graph's levels and log (`ocgraph check`).
 //! - [`saved_results`]: the maintained results saved beside the updates, as a writer's open
 //!   must know them (it removes those saved for a batch that recovery dropped).
 
 mod apply;
+mod check;
 mod compact;
 mod delta;
 mod graph_entries;
@@ -38,6 +40,7 @@ mod wal_flusher;
 pub mod wal_frame;
 pub mod writable;
 
+pub use check::{check_updates, UpdatesCheck};
 pub use delta::{fold_ops, fold_ops_into, ArcOp, DeltaLog, VertexOpsFn};
 pub(crate) use graph_entries::foreign_entries;
 pub use log_file::{LogFile, LogFs, StdLogFs};
