@@ -661,6 +661,16 @@ def test_a_named_pipe_is_refused_not_waited_on(tmp_path):
             timeout=60,
         )
         assert r.returncode == 1 and "not a regular file" in r.stderr, r.stderr
+        # `-` (standard input elsewhere) said "No such file or directory".
+        r = subprocess.run(
+            [str(OCGRAPH_BIN), "import", "-", str(tmp_path / "h")],
+            input="0 1\n",
+            capture_output=True,
+            text=True,
+            timeout=60,
+            cwd=tmp_path,
+        )
+        assert r.returncode == 1 and "-: standard input is not read" in r.stderr, r.stderr
     assert not (tmp_path / "g").exists() and not (tmp_path / "h").exists()
 
 

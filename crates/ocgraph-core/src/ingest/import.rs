@@ -372,8 +372,16 @@ pub fn num_vertices_with_string_ids(input: &Path) -> Error {
 
 /// Refuses an input that is not a regular file (a pipe, `/dev/stdin` from one, a device):
 /// import reads its input more than once (to detect the format, to relabel, to parse), and a
-/// pipe gives its first bytes to the first read only.
+/// pipe gives its first bytes to the first read only. `-`, which other tools read as standard
+/// input, is refused as such when no file has that name.
 fn refuse_streams(path: &Path) -> Result<()> {
+    if path == Path::new("-") && !path.exists() {
+        return Err(Error::input(
+            path,
+            "standard input is not read: import reads its input more than once, so write the \
+             edges to a file first",
+        ));
+    }
     let meta = std::fs::metadata(path).map_err(|e| Error::io(path, "open", e))?;
     if meta.is_file() {
         return Ok(());
