@@ -93,17 +93,22 @@ pub(crate) fn verify_small_files(data: &Path, m: &Manifest) -> Result<()> {
     let mut buf = vec![0u8; READ_CHUNK];
     for name in checked {
         let entry = &m.files[name];
-        verify_checksum(&data.join(entry.stored_name(name)), entry.crc32c, &mut buf).map_err(
-            |e| match e {
-                Error::Format { path, offset, msg } => match way_out(name, m) {
-                    Some(way) => Error::Format { path, offset, msg: format!("{msg} ({way})") },
-                    None => Error::Format { path, offset, msg },
-                },
-                other => other,
-            },
-        )?;
+        verify_checksum(&data.join(entry.stored_name(name)), entry.crc32c, &mut buf)
+            .map_err(|e| with_way_out(e, name, m))?;
     }
     Ok(())
+}
+
+/// `e`, a format error in the manifest's file `name`, with the way out of it appended when
+/// the graph can do without the file ([`way_out`]).
+pub(crate) fn with_way_out(e: Error, name: &str, m: &Manifest) -> Error {
+    match e {
+        Error::Format { path, offset, msg } => match way_out(name, m) {
+            Some(way) => Error::Format { path, offset, msg: format!("{msg} ({way})") },
+            None => Error::Format { path, offset, msg },
+        },
+        other => other,
+    }
 }
 
 /// Whether the manifest's file `name` is one of the grid layout's.

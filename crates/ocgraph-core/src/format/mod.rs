@@ -15,7 +15,7 @@ mod writer;
 
 pub use check::check_graph;
 pub use check::CHECKED_ON_OPEN;
-pub(crate) use check::{checksum_mismatch, verify_small_files};
+pub(crate) use check::{checksum_mismatch, verify_small_files, with_way_out};
 pub use layout::{pad_len, FileRole, ALIGN};
 pub(crate) use manifest::while_manifest_changes;
 pub use manifest::{

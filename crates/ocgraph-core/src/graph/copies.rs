@@ -29,21 +29,23 @@ const TASK: u32 = 1 << 12;
 
 /// Compares the packed copies, the grid and the hub index of the graph at `dir` (whose
 /// manifest is `m`) with its lists; the error names the file and the first vertex whose copy
-/// differs. Called by [`crate::format::check_graph`] once every file passed its checksum and
-/// structure checks.
+/// differs, and how to remove and rebuild the copy. Called by [`crate::format::check_graph`]
+/// once every file passed its checksum and structure checks.
 pub(crate) fn check_copies(dir: &Path, m: &Manifest) -> Result<()> {
     let g = Graph::open_once(&crate::format::absolute(dir)?, m.clone(), &OpenOptions::default())?;
+    let named = |role: FileRole| move |e| crate::format::with_way_out(e, role.file_name(), m);
     if m.has_packed_copy() {
-        check_packed_copy(&g, OUT_ROLES, OUT_PACKED)?;
+        check_packed_copy(&g, OUT_ROLES, OUT_PACKED).map_err(named(FileRole::OutPacked))?;
         if g.is_directed() {
-            check_packed_copy(&g, IN_ROLES, IN_PACKED)?;
+            check_packed_copy(&g, IN_ROLES, IN_PACKED).map_err(named(FileRole::InPacked))?;
         }
     }
     if g.grid().is_some() {
-        check_grid(&g)?;
+        // Both grid files have the same way out.
+        check_grid(&g).map_err(named(FileRole::GridEdges))?;
     }
     if g.hubs().is_some() {
-        check_hubs(&g)?;
+        check_hubs(&g).map_err(named(FileRole::Hubs))?;
     }
     Ok(())
 }
