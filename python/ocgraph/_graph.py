@@ -282,9 +282,11 @@ class Graph(_NativeGraph):
         """PageRank scores (float64, summing to 1) with networkx's semantics
         (``networkx.pagerank(G, alpha=damping, max_iter=..., tol=..., personalization=...)``):
         dangling vertices redistribute by the personalization vector; iteration stops when the
-        L1 change is below ``num_vertices * tol``. Every arc counts: on a graph imported without
-        ``dedup``, repeated edges weigh as many times as they appear (as in
-        ``networkx.MultiDiGraph``; :meth:`to_networkx` merges them, so its scores differ there).
+        L1 change is below ``num_vertices * tol``. Every arc the handle reads counts: on a graph
+        imported without ``dedup``, a read-only handle reads repeated edges as many times as they
+        appear, and they weigh so (as in ``networkx.MultiDiGraph``; :meth:`to_networkx` merges
+        them, so its scores differ there); a writable handle, or any handle once the graph has
+        taken an update, reads each once (the guide, "Updates and durability").
 
         ``personalization``: ``None`` (uniform), a dict ``{vertex: weight}`` (missing vertices
         get 0), an array of ``num_vertices`` non-negative values, or a pandas ``Series``

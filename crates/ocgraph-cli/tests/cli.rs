@@ -672,6 +672,16 @@ fn source_ids_of_string_graphs_are_taken_as_written() {
     assert_eq!(depths("007"), [-1, 0, 1, 2, 3]);
     assert_eq!(depths("7"), [-1, -1, -1, 0, 1]);
     fails(&["run", "bfs", p(&g), "--source-id", "07"], 2, &["--source-id 07", "no vertex"]);
+    // The report line names the vertices given by original id as they were given.
+    let report = |args: &[&str]| String::from_utf8(ok(args).stdout).unwrap();
+    let path = report(&["run", "shortest-path", p(&g), "--source-id", "007", "--target-id", "c"]);
+    assert!(path.contains("path of 3 hops from 007 to c"), "{path}");
+    let none = report(&["run", "shortest-path", p(&g), "--source-id", "c", "--target-id", "a"]);
+    assert!(none.contains("no path from c to a"), "{none}");
+    let hop = report(&["run", "k-hop", p(&g), "--source-id", "b", "--k", "1"]);
+    assert!(hop.contains("1 vertices within 1 hops of b"), "{hop}");
+    let far = report(&["run", "diameter", p(&g), "--source-id", "a"]);
+    assert!(far.contains("diameter >= 4 (from a to c)"), "{far}");
     // Exported as text, a first edge of integer-looking string ids would read back as integers
     // (`007` and `7` one vertex): refused. Here the first edge is `a 007`, which reads back.
     let out = t.path().join("back.txt");

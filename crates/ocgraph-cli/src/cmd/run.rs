@@ -222,15 +222,25 @@ fn run_kernel(args: &RunArgs) -> Result<()> {
     let started = std::time::Instant::now();
     let mut warmups = 0;
     while args.warmup_secs > 0.0 && (warmups == 0 || started.elapsed().as_secs_f64() < args.warmup_secs) {
-        pool.install(|| with_adjacency!(&view, |out, inn| execute(args, ends, 1, false, stored, out, inn)))?;
+        pool.install(|| {
+            with_adjacency!(&view, |out, inn| execute(args, ends, 1, false, stored, out, inn, &|v| v
+                .to_string()))
+        })?;
         warmups += 1;
     }
     if warmups > 0 {
         view.reset_io_stats();
         say(&format!("warm-up: {warmups} untimed trial(s) in {:.3} s", started.elapsed().as_secs_f64()));
     }
+    // The report names vertices as they were given: by original id when ids are loaded.
+    let vertex_name = |v: Vertex| match &ids {
+        Some(ids) => ids.original(v).to_string(),
+        None => v.to_string(),
+    };
     let result = pool.install(|| {
-        with_adjacency!(&view, |out, inn| execute(args, ends, args.trials, args.verify, stored, out, inn))
+        with_adjacency!(&view, |out, inn| {
+            execute(args, ends, args.trials, args.verify, stored, out, inn, &vertex_name)
+        })
     });
     progress.finish();
     let (report, values, summary) = result?;
@@ -348,7 +358,9 @@ fn vertex_by_original(ids: &IdLookup, dir: &Path, flag: &str, id: &str) -> Resul
 }
 
 /// Runs the chosen kernel for `trials` trials, checking each with its verifier when `verify`;
-/// returns the report, the output values and a one-line summary.
+/// returns the report, the output values and a one-line summary, which names a vertex `v` as
+/// `vertex_name(v)`.
+#[allow(clippy::too_many_arguments)]
 fn execute<A: Adjacency>(
     args: &RunArgs,
     ends: Ends,
@@ -357,6 +369,7 @@ fn execute<A: Adjacency>(
     stored: Stored<'_>,
     out: A,
     inn: A,
+    vertex_name: &dyn Fn(Vertex) -> String,
 ) -> Result<(KernelReport, Values, String)> {
     let grid = stored.grid;
     let s = ends.source;
@@ -437,14 +450,15 @@ fn execute<A: Adjacency>(
                 |e| verify_diameter_estimate(&out, e),
             )?;
             let (a, b) = e.endpoints;
-            let summary = format!("diameter >= {} (from {a} to {b})", e.lower_bound);
+            let summary =
+                format!("diameter >= {} (from {} to {})", e.lower_bound, vertex_name(a), vertex_name(b));
             (rep, Values::I64(vec![e.lower_bound as i64, a.into(), b.into()]), summary)
         }
         Algo::KHop => {
             let k = args.k.unwrap_or(2);
             let (rep, vs) =
                 run_trials(&name, trials, verify, || k_hop(&out, s, k), |r| verify_k_hop(&out, s, k, r))?;
-            let summary = format!("{} vertices within {k} hops of {s}", vs.len());
+            let summary = format!("{} vertices within {k} hops of {}", vs.len(), vertex_name(s));
             (rep, Values::U32(vs), summary)
         }
         Algo::ShortestPath => {
@@ -457,9 +471,10 @@ fn execute<A: Adjacency>(
                 || shortest_path(&out, &inn, s, t),
                 |p| verify_shortest_path(&out, s, t, p.as_deref()),
             )?;
+            let (from, to) = (vertex_name(s), vertex_name(t));
             let summary = match &p {
-                Some(p) => format!("path of {} hops from {s} to {t}", p.len() - 1),
-                None => format!("no path from {s} to {t}"),
+                Some(p) => format!("path of {} hops from {from} to {to}", p.len() - 1),
+                None => format!("no path from {from} to {to}"),
             };
             (rep, Values::U32(p.unwrap_or_default()), summary)
         }
