@@ -349,27 +349,31 @@ impl PyGraph {
         Ok(())
     }
 
-    /// Number of out-neighbours of `v` (for undirected graphs: the degree).
+    /// Number of out-neighbours of `v` (for undirected graphs: the degree), the length of
+    /// `neighbors(v)`: a self-loop counts once (networkx's `degree` counts it twice), and on a
+    /// graph imported without `dedup`, a read-only handle counts a repeated edge as often as it
+    /// appears (a writable handle reads each once).
     fn out_degree(&self, py: Python<'_>, v: VertexArg) -> PyResult<usize> {
         let g = self.graph()?;
         let v = Self::check_vertex(&g, v)?;
         run_on_graph(py, g.path(), || Ok(with_adjacency!(&g, |out, _inn| out.degree(v))))
     }
 
-    /// Number of in-neighbours of `v` (for undirected graphs: the degree).
+    /// Number of in-neighbours of `v` (for undirected graphs: the degree), the length of
+    /// `in_neighbors(v)`, counted as `out_degree` counts.
     fn in_degree(&self, py: Python<'_>, v: VertexArg) -> PyResult<usize> {
         let g = self.graph()?;
         let v = Self::check_vertex(&g, v)?;
         run_on_graph(py, g.path(), || Ok(with_adjacency!(&g, |_out, inn| inn.degree(v))))
     }
 
-    /// Out-degrees of all vertices as an int64 numpy array.
+    /// Out-degrees of all vertices as an int64 numpy array (each as `out_degree` counts it).
     fn out_degrees<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyArray1<i64>>> {
         let g = self.graph()?;
         Ok(run_on_graph(py, g.path(), || degrees(&g, Dir::Out))?.into_pyarray(py))
     }
 
-    /// In-degrees of all vertices as an int64 numpy array.
+    /// In-degrees of all vertices as an int64 numpy array (each as `in_degree` counts it).
     fn in_degrees<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyArray1<i64>>> {
         let g = self.graph()?;
         Ok(run_on_graph(py, g.path(), || degrees(&g, Dir::In))?.into_pyarray(py))
