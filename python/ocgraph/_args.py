@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import operator
 import os
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 import numpy as np
@@ -100,10 +100,13 @@ def relabel_arg(relabel: Any) -> str | None:
 
 
 def not_an_iterator(name: str, a: Any, error: type[Exception] = InvalidArgumentError) -> None:
-    """Refuses an iterator (a generator, ``map``, ``iter(list)``): numpy would hold it as one
-    object instead of reading its values."""
+    """Refuses an iterator (a generator, ``map``, ``iter(list)``), a set and a mapping: numpy
+    would hold one as one object instead of reading its values, and a set's order (which pairs
+    a source with its target) is arbitrary."""
     if isinstance(a, Iterator):
         raise error(f"{name} must be an array or a sequence, got {type(a).__name__}; make a list of it first")
+    if isinstance(a, (set, frozenset, Mapping)):
+        raise error(f"{name} must be an array or a sequence, got {type(a).__name__}, which has no order")
 
 
 def unmasked(name: str, a: Any, error: type[Exception] = InvalidArgumentError) -> np.ndarray:

@@ -543,7 +543,9 @@ class Graph(_NativeGraph):
         self, src: Any, dst: Any, weights: Any = None, durable: bool | None = None, ids: str = "internal"
     ) -> int:
         """Adds the edges ``src[i] -> dst[i]``, with ``weights`` (weighted graphs; 1.0 when
-        omitted). ``ids="internal"``: vertex ids (array-likes of ints); ``ids="original"``: the
+        omitted). An edge the graph has takes the new weight, and an edge given several times in
+        one call the last weight given (unlike ``dedup`` at import, which keeps the smallest).
+        ``ids="internal"``: vertex ids (array-likes of ints); ``ids="original"``: the
         ids of the input (ints or strs, as imported; see ``original_id``), where an id the graph
         does not have yet gets a new vertex."""
         if _by_original(ids):

@@ -519,6 +519,12 @@ def test_a_missing_id_is_reported_as_missing(tmp_path):
             ocgraph.InvalidArgumentError, match="src must be an array or a sequence, got generator"
         ):
             g.add_edges((v for v in [0]), [1])
+        # So are a set and a mapping: their order, which pairs sources with targets, is not given.
+        for unordered, kind in (({0}, "set"), ({0: 1}, "dict")):
+            with pytest.raises(ocgraph.InvalidArgumentError, match=f"got {kind}, which has no order"):
+                g.add_edges(unordered, [1])
+            with pytest.raises(ocgraph.InputError, match=f"src must .* got {kind}, which has no order"):
+                ocgraph.from_edges(unordered, [1], tmp_path / "h")
         assert g.num_arcs == 2
         # An Arrow null is refused, not read as NaN (as a masked entry or a Series NA).
         pa = pytest.importorskip("pyarrow")

@@ -165,6 +165,22 @@ def test_weighted_updates(tmp_path):
         assert dist.tolist() == [ref.get(v, np.inf) for v in range(g.num_vertices)]
 
 
+@pytest.mark.parametrize("directed", [True, False])
+def test_an_edge_given_twice_in_one_call_takes_the_last_weight(tmp_path, directed):
+    # As the docstring of add_edges says; an undirected edge given as (0, 1) then (1, 0) too.
+    path = tmp_path / "g"
+    w0 = np.array([1.0], dtype=np.float32)
+    ocgraph.from_edges([0], [1], path, weights=w0, directed=directed, num_vertices=4).close()
+    with ocgraph.open(path, writable=True) as g:
+        g.add_edges([2, 2, 2], [3, 3, 3], [4.0, 1.0, 6.0])
+        g.add_edges([0, 1], [1, 0], [5.0, 7.0])
+        expected = {2: [6.0], 0: [5.0] if directed else [7.0], 1: [7.0]}
+        assert {u: g.edge_weights(u).tolist() for u in expected} == expected
+        g.compact()
+    with ocgraph.open(path) as g:
+        assert {u: g.edge_weights(u).tolist() for u in expected} == expected
+
+
 def test_snapshot_isolation_and_errors(tmp_path):
     path = tmp_path / "g"
     ocgraph.from_edges([0, 1], [1, 2], path, num_vertices=4).close()
