@@ -8,6 +8,7 @@ Random graphs keep duplicates and self-loops (the miners use the simple undirect
 from __future__ import annotations
 
 import itertools
+import math
 import os
 import signal
 import threading
@@ -246,6 +247,18 @@ def test_matches_against_networkx(graphs, induced):
                 assert g.count_matches(edges, induced=induced) == len(want)
 
 
+def hub_graph(rng, path, n: int):
+    """An undirected graph at ``path``: ``n`` vertices, 40 random edges, and two hubs joined to
+    the same 14 rim vertices. Returns ``path``."""
+    src, dst, _ = random_edges(rng, n, 40)
+    hubs = rng.choice(n, 2, replace=False)
+    rim = rng.choice(n, 14, replace=False)
+    src = np.concatenate([src, np.repeat(hubs, len(rim))])
+    dst = np.concatenate([dst, np.tile(rim, 2)])
+    ocgraph.from_edges(src, dst, path, num_vertices=n, directed=False).close()
+    return path
+
+
 def test_patterns_with_tied_vertices_at_hubs_against_networkx(tmp_path):
     """Patterns whose matching order ties two adjacent vertices (the house, 5- and 6-cycles,
     K_{2,3}, a 5-cycle with a pendant) on graphs with hubs: the search places either vertex
@@ -261,13 +274,7 @@ def test_patterns_with_tied_vertices_at_hubs_against_networkx(tmp_path):
     rng = np.random.default_rng(5)
     for i in range(2):
         n = 30
-        src, dst, _ = random_edges(rng, n, 40)
-        hubs = rng.choice(n, 2, replace=False)
-        rim = rng.choice(n, 14, replace=False)
-        src = np.concatenate([src, np.repeat(hubs, len(rim))])
-        dst = np.concatenate([dst, np.tile(rim, 2)])
-        path = tmp_path / f"hubs{i}"
-        ocgraph.from_edges(src, dst, path, num_vertices=n, directed=False).close()
+        path = hub_graph(rng, tmp_path / f"hubs{i}", n)
         with ocgraph.open(path) as g:
             h = simple_view(g)
             labels = rng.integers(0, 2, n)
@@ -902,18 +909,77 @@ def test_calls_reading_the_graph_twice_read_one_snapshot(tmp_path, monkeypatch):
     g.close()
 
 
+def label_keeping_automorphisms(edges, pl) -> int:
+    """The automorphisms of the pattern ``edges`` that keep each position's label ``pl``."""
+    k = max(max(e) for e in edges) + 1
+    es = {frozenset(e) for e in edges}
+    return sum(
+        {frozenset((p[a], p[b])) for a, b in edges} == es and all(pl[p[i]] == pl[i] for i in range(k))
+        for p in itertools.permutations(range(k))
+    )
+
+
+def labelled_embeddings(h: nx.Graph, labels, edges, pl, induced: bool) -> int:
+    """Embeddings of the pattern ``edges`` labelled ``pl`` (``None``: any label) in ``h``."""
+    gm = isomorphism.GraphMatcher(
+        nx.Graph(h), nx.Graph(edges), node_match=lambda d, p: p["l"] is None or d["l"] == p["l"]
+    )
+    nx.set_node_attributes(gm.G1, {v: int(labels[v]) for v in gm.G1}, "l")
+    nx.set_node_attributes(gm.G2, {i: x for i, x in enumerate(pl)}, "l")
+    gm.G1.remove_edges_from(nx.selfloop_edges(gm.G1))
+    it = gm.subgraph_isomorphisms_iter() if induced else gm.subgraph_monomorphisms_iter()
+    return sum(1 for _ in it)
+
+
+def test_twins_of_several_labels_are_counted_as_networkx_finds_them(tmp_path):
+    """Stars, K_{2,3} and the diamond whose interchangeable vertices (a star's leaves) carry
+    different labels or wildcards: counted label by label (docs/mining.md, "Patterns"), listed
+    by enumeration; both equal networkx's embeddings over the label-keeping automorphisms, on
+    graphs with hubs, edge- and vertex-induced. At a hub of 3,000 leaves the counts are the
+    products of binomials they must be."""
+    rng = np.random.default_rng(11)
+    patterns = [
+        [(0, 1), (0, 2), (0, 3)],
+        [(0, 1), (0, 2), (0, 3), (0, 4)],
+        [(0, 2), (0, 3), (0, 4), (1, 2), (1, 3), (1, 4)],
+        [(0, 1), (0, 2), (1, 2), (0, 3), (1, 3)],
+    ]
+    n = 30
+    with ocgraph.open(hub_graph(rng, tmp_path / "g", n)) as g:
+        h = simple_view(g)
+        labels = rng.integers(0, 3, n)
+        for edges in patterns:
+            k = max(max(e) for e in edges) + 1
+            for _ in range(4):
+                pl = [None if rng.random() < 0.3 else int(x) for x in rng.integers(0, 3, k)]
+                for induced in (False, True):
+                    want = labelled_embeddings(h, labels, edges, pl, induced) // label_keeping_automorphisms(
+                        edges, pl
+                    )
+                    count = g.count_matches(edges, induced=induced, labels=labels, pattern_labels=pl)
+                    rows = g.match(edges, induced=induced, labels=labels, pattern_labels=pl)
+                    assert (count, len(rows)) == (want, want), (edges, pl, induced)
+    leaves = 3000
+    ocgraph.from_edges(
+        np.zeros(leaves, int), np.arange(1, leaves + 1), tmp_path / "star", directed=False
+    ).close()
+    with ocgraph.open(tmp_path / "star") as g:
+        labels = np.arange(leaves + 1) % 3
+        by_label = [int(np.sum(labels[1:] == x)) for x in range(3)]
+        c = math.comb
+        cases = [
+            ([0, 0, 0, None, None], c(by_label[0], 2) * c(leaves - 2, 2)),
+            ([0, 1, 2, None, 0], by_label[1] * by_label[2] * by_label[0] * (leaves - 3)),
+            ([None, 1, 1, 2, None], c(by_label[1], 2) * by_label[2] * (leaves - 3)),
+        ]
+        for pl, want in cases:
+            assert g.count_matches("5-star", labels=labels, pattern_labels=pl) == want, pl
+
+
 def test_wildcard_patterns_count_each_placement_of_the_labelled_positions(graphs):
     # docs/mining.md: with wildcards, a subgraph is reported once per way its vertices fill the
     # labelled and wildcard positions (a wildcard its own label), i.e. embeddings respecting
     # the labels over the automorphisms that keep each position's label.
-    def label_keeping_automorphisms(edges, pl):
-        k = max(max(e) for e in edges) + 1
-        es = {frozenset(e) for e in edges}
-        return sum(
-            {frozenset((p[a], p[b])) for a, b in edges} == es and all(pl[p[i]] == pl[i] for i in range(k))
-            for p in itertools.permutations(range(k))
-        )
-
     rng = np.random.default_rng(9)
     for path, h in graphs[1::2]:  # the undirected ones
         with ocgraph.open(path) as g:
@@ -923,15 +989,7 @@ def test_wildcard_patterns_count_each_placement_of_the_labelled_positions(graphs
                 ([(0, 1), (1, 2), (2, 0)], [0, None, 1]),
                 ([(0, 1), (1, 2), (2, 3)], [1, None, None, 1]),
             ]:
-                gm = isomorphism.GraphMatcher(
-                    nx.Graph(h),
-                    nx.Graph(edges),
-                    node_match=lambda d, p: p["l"] is None or d["l"] == p["l"],
-                )
-                nx.set_node_attributes(gm.G1, {v: int(labels[v]) for v in gm.G1}, "l")
-                nx.set_node_attributes(gm.G2, {i: x for i, x in enumerate(pl)}, "l")
-                gm.G1.remove_edges_from(nx.selfloop_edges(gm.G1))
-                embeddings = sum(1 for _ in gm.subgraph_monomorphisms_iter())
+                embeddings = labelled_embeddings(h, labels, edges, pl, induced=False)
                 want = embeddings // label_keeping_automorphisms(edges, pl)
                 assert g.count_matches(edges, labels=labels, pattern_labels=pl) == want
                 assert len(g.match(edges, labels=labels, pattern_labels=pl)) == want

@@ -292,11 +292,15 @@ impl<'a, L: ListSource<'a>> Matcher<'a, L> {
                 && !s.non_adjacent.iter().any(|&j| st.lists[j].binary_search(&c).is_ok())
         };
         let mut total = 0u64;
-        if emit.is_none() && (i + 1 == k || plan.twin_tail == Some(i)) {
-            // Counting the last step, or the plan's twin tail: any `k - i` valid candidates
-            // in increasing order make one match each.
-            let m = cand.iter().filter(|&&c| valid(st, c)).count();
-            total = binomial(m as u64, k - i);
+        let tail = match emit {
+            None if plan.twin_tail == Some(i) => self.twin_count(plan, st, i, &cand),
+            _ => None,
+        };
+        if let Some(count) = tail {
+            total = count;
+        } else if emit.is_none() && i + 1 == k {
+            // Counting the last step: each valid candidate makes one match.
+            total = cand.iter().filter(|&&c| valid(st, c)).count() as u64;
         } else {
             for &c in &cand {
                 if !valid(st, c) {
@@ -312,6 +316,41 @@ impl<'a, L: ListSource<'a>> Matcher<'a, L> {
         }
         st.cand[i] = cand;
         total
+    }
+
+    /// The matches of the plan's twin tail `i..k` (see `Plan::twin_tail`) given its candidates
+    /// `cand`: for each label of the tail with `r` twins, `C(m, r)`, `m` the unplaced candidates
+    /// with that label; times, for `w` wildcard twins, `C(f - l, w)`, `f` the unplaced
+    /// candidates and `l` the labelled twins. `None` (enumerate instead) when the twins' labels
+    /// differ and the data has none to tell them apart by.
+    fn twin_count(&self, plan: &Plan, st: &State<'a>, i: usize, cand: &[Vertex]) -> Option<u64> {
+        let tail = &plan.steps[i..];
+        let free = || cand.iter().copied().filter(|c| !st.m[..i].contains(c));
+        if tail.iter().all(|s| s.label == tail[0].label) {
+            let m = free().filter(|&c| self.label_ok(&tail[0], c)).count();
+            return Some(binomial(m as u64, tail.len()));
+        }
+        let labels = self.labels.as_ref()?;
+        let mut groups: Vec<(Option<u32>, usize)> = Vec::new();
+        for s in tail {
+            match groups.iter_mut().find(|g| g.0 == s.label) {
+                Some(g) => g.1 += 1,
+                None => groups.push((s.label, 1)),
+            }
+        }
+        let (mut total, mut labelled) = (1u64, 0u64);
+        for &(label, r) in &groups {
+            if let Some(l) = label {
+                let m = free().filter(|&c| labels.get(c) == Some(l)).count();
+                total = total.saturating_mul(binomial(m as u64, r));
+                labelled += r as u64;
+            }
+        }
+        if let Some(&(_, w)) = groups.iter().find(|g| g.0.is_none()) {
+            let f = free().count() as u64;
+            total = total.saturating_mul(binomial(f.saturating_sub(labelled), w));
+        }
+        Some(total)
     }
 
     /// Counts (and emits) the matches whose first position is `v`.

@@ -459,12 +459,14 @@ impl Plan {
 
     /// The first position `t` of the longest tail `t..k` (at least two steps) of *twins*: steps
     /// adjacent to the same earlier positions (all before `t`, so no two twins are adjacent),
-    /// with no non-adjacency check (edge-induced), the same label, the same bounds from the
-    /// positions before `t`, and among themselves exactly the chain the symmetry breaking gives
-    /// interchangeable vertices (each twin above every earlier twin). A count then needs only
-    /// the number `m` of valid candidates of step `t`: the twins take any `k - t` of them, in
-    /// increasing order, so the tail has `C(m, k - t)` matches (GraphPi, Shi et al., SC 2020,
-    /// counts such tails by inclusion-exclusion; twins need no more than a binomial).
+    /// with no non-adjacency check (edge-induced), the same bounds from the positions before
+    /// `t`, and among themselves exactly the chains the symmetry breaking gives interchangeable
+    /// vertices: each twin above every earlier twin of its label, and no restriction between
+    /// twins of different labels. A count then needs only the valid candidates of step `t` by
+    /// label: the twins of one label take any `r` of those with their label, in increasing
+    /// order, `C(m, r)` ways; wildcard twins any of the candidates the labelled ones left
+    /// (GraphPi, Shi et al., SC 2020, counts such tails by inclusion-exclusion; twins need no
+    /// more than binomials).
     fn twin_tail(steps: &[Step]) -> Option<usize> {
         let k = steps.len();
         let sorted = |v: &[usize], keep: &dyn Fn(usize) -> bool| {
@@ -478,10 +480,11 @@ impl Plan {
                 s.adjacent == first.adjacent
                     && s.adjacent.iter().all(|&j| j < t)
                     && s.non_adjacent.is_empty()
-                    && s.label == first.label
                     && sorted(&s.above, &|j| j < t) == sorted(&first.above, &|_| true)
                     && sorted(&s.below, &|_| true) == sorted(&first.below, &|_| true)
-                    && sorted(&s.above, &|j| j >= t).into_iter().eq(t..t + r)
+                    && sorted(&s.above, &|j| j >= t)
+                        .into_iter()
+                        .eq((t..t + r).filter(|&j| steps[j].label == s.label))
             })
         })
     }
@@ -542,11 +545,13 @@ mod tests {
         for n in ["triangle", "4-clique", "4-cycle", "4-path", "tailed-triangle", "5-cycle"] {
             assert_eq!(tail(&named(n), false), None, "{n}");
         }
-        // Leaves with different labels are not twins; the two labelled alike are.
-        let labelled =
-            |l: [u32; 4]| Pattern::from_edges(&[(0, 1), (0, 2), (0, 3)], Some(l.map(Some).to_vec())).unwrap();
-        assert_eq!(tail(&labelled([0, 1, 0, 0]), false), Some(2));
-        assert_eq!(tail(&labelled([0, 0, 1, 2]), false), None);
+        // Leaves of different labels are twins too (counted label by label), wildcards with them.
+        let labelled = |l: [Option<u32>; 5]| {
+            Pattern::from_edges(&[(0, 1), (0, 2), (0, 3), (0, 4)], Some(l.to_vec())).unwrap()
+        };
+        assert_eq!(tail(&labelled([Some(0), Some(1), Some(0), Some(0), Some(2)]), false), Some(1));
+        assert_eq!(tail(&labelled([Some(0), Some(0), Some(0), None, None]), false), Some(1));
+        assert_eq!(tail(&labelled([None, Some(1), Some(2), Some(3), Some(4)]), false), Some(1));
     }
 
     /// What each step checks of the steps after the next: the 5-cycle `0-1-2-3-4-0` matched in
