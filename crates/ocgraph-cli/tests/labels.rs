@@ -186,6 +186,43 @@ fn a_bad_label_file_stops_the_import_naming_the_line() {
     assert!(!g.exists(), "a failed import leaves no graph");
 }
 
+/// The value that means "no label" (2^32 - 1) is refused wherever a text file gives a label,
+/// naming the file and line, and nothing is applied; `-` removes a label (update and stream
+/// lines) or leaves a vertex without one (`mine --labels`, `stream --watch-labels`).
+#[test]
+fn the_no_label_value_is_refused_as_a_label_and_dash_means_none() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let file = |name: &str, text: &str| {
+        let f = dir.join(name);
+        std::fs::write(&f, text).unwrap();
+        f
+    };
+    let (e, l) = (file("e.txt", "0 1\n1 2\n2 0\n"), file("l.txt", "1 3\n2 4\n"));
+    let g = dir.join("g");
+    ok(&["import", p(&e), p(&g), "--undirected", "--labels", p(&l), "--quiet"]);
+    let refused = "a label is an integer below 4294967295, or - for none";
+    let set = file("set.txt", "L 2 5\nL 1 4294967295\n");
+    fails(&["update", p(&g), "--set-labels", p(&set)], &["set.txt:2", refused]);
+    let ups = file("ups.txt", "+ 0 2\nL 1 4294967295\n");
+    fails(&["stream", p(&g), "--updates", p(&ups), "--no-save"], &["ups.txt:2", refused]);
+    assert_eq!(ok(&["labels", "show", p(&g)]), "1 3\n2 4\n", "nothing applied");
+    let data = file("data.txt", "0\n4294967295\n1\n");
+    let pattern = file("p.txt", "0 1\nlabel 0 0\n");
+    fails(
+        &["mine", "pattern", p(&g), "--pattern", p(&pattern), "--labels", p(&data)],
+        &["data.txt:2", refused],
+    );
+    // `-`: vertex 1 unlabelled, so only vertex 0 takes the labelled end: 0-1 and 0-2 (vertex 1
+    // labelled 0 would add 1-0 and 1-2).
+    let data = file("data.txt", "0\n-\n1\n");
+    let out = ok(&["mine", "pattern", p(&g), "--pattern", p(&pattern), "--labels", p(&data), "--count"]);
+    assert!(out.contains("1 edges): 2\n"), "{out}");
+    let unset = file("unset.txt", "L 1 -\n");
+    ok(&["update", p(&g), "--set-labels", p(&unset)]);
+    assert_eq!(ok(&["labels", "show", p(&g)]), "2 4\n");
+}
+
 #[test]
 fn a_label_file_may_be_gzipped_and_start_with_a_byte_order_mark() {
     use std::io::Write;

@@ -24,6 +24,7 @@ use ocgraph_core::ids::{IdLookup, OriginalId};
 use ocgraph_core::labels::NO_LABEL;
 use ocgraph_core::{with_adjacency, Adjacency, Error, Result, Vertex};
 
+use super::stream::parse_label;
 use super::text_lines::for_each_text_line;
 use crate::backend_args::BackendArgs;
 
@@ -64,7 +65,7 @@ pub struct MineArgs {
     /// edge-induced (pattern).
     #[arg(long)]
     induced: bool,
-    /// Data vertex labels, one integer a line, one line per vertex (pattern with labels).
+    /// Data vertex labels, one a line (an integer, or - for none), one line per vertex (pattern with labels).
     #[arg(long, value_name = "FILE")]
     labels: Option<PathBuf>,
     /// Count the matches (the default).
@@ -379,14 +380,13 @@ pub(crate) fn read_pattern(spec: &str) -> Result<Pattern> {
     })
 }
 
-/// Reads data vertex labels: one unsigned integer a line, one line per vertex of a graph of
-/// `n` vertices (vertex 0 first); another count is an error naming the file.
+/// Reads data vertex labels: one a line (an unsigned integer, or `-` for none), one line per
+/// vertex of a graph of `n` vertices (vertex 0 first); another count is an error naming the
+/// file.
 pub(crate) fn read_labels(path: &Path, n: usize) -> Result<Vec<u32>> {
     let mut labels = Vec::new();
     for_each_text_line(path, |no, line| {
-        let label = line.trim().parse::<u32>().map_err(|_| {
-            Error::input_line(path, no, format!("expected a label (unsigned integer), got {line:?}"))
-        })?;
+        let label = parse_label(line.trim()).map_err(|e| Error::input_line(path, no, e))?;
         labels.push(label);
         Ok(())
     })?;

@@ -71,9 +71,9 @@ pub struct StreamArgs {
     /// Watch vertex-induced matches (default edge-induced).
     #[arg(long, requires = "watch")]
     watch_induced: bool,
-    /// Data vertex labels for a labelled watched pattern, one integer a line, one line per vertex
-    /// of the graph as the stream finds it (default: the labels stored with the graph); the
-    /// stream's `L` lines change them.
+    /// Data vertex labels for a labelled watched pattern, one a line (an integer, or - for
+    /// none), one line per vertex of the graph as the stream finds it (default: the labels
+    /// stored with the graph); the stream's `L` lines change them.
     #[arg(long, value_name = "FILE", requires = "watch")]
     watch_labels: Option<PathBuf>,
     /// Write every change of the watched pattern to this file: `B + v0 v1 ...` (appeared in
@@ -195,11 +195,7 @@ fn read_text_updates(path: &Path, bytes: &[u8], target: Target) -> Result<Vec<Wa
                 WalItem::AddVertices { count }
             }
             ("-v", 2) => WalItem::RemoveVertex { v: vertex(cols[1])? },
-            ("L", 3) => WalItem::SetLabel {
-                v: vertex(cols[1])?,
-                label: parse_label(cols[2])
-                    .ok_or_else(|| bad(format!("bad label '{}'", cols[2].escape_debug())))?,
-            },
+            ("L", 3) => WalItem::SetLabel { v: vertex(cols[1])?, label: parse_label(cols[2]).map_err(bad)? },
             _ => {
                 return Err(bad(format!(
                     "expected '+ u v [w]', '- u v', '+v n', '-v u' or 'L u label', found '{}'",
@@ -213,13 +209,16 @@ fn read_text_updates(path: &Path, bytes: &[u8], target: Target) -> Result<Vec<Wa
     Ok(items)
 }
 
-/// A label of an update file: an unsigned 32-bit integer, or `-` for none (`NO_LABEL`, which
-/// may also be written as its value).
-pub(crate) fn parse_label(text: &str) -> Option<u32> {
+/// A label of a text file: an unsigned integer below `NO_LABEL`, or `-` for none (`NO_LABEL`).
+/// `NO_LABEL` written as its value is refused, as `import --labels` refuses it: a line that
+/// means to set a label does not remove one. The error says what a label is.
+pub(crate) fn parse_label(text: &str) -> std::result::Result<u32, String> {
     if text == "-" {
-        return Some(NO_LABEL);
+        return Ok(NO_LABEL);
     }
-    text.parse().ok()
+    text.parse().ok().filter(|&l| l != NO_LABEL).ok_or_else(|| {
+        format!("bad label '{}': a label is an integer below {NO_LABEL}, or - for none", text.escape_debug())
+    })
 }
 
 /// The `p`-th percentile (0..=100) of sorted `xs` by nearest rank: the smallest value with at

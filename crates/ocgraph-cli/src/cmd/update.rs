@@ -190,8 +190,7 @@ fn read_label_lines<T>(
             }
         };
         let v = parse(v).map_err(|e| Error::input_line(path, no, e))?;
-        let label =
-            parse_label(label).ok_or_else(|| Error::input_line(path, no, format!("bad label '{label}'")))?;
+        let label = parse_label(label).map_err(|e| Error::input_line(path, no, e))?;
         out.push((v, label));
         lines.push(no);
         Ok(())
