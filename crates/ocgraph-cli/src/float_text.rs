@@ -1,8 +1,9 @@
 //! Floats written as text (weights in exports, scores and distances in `run --out`): the
 //! shortest decimal that reads back to the same value, in exponent form below 1e-4 and from
-//! 1e16 up, as Python's `repr` writes them. Plain decimals there would be long (float32's
-//! smallest weight has 45 digits after the point) and are read back wrongly by approximate
-//! parsers, such as pandas' default one, which takes that weight for 0.
+//! 1e16 up (`3e-5`, where Python's `repr` writes `3e-05`; both read back alike). Plain
+//! decimals there would be long (float32's smallest weight has 45 digits after the point) and
+//! are read back wrongly by approximate parsers, such as pandas' default one, which takes that
+//! weight for 0.
 
 use std::fmt;
 

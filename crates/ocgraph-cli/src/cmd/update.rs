@@ -150,7 +150,7 @@ fn read_numbered_lines<T>(
                 path,
                 no,
                 if min == max {
-                    format!("expected {max} columns, found {}", cols.len())
+                    format!("expected {max} column{}, found {}", if max == 1 { "" } else { "s" }, cols.len())
                 } else {
                     format!("expected {min} to {max} columns, found {}", cols.len())
                 },
