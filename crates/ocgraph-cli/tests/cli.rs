@@ -1056,6 +1056,33 @@ fn update_applies_nothing_when_a_file_is_bad_and_acks_every_batch() {
     assert!(String::from_utf8(out.stderr).unwrap().contains("\"page_requests\""));
 }
 
+/// `info` says what it knows of the weights: their recorded range, or why none is recorded.
+#[test]
+fn info_says_why_a_weighted_graph_has_no_weight_range() {
+    let t = tempfile::tempdir().unwrap();
+    let weights = |g: &Path| {
+        let out = String::from_utf8(ok(&["info", p(g)]).stdout).unwrap();
+        out.lines().find(|l| l.starts_with("weights ")).map(String::from)
+    };
+    let (input, g) = (t.path().join("in.txt"), t.path().join("g"));
+    std::fs::write(&input, "0 1 2.5\n1 2 0.5\n").unwrap();
+    ok(&["import", p(&input), p(&g), "--weighted"]);
+    assert!(weights(&g).unwrap().contains("largest 2.5, smallest positive 0.5"));
+    let add = t.path().join("add.txt");
+    std::fs::write(&add, "0 2 1\n").unwrap();
+    ok(&["update", p(&g), "--add-edges", p(&add)]);
+    assert!(weights(&g).unwrap().contains("not known while updates are pending"));
+    ok(&["compact", p(&g)]);
+    assert!(weights(&g).unwrap().contains("largest 2.5"));
+    let negative = t.path().join("n");
+    std::fs::write(&input, "0 1 -1\n").unwrap();
+    ok(&["import", p(&input), p(&negative), "--weighted"]);
+    assert!(weights(&negative).unwrap().contains("some weight is negative"));
+    let plain = t.path().join("plain");
+    ok(&["import", p(&input), p(&plain)]);
+    assert_eq!(weights(&plain), None);
+}
+
 /// `info` on a graph with updates not yet compacted describes it as it is now (the base under
 /// its log), as `export` and `run` read it, and says the updates are there.
 #[test]

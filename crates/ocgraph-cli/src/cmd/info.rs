@@ -165,12 +165,26 @@ fn run_info(args: &InfoArgs) -> Result<()> {
         }
         println!("directed   {}", g.is_directed());
         println!("weighted   {}", g.is_weighted());
-        if let Some(r) = weight_range {
-            let smallest = r.min_positive.map_or("none".to_string(), |w| w.to_string());
-            println!(
-                "weights    non-negative, largest {}, smallest positive {smallest} (recorded when written)",
-                r.max
-            );
+        match (weight_range, levels) {
+            (Some(r), _) => {
+                let smallest = r.min_positive.map_or("none".to_string(), |w| w.to_string());
+                println!(
+                    "weights    non-negative, largest {}, smallest positive {smallest} (recorded when written)",
+                    r.max
+                );
+            }
+            // The range is recorded for a base whose weights are all finite and non-negative.
+            (None, Some(_)) if g.is_weighted() => {
+                println!(
+                    "weights    range not known while updates are pending (`ocgraph compact` records it)"
+                )
+            }
+            (None, None) if g.is_weighted() => {
+                println!(
+                    "weights    no range recorded: some weight is negative (shortest paths refuse the graph)"
+                )
+            }
+            _ => {}
         }
         println!("id map     {id_map}");
         let lists = match (m.is_packed(), m.has_packed_copy()) {
