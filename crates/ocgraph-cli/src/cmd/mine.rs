@@ -24,8 +24,8 @@ use ocgraph_core::ids::{IdLookup, OriginalId};
 use ocgraph_core::labels::NO_LABEL;
 use ocgraph_core::{with_adjacency, Adjacency, Error, Result, Vertex};
 
-use super::stream::parse_label;
 use super::text_lines::for_each_text_line;
+use super::text_lines::parse_label;
 use crate::backend_args::BackendArgs;
 
 /// What `ocgraph mine` looks for.

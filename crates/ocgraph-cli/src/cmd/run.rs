@@ -219,12 +219,16 @@ fn run_kernel(args: &RunArgs) -> Result<()> {
     let progress = CliProgress::new(false);
     let name = args.algo.to_possible_value().map(|v| v.get_name().to_string()).unwrap_or_default();
     progress.spinner(&format!("{name} on {}", args.graph.display()));
+    // The report names vertices as they were given: by original id when ids are loaded.
+    let vertex_name = |v: Vertex| match &ids {
+        Some(ids) => ids.original(v).to_string(),
+        None => v.to_string(),
+    };
     let started = std::time::Instant::now();
     let mut warmups = 0;
     while args.warmup_secs > 0.0 && (warmups == 0 || started.elapsed().as_secs_f64() < args.warmup_secs) {
         pool.install(|| {
-            with_adjacency!(&view, |out, inn| execute(args, ends, 1, false, stored, out, inn, &|v| v
-                .to_string()))
+            with_adjacency!(&view, |out, inn| execute(args, ends, 1, false, stored, out, inn, &vertex_name))
         })?;
         warmups += 1;
     }
@@ -232,11 +236,6 @@ fn run_kernel(args: &RunArgs) -> Result<()> {
         view.reset_io_stats();
         say(&format!("warm-up: {warmups} untimed trial(s) in {:.3} s", started.elapsed().as_secs_f64()));
     }
-    // The report names vertices as they were given: by original id when ids are loaded.
-    let vertex_name = |v: Vertex| match &ids {
-        Some(ids) => ids.original(v).to_string(),
-        None => v.to_string(),
-    };
     let result = pool.install(|| {
         with_adjacency!(&view, |out, inn| {
             execute(args, ends, args.trials, args.verify, stored, out, inn, &vertex_name)

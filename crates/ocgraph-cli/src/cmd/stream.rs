@@ -18,13 +18,12 @@ use std::time::Instant;
 use clap::Args;
 use ocgraph_algo::incremental::{Maintainer, Spec, Values};
 use ocgraph_core::ingest::parse_weight;
-use ocgraph_core::labels::NO_LABEL;
 use ocgraph_core::update::{is_update_file, update_file_items, WalItem, WritableGraph, WriteOptions};
 use ocgraph_core::{Error, Result, Vertex};
 
 use super::mine::{read_labels, read_pattern};
 use super::stream_watch::Watcher;
-use super::text_lines::{for_each_line_in, gunzipped};
+use super::text_lines::{for_each_line_in, gunzipped, parse_label};
 use super::update::DurabilityArg;
 use crate::backend_args::BackendArgs;
 
@@ -207,18 +206,6 @@ fn read_text_updates(path: &Path, bytes: &[u8], target: Target) -> Result<Vec<Wa
         Ok(())
     })?;
     Ok(items)
-}
-
-/// A label of a text file: an unsigned integer below `NO_LABEL`, or `-` for none (`NO_LABEL`).
-/// `NO_LABEL` written as its value is refused, as `import --labels` refuses it: a line that
-/// means to set a label does not remove one. The error says what a label is.
-pub(crate) fn parse_label(text: &str) -> std::result::Result<u32, String> {
-    if text == "-" {
-        return Ok(NO_LABEL);
-    }
-    text.parse().ok().filter(|&l| l != NO_LABEL).ok_or_else(|| {
-        format!("bad label '{}': a label is an integer below {NO_LABEL}, or - for none", text.escape_debug())
-    })
 }
 
 /// The `p`-th percentile (0..=100) of sorted `xs` by nearest rank: the smallest value with at

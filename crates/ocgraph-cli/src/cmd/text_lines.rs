@@ -8,6 +8,7 @@ use std::path::Path;
 
 use flate2::bufread::MultiGzDecoder;
 use ocgraph_core::ingest::{text_reader, GZIP_MAGIC};
+use ocgraph_core::labels::NO_LABEL;
 use ocgraph_core::{Error, Result};
 
 /// Calls `f(line number, line)` on every line of `path` (1-based numbers; the line without its
@@ -81,6 +82,18 @@ fn content(mut f: impl FnMut(u64, &str) -> Result<()>) -> impl FnMut(u64, &str) 
         }
         f(no, text)
     }
+}
+
+/// A label of a text file: an unsigned integer below `NO_LABEL`, or `-` for none (`NO_LABEL`).
+/// `NO_LABEL` written as its value is refused, as `import --labels` refuses it: a line that
+/// means to set a label does not remove one. The error says what a label is.
+pub(crate) fn parse_label(text: &str) -> std::result::Result<u32, String> {
+    if text == "-" {
+        return Ok(NO_LABEL);
+    }
+    text.parse().ok().filter(|&l| l != NO_LABEL).ok_or_else(|| {
+        format!("bad label '{}': a label is an integer below {NO_LABEL}, or - for none", text.escape_debug())
+    })
 }
 
 #[cfg(test)]

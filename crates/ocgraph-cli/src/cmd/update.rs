@@ -26,8 +26,8 @@ use ocgraph_core::update::ids_log::new_id_problem;
 use ocgraph_core::update::{Durability, WritableGraph, WriteOptions};
 use ocgraph_core::{Error, Result, Vertex};
 
-use super::stream::parse_label;
 use super::text_lines::for_each_line;
+use super::text_lines::parse_label;
 use crate::backend_args::BackendArgs;
 use ocgraph_core::ingest::Progress;
 
