@@ -462,7 +462,10 @@ def from_pandas(
         for start in range(0, len(sub), BATCH_ROWS):
             rows = sub.iloc[start : start + BATCH_ROWS]
             try:
-                yield pa.RecordBatch.from_pandas(rows, preserve_index=False)
+                # Through a table: a pyarrow-backed column (pd.ArrowDtype, as read_parquet's
+                # dtype_backend="pyarrow" gives) may hold several chunks, which a record batch
+                # cannot take.
+                table = pa.Table.from_pandas(rows, preserve_index=False).combine_chunks()
             except (
                 pa.ArrowInvalid,
                 pa.ArrowTypeError,
@@ -474,6 +477,7 @@ def from_pandas(
                 # An object column of mixed types, ints past 64 bits, complex numbers, strings
                 # with lone surrogates, sparse columns.
                 raise InputError(f"rows {start} to {start + len(rows) - 1}: {e}") from e
+            yield from table.to_batches()
 
     source, target = names[0], names[1]
     weight = None if weight is None else names[2]

@@ -777,6 +777,31 @@ def test_from_pandas_refuses_what_arrow_cannot_convert_as_input_errors(tmp_path)
         ocgraph.from_pandas(sparse, tmp_path / "h")
 
 
+def test_from_pandas_takes_pyarrow_backed_columns_of_several_chunks(tmp_path):
+    """read_parquet(dtype_backend="pyarrow") of a file of several row groups gives columns of
+    several chunks (they were refused: "Cannot convert ChunkedArray to Array")."""
+    pq.write_table(
+        pa.table({"src": [0, 1, 2, 3], "dst": [1, 2, 3, 0], "w": pa.array([0.5, 1.5, 2.5, 3.5], "float32")}),
+        tmp_path / "e.parquet",
+        row_group_size=2,
+    )
+    df = pd.read_parquet(tmp_path / "e.parquet", dtype_backend="pyarrow")
+    assert df["src"].array._pa_array.num_chunks == 2
+    g = ocgraph.from_pandas(df, tmp_path / "g", weight="w")
+    got = g.to_pandas().sort_values("src").reset_index(drop=True)
+    assert got.to_dict("list") == {"src": [0, 1, 2, 3], "dst": [1, 2, 3, 0], "weight": [0.5, 1.5, 2.5, 3.5]}
+
+    # String ids in dictionary chunks with different dictionaries.
+    def chunks(*parts):
+        encoded = [pa.array(p).dictionary_encode() for p in parts]
+        return pd.arrays.ArrowExtensionArray(pa.chunked_array(encoded))
+
+    frame = pd.DataFrame({"src": chunks(["x", "y"], ["z", "x"]), "dst": chunks(["y", "z"], ["x", "w"])})
+    h = ocgraph.from_pandas(frame, tmp_path / "h", relabel="first-seen")
+    rows = sorted(zip(*h.to_pandas().to_dict("list").values()))
+    assert rows == [("x", "w"), ("x", "y"), ("y", "z"), ("z", "x")]
+
+
 def test_cli_outputs_are_checked_before_the_work_and_written_whole(tmp_path):
     (tmp_path / "e.txt").write_text("0 1\n1 2\n")
     g = tmp_path / "g"

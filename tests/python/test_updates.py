@@ -560,6 +560,35 @@ def test_compacting_a_multigraph_without_updates_writes_it_simple(tmp_path, dire
             assert ro.neighbors(v).tolist() == ref, f"vertex {v}"
 
 
+@pytest.mark.parametrize(
+    ("call", "batch"),
+    [
+        (lambda g: g.add_edges([], []), False),
+        (lambda g: g.remove_edges(["x"], ["y"], ids="original"), False),
+        (lambda g: g.set_edge_weights(["x"], ["a"], [1.0], ids="original"), False),
+        (lambda g: g.add_vertices(ids=["a"]), False),
+        (lambda g: g.remove_vertices([], ids="original"), False),
+        (lambda g: g.remove_edges(["c"], ["a"], ids="original"), True),
+        (lambda g: g.set_edge_weights(["c"], ["a"], [1.0], ids="original"), True),
+        (lambda g: g.add_vertices(ids=["z"]), True),
+        (lambda g: g.add_vertices(0), True),
+    ],
+)
+def test_which_calls_that_change_nothing_are_batches(tmp_path, call, batch):
+    """As the guide says: a call that changes nothing but writes an item (a missing edge, a
+    known name) is a batch, after which a reader sees the repeated edges of a base imported
+    without dedup once; one that leaves nothing to write (no items, only unknown names to
+    remove or reweigh, only known names to add) is none, and the reader still sees them."""
+    path = tmp_path / "g"
+    df = pd.DataFrame({"src": ["a", "a", "b"], "dst": ["b", "b", "c"], "w": [2.0, 1.0, 3.0]})
+    ocgraph.from_pandas(df, path, weight="w").close()
+    with ocgraph.open(path, writable=True) as g:
+        assert g.num_edges == 2
+        call(g)
+    with ocgraph.open(path) as ro:
+        assert ro.num_edges == (2 if batch else 3)
+
+
 def test_updates_by_original_string_ids(tmp_path):
     """A graph imported with string ids takes updates by those ids; new ids get new vertices."""
     edges = tmp_path / "people.txt"
