@@ -103,9 +103,11 @@ def read_table(path: str, sub: str, columns: list[str]) -> Any:
 def check_edge_parts(path: str, meta: dict) -> None:
     """Raises ``FormatError`` naming the first part of ``edges`` (and of ``in_edges`` for a
     directed graph) that is missing (every part of ``bounds`` is written, arcs or not), or the
-    first edge file that is not Parquet or lacks one of the columns the kernels read (``src``,
-    ``dst`` as integers, and ``weight`` as numbers when weighted): on the driver, from the
-    listing and the files' footers, before Spark reads them on the executors."""
+    first edge file that is not Parquet, lacks one of the columns the kernels read (``src``,
+    ``dst`` as integers, and ``weight`` as numbers when weighted), or holds a null id or an id
+    outside ``0 .. num_vertices - 1`` (whose arcs the kernels would drop or misroute): on the
+    driver, from the listing and the files' footers (their statistics; a file written without
+    them has its ids read), before Spark reads them on the executors."""
     import pyarrow as pa
     import pyarrow.dataset as ds
 
@@ -121,10 +123,10 @@ def check_edge_parts(path: str, meta: dict) -> None:
             raise FormatError(f"{absent[0]}: a part of the dataset is missing ({META} lists {parts})")
         try:
             files = ds.dataset(f"{root}/{kind}", filesystem=fs, format="parquet")
-            fragments = [(f.path, f.physical_schema) for f in files.get_fragments()]
+            fragments = [(f.path, f.physical_schema, f.metadata) for f in files.get_fragments()]
         except (pa.ArrowException, OSError, ValueError) as e:
             raise FormatError(f"{path}/{kind}: {e}") from e
-        for file, schema in fragments:
+        for file, schema, footer in fragments:
             for column, fits in need.items():
                 if column not in schema.names:
                     raise FormatError(f"{file}: an edge file without the column {column!r}")
@@ -132,6 +134,37 @@ def check_edge_parts(path: str, meta: dict) -> None:
                     raise FormatError(
                         f"{file}: column {column!r} holds {schema.field(column).type}, not numbers"
                     )
+            for column in ("src", "dst"):
+                _check_id_range(fs, file, footer, column, meta["num_vertices"])
+
+
+def _check_id_range(fs: Any, file: str, footer: Any, column: str, n: int) -> None:
+    """Raises ``FormatError`` naming ``file`` if its ``column`` holds a null or an id outside
+    ``0 .. n - 1``: by the row groups' statistics, or by reading the column where a row group
+    has none."""
+    import pyarrow.compute as pc
+    import pyarrow.parquet as pq
+
+    index = footer.schema.names.index(column)
+    low, high, nulls = None, None, 0
+    for g in range(footer.num_row_groups):
+        chunk = footer.row_group(g).column(index)
+        stats = chunk.statistics
+        if chunk.num_values == 0:
+            continue
+        if stats is None or not stats.has_min_max or not stats.has_null_count:
+            ids = pq.read_table(file, columns=[column], filesystem=fs).column(column)
+            bounds = pc.min_max(ids).as_py()
+            low, high, nulls = bounds["min"], bounds["max"], ids.null_count
+            break
+        low = stats.min if low is None else min(low, stats.min)
+        high = stats.max if high is None else max(high, stats.max)
+        nulls += stats.null_count
+    if nulls:
+        raise FormatError(f"{file}: column {column!r} holds {nulls} null ids")
+    if low is not None and (low < 0 or high >= n):
+        bad = low if low < 0 else high
+        raise FormatError(f"{file}: column {column!r} holds the id {bad}, outside the vertices 0..{n - 1}")
 
 
 def _balanced_bounds(indptr: np.ndarray, parts: int) -> np.ndarray:

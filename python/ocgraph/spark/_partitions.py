@@ -107,6 +107,12 @@ class Layout:
                 raise _dataset.FormatError(
                     f"{self.path}/{kind}: {first} {bad} lies outside its parts' vertex range {lo}..{hi - 1}"
                 )
+            other = out[second]
+            if len(other) and (other.min() < 0 or other.max() >= self.n):
+                bad = int(other.min() if other.min() < 0 else other.max())
+                raise _dataset.FormatError(
+                    f"{self.path}/{kind}: {second} {bad} lies outside the vertices 0..{self.n - 1}"
+                )
             if np.any(key[1:] < key[:-1]):
                 # Rows rewritten in another order (by a Spark job, say): the CSR needs them by
                 # `first`; the order within a vertex's arcs does not matter.
