@@ -404,6 +404,12 @@ def test_rows_of_a_part_in_any_order_give_the_same_results(spark, tmp_path):
     layout = _partitions.Layout(str(tmp_path / "d"), _dataset.read_meta(str(tmp_path / "d")), 2, [0, 1])
     with pytest.raises(ocgraph.FormatError, match=r"edges: src 5 lies outside its parts' vertex range 0\.\."):
         layout.arcs(0)
+    # A target past the vertices (which SparkGraph refuses from the footers) as the worker sees it.
+    f = sorted((tmp_path / "d").glob("edges/*/*.parquet"))[1]
+    t = pq.ParquetFile(f).read()
+    pq.write_table(t.set_column(1, "dst", pa.array(np.full(len(t), 6, dtype=np.int64))), f)
+    with pytest.raises(ocgraph.FormatError, match=r"edges: dst 6 lies outside the vertices 0\.\.5"):
+        layout.arcs(1)
 
 
 def test_kernels_take_the_arguments_of_graphs_methods(spark, datasets):
