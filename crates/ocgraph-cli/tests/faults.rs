@@ -889,10 +889,16 @@ fn a_replace_killed_between_its_renames_keeps_both_graphs_and_one_killed_after_t
     let o = generate("400", Some("1"));
     assert_eq!(o.status.code(), None, "killed by the shim");
     assert!(!g.exists());
-    let _ = ocgraph(&["check", p(&g)]);
+    let checked = ocgraph(&["check", p(&g)]);
     let left = siblings();
     assert_eq!(left.len(), 2, "{left:?}");
     assert!(left[1].ends_with(".old") && left[1].starts_with(&left[0]), "{left:?}");
+    // Opening the graph names both copies (it said only "No such file or directory").
+    let said = String::from_utf8_lossy(&checked.stderr);
+    for copy in &left {
+        assert!(said.contains(p(&root.join(copy))), "{said}");
+    }
+    assert!(said.contains("No such file or directory") && said.contains("was interrupted"), "{said}");
     assert!(vertices(&root.join(&left[0])).contains("400"));
     assert!(vertices(&root.join(&left[1])).contains("300"));
 }

@@ -270,7 +270,19 @@ impl Manifest {
         let path = dir.join(MANIFEST_FILE);
         match std::fs::metadata(dir) {
             // The OS's error (no such file, permission denied), with its errno.
-            Err(e) => return Err(Error::io(dir, "open graph directory", e)),
+            Err(e) => {
+                let Some((new, previous)) = super::writer::interrupted_replace(dir) else {
+                    return Err(Error::io(dir, "open graph directory", e));
+                };
+                let hint = format!(
+                    "{e}; a replace of it (pack or reorder with --force) was interrupted between its \
+                     two renames: the previous graph is {}, the new one {}; rename either to {}",
+                    previous.display(),
+                    new.display(),
+                    dir.display()
+                );
+                return Err(Error::io(dir, "open graph directory", std::io::Error::new(e.kind(), hint)));
+            }
             Ok(m) if !m.is_dir() => {
                 return Err(Error::io(
                     dir,

@@ -336,6 +336,21 @@ pub fn remove_stale_temp_dirs(out: &Path) -> Result<Vec<StaleTempDir>> {
     Ok(removed)
 }
 
+/// The two copies an interrupted `--force` replace of the graph `out` left beside it when it
+/// died between moving the previous graph aside and moving the new one in (`out` missing):
+/// `(new, previous)`, or `None`. [`Manifest::read`](super::Manifest::read) names them when
+/// `out` cannot be opened, so that the user knows the graph is not lost.
+pub(crate) fn interrupted_replace(out: &Path) -> Option<(PathBuf, PathBuf)> {
+    let prefix = format!(".{}.tmp-", out.file_name()?.to_string_lossy());
+    let parent = parent_dir(out);
+    std::fs::read_dir(&parent).ok()?.flatten().find_map(|entry| {
+        let name = entry.file_name().into_string().ok()?;
+        let tmp =
+            name.strip_prefix(&prefix)?.strip_suffix(".old").map(|_| parent.join(&name[..name.len() - 4]))?;
+        tmp.is_dir().then(|| (tmp, entry.path()))
+    })
+}
+
 /// Where a `--force` replace moves the previous graph while it moves the temporary directory
 /// `tmp` in: `tmp` with `.old` appended (the name [`remove_stale_temp_dirs`] recognises).
 fn moved_aside(tmp: &Path) -> PathBuf {
