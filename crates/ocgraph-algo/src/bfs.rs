@@ -131,7 +131,7 @@ pub fn bfs<O: Adjacency, I: Adjacency>(out: &O, in_: &I, source: Vertex) -> Resu
 /// its bottom-up steps (`hubs`: the hub index of the graph `out` and `in_` read, see the module
 /// comment); `None`: [`bfs`].
 ///
-/// Errors: as [`bfs`], or `hubs` for another vertex count.
+/// Errors: as [`bfs`], or `hubs` not of these lists (see [`Hubs::indexes`]).
 pub fn bfs_with_hubs<O: Adjacency, I: Adjacency>(
     out: &O,
     in_: &I,
@@ -139,18 +139,29 @@ pub fn bfs_with_hubs<O: Adjacency, I: Adjacency>(
     source: Vertex,
 ) -> Result<BfsResult> {
     if let Some(h) = hubs {
-        check_hub_count(h, out.num_vertices())?;
+        check_hubs(h, out)?;
+        check_hubs(h, in_)?;
     }
     run(out, in_, hubs, source, STASH_BYTES_PER_VERTEX * out.num_vertices())
 }
 
-/// Checks that the hub index `hubs` covers the `n` vertices of the lists read with it.
-pub(crate) fn check_hub_count(hubs: &Hubs<'_>, n: usize) -> Result<()> {
-    if hubs.num_vertices() == n {
-        Ok(())
-    } else {
-        Err(Error::invalid(format!("the hub index has {} vertices, the lists {n}", hubs.num_vertices())))
+/// Checks that the hub index `hubs` is of the lists `lists` read with it: the same vertex
+/// count, and the same graph where `lists` names its lists ([`Hubs::indexes`]).
+pub(crate) fn check_hubs<A: Adjacency>(hubs: &Hubs<'_>, lists: &A) -> Result<()> {
+    let n = lists.num_vertices();
+    if hubs.num_vertices() != n {
+        return Err(Error::invalid(format!(
+            "the hub index has {} vertices, the lists {n}",
+            hubs.num_vertices()
+        )));
     }
+    if !hubs.indexes(lists) {
+        return Err(Error::invalid(
+            "the hub index is not of these lists (of another graph, or of the base of a snapshot \
+             with updates, which it does not hold)",
+        ));
+    }
+    Ok(())
 }
 
 /// [`bfs`] that keeps at most `stash_bytes` of unvisited vertices' lists in memory (0: none,

@@ -7,6 +7,10 @@
 //!
 //! Threads: parallel kernels run on the caller's current rayon pool. To choose the thread count,
 //! run them inside `rayon::ThreadPoolBuilder::new().num_threads(t).build()?.install(|| ...)`.
+//! Through a buffer pool, use at most [`ocgraph_core::Graph::reading_threads`] threads (one per
+//! two frames): readers that each hold a frame while waiting for another stall, and the read
+//! fails after 10 s. A failed page read panics naming the file and offset; run the kernel inside
+//! [`ocgraph_core::page::catch_read_errors`] to get it as an error (the CLI and Python do both).
 
 mod bitmap;
 mod chunks;

@@ -38,7 +38,7 @@ use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
 use ocgraph_core::{Adjacency, Hubs, Result, Vertex};
 use rayon::prelude::*;
 
-use crate::bfs::{check_directions, check_hub_count};
+use crate::bfs::{check_directions, check_hubs};
 use crate::bitmap::Bitmap;
 use crate::chunks::{in_order, mark_cuts, vertex_blocks};
 
@@ -168,12 +168,13 @@ fn link_the_rest<A: Adjacency, B: Adjacency>(
 /// [`wcc`] that samples each vertex's hubs from the hub index `hubs` of the graph `out` and
 /// `in_` read (see the module comment) instead of its first out-neighbours.
 ///
-/// Errors: as [`wcc`], or `hubs` for another vertex count.
+/// Errors: as [`wcc`], or `hubs` not of these lists (see [`Hubs::indexes`]).
 pub fn wcc_with_hubs<O: Adjacency, I: Adjacency>(out: &O, in_: &I, hubs: &Hubs<'_>) -> Result<Vec<Vertex>> {
     check_directions(out, in_)?;
     let n = out.num_vertices();
     crate::state::check_state("wcc", n, WCC_STATE_BYTES)?;
-    check_hub_count(hubs, n)?;
+    check_hubs(hubs, out)?;
+    check_hubs(hubs, in_)?;
     if n == 0 {
         return Ok(Vec::new());
     }

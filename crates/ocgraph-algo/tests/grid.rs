@@ -121,6 +121,11 @@ fn compaction_rebuilds_the_grid_of_the_new_base() {
     build_grid(&path, &grid_opts(Some(3), Codec::Lz4), &NoProgress).unwrap();
     let w = WritableGraph::open(&path, &WriteOptions::default()).unwrap();
     w.add_edges(&[(0, 2_999), (1, 2_998)], None).unwrap();
+    // The base's grid with a snapshot's out-lists that hold updates it does not: refused.
+    let s = w.snapshot();
+    let err = pagerank_grid(&s.base().grid().unwrap(), &s.out(), &PageRankOptions::default()).unwrap_err();
+    assert!(err.to_string().contains("the grid is not of these lists"), "{err}");
+    drop(s);
     w.compact().unwrap();
     w.close().unwrap();
     check_graph(&path).unwrap();

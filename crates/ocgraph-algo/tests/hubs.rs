@@ -103,8 +103,24 @@ fn auto_reads_the_hub_index_until_the_graph_changes_and_compaction_indexes_the_n
     drop(v);
     // Updates not compacted: the index describes the base only, and is not read.
     let w = WritableGraph::open(&path, &WriteOptions::default()).unwrap();
+    // A snapshot that reads exactly the base is served by its index.
+    let s = w.snapshot();
+    assert!(s.is_base());
+    let base_hubs = s.base().hubs().unwrap();
+    let got = bfs_with_hubs(&s.out(), &s.in_(), Some(&base_hubs), 0).unwrap();
+    assert_eq!(got.depth, bfs(&s.out(), &s.in_(), 0).unwrap().depth);
+    drop(s);
     w.add_edges(&[(0, 3_999), (1, 3_998), (3_998, 3_999)], None).unwrap();
     w.remove_edges(&[(t.edges[0].0, t.edges[0].1)]).unwrap();
+    // The kernels refuse the base's index for a snapshot with updates (they answered for the
+    // base's arcs: a removed edge still joined its ends).
+    let s = w.snapshot();
+    let stale = s.base().hubs().unwrap();
+    let err = bfs_with_hubs(&s.out(), &s.in_(), Some(&stale), 0).unwrap_err().to_string();
+    assert!(err.contains("the hub index is not of these lists"), "{err}");
+    let err = wcc_with_hubs(&s.out(), &s.in_(), &stale).unwrap_err().to_string();
+    assert!(err.contains("the hub index is not of these lists"), "{err}");
+    drop(s);
     w.close().unwrap();
     let v = view();
     assert!(v.choose_hubs(Layout::Auto).unwrap().is_none());

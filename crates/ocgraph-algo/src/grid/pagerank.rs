@@ -28,7 +28,8 @@ use crate::pagerank::{
 /// PageRank of the graph whose arcs `grid` holds; `out` is the same graph's out-CSR, read once
 /// for the out-weights. Runs on the current rayon pool.
 ///
-/// Errors: as [`crate::pagerank`], and a cell that does not decode.
+/// Errors: as [`crate::pagerank`], a cell that does not decode, and `out` not of the grid's
+/// graph ([`EdgeGrid::holds_lists_of`]).
 pub fn pagerank_grid<G: EdgeGrid, O: Adjacency>(
     grid: &G,
     out: &O,
@@ -40,6 +41,12 @@ pub fn pagerank_grid<G: EdgeGrid, O: Adjacency>(
             "grid and CSR disagree on the vertex count ({n} vs {})",
             out.num_vertices()
         )));
+    }
+    if !grid.holds_lists_of(out) {
+        return Err(Error::invalid(
+            "the grid is not of these lists (of another graph, or of the base of a snapshot with \
+             updates, which it does not hold)",
+        ));
     }
     if n == 0 {
         teleport_vector(0, &PageRankOptions { personalization: None, ..opts.clone() })?;

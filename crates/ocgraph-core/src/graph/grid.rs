@@ -5,7 +5,7 @@
 use std::ops::Range;
 use std::path::Path;
 
-use super::Graph;
+use super::{Adjacency, Graph};
 use crate::error::{Error, Result};
 use crate::format::grid::{decode_runs_in_pieces, Codec, GridHeader, GridIndex};
 use crate::format::FileRole;
@@ -55,6 +55,14 @@ pub trait EdgeGrid: Sync {
 
     /// Number of arcs in cell `(row, col)`.
     fn cell_len(&self, row: u32, col: u32) -> u64;
+
+    /// Whether `lists` read the graph whose arcs the cells hold: false when they name lists
+    /// ([`Adjacency::lists_id`]) of another graph, or of a snapshot whose updates the grid,
+    /// built from its base, does not hold. Default: true (unknown).
+    fn holds_lists_of<A: Adjacency>(&self, lists: &A) -> bool {
+        let _ = lists;
+        true
+    }
 
     /// Calls `f(sources, destinations, weights)` for the arcs of cell `(row, col)`, in one or
     /// more pieces, in stored order: `sources[i]` is the offset of the `i`-th arc's source in
@@ -144,6 +152,10 @@ impl<'g> Grid<'g> {
 impl EdgeGrid for Grid<'_> {
     fn num_vertices(&self) -> usize {
         self.graph.num_vertices()
+    }
+
+    fn holds_lists_of<A: Adjacency>(&self, lists: &A) -> bool {
+        lists.lists_id().is_none_or(|(graph, _)| graph == self.graph as *const Graph as usize)
     }
 
     fn num_arcs(&self) -> u64 {

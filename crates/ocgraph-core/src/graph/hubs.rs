@@ -3,7 +3,7 @@
 
 use std::ops::Range;
 
-use super::{Graph, Slice, Vertex};
+use super::{Adjacency, Graph, Slice, Vertex};
 use crate::format::hubs::{decode_checked, HUBS_PER_VERTEX};
 use crate::format::FileRole;
 use crate::page::FileId;
@@ -27,6 +27,13 @@ impl<'g> Hubs<'g> {
 
     /// Entries per vertex.
     pub const PER_VERTEX: usize = HUBS_PER_VERTEX;
+
+    /// Whether `lists` may be read with this index: false when they name lists
+    /// ([`Adjacency::lists_id`]) of another graph, or of a snapshot whose updates the index,
+    /// built from its base, does not hold.
+    pub fn indexes<A: Adjacency>(&self, lists: &A) -> bool {
+        lists.lists_id().is_none_or(|(graph, _)| graph == self.graph as *const Graph as usize)
+    }
 
     /// Number of vertices.
     pub fn num_vertices(&self) -> usize {

@@ -38,6 +38,19 @@ pub(crate) struct View {
 }
 
 impl View {
+    /// See [`Snapshot::has_updates`].
+    fn has_updates(&self) -> bool {
+        !(self.levels.is_empty()
+            && self.frozen.is_empty()
+            && self.num_vertices == self.base.num_vertices() as u64
+            && self.delta.iter().all(|d| d.bytes() == 0 || d.touched(self.upto).is_empty()))
+    }
+
+    /// See [`Snapshot::is_base`].
+    fn reads_base(&self) -> bool {
+        !self.has_updates() && !self.dedup_base
+    }
+
     /// Bytes the delta holds: both sides of a directed graph, the one side an undirected
     /// graph's two share (counted twice, an undirected graph froze at half the threshold).
     pub(crate) fn delta_bytes(&self) -> u64 {
@@ -409,17 +422,13 @@ impl Snapshot {
     /// Files built from the base alone (its grid) then serve it too. An empty delta answers
     /// without listing the vertices it touches.
     pub fn is_base(&self) -> bool {
-        !self.has_updates() && !self.collapses_repeats()
+        self.inner.view.reads_base()
     }
 
     /// Whether this snapshot sees updates over its base: a level, a batch visible in its
     /// deltas, or an added vertex.
     pub fn has_updates(&self) -> bool {
-        let v = &self.inner.view;
-        !(v.levels.is_empty()
-            && v.frozen.is_empty()
-            && v.num_vertices == v.base.num_vertices() as u64
-            && v.delta.iter().all(|d| d.bytes() == 0 || d.touched(v.upto).is_empty()))
+        self.inner.view.has_updates()
     }
 
     /// Whether the base holds repeated arcs, which this snapshot reads once each (a graph
@@ -657,9 +666,15 @@ impl Adjacency for SnapshotDirection<'_> {
         self.snap.view.base.is_weighted()
     }
 
-    /// This snapshot and the side it reads: an undirected graph's two directions read the same
-    /// side, so kernels given both read one (the id is the snapshot's, with the side as file).
+    /// The base's lists when the snapshot reads exactly them ([`Snapshot::is_base`]: files built
+    /// from the base, such as its hub index, then serve it), else this snapshot and the side
+    /// it reads: an undirected graph's two directions read the same side, so kernels given
+    /// both read one (the id is the snapshot's, with the side as file).
     fn lists_id(&self) -> Option<(usize, crate::page::FileId)> {
+        let view = &self.snap.view;
+        if view.reads_base() {
+            return view.base_dir(self.side).lists_id();
+        }
         Some((self.snap as *const Inner as usize, self.side as crate::page::FileId))
     }
 
