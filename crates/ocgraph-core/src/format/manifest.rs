@@ -275,7 +275,7 @@ impl Manifest {
                     return Err(Error::io(dir, "open graph directory", e));
                 };
                 let hint = format!(
-                    "{e}; a replace of it (pack or reorder with --force) was interrupted between its \
+                    "{e}; a command replacing it (with --force: import, generate, pack, reorder) was killed between its \
                      two renames: the previous graph is {}, the new one {}; rename either to {}",
                     previous.display(),
                     new.display(),
