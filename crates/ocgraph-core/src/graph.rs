@@ -255,6 +255,13 @@ impl std::fmt::Debug for Graph {
 }
 
 impl Graph {
+    /// Whether `lists` may stand for this graph's lists to a file built from it (its hub
+    /// index, its grid): false when they name lists ([`Adjacency::lists_id`]) of another graph,
+    /// or of a snapshot with updates over this graph as its base; true when they name none.
+    pub(crate) fn may_be_read_as<A: Adjacency>(&self, lists: &A) -> bool {
+        lists.lists_id().is_none_or(|(graph, _)| graph == self as *const Graph as usize)
+    }
+
     /// Opens the graph directory `dir`: reads and verifies the manifest (magic, version,
     /// checksum), checks every file's size against it and, for a graph of at most
     /// [`format::CHECKED_ON_OPEN`] bytes, every file's checksum, and starts the chosen backend.

@@ -345,9 +345,8 @@ pub(crate) fn interrupted_replace(out: &Path) -> Option<(PathBuf, PathBuf)> {
     let parent = parent_dir(out);
     std::fs::read_dir(&parent).ok()?.flatten().find_map(|entry| {
         let name = entry.file_name().into_string().ok()?;
-        let tmp =
-            name.strip_prefix(&prefix)?.strip_suffix(".old").map(|_| parent.join(&name[..name.len() - 4]))?;
-        tmp.is_dir().then(|| (tmp, entry.path()))
+        let new = parent.join(name.strip_suffix(".old").filter(|n| n.starts_with(&prefix))?);
+        new.is_dir().then(|| (new, entry.path()))
     })
 }
 

@@ -155,7 +155,7 @@ impl EdgeGrid for Grid<'_> {
     }
 
     fn holds_lists_of<A: Adjacency>(&self, lists: &A) -> bool {
-        lists.lists_id().is_none_or(|(graph, _)| graph == self.graph as *const Graph as usize)
+        self.graph.may_be_read_as(lists)
     }
 
     fn num_arcs(&self) -> u64 {

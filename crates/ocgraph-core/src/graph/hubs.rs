@@ -32,7 +32,7 @@ impl<'g> Hubs<'g> {
     /// ([`Adjacency::lists_id`]) of another graph, or of a snapshot whose updates the index,
     /// built from its base, does not hold.
     pub fn indexes<A: Adjacency>(&self, lists: &A) -> bool {
-        lists.lists_id().is_none_or(|(graph, _)| graph == self.graph as *const Graph as usize)
+        self.graph.may_be_read_as(lists)
     }
 
     /// Number of vertices.

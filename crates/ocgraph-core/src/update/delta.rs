@@ -54,6 +54,10 @@ pub trait DeltaLog: Send + Sync {
     /// The source vertices with at least one operation of a batch `<= upto`, ascending.
     fn touched(&self, upto: u64) -> Vec<Vertex>;
 
+    /// Whether a batch `<= upto` recorded an operation ([`DeltaLog::touched`] is not empty),
+    /// without listing the vertices.
+    fn has_ops_upto(&self, upto: u64) -> bool;
+
     /// A hint that [`DeltaLog::ops`] is about to read the operations of `vertices`: an
     /// implementation may load what it looks them up by into the CPU cache in one tight pass,
     /// so that the cache misses of the reads overlap instead of waiting one by one. By default

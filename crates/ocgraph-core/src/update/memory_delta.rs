@@ -472,6 +472,12 @@ impl DeltaLog for MemoryDelta {
         l.touched(rel)
     }
 
+    fn has_ops_upto(&self, upto: u64) -> bool {
+        let l = self.lists.read();
+        // First-touch order has non-decreasing first sequence numbers (see `Lists::touched`).
+        l.rel(upto).is_some_and(|rel| l.first_seq.first().is_some_and(|&s| s <= rel))
+    }
+
     /// Reads the index entries of `vertices`, then their blocks' headers, each in a tight pass.
     fn warm(&self, vertices: &[Vertex]) {
         let l = self.lists.read();

@@ -300,6 +300,10 @@ impl DeltaLog for PagedDelta {
         self.dir.read().chains.iter().filter(|(_, c)| c.first_seq <= upto).map(|(&v, _)| v).collect()
     }
 
+    fn has_ops_upto(&self, upto: u64) -> bool {
+        self.dir.read().chains.values().any(|c| c.first_seq <= upto)
+    }
+
     /// An operation takes at most one new block (a copy of its vertex's tail, or a block after
     /// a full one), so a batch fits when as many blocks as operations are free.
     fn has_room(&self, ops: &[(Vertex, Vertex, ArcOp)]) -> bool {

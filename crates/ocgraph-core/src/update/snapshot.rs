@@ -43,7 +43,7 @@ impl View {
         !(self.levels.is_empty()
             && self.frozen.is_empty()
             && self.num_vertices == self.base.num_vertices() as u64
-            && self.delta.iter().all(|d| d.bytes() == 0 || d.touched(self.upto).is_empty()))
+            && self.delta.iter().all(|d| d.bytes() == 0 || !d.has_ops_upto(self.upto)))
     }
 
     /// See [`Snapshot::is_base`].
@@ -419,8 +419,9 @@ impl Snapshot {
 
     /// Whether this snapshot reads exactly its base graph: no level, no batch visible in its
     /// deltas, no vertex added, and a base without repeated arcs (which a snapshot collapses).
-    /// Files built from the base alone (its grid) then serve it too. An empty delta answers
-    /// without listing the vertices it touches.
+    /// Files built from the base alone (its grid) then serve it too. The deltas answer without
+    /// listing the vertices they touch ([`DeltaLog::has_ops_upto`]): kernels ask through
+    /// [`Adjacency::lists_id`], which a watch's point reads call once per batch.
     pub fn is_base(&self) -> bool {
         self.inner.view.reads_base()
     }
