@@ -3,7 +3,7 @@
 25%) against python-igraph, networkx and scipy, with GAPBS reference times for the ratios.
 
 Usage: bench/algos/run.py [--scales 20,22 | --quick | --small] [--trials 3] [--threads 2] [--work DIR]
-                          [--python PY] [--no-baselines] [--no-real] [--gapbs DIR]
+                          [--python PY] [--no-baselines] [--no-real] [--gapbs DIR] [--rounds R]
 
 Graphs: Kronecker (Graph500 parameters: edge factor 16, seed 1, symmetrised) of each scale,
 generated with `ocgraph generate kronecker` (a weighted copy, weights 1..255, for SSSP), and the
@@ -58,7 +58,11 @@ GAPBS's Afforest); its `secs` is the best "Trial Time" (the statistic of ocgraph
 `mean` its "Average Time", `load_secs` its "Read Time". The ratio column of the table then
 divides by the measured GAPBS time (header xGAPBS_here, CSV ratio_measured and
 gapbs_measured_secs); without --gapbs it divides by the reference table below (header
-xGAPBS_ref; the CSV's gapbs_ratio column always holds that).
+xGAPBS_ref; the CSV's gapbs_ratio column always holds that). With --rounds R, GAPBS and then
+every configuration run R times in turn, each row's ratio is to the GAPBS run of its round, and
+the notes give each configuration's ratios by round, their median, and its best trial over
+GAPBS's best trial of the whole run: on this shared machine the best of one run's trials swings
+by a third from one run to the next, for GAPBS as for ocgraph, and a ratio of single runs with it.
 
 Output: a table (graph, kernel, system, config, seconds, ratio to GAPBS where known, bytes read,
 hit ratio), bench/out/algos.csv and, when matplotlib is importable, bench/out/algos.png
@@ -72,6 +76,7 @@ import functools
 import json
 import os
 import re
+import statistics
 import subprocess
 import sys
 import time
@@ -458,6 +463,13 @@ def main():
         "--big-tc", action="store_true", help="also count triangles on graphs of over 30M edges (kron22)"
     )
     ap.add_argument("--gapbs", help="GAPBS build dir: run its kernels on the Kronecker graphs too")
+    ap.add_argument(
+        "--rounds",
+        type=int,
+        default=1,
+        help="run GAPBS and then each configuration this many times in turn; each row's ratio is to "
+        "the GAPBS run of its round, and the notes give the median of a configuration's ratios",
+    )
     args = ap.parse_args()
     if args.quick:
         args.trials = min(args.trials, 2)
@@ -506,40 +518,49 @@ def main():
             if kernel == "tc" and big and not args.big_tc:
                 notes.append(f"{name}: triangle counting skipped (too long for this run; --big-tc)")
                 continue
-            if sg:
-                r = run_gapbs(args, kernel, sg, wsg, source, wsource, inf["n"])
-                if r["secs"] is not None:
-                    MEASURED[(name, kernel)] = r["secs"]
-                rows.append({"graph": name, "kernel": kernel, "system": "gapbs", "config": "in-memory", **r})
-                print_row(rows[-1], flush=True)
-                write_csv(rows, stem)
-            gapbs_d = None
-            if sg and any(split_config(c)[1] for c in configs):
-                # GAPBS on the reordered graph, for a like-for-like ratio of the "d" rows.
-                gd, gwd = reordered_copy(exe, gdir), reordered_copy(exe, wdir)
-                dsg, dwsg = gapbs_inputs(args, exe, name + "-deg", gd, gwd)
-                r = run_gapbs(
-                    args,
-                    kernel,
-                    dsg,
-                    dwsg,
-                    new_id(gdir, gd, info["n"], source),
-                    new_id(wdir, gwd, winfo["n"], wsource),
-                    inf["n"],
-                )
-                gapbs_d = r["secs"]
-                rows.append(
-                    {"graph": name, "kernel": kernel, "system": "gapbs", "config": "in-memory-d", **r}
-                )
-                print_row(rows[-1], flush=True)
-                write_csv(rows, stem)
-            for config in configs:
-                r = run_ocgraph(exe, g, kernel, inf, src, config, args, capped)
-                if gapbs_d and r["secs"] is not None and split_config(config)[1]:
-                    r["note"] = "; ".join(x for x in (r["note"], f"{r['secs'] / gapbs_d:.2f} xGAPBS-d") if x)
-                rows.append({"graph": name, "kernel": kernel, "system": "ocgraph", "config": config, **r})
-                print_row(rows[-1], flush=True)
-                write_csv(rows, stem)
+            for rnd in range(args.rounds):
+                if sg:
+                    r = run_gapbs(args, kernel, sg, wsg, source, wsource, inf["n"])
+                    if r["secs"] is not None:
+                        MEASURED[(name, kernel)] = r["secs"]
+                    rows.append(
+                        {"graph": name, "kernel": kernel, "system": "gapbs", "config": "in-memory", **r}
+                    )
+                    print_row(rows[-1], flush=True)
+                    write_csv(rows, stem)
+                gapbs_d = None
+                if sg and any(split_config(c)[1] for c in configs):
+                    # GAPBS on the reordered graph, for a like-for-like ratio of the "d" rows.
+                    gd, gwd = reordered_copy(exe, gdir), reordered_copy(exe, wdir)
+                    dsg, dwsg = gapbs_inputs(args, exe, name + "-deg", gd, gwd)
+                    r = run_gapbs(
+                        args,
+                        kernel,
+                        dsg,
+                        dwsg,
+                        new_id(gdir, gd, info["n"], source),
+                        new_id(wdir, gwd, winfo["n"], wsource),
+                        inf["n"],
+                    )
+                    gapbs_d = r["secs"]
+                    rows.append(
+                        {"graph": name, "kernel": kernel, "system": "gapbs", "config": "in-memory-d", **r}
+                    )
+                    print_row(rows[-1], flush=True)
+                    write_csv(rows, stem)
+                for config in configs:
+                    r = run_ocgraph(exe, g, kernel, inf, src, config, args, capped)
+                    if gapbs_d and r["secs"] is not None and split_config(config)[1]:
+                        r["note"] = "; ".join(
+                            x for x in (r["note"], f"{r['secs'] / gapbs_d:.2f} xGAPBS-d") if x
+                        )
+                    if args.rounds > 1:
+                        r["note"] = "; ".join(x for x in (r["note"], f"round {rnd + 1}/{args.rounds}") if x)
+                    row = {"graph": name, "kernel": kernel, "system": "ocgraph", "config": config, **r}
+                    row["gapbs_here"] = MEASURED.get((name, kernel))
+                    rows.append(row)
+                    print_row(rows[-1], flush=True)
+                    write_csv(rows, stem)
         for system in systems:
             if system == "networkx" and (info["edges"] > (1_200_000 if args.quick else 20_000_000)):
                 notes.append(f"{name}: networkx skipped (too large)")
@@ -584,7 +605,35 @@ def main():
                     rows.append(row)
                     print_row(row, flush=True)
                     write_csv(rows, stem)
+    if args.rounds > 1:
+        notes.extend(round_summaries(rows))
     write_outputs(rows, notes, stem)
+
+
+def round_summaries(rows):
+    """Per ocgraph configuration run in rounds: its ratios to GAPBS round by round, their median,
+    and its best trial over GAPBS's best trial of the whole run."""
+    out = []
+    for key in dict.fromkeys(
+        (r["graph"], r["kernel"], r["config"]) for r in rows if r["system"] == "ocgraph"
+    ):
+        mine = [r for r in rows if r["system"] == "ocgraph" and (r["graph"], r["kernel"], r["config"]) == key]
+        ratios = [x for x in map(measured_ratio, mine) if x is not None]
+        gapbs = [
+            r["secs"]
+            for r in rows
+            if r["system"] == "gapbs" and r["config"] == "in-memory" and (r["graph"], r["kernel"]) == key[:2]
+        ]
+        secs = [r["secs"] for r in mine if r.get("secs") is not None]
+        if not ratios or not secs or not [x for x in gapbs if x]:
+            continue
+        best = min(secs) / min(x for x in gapbs if x)
+        out.append(
+            f"{' '.join(key)}: xGAPBS by round {', '.join(f'{x:.2f}' for x in ratios)}; "
+            f"median {statistics.median(ratios):.2f}; best trial of all rounds {min(secs):.4f} s against "
+            f"GAPBS's {min(x for x in gapbs if x):.4f} s: {best:.2f}x"
+        )
+    return out
 
 
 HEADER = (
@@ -603,7 +652,7 @@ def gapbs_ratio(row):
 
 def measured_ratio(row):
     """ocgraph's (or a baseline's) best trial over GAPBS's best trial measured in this run."""
-    ref = MEASURED.get((row["graph"], row["kernel"]))
+    ref = row.get("gapbs_here", MEASURED.get((row["graph"], row["kernel"])))
     if ref is None or row.get("secs") is None or row["system"] == "gapbs":
         return None
     return row["secs"] / ref
@@ -659,7 +708,7 @@ def write_csv(rows, stem):
                 {
                     **r,
                     "gapbs_ratio": gapbs_ratio(r),
-                    "gapbs_measured_secs": MEASURED.get((r["graph"], r["kernel"])),
+                    "gapbs_measured_secs": r.get("gapbs_here", MEASURED.get((r["graph"], r["kernel"]))),
                     "ratio_measured": measured_ratio(r),
                 }
             )

@@ -670,7 +670,7 @@ def test_compaction_records_the_weight_range_sssp_trusts(tmp_path):
         run = lambda *a: subprocess.run([str(OCGRAPH_BIN), *a], capture_output=True, text=True, check=True)  # noqa: E731
         run("check", str(path))
         info = json.loads(run("info", str(path), "--json").stdout)
-        assert info["weight_range"] == {"min_positive": 1.0, "max": 7.0}
+        assert info["weight_range"] == {"min_positive": 1.0, "max": 7.0, "whole": False}
 
 
 def test_a_reader_keeps_its_ids_and_labels_after_writers_replace_them(tmp_path):

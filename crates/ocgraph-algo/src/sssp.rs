@@ -12,15 +12,21 @@
 //! order; a bucket of at least 1/64 of the vertices through a bitmap), stale entries (whose
 //! distance dropped below the current bucket) are skipped, and the lists of a task's vertices
 //! are read together ([`Adjacency::for_each_weighted_of`]: one pin per page, not two reads of
-//! the bounds and two pins per vertex). Distances are `f64` bit patterns in
-//! `AtomicU64`s: for non-negative floats the bit order is the value order, so `fetch_min`
-//! relaxes atomically. [`dijkstra`] is the serial reference used by [`verify_sssp`].
+//! the bounds and two pins per vertex). Distances are `u32` whole numbers in `AtomicU32`s when
+//! every weight is whole ([`WeightRange::whole`]) and no path can reach `u32::MAX`, else `f64`
+//! bit patterns in `AtomicU64`s (for non-negative floats the bit order is the value order), so
+//! that `fetch_min` relaxes atomically; either array is on transparent huge pages. Both were
+//! measured by `bench/algos/run.py --kernels sssp` on weighted kron22: the relaxations' random
+//! reads of the distances take most of the kernel's time, and half the bytes on huge pages ran
+//! it in about 0.8x the time of `f64` distances on ordinary pages. [`dijkstra`] is the serial
+//! reference used by [`verify_sssp`].
 
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, BinaryHeap};
-use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed};
 
 use ocgraph_core::format::WeightRange;
+use ocgraph_core::page::huge_vec;
 use ocgraph_core::{Adjacency, Error, Result, Vertex};
 use rayon::prelude::*;
 
@@ -38,8 +44,9 @@ const PAR_SORT_MIN: usize = 1 << 14;
 /// ([`sort_through_bitmap`]): its scan then reads at most one word per vertex of the bucket.
 const DENSE_DIVISOR: usize = 64;
 
-/// A block's smallest positive and largest weight, or its first negative or NaN arc.
-type BlockWeights = std::result::Result<(f32, f32), (Vertex, Vertex, f32)>;
+/// A block's smallest positive and largest weight and whether all are whole, or its first
+/// negative or NaN arc.
+type BlockWeights = std::result::Result<(f32, f32, bool), (Vertex, Vertex, f32)>;
 
 /// Scans all weights: rejects negative or NaN weights, returns their range (whose largest
 /// weight may be infinite here; a recorded range's never is).
@@ -48,7 +55,7 @@ fn scan_weights<A: Adjacency>(g: &A) -> Result<WeightRange> {
     let per_block: Vec<BlockWeights> = blocks
         .into_par_iter()
         .map(|block| {
-            let (mut min_positive, mut max) = (f32::INFINITY, 0f32);
+            let (mut min_positive, mut max, mut whole) = (f32::INFINITY, 0f32, true);
             let mut bad = None;
             g.for_each_weighted_in_range(block, |u, nbrs, ws| {
                 // Non-negative floats order like their bits, and a negative or NaN weight's
@@ -59,6 +66,7 @@ fn scan_weights<A: Adjacency>(g: &A) -> Result<WeightRange> {
                     let b = w.to_bits();
                     hi = hi.max(b);
                     lo = lo.min(if b == 0 { u32::MAX } else { b });
+                    whole &= w.trunc() == w;
                 }
                 if hi <= f32::INFINITY.to_bits() {
                     if lo != u32::MAX {
@@ -76,18 +84,19 @@ fn scan_weights<A: Adjacency>(g: &A) -> Result<WeightRange> {
                     }
                 }
             });
-            bad.map_or(Ok((min_positive, max)), Err)
+            bad.map_or(Ok((min_positive, max, whole)), Err)
         })
         .collect();
-    let (mut min_positive, mut max) = (f32::INFINITY, 0f32);
+    let (mut min_positive, mut max, mut whole) = (f32::INFINITY, 0f32, true);
     for r in per_block {
-        let (lo, hi) = r.map_err(|(u, v, w)| {
+        let (lo, hi, w) = r.map_err(|(u, v, w)| {
             Error::invalid(format!("arc {u} -> {v} has weight {w}; shortest paths need non-negative weights"))
         })?;
         min_positive = min_positive.min(lo);
         max = max.max(hi);
+        whole &= w;
     }
-    Ok(WeightRange { min_positive: min_positive.is_finite().then_some(min_positive), max })
+    Ok(WeightRange { min_positive: min_positive.is_finite().then_some(min_positive), max, whole })
 }
 
 /// The weights' range, negative and NaN weights refused: every weight 1 for unweighted graphs,
@@ -95,7 +104,7 @@ fn scan_weights<A: Adjacency>(g: &A) -> Result<WeightRange> {
 /// ([`Adjacency::weight_range`]; a graph with such weights records none), else one scan.
 fn checked_weight_range<A: Adjacency>(g: &A) -> Result<WeightRange> {
     if !g.is_weighted() {
-        return Ok(WeightRange { min_positive: Some(1.0), max: 1.0 });
+        return Ok(WeightRange { min_positive: Some(1.0), max: 1.0, whole: true });
     }
     g.weight_range().map_or_else(|| scan_weights(g), Ok)
 }
@@ -117,17 +126,21 @@ fn checked_weight_range<A: Adjacency>(g: &A) -> Result<WeightRange> {
 /// (`bench/algos/run.py --kernels sssp --configs pool100,pool25,pool10`: kron22 with weights
 /// 1-255 through a pool of 10% of it in 7.0 s, against 27.6 s with the in-memory width).
 pub fn default_delta<A: Adjacency>(g: &A) -> Result<f64> {
-    let r = checked_weight_range(g)?;
-    let Some(min_positive) = r.min_positive.filter(|_| g.is_weighted()) else { return Ok(1.0) };
+    Ok(delta_for(g, checked_weight_range(g)?))
+}
+
+/// [`default_delta`] for weights in range `r`.
+fn delta_for<A: Adjacency>(g: &A, r: WeightRange) -> f64 {
+    let Some(min_positive) = r.min_positive.filter(|_| g.is_weighted()) else { return 1.0 };
     let avg_degree = (g.num_arcs() as f64 / g.num_vertices().max(1) as f64).max(1.0);
     let wide = r.max as f64 / (2.0 * avg_degree);
     let typical = sampled_median_weight(g).map_or(wide, |m| m as f64 / avg_degree);
     let delta = wide.min(typical).max(min_positive as f64);
     let bytes = (g.num_vertices() as u64 + 1) * 8 + g.num_arcs() * 8;
-    Ok(match g.memory_budget() {
+    match g.memory_budget() {
         Some(budget) if budget < bytes => delta.max(r.max as f64 / 2.0),
         _ => delta,
-    })
+    }
 }
 
 /// Vertex ranges [`sampled_median_weight`] reads, spread evenly over the vertices.
@@ -159,8 +172,8 @@ fn sampled_median_weight<A: Adjacency>(g: &A) -> Option<f32> {
     Some(*sample.select_nth_unstable_by(mid, f32::total_cmp).1)
 }
 
-/// Bytes per vertex SSSP makes sure are available before it starts: the distances and the
-/// result they are copied to (its buckets, and a bitmap of one bit per vertex for the largest
+/// Bytes per vertex SSSP makes sure are available before it starts: the distances (at most 8)
+/// and the result they are copied to (its buckets, and a bitmap of one bit per vertex for the largest
 /// buckets, come on top).
 pub const SSSP_STATE_BYTES: u64 = 16;
 
@@ -176,17 +189,114 @@ pub fn sssp<A: Adjacency>(g: &A, source: Vertex, delta: Option<f64>) -> Result<V
     // Asked for before the weights' scan, which on a graph too large for the state would take
     // minutes only to fail.
     crate::state::check_state("sssp", n, SSSP_STATE_BYTES)?;
+    let range = checked_weight_range(g)?;
     let delta = match delta {
-        Some(d) if d.is_finite() && d > 0.0 => {
-            checked_weight_range(g)?;
-            d
-        }
+        Some(d) if d.is_finite() && d > 0.0 => d,
         Some(d) => return Err(Error::invalid(format!("delta must be finite and positive, got {d}"))),
-        None => default_delta(g)?,
+        None => delta_for(g, range),
     };
-    let dist: Vec<AtomicU64> =
-        (0..n).into_par_iter().map(|_| AtomicU64::new(f64::INFINITY.to_bits())).collect();
-    dist[source as usize].store(0f64.to_bits(), Relaxed);
+    // A tentative distance is the length of a simple path (a chain of relaxations that met a
+    // vertex twice went round a cycle of weight 0, since a distance only ever drops), so it is
+    // at most `max * (n - 1)`.
+    let longest = range.max as f64 * n.saturating_sub(1) as f64;
+    Ok(if range.whole && range.max < Whole::MAX_WEIGHT && longest < u32::MAX as f64 {
+        search::<A, Whole>(g, source, delta)
+    } else {
+        search::<A, Float>(g, source, delta)
+    })
+}
+
+/// How the search holds distances: `Bits` is a distance's bit pattern, which for the distances
+/// the search meets orders like the distance, so that `fetch_min` on the `Cell`s relaxes.
+trait Distances {
+    /// One vertex's distance, shared by the tasks.
+    type Cell: Send + Sync;
+    /// A distance's bits.
+    type Bits: Copy + Ord + Send;
+    /// The bits of an unreached vertex's distance, above every other.
+    const UNREACHED: Self::Bits;
+    /// The bits of distance 0.
+    const ZERO: Self::Bits;
+    fn cell(bits: Self::Bits) -> Self::Cell;
+    fn load(cell: &Self::Cell) -> Self::Bits;
+    /// Lowers `cell` to `bits` if that is smaller; returns the bits it held.
+    fn fetch_min(cell: &Self::Cell, bits: Self::Bits) -> Self::Bits;
+    /// The distance `bits + w`.
+    fn plus(bits: Self::Bits, w: f32) -> Self::Bits;
+    /// The distance `bits` as an `f64` (infinity for [`Self::UNREACHED`]).
+    fn value(bits: Self::Bits) -> f64;
+}
+
+/// `f64` distances in `AtomicU64`s: for non-negative floats the bit order is the value order.
+struct Float;
+
+impl Distances for Float {
+    type Cell = AtomicU64;
+    type Bits = u64;
+    const UNREACHED: u64 = f64::INFINITY.to_bits();
+    const ZERO: u64 = 0;
+    fn cell(bits: u64) -> AtomicU64 {
+        AtomicU64::new(bits)
+    }
+    fn load(cell: &AtomicU64) -> u64 {
+        cell.load(Relaxed)
+    }
+    fn fetch_min(cell: &AtomicU64, bits: u64) -> u64 {
+        cell.fetch_min(bits, Relaxed)
+    }
+    fn plus(bits: u64, w: f32) -> u64 {
+        (f64::from_bits(bits) + w as f64).to_bits()
+    }
+    fn value(bits: u64) -> f64 {
+        f64::from_bits(bits)
+    }
+}
+
+/// Whole-number distances in `AtomicU32`s, for whole weights below 2^23 whose paths stay below
+/// `u32::MAX` (the unreached mark): exactly the `f64` sums, in half the bytes of the
+/// relaxations' random accesses, which take most of the kernel's time.
+struct Whole;
+
+impl Whole {
+    /// Weights are below this (2^23) for the search to hold whole distances.
+    const MAX_WEIGHT: f32 = 8388608.0;
+}
+
+impl Distances for Whole {
+    type Cell = AtomicU32;
+    type Bits = u32;
+    const UNREACHED: u32 = u32::MAX;
+    const ZERO: u32 = 0;
+    fn cell(bits: u32) -> AtomicU32 {
+        AtomicU32::new(bits)
+    }
+    fn load(cell: &AtomicU32) -> u32 {
+        cell.load(Relaxed)
+    }
+    fn fetch_min(cell: &AtomicU32, bits: u32) -> u32 {
+        cell.fetch_min(bits, Relaxed)
+    }
+    /// `w` is whole and below [`Whole::MAX_WEIGHT`]: adding 2^23 puts it in the mantissa of an
+    /// `f32` whose exponent is that of 2^23, two instructions where `w as u32` takes eight.
+    fn plus(bits: u32, w: f32) -> u32 {
+        bits + ((w + Whole::MAX_WEIGHT).to_bits() - Whole::MAX_WEIGHT.to_bits())
+    }
+    fn value(bits: u32) -> f64 {
+        if bits == u32::MAX {
+            f64::INFINITY
+        } else {
+            bits as f64
+        }
+    }
+}
+
+/// The search itself, on distances held as `D` says (see [`sssp`]).
+fn search<A: Adjacency, D: Distances>(g: &A, source: Vertex, delta: f64) -> Vec<f64> {
+    let n = g.num_vertices();
+    // On huge pages: the relaxations read the distances at random, one per arc.
+    let mut dist: Vec<D::Cell> = huge_vec(n);
+    dist.par_extend((0..n).into_par_iter().map(|_| D::cell(D::UNREACHED)));
+    dist[source as usize] = D::cell(D::ZERO);
 
     let mut marks = None;
     let mut buckets: BTreeMap<usize, Vec<Vertex>> = BTreeMap::new();
@@ -205,7 +315,7 @@ pub fn sssp<A: Adjacency>(g: &A, source: Vertex, delta: Option<f64>) -> Result<V
         }
         let chunk = (frontier.len() / (rayon::current_num_threads() * 8)).clamp(16, 1024);
         let parts: Vec<(Vec<Vec<Vertex>>, Vec<Vertex>)> =
-            frontier.par_chunks(chunk).map(|us| relax_chunk(g, us, &dist, delta, curr)).collect();
+            frontier.par_chunks(chunk).map(|us| relax_chunk::<A, D>(g, us, &dist, delta, curr)).collect();
         for (local, far) in parts {
             for (i, mut vs) in local.into_iter().enumerate() {
                 if !vs.is_empty() {
@@ -213,12 +323,14 @@ pub fn sssp<A: Adjacency>(g: &A, source: Vertex, delta: Option<f64>) -> Result<V
                 }
             }
             for v in far {
-                let d = f64::from_bits(dist[v as usize].load(Relaxed));
+                let d = D::value(D::load(&dist[v as usize]));
                 buckets.entry(bucket_of(d, delta, curr)).or_default().push(v);
             }
         }
     }
-    Ok(dist.into_par_iter().map(|d| f64::from_bits(d.into_inner())).collect())
+    let mut out = huge_vec(n);
+    out.par_extend(dist.par_iter().map(|d| D::value(D::load(d))));
+    out
 }
 
 /// The bucket of distance `d`, never below `curr` (guards against rounding in the division).
@@ -228,10 +340,10 @@ fn bucket_of(d: f64, delta: f64, curr: usize) -> usize {
 
 /// Relaxes the out-arcs of `us` (members of bucket `curr`); returns the improved vertices in
 /// task-local buckets (index relative to `curr`) and a list of those beyond [`LOCAL_BUCKETS`].
-fn relax_chunk<A: Adjacency>(
+fn relax_chunk<A: Adjacency, D: Distances>(
     g: &A,
     us: &[Vertex],
-    dist: &[AtomicU64],
+    dist: &[D::Cell],
     delta: f64,
     curr: usize,
 ) -> (Vec<Vec<Vertex>>, Vec<Vertex>) {
@@ -243,17 +355,16 @@ fn relax_chunk<A: Adjacency>(
     let live: Vec<Vertex> = us
         .iter()
         .copied()
-        .filter(|&u| (f64::from_bits(dist[u as usize].load(Relaxed)) / delta) as usize >= curr)
+        .filter(|&u| (D::value(D::load(&dist[u as usize])) / delta) as usize >= curr)
         .collect();
     // In id order (the bucket is sorted): vertices whose bounds or lists share a page share a pin.
     g.for_each_weighted_of(&live, |u, nbrs, ws| {
-        let du = f64::from_bits(dist[u as usize].load(Relaxed));
+        let du = D::load(&dist[u as usize]);
         for (&v, &w) in nbrs.iter().zip(ws) {
-            let nd = du + w as f64;
-            let bits = nd.to_bits();
+            let nd = D::plus(du, w);
             let slot = &dist[v as usize];
-            if bits < slot.load(Relaxed) && bits < slot.fetch_min(bits, Relaxed) {
-                let b = bucket_of(nd, delta, curr) - curr;
+            if nd < D::load(slot) && nd < D::fetch_min(slot, nd) {
+                let b = bucket_of(D::value(nd), delta, curr) - curr;
                 if b < LOCAL_BUCKETS {
                     if local.len() <= b {
                         local.resize_with(b + 1, Vec::new);

@@ -566,3 +566,43 @@ fn sssp_relaxes_vertices_on_bucket_boundaries() {
         }
     }
 }
+
+/// Whole weights below 2^23 whose paths cannot reach `u32::MAX` (the largest weight times
+/// `n - 1`) are summed in 32 bits, others in `f64`: chains on both sides of each bound, whose
+/// distances are exact either way, stored (the recorded range) and in memory (the scan).
+#[test]
+fn sssp_with_whole_weights_is_exact_on_both_sides_of_the_32_bit_bounds() {
+    let tmp = tempfile::tempdir().unwrap();
+    // 8388607 * 512 = 4294966784 < u32::MAX < 8388607 * 513; 2^23 itself is too large a weight.
+    let cases = [(513, 8388607f32), (514, 8388607.0), (3, 8388608.0), (3, 2147483648.0), (5, 255.0)];
+    for (i, (n, w)) in cases.into_iter().enumerate() {
+        let edges: Vec<(Vertex, Vertex, f32)> = (0..n as Vertex - 1).map(|v| (v, v + 1, w)).collect();
+        let want: Vec<f64> = (0..n).map(|v| v as f64 * w as f64).collect();
+        let mem = TestGraph::new(n, true, true, edges);
+        assert_eq!(sssp(&mem.out, 0, None).unwrap(), want, "in memory, case {i}");
+        let dir = tmp.path().join(format!("g{i}"));
+        store(&dir, &mem, false);
+        let g = Graph::open(&dir, &Default::default()).unwrap();
+        assert!(g.out().weight_range().unwrap().whole);
+        assert_eq!(sssp(&g.out(), 0, None).unwrap(), want, "stored, case {i}");
+    }
+}
+
+proptest! {
+    /// Whole weights (0 included, up to a few million, so that sums leave `f32`'s exact
+    /// integers) take 32-bit distances: equal to Dijkstra's `f64` sums exactly.
+    #[test]
+    fn sssp_with_whole_weights_matches_dijkstra_exactly(
+        n in 1usize..40,
+        raw in proptest::collection::vec((0u32..40, 0u32..40, prop_oneof![0u32..4, 0u32..10_000_000]), 0..150),
+        threads in 1usize..4,
+    ) {
+        let edges: Vec<(Vertex, Vertex, f32)> =
+            raw.iter().map(|&(a, b, w)| (a % n as u32, b % n as u32, w as f32)).collect();
+        let g = TestGraph::new(n, true, true, edges);
+        for s in [0, (n - 1) as Vertex] {
+            let got = on_pool(threads, || sssp(&g.out, s, None)).unwrap();
+            prop_assert_eq!(got, ref_dijkstra(&g, s));
+        }
+    }
+}

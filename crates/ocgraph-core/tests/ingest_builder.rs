@@ -59,6 +59,7 @@ fn check_all(n: usize, edges: &[(u32, u32, f32)], batch: usize, tiny: u64) {
             let want_range = (o.weighted && ws.iter().all(|&w| w >= 0.0)).then(|| WeightRange {
                 min_positive: ws.iter().copied().filter(|&w| w > 0.0).reduce(f32::min),
                 max: ws.iter().copied().fold(0.0, f32::max),
+                whole: ws.iter().all(|w| w.fract() == 0.0),
             });
             assert_eq!(g.manifest().weight_range, want_range, "weight range, {o:?}");
             if memory == tiny && arcs as u64 * 8 > tiny {

@@ -236,18 +236,64 @@ fn a_wrong_weight_range_is_detected() {
     )
     .unwrap();
     let mut m = Manifest::read(&dir).unwrap();
-    assert_eq!(m.weight_range, Some(WeightRange { min_positive: Some(2.5), max: 7.0 }));
+    assert_eq!(m.weight_range, Some(WeightRange { min_positive: Some(2.5), max: 7.0, whole: false }));
     ocgraph_core::format::check_graph(&dir).unwrap();
-    m.weight_range = Some(WeightRange { min_positive: Some(2.5), max: 6.0 });
+    m.weight_range = Some(WeightRange { min_positive: Some(2.5), max: 6.0, whole: false });
     m.write_atomic(&dir).unwrap();
     let err = ocgraph_core::format::check_graph(&dir).unwrap_err();
     assert_eq!(err.kind(), ErrorKind::Format);
     assert!(err.to_string().contains("out.weights"), "{err}");
-    m.weight_range = Some(WeightRange { min_positive: Some(8.0), max: 7.0 });
+    m.weight_range = Some(WeightRange { min_positive: Some(8.0), max: 7.0, whole: false });
     m.write_atomic(&dir).unwrap();
     let err = Graph::open(&dir, &OpenOptions::default()).unwrap_err();
     assert_eq!(err.kind(), ErrorKind::Format);
     assert!(err.to_string().contains("weight range"), "{err}");
+    m.weight_range = Some(WeightRange { min_positive: Some(2.5), max: 7.0, whole: true });
+    m.write_atomic(&dir).unwrap();
+    let err = Graph::open(&dir, &OpenOptions::default()).unwrap_err();
+    assert!(err.to_string().contains("says whole weights"), "{err}");
+}
+
+/// Whole weights are recorded as such; `check_graph` refuses a manifest that calls weights
+/// whole when one between the bounds is not, and takes one that does not say (written before
+/// the field) when they are.
+#[test]
+fn whole_weights_are_recorded_and_checked() {
+    let tmp = scratch();
+    let opts = ImportOptions { build: BuildOptions { weighted: true, ..BuildOptions::default() }, ..opts() };
+    let whole = tmp.path().join("whole");
+    std::fs::write(
+        whole.with_extension("txt"),
+        b"0 1 2
+1 2 0
+2 0 7
+",
+    )
+    .unwrap();
+    import(&whole.with_extension("txt"), &whole, &opts, &NoProgress).unwrap();
+    let mut m = Manifest::read(&whole).unwrap();
+    assert_eq!(m.weight_range, Some(WeightRange { min_positive: Some(2.0), max: 7.0, whole: true }));
+    m.weight_range = Some(WeightRange { whole: false, ..m.weight_range.unwrap() });
+    m.write_atomic(&whole).unwrap();
+    ocgraph_core::format::check_graph(&whole).unwrap();
+
+    let inner = tmp.path().join("inner");
+    std::fs::write(
+        inner.with_extension("txt"),
+        b"0 1 2
+1 2 2.5
+2 0 7
+",
+    )
+    .unwrap();
+    import(&inner.with_extension("txt"), &inner, &opts, &NoProgress).unwrap();
+    let mut m = Manifest::read(&inner).unwrap();
+    assert_eq!(m.weight_range, Some(WeightRange { min_positive: Some(2.0), max: 7.0, whole: false }));
+    m.weight_range = Some(WeightRange { whole: true, ..m.weight_range.unwrap() });
+    m.write_atomic(&inner).unwrap();
+    let err = ocgraph_core::format::check_graph(&inner).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::Format);
+    assert!(err.to_string().contains("out.weights"), "{err}");
 }
 
 /// A manifest whose edge count cannot go with its arc count (a directed graph's edges are its

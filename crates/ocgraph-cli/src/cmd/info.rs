@@ -168,8 +168,9 @@ fn run_info(args: &InfoArgs) -> Result<()> {
         match (weight_range, levels) {
             (Some(r), _) => {
                 let smallest = r.min_positive.map_or("none".to_string(), |w| w.to_string());
+                let whole = if r.whole { ", all whole" } else { "" };
                 println!(
-                    "weights    non-negative, largest {}, smallest positive {smallest} (recorded when written)",
+                    "weights    non-negative{whole}, largest {}, smallest positive {smallest} (recorded when written)",
                     r.max
                 );
             }

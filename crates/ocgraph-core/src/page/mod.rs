@@ -10,6 +10,7 @@
 //! spans frames of the pool).
 
 mod backend;
+mod huge;
 mod mmap;
 mod slice;
 mod stats;
@@ -22,6 +23,7 @@ pub mod trace;
 
 pub use backend::{Advice, BackendKind, FileId, PagedFile};
 pub(crate) use backend::{CompressedFile, PageSource, PartitionCut};
+pub use huge::huge_vec;
 pub(crate) use mmap::MmapSource;
 pub use pool::catch_read_errors;
 pub use slice::Slice;
