@@ -261,37 +261,20 @@ fn a_wrong_weight_range_is_detected() {
 fn whole_weights_are_recorded_and_checked() {
     let tmp = scratch();
     let opts = ImportOptions { build: BuildOptions { weighted: true, ..BuildOptions::default() }, ..opts() };
-    let whole = tmp.path().join("whole");
-    std::fs::write(
-        whole.with_extension("txt"),
-        b"0 1 2
-1 2 0
-2 0 7
-",
-    )
-    .unwrap();
-    import(&whole.with_extension("txt"), &whole, &opts, &NoProgress).unwrap();
-    let mut m = Manifest::read(&whole).unwrap();
-    assert_eq!(m.weight_range, Some(WeightRange { min_positive: Some(2.0), max: 7.0, whole: true }));
-    m.weight_range = Some(WeightRange { whole: false, ..m.weight_range.unwrap() });
-    m.write_atomic(&whole).unwrap();
-    ocgraph_core::format::check_graph(&whole).unwrap();
-
-    let inner = tmp.path().join("inner");
-    std::fs::write(
-        inner.with_extension("txt"),
-        b"0 1 2
-1 2 2.5
-2 0 7
-",
-    )
-    .unwrap();
-    import(&inner.with_extension("txt"), &inner, &opts, &NoProgress).unwrap();
-    let mut m = Manifest::read(&inner).unwrap();
-    assert_eq!(m.weight_range, Some(WeightRange { min_positive: Some(2.0), max: 7.0, whole: false }));
-    m.weight_range = Some(WeightRange { whole: true, ..m.weight_range.unwrap() });
-    m.write_atomic(&inner).unwrap();
-    let err = ocgraph_core::format::check_graph(&inner).unwrap_err();
+    // Imports `text` and records the opposite of what its manifest says of whole weights.
+    let flipped = |name: &str, text: &[u8], whole: bool| {
+        let dir = tmp.path().join(name);
+        std::fs::write(dir.with_extension("txt"), text).unwrap();
+        import(&dir.with_extension("txt"), &dir, &opts, &NoProgress).unwrap();
+        let mut m = Manifest::read(&dir).unwrap();
+        assert_eq!(m.weight_range, Some(WeightRange { min_positive: Some(2.0), max: 7.0, whole }));
+        m.weight_range = Some(WeightRange { whole: !whole, ..m.weight_range.unwrap() });
+        m.write_atomic(&dir).unwrap();
+        dir
+    };
+    ocgraph_core::format::check_graph(&flipped("whole", b"0 1 2\n1 2 0\n2 0 7\n", true)).unwrap();
+    let err =
+        ocgraph_core::format::check_graph(&flipped("inner", b"0 1 2\n1 2 2.5\n2 0 7\n", false)).unwrap_err();
     assert_eq!(err.kind(), ErrorKind::Format);
     assert!(err.to_string().contains("out.weights"), "{err}");
 }
