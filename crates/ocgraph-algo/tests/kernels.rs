@@ -567,16 +567,20 @@ fn sssp_relaxes_vertices_on_bucket_boundaries() {
     }
 }
 
-/// Whole weights below 2^23 whose paths cannot reach `u32::MAX` (the largest weight times
-/// `n - 1`) are summed in 32 bits, others in `f64`: chains on both sides of each bound, whose
-/// distances are exact either way, stored (the recorded range) and in memory (the scan).
+/// Whole weights below 2^23 whose relaxations cannot reach `u32::MAX` (the largest weight
+/// times `n`: a tentative distance, at most `max * (n - 1)`, plus one weight) are summed in 32
+/// bits, others in `f64`: chains with an arc back to their second vertex and a self-loop at
+/// their end (relaxations whose sums pass the longest distance) on both sides of each bound,
+/// exact either way, stored (the recorded range) and in memory (the scan).
 #[test]
 fn sssp_with_whole_weights_is_exact_on_both_sides_of_the_32_bit_bounds() {
     let tmp = tempfile::tempdir().unwrap();
     // 8388607 * 512 = 4294966784 < u32::MAX < 8388607 * 513; 2^23 itself is too large a weight.
-    let cases = [(513, 8388607f32), (514, 8388607.0), (3, 8388608.0), (3, 2147483648.0), (5, 255.0)];
+    let cases = [(512, 8388607f32), (513, 8388607.0), (3, 8388608.0), (3, 2147483648.0), (5, 255.0)];
     for (i, (n, w)) in cases.into_iter().enumerate() {
-        let edges: Vec<(Vertex, Vertex, f32)> = (0..n as Vertex - 1).map(|v| (v, v + 1, w)).collect();
+        let last = n as Vertex - 1;
+        let mut edges: Vec<(Vertex, Vertex, f32)> = (0..last).map(|v| (v, v + 1, w)).collect();
+        edges.extend([(last, 1, w), (last, last, w)]);
         let want: Vec<f64> = (0..n).map(|v| v as f64 * w as f64).collect();
         let mem = TestGraph::new(n, true, true, edges);
         assert_eq!(sssp(&mem.out, 0, None).unwrap(), want, "in memory, case {i}");
