@@ -15,11 +15,11 @@
 //! the bounds and two pins per vertex). Distances are `u32` whole numbers in `AtomicU32`s when
 //! every weight is whole ([`WeightRange::whole`]) and no path can reach `u32::MAX`, else `f64`
 //! bit patterns in `AtomicU64`s (for non-negative floats the bit order is the value order), so
-//! that `fetch_min` relaxes atomically; either array is on transparent huge pages. Both were
-//! measured by `bench/algos/run.py --kernels sssp` on weighted kron22: the relaxations' random
-//! reads of the distances take most of the kernel's time, and half the bytes on huge pages ran
-//! it in about 0.8x the time of `f64` distances on ordinary pages. [`dijkstra`] is the serial
-//! reference used by [`verify_sssp`].
+//! that `fetch_min` relaxes atomically; either array is on transparent huge pages. The
+//! relaxations' random reads of the distances take most of the kernel's time: the two together
+//! took it from a median of 1.14x GAPBS's time to 1.02-1.03x on weighted kron22
+//! (`bench/algos/run.py --kernels sssp --rounds 8`, bench/layouts/RESULTS.md). [`dijkstra`] is
+//! the serial reference used by [`verify_sssp`].
 
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, BinaryHeap};
@@ -173,8 +173,8 @@ fn sampled_median_weight<A: Adjacency>(g: &A) -> Option<f32> {
 }
 
 /// Bytes per vertex SSSP makes sure are available before it starts: the distances (at most 8)
-/// and the result they are copied to (its buckets, and a bitmap of one bit per vertex for the largest
-/// buckets, come on top).
+/// and the result they are copied to (its buckets, and a bitmap of one bit per vertex for the
+/// largest buckets, come on top).
 pub const SSSP_STATE_BYTES: u64 = 16;
 
 /// Delta-stepping SSSP from `source` over the out-edges of `g`, on the current rayon pool.
@@ -189,12 +189,11 @@ pub fn sssp<A: Adjacency>(g: &A, source: Vertex, delta: Option<f64>) -> Result<V
     // Asked for before the weights' scan, which on a graph too large for the state would take
     // minutes only to fail.
     crate::state::check_state("sssp", n, SSSP_STATE_BYTES)?;
+    if let Some(d) = delta.filter(|d| !(d.is_finite() && *d > 0.0)) {
+        return Err(Error::invalid(format!("delta must be finite and positive, got {d}")));
+    }
     let range = checked_weight_range(g)?;
-    let delta = match delta {
-        Some(d) if d.is_finite() && d > 0.0 => d,
-        Some(d) => return Err(Error::invalid(format!("delta must be finite and positive, got {d}"))),
-        None => delta_for(g, range),
-    };
+    let delta = delta.unwrap_or_else(|| delta_for(g, range));
     // A tentative distance is the length of a simple path (a chain of relaxations that met a
     // vertex twice went round a cycle of weight 0, since a distance only ever drops), at most
     // `max * (n - 1)`, and a relaxation adds one weight to it: its sum is at most `max * n`.
