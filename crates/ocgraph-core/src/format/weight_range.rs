@@ -40,7 +40,8 @@ impl WeightRange {
 pub(crate) struct WeightTally {
     min_positive: f32,
     max: f32,
-    /// Every weight so far is finite and non-negative, and every write held whole weights.
+    /// Every weight so far is finite and non-negative, and every write held a whole number of
+    /// weights (4 bytes each).
     clean: bool,
     /// Every weight so far is a whole number.
     whole: bool,

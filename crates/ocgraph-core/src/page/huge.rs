@@ -1,7 +1,7 @@
 //! Kernel state on transparent huge pages.
 //!
-//! A kernel's per-vertex arrays (distances, parents, scores) are read at random, one access per
-//! arc: on 4 KiB pages most of those accesses also miss the TLB. Where the system hands out
+//! A kernel's per-vertex array read at random, one access per arc (SSSP's distances), misses
+//! the TLB on most of those accesses on 4 KiB pages. Where the system hands out
 //! transparent huge pages only on request (`/sys/kernel/mm/transparent_hugepage/enabled` set to
 //! `madvise`, the common default), [`huge_vec`] asks for them on a new array before its pages
 //! are first touched.
