@@ -29,6 +29,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use ocgraph_core::format::OutputFile;
+use ocgraph_core::page::carry_read_errors;
 use ocgraph_core::update::{
     BatchChanges, ChangeSubscriber, Snapshot, SubscriptionId, WritableGraph, SAVED_RESULT_MAGIC,
 };
@@ -402,8 +403,9 @@ fn spawn_worker(slot: Arc<Slot>, spec: &Spec) -> Result<ocgraph_core::process::O
             while let Some((changes, snap)) = q.pop() {
                 // The worker outlives a batch that panics (the result is rebuilt, and the panic
                 // reported, on next use), so that readers waiting for the batch return.
-                let applied =
-                    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| slot.apply(&changes, &snap)));
+                let applied = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    carry_read_errors(|| slot.apply(&changes, &snap))
+                }));
                 if applied.is_err() {
                     slot.failed.store(true, Ordering::Release);
                 }

@@ -40,6 +40,7 @@ use std::collections::BinaryHeap;
 
 use ocgraph_core::memory::try_resize;
 use ocgraph_core::mix::mix64;
+use ocgraph_core::page::carry_read_errors;
 use ocgraph_core::update::{ArcOp, BatchChanges, EdgeChange, Snapshot, SnapshotDirection};
 use ocgraph_core::{Adjacency, Error, Result, Vertex};
 use rustc_hash::FxHashSet;
@@ -180,14 +181,23 @@ fn warm(dirs: &[SnapshotDirection<'_>], vertices: &[Vertex], threads: usize) {
         return;
     }
     std::thread::scope(|s| {
-        for part in missing.chunks(missing.len().div_ceil(threads)) {
-            s.spawn(move || {
-                for &v in part {
-                    for d in dirs {
-                        drop(d.neighbors(v));
-                    }
-                }
-            });
+        let loaders: Vec<_> = missing
+            .chunks(missing.len().div_ceil(threads))
+            .map(|part| {
+                s.spawn(move || {
+                    carry_read_errors(|| {
+                        for &v in part {
+                            for d in dirs {
+                                drop(d.neighbors(v));
+                            }
+                        }
+                    })
+                })
+            })
+            .collect();
+        // A failed read goes on to the caller as it was (the scope would panic anew).
+        for l in loaders {
+            l.join().unwrap_or_else(|p| std::panic::resume_unwind(p));
         }
     });
 }

@@ -26,6 +26,7 @@ use std::time::{Duration, Instant};
 use ocgraph_algo::mine::{Changes, Pattern, Watch, WatchStore};
 use ocgraph_core::format::OutputFile;
 use ocgraph_core::labels::NO_LABEL;
+use ocgraph_core::page::carry_read_errors;
 use ocgraph_core::update::{Snapshot, WalItem, WritableGraph};
 use ocgraph_core::{Adjacency, Error, Result, Vertex};
 
@@ -198,17 +199,20 @@ impl Watcher {
     pub(crate) fn into_background(self) -> Background {
         let queue = Arc::new(Queue::default());
         let q = queue.clone();
+        // A failed page read unwinds to the stream's `catch_read_errors` through the join.
         let thread = std::thread::spawn(move || {
-            // Marks the watch stopped however the thread ends (a panic too), so that the
-            // stream never waits on a queue nobody empties.
-            let _stopped = Stopped(q.clone());
-            let mut wa = self;
-            let mut latencies = Vec::new();
-            while let Some(job) = q.pop() {
-                wa.watch_batch(&job.items, job.n, job.after.as_ref(), job.batch)?;
-                latencies.push(job.started.elapsed().as_secs_f64());
-            }
-            Ok((wa, latencies))
+            carry_read_errors(|| {
+                // Marks the watch stopped however the thread ends (a panic too), so that the
+                // stream never waits on a queue nobody empties.
+                let _stopped = Stopped(q.clone());
+                let mut wa = self;
+                let mut latencies = Vec::new();
+                while let Some(job) = q.pop() {
+                    wa.watch_batch(&job.items, job.n, job.after.as_ref(), job.batch)?;
+                    latencies.push(job.started.elapsed().as_secs_f64());
+                }
+                Ok((wa, latencies))
+            })
         });
         Background { queue, thread: Some(thread) }
     }

@@ -25,6 +25,6 @@ pub use backend::{Advice, BackendKind, FileId, PagedFile};
 pub(crate) use backend::{CompressedFile, PageSource, PartitionCut};
 pub use huge::huge_vec;
 pub(crate) use mmap::MmapSource;
-pub use pool::catch_read_errors;
+pub use pool::{carry_read_errors, catch_read_errors};
 pub use slice::Slice;
 pub use stats::IoStats;

@@ -30,7 +30,7 @@ use super::workload::{QueryKind, Workload};
 use crate::error::{Error, Result};
 use crate::format::WeightRange;
 use crate::graph::{Adjacency, Graph, Vertex};
-use crate::page::{Advice, Slice};
+use crate::page::{carry_read_errors, Advice, Slice};
 
 /// The answer to one query.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -235,8 +235,9 @@ pub fn run_queries<Q: Answerer>(
     let shared = &shared;
     let (results, advisor) = std::thread::scope(|s| {
         let advisor = (opts.prefetch != PrefetchMode::None)
-            .then(|| s.spawn(|| advisor::run(g.out(), &ring, w, &started, &stop, cfg)));
-        let clients: Vec<_> = (0..opts.clients).map(|_| s.spawn(move || client(shared))).collect();
+            .then(|| s.spawn(|| carry_read_errors(|| advisor::run(g.out(), &ring, w, &started, &stop, cfg))));
+        let clients: Vec<_> =
+            (0..opts.clients).map(|_| s.spawn(move || carry_read_errors(|| client(shared)))).collect();
         let joined: Vec<_> = clients.into_iter().map(|h| h.join()).collect();
         // The advisor stops before a client's panic goes on: the scope waits for the advisor,
         // which runs until told to stop (a panic before this line hung the call for good).

@@ -1230,7 +1230,8 @@ impl WritableGraph {
         }
         let shared = self.shared.clone();
         *slot = Some(crate::process::OwnedThread::new(std::thread::spawn(move || {
-            if let Err(e) = shared.compact() {
+            // A failed page read is kept like any other error of the compaction.
+            if let Err(e) = crate::page::catch_read_errors(|| shared.compact()).and_then(|r| r) {
                 *shared.background_error.lock() = Some(e);
             }
         })));

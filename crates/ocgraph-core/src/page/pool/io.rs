@@ -3,6 +3,7 @@
 //! second copy of what the pool holds. Writable files (see [`PoolFile::open_writable`]) are
 //! written back with `pwritev` from the frames.
 
+use std::cell::Cell;
 use std::fs::File;
 use std::os::unix::fs::OpenOptionsExt;
 use std::os::unix::io::AsRawFd;
@@ -13,11 +14,19 @@ use super::blocks::Blocks;
 use crate::error::{Error, Result};
 use crate::page::CompressedFile;
 
-/// How many [`catch_read_errors`] scopes are running in the process. While one is, a failed
-/// page read on any thread (the caller's or a worker it waits for, such as rayon's) unwinds
-/// with a [`ReadFailure`] payload (through `resume_unwind`, so no panic hook prints it), which
-/// the scope returns as an error; outside every scope it panics naming the file and offset.
+/// How many [`catch_read_errors`] scopes are running in the process. A failed page read on a
+/// thread inside a scope, or on a rayon worker while any scope runs (a worker the scope's
+/// caller may be waiting for: the join carries the payload to the caller), unwinds with a
+/// [`ReadFailure`] payload (through `resume_unwind`, so no panic hook prints it), which the
+/// scope returns as an error. On any other thread it panics naming the file and offset, so a
+/// thread of the embedding program that reads while another thread is in a scope still gets
+/// the message.
 static SCOPES: AtomicUsize = AtomicUsize::new(0);
+
+thread_local! {
+    /// How many [`catch_read_errors`] scopes this thread is inside.
+    static THREAD_SCOPES: Cell<usize> = const { Cell::new(0) };
+}
 
 /// The payload a failed page read unwinds with inside [`catch_read_errors`].
 struct ReadFailure(Error);
@@ -29,7 +38,9 @@ struct ReadFailure(Error);
 /// command and call inside one.
 pub fn catch_read_errors<R>(f: impl FnOnce() -> R) -> Result<R> {
     SCOPES.fetch_add(1, Ordering::SeqCst);
+    THREAD_SCOPES.with(|d| d.set(d.get() + 1));
     let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f));
+    THREAD_SCOPES.with(|d| d.set(d.get() - 1));
     SCOPES.fetch_sub(1, Ordering::SeqCst);
     match r {
         Ok(v) => Ok(v),
@@ -38,6 +49,22 @@ pub fn catch_read_errors<R>(f: impl FnOnce() -> R) -> Result<R> {
             Err(payload) => std::panic::resume_unwind(payload),
         },
     }
+}
+
+/// Runs `f` on a thread that a caller inside [`catch_read_errors`] started and joins, passing
+/// on its panic (`resume_unwind`): a failed page read in `f` unwinds with the payload that the
+/// caller's scope returns as an error, as it does on the scope's own thread and on rayon's
+/// workers, instead of panicking with a message on a thread of its own.
+pub fn carry_read_errors<R>(f: impl FnOnce() -> R) -> R {
+    struct Leave;
+    impl Drop for Leave {
+        fn drop(&mut self) {
+            THREAD_SCOPES.with(|d| d.set(d.get() - 1));
+        }
+    }
+    THREAD_SCOPES.with(|d| d.set(d.get() + 1));
+    let _leave = Leave;
+    f()
 }
 
 /// A failed page read of `path` at `offset`: inside [`catch_read_errors`] it unwinds to it,
@@ -50,7 +77,8 @@ pub(super) fn read_failed(path: &Path, offset: u64, e: std::io::Error) -> ! {
 /// A page read that cannot complete, for the reason `err`: inside [`catch_read_errors`] it
 /// unwinds to it, elsewhere it panics with the message of `err`.
 pub(super) fn fail_read(err: Error) -> ! {
-    if SCOPES.load(Ordering::SeqCst) > 0 {
+    let in_scope = THREAD_SCOPES.with(|d| d.get() > 0);
+    if in_scope || (SCOPES.load(Ordering::SeqCst) > 0 && rayon::current_thread_index().is_some()) {
         std::panic::resume_unwind(Box::new(ReadFailure(err)));
     }
     panic!("ocgraph: {err}")

@@ -34,7 +34,7 @@ mod ring;
 mod table;
 mod writeback;
 
-pub use io::catch_read_errors;
+pub use io::{carry_read_errors, catch_read_errors};
 pub use writeback::WriteBack;
 
 #[cfg(test)]

@@ -465,6 +465,41 @@ fn io_error_after_open_is_an_error_naming_the_file() {
     assert_eq!(pool.resident_pages(), 0);
 }
 
+/// While one thread is inside `catch_read_errors`, a failed read on a thread outside every
+/// scope panics with the file's error as its message (it used to unwind with a payload no
+/// caller could read), and a thread that carries read errors passes them to its joiner's scope.
+#[test]
+fn a_read_failing_beside_a_scope_panics_with_its_message_unless_carried() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut files = random_files(dir.path(), &[4096 * 2], 31).0;
+    files[0] = PagedFile { path: dir.path().to_path_buf(), len: 4096 };
+    let pool = BufferPool::open(&files, 4 * 4096, 4096, "clock").unwrap();
+    let path = dir.path().display().to_string();
+    let (entered, leave) = (std::sync::Barrier::new(2), std::sync::Barrier::new(2));
+    std::thread::scope(|s| {
+        let scoped = s.spawn(|| {
+            catch_read_errors(|| {
+                entered.wait();
+                leave.wait();
+            })
+        });
+        entered.wait();
+        let payload = s.spawn(|| drop(pool.read(0, 0, 8))).join().expect_err("the read failed");
+        let carried = catch_read_errors(|| {
+            s.spawn(|| super::carry_read_errors(|| drop(pool.read(0, 0, 8))))
+                .join()
+                .unwrap_or_else(|p| std::panic::resume_unwind(p))
+        });
+        leave.wait();
+        assert!(scoped.join().unwrap().is_ok());
+        let msg = payload.downcast_ref::<String>().cloned().unwrap_or_default();
+        assert!(msg.contains(&path) && msg.contains("offset 0"), "panic message {msg:?}");
+        let msg = carried.err().map(|e| e.to_string()).unwrap_or_default();
+        assert!(msg.contains(&path) && msg.contains("offset 0"), "carried error {msg:?}");
+    });
+    assert_eq!(pool.resident_pages(), 0);
+}
+
 #[test]
 fn a_file_truncated_after_open_is_an_error_instead_of_zeros() {
     let dir = tempfile::tempdir().unwrap();
