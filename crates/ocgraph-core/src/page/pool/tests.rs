@@ -452,13 +452,17 @@ fn bad_parameters_are_rejected() {
     assert!(e.to_string().contains("nope"), "{e}");
 }
 
+/// A pool of four frames whose only file is `dir`: a directory opens like a file on Linux, but
+/// reading it fails (EISDIR).
+fn pool_failing_reads(dir: &Path) -> BufferPool {
+    let files = [PagedFile { path: dir.to_path_buf(), len: 4096 }];
+    BufferPool::open(&files, 4 * 4096, 4096, "clock").unwrap()
+}
+
 #[test]
 fn io_error_after_open_is_an_error_naming_the_file() {
     let dir = tempfile::tempdir().unwrap();
-    let mut files = random_files(dir.path(), &[4096 * 2], 29).0;
-    // A directory opens like a file on Linux, but reading it fails (EISDIR).
-    files[0] = PagedFile { path: dir.path().to_path_buf(), len: 4096 };
-    let pool = BufferPool::open(&files, 4 * 4096, 4096, "clock").unwrap();
+    let pool = pool_failing_reads(dir.path());
     let msg = catch_read_errors(|| drop(pool.read(0, 0, 8))).err().map(|e| e.to_string()).unwrap_or_default();
     assert!(msg.contains(&dir.path().display().to_string()) && msg.contains("offset 0"), "{msg}");
     // The page was unlocked and the frame given back.
@@ -466,14 +470,12 @@ fn io_error_after_open_is_an_error_naming_the_file() {
 }
 
 /// While one thread is inside `catch_read_errors`, a failed read on a thread outside every
-/// scope panics with the file's error as its message (it used to unwind with a payload no
-/// caller could read), and a thread that carries read errors passes them to its joiner's scope.
+/// scope panics with the file's error as its message, and a thread that carries read errors
+/// passes them to its joiner's scope.
 #[test]
 fn a_read_failing_beside_a_scope_panics_with_its_message_unless_carried() {
     let dir = tempfile::tempdir().unwrap();
-    let mut files = random_files(dir.path(), &[4096 * 2], 31).0;
-    files[0] = PagedFile { path: dir.path().to_path_buf(), len: 4096 };
-    let pool = BufferPool::open(&files, 4 * 4096, 4096, "clock").unwrap();
+    let pool = pool_failing_reads(dir.path());
     let path = dir.path().display().to_string();
     let (entered, leave) = (std::sync::Barrier::new(2), std::sync::Barrier::new(2));
     std::thread::scope(|s| {
