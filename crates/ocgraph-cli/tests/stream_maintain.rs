@@ -315,8 +315,11 @@ fn maintain_specs_named_twice_or_out_of_range_are_refused() {
     for (spec, needle) in [
         ("wcc,wcc", "names wcc twice"),
         ("bfs:source=0:source=1", "source given twice"),
-        ("pagerank:tol=5e-324", "tol must be from 1e-300 to a finite value, got 5e-324"),
-        ("pagerank:tol=0", "tol must be from 1e-300 to a finite value, got 0.0"),
+        ("pagerank:tol=5e-324", "tol=5e-324: must be from 1e-300 to a finite value"),
+        ("pagerank:tol=0", "tol=0: must be from 1e-300 to a finite value"),
+        // Quoted as given: it parses as 0.
+        ("pagerank:tol=1e-400", "tol=1e-400: must be from 1e-300 to a finite value"),
+        ("pagerank:tol=1e400", "tol=1e400: must be from 1e-300 to a finite value"),
         // The kind is checked before its parameters: "BFS" is not a kind with no `source`.
         ("BFS:source=0", r#"unknown maintained result "BFS" (bfs, sssp, wcc, pagerank)"#),
         // Said as `run --source` says it (it was "invalid digit found in string").

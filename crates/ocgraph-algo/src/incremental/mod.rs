@@ -162,7 +162,13 @@ impl std::str::FromStr for Spec {
                     source = Some(v.parse::<Vertex>().map_err(|_| bad(&not_a_vertex))?)
                 }
                 ("pagerank", "damping") => damping = v.parse().map_err(|e| bad(&e))?,
-                ("pagerank", "tol") => tol = v.parse().map_err(|e| bad(&e))?,
+                ("pagerank", "tol") => {
+                    tol = v.parse().map_err(|e| bad(&e))?;
+                    // Checked here too, so that the error quotes the text (1e-400 parses as 0).
+                    if !(pagerank::MIN_TOL..=f64::MAX).contains(&tol) {
+                        return Err(bad(&format!("must be from {:e} to a finite value", pagerank::MIN_TOL)));
+                    }
+                }
                 _ => return Err(Error::invalid(format!("{s:?}: unknown parameter {k:?} for {kind:?}"))),
             }
         }
