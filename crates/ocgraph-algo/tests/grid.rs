@@ -183,17 +183,25 @@ fn corrupted_grid_files_are_refused() {
             flip(name, at);
             check_graph(&path).unwrap();
         }
-        // A flipped byte in the index: refused on open, naming the file.
+        // Every refusal names the file and how to remove the grid, after which the graph opens.
+        let refused = |name: &str| {
+            let err = Graph::open(&path, &OpenOptions::default()).unwrap_err().to_string();
+            assert!(err.contains(name) && err.contains("layout remove-grid"), "{codec:?} {name}: {err}");
+            let err = check_graph(&path).unwrap_err().to_string();
+            assert!(err.contains(name) && err.contains("layout remove-grid"), "{codec:?} {name}: {err}");
+        };
+        // A flipped byte in the index: refused on open.
         flip("grid.index", 70);
-        let err = Graph::open(&path, &OpenOptions::default()).unwrap_err().to_string();
-        assert!(err.contains("grid.index"), "{err}");
+        refused("grid.index");
         flip("grid.index", 70);
-        // A truncated cell file: refused on open.
+        // A truncated cell file, then a deleted index.
         let p = path.join("grid.edges");
         let len = std::fs::metadata(&p).unwrap().len();
         std::fs::OpenOptions::new().write(true).open(&p).unwrap().set_len(len - 4096).unwrap();
-        let err = Graph::open(&path, &OpenOptions::default()).unwrap_err().to_string();
-        assert!(err.contains("grid.edges"), "{err}");
+        refused("grid.edges");
+        std::fs::OpenOptions::new().write(true).open(&p).unwrap().set_len(len).unwrap();
+        std::fs::remove_file(path.join("grid.index")).unwrap();
+        refused("grid.index");
     }
     // A compressed cell that does not decode (its checksum made to match, as for a grid too
     // large to be checked on open): the kernel returns an error naming the file.

@@ -277,7 +277,15 @@ impl Graph {
     }
 
     /// One attempt of [`Graph::open`] on the absolute path `dir`, whose manifest is `manifest`.
+    /// An error in a file the graph can do without (a layout, a copy, the labels) says how to
+    /// remove it, after which the graph opens.
     fn open_once(dir: &Path, manifest: Manifest, options: &OpenOptions) -> Result<Graph> {
+        let m = manifest.clone();
+        Self::open_files(dir, manifest, options).map_err(|e| crate::format::with_way_out_of_file(e, &m))
+    }
+
+    /// [`Graph::open_once`] but for the way out of its errors.
+    fn open_files(dir: &Path, manifest: Manifest, options: &OpenOptions) -> Result<Graph> {
         let dir = dir.to_path_buf();
         manifest.verify_file_sizes(&dir)?;
         let data = manifest.data_path(&dir);

@@ -36,7 +36,7 @@ pub struct CheckReport {
 /// check then meets a missing file. So it is retried while the manifest changes under it, and
 /// an error is returned only from a check during which the manifest stayed the same.
 pub fn check_graph(dir: &Path) -> Result<CheckReport> {
-    while_manifest_changes(dir, 20, true, |m| check_files(dir, m))
+    while_manifest_changes(dir, 20, true, |m| check_files(dir, m).map_err(|e| with_way_out_of_file(e, m)))
 }
 
 /// The error for the file at `path`, whose checksum is `file` where the manifest says `manifest`.
@@ -102,11 +102,33 @@ pub(crate) fn verify_small_files(data: &Path, m: &Manifest) -> Result<()> {
 /// `e`, a format error in the manifest's file `name`, with the way out of it appended when
 /// the graph can do without the file ([`way_out`]).
 pub(crate) fn with_way_out(e: Error, name: &str, m: &Manifest) -> Error {
+    match (e, way_out(name, m)) {
+        (Error::Format { path, offset, msg }, Some(way)) if !msg.contains(way) => {
+            Error::Format { path, offset, msg: format!("{msg} ({way})") }
+        }
+        (other, _) => other,
+    }
+}
+
+/// `e` with the way out appended when the file it names (by its path's file name) is one the
+/// graph can do without ([`way_out`]): a format error in it, or an I/O error on it (a layout's
+/// file deleted), so that whatever stops the graph from opening says how to open it again.
+pub(crate) fn with_way_out_of_file(e: Error, m: &Manifest) -> Error {
+    let name = match &e {
+        Error::Format { path, .. } | Error::Io { path, .. } => path.file_name().and_then(|n| n.to_str()),
+        _ => None,
+    };
+    let Some(way) = name.and_then(|name| way_out(name, m)) else {
+        return e;
+    };
     match e {
-        Error::Format { path, offset, msg } => match way_out(name, m) {
-            Some(way) => Error::Format { path, offset, msg: format!("{msg} ({way})") },
-            None => Error::Format { path, offset, msg },
-        },
+        Error::Io { path, op, source } if !source.to_string().contains(way) => {
+            let source = std::io::Error::new(source.kind(), format!("{source} ({way})"));
+            Error::Io { path, op, source }
+        }
+        Error::Format { path, offset, msg } if !msg.contains(way) => {
+            Error::Format { path, offset, msg: format!("{msg} ({way})") }
+        }
         other => other,
     }
 }

@@ -249,8 +249,14 @@ impl GridIndex {
         let u64_at = |o: usize| u64::from_le_bytes(bytes[o..o + 8].try_into().expect("8 bytes"));
         match u32_at(8) {
             GRID_VERSION => {}
+            // The grid's own version, not the graph's: a format error, which names the way out.
             v if v > GRID_VERSION => {
-                return Err(Error::Version { path: path.into(), found: v, supported: GRID_VERSION })
+                return Err(bad(
+                    8,
+                    format!(
+                        "grid version {v} is newer than this build reads ({GRID_VERSION}); upgrade ocgraph"
+                    ),
+                ))
             }
             // No build wrote an older version: the field is corrupted.
             v => {

@@ -15,7 +15,7 @@ mod writer;
 
 pub use check::check_graph;
 pub use check::CHECKED_ON_OPEN;
-pub(crate) use check::{checksum_mismatch, verify_small_files, with_way_out};
+pub(crate) use check::{checksum_mismatch, verify_small_files, with_way_out, with_way_out_of_file};
 pub use layout::{pad_len, FileRole, ALIGN};
 pub(crate) use manifest::while_manifest_changes;
 pub use manifest::{
