@@ -118,10 +118,11 @@ fn check(gen: &[&str], directed: bool, count: usize, batch: usize) {
     assert_eq!(static_result(&g, "wcc", &[]), min_labels(&edges, n));
     assert_eq!(static_result(&g, "bfs", &["--source", "0"]), bfs_hops(&adjacency(&edges, n, directed), 0));
 
-    // Nothing changed since: the saved results are current and reused.
+    // Nothing changed since: the saved results are current and reused (on one thread).
     let empty = tmp.path().join("empty.txt");
     std::fs::write(&empty, "").unwrap();
-    let again = ok(&["stream", p(&g), "--updates", p(&empty), "--maintain", maintain, "--verify"]);
+    let again =
+        ok(&["stream", p(&g), "--updates", p(&empty), "--maintain", maintain, "--verify", "--threads", "1"]);
     assert!(
         again.contains("wcc: loaded (current)") && again.contains("bfs-source-0: loaded (current)"),
         "{again}"
@@ -334,6 +335,9 @@ fn maintain_specs_named_twice_or_out_of_range_are_refused() {
     let out = run(&["run", "pagerank", p(&g), "--tol", "inf"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("non-negative and finite"));
+    let out = run(&["stream", p(&g), "--updates", p(&u), "--maintain", "wcc", "--threads", "100000"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("at most 1024"));
 }
 
 /// A stream that leaves an arc with a negative weight applies, saves the results that admit it

@@ -84,6 +84,7 @@ pub fn run(cmd: Command) -> Result<()> {
         Command::Run(_) | Command::Mine(_) => None,
         Command::Import(a) => Some(a.threads),
         Command::Layout(a) => Some(a.threads()),
+        Command::Stream(a) => Some(a.threads),
         _ => Some(0),
     };
     if let Some(threads) = global_threads {

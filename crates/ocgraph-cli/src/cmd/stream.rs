@@ -83,6 +83,10 @@ pub struct StreamArgs {
     /// Write the measurements as JSON to this file.
     #[arg(long)]
     json: Option<PathBuf>,
+    /// Threads for the maintained results' recomputations and sweeps and the watch's
+    /// searches (default: one per core).
+    #[arg(long, default_value_t = 0)]
+    pub(crate) threads: usize,
     #[command(flatten)]
     backend: BackendArgs,
 }
