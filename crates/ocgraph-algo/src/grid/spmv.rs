@@ -18,7 +18,8 @@ pub fn spmv_grid<G: EdgeGrid>(grid: &G, x: &[f64]) -> Result<Vec<f64>> {
     if x.len() != n {
         return Err(Error::invalid(format!("x has {} values for {n} vertices", x.len())));
     }
-    crate::state::check_state("spmv", n, crate::spmv::SPMV_STATE_BYTES)?;
+    // The CSR kernel's state and the padded copy of `x` (8 bytes a vertex).
+    crate::state::check_state("spmv", n, crate::spmv::SPMV_STATE_BYTES + 8)?;
     let mut xs = vec![0.0f64; padded_len(grid)];
     xs[..n].copy_from_slice(x);
     let mut y = vec![0.0f64; n];
