@@ -99,26 +99,10 @@ pub(crate) fn verify_small_files(data: &Path, m: &Manifest) -> Result<()> {
     Ok(())
 }
 
-/// `e`, a format error in the manifest's file `name`, with the way out of it appended when
-/// the graph can do without the file ([`way_out`]).
+/// `e`, a format or I/O error in the manifest's file `name`, with the way out of it appended
+/// when the graph can do without the file ([`way_out`]), once.
 pub(crate) fn with_way_out(e: Error, name: &str, m: &Manifest) -> Error {
-    match (e, way_out(name, m)) {
-        (Error::Format { path, offset, msg }, Some(way)) if !msg.contains(way) => {
-            Error::Format { path, offset, msg: format!("{msg} ({way})") }
-        }
-        (other, _) => other,
-    }
-}
-
-/// `e` with the way out appended when the file it names (by its path's file name) is one the
-/// graph can do without ([`way_out`]): a format error in it, or an I/O error on it (a layout's
-/// file deleted), so that whatever stops the graph from opening says how to open it again.
-pub(crate) fn with_way_out_of_file(e: Error, m: &Manifest) -> Error {
-    let name = match &e {
-        Error::Format { path, .. } | Error::Io { path, .. } => path.file_name().and_then(|n| n.to_str()),
-        _ => None,
-    };
-    let Some(way) = name.and_then(|name| way_out(name, m)) else {
+    let Some(way) = way_out(name, m) else {
         return e;
     };
     match e {
@@ -130,6 +114,20 @@ pub(crate) fn with_way_out_of_file(e: Error, m: &Manifest) -> Error {
             Error::Format { path, offset, msg: format!("{msg} ({way})") }
         }
         other => other,
+    }
+}
+
+/// [`with_way_out`] for the file `e` names (by its path's file name), so that whatever stops
+/// the graph from opening in a file it can do without (damaged, or deleted) says how to open
+/// it again.
+pub(crate) fn with_way_out_of_file(e: Error, m: &Manifest) -> Error {
+    let name = match &e {
+        Error::Format { path, .. } | Error::Io { path, .. } => path.file_name().and_then(|n| n.to_str()),
+        _ => None,
+    };
+    match name.map(str::to_owned) {
+        Some(name) => with_way_out(e, &name, m),
+        None => e,
     }
 }
 

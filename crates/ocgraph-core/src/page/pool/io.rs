@@ -24,7 +24,8 @@ use crate::page::CompressedFile;
 static SCOPES: AtomicUsize = AtomicUsize::new(0);
 
 thread_local! {
-    /// How many [`catch_read_errors`] scopes this thread is inside.
+    /// How many [`catch_read_errors`] scopes (and [`carry_read_errors`] calls) this thread is
+    /// inside.
     static THREAD_SCOPES: Cell<usize> = const { Cell::new(0) };
 }
 
@@ -38,9 +39,7 @@ struct ReadFailure(Error);
 /// command and call inside one.
 pub fn catch_read_errors<R>(f: impl FnOnce() -> R) -> Result<R> {
     SCOPES.fetch_add(1, Ordering::SeqCst);
-    THREAD_SCOPES.with(|d| d.set(d.get() + 1));
-    let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f));
-    THREAD_SCOPES.with(|d| d.set(d.get() - 1));
+    let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| carry_read_errors(f)));
     SCOPES.fetch_sub(1, Ordering::SeqCst);
     match r {
         Ok(v) => Ok(v),
