@@ -7,7 +7,8 @@ use std::path::Path;
 use super::ids_log::IDS_LOG;
 use super::label_log::is_label_log;
 use super::saved_results::MAINTAINED_DIR;
-use super::writable::{DELTA_DIR, LEVELS_DIR, WAL_DIR, WRITER_LOCK};
+use super::writable::{DELTA_DIR, LEVELS_DIR, WAL_DIR};
+use super::writer_lock::WRITER_LOCK;
 use crate::error::{Error, Result};
 use crate::format::{FileRole, MANIFEST_FILE};
 

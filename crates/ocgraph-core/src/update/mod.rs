@@ -12,6 +12,7 @@
 //! - [`stream`]: the change feed (what each batch changed, delivered to subscribers).
 //! - [`update_file`]: binary update files (a stream of items in the WAL's item encoding).
 //! - [`writable`]: [`WritableGraph`], the update API (WAL -> delta -> levels -> compaction).
+//! - `writer_lock`: one writer per graph directory ([`WRITER_LOCK`]).
 //! - [`paged_delta`]: [`PagedDelta`], a delta log stored in buffer-pool pages of a delta file.
 //! - `graph_entries`: the names the engine keeps in a graph directory (a user's other files
 //!   are never replaced with the graph).
@@ -39,6 +40,7 @@ pub mod wal;
 mod wal_flusher;
 pub mod wal_frame;
 pub mod writable;
+mod writer_lock;
 
 pub use check::{check_updates, UpdatesCheck};
 pub use delta::{fold_ops, fold_ops_into, ArcOp, DeltaLog, VertexOpsFn};
@@ -52,5 +54,6 @@ pub use stream::{BatchChanges, ChangeSubscriber, EdgeChange, SubscriptionId};
 pub use update_file::{is_update_file, update_file_items, UpdateFileWriter, UPDATE_FILE_MAGIC};
 pub use wal::{Durability, RecoveryReport, Replay, Wal, WalOptions};
 pub use wal_frame::WalItem;
-pub(crate) use writable::{lock_for_replacing, lock_for_writing, removing_leftovers_on_error, WriterLock};
-pub use writable::{DeltaKind, WritableGraph, WriteOptions, DELTA_DIR, LEVELS_DIR, WAL_DIR, WRITER_LOCK};
+pub use writable::{DeltaKind, WritableGraph, WriteOptions, DELTA_DIR, LEVELS_DIR, WAL_DIR};
+pub use writer_lock::WRITER_LOCK;
+pub(crate) use writer_lock::{lock_for_replacing, lock_for_writing, removing_leftovers_on_error, WriterLock};

@@ -13,7 +13,11 @@
 //! and while the manifest is switched at its end. Automatic compaction (when the level count
 //! passes `auto_compact_levels`) runs on a background thread.
 
-use std::collections::HashMap;
+mod by_id;
+mod compaction;
+
+use by_id::{refuse_unnamed_vertices, Names};
+
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -22,10 +26,9 @@ use std::sync::Arc;
 use parking_lot::Mutex;
 
 use super::apply::{apply, plan, record, validate};
-use super::compact::write_base;
 use super::delta::DeltaLog;
-use super::graph_entries::{is_base_generation, is_temporary_data_file};
-use super::ids_log::{named_vertices, new_id_problem, AddedIds, IDS_LOG};
+use super::graph_entries::is_base_generation;
+use super::ids_log::{named_vertices, AddedIds, IDS_LOG};
 use super::label_log::{is_label_log, LabelHistory, LabelLog, ViewLabels};
 use super::level::{write_level, Level, SideOps};
 use super::log_file::{LogFs, StdLogFs};
@@ -36,15 +39,10 @@ use super::stream::{BatchChanges, ChangeSubscriber, Feed, SubscriptionId};
 use super::wal::{Durability, RecoveryReport, Replay, Wal, WalOptions};
 use super::wal_flusher::IntervalFlusher;
 use super::wal_frame::{check_batch_len, WalItem};
+use super::writer_lock::{lock_for_writing, WriterLock, WRITER_LOCK};
 use crate::error::{Error, Result};
-use crate::format::grid::MAX_BLOCK_BITS;
 use crate::format::{while_manifest_changes, FileRole, IdMapKind, Manifest, UpdateState, MANIFEST_FILE};
 use crate::graph::{Adjacency, Graph, OpenOptions, Vertex};
-use crate::ids::{IdLookup, OriginalId};
-use crate::ingest::{
-    build_grid_unlocked, compress_adjacency_unlocked, copies_block_size, index_hubs_unlocked,
-    pack_copy_unlocked, sparse_ids_problem, GridOptions, NoProgress,
-};
 use crate::page::BackendKind;
 
 /// Subdirectory holding the WAL segments.
@@ -135,35 +133,6 @@ struct Shared {
     pid: u32,
 }
 
-/// Original ids: the base's id map (loaded on first use) and the ids of added vertices.
-struct Names {
-    kind: IdMapKind,
-    base: Option<Arc<IdLookup>>,
-    added: AddedIds,
-}
-
-impl Names {
-    /// The base's id map, loaded on first use.
-    fn base(&mut self, graph: &Graph) -> Result<Arc<IdLookup>> {
-        if let Some(b) = &self.base {
-            return Ok(b.clone());
-        }
-        let b = Arc::new(graph.ids()?);
-        self.base = Some(b.clone());
-        Ok(b)
-    }
-}
-
-/// What [`WritableGraph::resolve`] found for a list of original ids.
-struct Resolved {
-    /// The vertex of each id (`None`: unknown and not created).
-    vertices: Vec<Option<Vertex>>,
-    /// Vertices to add before the batch (identity graphs: up to the largest new id).
-    new_count: u32,
-    /// The names of the new vertices, in vertex order (relabelled graphs).
-    new_names: Vec<OriginalId>,
-}
-
 /// A graph opened for durable updates (see the module docs).
 pub struct WritableGraph {
     shared: Arc<Shared>,
@@ -173,19 +142,6 @@ pub struct WritableGraph {
     recovery: RecoveryReport,
     /// The sequence number of the last batch at open, after recovery.
     opened_seq: u64,
-}
-
-/// Refuses `count` (> 0) vertices added without names on a graph whose vertices all have
-/// original ids: its id log would name fewer vertices than the graph has, and it would no
-/// longer open. `op` names the call in the error.
-fn refuse_unnamed_vertices(names: &Names, count: u64, op: &str) -> Result<()> {
-    if names.kind != IdMapKind::Identity && count > 0 {
-        return Err(Error::invalid(format!(
-            "{op}: this graph keeps original ids (imported with --relabel): add vertices by their \
-             original ids"
-        )));
-    }
-    Ok(())
 }
 
 /// A new, empty delta (out and in sides; one shared for undirected graphs) of the kind `opts`
@@ -206,12 +162,6 @@ fn fresh_delta(dir: &Path, opts: &WriteOptions, directed: bool) -> Result<[Arc<d
     Ok([out, inn])
 }
 
-/// The file in a graph directory that a graph open for updates holds an exclusive lock on
-/// (`flock`): a second writer, in this process or another, is refused instead of interleaving
-/// its batches with the first one's in the WAL. The lock goes with the last handle of the
-/// file, so a crashed writer leaves none; the empty file itself stays.
-pub const WRITER_LOCK: &str = "writer.lock";
-
 /// `m`, the manifest of the graph at `dir`, unless it is packed: such a graph is refused for
 /// updates.
 fn refuse_packed(dir: &Path, m: Manifest) -> Result<Manifest> {
@@ -222,121 +172,6 @@ fn refuse_packed(dir: &Path, m: Manifest) -> Result<Manifest> {
         )));
     }
     Ok(m)
-}
-
-/// Opens and locks `<dir>/writer.lock` (see [`WRITER_LOCK`]): every change of a graph directory
-/// (updates, and the layouts and labels written beside the base) holds it while it writes. A
-/// path that holds no graph gets no lock file: the error is the one opening it gives.
-pub(crate) fn lock_for_writing(dir: &Path) -> Result<WriterLock> {
-    if !dir.join(MANIFEST_FILE).is_file() {
-        Manifest::read(dir)?;
-    }
-    let file = lock_for_replacing(dir)?;
-    remove_unlisted_files(dir)?;
-    Ok(file)
-}
-
-/// Opens and locks `<dir>/writer.lock` (refused while another handle holds it) and reads
-/// nothing else in `dir`: what replacing a whole graph (`--force`) needs, even of a directory
-/// whose manifest does not read.
-pub(crate) fn lock_for_replacing(dir: &Path) -> Result<WriterLock> {
-    let path = dir.join(WRITER_LOCK);
-    let open = || {
-        std::fs::OpenOptions::new()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .open(&path)
-            .map_err(|e| Error::io(&path, "open the writer lock", e))
-    };
-    let mut file = open()?;
-    for _ in 0..LOCK_ATTEMPTS {
-        match lock_opened(dir, &path, file)? {
-            Some(locked) => return Ok(WriterLock { file: locked, owner: crate::process::current_process() }),
-            None => file = open()?,
-        }
-    }
-    Err(Error::invalid(format!(
-        "{}: the graph directory was replaced {LOCK_ATTEMPTS} times while its writer lock was taken",
-        dir.display()
-    )))
-}
-
-/// A held writer lock (see [`WRITER_LOCK`]). Dropped in the process that took it, it unlocks
-/// the file explicitly: a `flock` belongs to the open file, which a child forked meanwhile
-/// (any thread's `Command::spawn` or `subprocess`, until the child's `exec`) keeps open with
-/// its copy of the descriptor, so closing ours alone could leave the next writer refused. A
-/// forked child's copy never unlocks: the lock is its parent's.
-#[derive(Debug)]
-pub(crate) struct WriterLock {
-    file: std::fs::File,
-    owner: u32,
-}
-
-impl Drop for WriterLock {
-    fn drop(&mut self) {
-        if crate::process::current_process() == self.owner {
-            let _ = self.file.unlock();
-        }
-    }
-}
-
-/// Times [`lock_for_replacing`] opens the lock file again after finding it replaced.
-const LOCK_ATTEMPTS: usize = 100;
-
-/// Locks `file`, opened as `path` (`<dir>/writer.lock`); `None` when `path` no longer names
-/// that file once it is locked: a graph replaced between the open and the lock (`import
-/// --force` renames the old directory away) left it a lock on the old graph's file, which
-/// guards nothing.
-fn lock_opened(dir: &Path, path: &Path, file: std::fs::File) -> Result<Option<std::fs::File>> {
-    match file.try_lock() {
-        Ok(()) if is_file_at(&file, path) => Ok(Some(file)),
-        Ok(()) => Ok(None),
-        Err(std::fs::TryLockError::WouldBlock) => Err(Error::invalid(format!(
-            "{}: the graph is already open for updates (by this process or another); \
-             close that handle first (one writer at a time; readers may open it meanwhile)",
-            dir.display()
-        ))),
-        Err(std::fs::TryLockError::Error(e)) => Err(Error::io(path, "lock the writer lock", e)),
-    }
-}
-
-/// Whether `path` names the open file `file` (the same device and inode).
-fn is_file_at(file: &std::fs::File, path: &Path) -> bool {
-    use std::os::unix::fs::MetadataExt;
-    match (file.metadata(), std::fs::metadata(path)) {
-        (Ok(a), Ok(b)) => a.dev() == b.dev() && a.ino() == b.ino(),
-        _ => false,
-    }
-}
-
-/// `result`, after removing the files a failed layout, label or pack write left (see
-/// [`remove_unlisted_files`]) when it is an error; the writer lock must be held.
-pub(crate) fn removing_leftovers_on_error<T>(dir: &Path, result: Result<T>) -> Result<T> {
-    if result.is_err() {
-        let _ = remove_unlisted_files(dir);
-    }
-    result
-}
-
-/// Removes what an interrupted or failed layout, label or pack write left in the data
-/// directory of the graph at `dir` (the writer lock is held, so no such write is running):
-/// temporary files of graph files (`NAME.tmp`, `NAME.raw.tmp`, ...), and graph files the manifest does not list
-/// (renamed into place by a write that stopped before the manifest named them).
-fn remove_unlisted_files(dir: &Path) -> Result<()> {
-    let m = Manifest::read(dir)?;
-    let data = m.data_path(dir);
-    let Ok(entries) = std::fs::read_dir(&data) else { return Ok(()) };
-    for e in entries.flatten() {
-        let name = e.file_name().to_string_lossy().into_owned();
-        let temporary = is_temporary_data_file(&name);
-        let unlisted = FileRole::from_stored_name(&name)
-            .is_some_and(|r| m.stored_name(r).as_deref() != Some(name.as_str()));
-        if temporary || unlisted {
-            std::fs::remove_file(e.path()).map_err(|err| Error::io(e.path(), "remove leftover file", err))?;
-        }
-    }
-    Ok(())
 }
 
 /// Empties `<dir>/delta/` (scratch files of paged deltas), creating it when `paged`.
@@ -744,244 +579,6 @@ impl WritableGraph {
         Ok(before as Vertex..(before + count as u64) as Vertex)
     }
 
-    /// How the graph's original ids are stored (`Identity`: ids are vertex numbers).
-    pub fn id_kind(&self) -> IdMapKind {
-        self.shared.names.lock().kind
-    }
-
-    /// The original id of vertex `v` (for identity graphs, `v` itself).
-    pub fn original_id(&self, v: Vertex) -> Result<OriginalId> {
-        let n = self.num_vertices() as u64;
-        if v as u64 >= n {
-            return Err(Error::invalid(format!("vertex {v} out of range (the graph has {n} vertices)")));
-        }
-        let mut names = self.shared.names.lock();
-        if let Some(id) = names.added.original(v) {
-            return Ok(id.clone());
-        }
-        if names.kind == IdMapKind::Identity {
-            return Ok(OriginalId::Int(v as u64));
-        }
-        let base = names.base(&self.shared.state.lock().view.base)?;
-        Ok(base.original(v))
-    }
-
-    /// The vertex whose original id is `id`, if any.
-    pub fn vertex_of(&self, id: &OriginalId) -> Result<Option<Vertex>> {
-        let mut names = self.shared.names.lock();
-        if matches!(id, OriginalId::Str(_)) != (names.kind == IdMapKind::Strings) {
-            return Ok(None); // ids are all strings or all integers
-        }
-        let found = self.resolve(&mut names, &[id], false)?;
-        Ok(found.vertices[0])
-    }
-
-    /// The original ids of the first `count` vertices past the base (fewer when fewer are named).
-    pub(crate) fn added_ids(&self, count: usize) -> Vec<OriginalId> {
-        self.shared.names.lock().added.first(count).to_vec()
-    }
-
-    /// The ids of every vertex in order: what `IdLookup` gives for the base, with the added
-    /// vertices' ids appended.
-    pub fn ids(&self) -> Result<IdLookup> {
-        let names = self.shared.names.lock();
-        let graph = self.shared.state.lock().view.base.clone();
-        if names.kind == IdMapKind::Identity {
-            return Ok(graph.ids()?.identity_over(self.num_vertices() as u64));
-        }
-        let added: Vec<OriginalId> = names.added.first(names.added.len()).to_vec();
-        graph.ids()?.with_added(&added)
-    }
-
-    /// Why a batch of `edges` new edges may not grow this graph, whose ids are vertex numbers,
-    /// from `n` vertices (its count now, or after vertices the caller adds first) to `end`, if
-    /// it may not: the graph would then be mostly empty vertices by the import's rule
-    /// ([`sparse_ids_problem`]), and so would the vertices the batch adds (a graph kept sparse
-    /// by `allow_sparse_ids` may still grow by a few vertices); that growth is asked for with
-    /// `add_vertices` first.
-    pub fn growth_problem(&self, n: u64, end: u64, edges: u64) -> Option<String> {
-        let directed = self.is_directed();
-        let added_sparse = end > n && sparse_ids_problem(end - n, edges, directed).is_some();
-        let edges = self.snapshot().num_edges() + edges;
-        (added_sparse && sparse_ids_problem(end, edges, directed).is_some()).then(|| {
-            format!(
-                "vertex id {} would grow the graph from {n} to {end} vertices for {edges} edges, \
-                 mostly empty vertices (whose offsets a compaction writes, and whose values every \
-                 kernel allocates); add them first with add_vertices({}) (`ocgraph update \
-                 --add-vertices`) if that is meant",
-                end - 1,
-                end - n
-            )
-        })
-    }
-
-    /// Looks up `ids` (under the names lock). With `create`, unknown ids get new vertices:
-    /// on relabelled graphs one per distinct unknown id, numbered in order of first
-    /// appearance; on identity graphs an integer id `i` past the end adds vertices up to `i`,
-    /// unless the graph would then be mostly empty vertices by the import's rule
-    /// ([`sparse_ids_problem`]): that growth is asked for with `add_vertices` first.
-    fn resolve(&self, names: &mut Names, ids: &[&OriginalId], create: bool) -> Result<Resolved> {
-        let n = self.num_vertices() as u64;
-        let mut out =
-            Resolved { vertices: Vec::with_capacity(ids.len()), new_count: 0, new_names: Vec::new() };
-        if names.kind == IdMapKind::Identity {
-            let mut end = n;
-            for id in ids {
-                let v = match id {
-                    OriginalId::Int(i) if *i < n => Some(*i as Vertex),
-                    OriginalId::Int(i) if create => {
-                        if *i >= u32::MAX as u64 {
-                            return Err(Error::invalid(format!(
-                                "vertex id {i} is past the largest vertex id, 4294967294 (2^32 - 2)"
-                            )));
-                        }
-                        end = end.max(i + 1);
-                        Some(*i as Vertex)
-                    }
-                    OriginalId::Int(_) => None,
-                    OriginalId::Str(s) => {
-                        return Err(Error::invalid(format!(
-                            "string id {s:?} on a graph whose ids are vertex numbers"
-                        )))
-                    }
-                };
-                out.vertices.push(v);
-            }
-            if let Some(why) = self.growth_problem(n, end, ids.len() as u64 / 2) {
-                return Err(Error::invalid(why));
-            }
-            out.new_count = (end - n) as u32;
-            return Ok(out);
-        }
-        let base = names.base(&self.shared.state.lock().view.base)?;
-        let mut fresh: HashMap<&OriginalId, Vertex> = HashMap::new();
-        for &id in ids {
-            match (names.kind, id) {
-                (IdMapKind::U64, OriginalId::Str(s)) => {
-                    return Err(Error::invalid(format!("string id {s:?} on a graph of integer ids")));
-                }
-                (IdMapKind::Strings, OriginalId::Int(i)) => {
-                    return Err(Error::invalid(format!(
-                        "integer id {i} on a graph of string ids (give it as the string \"{i}\")"
-                    )));
-                }
-                _ => {}
-            }
-            let known = base.vertex(id).or_else(|| names.added.vertex(id));
-            let v = match known {
-                Some(v) => Some(v),
-                None if create => {
-                    if let Some(why) = new_id_problem(id) {
-                        return Err(Error::invalid(why));
-                    }
-                    let next = n + fresh.len() as u64;
-                    if next >= u32::MAX as u64 {
-                        return Err(Error::invalid("more than 2^32 - 1 vertices"));
-                    }
-                    Some(*fresh.entry(id).or_insert_with(|| {
-                        out.new_names.push(id.clone());
-                        next as Vertex
-                    }))
-                }
-                None => None,
-            };
-            out.vertices.push(v);
-        }
-        out.new_count = out.new_names.len() as u32;
-        Ok(out)
-    }
-
-    /// Commits `items` after adding the vertices `r` names, under the names lock: their names
-    /// are logged (and fsynced unless the durability mode is `none`) before the batch.
-    /// Returns the batch's sequence number and whether automatic compaction is due, which the
-    /// caller starts once it has let go of the names lock ([`WritableGraph::compact_if_due`]).
-    fn commit_named(
-        &self,
-        names: &mut Names,
-        r: &Resolved,
-        items: Vec<WalItem>,
-        what: &str,
-    ) -> Result<(u64, bool)> {
-        let mut all = Vec::with_capacity(items.len() + 1);
-        if r.new_count > 0 {
-            all.push(WalItem::AddVertices { count: r.new_count });
-        }
-        all.extend(items);
-        let before = names.added.len();
-        if !r.new_names.is_empty() {
-            let sync = self.durability() != Durability::None;
-            names.added.append(&r.new_names, sync)?;
-        }
-        match self.shared.commit(&all, what) {
-            Ok((seq, _, due)) => Ok((seq, due)),
-            Err(e) => {
-                // The batch is not logged: its names go too (a reopen would cut them anyway).
-                let _ = names.added.truncate(before);
-                Err(e)
-            }
-        }
-    }
-
-    /// [`WritableGraph::add_edges`] by original ids: unknown ids get new vertices (see
-    /// [`WritableGraph::resolve`]).
-    pub fn add_edges_by_id(
-        &self,
-        edges: &[(OriginalId, OriginalId)],
-        weights: Option<&[f32]>,
-    ) -> Result<u64> {
-        self.check_added_weights(edges.len(), weights)?;
-        let mut names = self.shared.names.lock();
-        let ids: Vec<&OriginalId> = edges.iter().flat_map(|(a, b)| [a, b]).collect();
-        let r = self.resolve(&mut names, &ids, true)?;
-        let items = (0..edges.len())
-            .map(|i| WalItem::AddEdge {
-                src: r.vertices[2 * i].expect("created"),
-                dst: r.vertices[2 * i + 1].expect("created"),
-                weight: weights.map_or(1.0, |w| w[i]),
-            })
-            .collect();
-        let (seq, due) = self.commit_named(&mut names, &r, items, "add_edges")?;
-        drop(names);
-        self.compact_if_due(due);
-        Ok(seq)
-    }
-
-    /// [`WritableGraph::remove_edges`] by original ids (edges with an unknown id are missing,
-    /// so ignored).
-    pub fn remove_edges_by_id(&self, edges: &[(OriginalId, OriginalId)]) -> Result<u64> {
-        let mut names = self.shared.names.lock();
-        let ids: Vec<&OriginalId> = edges.iter().flat_map(|(a, b)| [a, b]).collect();
-        let r = self.resolve(&mut names, &ids, false)?;
-        let items = r
-            .vertices
-            .chunks(2)
-            .filter_map(|p| Some(WalItem::RemoveEdge { src: p[0]?, dst: p[1]? }))
-            .collect();
-        let (seq, due) = self.commit_named(&mut names, &r, items, "remove_edges")?;
-        drop(names);
-        self.compact_if_due(due);
-        Ok(seq)
-    }
-
-    /// [`WritableGraph::set_edge_weights`] by original ids (edges with an unknown id are
-    /// missing, so ignored).
-    pub fn set_edge_weights_by_id(&self, edges: &[(OriginalId, OriginalId)], weights: &[f32]) -> Result<u64> {
-        self.check_new_weights(edges.len(), weights)?;
-        let mut names = self.shared.names.lock();
-        let ids: Vec<&OriginalId> = edges.iter().flat_map(|(a, b)| [a, b]).collect();
-        let r = self.resolve(&mut names, &ids, false)?;
-        let items = r
-            .vertices
-            .chunks(2)
-            .zip(weights)
-            .filter_map(|(p, &weight)| Some(WalItem::SetWeight { src: p[0]?, dst: p[1]?, weight }))
-            .collect();
-        let (seq, due) = self.commit_named(&mut names, &r, items, "set_edge_weights")?;
-        drop(names);
-        self.compact_if_due(due);
-        Ok(seq)
-    }
-
     /// Checks the weights of `add_edges` (`edges` of them, when given; weighted graphs only).
     fn check_added_weights(&self, edges: usize, weights: Option<&[f32]>) -> Result<()> {
         let Some(w) = weights else { return Ok(()) };
@@ -1008,34 +605,6 @@ impl WritableGraph {
         Ok(())
     }
 
-    /// Adds a vertex for each id of `ids` not in the graph yet; returns the vertex of every id
-    /// (new or existing) in order.
-    pub fn add_vertices_by_id(&self, ids: &[OriginalId]) -> Result<Vec<Vertex>> {
-        let mut names = self.shared.names.lock();
-        let refs: Vec<&OriginalId> = ids.iter().collect();
-        let r = self.resolve(&mut names, &refs, true)?;
-        let due = r.new_count > 0 && self.commit_named(&mut names, &r, Vec::new(), "add_vertices")?.1;
-        drop(names);
-        self.compact_if_due(due);
-        Ok(r.vertices.iter().map(|v| v.expect("created")).collect())
-    }
-
-    /// [`WritableGraph::remove_vertices`] by original ids; an unknown id is an error naming it.
-    pub fn remove_vertices_by_id(&self, ids: &[OriginalId]) -> Result<u64> {
-        let mut names = self.shared.names.lock();
-        let refs: Vec<&OriginalId> = ids.iter().collect();
-        let r = self.resolve(&mut names, &refs, false)?;
-        let mut items = Vec::with_capacity(ids.len());
-        for (id, v) in ids.iter().zip(&r.vertices) {
-            let v = v.ok_or_else(|| Error::invalid(format!("remove_vertices: no vertex has the id {id}")))?;
-            items.push(WalItem::RemoveVertex { v });
-        }
-        let (seq, due) = self.commit_named(&mut names, &r, items, "remove_vertices")?;
-        drop(names);
-        self.compact_if_due(due);
-        Ok(seq)
-    }
-
     /// Sets the label of each vertex `labels[i].0` to `labels[i].1`, in order (the last one per
     /// vertex wins), as one batch; [`NO_LABEL`](crate::labels::NO_LABEL) removes a label. A
     /// graph without labels gets them (every other vertex unlabelled). Returns the batch's
@@ -1045,22 +614,6 @@ impl WritableGraph {
     pub fn set_labels(&self, labels: &[(Vertex, u32)]) -> Result<u64> {
         let items: Vec<WalItem> = labels.iter().map(|&(v, label)| WalItem::SetLabel { v, label }).collect();
         self.commit(&items, "set_labels").map(|(s, _)| s)
-    }
-
-    /// [`WritableGraph::set_labels`] by original ids; an unknown id is an error naming it.
-    pub fn set_labels_by_id(&self, labels: &[(OriginalId, u32)]) -> Result<u64> {
-        let mut names = self.shared.names.lock();
-        let refs: Vec<&OriginalId> = labels.iter().map(|(id, _)| id).collect();
-        let r = self.resolve(&mut names, &refs, false)?;
-        let mut items = Vec::with_capacity(labels.len());
-        for ((id, label), v) in labels.iter().zip(&r.vertices) {
-            let v = v.ok_or_else(|| Error::invalid(format!("set_labels: no vertex has the id {id}")))?;
-            items.push(WalItem::SetLabel { v, label: *label });
-        }
-        let (seq, due) = self.commit_named(&mut names, &r, items, "set_labels")?;
-        drop(names);
-        self.compact_if_due(due);
-        Ok(seq)
     }
 
     /// Removes every edge incident to each vertex of `ids` (the ids stay valid, with degree 0).
@@ -1245,7 +798,7 @@ impl Shared {
     fn check_directory(&self) -> Result<()> {
         let held = self.writer_lock.lock();
         let Some(file) = held.as_ref() else { return Ok(()) };
-        if is_file_at(&file.file, &self.dir.join(WRITER_LOCK)) {
+        if file.is_at(&self.dir.join(WRITER_LOCK)) {
             return Ok(());
         }
         Err(Error::invalid(format!(
@@ -1461,161 +1014,6 @@ impl Shared {
         self.wal.remove_segments_before(segment)?;
         Ok(due)
     }
-
-    /// The original ids of the vertices of `view` (what a compacted base's id map holds), or
-    /// `None` for identity graphs.
-    fn ids_for_base(&self, view: &View) -> Result<Option<(IdMapKind, Vec<OriginalId>)>> {
-        let mut names = self.names.lock();
-        if names.kind == IdMapKind::Identity {
-            return Ok(None);
-        }
-        let base = names.base(&view.base)?;
-        let base_n = base.len();
-        let mut ids: Vec<OriginalId> = (0..base_n as Vertex).map(|v| base.original(v)).collect();
-        let added = (view.num_vertices.saturating_sub(base_n)) as usize;
-        ids.extend_from_slice(names.added.first(added));
-        Ok(Some((names.kind, ids)))
-    }
-
-    fn compact(&self) -> Result<()> {
-        let _one = self.compacting.lock();
-        let (view, covered, gen) = {
-            let _freeze = self.freezing.lock();
-            self.freeze_held(false)?;
-            let mut st = self.state.lock();
-            self.check_open(&st)?;
-            debug_assert!(st.view.frozen.is_empty());
-            // Nothing to merge, unless the base is a multigraph (compaction writes it simple).
-            if st.view.levels.is_empty() && !st.view.dedup_base {
-                return Ok(());
-            }
-            let n = st.manifest.num_vertices;
-            let up = st.manifest.updates.get_or_insert_with(|| UpdateState::fresh(n));
-            up.next_file_id += 1;
-            let (gen, checkpoint, checkpoint_n) = (up.next_file_id - 1, up.checkpoint_seq, up.num_vertices);
-            let mut view = st.view.clone();
-            // The base holds the graph as of the checkpoint: batches applied since the freeze
-            // above (their vertices too) stay in the WAL and the delta.
-            view.upto = checkpoint;
-            view.num_vertices = checkpoint_n;
-            view.delta = fresh_delta(&self.dir, &self.opts, view.base.is_directed())?;
-            view.frozen = Vec::new();
-            (view, st.view.levels.len(), gen)
-        };
-        let name = format!("base.{gen:08}");
-        let ids = self.ids_for_base(&view)?;
-        let base_dir = self.dir.join(&name);
-        let base_manifest = write_base(&view, &base_dir, ids.as_ref())?;
-        // From here on the new base directory exists under its final name: a failure before the
-        // manifest names it (a full disk while a layout is rebuilt, say) removes it rather than
-        // leave it for the next writer's open.
-        let removing_new_base = |e: Error| {
-            let _ = std::fs::remove_dir_all(&base_dir);
-            e
-        };
-        let base_manifest = rebuild_layouts(view.base.manifest(), &self.dir, &base_dir, base_manifest)
-            .map_err(removing_new_base)?;
-        let mut names = self.names.lock();
-        let mut st = self.state.lock();
-        let old = st.manifest.clone();
-        let mut up = old.updates.clone().unwrap_or_default();
-        let dropped: Vec<_> = up.levels.drain(..covered).collect();
-        // The new base is written from merged (deduplicated) lists.
-        up.base_simple = Some(true);
-        // The new base holds the labels as of its batch; the label log keeps the later
-        // checkpointed changes.
-        let base_seq = view.upto;
-        let new_log = st
-            .label_log
-            .rewritten(&st.view.labels.history, base_seq, up.checkpoint_seq, gen)
-            .map_err(removing_new_base)?;
-        up.labels_log = new_log.entry();
-        let manifest = Manifest {
-            data_dir: Some(name.clone()),
-            updates: Some(up),
-            created_by: old.created_by.clone(),
-            source: old.source.clone(),
-            ..base_manifest
-        };
-        if let Err(e) = self.check_directory().and_then(|()| manifest.write_atomic(&self.dir)) {
-            new_log.remove();
-            // Unless the manifest was switched after all (a failed fsync of the directory).
-            if Manifest::read(&self.dir).is_ok_and(|m| m.data_dir.as_deref() != Some(name.as_str())) {
-                return Err(removing_new_base(e));
-            }
-            return Err(e);
-        }
-        let new_base_n = manifest.num_vertices;
-        st.manifest = manifest;
-        let base = Arc::new(Graph::open(&self.dir, &OpenOptions { backend: self.opts.backend.clone() })?);
-        std::mem::replace(&mut st.label_log, new_log).remove();
-        let history = Arc::new(st.view.labels.history.after(base_seq));
-        st.view.labels = ViewLabels { base: base.labels()?.map(Arc::new), history };
-        st.view.base = base;
-        st.view.dedup_base = false;
-        // The new base names the vertices it holds (a reopen skips their records anyway).
-        names.base = None;
-        names.added.rebase(new_base_n)?;
-        drop(names);
-        st.view.levels = Arc::new(st.view.levels[covered..].to_vec());
-        drop(st);
-        // Old files: open snapshots keep reading them (unlinked files stay readable on Linux).
-        for l in dropped {
-            let _ = std::fs::remove_file(self.dir.join(LEVELS_DIR).join(&l.name));
-        }
-        match &old.data_dir {
-            Some(d) => {
-                let _ = std::fs::remove_dir_all(self.dir.join(d));
-            }
-            None => {
-                for (name, entry) in &old.files {
-                    let _ = std::fs::remove_file(self.dir.join(entry.stored_name(name)));
-                }
-            }
-        }
-        crate::format::fsync_dir(&self.dir)?;
-        debug_assert!(self.dir.join(MANIFEST_FILE).exists());
-        Ok(())
-    }
-}
-
-/// Rebuilds in the new base directory `base_dir` (whose manifest is `base_manifest`) the
-/// layouts that the old base (`old`, of the graph at `dir`) had, and returns the new base's
-/// manifest then.
-fn rebuild_layouts(old: &Manifest, dir: &Path, base_dir: &Path, base_manifest: Manifest) -> Result<Manifest> {
-    let mut rebuilt = false;
-    if let Some(grid) = old.grid {
-        // A grid is rebuilt on the new base with the old one's codec and cells per side (the
-        // default shape when it had it: blocks of 2^16).
-        let opts = GridOptions {
-            cells_per_side: (grid.block_bits < MAX_BLOCK_BITS).then_some(grid.cells_per_side),
-            codec: grid.codec,
-            ..GridOptions::default()
-        };
-        build_grid_unlocked(base_dir, &opts, &NoProgress)?;
-        rebuilt = true;
-    }
-    if old.has_packed_copy() {
-        // And the packed copies of the lists.
-        pack_copy_unlocked(base_dir, &NoProgress)?;
-        rebuilt = true;
-    }
-    if old.file(FileRole::Hubs).is_some() {
-        // And the hub index.
-        index_hubs_unlocked(base_dir, &NoProgress)?;
-        rebuilt = true;
-    }
-    if let Some(block_size) = copies_block_size(dir, old)? {
-        // So are the compressed copies of the lists, with the old ones' block size.
-        compress_adjacency_unlocked(base_dir, block_size, &NoProgress)?;
-        rebuilt = true;
-    }
-    // Each build listed its files in the new base's manifest.
-    if rebuilt {
-        Manifest::read(base_dir)
-    } else {
-        Ok(base_manifest)
-    }
 }
 
 /// A batch's items, refused (before they are allocated) when they are more than a batch may
@@ -1627,25 +1025,4 @@ fn batch_items(what: &str, items: impl ExactSizeIterator<Item = WalItem>) -> Res
     crate::memory::try_reserve(&mut out, n, || format!("{what}: a batch of {n} items"))?;
     out.extend(items);
     Ok(out)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_lock_on_a_replaced_lock_file_is_not_taken() {
-        let tmp = tempfile::tempdir().unwrap();
-        let (dir, path) = (tmp.path(), tmp.path().join(WRITER_LOCK));
-        std::fs::write(&path, b"").unwrap();
-        // Opened before the graph was replaced (its directory renamed away, another in its
-        // place), locked after: the lock guards the old graph's file, not this graph.
-        let stale = std::fs::OpenOptions::new().write(true).open(&path).unwrap();
-        std::fs::rename(&path, dir.join("old.lock")).unwrap();
-        assert!(lock_opened(dir, &path, stale).unwrap().is_none());
-        let held = lock_for_replacing(dir).unwrap();
-        assert!(is_file_at(&held.file, &path));
-        let again = lock_for_replacing(dir).unwrap_err().to_string();
-        assert!(again.contains("already open for updates"), "{again}");
-    }
 }
