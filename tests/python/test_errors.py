@@ -288,6 +288,52 @@ def test_damaged_offsets_are_refused_by_kernels_on_packed_copies(tmp_path):
 
 
 @pytest.mark.parametrize("backend", ["mmap", "pool"])
+def test_reads_past_the_arcs_and_ids_past_the_graph_are_refused(tmp_path, backend):
+    """Damage whose checksum matches (as on a graph too large to be checked whole on open): an
+    offset a little past the arcs read the lists file's padding as neighbours, a 1-hop query
+    handed out a neighbour id past the graph, and PageRank blamed the caller for a negative
+    weight in a graph that records its weights' range. Each is now the FormatError naming the
+    file."""
+    from conftest import open_with
+
+    src, dst = [0, 0, 1, 2, 3, 3], [1, 2, 2, 3, 0, 1]
+    ocgraph.from_edges(src, dst, tmp_path / "a", weights=[1.0, 2, 3, 4, 5, 6]).close()
+    offsets = np.fromfile(tmp_path / "a" / "out.offsets", dtype=np.uint64)
+    offsets[3] = offsets[4] + 2  # vertex 2's list ends two arcs past the last one
+    offsets.tofile(tmp_path / "a" / "out.offsets")
+    restamp(tmp_path / "a", "out.offsets")
+    with open_with(tmp_path / "a", backend) as g:
+        for read in (lambda: g.neighbors(2), lambda: g.k_hop(2, 1), lambda: g.edge_weights(2)):
+            with pytest.raises(ocgraph.FormatError, match=r"out\.offsets"):
+                read()
+        assert g.neighbors(0).tolist() == [1, 2]
+
+    ocgraph.from_edges(src, dst, tmp_path / "b").close()
+    lists = np.fromfile(tmp_path / "b" / "out.neighbors", dtype=np.uint32)
+    lists[0] = 2**32 - 1  # vertex 0's first neighbour
+    lists.tofile(tmp_path / "b" / "out.neighbors")
+    restamp(tmp_path / "b", "out.neighbors")
+    with open_with(tmp_path / "b", backend) as g:
+        for query in (lambda: g.k_hop(0, 1), lambda: g.k_hop(0, 2), lambda: g.friends_of_friends(0)):
+            with pytest.raises(ocgraph.FormatError, match=r"out\.neighbors"):
+                query()
+
+    ocgraph.from_edges(src, dst, tmp_path / "c", weights=[1.0, 2, 3, 4, 5, 6]).close()
+    weights = np.fromfile(tmp_path / "c" / "out.weights", dtype=np.float32)
+    weights[2] = -5.0
+    weights.tofile(tmp_path / "c" / "out.weights")
+    restamp(tmp_path / "c", "out.weights")
+    with open_with(tmp_path / "c", backend) as g:
+        with pytest.raises(ocgraph.FormatError, match=r"out\.weights"):
+            g.pagerank()
+    # A graph given a negative weight on purpose records no range: the caller's error.
+    ocgraph.from_edges(src, dst, tmp_path / "d", weights=[1.0, 2, -5, 4, 5, 6]).close()
+    with open_with(tmp_path / "d", backend) as g:
+        with pytest.raises(ocgraph.InvalidArgumentError, match=r"arc 1 -> 2 has weight -5"):
+            g.pagerank()
+
+
+@pytest.mark.parametrize("backend", ["mmap", "pool"])
 def test_engine_panic_becomes_ocgraph_error(tmp_path, backend, capfd):
     """A corrupted offsets file (its checksum matching, as damage on a graph too large to be
     checked whole on open goes unseen there) makes the engine fail mid-read: the failure must

@@ -50,16 +50,27 @@ impl Seen {
     /// Marks the neighbours of `frontier` seen; returns those not seen before, sorted by id.
     fn expand<A: Adjacency>(&mut self, g: &A, frontier: &[Vertex]) -> Vec<Vertex> {
         let mut next = Vec::new();
+        let n = g.num_vertices();
+        // An id past the graph is a corrupted lists file, which neither the set nor the
+        // bitmap's last word would refuse: the CLI and Python report the file `check` finds.
+        let listed = |u: Vertex| {
+            let list = g.neighbors(u);
+            assert!(
+                list.iter().all(|&w| (w as usize) < n),
+                "vertex {u} lists a neighbour past the graph's {n} vertices"
+            );
+            list
+        };
         match self {
             Seen::Hash(set) => {
                 for &u in frontier {
-                    next.extend(g.neighbors(u).iter().filter(|&&w| set.insert(w)));
+                    next.extend(listed(u).iter().filter(|&&w| set.insert(w)));
                 }
                 next.sort_unstable();
             }
             Seen::Bits { seen, marks } => {
                 for &u in frontier {
-                    for &w in g.neighbors(u).iter() {
+                    for &w in listed(u).iter() {
                         let (word, bit) = (&mut seen[w as usize / 64], 1 << (w % 64));
                         if *word & bit == 0 {
                             *word |= bit;

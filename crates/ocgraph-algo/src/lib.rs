@@ -16,6 +16,7 @@ mod bitmap;
 mod chunks;
 mod stash;
 mod state;
+mod weights;
 
 pub mod bfs;
 pub mod diameter;

@@ -249,9 +249,7 @@ pub(crate) fn out_weights<O: Adjacency>(out: &O, weighted: bool) -> Result<Vec<f
         })
         .reduce(|| None, |a, b| a.or(b));
     if let Some((u, v, x)) = bad {
-        return Err(Error::invalid(format!(
-            "arc {u} -> {v} has weight {x}; PageRank needs finite weights >= 0"
-        )));
+        return Err(crate::weights::refused_weight(out, u, v, x, "PageRank needs finite weights >= 0"));
     }
     Ok(w)
 }

@@ -34,6 +34,9 @@ use crate::bfs::check_vertex;
 use crate::bitmap::sort_through_bitmap;
 use crate::chunks::vertex_blocks;
 
+/// What shortest paths need of a weight, in the error of one they refuse.
+const NEEDS: &str = "shortest paths need non-negative weights";
+
 /// Relative bucket indices a task keeps in a dense vector; farther ones go to a side list.
 const LOCAL_BUCKETS: usize = 1024;
 
@@ -89,9 +92,7 @@ fn scan_weights<A: Adjacency>(g: &A) -> Result<WeightRange> {
         .collect();
     let (mut min_positive, mut max, mut whole) = (f32::INFINITY, 0f32, true);
     for r in per_block {
-        let (lo, hi, w) = r.map_err(|(u, v, w)| {
-            Error::invalid(format!("arc {u} -> {v} has weight {w}; shortest paths need non-negative weights"))
-        })?;
+        let (lo, hi, w) = r.map_err(|(u, v, w)| crate::weights::refused_weight(g, u, v, w, NEEDS))?;
         min_positive = min_positive.min(lo);
         max = max.max(hi);
         whole &= w;
@@ -398,9 +399,7 @@ pub fn dijkstra<A: Adjacency>(g: &A, source: Vertex) -> Result<Vec<f64>> {
         for (i, &v) in nbrs.iter().enumerate() {
             let w = ws.as_ref().map_or(1.0, |ws| ws[i]);
             if w.is_nan() || w < 0.0 {
-                return Err(Error::invalid(format!(
-                    "arc {u} -> {v} has weight {w}; shortest paths need non-negative weights"
-                )));
+                return Err(crate::weights::refused_weight(g, u, v, w, NEEDS));
             }
             let nd = du + w as f64;
             if nd < dist[v as usize] {

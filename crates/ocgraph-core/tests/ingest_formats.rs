@@ -347,6 +347,12 @@ fn csv_columns_past_the_sixteenth_are_read() {
     }
     let s = |x: &str| OriginalId::Str(x.into());
     assert_eq!(arcs, vec![(s("a"), s("b"), 1.5), (s("b"), s("c"), 2.5)]);
+    // A column the header lacks: the error quotes the header's first 16 names, not all 40.
+    let columns = Columns { source: Some("c99".into()), ..Columns::default() };
+    let opts = ImportOptions { columns, ..ImportOptions::default() };
+    let err = import(&input, &tmp.path().join("h"), &opts, &NoProgress).unwrap_err().to_string();
+    assert!(err.contains("wide.csv:1: no column 'c99' in the header (columns: c0, c1,"), "{err}");
+    assert!(err.contains("c15, ... 24 more; at most 4096 are read)") && !err.contains("c16"), "{err}");
 }
 
 #[test]

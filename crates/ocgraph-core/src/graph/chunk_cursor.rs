@@ -83,6 +83,8 @@ impl<'g, T: bytemuck::Pod> ChunkCursor<'g, T> {
     /// [`ChunkCursor::get_then`] for a non-empty range outside the pinned chunk.
     #[inline(never)]
     fn get_outside(&mut self, start: u64, end: u64, next: Option<(FileId, u64)>) -> &[T] {
+        // Past the end is the file's padding, not data: only a corrupted offsets file asks.
+        assert!(end <= self.total, "the range {start}..{end} runs past the {} elements", self.total);
         let c = start >> self.shift;
         if (end - 1) >> self.shift != c {
             // Release our pin first so this read needs only one more frame.

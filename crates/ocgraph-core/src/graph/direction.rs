@@ -125,6 +125,7 @@ impl<'g> Direction<'g> {
         match self.lists {
             Lists::Plain(file) => {
                 let (a, b) = self.cached_pair(self.offsets, v)?;
+                self.checked_degree(v, a, b);
                 let r = part(a..b, k, last);
                 let mut ids = vec![0 as Vertex; (r.end - r.start) as usize];
                 self.src()
@@ -316,9 +317,18 @@ impl<'g> Direction<'g> {
     }
 
     /// The arc range of `v`: its two offsets, copied out (no pin is held afterwards, so the
-    /// neighbour read that follows needs one pin at a time).
+    /// neighbour read that follows needs one pin at a time), checked to lie within the arcs
+    /// ([`Direction::checked_degree`]): the lists file's padding past them is no list.
     #[inline]
     fn bounds(&self, v: Vertex) -> (u64, u64) {
+        let (a, b) = self.offsets_of(v);
+        self.checked_degree(v, a, b);
+        (a, b)
+    }
+
+    /// [`Direction::bounds`] unchecked.
+    #[inline]
+    fn offsets_of(&self, v: Vertex) -> (u64, u64) {
         let Some(dir) = self.predicting() else { return self.pair(self.offsets, v) };
         assert!((v as usize) < self.graph.num_vertices(), "vertex {v} out of range");
         let mut o = [0u64; 2];
@@ -543,7 +553,7 @@ impl Adjacency for Direction<'_> {
     }
 
     fn degree(&self, v: Vertex) -> usize {
-        let (a, b) = self.bounds(v);
+        let (a, b) = self.offsets_of(v);
         self.checked_degree(v, a, b)
     }
 

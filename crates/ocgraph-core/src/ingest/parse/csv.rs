@@ -71,8 +71,13 @@ pub(crate) fn parse_header(path: &Path, data: &[u8], cols: &Columns, weighted: b
                 match name {
                     None => Ok(default.unwrap_or(2)),
                     Some(n) => names.iter().position(|c| **c == *n.as_bytes()).ok_or_else(|| {
-                        let header: Vec<String> =
-                            names.iter().map(|c| String::from_utf8_lossy(c).into()).collect();
+                        // A wide header is named by its first columns: the error stays a line.
+                        const SHOWN: usize = 16;
+                        let mut header: Vec<String> =
+                            names.iter().take(SHOWN).map(|c| String::from_utf8_lossy(c).into()).collect();
+                        if names.len() > SHOWN {
+                            header.push(format!("... {} more", names.len() - SHOWN));
+                        }
                         Error::input_line(
                             path,
                             lines,
