@@ -1035,6 +1035,39 @@ except MemoryError as e:
     assert "address-space limit of 4.0 GiB (`ulimit -v`)" in r.stdout, r.stdout
 
 
+def test_a_listing_larger_than_memory_is_a_memory_error(tmp_path):
+    """Listing matches in memory grew until the system killed the process (a labelled 5-vertex
+    pattern with 1.2 billion matches took 23 GB); it now stops with OcgraphMemoryError once
+    the rows would take half the memory available: here 150 MiB of address space left, and
+    the 35.8 million triangles of K_600 take 430 MB."""
+    import subprocess
+    import sys
+
+    n = 600
+    src, dst = np.triu_indices(n, 1)
+    ocgraph.from_edges(src, dst, tmp_path / "k", directed=False, num_vertices=n).close()
+    code = f"""
+import resource, ocgraph
+g = ocgraph.open({str(tmp_path / "k")!r})
+assert len(g.list_cliques(3, threads=1)[:0]) == 0  # threads, arenas and pages mapped first
+size = int(open("/proc/self/status").read().split("VmSize:")[1].split()[0]) * 1024
+resource.setrlimit(resource.RLIMIT_AS, (size + (300 << 20), size + (300 << 20)))
+assert g.list_cliques(2, threads=1).shape == ({n * (n - 1) // 2}, 2)
+for listing in (lambda: g.list_cliques(3, threads=1), lambda: g.match("triangle", threads=1)):
+    try:
+        listing()
+    except ocgraph.OcgraphMemoryError as e:
+        print(e)
+"""
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    assert len(lines) == 2, r.stdout
+    assert lines[0].startswith("out of memory: listing the 3-cliques in memory (more than"), lines[0]
+    assert lines[1].startswith("out of memory: listing the matches in memory (more than"), lines[1]
+    assert "count them instead, or list them to a file" in lines[1]
+
+
 @pytest.mark.skipif(not OCGRAPH_BIN.exists(), reason="the CLI is not built (make cli)")
 def test_worker_threads_the_address_space_cannot_hold_are_an_error_not_a_panic(tmp_path):
     import re

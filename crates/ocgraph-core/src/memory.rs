@@ -58,8 +58,28 @@ pub fn threads_refused(threads: usize, cause: &str) -> Error {
     }
 }
 
+/// Bytes the machine can give this process now without swapping: `/proc/meminfo`'s
+/// `MemAvailable`, or the address space `ulimit -v` leaves (the limit less this process's
+/// `VmSize`) when that is less; `None` when neither is known.
+pub fn available_bytes() -> Option<u64> {
+    let available = proc_kib("/proc/meminfo", "MemAvailable:");
+    let left = address_space_limit()
+        .map(|l| l.saturating_sub(proc_kib("/proc/self/status", "VmSize:").unwrap_or(0)));
+    match (available, left) {
+        (Some(a), Some(l)) => Some(a.min(l)),
+        (a, l) => a.or(l),
+    }
+}
+
+/// The value of the `key` line (`NAME:  123 kB`) of the proc file `path`, in bytes.
+fn proc_kib(path: &str, key: &str) -> Option<u64> {
+    let text = std::fs::read_to_string(path).ok()?;
+    let value = text.lines().find_map(|l| l.strip_prefix(key))?;
+    value.trim().trim_end_matches("kB").trim().parse::<u64>().ok().map(|k| k * 1024)
+}
+
 /// The [`Error::OutOfMemory`] of `what`, which needed `bytes`.
-fn out_of_memory(what: String, bytes: u64) -> Error {
+pub fn out_of_memory(what: String, bytes: u64) -> Error {
     Error::OutOfMemory { what, bytes, address_space_limit: address_space_limit() }
 }
 

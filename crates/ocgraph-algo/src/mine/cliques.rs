@@ -18,6 +18,7 @@ use ocgraph_core::{Adjacency, Error, Result, Vertex};
 use rayon::prelude::*;
 
 use super::intersect_into;
+use super::listing::Listing;
 use super::pattern::Emit;
 use crate::bfs::check_directions;
 use crate::chunks::{edge_balanced_ranges, pieces_for};
@@ -195,6 +196,7 @@ pub fn for_each_clique<O: Adjacency, I: Adjacency>(
 pub fn list_cliques<O: Adjacency, I: Adjacency>(out: &O, in_: &I, k: usize) -> Result<Vec<Vertex>> {
     check_k(k)?;
     let dag = Dag::build(out, in_)?;
+    let listing = Listing::new();
     let parts: Vec<Vec<Vertex>> = dag
         .ranges()
         .into_par_iter()
@@ -202,15 +204,17 @@ pub fn list_cliques<O: Adjacency, I: Adjacency>(out: &O, in_: &I, k: usize) -> R
             let mut bufs = vec![Vec::new(); k];
             let mut found = Vec::new();
             let mut sink = |ranks: &[Vertex]| {
-                let start = found.len();
-                found.extend(ranks.iter().map(|&x| dag.order[x as usize]));
-                found[start..].sort_unstable();
+                if listing.make_room(&mut found, ranks.len()) {
+                    let start = found.len();
+                    found.extend(ranks.iter().map(|&x| dag.order[x as usize]));
+                    found[start..].sort_unstable();
+                }
             };
-            for u in r {
+            for u in r.take_while(|_| !listing.is_over()) {
                 dag.cliques_at(u, k, &mut bufs, &mut Some(&mut sink));
             }
             found
         })
         .collect();
-    Ok(parts.concat())
+    listing.join(parts, k, &format!("the {k}-cliques"))
 }

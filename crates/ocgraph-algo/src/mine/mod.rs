@@ -12,6 +12,7 @@
 //! - [`watch`]: incremental matching (Tesseract) of a watched pattern across update batches.
 //! - [`net_changes`]: a watched pattern's changes over several batches, netted.
 //! - [`plan`]: patterns, automorphisms, symmetry breaking, matching orders.
+//! - `listing`: matches listed in memory, held to the memory available.
 //!
 //! Memory (per-vertex state, besides what the backend caches): cliques and the censuses hold
 //! the oriented DAG (4 bytes per undirected edge, 8 per vertex of offsets) and ranks (8 bytes
@@ -28,6 +29,7 @@ use rayon::prelude::*;
 use crate::triangles::for_each_union;
 
 pub mod cliques;
+mod listing;
 pub mod motifs;
 pub mod net_changes;
 pub mod pattern;

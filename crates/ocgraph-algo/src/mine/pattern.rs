@@ -20,6 +20,7 @@
 use ocgraph_core::{Adjacency, Error, Result, Vertex};
 use rayon::prelude::*;
 
+use super::listing::Listing;
 use super::plan::{Awaited, Pattern, Plan, Step};
 use super::{intersect_into, ListBuf, ListSource, Undirected};
 use crate::bfs::check_directions;
@@ -589,15 +590,20 @@ pub fn list_matches<O: Adjacency, I: Adjacency>(
     let k = pattern.num_vertices();
     let plan = static_plan(pattern, opts.induced);
     let m = Matcher::new(out, in_, pattern, &plan, opts.labels)?;
+    let listing = Listing::new();
     let parts = per_range(&m, out, k, |m, st, r| {
         let mut found = Vec::new();
-        let mut sink = |x: &[Vertex]| found.extend_from_slice(x);
-        for v in r {
+        let mut sink = |x: &[Vertex]| {
+            if listing.make_room(&mut found, x.len()) {
+                found.extend_from_slice(x);
+            }
+        };
+        for v in r.take_while(|_| !listing.is_over()) {
             m.starting_at(st, v, &mut Some(&mut sink));
         }
         found
     })?;
-    Ok(parts.concat())
+    listing.join(parts, k, "the matches")
 }
 
 #[cfg(test)]
