@@ -416,7 +416,8 @@ def check(graph: PathLike) -> dict:
     writers left beside it are removed first.
 
     Returns ``files`` and ``bytes`` verified; ``levels`` and ``seq`` (the last batch the log
-    replays up to; both ``None`` for a graph without updates); ``torn_tail``: where the log ends
+    replays up to, or the last batch a compaction folded into the base when none followed;
+    both ``None`` for a graph that never took updates); ``torn_tail``: where the log ends
     in a batch that is not replayed, or ``None`` (a writer stopped mid-append leaves one, which
     its next open for updates drops); ``removed``: the temporary directories removed (paths).
 

@@ -806,3 +806,31 @@ def test_check_verifies_the_files_copies_and_updates_of_a_graph(tmp_path):
     restamp(path, "out.packed")
     with pytest.raises(ocgraph.FormatError, match=r"out\.packed.*differs from its list in out\.neighbors"):
         ocgraph.check(path)
+
+
+def test_a_compacted_graph_keeps_its_batch_numbers_and_its_base_manifest_is_checked(tmp_path):
+    """`check` said a compacted graph had no updates (`seq` None) though its next batch
+    continues the log; and a damaged byte in the compacted base's own manifest opened, to be
+    found only by `check`. The check now reports the batch the base holds, and every open
+    refuses the damaged base manifest, naming it."""
+    path = tmp_path / "g"
+    ocgraph.from_edges([0, 1, 2], [1, 2, 3], path, num_vertices=5).close()
+    with ocgraph.open(path, writable=True) as g:
+        g.add_edges([3], [4])
+        g.add_edges([4], [0])
+        g.compact()
+    r = ocgraph.check(path)
+    assert (r["levels"], r["seq"], r["torn_tail"]) == (0, 2, None)
+    with ocgraph.open(path, writable=True) as g:
+        assert g.add_edges([0], [3]) == 3  # the next batch follows the folded ones
+    (base,) = path.glob("base.*")
+    raw = bytearray((base / "manifest").read_bytes())
+    raw[-3] ^= 0x01  # a byte of its JSON body
+    (base / "manifest").write_bytes(bytes(raw))
+    for opening in (
+        lambda: ocgraph.open(path),
+        lambda: ocgraph.open(path, writable=True),
+        lambda: ocgraph.check(path),
+    ):
+        with pytest.raises(ocgraph.FormatError, match=rf"{base.name}/manifest"):
+            opening()

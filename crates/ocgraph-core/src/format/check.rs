@@ -78,8 +78,12 @@ pub const CHECKED_ON_OPEN: u64 = 64 << 20;
 /// grid's files, when they are that small: nothing else reads a cell's bytes before a kernel
 /// takes them as arcs. The rest of a large graph is `ocgraph check`'s (reading it whole would
 /// cost every open a pass over it); its kernels and reads still refuse an id or offset out of
-/// range, naming the file.
+/// range, naming the file. A compacted graph's base manifest (in `data`, a few hundred bytes)
+/// is checked whatever the graph's size.
 pub(crate) fn verify_small_files(data: &Path, m: &Manifest) -> Result<()> {
+    if m.data_dir.is_some() {
+        check_base_manifest(data, m)?;
+    }
     let size = |names: &[&String]| names.iter().map(|n| m.files[*n].len).sum::<u64>();
     let all: Vec<&String> = m.files.keys().collect();
     let grid: Vec<&String> = all.iter().copied().filter(|n| is_grid_file(n)).collect();

@@ -5,6 +5,7 @@ use std::path::Path;
 
 use super::{Durability, RecoveryReport, WritableGraph, WriteOptions};
 use crate::error::Result;
+use crate::format::Manifest;
 
 /// What [`check_updates`] verified.
 #[derive(Debug, Clone)]
@@ -38,12 +39,15 @@ impl UpdatesCheck {
     }
 }
 
-/// Verifies the updates of the graph at `dir`, when it has any (`None` otherwise): opens it
-/// for reading as every open does, which reads every level whole (checksums) and replays the
-/// log (frame checksums, sequence order, vertex ranges), changing nothing a writer may use.
+/// Verifies the updates of the graph at `dir`, when it ever took any (`None` otherwise): opens
+/// it for reading as every open does, which reads every level whole (checksums) and replays the
+/// log (frame checksums, sequence order, vertex ranges), changing nothing a writer may use. A
+/// graph whose batches a compaction folded into its base, with none since, has no level and
+/// its log ends at the batch the base holds (its next batch follows that one).
 pub fn check_updates(dir: &Path) -> Result<Option<UpdatesCheck>> {
     if !crate::has_updates(dir)? {
-        return Ok(None);
+        let folded = Manifest::read(dir)?.updates.map(|u| u.checkpoint_seq);
+        return Ok(folded.map(|seq| UpdatesCheck { levels: 0, seq, recovery: RecoveryReport::default() }));
     }
     let opts = WriteOptions { durability: Durability::None, auto_compact_levels: None, ..Default::default() };
     let g = WritableGraph::open_for_reading(dir, &opts)?;
