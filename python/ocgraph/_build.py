@@ -506,12 +506,14 @@ def generate(
     """Generates a synthetic graph at ``path`` (deterministic for a given seed) and opens it.
 
     Kinds:
-        ``"kronecker"``: Graph500 R-MAT with ``2**scale`` vertices and ``edge_factor * 2**scale``
-        edges (needs ``scale``; ``edge_factor`` defaults to 16).
-        ``"erdos-renyi"``: ``n`` vertices and ``m`` random edges (``G(n, m)``) or each pair
-        with probability ``p`` (``G(n, p)``).
-        ``"road"``: a ``rows x cols`` grid with some edges removed and integer weights, like a
-        road network (always undirected and weighted: ``directed=True`` is refused).
+        ``"kronecker"`` (also ``"rmat"``): Graph500 R-MAT with ``2**scale`` vertices and
+        ``edge_factor * 2**scale`` edges (needs ``scale``; ``edge_factor`` defaults to 16).
+        ``"erdos-renyi"`` (also ``"erdos_renyi"``, ``"er"``, ``"gnm"``, ``"gnp"``): ``n``
+        vertices and ``m`` random edges (``G(n, m)``) or each pair with probability ``p``
+        (``G(n, p)``).
+        ``"road"`` (also ``"road-grid"``, ``"road_grid"``, ``"grid"``): a ``rows x cols`` grid
+        with some edges removed and integer weights, like a road network (always undirected
+        and weighted: ``directed=True`` is refused).
 
     ``directed`` stores a directed graph (kronecker, erdos-renyi); ``weighted`` adds random
     weights; ``dedup`` removes duplicate edges and self-loops, as ``ocgraph generate`` always

@@ -48,7 +48,7 @@ struct Resolved {
 pub(super) fn refuse_unnamed_vertices(names: &Names, count: u64, op: &str) -> Result<()> {
     if names.kind != IdMapKind::Identity && count > 0 {
         return Err(Error::invalid(format!(
-            "{op}: this graph keeps original ids (imported with --relabel): add vertices by their \
+            "{op}: this graph keeps original ids (imported with string ids or --relabel): add vertices by their \
              original ids"
         )));
     }
