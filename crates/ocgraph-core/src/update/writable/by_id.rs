@@ -234,6 +234,26 @@ impl WritableGraph {
         }
     }
 
+    /// Resolves `ids` under the names lock (`create`: unknown ids get new vertices), commits
+    /// the items `items` makes of what it found as one batch (`what` names the call in errors),
+    /// and starts a compaction when one is due, once the lock is let go. Returns the batch's
+    /// sequence number.
+    fn commit_by_id(
+        &self,
+        ids: &[&OriginalId],
+        create: bool,
+        what: &str,
+        items: impl FnOnce(&Resolved) -> Result<Vec<WalItem>>,
+    ) -> Result<u64> {
+        let mut names = self.shared.names.lock();
+        let r = self.resolve(&mut names, ids, create)?;
+        let items = items(&r)?;
+        let (seq, due) = self.commit_named(&mut names, &r, items, what)?;
+        drop(names);
+        self.compact_if_due(due);
+        Ok(seq)
+    }
+
     /// [`WritableGraph::add_edges`] by original ids: unknown ids get new vertices (see
     /// [`WritableGraph::resolve`]).
     pub fn add_edges_by_id(
@@ -242,56 +262,42 @@ impl WritableGraph {
         weights: Option<&[f32]>,
     ) -> Result<u64> {
         self.check_added_weights(edges.len(), weights)?;
-        let mut names = self.shared.names.lock();
         let ids: Vec<&OriginalId> = edges.iter().flat_map(|(a, b)| [a, b]).collect();
-        let r = self.resolve(&mut names, &ids, true)?;
-        let items = (0..edges.len())
-            .map(|i| WalItem::AddEdge {
-                src: r.vertices[2 * i].expect("created"),
-                dst: r.vertices[2 * i + 1].expect("created"),
-                weight: weights.map_or(1.0, |w| w[i]),
-            })
-            .collect();
-        let (seq, due) = self.commit_named(&mut names, &r, items, "add_edges")?;
-        drop(names);
-        self.compact_if_due(due);
-        Ok(seq)
+        self.commit_by_id(&ids, true, "add_edges", |r| {
+            Ok((0..edges.len())
+                .map(|i| WalItem::AddEdge {
+                    src: r.vertices[2 * i].expect("created"),
+                    dst: r.vertices[2 * i + 1].expect("created"),
+                    weight: weights.map_or(1.0, |w| w[i]),
+                })
+                .collect())
+        })
     }
 
     /// [`WritableGraph::remove_edges`] by original ids (edges with an unknown id are missing,
     /// so ignored).
     pub fn remove_edges_by_id(&self, edges: &[(OriginalId, OriginalId)]) -> Result<u64> {
-        let mut names = self.shared.names.lock();
         let ids: Vec<&OriginalId> = edges.iter().flat_map(|(a, b)| [a, b]).collect();
-        let r = self.resolve(&mut names, &ids, false)?;
-        let items = r
-            .vertices
-            .chunks(2)
-            .filter_map(|p| Some(WalItem::RemoveEdge { src: p[0]?, dst: p[1]? }))
-            .collect();
-        let (seq, due) = self.commit_named(&mut names, &r, items, "remove_edges")?;
-        drop(names);
-        self.compact_if_due(due);
-        Ok(seq)
+        self.commit_by_id(&ids, false, "remove_edges", |r| {
+            Ok(r.vertices
+                .chunks(2)
+                .filter_map(|p| Some(WalItem::RemoveEdge { src: p[0]?, dst: p[1]? }))
+                .collect())
+        })
     }
 
     /// [`WritableGraph::set_edge_weights`] by original ids (edges with an unknown id are
     /// missing, so ignored).
     pub fn set_edge_weights_by_id(&self, edges: &[(OriginalId, OriginalId)], weights: &[f32]) -> Result<u64> {
         self.check_new_weights(edges.len(), weights)?;
-        let mut names = self.shared.names.lock();
         let ids: Vec<&OriginalId> = edges.iter().flat_map(|(a, b)| [a, b]).collect();
-        let r = self.resolve(&mut names, &ids, false)?;
-        let items = r
-            .vertices
-            .chunks(2)
-            .zip(weights)
-            .filter_map(|(p, &weight)| Some(WalItem::SetWeight { src: p[0]?, dst: p[1]?, weight }))
-            .collect();
-        let (seq, due) = self.commit_named(&mut names, &r, items, "set_edge_weights")?;
-        drop(names);
-        self.compact_if_due(due);
-        Ok(seq)
+        self.commit_by_id(&ids, false, "set_edge_weights", |r| {
+            Ok(r.vertices
+                .chunks(2)
+                .zip(weights)
+                .filter_map(|(p, &weight)| Some(WalItem::SetWeight { src: p[0]?, dst: p[1]?, weight }))
+                .collect())
+        })
     }
 
     /// Adds a vertex for each id of `ids` not in the graph yet; returns the vertex of every id
@@ -308,33 +314,33 @@ impl WritableGraph {
 
     /// [`WritableGraph::remove_vertices`] by original ids; an unknown id is an error naming it.
     pub fn remove_vertices_by_id(&self, ids: &[OriginalId]) -> Result<u64> {
-        let mut names = self.shared.names.lock();
         let refs: Vec<&OriginalId> = ids.iter().collect();
-        let r = self.resolve(&mut names, &refs, false)?;
-        let mut items = Vec::with_capacity(ids.len());
-        for (id, v) in ids.iter().zip(&r.vertices) {
-            let v = v.ok_or_else(|| Error::invalid(format!("remove_vertices: no vertex has the id {id}")))?;
-            items.push(WalItem::RemoveVertex { v });
-        }
-        let (seq, due) = self.commit_named(&mut names, &r, items, "remove_vertices")?;
-        drop(names);
-        self.compact_if_due(due);
-        Ok(seq)
+        self.commit_by_id(&refs, false, "remove_vertices", |r| {
+            ids.iter()
+                .zip(&r.vertices)
+                .map(|(id, v)| {
+                    let v = v.ok_or_else(|| {
+                        Error::invalid(format!("remove_vertices: no vertex has the id {id}"))
+                    })?;
+                    Ok(WalItem::RemoveVertex { v })
+                })
+                .collect()
+        })
     }
 
     /// [`WritableGraph::set_labels`] by original ids; an unknown id is an error naming it.
     pub fn set_labels_by_id(&self, labels: &[(OriginalId, u32)]) -> Result<u64> {
-        let mut names = self.shared.names.lock();
         let refs: Vec<&OriginalId> = labels.iter().map(|(id, _)| id).collect();
-        let r = self.resolve(&mut names, &refs, false)?;
-        let mut items = Vec::with_capacity(labels.len());
-        for ((id, label), v) in labels.iter().zip(&r.vertices) {
-            let v = v.ok_or_else(|| Error::invalid(format!("set_labels: no vertex has the id {id}")))?;
-            items.push(WalItem::SetLabel { v, label: *label });
-        }
-        let (seq, due) = self.commit_named(&mut names, &r, items, "set_labels")?;
-        drop(names);
-        self.compact_if_due(due);
-        Ok(seq)
+        self.commit_by_id(&refs, false, "set_labels", |r| {
+            labels
+                .iter()
+                .zip(&r.vertices)
+                .map(|((id, label), v)| {
+                    let v =
+                        v.ok_or_else(|| Error::invalid(format!("set_labels: no vertex has the id {id}")))?;
+                    Ok(WalItem::SetLabel { v, label: *label })
+                })
+                .collect()
+        })
     }
 }
