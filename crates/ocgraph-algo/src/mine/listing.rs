@@ -4,7 +4,7 @@
 //! they are joined), so a listing larger than memory stops with
 //! [`Error::OutOfMemory`](ocgraph_core::Error::OutOfMemory) instead of the process being killed.
 
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use ocgraph_core::{memory, Result, Vertex};
 
@@ -17,8 +17,9 @@ pub(crate) struct Listing {
     limit: u64,
     /// Bytes they reserved.
     reserved: AtomicU64,
-    /// A worker was refused room: the listing stops.
-    over: AtomicBool,
+    /// The most bytes a refused request would have brought the reservations to; 0 while none
+    /// was refused (once one is, the listing stops).
+    refused_at: AtomicU64,
 }
 
 impl Listing {
@@ -29,7 +30,7 @@ impl Listing {
 
     /// A listing whose workers may reserve `limit` bytes in all.
     pub(crate) fn with_limit(limit: u64) -> Listing {
-        Listing { limit, reserved: AtomicU64::new(0), over: AtomicBool::new(false) }
+        Listing { limit, reserved: AtomicU64::new(0), refused_at: AtomicU64::new(0) }
     }
 
     /// Makes room in `found` for `more` entries; `false` (and the listing stops) when that
@@ -40,8 +41,10 @@ impl Listing {
         }
         let grow = found.capacity().max(more).max(MIN_GROWTH);
         let bytes = (grow * std::mem::size_of::<Vertex>()) as u64;
-        if self.reserved.fetch_add(bytes, Ordering::Relaxed) + bytes > self.limit {
-            self.over.store(true, Ordering::Relaxed);
+        let wanted = self.reserved.fetch_add(bytes, Ordering::Relaxed) + bytes;
+        if wanted > self.limit {
+            self.reserved.fetch_sub(bytes, Ordering::Relaxed);
+            self.refused_at.fetch_max(wanted, Ordering::Relaxed);
             return false;
         }
         found.reserve_exact(grow);
@@ -50,7 +53,7 @@ impl Listing {
 
     /// Whether a worker was refused room (the others stop at their next vertex).
     pub(crate) fn is_over(&self) -> bool {
-        self.over.load(Ordering::Relaxed)
+        self.refused_at.load(Ordering::Relaxed) > 0
     }
 
     /// The workers' rows of `k` vertices joined, or the error of a listing that passed its
@@ -58,7 +61,7 @@ impl Listing {
     pub(crate) fn join(&self, parts: Vec<Vec<Vertex>>, k: usize, what: &str) -> Result<Vec<Vertex>> {
         let total: usize = parts.iter().map(Vec::len).sum();
         if self.is_over() {
-            let bytes = self.reserved.load(Ordering::Relaxed);
+            let bytes = self.refused_at.load(Ordering::Relaxed);
             return Err(memory::out_of_memory(
                 format!(
                     "listing {what} in memory (more than {} rows of {k} vertices; count them instead, \
@@ -107,11 +110,15 @@ mod tests {
         });
         assert_eq!(fitted.count(), 2048);
         assert!(tight.is_over());
+        // Refused again (as a worker does until its next vertex): the need reported stays the
+        // one refused request on top of what was granted, joined twice.
+        assert!(!tight.make_room(&mut rows, 2));
         let e = tight.join(vec![rows], 2, "the edges").unwrap_err();
         assert_eq!(e.kind(), ocgraph_core::error::ErrorKind::OutOfMemory);
         assert!(
             e.to_string().contains("listing the edges in memory (more than 2048 rows of 2 vertices"),
             "{e}"
         );
+        assert!(e.to_string().contains("needs 64.0 KiB (65536 bytes)"), "{e}");
     }
 }

@@ -22,7 +22,8 @@ pub struct AdviseArgs {
     /// Graph directory.
     graph: PathBuf,
     /// Memory for ocgraph (graph pages plus the kernels' per-vertex state); default: the
-    /// machine's available memory (`MemAvailable` in /proc/meminfo).
+    /// memory available to this process (`ocgraph_core::memory::available_bytes`: `MemAvailable`,
+    /// `ulimit -v` and the cgroup's memory limit).
     #[arg(long, allow_negative_numbers = true, value_parser = size_arg)]
     memory: Option<u64>,
 }
@@ -121,8 +122,9 @@ fn advise(args: &AdviseArgs) -> Result<()> {
     let (n, arcs) = (view.num_vertices() as u64, view.num_arcs());
     let available = match args.memory {
         Some(m) => m,
-        None => meminfo("MemAvailable")
-            .ok_or_else(|| Error::invalid("cannot read MemAvailable from /proc/meminfo: give --memory"))?,
+        None => ocgraph_core::memory::available_bytes().ok_or_else(|| {
+            Error::invalid("cannot read the available memory from /proc/meminfo: give --memory")
+        })?,
     };
     let (skew, locality) = shape(g);
     // Copies (`reorder`, `pack`) and online queries read the stored graph only: with updates
@@ -156,7 +158,11 @@ fn advise(args: &AdviseArgs) -> Result<()> {
     println!(
         "memory     {} {}",
         format_size(available),
-        if args.memory.is_some() { "(--memory)" } else { "available (/proc/meminfo MemAvailable)" }
+        if args.memory.is_some() {
+            "(--memory)"
+        } else {
+            "available (MemAvailable, ulimit -v, cgroup limit)"
+        }
     );
     println!(
         "shape      max/mean out-degree {skew:.0}, median neighbour distance {:.2}% of n: {}",

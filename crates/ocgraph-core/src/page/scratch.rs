@@ -19,11 +19,12 @@ const WRITE_BUFFER: usize = 4 << 20;
 /// Whether a scratch array of `bytes` stays in memory. With a buffer pool of capacity `budget`
 /// (the memory the user gave the graph), when it is at most a quarter of that; with mmap
 /// (`budget` is `None`: the page cache decides), when it is at most half of the memory the
-/// system has available now (`MemAvailable`; always, where that cannot be read).
+/// process has available now ([`crate::memory::available_bytes`]; always, where that cannot be
+/// read).
 pub fn keep_in_memory(bytes: u64, budget: Option<u64>) -> bool {
     match budget {
         Some(capacity) => bytes <= capacity / 4,
-        None => crate::size::meminfo("MemAvailable").is_none_or(|avail| bytes <= avail / 2),
+        None => crate::memory::available_bytes().is_none_or(|avail| bytes <= avail / 2),
     }
 }
 
