@@ -110,15 +110,20 @@ def not_an_iterator(name: str, a: Any, error: type[Exception] = InvalidArgumentE
 
 
 def unmasked(name: str, a: Any, error: type[Exception] = InvalidArgumentError) -> np.ndarray:
-    """``np.asarray(a)``, refusing a masked array with masked entries and an Arrow array with
-    nulls: ``asarray`` would drop the mask and read the hidden values as data, and turn the
-    nulls into NaN."""
+    """``np.asarray(a)``, refusing a masked array with masked entries, an Arrow array with
+    nulls, and a list or tuple mixing booleans with numbers: ``asarray`` would drop the mask
+    and read the hidden values as data, turn the nulls into NaN, and ``True`` into 1."""
     not_an_iterator(name, a, error)
     if np.ma.isMaskedArray(a) and np.ma.getmaskarray(a).any():
         raise error(f"{name} has masked entries; fill or drop them first")
     if type(a).__module__.startswith("pyarrow") and getattr(a, "null_count", 0):
         raise error(f"{name} has {a.null_count} null(s); fill or drop them first")
-    return np.asarray(a)
+    arr = np.asarray(a)
+    if isinstance(a, (list, tuple)) and arr.dtype.kind != "b":
+        i = next((i for i, x in enumerate(a) if isinstance(x, (bool, np.bool_))), None)
+        if i is not None:
+            raise error(f"{name}[{i}] is a bool ({a[i]}), not a number")
+    return arr
 
 
 def int_ids(

@@ -632,8 +632,8 @@ def to_series(g: Graph, values: Any, name: str | None = None, computed: bool = F
 
     values = np.asarray(values)
     ids = g.original_ids()
-    fits = len(values) <= len(ids) if computed else len(values) == len(ids)
-    if values.ndim != 1 or not fits:
+    fits = values.ndim == 1 and (len(values) <= len(ids) if computed else len(values) == len(ids))
+    if not fits:
         raise InvalidArgumentError(f"expected one value per vertex ({len(ids)}), got shape {values.shape}")
     index = pd.Index(ids[: len(values)], name="id")
     return pd.Series(values, index=index, name=name)

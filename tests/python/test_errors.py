@@ -650,6 +650,31 @@ def test_arguments_the_docs_promise(tmp_path):
         with pytest.raises(TypeError, match="a vertex must be an integer, got bool"):
             call()
     assert g.bfs(np.int64(1)).tolist() == g.bfs(1).tolist()
+    # A bool among numbers in a list: numpy reads [True, 1] as integers, and the bool became
+    # vertex 1 (or weight 1.0) without a word.
+    with pytest.raises(ocgraph.InputError, match=r"^src\[0\] is a bool \(True\), not a number$"):
+        ocgraph.from_edges([True, 1], [0, 2], tmp_path / "bools")
+    with pytest.raises(ocgraph.InputError, match=r"^weights\[1\] is a bool \(False\), not a number$"):
+        ocgraph.from_edges([0, 1], [1, 2], tmp_path / "bools", weights=[2.0, np.False_])
+    assert not (tmp_path / "bools").exists()
+    with ocgraph.open(tmp_path / "g", writable=True) as w:
+        before = w.num_edges
+        for call in (
+            lambda: w.add_edges([True, 0], [2, 2]),
+            lambda: w.remove_vertices([np.False_, 2]),
+            lambda: w.set_vertex_labels([True, 2], [7, 8]),
+        ):
+            with pytest.raises(ocgraph.InvalidArgumentError, match=r"\[0\] is a bool"):
+                call()
+        assert w.num_edges == before
+    # A scalar where one value per vertex goes (it raised numpy's "len() of unsized object").
+    for bad in (5, "abc", np.float64(1)):
+        with pytest.raises(ocgraph.InvalidArgumentError, match=r"per vertex \(\d+\), got shape \(\)"):
+            g.to_series(bad)
+    # The constructor refuses a bool size as open does (it read True as a 1-byte pool).
+    for backend in ("pool", "mmap"):
+        with pytest.raises(TypeError, match="a size must be an int or a string like '256MB', got bool True"):
+            ocgraph.Graph(str(tmp_path / "g"), backend=backend, memory=True)
     (tmp_path / "e.txt").write_text("5 9\n")
     with pytest.raises(ocgraph.InvalidArgumentError, match=r"^num_vertices applies .* \(relabel=None\)"):
         ocgraph.import_edges(tmp_path / "e.txt", tmp_path / "r", relabel="sorted", num_vertices=10)

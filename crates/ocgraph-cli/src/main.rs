@@ -43,6 +43,7 @@ fn main() -> ExitCode {
         }
     };
     panic_report::install();
+    ocgraph_core::process::report_oversized_writes();
     // A failed page read of the buffer pool comes back as an error naming the file and offset.
     let run = || ocgraph_core::page::catch_read_errors(|| cmd::run(cli.command)).and_then(|r| r);
     let outcome = std::panic::catch_unwind(run);

@@ -1639,18 +1639,21 @@ fn exports_read_back_as_the_same_graph_or_say_why_not() {
 
     let k = t.path().join("k");
     ok(&["generate", "kronecker", "--scale", "14", "--quiet", p(&k)]);
-    let mut child = Command::new(env!("CARGO_BIN_EXE_ocgraph"))
-        .args(["export", p(&k), "/dev/stdout"])
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut first = [0u8; 16];
-    std::io::Read::read_exact(child.stdout.as_mut().unwrap(), &mut first).unwrap();
-    drop(child.stdout.take());
-    let out = child.wait_with_output().unwrap();
-    assert_eq!(out.status.code(), Some(141), "{}", String::from_utf8_lossy(&out.stderr));
-    assert!(!String::from_utf8_lossy(&out.stderr).contains("error"));
+    // Parquet too (its writer wrapped the closed pipe in an error of its own: status 1).
+    for format in ["text", "parquet"] {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_ocgraph"))
+            .args(["export", p(&k), "/dev/stdout", "--format", format])
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut first = [0u8; 16];
+        std::io::Read::read_exact(child.stdout.as_mut().unwrap(), &mut first).unwrap();
+        drop(child.stdout.take());
+        let out = child.wait_with_output().unwrap();
+        assert_eq!(out.status.code(), Some(141), "{format}: {}", String::from_utf8_lossy(&out.stderr));
+        assert!(!String::from_utf8_lossy(&out.stderr).contains("error"), "{format}");
+    }
 }
 
 /// `ocgraph spark` with an interpreter that cannot import `ocgraph.spark` (here a package
@@ -1675,4 +1678,41 @@ fn spark_names_the_remedy_when_its_python_lacks_the_package() {
         err.contains("cannot import ocgraph.spark (No module named 'numpy'); set OCGRAPH_PYTHON"),
         "{err}"
     );
+}
+
+/// A write past the file-size limit (`ulimit -f`, as a full disk) is an error naming the file,
+/// not the signal that killed the process without a word (exit 153), and leaves no graph.
+#[test]
+fn a_write_past_the_file_size_limit_is_an_error_naming_the_file() {
+    let t = tempfile::tempdir().unwrap();
+    let g = t.path().join("g");
+    let script = format!(
+        "ulimit -f 100; exec '{}' generate kronecker --scale 14 --quiet '{}'",
+        env!("CARGO_BIN_EXE_ocgraph"),
+        p(&g)
+    );
+    let o = Command::new("sh").args(["-c", &script]).output().unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(err.starts_with("error: ") && err.contains("write failed: File too large"), "{err}");
+    assert!(err.contains(".tmp-") && err.contains("/out."), "the file is named: {err}");
+    let left: Vec<_> = std::fs::read_dir(t.path()).unwrap().collect();
+    assert!(left.is_empty(), "{left:?}");
+}
+
+/// An import that fails leaves nothing, the directories it made for its output included
+/// (they were left behind, empty); a directory that existed before stays.
+#[test]
+fn a_failed_import_removes_the_directories_it_made() {
+    let t = tempfile::tempdir().unwrap();
+    let bad = t.path().join("bad.txt");
+    std::fs::write(&bad, "0 1\n1 x\n").unwrap();
+    std::fs::create_dir(t.path().join("kept")).unwrap();
+    let out = t.path().join("kept/a/b/g");
+    fails(&["import", p(&bad), p(&out)], 1, &["bad.txt:2"]);
+    let left: Vec<_> = std::fs::read_dir(t.path().join("kept")).unwrap().collect();
+    assert!(left.is_empty(), "{left:?}");
+    std::fs::write(&bad, "0 1\n1 2\n").unwrap();
+    ok(&["import", p(&bad), p(&out), "--quiet"]);
+    assert!(out.join("manifest").is_file());
 }

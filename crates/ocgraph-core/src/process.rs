@@ -1,7 +1,7 @@
 //! The current process's id without a system call per query: cached, and cleared in a forked
 //! child by a `pthread_atfork` handler. Writers check it on every commit (a forked child must
 //! not write through its parent's handle), where `getpid` would add a system call to every
-//! single-edge update.
+//! single-edge update. And [`report_oversized_writes`], which a program calls once at start.
 
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Once;
@@ -30,6 +30,17 @@ pub fn current_process() -> u32 {
             pid
         }
         pid => pid,
+    }
+}
+
+/// Makes a write past the file-size limit (`ulimit -f`) fail with `EFBIG`, an error naming
+/// the file, instead of the `SIGXFSZ` that would kill the process without a word (Python
+/// ignores the signal already; the command-line tool calls this first).
+pub fn report_oversized_writes() {
+    // SAFETY: sets the disposition of one signal to "ignore"; no handler code runs, and
+    // nothing else in the process depends on SIGXFSZ.
+    unsafe {
+        libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
     }
 }
 

@@ -10,7 +10,8 @@ use pyo3::prelude::*;
 
 use crate::errors::{invalid, IntoPy};
 
-/// A byte size given as an `int` or a string such as `"256MB"` / `"4KiB"`.
+/// A byte size given as an `int` or a string such as `"256MB"` / `"4KiB"`; a `bool` raises
+/// `TypeError` instead of being read as 1 or 0 bytes.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Size(pub u64);
 
@@ -18,6 +19,11 @@ impl<'py> FromPyObject<'py> for Size {
     fn extract_bound(ob: &Bound<'py, PyAny>) -> PyResult<Self> {
         if let Ok(s) = ob.extract::<String>() {
             return parse_size(&s).py().map(Size);
+        }
+        if is_bool(ob)? {
+            return Err(pyo3::exceptions::PyTypeError::new_err(format!(
+                "a size must be an int or a string like '256MB', got bool {ob}"
+            )));
         }
         match ob.extract::<i128>() {
             Ok(v) => u64::try_from(v).map(Size).map_err(|_| match v {
@@ -30,6 +36,13 @@ impl<'py> FromPyObject<'py> for Size {
             ))),
         }
     }
+}
+
+/// Whether `ob` is Python's bool or numpy's (`bool` in numpy 2, `bool_` before): an `int`
+/// to Python, which an integer argument must not read as 0 or 1.
+fn is_bool(ob: &Bound<'_, PyAny>) -> PyResult<bool> {
+    let name = ob.get_type().name()?.to_string();
+    Ok(ob.is_instance_of::<pyo3::types::PyBool>() || name == "bool" || name == "bool_")
 }
 
 /// The bytes of a size argument (see [`Size`]), for the Python layer's `size_arg`, which
@@ -49,9 +62,7 @@ pub(crate) struct VertexArg(pub i128);
 
 impl<'py> FromPyObject<'py> for VertexArg {
     fn extract_bound(ob: &Bound<'py, PyAny>) -> PyResult<Self> {
-        // Python's bool, and numpy's (`bool` in numpy 2, `bool_` before).
-        let name = ob.get_type().name()?.to_string();
-        if ob.is_instance_of::<pyo3::types::PyBool>() || name == "bool" || name == "bool_" {
+        if is_bool(ob)? {
             return Err(pyo3::exceptions::PyTypeError::new_err(format!(
                 "a vertex must be an integer, got bool {ob}"
             )));

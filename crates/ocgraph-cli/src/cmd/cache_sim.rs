@@ -43,7 +43,7 @@ pub struct CacheSimArgs {
     #[arg(long, default_value = "50%")]
     score_size: String,
     /// One --score-trace row every this many misses.
-    #[arg(long, default_value_t = 100, value_parser = clap::value_parser!(u64).range(1..))]
+    #[arg(long, allow_negative_numbers = true, default_value_t = 100, value_parser = clap::value_parser!(u64).range(1..))]
     score_every: u64,
 }
 

@@ -47,13 +47,13 @@ struct Common {
 #[derive(Args)]
 struct KroneckerArgs {
     /// log2 of the number of vertices.
-    #[arg(long, default_value_t = 18)]
+    #[arg(long, allow_negative_numbers = true, default_value_t = 18)]
     scale: u32,
     /// Edges per vertex (before removing duplicates and self-loops).
-    #[arg(long, default_value_t = 16)]
+    #[arg(long, allow_negative_numbers = true, default_value_t = 16)]
     edge_factor: u64,
     /// RNG seed.
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, allow_negative_numbers = true, default_value_t = 1)]
     seed: u64,
     #[command(flatten)]
     common: Common,
@@ -63,17 +63,17 @@ struct KroneckerArgs {
 #[command(group(ArgGroup::new("size").required(true).args(["edges", "probability"])))]
 struct ErdosRenyiArgs {
     /// Number of vertices.
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     vertices: u64,
     /// Number of random edges to draw (G(n, m); repeats and self-loops drawn are dropped, so a
     /// dense graph holds fewer).
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     edges: Option<u64>,
     /// Edge probability (G(n, p)).
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     probability: Option<f64>,
     /// RNG seed.
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, allow_negative_numbers = true, default_value_t = 1)]
     seed: u64,
     #[command(flatten)]
     common: Common,
@@ -82,13 +82,13 @@ struct ErdosRenyiArgs {
 #[derive(Args)]
 struct RoadArgs {
     /// Grid rows.
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     rows: u64,
     /// Grid columns.
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     cols: u64,
     /// RNG seed.
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, allow_negative_numbers = true, default_value_t = 1)]
     seed: u64,
     #[command(flatten)]
     common: Common,

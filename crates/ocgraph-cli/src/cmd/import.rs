@@ -77,7 +77,7 @@ pub struct ImportArgs {
     #[arg(long, value_enum, default_value_t = FormatArg::Auto)]
     format: FormatArg,
     /// Number of vertices when the ids are kept: ids must be below N (the rest are isolated).
-    #[arg(long, value_name = "N", conflicts_with = "relabel")]
+    #[arg(long, allow_negative_numbers = true, value_name = "N", conflicts_with = "relabel")]
     num_vertices: Option<u64>,
     /// Keep the ids even when the largest id makes the graph mostly empty vertices (by default
     /// the import stops when the offsets would exceed 64 MiB and 16x the edges' bytes).
@@ -88,7 +88,7 @@ pub struct ImportArgs {
     #[arg(long, value_name = "FILE")]
     labels: Option<PathBuf>,
     /// Worker threads (default: one per core).
-    #[arg(long, default_value_t = 0)]
+    #[arg(long, allow_negative_numbers = true, default_value_t = 0)]
     pub(crate) threads: usize,
     #[command(flatten)]
     build: BuilderArgs,

@@ -92,7 +92,7 @@ struct CompressArgs {
     #[arg(long, allow_negative_numbers = true, value_parser = size_arg, default_value_t = DEFAULT_BLOCK_SIZE as u64)]
     block_size: u64,
     /// Threads (0 = one per core).
-    #[arg(long, default_value_t = 0)]
+    #[arg(long, allow_negative_numbers = true, default_value_t = 0)]
     threads: usize,
     /// No progress bar (a summary line is still printed).
     #[arg(long)]
@@ -106,7 +106,7 @@ struct GridArgs {
     graph: PathBuf,
     /// Cells per side, at most 1,024 (default: the fewest blocks of at most 65,536 vertices;
     /// rounded so that blocks are powers of two).
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     cells_per_side: Option<u32>,
     /// Memory for the build's buffers (at least 4KiB).
     #[arg(long, allow_negative_numbers = true, value_parser = build_memory_arg, default_value = "256MiB")]
@@ -116,7 +116,7 @@ struct GridArgs {
     #[arg(long, default_value = "none")]
     compress: Codec,
     /// Threads (0 = one per core).
-    #[arg(long, default_value_t = 0)]
+    #[arg(long, allow_negative_numbers = true, default_value_t = 0)]
     threads: usize,
     /// No progress bar (a summary line is still printed).
     #[arg(long)]

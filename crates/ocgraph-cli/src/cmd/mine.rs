@@ -49,10 +49,10 @@ pub struct MineArgs {
     /// Graph directory.
     pub(crate) graph: PathBuf,
     /// Clique size (cliques), 2 to 16 [default: 3].
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     k: Option<usize>,
     /// Motif size (motifs): 3 or 4 [default: 3].
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     size: Option<usize>,
     /// Directed triad census instead of the undirected census (motifs, size 3).
     #[arg(long)]
@@ -82,7 +82,7 @@ pub struct MineArgs {
     #[arg(long, requires = "list")]
     original_ids: bool,
     /// Threads (0 = one per core).
-    #[arg(long, default_value_t = 0)]
+    #[arg(long, allow_negative_numbers = true, default_value_t = 0)]
     threads: usize,
     /// No progress display.
     #[arg(long)]

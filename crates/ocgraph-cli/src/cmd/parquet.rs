@@ -518,7 +518,7 @@ pub(crate) fn export(
         .set_compression(Compression::SNAPPY)
         .set_max_row_group_row_count(Some(1 << 20))
         .build();
-    let werr = |e: parquet::errors::ParquetError| Error::io(path, "write", std::io::Error::other(e));
+    let werr = |e: parquet::errors::ParquetError| Error::io(path, "write", io_error_of(e));
     let mut writer = ArrowWriter::try_new(out, schema.clone(), Some(props)).map_err(werr)?;
     progress.phase("write", Some(g.num_edges()), Unit::Edges);
     let (mut us, mut vs, mut ws) = (Vec::new(), Vec::new(), Vec::new());
@@ -552,4 +552,17 @@ pub(crate) fn export(
     }
     writer.into_inner().map_err(werr)?;
     Ok(count)
+}
+
+/// The I/O error a Parquet write failed with (the writer wraps it as `External`, which would
+/// hide a closed pipe from the exit status and make ENOSPC a generic error); any other error
+/// wrapped as one.
+fn io_error_of(e: parquet::errors::ParquetError) -> std::io::Error {
+    match e {
+        parquet::errors::ParquetError::External(inner) => match inner.downcast::<std::io::Error>() {
+            Ok(io) => *io,
+            Err(other) => std::io::Error::other(other),
+        },
+        other => std::io::Error::other(other),
+    }
 }

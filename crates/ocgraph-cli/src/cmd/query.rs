@@ -56,11 +56,11 @@ pub struct QueryArgs {
     #[arg(long, value_enum, default_value_t = Prefetch::None)]
     prefetch: Prefetch,
     /// Concurrent query threads (1 answers the stream in order; at most 1024).
-    #[arg(long, default_value_t = 1, value_parser = super::thread_count_arg)]
+    #[arg(long, allow_negative_numbers = true, default_value_t = 1, value_parser = super::thread_count_arg)]
     clients: usize,
     /// Queries the omniscient prefetcher advises ahead at most (default: 64 edge, 4 fof, 2
     /// shortest-path); it also stops where the advised queries would fill a quarter of --memory.
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     lookahead: Option<usize>,
     /// Write the answers to this file (text; format in `ocgraph_core::query::runner`).
     #[arg(long)]
@@ -72,7 +72,7 @@ pub struct QueryArgs {
     /// mmap: the share of --memory the neighbourhood prefetcher leaves out of the pages it
     /// locks and plans for (the default suits a memory limit that also covers this process's
     /// own pages; 0 when --memory is the graph's pages' alone).
-    #[arg(long, value_parser = share, default_value_t = LOCK_RESERVE)]
+    #[arg(long, allow_negative_numbers = true, value_parser = share, default_value_t = LOCK_RESERVE)]
     lock_reserve: f64,
     #[command(flatten)]
     backend: BackendArgs,

@@ -95,24 +95,24 @@ pub struct RunArgs {
     /// Graph directory.
     graph: PathBuf,
     /// Threads for the kernel (0 = one per core).
-    #[arg(long, default_value_t = 0)]
+    #[arg(long, allow_negative_numbers = true, default_value_t = 0)]
     threads: usize,
     /// Number of timed trials.
-    #[arg(long, default_value_t = 1, value_parser = super::positive)]
+    #[arg(long, allow_negative_numbers = true, default_value_t = 1, value_parser = super::positive)]
     trials: usize,
     /// Before the timed trials, run untimed ones until this many seconds have passed (at least
     /// one when > 0), so that the timed trials find the graph cached and the pool settled; I/O
     /// statistics then cover the timed trials only (a --trace records the warm-up too).
-    #[arg(long, default_value_t = 0.0, value_parser = super::seconds_arg)]
+    #[arg(long, allow_negative_numbers = true, default_value_t = 0.0, value_parser = super::seconds_arg)]
     warmup_secs: f64,
     /// Verify every trial's result with the kernel's serial checker; a failed check exits 1.
     #[arg(long)]
     verify: bool,
     /// Source / start vertex (bfs, sssp, diameter, k-hop, shortest-path; default 0).
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     source: Option<Vertex>,
     /// Target vertex (shortest-path).
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     target: Option<Vertex>,
     /// Source vertex by its original id (the input's id in a relabelled or reordered graph, as
     /// `ocgraph export --original-ids` writes it); instead of --source.
@@ -122,17 +122,17 @@ pub struct RunArgs {
     #[arg(long, conflicts_with = "target")]
     target_id: Option<String>,
     /// Hops (k-hop; default 2).
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     k: Option<u32>,
     /// Damping factor (pagerank; default 0.85).
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     damping: Option<f64>,
     /// Maximum iterations (pagerank; default 100).
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     max_iter: Option<usize>,
     /// Convergence tolerance, networkx's rule; 0 runs exactly --max-iter iterations (pagerank;
     /// default 1e-6).
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     tol: Option<f64>,
     /// Iteration: jacobi (networkx's iterates) or gauss-seidel (in-place sweeps as GAPBS's pr:
     /// often fewer iterations on large graphs, more on some, timing-dependent iterates)
@@ -142,10 +142,10 @@ pub struct RunArgs {
     /// Bucket width (sssp; default: max weight / (2 x average degree), at most the median of a
     /// sample of the weights / average degree, at least the min weight; at least max weight / 2
     /// when the pool's --memory is smaller than the graph's lists).
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     delta: Option<f64>,
     /// BFS sweeps (diameter; default 4).
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     sweeps: Option<usize>,
     /// Write the result to this file: `.npy` (NumPy array) or anything else (text, one value a line).
     #[arg(long)]

@@ -43,7 +43,7 @@ pub struct StreamArgs {
     #[arg(long, value_delimiter = ',')]
     maintain: Vec<String>,
     /// Operations per batch.
-    #[arg(long, default_value_t = 10_000, value_parser = super::batch_size_arg)]
+    #[arg(long, allow_negative_numbers = true, default_value_t = 10_000, value_parser = super::batch_size_arg)]
     batch_size: usize,
     /// When a batch is durable.
     #[arg(long, value_enum, default_value_t = DurabilityArg::None)]
@@ -85,7 +85,7 @@ pub struct StreamArgs {
     json: Option<PathBuf>,
     /// Threads for the maintained results' recomputations and sweeps and the watch's
     /// searches (default: one per core).
-    #[arg(long, default_value_t = 0)]
+    #[arg(long, allow_negative_numbers = true, default_value_t = 0)]
     pub(crate) threads: usize,
     #[command(flatten)]
     backend: BackendArgs,

@@ -71,7 +71,7 @@ pub struct UpdateArgs {
     #[arg(long)]
     remove_edges: Option<PathBuf>,
     /// Add this many isolated vertices (applied first; their ids are printed).
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     add_vertices: Option<u32>,
     /// Remove every edge of the vertices listed in this file (one id per line), after the
     /// edge files.
@@ -82,7 +82,7 @@ pub struct UpdateArgs {
     #[arg(long)]
     set_labels: Option<PathBuf>,
     /// Edges per batch.
-    #[arg(long, default_value_t = 10_000, value_parser = super::batch_size_arg)]
+    #[arg(long, allow_negative_numbers = true, default_value_t = 10_000, value_parser = super::batch_size_arg)]
     batch_size: usize,
     /// When a batch is durable.
     #[arg(long, value_enum, default_value_t = DurabilityArg::Batch)]

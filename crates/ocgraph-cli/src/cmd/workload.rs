@@ -42,16 +42,16 @@ pub struct WorkloadArgs {
     /// Graph directory (edge queries read it; the other kinds need its vertex count).
     pub(crate) graph: PathBuf,
     /// Probability of a uniformly random vertex (edge queries); otherwise a recent one.
-    #[arg(long, default_value_t = 0.1)]
+    #[arg(long, allow_negative_numbers = true, default_value_t = 0.1)]
     alpha: f64,
     /// Capacity of the FIFO of recently seen vertices (edge queries).
-    #[arg(long, default_value_t = 1000)]
+    #[arg(long, allow_negative_numbers = true, default_value_t = 1000)]
     queue: usize,
     /// Number of queries.
-    #[arg(long, default_value_t = 1000)]
+    #[arg(long, allow_negative_numbers = true, default_value_t = 1000)]
     count: usize,
     /// Random seed.
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, allow_negative_numbers = true, default_value_t = 1)]
     seed: u64,
     /// Additions/removals percentages (updates), e.g. 100/0, 90/10, 50/50.
     #[arg(long, default_value = "100/0")]

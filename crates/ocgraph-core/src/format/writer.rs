@@ -105,6 +105,9 @@ pub struct GraphWriter {
     unsynced: Vec<Unsynced>,
     overwrite: bool,
     committed: bool,
+    /// The directories above `out` that [`GraphWriter::create`] made, outermost first: removed
+    /// again (when still empty) if the graph is never committed.
+    made_parents: Vec<PathBuf>,
 }
 
 /// Refuses to replace `out` unless it is a graph directory (it has a manifest starting with
@@ -187,7 +190,19 @@ impl GraphWriter {
             drop(lock_existing_graph(out)?);
         }
         let parent = parent_dir(out);
-        std::fs::create_dir_all(&parent).map_err(|e| Error::io(&parent, "create directory", e))?;
+        let made_parents: Vec<PathBuf> = {
+            let mut missing: Vec<PathBuf> = parent
+                .ancestors()
+                .take_while(|d| !d.as_os_str().is_empty() && !d.exists())
+                .map(Path::to_path_buf)
+                .collect();
+            missing.reverse();
+            missing
+        };
+        if let Err(e) = std::fs::create_dir_all(&parent) {
+            remove_empty_dirs(&made_parents);
+            return Err(Error::io(&parent, "create directory", e));
+        }
         // Best effort: a directory that cannot be removed now is left for `ocgraph check`, which
         // reports the error.
         let _ = remove_stale_temp_dirs(out);
@@ -196,7 +211,10 @@ impl GraphWriter {
             .map(|d| d.subsec_nanos())
             .unwrap_or(0);
         let tmp = parent.join(format!(".{}.tmp-{}-{nonce}", name.to_string_lossy(), std::process::id()));
-        std::fs::create_dir(&tmp).map_err(|e| Error::io(&tmp, "create directory", e))?;
+        if let Err(e) = std::fs::create_dir(&tmp) {
+            remove_empty_dirs(&made_parents);
+            return Err(Error::io(&tmp, "create directory", e));
+        }
         Ok(GraphWriter {
             out: out.to_path_buf(),
             tmp,
@@ -205,6 +223,7 @@ impl GraphWriter {
             unsynced: Vec::new(),
             overwrite,
             committed: false,
+            made_parents,
         })
     }
 
@@ -277,6 +296,17 @@ impl Drop for GraphWriter {
     fn drop(&mut self) {
         if !self.committed {
             let _ = std::fs::remove_dir_all(&self.tmp);
+            remove_empty_dirs(&self.made_parents);
+        }
+    }
+}
+
+/// Removes the directories `dirs` (outermost first) from the innermost out, stopping at the
+/// first that is not empty (another process put something there) or cannot be removed.
+fn remove_empty_dirs(dirs: &[PathBuf]) {
+    for d in dirs.iter().rev() {
+        if std::fs::remove_dir(d).is_err() {
+            return;
         }
     }
 }
