@@ -105,7 +105,7 @@ pub struct GraphWriter {
     unsynced: Vec<Unsynced>,
     overwrite: bool,
     committed: bool,
-    /// The directories above `out` that [`GraphWriter::create`] made, outermost first: removed
+    /// The directories above `out` that [`GraphWriter::create`] made, innermost first: removed
     /// again (when still empty) if the graph is never committed.
     made_parents: Vec<PathBuf>,
 }
@@ -190,15 +190,11 @@ impl GraphWriter {
             drop(lock_existing_graph(out)?);
         }
         let parent = parent_dir(out);
-        let made_parents: Vec<PathBuf> = {
-            let mut missing: Vec<PathBuf> = parent
-                .ancestors()
-                .take_while(|d| !d.as_os_str().is_empty() && !d.exists())
-                .map(Path::to_path_buf)
-                .collect();
-            missing.reverse();
-            missing
-        };
+        let made_parents: Vec<PathBuf> = parent
+            .ancestors()
+            .take_while(|d| !d.as_os_str().is_empty() && !d.exists())
+            .map(Path::to_path_buf)
+            .collect();
         if let Err(e) = std::fs::create_dir_all(&parent) {
             remove_empty_dirs(&made_parents);
             return Err(Error::io(&parent, "create directory", e));
@@ -301,10 +297,10 @@ impl Drop for GraphWriter {
     }
 }
 
-/// Removes the directories `dirs` (outermost first) from the innermost out, stopping at the
-/// first that is not empty (another process put something there) or cannot be removed.
+/// Removes the directories `dirs` (innermost first) in order, stopping at the first that is not
+/// empty (another process put something there) or cannot be removed.
 fn remove_empty_dirs(dirs: &[PathBuf]) {
-    for d in dirs.iter().rev() {
+    for d in dirs {
         if std::fs::remove_dir(d).is_err() {
             return;
         }
