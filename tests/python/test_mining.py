@@ -511,6 +511,22 @@ def test_watch_reports_exactly_the_changes(tmp_path, pattern, induced):
         assert all(len(x) == 0 for x in w.changes())
 
 
+def test_a_closed_graphs_watch_keeps_the_changes_before_the_close(tmp_path):
+    # Hand-checked: the triangle closed before the close is reported once, after the close.
+    ocgraph.from_edges([0, 1], [1, 2], tmp_path / "h", num_vertices=4, directed=False).close()
+    g = ocgraph.open(tmp_path / "h", writable=True, durability="none")
+    w = g.watch("triangle")
+    assert repr(w) == "<ocgraph.Watch of a 3-vertex, 3-edge pattern, edge-induced>"
+    g.add_edges([0], [2])
+    g.close()
+    added, removed = w.changes()
+    assert added.tolist() == [[0, 1, 2]] and removed.size == 0
+    assert all(len(x) == 0 for x in w.changes())
+    with ocgraph.open(tmp_path / "h", writable=True, durability="none") as g:
+        g.remove_edges([0], [2])
+    assert all(len(x) == 0 for x in w.changes())
+
+
 def test_watch_changes_net_the_batches_since_the_last_call(tmp_path):
     # Hand-checked: a triangle that appears and disappears between two calls is not reported,
     # nor one that disappears and comes back.

@@ -196,6 +196,17 @@ impl PyWatch {
         self.watch.pattern().num_vertices()
     }
 
+    fn __repr__(&self) -> String {
+        let p = self.watch.pattern();
+        format!(
+            "<ocgraph.Watch of a {}-vertex, {}-edge {}pattern, {}>",
+            p.num_vertices(),
+            p.edges().len(),
+            if p.is_labelled() { "labelled " } else { "" },
+            if self.watch.induced() { "vertex-induced" } else { "edge-induced" }
+        )
+    }
+
     /// Records the matches that the batch of pairs `src[i], dst[i]` and label changes
     /// `(vertices[i], labels[i])` made appear, disappear and change labels: `after` is the graph
     /// after the batch, `before` the graph before it (read at the first batch only, which fixes
