@@ -296,6 +296,7 @@ class Graph(_NativeGraph):
         without converging does not raise; the scores of the last iteration are returned
         (with ``max_iter=0``, the starting vector: uniform for ``"jacobi"``, as networkx starts,
         the personalization vector for ``"gauss-seidel"``).
+        A ``RuntimeWarning`` says so when ``tol`` is above 0 and ``max_iter`` above 0.
         ``method``: ``"jacobi"`` (networkx's power iteration, the same iterates, and the same
         scores bit for bit on every run and thread count; from 65,536 vertices on, at
         tolerances of ``1e-6 / num_vertices`` and above and at ``tol=0`` (a fixed number of
@@ -318,17 +319,18 @@ class Graph(_NativeGraph):
                 by_vertex(personalization, g.original_ids, "personalization", missing=0.0), g.num_vertices
             )
         )
-        scores, _iterations, _converged = _ocgraph._pagerank(
-            g,
-            float_arg("damping", damping),
-            int_arg("max_iter", max_iter),
-            float_arg("tol", tol),
-            p,
-            weight_arg(weight),
-            method,
-            threads_arg(threads),
-            layout,
-        )
+        max_iter, tol = int_arg("max_iter", max_iter), float_arg("tol", tol)
+        scores, iterations, converged = _ocgraph._pagerank(
+            g, float_arg("damping", damping), max_iter, tol, p, weight_arg(weight), method,
+            threads_arg(threads), layout,
+        )  # fmt: skip
+        if not converged and tol > 0 and max_iter > 0:
+            warnings.warn(
+                f"pagerank did not converge to tol={tol} in {iterations} iterations (max_iter); "
+                "the scores of the last iteration are returned",
+                RuntimeWarning,
+                stacklevel=2,
+            )
         if flag_arg("as_series", as_series):
             from ._arrow import to_series
 

@@ -274,6 +274,27 @@ def test_pagerank_with_float32_contributions_sums_to_one_and_keeps_networkx_iter
         g.close()
 
 
+def test_pagerank_warns_when_it_stops_at_max_iter(tmp_path):
+    # networkx raises PowerIterationFailedConvergence there; the scores of the last iteration
+    # are returned with a warning, and none when tol=0 asks for a fixed number of iterations.
+    import warnings
+
+    import networkx as nx
+
+    rng = np.random.default_rng(3)
+    src, dst = rng.integers(0, 200, 1000), rng.integers(0, 200, 1000)
+    g = ocgraph.from_edges(src, dst, tmp_path / "g", num_vertices=200)
+    with pytest.raises(nx.PowerIterationFailedConvergence):
+        nx.pagerank(g.to_networkx(), tol=1e-12, max_iter=2)
+    with pytest.warns(RuntimeWarning, match="did not converge to tol=1e-12 in 2 iterations"):
+        stopped = g.pagerank(tol=1e-12, max_iter=2)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        np.testing.assert_array_equal(g.pagerank(tol=0, max_iter=2), stopped)
+        g.pagerank(tol=1e-6, max_iter=100)
+    g.close()
+
+
 def test_a_series_is_read_by_its_index(tmp_path):
     """A pandas Series given as personalization or spmv's x is aligned by its index, the
     original ids (as to_series gives it), not read by position."""
