@@ -22,6 +22,12 @@ struct Cli {
     command: cmd::Command,
 }
 
+/// Run before Rust's runtime replaces a closed standard output by `/dev/null`, so that a
+/// command writing its data to `-` under `>&-` fails instead of losing it.
+#[used]
+#[link_section = ".init_array"]
+static NOTE_CLOSED_STDOUT: extern "C" fn() = ocgraph_core::process::note_closed_stdout;
+
 fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,

@@ -1636,6 +1636,19 @@ fn exports_read_back_as_the_same_graph_or_say_why_not() {
     assert!(o.status.success());
     assert_eq!(String::from_utf8_lossy(&o.stdout), std::fs::read_to_string(t.path().join("w.txt")).unwrap());
     assert!(!t.path().join("-").exists());
+    // Standard output closed (`>&-`): the data has nowhere to go, which is an error, for a
+    // kernel's output before it runs. (The runtime opens /dev/null in its place.)
+    for args in [format!("export '{}' -", p(&w)), format!("run wcc '{}' --out -", p(&w))] {
+        let o = Command::new("sh")
+            .args(["-c", &format!("'{}' {args} >&-", env!("CARGO_BIN_EXE_ocgraph"))])
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(
+            !o.status.success() && err.contains("-: write failed: standard output is closed"),
+            "{args}: {err}"
+        );
+    }
 
     let k = t.path().join("k");
     ok(&["generate", "kronecker", "--scale", "14", "--quiet", p(&k)]);

@@ -236,3 +236,18 @@ fn a_label_file_may_be_gzipped_and_start_with_a_byte_order_mark() {
     ok(&["import", p(&dir.join("e.txt")), p(&g), "--relabel", "--labels", p(&dir.join("l.txt.gz"))]);
     assert_eq!(ok(&["labels", "show", p(&g)]), "a 1\nc 3\n");
 }
+
+#[test]
+fn labels_show_refuses_an_id_a_label_file_would_not_read_back() {
+    // Vertex "b o b" (a quoted CSV id) labelled through the library: a `b o b 7` line would
+    // read back as four fields, so it is refused naming the id; the other lines stay legible.
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    std::fs::write(dir.join("e.csv"), "src,dst\nann,\"b o b\"\n").unwrap();
+    let g = dir.join("g");
+    ok(&["import", p(&dir.join("e.csv")), p(&g), "--quiet"]);
+    ocgraph_core::ingest::set_labels(&g, &[1, 7], None).unwrap();
+    fails(&["labels", "show", p(&g)], &["\"b o b\"", "would not read back"]);
+    ocgraph_core::ingest::set_labels(&g, &[1, ocgraph_core::labels::NO_LABEL], None).unwrap();
+    assert_eq!(ok(&["labels", "show", p(&g)]), "ann 1\n");
+}

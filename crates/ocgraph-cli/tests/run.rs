@@ -135,6 +135,8 @@ fn bad_arguments_fail_cleanly() {
     ok(&["generate", "erdos-renyi", "--vertices", "50", "--edges", "100", "--quiet", p(&g)]);
     let outdir = dir.path().join("outdir");
     std::fs::create_dir(&outdir).unwrap();
+    let dangling = dir.path().join("dangling.npy");
+    std::os::unix::fs::symlink("nodir/wcc.npy", &dangling).unwrap();
     for (args, needle) in [
         (vec!["run", "bfs", p(&g), "--source", "50"], "--source 50: out of range"),
         (vec!["run", "k-hop", p(&g), "--source", "50"], "--source 50: out of range"),
@@ -150,6 +152,7 @@ fn bad_arguments_fail_cleanly() {
             "the directory /nonexistent-dir does not exist",
         ),
         (vec!["run", "wcc", p(&g), "--out", p(&outdir)], "is a directory"),
+        (vec!["run", "wcc", p(&g), "--out", p(&dangling)], "nodir does not exist"),
     ] {
         let o = ocgraph(&args);
         let err = String::from_utf8_lossy(&o.stderr);

@@ -1,9 +1,10 @@
 //! The current process's id without a system call per query: cached, and cleared in a forked
 //! child by a `pthread_atfork` handler. Writers check it on every commit (a forked child must
 //! not write through its parent's handle), where `getpid` would add a system call to every
-//! single-edge update. And [`report_oversized_writes`], which a program calls once at start.
+//! single-edge update. And [`report_oversized_writes`], which a program calls once at start,
+//! and [`note_closed_stdout`], which it runs before its runtime starts.
 
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::Once;
 
 /// The cached id; 0 when not known yet (or just forked).
@@ -42,6 +43,27 @@ pub fn report_oversized_writes() {
     unsafe {
         libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
     }
+}
+
+/// Whether descriptor 1 was closed when the process started, as [`note_closed_stdout`] saw it.
+static STDOUT_CLOSED: AtomicBool = AtomicBool::new(false);
+
+/// Records whether the process started with its standard output closed (`cmd >&-`). Rust's
+/// runtime then opens `/dev/null` as descriptor 1 before `main`, so that what a command writes
+/// to `-` would be lost with a success status; a program runs this earlier, from its
+/// `.init_array`, and [`stdout_was_closed`] tells what it saw.
+pub extern "C" fn note_closed_stdout() {
+    // SAFETY: `fcntl(F_GETFD)` only reads descriptor 1's flags (or fails with EBADF); it takes
+    // no pointer and changes nothing.
+    if unsafe { libc::fcntl(1, libc::F_GETFD) } == -1 {
+        STDOUT_CLOSED.store(true, Ordering::Relaxed);
+    }
+}
+
+/// Whether [`note_closed_stdout`] found standard output closed at the start (false where the
+/// program does not run it).
+pub fn stdout_was_closed() -> bool {
+    STDOUT_CLOSED.load(Ordering::Relaxed)
 }
 
 /// A thread started by process `owner`, joined when dropped in that process. A forked child

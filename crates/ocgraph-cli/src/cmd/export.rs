@@ -208,10 +208,7 @@ fn binary_id(ids: &IdLookup, v: Vertex, max: u64, path: &Path) -> Result<u64> {
 fn text_id(ids: &IdLookup, v: Vertex, source: bool) -> Result<OriginalId> {
     let id = ids.original(v);
     if let OriginalId::Str(s) = &id {
-        if s.is_empty()
-            || s.contains(|c: char| c.is_whitespace() || c == ',' || c == '\0')
-            || (source && s.starts_with(['#', '%']))
-        {
+        if !reads_back_from_text(s, source) {
             return Err(Error::invalid(format!(
                 "export: original id {s:?} of vertex {v} would not read back from a text edge list \
                  (empty, whitespace, a comma or a NUL byte, or a comment mark first in a line); \
@@ -220,6 +217,15 @@ fn text_id(ids: &IdLookup, v: Vertex, source: bool) -> Result<OriginalId> {
         }
     }
     Ok(id)
+}
+
+/// Whether the string id `s` reads back as itself from a line of a text edge list or label
+/// file (fields split at white space and commas, `#` or `%` first in a line for a comment, a NUL
+/// refused); `first`: it starts its line.
+pub(super) fn reads_back_from_text(s: &str, first: bool) -> bool {
+    !(s.is_empty()
+        || s.contains(|c: char| c.is_whitespace() || c == ',' || c == '\0')
+        || (first && s.starts_with(['#', '%'])))
 }
 
 /// The original id of `v` for a CSV file, whose reader takes one line a row and refuses an

@@ -5,6 +5,7 @@ use std::io::Write;
 use std::path::PathBuf;
 
 use clap::{Args, Subcommand};
+use ocgraph_core::ids::OriginalId;
 use ocgraph_core::ingest::{remove_labels, set_labels_from_file};
 use ocgraph_core::labels::NO_LABEL;
 use ocgraph_core::{Error, GraphView, OpenOptions, Result};
@@ -60,10 +61,23 @@ pub fn run(args: &LabelsArgs) -> Result<()> {
                 return Ok(());
             };
             let ids = g.ids()?;
+            if ocgraph_core::process::stdout_was_closed() {
+                return Err(Error::io("<stdout>", "write", ocgraph_core::format::closed_stdout()));
+            }
             let mut out = std::io::BufWriter::new(std::io::stdout().lock());
             for (v, &l) in labels.iter().enumerate().filter(|&(_, &l)| l != NO_LABEL) {
-                writeln!(out, "{} {l}", ids.original(v as u32))
-                    .map_err(|e| Error::io("<stdout>", "write", e))?;
+                let id = ids.original(v as u32);
+                // A line `labels set` would not read back as this vertex's is refused.
+                if let OriginalId::Str(s) = &id {
+                    if !super::export::reads_back_from_text(s, true) {
+                        return Err(Error::invalid(format!(
+                            "labels show: the original id {s:?} of vertex {v} would not read back from a \
+                             label file (empty, white space, a comma or a NUL byte, or a comment mark \
+                             first); read them with Python's `vertex_labels()` and `original_ids`"
+                        )));
+                    }
+                }
+                writeln!(out, "{id} {l}").map_err(|e| Error::io("<stdout>", "write", e))?;
             }
             out.flush().map_err(|e| Error::io("<stdout>", "write", e))
         }

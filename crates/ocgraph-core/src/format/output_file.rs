@@ -150,10 +150,18 @@ pub fn names_standard_output(path: &Path) -> bool {
     matches!(path.to_str(), Some("-" | "/dev/stdout" | "/dev/fd/1" | "/proc/self/fd/1"))
 }
 
+/// The error of a write to a standard output that was closed when the process started.
+pub fn closed_stdout() -> std::io::Error {
+    std::io::Error::other("standard output is closed")
+}
+
 /// A copy of the process's standard output or error descriptor when `path` names it (flushing
 /// what was printed through it first), else `None`.
 fn standard_stream(path: &Path) -> Option<std::io::Result<File>> {
     let fd = if names_standard_output(path) {
+        if crate::process::stdout_was_closed() {
+            return Some(Err(closed_stdout()));
+        }
         let out = std::io::stdout();
         out.lock().flush().and_then(|_| out.as_fd().try_clone_to_owned())
     } else if matches!(path.to_str()?, "/dev/stderr" | "/dev/fd/2" | "/proc/self/fd/2") {

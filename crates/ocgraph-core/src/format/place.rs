@@ -38,6 +38,9 @@ pub fn refuse_output_place(graph: &Path, out: &Path, what: &str) -> Result<()> {
 /// before a long command runs only to fail at its end.
 pub fn refuse_missing_directory(out: &Path, what: &str) -> Result<()> {
     if names_standard_output(out) {
+        if crate::process::stdout_was_closed() {
+            return Err(Error::io(out, "write", super::output_file::closed_stdout()));
+        }
         return Ok(());
     }
     if out.is_dir() {
@@ -59,6 +62,22 @@ pub fn refuse_missing_directory(out: &Path, what: &str) -> Result<()> {
             out.display(),
             parent.display()
         )));
+    }
+    // A link to a file not there yet is written through: the file it names is created, in a
+    // directory that must exist too.
+    if let (Err(_), Ok(target)) = (std::fs::metadata(out), std::fs::read_link(out)) {
+        let target = parent.join(target);
+        match target.parent() {
+            Some(dir) if !dir.as_os_str().is_empty() && !dir.is_dir() => {
+                return Err(Error::invalid(format!(
+                    "{what} {}: a link to {}, whose directory {} does not exist",
+                    out.display(),
+                    target.display(),
+                    dir.display()
+                )));
+            }
+            _ => {}
+        }
     }
     Ok(())
 }
