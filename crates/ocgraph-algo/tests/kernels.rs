@@ -129,7 +129,7 @@ proptest! {
             bad.parent[v] = v as Vertex;
             prop_assert!(verify_bfs(&g.out, s, &bad).is_err());
             // A parent one level up that has no arc to v.
-            let up = |w: &usize| r.depth[*w] + 1 == r.depth[v] && !g.out.neighbors(*w as Vertex).contains(&(v as Vertex));
+            let up = |w: &usize| r.depth[*w] == r.depth[v] - 1 && !g.out.neighbors(*w as Vertex).contains(&(v as Vertex));
             if let Some(w) = (0..g.n).find(up) {
                 let mut bad = r.clone();
                 bad.parent[v] = w as Vertex;
