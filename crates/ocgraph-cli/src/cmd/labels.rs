@@ -1,10 +1,10 @@
 //! `ocgraph labels`: set, show or remove the vertex labels stored with a graph (the labels that
 //! labelled patterns match, see `ocgraph mine pattern`).
 
-use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use clap::{Args, Subcommand};
+use ocgraph_core::format::OutputFile;
 use ocgraph_core::ids::OriginalId;
 use ocgraph_core::ingest::{remove_labels, set_labels_from_file};
 use ocgraph_core::labels::NO_LABEL;
@@ -61,10 +61,8 @@ pub fn run(args: &LabelsArgs) -> Result<()> {
                 return Ok(());
             };
             let ids = g.ids()?;
-            if ocgraph_core::process::stdout_was_closed() {
-                return Err(Error::io("<stdout>", "write", ocgraph_core::format::closed_stdout()));
-            }
-            let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+            // Through the standard output's `OutputFile`, which refuses one closed at start.
+            let mut out = OutputFile::create(Path::new("-"))?;
             for (v, &l) in labels.iter().enumerate().filter(|&(_, &l)| l != NO_LABEL) {
                 let id = ids.original(v as u32);
                 // A line `labels set` would not read back as this vertex's is refused.
@@ -77,9 +75,9 @@ pub fn run(args: &LabelsArgs) -> Result<()> {
                         )));
                     }
                 }
-                writeln!(out, "{id} {l}").map_err(|e| Error::io("<stdout>", "write", e))?;
+                out.write_bytes(format!("{id} {l}\n").as_bytes())?;
             }
-            out.flush().map_err(|e| Error::io("<stdout>", "write", e))
+            out.commit()
         }
         LabelsCommand::Remove { graph } => {
             let removed = remove_labels(graph)?;

@@ -22,7 +22,7 @@ pub use manifest::{
     generation_name, FileEntry, IdMapKind, LabelLogEntry, LevelEntry, Manifest, UpdateState, FORMAT_VERSION,
     MANIFEST_FILE, MANIFEST_MAGIC,
 };
-pub use output_file::{closed_stdout, names_standard_output, OutputFile};
+pub use output_file::{names_standard_output, OutputFile};
 pub use place::{
     one_file, refuse_input_inside_replaced, refuse_inside_graph, refuse_missing_directory,
     refuse_one_file_twice, refuse_output_place, CommandFile,

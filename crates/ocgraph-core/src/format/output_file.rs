@@ -151,7 +151,7 @@ pub fn names_standard_output(path: &Path) -> bool {
 }
 
 /// The error of a write to a standard output that was closed when the process started.
-pub fn closed_stdout() -> std::io::Error {
+pub(super) fn closed_stdout() -> std::io::Error {
     std::io::Error::other("standard output is closed")
 }
 

@@ -67,16 +67,13 @@ pub fn refuse_missing_directory(out: &Path, what: &str) -> Result<()> {
     // directory that must exist too.
     if let (Err(_), Ok(target)) = (std::fs::metadata(out), std::fs::read_link(out)) {
         let target = parent.join(target);
-        match target.parent() {
-            Some(dir) if !dir.as_os_str().is_empty() && !dir.is_dir() => {
-                return Err(Error::invalid(format!(
-                    "{what} {}: a link to {}, whose directory {} does not exist",
-                    out.display(),
-                    target.display(),
-                    dir.display()
-                )));
-            }
-            _ => {}
+        if let Some(dir) = target.parent().filter(|d| !d.as_os_str().is_empty() && !d.is_dir()) {
+            return Err(Error::invalid(format!(
+                "{what} {}: a link to {}, whose directory {} does not exist",
+                out.display(),
+                target.display(),
+                dir.display()
+            )));
         }
     }
     Ok(())
