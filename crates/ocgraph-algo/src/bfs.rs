@@ -303,7 +303,7 @@ fn top_down_step<O: Adjacency>(
             };
             let Some(stash) = stash else {
                 out.for_each_of(vs, expand);
-                let edges = degree_sum(out, &found);
+                let edges = scout_count(out, &found);
                 return (found, edges);
             };
             let mut unstashed = Vec::new();
@@ -323,7 +323,7 @@ fn top_down_step<O: Adjacency>(
                     None => unstashed.push(v),
                 }
             }
-            (found, edges + degree_sum(out, &unstashed))
+            (found, edges + scout_count(out, &unstashed))
         })
         .collect();
     let edges = parts.iter().map(|p| p.1).sum();
@@ -334,12 +334,13 @@ fn top_down_step<O: Adjacency>(
     (next, edges)
 }
 
-/// The out-degrees of `vertices` summed, on all threads when they are many.
-fn degree_sum<O: Adjacency>(out: &O, vertices: &[Vertex]) -> u64 {
+/// The out-degrees of `vertices` summed (estimated, see [`Adjacency::estimated_degree_sum`]), on
+/// all threads when they are many.
+fn scout_count<O: Adjacency>(out: &O, vertices: &[Vertex]) -> u64 {
     if vertices.len() < SPLIT_LIST {
-        return out.degree_sum(vertices);
+        return out.estimated_degree_sum(vertices);
     }
-    vertices.par_chunks(SPLIT_LIST / 4).map(|vs| out.degree_sum(vs)).sum()
+    vertices.par_chunks(SPLIT_LIST / 4).map(|vs| out.estimated_degree_sum(vs)).sum()
 }
 
 /// The state a bottom-up step reads and writes: parents and depths (the unvisited have no

@@ -100,7 +100,7 @@ fn levels<A: Adjacency>(g: &A, v: Vertex, k: u32) -> Result<Vec<Vec<Vertex>>> {
     let mut out = vec![vec![v]];
     for _ in 0..k {
         let frontier = out.last().expect("level 0 is there");
-        seen.reserve(g.degree_sum(frontier), g.num_vertices());
+        seen.reserve(g.estimated_degree_sum(frontier), g.num_vertices());
         let next = seen.expand(g, frontier);
         if next.is_empty() {
             break;

@@ -72,12 +72,12 @@ pub fn shortest_path<O: Adjacency, I: Adjacency>(
         }
         let step = if fa <= ba {
             expand(out, &ff, &mut fwd, &bwd).map(|next| {
-                fa = out.degree_sum(&next);
+                fa = out.estimated_degree_sum(&next);
                 ff = next;
             })
         } else {
             expand(in_, &bf, &mut bwd, &fwd).map(|next| {
-                ba = in_.degree_sum(&next);
+                ba = in_.estimated_degree_sum(&next);
                 bf = next;
             })
         };

@@ -72,11 +72,14 @@ pub trait Adjacency: Sync {
     /// Number of neighbours of `v`.
     fn degree(&self, v: Vertex) -> usize;
 
-    /// The sum of the degrees of `vertices`.
+    /// The sum of the degrees of `vertices`, or an estimate of it where the exact sum would
+    /// need their lists: for heuristics (BFS's direction switch, a capacity to reserve).
+    /// Exact for stored graphs; a snapshot with updates estimates it (see
+    /// [`SnapshotDirection`](crate::update::SnapshotDirection)).
     ///
     /// Backends override this to read the offsets of vertices that share a page with one pin
     /// (a kernel summing the degrees of the vertices it just found, often in id order).
-    fn degree_sum(&self, vertices: &[Vertex]) -> u64 {
+    fn estimated_degree_sum(&self, vertices: &[Vertex]) -> u64 {
         vertices.iter().map(|&v| self.degree(v) as u64).sum()
     }
 

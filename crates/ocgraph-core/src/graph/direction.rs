@@ -561,9 +561,9 @@ impl Adjacency for Direction<'_> {
         self.list(v)
     }
 
-    /// Reads the offsets through one cursor: consecutive vertices in the same chunk of the
-    /// offsets file share one pin.
-    fn degree_sum(&self, vertices: &[Vertex]) -> u64 {
+    /// Exact: reads the offsets through one cursor (consecutive vertices in the same chunk of
+    /// the offsets file share one pin).
+    fn estimated_degree_sum(&self, vertices: &[Vertex]) -> u64 {
         let mut offs = self.offsets_cursor();
         vertices
             .iter()
