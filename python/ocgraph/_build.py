@@ -394,7 +394,8 @@ def pack_lists(graph: PathLike) -> dict:
     ``layout="auto"`` when the graph is opened with a buffer pool smaller than its plain lists
     (about half the bytes to read; in memory the plain lists are faster). Open the graph again
     to use copies written after it was opened. Returns the arcs packed (those of every stored
-    direction: a directed graph's out- and in-lists both) and the plain and packed bytes.
+    direction: a directed graph's out- and in-lists both), the bytes of the plain lists with
+    their offsets and of the packed lists with their index.
 
     Raises:
         InvalidArgumentError: the graph has updates not yet compacted, or is packed already.

@@ -148,7 +148,7 @@ pub fn run(args: &LayoutArgs) -> Result<()> {
             let (progress, start) = (CliProgress::new(*quiet), std::time::Instant::now());
             let r = pack_copy(graph, &progress)?;
             eprintln!(
-                "packed {} arcs: {} of plain lists into {} ({}), beside them in {}, in {:.2} s",
+                "packed {} arcs: {} of plain lists and offsets into {} of packed lists and index ({}), beside them in {}, in {:.2} s",
                 r.arcs,
                 format_size(r.plain_bytes),
                 format_size(r.packed_bytes),

@@ -27,7 +27,7 @@ pub fn run(args: &PackArgs) -> Result<()> {
     let progress = CliProgress::new(args.output.quiet);
     let r = pack(&args.graph, &args.out, args.output.force, &progress)?;
     let detail = format!(
-        ": lists {} -> {} with their index ({:.2}x the size), {}",
+        ": lists with offsets {} -> {} with their index ({:.2}x the size), {}",
         format_size(r.plain_bytes),
         format_size(r.packed_bytes),
         r.packed_bytes as f64 / r.plain_bytes.max(1) as f64,

@@ -34,7 +34,8 @@ const BLOCK: u32 = 1 << 16;
 /// What [`pack`] wrote.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct PackReport {
-    /// Bytes of the plain lists (`*.neighbors`).
+    /// Bytes of the plain lists and their offsets (`*.neighbors`, `*.offsets`), which the
+    /// packed lists and their index replace for a reader.
     pub plain_bytes: u64,
     /// Bytes of the packed lists and their index (`*.packed`, `*.packed_index`).
     pub packed_bytes: u64,
@@ -112,7 +113,7 @@ fn pack_once(src: &Path, dst: &Path, overwrite: bool, progress: &dyn Progress) -
             bytes.write_bytes(b)?;
             index.write_slice(offs)
         })?;
-        report.plain_bytes += g.num_arcs() * 4;
+        report.plain_bytes += g.num_arcs() * 4 + (g.num_vertices() as u64 + 1) * 8;
         report.packed_bytes += bytes.len() + index.len();
         w.add(bytes_role, bytes)?;
         w.add(index_role, index)?;
@@ -155,7 +156,7 @@ pub(crate) fn pack_copy_unlocked(dir: &Path, progress: &dyn Progress) -> Result<
             report.packed_bytes += t.len;
             files.push((role, t.seal()?));
         }
-        report.plain_bytes += g.num_arcs() * 4;
+        report.plain_bytes += g.num_arcs() * 4 + (g.num_vertices() as u64 + 1) * 8;
     }
     drop(g);
     install_copies(dir, &data, m, PACKED.as_flattened(), &files)?;
