@@ -701,8 +701,8 @@ impl Adjacency for SnapshotDirection<'_> {
 
     /// The base's degrees through its offsets ([`Direction`] reads them with one pin per page),
     /// adjusted by one per addition and removal among the touched vertices' changes: exact
-    /// unless a change adds an arc the base holds or removes one it lacks (which only reading
-    /// the touched vertices' lists would tell).
+    /// unless a change adds an arc the base holds or removes one it lacks, or the base holds an
+    /// arc more than once (which only reading the lists would tell).
     fn estimated_degree_sum(&self, vertices: &[Vertex]) -> u64 {
         let base_n = self.snap.view.base.num_vertices() as Vertex;
         let mut adjust = 0i64;
