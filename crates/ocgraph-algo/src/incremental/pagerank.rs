@@ -23,8 +23,11 @@
 //! `d * r_v * w / W(v)` plus the pending share to each out-neighbour, or out of `c` when `v`
 //! is dangling) until the bound holds again. Residual spread thinly over many vertices is
 //! taken off faster by sweeps: when no vertex is left above `tol`, when pushing has read a
-//! sixteenth of the graph's arcs, or when the batch left more than [`WARM_FACTOR`] times the
-//! target, the scores move by their whole residual at once (`x + r` is one Jacobi step without
+//! sixteenth of the graph's arcs, when the batch left more than [`WARM_FACTOR`] times the
+//! target, or when the pushes since the last sweep have cost about as much as a pull (see
+//! [`PUSH_COST`]: a residual held near the target, that each batch pushes back under it, is
+//! cheaper to sweep),
+//! the scores move by their whole residual at once (`x + r` is one Jacobi step without
 //! reading an arc, up to the pending shares), are normalised to sum 1 (`c = 1 - d` again) and
 //! one pull over the in-lists
 //! ([`crate::pagerank`]'s power iteration from the current scores) computes the residual exactly
@@ -59,6 +62,13 @@ const WARM_FACTOR: f64 = 4.0;
 /// batches fit between sweeps (`bench/incremental/run.py --kernels pagerank` measures it).
 const TARGET_FRACTION: f64 = 0.45;
 
+/// How many times an arc read by a push costs one read by a pull (a push reads its vertex's
+/// list and adds to residuals at random, a pull streams the lists): once the pushes since the
+/// last sweep have read `arcs / PUSH_COST`, a batch past the target sweeps. The value is the
+/// one tried against no such rule (`bench/incremental/run.py --kernels pagerank
+/// --baseline-bin`, bench/incremental/RESULTS.md), not tuned further.
+const PUSH_COST: u64 = 8;
+
 /// Sweeps go on until the residual is at most this fraction of the target (see the module
 /// docs).
 const SETTLE_TO: f64 = 0.5;
@@ -84,6 +94,8 @@ pub struct PageRank {
     w_out: Vec<f64>,
     /// Number of arcs at the last recomputation (the push budget's scale).
     arcs: u64,
+    /// Arcs read by pushes since the last sweep (see [`PUSH_COST`]).
+    pushed_arcs: u64,
     /// `Σ x`.
     sum: f64,
     /// The cuts of a sweep's pull ([`crate::pagerank::pull_ranges`], made at the first sweep
@@ -175,6 +187,7 @@ impl PageRank {
             l1: 0.0,
             w_out: Vec::new(),
             arcs: 0,
+            pushed_arcs: 0,
             sum: 0.0,
             ranges: Vec::new(),
             prev: None,
@@ -248,9 +261,11 @@ impl PageRank {
                 self.teleport -= d * delta;
             }
             if read > budget {
+                self.pushed_arcs += read;
                 return false;
             }
         }
+        self.pushed_arcs += read;
         true
     }
 
@@ -261,7 +276,8 @@ impl PageRank {
         if self.bound() <= target {
             return;
         }
-        if self.bound() > WARM_FACTOR * target || !self.push(snap) {
+        let pushed_enough = self.pushed_arcs >= self.arcs / PUSH_COST;
+        if pushed_enough || self.bound() > WARM_FACTOR * target || !self.push(snap) {
             self.sweep(snap, SETTLE_TO * target);
         }
     }
@@ -533,6 +549,7 @@ impl PageRank {
     /// Moves the scores by their residual and pulls until the residual is at most `goal`,
     /// recording the old score of every vertex (see the module docs).
     fn sweep(&mut self, snap: &Snapshot, goal: f64) {
+        self.pushed_arcs = 0;
         // `x + r` is `T_c(x)` up to the pending shares, normalised to sum 1 (the pull's teleport
         // mass is `1 - d`); the pull below computes its residual exactly.
         let mut x = std::mem::take(&mut self.x);
