@@ -843,16 +843,10 @@ impl Adjacency for SnapshotDirection<'_> {
         let view = &self.snap.view;
         let (vertices, base_end) = self.base_range(vertices);
         let overlay = self.snap.overlay(self.side);
-        let mut ns = Vec::new();
+        let (mut ns, mut deduped) = (Vec::new(), (Vec::new(), Vec::new()));
         let dedup = view.dedup_base;
         view.base_dir(self.side).for_each_in_range(vertices.start..base_end, |v, nb| {
-            let deduped;
-            let nb = if dedup && has_repeats(nb) {
-                deduped = dedup_list(nb, None).0;
-                &deduped[..]
-            } else {
-                nb
-            };
+            let nb = collapse_repeats(dedup, nb, None, &mut deduped).0;
             match overlay.get(v) {
                 Some(c) => {
                     merge_into(nb, None, c, &mut ns, None);
@@ -876,17 +870,11 @@ impl Adjacency for SnapshotDirection<'_> {
         let (vertices, base_end) = self.base_range(vertices);
         let overlay = self.snap.overlay(self.side);
         let weighted = self.is_weighted();
-        let (mut ns, mut ws) = (Vec::new(), Vec::new());
+        let (mut ns, mut ws, mut deduped) = (Vec::new(), Vec::new(), (Vec::new(), Vec::new()));
         let dedup = view.dedup_base;
         view.base_dir(self.side).for_each_weighted_in_range(vertices.start..base_end, |v, nb, wb| {
-            let deduped;
-            let (nb, wb) = if dedup && has_repeats(nb) {
-                let (n, w) = dedup_list(nb, weighted.then_some(wb));
-                deduped = (n, w.unwrap_or_else(|| vec![1.0; nb.len()]));
-                (&deduped.0[..], &deduped.1[..deduped.0.len()])
-            } else {
-                (nb, wb)
-            };
+            let (nb, wb) = collapse_repeats(dedup, nb, Some(wb), &mut deduped);
+            let wb = wb.unwrap_or_default();
             match overlay.get(v) {
                 Some(c) => {
                     merge_into(nb, weighted.then_some(wb), c, &mut ns, Some(&mut ws));
