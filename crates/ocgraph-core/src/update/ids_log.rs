@@ -365,7 +365,7 @@ impl AddedIds {
     }
 
     /// After a compaction whose base holds the first `new_base_n` vertices: keeps the rest,
-    /// rewriting the log (temporary file, fsync, rename).
+    /// rewriting the log (temporary file, fsync, rename, directory fsync).
     pub(crate) fn rebase(&mut self, new_base_n: u64) -> Result<()> {
         if self.kind == IdMapKind::Identity {
             self.base_n = new_base_n;
@@ -392,6 +392,9 @@ impl AddedIds {
         self.ids = rest;
         self.ends = ends;
         self.len = buf.len() as u64;
-        Ok(())
+        // The rename is durable before any later batch's names are appended to the new log (a
+        // batch by id may run while a background compaction is still finishing): otherwise a
+        // power loss could bring back the old log, which lacks those names.
+        crate::format::fsync_dir(self.path.parent().expect("the id log lives in the graph directory"))
     }
 }
