@@ -14,7 +14,7 @@
  *     tmp/            records being written (each is renamed into place when complete, so a
  *                     SIGKILL during a copy leaves the previous record)
  *     root            the root directory's "INO.GEN"
- *     loaded          created when the shim finds this configuration (the first call it sees)
+ *     loaded          created when the shim, loaded, finds this configuration
  *   The caller records the tree as it is before the process starts (GEN 0 for every inode).
  *
  * INO.GEN names one file: GEN tells apart the files that reuse an inode number, so that a
@@ -81,6 +81,9 @@ static int load(void) {
     pthread_once(&once, load_once);
     return enabled;
 }
+
+/* At load time, so that "loaded" exists once the program runs. */
+__attribute__((constructor)) static void load_at_start(void) { load(); }
 
 /* Dies with a message: a record that cannot be written would make the trial's verdict wrong. */
 static void die(const char *what, const char *path) {

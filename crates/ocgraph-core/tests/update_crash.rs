@@ -570,7 +570,9 @@ fn acknowledged_batches_survive_power_loss() {
         if mode == "batch" {
             required = required.max(acked);
         }
-        assert!(shadow.join("loaded").exists(), "the power-loss shim did not run in the child");
+        // (A child killed before its program started printed nothing.)
+        let loaded = lines.is_empty() || shadow.join("loaded").exists();
+        assert!(loaded, "the power-loss shim did not run in the child");
         let next = tmp.path().join(format!("g{}", trial + 1));
         materialize(&shadow, &next);
         let check = tmp.path().join("check");
