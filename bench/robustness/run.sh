@@ -4,9 +4,12 @@
 #                                      failed in turn, up to 40 per site, under the LD_PRELOAD
 #                                      shim), 300 SIGKILL trials during import/reorder/pack, then
 #                                      1,200 during update batches (each durability mode in turn,
-#                                      some right after a compaction starts) and the failing-write
-#                                      trials (prlimit, and the fault shim on the paged delta)
-#   bench/robustness/run.sh --small    the CI share (one fault per site and kind, 12 + 24 trials)
+#                                      some right after a compaction starts), 600 power-loss
+#                                      trials of the same stream (the powerloss shim) and the
+#                                      failing-write trials (prlimit, and the fault shim on the
+#                                      paged delta)
+#   bench/robustness/run.sh --small    the CI share (one fault per site and kind, 12 + 24 + 9
+#                                      trials)
 # Writes bench/robustness/results/crash[-small].txt as the tests run (summary lines, progress
 # every 100 SIGKILL trials, and the per-call-site fault table); exits non-zero when a trial fails.
 set -euo pipefail
