@@ -570,10 +570,12 @@ impl WritableGraph {
 
     /// Adds `count` isolated vertices; returns their ids. Graphs with an id map (imported with
     /// `--relabel`) name every vertex: add theirs with [`WritableGraph::add_vertices_by_id`].
+    /// A count of 0 leaves nothing to write and is no batch.
     pub fn add_vertices(&self, count: u32) -> Result<Range<Vertex>> {
         let names = self.shared.names.lock();
         refuse_unnamed_vertices(&names, count as u64, "add_vertices")?;
-        let (_, before, due) = self.shared.commit(&[WalItem::AddVertices { count }], "add_vertices")?;
+        let items: &[WalItem] = if count == 0 { &[] } else { &[WalItem::AddVertices { count }] };
+        let (_, before, due) = self.shared.commit(items, "add_vertices")?;
         drop(names);
         self.compact_if_due(due);
         Ok(before as Vertex..(before + count as u64) as Vertex)
