@@ -5,11 +5,12 @@
 #                                      shim), 300 SIGKILL trials during import/reorder/pack, then
 #                                      1,200 during update batches (each durability mode in turn,
 #                                      some right after a compaction starts), 600 power-loss
-#                                      trials of the same stream (the powerloss shim) and the
+#                                      trials of the same stream (the powerloss shim), the
 #                                      failing-write trials (prlimit, and the fault shim on the
-#                                      paged delta)
+#                                      paged delta) and 700 power-loss trials of CLI writes
+#                                      (tests/python/test_powerloss.py, 100 per command)
 #   bench/robustness/run.sh --small    the CI share (one fault per site and kind, 12 + 24 + 9
-#                                      trials)
+#                                      trials, 4 per command of the CLI's)
 # Writes bench/robustness/results/crash[-small].txt as the tests run (summary lines, progress
 # every 100 SIGKILL trials, and the per-call-site fault table); exits non-zero when a trial fails.
 set -euo pipefail
@@ -56,3 +57,17 @@ for t in "ocgraph-cli faults" "ocgraph-cli crash" "ocgraph-core update_crash"; d
     { echo; fault_table "$log"; echo; } | tee -a "$out"
   fi
 done
+
+# The power-loss trials of the CLI's writes drive the CLI the tests above built (dev profile),
+# with the venv's Python, as `make test-python` runs them.
+t=tests/python/test_powerloss.py
+set +o pipefail
+OCGRAPH_BIN="${CARGO_TARGET_DIR:-target}/debug/ocgraph" "${VENV:-.venv}/bin/python" -m pytest -q "$t" 2>&1 \
+  | tee "$log" | grep --line-buffered -E "passed|failed|skipped|SKIPPED" | tee -a "$out"
+status=${PIPESTATUS[0]}
+set -o pipefail
+if [ "$status" != 0 ]; then
+  grep -E "^(FAILED|E )" "$log" | head -20 | tee -a "$out"
+  echo "FAILED: $t" | tee -a "$out"
+  exit 1
+fi

@@ -32,7 +32,7 @@ def open_with(path, backend: str, memory: str | None = None) -> ocgraph.Graph:
         raise
 
 
-def _crc32c(data: bytes) -> int:
+def crc32c(data: bytes) -> int:
     """CRC-32C (Castagnoli, reflected), as the graph format's checksums."""
     crc = 0xFFFFFFFF
     for byte in data:
@@ -51,9 +51,9 @@ def restamp(graph, name: str) -> None:
     raw = path.read_bytes()
     (length,) = struct.unpack_from("<I", raw, 12)
     body = json.loads(raw[24 : 24 + length])
-    body["files"][name]["crc32c"] = _crc32c((Path(graph) / name).read_bytes())
+    body["files"][name]["crc32c"] = crc32c((Path(graph) / name).read_bytes())
     text = json.dumps(body).encode()
-    path.write_bytes(raw[:12] + struct.pack("<II", len(text), _crc32c(text)) + raw[20:24] + text)
+    path.write_bytes(raw[:12] + struct.pack("<II", len(text), crc32c(text)) + raw[20:24] + text)
 
 
 def random_edges(rng: np.random.Generator, n: int, m: int, weighted: bool = False):
