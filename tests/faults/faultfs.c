@@ -46,6 +46,8 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "open_mode.h"
+
 enum op { OP_NONE, OP_WRITE, OP_FSYNC, OP_READ, OP_RENAME, OP_OPEN, OP_MKDIR, OP_UNLINK, OP_TRUNCATE };
 enum kind { K_EIO, K_ENOSPC, K_SHORT, K_KILL };
 
@@ -375,15 +377,6 @@ static int at_fails(enum op o, int dirfd, const char *path) {
     return should_fail(o, full);
 }
 
-/* The mode argument of an open that creates a file. */
-#define OPEN_MODE(flags)                                             \
-    mode_t mode = 0;                                                 \
-    if ((flags) & O_CREAT || ((flags) & O_TMPFILE) == O_TMPFILE) {   \
-        va_list ap;                                                  \
-        va_start(ap, flags);                                         \
-        mode = (mode_t)va_arg(ap, int);                              \
-        va_end(ap);                                                  \
-    }
 
 int open(const char *path, int flags, ...) {
     OPEN_MODE(flags);

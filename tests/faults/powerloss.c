@@ -54,6 +54,8 @@
 #include <sys/types.h>
 #include <unistd.h>
 
+#include "open_mode.h"
+
 static char root[4096];
 static size_t root_len;
 static char shadow[4096];
@@ -360,15 +362,6 @@ static int exists_at(int dirfd, const char *path) {
     return fstatat(dirfd, path, &st, AT_SYMLINK_NOFOLLOW) == 0;
 }
 
-/* The mode argument of an open that creates a file. */
-#define OPEN_MODE(flags)                                             \
-    mode_t mode = 0;                                                 \
-    if ((flags) & O_CREAT || ((flags) & O_TMPFILE) == O_TMPFILE) {   \
-        va_list ap;                                                  \
-        va_start(ap, flags);                                         \
-        mode = (mode_t)va_arg(ap, int);                              \
-        va_end(ap);                                                  \
-    }
 
 #define OPEN_AT(call, dirfd, path, flags)                                    \
     do {                                                                     \
