@@ -39,6 +39,16 @@ fault_table() {
   }'
 }
 
+# Exits when a suite failed (status $1): its name ($2) and the log's lines matching $3 go to
+# the results file.
+stop_if_failed() {
+  if [ "$1" != 0 ]; then
+    grep -E "$3" "$log" | head -20 | tee -a "$out"
+    echo "FAILED: $2" | tee -a "$out"
+    exit 1
+  fi
+}
+
 echo "# $(date -u +%Y-%m-%dT%H:%MZ) $(git rev-parse --short HEAD) OCGRAPH_SLOW=${OCGRAPH_SLOW:-0}" | tee "$out"
 for t in "ocgraph-cli faults" "ocgraph-cli crash" "ocgraph-core update_crash"; do
   set -- $t
@@ -48,11 +58,7 @@ for t in "ocgraph-cli faults" "ocgraph-cli crash" "ocgraph-core update_crash"; d
     | grep --line-buffered -v "^fault site" | tee -a "$out"
   status=${PIPESTATUS[0]}
   set -o pipefail
-  if [ "$status" != 0 ]; then
-    grep -E "panicked|FAILED|error" "$log" | head -20 | tee -a "$out"
-    echo "FAILED: $t" | tee -a "$out"
-    exit 1
-  fi
+  stop_if_failed "$status" "$t" "panicked|FAILED|error"
   if [ "$2" = faults ]; then
     { echo; fault_table "$log"; echo; } | tee -a "$out"
   fi
@@ -66,8 +72,4 @@ OCGRAPH_BIN="${CARGO_TARGET_DIR:-target}/debug/ocgraph" "${VENV:-.venv}/bin/pyth
   | tee "$log" | grep --line-buffered -E "passed|failed|skipped|SKIPPED" | tee -a "$out"
 status=${PIPESTATUS[0]}
 set -o pipefail
-if [ "$status" != 0 ]; then
-  grep -E "^(FAILED|E )" "$log" | head -20 | tee -a "$out"
-  echo "FAILED: $t" | tee -a "$out"
-  exit 1
-fi
+stop_if_failed "$status" "$t" "^(FAILED|E )"
