@@ -421,14 +421,36 @@ pub(crate) fn pull_ranges<I: Adjacency>(in_: &I) -> Vec<std::ops::Range<Vertex>>
     edge_balanced_ranges(&degrees(in_), pieces_for(in_.num_vertices()))
 }
 
+/// What [`iterate_from`] leaves besides the scores.
+pub(crate) struct Pulled {
+    /// `T(x) - x` for the scores left in place, as the last pull computed it.
+    pub residual: Vec<f64>,
+    /// Its L1 norm.
+    pub l1: f64,
+    /// Pulls made.
+    pub steps: usize,
+    /// A bound on the L1 distance between `residual` and the exact `T(x) - x`: 0 with `f64`
+    /// contributions, [`f32_rounding_bound`] with `f32` ones.
+    pub rounding: f64,
+}
+
+/// A bound on the L1 error that storing the contributions `d x[u] / W(u)` as `f32` puts into a
+/// pull, for `n` scores summing to `sum` and out-weights within [`F32_SAFE_OUT_WEIGHTS`]: each
+/// contribution is off by at most `2^-24` of itself (or `2^-150` when subnormal), and the arcs
+/// of `u` carry it `W(u)` times, so the error is at most `2^-24 d sum + n 2^-150 1e15`.
+pub(crate) fn f32_rounding_bound(n: usize, damping: f64, sum: f64) -> f64 {
+    damping * sum * 2f64.powi(-24) + n as f64 * 2f64.powi(-150) * *F32_SAFE_OUT_WEIGHTS.end()
+}
+
 /// Power iterations (uniform teleport, dangling mass spread uniformly) from the scores `x`,
 /// which should sum to 1, with the out-weights `w_out` already known and the pull cut into
 /// `ranges` ([`pull_ranges`], of this graph or of one with the same vertices and other arcs: the
 /// cuts only balance the threads): stops at the first `x` whose step `T(x) - x` has an L1
 /// norm at most `target`, after `max_iter` steps, or at the first step that did not shrink
-/// (rounding's limit). Leaves that `x` in place and returns
-/// `(T(x) - x, its L1 norm, steps)`. Used to bring maintained scores back within their
-/// tolerance from where they are, one pull per step and no other scan.
+/// (rounding's limit). Leaves that `x` in place. Used to bring maintained scores back within
+/// their tolerance from where they are, one pull per step and no other scan. The contributions
+/// are `f32` when [`f32_contributions_fit`] holds for a stopping threshold of `target` (as in
+/// [`pagerank`]); the result says how far that may put the residual off.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn iterate_from<I: Adjacency>(
     in_: &I,
@@ -439,15 +461,38 @@ pub(crate) fn iterate_from<I: Adjacency>(
     x: &mut Vec<f64>,
     target: f64,
     max_iter: usize,
-) -> (Vec<f64>, f64, usize) {
+) -> Pulled {
+    let n = x.len();
+    if target > 0.0 && f32_contributions_fit(n, w_out, target / n as f64) {
+        let mut pulled =
+            iterate_from_as::<I, f32>(in_, weighted, w_out, damping, ranges, x, target, max_iter);
+        pulled.rounding = f32_rounding_bound(n, damping, ordered_sum(n, |i| x[i]));
+        pulled
+    } else {
+        iterate_from_as::<I, f64>(in_, weighted, w_out, damping, ranges, x, target, max_iter)
+    }
+}
+
+/// [`iterate_from`] with contributions stored as `C` (`rounding` left 0).
+#[allow(clippy::too_many_arguments)]
+fn iterate_from_as<I: Adjacency, C: Contrib>(
+    in_: &I,
+    weighted: bool,
+    w_out: &[f64],
+    damping: f64,
+    ranges: &[std::ops::Range<Vertex>],
+    x: &mut Vec<f64>,
+    target: f64,
+    max_iter: usize,
+) -> Pulled {
     let n = x.len();
     let p = vec![1.0 / n.max(1) as f64; n];
     mark_cuts(in_, ranges);
-    let (mut next, mut contrib) = (vec![0.0; n], vec![0.0f64; n]);
+    let (mut next, mut contrib) = (vec![0.0; n], vec![C::default(); n]);
     let (mut steps, mut last) = (0, f64::INFINITY);
     loop {
         contrib.par_iter_mut().zip(x.par_iter()).zip(w_out).for_each(|((c, &xu), &wu)| {
-            *c = if wu > 0.0 { damping * xu / wu } else { 0.0 };
+            *c = C::from_f64(if wu > 0.0 { damping * xu / wu } else { 0.0 });
         });
         let dangling = ordered_sum(n, |u| if w_out[u] > 0.0 { 0.0 } else { x[u] }) * damping;
         let err = pull(in_, weighted, ranges, &contrib, x, &p, dangling + (1.0 - damping), &mut next);
@@ -460,7 +505,7 @@ pub(crate) fn iterate_from<I: Adjacency>(
         last = err;
         if err <= target || steps >= max_iter || stalled {
             next.par_iter_mut().zip(x.par_iter()).for_each(|(t, &xv)| *t -= xv);
-            return (next, err, steps);
+            return Pulled { residual: next, l1: err, steps, rounding: 0.0 };
         }
         std::mem::swap(x, &mut next);
     }

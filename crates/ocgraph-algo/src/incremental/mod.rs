@@ -19,9 +19,11 @@
 //! first waits for the batches queued before the read.
 
 mod background;
+mod bucket_queue;
 mod component_sizes;
 mod first_values;
 pub mod pagerank;
+mod sweep_schedule;
 pub mod tree;
 
 use std::path::{Path, PathBuf};

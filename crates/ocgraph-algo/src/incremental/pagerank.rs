@@ -21,18 +21,22 @@
 //!
 //! Past it, the vertices whose residual exceeds `tol` are pushed (`r_v` moves into `x_v`, and
 //! `d * r_v * w / W(v)` plus the pending share to each out-neighbour, or out of `c` when `v`
-//! is dangling) until the bound holds again. Residual spread thinly over many vertices is
-//! taken off faster by sweeps: when no vertex is left above `tol`, when pushing has read a
-//! sixteenth of the graph's arcs, when the batch left more than [`WARM_FACTOR`] times the
-//! target, or when the pushes since the last sweep have cost about as much as a pull (see
-//! [`PUSH_COST`]: a residual held near the target, that each batch pushes back under it, is
-//! cheaper to sweep),
+//! is dangling) until the bound holds again, the largest residual per arc read first (a
+//! [`BucketQueue`]): a batch's fresh residual sits on few vertices and goes first, the thin
+//! residual earlier pushes spread over the neighbours waits. Residual spread thinly over many
+//! vertices is taken off faster by sweeps: when no vertex is left above `tol`, when the batch
+//! left more than [`WARM_FACTOR`] times the target, or when the [`SweepSchedule`] expects
+//! the batch's pushes to cost more than the batches since the last sweep have cost on average
+//! (pushes grow from batch to batch as the residual thins; the sweep and those pushes are
+//! counted in arcs read, a pushed arc as several pulled ones),
 //! the scores move by their whole residual at once (`x + r` is one Jacobi step without
 //! reading an arc, up to the pending shares), are normalised to sum 1 (`c = 1 - d` again) and
 //! one pull over the in-lists
 //! ([`crate::pagerank`]'s power iteration from the current scores) computes the residual exactly
 //! again, pending shares included; further pulls follow until the residual is at most
-//! [`SETTLE_TO`] of the target, which leaves later batches room before the next sweep.
+//! [`SETTLE_TO`] of the target, which leaves later batches room before the next sweep. On large
+//! graphs the pulls store contributions as `f32`, as the static kernel does; the bound then
+//! adds how far their rounding may put the computed residual from the exact one.
 //!
 //! Within the target, `Σ |T_c(x) - x| <= s * n * tol * f` with `s = Σ x` and `f` =
 //! [`TARGET_FRACTION`]: after normalising `x` to sum 1 (the result), one more networkx iteration
@@ -41,15 +45,16 @@
 //!
 //! The first computation is the static kernel ([`crate::pagerank`], Jacobi) followed by one
 //! pass computing `r`. Memory: 32 bytes per vertex (scores, residuals, out-weights, pending
-//! shares), a queue and a flag per vertex; a sweep adds 24 bytes per vertex while it runs.
+//! shares), 2 for the queue's bucket and its entries (4 bytes each, at most one per queued
+//! vertex and bucket it rose through); a sweep adds 20 to 24 bytes per vertex while it runs.
 
-use std::collections::VecDeque;
-
-use ocgraph_core::memory::{try_reserve, try_resize};
+use ocgraph_core::memory::try_reserve;
 use ocgraph_core::update::{BatchChanges, Snapshot};
 use ocgraph_core::{Adjacency, Error, Result, Vertex};
 
+use super::bucket_queue::BucketQueue;
 use super::first_values::FirstValues;
+use super::sweep_schedule::SweepSchedule;
 use super::{bytes, Changes, Maintained, Values};
 use crate::{PageRankOptions, PageRankResult};
 
@@ -61,13 +66,6 @@ const WARM_FACTOR: f64 = 4.0;
 /// iteration moves it by at most 0.9 of networkx's criterion. The larger the fraction, the more
 /// batches fit between sweeps (`bench/incremental/run.py --kernels pagerank` measures it).
 const TARGET_FRACTION: f64 = 0.45;
-
-/// How many times an arc read by a push costs one read by a pull (a push reads its vertex's
-/// list and adds to residuals at random, a pull streams the lists): once the pushes since the
-/// last sweep have read `arcs / PUSH_COST`, a batch past the target sweeps. The value is the
-/// one tried against no such rule (`bench/incremental/run.py --kernels pagerank
-/// --baseline-bin`, bench/incremental/RESULTS.md), not tuned further.
-const PUSH_COST: u64 = 8;
 
 /// Sweeps go on until the residual is at most this fraction of the target (see the module
 /// docs).
@@ -90,12 +88,16 @@ pub struct PageRank {
     teleport: f64,
     /// `Σ |r_v|`, kept as residuals change.
     l1: f64,
+    /// How far `r` may be from the exact residual: a sweep's pull with `f32` contributions
+    /// rounds them ([`crate::pagerank::f32_rounding_bound`]); pushes and batches change `r`
+    /// and the exact residual alike, so the distance stays until the next sweep.
+    rounding: f64,
     /// `W(v)`: out-degree or out-weight sum.
     w_out: Vec<f64>,
-    /// Number of arcs at the last recomputation (the push budget's scale).
+    /// Number of arcs (kept as batches add and remove them): a pull's cost.
     arcs: u64,
-    /// Arcs read by pushes since the last sweep (see [`PUSH_COST`]).
-    pushed_arcs: u64,
+    /// When to push and when to sweep.
+    schedule: SweepSchedule,
     /// `Σ x`.
     sum: f64,
     /// The cuts of a sweep's pull ([`crate::pagerank::pull_ranges`], made at the first sweep
@@ -103,8 +105,8 @@ pub struct PageRank {
     ranges: Vec<std::ops::Range<Vertex>>,
     /// The snapshot the state is current for (old lists of changed vertices come from it).
     prev: Option<Snapshot>,
-    queued: Vec<bool>,
-    queue: VecDeque<Vertex>,
+    /// The vertices whose residual exceeds `tol`, largest `|r_v| / (W(v) + 1)` first.
+    queue: BucketQueue,
     /// First normalised score since the last `changes` of each vertex pushed since.
     old: FirstValues<f64>,
     /// `Σ x` when `changes` last reported (or the scores were last replaced): a score not
@@ -158,6 +160,16 @@ fn list_diff(old: &[(Vertex, f64)], new: &[(Vertex, f64)], diff: &mut Vec<(Verte
     }
 }
 
+/// The push priority of a vertex with residual `r` and out-weight `w`: the residual per arc a
+/// push reads (the out-weight standing for the out-degree), when it exceeds `tol`; else 0.
+fn priority(r: f64, w: f64, tol: f64) -> f64 {
+    if r.abs() > tol {
+        r.abs() / (w + 1.0)
+    } else {
+        0.0
+    }
+}
+
 /// The smallest tolerance a maintained PageRank takes.
 pub const MIN_TOL: f64 = 1e-300;
 
@@ -185,14 +197,14 @@ impl PageRank {
             pending_l1: 0.0,
             teleport: 1.0 - damping,
             l1: 0.0,
+            rounding: 0.0,
             w_out: Vec::new(),
             arcs: 0,
-            pushed_arcs: 0,
+            schedule: SweepSchedule::default(),
             sum: 0.0,
             ranges: Vec::new(),
             prev: None,
-            queued: Vec::new(),
-            queue: VecDeque::new(),
+            queue: BucketQueue::default(),
             old: FirstValues::default(),
             reported_sum: 0.0,
         })
@@ -206,37 +218,46 @@ impl PageRank {
 
     /// The bound on `Σ |T_c(x) - x|` the state keeps (see the module docs).
     fn bound(&self) -> f64 {
-        self.l1 + self.pending_l1
+        self.l1 + self.pending_l1 + self.rounding
     }
 
     fn n(&self) -> usize {
         self.x.len()
     }
 
+    /// The push priority of `v` (see [`priority`]).
+    fn priority(&self, v: Vertex) -> f64 {
+        priority(self.r[v as usize], self.w_out[v as usize], self.tol)
+    }
+
     /// Adds `delta` to `r_y`, queueing `y` when it passes the threshold.
     fn add_residual(&mut self, y: Vertex, delta: f64) {
         let i = y as usize;
-        let before = self.r[i].abs();
-        self.r[i] += delta;
-        self.l1 += self.r[i].abs() - before;
-        if self.r[i].abs() > self.tol && !self.queued[i] {
-            self.queued[i] = true;
-            self.queue.push_back(y);
+        let before = self.r[i];
+        let after = before + delta;
+        self.r[i] = after;
+        self.l1 += after.abs() - before.abs();
+        if after.abs() > self.tol {
+            self.queue.raise(y, priority(after, self.w_out[i], self.tol));
         }
     }
 
-    /// Pushes queued residuals until the bound is within [`PageRank::target`]. Returns false
-    /// (leaving a consistent state for sweeps to finish) when the queue runs dry first or once
-    /// it has read a sixteenth of the graph's arcs.
-    fn push(&mut self, snap: &Snapshot) -> bool {
+    /// Pushes queued residuals, largest per arc first, until the bound is within
+    /// [`PageRank::target`]. Returns false (leaving a consistent state for a sweep to finish)
+    /// when the queue runs dry first or once it has read `budget` arcs.
+    fn push(&mut self, snap: &Snapshot, budget: u64) -> bool {
         let mut arcs = Vec::new();
         let d = self.damping;
-        let budget = self.arcs / 16;
         let mut read = 0u64;
-        while self.bound() > self.target() {
-            let Some(v) = self.queue.pop_front() else { return false };
+        let done = loop {
+            if self.bound() <= self.target() {
+                break true;
+            }
+            let (r, w_out, tol) = (&self.r, &self.w_out, self.tol);
+            let Some(v) = self.queue.pop(|v| priority(r[v as usize], w_out[v as usize], tol)) else {
+                break false;
+            };
             let i = v as usize;
-            self.queued[i] = false;
             let delta = std::mem::take(&mut self.r[i]);
             self.l1 -= delta.abs();
             let w = self.w_out[i];
@@ -261,12 +282,11 @@ impl PageRank {
                 self.teleport -= d * delta;
             }
             if read > budget {
-                self.pushed_arcs += read;
-                return false;
+                break false;
             }
-        }
-        self.pushed_arcs += read;
-        true
+        };
+        self.schedule.pushed(read);
+        done
     }
 
     /// Brings the bound back within the target after a batch changed the residual: by pushing,
@@ -276,9 +296,9 @@ impl PageRank {
         if self.bound() <= target {
             return;
         }
-        let pushed_enough = self.pushed_arcs >= self.arcs / PUSH_COST;
-        if pushed_enough || self.bound() > WARM_FACTOR * target || !self.push(snap) {
-            self.sweep(snap, SETTLE_TO * target);
+        let sweep_now = self.schedule.should_sweep() || self.bound() > WARM_FACTOR * target;
+        if sweep_now || !self.push(snap, self.schedule.push_budget()) {
+            self.sweep(snap);
         }
     }
 
@@ -335,7 +355,7 @@ impl PageRank {
         for v in [&mut self.x, &mut self.r, &mut self.w_out, &mut self.pending] {
             try_reserve(v, n, what)?;
         }
-        try_resize(&mut self.queued, n, false, what)?;
+        self.queue.resize(n, what)?;
         let dangling: f64 = (0..old_n).filter(|&v| self.w_out[v] == 0.0).map(|v| self.x[v]).sum();
         let mass = self.damping * dangling + self.teleport;
         self.x.resize(n, 0.0);
@@ -362,7 +382,7 @@ impl Maintained for PageRank {
         crate::state::check_state("maintained pagerank", snap.num_vertices(), 104)?;
         let before: Vec<f64> = self.x.iter().map(|v| v / self.reported_sum).collect();
         let opts = PageRankOptions { damping: self.damping, tol: self.tol, ..PageRankOptions::default() };
-        let PageRankResult { scores, .. } = crate::pagerank(&snap.out(), &snap.in_(), &opts)?;
+        let PageRankResult { scores, iterations, .. } = crate::pagerank(&snap.out(), &snap.in_(), &opts)?;
         let n = scores.len();
         let d = self.damping;
         // Two scans of the out-lists (block by block, not point reads).
@@ -395,11 +415,10 @@ impl Maintained for PageRank {
         self.pending = vec![0.0; n];
         self.pending_l1 = 0.0;
         self.teleport = 1.0 - d;
-        self.queued = vec![false; n];
-        self.queue.clear();
-        for v in 0..n as Vertex {
-            self.add_residual(v, 0.0);
-        }
+        self.rounding = 0.0;
+        self.queue.resize(n, || format!("maintained pagerank's queue for {n} vertices"))?;
+        self.requeue();
+        self.schedule.swept(iterations as u64 * total);
         // Settling notes the recomputed scores as first values; `changes` must report those
         // from before the rebuild, noted below.
         let noted = std::mem::take(&mut self.old);
@@ -467,6 +486,7 @@ impl Maintained for PageRank {
             self.arcs = (self.arcs + added).saturating_sub(removed);
         }
         check_finite(self.bound())?;
+        self.schedule.batch();
         self.settle(snap);
         self.prev = Some(snap.clone());
         self.seq = changes.seq;
@@ -494,6 +514,7 @@ impl Maintained for PageRank {
         let mut out = Vec::with_capacity(self.n() * 32 + 24);
         bytes::put_u64(&mut out, self.n() as u64);
         bytes::put_u64(&mut out, self.teleport.to_bits());
+        bytes::put_u64(&mut out, self.rounding.to_bits());
         for i in 0..self.n() {
             for v in [self.x[i], self.r[i], self.w_out[i], self.pending[i]] {
                 bytes::put_u64(&mut out, v.to_bits());
@@ -505,7 +526,8 @@ impl Maintained for PageRank {
     fn decode(&mut self, seq: u64, n: usize, mut b: &[u8]) -> Option<()> {
         let saved_n = bytes::get_u64(&mut b)?;
         let c = f64::from_bits(bytes::get_u64(&mut b)?);
-        if saved_n != n as u64 || b.len() != n.checked_mul(32)? {
+        let rounding = f64::from_bits(bytes::get_u64(&mut b)?);
+        if saved_n != n as u64 || b.len() != n.checked_mul(32)? || rounding.is_nan() || rounding < 0.0 {
             return None;
         }
         let mut columns: [Vec<f64>; 4] = std::array::from_fn(|_| Vec::with_capacity(n));
@@ -520,8 +542,9 @@ impl Maintained for PageRank {
         self.l1 = r.iter().map(|v: &f64| v.abs()).sum();
         self.pending_l1 = p.iter().zip(&w).map(|(p, w)| p.abs() * w).sum();
         (self.x, self.r, self.w_out, self.pending, self.teleport, self.seq) = (x, r, w, p, c, seq);
-        self.queued = vec![false; n];
-        self.queue.clear();
+        self.rounding = rounding;
+        self.queue.resize(n, String::new).ok()?;
+        self.requeue();
         self.old.clear();
         Some(())
     }
@@ -530,6 +553,8 @@ impl Maintained for PageRank {
         // The saved state holds out-weights, not arc counts: the push budget's scale is the
         // snapshot's.
         self.arcs = snap.out().num_arcs();
+        // As if one pull began the cycle.
+        self.schedule.swept(self.arcs);
         self.prev = Some(snap.clone());
     }
 }
@@ -548,8 +573,7 @@ fn check_finite(residual: f64) -> Result<()> {
 impl PageRank {
     /// Moves the scores by their residual and pulls until the residual is at most `goal`,
     /// recording the old score of every vertex (see the module docs).
-    fn sweep(&mut self, snap: &Snapshot, goal: f64) {
-        self.pushed_arcs = 0;
+    fn sweep(&mut self, snap: &Snapshot) {
         // `x + r` is `T_c(x)` up to the pending shares, normalised to sum 1 (the pull's teleport
         // mass is `1 - d`); the pull below computes its residual exactly.
         let mut x = std::mem::take(&mut self.x);
@@ -562,6 +586,8 @@ impl PageRank {
             moved += *xv;
         }
         x.iter_mut().for_each(|xv| *xv /= moved);
+        // The target for scores summing to 1.
+        let goal = SETTLE_TO * x.len() as f64 * self.tol * TARGET_FRACTION;
         let weighted = snap.out().is_weighted() && snap.in_().is_weighted();
         // Each step contracts the step's L1 norm by at least the damping factor, and the first
         // is at most 2 (scores summing to 1): this many steps reach the goal.
@@ -572,7 +598,7 @@ impl PageRank {
         if self.ranges.last().map(|r| r.end as usize) != Some(x.len()) {
             self.ranges = crate::pagerank::pull_ranges(&in_);
         }
-        let (r, l1, _) = crate::pagerank::iterate_from(
+        let pulled = crate::pagerank::iterate_from(
             &in_,
             weighted,
             &self.w_out,
@@ -584,11 +610,22 @@ impl PageRank {
             steps.ceil().max(0.0) as usize + 1,
         );
         self.sum = x.iter().sum();
-        (self.x, self.r, self.l1, self.teleport) = (x, r, l1, 1.0 - self.damping);
+        (self.x, self.r, self.l1, self.rounding) = (x, pulled.residual, pulled.l1, pulled.rounding);
+        self.teleport = 1.0 - self.damping;
         self.pending.fill(0.0);
         self.pending_l1 = 0.0;
-        for q in self.queue.drain(..) {
-            self.queued[q as usize] = false;
+        self.schedule.swept(pulled.steps as u64 * self.arcs);
+        self.requeue();
+    }
+
+    /// Queues every vertex by its residual (after the residuals were replaced).
+    fn requeue(&mut self) {
+        self.queue.clear();
+        for v in 0..self.n() as Vertex {
+            let p = self.priority(v);
+            if p > 0.0 {
+                self.queue.raise(v, p);
+            }
         }
     }
 
@@ -718,6 +755,73 @@ mod tests {
         }
     }
 
+    /// On a graph large enough for sweeps to pull with `f32` contributions, the kept residual
+    /// stays within the rounding allowance of the exact one, the exact one within the bound
+    /// and the bound within the target, batch after batch and across a save and a decode.
+    #[test]
+    fn sweeps_with_f32_contributions_keep_the_bound() {
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(21);
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("g");
+        let n = crate::pagerank::F32_CONTRIB_MIN_VERTICES as u32 + 5000;
+        let (mut src, mut dst) = (Vec::new(), Vec::new());
+        for v in 0..n {
+            for w in [(v + 1) % n, rng.gen_range(0..n), rng.gen_range(0..n / 100)] {
+                src.push(v);
+                dst.push(w);
+            }
+        }
+        let mut b = GraphBuilder::new(&dir, BuildOptions::default()).unwrap();
+        b.push(&src, &dst, None).unwrap();
+        b.finish(IdMap::Identity, &NoProgress).unwrap();
+        let opts = WriteOptions { durability: Durability::None, ..Default::default() };
+        let w = WritableGraph::open(&dir, &opts).unwrap();
+        let mut state = PageRank::empty(0.85, 1e-8).unwrap();
+        state.rebuild(&w.snapshot()).unwrap();
+        let kept = Arc::new(Kept(Mutex::new(state)));
+        w.subscribe(kept.clone()).unwrap();
+        let mut f32_sweeps = 0;
+        for round in 0..12 {
+            let items: Vec<WalItem> = (0..400)
+                .map(|k| {
+                    let (src, dst) = (rng.gen_range(0..n), rng.gen_range(0..n));
+                    if k % 4 == 0 {
+                        WalItem::RemoveEdge { src, dst: (src + 1) % n }
+                    } else {
+                        WalItem::AddEdge { src, dst, weight: 1.0 }
+                    }
+                })
+                .collect();
+            w.update(&items).unwrap();
+            let snap = w.snapshot();
+            let mut s = kept.0.lock().unwrap();
+            if round == 6 {
+                let mut decoded = PageRank::empty(0.85, 1e-8).unwrap();
+                decoded.decode(s.seq, s.n(), &s.encode()).unwrap();
+                decoded.attach(&snap);
+                assert_eq!(decoded.rounding, s.rounding);
+                *s = decoded;
+            }
+            let exact = exact_residual(&s, &snap);
+            let off: f64 = exact.iter().zip(kept_residual(&s, &snap)).map(|(a, b)| (a - b).abs()).sum();
+            let l1: f64 = exact.iter().map(|r| r.abs()).sum();
+            assert!(
+                off <= s.rounding,
+                "batch {round}: kept residual {off} from the exact one, allowed {}",
+                s.rounding
+            );
+            assert!(l1 <= s.bound(), "batch {round}: residual {l1} above the bound {}", s.bound());
+            assert!(
+                s.bound() <= s.target(),
+                "batch {round}: bound {} above the target {}",
+                s.bound(),
+                s.target()
+            );
+            f32_sweeps += (s.rounding > 0.0) as u32;
+        }
+        assert!(f32_sweeps > 0, "no batch swept with f32 contributions");
+    }
+
     /// Power iterations toward a residual rounding cannot reach stop where rounding stops them
     /// (about 230 steps at damping 0.85 from 2 to 1e-16), not at their step budget.
     #[test]
@@ -740,8 +844,9 @@ mod tests {
         let w_out: Vec<f64> = (0..n).map(|v| snap.out().degree(v) as f64).collect();
         let mut x = vec![1.0 / n as f64; n as usize];
         let ranges = crate::pagerank::pull_ranges(&in_);
-        let (_, err, steps) =
+        let pulled =
             crate::pagerank::iterate_from(&in_, false, &w_out, 0.85, &ranges, &mut x, 0.0, 1_000_000);
+        let (err, steps) = (pulled.l1, pulled.steps);
         assert!(steps < 1_000, "{steps} steps");
         assert!(err < 1e-13, "stopped at {err}");
     }
@@ -754,18 +859,23 @@ mod tests {
         a.w_out = vec![2.0, 1.0, 0.0];
         a.pending = vec![1e-4, -3e-4, 0.0];
         a.teleport = 0.2;
+        a.rounding = 1e-9;
         let mut b = PageRank::empty(0.85, 1e-6).unwrap();
         b.decode(7, 3, &a.encode()).unwrap();
         // Not for a graph of another vertex count.
         assert!(PageRank::empty(0.85, 1e-6).unwrap().decode(7, 4, &a.encode()).is_none());
         assert_eq!(
-            (&b.x, &b.r, &b.w_out, &b.pending, b.teleport, b.seq),
-            (&a.x, &a.r, &a.w_out, &a.pending, a.teleport, 7)
+            (&b.x, &b.r, &b.w_out, &b.pending, b.teleport, b.rounding, b.seq),
+            (&a.x, &a.r, &a.w_out, &a.pending, a.teleport, a.rounding, 7)
         );
         assert!((b.pending_l1 - 5e-4).abs() < 1e-15, "{}", b.pending_l1);
         assert!((b.l1 - 3e-3).abs() < 1e-15, "{}", b.l1);
-        assert!((b.bound() - (3e-3 + 5e-4)).abs() < 1e-15);
-        // The form without pending shares (24 bytes a vertex) is not taken for this one.
+        assert!((b.bound() - (3e-3 + 5e-4 + 1e-9)).abs() < 1e-15);
+        // Forms without the rounding allowance or the pending shares (16 bytes of header, 32
+        // or 24 a vertex) are not taken for this one.
+        let mut old = a.encode();
+        old.drain(16..24);
+        assert!(b.decode(7, 3, &old).is_none());
         let mut short = Vec::new();
         bytes::put_u64(&mut short, 3);
         bytes::put_u64(&mut short, 0);
