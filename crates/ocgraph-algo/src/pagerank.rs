@@ -451,40 +451,40 @@ pub(crate) fn f32_rounding_bound(n: usize, damping: f64, sum: f64) -> f64 {
 /// their tolerance from where they are, one pull per step and no other scan. The contributions
 /// are `f32` when [`f32_contributions_fit`] holds for a stopping threshold of `target` (as in
 /// [`pagerank`]); the result says how far that may put the residual off.
-#[allow(clippy::too_many_arguments)]
 pub(crate) fn iterate_from<I: Adjacency>(
-    in_: &I,
-    weighted: bool,
-    w_out: &[f64],
-    damping: f64,
-    ranges: &[std::ops::Range<Vertex>],
+    graph: &PullGraph<'_, I>,
     x: &mut Vec<f64>,
     target: f64,
     max_iter: usize,
 ) -> Pulled {
     let n = x.len();
-    if target > 0.0 && f32_contributions_fit(n, w_out, target / n as f64) {
-        let mut pulled =
-            iterate_from_as::<I, f32>(in_, weighted, w_out, damping, ranges, x, target, max_iter);
-        pulled.rounding = f32_rounding_bound(n, damping, ordered_sum(n, |i| x[i]));
+    if target > 0.0 && f32_contributions_fit(n, graph.w_out, target / n as f64) {
+        let mut pulled = iterate_from_as::<I, f32>(graph, x, target, max_iter);
+        pulled.rounding = f32_rounding_bound(n, graph.damping, ordered_sum(n, |i| x[i]));
         pulled
     } else {
-        iterate_from_as::<I, f64>(in_, weighted, w_out, damping, ranges, x, target, max_iter)
+        iterate_from_as::<I, f64>(graph, x, target, max_iter)
     }
 }
 
+/// What [`iterate_from`] pulls over: the in-lists (`weighted`: with their weights), the
+/// out-weights, the damping and the pull's cuts.
+pub(crate) struct PullGraph<'a, I> {
+    pub in_: &'a I,
+    pub weighted: bool,
+    pub w_out: &'a [f64],
+    pub damping: f64,
+    pub ranges: &'a [std::ops::Range<Vertex>],
+}
+
 /// [`iterate_from`] with contributions stored as `C` (`rounding` left 0).
-#[allow(clippy::too_many_arguments)]
 fn iterate_from_as<I: Adjacency, C: Contrib>(
-    in_: &I,
-    weighted: bool,
-    w_out: &[f64],
-    damping: f64,
-    ranges: &[std::ops::Range<Vertex>],
+    graph: &PullGraph<'_, I>,
     x: &mut Vec<f64>,
     target: f64,
     max_iter: usize,
 ) -> Pulled {
+    let PullGraph { in_, weighted, w_out, damping, ranges } = *graph;
     let n = x.len();
     let p = vec![1.0 / n.max(1) as f64; n];
     mark_cuts(in_, ranges);

@@ -60,6 +60,7 @@ use super::bucket_queue::BucketQueue;
 use super::first_values::FirstValues;
 use super::sweep_schedule::SweepSchedule;
 use super::{bytes, Changes, Maintained, Values};
+use crate::pagerank::{iterate_from, PullGraph};
 use crate::{PageRankOptions, PageRankResult};
 
 /// Pushing is skipped for sweeps when a batch leaves the residual above this many times the
@@ -608,17 +609,15 @@ impl PageRank {
         if self.ranges.last().map(|r| r.end as usize) != Some(x.len()) {
             self.ranges = crate::pagerank::pull_ranges(&in_);
         }
-        let pulled = crate::pagerank::iterate_from(
-            &in_,
+        let graph = PullGraph {
+            in_: &in_,
             weighted,
-            &self.w_out,
-            self.damping,
-            &self.ranges,
-            &mut x,
-            goal,
-            // At least the step measuring the residual (damping 0: the first one is 0).
-            steps.ceil().max(0.0) as usize + 1,
-        );
+            w_out: &self.w_out,
+            damping: self.damping,
+            ranges: &self.ranges,
+        };
+        // At least the step measuring the residual (damping 0: the first one is 0).
+        let pulled = iterate_from(&graph, &mut x, goal, steps.ceil().max(0.0) as usize + 1);
         self.sum = x.iter().sum();
         (self.x, self.r, self.l1, self.rounding) = (x, pulled.residual, pulled.l1, pulled.rounding);
         self.teleport = 1.0 - self.damping;
@@ -860,8 +859,8 @@ mod tests {
         let w_out: Vec<f64> = (0..n).map(|v| snap.out().degree(v) as f64).collect();
         let mut x = vec![1.0 / n as f64; n as usize];
         let ranges = crate::pagerank::pull_ranges(&in_);
-        let pulled =
-            crate::pagerank::iterate_from(&in_, false, &w_out, 0.85, &ranges, &mut x, 0.0, 1_000_000);
+        let graph = PullGraph { in_: &in_, weighted: false, w_out: &w_out, damping: 0.85, ranges: &ranges };
+        let pulled = iterate_from(&graph, &mut x, 0.0, 1_000_000);
         let (err, steps) = (pulled.l1, pulled.steps);
         assert!(steps < 1_000, "{steps} steps");
         assert!(err < 1e-13, "stopped at {err}");
