@@ -10,7 +10,7 @@ use ocgraph_core::{Result, Vertex};
 const NONE: u16 = u16::MAX;
 
 /// The bucket of a priority: its binary exponent (the biased exponent field of the `f64`,
-/// 1 to 2046 for positive normal numbers, 0 for subnormals).
+/// 1 to 2046 for positive normal numbers, 0 for subnormals, 2047 for infinity).
 fn bucket_of(priority: f64) -> u16 {
     (priority.to_bits() >> 52) as u16 & 0x7ff
 }
@@ -34,7 +34,8 @@ impl BucketQueue {
     /// be had.
     pub fn resize(&mut self, n: usize, what: impl FnOnce() -> String) -> Result<()> {
         if self.buckets.is_empty() {
-            self.buckets = (0..=bucket_of(f64::MAX)).map(|_| Vec::new()).collect();
+            // Every exponent field value, infinity's too.
+            self.buckets = (0..=bucket_of(f64::INFINITY)).map(|_| Vec::new()).collect();
         }
         try_resize(&mut self.at, n, NONE, what)
     }
@@ -117,8 +118,12 @@ mod tests {
         for round in 0..5000 {
             if rng.gen_bool(0.6) {
                 let v = rng.gen_range(0..n);
-                // Over many binary exponents, and down to subnormal ones.
-                let p = rng.gen::<f64>() * 2f64.powi(rng.gen_range(-1074..60));
+                // Over many binary exponents, down to subnormal ones, and infinity.
+                let p = if rng.gen_bool(0.01) {
+                    f64::INFINITY
+                } else {
+                    rng.gen::<f64>() * 2f64.powi(rng.gen_range(-1074..60))
+                };
                 if p > 0.0 {
                     prio[v] = p;
                     queued[v] = true;
