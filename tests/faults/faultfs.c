@@ -377,7 +377,6 @@ static int at_fails(enum op o, int dirfd, const char *path) {
     return should_fail(o, full);
 }
 
-
 int open(const char *path, int flags, ...) {
     OPEN_MODE(flags);
     REAL(open);

@@ -362,7 +362,6 @@ static int exists_at(int dirfd, const char *path) {
     return fstatat(dirfd, path, &st, AT_SYMLINK_NOFOLLOW) == 0;
 }
 
-
 #define OPEN_AT(call, dirfd, path, flags)                                    \
     do {                                                                     \
         if (!((flags) & O_CREAT) || !load()) return call;                    \

@@ -27,8 +27,8 @@
 //! vertices is taken off faster by sweeps: when no vertex is left above `tol`, when the batch
 //! left more than [`WARM_FACTOR`] times the target, or when the [`SweepSchedule`] expects
 //! the batch's pushes to cost more than the batches since the last sweep have cost on average
-//! (pushes grow from batch to batch as the residual thins; the sweep and those pushes are
-//! counted in arcs read, a pushed arc as several pulled ones),
+//! or they read past its budget (pushes grow from batch to batch as the residual thins; the
+//! sweep and those pushes are counted in arcs read, a pushed arc as several pulled ones),
 //! the scores move by their whole residual at once (`x + r` is one Jacobi step without
 //! reading an arc, up to the pending shares), are normalised to sum 1 (`c = 1 - d` again) and
 //! one pull over the in-lists
@@ -561,8 +561,7 @@ impl Maintained for PageRank {
     }
 
     fn attach(&mut self, snap: &Snapshot) {
-        // The saved state holds out-weights, not arc counts: the push budget's scale is the
-        // snapshot's.
+        // The saved state holds out-weights, not arc counts: a pull's cost is the snapshot's.
         self.arcs = snap.out().num_arcs();
         // As if one pull began the cycle.
         self.schedule.swept(self.arcs);
@@ -582,8 +581,9 @@ fn check_finite(residual: f64) -> Result<()> {
 }
 
 impl PageRank {
-    /// Moves the scores by their residual and pulls until the residual is at most `goal`,
-    /// recording the old score of every vertex (see the module docs).
+    /// Moves the scores by their residual and pulls until the residual is at most
+    /// [`SETTLE_TO`] of the target, recording the old score of every vertex (see the module
+    /// docs).
     fn sweep(&mut self, snap: &Snapshot) {
         // `x + r` is `T_c(x)` up to the pending shares, normalised to sum 1 (the pull's teleport
         // mass is `1 - d`); the pull below computes its residual exactly.
@@ -709,6 +709,18 @@ mod tests {
 
     struct Kept(Mutex<PageRank>);
 
+    /// The graph at `dir` opened for writing (durability none), with a PageRank state of
+    /// tolerance `tol` computed and kept current by its batches.
+    fn kept_state(dir: &std::path::Path, tol: f64) -> (WritableGraph, Arc<Kept>) {
+        let opts = WriteOptions { durability: Durability::None, ..Default::default() };
+        let w = WritableGraph::open(dir, &opts).unwrap();
+        let mut state = PageRank::empty(0.85, tol).unwrap();
+        state.rebuild(&w.snapshot()).unwrap();
+        let kept = Arc::new(Kept(Mutex::new(state)));
+        w.subscribe(kept.clone()).unwrap();
+        (w, kept)
+    }
+
     impl ChangeSubscriber for Kept {
         fn on_batch(&self, changes: &BatchChanges, snap: &Snapshot) {
             self.0.lock().unwrap().apply(changes, snap).unwrap();
@@ -739,12 +751,7 @@ mod tests {
             let mut b = GraphBuilder::new(&dir, o).unwrap();
             b.push(&src, &dst, Some(&ws)).unwrap();
             b.finish(IdMap::Identity, &NoProgress).unwrap();
-            let opts = WriteOptions { durability: Durability::None, ..Default::default() };
-            let w = WritableGraph::open(&dir, &opts).unwrap();
-            let mut state = PageRank::empty(0.85, 1e-4).unwrap();
-            state.rebuild(&w.snapshot()).unwrap();
-            let kept = Arc::new(Kept(Mutex::new(state)));
-            w.subscribe(kept.clone()).unwrap();
+            let (w, kept) = kept_state(&dir, 1e-4);
             let mut with_pending = 0;
             for round in 0..60u32 {
                 let mut items = vec![WalItem::RemoveEdge { src: 0, dst: 1 + round }];
@@ -796,12 +803,7 @@ mod tests {
         let mut b = GraphBuilder::new(&dir, BuildOptions::default()).unwrap();
         b.push(&src, &dst, None).unwrap();
         b.finish(IdMap::Identity, &NoProgress).unwrap();
-        let opts = WriteOptions { durability: Durability::None, ..Default::default() };
-        let w = WritableGraph::open(&dir, &opts).unwrap();
-        let mut state = PageRank::empty(0.85, 1e-8).unwrap();
-        state.rebuild(&w.snapshot()).unwrap();
-        let kept = Arc::new(Kept(Mutex::new(state)));
-        w.subscribe(kept.clone()).unwrap();
+        let (w, kept) = kept_state(&dir, 1e-8);
         let mut f32_sweeps = 0;
         for round in 0..12 {
             let items: Vec<WalItem> = (0..400)
