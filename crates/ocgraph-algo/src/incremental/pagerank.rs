@@ -29,8 +29,9 @@
 //! the batch's pushes to cost more than the batches since the last sweep have cost on average
 //! or they read past its budget (pushes grow from batch to batch as the residual thins; the
 //! sweep and those pushes are counted in arcs read, a pushed arc as several pulled ones),
-//! the scores move by their whole residual at once (`x + r` is one Jacobi step without
-//! reading an arc, up to the pending shares), are normalised to sum 1 (`c = 1 - d` again) and
+//! the scores move by their whole residual at once (`x + r - (Σ R / n) 1` is one step of
+//! networkx's iteration without reading an arc, up to the pending shares; see
+//! [`PageRank::sweep`]), are normalised to sum 1 (`c = 1 - d` again) and
 //! one pull over the in-lists
 //! ([`crate::pagerank`]'s power iteration from the current scores) computes the residual exactly
 //! again, pending shares included; further pulls follow until the residual is at most
@@ -581,22 +582,33 @@ fn check_finite(residual: f64) -> Result<()> {
 }
 
 impl PageRank {
-    /// Moves the scores by their residual and pulls until the residual is at most
-    /// [`SETTLE_TO`] of the target, recording the old score of every vertex (see the module
-    /// docs).
-    fn sweep(&mut self, snap: &Snapshot) {
-        // `x + r` is `T_c(x)` up to the pending shares, normalised to sum 1 (the pull's teleport
-        // mass is `1 - d`); the pull below computes its residual exactly.
+    /// Takes the scores (recording every old one) moved one step of networkx's iteration by
+    /// the kept residual, normalised to sum 1: `x + r - m` is `T_{(1-d) s}(x)` up to the
+    /// pending shares, the iteration for the scores at their own scale, `m = Σ R / n` being
+    /// what the kept teleport mass `c` adds to every vertex beyond `(1 - d) s / n`. (`x + r`
+    /// alone steps towards the fixed point of sum `c / (1 - d)`, and normalising it leaves that
+    /// uniform part of the residual in place: on kron20's 1K batches of additions, half of the
+    /// residual, `bench/incremental/run.py --kernels pagerank`.)
+    fn step(&mut self) -> Vec<f64> {
         let mut x = std::mem::take(&mut self.x);
+        let m = (self.teleport - (1.0 - self.damping) * self.sum) / x.len() as f64;
         let mut moved = 0.0;
         for (v, (xv, &rv)) in x.iter_mut().zip(&self.r).enumerate() {
             self.old.note(v as Vertex, *xv / self.reported_sum);
-            // At least 0 in exact arithmetic (the residuals hold only shares of scores);
-            // rounding may leave a score a few ulps below, which the pull would carry on.
-            *xv = (*xv + rv).max(0.0);
+            // A step may not take a score below 0 (the fixed point has none): rounding, or a
+            // batch's uniform residual larger than a score's teleport share, is cut off here
+            // and the sweep's pull measures what that leaves.
+            *xv = (*xv + rv - m).max(0.0);
             moved += *xv;
         }
         x.iter_mut().for_each(|xv| *xv /= moved);
+        x
+    }
+
+    /// Moves the scores by their residual ([`PageRank::step`]) and pulls until the residual
+    /// is at most [`SETTLE_TO`] of the target (see the module docs).
+    fn sweep(&mut self, snap: &Snapshot) {
+        let mut x = self.step();
         // The target for scores summing to 1.
         let goal = SETTLE_TO * x.len() as f64 * self.tol * TARGET_FRACTION;
         let weighted = snap.out().is_weighted() && snap.in_().is_weighted();
@@ -837,6 +849,43 @@ mod tests {
             f32_sweeps += (s.rounding > 0.0) as u32;
         }
         assert!(f32_sweeps > 0, "no batch swept with f32 contributions");
+    }
+
+    /// A residual every vertex shares equally (here: the kept teleport mass raised by `delta`
+    /// at the fixed point) is the residual of a fixed point of another scale: the step takes
+    /// it off whole, leaving the fixed point (normalised), where `x + r` normalised would move
+    /// every score towards the uniform vector by `delta` of the way.
+    #[test]
+    fn the_step_takes_off_a_uniform_residual() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("g");
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(5);
+        let n = 200u32;
+        // Random arcs out of the first 150 vertices: the last 50 are dangling.
+        let (src, dst): (Vec<u32>, Vec<u32>) =
+            (0..800).map(|_| (rng.gen_range(0..150), rng.gen_range(0..n))).unzip();
+        let mut b =
+            GraphBuilder::new(&dir, BuildOptions { directed: true, ..BuildOptions::default() }).unwrap();
+        b.reserve_vertices(n as u64);
+        b.push(&src, &dst, None).unwrap();
+        b.finish(IdMap::Identity, &NoProgress).unwrap();
+        let (w, kept) = kept_state(&dir, 1e-15);
+        let mut s = kept.0.lock().unwrap();
+        let fixed = s.result_scores();
+        let exact = exact_residual(&s, &w.snapshot());
+        assert!(exact.iter().map(|r| r.abs()).sum::<f64>() < 1e-10, "not at the fixed point");
+        let delta = 0.01;
+        s.teleport += delta;
+        for r in &mut s.r {
+            *r += delta / n as f64;
+        }
+        let stepped = s.step();
+        let off: f64 = stepped.iter().zip(&fixed).map(|(a, b)| (a - b).abs()).sum();
+        assert!(off < 1e-10, "the step moved the fixed point by {off}");
+        // What `x + r` normalised would have given: far from it.
+        let sum: f64 = fixed.iter().sum::<f64>() + delta;
+        let naive: f64 = fixed.iter().map(|&x| ((x + delta / n as f64) / sum - x).abs()).sum();
+        assert!(naive > 1e-3, "{naive}");
     }
 
     /// Power iterations toward a residual rounding cannot reach stop where rounding stops them
