@@ -1026,6 +1026,10 @@ def test_wait_takes_integer_like_objects(tmp_path):
         m.wait(np.int64(-1))
     with pytest.raises(ocgraph.InvalidArgumentError, match="past the graph's last batch"):
         m.wait(np.uint64(2**63))
+    # A bool is an int to Python, but no batch number (as `maintain`'s source refuses it).
+    for b in (True, np.bool_(False)):
+        with pytest.raises(TypeError, match="got bool"):
+            m.wait(b)
     g.close()
 
 

@@ -10,7 +10,7 @@ use pyo3::prelude::*;
 
 use crate::errors::{invalid, run_on_graph, IntoPy};
 use crate::graph::PyGraph;
-use crate::options::VertexArg;
+use crate::options::{is_bool, VertexArg};
 
 /// A result kept current as the graph changes. Get one with `Graph.maintain`.
 #[pyclass(module = "ocgraph._ocgraph", name = "Maintained")]
@@ -112,6 +112,11 @@ impl PyMaintained {
         // Any Python integer: one past 64 bits is past the last batch, not an overflow.
         let seq = match seq {
             None => None,
+            Some(s) if is_bool(s)? => {
+                return Err(pyo3::exceptions::PyTypeError::new_err(format!(
+                    "seq must be a batch number, got bool {s}"
+                )))
+            }
             Some(s) => {
                 // Any integer-like object (numpy's too) as a Python int, as `range` takes it.
                 let s = &py.import("operator")?.call_method1("index", (s,))?;

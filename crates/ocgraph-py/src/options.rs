@@ -40,7 +40,7 @@ impl<'py> FromPyObject<'py> for Size {
 
 /// Whether `ob` is Python's bool or numpy's (`bool` in numpy 2, `bool_` before): an `int`
 /// to Python, which an integer argument must not read as 0 or 1.
-fn is_bool(ob: &Bound<'_, PyAny>) -> PyResult<bool> {
+pub(crate) fn is_bool(ob: &Bound<'_, PyAny>) -> PyResult<bool> {
     let name = ob.get_type().name()?.to_string();
     Ok(ob.is_instance_of::<pyo3::types::PyBool>() || name == "bool" || name == "bool_")
 }

@@ -19,7 +19,8 @@ pub enum Kind {
     ShortestPath,
     /// A stream of updates for `ocgraph stream`: additions of edges between random vertices
     /// (ends drawn by `--dist`; an edge may already exist, or be a self-loop) and removals of
-    /// existing edges, in the proportions of `--mix`, as text lines `+ u v [w]` and `- u v`.
+    /// existing edges (each update an addition with the probability `--mix` gives, so a
+    /// stream's split varies around it), as text lines `+ u v [w]` and `- u v`.
     Updates,
 }
 
@@ -53,7 +54,8 @@ pub struct WorkloadArgs {
     /// Random seed.
     #[arg(long, allow_negative_numbers = true, default_value_t = 1)]
     seed: u64,
-    /// Additions/removals percentages (updates), e.g. 100/0, 90/10, 50/50.
+    /// Additions/removals percentages (updates), e.g. 100/0, 90/10, 50/50: each update is an
+    /// addition with the first's probability.
     #[arg(long, default_value = "100/0")]
     mix: String,
     /// How the ends of added edges are chosen (updates).
