@@ -31,7 +31,7 @@
 //! sweep and those pushes are counted in arcs read, a pushed arc as several pulled ones),
 //! the scores move by their whole residual at once (`x + r - (Σ R / n) 1` is one step of
 //! networkx's iteration without reading an arc, up to the pending shares; see
-//! [`PageRank::sweep`]), are normalised to sum 1 (`c = 1 - d` again) and
+//! [`PageRank::step`]), are normalised to sum 1 (`c = 1 - d` again) and
 //! one pull over the in-lists
 //! ([`crate::pagerank`]'s power iteration from the current scores) computes the residual exactly
 //! again, pending shares included; further pulls follow until the residual is at most
