@@ -156,6 +156,8 @@ def test_saved_results_are_reused_only_when_current(tmp_path):
     h.remove_edge(0, 5)
     wcc.stop()
     pr.stop()
+    # Still answered once stopped (a fact of the first computation).
+    assert wcc.loaded and pr.loaded
     g.close()  # the saved results are now one batch behind
 
     g = ocgraph.open(path, writable=True)

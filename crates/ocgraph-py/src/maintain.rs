@@ -22,6 +22,8 @@ pub(crate) struct PyMaintained {
     /// The process maintaining it in the background, if it is: its thread does not exist in a
     /// forked child, where waiting for it would never end.
     background_in: Option<u32>,
+    /// Whether the first computation reused a saved result (kept after `stop`).
+    loaded: bool,
 }
 
 /// A numpy array of `v`.
@@ -149,10 +151,11 @@ impl PyMaintained {
         self.with(py, |w, m| m.seq(w))
     }
 
-    /// Whether the first computation reused a saved result (instead of recomputing).
+    /// Whether the first computation reused a saved result (instead of recomputing); still
+    /// answered once the result is stopped.
     #[getter]
-    fn loaded(&self, py: Python<'_>) -> PyResult<bool> {
-        self.with(py, |_, m| Ok(m.loaded()))
+    fn loaded(&self) -> bool {
+        self.loaded
     }
 
     /// The result's name (`wcc`, `bfs-source-0`, ...; its saved file is `<name>.bin`).
@@ -203,5 +206,6 @@ pub(crate) fn _maintain(
     let dir = w.path().to_path_buf();
     let m = run_on_graph(py, &dir, || crate::algo::with_threads(threads, || start(&w, spec).py()))?;
     let background_in = background.then(ocgraph_core::process::current_process);
-    Ok(PyMaintained { inner: Mutex::new(Some((w, m))), name, dir, background_in })
+    let loaded = m.loaded();
+    Ok(PyMaintained { inner: Mutex::new(Some((w, m))), name, dir, background_in, loaded })
 }
