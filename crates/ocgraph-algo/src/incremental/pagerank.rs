@@ -225,7 +225,12 @@ impl PageRank {
     /// `s` times a bound on how far one more networkx iteration moves the result: the bound on
     /// `Σ |R|` plus `|Σ R|` (see the module docs).
     fn move_bound(&self) -> f64 {
-        self.bound() + (self.teleport - (1.0 - self.damping) * self.sum).abs()
+        self.bound() + self.residual_sum().abs()
+    }
+
+    /// `Σ R = c - (1 - d) s`, exactly (see the module docs).
+    fn residual_sum(&self) -> f64 {
+        self.teleport - (1.0 - self.damping) * self.sum
     }
 
     /// The bound on `Σ |T_c(x) - x|` the state keeps (see the module docs).
@@ -591,7 +596,7 @@ impl PageRank {
     /// residual, `bench/incremental/run.py --kernels pagerank`.)
     fn step(&mut self) -> Vec<f64> {
         let mut x = std::mem::take(&mut self.x);
-        let m = (self.teleport - (1.0 - self.damping) * self.sum) / x.len() as f64;
+        let m = self.residual_sum() / x.len() as f64;
         let mut moved = 0.0;
         for (v, (xv, &rv)) in x.iter_mut().zip(&self.r).enumerate() {
             self.old.note(v as Vertex, *xv / self.reported_sum);
